@@ -1,0 +1,118 @@
+#include "config.h"
+
+#include "cmd.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_record_entry,
+	&cmd_report_entry,
+	&cmd_list_entry,
+	&cmd_topdown_entry,
+	&cmd_version_entry,
+	&cmd_help_entry,
+	NULL,
+};
+
+static void vmsg(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "gexplore: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void cmd_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("", fmt, ap);
+	va_end(ap);
+}
+
+void cmd_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int cmd_usage(const struct cmd_entry *e)
+{
+	fprintf(stderr, "usage: gexplore %s\n", e->usage);
+	fprintf(stderr, "       see 'gexplore help %s' or gexplore-%s(1)\n", e->name, e->name);
+	return GX_EXIT_USAGE;
+}
+
+const struct cmd_entry *cmd_find(const char *name, bool *ambiguous)
+{
+	const struct cmd_entry *found = NULL;
+	size_t len = strlen(name);
+
+	*ambiguous = false;
+	for (const struct cmd_entry *const *e = cmd_table; *e; e++) {
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+		if (len && strncmp((*e)->name, name, len) == 0) {
+			if (found)
+				*ambiguous = true;
+			found = *e;
+		}
+	}
+	return *ambiguous ? NULL : found;
+}
+
+static void list_candidates(const char *name)
+{
+	size_t len = strlen(name);
+
+	fprintf(stderr, "gexplore: ambiguous command '%s', could be:", name);
+	for (const struct cmd_entry *const *e = cmd_table; *e; e++)
+		if (strncmp((*e)->name, name, len) == 0)
+			fprintf(stderr, " %s", (*e)->name);
+	fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cmd_entry *e;
+	bool ambiguous;
+
+	if (argc < 2) {
+		/* `gexplore` alone: the list of commands. */
+		char *hargv[] = { "help", NULL };
+
+		return cmd_help_entry.exec(1, hargv);
+	}
+	/* `gexplore [record options] -- CMD`: record, then report. */
+	if (argv[1][0] == '-') {
+		if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+			char *hargv[] = { "help", NULL };
+
+			return cmd_help_entry.exec(1, hargv);
+		}
+		if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+			char *vargv[] = { "version", NULL };
+
+			return cmd_version_entry.exec(1, vargv);
+		}
+		argv[0] = "run";
+		return cmd_record_entry.exec(argc, argv);
+	}
+	e = cmd_find(argv[1], &ambiguous);
+	if (!e) {
+		if (ambiguous)
+			list_candidates(argv[1]);
+		else
+			cmd_error("unknown command '%s'; see 'gexplore help'", argv[1]);
+		return GX_EXIT_USAGE;
+	}
+	return e->exec(argc - 1, argv + 1);
+}

@@ -1,0 +1,126 @@
+/*
+ * collect: starting or attaching to the workload, perf_event_open, ring
+ * buffers, and draining records into a sink.
+ *
+ * The drain loop never allocates and never symbolizes: records are copied
+ * (wrapped ones through a preallocated bounce buffer) into the sink.
+ * Nothing here prints; problems come back through *cause, and non-fatal
+ * ones (fallbacks) as warnings on the session.
+ */
+#ifndef GX_COLLECT_H
+#define GX_COLLECT_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum collect_callgraph {
+	COLLECT_CG_NONE,
+	COLLECT_CG_FP,		/* -g: kernel frame-pointer callchains */
+	COLLECT_CG_DWARF,	/* --call-graph dwarf: user regs + stack copy */
+};
+
+struct collect_opts {
+	const char *events;	/* -e list; NULL: cycles,instructions, or
+				   cpu-clock when there is no PMU */
+	uint64_t sav;		/* -c: sample-after value for every event; 0 = event default */
+	uint32_t freq;		/* -F: frequency mode in Hz; 0 = off */
+	double rate;		/* --rate: multiplies every SAV; 1.0 = as is */
+	enum collect_callgraph callgraph;
+	uint32_t stack_size;	/* dwarf: bytes of user stack to copy (default 8192) */
+	pid_t pid;		/* -p: attach; 0 = start argv */
+	bool system_wide;	/* -a: every CPU */
+	char *const *argv;	/* the workload when pid == 0 and !system_wide,
+				   or the command bounding an -a recording */
+	uint32_t mmap_pages;	/* data pages per ring buffer (power of 2); 0 = default */
+	bool no_inherit;	/* do not follow children and new threads */
+};
+
+struct collect_event {
+	char *name;		/* as written by the user, or the default's name */
+	struct perf_event_attr attr;	/* as opened (after any fallback) */
+	uint64_t *ids;		/* kernel sample ids, one per opened fd */
+	size_t nr_ids;
+	int group;		/* index of the group, -1 when the event is alone */
+	bool leader;
+	/* counting read taken after the workload ended (summed over CPUs) */
+	bool has_count;
+	uint64_t count, time_enabled, time_running;
+};
+
+struct collect_stats {
+	uint64_t records;	/* records handed to the sink */
+	uint64_t bytes;
+	uint64_t lost_records;	/* PERF_RECORD_LOST seen */
+	uint64_t lost_events;	/* events they say were lost */
+	uint64_t wakeups;
+	pid_t child;		/* the workload's pid (0 with -p) */
+	bool exited;		/* the workload exited ... */
+	int exit_code;		/* ... with this code */
+	int term_signal;	/* or was killed by this signal (0 if not) */
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC around the run */
+};
+
+/* Where drained records go. Called from the drain loop: must not block for
+ * long. record() gets whole records (one perf_event_header each);
+ * round_end() is called after every full pass over the ring buffers. A
+ * non-zero return stops the recording (the workload keeps running and is
+ * waited for); it is returned by collect_session__run(). */
+struct collect_sink {
+	int (*record)(struct collect_sink *s, const void *rec, size_t len);
+	int (*round_end)(struct collect_sink *s);
+};
+
+struct collect_session;
+
+/*
+ * Parse the events, fork the workload (held before exec until __run) or
+ * find the target, open every counter (falling back to cpu-clock, with a
+ * warning, when hardware events do not exist here) and map the ring
+ * buffers. Errors name the event and the fix (perf_event_paranoid value,
+ * CAP_PERFMON) in *cause. On failure any forked child is killed and reaped.
+ */
+int collect_session__new(struct collect_session **out, const struct collect_opts *o,
+			 char **cause);
+
+size_t collect_session__nr_events(const struct collect_session *s);
+/* Borrowed; valid until collect_session__delete(). */
+const struct collect_event *collect_session__event(const struct collect_session *s, size_t i);
+
+size_t collect_session__nr_warnings(const struct collect_session *s);
+const char *collect_session__warning(const struct collect_session *s, size_t i);
+
+/* True when the events opened are hardware (PMU) events. */
+bool collect_session__has_pmu(const struct collect_session *s);
+
+/*
+ * Synthesize COMM/MMAP2 (and FORK) records for tasks that already run (-p,
+ * -a), release the workload, drain the ring buffers until it exits (or, for
+ * -p / -a without a command, until SIGINT/SIGTERM), then drain what is
+ * left and take the counting reads. While running, SIGINT, SIGTERM and
+ * SIGHUP are forwarded to the workload. Returns 0 or a negative code.
+ */
+int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause);
+
+const struct collect_stats *collect_session__stats(const struct collect_session *s);
+
+/* Close everything; kills and reaps a workload that never ran. */
+void collect_session__delete(struct collect_session *s);
+
+/*
+ * Resolve an event list (-e syntax: comma-separated; libpfm4 names such as
+ * INST_RETIRED:ANY_P or skl::INST_RETIRED:ANY_P, perf generic names such as
+ * cycles, instructions, cpu-clock, task-clock, page-faults, with :u :k :p
+ * :pp :ppp modifiers) into attrs filled as they would be opened with opts
+ * (sample_type, read_format, period or freq, precise_ip, callchain bits),
+ * without opening anything. Used by record, by `gexplore list` and by the
+ * perf_event_attr golden tests. *out is an allocated array of *nr events;
+ * free with collect_events__free().
+ */
+int collect_parse_events(const char *spec, const struct collect_opts *o,
+			 struct collect_event **out, size_t *nr, char **cause);
+void collect_events__free(struct collect_event *ev, size_t nr);
+
+#endif /* GX_COLLECT_H */

@@ -1,0 +1,306 @@
+/*
+ * perfdata: the result directory and what it holds — the perf.data file
+ * (writer and reader, file and pipe mode) and meta.json.
+ *
+ * The reader follows Linux perf's perf_tool pattern: records are parsed in
+ * place and handed to callbacks, so recorded and live data share one path.
+ * Nothing here prints; errors come back as negative codes with a message in
+ * *cause (caller frees).
+ */
+#ifndef GX_PERFDATA_H
+#define GX_PERFDATA_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ======================================================================
+ * Events as stored in perf.data
+ * ==================================================================== */
+
+struct pd_evsel {
+	struct perf_event_attr attr;	/* attr.size as stored; unknown tail dropped */
+	char *name;			/* EVENT_DESC name, or a generated one */
+	uint64_t *ids;			/* sample ids that belong to this event */
+	size_t nr_ids;
+};
+
+struct pd_group {			/* GROUP_DESC entry */
+	char *name;			/* may be NULL or "" */
+	uint32_t leader_idx;		/* index of the leader in the evsel list */
+	uint32_t nr_members;
+};
+
+struct pd_build_id {
+	int32_t pid;			/* -1 for the kernel / any */
+	uint16_t misc;			/* PERF_RECORD_MISC_KERNEL/USER ... */
+	uint8_t size;			/* bytes used in id[] (20 for SHA-1) */
+	uint8_t id[20];
+	char *filename;
+};
+
+/* Facts stored in the header feature sections. Strings may be NULL. */
+struct pd_env {
+	char *hostname, *osrelease, *version, *arch;
+	char *cpudesc, *cpuid;
+	uint32_t nr_cpus_online, nr_cpus_avail;
+	char **cmdline;			/* argv of the recording command */
+	uint32_t nr_cmdline;
+	struct pd_build_id *build_ids;
+	size_t nr_build_ids;
+	struct pd_group *groups;
+	size_t nr_groups;
+};
+
+/* Fill env with this machine's facts (uname, /proc/cpuinfo, sysconf) and
+ * a copy of argv. Build ids and groups are left empty. 0 or -errno. */
+int pd_env__from_system(struct pd_env *env, int argc, char *const *argv);
+void pd_env__exit(struct pd_env *env);
+
+/* The GNU build-id of the ELF file at path (libelf). 0, or a negative code
+ * (-ENOENT, GX_E_FORMAT when it is not ELF or has no build-id). */
+int pd_read_build_id(const char *path, uint8_t id[20], uint8_t *size);
+
+/* ======================================================================
+ * Writer: header and attrs first (data size 0), records appended, data
+ * size re-written at every flush, features at the end. A killed or
+ * full-disk recording is therefore readable up to the last flush.
+ * ==================================================================== */
+
+struct perf_writer;
+
+/* Create path (O_EXCL is not used; an existing file is truncated) and write
+ * the header and the attr section for the nr evsels. The evsels are copied.
+ * On success *out owns the file until perf_writer__delete(). */
+int perf_writer__new(struct perf_writer **out, const char *path,
+		     const struct pd_evsel *evsels, size_t nr, char **cause);
+
+/* Append one or more complete records (each starts with a
+ * perf_event_header). Buffered; never allocates after __new. */
+int perf_writer__write(struct perf_writer *w, const void *rec, size_t len);
+
+/* Append a PERF_RECORD_FINISHED_ROUND marker (end of one drain of every
+ * ring buffer), then flush. */
+int perf_writer__finished_round(struct perf_writer *w);
+
+/* Write buffered records and update the header's data size. */
+int perf_writer__flush(struct perf_writer *w);
+
+/* Bytes of record data written so far. */
+uint64_t perf_writer__data_size(const struct perf_writer *w);
+
+/* Flush, then write the feature sections from env (BUILD_ID, HOSTNAME,
+ * OSRELEASE, VERSION, ARCH, NRCPUS, CPUDESC, CPUID, CMDLINE, EVENT_DESC,
+ * GROUP_DESC, and the rest perf needs to read without warnings) and the
+ * final header. The file is complete after this returns 0. */
+int perf_writer__finish(struct perf_writer *w, const struct pd_env *env, char **cause);
+
+/* Close the file (without finishing it if __finish was not called) and
+ * free w. NULL is a no-op. */
+void perf_writer__delete(struct perf_writer *w);
+
+/* ======================================================================
+ * Reader
+ * ==================================================================== */
+
+struct pd_read_value {
+	uint64_t value, id, lost;
+};
+
+#define PD_MAX_READ_VALUES 64
+
+struct pd_read {			/* PERF_SAMPLE_READ payload */
+	uint64_t time_enabled, time_running;
+	uint32_t nr;			/* 1 without PERF_FORMAT_GROUP */
+	struct pd_read_value values[PD_MAX_READ_VALUES];
+};
+
+/* One PERF_RECORD_SAMPLE, parsed in place. Pointers point into the
+ * reader's buffer and are valid only during the callback. Fields absent
+ * from the event's sample_type are 0 / NULL. */
+struct pd_sample {
+	uint32_t evsel;			/* index of the event (by id or the only one) */
+	uint16_t misc;			/* header misc: PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t sample_type;
+	uint64_t id, ip, time, addr, stream_id, period;
+	uint32_t pid, tid, cpu;
+	uint64_t weight, data_src, transaction, phys_addr;
+	uint64_t nr_callchain;
+	const uint64_t *callchain;	/* includes PERF_CONTEXT_* markers */
+	uint32_t raw_size;
+	const void *raw;
+	const struct pd_read *read;	/* NULL without PERF_SAMPLE_READ */
+	uint64_t nr_branches;
+	const struct perf_branch_entry *branches;
+	uint64_t user_abi;		/* PERF_SAMPLE_REGS_ABI_*, 0 = none */
+	uint64_t user_regs_mask;
+	const uint64_t *user_regs;	/* popcount(mask) values */
+	uint64_t stack_size;		/* bytes in stack[] */
+	const void *stack;
+	uint64_t stack_dyn_size;	/* bytes of stack[] that are valid */
+};
+
+struct pd_mmap {			/* PERF_RECORD_MMAP or MMAP2 */
+	uint32_t pid, tid;
+	uint16_t misc;
+	uint64_t start, len, pgoff;
+	bool is_mmap2;
+	bool has_build_id;		/* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	uint8_t build_id_size;
+	uint8_t build_id[20];
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+	const char *filename;		/* valid during the callback */
+	uint64_t time;			/* from sample_id_all, else 0 */
+};
+
+struct pd_comm {
+	uint32_t pid, tid;
+	bool exec;			/* PERF_RECORD_MISC_COMM_EXEC */
+	const char *comm;		/* valid during the callback */
+	uint64_t time;
+};
+
+struct pd_task {			/* PERF_RECORD_FORK / EXIT */
+	uint32_t pid, ppid, tid, ptid;
+	uint64_t time;
+};
+
+struct pd_lost {			/* PERF_RECORD_LOST, LOST_SAMPLES */
+	uint64_t id;
+	uint64_t lost;
+	bool samples;			/* from PERF_RECORD_LOST_SAMPLES */
+};
+
+/* Callbacks; NULL ones are skipped. A non-zero return stops processing and
+ * is returned by perf_reader__process(). Embed in a larger struct and use
+ * container_of-style casts for state (as perf_tool). */
+struct pd_tool {
+	int (*sample)(struct pd_tool *t, const struct pd_sample *s);
+	int (*mmap)(struct pd_tool *t, const struct pd_mmap *m);
+	int (*comm)(struct pd_tool *t, const struct pd_comm *c);
+	int (*fork)(struct pd_tool *t, const struct pd_task *e);
+	int (*exit)(struct pd_tool *t, const struct pd_task *e);
+	int (*lost)(struct pd_tool *t, const struct pd_lost *l);
+	/* every other record, raw (decompressed), with its file offset */
+	int (*other)(struct pd_tool *t, const struct perf_event_header *h, uint64_t offset);
+};
+
+struct pd_stats {
+	uint64_t nr_records;
+	uint64_t nr_samples;
+	uint64_t nr_lost_records;	/* PERF_RECORD_LOST records */
+	uint64_t nr_lost;		/* events lost, summed */
+	uint64_t nr_lost_samples;	/* from PERF_RECORD_LOST_SAMPLES */
+	uint64_t nr_by_type[PERF_RECORD_MAX];
+	uint64_t data_bytes;		/* bytes of data processed */
+	uint64_t truncated_at;		/* file offset where reading stopped early, or 0 */
+	uint64_t first_time, last_time;	/* sample time range (0 when absent) */
+};
+
+enum pd_flags {
+	PD_ORDERED = 1 << 0,	/* deliver records sorted by time within
+				   FINISHED_ROUND windows, as perf does */
+};
+
+struct perf_reader;
+
+/* Open a perf.data file (file mode PERFILE2 or pipe mode; path "-" reads
+ * stdin in pipe mode). Validates the header and attrs; reads the feature
+ * sections. Refuses the old PERFFILE v1 format, garbage and unknown
+ * versions with a message naming the byte offset. */
+int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags,
+		      char **cause);
+
+size_t perf_reader__nr_evsels(const struct perf_reader *r);
+const struct pd_evsel *perf_reader__evsel(const struct perf_reader *r, size_t i);
+const struct pd_env *perf_reader__env(const struct perf_reader *r);
+bool perf_reader__is_pipe(const struct perf_reader *r);
+
+/* Walk the data section once, calling tool. Truncated or corrupt data
+ * stops the walk at the last complete record: that is a warning (see
+ * __warnings), not an error, when anything was read. */
+int perf_reader__process(struct perf_reader *r, struct pd_tool *tool, char **cause);
+
+const struct pd_stats *perf_reader__stats(const struct perf_reader *r);
+/* Non-fatal problems found so far ("truncated at byte N; 98% of data kept"). */
+size_t perf_reader__nr_warnings(const struct perf_reader *r);
+const char *perf_reader__warning(const struct perf_reader *r, size_t i);
+
+void perf_reader__delete(struct perf_reader *r);
+
+/* Walk the data of an open reader and add to env a build-id entry for
+ * every file that MMAP/MMAP2 records name and that samples hit (read with
+ * pd_read_build_id, or taken from MMAP2 build ids). Used by `record` to
+ * complete the BUILD_ID feature before perf_writer__finish(). */
+int pd_collect_build_ids(struct perf_reader *r, struct pd_env *env, char **cause);
+
+/* ======================================================================
+ * The result directory and meta.json
+ * ==================================================================== */
+
+#define GX_META_VERSION_MAJOR 1
+#define GX_META_VERSION_MINOR 0
+
+struct gx_meta_event {
+	char *name;			/* as given or defaulted */
+	char *encoding;			/* e.g. "type=0 config=0x0" */
+	uint64_t sav;			/* sample-after value, 0 in frequency mode */
+	uint32_t freq;			/* Hz in frequency mode, else 0 */
+	int precise;			/* precise_ip used */
+	int group;			/* group index, -1 when alone */
+	bool has_count;
+	uint64_t count, time_enabled, time_running;	/* counting read at the end */
+};
+
+struct gx_meta {
+	uint32_t version_major, version_minor;
+	char *gexplore_version;
+	char **argv;			/* the workload command, or NULL for -p / -a */
+	uint32_t argc;
+	int32_t target_pid;		/* -p, else 0 */
+	bool system_wide;
+	bool exited;			/* the workload exited normally */
+	int exit_code;			/* its exit code, when exited */
+	int term_signal;		/* the signal that killed it, or 0 */
+	char *cpu_desc;			/* model name */
+	char *cpu_model;		/* top-down model id, or NULL */
+	int smt;			/* 1 on, 0 off, -1 unknown */
+	bool pmu;			/* hardware counters opened */
+	char *callgraph;		/* "none", "fp", "dwarf,8192" */
+	double rate;
+	struct gx_meta_event *events;
+	size_t nr_events;
+	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, same as sample times */
+	double duration_s;		/* wall-clock of the workload */
+	uint64_t lost_records, lost_events;
+	double self_cpu_s;		/* gexplore's own user+system CPU time */
+	char **warnings;
+	size_t nr_warnings;
+};
+
+void gx_meta__init(struct gx_meta *m);
+void gx_meta__exit(struct gx_meta *m);
+void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Write m as DIR/meta.json (via a temporary file and rename). */
+int gx_meta__write(const struct gx_meta *m, const char *dir, char **cause);
+/* Read DIR/meta.json. Unknown fields are ignored; a newer major version is
+ * refused. */
+int gx_meta__read(struct gx_meta *m, const char *dir, char **cause);
+
+/* Create the result directory: `dir` when given (it must not exist or be
+ * empty), else the next free gxNNN under `parent`. *path_out is allocated. */
+int gx_result__create(const char *dir, const char *parent, char **path_out, char **cause);
+
+/* Resolve a RESULT argument: a result directory, a perf.data file, or NULL
+ * for the newest gxNNN in `parent`. *data_out is the perf.data path;
+ * *dir_out the result directory or NULL when a bare perf.data was named.
+ * Both allocated. */
+int gx_result__resolve(const char *arg, const char *parent, char **dir_out,
+		       char **data_out, char **cause);
+
+#endif /* GX_PERFDATA_H */

@@ -1,0 +1,81 @@
+#include "config.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t gx_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+char *gx_read_file(const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	while (sb.len < max && (n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			strbuf__exit(&sb);
+			return NULL;
+		}
+		strbuf__add(&sb, buf, (size_t)n);
+	}
+	close(fd);
+	return strbuf__detach(&sb);
+}
+
+int gx_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ENOSPC;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}

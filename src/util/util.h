@@ -1,0 +1,127 @@
+/*
+ * util: the small pieces every module uses — allocation that aborts on
+ * out-of-memory, the project's error codes, error messages returned to the
+ * caller (`char **cause`), a growable string, and two hash tables.
+ *
+ * Nothing here prints or exits except the x* allocators, which abort on OOM
+ * (there is no useful recovery from that inside a profiler).
+ */
+#ifndef GX_UTIL_H
+#define GX_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define GX_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* ---- errors ------------------------------------------------------------
+ * Fallible functions return 0 or a negative code: -errno, or one of the
+ * project codes below (all below -4096 so they never collide with errno).
+ */
+#define GX_ERRORS(X)                                                        \
+	X(GX_E_USAGE, "invalid usage")                                      \
+	X(GX_E_FORMAT, "malformed input")                                   \
+	X(GX_E_TRUNCATED, "truncated input")                                \
+	X(GX_E_VERSION, "unsupported format version")                       \
+	X(GX_E_NOPMU, "hardware performance counters are unavailable")      \
+	X(GX_E_EVENT, "unknown or unsupported event")                       \
+	X(GX_E_PERM, "not permitted to measure")                            \
+	X(GX_E_NOTSUP, "not supported by this build")                       \
+	X(GX_E_NODATA, "no data")                                           \
+	X(GX_E_CHILD, "the workload could not be started")                  \
+	X(GX_E_INTERNAL, "internal error")
+
+enum gx_error {
+	GX_E_BASE_ = -5000,
+#define GX_ERR_ENUM(name, text) name,
+	GX_ERRORS(GX_ERR_ENUM)
+#undef GX_ERR_ENUM
+	GX_E_LAST_
+};
+
+/* A static description of err (negative errno or GX_E_*). Never NULL. */
+const char *gx_strerror(int err);
+
+/*
+ * Set *cause (when cause is not NULL) to a newly allocated message; any
+ * previous message is freed. Returns err so callers can write
+ * `return gx_fail(cause, -EINVAL, "bad %s", x);`.
+ */
+int gx_fail(char **cause, int err, const char *fmt, ...) GX_PRINTF(3, 4);
+
+/* ---- allocation (abort on OOM) ------------------------------------------ */
+void *xmalloc(size_t n);
+void *xzalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+/* Grow an array to hold at least `need` elements of size `elem`, doubling. */
+void *xgrow(void *p, size_t *cap, size_t need, size_t elem);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) GX_PRINTF(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* ---- a growable NUL-terminated string ----------------------------------- */
+struct strbuf {
+	char *buf;	/* always NUL-terminated once anything was added */
+	size_t len;
+	size_t cap;
+};
+#define STRBUF_INIT { NULL, 0, 0 }
+void strbuf__add(struct strbuf *sb, const void *data, size_t len);
+void strbuf__addstr(struct strbuf *sb, const char *s);
+void strbuf__addf(struct strbuf *sb, const char *fmt, ...) GX_PRINTF(2, 3);
+/* Return the buffer (caller frees; "" when empty) and reset sb. */
+char *strbuf__detach(struct strbuf *sb);
+void strbuf__exit(struct strbuf *sb);
+
+/* ---- u64 -> u64 hash table (open addressing, key UINT64_MAX reserved) --- */
+struct u64map {
+	uint64_t *keys;
+	uint64_t *vals;
+	size_t cap;	/* power of two */
+	size_t nr;
+};
+void u64map__init(struct u64map *m);
+void u64map__exit(struct u64map *m);
+/* Pointer to the value for key, inserting it with value `init` if absent. */
+uint64_t *u64map__findnew(struct u64map *m, uint64_t key, uint64_t init);
+/* Pointer to the value for key, or NULL. Valid until the next insertion. */
+uint64_t *u64map__find(const struct u64map *m, uint64_t key);
+
+/* ---- string interning ---------------------------------------------------
+ * strtab__intern returns a stable id (>= 0) for a string; strtab__str maps
+ * it back. Strings are copied once and live as long as the table.
+ */
+struct strtab {
+	char **strs;
+	size_t nr, cap;
+	uint32_t *slots;	/* hash slots holding id + 1; 0 = empty */
+	size_t nslots;
+};
+void strtab__init(struct strtab *t);
+void strtab__exit(struct strtab *t);
+uint32_t strtab__intern(struct strtab *t, const char *s);
+uint32_t strtab__intern_n(struct strtab *t, const char *s, size_t len);
+static inline const char *strtab__str(const struct strtab *t, uint32_t id)
+{
+	return t->strs[id];
+}
+
+/* 64-bit FNV-1a over len bytes. */
+uint64_t gx_hash(const void *data, size_t len);
+
+/* ---- time and files ----------------------------------------------------- */
+/* CLOCK_MONOTONIC in nanoseconds (the clock perf samples use by default). */
+uint64_t gx_now_ns(void);
+/* Read a whole small text file (sysfs, /proc) into a new string; NULL on error. */
+char *gx_read_file(const char *path, size_t max);
+/* Write all of buf to fd, retrying on EINTR/short writes; 0 or -errno. */
+int gx_write_all(int fd, const void *buf, size_t len);
+/* pwrite variant of gx_write_all. */
+int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+
+#endif /* GX_UTIL_H */

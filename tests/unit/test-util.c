@@ -1,0 +1,97 @@
+#include "config.h"
+
+#include "util/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+
+static void test_errors(void)
+{
+	char *cause = NULL;
+
+	is_str(gx_strerror(GX_E_TRUNCATED), "truncated input", "project code text");
+	is_str(gx_strerror(-ENOENT), strerror(ENOENT), "errno text");
+	is_str(gx_strerror(GX_E_LAST_), "unknown error", "out of range");
+	is_int(gx_fail(&cause, -EINVAL, "bad %s", "thing"), -EINVAL, "gx_fail returns err");
+	is_str(cause, "bad thing", "gx_fail sets cause");
+	gx_fail(&cause, -EIO, "second");
+	is_str(cause, "second", "gx_fail replaces cause");
+	free(cause);
+	is_int(gx_fail(NULL, -EIO, "x"), -EIO, "NULL cause allowed");
+}
+
+static void test_strbuf(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	strbuf__addstr(&sb, "abc");
+	strbuf__addf(&sb, "-%d-", 42);
+	for (int i = 0; i < 1000; i++)
+		strbuf__add(&sb, "x", 1);
+	is_int(sb.len, 3 + 4 + 1000, "length");
+	ok(strncmp(sb.buf, "abc-42-xx", 9) == 0, "content");
+	s = strbuf__detach(&sb);
+	ok(sb.buf == NULL && sb.len == 0, "detach resets");
+	free(s);
+	s = strbuf__detach(&sb);
+	is_str(s, "", "empty detach");
+	free(s);
+}
+
+static void test_u64map(void)
+{
+	struct u64map m;
+	int bad = 0;
+
+	u64map__init(&m);
+	ok(u64map__find(&m, 1) == NULL, "empty find");
+	for (uint64_t k = 0; k < 100000; k++)
+		*u64map__findnew(&m, k * 7919, 0) += k;
+	for (uint64_t k = 0; k < 100000; k++) {
+		uint64_t *v = u64map__find(&m, k * 7919);
+
+		if (!v || *v != k)
+			bad++;
+	}
+	is_int(bad, 0, "100000 keys round-trip");
+	is_int(m.nr, 100000, "count");
+	ok(u64map__find(&m, 3) == NULL, "absent key");
+	u64map__exit(&m);
+}
+
+static void test_strtab(void)
+{
+	struct strtab t;
+	uint32_t a, b, c;
+	char name[32];
+	int bad = 0;
+
+	strtab__init(&t);
+	a = strtab__intern(&t, "main");
+	b = strtab__intern(&t, "worker");
+	c = strtab__intern_n(&t, "mainly", 4);
+	is_int(a, c, "same string same id");
+	ok(a != b, "different strings differ");
+	is_str(strtab__str(&t, b), "worker", "lookup");
+	for (int i = 0; i < 5000; i++) {
+		snprintf(name, sizeof(name), "sym%d", i);
+		if (strtab__intern(&t, name) != (uint32_t)i + 2)
+			bad++;
+	}
+	is_int(bad, 0, "ids are dense and stable across rehash");
+	is_int(strtab__intern(&t, "worker"), b, "stable after growth");
+	strtab__exit(&t);
+}
+
+int main(void)
+{
+	test_errors();
+	test_strbuf();
+	test_u64map();
+	test_strtab();
+	return done_testing();
+}
