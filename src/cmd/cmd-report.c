@@ -1,16 +1,184 @@
+/*
+ * gexplore report [RESULT]: events, processes, threads and modules of a
+ * result directory or of any perf.data file.
+ */
 #include "config.h"
 
 #include "cmd.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd-int.h"
+#include "perfdata/perfdata.h"
+#include "profile/profile.h"
+#include "report/report.h"
+#include "util/util.h"
+
+struct report_cmd_opts {
+	bool json;
+	const char *sort;	/* event name ordering the rows */
+	struct report_opts r;
+};
+
+static int find_event(struct perf_reader *r, const char *name, size_t *idx)
+{
+	for (size_t i = 0; i < perf_reader__nr_evsels(r); i++) {
+		const char *n = perf_reader__evsel(r, i)->name;
+
+		if (n && !strcmp(n, name)) {
+			*idx = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int report_print(const char *result, const char *parent, const struct report_cmd_opts *o)
+{
+	static const struct report_cmd_opts defaults = { .r = { .limit = 10 } };
+	struct perf_reader *r = NULL;
+	struct profile *p = NULL;
+	struct gx_meta meta;
+	struct strbuf out = STRBUF_INIT;
+	struct report_input in = { 0 };
+	struct report_opts ropts;
+	char *dir = NULL, *data = NULL, *cause = NULL;
+	bool have_meta = false;
+	int err, ret = GX_EXIT_FAIL;
+
+	if (!o)
+		o = &defaults;
+	ropts = o->r;
+	gx_meta__init(&meta);
+	err = gx_result__resolve(result, parent, &dir, &data, &cause);
+	if (err) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	if (dir) {
+		err = gx_meta__read(&meta, dir, &cause);
+		if (err == 0) {
+			have_meta = true;
+		} else if (err != -ENOENT) {
+			cmd_error("%s", cause);
+			ret = GX_EXIT_USAGE;
+			goto out;
+		}
+	}
+	err = perf_reader__open(&r, data, PD_ORDERED, &cause);
+	if (err) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	p = profile__new(perf_reader__nr_evsels(r));
+	err = perf_reader__process(r, profile__tool(p), &cause);
+	if (err) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	if (o->sort && find_event(r, o->sort, &ropts.sort_event) != 0) {
+		cmd_error("--sort: no event '%s' in %s", o->sort, data);
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	in.result = dir ? dir : data;
+	in.meta = have_meta ? &meta : NULL;
+	in.reader = r;
+	in.profile = p;
+	err = o->json ? report_json(&out, &in, &ropts) : report_text(&out, &in, &ropts);
+	if (err) {
+		cmd_error("report: %s", gx_strerror(err));
+		goto out;
+	}
+	fwrite(out.buf, 1, out.len, stdout);
+	if (fflush(stdout) != 0) {
+		cmd_error("writing the report: %s", strerror(errno));
+		goto out;
+	}
+	ret = GX_EXIT_OK;
+out:
+	strbuf__exit(&out);
+	profile__delete(p);
+	perf_reader__delete(r);
+	gx_meta__exit(&meta);
+	free(dir);
+	free(data);
+	free(cause);
+	return ret;
+}
+
 static int cmd_report_exec(int argc, char **argv)
 {
-	cmd_error("report: not built yet");
-	return GX_EXIT_FAIL;
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "percent-limit", required_argument, NULL, 'P' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct report_cmd_opts o = { .r = { .limit = 10 } };
+	const char *input = NULL;
+	char *end;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+i:s:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		case 'l':
+			o.r.limit = strtoul(optarg, &end, 10);
+			if (*end || end == optarg || optarg[0] == '-') {
+				cmd_error("--limit: '%s' is not a number of rows", optarg);
+				return GX_EXIT_USAGE;
+			}
+			break;
+		case 'P':
+			o.r.percent_limit = strtod(optarg, &end);
+			if (*end || end == optarg || o.r.percent_limit < 0 || o.r.percent_limit > 100) {
+				cmd_error("--percent-limit: '%s' is not a percentage", optarg);
+				return GX_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			o.sort = optarg;
+			break;
+		case 'h':
+			printf("usage: gexplore %s\n", cmd_report_entry.usage);
+			return GX_EXIT_OK;
+		default:
+			if (optopt)
+				cmd_error("option -%c: unknown or missing its argument", optopt);
+			else
+				cmd_error("unknown option '%s'", argv[optind - 1]);
+			return cmd_usage(&cmd_report_entry);
+		}
+	}
+	if (optind < argc) {
+		if (input || optind + 1 < argc)
+			return cmd_usage(&cmd_report_entry);
+		input = argv[optind];
+	}
+	return report_print(input, ".", &o);
 }
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
-	.usage = "report [options] [RESULT]",
-	.summary = "print a result: events, processes, threads, modules",
+	.usage = "report [--json] [--limit N] [--percent-limit P] [--sort EVENT] [RESULT | -i FILE]",
+	.summary = "print a result: events, processes, threads and modules",
 	.exec = cmd_report_exec,
 };

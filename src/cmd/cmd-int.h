@@ -1,0 +1,24 @@
+#ifndef GX_CMD_INT_H
+#define GX_CMD_INT_H
+
+#include <stdbool.h>
+
+#include "collect/collect.h"
+
+struct record_opts {
+	struct collect_opts collect;
+	const char *output;	/* -o */
+	bool force;		/* -f: reuse a non-empty -o DIR */
+	bool no_report;		/* --no-report */
+	bool quiet;		/* -q */
+	bool help;
+};
+
+/* Record (and with then_report, print the summary); returns the exit code. */
+int record_run(int argc, char **argv, bool then_report);
+
+struct report_cmd_opts;
+/* Print the text report of a result (NULL opts: defaults); exit code. */
+int report_print(const char *result, const char *parent, const struct report_cmd_opts *o);
+
+#endif

@@ -1,0 +1,270 @@
+/*
+ * meta.json: what perf.data cannot hold (the workload's argv and exit
+ * status, SAVs, SMT, lost counts, gexplore's own CPU time, warnings).
+ * Schema: gexplore-result(5).
+ */
+#include "config.h"
+
+#include "perfdata.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+void gx_meta__init(struct gx_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->version_major = GX_META_VERSION_MAJOR;
+	m->version_minor = GX_META_VERSION_MINOR;
+	m->smt = -1;
+	m->rate = 1.0;
+}
+
+static void free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void gx_meta__exit(struct gx_meta *m)
+{
+	free(m->gexplore_version);
+	free_strv(m->argv, m->argc);
+	free(m->cpu_desc);
+	free(m->cpu_model);
+	free(m->callgraph);
+	for (size_t i = 0; i < m->nr_events; i++) {
+		free(m->events[i].name);
+		free(m->events[i].encoding);
+	}
+	free(m->events);
+	free_strv(m->warnings, m->nr_warnings);
+	memset(m, 0, sizeof(*m));
+}
+
+void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	m->warnings = xrealloc(m->warnings, (m->nr_warnings + 1) * sizeof(*m->warnings));
+	va_start(ap, fmt);
+	m->warnings[m->nr_warnings++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *strv(char **v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *meta_to_json(const struct gx_meta *m)
+{
+	json_t *root = json_object(), *evs = json_array(), *wl = json_object();
+
+	json_object_set_new(root, "format", json_sprintf("gexplore-result %u.%u",
+							 m->version_major, m->version_minor));
+	json_object_set_new(root, "version_major", json_integer(m->version_major));
+	json_object_set_new(root, "version_minor", json_integer(m->version_minor));
+	json_object_set_new(root, "gexplore_version", str_or_null(m->gexplore_version));
+
+	json_object_set_new(wl, "argv", m->argv ? strv(m->argv, m->argc) : json_null());
+	json_object_set_new(wl, "pid", json_integer(m->target_pid));
+	json_object_set_new(wl, "system_wide", json_boolean(m->system_wide));
+	json_object_set_new(wl, "exited", json_boolean(m->exited));
+	json_object_set_new(wl, "exit_code", json_integer(m->exit_code));
+	json_object_set_new(wl, "term_signal", json_integer(m->term_signal));
+	json_object_set_new(root, "workload", wl);
+
+	json_object_set_new(root, "cpu_desc", str_or_null(m->cpu_desc));
+	json_object_set_new(root, "cpu_model", str_or_null(m->cpu_model));
+	json_object_set_new(root, "smt", m->smt < 0 ? json_null() : json_boolean(m->smt));
+	json_object_set_new(root, "pmu", json_boolean(m->pmu));
+	json_object_set_new(root, "callgraph", str_or_null(m->callgraph));
+	json_object_set_new(root, "rate", json_real(m->rate));
+
+	for (size_t i = 0; i < m->nr_events; i++) {
+		const struct gx_meta_event *e = &m->events[i];
+		json_t *o = json_object();
+
+		json_object_set_new(o, "name", str_or_null(e->name));
+		json_object_set_new(o, "encoding", str_or_null(e->encoding));
+		json_object_set_new(o, "sav", json_integer((json_int_t)e->sav));
+		json_object_set_new(o, "freq", json_integer(e->freq));
+		json_object_set_new(o, "precise", json_integer(e->precise));
+		json_object_set_new(o, "group", json_integer(e->group));
+		if (e->has_count) {
+			json_object_set_new(o, "count", json_integer((json_int_t)e->count));
+			json_object_set_new(o, "time_enabled", json_integer((json_int_t)e->time_enabled));
+			json_object_set_new(o, "time_running", json_integer((json_int_t)e->time_running));
+		}
+		json_array_append_new(evs, o);
+	}
+	json_object_set_new(root, "events", evs);
+	json_object_set_new(root, "start_ns", json_integer((json_int_t)m->start_ns));
+	json_object_set_new(root, "end_ns", json_integer((json_int_t)m->end_ns));
+	json_object_set_new(root, "duration_s", json_real(m->duration_s));
+	json_object_set_new(root, "lost_records", json_integer((json_int_t)m->lost_records));
+	json_object_set_new(root, "lost_events", json_integer((json_int_t)m->lost_events));
+	json_object_set_new(root, "self_cpu_s", json_real(m->self_cpu_s));
+	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
+	return root;
+}
+
+int gx_meta__write(const struct gx_meta *m, const char *dir, char **cause)
+{
+	char *tmp = xasprintf("%s/.meta.json.tmp", dir);
+	char *path = xasprintf("%s/meta.json", dir);
+	json_t *root = meta_to_json(m);
+	int err = 0;
+
+	if (json_dump_file(root, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
+		err = gx_fail(cause, errno ? -errno : -EIO, "%s: cannot write: %s", tmp,
+			      strerror(errno ? errno : EIO));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	json_decref(root);
+	free(tmp);
+	free(path);
+	return err;
+}
+
+static char *get_str(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+}
+
+static int64_t get_int(json_t *o, const char *key, int64_t def)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+static double get_real(json_t *o, const char *key, double def)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : def;
+}
+
+static char **get_strv(json_t *o, const char *key, size_t *n)
+{
+	json_t *a = json_object_get(o, key), *v;
+	char **out;
+	size_t i, k = 0;
+
+	*n = 0;
+	if (!json_is_array(a))
+		return NULL;
+	out = xcalloc(json_array_size(a) + 1, sizeof(*out));
+	json_array_foreach(a, i, v)
+		if (json_is_string(v))
+			out[k++] = xstrdup(json_string_value(v));
+	*n = k;
+	return out;
+}
+
+int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
+{
+	char *path = xasprintf("%s/meta.json", dir);
+	json_error_t jerr;
+	json_t *root, *wl, *evs, *v;
+	size_t i, n;
+	int err = 0;
+
+	gx_meta__init(m);
+	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root) {
+		if (access(path, F_OK) != 0)
+			err = gx_fail(cause, -ENOENT, "%s: %s", path, strerror(ENOENT));
+		else
+			err = gx_fail(cause, GX_E_FORMAT, "%s: line %d: %s", path, jerr.line, jerr.text);
+		goto out;
+	}
+	if (!json_is_object(root)) {
+		err = gx_fail(cause, GX_E_FORMAT, "%s: not a JSON object", path);
+		goto out_root;
+	}
+	m->version_major = (uint32_t)get_int(root, "version_major", 0);
+	m->version_minor = (uint32_t)get_int(root, "version_minor", 0);
+	if (m->version_major != GX_META_VERSION_MAJOR) {
+		err = gx_fail(cause, GX_E_VERSION,
+			      "%s: result format %u.%u is not supported by this gexplore (reads %u.x)",
+			      path, m->version_major, m->version_minor, GX_META_VERSION_MAJOR);
+		goto out_root;
+	}
+	m->gexplore_version = get_str(root, "gexplore_version");
+	wl = json_object_get(root, "workload");
+	if (json_is_object(wl)) {
+		m->argv = get_strv(wl, "argv", &n);
+		m->argc = (uint32_t)n;
+		m->target_pid = (int32_t)get_int(wl, "pid", 0);
+		m->system_wide = json_is_true(json_object_get(wl, "system_wide"));
+		m->exited = json_is_true(json_object_get(wl, "exited"));
+		m->exit_code = (int)get_int(wl, "exit_code", 0);
+		m->term_signal = (int)get_int(wl, "term_signal", 0);
+	}
+	m->cpu_desc = get_str(root, "cpu_desc");
+	m->cpu_model = get_str(root, "cpu_model");
+	v = json_object_get(root, "smt");
+	m->smt = json_is_boolean(v) ? json_is_true(v) : -1;
+	m->pmu = json_is_true(json_object_get(root, "pmu"));
+	m->callgraph = get_str(root, "callgraph");
+	m->rate = get_real(root, "rate", 1.0);
+	evs = json_object_get(root, "events");
+	if (json_is_array(evs)) {
+		m->events = xcalloc(json_array_size(evs) + 1, sizeof(*m->events));
+		json_array_foreach(evs, i, v) {
+			struct gx_meta_event *e = &m->events[m->nr_events];
+
+			if (!json_is_object(v))
+				continue;
+			e->name = get_str(v, "name");
+			e->encoding = get_str(v, "encoding");
+			e->sav = (uint64_t)get_int(v, "sav", 0);
+			e->freq = (uint32_t)get_int(v, "freq", 0);
+			e->precise = (int)get_int(v, "precise", 0);
+			e->group = (int)get_int(v, "group", -1);
+			e->has_count = json_object_get(v, "count") != NULL;
+			e->count = (uint64_t)get_int(v, "count", 0);
+			e->time_enabled = (uint64_t)get_int(v, "time_enabled", 0);
+			e->time_running = (uint64_t)get_int(v, "time_running", 0);
+			m->nr_events++;
+		}
+	}
+	m->start_ns = (uint64_t)get_int(root, "start_ns", 0);
+	m->end_ns = (uint64_t)get_int(root, "end_ns", 0);
+	m->duration_s = get_real(root, "duration_s", 0);
+	m->lost_records = (uint64_t)get_int(root, "lost_records", 0);
+	m->lost_events = (uint64_t)get_int(root, "lost_events", 0);
+	m->self_cpu_s = get_real(root, "self_cpu_s", 0);
+	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
+out_root:
+	json_decref(root);
+out:
+	free(path);
+	return err;
+}

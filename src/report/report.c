@@ -1,0 +1,340 @@
+#include "config.h"
+
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+const char *report_signame(int sig)
+{
+	static char buf[32];
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev) {
+		snprintf(buf, sizeof(buf), "SIG%s", abbrev);
+		return buf;
+	}
+	snprintf(buf, sizeof(buf), "signal %d", sig);
+	return buf;
+}
+
+/* Software clock events count nanoseconds: show their estimates as time. */
+static bool event_is_time(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static const char *event_name(const struct report_input *in, size_t i, char *buf, size_t len)
+{
+	const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
+
+	if (e->name && *e->name)
+		return e->name;
+	snprintf(buf, len, "type%u/0x%" PRIx64, e->attr.type, (uint64_t)e->attr.config);
+	return buf;
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *thousands(uint64_t v, char *buf, size_t len)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < n && (size_t)o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static void add_estimate(struct strbuf *sb, const struct perf_event_attr *a, uint64_t v)
+{
+	char b[40];
+
+	if (event_is_time(a))
+		strbuf__addf(sb, "%13.3f s", (double)v / 1e9);
+	else
+		strbuf__addf(sb, "%15s", thousands(v, b, sizeof(b)));
+}
+
+static const char *const by_title[] = { "Processes", "Threads", "Modules" };
+
+static void text_table(struct strbuf *sb, const struct report_input *in,
+		       const struct report_opts *o, enum profile_by by)
+{
+	size_t nr, ev = o->sort_event, shown = 0;
+	const struct profile_row *const *rows = profile__rows(in->profile, by, ev, &nr);
+	uint64_t total = profile__total_period(in->profile, ev);
+	char nb[64], cb[32];
+
+	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], event_name(in, ev, nb, sizeof(nb)));
+	switch (by) {
+	case PROFILE_BY_PROCESS:
+		strbuf__addstr(sb, "   share    samples      pid  command\n");
+		break;
+	case PROFILE_BY_THREAD:
+		strbuf__addstr(sb, "   share    samples      tid      pid  command\n");
+		break;
+	default:
+		strbuf__addstr(sb, "   share    samples  module\n");
+		break;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+		double share = total ? 100.0 * (double)r->period[ev] / (double)total : 0;
+
+		if (!r->samples[ev])
+			continue;
+		if (o->percent_limit > 0 && share < o->percent_limit)
+			continue;
+		if (o->limit && shown == o->limit) {
+			strbuf__addf(sb, "  (%zu more; --limit 0 shows all)\n", nr - shown);
+			break;
+		}
+		shown++;
+		strbuf__addf(sb, "  %5.1f%%  %9s  ", share, thousands(r->samples[ev], cb, sizeof(cb)));
+		if (by == PROFILE_BY_PROCESS)
+			strbuf__addf(sb, "%7u  %s\n", r->pid, r->name);
+		else if (by == PROFILE_BY_THREAD)
+			strbuf__addf(sb, "%7u  %7u  %s\n", r->tid, r->pid, r->name);
+		else
+			strbuf__addf(sb, "%s\n", r->name);
+	}
+	if (!shown)
+		strbuf__addstr(sb, "  (no samples)\n");
+}
+
+static bool any_hardware(const struct report_input *in)
+{
+	for (size_t i = 0; i < perf_reader__nr_evsels(in->reader); i++) {
+		uint32_t t = perf_reader__evsel(in->reader, i)->attr.type;
+
+		if (t != PERF_TYPE_SOFTWARE && t != PERF_TYPE_TRACEPOINT)
+			return true;
+	}
+	return false;
+}
+
+int report_text(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+{
+	const struct gx_meta *m = in->meta;
+	const struct pd_env *env = perf_reader__env(in->reader);
+	const struct pd_stats *st = perf_reader__stats(in->reader);
+	size_t nev = perf_reader__nr_evsels(in->reader);
+	char nb[64], cb[32];
+
+	strbuf__addf(sb, "gexplore report: %s\n", in->result);
+	if (m && m->argv && m->argc) {
+		strbuf__addstr(sb, "  command   ");
+		for (uint32_t i = 0; i < m->argc; i++)
+			strbuf__addf(sb, "%s%s", i ? " " : "", m->argv[i]);
+		strbuf__addstr(sb, "\n");
+	} else if (env->cmdline && env->nr_cmdline) {
+		strbuf__addstr(sb, "  recorded  ");
+		for (uint32_t i = 0; i < env->nr_cmdline; i++)
+			strbuf__addf(sb, "%s%s", i ? " " : "", env->cmdline[i]);
+		strbuf__addstr(sb, "\n");
+	}
+	if (m && m->target_pid)
+		strbuf__addf(sb, "  attached  pid %d\n", m->target_pid);
+	if (m && m->argv) {
+		if (m->term_signal)
+			strbuf__addf(sb, "  exit      killed by %s\n", report_signame(m->term_signal));
+		else if (m->exited)
+			strbuf__addf(sb, "  exit      %d\n", m->exit_code);
+	}
+	if (m)
+		strbuf__addf(sb, "  duration  %.3f s\n", m->duration_s);
+	else if (st->last_time > st->first_time)
+		strbuf__addf(sb, "  duration  %.3f s (first to last sample)\n",
+			     (double)(st->last_time - st->first_time) / 1e9);
+	if (env->cpudesc || env->hostname)
+		strbuf__addf(sb, "  machine   %s%s%s%s%s\n", env->hostname ? env->hostname : "",
+			     env->hostname && env->cpudesc ? ", " : "",
+			     env->cpudesc ? env->cpudesc : "",
+			     env->osrelease ? ", Linux " : "", env->osrelease ? env->osrelease : "");
+	strbuf__addf(sb, "  samples   %s", thousands(st->nr_samples, cb, sizeof(cb)));
+	strbuf__addf(sb, ", lost %s in %" PRIu64 " LOST record%s\n",
+		     thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
+		     st->nr_lost_records, st->nr_lost_records == 1 ? "" : "s");
+	if (m && m->self_cpu_s > 0 && m->duration_s > 0)
+		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU (%.1f%% of the run)\n",
+			     m->self_cpu_s, 100.0 * m->self_cpu_s / m->duration_s);
+
+	strbuf__addstr(sb, "\nEvents\n  event                      samples      estimated        counted\n");
+	for (size_t i = 0; i < nev; i++) {
+		const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
+		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
+
+		strbuf__addf(sb, "  %-22s %11s  ", event_name(in, i, nb, sizeof(nb)),
+			     thousands(profile__total_samples(in->profile, i), cb, sizeof(cb)));
+		add_estimate(sb, &e->attr, profile__total_period(in->profile, i));
+		if (me && me->has_count)
+			add_estimate(sb, &e->attr, me->count);
+		strbuf__addstr(sb, "\n");
+	}
+	if (nev && profile__total_samples(in->profile, o->sort_event)) {
+		text_table(sb, in, o, PROFILE_BY_PROCESS);
+		text_table(sb, in, o, PROFILE_BY_THREAD);
+		text_table(sb, in, o, PROFILE_BY_MODULE);
+	} else {
+		strbuf__addstr(sb, "\nNo samples: the workload may have ended before the first sample;\n"
+				   "raise the rate (-F, -c or --rate) or run it longer.\n");
+	}
+	if (!any_hardware(in))
+		strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has software "
+				   "events only\n(time hotspots above are still exact).\n");
+
+	{
+		size_t nw = perf_reader__nr_warnings(in->reader) + (m ? m->nr_warnings : 0);
+
+		if (nw)
+			strbuf__addstr(sb, "\nWarnings\n");
+		for (size_t i = 0; m && i < m->nr_warnings; i++)
+			strbuf__addf(sb, "  - %s\n", m->warnings[i]);
+		for (size_t i = 0; i < perf_reader__nr_warnings(in->reader); i++)
+			strbuf__addf(sb, "  - %s\n", perf_reader__warning(in->reader, i));
+	}
+	return 0;
+}
+
+static json_t *json_u64(uint64_t v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *json_rows(const struct report_input *in, const struct report_opts *o,
+			 enum profile_by by)
+{
+	size_t nr, nev = perf_reader__nr_evsels(in->reader), ev = o->sort_event, shown = 0;
+	const struct profile_row *const *rows = profile__rows(in->profile, by, ev, &nr);
+	uint64_t total = profile__total_period(in->profile, ev);
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+		double share = total ? (double)r->period[ev] / (double)total : 0;
+		json_t *o2 = json_object(), *s = json_array(), *p = json_array();
+
+		if (o->percent_limit > 0 && 100 * share < o->percent_limit)
+			continue;
+		if (o->limit && shown++ == o->limit)
+			break;
+		if (by == PROFILE_BY_MODULE) {
+			json_object_set_new(o2, "module", json_string(r->name));
+		} else {
+			json_object_set_new(o2, "pid", json_integer(r->pid));
+			if (by == PROFILE_BY_THREAD)
+				json_object_set_new(o2, "tid", json_integer(r->tid));
+			json_object_set_new(o2, "comm", json_string(r->name));
+		}
+		for (size_t e = 0; e < nev; e++) {
+			json_array_append_new(s, json_u64(r->samples[e]));
+			json_array_append_new(p, json_u64(r->period[e]));
+		}
+		json_object_set_new(o2, "share", json_real(share));
+		json_object_set_new(o2, "samples", s);
+		json_object_set_new(o2, "estimated", p);
+		json_array_append_new(a, o2);
+	}
+	return a;
+}
+
+static json_t *json_strv(char **v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+int report_json(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+{
+	const struct gx_meta *m = in->meta;
+	const struct pd_env *env = perf_reader__env(in->reader);
+	const struct pd_stats *st = perf_reader__stats(in->reader);
+	size_t nev = perf_reader__nr_evsels(in->reader);
+	json_t *root = json_object(), *evs = json_array(), *w = json_array(), *mach = json_object();
+	char nb[64], *text;
+
+	json_object_set_new(root, "schema", json_string(GX_REPORT_SCHEMA));
+	json_object_set_new(root, "result", json_string(in->result));
+	if (m && m->argv)
+		json_object_set_new(root, "command", json_strv(m->argv, m->argc));
+	else if (env->cmdline)
+		json_object_set_new(root, "command", json_strv(env->cmdline, env->nr_cmdline));
+	else
+		json_object_set_new(root, "command", json_null());
+	if (m) {
+		json_t *ex = json_object();
+
+		json_object_set_new(ex, "exited", json_boolean(m->exited));
+		json_object_set_new(ex, "code", json_integer(m->exit_code));
+		json_object_set_new(ex, "signal", json_integer(m->term_signal));
+		json_object_set_new(root, "exit", ex);
+		json_object_set_new(root, "duration_s", json_real(m->duration_s));
+		json_object_set_new(root, "self_cpu_s", json_real(m->self_cpu_s));
+	}
+	json_object_set_new(mach, "hostname", env->hostname ? json_string(env->hostname) : json_null());
+	json_object_set_new(mach, "cpu", env->cpudesc ? json_string(env->cpudesc) : json_null());
+	json_object_set_new(mach, "osrelease", env->osrelease ? json_string(env->osrelease) : json_null());
+	json_object_set_new(mach, "arch", env->arch ? json_string(env->arch) : json_null());
+	json_object_set_new(mach, "nr_cpus", json_integer(env->nr_cpus_online));
+	json_object_set_new(root, "machine", mach);
+	json_object_set_new(root, "samples", json_u64(st->nr_samples));
+	{
+		json_t *lost = json_object();
+
+		json_object_set_new(lost, "records", json_u64(st->nr_lost_records));
+		json_object_set_new(lost, "events", json_u64(st->nr_lost + st->nr_lost_samples));
+		json_object_set_new(root, "lost", lost);
+	}
+	for (size_t i = 0; i < nev; i++) {
+		const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
+		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
+		json_t *eo = json_object();
+
+		json_object_set_new(eo, "name", json_string(event_name(in, i, nb, sizeof(nb))));
+		json_object_set_new(eo, "type", json_integer(e->attr.type));
+		json_object_set_new(eo, "config", json_u64(e->attr.config));
+		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
+		json_object_set_new(eo, "samples", json_u64(profile__total_samples(in->profile, i)));
+		json_object_set_new(eo, "estimated", json_u64(profile__total_period(in->profile, i)));
+		json_object_set_new(eo, "counted", me && me->has_count ? json_u64(me->count) : json_null());
+		json_array_append_new(evs, eo);
+	}
+	json_object_set_new(root, "events", evs);
+	json_object_set_new(root, "sort_event", json_integer((json_int_t)o->sort_event));
+	json_object_set_new(root, "processes", json_rows(in, o, PROFILE_BY_PROCESS));
+	json_object_set_new(root, "threads", json_rows(in, o, PROFILE_BY_THREAD));
+	json_object_set_new(root, "modules", json_rows(in, o, PROFILE_BY_MODULE));
+	if (!any_hardware(in))
+		json_object_set_new(root, "topdown_unavailable",
+				    json_string("needs hardware counters; software events only"));
+	for (size_t i = 0; m && i < m->nr_warnings; i++)
+		json_array_append_new(w, json_string(m->warnings[i]));
+	for (size_t i = 0; i < perf_reader__nr_warnings(in->reader); i++)
+		json_array_append_new(w, json_string(perf_reader__warning(in->reader, i)));
+	json_object_set_new(root, "warnings", w);
+
+	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	if (!text)
+		return -ENOMEM;
+	strbuf__addstr(sb, text);
+	strbuf__addstr(sb, "\n");
+	free(text);
+	return 0;
+}

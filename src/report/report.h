@@ -1,0 +1,40 @@
+/*
+ * report: the views of a result that are not interactive — text and JSON
+ * (schema in gexplore-report(1)). Output is built into a string the caller
+ * prints; nothing here writes to a terminal.
+ */
+#ifndef GX_REPORT_H
+#define GX_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "perfdata/perfdata.h"
+#include "profile/profile.h"
+#include "util/util.h"
+
+#define GX_REPORT_SCHEMA "gexplore-report 1"
+
+struct report_input {
+	const char *result;		/* what the user named (dir or file) */
+	const struct gx_meta *meta;	/* NULL for a bare perf.data */
+	struct perf_reader *reader;	/* already processed into profile */
+	struct profile *profile;
+};
+
+struct report_opts {
+	size_t limit;			/* rows per table; 0 = all */
+	double percent_limit;		/* hide rows below this share (%) */
+	size_t sort_event;		/* index of the event that orders rows */
+};
+
+/* Append the text report to out. 0 or a negative code. */
+int report_text(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
+
+/* Append the JSON report (one object, pretty-printed, trailing newline). */
+int report_json(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
+
+/* Human name of a signal ("SIGINT"), or "signal N". Static storage. */
+const char *report_signame(int sig);
+
+#endif /* GX_REPORT_H */
