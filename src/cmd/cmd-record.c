@@ -398,15 +398,22 @@ int record_run(int argc, char **argv, bool then_report)
 		else
 			cmd_error("%s", cause ? cause : gx_strerror(err));
 	}
-	perf_writer__flush(w);
-
 	pd_env__from_system(&env, argc, argv);
 	fill_groups(&env, s);
 	fill_meta(&meta, s, &ro, &env);
-	add_build_ids(data, &env, &meta);
-	if (perf_writer__finish(w, &env, &cause) != 0) {
-		cmd_error("%s", cause);
-		err = err ? err : -EIO;
+	if (rs.err) {
+		/* The disk refused a write: leave perf.data as flushed (its
+		 * header covers every complete record) rather than append
+		 * features that cannot be written either. */
+		gx_meta__add_warning(&meta, "recording stopped early: writing perf.data: %s",
+				     gx_strerror(rs.err));
+	} else {
+		perf_writer__flush(w);
+		add_build_ids(data, &env, &meta);
+		if (perf_writer__finish(w, &env, &cause) != 0) {
+			cmd_error("%s", cause);
+			err = err ? err : -EIO;
+		}
 	}
 	perf_writer__delete(w);
 	w = NULL;

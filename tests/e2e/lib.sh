@@ -1,0 +1,58 @@
+# Shared helpers for the end-to-end tests: TAP output, a scratch directory,
+# and checks that skip (exit 77 / "# SKIP") when something is absent.
+# Sourced by tests/e2e/*.sh; GX_BIN, GX_BUILDDIR, GX_SRCDIR, GX_FIXTURES and
+# PERF come from Makefile.am's AM_TESTS_ENVIRONMENT.
+
+set -u
+: "${GX_BIN:?run through make check}"
+WL="$GX_BUILDDIR/tests/workloads"
+TAP_N=0
+TAP_FAILED=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/gx-e2e.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP" || exit 99
+
+ok() {		# ok COND-EXIT-STATUS DESCRIPTION
+	TAP_N=$((TAP_N + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $TAP_N - $2"
+	else
+		echo "not ok $TAP_N - $2"
+		TAP_FAILED=$((TAP_FAILED + 1))
+	fi
+}
+check() {	# check DESCRIPTION COMMAND...: ok when the command succeeds
+	local d=$1
+	shift
+	"$@" >/dev/null 2>&1
+	ok $? "$d"
+}
+is() {		# is GOT WANT DESCRIPTION
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else ok 1 "$3"; echo "#   got '$1', want '$2'"; fi
+}
+skip() {	# skip N REASON
+	local i
+	for i in $(seq "$1"); do TAP_N=$((TAP_N + 1)); echo "ok $TAP_N # SKIP $2"; done
+}
+skip_all() {
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+diag() { echo "# $*"; }
+done_testing() {
+	echo "1..$TAP_N"
+	[ "$TAP_FAILED" = 0 ]
+}
+
+# Can this machine sample software events at all (perf_event_paranoid, seccomp)?
+can_sample() {
+	"$GX_BIN" record -q -o "$TMP/.probe" -e cpu-clock -- true >/dev/null 2>&1
+	local rc=$?
+	rm -rf "$TMP/.probe"
+	return $rc
+}
+
+# Number of samples in a result according to gexplore's JSON report.
+gx_samples() {
+	"$GX_BIN" report --json "$1" | jq -r '.samples'
+}

@@ -1,0 +1,74 @@
+#!/bin/bash
+# record -> result directory -> report, on live software events.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
+command -v jq >/dev/null || skip_all "jq is absent"
+
+# A plain recording: the default events (cycles,instructions or cpu-clock).
+"$GX_BIN" record -o r1 -- "$WL/wl-spin" 300 >out 2>err
+ok $? "record exits with the workload's status 0"
+check "perf.data written" test -s r1/perf.data
+check "meta.json written" test -s r1/meta.json
+check "meta.json is JSON with the workload's argv" \
+	sh -c "jq -e '.workload.argv[1] == \"300\" and .workload.exited and .workload.exit_code == 0' r1/meta.json"
+if ! jq -e '.pmu' r1/meta.json >/dev/null; then
+	check "no PMU: one line says hardware counters are unavailable" \
+		sh -c "grep -c 'hardware counters are unavailable' err | grep -qx 1"
+	check "no PMU: falls back to cpu-clock" sh -c "jq -e '.events[0].name == \"cpu-clock\"' r1/meta.json"
+else
+	skip 2 "this machine has a PMU"
+fi
+n=$(gx_samples r1)
+check "samples were taken (got $n)" test "$n" -gt 10
+"$GX_BIN" report r1 >rep 2>rerr
+ok $? "report reads the result"
+check "report names the workload's process" grep -q 'wl-spin' rep
+check "report names the workload's module" grep -q 'tests/workloads/wl-spin$' rep
+check "report is silent on stderr" test ! -s rerr
+check "report --json has the schema tag" sh -c "'$GX_BIN' report --json r1 | jq -e '.schema == \"gexplore-report 1\"'"
+check "the workload's module dominates" \
+	sh -c "'$GX_BIN' report --json r1 | jq -e '.modules[0].module | endswith(\"wl-spin\")'"
+
+# Next free gxNNN, and 'report' alone opens the newest.
+"$GX_BIN" record -q -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+"$GX_BIN" record -q -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+check "default result names gx001, gx002" test -f gx001/perf.data -a -f gx002/perf.data
+is "$("$GX_BIN" report --json | jq -r .result)" "gx002" "report without RESULT opens the newest"
+check "-o on a non-empty directory is refused" sh -c "! '$GX_BIN' record -q -o r1 -- true 2>/dev/null"
+check "-f reuses it" "$GX_BIN" record -q -f -o r1 -e cpu-clock -- true
+
+# gexplore [options] -- CMD records then prints the summary on stdout.
+"$GX_BIN" -o r2 -e cpu-clock -- "$WL/wl-spin" 100 >sum 2>/dev/null
+ok $? "gexplore -- CMD exits 0"
+check "gexplore -- CMD prints the summary" grep -q '^Processes' sum
+check "--no-report records only" sh -c "'$GX_BIN' -q --no-report -o r3 -e cpu-clock -- true >o3 && test ! -s o3 && test -f r3/perf.data"
+
+# Events: perf's generic names, libpfm4 names, -c and -F.
+"$GX_BIN" record -q -o r4 -e page-faults -c 1 -- "$WL/wl-spin" 20 >/dev/null 2>&1
+ok $? "page-faults -c 1 records"
+check "page-faults: one sample per fault" sh -c "jq -e '.events[0].sav == 1' r4/meta.json"
+"$GX_BIN" record -q -o r5 -e cpu-clock -F 2000 -- "$WL/wl-spin" 100 >/dev/null 2>&1
+check "-F 2000 recorded in frequency mode" sh -c "jq -e '.events[0].freq == 2000' r5/meta.json"
+"$GX_BIN" record -q -o r6 -e cpu-clock,page-faults --rate 2 -- "$WL/wl-spin" 20 >/dev/null 2>&1
+check "--rate 2 doubles the default SAV" sh -c "jq -e '.events[0].sav == 500000' r6/meta.json"
+check "two events in the result" sh -c "'$GX_BIN' report --json r6 | jq -e '.events | length == 2'"
+
+# Bad input: one line, non-zero.
+"$GX_BIN" record -q -o r7 -e no-such-event -- true >/dev/null 2>e7
+is "$?" 2 "unknown event exits 2"
+is "$(wc -l <e7)" 1 "unknown event: one line"
+check "unknown event: names it" grep -q 'no-such-event' e7
+"$GX_BIN" record -q -o r8 -e cpu-clock -- ./no/such/binary >/dev/null 2>e8
+rc=$?
+check "missing binary: non-zero exit ($rc)" test "$rc" -ne 0
+check "missing binary: says why" grep -q 'No such file' e8
+"$GX_BIN" record -c 5 -F 5 -- true >/dev/null 2>e9
+is "$?" 2 "-c with -F is a usage error"
+"$GX_BIN" report no-such-result >/dev/null 2>e10
+is "$?" 2 "report of a missing result exits 2"
+is "$(wc -l <e10)" 1 "missing result: one line"
+"$GX_BIN" frobnicate >/dev/null 2>&1
+is "$?" 2 "unknown command exits 2"
+is "$("$GX_BIN" rep --help 2>&1 | head -1 | cut -c1-22)" "usage: gexplore report" "unique prefix finds report"
+check "version --build-options lists the options" sh -c "'$GX_BIN' version --build-options | grep -q 'libunwind='"
+done_testing
