@@ -293,7 +293,7 @@ static void event_update(struct perf_reader *r, const uint8_t *p, size_t len)
 		return;
 	memcpy(&type, p + 8, 8);
 	memcpy(&id, p + 16, 8);
-	idx = u64map__find(&r->id_map, id);
+	idx = id == UINT64_MAX ? NULL : u64map__find(&r->id_map, id);
 	if (type == 1 /* PERF_EVENT_UPDATE__NAME */ && idx && *idx < r->nr_evsels && len > 24) {
 		free(r->evsels[*idx].name);
 		r->evsels[*idx].name = xstrndup((const char *)p + 24, len - 24);
@@ -361,8 +361,10 @@ static int sample_evsel(struct perf_reader *r, const uint8_t *p, size_t len, uin
 	if ((uint64_t)(r->id_pos + 1) * 8 > len - 8)
 		return -1;
 	memcpy(&id, p + 8 + (size_t)r->id_pos * 8, 8);
+	if (id == UINT64_MAX)	/* the map's reserved key */
+		return -1;
 	v = u64map__find(&r->id_map, id);
-	if (!v)
+	if (!v || *v >= r->nr_evsels)
 		return -1;
 	*idx = (uint32_t)*v;
 	return 0;

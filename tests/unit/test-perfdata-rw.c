@@ -794,6 +794,41 @@ static void test_corruption(void)
 	free(tpath);
 }
 
+/* Found by the fuzzer: an id equal to the id map's reserved key. */
+static void test_unknown_ids(void)
+{
+	char *path = tmp_path("ids.data"), *cause = NULL, *warn = NULL;
+	struct pd_evsel ev[2];
+	uint64_t ids[4];
+	struct perf_writer *w;
+	struct rec rec;
+	struct keep_tool k;
+	size_t nw = 0;
+	static const uint64_t bad_ids[] = { UINT64_MAX, 0, 12345, 100 };
+
+	make_evsels(ev, 2, &layouts[1], ids);
+	if (perf_writer__new(&w, path, ev, 2, &cause)) {
+		skip(3, "writer");
+		free(cause);
+		free(path);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad_ids); i++) {
+		struct tsample s = { .id = bad_ids[i], .ip = 1, .pid = 1, .tid = 1, .time = 5 };
+
+		perf_writer__write(w, &rec.w, put_sample(&rec, &ev[0].attr, &s));
+	}
+	perf_writer__finish(w, NULL, &cause);
+	perf_writer__delete(w);
+	is_int(read_file(path, 0, &k, &cause, &nw, &warn), 0, "unknown ids: reads");
+	is_int(k.samples, 1, "unknown ids: only the sample with a known id");
+	ok(warn && strstr(warn, "matches no event"), "unknown ids: warned (%s)", warn ? warn : "none");
+	free(warn);
+	unlink(path);
+	free(cause);
+	free(path);
+}
+
 static void test_ordered(void)
 {
 	char *path = tmp_path("ordered.data"), *cause = NULL;
@@ -1094,6 +1129,7 @@ int main(void)
 	test_killed();
 	test_truncation();
 	test_corruption();
+	test_unknown_ids();
 	test_ordered();
 	test_pipe();
 	test_build_ids();
