@@ -21,6 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef HAVE_LIBZSTD
+#include <zstd.h>
+#endif
+
 #include "tap.h"
 
 static char tmpdir[] = "/tmp/gx-perfdata-XXXXXX";
@@ -978,6 +982,110 @@ static void test_full_disk(void)
 	free(path);
 }
 
+#ifdef HAVE_LIBZSTD
+/* Records compressed into one zstd frame, stored as PERF_RECORD_COMPRESSED
+ * (81, unpadded, so what follows is misaligned) or as COMPRESSED2 (83,
+ * padded) records, the frame split across several of them so that records
+ * straddle compressed records. */
+static void write_compressed(const char *path, uint32_t type, size_t nr_parts, int nr_samples)
+{
+	struct pd_evsel ev;
+	uint64_t id;
+	struct perf_writer *w;
+	struct rec rec;
+	struct strbuf plain = STRBUF_INIT;
+	size_t cap, clen, done = 0;
+	uint8_t *comp;
+
+	simple_evsel(&ev, &id);
+	strbuf__add(&plain, rec.w, put_comm(&rec, &ev.attr, 9, "zz", 1, 7));
+	for (int i = 0; i < nr_samples; i++) {
+		struct tsample s = { .id = 7, .ip = 0x1000 + (uint64_t)i, .pid = 9, .tid = 9,
+				     .time = 10 + (uint64_t)i, .period = 1 };
+
+		strbuf__add(&plain, rec.w, put_sample(&rec, &ev.attr, &s));
+	}
+	cap = ZSTD_compressBound(plain.len);
+	comp = xmalloc(cap);
+	clen = ZSTD_compress(comp, cap, plain.buf, plain.len, 3);
+	if (perf_writer__new(&w, path, &ev, 1, NULL))
+		goto out;
+	for (size_t part = 0; part < nr_parts; part++) {
+		size_t n = part + 1 == nr_parts ? clen - done : clen / nr_parts;
+		uint8_t buf[65536];
+		struct perf_event_header h = { .type = type, .size = 0 };
+		size_t hl = type == 83 ? 16 : 8, total = hl + n;
+
+		if (type == 83)
+			total = (total + 7) & ~(size_t)7;
+		h.size = (uint16_t)total;
+		memset(buf, 0, total);
+		memcpy(buf, &h, 8);
+		if (type == 83)
+			memcpy(buf + 8, &(uint64_t){ n }, 8);
+		memcpy(buf + hl, comp + done, n);
+		done += n;
+		perf_writer__write(w, buf, total);
+	}
+	/* an uncompressed record after them */
+	{
+		struct tsample s = { .id = 7, .ip = 0x2000, .pid = 9, .tid = 9, .time = 999 };
+
+		perf_writer__write(w, rec.w, put_sample(&rec, &ev.attr, &s));
+	}
+	perf_writer__finish(w, NULL, NULL);
+	perf_writer__delete(w);
+out:
+	free(comp);
+	strbuf__exit(&plain);
+}
+
+static void test_compressed(void)
+{
+	char *path = tmp_path("zstd.data"), *cause = NULL, *warn = NULL;
+	struct keep_tool k;
+	static const struct {
+		int line;
+		uint32_t type;
+		size_t parts;
+		int samples;
+	} cases[] = {
+		{ __LINE__, 81, 1, 40 },
+		{ __LINE__, 81, 3, 400 },
+		{ __LINE__, 83, 1, 40 },
+		{ __LINE__, 83, 5, 400 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		for (unsigned flags = 0; flags <= PD_ORDERED; flags += PD_ORDERED) {
+			int bad = 0;
+
+			write_compressed(path, cases[i].type, cases[i].parts, cases[i].samples);
+			is_int_at(read_file(path, flags, &k, &cause, NULL, &warn), 0, cases[i].line,
+				  "COMPRESSED%s in %zu parts: reads", cases[i].type == 83 ? "2" : "",
+				  cases[i].parts);
+			is_int_at(k.samples, cases[i].samples + 1, cases[i].line, "every sample");
+			for (int j = 0; j < cases[i].samples && j < MAX_KEEP; j++)
+				if (k.s[j].ip != 0x1000 + (uint64_t)j)
+					bad++;
+			ok_at(!bad && k.comms == 1, __FILE__, cases[i].line,
+			      "decompressed samples in order, COMM seen%s%s", warn ? ": " : "",
+			      warn ? warn : "");
+			free(warn);
+			warn = NULL;
+		}
+	}
+	unlink(path);
+	free(cause);
+	free(path);
+}
+#else
+static void test_compressed(void)
+{
+	skip(24, "built without libzstd");
+}
+#endif
+
 static void test_ordered(void)
 {
 	char *path = tmp_path("ordered.data"), *cause = NULL;
@@ -1280,6 +1388,7 @@ int main(void)
 	test_corruption();
 	test_unknown_ids();
 	test_raw_layouts();
+	test_compressed();
 	test_full_disk();
 	test_ordered();
 	test_pipe();
