@@ -164,6 +164,9 @@ int pd_reader__feature(struct perf_reader *r, int feat, const uint8_t *p, size_t
 void pd_reader__add_build_id(struct pd_env *env, size_t *cap, int32_t pid, uint16_t misc,
 			     const uint8_t *id, uint8_t size, const char *filename);
 const char *pd_record_name(uint32_t type);
+/* perf's name for a common event ("cycles", "cpu-clock"), else "rNNN" /
+ * "typeT:0xC"; allocated. */
+char *pd_default_name(const struct perf_event_attr *a);
 
 /* reader-data.c */
 int pd_reader__cur_record(struct perf_reader *r, const struct perf_event_header **hp,

@@ -125,7 +125,7 @@ static const char *const sw_names[] = {
 	"emulation-faults", "dummy", "bpf-output", "cgroup-switches",
 };
 
-static char *default_name(const struct perf_event_attr *a)
+char *pd_default_name(const struct perf_event_attr *a)
 {
 	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw_names))
 		return xstrdup(hw_names[a->config]);
@@ -656,7 +656,7 @@ int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags
 		goto out_err;
 	for (size_t i = 0; i < r->nr_evsels; i++)
 		if (!r->evsels[i].name)
-			r->evsels[i].name = default_name(&r->evsels[i].attr);
+			r->evsels[i].name = pd_default_name(&r->evsels[i].attr);
 	r->nr_open_warnings = r->nr_warnings;
 	*out = r;
 	return 0;

@@ -57,7 +57,8 @@ int perf_writer__new(struct perf_writer **out, const char *path,
 
 		e->attr = evsels[i].attr;
 		e->attr.size = sizeof(struct perf_event_attr);
-		e->name = xstrdup(evsels[i].name ? evsels[i].name : "");
+		e->name = evsels[i].name && evsels[i].name[0] ? xstrdup(evsels[i].name) :
+			  pd_default_name(&e->attr);
 		e->nr_ids = evsels[i].nr_ids;
 		e->ids = xcalloc(e->nr_ids ? e->nr_ids : 1, sizeof(uint64_t));
 		if (e->nr_ids)

@@ -1204,6 +1204,50 @@ static void test_build_ids(void)
 		skip(1, "open");
 	}
 	pd_env__exit(&env);
+
+	/* MMAP2 carrying its build-id (PERF_RECORD_MISC_MMAP_BUILD_ID): the
+	 * id comes from the record; the file need not exist */
+	{
+		struct pd_evsel ev;
+		uint64_t eid;
+		struct perf_writer *w;
+		struct rec rec;
+		struct tsample s = { .id = 7, .ip = 0x7000010, .pid = 3, .tid = 3, .time = 5 };
+		uint8_t bid[24] = { 20, 0, 0, 0 };
+
+		for (int i = 0; i < 20; i++)
+			bid[4 + i] = (uint8_t)(0xa0 + i);
+		simple_evsel(&ev, &eid);
+		memset(&env, 0, sizeof(env));
+		if (perf_writer__new(&w, path, &ev, 1, &cause) == 0) {
+			rec_start(&rec, PERF_RECORD_MMAP2,
+				  PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+			rec_u32x2(&rec, 3, 3);
+			rec_u64(&rec, 0x7000000);
+			rec_u64(&rec, 0x1000);
+			rec_u64(&rec, 0);
+			rec_bytes(&rec, bid, 24);
+			rec_u32x2(&rec, 5, 2);
+			rec_str(&rec, "/nonexistent/libgone.so");
+			put_id_trailer(&rec, &ev.attr, 3, 4, 7, 0);
+			perf_writer__write(w, rec.w, rec_end(&rec));
+			perf_writer__write(w, rec.w, put_sample(&rec, &ev.attr, &s));
+			perf_writer__finish(w, NULL, NULL);
+			perf_writer__delete(w);
+		}
+		err = perf_reader__open(&r, path, 0, &cause);
+		if (!err) {
+			err = pd_collect_build_ids(r, &env, &cause);
+			ok(!err && env.nr_build_ids == 1 && env.build_ids[0].size == 20 &&
+			   memcmp(env.build_ids[0].id, bid + 4, 20) == 0 &&
+			   strcmp(env.build_ids[0].filename, "/nonexistent/libgone.so") == 0,
+			   "build-id taken from an MMAP2 build-id record");
+			perf_reader__delete(r);
+		} else {
+			skip(1, "open");
+		}
+		pd_env__exit(&env);
+	}
 	free(cause);
 	free(path);
 }
