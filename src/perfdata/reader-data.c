@@ -62,7 +62,7 @@ static int stream_fill(struct perf_reader *r, size_t n)
 static void truncated(struct perf_reader *r, uint64_t off)
 {
 	r->stats.truncated_at = off;
-	if (r->streaming || r->data_to_eof)
+	if (r->pipe || r->data_to_eof || !r->hdr.data.size)
 		pd_reader__warn(r, "perf.data: truncated at byte %llu; the data up to there was read",
 				(unsigned long long)off);
 	else
