@@ -49,12 +49,10 @@ static char *cpuid_string(const char *cpuinfo)
 
 	if (vendor && family && model)
 		s = xasprintf("%s,%s,%s,%s", vendor, family, model, stepping ? stepping : "0");
-	else if ((s = cpuinfo_field(cpuinfo, "CPU implementer")) != NULL) {
-		/* arm64: perf writes MIDR_EL1; leave the implementer as a hint */
-		char *t = xasprintf("0x%s", s[0] == '0' && s[1] == 'x' ? s + 2 : s);
-
-		free(s);
-		s = t;
+	else if ((s = gx_read_file("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+				   64)) != NULL) {
+		/* arm64: perf writes MIDR_EL1, "0x00000000410fd080" */
+		s[strcspn(s, " \n")] = 0;
 	}
 	free(vendor);
 	free(family);
