@@ -1,0 +1,120 @@
+/*
+ * env.c: the facts perf.data's header features hold about the recording
+ * machine, gathered from uname, /proc/cpuinfo and sysconf.
+ */
+#include "config.h"
+
+#include "perfdata/perfdata-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* The value of the first "key : value" line of /proc/cpuinfo, or NULL. */
+static char *cpuinfo_field(const char *cpuinfo, const char *key)
+{
+	size_t klen = strlen(key);
+
+	for (const char *p = cpuinfo; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		const char *colon = p + klen, *end;
+
+		if (strncmp(p, key, klen) != 0)
+			continue;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		if (*colon != ':')
+			continue;
+		end = strchr(p, '\n');
+		colon++;
+		while (*colon == ' ' || *colon == '\t')
+			colon++;
+		if (!end)
+			end = colon + strlen(colon);
+		while (end > colon && (end[-1] == ' ' || end[-1] == '\t'))
+			end--;
+		return xstrndup(colon, (size_t)(end - colon));
+	}
+	return NULL;
+}
+
+/* perf's x86 CPUID string: "GenuineIntel,6,85,4" (vendor,family,model,stepping). */
+static char *cpuid_string(const char *cpuinfo)
+{
+	char *vendor = cpuinfo_field(cpuinfo, "vendor_id");
+	char *family = cpuinfo_field(cpuinfo, "cpu family");
+	char *model = cpuinfo_field(cpuinfo, "model");
+	char *stepping = cpuinfo_field(cpuinfo, "stepping");
+	char *s = NULL;
+
+	if (vendor && family && model)
+		s = xasprintf("%s,%s,%s,%s", vendor, family, model, stepping ? stepping : "0");
+	else if ((s = gx_read_file("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+				   64)) != NULL) {
+		/* arm64: perf writes MIDR_EL1, "0x00000000410fd080" */
+		s[strcspn(s, " \n")] = 0;
+	}
+	free(vendor);
+	free(family);
+	free(model);
+	free(stepping);
+	return s;
+}
+
+int pd_env__from_system(struct pd_env *env, int argc, char *const *argv)
+{
+	struct utsname u;
+	char *cpuinfo;
+	long n;
+
+	memset(env, 0, sizeof(*env));
+	if (uname(&u) == 0) {
+		env->hostname = xstrdup(u.nodename);
+		env->osrelease = xstrdup(u.release);
+		env->arch = xstrdup(u.machine);
+	}
+	env->version = xstrdup(PACKAGE_NAME " " PACKAGE_VERSION);
+	cpuinfo = gx_read_file("/proc/cpuinfo", 1 << 20);
+	if (cpuinfo) {
+		env->cpudesc = cpuinfo_field(cpuinfo, "model name");
+		if (!env->cpudesc)
+			env->cpudesc = cpuinfo_field(cpuinfo, "Hardware");
+		env->cpuid = cpuid_string(cpuinfo);
+		free(cpuinfo);
+	}
+	if (!env->cpudesc)
+		env->cpudesc = xstrdup("unknown");
+	if (!env->cpuid)
+		env->cpuid = xstrdup("unknown");
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	env->nr_cpus_online = n > 0 ? (uint32_t)n : 1;
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	env->nr_cpus_avail = n > 0 ? (uint32_t)n : env->nr_cpus_online;
+	if (argc > 0 && argv) {
+		env->cmdline = xcalloc((size_t)argc, sizeof(char *));
+		for (int i = 0; i < argc; i++)
+			env->cmdline[i] = xstrdup(argv[i] ? argv[i] : "");
+		env->nr_cmdline = (uint32_t)argc;
+	}
+	return 0;
+}
+
+void pd_env__exit(struct pd_env *env)
+{
+	free(env->hostname);
+	free(env->osrelease);
+	free(env->version);
+	free(env->arch);
+	free(env->cpudesc);
+	free(env->cpuid);
+	for (uint32_t i = 0; i < env->nr_cmdline; i++)
+		free(env->cmdline[i]);
+	free(env->cmdline);
+	for (size_t i = 0; i < env->nr_build_ids; i++)
+		free(env->build_ids[i].filename);
+	free(env->build_ids);
+	for (size_t i = 0; i < env->nr_groups; i++)
+		free(env->groups[i].name);
+	free(env->groups);
+	memset(env, 0, sizeof(*env));
+}
