@@ -1,0 +1,64 @@
+/*
+ * wl-collect-misc MODE [ARG]: small behaviours for the collect tests.
+ *   exit N     spin 30 ms, exit with status N
+ *   segv       spin 30 ms, raise(SIGSEGV)
+ *   killself   raise(SIGKILL)
+ *   spin MS    spin MS milliseconds, exit 0
+ *   faults N   touch N fresh anonymous pages (N page faults), exit 0
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "spin.h"
+
+void spin_for(unsigned ms);
+void spin_for(unsigned ms)
+{
+	WL_SPIN_BODY(ms);
+}
+
+static int touch_pages(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	volatile char *p = mmap(NULL, (size_t)(n * page), PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return 1;
+	for (long i = 0; i < n; i++)
+		p[i * page] = 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long arg = argc > 2 ? atol(argv[2]) : 0;
+
+	if (!strcmp(mode, "exit")) {
+		spin_for(30);
+		return (int)arg;
+	}
+	if (!strcmp(mode, "segv")) {
+		spin_for(30);
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+		return 1;
+	}
+	if (!strcmp(mode, "killself")) {
+		raise(SIGKILL);
+		return 1;
+	}
+	if (!strcmp(mode, "spin")) {
+		spin_for((unsigned)arg);
+		return 0;
+	}
+	if (!strcmp(mode, "faults"))
+		return touch_pages(arg);
+	fprintf(stderr, "usage: wl-collect-misc exit N|segv|killself|spin MS|faults N\n");
+	return 2;
+}
