@@ -500,6 +500,56 @@ static void test_counts(void)
 	free(bin);
 }
 
+static void test_lost(void)
+{
+	char *bin = wl("wl-collect-misc");
+	char *argv[] = { bin, "faults", "20000", NULL };
+	struct collect_opts o = { .argv = argv, .mmap_pages = 1 };
+	struct count_sink c;
+	struct run r;
+
+	/* one page per CPU and a sample per fault: the kernel may drop some */
+	count_sink__init(&c);
+	record(&r, &c, "page-faults", &o);
+	is_int(r.new_err + r.run_err, 0, "small buffers: recorded (%s)", r.cause ? r.cause : "");
+	is_int(r.stats.lost_records, c.lost, "small buffers: LOST records counted (%llu, %llu events)",
+	       (unsigned long long)r.stats.lost_records, (unsigned long long)r.stats.lost_events);
+	ok(r.stats.lost_records ? r.stats.lost_events >= r.stats.lost_records : !r.stats.lost_events,
+	   "small buffers: lost events add up");
+	if (!ok(c.samples + r.stats.lost_events >= r.count[0] - r.count[0] / 50,
+		"small buffers: samples + lost cover the counted faults"))
+		diag("samples %llu lost %llu count %llu", (unsigned long long)c.samples,
+		     (unsigned long long)r.stats.lost_events, (unsigned long long)r.count[0]);
+	run_free(&r);
+	count_sink__exit(&c);
+	free(bin);
+}
+
+static void test_system_wide(void)
+{
+	char *bin = wl("wl-collect-misc");
+	char *argv[] = { bin, "spin", "150", NULL };
+	struct collect_opts o = { .argv = argv, .system_wide = true };
+	struct count_sink c;
+	struct run r;
+
+	count_sink__init(&c);
+	c.want_mmap = "/wl-collect-misc";
+	record(&r, &c, "cpu-clock", &o);
+	if (r.new_err == GX_E_PERM || r.new_err == -EACCES) {
+		skip(5, "system-wide recording is not permitted here");
+	} else {
+		is_int(r.new_err + r.run_err, 0, "-a: recorded (%s)", r.cause ? r.cause : "");
+		ok(r.stats.exited && r.stats.exit_code == 0, "-a: until the command exits");
+		ok(val(&c.by_pid, (uint64_t)r.stats.child) > 10, "-a: samples of the command");
+		ok(keys_with(&c.comm_pids, 1, UINT64_MAX) > 2, "-a: COMM of the running processes");
+		ok(c.saw_mmap, "-a: MMAP2 of the command");
+	}
+	run_free(&r);
+	count_sink__exit(&c);
+	free(bin);
+}
+
 static void test_errors(void)
 {
 	char *bin = wl("wl-collect-misc");
@@ -603,6 +653,8 @@ int main(void)
 	test_exec_failure();
 	test_attach();
 	test_counts();
+	test_lost();
+	test_system_wide();
 	test_errors();
 	test_default_events();
 	free(builddir);
