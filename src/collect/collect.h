@@ -117,7 +117,13 @@ void collect_session__delete(struct collect_session *s);
  * (sample_type, read_format, period or freq, precise_ip, callchain bits),
  * without opening anything. Used by record, by `gexplore list` and by the
  * perf_event_attr golden tests. *out is an allocated array of *nr events;
- * free with collect_events__free().
+ * free with collect_events__free(). Not applied here, but by
+ * collect_session__new(): exclude_kernel/exclude_hv when
+ * perf_event_paranoid >= 2 and the process is not privileged (with a
+ * warning), and the precise_ip the kernel accepts. Software counters
+ * (page-faults, ...) sampled with a period > 1 have no PERF_SAMPLE_PERIOD
+ * in sample_type: their period is attr.sample_period. Errors: GX_E_EVENT
+ * with a one-line cause naming the event.
  */
 int collect_parse_events(const char *spec, const struct collect_opts *o,
 			 struct collect_event **out, size_t *nr, char **cause);

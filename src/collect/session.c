@@ -210,9 +210,9 @@ static size_t fd_index(const struct collect_session *s, size_t e, size_t t, size
 	return (e * s->nr_tids + t) * s->nr_cpus + c;
 }
 
-/* Open every event for every target and CPU. On error, *failed_cpu tells
- * where, and everything opened so far is closed. */
-static int open_all(struct collect_session *s, int *failed_cpu)
+/* Open every event for every target and CPU. On error, *failed_ev and
+ * *failed_cpu tell where, and everything opened so far is closed. */
+static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cpu)
 {
 	int err = 0;
 
@@ -241,12 +241,14 @@ static int open_all(struct collect_session *s, int *failed_cpu)
 				if (fd == -ESRCH && s->o.pid && t > 0)
 					continue;	/* a thread ended meanwhile */
 				if (fd < 0) {
+					*failed_ev = e;
 					*failed_cpu = s->cpus[c];
 					err = fd;
 					goto out_close;
 				}
 				s->fds[fd_index(s, e, t, c)] = fd;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+					*failed_ev = e;
 					*failed_cpu = s->cpus[c];
 					err = -errno;
 					goto out_close;
@@ -339,6 +341,7 @@ static int parse(struct collect_session *s, const char *spec, char **cause)
 
 static int open_events(struct collect_session *s, char **cause)
 {
+	size_t bad = 0;
 	int cpu = -1, err;
 
 	if (s->o.events)
@@ -347,9 +350,9 @@ static int open_events(struct collect_session *s, char **cause)
 		err = parse(s, "cycles,instructions", cause);
 	if (err)
 		return err;
-	err = open_all(s, &cpu);
+	err = open_all(s, &bad, &cpu);
 	if (err && !s->o.events && no_such_event(err)) {
-		int first = err;
+		char *what = xasprintf("%s: %s", s->ev[bad].name, strerror(-err));
 
 		collect_events__free(s->ev, s->nr_ev);
 		s->ev = NULL;
@@ -359,14 +362,16 @@ static int open_events(struct collect_session *s, char **cause)
 			free(s->warnings[i]);
 		s->nr_warnings = 0;
 		err = parse(s, "cpu-clock", cause);
+		if (!err)
+			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics",
+				      what);
+		free(what);
 		if (err)
 			return err;
-		session__warn(s, "hardware counters are unavailable on this machine (cycles: %s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics",
-			      strerror(-first));
-		err = open_all(s, &cpu);
+		err = open_all(s, &bad, &cpu);
 	}
 	if (err)
-		return open_error(&s->ev[0], cpu, err, cause);
+		return open_error(&s->ev[bad], cpu, err, cause);
 	return map_rings(s, cause);
 }
 
@@ -727,9 +732,18 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		}
 		if (woke)
 			s->stats.wakeups++;
-		sink_err = drain_pass(s, sink);
-		if (sink_err)
-			break;
+		if (!sink_err) {
+			sink_err = drain_pass(s, sink);
+			if (sink_err) {
+				/* recording over; a workload still runs, is waited
+				 * for and still gets the signals */
+				disable_all(s);
+				for (size_t i = 0; i < s->nr_rings; i++)
+					pfd[i].fd = -1;
+				if (!s->has_workload)
+					break;
+			}
+		}
 		if (n > 0 && (pfd[sig_slot].revents & POLLIN)) {
 			unsigned char sigs[16];
 			ssize_t k;
@@ -758,7 +772,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	if (!sink_err)
 		sink_err = drain_pass(s, sink);
 	if (s->has_workload)
-		workload_done(s, true);	/* after a sink error: wait for it */
+		workload_done(s, true);	/* only after a poll error */
 	read_counts(s);
 	if (sink_err && !err)
 		err = sink_err;

@@ -569,6 +569,22 @@ static void test_errors(void)
 		run_free(&r);
 	}
 	{
+		struct collect_opts o = { .argv = argv };
+
+		record(&r, &c, "cpu-clock,cycles", &o);
+		if (r.new_err == 0) {
+			skip(3, "this machine has hardware counters");
+		} else {
+			ok(r.new_err == GX_E_NOPMU || r.new_err == GX_E_PERM,
+			   "hardware event without a PMU: GX_E_NOPMU");
+			if (!ok(r.cause && strstr(r.cause, "cannot open cycles"),
+				"hardware event without a PMU: the cause names the event"))
+				diag("cause: %s", r.cause ? r.cause : "(null)");
+			ok(no_children_left(), "hardware event without a PMU: child reaped");
+		}
+		run_free(&r);
+	}
+	{
 		struct collect_opts o = { .argv = argv, .mmap_pages = 3 };
 
 		record(&r, &c, "cpu-clock", &o);
