@@ -239,8 +239,12 @@ static void test_threads(void)
 	   "threads: COMM of the exec");
 	ok(c.rounds >= 1, "threads: round_end called");
 	is_int(r.stats.records, c.records, "threads: stats.records = records sunk");
-	ok(r.has_count[0] && r.count[0] > 100000000ULL,
-	   "threads: cpu-clock count read (%llu ns)", (unsigned long long)r.count[0]);
+	/* the count and the samples agree (250 us a sample); not more, since
+	 * CI runs tests side by side on few cores */
+	ok(r.has_count[0] && r.count[0] >= c.samples * 250000 / 2 &&
+	   r.count[0] <= (c.samples + 50) * 250000 * 2,
+	   "threads: cpu-clock count read (%llu ns, %llu samples)", (unsigned long long)r.count[0],
+	   (unsigned long long)c.samples);
 	ok(r.stats.end_ns > r.stats.start_ns, "threads: run times");
 	ok(no_children_left(), "threads: workload reaped");
 	run_free(&r);
@@ -503,7 +507,7 @@ static void test_counts(void)
 static void test_lost(void)
 {
 	char *bin = wl("wl-collect-misc");
-	char *argv[] = { bin, "faults", "20000", NULL };
+	char *argv[] = { bin, "faults", "20000", "10", NULL };
 	struct collect_opts o = { .argv = argv, .mmap_pages = 1 };
 	struct count_sink c;
 	struct run r;
@@ -514,10 +518,12 @@ static void test_lost(void)
 	is_int(r.new_err + r.run_err, 0, "small buffers: recorded (%s)", r.cause ? r.cause : "");
 	is_int(r.stats.lost_records, c.lost, "small buffers: LOST records counted (%llu, %llu events)",
 	       (unsigned long long)r.stats.lost_records, (unsigned long long)r.stats.lost_events);
-	ok(r.stats.lost_records ? r.stats.lost_events >= r.stats.lost_records : !r.stats.lost_events,
-	   "small buffers: lost events add up");
-	if (!ok(c.samples + r.stats.lost_events >= r.count[0] - r.count[0] / 50,
-		"small buffers: samples + lost cover the counted faults"))
+	/* every fault is either a sample or reported lost: the kernel
+	 * reports a loss with the next record that fits, which the faults
+	 * after the pause provide */
+	if (!ok(c.samples + r.stats.lost_events >= r.count[0] - r.count[0] / 50 &&
+		c.samples + r.stats.lost_events <= r.count[0] + 10,
+		"small buffers: samples + lost = counted faults"))
 		diag("samples %llu lost %llu count %llu", (unsigned long long)c.samples,
 		     (unsigned long long)r.stats.lost_events, (unsigned long long)r.count[0]);
 	run_free(&r);

@@ -4,8 +4,13 @@
  *   segv       spin 30 ms, raise(SIGSEGV)
  *   killself   raise(SIGKILL)
  *   spin MS    spin MS milliseconds, exit 0
- *   faults N   touch N fresh anonymous pages (N page faults), exit 0
+ *   faults N [T]  touch N fresh anonymous pages (N page faults); with T,
+ *              sleep 30 ms, then touch T more on each CPU in turn (the
+ *              kernel reports samples lost in a CPU's buffer with the next
+ *              record written there), exit 0
  */
+#define _GNU_SOURCE
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +62,25 @@ int main(int argc, char **argv)
 		spin_for((unsigned)arg);
 		return 0;
 	}
-	if (!strcmp(mode, "faults"))
-		return touch_pages(arg);
-	fprintf(stderr, "usage: wl-collect-misc exit N|segv|killself|spin MS|faults N\n");
+	if (!strcmp(mode, "faults")) {
+		if (touch_pages(arg))
+			return 1;
+		if (argc > 3) {
+			long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+			usleep(30000);
+			for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++) {
+				cpu_set_t set;
+
+				CPU_ZERO(&set);
+				CPU_SET((int)c, &set);
+				if (sched_setaffinity(0, sizeof(set), &set) == 0 &&
+				    touch_pages(atol(argv[3])))
+					return 1;
+			}
+		}
+		return 0;
+	}
+	fprintf(stderr, "usage: wl-collect-misc exit N|segv|killself|spin MS|faults N [T]\n");
 	return 2;
 }
