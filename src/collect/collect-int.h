@@ -34,6 +34,27 @@ int collect_paranoid(void);
 /* Root, CAP_PERFMON or CAP_SYS_ADMIN in the effective set. */
 bool collect_privileged(void);
 
+/* ---- ring.c --------------------------------------------------------------
+ * One mmapped perf ring buffer (a metadata page + 2^n data pages).
+ */
+struct ring {
+	int fd;			/* the descriptor that owns the mapping */
+	int cpu;
+	struct perf_event_mmap_page *meta;	/* NULL: not mapped */
+	char *data;
+	uint64_t size;		/* data bytes, power of two */
+	size_t len;		/* whole mapping */
+};
+
+/* Map pages data pages of fd; 0 or -errno (r untouched on error). */
+int ring__map(struct ring *r, int fd, uint32_t pages);
+void ring__unmap(struct ring *r);
+/* Hand every complete record to sink->record (wrapped ones through bounce,
+ * COLLECT_MAX_RECORD bytes), count them and PERF_RECORD_LOST in st, and
+ * free the space. Never allocates. Returns 0 or the sink's error. */
+int ring__drain(struct ring *r, char *bounce, struct collect_sink *sink,
+		struct collect_stats *st);
+
 /* ---- workload.c ---------------------------------------------------------
  * A forked child held before execvp() until released.
  */

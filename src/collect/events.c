@@ -444,6 +444,10 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 	int group = -1, ngroups = 0, err = 0;
 	bool group_open = false;
 
+	static const struct collect_opts dflt = { .rate = 1.0 };
+
+	if (!o)
+		o = &dflt;
 	*out = NULL;
 	*nr = 0;
 	if (!spec || !*spec)

@@ -38,15 +38,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct ring {
-	int fd;
-	int cpu;
-	struct perf_event_mmap_page *meta;
-	char *data;
-	uint64_t size;		/* data bytes, power of two */
-	bool hup;
-};
-
 struct collect_session {
 	struct collect_opts o;
 	struct collect_event *ev;
@@ -60,7 +51,6 @@ struct collect_session {
 	size_t nr_fds;
 	struct ring *rings;
 	size_t nr_rings;
-	size_t mmap_len;
 	char *bounce;		/* COLLECT_MAX_RECORD bytes, for wrapped records */
 	struct workload wl;
 	bool has_workload;
@@ -185,8 +175,7 @@ static int open_one(struct collect_event *e, pid_t pid, int cpu, int group_fd)
 static void close_fds(struct collect_session *s)
 {
 	for (size_t i = 0; i < s->nr_rings; i++)
-		if (s->rings[i].meta)
-			munmap(s->rings[i].meta, s->mmap_len);
+		ring__unmap(&s->rings[i]);
 	free(s->rings);
 	s->rings = NULL;
 	s->nr_rings = 0;
@@ -266,7 +255,6 @@ out_close:
 
 static int map_rings(struct collect_session *s, char **cause)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	uint32_t pages = s->o.mmap_pages ? s->o.mmap_pages : COLLECT_DEFAULT_PAGES;
 	int err = 0;
 
@@ -275,7 +263,6 @@ static int map_rings(struct collect_session *s, char **cause)
 	for (size_t c = 0; c < s->nr_cpus; c++) {
 		struct ring *r = &s->rings[c];
 		int owner = -1;
-		void *m;
 
 		r->fd = -1;
 		r->cpu = s->cpus[c];
@@ -284,11 +271,9 @@ static int map_rings(struct collect_session *s, char **cause)
 		if (owner < 0)
 			continue;
 		for (;;) {
-			s->mmap_len = (pages + 1) * page;
-			m = mmap(NULL, s->mmap_len, PROT_READ | PROT_WRITE, MAP_SHARED, owner, 0);
-			if (m != MAP_FAILED)
+			err = ring__map(r, owner, pages);
+			if (!err)
 				break;
-			err = -errno;
 			/* over the locked-memory limit (perf_event_mlock_kb): retry
 			 * smaller, but only before any ring of this size exists */
 			if (err != -EPERM || pages == 1 || c > 0)
@@ -298,10 +283,6 @@ static int map_rings(struct collect_session *s, char **cause)
 			session__warn(s, "ring buffers reduced to %u pages per CPU (locked-memory limit; raise kernel.perf_event_mlock_kb)",
 				      pages);
 		}
-		r->fd = owner;
-		r->meta = m;
-		r->data = (char *)m + page;
-		r->size = (uint64_t)pages * page;
 		/* the kernel redirects only into a buffer that is mapped already */
 		for (size_t i = 0; i < s->nr_ev * s->nr_tids; i++) {
 			int fd = s->fds[i * s->nr_cpus + c];
@@ -501,48 +482,6 @@ static void on_signal(int sig)
 	errno = saved;
 }
 
-/* Copy every complete record out of one ring; never allocates. */
-static int ring__drain(struct collect_session *s, struct ring *r, struct collect_sink *sink)
-{
-	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
-	uint64_t tail = r->meta->data_tail, mask = r->size - 1;
-	int ret = 0;
-
-	while (tail < head) {
-		uint64_t off = tail & mask;
-		struct perf_event_header *h = (void *)(r->data + off);
-		const void *rec = h;
-		size_t size = h->size;
-
-		if (size < sizeof(*h) || size > head - tail) {
-			tail = head;	/* corrupt: skip what is there */
-			break;
-		}
-		if (off + size > r->size) {
-			size_t first = (size_t)(r->size - off);
-
-			memcpy(s->bounce, r->data + off, first);
-			memcpy(s->bounce + first, r->data, size - first);
-			rec = s->bounce;
-		}
-		if (((const struct perf_event_header *)rec)->type == PERF_RECORD_LOST && size >= 24) {
-			uint64_t lost;
-
-			memcpy(&lost, (const char *)rec + 16, sizeof(lost));
-			s->stats.lost_records++;
-			s->stats.lost_events += lost;
-		}
-		ret = sink->record(sink, rec, size);
-		tail += size;
-		if (ret)
-			break;
-		s->stats.records++;
-		s->stats.bytes += size;
-	}
-	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
-	return ret;
-}
-
 static int drain_pass(struct collect_session *s, struct collect_sink *sink)
 {
 	int ret;
@@ -550,7 +489,7 @@ static int drain_pass(struct collect_session *s, struct collect_sink *sink)
 	for (size_t i = 0; i < s->nr_rings; i++) {
 		if (!s->rings[i].meta)
 			continue;
-		ret = ring__drain(s, &s->rings[i], sink);
+		ret = ring__drain(&s->rings[i], s->bounce, sink, &s->stats);
 		if (ret)
 			return ret;
 	}

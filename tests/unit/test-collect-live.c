@@ -463,6 +463,63 @@ static void test_attach(void)
 	free(bin);
 }
 
+/* -p of a process whose threads already run: each thread is followed */
+static void test_attach_threads(void)
+{
+	char *bin = wl("wl-threads");
+	struct count_sink c;
+	struct run r;
+	pid_t target;
+	timer_t tm;
+	int st;
+
+	target = fork();
+	if (target == 0) {
+		execl(bin, bin, "2", "600", (char *)NULL);
+		_exit(127);
+	}
+	/* wait for both threads to be there */
+	for (int i = 0; i < 200; i++) {
+		char path[64], *s;
+		int threads = 0;
+
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)target);
+		s = gx_read_file(path, 1 << 16);
+		if (s && strstr(s, "\nThreads:"))
+			threads = atoi(strstr(s, "\nThreads:") + 9);
+		free(s);
+		if (threads >= 3)
+			break;
+		usleep(2000);
+	}
+	count_sink__init(&c);
+	{
+		struct collect_opts o = { .events = "cpu-clock", .rate = 1.0, .pid = target };
+		struct collect_session *s;
+
+		memset(&r, 0, sizeof(r));
+		r.new_err = collect_session__new(&s, &o, &r.cause);
+		if (!r.new_err) {
+			c.sample_type = collect_session__event(s, 0)->attr.sample_type;
+			tm = sigint_timer(200);
+			r.run_err = collect_session__run(s, &c.sink, &r.cause);
+			if (tm)
+				timer_delete(tm);
+			collect_session__delete(s);
+		}
+	}
+	is_int(r.new_err + r.run_err, 0, "attach threads: recorded (%s)", r.cause ? r.cause : "");
+	ok(keys_with(&c.by_tid, 3, (uint64_t)target) >= 2,
+	   "attach threads: both spinning threads sampled (%zu)",
+	   keys_with(&c.by_tid, 3, (uint64_t)target));
+	ok(val(&c.comm_pids, (uint64_t)target) >= 3, "attach threads: a COMM per thread");
+	kill(target, SIGKILL);
+	waitpid(target, &st, 0);
+	run_free(&r);
+	count_sink__exit(&c);
+	free(bin);
+}
+
 static void test_counts(void)
 {
 	char *bin = wl("wl-collect-misc");
@@ -674,6 +731,7 @@ int main(void)
 	test_sigint_forwarded();
 	test_exec_failure();
 	test_attach();
+	test_attach_threads();
 	test_counts();
 	test_lost();
 	test_system_wide();
