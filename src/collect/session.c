@@ -621,12 +621,19 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		}
 	}
 
+	/* SA_RESTART: the sink's own I/O should not see EINTR (poll() is
+	 * interrupted regardless). A signal ignored by whoever started us
+	 * (nohup, a background job) stays ignored. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	sig_wfd = sigp[1];
-	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
-		sigaction(caught_signals[i], &sa, &old[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
+		sigaction(caught_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(caught_signals[i], &sa, NULL);
+	}
 
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
