@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SAV_CYCLES 2000003ULL
@@ -395,6 +396,10 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 	if (e->group >= 0)
 		a->read_format |= PERF_FORMAT_GROUP;
 	a->sample_id_all = 1;
+	/* sample times on gx_now_ns()'s clock, so they compare with the
+	 * session's start/end and the multiplexing slice log */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
 	a->disabled = launch && !member;
 	a->enable_on_exec = launch && !member;
 	a->inherit = !o->no_inherit && !o->system_wide;

@@ -98,6 +98,8 @@ static void dump_attr(struct strbuf *sb, const struct collect_event *e, size_t i
 	F(enable_on_exec);
 	F(task);
 	F(sample_id_all);
+	F(use_clockid);
+	F(clockid);
 	F(precise_ip);
 	F(exclude_callchain_kernel);
 	F(exclude_callchain_user);

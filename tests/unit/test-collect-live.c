@@ -42,6 +42,7 @@ struct count_sink {
 	struct u64map comm_pids;	/* pid -> COMM records */
 	uint64_t samples, comms, mmap2s, lost, rounds, records;
 	uint64_t first_sample_at;	/* record index of the first sample */
+	uint64_t min_time, max_time;	/* of the samples */
 	const char *want_mmap;		/* MMAP2 file name suffix to look for */
 	bool saw_mmap;
 	uint64_t mmap_before_sample;	/* MMAP2 of want_mmap before any sample */
@@ -70,6 +71,16 @@ static int count_record(struct collect_sink *sk, const void *rec, size_t len)
 		if (c->sample_type & PERF_SAMPLE_IP)
 			p += 8;
 		memcpy(pt, p, sizeof(pt));
+		p += 8;
+		if (c->sample_type & PERF_SAMPLE_TIME) {
+			uint64_t t;
+
+			memcpy(&t, p, sizeof(t));
+			if (!c->min_time || t < c->min_time)
+				c->min_time = t;
+			if (t > c->max_time)
+				c->max_time = t;
+		}
 		(*u64map__findnew(&c->by_pid, pt[0], 0))++;
 		(*u64map__findnew(&c->by_tid, pt[1], 0))++;
 		if (!c->samples)
@@ -246,6 +257,8 @@ static void test_threads(void)
 	   "threads: cpu-clock count read (%llu ns, %llu samples)", (unsigned long long)r.count[0],
 	   (unsigned long long)c.samples);
 	ok(r.stats.end_ns > r.stats.start_ns, "threads: run times");
+	ok(c.min_time >= r.stats.start_ns && c.max_time <= r.stats.end_ns,
+	   "threads: sample times on the session's clock");
 	ok(no_children_left(), "threads: workload reaped");
 	run_free(&r);
 	count_sink__exit(&c);
