@@ -75,6 +75,7 @@ int workload__start(struct workload *w, char *const *argv, char **cause)
 		goto out_close_err;
 	}
 	if (pid == 0) {
+		sigset_t none;
 		char c;
 		ssize_t n;
 		int e;
@@ -87,6 +88,11 @@ int workload__start(struct workload *w, char *const *argv, char **cause)
 		if (n != 1)
 			_exit(127);	/* the parent gave up */
 		close(go[0]);
+		/* run as if started directly: gexplore's blocked signals and an
+		 * ignored SIGPIPE (usual in a writer) are not the workload's */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)

@@ -327,6 +327,32 @@ static void test_exit_and_signals(void)
 	free(bin);
 }
 
+/* gexplore's blocked signals and ignored SIGPIPE do not reach the workload */
+static void test_signal_state(void)
+{
+	char *bin = wl("wl-collect-misc");
+	char *argv[] = { bin, "sigstate", NULL };
+	struct collect_opts o = { .argv = argv };
+	sigset_t block, old;
+	void (*old_pipe)(int) = signal(SIGPIPE, SIG_IGN);
+	struct count_sink c;
+	struct run r;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	count_sink__init(&c);
+	record(&r, &c, "cpu-clock", &o);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGPIPE, old_pipe);
+	is_int(r.new_err + r.run_err, 0, "signal state: recorded");
+	ok(r.stats.exited && r.stats.exit_code == 0,
+	   "signal state: the workload starts with no blocked signal, SIGPIPE default");
+	run_free(&r);
+	count_sink__exit(&c);
+	free(bin);
+}
+
 static void test_sigint_forwarded(void)
 {
 	char *bin = wl("wl-collect-misc");
@@ -745,6 +771,7 @@ int main(void)
 	test_threads();
 	test_fork();
 	test_exit_and_signals();
+	test_signal_state();
 	test_sigint_forwarded();
 	test_exec_failure();
 	test_attach();

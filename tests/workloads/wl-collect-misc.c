@@ -4,6 +4,8 @@
  *   segv       spin 30 ms, raise(SIGSEGV)
  *   killself   raise(SIGKILL)
  *   spin MS    spin MS milliseconds, exit 0
+ *   sigstate   exit 0 when no signal is blocked and SIGPIPE is default,
+ *              else 1
  *   faults N [T]  touch N fresh anonymous pages (N page faults); with T,
  *              sleep 30 ms, then touch T more on each CPU in turn (the
  *              kernel reports samples lost in a CPU's buffer with the next
@@ -58,6 +60,14 @@ int main(int argc, char **argv)
 		raise(SIGKILL);
 		return 1;
 	}
+	if (!strcmp(mode, "sigstate")) {
+		sigset_t set;
+		struct sigaction sa;
+
+		sigprocmask(SIG_SETMASK, NULL, &set);
+		sigaction(SIGPIPE, NULL, &sa);
+		return sigisemptyset(&set) && sa.sa_handler == SIG_DFL ? 0 : 1;
+	}
 	if (!strcmp(mode, "spin")) {
 		spin_for((unsigned)arg);
 		return 0;
@@ -81,6 +91,6 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
-	fprintf(stderr, "usage: wl-collect-misc exit N|segv|killself|spin MS|faults N [T]\n");
+	fprintf(stderr, "usage: wl-collect-misc exit N|segv|killself|sigstate|spin MS|faults N [T]\n");
 	return 2;
 }
