@@ -217,6 +217,8 @@ static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cp
 		if (ev->group >= 0 && !ev->leader)
 			while (leader > 0 && !s->ev[leader].leader)
 				leader--;
+		unsigned want_precise = ev->attr.precise_ip;
+
 		ev->ids = xcalloc(s->nr_tids * s->nr_cpus, sizeof(*ev->ids));
 		for (size_t t = 0; t < s->nr_tids; t++) {
 			for (size_t c = 0; c < s->nr_cpus; c++) {
@@ -246,6 +248,9 @@ static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cp
 				ev->ids[ev->nr_ids++] = id;
 			}
 		}
+		if (ev->attr.precise_ip < want_precise)
+			session__warn(s, "%s: precise_ip %u is not supported here, using %u (samples may skid)",
+				      ev->name, want_precise, (unsigned)ev->attr.precise_ip);
 	}
 	return 0;
 out_close:
