@@ -43,6 +43,8 @@ struct count_sink {
 	uint64_t samples, comms, mmap2s, lost, rounds, records;
 	uint64_t first_sample_at;	/* record index of the first sample */
 	uint64_t min_time, max_time;	/* of the samples */
+	uint64_t regs_mask;		/* attr.sample_regs_user */
+	uint64_t period_sum, deep_chains, with_regs, with_stack, bad_samples;
 	const char *want_mmap;		/* MMAP2 file name suffix to look for */
 	bool saw_mmap;
 	uint64_t mmap_before_sample;	/* MMAP2 of want_mmap before any sample */
@@ -50,6 +52,50 @@ struct count_sink {
 	int nr_comm_names;
 	uint64_t fail_after;		/* return an error after this many */
 };
+
+/* What follows TIME: CPU, PERIOD, CALLCHAIN, REGS_USER, STACK_USER (the
+ * only fields collect asks for after it). */
+static void parse_sample_tail(struct count_sink *c, const char *p, const char *end)
+{
+	uint64_t v;
+
+	if (c->sample_type & PERF_SAMPLE_CPU)
+		p += 8;
+	if (c->sample_type & PERF_SAMPLE_PERIOD) {
+		memcpy(&v, p, 8);
+		c->period_sum += v;
+		p += 8;
+	}
+	if (c->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		memcpy(&v, p, 8);
+		p += 8 + 8 * v;
+		if (v >= 3)
+			c->deep_chains++;
+	}
+	if (c->sample_type & PERF_SAMPLE_REGS_USER) {
+		memcpy(&v, p, 8);	/* abi */
+		p += 8;
+		if (v)
+			p += 8 * (size_t)__builtin_popcountll(c->regs_mask);
+		if (v)
+			c->with_regs++;
+	}
+	if (c->sample_type & PERF_SAMPLE_STACK_USER) {
+		memcpy(&v, p, 8);	/* size */
+		p += 8;
+		if (v) {
+			uint64_t dyn;
+
+			p += v;
+			memcpy(&dyn, p, 8);
+			p += 8;
+			if (dyn > 0 && dyn <= v)
+				c->with_stack++;
+		}
+	}
+	if (p > end)
+		c->bad_samples++;
+}
 
 static int count_record(struct collect_sink *sk, const void *rec, size_t len)
 {
@@ -80,7 +126,9 @@ static int count_record(struct collect_sink *sk, const void *rec, size_t len)
 				c->min_time = t;
 			if (t > c->max_time)
 				c->max_time = t;
+			p += 8;
 		}
+		parse_sample_tail(c, p, (const char *)rec + len);
 		(*u64map__findnew(&c->by_pid, pt[0], 0))++;
 		(*u64map__findnew(&c->by_tid, pt[1], 0))++;
 		if (!c->samples)
@@ -191,6 +239,7 @@ static void record(struct run *r, struct count_sink *c, const char *events, stru
 	r->nr_ev = collect_session__nr_events(s);
 	r->ev0 = *collect_session__event(s, 0);
 	c->sample_type = r->ev0.attr.sample_type;
+	c->regs_mask = r->ev0.attr.sample_regs_user;
 	if (collect_session__nr_warnings(s))
 		r->warning = xstrdup(collect_session__warning(s, 0));
 	r->run_err = collect_session__run(s, &c->sink, &r->cause);
@@ -262,6 +311,52 @@ static void test_threads(void)
 	ok(no_children_left(), "threads: workload reaped");
 	run_free(&r);
 	count_sink__exit(&c);
+	free(bin);
+}
+
+/* -F, -g and --call-graph dwarf are accepted by the kernel and deliver */
+static void test_sampling_modes(void)
+{
+	char *bin = wl("wl-collect-misc");
+	char *argv[] = { bin, "spin", "150", NULL };
+	struct {
+		int line;
+		const char *name;
+		uint32_t freq;
+		enum collect_callgraph cg;
+	} t[] = {
+		{ __LINE__, "-F 1000", 1000, COLLECT_CG_NONE },
+		{ __LINE__, "-g", 0, COLLECT_CG_FP },
+		{ __LINE__, "--call-graph dwarf,4096", 0, COLLECT_CG_DWARF },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct collect_opts o = { .argv = argv, .freq = t[i].freq, .callgraph = t[i].cg,
+					  .stack_size = 4096 };
+		struct count_sink c;
+		struct run r;
+
+		count_sink__init(&c);
+		record(&r, &c, "cpu-clock", &o);
+		is_int_at(r.new_err + r.run_err, 0, t[i].line, "%s: recorded (%s)", t[i].name,
+			  r.cause ? r.cause : "");
+		ok_at(c.samples >= 10 && !c.bad_samples, __FILE__, t[i].line,
+		      "%s: %llu well-formed samples", t[i].name, (unsigned long long)c.samples);
+		if (t[i].freq)
+			ok_at(c.samples <= 400, __FILE__, t[i].line, "%s: about 1000 a second",
+			      t[i].name);
+		else if (t[i].cg == COLLECT_CG_FP)
+			ok_at(c.deep_chains * 10 >= c.samples * 9, __FILE__, t[i].line,
+			      "%s: call chains (%llu of %llu with 3+ entries)", t[i].name,
+			      (unsigned long long)c.deep_chains, (unsigned long long)c.samples);
+		else
+			ok_at(c.with_regs * 10 >= c.samples * 9 && c.with_stack * 10 >= c.samples * 9,
+			      __FILE__, t[i].line, "%s: user registers and stack (%llu, %llu of %llu)",
+			      t[i].name, (unsigned long long)c.with_regs,
+			      (unsigned long long)c.with_stack, (unsigned long long)c.samples);
+		run_free(&r);
+		count_sink__exit(&c);
+	}
 	free(bin);
 }
 
@@ -769,6 +864,7 @@ int main(void)
 	signal(SIGINT, SIG_DFL);
 	builddir = xstrdup(b && *b ? b : ".");
 	test_threads();
+	test_sampling_modes();
 	test_fork();
 	test_exit_and_signals();
 	test_signal_state();
