@@ -144,8 +144,15 @@ static bool no_such_event(int err)
 	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
 }
 
-static int open_error(const struct collect_event *e, int cpu, int err, char **cause)
+static int open_error(const struct collect_session *s, const struct collect_event *e, int cpu,
+		      int err, char **cause)
 {
+	if ((err == -EACCES || err == -EPERM) && s->o.pid)
+		return gx_fail(cause, GX_E_PERM,
+			       "cannot attach to process %d (%s): %s; it must be yours (and ptrace-able), or run as root / with CAP_PERFMON (perf_event_paranoid is %d)",
+			       (int)s->o.pid, e->name, strerror(-err), collect_paranoid());
+	if (err == -ESRCH && s->o.pid)
+		return gx_fail(cause, -ESRCH, "cannot attach to process %d: it is gone", (int)s->o.pid);
 	if (err == -EACCES || err == -EPERM)
 		return gx_fail(cause, GX_E_PERM,
 			       "cannot open %s: perf_event_paranoid is %d; run `sysctl kernel.perf_event_paranoid=1` (or lower) or grant CAP_PERFMON",
@@ -357,7 +364,7 @@ static int open_events(struct collect_session *s, char **cause)
 		err = open_all(s, &bad, &cpu);
 	}
 	if (err)
-		return open_error(&s->ev[bad], cpu, err, cause);
+		return open_error(s, &s->ev[bad], cpu, err, cause);
 	return map_rings(s, cause);
 }
 
