@@ -36,6 +36,8 @@ struct collect_opts {
 				   or the command bounding an -a recording */
 	uint32_t mmap_pages;	/* data pages per ring buffer (power of 2); 0 = default */
 	bool no_inherit;	/* do not follow children and new threads */
+	uint32_t round_ms;	/* the drain loop wakes (and calls round_end())
+				   at least this often; 0 = 100 ms */
 };
 
 struct collect_event {
@@ -105,6 +107,21 @@ bool collect_session__has_pmu(const struct collect_session *s);
 int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause);
 
 const struct collect_stats *collect_session__stats(const struct collect_session *s);
+
+/*
+ * For multiplexing from the sink's round_end() (src/mux): enable or
+ * disable event i on every CPU and target; a group leader takes its whole
+ * group (PERF_IOC_FLAG_GROUP), and inherited copies in threads and
+ * children follow. A workload's events are enabled by its exec, so rotate
+ * from the first round_end() on. 0 or -errno.
+ */
+int collect_session__enable_event(struct collect_session *s, size_t i, bool enable);
+
+/* A counting read of event i now, summed over CPUs and targets (what
+ * __run stores in collect_event at the end). 0, -ENODATA when nothing
+ * could be read, -EINVAL for a bad index. */
+int collect_session__read_event(const struct collect_session *s, size_t i, uint64_t *count,
+				uint64_t *enabled, uint64_t *running);
 
 /* Close everything; kills and reaps a workload that never ran. */
 void collect_session__delete(struct collect_session *s);

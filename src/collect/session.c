@@ -537,45 +537,77 @@ static bool workload_done(struct collect_session *s, bool block)
 	return true;
 }
 
+int collect_session__read_event(const struct collect_session *s, size_t e, uint64_t *count,
+				uint64_t *enabled, uint64_t *running)
+{
+	/* a group read: nr, enabled, running, then {value, id} per member */
+	uint64_t buf[3 + 2 * s->nr_ev + 1];
+	const struct collect_event *ev;
+	bool any = false;
+
+	*count = *enabled = *running = 0;
+	if (e >= s->nr_ev || !s->fds)
+		return -EINVAL;
+	ev = &s->ev[e];
+	for (size_t t = 0; t < s->nr_tids; t++) {
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			size_t i = fd_index(s, e, t, c);
+			ssize_t n;
+
+			if (s->fds[i] < 0)
+				continue;
+			n = read(s->fds[i], buf, sizeof(buf));
+			if (n < (ssize_t)(4 * sizeof(uint64_t)))
+				continue;
+			if (ev->attr.read_format & PERF_FORMAT_GROUP) {
+				uint64_t nr = buf[0];
+
+				for (uint64_t k = 0; k < nr && 3 + 2 * k + 1 < (uint64_t)n / 8; k++) {
+					if (buf[3 + 2 * k + 1] != s->fd_ids[i])
+						continue;
+					*count += buf[3 + 2 * k];
+					*enabled += buf[1];
+					*running += buf[2];
+					any = true;
+				}
+			} else {
+				*count += buf[0];
+				*enabled += buf[1];
+				*running += buf[2];
+				any = true;
+			}
+		}
+	}
+	return any ? 0 : -ENODATA;
+}
+
+int collect_session__enable_event(struct collect_session *s, size_t e, bool enable)
+{
+	unsigned long req = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	unsigned long flag;
+	int err = 0;
+
+	if (e >= s->nr_ev || !s->fds)
+		return -EINVAL;
+	flag = s->ev[e].leader ? PERF_IOC_FLAG_GROUP : 0;
+	for (size_t t = 0; t < s->nr_tids; t++) {
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			int fd = s->fds[fd_index(s, e, t, c)];
+
+			if (fd >= 0 && ioctl(fd, req, flag) < 0 && !err)
+				err = -errno;
+		}
+	}
+	return err;
+}
+
 static void read_counts(struct collect_session *s)
 {
-	size_t words = 3 + 2 * s->nr_ev + 1;
-	uint64_t buf[words];
-
 	for (size_t e = 0; e < s->nr_ev; e++) {
 		struct collect_event *ev = &s->ev[e];
 
-		ev->count = ev->time_enabled = ev->time_running = 0;
-		ev->has_count = false;
-		for (size_t t = 0; t < s->nr_tids; t++) {
-			for (size_t c = 0; c < s->nr_cpus; c++) {
-				size_t i = fd_index(s, e, t, c);
-				ssize_t n;
-
-				if (s->fds[i] < 0)
-					continue;
-				n = read(s->fds[i], buf, sizeof(buf));
-				if (n < (ssize_t)(4 * sizeof(uint64_t)))
-					continue;
-				if (ev->attr.read_format & PERF_FORMAT_GROUP) {
-					uint64_t nr = buf[0];
-
-					for (uint64_t k = 0; k < nr && 3 + 2 * k + 1 < (uint64_t)n / 8; k++) {
-						if (buf[3 + 2 * k + 1] != s->fd_ids[i])
-							continue;
-						ev->count += buf[3 + 2 * k];
-						ev->time_enabled += buf[1];
-						ev->time_running += buf[2];
-						ev->has_count = true;
-					}
-				} else {
-					ev->count += buf[0];
-					ev->time_enabled += buf[1];
-					ev->time_running += buf[2];
-					ev->has_count = true;
-				}
-			}
-		}
+		ev->has_count = collect_session__read_event(s, e, &ev->count, &ev->time_enabled,
+							    &ev->time_running) == 0;
 	}
 }
 
@@ -604,6 +636,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	struct pollfd *pfd;
 	size_t npfd = 0, sig_slot, pid_slot = (size_t)-1;
 	int sigp[2], pidfd = -1, err = 0, sink_err = 0;
+	int round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
 	bool stop = false;
 
 	if (s->ran)
@@ -674,7 +707,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	}
 
 	while (!stop) {
-		int n = poll(pfd, npfd, 100);
+		int n = poll(pfd, npfd, round_ms);
 		bool woke = false;
 
 		if (n < 0 && errno != EINTR) {

@@ -747,6 +747,69 @@ static void test_system_wide(void)
 	free(bin);
 }
 
+struct mux_sink {
+	struct count_sink c;
+	struct collect_session *s;
+	uint64_t rounds_with_data;
+	int err;
+};
+
+/* keep group 1 off, group 0 on, from every round on */
+static int mux_round(struct collect_sink *sk)
+{
+	struct mux_sink *m = (struct mux_sink *)sk;
+	uint64_t v, en, run;
+
+	m->c.rounds++;
+	if (collect_session__read_event(m->s, 0, &v, &en, &run) == 0 && v)
+		m->rounds_with_data++;
+	if (!m->err)
+		m->err = collect_session__enable_event(m->s, 2, false);
+	if (!m->err)
+		m->err = collect_session__enable_event(m->s, 0, true);
+	return 0;
+}
+
+/* the multiplexing hooks: a group disabled from round_end() stops counting
+ * in the workload's threads */
+static void test_enable_from_round(void)
+{
+	char *bin = wl("wl-threads");
+	char *argv[] = { bin, "2", "200", NULL };
+	struct collect_opts o = { .argv = argv, .rate = 1.0, .round_ms = 5,
+				  .events = "{task-clock,page-faults},{cpu-clock,minor-faults}" };
+	struct mux_sink m;
+	char *cause = NULL;
+	int err;
+
+	memset(&m, 0, sizeof(m));
+	count_sink__init(&m.c);
+	m.c.sink.round_end = mux_round;
+	err = collect_session__new(&m.s, &o, &cause);
+	if (!ok(err == 0, "mux hooks: session (%s)", cause ? cause : "")) {
+		skip(4, "no session");
+	} else {
+		const struct collect_event *on, *off;
+
+		m.c.sample_type = collect_session__event(m.s, 0)->attr.sample_type;
+		err = collect_session__run(m.s, &m.c.sink, &cause);
+		on = collect_session__event(m.s, 0);
+		off = collect_session__event(m.s, 2);
+		is_int(err, 0, "mux hooks: recorded");
+		is_int(m.err, 0, "mux hooks: enable/disable calls succeed");
+		ok(m.rounds_with_data > 0 && m.c.rounds > 10, "mux hooks: reads while running");
+		ok(on->has_count && off->has_count && off->count * 4 < on->count,
+		   "mux hooks: the disabled group counted little (%llu vs %llu ns)",
+		   (unsigned long long)off->count, (unsigned long long)on->count);
+		ok(off->time_enabled * 2 < on->time_enabled,
+		   "mux hooks: and its enabled time stopped too");
+		collect_session__delete(m.s);
+	}
+	free(cause);
+	count_sink__exit(&m.c);
+	free(bin);
+}
+
 static void test_errors(void)
 {
 	char *bin = wl("wl-collect-misc");
@@ -875,6 +938,7 @@ int main(void)
 	test_counts();
 	test_lost();
 	test_system_wide();
+	test_enable_from_round();
 	test_errors();
 	test_default_events();
 	free(builddir);
