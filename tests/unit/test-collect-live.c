@@ -751,6 +751,8 @@ struct mux_sink {
 	struct count_sink c;
 	struct collect_session *s;
 	uint64_t rounds_with_data;
+	uint64_t off_base, off_en_base;	/* group 1's count, enabled time once disabled */
+	bool based;
 	int err;
 };
 
@@ -767,6 +769,11 @@ static int mux_round(struct collect_sink *sk)
 		m->err = collect_session__enable_event(m->s, 2, false);
 	if (!m->err)
 		m->err = collect_session__enable_event(m->s, 0, true);
+	if (!m->based && collect_session__read_event(m->s, 2, &v, &en, &run) == 0) {
+		m->off_base = v;
+		m->off_en_base = en;
+		m->based = true;
+	}
 	return 0;
 }
 
@@ -798,10 +805,14 @@ static void test_enable_from_round(void)
 		is_int(err, 0, "mux hooks: recorded");
 		is_int(m.err, 0, "mux hooks: enable/disable calls succeed");
 		ok(m.rounds_with_data > 0 && m.c.rounds > 10, "mux hooks: reads while running");
-		ok(on->has_count && off->has_count && off->count * 4 < on->count,
-		   "mux hooks: the disabled group counted little (%llu vs %llu ns)",
-		   (unsigned long long)off->count, (unsigned long long)on->count);
-		ok(off->time_enabled * 2 < on->time_enabled,
+		/* from the exec to the first round it counted; after, nothing */
+		ok(on->has_count && off->has_count && m.based && off->count - m.off_base < 1000000 &&
+		   on->count > off->count - m.off_base + 5000000,
+		   "mux hooks: the disabled group stopped counting (%llu then %llu ns, vs %llu)",
+		   (unsigned long long)m.off_base, (unsigned long long)off->count,
+		   (unsigned long long)on->count);
+		ok(m.based && off->time_enabled - m.off_en_base < 1000000 &&
+		   on->time_enabled > off->time_enabled,
 		   "mux hooks: and its enabled time stopped too");
 		collect_session__delete(m.s);
 	}
