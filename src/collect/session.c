@@ -153,10 +153,10 @@ static int open_error(const struct collect_session *s, const struct collect_even
 			       (int)s->o.pid, e->name, strerror(-err), collect_paranoid());
 	if (err == -ESRCH && s->o.pid)
 		return gx_fail(cause, -ESRCH, "cannot attach to process %d: it is gone", (int)s->o.pid);
-	if (err == -EACCES || err == -EPERM)
+	if (err == -EACCES || err == -EPERM)	/* -a needs 0, a task 1 (2 for :u only) */
 		return gx_fail(cause, GX_E_PERM,
-			       "cannot open %s: perf_event_paranoid is %d; run `sysctl kernel.perf_event_paranoid=1` (or lower) or grant CAP_PERFMON",
-			       e->name, collect_paranoid());
+			       "cannot open %s: perf_event_paranoid is %d; run `sysctl kernel.perf_event_paranoid=%d` (or lower) or grant CAP_PERFMON",
+			       e->name, collect_paranoid(), s->o.system_wide ? 0 : 1);
 	if (err == -EMFILE || err == -ENFILE)
 		return gx_fail(cause, err, "cannot open %s on CPU %d: too many open files (raise `ulimit -n`)",
 			       e->name, cpu);

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -912,6 +914,76 @@ static void test_default_events(void)
 	free(bin);
 }
 
+/* As an unprivileged user under perf_event_paranoid 2 (run when we are
+ * root, by dropping to nobody in a child): user space only, with a
+ * warning; -a refused with the fix in the message. */
+static void test_unprivileged(void)
+{
+	char *p = gx_read_file("/proc/sys/kernel/perf_event_paranoid", 64);
+	int paranoid = p ? atoi(p) : -1, fds[2], st;
+	char buf[2048] = "";
+	ssize_t n = 0;
+	pid_t pid;
+
+	free(p);
+	if (geteuid() != 0 || paranoid < 2 || pipe(fds) < 0) {
+		skip(4, "needs root (to drop privileges) and perf_event_paranoid >= 2");
+		return;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		char *argv[] = { "/bin/true", NULL };
+		struct collect_opts o = { .events = "cpu-clock", .rate = 1.0, .argv = argv };
+		struct collect_opts a = { .events = "cpu-clock", .rate = 1.0, .system_wide = true };
+		struct collect_session *s;
+		char *cause = NULL, *out;
+		struct strbuf sb = STRBUF_INIT;
+		int err;
+
+		close(fds[0]);
+		if (setgroups(0, NULL) < 0 || setgid(65534) < 0 || setuid(65534) < 0)
+			_exit(3);
+		/* the uid change made us (and the held workload, until its exec)
+		 * non-dumpable, which perf_event_open treats as not ours */
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+		err = collect_session__new(&s, &o, &cause);
+		if (!err) {
+			strbuf__addf(&sb, "%d %d|%s\n", err,
+				     (int)collect_session__event(s, 0)->attr.exclude_kernel,
+				     collect_session__nr_warnings(s) ? collect_session__warning(s, 0) : "");
+			collect_session__delete(s);
+		} else {
+			strbuf__addf(&sb, "%d 0|%s\n", err, cause ? cause : "");
+		}
+		err = collect_session__new(&s, &a, &cause);
+		strbuf__addf(&sb, "%d|%s\n", err, err && cause ? cause : "");
+		if (!err)
+			collect_session__delete(s);
+		out = strbuf__detach(&sb);
+		gx_write_all(fds[1], out, strlen(out));
+		_exit(0);
+	}
+	close(fds[1]);
+	for (ssize_t k; (k = read(fds[0], buf + n, sizeof(buf) - 1 - (size_t)n)) > 0;)
+		n += k;
+	buf[n] = '\0';
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		skip(4, "cannot drop privileges here");
+		return;
+	}
+	if (!ok(!strncmp(buf, "0 1|", 4), "unprivileged: opens, kernel excluded"))
+		diag("%s", buf);
+	ok(strstr(buf, "perf_event_paranoid is 2: measuring user space only") != NULL,
+	   "unprivileged: warned");
+	ok(strstr(buf, "\n-4993|") || strstr(buf, "\n-4994|"), "unprivileged -a: refused");
+	if (!ok(strstr(buf, "sysctl kernel.perf_event_paranoid=0") && strstr(buf, "CAP_PERFMON"),
+		"unprivileged -a: the message gives the fix"))
+		diag("%s", buf);
+}
+
 static void skip_unless_permitted(void)
 {
 	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
@@ -952,6 +1024,7 @@ int main(void)
 	test_enable_from_round();
 	test_errors();
 	test_default_events();
+	test_unprivileged();
 	free(builddir);
 	return done_testing();
 }
