@@ -36,6 +36,8 @@ struct collect_opts {
 				   or the command bounding an -a recording */
 	uint32_t mmap_pages;	/* data pages per ring buffer (power of 2); 0 = default */
 	bool no_inherit;	/* do not follow children and new threads */
+	uint32_t round_ms;	/* the drain loop wakes (and calls round_end())
+				   at least this often; 0 = 100 ms */
 };
 
 struct collect_event {
@@ -106,6 +108,21 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 
 const struct collect_stats *collect_session__stats(const struct collect_session *s);
 
+/*
+ * For multiplexing from the sink's round_end() (src/mux): enable or
+ * disable event i on every CPU and target; a group leader takes its whole
+ * group (PERF_IOC_FLAG_GROUP), and inherited copies in threads and
+ * children follow. A workload's events are enabled by its exec, so rotate
+ * from the first round_end() on. 0 or -errno.
+ */
+int collect_session__enable_event(struct collect_session *s, size_t i, bool enable);
+
+/* A counting read of event i now, summed over CPUs and targets (what
+ * __run stores in collect_event at the end). 0, -ENODATA when nothing
+ * could be read, -EINVAL for a bad index. */
+int collect_session__read_event(const struct collect_session *s, size_t i, uint64_t *count,
+				uint64_t *enabled, uint64_t *running);
+
 /* Close everything; kills and reaps a workload that never ran. */
 void collect_session__delete(struct collect_session *s);
 
@@ -117,7 +134,13 @@ void collect_session__delete(struct collect_session *s);
  * (sample_type, read_format, period or freq, precise_ip, callchain bits),
  * without opening anything. Used by record, by `gexplore list` and by the
  * perf_event_attr golden tests. *out is an allocated array of *nr events;
- * free with collect_events__free().
+ * free with collect_events__free(). Not applied here, but by
+ * collect_session__new(): exclude_kernel/exclude_hv when
+ * perf_event_paranoid >= 2 and the process is not privileged (with a
+ * warning), and the precise_ip the kernel accepts. Software counters
+ * (page-faults, ...) sampled with a period > 1 have no PERF_SAMPLE_PERIOD
+ * in sample_type: their period is attr.sample_period. Errors: GX_E_EVENT
+ * with a one-line cause naming the event.
  */
 int collect_parse_events(const char *spec, const struct collect_opts *o,
 			 struct collect_event **out, size_t *nr, char **cause);

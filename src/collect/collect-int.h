@@ -1,0 +1,99 @@
+/*
+ * collect-int.h: what the collect module's files share. Not for other
+ * modules.
+ */
+#ifndef GX_COLLECT_INT_H
+#define GX_COLLECT_INT_H
+
+#include "collect/collect.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "util/util.h"
+
+#define COLLECT_DEFAULT_PAGES 128
+#define COLLECT_DEFAULT_STACK 8192
+
+/* Largest record the kernel writes (header.size is 16 bits). */
+#define COLLECT_MAX_RECORD 65536
+
+/* ---- events.c ---------------------------------------------------------- */
+
+/* Kind of event, for defaults and fallbacks. */
+bool collect_attr__is_pmu(const struct perf_event_attr *a);
+
+/* perf_event_open(2); returns the fd or -errno. */
+int collect_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags);
+
+/* /proc/sys/kernel/perf_event_paranoid, or 2 when unreadable. */
+int collect_paranoid(void);
+/* Root, CAP_PERFMON or CAP_SYS_ADMIN in the effective set. */
+bool collect_privileged(void);
+
+/* ---- ring.c --------------------------------------------------------------
+ * One mmapped perf ring buffer (a metadata page + 2^n data pages).
+ */
+struct ring {
+	int fd;			/* the descriptor that owns the mapping */
+	int cpu;
+	struct perf_event_mmap_page *meta;	/* NULL: not mapped */
+	char *data;
+	uint64_t size;		/* data bytes, power of two */
+	size_t len;		/* whole mapping */
+};
+
+/* Map pages data pages of fd; 0 or -errno (r untouched on error). */
+int ring__map(struct ring *r, int fd, uint32_t pages);
+void ring__unmap(struct ring *r);
+/* Hand every complete record to sink->record (wrapped ones through bounce,
+ * COLLECT_MAX_RECORD bytes), count them and PERF_RECORD_LOST in st, and
+ * free the space. Never allocates. Returns 0 or the sink's error. */
+int ring__drain(struct ring *r, char *bounce, struct collect_sink *sink,
+		struct collect_stats *st);
+
+/* ---- workload.c ---------------------------------------------------------
+ * A forked child held before execvp() until released.
+ */
+struct workload {
+	pid_t pid;		/* 0: none */
+	int go_fd;		/* write end: one byte releases the child */
+	int err_fd;		/* read end: errno of a failed execvp, or EOF */
+	char *argv0;
+};
+
+/* Check that argv[0] can be executed (PATH search as execvp does). */
+int workload__check(char *const *argv, char **cause);
+int workload__start(struct workload *w, char *const *argv, char **cause);
+/* Let the child exec; GX_E_CHILD with a cause when execvp failed (the
+ * child is reaped then). */
+int workload__release(struct workload *w, char **cause);
+/* Kill (SIGKILL) and reap a child that is still held or running. */
+void workload__kill(struct workload *w);
+void workload__exit(struct workload *w);
+
+/* ---- cpus --------------------------------------------------------------- */
+/* Online CPUs from /sys/devices/system/cpu/online; allocated array. */
+int collect_online_cpus(int **cpus, size_t *nr);
+
+/* ---- synth.c -------------------------------------------------------------
+ * Records for tasks that already run, in the kernel's layout, with the
+ * sample_id_all trailer of the tracking event (sample_type, id).
+ */
+struct synth_ctx {
+	struct collect_sink *sink;
+	uint64_t sample_type;	/* of the tracking event */
+	uint64_t id;		/* its first kernel id */
+	char *buf;		/* COLLECT_MAX_RECORD bytes */
+	uint64_t records, bytes;
+};
+
+/* COMM for every thread and MMAP2 for every executable mapping of pid. */
+int synth__process(struct synth_ctx *c, pid_t pid, bool all_threads);
+/* The same for every process in /proc. */
+int synth__all(struct synth_ctx *c);
+
+#endif /* GX_COLLECT_INT_H */

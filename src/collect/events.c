@@ -1,0 +1,522 @@
+/*
+ * events.c: the -e syntax -> perf_event_attr, without opening anything.
+ *
+ * Accepted, comma-separated, optionally grouped with {a,b}:
+ *   perf generic names     cycles, instructions, cpu-clock, page-faults, ...
+ *   libpfm4 names          INST_RETIRED:ANY_P, skl::CYCLE_ACTIVITY:STALLS_TOTAL
+ *   raw                    r1c2 (PERF_TYPE_RAW, hex config)
+ *   PMU terms              cpu/event=0x3c,umask=0x0/, msr/config=0x1/
+ * each with perf's modifiers :u :k :p :pp :ppp :P.
+ *
+ * Default sample-after values (before --rate), when -c is not given:
+ *   cycles, instructions, ref-cycles, bus-cycles   2000003 (perf's usual)
+ *   other hardware, raw, PMU-term and libpfm4      100003 (rarer events)
+ *   cpu-clock, task-clock                           250000 ns (4 kHz)
+ *   page-faults and the other software counters     1 (every occurrence;
+ *                                                   -c thins them out)
+ * Software counters sampled with a period > 1 carry no PERF_SAMPLE_PERIOD
+ * (see config_attr()): their period is attr.sample_period.
+ */
+#include "config.h"
+
+#include "collect/collect-int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <perfmon/pfmlib_perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SAV_CYCLES 2000003ULL
+#define SAV_PMU 100003ULL
+#define SAV_CLOCK 250000ULL
+#define SAV_SW 1ULL
+
+/* The registers perf copies for --call-graph dwarf. */
+#if defined(__x86_64__)
+/* PERF_REG_X86_AX..R15 (bits 0-23) without DS, ES, FS, GS (12-15). */
+#define COLLECT_REGS_USER 0xff0fffULL
+#elif defined(__aarch64__)
+/* x0..x30, sp, pc (PERF_REG_ARM64_MAX = 33). */
+#define COLLECT_REGS_USER 0x1ffffffffULL
+#else
+#define COLLECT_REGS_USER 0ULL
+#endif
+
+struct generic_event {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+	uint64_t sav;
+};
+
+static const struct generic_event generic_events[] = {
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, SAV_CYCLES },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, SAV_CYCLES },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, SAV_CYCLES },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, SAV_PMU },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, SAV_PMU },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, SAV_PMU },
+	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, SAV_PMU },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, SAV_PMU },
+	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, SAV_CYCLES },
+	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, SAV_PMU },
+	{ "idle-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, SAV_PMU },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, SAV_PMU },
+	{ "idle-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, SAV_PMU },
+	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, SAV_CYCLES },
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, SAV_CLOCK },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, SAV_CLOCK },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SAV_SW },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SAV_SW },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, SAV_SW },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, SAV_SW },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, SAV_SW },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, SAV_SW },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, SAV_SW },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, SAV_SW },
+	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, SAV_SW },
+	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, SAV_SW },
+};
+
+int collect_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+			    unsigned long flags)
+{
+	long r = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+
+	return r < 0 ? -errno : (int)r;
+}
+
+int collect_paranoid(void)
+{
+	char *s = gx_read_file("/proc/sys/kernel/perf_event_paranoid", 64);
+	int v = 2;
+
+	if (s) {
+		v = atoi(s);
+		free(s);
+	}
+	return v;
+}
+
+bool collect_privileged(void)
+{
+	char *s, *p;
+	bool r = false;
+
+	if (geteuid() == 0)
+		return true;
+	s = gx_read_file("/proc/self/status", 1 << 16);
+	if (!s)
+		return false;
+	p = strstr(s, "\nCapEff:");
+	if (p) {
+		unsigned long long caps = strtoull(p + 8, NULL, 16);
+
+		/* CAP_SYS_ADMIN 21, CAP_PERFMON 38 */
+		r = (caps & (1ULL << 21)) || (caps & (1ULL << 38));
+	}
+	free(s);
+	return r;
+}
+
+bool collect_attr__is_pmu(const struct perf_event_attr *a)
+{
+	switch (a->type) {
+	case PERF_TYPE_SOFTWARE:
+	case PERF_TYPE_TRACEPOINT:
+	case PERF_TYPE_BREAKPOINT:
+		return false;
+	default:
+		return true;
+	}
+}
+
+/* ---- libpfm4 ------------------------------------------------------------ */
+
+static int pfm_state;	/* 0: not tried, 1: ready, <0: pfm error */
+
+static int pfm_ready(void)
+{
+	if (!pfm_state) {
+		int r = pfm_initialize();
+
+		pfm_state = r == PFM_SUCCESS ? 1 : (r < 0 ? r : -1);
+	}
+	return pfm_state;
+}
+
+/* ---- one event ------------------------------------------------------------ */
+
+struct mods {
+	bool u, k;
+	int precise;
+	bool precise_max;	/* :P */
+};
+
+static bool is_modifier_string(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!strchr("ukpP", *s))
+			return false;
+	return true;
+}
+
+static int parse_mods(const char *s, struct mods *m)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case 'u': m->u = true; break;
+		case 'k': m->k = true; break;
+		case 'p': m->precise++; break;
+		case 'P': m->precise_max = true; break;
+		}
+	}
+	if (m->precise > 3)
+		return -1;
+	return 0;
+}
+
+static int unknown(char **cause, const char *name, const char *why)
+{
+	return gx_fail(cause, GX_E_EVENT, "unknown event '%s'%s%s%s; run `gexplore list` to see the events of this CPU",
+		       name, why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (!*s)
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return !errno && !*end;
+}
+
+/* pmu/term=value,.../ : the core PMU's x86 layout for "cpu" (it may be
+ * absent from sysfs in a VM, and PERF_TYPE_RAW reaches it anyway), plain
+ * config/config1/config2 for any PMU listed in sysfs. */
+static int parse_pmu_terms(const char *name, const char *pmu, size_t pmulen, const char *terms,
+			   size_t tlen, struct perf_event_attr *a, char **cause)
+{
+	char *p = xstrndup(pmu, pmulen), *t = xstrndup(terms, tlen), *save = NULL, *tok;
+	bool core = strcmp(p, "cpu") == 0;
+	uint64_t ev = 0, umask = 0, cmask = 0, inv = 0, edge = 0, any = 0;
+	int err = 0;
+
+	if (core) {
+		a->type = PERF_TYPE_RAW;
+	} else {
+		char path[256], *s;
+
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", p);
+		s = gx_read_file(path, 64);
+		if (!s) {
+			err = unknown(cause, name, "no such PMU");
+			goto out_free;
+		}
+		a->type = (uint32_t)atoi(s);
+		free(s);
+	}
+	for (tok = strtok_r(t, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(tok, '=');
+		uint64_t v = 1;
+
+		if (eq) {
+			*eq = '\0';
+			if (!parse_u64(eq + 1, &v)) {
+				err = unknown(cause, name, "bad term value");
+				goto out_free;
+			}
+		}
+		if (!strcmp(tok, "config"))
+			a->config = v;
+		else if (!strcmp(tok, "config1"))
+			a->config1 = v;
+		else if (!strcmp(tok, "config2"))
+			a->config2 = v;
+		else if (core && !strcmp(tok, "event"))
+			ev = v;
+		else if (core && !strcmp(tok, "umask"))
+			umask = v;
+		else if (core && (!strcmp(tok, "cmask") || !strcmp(tok, "c")))
+			cmask = v;
+		else if (core && !strcmp(tok, "inv"))
+			inv = v;
+		else if (core && !strcmp(tok, "edge"))
+			edge = v;
+		else if (core && !strcmp(tok, "any"))
+			any = v;
+		else {
+			err = gx_fail(cause, GX_E_EVENT, "event '%s': unknown term '%s'", name, tok);
+			goto out_free;
+		}
+	}
+	if (core && (ev || umask || cmask || inv || edge || any))
+		a->config |= (ev & 0xff) | ((ev >> 8) & 0xf) << 32 | (umask & 0xff) << 8 |
+			     (edge & 1) << 18 | (any & 1) << 21 | (inv & 1) << 23 | (cmask & 0xff) << 24;
+out_free:
+	free(p);
+	free(t);
+	return err;
+}
+
+static int encode_pfm(const char *name, const char *str, const struct mods *m,
+		      struct perf_event_attr *a, char **cause)
+{
+	struct perf_event_attr pa;
+	pfm_perf_encode_arg_t arg;
+	int plm = PFM_PLM0 | PFM_PLM3, r;
+
+	r = pfm_ready();
+	if (r < 0)
+		return gx_fail(cause, GX_E_EVENT, "event '%s': libpfm4 failed to initialize (%s)", name,
+			       pfm_strerror(r));
+	if (m->u && !m->k)
+		plm = PFM_PLM3;
+	else if (m->k && !m->u)
+		plm = PFM_PLM0;
+	memset(&pa, 0, sizeof(pa));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &pa;
+	arg.size = sizeof(arg);
+	r = pfm_get_os_event_encoding(str, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (r != PFM_SUCCESS)
+		return unknown(cause, name, r == PFM_ERR_NOTFOUND ? NULL : pfm_strerror(r));
+	a->type = pa.type;
+	a->config = pa.config;
+	a->config1 = pa.config1;
+	a->config2 = pa.config2;
+	a->exclude_user |= pa.exclude_user;
+	a->exclude_kernel |= pa.exclude_kernel;
+	if (pa.precise_ip > a->precise_ip)
+		a->precise_ip = pa.precise_ip;
+	return 0;
+}
+
+/* Fill e->attr's identity (type, config, exclusions, precise) and the
+ * default SAV from one event as written. */
+static int parse_one(const char *tok, struct collect_event *e, uint64_t *sav, char **cause)
+{
+	struct perf_event_attr *a = &e->attr;
+	struct mods m = { 0 };
+	const char *slash = strchr(tok, '/'), *colon;
+	char *base;
+	size_t len = strlen(tok);
+	int err = 0;
+
+	/* modifiers: the last ':' part (after a closing '/' for PMU terms) */
+	colon = strrchr(slash ? strrchr(tok, '/') : tok, ':');
+	if (colon && colon > tok && colon[-1] != ':' && is_modifier_string(colon + 1)) {
+		if (parse_mods(colon + 1, &m) < 0)
+			return gx_fail(cause, GX_E_EVENT, "event '%s': too many 'p' modifiers", tok);
+		len = (size_t)(colon - tok);
+	}
+	base = xstrndup(tok, len);
+	if (!*base) {
+		err = gx_fail(cause, GX_E_EVENT, "empty event name in the event list");
+		goto out_free;
+	}
+	a->precise_ip = m.precise_max ? 3 : (uint8_t)m.precise;
+	if (m.u && !m.k)
+		a->exclude_kernel = a->exclude_hv = 1;
+	if (m.k && !m.u)
+		a->exclude_user = a->exclude_hv = 1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(generic_events); i++) {
+		if (!strcmp(base, generic_events[i].name)) {
+			a->type = generic_events[i].type;
+			a->config = generic_events[i].config;
+			*sav = generic_events[i].sav;
+			goto out_free;
+		}
+	}
+	*sav = SAV_PMU;
+	if (base[0] == 'r' && base[1] && strspn(base + 1, "0123456789abcdefABCDEF") == len - 1) {
+		a->type = PERF_TYPE_RAW;
+		a->config = strtoull(base + 1, NULL, 16);
+		goto out_free;
+	}
+	if (slash) {
+		const char *bs = strchr(base, '/'), *end = bs ? strchr(bs + 1, '/') : NULL;
+
+		if (!bs || !end || end[1]) {
+			err = unknown(cause, tok, "expected pmu/term=value,.../");
+			goto out_free;
+		}
+		err = parse_pmu_terms(tok, base, (size_t)(bs - base), bs + 1, (size_t)(end - bs - 1),
+				      a, cause);
+		goto out_free;
+	}
+	err = encode_pfm(tok, base, &m, a, cause);
+out_free:
+	free(base);
+	return err;
+}
+
+/* ---- attr defaults ---------------------------------------------------------- */
+
+static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
+			const struct collect_opts *o)
+{
+	struct perf_event_attr *a = &e->attr;
+	bool launch = !o->pid && !o->system_wide;
+	bool member = e->group >= 0 && !e->leader;
+	double rate = o->rate > 0 ? o->rate : 1.0;
+
+	a->size = sizeof(*a);
+	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+			 PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD;
+	if (o->callgraph == COLLECT_CG_FP) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	} else if (o->callgraph == COLLECT_CG_DWARF) {
+		uint32_t st = o->stack_size ? o->stack_size : COLLECT_DEFAULT_STACK;
+
+		/* as perf: kernel part of the chain from the kernel, user part
+		 * unwound offline from the registers and the stack copy */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER |
+				  PERF_SAMPLE_STACK_USER;
+		a->exclude_callchain_user = 1;
+		a->sample_regs_user = COLLECT_REGS_USER;
+		st = (st + 7) & ~7U;
+		if (st > 65528)
+			st = 65528;
+		a->sample_stack_user = st;
+	}
+	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
+			 PERF_FORMAT_TOTAL_TIME_RUNNING;
+	if (e->group >= 0)
+		a->read_format |= PERF_FORMAT_GROUP;
+	a->sample_id_all = 1;
+	/* sample times on gx_now_ns()'s clock, so they compare with the
+	 * session's start/end and the multiplexing slice log */
+	a->use_clockid = 1;
+	a->clockid = CLOCK_MONOTONIC;
+	a->disabled = launch && !member;
+	a->enable_on_exec = launch && !member;
+	a->inherit = !o->no_inherit && !o->system_wide;
+	a->exclude_guest = 1;
+	if (o->freq) {
+		a->freq = 1;
+		a->sample_freq = o->freq;
+	} else {
+		double p = (double)(o->sav ? o->sav : dflt_sav) * rate;
+
+		a->sample_period = p < 1.0 ? 1 : (uint64_t)(p + 0.5);
+		/* The kernel samples a software counter (page-faults, cs, ...;
+		 * not the hrtimer-driven cpu-clock/task-clock) on every
+		 * occurrence when PERF_SAMPLE_PERIOD is asked for, whatever the
+		 * period. Leave it out there: a reader takes the period from
+		 * attr.sample_period, as perf does. */
+		if (a->type == PERF_TYPE_SOFTWARE && a->config != PERF_COUNT_SW_CPU_CLOCK &&
+		    a->config != PERF_COUNT_SW_TASK_CLOCK && a->sample_period > 1)
+			a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	}
+	if (first) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+		a->comm = 1;
+		a->comm_exec = 1;
+		a->task = 1;
+	}
+}
+
+void collect_events__free(struct collect_event *ev, size_t nr)
+{
+	if (!ev)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		free(ev[i].name);
+		free(ev[i].ids);
+	}
+	free(ev);
+}
+
+int collect_parse_events(const char *spec, const struct collect_opts *o,
+			 struct collect_event **out, size_t *nr, char **cause)
+{
+	struct collect_event *ev = NULL;
+	size_t n = 0, cap = 0;
+	const char *p = spec;
+	int group = -1, ngroups = 0, err = 0;
+	bool group_open = false;
+
+	static const struct collect_opts dflt = { .rate = 1.0 };
+
+	if (!o)
+		o = &dflt;
+	*out = NULL;
+	*nr = 0;
+	if (!spec || !*spec)
+		return gx_fail(cause, GX_E_EVENT, "empty event list");
+	while (*p) {
+		const char *start;
+		bool in_slash = false;
+		uint64_t sav = SAV_PMU;
+		char *tok;
+		struct collect_event *e;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		if (*p == '{') {
+			if (group_open) {
+				err = gx_fail(cause, GX_E_EVENT, "nested '{' in the event list '%s'", spec);
+				goto out_free;
+			}
+			group_open = true;
+			group = ngroups++;
+			p++;
+		}
+		start = p;
+		while (*p && (in_slash || (*p != ',' && *p != '}'))) {
+			if (*p == '/')
+				in_slash = !in_slash;
+			p++;
+		}
+		tok = xstrndup(start, (size_t)(p - start));
+		while (*tok && isspace((unsigned char)tok[strlen(tok) - 1]))
+			tok[strlen(tok) - 1] = '\0';
+		ev = xgrow(ev, &cap, n + 1, sizeof(*ev));
+		e = &ev[n++];
+		memset(e, 0, sizeof(*e));
+		e->name = tok;
+		e->group = group_open ? group : -1;
+		e->leader = group_open && (n == 1 || ev[n - 2].group != group);
+		err = parse_one(tok, e, &sav, cause);
+		if (err)
+			goto out_free;
+		config_attr(e, sav, n == 1, o);
+		if (*p == '}') {
+			if (!group_open) {
+				err = gx_fail(cause, GX_E_EVENT, "unbalanced '}' in the event list '%s'", spec);
+				goto out_free;
+			}
+			group_open = false;
+			p++;
+		}
+		if (*p == ',')
+			p++;
+		else if (*p) {
+			err = gx_fail(cause, GX_E_EVENT, "unexpected '%c' in the event list '%s'", *p, spec);
+			goto out_free;
+		}
+	}
+	if (group_open) {
+		err = gx_fail(cause, GX_E_EVENT, "missing '}' in the event list '%s'", spec);
+		goto out_free;
+	}
+	*out = ev;
+	*nr = n;
+	return 0;
+out_free:
+	collect_events__free(ev, n);
+	return err;
+}

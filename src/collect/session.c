@@ -1,0 +1,781 @@
+/*
+ * session.c: open the counters, map the ring buffers, run the drain loop.
+ *
+ * Layout of the file descriptors. The kernel refuses to mmap an inherited
+ * per-task event (cpu = -1, inherit = 1), so every event is opened once per
+ * online CPU for each target task, and each CPU gets one ring buffer,
+ * owned by the first descriptor opened on it; every other descriptor on
+ * that CPU is redirected into it with PERF_EVENT_IOC_SET_OUTPUT (the
+ * kernel allows that only between events of the same CPU).
+ *
+ *   workload   targets = { child }          inherit: threads and children
+ *   -p PID     targets = threads of PID     per thread and CPU, inherit
+ *                                           (new threads and children of
+ *                                           a thread follow it), enabled
+ *                                           at open
+ *   -a         targets = { -1 }             per CPU, every task, no inherit
+ *
+ * Signals: while __run drains, SIGINT/SIGTERM/SIGHUP are caught through a
+ * self-pipe; with a workload they are forwarded to it and the loop goes on
+ * until it exits; without one they end the recording. Only one session can
+ * be running at a time in a process (the handlers are process-wide).
+ */
+#include "config.h"
+
+#include "collect/collect-int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct collect_session {
+	struct collect_opts o;
+	struct collect_event *ev;
+	size_t nr_ev;
+	int *cpus;
+	size_t nr_cpus;
+	pid_t *tids;		/* targets; { -1 } for -a */
+	size_t nr_tids;
+	int *fds;		/* [ev][tid][cpu]; -1 where a thread vanished */
+	uint64_t *fd_ids;	/* kernel id of each fd */
+	size_t nr_fds;
+	struct ring *rings;
+	size_t nr_rings;
+	char *bounce;		/* COLLECT_MAX_RECORD bytes, for wrapped records */
+	struct workload wl;
+	bool has_workload;
+	char **warnings;
+	size_t nr_warnings, cap_warnings;
+	struct collect_stats stats;
+	bool ran;
+};
+
+static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
+static void session__warn(struct collect_session *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	s->warnings = xgrow(s->warnings, &s->cap_warnings, s->nr_warnings + 1, sizeof(char *));
+	va_start(ap, fmt);
+	s->warnings[s->nr_warnings++] = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* ---- targets ---------------------------------------------------------------- */
+
+int collect_online_cpus(int **cpus, size_t *nr)
+{
+	char *s = gx_read_file("/sys/devices/system/cpu/online", 4096), *p;
+	int *v = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!s) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		s = xasprintf("0-%ld", c > 0 ? c - 1 : 0);
+	}
+	for (p = s; *p && *p != '\n';) {
+		char *end;
+		long a = strtol(p, &end, 10), b = a;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			b = strtol(end + 1, &end, 10);
+		for (long c = a; c <= b; c++) {
+			v = xgrow(v, &cap, n + 1, sizeof(*v));
+			v[n++] = (int)c;
+		}
+		p = *end == ',' ? end + 1 : end;
+	}
+	free(s);
+	if (!n) {
+		free(v);
+		return -ENODEV;
+	}
+	*cpus = v;
+	*nr = n;
+	return 0;
+}
+
+static int list_threads(pid_t pid, pid_t **out, size_t *nr, char **cause)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	pid_t *v = NULL;
+	size_t n = 0, cap = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return gx_fail(cause, -ESRCH, "cannot attach to process %d: no such process", (int)pid);
+	/* the main thread first: it owns the ring buffers */
+	v = xgrow(v, &cap, 1, sizeof(*v));
+	v[n++] = pid;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+
+		if (tid <= 0 || tid == pid)
+			continue;
+		v = xgrow(v, &cap, n + 1, sizeof(*v));
+		v[n++] = tid;
+	}
+	closedir(d);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* ---- opening ------------------------------------------------------------------ */
+
+static bool no_such_event(int err)
+{
+	return err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV;
+}
+
+static int open_error(const struct collect_session *s, const struct collect_event *e, int cpu,
+		      int err, char **cause)
+{
+	if ((err == -EACCES || err == -EPERM) && s->o.pid)
+		return gx_fail(cause, GX_E_PERM,
+			       "cannot attach to process %d (%s): %s; it must be yours (and ptrace-able), or run as root / with CAP_PERFMON (perf_event_paranoid is %d)",
+			       (int)s->o.pid, e->name, strerror(-err), collect_paranoid());
+	if (err == -ESRCH && s->o.pid)
+		return gx_fail(cause, -ESRCH, "cannot attach to process %d: it is gone", (int)s->o.pid);
+	if (err == -EACCES || err == -EPERM)	/* -a needs 0, a task 1 (2 for :u only) */
+		return gx_fail(cause, GX_E_PERM,
+			       "cannot open %s: perf_event_paranoid is %d; run `sysctl kernel.perf_event_paranoid=%d` (or lower) or grant CAP_PERFMON",
+			       e->name, collect_paranoid(), s->o.system_wide ? 0 : 1);
+	if (err == -EMFILE || err == -ENFILE)
+		return gx_fail(cause, err, "cannot open %s on CPU %d: too many open files (raise `ulimit -n`)",
+			       e->name, cpu);
+	if (no_such_event(err) && collect_attr__is_pmu(&e->attr))
+		return gx_fail(cause, GX_E_NOPMU,
+			       "cannot open %s: %s (hardware counters are unavailable on this machine, or this CPU has no such event)",
+			       e->name, strerror(-err));
+	return gx_fail(cause, GX_E_EVENT, "cannot open %s on CPU %d: %s", e->name, cpu, strerror(-err));
+}
+
+/* One descriptor; lowers precise_ip until the kernel accepts it. */
+static int open_one(struct collect_event *e, pid_t pid, int cpu, int group_fd)
+{
+	for (;;) {
+		int fd = collect_perf_event_open(&e->attr, pid, cpu, group_fd, PERF_FLAG_FD_CLOEXEC);
+
+		if (fd >= 0 || e->attr.precise_ip == 0 || (fd != -EOPNOTSUPP && fd != -EINVAL))
+			return fd;
+		e->attr.precise_ip--;
+	}
+}
+
+static void close_fds(struct collect_session *s)
+{
+	for (size_t i = 0; i < s->nr_rings; i++)
+		ring__unmap(&s->rings[i]);
+	free(s->rings);
+	s->rings = NULL;
+	s->nr_rings = 0;
+	for (size_t i = 0; i < s->nr_fds; i++)
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	free(s->fds);
+	free(s->fd_ids);
+	s->fds = NULL;
+	s->fd_ids = NULL;
+	s->nr_fds = 0;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		free(s->ev[i].ids);
+		s->ev[i].ids = NULL;
+		s->ev[i].nr_ids = 0;
+	}
+}
+
+static size_t fd_index(const struct collect_session *s, size_t e, size_t t, size_t c)
+{
+	return (e * s->nr_tids + t) * s->nr_cpus + c;
+}
+
+/* Open every event for every target and CPU. On error, *failed_ev and
+ * *failed_cpu tell where, and everything opened so far is closed. */
+static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cpu)
+{
+	int err = 0;
+
+	s->nr_fds = s->nr_ev * s->nr_tids * s->nr_cpus;
+	s->fds = xmalloc(s->nr_fds * sizeof(*s->fds));
+	s->fd_ids = xcalloc(s->nr_fds, sizeof(*s->fd_ids));
+	for (size_t i = 0; i < s->nr_fds; i++)
+		s->fds[i] = -1;
+	for (size_t e = 0; e < s->nr_ev; e++) {
+		struct collect_event *ev = &s->ev[e];
+		size_t leader = e;
+
+		if (ev->group >= 0 && !ev->leader)
+			while (leader > 0 && !s->ev[leader].leader)
+				leader--;
+		unsigned want_precise = ev->attr.precise_ip;
+
+		ev->ids = xcalloc(s->nr_tids * s->nr_cpus, sizeof(*ev->ids));
+		for (size_t t = 0; t < s->nr_tids; t++) {
+			for (size_t c = 0; c < s->nr_cpus; c++) {
+				int gfd = leader != e ? s->fds[fd_index(s, leader, t, c)] : -1;
+				int fd;
+				uint64_t id = 0;
+
+				if (leader != e && gfd < 0)
+					continue;	/* the leader's thread vanished */
+				fd = open_one(ev, s->tids[t], s->cpus[c], gfd);
+				if (fd == -ESRCH && s->o.pid && t > 0)
+					continue;	/* a thread ended meanwhile */
+				if (fd < 0) {
+					*failed_ev = e;
+					*failed_cpu = s->cpus[c];
+					err = fd;
+					goto out_close;
+				}
+				s->fds[fd_index(s, e, t, c)] = fd;
+				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
+					*failed_ev = e;
+					*failed_cpu = s->cpus[c];
+					err = -errno;
+					goto out_close;
+				}
+				s->fd_ids[fd_index(s, e, t, c)] = id;
+				ev->ids[ev->nr_ids++] = id;
+			}
+		}
+		if (ev->attr.precise_ip < want_precise)
+			session__warn(s, "%s: precise_ip %u is not supported here, using %u (samples may skid)",
+				      ev->name, want_precise, (unsigned)ev->attr.precise_ip);
+	}
+	return 0;
+out_close:
+	close_fds(s);
+	return err;
+}
+
+static int map_rings(struct collect_session *s, char **cause)
+{
+	uint32_t pages = s->o.mmap_pages ? s->o.mmap_pages : COLLECT_DEFAULT_PAGES;
+	int err = 0;
+
+	s->rings = xcalloc(s->nr_cpus, sizeof(*s->rings));
+	s->nr_rings = s->nr_cpus;
+	for (size_t c = 0; c < s->nr_cpus; c++) {
+		struct ring *r = &s->rings[c];
+		int owner = -1;
+
+		r->fd = -1;
+		r->cpu = s->cpus[c];
+		for (size_t i = 0; i < s->nr_ev * s->nr_tids && owner < 0; i++)
+			owner = s->fds[i * s->nr_cpus + c];
+		if (owner < 0)
+			continue;
+		for (;;) {
+			err = ring__map(r, owner, pages);
+			if (!err)
+				break;
+			/* over the locked-memory limit (perf_event_mlock_kb): retry
+			 * smaller, but only before any ring of this size exists */
+			if (err != -EPERM || pages == 1 || c > 0)
+				return gx_fail(cause, err, "cannot map the ring buffer of CPU %d (%u pages): %s",
+					       r->cpu, pages, strerror(-err));
+			pages /= 2;
+			session__warn(s, "ring buffers reduced to %u pages per CPU (locked-memory limit; raise kernel.perf_event_mlock_kb)",
+				      pages);
+		}
+		/* the kernel redirects only into a buffer that is mapped already */
+		for (size_t i = 0; i < s->nr_ev * s->nr_tids; i++) {
+			int fd = s->fds[i * s->nr_cpus + c];
+
+			if (fd < 0 || fd == owner)
+				continue;
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, owner) < 0)
+				return gx_fail(cause, -errno, "cannot share the ring buffer of CPU %d: %s",
+					       r->cpu, strerror(errno));
+		}
+	}
+	return 0;
+}
+
+static void apply_paranoid(struct collect_session *s)
+{
+	int paranoid = collect_paranoid();
+
+	if (paranoid < 2 || collect_privileged())
+		return;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		s->ev[i].attr.exclude_kernel = 1;
+		s->ev[i].attr.exclude_hv = 1;
+	}
+	session__warn(s, "perf_event_paranoid is %d: measuring user space only; run `sysctl kernel.perf_event_paranoid=1` or grant CAP_PERFMON to include the kernel",
+		      paranoid);
+}
+
+static int parse(struct collect_session *s, const char *spec, char **cause)
+{
+	int err = collect_parse_events(spec, &s->o, &s->ev, &s->nr_ev, cause);
+
+	if (!err)
+		apply_paranoid(s);
+	return err;
+}
+
+static int open_events(struct collect_session *s, char **cause)
+{
+	size_t bad = 0;
+	int cpu = -1, err;
+
+	if (s->o.events)
+		err = parse(s, s->o.events, cause);
+	else
+		err = parse(s, "cycles,instructions", cause);
+	if (err)
+		return err;
+	err = open_all(s, &bad, &cpu);
+	if (err && !s->o.events && no_such_event(err)) {
+		char *what = xasprintf("%s: %s", s->ev[bad].name, strerror(-err));
+
+		collect_events__free(s->ev, s->nr_ev);
+		s->ev = NULL;
+		s->nr_ev = 0;
+		/* rebuild the warning list: the paranoid one comes back */
+		for (size_t i = 0; i < s->nr_warnings; i++)
+			free(s->warnings[i]);
+		s->nr_warnings = 0;
+		err = parse(s, "cpu-clock", cause);
+		if (!err)
+			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics",
+				      what);
+		free(what);
+		if (err)
+			return err;
+		err = open_all(s, &bad, &cpu);
+	}
+	if (err)
+		return open_error(s, &s->ev[bad], cpu, err, cause);
+	return map_rings(s, cause);
+}
+
+int collect_session__new(struct collect_session **out, const struct collect_opts *o, char **cause)
+{
+	struct collect_session *s = xzalloc(sizeof(*s));
+	bool has_cmd = o->argv && o->argv[0];
+	int err;
+
+	*out = NULL;
+	s->o = *o;
+	s->wl.pid = 0;
+	s->wl.go_fd = s->wl.err_fd = -1;
+	if (s->o.mmap_pages & (s->o.mmap_pages - 1)) {
+		err = gx_fail(cause, GX_E_USAGE, "ring buffer size %u pages is not a power of two",
+			      s->o.mmap_pages);
+		goto out_free;
+	}
+	if (o->pid && o->system_wide) {
+		err = gx_fail(cause, GX_E_USAGE, "-p and -a cannot be combined");
+		goto out_free;
+	}
+	if (!o->pid && !o->system_wide && !has_cmd) {
+		err = gx_fail(cause, GX_E_USAGE, "no command to record");
+		goto out_free;
+	}
+	s->bounce = xmalloc(COLLECT_MAX_RECORD);
+	err = collect_online_cpus(&s->cpus, &s->nr_cpus);
+	if (err) {
+		gx_fail(cause, err, "cannot list the online CPUs");
+		goto out_free;
+	}
+	if (o->pid) {
+		err = list_threads(o->pid, &s->tids, &s->nr_tids, cause);
+		if (err)
+			goto out_free;
+	} else {
+		s->tids = xmalloc(sizeof(*s->tids));
+		s->nr_tids = 1;
+		s->tids[0] = -1;
+	}
+	if (has_cmd && !o->pid) {
+		err = workload__check(o->argv, cause);
+		if (err)
+			goto out_free;
+		err = workload__start(&s->wl, o->argv, cause);
+		if (err)
+			goto out_free;
+		s->has_workload = true;
+		if (!o->system_wide)
+			s->tids[0] = s->wl.pid;
+	}
+	err = open_events(s, cause);
+	if (err)
+		goto out_free;
+	*out = s;
+	return 0;
+out_free:
+	collect_session__delete(s);
+	return err;
+}
+
+/* ---- accessors ------------------------------------------------------------------ */
+
+size_t collect_session__nr_events(const struct collect_session *s)
+{
+	return s->nr_ev;
+}
+
+const struct collect_event *collect_session__event(const struct collect_session *s, size_t i)
+{
+	return i < s->nr_ev ? &s->ev[i] : NULL;
+}
+
+size_t collect_session__nr_warnings(const struct collect_session *s)
+{
+	return s->nr_warnings;
+}
+
+const char *collect_session__warning(const struct collect_session *s, size_t i)
+{
+	return i < s->nr_warnings ? s->warnings[i] : NULL;
+}
+
+bool collect_session__has_pmu(const struct collect_session *s)
+{
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (collect_attr__is_pmu(&s->ev[i].attr))
+			return true;
+	return false;
+}
+
+const struct collect_stats *collect_session__stats(const struct collect_session *s)
+{
+	return &s->stats;
+}
+
+void collect_session__delete(struct collect_session *s)
+{
+	if (!s)
+		return;
+	close_fds(s);
+	workload__exit(&s->wl);
+	collect_events__free(s->ev, s->nr_ev);
+	for (size_t i = 0; i < s->nr_warnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	free(s->cpus);
+	free(s->tids);
+	free(s->bounce);
+	free(s);
+}
+
+/* ---- the drain loop --------------------------------------------------------------- */
+
+static int sig_wfd = -1;
+static const int caught_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+
+	if (sig_wfd >= 0 && write(sig_wfd, &c, 1) < 0) {
+		/* full pipe: the loop sees the earlier bytes */
+	}
+	errno = saved;
+}
+
+static int drain_pass(struct collect_session *s, struct collect_sink *sink)
+{
+	int ret;
+
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		if (!s->rings[i].meta)
+			continue;
+		ret = ring__drain(&s->rings[i], s->bounce, sink, &s->stats);
+		if (ret)
+			return ret;
+	}
+	return sink->round_end ? sink->round_end(sink) : 0;
+}
+
+static void note_status(struct collect_session *s, int st)
+{
+	if (WIFEXITED(st)) {
+		s->stats.exited = true;
+		s->stats.exit_code = WEXITSTATUS(st);
+	} else if (WIFSIGNALED(st)) {
+		s->stats.term_signal = WTERMSIG(st);
+	}
+}
+
+/* Reap the workload if it ended; true when it did. */
+static bool workload_done(struct collect_session *s, bool block)
+{
+	int st;
+	pid_t r;
+
+	if (s->wl.pid <= 0)
+		return true;
+	do
+		r = waitpid(s->wl.pid, &st, block ? 0 : WNOHANG);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		return false;
+	if (r == s->wl.pid)
+		note_status(s, st);
+	s->wl.pid = 0;
+	return true;
+}
+
+int collect_session__read_event(const struct collect_session *s, size_t e, uint64_t *count,
+				uint64_t *enabled, uint64_t *running)
+{
+	/* a group read: nr, enabled, running, then {value, id} per member */
+	uint64_t buf[3 + 2 * s->nr_ev + 1];
+	const struct collect_event *ev;
+	bool any = false;
+
+	*count = *enabled = *running = 0;
+	if (e >= s->nr_ev || !s->fds)
+		return -EINVAL;
+	ev = &s->ev[e];
+	for (size_t t = 0; t < s->nr_tids; t++) {
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			size_t i = fd_index(s, e, t, c);
+			ssize_t n;
+
+			if (s->fds[i] < 0)
+				continue;
+			n = read(s->fds[i], buf, sizeof(buf));
+			if (n < (ssize_t)(4 * sizeof(uint64_t)))
+				continue;
+			if (ev->attr.read_format & PERF_FORMAT_GROUP) {
+				uint64_t nr = buf[0];
+
+				for (uint64_t k = 0; k < nr && 3 + 2 * k + 1 < (uint64_t)n / 8; k++) {
+					if (buf[3 + 2 * k + 1] != s->fd_ids[i])
+						continue;
+					*count += buf[3 + 2 * k];
+					*enabled += buf[1];
+					*running += buf[2];
+					any = true;
+				}
+			} else {
+				*count += buf[0];
+				*enabled += buf[1];
+				*running += buf[2];
+				any = true;
+			}
+		}
+	}
+	return any ? 0 : -ENODATA;
+}
+
+int collect_session__enable_event(struct collect_session *s, size_t e, bool enable)
+{
+	unsigned long req = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	unsigned long flag;
+	int err = 0;
+
+	if (e >= s->nr_ev || !s->fds)
+		return -EINVAL;
+	flag = s->ev[e].leader ? PERF_IOC_FLAG_GROUP : 0;
+	for (size_t t = 0; t < s->nr_tids; t++) {
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			int fd = s->fds[fd_index(s, e, t, c)];
+
+			if (fd >= 0 && ioctl(fd, req, flag) < 0 && !err)
+				err = -errno;
+		}
+	}
+	return err;
+}
+
+static void read_counts(struct collect_session *s)
+{
+	for (size_t e = 0; e < s->nr_ev; e++) {
+		struct collect_event *ev = &s->ev[e];
+
+		ev->has_count = collect_session__read_event(s, e, &ev->count, &ev->time_enabled,
+							    &ev->time_running) == 0;
+	}
+}
+
+static int pidfd_of(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long r = syscall(SYS_pidfd_open, pid, 0);
+
+	return r < 0 ? -1 : (int)r;
+#else
+	(void)pid;
+	return -1;
+#endif
+}
+
+static void disable_all(struct collect_session *s)
+{
+	for (size_t i = 0; i < s->nr_fds; i++)
+		if (s->fds[i] >= 0)
+			ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause)
+{
+	struct sigaction old[ARRAY_SIZE(caught_signals)], sa;
+	struct pollfd *pfd;
+	size_t npfd = 0, sig_slot, pid_slot = (size_t)-1;
+	int sigp[2], pidfd = -1, err = 0, sink_err = 0;
+	int round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
+	bool stop = false;
+
+	if (s->ran)
+		return gx_fail(cause, GX_E_USAGE, "a collect session runs only once");
+	s->ran = true;
+	s->stats.start_ns = gx_now_ns();
+	if (pipe2(sigp, O_CLOEXEC | O_NONBLOCK) < 0)
+		return gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
+
+	/* tasks already running: describe them before any of their samples */
+	if ((s->o.pid || s->o.system_wide) && s->nr_ev && s->ev[0].nr_ids) {
+		struct synth_ctx c = {
+			.sink = sink,
+			.sample_type = s->ev[0].attr.sample_type,
+			.id = s->ev[0].ids[0],
+			.buf = s->bounce,
+		};
+
+		err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
+		s->stats.records += c.records;
+		s->stats.bytes += c.bytes;
+		if (err) {
+			if (err < 0)
+				gx_fail(cause, err, "cannot describe the running processes: %s",
+					gx_strerror(err));
+			goto out_close_pipe;
+		}
+	}
+
+	/* SA_RESTART: the sink's own I/O should not see EINTR (poll() is
+	 * interrupted regardless). A signal ignored by whoever started us
+	 * (nohup, a background job) stays ignored. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sig_wfd = sigp[1];
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
+		sigaction(caught_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(caught_signals[i], &sa, NULL);
+	}
+
+	if (s->has_workload) {
+		pid_t child = s->wl.pid;
+
+		err = workload__release(&s->wl, cause);
+		if (err)
+			goto out_restore;
+		s->stats.child = child;
+		pidfd = pidfd_of(child);
+	} else if (s->o.pid) {
+		pidfd = pidfd_of(s->o.pid);
+	}
+
+	pfd = xcalloc(s->nr_rings + 2, sizeof(*pfd));
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		pfd[npfd].fd = s->rings[i].meta ? s->rings[i].fd : -1;
+		pfd[npfd++].events = POLLIN;
+	}
+	sig_slot = npfd;
+	pfd[npfd].fd = sigp[0];
+	pfd[npfd++].events = POLLIN;
+	if (pidfd >= 0) {
+		pid_slot = npfd;
+		pfd[npfd].fd = pidfd;
+		pfd[npfd++].events = POLLIN;
+	}
+
+	while (!stop) {
+		int n = poll(pfd, npfd, round_ms);
+		bool woke = false;
+
+		if (n < 0 && errno != EINTR) {
+			err = gx_fail(cause, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		for (size_t i = 0; n > 0 && i < s->nr_rings; i++) {
+			if (pfd[i].revents & POLLIN)
+				woke = true;
+			/* the task is gone: stop polling it (it would spin) */
+			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+				pfd[i].fd = -1;
+		}
+		if (woke)
+			s->stats.wakeups++;
+		if (!sink_err) {
+			sink_err = drain_pass(s, sink);
+			if (sink_err) {
+				/* recording over; a workload still runs, is waited
+				 * for and still gets the signals */
+				disable_all(s);
+				for (size_t i = 0; i < s->nr_rings; i++)
+					pfd[i].fd = -1;
+				if (!s->has_workload)
+					break;
+			}
+		}
+		if (n > 0 && (pfd[sig_slot].revents & POLLIN)) {
+			unsigned char sigs[16];
+			ssize_t k;
+
+			while ((k = read(sigp[0], sigs, sizeof(sigs))) > 0) {
+				for (ssize_t j = 0; j < k; j++) {
+					if (s->has_workload && s->wl.pid > 0)
+						kill(s->wl.pid, sigs[j]);
+					else
+						stop = true;
+				}
+			}
+		}
+		if (s->has_workload) {
+			if (workload_done(s, false))
+				stop = true;
+		} else if (s->o.pid) {
+			if ((pid_slot != (size_t)-1 && n > 0 && (pfd[pid_slot].revents & POLLIN)) ||
+			    (kill(s->o.pid, 0) < 0 && errno == ESRCH))
+				stop = true;
+		}
+	}
+	free(pfd);
+	if (!s->has_workload)
+		disable_all(s);
+	if (!sink_err)
+		sink_err = drain_pass(s, sink);
+	if (s->has_workload)
+		workload_done(s, true);	/* only after a poll error */
+	read_counts(s);
+	if (sink_err && !err)
+		err = sink_err;
+out_restore:
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
+		sigaction(caught_signals[i], &old[i], NULL);
+	sig_wfd = -1;
+	if (pidfd >= 0)
+		close(pidfd);
+out_close_pipe:
+	close(sigp[0]);
+	close(sigp[1]);
+	s->stats.end_ns = gx_now_ns();
+	return err;
+}

@@ -1,0 +1,230 @@
+/*
+ * synth.c: COMM and MMAP2 records for tasks that were running before the
+ * counters opened (-p, -a), read from /proc, laid out as the kernel would
+ * write them, with the tracking event's sample_id_all trailer (time 0, so
+ * they sort before every sample). FORK records are not synthesized: a
+ * reader learns the threads of a process from the COMM records.
+ */
+#include "config.h"
+
+#include "collect/collect-int.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+static size_t put_id_trailer(struct synth_ctx *c, char *p, pid_t pid, pid_t tid)
+{
+	char *s = p;
+	uint64_t st = c->sample_type, zero = 0;
+	uint32_t v[2];
+
+	if (st & PERF_SAMPLE_TID) {
+		v[0] = (uint32_t)pid;
+		v[1] = (uint32_t)tid;
+		memcpy(p, v, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(p, &zero, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		memcpy(p, &c->id, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		memcpy(p, &c->id, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		memcpy(p, &zero, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER) {
+		memcpy(p, &c->id, 8);
+		p += 8;
+	}
+	return (size_t)(p - s);
+}
+
+static int emit(struct synth_ctx *c, size_t len)
+{
+	int r;
+
+	((struct perf_event_header *)c->buf)->size = (uint16_t)len;
+	r = c->sink->record(c->sink, c->buf, len);
+	if (r)
+		return r;
+	c->records++;
+	c->bytes += len;
+	return 0;
+}
+
+static int synth_comm(struct synth_ctx *c, pid_t pid, pid_t tid, const char *comm)
+{
+	struct perf_event_header *h = (void *)c->buf;
+	char *p = c->buf + sizeof(*h);
+	uint32_t ids[2] = { (uint32_t)pid, (uint32_t)tid };
+	size_t n = strnlen(comm, 15), padded = (n + 1 + 7) & ~(size_t)7;
+
+	h->type = PERF_RECORD_COMM;
+	h->misc = 0;
+	memcpy(p, ids, 8);
+	p += 8;
+	memset(p, 0, padded);
+	memcpy(p, comm, n);
+	p += padded;
+	p += put_id_trailer(c, p, pid, tid);
+	return emit(c, (size_t)(p - c->buf));
+}
+
+struct mmap2_body {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino, ino_generation;
+	uint32_t prot, flags;
+};
+
+static int synth_maps(struct synth_ctx *c, pid_t pid)
+{
+	char path[64], *maps, *line, *save = NULL;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = gx_read_file(path, 64 << 20);
+	if (!maps)
+		return -errno;
+	for (line = strtok_r(maps, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct perf_event_header *h = (void *)c->buf;
+		struct mmap2_body b = { 0 };
+		unsigned long long start, end, pgoff, ino;
+		unsigned int maj, min;
+		char perms[8];
+		int off = 0;
+		const char *name;
+		size_t n, padded;
+		char *p;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
+			   &min, &ino, &off) < 7 || !off)
+			continue;
+		name = line + off;
+		while (*name == ' ')
+			name++;
+		if (!*name || strlen(perms) < 4 || perms[2] != 'x')
+			continue;
+		n = strlen(name);
+		if (n >= 4096)
+			continue;
+		padded = (n + 1 + 7) & ~(size_t)7;
+		b.pid = b.tid = (uint32_t)pid;
+		b.addr = start;
+		b.len = end - start;
+		b.pgoff = pgoff;
+		b.maj = maj;
+		b.min = min;
+		b.ino = ino;
+		b.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
+			 PROT_EXEC;
+		b.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
+		h->type = PERF_RECORD_MMAP2;
+		h->misc = PERF_RECORD_MISC_USER;
+		p = c->buf + sizeof(*h);
+		memcpy(p, &b, sizeof(b));
+		p += sizeof(b);
+		memset(p, 0, padded);
+		memcpy(p, name, n);
+		p += padded;
+		p += put_id_trailer(c, p, pid, pid);
+		err = emit(c, (size_t)(p - c->buf));
+		if (err)
+			break;
+	}
+	free(maps);
+	return err;
+}
+
+static char *read_comm(pid_t pid, pid_t tid)
+{
+	char path[64], *s;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	s = gx_read_file(path, 64);
+	if (s)
+		s[strcspn(s, "\n")] = '\0';
+	return s;
+}
+
+int synth__process(struct synth_ctx *c, pid_t pid, bool all_threads)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	int err = 0;
+
+	if (all_threads) {
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		d = opendir(path);
+		if (!d)
+			return -errno;
+		while ((de = readdir(d))) {
+			pid_t tid = (pid_t)atoi(de->d_name);
+			char *comm;
+
+			if (tid <= 0)
+				continue;
+			comm = read_comm(pid, tid);
+			if (!comm)
+				continue;	/* the thread ended meanwhile */
+			err = synth_comm(c, pid, tid, comm);
+			free(comm);
+			if (err)
+				break;
+		}
+		closedir(d);
+	} else {
+		char *comm = read_comm(pid, pid);
+
+		if (!comm)
+			return -ESRCH;
+		err = synth_comm(c, pid, pid, comm);
+		free(comm);
+	}
+	if (err)
+		return err;
+	err = synth_maps(c, pid);
+	/* a process that vanished meanwhile is not an error */
+	return err == -ENOENT || err == -ESRCH ? 0 : err;
+}
+
+int synth__all(struct synth_ctx *c)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		pid_t pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		pid = (pid_t)atoi(de->d_name);
+		err = synth__process(c, pid, true);
+		if (err == -ENOENT || err == -ESRCH || err == -EACCES)
+			err = 0;
+		if (err)
+			break;
+	}
+	closedir(d);
+	return err;
+}

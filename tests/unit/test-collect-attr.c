@@ -1,0 +1,264 @@
+/*
+ * test-collect-attr: the perf_event_attr collect_parse_events() builds for
+ * a table of option sets, compared field by field with the goldens in
+ * tests/golden/attr/NAME (`key = value` lines, as perf's tests/attr).
+ * Each case runs in a forked child so that LIBPFM_FORCE_PMU is set before
+ * libpfm4 initializes. Regenerate with `make golden-attr` (or
+ * GX_REGEN_GOLDEN=1).
+ */
+#include "config.h"
+
+#include "collect/collect.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "tap.h"
+
+struct attr_case {
+	int line;
+	const char *name;	/* golden file */
+	const char *events;
+	const char *force_pmu;	/* LIBPFM_FORCE_PMU */
+	uint64_t sav;
+	uint32_t freq;
+	double rate;
+	enum collect_callgraph cg;
+	uint32_t stack_size;
+	pid_t pid;
+	bool system_wide;
+	bool no_inherit;
+};
+
+static const struct attr_case cases[] = {
+	{ __LINE__, "cpu-clock", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "page-faults-c10", "page-faults", NULL, 10, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "freq-999", "cpu-clock", NULL, 0, 999, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "callgraph-fp", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false },
+	{ __LINE__, "callgraph-dwarf-4096", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_DWARF, 4096, 0, false, false },
+	{ __LINE__, "cycles-instructions", "cycles,instructions", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "modifiers", "cycles:upp,instructions:k,branch-misses:P,task-clock:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "rate-half", "cycles,cpu-clock,page-faults", NULL, 0, 0, 0.5, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "software-all", "task-clock,faults,minor-faults,major-faults,cs,cpu-migrations,alignment-faults,emulation-faults", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "hardware-all", "cache-references,cache-misses,branches,branch-instructions,bus-cycles,ref-cycles,stalled-cycles-frontend,stalled-cycles-backend", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "group", "{cycles,instructions},cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "attach", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 1, false, false },
+	{ __LINE__, "system-wide", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, true, false },
+	{ __LINE__, "no-inherit", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, true },
+	{ __LINE__, "raw", "r1c2,r01c2:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "pmu-terms", "cpu/event=0x3c,umask=0x0/,cpu/event=0xa3,umask=0x4,cmask=4/:u,cpu/config=0x1c2,config1=0x3/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "skl-inst-retired", "INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "skl-stalls-total", "skl::CYCLE_ACTIVITY:STALLS_TOTAL", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "skl-mixed", "cycles,INST_RETIRED:ANY_P:pp,L1D_PEND_MISS:FB_FULL:c=1:u,UOPS_RETIRED:RETIRE_SLOTS", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false },
+	{ __LINE__, "zen4-retired-ops", "RETIRED_OPS", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "zen4-dispatch-stalls", "amd64_fam19h_zen4::DISPATCH_STALLS_1:FE_NO_OPS:c=6,amd64_fam19h_zen4::CYCLES_NOT_IN_HALT", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+};
+
+#define F(field) strbuf__addf(sb, "%s = %" PRIu64 "\n", #field, (uint64_t)a->field)
+#define X(field) strbuf__addf(sb, "%s = 0x%" PRIx64 "\n", #field, (uint64_t)a->field)
+
+static void dump_attr(struct strbuf *sb, const struct collect_event *e, size_t i)
+{
+	const struct perf_event_attr *a = &e->attr;
+
+	strbuf__addf(sb, "[event %zu: %s]\n", i, e->name);
+	strbuf__addf(sb, "group = %d\nleader = %d\n", e->group, e->leader);
+	F(type);
+	X(config);
+	X(config1);
+	X(config2);
+	if (a->freq)
+		F(sample_freq);
+	else
+		F(sample_period);
+	X(sample_type);
+	X(read_format);
+	F(disabled);
+	F(inherit);
+	F(pinned);
+	F(exclusive);
+	F(exclude_user);
+	F(exclude_kernel);
+	F(exclude_hv);
+	F(exclude_idle);
+	F(exclude_host);
+	F(exclude_guest);
+	F(mmap);
+	F(mmap2);
+	F(mmap_data);
+	F(comm);
+	F(comm_exec);
+	F(freq);
+	F(enable_on_exec);
+	F(task);
+	F(sample_id_all);
+	F(use_clockid);
+	F(clockid);
+	F(precise_ip);
+	F(exclude_callchain_kernel);
+	F(exclude_callchain_user);
+	X(sample_regs_user);
+	F(sample_stack_user);
+	F(wakeup_events);
+}
+
+/* Parse one case in a child; its dump (or error) comes back on a pipe. */
+static char *run_case(const struct attr_case *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int p[2];
+	pid_t pid;
+	char buf[4096];
+	ssize_t n;
+	int st;
+
+	if (pipe(p) < 0)
+		return NULL;
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		struct collect_opts o = {
+			.sav = c->sav, .freq = c->freq, .rate = c->rate, .callgraph = c->cg,
+			.stack_size = c->stack_size, .pid = c->pid, .system_wide = c->system_wide,
+			.no_inherit = c->no_inherit,
+		};
+		struct collect_event *ev;
+		size_t nr;
+		char *cause = NULL, *out;
+		struct strbuf d = STRBUF_INIT;
+		int err;
+
+		close(p[0]);
+		if (c->force_pmu)
+			setenv("LIBPFM_FORCE_PMU", c->force_pmu, 1);
+		err = collect_parse_events(c->events, &o, &ev, &nr, &cause);
+		if (err) {
+			strbuf__addf(&d, "error %d: %s\n", err, cause ? cause : "");
+		} else {
+			strbuf__addf(&d, "# events: %s\n", c->events);
+			for (size_t i = 0; i < nr; i++)
+				dump_attr(&d, &ev[i], i);
+			collect_events__free(ev, nr);
+		}
+		free(cause);
+		out = strbuf__detach(&d);
+		gx_write_all(p[1], out, strlen(out));
+		free(out);
+		_exit(0);
+	}
+	close(p[1]);
+	while ((n = read(p[0], buf, sizeof(buf))) > 0)
+		strbuf__add(&sb, buf, (size_t)n);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		strbuf__exit(&sb);
+		return NULL;
+	}
+	return strbuf__detach(&sb);
+}
+
+/* First differing line, for the diagnostic. */
+static void diag_diff(const char *got, const char *want)
+{
+	int line = 1;
+
+	while (*got && *got == *want) {
+		if (*got == '\n')
+			line++;
+		got++;
+		want++;
+	}
+	diag("  first difference at line %d: got '%.*s', want '%.*s'", line,
+	     (int)strcspn(got, "\n"), got, (int)strcspn(want, "\n"), want);
+}
+
+static void test_goldens(const char *dir, bool regen)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const struct attr_case *c = &cases[i];
+		char *path = xasprintf("%s/%s", dir, c->name);
+		char *got = run_case(c), *want;
+
+		if (!got) {
+			ok_at(0, __FILE__, c->line, "%s: parse child crashed", c->name);
+			free(path);
+			continue;
+		}
+		if (regen) {
+			FILE *f = fopen(path, "w");
+
+			ok_at(f && fputs(got, f) >= 0 && fclose(f) == 0, __FILE__, c->line,
+			      "%s: golden written", c->name);
+		} else {
+			want = gx_read_file(path, 1 << 20);
+			if (!ok_at(want && !strcmp(got, want), __FILE__, c->line, "%s matches %s", c->name,
+				   path)) {
+				if (want)
+					diag_diff(got, want);
+				else
+					diag("  cannot read %s", path);
+			}
+			free(want);
+		}
+		ok_at(strncmp(got, "error", 5) != 0, __FILE__, c->line, "%s parses", c->name);
+		free(got);
+		free(path);
+	}
+}
+
+struct err_case {
+	int line;
+	const char *events;
+	const char *in_cause;	/* must appear in the message */
+};
+
+static const struct err_case err_cases[] = {
+	{ __LINE__, "no-such-event", "'no-such-event'" },
+	{ __LINE__, "cpu-clock,BOGUS_EVENT:XYZ", "gexplore list" },
+	{ __LINE__, "{cycles,instructions", "missing '}'" },
+	{ __LINE__, "cycles}", "unbalanced" },
+	{ __LINE__, "cycles:pppp", "too many" },
+	{ __LINE__, "cycles,,instructions", "empty event name" },
+	{ __LINE__, "cpu/bogus=1/", "unknown term 'bogus'" },
+	{ __LINE__, "nosuchpmu/config=1/", "no such PMU" },
+	{ __LINE__, "", "empty event list" },
+};
+
+static void test_errors(void)
+{
+	struct collect_opts o = { .rate = 1.0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(err_cases); i++) {
+		const struct err_case *c = &err_cases[i];
+		struct collect_event *ev = NULL;
+		size_t nr = 0;
+		char *cause = NULL;
+		int err = collect_parse_events(c->events, &o, &ev, &nr, &cause);
+
+		is_int_at(err, GX_E_EVENT, c->line, "'%s' is GX_E_EVENT", c->events);
+		if (!ok_at(cause && strstr(cause, c->in_cause) && !strchr(cause, '\n'), __FILE__, c->line,
+			   "'%s': one-line cause says \"%s\"", c->events, c->in_cause))
+			diag("  cause: %s", cause ? cause : "(null)");
+		ok_at(ev == NULL && nr == 0, __FILE__, c->line, "'%s': nothing returned", c->events);
+		free(cause);
+	}
+}
+
+int main(void)
+{
+	const char *src = getenv("GX_SRCDIR");
+	const char *regen = getenv("GX_REGEN_GOLDEN");
+	char *dir = xasprintf("%s/tests/golden/attr", src && *src ? src : ".");
+
+	test_goldens(dir, regen && *regen == '1');
+	test_errors();
+	free(dir);
+	return done_testing();
+}
