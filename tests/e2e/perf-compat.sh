@@ -21,7 +21,7 @@ for spec in "cpu-clock" "cpu-clock,page-faults" "-g cpu-clock" "--call-graph=dwa
 	else
 		ok 0 "perf report: no warnings ($spec)"
 	fi
-	"$PERF" script -i r/perf.data -F event,ip >scr 2>serr
+	"$PERF" script -i r/perf.data -F tid,time >scr 2>serr
 	ok $? "perf script reads it ($spec)"
 	check "perf script: no warnings ($spec)" test ! -s serr
 	is "$(wc -l <scr)" "$(gx_samples r)" "perf script and gexplore count the same samples ($spec)"
