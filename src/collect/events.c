@@ -474,6 +474,8 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 			group_open = true;
 			group = ngroups++;
 			p++;
+			while (isspace((unsigned char)*p))
+				p++;
 		}
 		start = p;
 		while (*p && (in_slash || (*p != ',' && *p != '}'))) {
@@ -502,6 +504,8 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 			group_open = false;
 			p++;
 		}
+		while (isspace((unsigned char)*p))
+			p++;
 		if (*p == ',')
 			p++;
 		else if (*p) {

@@ -48,6 +48,7 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "software-all", "task-clock,faults,minor-faults,major-faults,cs,cpu-migrations,alignment-faults,emulation-faults", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "hardware-all", "cache-references,cache-misses,branches,branch-instructions,bus-cycles,ref-cycles,stalled-cycles-frontend,stalled-cycles-backend", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group", "{cycles,instructions},cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "group-spaces", " { cycles:u , instructions } , cpu-clock ", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "attach", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 1, false, false },
 	{ __LINE__, "system-wide", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, true, false },
 	{ __LINE__, "no-inherit", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, true },
