@@ -95,5 +95,8 @@ struct synth_ctx {
 int synth__process(struct synth_ctx *c, pid_t pid, bool all_threads);
 /* The same for every process in /proc. */
 int synth__all(struct synth_ctx *c);
+/* MMAP records for the kernel image and its modules, as perf record writes
+ * them; nothing when /proc/kallsyms hides addresses. */
+int synth__kernel(struct synth_ctx *c);
 
 #endif /* GX_COLLECT_INT_H */

@@ -646,8 +646,9 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	if (pipe2(sigp, O_CLOEXEC | O_NONBLOCK) < 0)
 		return gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 
-	/* tasks already running: describe them before any of their samples */
-	if ((s->o.pid || s->o.system_wide) && s->nr_ev && s->ev[0].nr_ids) {
+	/* the kernel's maps, and tasks already running: describe them
+	 * before any of their samples */
+	if (s->nr_ev && s->ev[0].nr_ids) {
 		struct synth_ctx c = {
 			.sink = sink,
 			.sample_type = s->ev[0].attr.sample_type,
@@ -655,7 +656,9 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 			.buf = s->bounce,
 		};
 
-		err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
+		err = synth__kernel(&c);
+		if (!err && (s->o.pid || s->o.system_wide))
+			err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
 		s->stats.records += c.records;
 		s->stats.bytes += c.bytes;
 		if (err) {

@@ -228,3 +228,82 @@ int synth__all(struct synth_ctx *c)
 	closedir(d);
 	return err;
 }
+
+/* The address of a kernel symbol from /proc/kallsyms, or 0 when hidden
+ * (kptr_restrict) or absent. */
+static uint64_t kallsyms_addr(const char *want)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	char line[512], name[256], type;
+	uint64_t addr, found = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, name) == 3 &&
+		    !strcmp(name, want)) {
+			found = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static int synth_kernel_mmap(struct synth_ctx *c, const char *name, uint64_t start,
+			     uint64_t len, uint64_t pgoff)
+{
+	struct perf_event_header *h = (void *)c->buf;
+	char *p = c->buf + sizeof(*h);
+	uint32_t ids[2] = { UINT32_MAX, 0 };	/* pid -1: the host kernel */
+	uint64_t v[3] = { start, len, pgoff };
+	size_t n = strnlen(name, 255), padded = (n + 1 + 7) & ~(size_t)7;
+
+	h->type = PERF_RECORD_MMAP;
+	h->misc = PERF_RECORD_MISC_KERNEL;
+	memcpy(p, ids, 8);
+	p += 8;
+	memcpy(p, v, sizeof(v));
+	p += sizeof(v);
+	memset(p, 0, padded);
+	memcpy(p, name, n);
+	p += padded;
+	p += put_id_trailer(c, p, -1, 0);
+	return emit(c, (size_t)(p - c->buf));
+}
+
+int synth__kernel(struct synth_ctx *c)
+{
+	uint64_t text = kallsyms_addr("_text");
+	char line[512], mod[160];
+	FILE *f;
+	int err;
+
+	if (!text)
+		text = kallsyms_addr("_stext");
+	if (!text)
+		return 0;	/* hidden: readers show kernel samples as [kernel] */
+	/* As perf record writes it: the map starts at _text, runs to the end
+	 * of the address space, and pgoff carries _text's address so readers
+	 * can relocate kallsyms ("ref_reloc_sym"). */
+	err = synth_kernel_mmap(c, "[kernel.kallsyms]_text", text, ~0ULL - text, text);
+	if (err)
+		return err;
+	f = fopen("/proc/modules", "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t size, addr;
+		char name[128];
+
+		if (sscanf(line, "%127s %" SCNu64 " %*s %*s %*s %" SCNx64, name, &size, &addr) != 3 ||
+		    !addr || !size)
+			continue;
+		snprintf(mod, sizeof(mod), "[%s]", name);
+		err = synth_kernel_mmap(c, mod, addr, size, 0);
+		if (err)
+			break;
+	}
+	fclose(f);
+	return err;
+}

@@ -124,7 +124,8 @@ struct pd_sample {
 	uint32_t evsel;			/* index of the event (by id or the only one) */
 	uint16_t misc;			/* header misc: PERF_RECORD_MISC_CPUMODE_MASK */
 	uint64_t sample_type;
-	uint64_t id, ip, time, addr, stream_id, period;
+	uint64_t id, ip, time, addr, stream_id;
+	uint64_t period;		/* from the record, else attr.sample_period */
 	uint32_t pid, tid, cpu;
 	uint64_t weight, data_src, transaction, phys_addr;
 	uint64_t nr_callchain;

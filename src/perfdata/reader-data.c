@@ -415,6 +415,8 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 		s->cpu = (uint32_t)v;
 	}
 	U64(PERF_SAMPLE_PERIOD, s->period, "PERIOD");
+	if (!(t & PERF_SAMPLE_PERIOD) && !a->freq)
+		s->period = a->sample_period;	/* fixed period: not in the record (as perf) */
 	if (t & PERF_SAMPLE_READ) {
 		struct pd_read *rd = &r->read_buf;
 		uint64_t rf = a->read_format, nr = 1, dummy;

@@ -132,7 +132,10 @@ void machine__add_mmap(struct machine *m, const struct pd_mmap *mm)
 
 	if (mm->len == 0 || e.end < e.start)
 		return;
-	e.module = strtab__intern(&m->strs, mm->filename ? mm->filename : "[unknown]");
+	if (mm->filename && !strncmp(mm->filename, "[kernel.kallsyms]", 17))
+		e.module = m->str_kernel;	/* "[kernel.kallsyms]_text" */
+	else
+		e.module = strtab__intern(&m->strs, mm->filename ? mm->filename : "[unknown]");
 	if ((mm->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 	    mm->pid == UINT32_MAX) {
 		/* kernel and module maps: one shared address space */

@@ -115,7 +115,8 @@ static inline const char *strtab__str(const struct strtab *t, uint32_t id)
 uint64_t gx_hash(const void *data, size_t len);
 
 /* ---- time and files ----------------------------------------------------- */
-/* CLOCK_MONOTONIC in nanoseconds (the clock perf samples use by default). */
+/* CLOCK_MONOTONIC in nanoseconds (the clock collect asks the kernel to
+ * stamp samples with, through use_clockid). */
 uint64_t gx_now_ns(void);
 /* Read a whole small text file (sysfs, /proc) into a new string; NULL on error. */
 char *gx_read_file(const char *path, size_t max);

@@ -16,12 +16,17 @@ check "meta.json names the signal" sh -c "jq -e '.workload.term_signal == 15' r2
 check "report says killed by SIGTERM" sh -c "'$GX_BIN' report r2 | grep -q 'killed by SIGTERM'"
 
 # SIGINT to gexplore mid-run goes to the workload; the result is complete.
+# Job control on: a background job of a non-interactive shell would start
+# with SIGINT ignored (and gexplore keeps an ignored signal ignored).
+set -m
 "$GX_BIN" record -q -o r3 -e cpu-clock -- "$WL/wl-spin" 20000 >/dev/null 2>&1 &
 pid=$!
 sleep 0.6
 kill -INT $pid
 wait $pid
-is "$?" 130 "SIGINT mid-run: the workload dies of it, gexplore exits 130"
+rc=$?
+set +m
+is "$rc" 130 "SIGINT mid-run: the workload dies of it, gexplore exits 130"
 check "SIGINT: meta.json written" sh -c "jq -e '.workload.term_signal == 2' r3/meta.json"
 n=$(gx_samples r3)
 check "SIGINT: samples kept ($n)" test "${n:-0}" -gt 20
