@@ -1,0 +1,3 @@
+#include "config.h"
+#include "tap.h"
+int main(void){ return done_testing(); }
