@@ -152,7 +152,7 @@ static int cmd_topdown_exec(int argc, char **argv)
 		char *s;
 
 		json_object_set_new(root, "unknown_events", json_integer((json_int_t)unknown));
-		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		printf("%s\n", s);
 		free(s);
 		json_decref(root);

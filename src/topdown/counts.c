@@ -219,8 +219,11 @@ static int resolve_event(const struct td_model *m, const char *name)
 		char *terms = (char *)slash + 1;
 		uint64_t config = 0, config1 = 0;
 
-		if (term_value(terms, "name", val, sizeof(val)))
-			return resolve_event(m, val);
+		if (term_value(terms, "name", val, sizeof(val))) {
+			idx = resolve_event(m, val);
+			if (idx >= 0)
+				return idx;
+		}
 		if (!strchr(terms, '='))	{	/* "cpu/topdown-retiring/" */
 			char *end = strchr(terms, '/');
 
@@ -273,30 +276,43 @@ static bool starts_with(const char *s, const char *p)
 static const char *const units[] = { "msec", "ms", "ns", "us", "sec", "s", "Joules", "MiB", "W",
 				     NULL };
 
-/* A line of perf stat's CSV output; false when the line is not CSV. */
+/*
+ * A line of perf stat's CSV output ("VALUE,UNIT,EVENT,RUNTIME,PCT,...");
+ * false when the line is not CSV. An event such as "cpu/event=0x9c,umask=0x1/"
+ * contains the separator itself: it runs to its closing '/'.
+ */
 static bool try_csv(const char *line, char **value, char **name)
 {
 	static const char seps[] = ",;";
 
 	for (const char *sp = seps; *sp; sp++) {
-		const char *f[4];
-		size_t nf = 0;
-		const char *p = line;
+		const char *unit, *ev, *end, *slash;
 
-		f[nf++] = p;
-		while (nf < 4 && (p = strchr(p, *sp))) {
-			p++;
-			f[nf++] = p;
+		if (!isdigit((unsigned char)line[0]) && line[0] != '<' && line[0] != '.' &&
+		    line[0] != '-')
+			return false;
+		unit = strchr(line, *sp);
+		if (!unit)
+			continue;
+		ev = strchr(unit + 1, *sp);
+		if (!ev)
+			continue;
+		ev++;
+		/* the event name never starts with a digit, and nothing before it has spaces */
+		if (!isalpha((unsigned char)ev[0]) && ev[0] != '_')
+			continue;
+		if (memchr(line, ' ', (size_t)(ev - line)))
+			continue;
+		end = strchr(ev, *sp);
+		slash = strchr(ev, '/');
+		if (slash && (!end || slash < end)) {
+			const char *close = strchr(slash + 1, '/');
+
+			if (close)
+				end = strchr(close, *sp);
 		}
-		if (nf < 4 && !(nf == 3))
-			continue;
-		/* the event name (third field) never starts with a digit */
-		if (!isalpha((unsigned char)f[2][0]) && f[2][0] != '_')
-			continue;
-		if (memchr(line, ' ', (size_t)(f[2] - line)))
-			continue;
-		*value = xstrndup(f[0], (size_t)(f[1] - f[0] - 1));
-		*name = xstrndup(f[2], nf > 3 ? (size_t)(f[3] - f[2] - 1) : strlen(f[2]));
+		*value = xstrndup(line, (size_t)(unit - line));
+		*name = end ? xstrndup(ev, (size_t)(end - ev)) : xstrdup(ev);
 		return true;
 	}
 	return false;
@@ -357,6 +373,8 @@ int td_counts_parse(const struct td_model *m, const char *text, const char *file
 		l = strlen(s);
 		while (l && (s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
 			s[--l] = '\0';
+		if (lineno == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
+			s += 3;	/* UTF-8 byte order mark */
 		while (*s == ' ' || *s == '\t')
 			s++;
 		if (!*s || *s == '#' || (*s == '(' && s[l - 1] == ')'))

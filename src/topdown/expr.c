@@ -403,6 +403,9 @@ int td_expr__parse(const char *src, struct td_expr **out, char **cause)
 	int err;
 
 	*out = NULL;
+	/* bounds the depth of the tree, hence recursion in eval and delete */
+	if (strlen(src) > 8192)
+		return gx_fail(cause, GX_E_FORMAT, "column 8193: formula longer than 8192 characters");
 	err = next(&p);
 	if (!err && p.tok == T_END)
 		err = fail_at(&p, p.tok_pos, "empty formula");
