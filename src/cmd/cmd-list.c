@@ -248,7 +248,11 @@ static int cmd_list_exec(int argc, char **argv)
 		ret = err == -ENOENT ? GX_EXIT_USAGE : GX_EXIT_FAIL;
 		goto out;
 	}
-	err = td_model__needed_events(m, variant, &need, &nr_need);
+	{
+		struct td_ctx ctx = { .smt = smt, .variant = variant };
+
+		err = td_model__needed_events(m, &ctx, -1, &need, &nr_need);
+	}
 	if (err) {
 		cmd_error("list: model %s has no variant '%s'", td_model__id(m), variant);
 		ret = GX_EXIT_USAGE;

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -807,19 +808,37 @@ const char *td_model__node_formula(const struct td_model *m, size_t i, const cha
 struct needed_ctx {
 	const struct td_model *m;
 	int v;
+	bool fold;		/* fold #smt_on / #core_wide with env */
+	struct td_eval_env env;
 	char *ev_seen, *node_seen;
 };
 
 static void needed_node(struct needed_ctx *c, size_t i);
 
-static void needed_leaf(struct td_expr *e, void *arg)
+static void needed_expr(struct needed_ctx *c, const struct td_expr *e)
 {
-	struct needed_ctx *c = arg;
-
-	if (e->op == TD_OP_EVENT)
+	if (!e)
+		return;
+	if (e->op == TD_OP_EVENT) {
 		c->ev_seen[e->idx] = 1;
-	else if (e->op == TD_OP_METRIC)
+		return;
+	}
+	if (e->op == TD_OP_METRIC) {
 		needed_node(c, (size_t)e->idx);
+		return;
+	}
+	if (e->op == TD_OP_IF && c->fold) {
+		/* a condition made of constants only evaluates without counts */
+		double cond = td_expr__eval(e->b, &c->env);
+
+		if (!isnan(cond)) {
+			needed_expr(c, cond != 0 ? e->a : e->c);
+			return;
+		}
+	}
+	needed_expr(c, e->a);
+	needed_expr(c, e->b);
+	needed_expr(c, e->c);
 }
 
 static void needed_node(struct needed_ctx *c, size_t i)
@@ -827,22 +846,32 @@ static void needed_node(struct needed_ctx *c, size_t i)
 	if (c->node_seen[i])
 		return;
 	c->node_seen[i] = 1;
-	td_expr__walk((struct td_expr *)td_model__tree(c->m, i, c->v), needed_leaf, c);
-	td_expr__walk(c->m->thresh[i], needed_leaf, c);
+	needed_expr(c, td_model__tree(c->m, i, c->v));
+	needed_expr(c, c->m->thresh[i]);
 }
 
-int td_model__needed_events(const struct td_model *m, const char *variant, int **idx, size_t *n)
+int td_model__needed_events(const struct td_model *m, const struct td_ctx *ctx, int max_level,
+			    int **idx, size_t *n)
 {
-	struct needed_ctx c = { m, td_model__variant_idx(m, variant),
-				xcalloc(m->nr_events + 1, 1), xcalloc(m->nr_nodes + 1, 1) };
+	struct needed_ctx c = { .m = m, .v = -1 };
 
-	if (variant && c.v < 0) {
-		free(c.ev_seen);
-		free(c.node_seen);
-		return -EINVAL;
+	if (ctx) {
+		c.v = td_model__variant_idx(m, ctx->variant);
+		if (ctx->variant && c.v < 0)
+			return -EINVAL;
+		c.fold = true;
+		c.env.smt_on = ctx->smt == TD_SMT_ON;
+		c.env.core_wide = !c.env.smt_on || ctx->core_wide;
+		c.env.width = m->width;
 	}
-	for (size_t i = 0; i < m->nr_nodes; i++)
-		needed_node(&c, i);
+	c.ev_seen = xcalloc(m->nr_events + 1, 1);
+	c.node_seen = xcalloc(m->nr_nodes + 1, 1);
+	for (size_t i = 0; i < m->nr_nodes; i++) {
+		const struct td_node *d = &m->nodes[i];
+
+		if (d->level == 0 ? !d->hidden : (max_level < 0 || d->level <= max_level))
+			needed_node(&c, i);
+	}
 	*idx = xcalloc(m->nr_events + 1, sizeof(**idx));
 	*n = 0;
 	for (size_t i = 0; i < m->nr_events; i++)
@@ -850,5 +879,24 @@ int td_model__needed_events(const struct td_model *m, const char *variant, int *
 			(*idx)[(*n)++] = (int)i;
 	free(c.ev_seen);
 	free(c.node_seen);
+	return 0;
+}
+
+int td_model__locate_events(const struct td_model *m, int **idx, size_t *n)
+{
+	char *seen = xcalloc(m->nr_events + 1, 1);
+
+	for (size_t i = 0; i < m->nr_nodes; i++) {
+		int e = m->nodes[i].locate ? td_model__find_event(m, m->nodes[i].locate) : -1;
+
+		if (e >= 0)
+			seen[e] = 1;
+	}
+	*idx = xcalloc(m->nr_events + 1, sizeof(**idx));
+	*n = 0;
+	for (size_t i = 0; i < m->nr_events; i++)
+		if (seen[i])
+			(*idx)[(*n)++] = (int)i;
+	free(seen);
 	return 0;
 }

@@ -30,6 +30,7 @@
 #include "util/util.h"
 
 struct td_model;	/* opaque, immutable after loading */
+struct td_ctx;
 
 /* ---- events ------------------------------------------------------------- */
 struct td_event {
@@ -42,7 +43,12 @@ struct td_event {
 	uint64_t sav;		/* default sample-after value; 0 = count only */
 	bool precise;		/* accepts precise_ip > 0 (PEBS/IBS-style attribution) */
 	bool fixed;		/* lives on a fixed counter (no general counter needed) */
-	const char *group_hint;	/* "perf_metrics": must be in the slots-led group, or NULL */
+	/*
+	 * "perf_metrics": must be in one group led by the event of that
+	 * group with fixed == true (TOPDOWN.SLOTS); such events cannot sample
+	 * (sav 0). NULL otherwise.
+	 */
+	const char *group_hint;
 	const char *desc;	/* one line, or NULL */
 };
 
@@ -130,11 +136,24 @@ int td_model__find_node(const struct td_model *m, const char *name);	/* -1: none
 const char *td_model__node_formula(const struct td_model *m, size_t i, const char *variant);
 
 /*
- * Events referenced (directly or through other metrics) by the metrics
- * of `variant` (NULL = default), as sorted event indexes. *idx is newly
- * allocated (caller frees). Conditionals count both branches.
+ * Events referenced (directly or through other metrics and thresholds)
+ * by the tree nodes of level <= max_level (-1: all levels) and by the
+ * non-hidden info metrics (CPI, IPC, SLOTS), as sorted event indexes.
+ * ctx picks the variant and folds `#smt_on` / `#core_wide` conditionals
+ * so only the branch that will be evaluated counts; ctx NULL keeps both
+ * branches of every conditional and uses the default formulas. *idx is
+ * newly allocated (caller frees). -EINVAL for an unknown variant.
+ * Record uses this to open what a row needs, e.g. max_level 1 while only
+ * one group can be measured.
  */
-int td_model__needed_events(const struct td_model *m, const char *variant, int **idx, size_t *n);
+int td_model__needed_events(const struct td_model *m, const struct td_ctx *ctx, int max_level,
+			    int **idx, size_t *n);
+
+/*
+ * Events a precise sampler should use to locate flagged nodes in code
+ * (the nodes' "locate" events), sorted, newly allocated.
+ */
+int td_model__locate_events(const struct td_model *m, int **idx, size_t *n);
 
 /* ---- CPU detection -------------------------------------------------------- */
 struct td_cpu {
@@ -197,6 +216,15 @@ struct td_result {
 int td_eval(const struct td_model *m, const double *counts, const struct td_ctx *ctx,
 	    struct td_result *res, char **cause);
 void td_result__exit(struct td_result *res);
+
+/*
+ * VTune's grid rule: a row's cell is highlighted when its node is flagged
+ * and the row holds more than 5% of the run's cycles.
+ */
+static inline bool td_row_significant(double row_clks, double total_clks)
+{
+	return total_clks > 0 && row_clks > 0.05 * total_clks;
+}
 
 /* Text rendering, toplev style, appended to sb. */
 enum {

@@ -116,11 +116,13 @@ static void check_model(const struct td_model *m)
 		int *need;
 		size_t n;
 
-		is_int(td_model__needed_events(m, NULL, &need, &n), 0, "%s: needed events", id);
+		is_int(td_model__needed_events(m, NULL, -1, &need, &n), 0, "%s: needed events", id);
 		ok(n >= 2, "%s: needs %zu events", id, n);
 		free(need);
 		for (const char *const *v = td_model__variants(m); *v; v++) {
-			ok(td_model__needed_events(m, *v, &need, &n) == 0 && n >= 2,
+			struct td_ctx ctx = { .variant = *v };
+
+			ok(td_model__needed_events(m, &ctx, -1, &need, &n) == 0 && n >= 2,
 			   "%s: variant %s needs %zu events", id, *v, n);
 			free(need);
 		}
@@ -232,6 +234,91 @@ static void check_pfm(const struct td_model *m)
 	   td_model__id(m), n);
 }
 
+/* What record would open: conditionals folded for the SMT state, levels cut. */
+static const struct {
+	int line;
+	const char *model;
+	enum td_smt smt;
+	bool core_wide;
+	const char *variant;
+	int max_level;
+	const char *in, *out;	/* space-separated event ids that must / must not be needed */
+} needs[] = {
+	{ __LINE__, "skl", TD_SMT_OFF, false, NULL, -1,
+	  "CPU_CLK_UNHALTED.THREAD INT_MISC.RECOVERY_CYCLES CYCLE_ACTIVITY.STALLS_L3_MISS INST_RETIRED.ANY",
+	  "CPU_CLK_UNHALTED.THREAD_ANY CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE INT_MISC.RECOVERY_CYCLES_ANY MEM_LOAD_RETIRED.L1_HIT" },
+	{ __LINE__, "skl", TD_SMT_ON, false, NULL, -1,
+	  "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE CPU_CLK_UNHALTED.REF_XCLK INT_MISC.RECOVERY_CYCLES_ANY",
+	  "CPU_CLK_UNHALTED.THREAD_ANY INT_MISC.RECOVERY_CYCLES" },
+	{ __LINE__, "skl", TD_SMT_ON, true, NULL, -1, "CPU_CLK_UNHALTED.THREAD_ANY",
+	  "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE" },
+	{ __LINE__, "skl", TD_SMT_OFF, false, NULL, 1,
+	  "IDQ_UOPS_NOT_DELIVERED.CORE UOPS_ISSUED.ANY UOPS_RETIRED.RETIRE_SLOTS INT_MISC.RECOVERY_CYCLES",
+	  "CYCLE_ACTIVITY.STALLS_TOTAL BR_MISP_RETIRED.ALL_BRANCHES" },
+	{ __LINE__, "spr", TD_SMT_OFF, false, NULL, 1,
+	  "TOPDOWN.SLOTS topdown-retiring topdown-be-bound topdown-heavy-ops", "UOPS_RETIRED.SLOTS" },
+	{ __LINE__, "spr", TD_SMT_OFF, false, "gp", 2,
+	  "TOPDOWN.SLOTS TOPDOWN.BACKEND_BOUND_SLOTS UOPS_RETIRED.SLOTS IDQ_BUBBLES.CORE",
+	  "topdown-retiring topdown-be-bound topdown-mem-bound" },
+};
+
+static bool needed(const int *idx, size_t n, int e)
+{
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] == e)
+			return true;
+	return false;
+}
+
+static void check_needs(void)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(needs); k++) {
+		struct td_ctx ctx = { .smt = needs[k].smt, .core_wide = needs[k].core_wide,
+				      .variant = needs[k].variant };
+		struct td_model *m = NULL;
+		int *idx = NULL;
+		size_t n = 0;
+		char buf[512], *tok, *save;
+
+		if (td_model__load(needs[k].model, dir, &m, NULL) < 0 ||
+		    td_model__needed_events(m, &ctx, needs[k].max_level, &idx, &n) < 0) {
+			ok_at(0, __FILE__, needs[k].line, "needed events of %s", needs[k].model);
+			td_model__delete(m);
+			continue;
+		}
+		for (int pass = 0; pass < 2; pass++) {
+			snprintf(buf, sizeof(buf), "%s", pass ? needs[k].out : needs[k].in);
+			for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+				int e = td_model__find_event(m, tok);
+
+				ok_at(e >= 0 && needed(idx, n, e) == !pass, __FILE__, needs[k].line,
+				      "%s: %s %sneeded", needs[k].model, tok, pass ? "not " : "");
+			}
+		}
+		free(idx);
+		td_model__delete(m);
+	}
+	{
+		struct td_model *m = NULL;
+		int *idx = NULL;
+		size_t n = 0;
+
+		if (td_model__load("skl", dir, &m, NULL) == 0 && td_model__locate_events(m, &idx, &n) == 0) {
+			ok(n >= 5 && needed(idx, n, td_model__find_event(m, "MEM_LOAD_RETIRED.L3_MISS")),
+			   "skl: %zu locate events", n);
+			size_t imprecise = 0;
+
+			for (size_t i = 0; i < n; i++)
+				if (!td_model__event(m, (size_t)idx[i])->precise)
+					imprecise++, diag("locate event %s is not precise",
+							  td_model__event(m, (size_t)idx[i])->id);
+			ok(imprecise == 0, "skl: locate events are precise");
+		}
+		free(idx);
+		td_model__delete(m);
+	}
+}
+
 int main(void)
 {
 	char **ids = NULL, *cause = NULL;
@@ -297,6 +384,7 @@ int main(void)
 		td_model__delete(m);
 		free(id);
 	}
+	check_needs();
 	free(cause);
 	return done_testing();
 }
