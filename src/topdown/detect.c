@@ -7,34 +7,52 @@
 
 #include "topdown-int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+void td_cpu_from_cpuid(struct td_cpu *cpu, const char *vendor, uint32_t eax)
+{
+	unsigned fam = (eax >> 8) & 0xf, mod = (eax >> 4) & 0xf;
+
+	memset(cpu, 0, sizeof(*cpu));
+	snprintf(cpu->vendor, sizeof(cpu->vendor), "%s", vendor);
+	/* the extended fields count only for families 6 and 15 (SDM / APM rules) */
+	if (fam == 0xf)
+		fam += (eax >> 20) & 0xff;
+	if (fam == 0x6 || fam >= 0xf)
+		mod |= ((eax >> 16) & 0xf) << 4;
+	cpu->arch = TD_CPU_X86;
+	cpu->family = fam;
+	cpu->model = mod;
+}
+
+void td_cpu_from_midr(struct td_cpu *cpu, uint64_t midr)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	cpu->arch = TD_CPU_ARM;
+	cpu->implementer = (unsigned)((midr >> 24) & 0xff);
+	cpu->part = (unsigned)((midr >> 4) & 0xfff);
+}
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 
 static void detect_x86(struct td_cpu *cpu)
 {
-	unsigned a, b, c, d, fam, mod;
+	unsigned a, b, c, d;
+	char vendor[13];
 
 	if (!__get_cpuid(0, &a, &b, &c, &d))
 		return;
-	memcpy(cpu->vendor, &b, 4);
-	memcpy(cpu->vendor + 4, &d, 4);
-	memcpy(cpu->vendor + 8, &c, 4);
-	cpu->vendor[12] = '\0';
+	memcpy(vendor, &b, 4);
+	memcpy(vendor + 4, &d, 4);
+	memcpy(vendor + 8, &c, 4);
+	vendor[12] = '\0';
 	if (!__get_cpuid(1, &a, &b, &c, &d))
 		return;
-	fam = (a >> 8) & 0xf;
-	mod = (a >> 4) & 0xf;
-	if (fam == 0xf)
-		fam += (a >> 20) & 0xff;
-	if (fam == 0x6 || fam >= 0xf)
-		mod |= ((a >> 16) & 0xf) << 4;
-	cpu->arch = TD_CPU_X86;
-	cpu->family = fam;
-	cpu->model = mod;
+	td_cpu_from_cpuid(cpu, vendor, a);
 }
 #endif
 
@@ -52,23 +70,28 @@ static bool cpuinfo_field(const char *text, const char *key, unsigned *out)
 	return true;
 }
 
+int td_cpu_from_cpuinfo(struct td_cpu *cpu, const char *text)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	if (!cpuinfo_field(text, "CPU implementer", &cpu->implementer) ||
+	    !cpuinfo_field(text, "CPU part", &cpu->part))
+		return -ENOENT;
+	cpu->arch = TD_CPU_ARM;
+	return 0;
+}
+
 static void detect_arm(struct td_cpu *cpu)
 {
 	char *s = gx_read_file("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", 4096);
 
 	if (s) {
-		unsigned long long midr = strtoull(s, NULL, 0);
-
-		cpu->implementer = (unsigned)((midr >> 24) & 0xff);
-		cpu->part = (unsigned)((midr >> 4) & 0xfff);
-		cpu->arch = TD_CPU_ARM;
+		td_cpu_from_midr(cpu, strtoull(s, NULL, 0));
 		free(s);
 		return;
 	}
 	s = gx_read_file("/proc/cpuinfo", 1 << 20);
-	if (s && cpuinfo_field(s, "CPU implementer", &cpu->implementer) &&
-	    cpuinfo_field(s, "CPU part", &cpu->part))
-		cpu->arch = TD_CPU_ARM;
+	if (s)
+		td_cpu_from_cpuinfo(cpu, s);
 	free(s);
 }
 

@@ -163,6 +163,12 @@ struct td_cpu {
 	unsigned implementer, part;	/* Arm MIDR fields */
 };
 
+/* Decode CPUID leaf 1 EAX (display family/model rules) for `vendor`. */
+void td_cpu_from_cpuid(struct td_cpu *cpu, const char *vendor, uint32_t eax);
+/* Decode an Arm MIDR_EL1 value. */
+void td_cpu_from_midr(struct td_cpu *cpu, uint64_t midr);
+/* Arm: "CPU implementer" / "CPU part" of /proc/cpuinfo text; -ENOENT if absent. */
+int td_cpu_from_cpuinfo(struct td_cpu *cpu, const char *text);
 /* Fill *cpu for this host (CPUID; MIDR from sysfs or /proc/cpuinfo on Arm). */
 void td_cpu_detect(struct td_cpu *cpu);
 /*

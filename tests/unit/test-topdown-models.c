@@ -385,6 +385,46 @@ int main(void)
 		free(id);
 	}
 	check_needs();
+	{
+		/* detection decoding: CPUID signatures and Arm identification */
+		static const struct {
+			int line;
+			const char *vendor;
+			uint32_t eax;
+			const char *want;
+		} sigs[] = {
+			{ __LINE__, "GenuineIntel", 0x00050654, "skl" },	/* Skylake-SP */
+			{ __LINE__, "GenuineIntel", 0x00050657, "skl" },	/* Cascade Lake */
+			{ __LINE__, "GenuineIntel", 0x000606a6, "icx" },
+			{ __LINE__, "GenuineIntel", 0x000806f8, "spr" },
+			{ __LINE__, "AuthenticAMD", 0x00a10f11, "zen4" },
+			{ __LINE__, "AuthenticAMD", 0x00a00f11, "zen3" },
+			{ __LINE__, "AuthenticAMD", 0x00b00f21, "zen5" },
+			{ __LINE__, "AuthenticAMD", 0x00830f10, "generic" },	/* Zen 2 */
+		};
+		struct td_cpu cpu;
+		char *id;
+
+		for (size_t i = 0; i < ARRAY_SIZE(sigs); i++) {
+			td_cpu_from_cpuid(&cpu, sigs[i].vendor, sigs[i].eax);
+			id = td_model_match(&cpu, dir);
+			is_str_at(id, sigs[i].want, sigs[i].line, "CPUID %s 0x%08x (family 0x%x model 0x%x)",
+				  sigs[i].vendor, sigs[i].eax, cpu.family, cpu.model);
+			free(id);
+		}
+		td_cpu_from_midr(&cpu, 0x413fd0c1);
+		id = td_model_match(&cpu, dir);
+		is_str(id, "n1", "MIDR 0x413fd0c1 is Neoverse N1");
+		free(id);
+		ok(td_cpu_from_cpuinfo(&cpu, "processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n"
+					     "CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd49\n") == 0,
+		   "cpuinfo parsed");
+		id = td_model_match(&cpu, dir);
+		is_str(id, "n2", "cpuinfo part 0xd49 is Neoverse N2");
+		free(id);
+		ok(td_cpu_from_cpuinfo(&cpu, "processor : 0\nvendor_id : GenuineIntel\n") < 0,
+		   "x86 cpuinfo has no Arm fields");
+	}
 	free(cause);
 	return done_testing();
 }
