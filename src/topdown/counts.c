@@ -298,10 +298,11 @@ static bool try_csv(const char *line, char **value, char **name)
 		if (!ev)
 			continue;
 		ev++;
-		/* the event name never starts with a digit, and nothing before it has spaces */
+		/* the event name never starts with a digit */
 		if (!isalpha((unsigned char)ev[0]) && ev[0] != '_')
 			continue;
-		if (memchr(line, ' ', (size_t)(ev - line)))
+		/* nothing before it has spaces, except "<not counted>" */
+		if (memchr(line[0] == '<' ? unit : line, ' ', (size_t)(ev - (line[0] == '<' ? unit : line))))
 			continue;
 		end = strchr(ev, *sp);
 		slash = strchr(ev, '/');

@@ -232,7 +232,7 @@ static void format_value(const struct td_node *d, const struct td_value *v, char
 void td_result__print(const struct td_model *m, const struct td_result *res, struct strbuf *sb,
 		      unsigned flags)
 {
-	bool info = false;
+	bool info = false, tree = false;
 
 	for (size_t i = 0; i < m->nr_nodes; i++) {
 		const struct td_node *d = &m->nodes[i];
@@ -250,6 +250,7 @@ void td_result__print(const struct td_model *m, const struct td_result *res, str
 		snprintf(name, sizeof(name), "%*s%s", indent, "", d->name);
 		format_value(d, v, val, sizeof(val));
 		strbuf__addf(sb, "%-34s %8s", name, val);
+		tree = true;
 		if ((int)i == res->bottleneck)
 			strbuf__addstr(sb, "  <==");
 		else if (v->mismeasured)
@@ -270,7 +271,7 @@ void td_result__print(const struct td_model *m, const struct td_result *res, str
 		if (d->level != 0 || (d->hidden && !(flags & TD_PRINT_HIDDEN)))
 			continue;
 		if (!info)
-			strbuf__addstr(sb, "\nInfo:\n");
+			strbuf__addstr(sb, tree ? "\nInfo:\n" : "Info:\n");
 		info = true;
 		format_value(d, &res->v[i], val, sizeof(val));
 		strbuf__addf(sb, "%-34s %8s\n", d->name, val);

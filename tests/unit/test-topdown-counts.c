@@ -113,6 +113,7 @@ int main(void)
 	parse_ok(__LINE__, "cycles 10\ncycles 20\ncycles <not counted>\n", "cycles", 15);
 	parse_ok(__LINE__, "     <not counted>      cycles\ninstructions 1\n", "cycles", NAN);
 	parse_ok(__LINE__, "<not supported>,,cycles,0,0.00,,\ninstructions 1\n", "cycles", NAN);
+	parse_ok(__LINE__, "<not supported>,,cycles,0,100.00,,\n", "cycles", NAN);	/* alone: still known */
 	/* perf stat layouts */
 	parse_ok(__LINE__, " Performance counter stats for 'x':\n\n   1,234,567      cycles   # 3 GHz  (50.00%)\n",
 		 "cycles", 1234567);
