@@ -663,7 +663,7 @@ static bool model_has_name(const struct td_model *m, const char *name)
 int td_model__load(const char *name, const char *dir, struct td_model **out, char **cause)
 {
 	struct strbuf known = STRBUF_INIT;
-	char **files = NULL, *path;
+	char **files = NULL, *path, *broken = NULL;
 	int err;
 
 	*out = NULL;
@@ -682,12 +682,19 @@ int td_model__load(const char *name, const char *dir, struct td_model **out, cha
 		return err;
 	for (char **f = files; *f; f++) {
 		struct td_model *m;
+		char *why = NULL;
 
 		path = xasprintf("%s/%s", dir, *f);
-		err = td_model__load_file(path, &m, cause);
+		err = td_model__load_file(path, &m, &why);
 		free(path);
-		if (err)
-			goto out_files;
+		if (err) {
+			/* one broken file must not hide the others; say so if nothing matches */
+			if (!broken)
+				broken = why;
+			else
+				free(why);
+			continue;
+		}
 		if (model_has_name(m, name)) {
 			*out = m;
 			goto out_files;
@@ -695,9 +702,11 @@ int td_model__load(const char *name, const char *dir, struct td_model **out, cha
 		strbuf__addf(&known, "%s%s", known.len ? ", " : "", m->id);
 		td_model__delete(m);
 	}
-	err = gx_fail(cause, -ENOENT, "unknown CPU model '%s' (known: %s)", name,
-		      known.buf ? known.buf : "none");
+	err = gx_fail(cause, -ENOENT, "unknown CPU model '%s' (known: %s)%s%s", name,
+		      known.buf ? known.buf : "none", broken ? "; not loaded: " : "",
+		      broken ? broken : "");
 out_files:
+	free(broken);
 	strbuf__exit(&known);
 	strv_free(files);
 	return err;

@@ -89,5 +89,16 @@ ok $? "list --perf: groups fit 4 counters with SMT on"
 "$GX_BIN" list --models >"$T/models" 2>&1
 [ "$(wc -l <"$T/models")" -ge 12 ]; ok $? "list --models"
 
+# GX_EVENTS_DIR overrides the models; a broken formula names file, metric, column
+mkdir "$T/ev"
+sed 's|"formula": "IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS"|"formula": "(IDQ_UOPS_NOT_DELIVERED.CORE / SLOTS"|' \
+	"$GX_SRCDIR/events/skl.json" >"$T/ev/skl.json"
+GX_EVENTS_DIR="$T/ev" "$GX_BIN" list --cpu skl >/dev/null 2>"$T/err"
+ok $([ $? = 1 ] && echo 0 || echo 1) "broken model: exit 1"
+has "skl.json: metric Frontend_Bound: column 37: expected ')'" "$T/err"; ok $? "broken model: file, metric, column"
+GX_EVENTS_DIR="$T/ev" "$GX_BIN" list --cpu icl >/dev/null 2>"$T/err"
+ok $([ $? = 2 ] && echo 0 || echo 1) "GX_EVENTS_DIR is the only place looked at"
+has "unknown CPU model 'icl' (known: none); not loaded: .*skl.json" "$T/err"; ok $? "a broken file is named when nothing matches"
+
 echo "1..$n"
 exit $fail
