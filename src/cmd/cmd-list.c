@@ -157,10 +157,11 @@ static void print_model(const struct td_model *m, const char *variant, enum td_s
 	}
 
 	printf("\nEvents (group: greedy packing into %d general counters for SMT %s -- a placeholder,\n"
-	       "not the multiplexing planner; F = fixed counter, M = PERF_METRICS group led by slots,\n"
+	       "not the multiplexing planner, and blind to the NMI watchdog's counter; F = fixed counter,\n"
+	       "M = PERF_METRICS group led by slots, "
 	       "- = only sampled to locate a bottleneck; %d group(s)):\n",
 	       gp, smt == TD_SMT_ON ? "on" : "off", nr_groups);
-	printf("  %-46s %-5s %-10s %-3s %s\n", "EVENT", "GROUP", "SAV", "PEB", "ENCODING / PERF");
+	printf("  %-46s %-5s %-10s %-7s %s\n", "EVENT", "GROUP", "SAV", "PRECISE", "ENCODING / PERF");
 	for (size_t i = 0; i < td_model__nr_events(m); i++) {
 		const struct td_event *e = td_model__event(m, i);
 		char enc[128], g[8], sav[24], pbuf[64];
@@ -178,8 +179,8 @@ static void print_model(const struct td_model *m, const char *variant, enum td_s
 			snprintf(sav, sizeof(sav), "%llu", (unsigned long long)e->sav);
 		else
 			snprintf(sav, sizeof(sav), "-");
-		printf("  %-46s %-5s %-10s %-3s %s\n", e->id, g, sav, e->precise ? "yes" : "no", enc);
-		printf("  %-46s %-5s %-10s %-3s perf: %s\n", "", "", "", "",
+		printf("  %-46s %-5s %-10s %-7s %s\n", e->id, g, sav, e->precise ? "yes" : "no", enc);
+		printf("  %-46s %-5s %-10s %-7s perf: %s\n", "", "", "", "",
 		       perf_name(e, pbuf, sizeof(pbuf)));
 	}
 }
