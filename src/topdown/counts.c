@@ -378,6 +378,7 @@ int td_counts_parse(const struct td_model *m, const char *text, const char *file
 			s += 3;	/* UTF-8 byte order mark */
 		while (*s == ' ' || *s == '\t')
 			s++;
+		l = strlen(s);
 		if (!*s || *s == '#' || (*s == '(' && s[l - 1] == ')'))
 			goto next;
 		if (strstr(s, "Performance counter stats")) {

@@ -126,6 +126,8 @@ int main(void)
 	parse_ok(__LINE__, "\xef\xbb\xbf" "cycles 1\r\ninstructions 2\r\n", "cycles", 1);
 	parse_ok(__LINE__, " Performance counter stats for 'x':\n  Some events weren't counted. Try:\n 5 cycles\n",
 		 "cycles", 5);
+	/* perf's multiplexing footnotes and indented notes are skipped */
+	parse_ok(__LINE__, "        (scaled from 50%)\ncycles 3\n", "cycles", 3);
 	/* errors name file:line */
 	parse_err(__LINE__, "cycles 1\ninstructions 12abc\n",
 		  "in.txt:2: expected 'EVENT VALUE', perf stat or CSV output");
