@@ -2,15 +2,184 @@
 
 #include "cmd.h"
 
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topdown/topdown.h"
+
+/*
+ * `gexplore topdown`: evaluate a model's tree on event totals measured
+ * elsewhere (perf stat output, CSV, or EVENT VALUE lines).
+ */
+
+static char *read_input(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	char buf[8192];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf__add(&sb, buf, n);
+	if (ferror(f)) {
+		if (f != stdin)
+			fclose(f);
+		strbuf__exit(&sb);
+		errno = EIO;
+		return NULL;
+	}
+	if (f != stdin)
+		fclose(f);
+	return strbuf__detach(&sb);
+}
+
+/* True when every level-1 node is n/a (the events of this variant are absent). */
+static bool level1_missing(const struct td_model *m, const struct td_result *res)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < res->nr; i++) {
+		if (td_model__node(m, i)->level != 1)
+			continue;
+		any = true;
+		if (!res->v[i].na)
+			return false;
+	}
+	return any;
+}
+
 static int cmd_topdown_exec(int argc, char **argv)
 {
-	cmd_error("topdown: not built yet");
-	return GX_EXIT_FAIL;
+	static const struct option longopts[] = {
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "counts", required_argument, NULL, 'f' },
+		{ "smt", required_argument, NULL, 's' },
+		{ "core-wide", no_argument, NULL, 'w' },
+		{ "variant", required_argument, NULL, 'v' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "brief", no_argument, NULL, 'b' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct td_ctx ctx = { .smt = TD_SMT_UNKNOWN };
+	struct td_result res = { .bottleneck = -1 };
+	const char *cpu = NULL, *path = NULL;
+	char *detected = NULL, *cause = NULL, *text = NULL;
+	struct td_model *m = NULL;
+	double *counts = NULL;
+	bool json = false, brief = false;
+	size_t unknown = 0;
+	int c, err, ret = GX_EXIT_OK;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c': cpu = optarg; break;
+		case 'f': path = optarg; break;
+		case 'w': ctx.core_wide = true; break;
+		case 'v': ctx.variant = optarg; break;
+		case 'j': json = true; break;
+		case 'b': brief = true; break;
+		case 's':
+			if (strcmp(optarg, "on") == 0)
+				ctx.smt = TD_SMT_ON;
+			else if (strcmp(optarg, "off") == 0)
+				ctx.smt = TD_SMT_OFF;
+			else {
+				cmd_error("topdown: --smt takes on or off, not '%s'", optarg);
+				return GX_EXIT_USAGE;
+			}
+			break;
+		default:
+			return cmd_usage(&cmd_topdown_entry);
+		}
+	}
+	if (optind != argc || !path)
+		return cmd_usage(&cmd_topdown_entry);
+	if (!cpu)
+		cpu = detected = td_detect_model();
+	err = td_model__load(cpu, NULL, &m, &cause);
+	if (err) {
+		cmd_error("topdown: %s", cause);
+		ret = err == -ENOENT ? GX_EXIT_USAGE : GX_EXIT_FAIL;
+		goto out;
+	}
+	text = read_input(path);
+	if (!text) {
+		cmd_error("topdown: %s: %s", path, strerror(errno));
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	counts = calloc(td_model__nr_events(m) + 1, sizeof(double));
+	if (!counts) {
+		ret = GX_EXIT_FAIL;
+		goto out;
+	}
+	err = td_counts_parse(m, text, strcmp(path, "-") == 0 ? "<stdin>" : path, counts, &unknown,
+			      &cause);
+	if (err) {
+		cmd_error("topdown: %s", cause);
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	err = td_eval(m, counts, &ctx, &res, &cause);
+	if (err) {
+		cmd_error("topdown: %s", cause);
+		ret = GX_EXIT_USAGE;
+		goto out;
+	}
+	/* PERF_METRICS absent but the general-counter events present: use them */
+	if (!ctx.variant && td_model__fallback_variant(m) && level1_missing(m, &res)) {
+		struct td_result alt;
+
+		ctx.variant = td_model__fallback_variant(m);
+		if (td_eval(m, counts, &ctx, &alt, NULL) == 0 && !level1_missing(m, &alt)) {
+			td_result__exit(&res);
+			res = alt;
+		} else {
+			if (alt.v)
+				td_result__exit(&alt);
+			ctx.variant = NULL;
+		}
+	}
+	if (json) {
+		json_t *root = td_result__to_json(m, &res, &ctx);
+		char *s;
+
+		json_object_set_new(root, "unknown_events", json_integer((json_int_t)unknown));
+		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+		printf("%s\n", s);
+		free(s);
+		json_decref(root);
+	} else {
+		struct strbuf sb = STRBUF_INIT;
+
+		printf("Model %s%s%s, SMT %s\n\n", td_model__id(m), res.variant ? ", variant " : "",
+		       res.variant ? res.variant : "",
+		       ctx.smt == TD_SMT_ON ? "on" : ctx.smt == TD_SMT_OFF ? "off" : "unknown");
+		td_result__print(m, &res, &sb, brief ? 0 : TD_PRINT_ALL);
+		fputs(sb.buf ? sb.buf : "", stdout);
+		strbuf__exit(&sb);
+		printf("\n(< below threshold, <== bottleneck, n/a not measured)\n");
+	}
+out:
+	td_result__exit(&res);
+	free(counts);
+	free(text);
+	td_model__delete(m);
+	free(detected);
+	free(cause);
+	return ret;
 }
 
 const struct cmd_entry cmd_topdown_entry = {
 	.name = "topdown",
-	.usage = "topdown --cpu MODEL --counts FILE [--smt on|off] [--json]",
+	.usage = "topdown [--cpu MODEL] --counts FILE [--smt on|off] [--core-wide] [--variant NAME] [--json] [--brief]",
 	.summary = "evaluate the top-down tree on event counts measured elsewhere",
 	.exec = cmd_topdown_exec,
 };

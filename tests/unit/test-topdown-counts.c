@@ -1,0 +1,141 @@
+/*
+ * Event totals from text: numbers in several locales, the three input
+ * formats, name resolution (model id, libpfm4 name, perf spelling, raw
+ * config, modifiers), averaging of repeated events, missing counts and
+ * errors that name file:line.
+ */
+#include "config.h"
+
+#include "topdown/topdown.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+
+static const struct {
+	int line;
+	const char *text;
+	double want;	/* NAN: rejected */
+} numbers[] = {
+	{ __LINE__, "1234567", 1234567 },
+	{ __LINE__, "1,234,567", 1234567 },
+	{ __LINE__, "1.234.567", 1234567 },
+	{ __LINE__, "1 234 567", 1234567 },
+	{ __LINE__, "1\xe2\x80\xaf" "234\xe2\x80\xaf" "567", 1234567 },	/* U+202F */
+	{ __LINE__, "1\xc2\xa0" "234", 1234 },					/* U+00A0 */
+	{ __LINE__, "1'234'567", 1234567 },
+	{ __LINE__, "1,234.56", 1234.56 },
+	{ __LINE__, "1.234,56", 1234.56 },
+	{ __LINE__, "0,5", 0.5 },
+	{ __LINE__, "12.5", 12.5 },
+	{ __LINE__, "1,234", 1234 },	/* three digits after a single mark: grouping */
+	{ __LINE__, "1e3", 1000 },
+	{ __LINE__, "2.5e+06", 2.5e6 },
+	{ __LINE__, "-3", -3 },
+	{ __LINE__, "", NAN },
+	{ __LINE__, "abc", NAN },
+	{ __LINE__, "12abc", NAN },
+	{ __LINE__, "1,2,3.4,5", NAN },
+};
+
+static struct td_model *model;
+
+static double count(const double *c, const char *name)
+{
+	int i = td_model__find_event(model, name);
+
+	return i < 0 ? -1 : c[i];
+}
+
+static void parse_ok(int line, const char *text, const char *ev, double want)
+{
+	size_t n = td_model__nr_events(model), unknown = 0;
+	double *c = xcalloc(n, sizeof(double));
+	char *cause = NULL;
+	int err = td_counts_parse(model, text, "in.txt", c, &unknown, &cause);
+
+	if (ok_at(err == 0, __FILE__, line, "parses (%s)", cause ? cause : "ok")) {
+		if (isnan(want))
+			ok_at(isnan(count(c, ev)), __FILE__, line, "%s is missing", ev);
+		else
+			is_double_at(count(c, ev), want, 1e-9, line, "%s", ev);
+	}
+	free(cause);
+	free(c);
+}
+
+static void parse_err(int line, const char *text, const char *msg)
+{
+	size_t n = td_model__nr_events(model);
+	double *c = xcalloc(n, sizeof(double));
+	char *cause = NULL;
+
+	ok_at(td_counts_parse(model, text, "in.txt", c, NULL, &cause) < 0, __FILE__, line,
+	      "rejected");
+	is_str_at(cause, msg, line, "message");
+	free(cause);
+	free(c);
+}
+
+int main(void)
+{
+	char *cause = NULL;
+
+	for (size_t i = 0; i < ARRAY_SIZE(numbers); i++) {
+		double v = -42;
+		int err = td_parse_number(numbers[i].text, strlen(numbers[i].text), &v);
+
+		if (isnan(numbers[i].want))
+			ok_at(err < 0, __FILE__, numbers[i].line, "'%s' rejected", numbers[i].text);
+		else if (ok_at(err == 0, __FILE__, numbers[i].line, "'%s' accepted", numbers[i].text))
+			is_double_at(v, numbers[i].want, 1e-9, numbers[i].line, "'%s'", numbers[i].text);
+	}
+	if (td_model__load("skl", GX_SRC_EVENTS_DIR, &model, &cause) < 0) {
+		ok(0, "load skl: %s", cause);
+		return done_testing();
+	}
+	/* names: model id, libpfm4 name (with or without pmu::), perf spelling, raw, modifiers */
+	parse_ok(__LINE__, "UOPS_ISSUED.ANY 5\n", "UOPS_ISSUED.ANY", 5);
+	parse_ok(__LINE__, "uops_issued:any 6\n", "UOPS_ISSUED.ANY", 6);
+	parse_ok(__LINE__, "skl::UOPS_ISSUED:ANY 7\n", "UOPS_ISSUED.ANY", 7);
+	parse_ok(__LINE__, "cpu/event=0xe,umask=0x1/u 8\n", "UOPS_ISSUED.ANY", 8);
+	parse_ok(__LINE__, "cpu/event=0x0e,umask=0x01,name=whatever/ 9\n", "UOPS_ISSUED.ANY", 9);
+	parse_ok(__LINE__, "cpu/umask=0x1,event=0xe/ 9\n", "UOPS_ISSUED.ANY", 9);
+	parse_ok(__LINE__, "cpu/name=UOPS_ISSUED.ANY,event=0x3c/ 10\n", "UOPS_ISSUED.ANY", 10);
+	parse_ok(__LINE__, "re 11\nr4c2 12\n", "UOPS_RETIRED.MACRO_FUSED", 12);
+	parse_ok(__LINE__, "cycles:u 13\n", "cycles", 13);
+	parse_ok(__LINE__, "cycles:ukpp 14\n", "cycles", 14);
+	parse_ok(__LINE__, "instructions = 15\n", "instructions", 15);
+	parse_ok(__LINE__, "L1D_PEND_MISS.FB_FULL:c1 16\n", "L1D_PEND_MISS.FB_FULL:c1", 16);
+	/* averaged when listed several times; <not counted> copies do not count */
+	parse_ok(__LINE__, "cycles 10\ncycles 20\ncycles <not counted>\n", "cycles", 15);
+	parse_ok(__LINE__, "     <not counted>      cycles\ninstructions 1\n", "cycles", NAN);
+	parse_ok(__LINE__, "<not supported>,,cycles,0,0.00,,\ninstructions 1\n", "cycles", NAN);
+	parse_ok(__LINE__, "<not supported>,,cycles,0,100.00,,\n", "cycles", NAN);	/* alone: still known */
+	/* perf stat layouts */
+	parse_ok(__LINE__, " Performance counter stats for 'x':\n\n   1,234,567      cycles   # 3 GHz  (50.00%)\n",
+		 "cycles", 1234567);
+	parse_ok(__LINE__, "   1.234.567      cycles:u       (50,00%)\n", "cycles", 1234567);
+	parse_ok(__LINE__, "   1 234 567      cycles\n", "cycles", 1234567);
+	parse_ok(__LINE__, "1234567,,cycles,100,100.00,,\n", "cycles", 1234567);
+	parse_ok(__LINE__, "1234567;;cycles;100;100.00;;\n", "cycles", 1234567);
+	parse_ok(__LINE__, "77,,cpu/event=0xe,umask=0x1/,100,100.00,1.2,insn per cycle\n",
+		 "UOPS_ISSUED.ANY", 77);
+	parse_ok(__LINE__, "\xef\xbb\xbf" "cycles 1\r\ninstructions 2\r\n", "cycles", 1);
+	parse_ok(__LINE__, " Performance counter stats for 'x':\n  Some events weren't counted. Try:\n 5 cycles\n",
+		 "cycles", 5);
+	/* perf's multiplexing footnotes and indented notes are skipped */
+	parse_ok(__LINE__, "        (scaled from 50%)\ncycles 3\n", "cycles", 3);
+	/* errors name file:line */
+	parse_err(__LINE__, "cycles 1\ninstructions 12abc\n",
+		  "in.txt:2: expected 'EVENT VALUE', perf stat or CSV output");
+	parse_err(__LINE__, "cycles 1\n\n 1,2,3.4,5 instructions\n", "in.txt:3: bad count '1,2,3.4,5'");
+	parse_err(__LINE__, "12x,,cycles,1,1,,\n", "in.txt:1: bad count '12x'");
+	parse_err(__LINE__, "   42\n", "in.txt:1: a count without an event name");
+	parse_err(__LINE__, "task-clock 1\n", "in.txt: no counts for any event of model skl");
+	td_model__delete(model);
+	free(cause);
+	return done_testing();
+}
