@@ -62,7 +62,13 @@ uint32_t sym_session__intern_name(struct sym_session *s, const char *raw)
 
 	if (!raw || !*raw)
 		return s->id_unknown;
-	id = strtab__intern(&s->strs, raw);
+	/* "memcpy@@GLIBC_2.14": the symbol version is not part of the name */
+	{
+		const char *at = strchr(raw + 1, '@');
+
+		id = at ? strtab__intern_n(&s->strs, raw, at - raw) : strtab__intern(&s->strs, raw);
+		raw = strtab__str(&s->strs, id);
+	}
 	if (s->no_demangle || raw[0] != '_' || (raw[1] != 'Z' && raw[1] != 'R'))
 		return id;
 	slot = u64map__find(&s->demangled, id);
