@@ -22,6 +22,9 @@
 
 #include "tap.h"
 
+/* Paths here are short temporary names; a truncated one just fails a check. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
 static char wl[4096], wl_src[4096], tmpdir[4096];
 
 /* ---- helpers: read the test binary like nm/readelf would ---------------- */
@@ -257,6 +260,12 @@ static void test_functions(void)
 	r = sym_session__lookup(s, NULL, 0x10);
 	is_str(sym_session__str(s, r->symbol), "[unknown]", "unmapped is [unknown]");
 
+	/* not an ELF file */
+	dso = sym_session__dso(s, wl_src, NULL, 0);
+	is_int(sym_dso__open(dso), GX_E_FORMAT, "a C source is not ELF");
+	ok(sym_dso__problem(dso) && strstr(sym_dso__problem(dso), "not an ELF"), "... says so: %s",
+	   sym_dso__problem(dso) ? sym_dso__problem(dso) : "(none)");
+
 	/* a missing file */
 	dso = sym_session__dso(s, "/nonexistent/dir/libnothing.so", NULL, 0);
 	is_int(sym_dso__open(dso), -ENOENT, "missing file: -ENOENT");
@@ -300,6 +309,54 @@ static void test_stripped(void)
 	is_str(sym_session__str(s, r->symbol), "[unknown]", "fully stripped: [unknown]");
 	is_str(sym_session__str(s, r->module_short), "wl-stripped", "fully stripped: module");
 	is_int(r->sym_offset, elf_off(wl, addr + 2), "fully stripped: offset in module");
+	sym_session__delete(s);
+}
+
+/* Separate debug files: .gnu_debuglink beside the binary, and a
+ * .build-id/xx/rest.debug tree in a search path. */
+static void test_debug_files(void)
+{
+	char cmd[6 * 4096], dir[4096 + 32], hexid[41];
+	const char *paths[1];
+	struct sym_options o = { 0 };
+	struct sym_session *s;
+	const struct sym_result *r;
+	struct sym_dso *dso;
+	uint8_t bid[20];
+	size_t nbid = elf_build_id(wl, bid), i;
+	unsigned line_plain = marked_line("plain");
+
+	for (i = 0; i < nbid; i++)
+		sprintf(hexid + 2 * i, "%02x", bid[i]);
+	snprintf(dir, sizeof(dir), "%s/dbg", tmpdir);
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/.build-id/%.2s' && cd '%s' && "
+		 "objcopy --only-keep-debug '%s' wl-sym-inline.debug && "
+		 "objcopy --strip-debug --add-gnu-debuglink=wl-sym-inline.debug '%s' wl-linked && "
+		 "objcopy --strip-debug '%s' wl-bare && "
+		 "cp wl-sym-inline.debug '.build-id/%.2s/%s.debug'",
+		 dir, hexid, dir, wl, wl, wl, hexid, hexid + 2);
+	if (sh(cmd)) {
+		skip(4, "objcopy failed or absent");
+		return;
+	}
+	sym_session__new(&s, NULL, NULL);
+	snprintf(cmd, sizeof(cmd), "%s/wl-linked", dir);
+	dso = sym_session__dso(s, cmd, bid, nbid);
+	r = lookup_sym(s, dso, wl, "plain", 4);
+	is_str(r ? sym_session__str(s, r->symbol) : NULL, "plain", ".gnu_debuglink: symbol");
+	is_int(r ? r->frames[0].line : 0, line_plain, ".gnu_debuglink: line from the debug file");
+	sym_session__delete(s);
+
+	paths[0] = dir;
+	o.search_paths = paths;
+	o.nr_search_paths = 1;
+	sym_session__new(&s, &o, NULL);
+	snprintf(cmd, sizeof(cmd), "%s/wl-bare", dir);
+	dso = sym_session__dso(s, cmd, bid, nbid);
+	r = lookup_sym(s, dso, wl, "plain", 4);
+	is_str(r ? sym_session__str(s, r->symbol) : NULL, "plain", ".build-id/*.debug: symbol");
+	is_int(r ? r->frames[0].line : 0, line_plain, ".build-id/*.debug: line from the debug file");
 	sym_session__delete(s);
 }
 
@@ -494,6 +551,7 @@ int main(void)
 
 	test_functions();
 	test_stripped();
+	test_debug_files();
 	test_find();
 	test_kernel();
 	test_fixture();
