@@ -180,6 +180,52 @@ fail:
 	return GX_E_FORMAT;
 }
 
+/*
+ * By build-id through libdwfl: its .build-id lookup under the debuginfo
+ * path, then debuginfod when DEBUGINFOD_URLS is set (libdwfl's own client,
+ * bounded by DEBUGINFOD_TIMEOUT). A throwaway module carries the build-id.
+ */
+static int find_by_build_id(struct sym_dso *dso, char **why)
+{
+	struct sym_session *s = dso->s;
+	char *file = NULL;
+	Dwfl_Module *m;
+	Elf *elf = NULL;
+	int fd, err = -ENOENT;
+	Dwfl *d;
+
+	d = dwfl_begin(&s->callbacks);
+	if (!d)
+		return -ENOENT;
+	dwfl_report_begin(d);
+	m = dwfl_report_module(d, sym_session__str(s, dso->short_id), 0, 1);
+	if (m && dwfl_module_report_build_id(m, dso->build_id, dso->build_id_size, 0) == 0) {
+		fd = dwfl_build_id_find_elf(m, NULL, sym_dso__name(dso), 0, &file, &elf);
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0 && !file) {
+			/* debuginfod hands back a descriptor into its cache */
+			char link[64], target[4096];
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = 0;
+				file = xstrdup(target);
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 && file)
+			err = try_file(dso, file, why);
+	}
+	dwfl_report_end(d, NULL, NULL);
+	free(file);
+	dwfl_end(d);
+	return err;
+}
+
 static int find_file(struct sym_dso *dso, char **why)
 {
 	struct sym_session *s = dso->s;
@@ -214,6 +260,8 @@ static int find_file(struct sym_dso *dso, char **why)
 		if (s->symfs)
 			TRY("%s%s/%s", s->symfs, d, base);
 	}
+	if (dso->build_id_size && find_by_build_id(dso, why) == 0)
+		return 0;
 	/* last resort: a separate debug file has symbols, DWARF and phdrs */
 	if (dso->build_id_size) {
 		for (i = 0; i < s->nr_search_paths; i++)
@@ -388,6 +436,53 @@ static const char *die_name(Dwarf_Die *die)
 	return name;
 }
 
+/* Fold "." and ".." segments and repeated slashes of a path, in place. */
+static void fold_path(char *out)
+{
+	bool abs = out[0] == '/';
+	char *w = out, *p = out;
+
+	if (abs)
+		w = p = out + 1;
+	while (*p) {
+		char *seg = p;
+		size_t len;
+		bool more;
+
+		while (*p && *p != '/')
+			p++;
+		len = p - seg;
+		more = *p == '/';
+		if (more)
+			p++;
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			char *start = abs ? out + 1 : out, *back = w;
+
+			if (back > start && back[-1] == '/')
+				back--;
+			while (back > start && back[-1] != '/')
+				back--;
+			if (back < w && strncmp(back, "../", 3) && strcmp(back, "..")) {
+				w = back;	/* drop the previous segment */
+				continue;
+			}
+			if (abs)
+				continue;	/* "/.." is "/" */
+		}
+		memmove(w, seg, len);
+		w += len;
+		if (more)
+			*w++ = '/';
+	}
+	if (w > out + 1 && w[-1] == '/')
+		w--;
+	if (w == out)
+		*w++ = '.';
+	*w = 0;
+}
+
 /*
  * Intern a source path as the user can open it: relative names joined to
  * the CU's compilation directory, "." and ".." segments folded lexically.
@@ -395,7 +490,7 @@ static const char *die_name(Dwarf_Die *die)
 static uint32_t src_file(struct sym_session *s, Dwarf_Die *cu, const char *name)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const char *comp = NULL, *p;
+	const char *comp = NULL;
 	Dwarf_Attribute at;
 	uint32_t id;
 	char *out;
@@ -412,49 +507,7 @@ static uint32_t src_file(struct sym_session *s, Dwarf_Die *cu, const char *name)
 	}
 	strbuf__addstr(&sb, name);
 	out = strbuf__detach(&sb);
-	/* fold segments in place: w is the output end */
-	{
-		char *w = out;
-		bool abs = out[0] == '/';
-
-		p = out;
-		while (*p) {
-			const char *seg = p;
-			size_t len;
-
-			while (*p && *p != '/')
-				p++;
-			len = p - seg;
-			if (*p)
-				p++;
-			if (len == 0 || (len == 1 && seg[0] == '.'))
-				continue;
-			if (len == 2 && seg[0] == '.' && seg[1] == '.') {
-				char *back = w;
-
-				while (back > out && back[-1] == '/')
-					back--;
-				while (back > out && back[-1] != '/')
-					back--;
-				if (back < w && strncmp(back, "../", 3) && (abs || back > out || w > out)) {
-					w = back;
-					continue;
-				}
-				if (abs)
-					continue;	/* "/.." is "/" */
-			}
-			if (w == out && abs)
-				*w++ = '/';
-			memmove(w, seg, len);
-			w += len;
-			*w++ = '/';
-		}
-		if (w > out + 1 && w[-1] == '/')
-			w--;
-		if (w == out && abs)
-			*w++ = '/';
-		*w = 0;
-	}
+	fold_path(out);
 	id = sym_session__intern(s, out);
 	free(out);
 	return id;
