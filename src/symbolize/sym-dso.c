@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,6 +88,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	free(dso->loads);
 	free(dso->problem);
 	free(dso->found_path);
+	free(dso->dwfl_path);
 	u64map__exit(&dso->cache);
 	free(dso);
 }
@@ -306,6 +308,66 @@ static int read_loads(struct sym_dso *dso)
 	return 0;
 }
 
+/*
+ * [vdso]: a copy kept by the user under a search path (perf's build-id
+ * cache keeps one), or, for a local recording, this process's own vdso —
+ * the same kernel's image; the recorded build-id must match either way.
+ */
+static int find_vdso(struct sym_dso *dso, char **why)
+{
+	struct sym_session *s = dso->s;
+	const Elf64_Ehdr *eh;
+	char path[64];
+	size_t size;
+	int fd, err;
+
+	if (dso->build_id_size) {
+		bool had_why = *why != NULL;
+
+		err = find_file(dso, why);
+		if (!err)
+			return 0;
+		if (!had_why) {	/* "[vdso]" itself is no file: forget that miss */
+			free(*why);
+			*why = NULL;
+		}
+	}
+	if (!s->local) {
+		if (!*why)
+			*why = xstrdup("[vdso]: not found (a foreign recording's vdso is only "
+				       "read from --search-path DIR/.build-id)");
+		return GX_E_NODATA;
+	}
+	eh = (const Elf64_Ehdr *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		if (!*why)
+			*why = xstrdup("[vdso]: this process has no 64-bit vdso to read");
+		return GX_E_NODATA;
+	}
+	/* the image ends with its section headers */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > 16 * 1024 * 1024 || size < sizeof(*eh))
+		return GX_E_FORMAT;
+	fd = memfd_create("gx-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (gx_write_all(fd, eh, size)) {
+		close(fd);
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = try_file(dso, path, why);
+	close(fd);	/* try_file holds its own descriptor */
+	if (!err) {
+		free(dso->found_path);
+		dso->found_path = xstrdup("[vdso] (this process's copy)");
+		/* libdwfl opens the file by name: keep one the name can reach */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", dso->fd);
+		dso->dwfl_path = xstrdup(path);
+	}
+	return err;
+}
+
 int sym_dso__open(struct sym_dso *dso)
 {
 	struct sym_session *s = dso->s;
@@ -319,12 +381,18 @@ int sym_dso__open(struct sym_dso *dso)
 		err = 0;
 		goto out;
 	}
+	elf_version(EV_CURRENT);
+	if (!strcmp(sym_dso__name(dso), "[vdso]")) {
+		err = find_vdso(dso, &why);
+		if (err)
+			goto out;
+		goto found;
+	}
 	if (dso->kind == SYM_DSO_SPECIAL) {
 		why = xasprintf("%s: no file to read", sym_dso__name(dso));
 		err = GX_E_NODATA;
 		goto out;
 	}
-	elf_version(EV_CURRENT);
 	err = find_file(dso, &why);
 	if (err) {
 		if (!why)
@@ -333,6 +401,7 @@ int sym_dso__open(struct sym_dso *dso)
 						       : gx_strerror(err));
 		goto out;
 	}
+found:
 	free(why);
 	why = NULL;
 	err = read_loads(dso);
@@ -352,7 +421,7 @@ int sym_dso__open(struct sym_dso *dso)
 	 * addresses (bias 0) for executables and shared objects alike.
 	 */
 	dso->mod = dwfl_report_elf(dso->dwfl, sym_session__str(s, dso->short_id),
-				   dso->found_path, -1, 0, true);
+				   dso->dwfl_path ? dso->dwfl_path : dso->found_path, -1, 0, true);
 	dwfl_report_end(dso->dwfl, NULL, NULL);
 	if (!dso->mod) {
 		why = xasprintf("%s: %s", dso->found_path, dwfl_errmsg(-1));

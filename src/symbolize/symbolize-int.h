@@ -30,6 +30,7 @@ struct sym_dso {
 	int open_err;
 	char *problem;
 	char *found_path;
+	char *dwfl_path;	/* the name libdwfl opens when found_path is not one */
 
 	/* the file we read: mapped whole, for phdrs and unwinder reads */
 	int fd;

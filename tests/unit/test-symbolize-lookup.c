@@ -490,6 +490,51 @@ static void test_kernel(void)
 	sym_session__delete(s);
 }
 
+/* [vdso]: this process's own copy for a local session, [unknown] otherwise. */
+static void test_vdso(void)
+{
+	struct sym_options o = { 0 };
+	unsigned long long start = 0, end = 0;
+	struct sym_session *s;
+	struct sym_dso *dso;
+	const struct sym_result *r;
+	char line[1024];
+	uint64_t off;
+	int named = 0, hits = 0;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]"))
+			sscanf(line, "%llx-%llx", &start, &end);
+	if (f)
+		fclose(f);
+	if (!end) {
+		skip(4, "no [vdso] mapping");
+		return;
+	}
+	sym_session__new(&s, &o, NULL);
+	dso = sym_session__dso(s, "[vdso]", NULL, 0);
+	r = sym_session__lookup(s, dso, 0x100);
+	ok((r->flags & SYM_F_UNKNOWN) && sym_dso__problem(dso), "foreign [vdso]: [unknown] (%s)",
+	   sym_dso__problem(dso) ? sym_dso__problem(dso) : "no reason");
+	sym_session__delete(s);
+
+	o.local = true;
+	sym_session__new(&s, &o, NULL);
+	dso = sym_session__dso(s, "[vdso]", NULL, 0);
+	is_int(sym_dso__open(dso), 0, "local [vdso]: this process's copy opens");
+	for (off = 0; off < end - start; off++) {
+		r = sym_session__lookup(s, dso, off);
+		if (!(r->flags & SYM_F_UNKNOWN)) {
+			hits++;
+			named |= strstr(sym_session__str(s, r->symbol), "clock_gettime") != NULL;
+		}
+	}
+	ok(hits > 0, "local [vdso]: %d offsets resolve", hits);
+	ok(named, "local [vdso]: clock_gettime is among them");
+	sym_session__delete(s);
+}
+
 static void test_fixture(void)
 {
 	const char *fx = getenv("GX_FIXTURES");
@@ -554,6 +599,7 @@ int main(void)
 	test_debug_files();
 	test_find();
 	test_kernel();
+	test_vdso();
 	test_fixture();
 
 	{
