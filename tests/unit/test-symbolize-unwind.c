@@ -28,7 +28,9 @@ struct map {
 
 static struct map maps[512];
 static size_t nr_maps;
-static uint64_t stack_end;
+/* every mapping's range: the stack copy ends where sp's mapping ends */
+static uint64_t ranges[1024][2];
+static size_t nr_ranges;
 
 /* Filled by capture(). perf's order: AX BX CX DX SI DI BP SP IP ... R8..R15 */
 static uint64_t regs[24];
@@ -63,7 +65,10 @@ __attribute__((noinline, noclone)) int capture(int x)
 		"movq %%r15, 184(%0)\n\t"
 		: : "r"(r) : "rax", "memory");
 	sp = regs[7];
-	stack_size = stack_end - sp < STACK_MAX ? stack_end - sp : STACK_MAX;
+	stack_size = 0;
+	for (size_t i = 0; i < nr_ranges; i++)
+		if (sp >= ranges[i][0] && sp < ranges[i][1])
+			stack_size = ranges[i][1] - sp < STACK_MAX ? ranges[i][1] - sp : STACK_MAX;
 	memcpy(stack_copy, (const void *)(uintptr_t)sp, stack_size);
 	return x + sink;
 }
@@ -102,8 +107,10 @@ static int read_maps(struct sym_session *s)
 			   path);
 		if (n < 4)
 			continue;
-		if (!strcmp(path, "[stack]"))
-			stack_end = end;
+		if (nr_ranges < ARRAY_SIZE(ranges)) {
+			ranges[nr_ranges][0] = start;
+			ranges[nr_ranges++][1] = end;
+		}
 		if (path[0] != '/')
 			continue;
 		maps[nr_maps].start = start;
@@ -113,7 +120,7 @@ static int read_maps(struct sym_session *s)
 		nr_maps++;
 	}
 	fclose(f);
-	return stack_end ? 0 : -1;
+	return nr_ranges ? 0 : -1;
 }
 
 static int find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
@@ -177,6 +184,8 @@ int main(void)
 	in.stack_size = stack_size;
 	in.find_map = find_map;
 
+	if (!stack_size)
+		plan_skip_all("the stack pointer is in no mapping of /proc/self/maps");
 	err = sym_unwind(s, &in, ips, ARRAY_SIZE(ips), &nr, &cause);
 #ifndef HAVE_LIBUNWIND
 	is_int(err, GX_E_NOTSUP, "without libunwind: GX_E_NOTSUP");
