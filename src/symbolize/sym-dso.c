@@ -1,0 +1,737 @@
+/*
+ * sym-dso.c: one mapped module — finding its file (symfs, recorded path,
+ * search paths by build-id and basename, /usr/lib/debug by build-id),
+ * checking its build-id, and resolving file offsets to functions, inline
+ * chains and lines with libdwfl (which also finds separate debug files
+ * through .gnu_debuglink, .build-id trees and debuginfod).
+ */
+#include "config.h"
+
+#include "symbolize/symbolize-int.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), m = strlen(suf);
+
+	return n >= m && !strcmp(s + n - m, suf);
+}
+
+static enum sym_dso_kind classify(const char *path)
+{
+	if (has_prefix(path, "[kernel.kallsyms]") || has_prefix(path, "[guest.kernel") ||
+	    has_suffix(path, ".ko") || has_suffix(path, ".ko.xz") || has_suffix(path, ".ko.zst") ||
+	    has_suffix(path, ".ko.gz"))
+		return SYM_DSO_KERNEL;
+	if (!path[0] || path[0] == '[' || has_prefix(path, "//anon") || has_prefix(path, "/memfd:") ||
+	    has_prefix(path, "/dev/zero") || has_prefix(path, "/SYSV") ||
+	    has_suffix(path, " (deleted)"))
+		return SYM_DSO_SPECIAL;
+	return SYM_DSO_FILE;
+}
+
+struct sym_dso *sym_dso__new(struct sym_session *s, const char *path,
+			     const uint8_t *build_id, size_t build_id_size)
+{
+	struct sym_dso *dso = xzalloc(sizeof(*dso));
+	const char *base = strrchr(path, '/');
+
+	dso->s = s;
+	dso->path_id = sym_session__intern(s, path);
+	dso->kind = classify(path);
+	dso->short_id = sym_session__intern(s, base && base[1] && dso->kind != SYM_DSO_SPECIAL ?
+					       base + 1 : path);
+	memcpy(dso->build_id, build_id, build_id_size);
+	dso->build_id_size = build_id_size;
+	dso->fd = -1;
+	u64map__init(&dso->cache);
+	return dso;
+}
+
+static void close_file(struct sym_dso *dso)
+{
+	if (dso->elf)
+		elf_end(dso->elf);
+	if (dso->image)
+		munmap((void *)dso->image, dso->image_size);
+	if (dso->fd >= 0)
+		close(dso->fd);
+	dso->elf = NULL;
+	dso->image = NULL;
+	dso->fd = -1;
+}
+
+void sym_dso__delete(struct sym_dso *dso)
+{
+	if (!dso)
+		return;
+	if (dso->dwfl)
+		dwfl_end(dso->dwfl);
+	close_file(dso);
+	free(dso->loads);
+	free(dso->problem);
+	free(dso->found_path);
+	free(dso->dwfl_path);
+	u64map__exit(&dso->cache);
+	free(dso);
+}
+
+const char *sym_dso__name(const struct sym_dso *dso)
+{
+	return sym_session__str(dso->s, dso->path_id);
+}
+
+const char *sym_dso__problem(const struct sym_dso *dso)
+{
+	return dso->problem;
+}
+
+const char *sym_dso__found_path(const struct sym_dso *dso)
+{
+	return dso->found_path;
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+/*
+ * Try one candidate file: 0 and the dso's file fields set when it is an
+ * ELF with the expected build-id; otherwise a negative code, and *why (when
+ * still empty) says what was wrong with it.
+ */
+static int try_file(struct sym_dso *dso, const char *path, char **why)
+{
+	const void *bid;
+	struct stat st;
+	ssize_t n;
+	void *img;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return GX_E_FORMAT;
+	}
+	img = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (img == MAP_FAILED) {
+		close(fd);
+		return -errno;
+	}
+	elf = elf_memory(img, st.st_size);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (!*why)
+			*why = xasprintf("%s: not an ELF file", path);
+		goto fail;
+	}
+	n = dwelf_elf_gnu_build_id(elf, &bid);
+	if (dso->build_id_size && n > 0 &&
+	    ((size_t)n != dso->build_id_size || memcmp(bid, dso->build_id, n))) {
+		if (!*why) {
+			char want[41], got[41];
+
+			hex(want, dso->build_id, dso->build_id_size);
+			hex(got, bid, (size_t)n > 20 ? 20 : (size_t)n);
+			*why = xasprintf("%s: build-id mismatch (file %s, recording %s)",
+					 path, got, want);
+		}
+		elf_end(elf);
+		munmap(img, st.st_size);
+		close(fd);
+		return -ESTALE;
+	}
+	dso->fd = fd;
+	dso->elf = elf;
+	dso->image = img;
+	dso->image_size = st.st_size;
+	dso->found_path = xstrdup(path);
+	return 0;
+fail:
+	if (elf)
+		elf_end(elf);
+	munmap(img, st.st_size);
+	close(fd);
+	return GX_E_FORMAT;
+}
+
+/*
+ * By build-id through libdwfl: its .build-id lookup under the debuginfo
+ * path, then debuginfod when DEBUGINFOD_URLS is set (libdwfl's own client,
+ * bounded by DEBUGINFOD_TIMEOUT). A throwaway module carries the build-id.
+ */
+static int find_by_build_id(struct sym_dso *dso, char **why)
+{
+	struct sym_session *s = dso->s;
+	char *file = NULL;
+	Dwfl_Module *m;
+	Elf *elf = NULL;
+	int fd, err = -ENOENT;
+	Dwfl *d;
+
+	d = dwfl_begin(&s->callbacks);
+	if (!d)
+		return -ENOENT;
+	dwfl_report_begin(d);
+	m = dwfl_report_module(d, sym_session__str(s, dso->short_id), 0, 1);
+	if (m && dwfl_module_report_build_id(m, dso->build_id, dso->build_id_size, 0) == 0) {
+		fd = dwfl_build_id_find_elf(m, NULL, sym_dso__name(dso), 0, &file, &elf);
+		if (elf)
+			elf_end(elf);
+		if (fd >= 0 && !file) {
+			/* debuginfod hands back a descriptor into its cache */
+			char link[64], target[4096];
+			ssize_t n;
+
+			snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+			n = readlink(link, target, sizeof(target) - 1);
+			if (n > 0) {
+				target[n] = 0;
+				file = xstrdup(target);
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		if (fd >= 0 && file)
+			err = try_file(dso, file, why);
+	}
+	dwfl_report_end(d, NULL, NULL);
+	free(file);
+	dwfl_end(d);
+	return err;
+}
+
+static int find_file(struct sym_dso *dso, char **why)
+{
+	struct sym_session *s = dso->s;
+	const char *path = sym_dso__name(dso);
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char bid[41], *cand;
+	int err, first = -ENOENT;
+	size_t i, k;
+
+	hex(bid, dso->build_id, dso->build_id_size);
+
+#define TRY(...)							\
+	do {								\
+		cand = xasprintf(__VA_ARGS__);				\
+		err = try_file(dso, cand, why);				\
+		free(cand);						\
+		if (!err)						\
+			return 0;					\
+		if (first == -ENOENT)					\
+			first = err;					\
+	} while (0)
+
+	TRY("%s%s", s->symfs ? s->symfs : "", path);
+	for (i = 0; i < s->nr_search_paths; i++) {
+		const char *d = s->search_paths[i];
+
+		if (dso->build_id_size) {
+			TRY("%s/.build-id/%.2s/%s", d, bid, bid + 2);
+			TRY("%s/.build-id/%.2s/%s/elf", d, bid, bid + 2);
+		}
+		TRY("%s/%s", d, base);
+		if (s->symfs)
+			TRY("%s%s/%s", s->symfs, d, base);
+	}
+	if (dso->build_id_size && find_by_build_id(dso, why) == 0)
+		return 0;
+	/* last resort: a separate debug file has symbols, DWARF and phdrs */
+	if (dso->build_id_size) {
+		for (i = 0; i < s->nr_search_paths; i++)
+			TRY("%s/.build-id/%.2s/%s.debug", s->search_paths[i], bid, bid + 2);
+		for (k = 0; k < 2; k++)
+			TRY("%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			    k ? "" : (s->symfs ? s->symfs : ""), bid, bid + 2);
+	}
+#undef TRY
+	return first;
+}
+
+static int read_loads(struct sym_dso *dso)
+{
+	GElf_Ehdr ehdr;
+	size_t phnum, i;
+
+	if (!gelf_getehdr(dso->elf, &ehdr) || elf_getphdrnum(dso->elf, &phnum) < 0)
+		return GX_E_FORMAT;
+	dso->e_type = ehdr.e_type;
+	dso->loads = xcalloc(phnum ? phnum : 1, sizeof(*dso->loads));
+	dso->text_lo = UINT64_MAX;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+		struct sym_load *l;
+
+		if (!gelf_getphdr(dso->elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		l = &dso->loads[dso->nr_loads++];
+		l->offset = ph.p_offset;
+		l->filesz = ph.p_filesz;
+		l->vaddr = ph.p_vaddr;
+		l->memsz = ph.p_memsz;
+		l->exec = ph.p_flags & PF_X;
+		if (l->exec) {
+			if (ph.p_vaddr < dso->text_lo)
+				dso->text_lo = ph.p_vaddr;
+			if (ph.p_vaddr + ph.p_memsz > dso->text_hi)
+				dso->text_hi = ph.p_vaddr + ph.p_memsz;
+		}
+	}
+	return 0;
+}
+
+/*
+ * [vdso]: a copy kept by the user under a search path (perf's build-id
+ * cache keeps one), or, for a local recording, this process's own vdso —
+ * the same kernel's image; the recorded build-id must match either way.
+ */
+static int find_vdso(struct sym_dso *dso, char **why)
+{
+	struct sym_session *s = dso->s;
+	const Elf64_Ehdr *eh;
+	char path[64];
+	size_t size;
+	int fd, err;
+
+	if (dso->build_id_size) {
+		bool had_why = *why != NULL;
+
+		err = find_file(dso, why);
+		if (!err)
+			return 0;
+		if (!had_why) {	/* "[vdso]" itself is no file: forget that miss */
+			free(*why);
+			*why = NULL;
+		}
+	}
+	if (!s->local) {
+		if (!*why)
+			*why = xstrdup("[vdso]: not found (a foreign recording's vdso is only "
+				       "read from --search-path DIR/.build-id)");
+		return GX_E_NODATA;
+	}
+	eh = (const Elf64_Ehdr *)(uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64) {
+		if (!*why)
+			*why = xstrdup("[vdso]: this process has no 64-bit vdso to read");
+		return GX_E_NODATA;
+	}
+	/* the image ends with its section headers */
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (size > 16 * 1024 * 1024 || size < sizeof(*eh))
+		return GX_E_FORMAT;
+	fd = memfd_create("gx-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (gx_write_all(fd, eh, size)) {
+		close(fd);
+		return -EIO;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	err = try_file(dso, path, why);
+	close(fd);	/* try_file holds its own descriptor */
+	if (!err) {
+		free(dso->found_path);
+		dso->found_path = xstrdup("[vdso] (this process's copy)");
+		/* libdwfl opens the file by name: keep one the name can reach */
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", dso->fd);
+		dso->dwfl_path = xstrdup(path);
+	}
+	return err;
+}
+
+int sym_dso__open(struct sym_dso *dso)
+{
+	struct sym_session *s = dso->s;
+	char *why = NULL;
+	int err;
+
+	if (dso->opened)
+		return dso->open_err;
+	dso->opened = true;
+	if (dso->kind == SYM_DSO_KERNEL) {
+		err = 0;
+		goto out;
+	}
+	elf_version(EV_CURRENT);
+	if (!strcmp(sym_dso__name(dso), "[vdso]")) {
+		err = find_vdso(dso, &why);
+		if (err)
+			goto out;
+		goto found;
+	}
+	if (dso->kind == SYM_DSO_SPECIAL) {
+		why = xasprintf("%s: no file to read", sym_dso__name(dso));
+		err = GX_E_NODATA;
+		goto out;
+	}
+	err = find_file(dso, &why);
+	if (err) {
+		if (!why)
+			why = xasprintf("%s: %s", sym_dso__name(dso),
+					err == -ENOENT ? "not found (try --symfs or --search-path)"
+						       : gx_strerror(err));
+		goto out;
+	}
+found:
+	free(why);
+	why = NULL;
+	err = read_loads(dso);
+	if (err) {
+		why = xasprintf("%s: bad ELF program headers", dso->found_path);
+		goto out_close;
+	}
+	dso->dwfl = dwfl_begin(&s->callbacks);
+	if (!dso->dwfl) {
+		why = xasprintf("libdwfl: %s", dwfl_errmsg(-1));
+		err = GX_E_INTERNAL;
+		goto out_close;
+	}
+	dwfl_report_begin(dso->dwfl);
+	/*
+	 * base 0 with add_p_vaddr: module addresses are the ELF's own virtual
+	 * addresses (bias 0) for executables and shared objects alike.
+	 */
+	dso->mod = dwfl_report_elf(dso->dwfl, sym_session__str(s, dso->short_id),
+				   dso->dwfl_path ? dso->dwfl_path : dso->found_path, -1, 0, true);
+	dwfl_report_end(dso->dwfl, NULL, NULL);
+	if (!dso->mod) {
+		why = xasprintf("%s: %s", dso->found_path, dwfl_errmsg(-1));
+		err = GX_E_FORMAT;
+		goto out_dwfl;
+	}
+	s->stats.dsos_opened++;
+	err = 0;
+	goto out;
+
+out_dwfl:
+	dwfl_end(dso->dwfl);
+	dso->dwfl = NULL;
+out_close:
+	close_file(dso);
+out:
+	if (err)
+		s->stats.dsos_missing++;
+	dso->open_err = err;
+	dso->problem = why;
+	return err;
+}
+
+bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr)
+{
+	size_t i;
+
+	for (i = 0; i < dso->nr_loads; i++) {
+		const struct sym_load *l = &dso->loads[i];
+
+		if (offset >= l->offset && offset < l->offset + l->filesz) {
+			*addr = l->vaddr + (offset - l->offset);
+			return true;
+		}
+	}
+	if (!dso->nr_loads && dso->elf) {	/* relocatable: offsets are addresses */
+		*addr = offset;
+		return true;
+	}
+	return false;
+}
+
+bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < dso->nr_loads; i++) {
+		const struct sym_load *l = &dso->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr + len <= l->vaddr + l->filesz) {
+			uint64_t off = l->offset + (vaddr - l->vaddr);
+
+			if (off + len > dso->image_size)
+				return false;
+			memcpy(buf, dso->image + off, len);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- resolving ---------------------------------------------------------- */
+
+static struct sym_frame *scratch_frame(struct sym_session *s, size_t n)
+{
+	s->scratch = xgrow(s->scratch, &s->scratch_cap, n + 1, sizeof(*s->scratch));
+	memset(&s->scratch[n], 0, sizeof(s->scratch[n]));
+	return &s->scratch[n];
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *name;
+
+	name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at));
+	if (!name)
+		name = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+	return name;
+}
+
+/* Fold "." and ".." segments and repeated slashes of a path, in place. */
+static void fold_path(char *out)
+{
+	bool abs = out[0] == '/';
+	char *w = out, *p = out;
+
+	if (abs)
+		w = p = out + 1;
+	while (*p) {
+		char *seg = p;
+		size_t len;
+		bool more;
+
+		while (*p && *p != '/')
+			p++;
+		len = p - seg;
+		more = *p == '/';
+		if (more)
+			p++;
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.') {
+			char *start = abs ? out + 1 : out, *back = w;
+
+			if (back > start && back[-1] == '/')
+				back--;
+			while (back > start && back[-1] != '/')
+				back--;
+			if (back < w && strncmp(back, "../", 3) && strcmp(back, "..")) {
+				w = back;	/* drop the previous segment */
+				continue;
+			}
+			if (abs)
+				continue;	/* "/.." is "/" */
+		}
+		memmove(w, seg, len);
+		w += len;
+		if (more)
+			*w++ = '/';
+	}
+	if (w > out + 1 && w[-1] == '/')
+		w--;
+	if (w == out)
+		*w++ = '.';
+	*w = 0;
+}
+
+/*
+ * Intern a source path as the user can open it: relative names joined to
+ * the CU's compilation directory, "." and ".." segments folded lexically.
+ */
+static uint32_t src_file(struct sym_session *s, Dwarf_Die *cu, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *comp = NULL;
+	Dwarf_Attribute at;
+	uint32_t id;
+	char *out;
+
+	if (!name || !*name)
+		return SYM_STR_NONE;
+	if (name[0] != '/' && cu)
+		comp = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (!comp && !strstr(name, "/."))
+		return sym_session__intern(s, name);
+	if (comp) {
+		strbuf__addstr(&sb, comp);
+		strbuf__addstr(&sb, "/");
+	}
+	strbuf__addstr(&sb, name);
+	out = strbuf__detach(&sb);
+	fold_path(out);
+	id = sym_session__intern(s, out);
+	free(out);
+	return id;
+}
+
+static uint32_t cu_file(struct sym_session *s, Dwarf_Die *cu, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0 || idx >= nfiles)
+		return SYM_STR_NONE;
+	return src_file(s, cu, dwarf_filesrc(files, idx, NULL, NULL));
+}
+
+/*
+ * Fill the scratch frames with the inline chain at addr, innermost first;
+ * returns how many (0 when there is no DWARF scope for addr).
+ */
+static size_t inline_chain(struct sym_dso *dso, uint64_t addr, uint32_t file, uint32_t line,
+			   uint32_t col)
+{
+	struct sym_session *s = dso->s;
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	size_t n = 0;
+	int nscopes, i;
+
+	cu = dwfl_module_addrdie(dso->mod, addr, &bias);
+	if (!cu)
+		return 0;
+	/*
+	 * dwarf_getscopes continues from an inlined instance into the scopes
+	 * of the inlined function's abstract definition; the DIE tree around
+	 * the innermost scope (dwarf_getscopes_die) has the callers instead.
+	 */
+	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	if (nscopes > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		nscopes = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (i = 0; i < nscopes; i++) {
+		Dwarf_Die *d = &scopes[i];
+		int tag = dwarf_tag(d);
+		struct sym_frame *f;
+		Dwarf_Attribute at;
+		Dwarf_Word w;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		f = scratch_frame(s, n++);
+		f->function = sym_session__intern_name(s, die_name(d));
+		f->file = file;
+		f->line = line;
+		f->column = col;
+		if (tag == DW_TAG_subprogram || s->no_inline)
+			break;
+		/* the caller's location is this inline instance's call site */
+		file = SYM_STR_NONE;
+		line = col = 0;
+		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &at), &w) == 0)
+			file = cu_file(s, cu, w);
+		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &at), &w) == 0)
+			line = (uint32_t)w;
+		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_column, &at), &w) == 0)
+			col = (uint32_t)w;
+	}
+	free(scopes);
+	return n;
+}
+
+static const struct sym_result *make_result(struct sym_dso *dso, uint64_t offset, uint64_t addr,
+					    uint32_t symbol, uint64_t sym_offset, uint32_t flags,
+					    size_t nr_frames)
+{
+	struct sym_session *s = dso->s;
+	struct sym_result *r = sym_session__alloc(s, sizeof(*r));
+	struct sym_frame *f = sym_session__alloc(s, nr_frames * sizeof(*f));
+
+	memcpy(f, s->scratch, nr_frames * sizeof(*f));
+	memset(r, 0, sizeof(*r));
+	r->dso = dso;
+	r->module = dso->path_id;
+	r->module_short = dso->short_id;
+	r->symbol = symbol;
+	r->flags = flags | (nr_frames > 1 ? SYM_F_INLINED : 0);
+	r->addr = addr;
+	r->offset = offset;
+	r->sym_offset = sym_offset;
+	r->nr_frames = nr_frames;
+	r->frames = f;
+	return r;
+}
+
+static const struct sym_result *unknown_result(struct sym_dso *dso, uint64_t offset, uint64_t addr)
+{
+	struct sym_frame *f = scratch_frame(dso->s, 0);
+
+	f->function = dso->s->id_unknown;
+	return make_result(dso, offset, addr, dso->s->id_unknown, offset,
+			   SYM_F_UNKNOWN | SYM_F_NO_LINES, 1);
+}
+
+const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
+{
+	struct sym_session *s = dso->s;
+	uint32_t symbol = SYM_STR_NONE, file = SYM_STR_NONE, line = 0, col = 0;
+	uint64_t addr = offset, sym_off = 0;
+	const char *name;
+	Dwfl_Line *ln;
+	GElf_Off off;
+	GElf_Sym sym;
+	size_t n;
+	int l, c;
+
+	if (sym_dso__open(dso) || !dso->mod)
+		return unknown_result(dso, offset, offset);
+	if (!sym_dso__offset_to_addr(dso, offset, &addr))
+		return unknown_result(dso, offset, offset);
+
+	name = dwfl_module_addrinfo(dso->mod, addr, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		symbol = sym_session__intern_name(s, name);
+		sym_off = off;
+	}
+	ln = dwfl_module_getsrc(dso->mod, addr);
+	if (ln) {
+		const char *src = dwfl_lineinfo(ln, NULL, &l, &c, NULL, NULL);
+		Dwarf_Addr bias;
+
+		if (src) {
+			file = src_file(s, dwfl_module_addrdie(dso->mod, addr, &bias), src);
+			line = l > 0 ? (uint32_t)l : 0;
+			col = c > 0 ? (uint32_t)c : 0;
+		}
+	}
+	n = ln ? inline_chain(dso, addr, file, line, col) : 0;
+	if (n && symbol == SYM_STR_NONE)
+		symbol = s->scratch[n - 1].function;
+	if (symbol == SYM_STR_NONE)
+		return unknown_result(dso, offset, addr);
+	if (!n) {
+		struct sym_frame *f = scratch_frame(s, 0);
+
+		f->function = symbol;
+		f->file = file;
+		f->line = line;
+		f->column = col;
+		n = 1;
+	} else {
+		/* the out-of-line frame is named like the ELF symbol */
+		s->scratch[n - 1].function = symbol;
+	}
+	return make_result(dso, offset, addr, symbol, sym_off, file ? 0 : SYM_F_NO_LINES, n);
+}

@@ -1,0 +1,318 @@
+/*
+ * sym-unwind.c: offline DWARF unwinding of a sample's copied user stack
+ * (--call-graph dwarf) with libunwind's remote API. The "remote process"
+ * is an address space whose memory is the sample's stack copy plus the
+ * bytes of the mapped ELF files, whose registers are the sample's
+ * registers, and whose unwind tables are each file's .eh_frame_hdr binary
+ * search table (handed to libunwind as a UNW_INFO_FORMAT_REMOTE_TABLE).
+ */
+#include "config.h"
+
+#include "symbolize/symbolize-int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(HAVE_LIBUNWIND) && defined(__x86_64__)
+#define SYM_HAVE_UNWIND 1
+#include <libunwind.h>
+
+/* Exported by libunwind but not declared in its headers. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					       unw_dyn_info_t *di, unw_proc_info_t *pi,
+					       int need_unwind_info, void *arg);
+#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+
+#define NR_PERF_REGS 24
+#define MAX_KNOWN 16
+
+struct unwind_ctx {
+	struct sym_session *s;
+	const struct sym_unwind_input *in;
+	uint64_t regs[NR_PERF_REGS];
+	uint32_t have;			/* bit per perf register */
+	uint64_t sp;
+	/* modules met so far with their load bias (process addr - ELF vaddr) */
+	struct {
+		struct sym_dso *dso;
+		uint64_t bias;
+	} known[MAX_KNOWN];
+	size_t nr_known;
+};
+
+/* libunwind x86-64 register number -> perf's PERF_REG_X86_* */
+static const int8_t unw_to_perf[] = {
+	[UNW_X86_64_RAX] = SYM_X86_AX, [UNW_X86_64_RDX] = SYM_X86_DX,
+	[UNW_X86_64_RCX] = SYM_X86_CX, [UNW_X86_64_RBX] = SYM_X86_BX,
+	[UNW_X86_64_RSI] = SYM_X86_SI, [UNW_X86_64_RDI] = SYM_X86_DI,
+	[UNW_X86_64_RBP] = SYM_X86_BP, [UNW_X86_64_RSP] = SYM_X86_SP,
+	[UNW_X86_64_R8] = SYM_X86_R8, [UNW_X86_64_R9] = SYM_X86_R9,
+	[UNW_X86_64_R10] = SYM_X86_R10, [UNW_X86_64_R11] = SYM_X86_R11,
+	[UNW_X86_64_R12] = SYM_X86_R12, [UNW_X86_64_R13] = SYM_X86_R13,
+	[UNW_X86_64_R14] = SYM_X86_R14, [UNW_X86_64_R15] = SYM_X86_R15,
+	[UNW_X86_64_RIP] = SYM_X86_IP,
+};
+
+/*
+ * The module mapped at a process address and its load bias. Asks the
+ * caller's maps first; a module seen earlier in this unwind also answers
+ * for its segments that were not recorded as mappings (perf records only
+ * executable mappings, while .eh_frame_hdr often sits in a read-only one).
+ */
+static struct sym_dso *dso_at(struct unwind_ctx *c, uint64_t addr, uint64_t *bias)
+{
+	uint64_t start, len, pgoff, vaddr;
+	struct sym_dso *dso = NULL;
+	size_t i;
+
+	if (c->in->find_map(c->in->ctx, addr, &dso, &start, &len, &pgoff) == 0 && dso &&
+	    sym_dso__open(dso) == 0 && dso->elf &&
+	    sym_dso__offset_to_addr(dso, sym_map_offset(addr, start, pgoff), &vaddr)) {
+		*bias = addr - vaddr;
+		for (i = 0; i < c->nr_known; i++)
+			if (c->known[i].dso == dso && c->known[i].bias == *bias)
+				return dso;
+		if (c->nr_known < MAX_KNOWN) {
+			c->known[c->nr_known].dso = dso;
+			c->known[c->nr_known++].bias = *bias;
+		}
+		return dso;
+	}
+	return NULL;
+}
+
+static int read_word(struct unwind_ctx *c, uint64_t addr, uint64_t *val)
+{
+	struct sym_dso *dso;
+	uint64_t bias;
+	size_t i;
+
+	if (addr >= c->sp && addr + 8 <= c->sp + c->in->stack_size && addr + 8 > addr) {
+		memcpy(val, (const char *)c->in->stack + (addr - c->sp), 8);
+		return 0;
+	}
+	dso = dso_at(c, addr, &bias);
+	if (dso && sym_dso__read_vaddr(dso, addr - bias, val, 8))
+		return 0;
+	for (i = 0; i < c->nr_known; i++)
+		if (sym_dso__read_vaddr(c->known[i].dso, addr - c->known[i].bias, val, 8))
+			return 0;
+	return -1;
+}
+
+static int acc_access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *valp, int write,
+			  void *arg)
+{
+	uint64_t v;
+
+	if (write)
+		return -UNW_EINVAL;
+	if (read_word(arg, addr, &v)) {
+		*valp = 0;
+		return -UNW_EINVAL;
+	}
+	*valp = v;
+	return 0;
+}
+
+static int acc_access_reg(unw_addr_space_t as, unw_regnum_t regnum, unw_word_t *valp, int write,
+			  void *arg)
+{
+	struct unwind_ctx *c = arg;
+	int r;
+
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (regnum < 0 || (size_t)regnum >= ARRAY_SIZE(unw_to_perf))
+		return -UNW_EBADREG;
+	r = unw_to_perf[regnum];
+	if (!(c->have & (1u << r)))
+		return -UNW_EBADREG;
+	*valp = c->regs[r];
+	return 0;
+}
+
+static int acc_access_fpreg(unw_addr_space_t as, unw_regnum_t num, unw_fpreg_t *val, int write,
+			    void *arg)
+{
+	return -UNW_EINVAL;
+}
+
+static int acc_resume(unw_addr_space_t as, unw_cursor_t *cu, void *arg)
+{
+	return -UNW_EINVAL;
+}
+
+static int acc_get_dyn_info_list_addr(unw_addr_space_t as, unw_word_t *dilap, void *arg)
+{
+	return -UNW_ENOINFO;
+}
+
+static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *arg)
+{
+}
+
+/* Read a DW_EH_PE-encoded 4-byte value of .eh_frame_hdr. */
+static bool hdr_u32(const struct sym_dso *dso, uint64_t vaddr, int32_t *v)
+{
+	return sym_dso__read_vaddr(dso, vaddr, v, 4);
+}
+
+/*
+ * Locate .eh_frame_hdr through PT_GNU_EH_FRAME (present in stripped files
+ * too) and its search table. Only the layout every GNU linker writes is
+ * accepted: eh_frame_ptr pcrel|sdata4, fde_count udata4, table
+ * datarel|sdata4 pairs.
+ */
+static void probe_eh_frame_hdr(struct sym_dso *dso)
+{
+	uint8_t h[4];
+	size_t phnum, i;
+	int32_t count;
+
+	dso->unwind_probed = true;
+	if (!dso->elf || elf_getphdrnum(dso->elf, &phnum) < 0)
+		return;
+	for (i = 0; i < phnum; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(dso->elf, i, &ph) || ph.p_type != PT_GNU_EH_FRAME)
+			continue;
+		if (!sym_dso__read_vaddr(dso, ph.p_vaddr, h, 4) || h[0] != 1 ||
+		    h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b ||
+		    !hdr_u32(dso, ph.p_vaddr + 8, &count) || count <= 0)
+			return;
+		dso->have_eh_hdr = true;
+		dso->eh_hdr_vaddr = ph.p_vaddr;
+		dso->eh_table_vaddr = ph.p_vaddr + 12;
+		dso->eh_table_entries = (uint32_t)count;
+		return;
+	}
+}
+
+static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			      int need_unwind_info, void *arg)
+{
+	struct unwind_ctx *c = arg;
+	unw_dyn_info_t di;
+	struct sym_dso *dso;
+	uint64_t bias;
+
+	dso = dso_at(c, ip, &bias);
+	if (!dso)
+		return -UNW_ENOINFO;
+	if (!dso->unwind_probed)
+		probe_eh_frame_hdr(dso);
+	if (!dso->have_eh_hdr)
+		return -UNW_ENOINFO;
+
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = dso->text_lo + bias;
+	di.end_ip = dso->text_hi + bias;
+	di.u.rti.segbase = dso->eh_hdr_vaddr + bias;
+	di.u.rti.table_data = dso->eh_table_vaddr + bias;
+	di.u.rti.table_len = dso->eh_table_entries * 8 / sizeof(unw_word_t);
+	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+static unw_accessors_t accessors = {
+	.find_proc_info = acc_find_proc_info,
+	.put_unwind_info = acc_put_unwind_info,
+	.get_dyn_info_list_addr = acc_get_dyn_info_list_addr,
+	.access_mem = acc_access_mem,
+	.access_reg = acc_access_reg,
+	.access_fpreg = acc_access_fpreg,
+	.resume = acc_resume,
+	.get_proc_name = NULL,
+};
+
+int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
+	       uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	unw_addr_space_t as = s->unwind;
+	struct unwind_ctx *c;
+	unw_cursor_t cur;
+	size_t n = 0, k = 0;
+	int bit, ret;
+
+	*nr = 0;
+	s->stats.unwinds++;
+	if (in->abi != SYM_REGS_ABI_64)
+		return gx_fail(cause, GX_E_NOTSUP, "DWARF unwinding supports 64-bit x86 user "
+				"stacks only (register ABI %llu)", (unsigned long long)in->abi);
+	if ((in->regs_mask & SYM_X86_64_REGS_MIN) != SYM_X86_64_REGS_MIN || !in->regs ||
+	    !in->find_map)
+		return gx_fail(cause, -EINVAL, "sample registers lack IP, SP or BP");
+	if (!max)
+		return 0;
+	if (!as) {
+		as = unw_create_addr_space(&accessors, 0);
+		if (!as)
+			return gx_fail(cause, GX_E_INTERNAL, "libunwind: cannot create an address space");
+		/* samples come from many processes: nothing is cached by ip */
+		unw_set_caching_policy(as, UNW_CACHE_NONE);
+		s->unwind = as;
+	}
+
+	c = xzalloc(sizeof(*c));
+	c->s = s;
+	c->in = in;
+	for (bit = 0; bit < 64; bit++) {
+		if (!(in->regs_mask & (1ull << bit)))
+			continue;
+		if (bit < NR_PERF_REGS) {
+			c->regs[bit] = in->regs[k];
+			c->have |= 1u << bit;
+		}
+		k++;
+	}
+	c->sp = c->regs[SYM_X86_SP];
+
+	ips[n++] = c->regs[SYM_X86_IP];
+	ret = unw_init_remote(&cur, as, c);
+	while (!ret && n < max) {
+		unw_word_t ip, sp;
+
+		if (unw_step(&cur) <= 0)
+			break;
+		if (unw_get_reg(&cur, UNW_REG_IP, &ip) || !ip)
+			break;
+		if (unw_get_reg(&cur, UNW_REG_SP, &sp) || sp < c->sp)
+			break;	/* the stack grows down: callers sit above */
+		ips[n++] = ip;
+	}
+	free(c);
+	*nr = n;
+	s->stats.unwind_frames += n;
+	return 0;
+}
+
+void sym_unwind__exit(struct sym_session *s)
+{
+	if (s->unwind)
+		unw_destroy_addr_space(s->unwind);
+	s->unwind = NULL;
+}
+
+#else /* !SYM_HAVE_UNWIND */
+
+int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
+	       uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	*nr = 0;
+	s->stats.unwinds++;
+#ifdef HAVE_LIBUNWIND
+	return gx_fail(cause, GX_E_NOTSUP, "DWARF unwinding is implemented for x86-64 only");
+#else
+	return gx_fail(cause, GX_E_NOTSUP, "this gexplore was built without libunwind: "
+			"install the Debian package libunwind-dev and rebuild for --call-graph dwarf");
+#endif
+}
+
+void sym_unwind__exit(struct sym_session *s)
+{
+}
+
+#endif

@@ -1,0 +1,127 @@
+/* symbolize-int.h: private to src/symbolize. */
+#ifndef GX_SYMBOLIZE_INT_H
+#define GX_SYMBOLIZE_INT_H
+
+#include <elfutils/libdwfl.h>
+#include <gelf.h>
+
+#include "symbolize/symbolize.h"
+#include "util/util.h"
+
+enum sym_dso_kind {
+	SYM_DSO_FILE,
+	SYM_DSO_KERNEL,		/* [kernel.kallsyms], kernel modules */
+	SYM_DSO_SPECIAL,	/* [vdso], anon, heap, stack, memfd, deleted */
+};
+
+struct sym_load {		/* one PT_LOAD segment */
+	uint64_t offset, filesz, vaddr, memsz;
+	bool exec;
+};
+
+struct sym_dso {
+	struct sym_session *s;
+	uint32_t path_id, short_id;
+	enum sym_dso_kind kind;
+	uint8_t build_id[20];
+	size_t build_id_size;
+
+	bool opened;		/* sym_dso__open ran */
+	int open_err;
+	char *problem;
+	char *found_path;
+	char *dwfl_path;	/* the name libdwfl opens when found_path is not one */
+
+	/* the file we read: mapped whole, for phdrs and unwinder reads */
+	int fd;
+	Elf *elf;
+	const unsigned char *image;
+	size_t image_size;
+	struct sym_load *loads;
+	size_t nr_loads;
+	uint16_t e_type;
+
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+
+	/* unwinding: .eh_frame_hdr's search table */
+	bool unwind_probed;
+	bool have_eh_hdr;
+	uint64_t eh_hdr_vaddr;
+	uint64_t eh_table_vaddr;
+	uint64_t eh_table_entries;
+	uint64_t text_lo, text_hi;	/* ELF vaddr range of executable segments */
+
+	struct u64map cache;	/* offset -> (struct sym_result *) */
+};
+
+struct sym_ksym {
+	uint64_t addr;
+	uint32_t name;		/* string id */
+	uint32_t module;	/* string id: "[kernel.kallsyms]" or "[mod]" */
+};
+
+struct sym_chunk {
+	struct sym_chunk *next;
+	size_t size;
+	char data[];
+};
+
+struct sym_session {
+	char *symfs;
+	char **search_paths;
+	size_t nr_search_paths;
+	bool local, no_inline, no_demangle;
+
+	struct strtab strs;
+	uint32_t id_unknown, id_kernel, id_kernel_module;
+	struct u64map demangled;	/* raw name id -> demangled id */
+
+	struct sym_dso **dsos;
+	size_t nr_dsos, cap_dsos;
+	struct u64map dso_index;	/* hash(path, build-id) -> index + 1 */
+
+	char *debuginfo_path;
+	Dwfl_Callbacks callbacks;
+
+	bool kallsyms_loaded;
+	struct sym_ksym *ksyms;
+	size_t nr_ksyms;
+	struct u64map kcache;
+	struct sym_result *unmapped;
+
+	/* scratch for building an inline chain */
+	struct sym_frame *scratch;
+	size_t scratch_cap;
+
+	struct sym_chunk *chunks;
+	char *arena;
+	size_t arena_left;
+
+	struct sym_stats stats;
+	void *unwind;		/* sym-unwind.c's per-session state */
+};
+
+/* sym-session.c */
+void *sym_session__alloc(struct sym_session *s, size_t n);
+uint32_t sym_session__intern(struct sym_session *s, const char *str);
+uint32_t sym_session__intern_name(struct sym_session *s, const char *raw);
+
+/* sym-dso.c */
+struct sym_dso *sym_dso__new(struct sym_session *s, const char *path,
+			     const uint8_t *build_id, size_t build_id_size);
+void sym_dso__delete(struct sym_dso *dso);
+const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset);
+/* ELF vaddr for a file offset; false when outside every PT_LOAD. */
+bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr);
+/* Copy len bytes at ELF vaddr from the file image; false when not in the file. */
+bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len);
+
+/* sym-kernel.c */
+const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip);
+void sym_kernel__exit(struct sym_session *s);
+
+/* sym-unwind.c */
+void sym_unwind__exit(struct sym_session *s);
+
+#endif /* GX_SYMBOLIZE_INT_H */

@@ -1,0 +1,238 @@
+/*
+ * symbolize: addresses -> module, function (demangled), inline chain and
+ * source file:line; offline DWARF unwinding of copied user stacks.
+ *
+ * Model: a `struct sym_session` per report. The caller (src/profile) turns
+ * every MMAP2 record into a `struct sym_dso` with sym_session__dso() (one per
+ * distinct path + build-id, interned: cheap to call per record), keeps the
+ * map's start/pgoff, and per sample calls
+ *
+ *     res = sym_session__lookup(s, dso, sym_map_offset(ip, start, pgoff));
+ *
+ * or sym_session__lookup_kernel(s, ip) for kernel samples. Files are opened
+ * lazily on the first lookup. Every string in a result is interned in the
+ * session (32-bit ids, sym_session__str()), and every result is cached per
+ * (dso, offset): after warm-up a lookup is one hash probe and allocates
+ * nothing. Results live as long as the session.
+ *
+ * Nothing here prints, exits or fails on a missing or wrong file: such a
+ * module gives `[unknown]` rows that keep module and offset, and
+ * sym_dso__problem() says why.
+ */
+#ifndef GX_SYMBOLIZE_H
+#define GX_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sym_session;
+struct sym_dso;
+
+/* String id 0 is always "" (no file, no name). */
+#define SYM_STR_NONE 0u
+
+struct sym_options {
+	/* Prefix for every recorded path (perf's --symfs). NULL: none. */
+	const char *symfs;
+	/*
+	 * Extra directories (--search-path): binaries are looked up there by
+	 * build-id (DIR/.build-id/xx/rest, DIR/.build-id/xx/rest/elf, perf's
+	 * cache layout) and by basename; separate debug files by build-id
+	 * (DIR/.build-id/xx/rest.debug).
+	 */
+	const char *const *search_paths;
+	size_t nr_search_paths;
+	/*
+	 * The recording was made on this machine and kernel: kernel addresses
+	 * may resolve through /proc/kallsyms when it shows real addresses.
+	 * false: every kernel address is `[kernel]` (a foreign recording is
+	 * never resolved against the local kallsyms).
+	 */
+	bool local;
+	/* Do not follow inlined frames (faster; one frame per result). */
+	bool no_inline;
+	/* Keep mangled names (C++/Rust) as they are. */
+	bool no_demangle;
+	/*
+	 * debuginfod: used by libdwfl only when DEBUGINFOD_URLS is set in the
+	 * environment. This timeout (seconds, 0 = 10) is exported as
+	 * DEBUGINFOD_TIMEOUT unless the environment already sets it. Progress
+	 * lines appear on stderr only if the caller sets DEBUGINFOD_PROGRESS.
+	 */
+	unsigned debuginfod_timeout_s;
+};
+
+/*
+ * Create a session. opts may be NULL (defaults: no symfs, no search paths,
+ * not local). Strings in opts are copied. Returns 0 and sets *out (free with
+ * sym_session__delete), or a negative code with a message in *cause.
+ */
+int sym_session__new(struct sym_session **out, const struct sym_options *opts, char **cause);
+
+/* Free the session, its modules, strings and results. NULL is allowed. */
+void sym_session__delete(struct sym_session *s);
+
+/* The string for an id from any result of this session. Valid until delete. */
+const char *sym_session__str(const struct sym_session *s, uint32_t id);
+
+/*
+ * The module for a mapped path as recorded in an MMAP2 record (or a perf.data
+ * BUILD_ID entry), with its recorded build-id (build_id may be NULL /
+ * size 0 when unknown; at most 20 bytes are used). The same (path, build-id)
+ * gives the same pointer. Special paths: "[kernel.kallsyms]..." and kernel
+ * modules ("*.ko", "[name]") are kernel modules (look them up with
+ * sym_session__lookup_kernel); "[vdso]", "[vsyscall]", "//anon", "[heap]",
+ * "[stack]", "[anon:...]", "/memfd:...", "... (deleted)" give `[unknown]`
+ * rows named after the mapping. Never fails; nothing is opened yet.
+ * Owned by the session, valid until sym_session__delete.
+ */
+struct sym_dso *sym_session__dso(struct sym_session *s, const char *path,
+				 const uint8_t *build_id, size_t build_id_size);
+
+/* The offset in the mapped file of a sample ip in an MMAP2 mapping. */
+static inline uint64_t sym_map_offset(uint64_t ip, uint64_t map_start, uint64_t map_pgoff)
+{
+	return ip - map_start + map_pgoff;
+}
+
+/* Result flags. */
+enum {
+	SYM_F_UNKNOWN = 1u << 0,	/* no symbol: symbol is "[unknown]" */
+	SYM_F_NO_LINES = 1u << 1,	/* no DWARF line info (symtab only or unknown) */
+	SYM_F_KERNEL = 1u << 2,		/* a kernel address */
+	SYM_F_INLINED = 1u << 3,	/* nr_frames > 1 */
+};
+
+/* One frame of an inline chain: a function and where in it we are. */
+struct sym_frame {
+	uint32_t function;	/* string id: demangled function name */
+	uint32_t file;		/* string id: source file (DWARF path), or SYM_STR_NONE */
+	uint32_t line;		/* 0 when unknown */
+	uint32_t column;	/* 0 when unknown */
+};
+
+/*
+ * What an address is. frames[0] is the innermost (possibly inlined)
+ * function with the source line of the address; frames[i+1] is the function
+ * frames[i] was inlined into, with the line of that call site;
+ * frames[nr_frames-1] is the real (out-of-line) function, whose name equals
+ * `symbol`. Without DWARF there is one frame with no file.
+ */
+struct sym_result {
+	struct sym_dso *dso;	/* NULL for an unmapped address */
+	uint32_t module;	/* string id: module path as recorded */
+	uint32_t module_short;	/* string id: its basename ("libc.so.6", "[kernel.kallsyms]") */
+	uint32_t symbol;	/* string id: function (demangled) or "[unknown]" */
+	uint32_t flags;		/* SYM_F_* */
+	uint64_t addr;		/* ELF virtual address (kernel: the address) */
+	uint64_t offset;	/* the file offset looked up (kernel: the address) */
+	uint64_t sym_offset;	/* addr - symbol start; [unknown]: == offset */
+	uint32_t nr_frames;	/* >= 1 */
+	const struct sym_frame *frames;
+};
+
+/*
+ * Symbolize a file offset of a user-space module (see sym_map_offset); dso
+ * NULL gives an `[unknown]` result for an unmapped address. Opens the module
+ * on first use. Never NULL; the result is owned by the session and valid
+ * until sym_session__delete; the same (dso, offset) returns the same pointer.
+ */
+const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_dso *dso,
+					     uint64_t offset);
+
+/*
+ * Symbolize a kernel address: a function from /proc/kallsyms (module
+ * "[kernel.kallsyms]" or "[modname]") when the session is local and kallsyms
+ * is readable with real addresses, otherwise symbol "[kernel]". Never NULL;
+ * owned by the session.
+ */
+const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip);
+
+/* The path as recorded. Valid until sym_session__delete. */
+const char *sym_dso__name(const struct sym_dso *dso);
+
+/*
+ * Open the module now (lookups do it lazily). Returns 0 when symbols can be
+ * read, or a negative code (-ENOENT missing, GX_E_FORMAT not ELF, -ESTALE
+ * build-id mismatch, GX_E_NODATA nothing to read: anon, vdso) with the reason
+ * also kept for sym_dso__problem(). Idempotent.
+ */
+int sym_dso__open(struct sym_dso *dso);
+
+/* Why the module gives no symbols (after an open), or NULL. Owned by the dso. */
+const char *sym_dso__problem(const struct sym_dso *dso);
+
+/* The file actually read (after an open), or NULL. Owned by the dso. */
+const char *sym_dso__found_path(const struct sym_dso *dso);
+
+/* Counters, for tests and `--stats`-like output. */
+struct sym_stats {
+	uint64_t lookups;	/* sym_session__lookup* calls */
+	uint64_t cache_hits;	/* answered from the cache */
+	uint64_t resolves;	/* symbol/DWARF walks (cache misses) */
+	uint64_t dsos_opened;	/* modules whose file was found and opened */
+	uint64_t dsos_missing;	/* modules that could not be opened */
+	uint64_t unwinds;	/* sym_unwind calls */
+	uint64_t unwind_frames;	/* frames they produced */
+};
+void sym_session__stats(const struct sym_session *s, struct sym_stats *out);
+
+/* ======================================================================
+ * Offline DWARF unwinding (--call-graph dwarf)
+ * ==================================================================== */
+
+/* Sample register ABI (PERF_SAMPLE_REGS_ABI_*). */
+enum { SYM_REGS_ABI_NONE = 0, SYM_REGS_ABI_32 = 1, SYM_REGS_ABI_64 = 2 };
+
+/*
+ * x86-64 registers in perf's PERF_REG_X86_* numbering (the bit numbers of
+ * sample_regs_user): regs[] holds the values of the set bits of the mask,
+ * lowest bit first, as in a PERF_SAMPLE_REGS_USER record. Unwinding needs at
+ * least IP, SP and BP (mask SYM_X86_64_REGS_MIN); perf's full user mask is
+ * (1 << 24) - 1 without DS/ES/FS/GS (bits 12-15).
+ */
+enum {
+	SYM_X86_AX = 0, SYM_X86_BX, SYM_X86_CX, SYM_X86_DX, SYM_X86_SI, SYM_X86_DI,
+	SYM_X86_BP, SYM_X86_SP, SYM_X86_IP, SYM_X86_FLAGS, SYM_X86_CS, SYM_X86_SS,
+	SYM_X86_DS, SYM_X86_ES, SYM_X86_FS, SYM_X86_GS,
+	SYM_X86_R8, SYM_X86_R9, SYM_X86_R10, SYM_X86_R11, SYM_X86_R12,
+	SYM_X86_R13, SYM_X86_R14, SYM_X86_R15,
+};
+#define SYM_X86_64_REGS_MIN ((1ull << SYM_X86_IP) | (1ull << SYM_X86_SP) | (1ull << SYM_X86_BP))
+
+/*
+ * The mapping of the sampled process that contains addr, as the caller's
+ * process tracking knows it at the sample's time: fill *dso (from
+ * sym_session__dso), *start, *len, *pgoff and return 0, or return -1 when
+ * addr is not mapped.
+ */
+typedef int (*sym_find_map_fn)(void *ctx, uint64_t addr, struct sym_dso **dso,
+			       uint64_t *start, uint64_t *len, uint64_t *pgoff);
+
+struct sym_unwind_input {
+	uint64_t abi;		/* SYM_REGS_ABI_* from the sample */
+	uint64_t regs_mask;	/* the attr's sample_regs_user */
+	const uint64_t *regs;	/* popcount(regs_mask) values */
+	const void *stack;	/* PERF_SAMPLE_STACK_USER data */
+	uint64_t stack_size;	/* its dyn_size (bytes actually copied) */
+	sym_find_map_fn find_map;
+	void *ctx;		/* passed to find_map */
+};
+
+/*
+ * Unwind one sample's user stack offline with libunwind's remote API: memory
+ * reads come from the stack copy (addresses sp .. sp + stack_size) or from
+ * the bytes of the mapped files, unwind tables from each file's
+ * .eh_frame_hdr. Writes the return addresses of the chain, the sampled ip
+ * first, into ips[0..*nr) (at most max); caller frames are return
+ * addresses, so symbolize ips[i] - 1 for i > 0 to land in the call
+ * instruction. Returns 0 (also when the chain stops early: *nr >= 1 when
+ * the ip was present), GX_E_NOTSUP with a message in *cause when this build
+ * has no libunwind or the ABI/architecture is not x86-64, or -EINVAL when
+ * IP/SP are not in the mask. Thread-compatible (one session per thread).
+ */
+int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
+	       uint64_t *ips, size_t max, size_t *nr, char **cause);
+
+#endif /* GX_SYMBOLIZE_H */
