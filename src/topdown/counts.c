@@ -206,6 +206,28 @@ static int find_by_raw(const struct td_model *m, uint64_t config, uint64_t confi
 	return -1;
 }
 
+int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t config,
+			      uint64_t config1)
+{
+	for (size_t i = 0; i < td_model__nr_events(m); i++) {
+		const struct td_event *e = td_model__event(m, i);
+		uint64_t c, c1;
+
+		if (e->has_raw && e->raw_type == type && e->raw_config == config &&
+		    e->raw_config1 == config1)
+			return (int)i;
+		/* perf spellings were checked against libpfm4's encodings by the tests */
+		if (type == 4 /* PERF_TYPE_RAW */ && td_perf_config(e->perf, &c, &c1) == 0 &&
+		    c == config && c1 == config1)
+			return (int)i;
+		if (type == 0 /* PERF_TYPE_HARDWARE */ && config1 == 0 && e->perf &&
+		    ((config == 0 && strcmp(e->perf, "cycles") == 0) ||
+		     (config == 1 && strcmp(e->perf, "instructions") == 0)))
+			return (int)i;
+	}
+	return -1;
+}
+
 /* Resolve a name as perf prints it: "cycles:u", "cpu/event=0x3c/", "cpu_core/slots/", "r3c". */
 static int resolve_event(const struct td_model *m, const char *name)
 {

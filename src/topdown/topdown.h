@@ -129,6 +129,16 @@ const struct td_event *td_model__event(const struct td_model *m, size_t i);
  */
 int td_model__find_event(const struct td_model *m, const char *name);
 
+/*
+ * Index of the event a recorded perf_event_attr counts (type, config,
+ * config1), for perf.data readers: raw encodings, the config a perf
+ * spelling selects (PERF_TYPE_RAW), and cycles/instructions for
+ * PERF_TYPE_HARDWARE. Other PMU types (Arm's dynamic type, hybrid cpu_core)
+ * should be passed as 4 when they are the CPU's core PMU. -1 when none.
+ */
+int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t config,
+			      uint64_t config1);
+
 size_t td_model__nr_nodes(const struct td_model *m);
 const struct td_node *td_model__node(const struct td_model *m, size_t i);
 int td_model__find_node(const struct td_model *m, const char *name);	/* -1: none */

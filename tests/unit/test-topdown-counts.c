@@ -135,6 +135,17 @@ int main(void)
 	parse_err(__LINE__, "12x,,cycles,1,1,,\n", "in.txt:1: bad count '12x'");
 	parse_err(__LINE__, "   42\n", "in.txt:1: a count without an event name");
 	parse_err(__LINE__, "task-clock 1\n", "in.txt: no counts for any event of model skl");
+	/* perf.data attrs back to model events */
+	is_int(td_model__find_event_attr(model, 4, 0x0c0004a3, 0), -1, "attr with another cmask: none");
+	is_int(td_model__find_event_attr(model, 4, 0x040004a3, 0),
+	       td_model__find_event(model, "CYCLE_ACTIVITY.STALLS_TOTAL"), "attr raw 0x40004a3");
+	is_int(td_model__find_event_attr(model, 4, 0x4c2, 0),
+	       td_model__find_event(model, "UOPS_RETIRED.MACRO_FUSED"), "attr raw 0x4c2");
+	is_int(td_model__find_event_attr(model, 0, 1, 0), td_model__find_event(model, "INST_RETIRED.ANY"),
+	       "attr hardware instructions");
+	is_int(td_model__find_event_attr(model, 0, 0, 0), td_model__find_event(model, "cycles"),
+	       "attr hardware cycles");
+	is_int(td_model__find_event_attr(model, 1, 0, 0), -1, "attr software cpu-clock: none");
 	td_model__delete(model);
 	free(cause);
 	return done_testing();
