@@ -466,7 +466,9 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 			return false;
 		memcpy(&n, c.p, 4);
 		c.p += 4;
-		if (!rneed(&c, n))
+		/* the kernel pads {size, data} to 8 bytes; anything else would
+		 * leave the u64 fields after it misaligned */
+		if (!rneed(&c, n) || ((4 + (uint64_t)n) & 7))
 			return false;
 		s->raw_size = n;
 		s->raw = c.p;
@@ -504,8 +506,8 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
 		*field = "STACK_USER";
-		if (!ru64(&c, &s->stack_size) || !rneed(&c, s->stack_size))
-			return false;
+		if (!ru64(&c, &s->stack_size) || !rneed(&c, s->stack_size) || (s->stack_size & 7))
+			return false;	/* the kernel rounds it to 8 bytes */
 		if (s->stack_size) {
 			s->stack = c.p;
 			c.p += s->stack_size;
