@@ -604,7 +604,7 @@ static int bad_record(struct perf_reader *r, const struct perf_event_header *h, 
 		      const char *what)
 {
 	r->nr_bad_samples++;
-	pd_reader__warn(r, "perf.data: %s record at byte %llu (%u bytes): %s runs past its end; record skipped",
+	pd_reader__warn(r, "perf.data: %s record at byte %llu (%u bytes): its %s field is malformed or runs past its end; record skipped",
 			pd_record_name(h->type), (unsigned long long)off, h->size, what);
 	return 0;
 }
