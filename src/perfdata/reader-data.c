@@ -644,7 +644,7 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		size_t fixed = h->type == PERF_RECORD_MMAP ? 40 : 72;
 
 		if (len < fixed)
-			return bad_record(r, h, off, "the mapping");
+			return bad_record(r, h, off, "mapping");
 		memset(&m, 0, sizeof(m));
 		memcpy(&m.pid, p + 8, 4);
 		memcpy(&m.tid, p + 12, 4);
@@ -669,7 +669,7 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		}
 		m.filename = rec_string(h, p + fixed);
 		if (!m.filename)
-			return bad_record(r, h, off, "the file name");
+			return bad_record(r, h, off, "file name");
 		m.time = trailer_time(r, h);
 		if (m.time == NO_TIME)
 			m.time = 0;
@@ -679,13 +679,13 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		struct pd_comm cm;
 
 		if (len < 16)
-			return bad_record(r, h, off, "the comm");
+			return bad_record(r, h, off, "comm");
 		memcpy(&cm.pid, p + 8, 4);
 		memcpy(&cm.tid, p + 12, 4);
 		cm.exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
 		cm.comm = rec_string(h, p + 16);
 		if (!cm.comm)
-			return bad_record(r, h, off, "the comm");
+			return bad_record(r, h, off, "comm");
 		cm.time = trailer_time(r, h);
 		if (cm.time == NO_TIME)
 			cm.time = 0;
@@ -696,7 +696,7 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		struct pd_task t;
 
 		if (len < 32)
-			return bad_record(r, h, off, "the task");
+			return bad_record(r, h, off, "task");
 		memcpy(&t.pid, p + 8, 4);
 		memcpy(&t.ppid, p + 12, 4);
 		memcpy(&t.tid, p + 16, 4);
@@ -712,14 +712,14 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 
 		if (h->type == PERF_RECORD_LOST) {
 			if (len < 24)
-				return bad_record(r, h, off, "the count");
+				return bad_record(r, h, off, "count");
 			memcpy(&l.id, p + 8, 8);
 			memcpy(&l.lost, p + 16, 8);
 			r->stats.nr_lost_records++;
 			r->stats.nr_lost += l.lost;
 		} else {
 			if (len < 16)
-				return bad_record(r, h, off, "the count");
+				return bad_record(r, h, off, "count");
 			memcpy(&l.lost, p + 8, 8);
 			l.samples = true;
 			r->stats.nr_lost_samples += l.lost;
@@ -834,11 +834,11 @@ static int decompress(struct perf_reader *r, struct pd_tool *tool,
 		uint64_t n;
 
 		if (h->size < 16)
-			return bad_record(r, h, off, "the data size");
+			return bad_record(r, h, off, "data size");
 		memcpy(&n, src, 8);
 		src += 8;
 		if (n > (uint64_t)h->size - 16)
-			return bad_record(r, h, off, "the compressed data");
+			return bad_record(r, h, off, "compressed data");
 		src_len = (size_t)n;
 	}
 	if (!r->zstd) {
