@@ -468,7 +468,9 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 			return false;
 		memcpy(&n, c.p, 4);
 		c.p += 4;
-		if (!rneed(&c, n))
+		/* the kernel pads {size, data} to 8 bytes; anything else would
+		 * leave the u64 fields after it misaligned */
+		if (!rneed(&c, n) || ((4 + (uint64_t)n) & 7))
 			return false;
 		s->raw_size = n;
 		s->raw = c.p;
@@ -506,8 +508,8 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
 		*field = "STACK_USER";
-		if (!ru64(&c, &s->stack_size) || !rneed(&c, s->stack_size))
-			return false;
+		if (!ru64(&c, &s->stack_size) || !rneed(&c, s->stack_size) || (s->stack_size & 7))
+			return false;	/* the kernel rounds it to 8 bytes */
 		if (s->stack_size) {
 			s->stack = c.p;
 			c.p += s->stack_size;
@@ -604,7 +606,7 @@ static int bad_record(struct perf_reader *r, const struct perf_event_header *h, 
 		      const char *what)
 {
 	r->nr_bad_samples++;
-	pd_reader__warn(r, "perf.data: %s record at byte %llu (%u bytes): %s runs past its end; record skipped",
+	pd_reader__warn(r, "perf.data: %s record at byte %llu (%u bytes): its %s field is malformed or runs past its end; record skipped",
 			pd_record_name(h->type), (unsigned long long)off, h->size, what);
 	return 0;
 }
@@ -644,7 +646,7 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		size_t fixed = h->type == PERF_RECORD_MMAP ? 40 : 72;
 
 		if (len < fixed)
-			return bad_record(r, h, off, "the mapping");
+			return bad_record(r, h, off, "mapping");
 		memset(&m, 0, sizeof(m));
 		memcpy(&m.pid, p + 8, 4);
 		memcpy(&m.tid, p + 12, 4);
@@ -669,7 +671,7 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		}
 		m.filename = rec_string(h, p + fixed);
 		if (!m.filename)
-			return bad_record(r, h, off, "the file name");
+			return bad_record(r, h, off, "file name");
 		m.time = trailer_time(r, h);
 		if (m.time == NO_TIME)
 			m.time = 0;
@@ -679,13 +681,13 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		struct pd_comm cm;
 
 		if (len < 16)
-			return bad_record(r, h, off, "the comm");
+			return bad_record(r, h, off, "comm");
 		memcpy(&cm.pid, p + 8, 4);
 		memcpy(&cm.tid, p + 12, 4);
 		cm.exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
 		cm.comm = rec_string(h, p + 16);
 		if (!cm.comm)
-			return bad_record(r, h, off, "the comm");
+			return bad_record(r, h, off, "comm");
 		cm.time = trailer_time(r, h);
 		if (cm.time == NO_TIME)
 			cm.time = 0;
@@ -696,7 +698,7 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 		struct pd_task t;
 
 		if (len < 32)
-			return bad_record(r, h, off, "the task");
+			return bad_record(r, h, off, "task");
 		memcpy(&t.pid, p + 8, 4);
 		memcpy(&t.ppid, p + 12, 4);
 		memcpy(&t.tid, p + 16, 4);
@@ -712,14 +714,14 @@ static int deliver(struct perf_reader *r, struct pd_tool *tool,
 
 		if (h->type == PERF_RECORD_LOST) {
 			if (len < 24)
-				return bad_record(r, h, off, "the count");
+				return bad_record(r, h, off, "count");
 			memcpy(&l.id, p + 8, 8);
 			memcpy(&l.lost, p + 16, 8);
 			r->stats.nr_lost_records++;
 			r->stats.nr_lost += l.lost;
 		} else {
 			if (len < 16)
-				return bad_record(r, h, off, "the count");
+				return bad_record(r, h, off, "count");
 			memcpy(&l.lost, p + 8, 8);
 			l.samples = true;
 			r->stats.nr_lost_samples += l.lost;
@@ -834,11 +836,11 @@ static int decompress(struct perf_reader *r, struct pd_tool *tool,
 		uint64_t n;
 
 		if (h->size < 16)
-			return bad_record(r, h, off, "the data size");
+			return bad_record(r, h, off, "data size");
 		memcpy(&n, src, 8);
 		src += 8;
 		if (n > (uint64_t)h->size - 16)
-			return bad_record(r, h, off, "the compressed data");
+			return bad_record(r, h, off, "compressed data");
 		src_len = (size_t)n;
 	}
 	if (!r->zstd) {

@@ -840,6 +840,42 @@ static void test_unknown_ids(void)
 	free(path);
 }
 
+/* Found by the fuzzer: a RAW size that is not padded to 8 bytes would
+ * misalign the fields after it; such a sample is skipped with a warning. */
+static void test_bad_raw(void)
+{
+	char *path = tmp_path("raw-pad.data"), *cause = NULL, *warn = NULL;
+	struct pd_evsel ev[1];
+	uint64_t ids[2];
+	struct layout l = { __LINE__, PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_RAW |
+			    PERF_SAMPLE_REGS_USER, 0, 0, 1 };
+	struct perf_writer *w;
+	struct rec rec;
+	struct keep_tool k;
+
+	make_evsels(ev, 1, &l, ids);
+	if (perf_writer__new(&w, path, ev, 1, &cause)) {
+		skip(3, "writer");
+		free(cause);
+		free(path);
+		return;
+	}
+	for (uint32_t raw = 12; raw <= 13; raw++) {
+		struct tsample s = { .ip = raw, .pid = 1, .tid = 1, .raw_size = raw };
+
+		perf_writer__write(w, rec.w, put_sample(&rec, &ev[0].attr, &s));
+	}
+	perf_writer__finish(w, NULL, NULL);
+	perf_writer__delete(w);
+	is_int(read_file(path, 0, &k, &cause, NULL, &warn), 0, "unpadded RAW: reads");
+	ok(k.samples == 1 && k.s[0].ip == 12 && k.reg0[0] == 100, "unpadded RAW: only the good sample");
+	ok(warn && strstr(warn, "its RAW field is malformed"), "unpadded RAW: warned: %s", warn ? warn : "");
+	free(warn);
+	unlink(path);
+	free(cause);
+	free(path);
+}
+
 /*
  * A file built by hand with an attr of attr_len bytes (64 = the first
  * ABI, larger = from a newer perf, with a non-zero unknown tail), and
@@ -1454,6 +1490,7 @@ int main(void)
 	test_corruption();
 	test_unknown_ids();
 	test_raw_layouts();
+	test_bad_raw();
 	test_compressed();
 	test_full_disk();
 	test_ordered();
