@@ -8,6 +8,7 @@
 struct record_opts {
 	struct collect_opts collect;
 	const char *output;	/* -o */
+	const char *cpu;	/* --cpu MODEL: the top-down model instead of this CPU's */
 	bool force;		/* -f: reuse a non-empty -o DIR */
 	bool no_report;		/* --no-report */
 	bool quiet;		/* -q */

@@ -21,6 +21,7 @@
 #include "cmd-int.h"
 #include "collect/collect.h"
 #include "perfdata/perfdata.h"
+#include "topdown/topdown.h"
 #include "util/util.h"
 
 struct record_sink {
@@ -78,7 +79,7 @@ static double rusage_cpu_s(void)
 
 static const char *const record_usage_text =
 	"[-o DIR] [-f] [-e EVENTS] [-c SAV | -F HZ] [--rate X] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-	"                [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] -- CMD [ARGS]";
+	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] -- CMD [ARGS]";
 
 /* Parse the record options into o; returns the index of the first
  * non-option argument, or -1 after printing an error. */
@@ -96,6 +97,7 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		{ "all-cpus", no_argument, NULL, 'a' },
 		{ "mmap-pages", required_argument, NULL, 'm' },
 		{ "no-inherit", no_argument, NULL, 'I' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ "no-report", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -184,6 +186,9 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		case 'I':
 			o->no_inherit = true;
 			break;
+		case 'C':
+			ro->cpu = optarg;
+			break;
 		case 'N':
 			ro->no_report = true;
 			break;
@@ -213,6 +218,57 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		return -1;
 	}
 	return optind;
+}
+
+/*
+ * Without -e: the events of this CPU's top-down model (or --cpu's) that fit
+ * in one group of counters, level 1 first; the variant with fewer events
+ * left out when the model has a fallback (spr: general counters instead
+ * of PERF_METRICS). The generic model and a failed load leave *spec NULL:
+ * the collector's own default (cycles,instructions or cpu-clock).
+ */
+static void model_events(const struct record_opts *ro, struct gx_meta *m, char **spec)
+{
+	struct td_model *model = NULL;
+	struct td_ctx ctx = { .smt = td_smt_detect() };
+	char *id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model(), *cause = NULL, *alt = NULL;
+	size_t left = 0, alt_left = 0;
+	const char *fb;
+
+	*spec = NULL;
+	if (td_model__load(id, NULL, &model, &cause) != 0) {
+		gx_meta__add_warning(m, "no top-down model: %s", cause);
+		goto out;
+	}
+	m->cpu_model = xstrdup(td_model__id(model));
+	if (!strcmp(td_model__id(model), "generic"))
+		goto out;
+	if (td_model__record_events(model, &ctx, 1, spec, &left, &cause) != 0)
+		*spec = NULL;
+	fb = td_model__fallback_variant(model);
+	if (fb && (left || !*spec)) {
+		struct td_ctx fctx = ctx;
+
+		fctx.variant = fb;
+		if (td_model__record_events(model, &fctx, 1, &alt, &alt_left, NULL) == 0 &&
+		    (!*spec || alt_left < left)) {
+			free(*spec);
+			*spec = alt;
+			alt = NULL;
+			left = alt_left;
+			m->cpu_variant = xstrdup(fb);
+		}
+	}
+	if (*spec && left)
+		gx_meta__add_warning(m, "%zu level-1 event%s of model %s did not fit in one group of "
+				     "counters: the metrics that need %s are n/a",
+				     left, left == 1 ? "" : "s", td_model__id(model),
+				     left == 1 ? "it" : "them");
+out:
+	free(alt);
+	free(cause);
+	free(id);
+	td_model__delete(model);
 }
 
 /* Fill the meta from the session and the run. */
@@ -327,9 +383,9 @@ int record_run(int argc, char **argv, bool then_report)
 	struct record_sink rs = { .sink = { sink_record, sink_round_end } };
 	struct pd_env env = { 0 };
 	struct gx_meta meta;
-	char *dir = NULL, *data = NULL, *cause = NULL;
+	char *dir = NULL, *data = NULL, *cause = NULL, *model_spec = NULL;
 	const struct collect_stats *st;
-	size_t nev;
+	size_t nev, nw = 0;
 	int idx, err, ret = GX_EXIT_FAIL;
 	double cpu0;
 
@@ -359,7 +415,22 @@ int record_run(int argc, char **argv, bool then_report)
 	}
 	data = xasprintf("%s/perf.data", dir);
 
+	if (!ro.collect.events) {
+		nw = meta.nr_warnings;
+		model_events(&ro, &meta, &model_spec);
+		ro.collect.events = model_spec;
+	}
 	err = collect_session__new(&s, &ro.collect, &cause);
+	if (err == GX_E_NOPMU && model_spec) {
+		/* No PMU here: the collector's default says so and falls back;
+		 * what the model's events would have lacked no longer matters. */
+		ro.collect.events = NULL;
+		free(meta.cpu_variant);
+		meta.cpu_variant = NULL;
+		while (meta.nr_warnings > nw)
+			free(meta.warnings[--meta.nr_warnings]);
+		err = collect_session__new(&s, &ro.collect, &cause);
+	}
 	if (err) {
 		cmd_error("%s", cause);
 		ret = (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
@@ -444,6 +515,7 @@ out:
 	pd_env__exit(&env);
 	gx_meta__exit(&meta);
 	free(evsels);
+	free(model_spec);
 	free(dir);
 	free(data);
 	free(cause);

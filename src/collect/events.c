@@ -5,7 +5,8 @@
  *   perf generic names     cycles, instructions, cpu-clock, page-faults, ...
  *   libpfm4 names          INST_RETIRED:ANY_P, skl::CYCLE_ACTIVITY:STALLS_TOTAL
  *   raw                    r1c2 (PERF_TYPE_RAW, hex config)
- *   PMU terms              cpu/event=0x3c,umask=0x0/, msr/config=0x1/
+ *   PMU terms              cpu/event=0x3c,umask=0x0/, msr/config=0x1/,
+ *                          with period=N for that event's SAV (0: count only)
  * each with perf's modifiers :u :k :p :pp :ppp :P.
  *
  * Default sample-after values (before --rate), when -c is not given:
@@ -205,7 +206,7 @@ static bool parse_u64(const char *s, uint64_t *v)
  * absent from sysfs in a VM, and PERF_TYPE_RAW reaches it anyway), plain
  * config/config1/config2 for any PMU listed in sysfs. */
 static int parse_pmu_terms(const char *name, const char *pmu, size_t pmulen, const char *terms,
-			   size_t tlen, struct perf_event_attr *a, char **cause)
+			   size_t tlen, struct perf_event_attr *a, uint64_t *sav, char **cause)
 {
 	char *p = xstrndup(pmu, pmulen), *t = xstrndup(terms, tlen), *save = NULL, *tok;
 	bool core = strcmp(p, "cpu") == 0;
@@ -243,6 +244,8 @@ static int parse_pmu_terms(const char *name, const char *pmu, size_t pmulen, con
 			a->config1 = v;
 		else if (!strcmp(tok, "config2"))
 			a->config2 = v;
+		else if (!strcmp(tok, "period"))
+			*sav = v;	/* this event's SAV; 0 = count only */
 		else if (core && !strcmp(tok, "event"))
 			ev = v;
 		else if (core && !strcmp(tok, "umask"))
@@ -353,7 +356,7 @@ static int parse_one(const char *tok, struct collect_event *e, uint64_t *sav, ch
 			goto out_free;
 		}
 		err = parse_pmu_terms(tok, base, (size_t)(bs - base), bs + 1, (size_t)(end - bs - 1),
-				      a, cause);
+				      a, sav, cause);
 		goto out_free;
 	}
 	err = encode_pfm(tok, base, &m, a, cause);
@@ -407,6 +410,8 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 	if (o->freq) {
 		a->freq = 1;
 		a->sample_freq = o->freq;
+	} else if (!o->sav && !dflt_sav) {
+		a->sample_period = 0;	/* period=0: counted, never sampled */
 	} else {
 		double p = (double)(o->sav ? o->sav : dflt_sav) * rate;
 

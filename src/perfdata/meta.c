@@ -38,6 +38,7 @@ void gx_meta__exit(struct gx_meta *m)
 	free_strv(m->argv, m->argc);
 	free(m->cpu_desc);
 	free(m->cpu_model);
+	free(m->cpu_variant);
 	free(m->callgraph);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
@@ -92,6 +93,7 @@ static json_t *meta_to_json(const struct gx_meta *m)
 
 	json_object_set_new(root, "cpu_desc", str_or_null(m->cpu_desc));
 	json_object_set_new(root, "cpu_model", str_or_null(m->cpu_model));
+	json_object_set_new(root, "cpu_variant", str_or_null(m->cpu_variant));
 	json_object_set_new(root, "smt", m->smt < 0 ? json_null() : json_boolean(m->smt));
 	json_object_set_new(root, "pmu", json_boolean(m->pmu));
 	json_object_set_new(root, "callgraph", str_or_null(m->callgraph));
@@ -229,6 +231,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	}
 	m->cpu_desc = get_str(root, "cpu_desc");
 	m->cpu_model = get_str(root, "cpu_model");
+	m->cpu_variant = get_str(root, "cpu_variant");
 	v = json_object_get(root, "smt");
 	m->smt = json_is_boolean(v) ? json_is_true(v) : -1;
 	m->pmu = json_is_true(json_object_get(root, "pmu"));

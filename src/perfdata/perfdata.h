@@ -269,6 +269,7 @@ struct gx_meta {
 	int term_signal;		/* the signal that killed it, or 0 */
 	char *cpu_desc;			/* model name */
 	char *cpu_model;		/* top-down model id, or NULL */
+	char *cpu_variant;		/* its formula variant ("gp"), or NULL for the default */
 	int smt;			/* 1 on, 0 off, -1 unknown */
 	bool pmu;			/* hardware counters opened */
 	char *callgraph;		/* "none", "fp", "dwarf,8192" */

@@ -195,6 +195,8 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 	if (!any_hardware(in))
 		strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has software "
 				   "events only\n(time hotspots above are still exact).\n");
+	else
+		report_topdown_text(sb, in, o);
 
 	{
 		size_t nw = perf_reader__nr_warnings(in->reader) + (m ? m->nr_warnings : 0);
@@ -323,6 +325,8 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 	if (!any_hardware(in))
 		json_object_set_new(root, "topdown_unavailable",
 				    json_string("needs hardware counters; software events only"));
+	else
+		json_object_set_new(root, "topdown", report_topdown_json(in, o));
 	for (size_t i = 0; m && i < m->nr_warnings; i++)
 		json_array_append_new(w, json_string(m->warnings[i]));
 	for (size_t i = 0; i < perf_reader__nr_warnings(in->reader); i++)

@@ -20,6 +20,8 @@ struct report_input {
 	const struct gx_meta *meta;	/* NULL for a bare perf.data */
 	struct perf_reader *reader;	/* already processed into profile */
 	struct profile *profile;
+	const char *cpu;		/* --cpu: top-down model override, or NULL */
+	int smt;			/* --smt: enum td_smt, 0 = from the recording */
 };
 
 struct report_opts {
@@ -33,6 +35,14 @@ int report_text(struct strbuf *out, const struct report_input *in, const struct 
 
 /* Append the JSON report (one object, pretty-printed, trailing newline). */
 int report_json(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
+
+/* The top-down section (topdown-view.c): the tree for the whole run and
+ * level 1 per process and module; or why there is none. */
+int report_topdown_text(struct strbuf *out, const struct report_input *in,
+			const struct report_opts *o);
+/* The same as a JSON object (new reference). */
+struct json_t;
+struct json_t *report_topdown_json(const struct report_input *in, const struct report_opts *o);
 
 /* Human name of a signal ("SIGINT"), or "signal N". Static storage. */
 const char *report_signame(int sig);

@@ -54,6 +54,7 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "no-inherit", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, true },
 	{ __LINE__, "raw", "r1c2,r01c2:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "pmu-terms", "cpu/event=0x3c,umask=0x0/,cpu/event=0xa3,umask=0x4,cmask=4/:u,cpu/config=0x1c2,config1=0x3/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "pmu-period", "cpu/config=0x3c,period=2000003/,cpu/config=0x2c2,period=0/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-inst-retired", "INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-stalls-total", "skl::CYCLE_ACTIVITY:STALLS_TOTAL", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-mixed", "cycles,INST_RETIRED:ANY_P:pp,L1D_PEND_MISS:FB_FULL:c=1:u,UOPS_RETIRED:RETIRE_SLOTS", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false },

@@ -1,0 +1,322 @@
+/*
+ * topdown-view.c: the top-down tree of a result — for the whole run from
+ * the counting reads (or the sample estimates of a plain perf.data), and
+ * level 1 per process, thread and module from the sample estimates.
+ */
+#include "config.h"
+
+#include "report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topdown/topdown.h"
+#include "util/util.h"
+
+struct td_view {
+	struct td_model *model;
+	struct td_ctx ctx;
+	int *ev;		/* evsel -> model event, -1 when the model lacks it */
+	size_t nr_evsels, nr_matched;
+	int clk_evsel;		/* evsel of the cycles event, -1 when none */
+	const char *source;	/* where the whole-run counts came from */
+};
+
+static bool evsel_sampled(const struct perf_event_attr *a)
+{
+	return a->freq || a->sample_period > 0;
+}
+
+/* The model of a recording: --cpu, meta.json's, or the perf.data CPUID. */
+static char *model_id(const struct report_input *in)
+{
+	const struct pd_env *env = perf_reader__env(in->reader);
+	struct td_cpu cpu = { 0 };
+	char vendor[16];
+	unsigned fam, mod;
+
+	if (in->cpu)
+		return xstrdup(in->cpu);
+	if (in->meta && in->meta->cpu_model)
+		return xstrdup(in->meta->cpu_model);
+	/* perf's x86 CPUID feature: "GenuineIntel,6,85,4" */
+	if (env->cpuid && sscanf(env->cpuid, "%15[^,],%u,%u", vendor, &fam, &mod) == 3) {
+		cpu.arch = TD_CPU_X86;
+		snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", vendor);
+		cpu.family = fam;
+		cpu.model = mod;
+		return td_model_match(&cpu, NULL);
+	}
+	return xstrdup("generic");
+}
+
+static void td_view__exit(struct td_view *v)
+{
+	td_model__delete(v->model);
+	free(v->ev);
+}
+
+/* 0 with v ready; 1 when the recording has no event of the model (nothing
+ * to show); negative on error with *cause. */
+static int td_view__init(struct td_view *v, const struct report_input *in, char **cause)
+{
+	size_t n = perf_reader__nr_evsels(in->reader);
+	char *id = model_id(in);
+	int cyc, err;
+
+	memset(v, 0, sizeof(*v));
+	v->clk_evsel = -1;
+	err = td_model__load(id, NULL, &v->model, cause);
+	free(id);
+	if (err)
+		return err;
+	v->ctx.smt = in->smt != TD_SMT_UNKNOWN ? in->smt :
+		     !in->meta || in->meta->smt < 0 ? TD_SMT_UNKNOWN :
+		     in->meta->smt ? TD_SMT_ON : TD_SMT_OFF;
+	v->ctx.variant = in->meta ? in->meta->cpu_variant : NULL;
+	v->nr_evsels = n;
+	v->ev = xcalloc(n + 1, sizeof(*v->ev));
+	cyc = td_model__find_event(v->model, "cycles");
+	for (size_t i = 0; i < n; i++) {
+		const struct perf_event_attr *a = &perf_reader__evsel(in->reader, i)->attr;
+
+		v->ev[i] = a->type == PERF_TYPE_SOFTWARE ? -1 :
+			   td_model__find_event_attr(v->model, a->type, a->config, a->config1);
+		if (v->ev[i] >= 0) {
+			v->nr_matched++;
+			if (v->ev[i] == cyc && v->clk_evsel < 0)
+				v->clk_evsel = (int)i;
+		}
+	}
+	return v->nr_matched ? 0 : 1;
+}
+
+/* Whole-run estimates: the counting reads (scaled by enabled/running),
+ * else the summed sample periods. */
+static void run_counts(struct td_view *v, const struct report_input *in, double *c)
+{
+	const struct gx_meta *m = in->meta;
+
+	for (size_t i = 0; i < td_model__nr_events(v->model); i++)
+		c[i] = NAN;
+	v->source = "samples";
+	for (size_t i = 0; i < v->nr_evsels; i++) {
+		double x;
+
+		if (v->ev[i] < 0)
+			continue;
+		if (m && i < m->nr_events && m->events[i].has_count) {
+			const struct gx_meta_event *e = &m->events[i];
+
+			if (!e->time_running)
+				continue;	/* never counted: n/a */
+			x = (double)e->count;
+			if (e->time_running < e->time_enabled)
+				x *= (double)e->time_enabled / (double)e->time_running;
+			v->source = "counts";
+		} else {
+			if (!evsel_sampled(&perf_reader__evsel(in->reader, i)->attr))
+				continue;
+			x = (double)profile__total_period(in->profile, i);
+		}
+		c[v->ev[i]] = isnan(c[v->ev[i]]) ? x : c[v->ev[i]] + x;
+	}
+}
+
+/* A row's estimates: its summed sample periods; counted-only events n/a. */
+static void row_counts(struct td_view *v, const struct report_input *in,
+		       const struct profile_row *r, double *c)
+{
+	for (size_t i = 0; i < td_model__nr_events(v->model); i++)
+		c[i] = NAN;
+	for (size_t i = 0; i < v->nr_evsels; i++) {
+		if (v->ev[i] < 0 || !evsel_sampled(&perf_reader__evsel(in->reader, i)->attr))
+			continue;
+		c[v->ev[i]] = isnan(c[v->ev[i]]) ? (double)r->period[i]
+						 : c[v->ev[i]] + (double)r->period[i];
+	}
+}
+
+/* The level-1 nodes and CPI: the per-row columns. */
+static size_t row_columns(const struct td_model *m, int *cols, size_t max)
+{
+	size_t n = 0;
+	int cpi = td_model__find_node(m, "CPI");
+
+	if (cpi >= 0 && n < max)
+		cols[n++] = cpi;
+	for (size_t i = 0; i < td_model__nr_nodes(m) && n < max; i++) {
+		const struct td_node *nd = td_model__node(m, i);
+
+		if (nd->level == 1 && !nd->hidden)
+			cols[n++] = (int)i;
+	}
+	return n;
+}
+
+static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_input *in,
+		      const struct report_opts *o, enum profile_by by, const char *title)
+{
+	int cols[8];
+	size_t nc = row_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
+	size_t sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event;
+	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
+	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
+	double total_clk = v->clk_evsel >= 0 ? (double)profile__total_period(in->profile, sort) : 0;
+
+	strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
+			 "with > 5%% of the cycles)\n  ", title);
+	for (size_t k = 0; k < nc; k++) {
+		const char *name = td_model__node(v->model, (size_t)cols[k])->name;
+
+		strbuf__addf(sb, "%10.10s ", name);
+	}
+	strbuf__addf(sb, " %s\n", title);
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+		struct td_result res;
+		bool sig = v->clk_evsel >= 0 &&
+			   td_row_significant((double)r->period[v->clk_evsel], total_clk);
+
+		if (o->limit && shown == o->limit)
+			break;
+		if (v->clk_evsel >= 0 && !r->samples[v->clk_evsel])
+			continue;
+		shown++;
+		row_counts(v, in, r, c);
+		if (td_eval(v->model, c, &v->ctx, &res, NULL) != 0)
+			continue;
+		strbuf__addstr(sb, "  ");
+		for (size_t k = 0; k < nc; k++) {
+			const struct td_value *x = &res.v[cols[k]];
+			const struct td_node *nd = td_model__node(v->model, (size_t)cols[k]);
+			char mark = sig && x->flagged ? '*' : ' ';
+
+			if (x->na)
+				strbuf__addf(sb, "%10s ", "n/a");
+			else if (nd->unit == TD_UNIT_FRACTION)
+				strbuf__addf(sb, "%8.1f%%%c ", 100 * x->value, mark);
+			else
+				strbuf__addf(sb, "%9.2f%c ", x->value, mark);
+		}
+		if (by == PROFILE_BY_MODULE)
+			strbuf__addf(sb, " %s\n", r->name);
+		else
+			strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
+		td_result__exit(&res);
+	}
+	free(c);
+}
+
+int report_topdown_text(struct strbuf *sb, const struct report_input *in,
+			const struct report_opts *o)
+{
+	struct td_view v;
+	struct td_result res;
+	double *c;
+	char *cause = NULL;
+	int err = td_view__init(&v, in, &cause);
+
+	if (err) {
+		if (err < 0)
+			strbuf__addf(sb, "\nTop-down: not available: %s\n", cause);
+		else
+			strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has "
+					   "none of the CPU model's events\n(time hotspots above are "
+					   "still exact).\n");
+		free(cause);
+		td_view__exit(&v);
+		return 0;
+	}
+	c = xcalloc(td_model__nr_events(v.model) + 1, sizeof(double));
+	run_counts(&v, in, c);
+	err = td_eval(v.model, c, &v.ctx, &res, &cause);
+	if (!err) {
+		strbuf__addf(sb, "\nTop-down (model %s%s%s, SMT %s; whole run from %s)\n",
+			     td_model__id(v.model), v.ctx.variant ? ", variant " : "",
+			     v.ctx.variant ? v.ctx.variant : "",
+			     v.ctx.smt == TD_SMT_ON ? "on" : v.ctx.smt == TD_SMT_OFF ? "off" : "unknown",
+			     v.source);
+		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
+		td_result__exit(&res);
+		text_rows(sb, &v, in, o, PROFILE_BY_PROCESS, "process");
+		text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
+	}
+	free(c);
+	free(cause);
+	td_view__exit(&v);
+	return 0;
+}
+
+static json_t *json_rows(struct td_view *v, const struct report_input *in,
+			 const struct report_opts *o, enum profile_by by)
+{
+	size_t nr, sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event, shown = 0;
+	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
+	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+		struct td_result res;
+		json_t *row;
+
+		if (o->limit && shown++ == o->limit)
+			break;
+		row_counts(v, in, r, c);
+		if (td_eval(v->model, c, &v->ctx, &res, NULL) != 0)
+			continue;
+		row = json_object();
+		if (by == PROFILE_BY_MODULE)
+			json_object_set_new(row, "module", json_string(r->name));
+		else
+			json_object_set_new(row, "pid", json_integer(r->pid));
+		if (by != PROFILE_BY_MODULE)
+			json_object_set_new(row, "comm", json_string(r->name));
+		json_object_set_new(row, "tree", td_result__to_json(v->model, &res, &v->ctx));
+		json_array_append_new(a, row);
+		td_result__exit(&res);
+	}
+	free(c);
+	return a;
+}
+
+json_t *report_topdown_json(const struct report_input *in, const struct report_opts *o)
+{
+	struct td_view v;
+	struct td_result res;
+	json_t *root = NULL;
+	double *c;
+	char *cause = NULL;
+	int err = td_view__init(&v, in, &cause);
+
+	if (err) {
+		root = json_object();
+		json_object_set_new(root, "available", json_false());
+		json_object_set_new(root, "reason",
+				    json_string(err < 0 ? cause : "needs hardware counters: the "
+						"recording has none of the CPU model's events"));
+		free(cause);
+		td_view__exit(&v);
+		return root;
+	}
+	c = xcalloc(td_model__nr_events(v.model) + 1, sizeof(double));
+	run_counts(&v, in, c);
+	if (td_eval(v.model, c, &v.ctx, &res, &cause) == 0) {
+		root = json_object();
+		json_object_set_new(root, "available", json_true());
+		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
+		json_object_set_new(root, "source", json_string(v.source));
+		json_object_set_new(root, "run", td_result__to_json(v.model, &res, &v.ctx));
+		json_object_set_new(root, "processes", json_rows(&v, in, o, PROFILE_BY_PROCESS));
+		json_object_set_new(root, "modules", json_rows(&v, in, o, PROFILE_BY_MODULE));
+		td_result__exit(&res);
+	}
+	free(c);
+	free(cause);
+	td_view__exit(&v);
+	return root;
+}
