@@ -89,6 +89,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	free(dso->problem);
 	free(dso->found_path);
 	free(dso->dwfl_path);
+	free(dso->fsyms);
 	u64map__exit(&dso->cache);
 	free(dso);
 }
@@ -683,6 +684,105 @@ static const struct sym_result *unknown_result(struct sym_dso *dso, uint64_t off
 			   SYM_F_UNKNOWN | SYM_F_NO_LINES, 1);
 }
 
+/* ---- the function symbol table ------------------------------------------
+ * libdwfl's dwfl_module_addrsym scans every symbol on each call; a report
+ * resolves thousands of distinct addresses, so the module's function
+ * symbols are sorted once and binary-searched.
+ */
+/*
+ * Which of several names at one address to show: Linux perf's choice, so
+ * function rows line up with `perf report`: non-weak over weak, global
+ * over local, fewer leading underscores, then the longer name.
+ */
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct sym_fsym *x = a, *y = b;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	size_t lx, ly;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void load_symbols(struct sym_dso *dso)
+{
+	size_t cap = 0, i, w;
+	int n, k;
+
+	dso->fsyms_loaded = true;
+	n = dwfl_module_getsymtab(dso->mod);
+	for (k = 1; k < n; k++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name;
+		struct sym_fsym *f;
+		int type;
+
+		name = dwfl_module_getsym_info(dso->mod, k, &sym, &addr, NULL, NULL, NULL);
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		dso->fsyms = xgrow(dso->fsyms, &cap, dso->nr_fsyms + 1, sizeof(*dso->fsyms));
+		f = &dso->fsyms[dso->nr_fsyms++];
+		f->addr = addr;
+		f->size = sym.st_size;
+		f->name = name;
+		f->bind = GELF_ST_BIND(sym.st_info);
+	}
+	if (!dso->nr_fsyms)
+		return;
+	qsort(dso->fsyms, dso->nr_fsyms, sizeof(*dso->fsyms), fsym_cmp);
+	for (i = 1, w = 1; i < dso->nr_fsyms; i++) {	/* one name per address: the best */
+		if (dso->fsyms[i].addr == dso->fsyms[w - 1].addr) {
+			if (dso->fsyms[i].size > dso->fsyms[w - 1].size && !dso->fsyms[w - 1].size)
+				dso->fsyms[w - 1].size = dso->fsyms[i].size;
+			continue;
+		}
+		dso->fsyms[w++] = dso->fsyms[i];
+	}
+	dso->nr_fsyms = w;
+}
+
+static const char *find_symbol(struct sym_dso *dso, uint64_t addr, uint64_t *off)
+{
+	const struct sym_fsym *f;
+	size_t lo = 0, hi;
+
+	if (!dso->fsyms_loaded)
+		load_symbols(dso);
+	hi = dso->nr_fsyms;
+	while (lo < hi) {	/* last symbol starting at or before addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dso->fsyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	f = &dso->fsyms[lo - 1];
+	/* sized symbols end where they say; unsized ones at the next symbol */
+	if (f->size && addr >= f->addr + f->size)
+		return NULL;
+	if (!f->size && (addr < dso->text_lo || addr >= dso->text_hi))
+		return NULL;
+	*off = addr - f->addr;
+	return f->name;
+}
+
 const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 {
 	struct sym_session *s = dso->s;
@@ -690,8 +790,7 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 	uint64_t addr = offset, sym_off = 0;
 	const char *name;
 	Dwfl_Line *ln;
-	GElf_Off off;
-	GElf_Sym sym;
+	uint64_t off;
 	size_t n;
 	int l, c;
 
@@ -700,7 +799,7 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 	if (!sym_dso__offset_to_addr(dso, offset, &addr))
 		return unknown_result(dso, offset, offset);
 
-	name = dwfl_module_addrinfo(dso->mod, addr, &off, &sym, NULL, NULL, NULL);
+	name = find_symbol(dso, addr, &off);
 	if (name) {
 		symbol = sym_session__intern_name(s, name);
 		sym_off = off;

@@ -19,6 +19,12 @@ struct sym_load {		/* one PT_LOAD segment */
 	bool exec;
 };
 
+struct sym_fsym {		/* a function symbol */
+	uint64_t addr, size;
+	const char *name;	/* in the module's string table (lives with dwfl) */
+	int bind;
+};
+
 struct sym_dso {
 	struct sym_session *s;
 	uint32_t path_id, short_id;
@@ -43,6 +49,9 @@ struct sym_dso {
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	bool fsyms_loaded;
+	struct sym_fsym *fsyms;
+	size_t nr_fsyms;
 
 	/* unwinding: .eh_frame_hdr's search table */
 	bool unwind_probed;
