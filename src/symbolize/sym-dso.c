@@ -90,6 +90,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	free(dso->found_path);
 	free(dso->dwfl_path);
 	free(dso->fsyms);
+	free(dso->franges);
 	u64map__exit(&dso->cache);
 	free(dso);
 }
@@ -597,30 +598,171 @@ static uint32_t cu_file(struct sym_session *s, Dwarf_Die *cu, Dwarf_Word idx)
  * Fill the scratch frames with the inline chain at addr, innermost first;
  * returns how many (0 when there is no DWARF scope for addr).
  */
+/* ---- the function index ---------------------------------------------------
+ * dwarf_getscopes walks a CU from its start for every address, which costs
+ * ~1M instructions per lookup in a large CU (glibc's). Instead the
+ * module's subprograms' pc ranges are indexed once, and an address only
+ * walks the DIE subtree of its own function.
+ */
+static int frange_cmp(const void *a, const void *b)
+{
+	const struct sym_frange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void index_scope(struct sym_dso *dso, Dwarf_Die *parent, size_t *cap)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t o = 0;
+
+			while ((o = dwarf_ranges(&child, o, &base, &lo, &hi)) > 0) {
+				struct sym_frange *r;
+
+				if (hi <= lo)
+					continue;
+				dso->franges = xgrow(dso->franges, cap, dso->nr_franges + 1,
+						     sizeof(*dso->franges));
+				r = &dso->franges[dso->nr_franges++];
+				r->lo = lo;
+				r->hi = hi;
+				r->die = dwarf_dieoffset(&child);
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			index_scope(dso, &child, cap);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void index_functions(struct sym_dso *dso)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	dso->franges_loaded = true;
+	dso->dw = dwfl_module_getdwarf(dso->mod, &dso->dwbias);
+	if (!dso->dw)
+		return;
+	while ((cu = dwfl_module_nextcu(dso->mod, cu, &bias)))
+		index_scope(dso, cu, &cap);
+	if (dso->nr_franges)
+		qsort(dso->franges, dso->nr_franges, sizeof(*dso->franges), frange_cmp);
+}
+
+static bool has_pc_attr(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/*
+ * The child of parent (looking through blocks that carry no addresses)
+ * whose code contains pc and that may hold an inlined call.
+ */
+static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (has_pc_attr(&child)) {
+			if (dwarf_haspc(&child, pc) > 0) {
+				*out = child;
+				return true;
+			}
+		} else if (child_at(&child, pc, out, depth + 1)) {
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Scopes at pc, innermost first, in the session's scratch; -1: not indexed. */
+static int indexed_scopes(struct sym_dso *dso, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	struct sym_session *s = dso->s;
+	size_t lo = 0, hi, n = 0, i;
+	Dwarf_Die die;
+
+	if (!dso->franges_loaded)
+		index_functions(dso);
+	hi = dso->nr_franges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dso->franges[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= dso->franges[lo - 1].hi ||
+	    !dwarf_offdie(dso->dw, dso->franges[lo - 1].die, &die))
+		return -1;
+	do {
+		s->scopes = xgrow(s->scopes, &s->scopes_cap, n + 1, sizeof(*s->scopes));
+		s->scopes[n++] = die;
+	} while (n < 256 && child_at(&s->scopes[n - 1], pc, &die, 0));
+	for (i = 0; i < n / 2; i++) {	/* innermost first */
+		Dwarf_Die tmp = s->scopes[i];
+
+		s->scopes[i] = s->scopes[n - 1 - i];
+		s->scopes[n - 1 - i] = tmp;
+	}
+	*out = s->scopes;
+	return (int)n;
+}
+
+/*
+ * Fill the scratch frames with the inline chain at addr, innermost first;
+ * returns how many (0 when there is no DWARF scope for addr).
+ */
 static size_t inline_chain(struct sym_dso *dso, uint64_t addr, uint32_t file, uint32_t line,
 			   uint32_t col)
 {
 	struct sym_session *s = dso->s;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *scopes = NULL, *allocated = NULL, cu_die, *cu = NULL;
 	Dwarf_Addr bias;
 	size_t n = 0;
 	int nscopes, i;
 
-	cu = dwfl_module_addrdie(dso->mod, addr, &bias);
-	if (!cu)
-		return 0;
-	/*
-	 * dwarf_getscopes continues from an inlined instance into the scopes
-	 * of the inlined function's abstract definition; the DIE tree around
-	 * the innermost scope (dwarf_getscopes_die) has the callers instead.
-	 */
-	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	nscopes = indexed_scopes(dso, addr - dso->dwbias, &scopes);
 	if (nscopes > 0) {
-		Dwarf_Die inner = scopes[0];
+		cu = dwarf_diecu(&scopes[0], &cu_die, NULL, NULL);
+	} else {
+		/*
+		 * Not in the index: dwarf_getscopes. It continues from an
+		 * inlined instance into the scopes of the inlined function's
+		 * abstract definition; the DIE tree around the innermost scope
+		 * (dwarf_getscopes_die) has the callers instead.
+		 */
+		cu = dwfl_module_addrdie(dso->mod, addr, &bias);
+		if (!cu)
+			return 0;
+		nscopes = dwarf_getscopes(cu, addr - bias, &allocated);
+		if (nscopes > 0) {
+			Dwarf_Die inner = allocated[0];
 
-		free(scopes);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&inner, &scopes);
+			free(allocated);
+			allocated = NULL;
+			nscopes = dwarf_getscopes_die(&inner, &allocated);
+		}
+		scopes = allocated;
 	}
 	for (i = 0; i < nscopes; i++) {
 		Dwarf_Die *d = &scopes[i];
@@ -648,7 +790,7 @@ static size_t inline_chain(struct sym_dso *dso, uint64_t addr, uint32_t file, ui
 		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_column, &at), &w) == 0)
 			col = (uint32_t)w;
 	}
-	free(scopes);
+	free(allocated);
 	return n;
 }
 

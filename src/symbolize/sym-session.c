@@ -184,6 +184,7 @@ void sym_session__delete(struct sym_session *s)
 	free(s->symfs);
 	free(s->debuginfo_path);
 	free(s->scratch);
+	free(s->scopes);
 	u64map__exit(&s->demangled);
 	u64map__exit(&s->dso_index);
 	u64map__exit(&s->kcache);

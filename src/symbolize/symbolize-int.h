@@ -2,6 +2,7 @@
 #ifndef GX_SYMBOLIZE_INT_H
 #define GX_SYMBOLIZE_INT_H
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -23,6 +24,11 @@ struct sym_fsym {		/* a function symbol */
 	uint64_t addr, size;
 	const char *name;	/* in the module's string table (lives with dwfl) */
 	int bind;
+};
+
+struct sym_frange {		/* pc range of a DW_TAG_subprogram */
+	uint64_t lo, hi;	/* DWARF addresses */
+	uint64_t die;		/* its DIE offset */
 };
 
 struct sym_dso {
@@ -49,6 +55,11 @@ struct sym_dso {
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	bool franges_loaded;
+	struct sym_frange *franges;
+	size_t nr_franges;
+	Dwarf *dw;
+	Dwarf_Addr dwbias;
 	bool fsyms_loaded;
 	struct sym_fsym *fsyms;
 	size_t nr_fsyms;
@@ -102,6 +113,8 @@ struct sym_session {
 	/* scratch for building an inline chain */
 	struct sym_frame *scratch;
 	size_t scratch_cap;
+	Dwarf_Die *scopes;
+	size_t scopes_cap;
 
 	struct sym_chunk *chunks;
 	char *arena;
