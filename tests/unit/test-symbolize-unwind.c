@@ -225,6 +225,22 @@ int main(void)
 	in.stack_size = 16;
 	is_int(sym_unwind(s, &in, ips, ARRAY_SIZE(ips), &nr, &cause), 0, "short stack: ok");
 	ok(nr >= 1 && nr < ARRAY_SIZE(want) + 3, "short stack: a short chain (%zu)", nr);
+
+	/* garbage on the stack and in the ip: bounded, no crash */
+	{
+		uint64_t x = 88172645463325252ull;
+
+		for (i = 0; i < sizeof(stack_copy) / 8; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			memcpy(stack_copy + 8 * i, &x, 8);
+		}
+		in.stack_size = sizeof(stack_copy);
+		is_int(sym_unwind(s, &in, ips, ARRAY_SIZE(ips), &nr, &cause), 0, "random stack: ok");
+		ok(nr >= 1 && nr <= ARRAY_SIZE(ips), "random stack: %zu frames", nr);
+		user_regs[SYM_X86_IP] = 0x10;	/* regs[] holds IP at index 8 here too */
+		is_int(sym_unwind(s, &in, ips, ARRAY_SIZE(ips), &nr, &cause), 0, "unmapped ip: ok");
+		is_int(nr, 1, "unmapped ip: just the ip");
+	}
 	free(cause);
 	sym_session__delete(s);
 	return done_testing();
