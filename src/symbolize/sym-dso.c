@@ -91,6 +91,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	free(dso->dwfl_path);
 	free(dso->fsyms);
 	free(dso->franges);
+	free(dso->eh_synth);
 	u64map__exit(&dso->cache);
 	free(dso);
 }

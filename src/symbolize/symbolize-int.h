@@ -70,6 +70,10 @@ struct sym_dso {
 	uint64_t eh_hdr_vaddr;
 	uint64_t eh_table_vaddr;
 	uint64_t eh_table_entries;
+	/* no .eh_frame_hdr: a search table built from .eh_frame, served to
+	 * libunwind at a synthetic address (see sym-unwind.c) */
+	int32_t *eh_synth;
+	uint32_t index;		/* position in the session's module list */
 	uint64_t text_lo, text_hi;	/* ELF vaddr range of executable segments */
 
 	struct u64map cache;	/* offset -> (struct sym_result *) */
