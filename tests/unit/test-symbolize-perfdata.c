@@ -91,6 +91,9 @@ int main(void)
 	long fsize;
 	FILE *f;
 
+#ifndef HAVE_LIBUNWIND
+	plan_skip_all("built without libunwind");
+#endif
 	snprintf(dir, sizeof(dir), "%s/vector_static_gcc", fx ? fx : "/nonexistent");
 	snprintf(path, sizeof(path), "%s/perf.data", dir);
 	f = fopen(path, "rb");
