@@ -41,8 +41,7 @@ static enum sym_dso_kind classify(const char *path)
 	    has_suffix(path, ".ko.gz"))
 		return SYM_DSO_KERNEL;
 	if (!path[0] || path[0] == '[' || has_prefix(path, "//anon") || has_prefix(path, "/memfd:") ||
-	    has_prefix(path, "/dev/zero") || has_prefix(path, "/SYSV") ||
-	    has_suffix(path, " (deleted)"))
+	    has_prefix(path, "/dev/zero") || has_prefix(path, "/SYSV"))
 		return SYM_DSO_SPECIAL;
 	return SYM_DSO_FILE;
 }
@@ -234,12 +233,16 @@ static int find_by_build_id(struct sym_dso *dso, char **why)
 static int find_file(struct sym_dso *dso, char **why)
 {
 	struct sym_session *s = dso->s;
-	const char *path = sym_dso__name(dso);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char bid[41], *cand;
+	const char *recorded = sym_dso__name(dso), *base;
+	char bid[41], *cand, path[4096];
 	int err, first = -ENOENT;
-	size_t i, k;
+	size_t i, k, n = strlen(recorded);
 
+	/* a file replaced while mapped: its new version, if the build-id agrees */
+	if (has_suffix(recorded, " (deleted)"))
+		n -= strlen(" (deleted)");
+	snprintf(path, sizeof(path), "%.*s", (int)n, recorded);
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	hex(bid, dso->build_id, dso->build_id_size);
 
 #define TRY(...)							\

@@ -84,9 +84,11 @@ const char *sym_session__str(const struct sym_session *s, uint32_t id);
  * "[kernel.kallsyms]...", "[guest.kernel...]" and "*.ko" are kernel
  * (sym_session__lookup with them is sym_session__lookup_kernel of the
  * offset, so pass the ip itself); "[vdso]" is read from a --search-path
- * .build-id copy or, for a local session, from this process; "[vsyscall]",
- * "//anon", "[heap]", "[stack]", "[anon:...]", "/memfd:...",
- * "... (deleted)" give `[unknown]` rows named after the mapping. Never
+ * .build-id copy or, for a local session, from this process;
+ * "PATH (deleted)" is looked up as PATH (the recorded build-id, when
+ * given, must still match); "[vsyscall]", "//anon", "[heap]", "[stack]",
+ * "[anon:...]", "/memfd:..." give `[unknown]` rows named after the
+ * mapping. Never
  * fails; nothing is opened yet. Owned by the session, valid until
  * sym_session__delete.
  */

@@ -388,6 +388,15 @@ static void test_find(void)
 	ok(r && (r->flags & SYM_F_UNKNOWN), "mismatched file gives [unknown]");
 	sym_session__delete(s);
 
+	/* a binary replaced while it ran: "PATH (deleted)" */
+	sym_session__new(&s, NULL, NULL);
+	snprintf(fake, sizeof(fake), "%s (deleted)", wl);
+	r = lookup_sym(s, sym_session__dso(s, fake, bid, nbid), wl, "plain", 1);
+	is_str(r ? sym_session__str(s, r->symbol) : NULL, "plain", "(deleted): the path still resolves");
+	r = lookup_sym(s, sym_session__dso(s, fake, wrong, sizeof(wrong)), wl, "plain", 1);
+	ok(r && (r->flags & SYM_F_UNKNOWN), "(deleted) with another build-id: [unknown]");
+	sym_session__delete(s);
+
 	/* --search-path DIR with DIR/.build-id/xx/rest */
 	snprintf(dir, sizeof(dir), "%s/sp", tmpdir);
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.build-id/%.2s' && cp '%s' '%s/.build-id/%.2s/%s'",
