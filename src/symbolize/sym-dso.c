@@ -57,7 +57,8 @@ struct sym_dso *sym_dso__new(struct sym_session *s, const char *path,
 	dso->kind = classify(path);
 	dso->short_id = sym_session__intern(s, base && base[1] && dso->kind != SYM_DSO_SPECIAL ?
 					       base + 1 : path);
-	memcpy(dso->build_id, build_id, build_id_size);
+	if (build_id_size)
+		memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = build_id_size;
 	dso->fd = -1;
 	u64map__init(&dso->cache);
