@@ -160,7 +160,9 @@ const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint6
 const char *sym_dso__name(const struct sym_dso *dso);
 
 /*
- * Open the module now (lookups do it lazily). Returns 0 when symbols can be
+ * Open the module now (lookups do it lazily): the first candidate file (see
+ * sym_options) that is ELF and carries the recorded build-id — or no
+ * build-id at all — is used. Returns 0 when symbols can be
  * read, or a negative code (-ENOENT missing, GX_E_FORMAT not ELF, -ESTALE
  * build-id mismatch, GX_E_NODATA nothing to read: anon, vdso) with the reason
  * also kept for sym_dso__problem(). Idempotent.
