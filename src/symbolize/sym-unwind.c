@@ -466,7 +466,11 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 		s->unwind = as;
 	}
 
-	c = xzalloc(sizeof(*c));
+	/* reused across calls: no allocation per sample */
+	if (!s->unwind_ctx)
+		s->unwind_ctx = xmalloc(sizeof(*c));
+	c = s->unwind_ctx;
+	memset(c, 0, sizeof(*c));
 	c->s = s;
 	c->in = in;
 	for (bit = 0; bit < 64; bit++) {
@@ -493,7 +497,6 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 			break;	/* the stack grows down: callers sit above */
 		ips[n++] = ip;
 	}
-	free(c);
 	*nr = n;
 	s->stats.unwind_frames += n;
 	return 0;
@@ -504,6 +507,8 @@ void sym_unwind__exit(struct sym_session *s)
 	if (s->unwind)
 		unw_destroy_addr_space(s->unwind);
 	s->unwind = NULL;
+	free(s->unwind_ctx);
+	s->unwind_ctx = NULL;
 }
 
 #else /* !SYM_HAVE_UNWIND */

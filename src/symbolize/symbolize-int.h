@@ -125,7 +125,8 @@ struct sym_session {
 	size_t arena_left;
 
 	struct sym_stats stats;
-	void *unwind;		/* sym-unwind.c's per-session state */
+	void *unwind;		/* sym-unwind.c: libunwind address space */
+	void *unwind_ctx;	/* sym-unwind.c: per-call state, reused */
 };
 
 /* sym-session.c */
