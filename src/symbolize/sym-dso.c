@@ -41,8 +41,7 @@ static enum sym_dso_kind classify(const char *path)
 	    has_suffix(path, ".ko.gz"))
 		return SYM_DSO_KERNEL;
 	if (!path[0] || path[0] == '[' || has_prefix(path, "//anon") || has_prefix(path, "/memfd:") ||
-	    has_prefix(path, "/dev/zero") || has_prefix(path, "/SYSV") ||
-	    has_suffix(path, " (deleted)"))
+	    has_prefix(path, "/dev/zero") || has_prefix(path, "/SYSV"))
 		return SYM_DSO_SPECIAL;
 	return SYM_DSO_FILE;
 }
@@ -58,7 +57,8 @@ struct sym_dso *sym_dso__new(struct sym_session *s, const char *path,
 	dso->kind = classify(path);
 	dso->short_id = sym_session__intern(s, base && base[1] && dso->kind != SYM_DSO_SPECIAL ?
 					       base + 1 : path);
-	memcpy(dso->build_id, build_id, build_id_size);
+	if (build_id_size)
+		memcpy(dso->build_id, build_id, build_id_size);
 	dso->build_id_size = build_id_size;
 	dso->fd = -1;
 	u64map__init(&dso->cache);
@@ -89,6 +89,9 @@ void sym_dso__delete(struct sym_dso *dso)
 	free(dso->problem);
 	free(dso->found_path);
 	free(dso->dwfl_path);
+	free(dso->fsyms);
+	free(dso->franges);
+	free(dso->eh_synth);
 	u64map__exit(&dso->cache);
 	free(dso);
 }
@@ -231,12 +234,16 @@ static int find_by_build_id(struct sym_dso *dso, char **why)
 static int find_file(struct sym_dso *dso, char **why)
 {
 	struct sym_session *s = dso->s;
-	const char *path = sym_dso__name(dso);
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	char bid[41], *cand;
+	const char *recorded = sym_dso__name(dso), *base;
+	char bid[41], *cand, path[4096];
 	int err, first = -ENOENT;
-	size_t i, k;
+	size_t i, k, n = strlen(recorded);
 
+	/* a file replaced while mapped: its new version, if the build-id agrees */
+	if (has_suffix(recorded, " (deleted)"))
+		n -= strlen(" (deleted)");
+	snprintf(path, sizeof(path), "%.*s", (int)n, recorded);
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	hex(bid, dso->build_id, dso->build_id_size);
 
 #define TRY(...)							\
@@ -596,30 +603,171 @@ static uint32_t cu_file(struct sym_session *s, Dwarf_Die *cu, Dwarf_Word idx)
  * Fill the scratch frames with the inline chain at addr, innermost first;
  * returns how many (0 when there is no DWARF scope for addr).
  */
+/* ---- the function index ---------------------------------------------------
+ * dwarf_getscopes walks a CU from its start for every address, which costs
+ * ~1M instructions per lookup in a large CU (glibc's). Instead the
+ * module's subprograms' pc ranges are indexed once, and an address only
+ * walks the DIE subtree of its own function.
+ */
+static int frange_cmp(const void *a, const void *b)
+{
+	const struct sym_frange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static void index_scope(struct sym_dso *dso, Dwarf_Die *parent, size_t *cap)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(parent, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_subprogram) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t o = 0;
+
+			while ((o = dwarf_ranges(&child, o, &base, &lo, &hi)) > 0) {
+				struct sym_frange *r;
+
+				if (hi <= lo)
+					continue;
+				dso->franges = xgrow(dso->franges, cap, dso->nr_franges + 1,
+						     sizeof(*dso->franges));
+				r = &dso->franges[dso->nr_franges++];
+				r->lo = lo;
+				r->hi = hi;
+				r->die = dwarf_dieoffset(&child);
+			}
+		} else if (tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+			   tag == DW_TAG_structure_type || tag == DW_TAG_union_type ||
+			   tag == DW_TAG_module) {
+			index_scope(dso, &child, cap);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+static void index_functions(struct sym_dso *dso)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	size_t cap = 0;
+
+	dso->franges_loaded = true;
+	dso->dw = dwfl_module_getdwarf(dso->mod, &dso->dwbias);
+	if (!dso->dw)
+		return;
+	while ((cu = dwfl_module_nextcu(dso->mod, cu, &bias)))
+		index_scope(dso, cu, &cap);
+	if (dso->nr_franges)
+		qsort(dso->franges, dso->nr_franges, sizeof(*dso->franges), frange_cmp);
+}
+
+static bool has_pc_attr(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+/*
+ * The child of parent (looking through blocks that carry no addresses)
+ * whose code contains pc and that may hold an inlined call.
+ */
+static bool child_at(Dwarf_Die *parent, Dwarf_Addr pc, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(parent, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_lexical_block &&
+		    tag != DW_TAG_try_block && tag != DW_TAG_catch_block)
+			continue;
+		if (has_pc_attr(&child)) {
+			if (dwarf_haspc(&child, pc) > 0) {
+				*out = child;
+				return true;
+			}
+		} else if (child_at(&child, pc, out, depth + 1)) {
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Scopes at pc, innermost first, in the session's scratch; -1: not indexed. */
+static int indexed_scopes(struct sym_dso *dso, Dwarf_Addr pc, Dwarf_Die **out)
+{
+	struct sym_session *s = dso->s;
+	size_t lo = 0, hi, n = 0, i;
+	Dwarf_Die die;
+
+	if (!dso->franges_loaded)
+		index_functions(dso);
+	hi = dso->nr_franges;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dso->franges[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= dso->franges[lo - 1].hi ||
+	    !dwarf_offdie(dso->dw, dso->franges[lo - 1].die, &die))
+		return -1;
+	do {
+		s->scopes = xgrow(s->scopes, &s->scopes_cap, n + 1, sizeof(*s->scopes));
+		s->scopes[n++] = die;
+	} while (n < 256 && child_at(&s->scopes[n - 1], pc, &die, 0));
+	for (i = 0; i < n / 2; i++) {	/* innermost first */
+		Dwarf_Die tmp = s->scopes[i];
+
+		s->scopes[i] = s->scopes[n - 1 - i];
+		s->scopes[n - 1 - i] = tmp;
+	}
+	*out = s->scopes;
+	return (int)n;
+}
+
+/*
+ * Fill the scratch frames with the inline chain at addr, innermost first;
+ * returns how many (0 when there is no DWARF scope for addr).
+ */
 static size_t inline_chain(struct sym_dso *dso, uint64_t addr, uint32_t file, uint32_t line,
 			   uint32_t col)
 {
 	struct sym_session *s = dso->s;
-	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Die *scopes = NULL, *allocated = NULL, cu_die, *cu = NULL;
 	Dwarf_Addr bias;
 	size_t n = 0;
 	int nscopes, i;
 
-	cu = dwfl_module_addrdie(dso->mod, addr, &bias);
-	if (!cu)
-		return 0;
-	/*
-	 * dwarf_getscopes continues from an inlined instance into the scopes
-	 * of the inlined function's abstract definition; the DIE tree around
-	 * the innermost scope (dwarf_getscopes_die) has the callers instead.
-	 */
-	nscopes = dwarf_getscopes(cu, addr - bias, &scopes);
+	nscopes = indexed_scopes(dso, addr - dso->dwbias, &scopes);
 	if (nscopes > 0) {
-		Dwarf_Die inner = scopes[0];
+		cu = dwarf_diecu(&scopes[0], &cu_die, NULL, NULL);
+	} else {
+		/*
+		 * Not in the index: dwarf_getscopes. It continues from an
+		 * inlined instance into the scopes of the inlined function's
+		 * abstract definition; the DIE tree around the innermost scope
+		 * (dwarf_getscopes_die) has the callers instead.
+		 */
+		cu = dwfl_module_addrdie(dso->mod, addr, &bias);
+		if (!cu)
+			return 0;
+		nscopes = dwarf_getscopes(cu, addr - bias, &allocated);
+		if (nscopes > 0) {
+			Dwarf_Die inner = allocated[0];
 
-		free(scopes);
-		scopes = NULL;
-		nscopes = dwarf_getscopes_die(&inner, &scopes);
+			free(allocated);
+			allocated = NULL;
+			nscopes = dwarf_getscopes_die(&inner, &allocated);
+		}
+		scopes = allocated;
 	}
 	for (i = 0; i < nscopes; i++) {
 		Dwarf_Die *d = &scopes[i];
@@ -647,7 +795,7 @@ static size_t inline_chain(struct sym_dso *dso, uint64_t addr, uint32_t file, ui
 		if (dwarf_formudata(dwarf_attr(d, DW_AT_call_column, &at), &w) == 0)
 			col = (uint32_t)w;
 	}
-	free(scopes);
+	free(allocated);
 	return n;
 }
 
@@ -683,6 +831,105 @@ static const struct sym_result *unknown_result(struct sym_dso *dso, uint64_t off
 			   SYM_F_UNKNOWN | SYM_F_NO_LINES, 1);
 }
 
+/* ---- the function symbol table ------------------------------------------
+ * libdwfl's dwfl_module_addrsym scans every symbol on each call; a report
+ * resolves thousands of distinct addresses, so the module's function
+ * symbols are sorted once and binary-searched.
+ */
+/*
+ * Which of several names at one address to show: Linux perf's choice, so
+ * function rows line up with `perf report`: non-weak over weak, global
+ * over local, fewer leading underscores, then the longer name.
+ */
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct sym_fsym *x = a, *y = b;
+	size_t ux = strspn(x->name, "_"), uy = strspn(y->name, "_");
+	size_t lx, ly;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void load_symbols(struct sym_dso *dso)
+{
+	size_t cap = 0, i, w;
+	int n, k;
+
+	dso->fsyms_loaded = true;
+	n = dwfl_module_getsymtab(dso->mod);
+	for (k = 1; k < n; k++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name;
+		struct sym_fsym *f;
+		int type;
+
+		name = dwfl_module_getsym_info(dso->mod, k, &sym, &addr, NULL, NULL, NULL);
+		type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		dso->fsyms = xgrow(dso->fsyms, &cap, dso->nr_fsyms + 1, sizeof(*dso->fsyms));
+		f = &dso->fsyms[dso->nr_fsyms++];
+		f->addr = addr;
+		f->size = sym.st_size;
+		f->name = name;
+		f->bind = GELF_ST_BIND(sym.st_info);
+	}
+	if (!dso->nr_fsyms)
+		return;
+	qsort(dso->fsyms, dso->nr_fsyms, sizeof(*dso->fsyms), fsym_cmp);
+	for (i = 1, w = 1; i < dso->nr_fsyms; i++) {	/* one name per address: the best */
+		if (dso->fsyms[i].addr == dso->fsyms[w - 1].addr) {
+			if (dso->fsyms[i].size > dso->fsyms[w - 1].size && !dso->fsyms[w - 1].size)
+				dso->fsyms[w - 1].size = dso->fsyms[i].size;
+			continue;
+		}
+		dso->fsyms[w++] = dso->fsyms[i];
+	}
+	dso->nr_fsyms = w;
+}
+
+static const char *find_symbol(struct sym_dso *dso, uint64_t addr, uint64_t *off)
+{
+	const struct sym_fsym *f;
+	size_t lo = 0, hi;
+
+	if (!dso->fsyms_loaded)
+		load_symbols(dso);
+	hi = dso->nr_fsyms;
+	while (lo < hi) {	/* last symbol starting at or before addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (dso->fsyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	f = &dso->fsyms[lo - 1];
+	/* sized symbols end where they say; unsized ones at the next symbol */
+	if (f->size && addr >= f->addr + f->size)
+		return NULL;
+	if (!f->size && (addr < dso->text_lo || addr >= dso->text_hi))
+		return NULL;
+	*off = addr - f->addr;
+	return f->name;
+}
+
 const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 {
 	struct sym_session *s = dso->s;
@@ -690,8 +937,7 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 	uint64_t addr = offset, sym_off = 0;
 	const char *name;
 	Dwfl_Line *ln;
-	GElf_Off off;
-	GElf_Sym sym;
+	uint64_t off;
 	size_t n;
 	int l, c;
 
@@ -700,7 +946,7 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 	if (!sym_dso__offset_to_addr(dso, offset, &addr))
 		return unknown_result(dso, offset, offset);
 
-	name = dwfl_module_addrinfo(dso->mod, addr, &off, &sym, NULL, NULL, NULL);
+	name = find_symbol(dso, addr, &off);
 	if (name) {
 		symbol = sym_session__intern_name(s, name);
 		sym_off = off;

@@ -184,6 +184,7 @@ void sym_session__delete(struct sym_session *s)
 	free(s->symfs);
 	free(s->debuginfo_path);
 	free(s->scratch);
+	free(s->scopes);
 	u64map__exit(&s->demangled);
 	u64map__exit(&s->dso_index);
 	u64map__exit(&s->kcache);
@@ -244,6 +245,7 @@ struct sym_dso *sym_session__dso(struct sym_session *s, const char *path,
 				return s->dsos[i];
 	}
 	dso = sym_dso__new(s, path, build_id, build_id_size);
+	dso->index = (uint32_t)s->nr_dsos;
 	s->dsos = xgrow(s->dsos, &s->cap_dsos, s->nr_dsos + 1, sizeof(*s->dsos));
 	s->dsos[s->nr_dsos++] = dso;
 	if (!slot)

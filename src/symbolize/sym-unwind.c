@@ -26,6 +26,15 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 
 #define NR_PERF_REGS 24
 #define MAX_KNOWN 16
+#define SYNTH_BASE 0x4000000000000000ull	/* synthetic search tables (below) */
+
+static uint32_t rd32_le(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
 
 struct unwind_ctx {
 	struct sym_session *s;
@@ -92,6 +101,15 @@ static int read_word(struct unwind_ctx *c, uint64_t addr, uint64_t *val)
 		memcpy(val, (const char *)c->in->stack + (addr - c->sp), 8);
 		return 0;
 	}
+	if (addr >= SYNTH_BASE && addr < SYNTH_BASE + ((uint64_t)c->s->nr_dsos << 32)) {
+		struct sym_dso *d = c->s->dsos[(addr - SYNTH_BASE) >> 32];
+		uint64_t off = (addr - SYNTH_BASE) & 0xffffffffull;
+
+		if (!d->eh_synth || off + 8 > d->eh_table_entries * 8)
+			return -1;
+		memcpy(val, (const char *)d->eh_synth + off, 8);
+		return 0;
+	}
 	dso = dso_at(c, addr, &bias);
 	if (dso && sym_dso__read_vaddr(dso, addr - bias, val, 8))
 		return 0;
@@ -153,6 +171,8 @@ static void acc_put_unwind_info(unw_addr_space_t as, unw_proc_info_t *pi, void *
 {
 }
 
+static void synth_eh_table(struct sym_dso *dso);
+
 /* Read a DW_EH_PE-encoded 4-byte value of .eh_frame_hdr. */
 static bool hdr_u32(const struct sym_dso *dso, uint64_t vaddr, int32_t *v)
 {
@@ -189,6 +209,195 @@ static void probe_eh_frame_hdr(struct sym_dso *dso)
 		dso->eh_table_entries = (uint32_t)count;
 		return;
 	}
+	synth_eh_table(dso);
+}
+
+/*
+ * Files linked without --eh-frame-hdr (static glibc binaries often are)
+ * have .eh_frame but no search table. Build one as the linker would:
+ * (initial location, FDE address) pairs relative to .eh_frame's start,
+ * sorted; libunwind reads it through access_mem at a synthetic address
+ * no process can map (SYNTH_BASE + module index << 32).
+ */
+
+static bool rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*p < end && shift < 64) {
+		uint8_t b = *(*p)++;
+
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+/* A DW_EH_PE-encoded pointer at vaddr `at`; false for encodings not handled. */
+static bool rd_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t at,
+		       uint64_t *v)
+{
+	const uint8_t *q = *p;
+	uint64_t x = 0;
+	size_t n;
+
+	if (enc == 0xff)	/* DW_EH_PE_omit */
+		return false;
+	switch (enc & 0x0f) {
+	case 0x00: n = 8; break;	/* absptr */
+	case 0x02: case 0x0a: n = 2; break;
+	case 0x03: case 0x0b: n = 4; break;
+	case 0x04: case 0x0c: n = 8; break;
+	case 0x01: case 0x09:
+		if (!rd_uleb(p, end, &x))
+			return false;
+		n = 0;
+		break;
+	default:
+		return false;
+	}
+	if (n) {
+		if (q + n > end)
+			return false;
+		memcpy(&x, q, n);
+		if ((enc & 0x08) && n < 8 && (x & (1ull << (8 * n - 1))))
+			x |= ~0ull << (8 * n);	/* sign-extend sdataN */
+		*p = q + n;
+	}
+	switch (enc & 0x70) {
+	case 0x00: break;
+	case 0x10: x += at; break;	/* pcrel */
+	default: return false;
+	}
+	*v = x;
+	return true;
+}
+
+static int synth_cmp(const void *a, const void *b)
+{
+	const int32_t *x = a, *y = b;
+
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static void synth_eh_table(struct sym_dso *dso)
+{
+	struct { uint64_t off; uint8_t enc; } cies[64];
+	size_t nr_cies = 0, cap = 0, n = 0, shstrndx;
+	const uint8_t *sec = NULL, *p, *end;
+	uint64_t sec_vaddr = 0, sec_size = 0;
+	Elf_Scn *scn = NULL;
+	int32_t *tab = NULL;
+
+	if (elf_getshdrstrndx(dso->elf, &shstrndx) < 0)
+		return;
+	while ((scn = elf_nextscn(dso->elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(dso->elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".eh_frame") && sh.sh_offset + sh.sh_size <= dso->image_size) {
+			sec = dso->image + sh.sh_offset;
+			sec_vaddr = sh.sh_addr;
+			sec_size = sh.sh_size;
+		}
+	}
+	if (!sec)
+		return;
+	for (p = sec, end = sec + sec_size; p + 8 <= end;) {
+		const uint8_t *entry = p, *next, *q;
+		uint64_t len = rd32_le(p), id;
+		size_t hdr = 4;
+
+		if (!len)
+			break;
+		if (len == 0xffffffffu) {
+			if (p + 12 > end)
+				break;
+			memcpy(&len, p + 4, 8);
+			hdr = 12;
+		}
+		if (len > (uint64_t)(end - p) - hdr)
+			break;
+		next = p + hdr + len;
+		q = p + hdr;
+		id = rd32_le(q);
+		q += 4;
+		if (id == 0) {	/* CIE: remember its FDE pointer encoding */
+			const char *aug;
+			uint64_t skip;
+			uint8_t version = *q++, enc = 0;
+
+			aug = (const char *)q;
+			q = memchr(q, 0, next - q);
+			if (!q)
+				goto next;
+			q++;
+			if (!rd_uleb(&q, next, &skip) || !rd_uleb(&q, next, &skip))	/* aligns */
+				goto next;
+			if (version == 1)
+				q++;
+			else if (!rd_uleb(&q, next, &skip))
+				goto next;
+			if (aug[0] == 'z') {
+				const char *a;
+
+				if (!rd_uleb(&q, next, &skip))
+					goto next;
+				for (a = aug + 1; *a && q < next; a++) {
+					if (*a == 'R') {
+						enc = *q++;
+					} else if (*a == 'P') {
+						uint8_t penc = *q++;
+						uint64_t dummy;
+
+						if (!rd_encoded(&q, next, penc & 0x7f, 0, &dummy))
+							break;
+					} else if (*a == 'L') {
+						q++;
+					}
+				}
+			}
+			if (nr_cies < ARRAY_SIZE(cies)) {
+				cies[nr_cies].off = entry - sec;
+				cies[nr_cies++].enc = enc;
+			}
+		} else {	/* FDE: CIE pointer is relative to this field */
+			uint64_t cie_off = (uint64_t)((entry + hdr) - sec) - id, loc;
+			uint8_t enc = 0;
+			size_t k;
+
+			for (k = 0; k < nr_cies && cies[k].off != cie_off; k++)
+				;
+			if (k < nr_cies)
+				enc = cies[k].enc;
+			if (!rd_encoded(&q, next, enc, sec_vaddr + (q - sec), &loc))
+				goto next;
+			if (!loc)
+				goto next;	/* discarded FDE */
+			tab = xgrow(tab, &cap, 2 * (n + 1), sizeof(*tab));
+			tab[2 * n] = (int32_t)(loc - sec_vaddr);
+			tab[2 * n + 1] = (int32_t)(entry - sec);
+			n++;
+		}
+next:
+		p = next;
+	}
+	if (!n) {
+		free(tab);
+		return;
+	}
+	qsort(tab, n, 2 * sizeof(*tab), synth_cmp);
+	dso->eh_synth = tab;
+	dso->have_eh_hdr = true;
+	dso->eh_hdr_vaddr = sec_vaddr;	/* segbase: entries are relative to it */
+	dso->eh_table_vaddr = 0;
+	dso->eh_table_entries = n;
 }
 
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
@@ -212,7 +421,8 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	di.start_ip = dso->text_lo + bias;
 	di.end_ip = dso->text_hi + bias;
 	di.u.rti.segbase = dso->eh_hdr_vaddr + bias;
-	di.u.rti.table_data = dso->eh_table_vaddr + bias;
+	di.u.rti.table_data = dso->eh_synth ? SYNTH_BASE + ((uint64_t)dso->index << 32)
+					    : dso->eh_table_vaddr + bias;
 	di.u.rti.table_len = dso->eh_table_entries * 8 / sizeof(unw_word_t);
 	return dwarf_search_unwind_table(as, ip, &di, pi, need_unwind_info, arg);
 }
@@ -256,7 +466,11 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 		s->unwind = as;
 	}
 
-	c = xzalloc(sizeof(*c));
+	/* reused across calls: no allocation per sample */
+	if (!s->unwind_ctx)
+		s->unwind_ctx = xmalloc(sizeof(*c));
+	c = s->unwind_ctx;
+	memset(c, 0, sizeof(*c));
 	c->s = s;
 	c->in = in;
 	for (bit = 0; bit < 64; bit++) {
@@ -283,7 +497,6 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 			break;	/* the stack grows down: callers sit above */
 		ips[n++] = ip;
 	}
-	free(c);
 	*nr = n;
 	s->stats.unwind_frames += n;
 	return 0;
@@ -294,6 +507,8 @@ void sym_unwind__exit(struct sym_session *s)
 	if (s->unwind)
 		unw_destroy_addr_space(s->unwind);
 	s->unwind = NULL;
+	free(s->unwind_ctx);
+	s->unwind_ctx = NULL;
 }
 
 #else /* !SYM_HAVE_UNWIND */

@@ -2,6 +2,7 @@
 #ifndef GX_SYMBOLIZE_INT_H
 #define GX_SYMBOLIZE_INT_H
 
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
 
@@ -17,6 +18,17 @@ enum sym_dso_kind {
 struct sym_load {		/* one PT_LOAD segment */
 	uint64_t offset, filesz, vaddr, memsz;
 	bool exec;
+};
+
+struct sym_fsym {		/* a function symbol */
+	uint64_t addr, size;
+	const char *name;	/* in the module's string table (lives with dwfl) */
+	int bind;
+};
+
+struct sym_frange {		/* pc range of a DW_TAG_subprogram */
+	uint64_t lo, hi;	/* DWARF addresses */
+	uint64_t die;		/* its DIE offset */
 };
 
 struct sym_dso {
@@ -43,6 +55,14 @@ struct sym_dso {
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	bool franges_loaded;
+	struct sym_frange *franges;
+	size_t nr_franges;
+	Dwarf *dw;
+	Dwarf_Addr dwbias;
+	bool fsyms_loaded;
+	struct sym_fsym *fsyms;
+	size_t nr_fsyms;
 
 	/* unwinding: .eh_frame_hdr's search table */
 	bool unwind_probed;
@@ -50,6 +70,10 @@ struct sym_dso {
 	uint64_t eh_hdr_vaddr;
 	uint64_t eh_table_vaddr;
 	uint64_t eh_table_entries;
+	/* no .eh_frame_hdr: a search table built from .eh_frame, served to
+	 * libunwind at a synthetic address (see sym-unwind.c) */
+	int32_t *eh_synth;
+	uint32_t index;		/* position in the session's module list */
 	uint64_t text_lo, text_hi;	/* ELF vaddr range of executable segments */
 
 	struct u64map cache;	/* offset -> (struct sym_result *) */
@@ -93,13 +117,16 @@ struct sym_session {
 	/* scratch for building an inline chain */
 	struct sym_frame *scratch;
 	size_t scratch_cap;
+	Dwarf_Die *scopes;
+	size_t scopes_cap;
 
 	struct sym_chunk *chunks;
 	char *arena;
 	size_t arena_left;
 
 	struct sym_stats stats;
-	void *unwind;		/* sym-unwind.c's per-session state */
+	void *unwind;		/* sym-unwind.c: libunwind address space */
+	void *unwind_ctx;	/* sym-unwind.c: per-call state, reused */
 };
 
 /* sym-session.c */

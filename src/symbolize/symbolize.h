@@ -79,13 +79,18 @@ const char *sym_session__str(const struct sym_session *s, uint32_t id);
 /*
  * The module for a mapped path as recorded in an MMAP2 record (or a perf.data
  * BUILD_ID entry), with its recorded build-id (build_id may be NULL /
- * size 0 when unknown; at most 20 bytes are used). The same (path, build-id)
- * gives the same pointer. Special paths: "[kernel.kallsyms]..." and kernel
- * modules ("*.ko", "[name]") are kernel modules (look them up with
- * sym_session__lookup_kernel); "[vdso]", "[vsyscall]", "//anon", "[heap]",
- * "[stack]", "[anon:...]", "/memfd:...", "... (deleted)" give `[unknown]`
- * rows named after the mapping. Never fails; nothing is opened yet.
- * Owned by the session, valid until sym_session__delete.
+ * size 0 when unknown or all zero; at most 20 bytes are used). The same
+ * (path, build-id) gives the same pointer. Special paths:
+ * "[kernel.kallsyms]...", "[guest.kernel...]" and "*.ko" are kernel
+ * (sym_session__lookup with them is sym_session__lookup_kernel of the
+ * offset, so pass the ip itself); "[vdso]" is read from a --search-path
+ * .build-id copy or, for a local session, from this process;
+ * "PATH (deleted)" is looked up as PATH (the recorded build-id, when
+ * given, must still match); "[vsyscall]", "//anon", "[heap]", "[stack]",
+ * "[anon:...]", "/memfd:..." give `[unknown]` rows named after the
+ * mapping. Never
+ * fails; nothing is opened yet. Owned by the session, valid until
+ * sym_session__delete.
  */
 struct sym_dso *sym_session__dso(struct sym_session *s, const char *path,
 				 const uint8_t *build_id, size_t build_id_size);
@@ -134,9 +139,11 @@ struct sym_result {
 
 /*
  * Symbolize a file offset of a user-space module (see sym_map_offset); dso
- * NULL gives an `[unknown]` result for an unmapped address. Opens the module
- * on first use. Never NULL; the result is owned by the session and valid
- * until sym_session__delete; the same (dso, offset) returns the same pointer.
+ * NULL gives an `[unknown]` result for an unmapped address. For return
+ * addresses of a call chain (callers) pass the offset of ip - 1, so the
+ * line is the call's, not the next statement's. Opens the module on first
+ * use. Never NULL; the result is owned by the session and valid until
+ * sym_session__delete; the same (dso, offset) returns the same pointer.
  */
 const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_dso *dso,
 					     uint64_t offset);
@@ -153,7 +160,9 @@ const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint6
 const char *sym_dso__name(const struct sym_dso *dso);
 
 /*
- * Open the module now (lookups do it lazily). Returns 0 when symbols can be
+ * Open the module now (lookups do it lazily): the first candidate file (see
+ * sym_options) that is ELF and carries the recorded build-id — or no
+ * build-id at all — is used. Returns 0 when symbols can be
  * read, or a negative code (-ENOENT missing, GX_E_FORMAT not ELF, -ESTALE
  * build-id mismatch, GX_E_NODATA nothing to read: anon, vdso) with the reason
  * also kept for sym_dso__problem(). Idempotent.

@@ -177,7 +177,9 @@ static void test_functions(void)
 
 	ok(nbid == 20, "workload has a 20-byte build-id");
 	ok(line_inner && line_call && line_plain, "LINE markers found in %s", wl_src);
+	unsetenv("DEBUGINFOD_TIMEOUT");
 	is_int(sym_session__new(&s, NULL, &cause), 0, "session");
+	is_str(getenv("DEBUGINFOD_TIMEOUT"), "10", "debuginfod gets a time limit");
 	dso = sym_session__dso(s, wl, bid, nbid);
 	ok(dso == sym_session__dso(s, wl, bid, nbid), "dso is interned");
 	is_int(sym_dso__open(dso), 0, "workload opens");
@@ -386,12 +388,21 @@ static void test_find(void)
 	ok(r && (r->flags & SYM_F_UNKNOWN), "mismatched file gives [unknown]");
 	sym_session__delete(s);
 
+	/* a binary replaced while it ran: "PATH (deleted)" */
+	sym_session__new(&s, NULL, NULL);
+	snprintf(fake, sizeof(fake), "%s (deleted)", wl);
+	r = lookup_sym(s, sym_session__dso(s, fake, bid, nbid), wl, "plain", 1);
+	is_str(r ? sym_session__str(s, r->symbol) : NULL, "plain", "(deleted): the path still resolves");
+	r = lookup_sym(s, sym_session__dso(s, fake, wrong, sizeof(wrong)), wl, "plain", 1);
+	ok(r && (r->flags & SYM_F_UNKNOWN), "(deleted) with another build-id: [unknown]");
+	sym_session__delete(s);
+
 	/* --search-path DIR with DIR/.build-id/xx/rest */
 	snprintf(dir, sizeof(dir), "%s/sp", tmpdir);
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.build-id/%.2s' && cp '%s' '%s/.build-id/%.2s/%s'",
 		 dir, hexid, wl, dir, hexid, hexid + 2);
 	if (sh(cmd)) {
-		skip(8, "cannot build the search path");
+		skip(9, "cannot build the search path");
 		return;
 	}
 	paths[0] = dir;
@@ -407,6 +418,20 @@ static void test_find(void)
 	is_str(r ? sym_session__str(s, r->module_short) : NULL, "wl-renamed",
 	       "search path: module keeps the recorded name");
 	sym_session__delete(s);
+
+	/* perf's build-id cache layout: DIR/.build-id/xx/rest/elf */
+	snprintf(dir, sizeof(dir), "%s/perfcache", tmpdir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/.build-id/%.2s/%s' && cp '%s' '%s/.build-id/%.2s/%s/elf'",
+		 dir, hexid, hexid + 2, wl, dir, hexid, hexid + 2);
+	sh(cmd);
+	paths[0] = dir;
+	sym_session__new(&s, &o, NULL);
+	dso = sym_session__dso(s, "/elsewhere/bin/wl-renamed", bid, nbid);
+	r = lookup_sym(s, dso, wl, "plain", 1);
+	is_str(r ? sym_session__str(s, r->symbol) : NULL, "plain", "perf build-id cache layout");
+	sym_session__delete(s);
+	snprintf(dir, sizeof(dir), "%s/sp", tmpdir);
+	paths[0] = dir;
 
 	/* --search-path DIR with DIR/<basename> */
 	snprintf(cmd, sizeof(cmd), "cp '%s' '%s/wl-sym-inline'", wl, dir);
