@@ -16,10 +16,13 @@
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "report/report.h"
+#include "topdown/topdown.h"
 #include "util/util.h"
 
 struct report_cmd_opts {
 	bool json;
+	const char *cpu;	/* --cpu MODEL */
+	int smt;		/* --smt: enum td_smt */
 	const char *sort;	/* event name ordering the rows */
 	struct report_opts r;
 };
@@ -92,6 +95,8 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	in.meta = have_meta ? &meta : NULL;
 	in.reader = r;
 	in.profile = p;
+	in.cpu = o->cpu;
+	in.smt = o->smt;
 	err = o->json ? report_json(&out, &in, &ropts) : report_text(&out, &in, &ropts);
 	if (err) {
 		cmd_error("report: %s", gx_strerror(err));
@@ -122,6 +127,8 @@ static int cmd_report_exec(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "percent-limit", required_argument, NULL, 'P' },
 		{ "sort", required_argument, NULL, 's' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "smt", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -157,6 +164,16 @@ static int cmd_report_exec(int argc, char **argv)
 		case 's':
 			o.sort = optarg;
 			break;
+		case 'C':
+			o.cpu = optarg;
+			break;
+		case 'S':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				cmd_error("--smt: '%s' is not on or off", optarg);
+				return GX_EXIT_USAGE;
+			}
+			o.smt = !strcmp(optarg, "on") ? TD_SMT_ON : TD_SMT_OFF;
+			break;
 		case 'h':
 			printf("usage: gexplore %s\n", cmd_report_entry.usage);
 			return GX_EXIT_OK;
@@ -178,7 +195,8 @@ static int cmd_report_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
-	.usage = "report [--json] [--limit N] [--percent-limit P] [--sort EVENT] [RESULT | -i FILE]",
+	.usage = "report [--json] [--limit N] [--percent-limit P] [--sort EVENT] [--cpu MODEL] [--smt on|off]\n"
+		 "                [RESULT | -i FILE]",
 	.summary = "print a result: events, processes, threads and modules",
 	.exec = cmd_report_exec,
 };

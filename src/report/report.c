@@ -172,12 +172,19 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU (%.1f%% of the run)\n",
 			     m->self_cpu_s, 100.0 * m->self_cpu_s / m->duration_s);
 
-	strbuf__addstr(sb, "\nEvents\n  event                      samples      estimated        counted\n");
+	int w = 22;
+
+	for (size_t i = 0; i < nev; i++) {
+		int l = (int)strlen(event_name(in, i, nb, sizeof(nb)));
+
+		w = l > w ? (l > 60 ? 60 : l) : w;
+	}
+	strbuf__addf(sb, "\nEvents\n  %-*s     samples      estimated        counted\n", w, "event");
 	for (size_t i = 0; i < nev; i++) {
 		const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 
-		strbuf__addf(sb, "  %-22s %11s  ", event_name(in, i, nb, sizeof(nb)),
+		strbuf__addf(sb, "  %-*s %11s  ", w, event_name(in, i, nb, sizeof(nb)),
 			     thousands(profile__total_samples(in->profile, i), cb, sizeof(cb)));
 		add_estimate(sb, &e->attr, profile__total_period(in->profile, i));
 		if (me && me->has_count)

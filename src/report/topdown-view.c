@@ -171,8 +171,14 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 			 "with > 5%% of the cycles)\n  ", title);
 	for (size_t k = 0; k < nc; k++) {
 		const char *name = td_model__node(v->model, (size_t)cols[k])->name;
+		size_t l = strlen(name);
 
-		strbuf__addf(sb, "%10.10s ", name);
+		/* "Frontend_Bound" -> "Frontend", "Bad_Speculation" -> "Bad_Spec" */
+		if (l > 6 && !strcmp(name + l - 6, "_Bound"))
+			l -= 6;
+		else if (!strcmp(name, "Bad_Speculation"))
+			l = 8;
+		strbuf__addf(sb, "%10.*s ", (int)(l > 10 ? 10 : l), name);
 	}
 	strbuf__addf(sb, " %s\n", title);
 	for (size_t i = 0; i < nr; i++) {

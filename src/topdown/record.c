@@ -11,11 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Append one event to spec, with period=SAV where the syntax allows it. */
-static void add_event(struct strbuf *spec, const struct td_event *e)
+void td_event__spec(const struct td_event *e, struct strbuf *spec)
 {
-	if (spec->len)
-		strbuf__addstr(spec, ",");
 	if (e->has_raw && e->raw_type == 4 /* PERF_TYPE_RAW: the core PMU */) {
 		strbuf__addf(spec, "cpu/config=0x%" PRIx64, e->raw_config);
 		if (e->raw_config1)
@@ -65,7 +62,9 @@ int td_model__record_events(const struct td_model *m, const struct td_ctx *ctx, 
 			left++;
 			continue;
 		}
-		add_event(&spec, e);
+		if (spec.len)
+			strbuf__addstr(&spec, ",");
+		td_event__spec(e, &spec);
 	}
 	free(idx);
 	if (!spec.len)

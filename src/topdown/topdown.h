@@ -160,6 +160,14 @@ int td_model__needed_events(const struct td_model *m, const struct td_ctx *ctx, 
 			    int **idx, size_t *n);
 
 /*
+ * Append event e to spec in the collector's -e syntax (perf's): raw
+ * encodings as cpu/config=0x..[,config1=0x..],period=SAV/, perf PMU-term
+ * spellings with period=SAV added, cycles/instructions by name, else the
+ * libpfm4 name.
+ */
+void td_event__spec(const struct td_event *e, struct strbuf *spec);
+
+/*
  * What a recording opens for this model before multiplexing exists: the
  * events of td_model__needed_events(m, ctx, max_level) that fit one group
  * of counters at once (fixed counters, then the general counters of the

@@ -1,0 +1,116 @@
+#!/bin/bash
+# The top-down tree from results that carry hardware event attributes and
+# known counts, as if recorded on Skylake, Sapphire Rapids and Zen 4: the
+# report's values are the ones computed by hand from the published
+# formulas (shared/TOPDOWN.md), for the whole run and per process.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent"
+GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
+
+# value of metric NAME in a tree (JSON), rounded to 4 decimals
+val() { jq -r --arg n "$2" "$1 | .metrics[] | select(.name == \$n) | .value * 10000 | round / 10000"; }
+
+# ---- Skylake, SMT off. SLOTS = 4 * CLKS.
+# backend (pid 1000): FE .4/4=.10  BS (1.8-1.6+4*.02)/4=.07  RET 1.6/4=.40
+#                     BE 1-.10-(1.8+.08)/4=.43  CPI 1/.8=1.25
+# frontend (pid 2000): FE 1.6/4=.40  BS (2.0-1.8)/4=.05  RET 1.8/4=.45  BE 1-.4-.5=.10  CPI 1
+# whole run: SLOTS 8e9: FE 2/8=.25  BS .48/8=.06  RET 3.4/8=.425  BE 1-.25-3.88/8=.265
+#            CPI 2/1.8=1.1111; bottleneck Backend_Bound (.265 > .25, both flagged)
+"$GEN" -o skl -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt off
+process 1000 backend
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+IDQ_UOPS_NOT_DELIVERED.CORE 400000000
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES 20000000
+process 2000 frontend
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 1000000000
+IDQ_UOPS_NOT_DELIVERED.CORE 1600000000
+UOPS_ISSUED.ANY 2000000000
+UOPS_RETIRED.RETIRE_SLOTS 1800000000
+SPEC
+ok $? "skl: synthetic result written"
+"$GX_BIN" report --json skl >skl.json 2>err
+ok $? "skl: report reads it"
+check "skl: report is silent on stderr" test ! -s err
+is "$(jq -r .topdown.model skl.json)" skl "skl: model from meta.json"
+is "$(jq -r .topdown.source skl.json)" counts "skl: whole run from the counting reads"
+R='.topdown.run'
+is "$(val "$R" Frontend_Bound <skl.json)" 0.25 "skl run: Frontend_Bound"
+is "$(val "$R" Bad_Speculation <skl.json)" 0.06 "skl run: Bad_Speculation"
+is "$(val "$R" Retiring <skl.json)" 0.425 "skl run: Retiring"
+is "$(val "$R" Backend_Bound <skl.json)" 0.265 "skl run: Backend_Bound"
+is "$(val "$R" CPI <skl.json)" 1.1111 "skl run: CPI"
+is "$(jq -r "$R.bottleneck" skl.json)" Backend_Bound "skl run: bottleneck"
+B='.topdown.processes[] | select(.comm == "backend") | .tree'
+F='.topdown.processes[] | select(.comm == "frontend") | .tree'
+is "$(val "$B" Frontend_Bound <skl.json)" 0.1 "skl backend: Frontend_Bound"
+is "$(val "$B" Bad_Speculation <skl.json)" 0.07 "skl backend: Bad_Speculation"
+is "$(val "$B" Backend_Bound <skl.json)" 0.43 "skl backend: Backend_Bound"
+is "$(val "$B" CPI <skl.json)" 1.25 "skl backend: CPI"
+is "$(jq -r "$B.bottleneck" skl.json)" Backend_Bound "skl backend: bottleneck"
+is "$(val "$F" Frontend_Bound <skl.json)" 0.4 "skl frontend: Frontend_Bound"
+is "$(val "$F" Backend_Bound <skl.json)" 0.1 "skl frontend: Backend_Bound"
+is "$(val "$F" CPI <skl.json)" 1 "skl frontend: CPI"
+is "$(jq -r "$F.bottleneck" skl.json)" Frontend_Bound "skl frontend: bottleneck"
+"$GX_BIN" report skl >skl.txt 2>/dev/null
+check "skl text: the tree with the bottleneck marked" grep -q 'Backend_Bound .*<==' skl.txt
+check "skl text: level 1 per process" grep -q 'Top-down level 1 by process' skl.txt
+check "skl text: flagged cell marked (* survives without colour)" grep -qE '43\.0%\*.*backend' skl.txt
+
+# ---- Sapphire Rapids, general-counter variant, SMT off.
+# SLOTS 6e9: FE (1.3-.1)/6=.20  BE 1.8/6=.30  RET 2.4/6=.40  BS max(1-.9,0)=.10  CPI 1/1.5=.6667
+"$GEN" -o spr -b "$WL/wl-spin" <<'SPEC'
+model spr gp
+smt off
+process 3000 app
+TOPDOWN.SLOTS 6000000000
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 1500000000
+IDQ_BUBBLES.CORE 1300000000
+INT_MISC.UOP_DROPPING 100000000
+TOPDOWN.BACKEND_BOUND_SLOTS 1800000000
+UOPS_RETIRED.SLOTS 2400000000
+SPEC
+ok $? "spr: synthetic result written"
+"$GX_BIN" report --json spr >spr.json 2>/dev/null
+is "$(val "$R" Frontend_Bound <spr.json)" 0.2 "spr run: Frontend_Bound"
+is "$(val "$R" Backend_Bound <spr.json)" 0.3 "spr run: Backend_Bound"
+is "$(val "$R" Retiring <spr.json)" 0.4 "spr run: Retiring"
+is "$(val "$R" Bad_Speculation <spr.json)" 0.1 "spr run: Bad_Speculation"
+is "$(val "$R" CPI <spr.json)" 0.6667 "spr run: CPI"
+is "$(jq -r "$R.variant" spr.json)" gp "spr: the general-counter variant recorded is used"
+
+# ---- Zen 4, SMT off. SLOTS = 6 * cycles = 6e9.
+# FE .6/6=.10  BS (3.0-2.7)/6=.05  BE 2.4/6=.40  SMT 0  RET 2.7/6=.45  CPI 1/2=.5
+"$GEN" -o zen4 -b "$WL/wl-spin" <<'SPEC'
+model zen4
+smt off
+process 4000 app
+ls_not_halted_cyc 1000000000
+ex_ret_instr 2000000000
+ex_ret_ops 2700000000
+de_src_op_disp.all 3000000000
+de_no_dispatch_per_slot.no_ops_from_frontend 600000000
+de_no_dispatch_per_slot.backend_stalls 2400000000
+de_no_dispatch_per_slot.smt_contention 0
+SPEC
+ok $? "zen4: synthetic result written"
+"$GX_BIN" report --json zen4 >zen4.json 2>/dev/null
+is "$(val "$R" Frontend_Bound <zen4.json)" 0.1 "zen4 run: Frontend_Bound"
+is "$(val "$R" Bad_Speculation <zen4.json)" 0.05 "zen4 run: Bad_Speculation"
+is "$(val "$R" Backend_Bound <zen4.json)" 0.4 "zen4 run: Backend_Bound"
+is "$(val "$R" Retiring <zen4.json)" 0.45 "zen4 run: Retiring"
+is "$(val "$R" CPI <zen4.json)" 0.5 "zen4 run: CPI"
+is "$(jq -r "$R.bottleneck" zen4.json)" Backend_Bound "zen4 run: bottleneck"
+M='.topdown.modules[0].tree'
+is "$(val "$M" Backend_Bound <zen4.json)" 0.4 "zen4: per-module row from the samples agrees"
+
+# --cpu overrides the recorded model.
+"$GX_BIN" report --json --cpu generic zen4 >g.json 2>/dev/null
+is "$(jq -r .topdown.available g.json)" false "--cpu generic: zen4's events are not generic's"
+done_testing
