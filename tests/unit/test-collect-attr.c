@@ -3,7 +3,9 @@
  * a table of option sets, compared field by field with the goldens in
  * tests/golden/attr/NAME (`key = value` lines, as perf's tests/attr).
  * Each case runs in a forked child so that LIBPFM_FORCE_PMU is set before
- * libpfm4 initializes. Regenerate with `make golden-attr` (or
+ * libpfm4 initializes. Events "model:ID" are what `gexplore record` opens
+ * by default on that CPU model (its level-1 events that fit one group,
+ * SMT off), so every model's attrs have a golden. Regenerate with `make golden-attr` (or
  * GX_REGEN_GOLDEN=1).
  */
 #include "config.h"
@@ -18,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "topdown/topdown.h"
 #include "util/util.h"
 #include "tap.h"
 
@@ -55,6 +58,18 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "raw", "r1c2,r01c2:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "pmu-terms", "cpu/event=0x3c,umask=0x0/,cpu/event=0xa3,umask=0x4,cmask=4/:u,cpu/config=0x1c2,config1=0x3/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "pmu-period", "cpu/config=0x3c,period=2000003/,cpu/config=0x2c2,period=0/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-skl", "model:skl", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-icl", "model:icl", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-icx", "model:icx", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-spr", "model:spr", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-zen3", "model:zen3", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-zen4", "model:zen4", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-zen5", "model:zen5", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-n1", "model:n1", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-v1", "model:v1", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-n2", "model:n2", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-v2", "model:v2", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "model-generic", "model:generic", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-inst-retired", "INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-stalls-total", "skl::CYCLE_ACTIVITY:STALLS_TOTAL", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-mixed", "cycles,INST_RETIRED:ANY_P:pp,L1D_PEND_MISS:FB_FULL:c=1:u,UOPS_RETIRED:RETIRE_SLOTS", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false },
@@ -139,7 +154,33 @@ static char *run_case(const struct attr_case *c)
 		close(p[0]);
 		if (c->force_pmu)
 			setenv("LIBPFM_FORCE_PMU", c->force_pmu, 1);
-		err = collect_parse_events(c->events, &o, &ev, &nr, &cause);
+		if (!strncmp(c->events, "model:", 6)) {
+			struct td_ctx ctx = { .smt = TD_SMT_OFF };
+			struct td_model *m;
+			char *spec = NULL;
+			const char *fb;
+
+			setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
+			err = td_model__load(c->events + 6, NULL, &m, &cause);
+			if (!err) {
+				size_t left = 0;
+
+				err = td_model__record_events(m, &ctx, 1, &spec, &left, &cause);
+				fb = td_model__fallback_variant(m);
+				if (!err && left && fb) {	/* as record does */
+					free(spec);
+					ctx.variant = fb;
+					err = td_model__record_events(m, &ctx, 1, &spec, NULL, &cause);
+				}
+				td_model__delete(m);
+			}
+			err = err ? err : collect_parse_events(spec, &o, &ev, &nr, &cause);
+			if (!err)
+				strbuf__addf(&d, "# model spec: %s\n", spec);
+			free(spec);
+		} else {
+			err = collect_parse_events(c->events, &o, &ev, &nr, &cause);
+		}
 		if (err) {
 			strbuf__addf(&d, "error %d: %s\n", err, cause ? cause : "");
 		} else {
