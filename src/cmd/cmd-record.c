@@ -79,7 +79,8 @@ static double rusage_cpu_s(void)
 
 static const char *const record_usage_text =
 	"[-o DIR] [-f] [-e EVENTS] [-c SAV | -F HZ] [--rate X] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] -- CMD [ARGS]";
+	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report]\n"
+	"                [--check 'CHECK-OPTIONS' [--repeat N]] -- CMD [ARGS]";
 
 /* Parse the record options into o; returns the index of the first
  * non-option argument, or -1 after printing an error. */
@@ -101,6 +102,8 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		{ "no-report", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "check", required_argument, NULL, 'K' },
+		{ "repeat", required_argument, NULL, 'Y' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct collect_opts *o = &ro->collect;
@@ -194,6 +197,16 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 			break;
 		case 'q':
 			ro->quiet = true;
+			break;
+		case 'K':	/* gexplore-check(1) */
+			ro->check = optarg;
+			break;
+		case 'Y':
+			if (parse_u64(optarg, &v) || !v || v > 1000) {
+				cmd_error("--repeat: '%s' is not a number of runs (1..1000)", optarg);
+				return -1;
+			}
+			ro->repeat = (unsigned)v;
 			break;
 		case 'h':
 			printf("usage: gexplore record %s\n", record_usage_text);
@@ -395,6 +408,12 @@ int record_run(int argc, char **argv, bool then_report)
 		return GX_EXIT_USAGE;
 	if (ro.help)
 		return GX_EXIT_OK;
+	if (ro.repeat > 1 && !(ro.check && idx < argc)) {
+		cmd_error("--repeat N needs --check SPEC and a command");
+		return GX_EXIT_USAGE;
+	}
+	if (ro.repeat > 1)
+		return check_record_repeat(ro.check, ro.repeat, argc, argv, idx);
 	ro.collect.argv = idx < argc ? argv + idx : NULL;
 	if (!ro.collect.argv && !ro.collect.pid && !ro.collect.system_wide) {
 		cmd_error("nothing to record: give a command after '--', or -p PID, or -a");
@@ -509,6 +528,8 @@ int record_run(int argc, char **argv, bool then_report)
 		ret = st->exit_code;
 	else
 		ret = GX_EXIT_OK;
+	if (ro.check && !err && ret == GX_EXIT_OK)	/* the check's status is ours */
+		ret = check_after_record(ro.check, dir);
 out:
 	perf_writer__delete(w);
 	collect_session__delete(s);

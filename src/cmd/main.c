@@ -13,6 +13,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_report_entry,
 	&cmd_list_entry,
 	&cmd_topdown_entry,
+	&cmd_check_entry,
+	&cmd_diff_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
 	NULL,

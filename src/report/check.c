@@ -1,0 +1,450 @@
+/*
+ * check.c: thresholds on metrics for CI (`gexplore check`). A spec is a
+ * list of checks (max, min, max-regress against a baseline) applied to the
+ * rows of one scope; every check x row becomes an outcome: pass, fail or
+ * skip (cannot measure). With several runs of the same command the value
+ * is their mean with a Student-t confidence interval, and a check fails
+ * only when the whole interval is past its limit: noise alone cannot fail
+ * a build.
+ */
+#include "config.h"
+
+#include "report-ci.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+/* Values this close to the limit are at the limit (1.25 vs "1.25"). */
+#define CI_EPS 1e-9
+
+void ci_spec__init(struct ci_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->scope = CI_SCOPE_RUN;
+	s->min_samples = 20;
+	s->min_reliability = 0.7;
+	s->confidence = 0.95;
+}
+
+void ci_spec__exit(struct ci_spec *s)
+{
+	for (size_t i = 0; i < s->nr_checks; i++)
+		free(s->checks[i].metric);
+	free(s->checks);
+	for (size_t i = 0; i < s->nr_names; i++)
+		free(s->names[i]);
+	free(s->names);
+	memset(s, 0, sizeof(*s));
+}
+
+int ci_spec__add(struct ci_spec *s, enum ci_op op, const char *arg, char **cause)
+{
+	const char *eq = strrchr(arg, '=');
+	struct ci_check c = { .op = op };
+	char *end;
+
+	if (!eq || eq == arg || !eq[1])
+		return gx_fail(cause, -EINVAL, "'%s' is not METRIC=VALUE", arg);
+	errno = 0;
+	c.limit = strtod(eq + 1, &end);
+	if (*end == '%') {
+		c.percent = true;
+		c.limit /= 100;
+		end++;
+	}
+	if (errno || end == eq + 1 || *end || !isfinite(c.limit))
+		return gx_fail(cause, -EINVAL, "'%s': '%s' is not a number (or a percentage)", arg,
+			       eq + 1);
+	if (op == CI_MAX_REGRESS && c.limit < 0)
+		return gx_fail(cause, -EINVAL, "'%s': a regression limit cannot be negative", arg);
+	c.metric = xstrndup(arg, (size_t)(eq - arg));
+	s->checks = xrealloc(s->checks, (s->nr_checks + 1) * sizeof(*s->checks));
+	s->checks[s->nr_checks++] = c;
+	return 0;
+}
+
+/* ---- statistics -------------------------------------------------------- */
+
+double ci_t_quantile(double level, size_t df)
+{
+	/* two-sided Student t quantiles, df 1..30 */
+	static const double t90[] = { 6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860,
+		1.833, 1.812, 1.796, 1.782, 1.771, 1.761, 1.753, 1.746, 1.740, 1.734, 1.729, 1.725,
+		1.721, 1.717, 1.714, 1.711, 1.708, 1.706, 1.703, 1.701, 1.699, 1.697 };
+	static const double t95[] = { 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+		2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+		2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042 };
+	static const double t99[] = { 63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355,
+		3.250, 3.169, 3.106, 3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
+		2.831, 2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750 };
+	const double *t = level >= 0.985 ? t99 : level >= 0.925 ? t95 : t90;
+	double z = level >= 0.985 ? 2.576 : level >= 0.925 ? 1.960 : 1.645;
+
+	if (df == 0)
+		return INFINITY;
+	return df <= 30 ? t[df - 1] : z;
+}
+
+static void mean_interval(const double *x, size_t n, double level, double *mean, double *lo,
+			  double *hi)
+{
+	double s = 0, ss = 0, half;
+
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	*mean = s / (double)n;
+	if (n < 2) {
+		*lo = *hi = *mean;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - *mean) * (x[i] - *mean);
+	half = ci_t_quantile(level, n - 1) * sqrt(ss / (double)(n - 1)) / sqrt((double)n);
+	*lo = *mean - half;
+	*hi = *mean + half;
+}
+
+/* ---- evaluation -------------------------------------------------------- */
+
+static const char *op_name(enum ci_op op)
+{
+	return op == CI_MAX ? "max" : op == CI_MIN ? "min" : "max-regress";
+}
+
+/* "cpi", or "cpi of process backend (1000)" */
+static char *where(const struct ci_outcome *o)
+{
+	if (o->scope == CI_SCOPE_RUN)
+		return xstrdup("the run");
+	if (o->scope == CI_SCOPE_PROCESS)
+		return xasprintf("process %s (%u)", o->row, o->pid);
+	return xasprintf("%s %s", ci_scope_name(o->scope), o->row);
+}
+
+static void set_message(struct ci_outcome *o, const char *fmt, ...) GX_PRINTF(2, 3);
+static void set_message(struct ci_outcome *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	free(o->message);
+	o->message = xvasprintf(fmt, ap);
+	va_end(ap);
+}
+
+/* The row of `scope` called like `want` in r, as a ci_row. */
+static int same_row(struct ci_result *r, const struct ci_row *want, struct ci_row *row,
+		    char **cause)
+{
+	if (want->scope == CI_SCOPE_RUN) {
+		memset(row, 0, sizeof(*row));
+		row->scope = CI_SCOPE_RUN;
+		row->name = "";
+		row->share = 1.0;
+		return 0;
+	}
+	return ci_result__find_row(r, want->scope, want->name, row, cause);
+}
+
+static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
+{
+	const struct ci_check *c = o->check;
+	char *w = where(o);
+	bool multi = o->nr_values > 1;
+	/* with several runs, a check fails only when the interval is past the limit */
+	double hi = multi ? o->hi : o->value, lo = multi ? o->lo : o->value;
+	double lim;
+	bool worse_up = true;
+	char base[96] = "", interval[96] = "";
+
+	if (multi)
+		snprintf(interval, sizeof(interval), " [%.4g, %.4g] %g%% CI over %zu runs", o->lo,
+			 o->hi, 100 * spec->confidence, o->nr_values);
+	if (o->has_baseline)
+		snprintf(base, sizeof(base), ", baseline %.4g (%+.1f%%)", o->baseline,
+			 o->baseline ? 100 * (o->value - o->baseline) / fabs(o->baseline) : 0.0);
+	switch (c->op) {
+	case CI_MAX:
+		lim = c->limit;
+		break;
+	case CI_MIN:
+		lim = c->limit;
+		worse_up = false;
+		break;
+	default:
+		worse_up = !ci_metric_higher_is_better(c->metric);
+		lim = c->percent ? fabs(o->baseline) * c->limit : c->limit;
+		lim = worse_up ? o->baseline + lim : o->baseline - lim;
+		break;
+	}
+	o->limit_value = lim;
+	if (worse_up ? lo > lim + CI_EPS * fabs(lim) : hi < lim - CI_EPS * fabs(lim))
+		o->status = CI_FAIL;
+	else
+		o->status = CI_PASS;
+	if (c->op == CI_MAX_REGRESS)
+		set_message(o, "%s of %s = %.4g%s%s; %s by at most %g%s from the baseline %.4g "
+			    "(limit %.4g)", c->metric, w, o->value, interval,
+			    o->status == CI_FAIL ? " regressed" : "", worse_up ? "up" : "down",
+			    c->percent ? 100 * c->limit : c->limit, c->percent ? "%" : "",
+			    o->baseline, lim);
+	else
+		set_message(o, "%s of %s = %.4g%s %s %s %.4g%s", c->metric, w, o->value, interval,
+			    o->status == CI_FAIL ? (worse_up ? ">" : "<") : (worse_up ? "<=" : ">="),
+			    op_name(c->op), c->limit, base);
+	if (o->status == CI_PASS && multi && (worse_up ? hi > lim : lo < lim))
+		set_message(o, "%s (inconclusive: the interval spans the limit; noise does not fail)",
+			    o->message);
+	free(w);
+}
+
+/* Evaluate one check on one row of every run. 0 or -EINVAL (usage). */
+static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_result *baseline,
+		    const struct ci_spec *spec, const struct ci_check *c, const struct ci_row *row,
+		    struct ci_outcome *o, char **cause)
+{
+	double *x = xcalloc(nr_runs, sizeof(double));
+	char *why = NULL, *w;
+	int err = 0;
+
+	o->check = c;
+	o->scope = row->scope;
+	o->row = xstrdup(row->name);
+	o->pid = row->pid;
+	o->value = o->lo = o->hi = o->baseline = o->limit_value = NAN;
+	if (row->file) {
+		o->file = xstrdup(row->file);
+		o->line = row->line;
+	}
+	w = where(o);
+	o->status = CI_SKIP;
+	for (size_t k = 0; k < nr_runs; k++) {
+		double rel = ci_result__reliability(runs[k], row->scope == CI_SCOPE_PROCESS ?
+							      row->pid : 0);
+		struct ci_row rk;
+
+		if (rel < spec->min_reliability) {
+			set_message(o, "cannot measure %s of %s: MUX reliability %.2f in %s is below "
+				    "--min-reliability %.2f", c->metric, w, rel,
+				    ci_result__path(runs[k]), spec->min_reliability);
+			goto out;
+		}
+		if (same_row(runs[k], row, &rk, &why) != 0) {
+			set_message(o, "cannot measure %s of %s: %s", c->metric, w, why);
+			goto out;
+		}
+		err = ci_result__metric(runs[k], &rk, c->metric, spec->min_samples, &x[k], &why);
+		if (err < 0) {
+			*cause = why;
+			why = NULL;
+			goto out;
+		}
+		if (err == CI_CANNOT_MEASURE) {
+			err = 0;
+			set_message(o, "cannot measure %s of %s: %s", c->metric, w, why);
+			goto out;
+		}
+		o->nr_values++;
+	}
+	if (baseline) {
+		struct ci_row rb;
+		int berr = same_row(baseline, row, &rb, &why);
+
+		if (!berr)
+			berr = ci_result__metric(baseline, &rb, c->metric, spec->min_samples,
+						 &o->baseline, &why);
+		if (berr < 0 && berr != -ENOENT) {
+			*cause = why;
+			why = NULL;
+			err = berr;
+			goto out;
+		}
+		if (berr == 0)
+			o->has_baseline = true;
+		else if (c->op == CI_MAX_REGRESS) {
+			set_message(o, "cannot measure %s of %s in the baseline %s: %s", c->metric,
+				    w, ci_result__path(baseline), why);
+			goto out;
+		}
+	}
+	mean_interval(x, nr_runs, spec->confidence, &o->value, &o->lo, &o->hi);
+	verdict(o, spec);
+out:
+	free(w);
+	free(why);
+	free(x);
+	return err;
+}
+
+/* The rows the spec names on r (the first run). */
+static int pick_rows(struct ci_result *r, const struct ci_spec *spec, struct ci_row **rows,
+		     size_t *nr, char **cause)
+{
+	size_t top = spec->top ? spec->top : 5;
+	int err;
+
+	if (spec->nr_names) {
+		*rows = xcalloc(spec->nr_names, sizeof(**rows));
+		for (size_t i = 0; i < spec->nr_names; i++) {
+			err = ci_result__find_row(r, spec->scope, spec->names[i], &(*rows)[i], cause);
+			if (err) {
+				free(*rows);
+				*rows = NULL;
+				return err;
+			}
+		}
+		*nr = spec->nr_names;
+		return 0;
+	}
+	err = ci_result__rows(r, spec->scope, rows, nr, cause);
+	if (!err && spec->scope != CI_SCOPE_RUN && *nr > top)
+		*nr = top;
+	return err;
+}
+
+int ci_check_run(struct ci_result *const *runs, size_t nr_runs, struct ci_result *baseline,
+		 const struct ci_spec *spec, struct ci_report *rep, char **cause)
+{
+	struct ci_row *rows = NULL;
+	struct timespec t0, t1;
+	size_t nr = 0;
+	int err;
+
+	memset(rep, 0, sizeof(*rep));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!nr_runs)
+		return gx_fail(cause, -EINVAL, "no result to check");
+	if (!spec->nr_checks)
+		return gx_fail(cause, -EINVAL, "nothing to check: give --max, --min or --max-regress");
+	for (size_t i = 0; i < spec->nr_checks; i++)
+		if (spec->checks[i].op == CI_MAX_REGRESS && !baseline)
+			return gx_fail(cause, -EINVAL, "--max-regress %s needs --baseline RESULT",
+				       spec->checks[i].metric);
+	err = pick_rows(runs[0], spec, &rows, &nr, cause);
+	if (err)
+		return err == -ENOENT ? -EINVAL : err;
+	rep->result = xstrdup(ci_result__path(runs[0]));
+	rep->baseline = baseline ? xstrdup(ci_result__path(baseline)) : NULL;
+	rep->nr_runs = nr_runs;
+	rep->outcomes = xcalloc(spec->nr_checks * nr + 1, sizeof(*rep->outcomes));
+	for (size_t i = 0; i < spec->nr_checks && !err; i++)
+		for (size_t j = 0; j < nr && !err; j++) {
+			struct ci_outcome *o = &rep->outcomes[rep->nr++];
+
+			err = eval_one(runs, nr_runs, baseline, spec, &spec->checks[i], &rows[j], o,
+				       cause);
+			if (!err) {
+				rep->nr_pass += o->status == CI_PASS;
+				rep->nr_fail += o->status == CI_FAIL;
+				rep->nr_skip += o->status == CI_SKIP;
+			}
+		}
+	free(rows);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	rep->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (err)
+		ci_report__exit(rep);
+	return err;
+}
+
+void ci_report__exit(struct ci_report *rep)
+{
+	for (size_t i = 0; i < rep->nr; i++) {
+		free(rep->outcomes[i].row);
+		free(rep->outcomes[i].file);
+		free(rep->outcomes[i].message);
+	}
+	free(rep->outcomes);
+	free(rep->result);
+	free(rep->baseline);
+	memset(rep, 0, sizeof(*rep));
+}
+
+int ci_report__exit_status(const struct ci_report *rep)
+{
+	return rep->nr_fail ? 1 : rep->nr_skip ? 77 : 0;
+}
+
+static const char *status_name(enum ci_status s)
+{
+	return s == CI_PASS ? "pass" : s == CI_FAIL ? "fail" : "skip";
+}
+
+void ci_report__text(const struct ci_report *rep, struct strbuf *out)
+{
+	for (size_t i = 0; i < rep->nr; i++) {
+		const struct ci_outcome *o = &rep->outcomes[i];
+
+		strbuf__addf(out, "%-4s  %s", o->status == CI_PASS ? "PASS" :
+			     o->status == CI_FAIL ? "FAIL" : "SKIP", o->message);
+		if (o->file && o->status == CI_FAIL)
+			strbuf__addf(out, " (hottest line %s:%u)", o->file, o->line);
+		strbuf__addstr(out, "\n");
+	}
+	strbuf__addf(out, "gexplore check %s: %zu passed, %zu failed, %zu cannot measure "
+		     "(%zu run%s%s%s)\n", rep->result, rep->nr_pass, rep->nr_fail, rep->nr_skip,
+		     rep->nr_runs, rep->nr_runs == 1 ? "" : "s",
+		     rep->baseline ? ", baseline " : "", rep->baseline ? rep->baseline : "");
+}
+
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+void ci_report__json(const struct ci_report *rep, struct strbuf *out)
+{
+	json_t *root = json_object(), *a = json_array();
+	char *s;
+
+	json_object_set_new(root, "schema", json_string(GX_CHECK_SCHEMA));
+	json_object_set_new(root, "result", json_string(rep->result));
+	json_object_set_new(root, "baseline", rep->baseline ? json_string(rep->baseline) :
+							      json_null());
+	json_object_set_new(root, "runs", json_integer((json_int_t)rep->nr_runs));
+	json_object_set_new(root, "status", json_string(rep->nr_fail ? "fail" :
+							 rep->nr_skip ? "skip" : "pass"));
+	json_object_set_new(root, "exit", json_integer(ci_report__exit_status(rep)));
+	json_object_set_new(root, "passed", json_integer((json_int_t)rep->nr_pass));
+	json_object_set_new(root, "failed", json_integer((json_int_t)rep->nr_fail));
+	json_object_set_new(root, "skipped", json_integer((json_int_t)rep->nr_skip));
+	for (size_t i = 0; i < rep->nr; i++) {
+		const struct ci_outcome *o = &rep->outcomes[i];
+		json_t *c = json_object();
+
+		json_object_set_new(c, "metric", json_string(o->check->metric));
+		json_object_set_new(c, "op", json_string(op_name(o->check->op)));
+		json_object_set_new(c, "limit", json_real(o->check->limit));
+		json_object_set_new(c, "relative", json_boolean(o->check->percent &&
+								o->check->op == CI_MAX_REGRESS));
+		json_object_set_new(c, "scope", json_string(ci_scope_name(o->scope)));
+		json_object_set_new(c, "row", json_string(o->row));
+		if (o->scope == CI_SCOPE_PROCESS)
+			json_object_set_new(c, "pid", json_integer(o->pid));
+		json_object_set_new(c, "status", json_string(status_name(o->status)));
+		json_object_set_new(c, "value", real_or_null(o->value));
+		json_object_set_new(c, "interval", o->nr_values > 1 ?
+				    json_pack("[o,o]", real_or_null(o->lo), real_or_null(o->hi)) :
+				    json_null());
+		json_object_set_new(c, "baseline", o->has_baseline ? real_or_null(o->baseline) :
+								     json_null());
+		json_object_set_new(c, "threshold", real_or_null(o->limit_value));
+		json_object_set_new(c, "file", o->file ? json_string(o->file) : json_null());
+		json_object_set_new(c, "line", o->file ? json_integer(o->line) : json_null());
+		json_object_set_new(c, "message", json_string(o->message ? o->message : ""));
+		json_array_append_new(a, c);
+	}
+	json_object_set_new(root, "checks", a);
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	strbuf__addstr(out, s);
+	strbuf__addstr(out, "\n");
+	free(s);
+	json_decref(root);
+}

@@ -1,0 +1,262 @@
+/*
+ * diff.c: two results side by side — for each scope (run, process, module,
+ * function where the profile has them) and metric, A, B and the change,
+ * biggest relative changes first. Rows are matched by name (a process by
+ * its comm, since pids differ between runs).
+ */
+#include "config.h"
+
+#include "report-ci.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Relative size of a change, for ordering: |b - a| / max(|a|, |b|); a row
+ * present on one side only counts as the largest change. */
+static double magnitude(const struct ci_diff_entry *e)
+{
+	double m;
+
+	if (isnan(e->a) != isnan(e->b))
+		return 2.0;
+	m = fmax(fabs(e->a), fabs(e->b));
+	return m > 0 ? fabs(e->b - e->a) / m : 0;
+}
+
+static int cmp_entry(const void *x, const void *y)
+{
+	const struct ci_diff_entry *p = x, *q = y;
+	double a = magnitude(p), b = magnitude(q);
+	int c;
+
+	if (a != b)
+		return a < b ? 1 : -1;
+	if (p->scope != q->scope)
+		return p->scope < q->scope ? -1 : 1;
+	c = strcmp(p->row, q->row);
+	return c ? c : strcmp(p->metric, q->metric);
+}
+
+static double value_of(struct ci_result *r, const struct ci_row *row, const char *metric,
+		       uint64_t min_samples, int *err, char **cause)
+{
+	double v = NAN;
+	char *why = NULL;
+	int e;
+
+	if (!row)
+		return NAN;
+	e = ci_result__metric(r, row, metric, min_samples, &v, &why);
+	if (e < 0 && !*err) {
+		*err = e;
+		*cause = why;
+		return NAN;
+	}
+	free(why);
+	return e ? NAN : v;
+}
+
+static const struct ci_row *find(const struct ci_row *rows, size_t nr, const char *name)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(rows[i].name, name))
+			return &rows[i];
+	return NULL;
+}
+
+static void add(struct ci_diff *d, size_t *cap, const struct ci_diff_entry *e)
+{
+	d->entries = xgrow(d->entries, cap, d->nr + 1, sizeof(*d->entries));
+	d->entries[d->nr++] = *e;
+}
+
+/* Compare one scope's rows (the hottest `limit` of each side). */
+static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope scope,
+		      const char *const *metrics, size_t limit, uint64_t min_samples,
+		      struct ci_diff *d, size_t *cap, char **cause)
+{
+	struct ci_row *ra = NULL, *rb = NULL;
+	size_t na = 0, nb = 0;
+	int err = 0;
+
+	if (ci_result__rows(a, scope, &ra, &na, cause) ||
+	    ci_result__rows(b, scope, &rb, &nb, cause)) {
+		free(ra);
+		free(rb);
+		free(*cause);
+		*cause = NULL;
+		return 0;	/* a scope this build cannot show: leave it out */
+	}
+	if (scope != CI_SCOPE_RUN) {
+		na = na > limit ? limit : na;
+		nb = nb > limit ? limit : nb;
+	}
+	for (size_t side = 0; side < 2 && !err; side++) {
+		const struct ci_row *rows = side ? rb : ra;
+		size_t n = side ? nb : na;
+
+		for (size_t i = 0; i < n && !err; i++) {
+			const struct ci_row *x = side ? find(ra, na, rows[i].name) : &rows[i];
+			const struct ci_row *y = side ? &rows[i] : find(rb, nb, rows[i].name);
+
+			if (side && x)
+				continue;	/* already compared from A */
+			for (const char *const *m = metrics; *m && !err; m++) {
+				struct ci_diff_entry e = { .scope = scope, .row = rows[i].name,
+							   .metric = *m };
+
+				e.a = value_of(a, x, *m, min_samples, &err, cause);
+				e.b = value_of(b, y, *m, min_samples, &err, cause);
+				if (isnan(e.a) && isnan(e.b))
+					continue;
+				e.delta = e.b - e.a;
+				e.rel = !isnan(e.a) && e.a != 0 ? e.delta / fabs(e.a) : NAN;
+				add(d, cap, &e);
+			}
+		}
+	}
+	free(ra);
+	free(rb);
+	return err;
+}
+
+int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_opts *o,
+		struct ci_diff *d, char **cause)
+{
+	static const enum ci_scope all[] = { CI_SCOPE_RUN, CI_SCOPE_PROCESS, CI_SCOPE_MODULE,
+					     CI_SCOPE_FUNCTION };
+	const enum ci_scope *scopes = o && o->nr_scopes ? o->scopes : all;
+	size_t nscopes = o && o->nr_scopes ? o->nr_scopes : ARRAY_SIZE(all), cap = 0;
+	const char *const *metrics = o && o->metrics ? o->metrics : ci_result__default_metrics(a);
+	size_t limit = o && o->limit ? o->limit : 20;
+	int err = 0;
+
+	memset(d, 0, sizeof(*d));
+	d->a = ci_result__path(a);
+	d->b = ci_result__path(b);
+	for (size_t s = 0; s < nscopes && !err; s++)
+		err = diff_scope(a, b, scopes[s], metrics, limit, o ? o->min_samples : 0, d, &cap,
+				 cause);
+	if (err) {
+		ci_diff__exit(d);
+		return err;
+	}
+	qsort(d->entries, d->nr, sizeof(*d->entries), cmp_entry);
+	return 0;
+}
+
+void ci_diff__exit(struct ci_diff *d)
+{
+	free(d->entries);
+	memset(d, 0, sizeof(*d));
+}
+
+static void num(struct strbuf *out, bool sign, double x)
+{
+	if (isnan(x))
+		strbuf__addf(out, "%10s ", "-");
+	else if (sign)
+		strbuf__addf(out, "%+10.4g ", x);
+	else
+		strbuf__addf(out, "%10.4g ", x);
+}
+
+static const char *row_label(const struct ci_diff_entry *e)
+{
+	return e->scope == CI_SCOPE_RUN ? "(whole run)" : e->row;
+}
+
+void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit)
+{
+	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", d->a, d->b);
+	strbuf__addf(out, "%-8s %-20s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
+		     "delta", "change", "row");
+	for (size_t i = 0; i < d->nr && (!limit || i < limit); i++) {
+		const struct ci_diff_entry *e = &d->entries[i];
+
+		strbuf__addf(out, "%-8s %-20s ", ci_scope_name(e->scope), e->metric);
+		num(out, false, e->a);
+		num(out, false, e->b);
+		num(out, true, e->delta);
+		if (isnan(e->rel))
+			strbuf__addf(out, "%8s ", isnan(e->a) ? "new" : isnan(e->b) ? "gone" : "-");
+		else
+			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
+		strbuf__addf(out, " %s\n", row_label(e));
+	}
+	if (limit && d->nr > limit)
+		strbuf__addf(out, "(%zu more; --limit 0 shows all)\n", d->nr - limit);
+}
+
+static json_t *real_or_null(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+void ci_diff__json(const struct ci_diff *d, struct strbuf *out)
+{
+	json_t *root = json_object(), *a = json_array();
+	char *s;
+
+	json_object_set_new(root, "schema", json_string(GX_DIFF_SCHEMA));
+	json_object_set_new(root, "a", json_string(d->a));
+	json_object_set_new(root, "b", json_string(d->b));
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct ci_diff_entry *e = &d->entries[i];
+
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o}",
+						   "scope", ci_scope_name(e->scope), "row", e->row,
+						   "metric", e->metric, "a", real_or_null(e->a),
+						   "b", real_or_null(e->b),
+						   "delta", real_or_null(e->delta),
+						   "change", real_or_null(e->rel)));
+	}
+	json_object_set_new(root, "entries", a);
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	strbuf__addstr(out, s);
+	strbuf__addstr(out, "\n");
+	free(s);
+	json_decref(root);
+}
+
+static void csv_field(struct strbuf *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		strbuf__addstr(out, s);
+		return;
+	}
+	strbuf__addstr(out, "\"");
+	for (; *s; s++)
+		strbuf__addstr(out, *s == '"' ? "\"\"" : (char[2]){ *s, 0 });
+	strbuf__addstr(out, "\"");
+}
+
+static void csv_num(struct strbuf *out, double x)
+{
+	if (isfinite(x))
+		strbuf__addf(out, ",%.10g", x);
+	else
+		strbuf__addstr(out, ",");
+}
+
+void ci_diff__csv(const struct ci_diff *d, struct strbuf *out)
+{
+	strbuf__addstr(out, "scope,row,metric,a,b,delta,change\n");
+	for (size_t i = 0; i < d->nr; i++) {
+		const struct ci_diff_entry *e = &d->entries[i];
+
+		strbuf__addf(out, "%s,", ci_scope_name(e->scope));
+		csv_field(out, e->row);
+		strbuf__addstr(out, ",");
+		csv_field(out, e->metric);
+		csv_num(out, e->a);
+		csv_num(out, e->b);
+		csv_num(out, e->delta);
+		csv_num(out, e->rel);
+		strbuf__addstr(out, "\n");
+	}
+}

@@ -1,0 +1,147 @@
+/*
+ * junit.c: check outcomes in the formats CI systems read — JUnit XML (the
+ * subset GitLab and Jenkins parse: testsuites/testsuite/testcase with
+ * failure and skipped children; tests/junit.xsd is the schema the tests
+ * validate against) and GitHub Actions workflow commands.
+ */
+#include "config.h"
+
+#include "report-ci.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void xml_escape(struct strbuf *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		switch (c) {
+		case '&': strbuf__addstr(out, "&amp;"); break;
+		case '<': strbuf__addstr(out, "&lt;"); break;
+		case '>': strbuf__addstr(out, "&gt;"); break;
+		case '"': strbuf__addstr(out, "&quot;"); break;
+		case '\'': strbuf__addstr(out, "&apos;"); break;
+		case '\n': strbuf__addstr(out, "&#10;"); break;
+		case '\t': strbuf__addstr(out, "&#9;"); break;
+		default:
+			/* XML 1.0 has no other control characters */
+			if (c < 0x20)
+				strbuf__addstr(out, "?");
+			else
+				strbuf__add(out, s, 1);
+		}
+	}
+}
+
+static const char *op_word(enum ci_op op)
+{
+	return op == CI_MAX ? "max" : op == CI_MIN ? "min" : "max-regress";
+}
+
+/* "cpi max 1.2 [process backend (1000)]" */
+static char *case_name(const struct ci_outcome *o)
+{
+	const struct ci_check *c = o->check;
+	char lim[48];
+
+	snprintf(lim, sizeof(lim), "%g%s", c->percent ? 100 * c->limit : c->limit,
+		 c->percent ? "%" : "");
+	if (o->scope == CI_SCOPE_RUN)
+		return xasprintf("%s %s %s [run]", c->metric, op_word(c->op), lim);
+	if (o->scope == CI_SCOPE_PROCESS)
+		return xasprintf("%s %s %s [process %s (%u)]", c->metric, op_word(c->op), lim,
+				 o->row, o->pid);
+	return xasprintf("%s %s %s [%s %s]", c->metric, op_word(c->op), lim,
+			 ci_scope_name(o->scope), o->row);
+}
+
+void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
+{
+	strbuf__addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	strbuf__addf(out, "<testsuites name=\"gexplore check\" tests=\"%zu\" failures=\"%zu\" "
+		     "errors=\"0\" skipped=\"%zu\" time=\"%.3f\">\n", rep->nr, rep->nr_fail,
+		     rep->nr_skip, rep->seconds);
+	strbuf__addstr(out, "  <testsuite name=\"");
+	xml_escape(out, rep->result);
+	strbuf__addf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
+		     "time=\"%.3f\">\n", rep->nr, rep->nr_fail, rep->nr_skip, rep->seconds);
+	for (size_t i = 0; i < rep->nr; i++) {
+		const struct ci_outcome *o = &rep->outcomes[i];
+		char *name = case_name(o);
+
+		strbuf__addstr(out, "    <testcase name=\"");
+		xml_escape(out, name);
+		strbuf__addf(out, "\" classname=\"gexplore.check.%s\"", ci_scope_name(o->scope));
+		if (o->file) {
+			strbuf__addstr(out, " file=\"");
+			xml_escape(out, o->file);
+			strbuf__addf(out, "\" line=\"%u\"", o->line);
+		}
+		strbuf__addf(out, " time=\"%.3f\"", rep->nr ? rep->seconds / (double)rep->nr : 0);
+		if (o->status == CI_PASS) {
+			strbuf__addstr(out, "/>\n");
+		} else if (o->status == CI_FAIL) {
+			strbuf__addstr(out, ">\n      <failure type=\"threshold\" message=\"");
+			xml_escape(out, o->message);
+			strbuf__addstr(out, "\">");
+			strbuf__addf(out, "metric: %s&#10;value: %.6g&#10;limit: %.6g",
+				     o->check->metric, o->value, o->limit_value);
+			if (o->nr_values > 1)
+				strbuf__addf(out, "&#10;interval: [%.6g, %.6g] over %zu runs", o->lo,
+					     o->hi, o->nr_values);
+			if (o->has_baseline)
+				strbuf__addf(out, "&#10;baseline: %.6g", o->baseline);
+			if (o->file)
+				strbuf__addf(out, "&#10;hottest line: %s:%u", o->file, o->line);
+			strbuf__addstr(out, "</failure>\n    </testcase>\n");
+		} else {
+			strbuf__addstr(out, ">\n      <skipped message=\"");
+			xml_escape(out, o->message);
+			strbuf__addstr(out, "\"/>\n    </testcase>\n");
+		}
+		free(name);
+	}
+	strbuf__addstr(out, "  </testsuite>\n</testsuites>\n");
+}
+
+/* Workflow command escaping: data escapes % CR LF; property values also
+ * ':' and ','. */
+static void gh_escape(struct strbuf *out, const char *s, bool property)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			strbuf__addstr(out, "%25");
+		else if (*s == '\r')
+			strbuf__addstr(out, "%0D");
+		else if (*s == '\n')
+			strbuf__addstr(out, "%0A");
+		else if (property && *s == ':')
+			strbuf__addstr(out, "%3A");
+		else if (property && *s == ',')
+			strbuf__addstr(out, "%2C");
+		else
+			strbuf__add(out, s, 1);
+	}
+}
+
+void ci_report__github(const struct ci_report *rep, struct strbuf *out)
+{
+	for (size_t i = 0; i < rep->nr; i++) {
+		const struct ci_outcome *o = &rep->outcomes[i];
+
+		if (o->status == CI_PASS)
+			continue;
+		strbuf__addstr(out, o->status == CI_FAIL ? "::error " : "::warning ");
+		if (o->file && o->status == CI_FAIL) {
+			strbuf__addstr(out, "file=");
+			gh_escape(out, o->file, true);
+			strbuf__addf(out, ",line=%u,", o->line ? o->line : 1);
+		}
+		strbuf__addstr(out, "title=gexplore check::");
+		gh_escape(out, o->message, false);
+		strbuf__addstr(out, "\n");
+	}
+}

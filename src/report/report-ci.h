@@ -1,0 +1,284 @@
+/*
+ * report-ci: the views of a result that other programs consume — checks
+ * (thresholds for CI, `gexplore check`), comparisons of two results
+ * (`gexplore diff`), JUnit XML and GitHub annotations, and the pprof export.
+ *
+ * Everything is built in memory (strings, structs) for src/cmd to print or
+ * write; nothing here prints or exits. Errors are negative codes with a
+ * message in *cause (caller frees).
+ *
+ * The unit all of them share is a `struct ci_result`: a result (directory or
+ * perf.data file) read once into a profile, with its meta.json, its top-down
+ * model and the mapping of its recorded events to the model's, so any metric
+ * can be evaluated on the whole run or on one row (process, module,
+ * function).
+ */
+#ifndef GX_REPORT_CI_H
+#define GX_REPORT_CI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdata/perfdata.h"
+#include "profile/profile.h"
+#include "util/util.h"
+
+#define GX_CHECK_SCHEMA "gexplore-check 1"
+#define GX_DIFF_SCHEMA "gexplore-diff 1"
+
+/* ======================================================================
+ * A result opened for evaluation (ci-result.c)
+ * ==================================================================== */
+
+struct ci_result;
+
+struct ci_open_opts {
+	const char *cpu;	/* top-down model instead of the recorded one, or NULL */
+	int smt;		/* enum td_smt; 0 = from the recording */
+};
+
+/*
+ * Resolve `arg` (result directory, perf.data file, or NULL for the newest
+ * gxNNN in `parent`), read meta.json when there is one, process every
+ * record into a profile and load the top-down model. A missing model (or
+ * none of its events recorded) is not an error: metrics of the model are
+ * then "cannot measure". On success *out owns everything until
+ * ci_result__delete(). Errors: bad argument or unreadable data, with
+ * *cause.
+ */
+int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
+		    const struct ci_open_opts *o, char **cause);
+void ci_result__delete(struct ci_result *r);
+
+/* The directory (or file) the result was read from. Owned by r. */
+const char *ci_result__path(const struct ci_result *r);
+/* The top-down model's id ("skl", "generic"), or NULL when none loaded. */
+const char *ci_result__model(const struct ci_result *r);
+/* Borrowed parts, valid as long as r. meta may be NULL (bare perf.data). */
+struct profile *ci_result__profile(const struct ci_result *r);
+struct perf_reader *ci_result__reader(const struct ci_result *r);
+const struct gx_meta *ci_result__meta(const struct ci_result *r);
+/* Index of the reference event (cycles, else the first event). */
+size_t ci_result__ref_event(const struct ci_result *r);
+
+/*
+ * MUX reliability of the whole run (pid 0) or of a process, from
+ * meta.json's "mux" section: 1.0 when the section or the value is absent
+ * (nothing was multiplexed by gexplore, or an older recording).
+ */
+double ci_result__reliability(const struct ci_result *r, uint32_t pid);
+
+/* Scopes a metric is evaluated on. */
+enum ci_scope {
+	CI_SCOPE_RUN,
+	CI_SCOPE_PROCESS,
+	CI_SCOPE_MODULE,
+	CI_SCOPE_FUNCTION,
+	CI_SCOPE_NR_,
+};
+const char *ci_scope_name(enum ci_scope s);	/* "run", "process", ... */
+
+struct ci_row {
+	enum ci_scope scope;
+	const char *name;	/* "" for the run; comm; module path; function */
+	uint32_t pid;		/* process rows */
+	const struct profile_row *prow;	/* NULL for the run */
+	double share;		/* of the reference event's samples (run: 1) */
+	const char *file;	/* functions: hottest source line, or NULL */
+	uint32_t line;
+};
+
+/*
+ * The rows of a scope, hottest first by the reference event (the run has
+ * one row). *rows is allocated (caller frees the array only; rows point
+ * into r). GX_E_NOTSUP with *cause when this build's profile has no rows
+ * of that scope.
+ */
+int ci_result__rows(struct ci_result *r, enum ci_scope scope, struct ci_row **rows,
+		    size_t *nr, char **cause);
+
+/* The row of a scope named `name` (process comm, module path or basename,
+ * function), or -ENOENT. Fills *row. */
+int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *name,
+			struct ci_row *row, char **cause);
+
+/* Return values of ci_result__metric() besides 0 and negative errors. */
+#define CI_CANNOT_MEASURE 1
+
+/*
+ * Evaluate `metric` on a row: a node of the model (case-insensitive:
+ * "Backend_Bound", "cpi"), CPI or IPC (also from cycles/instructions when
+ * the model has no such node), an event ("cycles") or a ratio of two
+ * events ("branch-misses/branches"); events are named as recorded or by
+ * the model's ids. Returns 0 with *value, CI_CANNOT_MEASURE with the
+ * reason in *cause (no PMU, events missing, fewer than min_samples samples
+ * of the events it needs), or -EINVAL with *cause when the name means
+ * nothing (a usage error).
+ */
+int ci_result__metric(struct ci_result *r, const struct ci_row *row, const char *metric,
+		      uint64_t min_samples, double *value, char **cause);
+
+/* Whether a higher value of metric is better (IPC, Retiring): regressions
+ * are then drops. */
+bool ci_metric_higher_is_better(const char *metric);
+
+/*
+ * The metrics diff shows by default for this result: CPI, IPC and the
+ * level-1 nodes when the model's events were recorded; always "share"
+ * (the row's share of the reference event's samples). NULL-terminated,
+ * borrowed from r.
+ */
+const char *const *ci_result__default_metrics(struct ci_result *r);
+
+/* ======================================================================
+ * Checks (check.c)
+ * ==================================================================== */
+
+enum ci_op {
+	CI_MAX,			/* value <= limit */
+	CI_MIN,			/* value >= limit */
+	CI_MAX_REGRESS,		/* worse than the baseline by at most limit */
+};
+
+enum ci_status { CI_PASS, CI_FAIL, CI_SKIP };
+
+struct ci_check {
+	enum ci_op op;
+	char *metric;
+	double limit;
+	bool percent;		/* MAX_REGRESS: limit is relative (5% -> 0.05) */
+};
+
+struct ci_spec {
+	struct ci_check *checks;
+	size_t nr_checks;
+	enum ci_scope scope;		/* where the checks apply */
+	char **names;			/* explicit rows of the scope (--function NAME ...) */
+	size_t nr_names;
+	size_t top;			/* else the N hottest rows (0: every row) */
+	uint64_t min_samples;		/* per row; default 20 */
+	double min_reliability;		/* MUX floor; default 0.7 */
+	double confidence;		/* --repeat interval level; default 0.95 */
+};
+
+void ci_spec__init(struct ci_spec *s);
+void ci_spec__exit(struct ci_spec *s);
+/*
+ * Add one threshold: op and "METRIC=VALUE" ("cpi=1.2", "Backend_Bound=40%",
+ * "cpi=5%" for CI_MAX_REGRESS, or an absolute delta "cpi=0.1"). Percent
+ * limits of CI_MAX/CI_MIN on fraction metrics are divided by 100. -EINVAL
+ * with *cause on a malformed argument.
+ */
+int ci_spec__add(struct ci_spec *s, enum ci_op op, const char *arg, char **cause);
+
+/* One evaluated check on one row. */
+struct ci_outcome {
+	const struct ci_check *check;	/* borrowed from the spec */
+	enum ci_scope scope;
+	char *row;			/* row name ("" for the run) */
+	uint32_t pid;
+	char *file;			/* hottest line of a function row, or NULL */
+	uint32_t line;
+	enum ci_status status;
+	double value;			/* mean over runs; NAN when skipped */
+	size_t nr_values;		/* runs measured */
+	double lo, hi;			/* confidence interval (nr_values > 1), else value */
+	bool has_baseline;
+	double baseline;		/* the baseline's value */
+	double limit_value;		/* the absolute limit the value was held to */
+	char *message;			/* one line: why it failed or was skipped, or the verdict */
+};
+
+struct ci_report {
+	char *result;			/* first result's path */
+	char *baseline;			/* or NULL */
+	size_t nr_runs;
+	struct ci_outcome *outcomes;
+	size_t nr;
+	size_t nr_pass, nr_fail, nr_skip;
+	double seconds;			/* wall time of the evaluation */
+};
+
+/*
+ * Evaluate spec on the results runs[0..nr_runs) (one, or several recordings
+ * of the same command: values are averaged and a confidence interval is
+ * computed, and a check fails only when the whole interval is past the
+ * limit), against baseline (may be NULL; required for CI_MAX_REGRESS).
+ * Rows are chosen on runs[0]. Fills *rep (free with ci_report__exit).
+ * Negative only for usage errors (unknown metric, MAX_REGRESS without a
+ * baseline, no such --function) with *cause.
+ */
+int ci_check_run(struct ci_result *const *runs, size_t nr_runs, struct ci_result *baseline,
+		 const struct ci_spec *spec, struct ci_report *rep, char **cause);
+void ci_report__exit(struct ci_report *rep);
+
+/* The exit status for a report: 1 when anything failed, else 77 when
+ * anything could not be measured, else 0. */
+int ci_report__exit_status(const struct ci_report *rep);
+
+/* Text: one line per outcome and a summary line. */
+void ci_report__text(const struct ci_report *rep, struct strbuf *out);
+/* JSON (schema GX_CHECK_SCHEMA, in gexplore-check(1)), pretty, newline. */
+void ci_report__json(const struct ci_report *rep, struct strbuf *out);
+
+/* junit.c: JUnit XML (one testsuite, one testcase per check x row) and
+ * GitHub workflow commands (::error / ::warning lines). */
+void ci_report__junit(const struct ci_report *rep, struct strbuf *out);
+void ci_report__github(const struct ci_report *rep, struct strbuf *out);
+
+/* The two-sided Student t quantile for `level` (0.95) and df degrees of
+ * freedom (table for 0.90/0.95/0.99; normal beyond 30). */
+double ci_t_quantile(double level, size_t df);
+
+/* ======================================================================
+ * Comparison of two results (diff.c)
+ * ==================================================================== */
+
+struct ci_diff_opts {
+	enum ci_scope scopes[CI_SCOPE_NR_];	/* scopes to compare, in order */
+	size_t nr_scopes;
+	const char *const *metrics;	/* NULL: ci_result__default_metrics of A */
+	size_t limit;			/* rows per scope from each side (hottest); 0 = 20 */
+	uint64_t min_samples;		/* rows with fewer reference samples skipped */
+};
+
+struct ci_diff_entry {
+	enum ci_scope scope;
+	const char *row;		/* borrowed from A or B */
+	const char *metric;
+	double a, b;			/* NAN when absent or not measurable */
+	double delta;			/* b - a, NAN when either is absent */
+	double rel;			/* delta / |a|, NAN when a is 0 or absent */
+};
+
+struct ci_diff {
+	struct ci_diff_entry *entries;	/* biggest changes first */
+	size_t nr;
+	const char *a, *b;		/* result paths, borrowed */
+};
+
+/* Compare A and B. Fills *d (free with ci_diff__exit). -EINVAL for an
+ * unknown metric. Entries borrow strings from a and b: keep them open. */
+int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_opts *o,
+		struct ci_diff *d, char **cause);
+void ci_diff__exit(struct ci_diff *d);
+void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit);
+void ci_diff__json(const struct ci_diff *d, struct strbuf *out);
+void ci_diff__csv(const struct ci_diff *d, struct strbuf *out);
+
+/* ======================================================================
+ * pprof export (pprof.c)
+ * ==================================================================== */
+
+/*
+ * Write the samples of the result at `arg` as a gzip-compressed pprof
+ * profile.proto to `path` ("-" = stdout is the caller's business: path is
+ * a file): one sample type per recorded event (value = summed periods,
+ * plus a "samples" count per event), one location per distinct address
+ * with its inline frames (innermost first), mappings with build-ids.
+ * GX_E_NOTSUP when this build has no protobuf-c/zlib.
+ */
+int ci_pprof_write(const char *arg, const char *parent, const char *path, char **cause);
+
+#endif /* GX_REPORT_CI_H */
