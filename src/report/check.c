@@ -132,11 +132,13 @@ static void set_message(struct ci_outcome *o, const char *fmt, ...) GX_PRINTF(2,
 static void set_message(struct ci_outcome *o, const char *fmt, ...)
 {
 	va_list ap;
+	char *m;
 
 	va_start(ap, fmt);
-	free(o->message);
-	o->message = xvasprintf(fmt, ap);
+	m = xvasprintf(fmt, ap);	/* fmt's arguments may include the old message */
 	va_end(ap);
+	free(o->message);
+	o->message = m;
 }
 
 /* The row of `scope` called like `want` in r, as a ci_row. */
@@ -230,20 +232,23 @@ static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_res
 							      row->pid : 0);
 		struct ci_row rk;
 
-		if (rel < spec->min_reliability) {
-			set_message(o, "cannot measure %s of %s: MUX reliability %.2f in %s is below "
-				    "--min-reliability %.2f", c->metric, w, rel,
-				    ci_result__path(runs[k]), spec->min_reliability);
-			goto out;
-		}
 		if (same_row(runs[k], row, &rk, &why) != 0) {
 			set_message(o, "cannot measure %s of %s: %s", c->metric, w, why);
 			goto out;
 		}
+		/* the metric first: a name that means nothing is a usage error
+		 * whatever the data */
 		err = ci_result__metric(runs[k], &rk, c->metric, spec->min_samples, &x[k], &why);
 		if (err < 0) {
 			*cause = why;
 			why = NULL;
+			goto out;
+		}
+		if (rel < spec->min_reliability) {
+			err = 0;
+			set_message(o, "cannot measure %s of %s: MUX reliability %.2f in %s is below "
+				    "--min-reliability %.2f", c->metric, w, rel,
+				    ci_result__path(runs[k]), spec->min_reliability);
 			goto out;
 		}
 		if (err == CI_CANNOT_MEASURE) {

@@ -602,6 +602,8 @@ int ci_result__metric(struct ci_result *r, const struct ci_row *row, const char 
 	if (known_event_name(r, metric)) {
 		err = event_value(r, row, metric, &a, &sa, cause);
 		if (!err)
+			err = few_samples(r, row, sa, min_samples, cause);
+		if (!err)
 			*value = a;
 		return err;
 	}

@@ -1,0 +1,129 @@
+#!/bin/bash
+# gexplore check: thresholds pass (0), fail (1), cannot measure (77) and
+# usage errors (2) on synthetic Skylake results with known counts, on a real
+# perf recording with cycles and instructions, and on a live cpu-clock-only
+# recording; the JUnit, GitHub and JSON outputs.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent"
+GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
+X="$GX_BIN"
+
+# skl INST: CPI = 1e9 / INST; Backend_Bound 0.43, Frontend_Bound 0.10 (see
+# topdown-synth.sh for the arithmetic); 100 samples per event.
+gen() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 backend
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY $2
+IDQ_UOPS_NOT_DELIVERED.CORE 400000000
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES 20000000
+SPEC
+}
+rc() { "$@" >out 2>err; echo $?; }
+
+gen skl 800000000 && ok 0 "synthetic skl result, CPI 1.25" || ok 1 "synthetic skl result"
+is "$(rc "$X" check skl --max cpi=1.2)" 1 "--max cpi=1.2 fails on CPI 1.25"
+check "the failure names value and limit" grep -q 'cpi of the run = 1.25 > max 1.2' out
+is "$(rc "$X" check skl --max cpi=1.3)" 0 "--max cpi=1.3 passes"
+is "$(rc "$X" check skl --max CPI=1.25)" 0 "a value at the limit passes (names are case-insensitive)"
+is "$(rc "$X" check skl --min ipc=0.8 --min ipc=0.79)" 0 "--min ipc=0.8 passes on IPC 0.8"
+is "$(rc "$X" check skl --min ipc=0.85)" 1 "--min ipc=0.85 fails"
+is "$(rc "$X" check skl --max Backend_Bound=0.4)" 1 "--max Backend_Bound=0.4 fails on 0.43"
+is "$(rc "$X" check skl --max Backend_Bound=45%)" 0 "--max Backend_Bound=45% passes"
+is "$(rc "$X" check skl --max cpi=1.3 --max backend_bound=0.4)" 1 "one violated check fails the run"
+is "$(rc "$X" check skl --process backend --max cpi=1.2)" 1 "per process: fails"
+check "per process: the row is named" grep -q 'process backend (1000)' out
+is "$(rc "$X" check skl --module wl-spin --max cpi=1.3)" 0 "per module by basename: passes"
+is "$(rc "$X" check skl --min 'INST_RETIRED.ANY/CPU_CLK_UNHALTED.THREAD=0.8')" 0 \
+	"event ratio by model event names"
+is "$(rc "$X" check skl --max branch-misses/branches=0.1)" 77 "ratio of events not recorded: cannot measure"
+check "... says which event is missing" grep -q "no 'branch-misses' event" out
+
+# baseline: the result's CPI is 10% above the baseline's (1.25 vs 1.1364)
+gen base 880000000 >/dev/null
+is "$(rc "$X" check skl --baseline base --max-regress cpi=5%)" 1 "CPI 10% above the baseline: --max-regress cpi=5% fails"
+check "... with the baseline in the message" grep -q 'baseline 1.136' out
+is "$(rc "$X" check skl --baseline base --max-regress cpi=15%)" 0 "--max-regress cpi=15% passes"
+is "$(rc "$X" check skl --baseline base --max-regress ipc=5%)" 1 "IPC dropped 9%: a regression for higher-is-better"
+is "$(rc "$X" check base --baseline skl --max-regress cpi=1%)" 0 "an improvement is no regression"
+is "$(rc "$X" check skl --baseline base --max-regress cpi=0.2)" 0 "absolute delta limit"
+
+# several runs of one command: mean and interval; noise alone does not fail
+gen r1 900000000 >/dev/null; gen r2 800000000 >/dev/null; gen r3 700000000 >/dev/null
+is "$(rc "$X" check r1 r2 r3 --max cpi=1.2)" 0 "3 noisy runs, mean CPI 1.26, interval spans 1.2: pass"
+check "the interval is printed" grep -qE '\[[0-9.]+, [0-9.]+\] 95% CI over 3 runs' out
+check "... and called inconclusive" grep -q inconclusive out
+is "$(rc "$X" check skl skl skl --max cpi=1.2)" 1 "3 identical runs above the limit: fail"
+
+# cannot measure: too few samples, a metric the model lacks, MUX reliability
+is "$(rc "$X" check skl --process backend --min-samples 1000 --max cpi=2)" 77 "too few samples: 77"
+check "... with the reason" grep -q 'too few samples' out
+is "$(rc "$X" check skl --cpu generic --max Backend_Bound=0.5)" 77 "a metric the model has not: 77"
+jq '. + {mux: {mode: "gexplore", reliability: 0.5, rows: []}}' skl/meta.json >m && cp m skl/meta.json
+is "$(rc "$X" check skl --max cpi=2)" 77 "MUX reliability 0.5 below the default floor 0.7: 77"
+check "... with the reason" grep -q 'MUX reliability 0.50' out
+is "$(rc "$X" check skl --max cpi=2 --min-reliability 0.4)" 0 "--min-reliability 0.4 accepts it"
+
+# usage and input errors: 2
+is "$(rc "$X" check skl --max nonsense=1)" 2 "unknown metric: 2"
+is "$(rc "$X" check skl --max cpi)" 2 "malformed threshold: 2"
+is "$(rc "$X" check skl --max-regress cpi=5%)" 2 "--max-regress without --baseline: 2"
+is "$(rc "$X" check no-such-result --max cpi=1)" 2 "missing result: 2"
+is "$(rc "$X" check skl)" 2 "no check given: 2"
+is "$(rc "$X" check skl --process nobody --max cpi=1)" 2 "no such process: 2"
+
+# outputs
+gen skl 800000000 >/dev/null 2>&1 || { rm -rf skl; gen skl 800000000; }
+"$X" check skl --json --max cpi=1.2 --max cpi=1.3 >c.json
+is "$(jq -r '.status, .exit, .checks[0].value, .checks[0].status, .checks[1].status' c.json | tr '\n' ' ')" \
+	"fail 1 1.25 fail pass " "--json: status, exit, values"
+"$X" check skl --baseline base --junit j.xml --max cpi=1.2 --max-regress cpi=50% --max nope/cycles=1 >/dev/null
+if command -v xmllint >/dev/null; then
+	check "--junit validates against the JUnit subset GitLab/Jenkins read" \
+		xmllint --noout --schema "$GX_SRCDIR/tests/junit.xsd" j.xml
+	is "$(xmllint --xpath 'count(//testcase)' j.xml)" 3 "one testcase per check x row"
+	is "$(xmllint --xpath 'string(/testsuites/@failures)' j.xml)" 1 "failures counted"
+	is "$(xmllint --xpath 'string(/testsuites/@skipped)' j.xml)" 1 "skipped counted"
+	check "failure message has value, limit and baseline" sh -c \
+		"xmllint --xpath 'string(//failure/@message)' j.xml | grep -q '1.25 > max 1.2, baseline 1.136'"
+else
+	skip 5 "xmllint is absent"
+fi
+"$X" check skl --github --max cpi=1.2 --max nope/cycles=1 >gh
+is "$(grep -c '^::' gh)" 2 "--github: one annotation per failed or skipped check"
+check "--github: an error line in workflow-command syntax" \
+	grep -qE '^::error( file=[^,:]+,line=[0-9]+,)? ?title=gexplore check::cpi of the run = 1\.25 > max 1\.2' gh
+check "--github: a skip is a warning" grep -qE '^::warning title=gexplore check::cannot measure' gh
+check "--github: no raw newline or % in the message" sh -c "! grep -E '^::.*%[^0-9A-F]' gh"
+
+# a real recording with cycles and instructions
+F="$GX_FIXTURES/quipper-busy.1-3.4.perf.data"
+if [ -f "$F" ]; then
+	is "$(rc "$X" check "$F" --max cpi=100)" 0 "quipper-busy: CPI is computable, passes a loose limit"
+	is "$(rc "$X" check "$F" --max cpi=0.01)" 1 "quipper-busy: fails a tight one"
+	is "$(rc "$X" check "$F" --min ipc=0.01 --max cycles/instructions=100)" 0 "quipper-busy: IPC and a ratio"
+else
+	skip 3 "fixture $F is absent"
+fi
+
+# live, cpu-clock only (no PMU here, or forced): CPI cannot be measured
+if can_sample; then
+	"$X" record -q -o live -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+	is "$(rc "$X" check live --max cpi=1.2)" 77 "cpu-clock-only recording: CPI is 77"
+	check "... and says why" grep -q 'CPI needs the cycles and instructions counters' out
+	is "$(rc "$X" check live --max cpu-clock=1e15)" 0 "cpu-clock itself can be checked"
+	is "$(rc "$X" record -q -o rec2 -e cpu-clock --check '--max cpi=1.2' -- "$WL/wl-spin" 20)" 77 \
+		"record --check: the check's status"
+	is "$(rc "$X" record -q -o rec3 -e cpu-clock --check '--max cpu-clock=1' -- "$WL/wl-spin" 20)" 1 \
+		"record --check: a violated check fails the recording command"
+	is "$(rc "$X" check --repeat 3 --record '-e cpu-clock' --max cpu-clock=1e15 -- "$WL/wl-spin" 20)" 0 \
+		"check --repeat 3 -- CMD records three runs and passes"
+	check "... printing the interval" grep -q '95% CI over 3 runs' out
+else
+	skip 7 "cannot sample cpu-clock here"
+fi
+done_testing

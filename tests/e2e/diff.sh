@@ -1,0 +1,45 @@
+#!/bin/bash
+# gexplore diff: per scope and metric, A, B and the change, biggest first;
+# the two newest results by default; --json and --csv.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent"
+GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
+X="$GX_BIN"
+
+gen() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 backend
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY $2
+IDQ_UOPS_NOT_DELIVERED.CORE $3
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES 20000000
+SPEC
+}
+# A: CPI 1.25, FE .10; B: CPI 1.0 (-20%), FE .20 (+100%)
+gen gx001 800000000 400000000 && gen gx002 1000000000 800000000
+ok $? "two synthetic results"
+"$X" diff --json >d.json 2>err
+ok $? "diff with no arguments"
+is "$(jq -r '.a + " " + .b' d.json)" "gx001 gx002" "defaults: the two newest results, older first"
+val() { jq -r --arg s "$1" --arg m "$2" '.entries[] | select(.scope == $s and .metric == $m) | .'"$3"' * 10000 | round / 10000' d.json | head -1; }
+is "$(val run CPI a)" 1.25 "run CPI in A"
+is "$(val run CPI b)" 1 "run CPI in B"
+is "$(val run CPI delta)" -0.25 "run CPI delta"
+is "$(val run CPI change)" -0.2 "run CPI relative change"
+is "$(val process Frontend_Bound change)" 1 "per process: Frontend_Bound doubled"
+is "$(jq -r '.entries[0].metric' d.json)" Frontend_Bound "the biggest change comes first"
+"$X" diff --csv gx001 gx002 >d.csv
+is "$(head -1 d.csv)" "scope,row,metric,a,b,delta,change" "--csv header"
+check "--csv: the run's CPI row" grep -qE '^run,,CPI,1\.25,1,-0\.25,-0\.2$' d.csv
+"$X" diff gx001 gx002 >d.txt
+check "text: a table with the change in %" grep -qE '^run +CPI +1\.25 +1 +-0\.25 +-20\.0%' d.txt
+"$X" diff --metric cpi --scope run --json gx001 gx002 >one.json
+is "$(jq -r '.entries | length' one.json)" 1 "--metric and --scope narrow it"
+"$X" diff --metric nonsense gx001 gx002 >/dev/null 2>&1
+is $? 2 "unknown metric: 2"
+mkdir lone && cd lone && { "$X" diff >/dev/null 2>&1; is $? 2 "fewer than two results: 2"; cd ..; }
+done_testing
