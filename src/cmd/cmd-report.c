@@ -16,6 +16,7 @@
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "report/report.h"
+#include "report/report-ci.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
@@ -119,6 +120,42 @@ out:
 	return ret;
 }
 
+/*
+ * --format FMT [-o FILE]: the exports. pprof is written by src/report's
+ * exporter; the text formats are the report's own renderers, sent to FILE.
+ */
+static int report_format(const char *input, const char *format, const char *output,
+			 struct report_cmd_opts *o)
+{
+	char *cause = NULL;
+	int err;
+
+	if (!strcmp(format, "pprof")) {
+		if (!output) {
+			cmd_error("--format pprof writes a binary file: name it with -o FILE");
+			return GX_EXIT_USAGE;
+		}
+		err = ci_pprof_write(input, ".", output, &cause);
+		if (err) {
+			cmd_error("%s", cause);
+			free(cause);
+			return err == GX_E_NOTSUP ? GX_EXIT_FAIL : GX_EXIT_USAGE;
+		}
+		return GX_EXIT_OK;
+	}
+	if (!strcmp(format, "json"))
+		o->json = true;
+	else if (strcmp(format, "text")) {
+		cmd_error("--format: '%s' is not pprof, json or text", format);
+		return GX_EXIT_USAGE;
+	}
+	if (output && strcmp(output, "-") && !freopen(output, "w", stdout)) {
+		cmd_error("%s: %s", output, strerror(errno));
+		return GX_EXIT_USAGE;
+	}
+	return report_print(input, ".", o);
+}
+
 static int cmd_report_exec(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -130,17 +167,25 @@ static int cmd_report_exec(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "smt", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_cmd_opts o = { .r = { .limit = 10 } };
-	const char *input = NULL;
+	const char *input = NULL, *format = NULL, *output = NULL;
 	char *end;
 	int c;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+i:s:o:h", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'F':	/* --format pprof|json|text|folded|csv (gexplore-report(1)) */
+			format = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
 		case 'i':
 			input = optarg;
 			break;
@@ -190,13 +235,15 @@ static int cmd_report_exec(int argc, char **argv)
 			return cmd_usage(&cmd_report_entry);
 		input = argv[optind];
 	}
+	if (format || output)
+		return report_format(input, format ? format : "text", output, &o);
 	return report_print(input, ".", &o);
 }
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
 	.usage = "report [--json] [--limit N] [--percent-limit P] [--sort EVENT] [--cpu MODEL] [--smt on|off]\n"
-		 "                [RESULT | -i FILE]",
+		 "                [--format pprof|json|text -o FILE] [RESULT | -i FILE]",
 	.summary = "print a result: events, processes, threads and modules",
 	.exec = cmd_report_exec,
 };

@@ -1,0 +1,691 @@
+/*
+ * pprof.c: export a result as a pprof profile (gzip-compressed
+ * profile.proto), the format Parca, Pyroscope and Grafana ingest.
+ *
+ * The samples are walked once with a small process/mapping tracker of our
+ * own (MMAP/MMAP2, FORK, COMM exec), every address symbolized through
+ * src/symbolize, and identical (process, stack) pairs folded into one
+ * sample carrying one value per recorded event (summed periods). Each
+ * distinct (mapping, address) is a location whose lines are its inline
+ * chain, innermost first; each distinct mapped file range a mapping with
+ * its build-id. Frame-pointer call chains are used when recorded; DWARF
+ * stacks are not unwound here (the sampled address alone is kept).
+ *
+ * Encoding goes through protobuf-c's generated code and zlib's gzip
+ * stream: no hand-written wire format.
+ */
+#include "config.h"
+
+#include "report-ci.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_PPROF
+
+#include <sys/utsname.h>
+#include <zlib.h>
+
+#include "report/profile.pb-c.h"
+#include "symbolize/symbolize.h"
+
+#define MAX_FRAMES 128
+#define KERNEL_START 0xffff800000000000ULL
+
+struct pmap {
+	uint64_t start, end, pgoff;
+	struct sym_dso *dso;
+	uint32_t file;		/* string index */
+	uint32_t build_id;	/* string index (hex), 0 when unknown */
+	uint64_t mapping;	/* pprof mapping id, 0 until used */
+};
+
+struct pproc {
+	uint32_t pid;
+	uint32_t comm;		/* string index */
+	struct pmap *maps;	/* newest last; lookups go newest first */
+	size_t nr, cap;
+};
+
+/* A table of records deduplicated by content: hash -> index + 1. */
+struct dedup {
+	struct u64map idx;
+};
+
+struct ploc {
+	uint64_t mapping, address;
+	const struct sym_result *res;
+};
+
+struct pfunc {
+	uint32_t name, file;
+};
+
+struct psample {
+	uint32_t pid, comm;
+	size_t nlocs, off;	/* into exp.stacks */
+	int64_t *values;
+};
+
+struct pmapping {
+	uint64_t start, end, pgoff;
+	uint32_t file, build_id;
+	bool lines;
+};
+
+struct exporter {
+	struct pd_tool tool;		/* first */
+	struct perf_reader *reader;
+	const struct pd_env *env;
+	struct sym_session *sym;
+	size_t nr_events;
+	struct strtab strs;		/* pprof's string_table; id 0 = "" */
+	struct pproc *procs;
+	size_t nr_procs, procs_cap;
+	struct u64map proc_idx;		/* pid -> index + 1 */
+	struct pmapping *mappings;
+	size_t nr_mappings, mappings_cap;
+	struct dedup mapping_idx;
+	uint64_t kernel_mapping;
+	struct ploc *locs;
+	size_t nr_locs, locs_cap;
+	struct dedup loc_idx;
+	struct pfunc *funcs;
+	size_t nr_funcs, funcs_cap;
+	struct dedup func_idx;
+	struct psample *samples;
+	size_t nr_samples, samples_cap;
+	struct dedup sample_idx;
+	uint64_t *stacks;		/* location ids of every sample, back to back */
+	size_t nr_stacks, stacks_cap;
+	uint64_t first_time, last_time;
+};
+
+/* ---- dedup tables ------------------------------------------------------ */
+
+typedef bool (*dedup_eq_fn)(const struct exporter *x, size_t idx, const void *key);
+
+/* Index of the record equal to key, or (size_t)-1 after reserving its slot
+ * for `next` (the caller then appends it). */
+static size_t dedup__find(struct dedup *d, const struct exporter *x, uint64_t hash,
+			  const void *key, dedup_eq_fn eq, size_t next)
+{
+	for (uint64_t h = hash & ~(1ULL << 63);; h = (h * 31 + 7) & ~(1ULL << 63)) {
+		uint64_t *v = u64map__findnew(&d->idx, h, 0);
+
+		if (!*v) {
+			*v = next + 1;
+			return (size_t)-1;
+		}
+		if (eq(x, (size_t)(*v - 1), key))
+			return (size_t)(*v - 1);
+	}
+}
+
+/* ---- processes and mappings --------------------------------------------- */
+
+static struct pproc *proc_findnew(struct exporter *x, uint32_t pid)
+{
+	uint64_t *v = u64map__findnew(&x->proc_idx, pid, 0);
+
+	if (!*v) {
+		x->procs = xgrow(x->procs, &x->procs_cap, x->nr_procs + 1, sizeof(*x->procs));
+		memset(&x->procs[x->nr_procs], 0, sizeof(x->procs[0]));
+		x->procs[x->nr_procs].pid = pid;
+		*v = ++x->nr_procs;
+	}
+	return &x->procs[*v - 1];
+}
+
+static void hex(char *out, const uint8_t *id, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * n] = 0;
+}
+
+static int on_mmap(struct pd_tool *t, const struct pd_mmap *m)
+{
+	struct exporter *x = (struct exporter *)t;
+	const uint8_t *bid = NULL;
+	size_t bid_size = 0;
+	struct pproc *p;
+	struct pmap *e;
+	char bhex[41] = "";
+
+	if (m->pid == UINT32_MAX || !m->len)	/* kernel maps: kernel ips resolve by address */
+		return 0;
+	if (m->has_build_id) {
+		bid = m->build_id;
+		bid_size = m->build_id_size > 20 ? 20 : m->build_id_size;
+	} else {
+		for (size_t i = 0; i < x->env->nr_build_ids; i++)
+			if (x->env->build_ids[i].filename &&
+			    !strcmp(x->env->build_ids[i].filename, m->filename)) {
+				bid = x->env->build_ids[i].id;
+				bid_size = x->env->build_ids[i].size > 20 ? 20 :
+					   x->env->build_ids[i].size;
+				break;
+			}
+	}
+	if (bid_size)
+		hex(bhex, bid, bid_size);
+	p = proc_findnew(x, m->pid);
+	p->maps = xgrow(p->maps, &p->cap, p->nr + 1, sizeof(*p->maps));
+	e = &p->maps[p->nr++];
+	e->start = m->start;
+	e->end = m->start + m->len;
+	e->pgoff = m->pgoff;
+	e->dso = sym_session__dso(x->sym, m->filename, bid, bid_size);
+	e->file = strtab__intern(&x->strs, m->filename);
+	e->build_id = bhex[0] ? strtab__intern(&x->strs, bhex) : 0;
+	e->mapping = 0;
+	return 0;
+}
+
+static int on_comm(struct pd_tool *t, const struct pd_comm *c)
+{
+	struct exporter *x = (struct exporter *)t;
+	struct pproc *p = proc_findnew(x, c->pid);
+
+	if (c->exec && c->pid == c->tid)
+		p->nr = 0;	/* a new program: a new address space */
+	if (c->pid == c->tid || !p->comm)
+		p->comm = strtab__intern(&x->strs, c->comm);
+	return 0;
+}
+
+static int on_fork(struct pd_tool *t, const struct pd_task *f)
+{
+	struct exporter *x = (struct exporter *)t;
+	struct pproc *child, *parent;
+	size_t pi;
+
+	if (f->pid == f->ppid)	/* a new thread shares its process's maps */
+		return 0;
+	parent = proc_findnew(x, f->ppid);
+	pi = (size_t)(parent - x->procs);
+	child = proc_findnew(x, f->pid);	/* may move x->procs */
+	parent = &x->procs[pi];
+	if (child->nr || child == parent)
+		return 0;
+	child->comm = parent->comm;
+	child->cap = child->nr = parent->nr;
+	child->maps = xcalloc(parent->nr + 1, sizeof(*child->maps));
+	memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
+	for (size_t i = 0; i < child->nr; i++)
+		child->maps[i].mapping = 0;
+	return 0;
+}
+
+static bool mapping_eq(const struct exporter *x, size_t i, const void *key)
+{
+	const struct pmapping *a = &x->mappings[i], *b = key;
+
+	return a->start == b->start && a->end == b->end && a->pgoff == b->pgoff &&
+	       a->file == b->file && a->build_id == b->build_id;
+}
+
+static uint64_t mapping_of(struct exporter *x, const struct pmapping *m)
+{
+	uint64_t h = gx_hash(m, offsetof(struct pmapping, lines));
+	size_t i = dedup__find(&x->mapping_idx, x, h, m, mapping_eq, x->nr_mappings);
+
+	if (i != (size_t)-1)
+		return i + 1;
+	x->mappings = xgrow(x->mappings, &x->mappings_cap, x->nr_mappings + 1,
+			    sizeof(*x->mappings));
+	x->mappings[x->nr_mappings++] = *m;
+	return x->nr_mappings;
+}
+
+/* ---- locations and samples ---------------------------------------------- */
+
+static bool loc_eq(const struct exporter *x, size_t i, const void *key)
+{
+	const struct ploc *a = &x->locs[i], *b = key;
+
+	return a->mapping == b->mapping && a->address == b->address;
+}
+
+/* The location id of an address (ip - 1 for callers) of process p. */
+static uint64_t location_of(struct exporter *x, struct pproc *p, uint64_t addr, bool kernel)
+{
+	struct ploc l = { 0 };
+	uint64_t h;
+	size_t i;
+
+	if (kernel || addr >= KERNEL_START) {
+		if (!x->kernel_mapping) {
+			struct pmapping km = { .start = KERNEL_START, .end = UINT64_MAX,
+					       .file = strtab__intern(&x->strs, "[kernel.kallsyms]") };
+
+			x->kernel_mapping = mapping_of(x, &km);
+		}
+		l.mapping = x->kernel_mapping;
+		l.address = addr;
+	} else {
+		struct pmap *m = NULL;
+
+		for (size_t k = p ? p->nr : 0; k-- > 0;)
+			if (addr >= p->maps[k].start && addr < p->maps[k].end) {
+				m = &p->maps[k];
+				break;
+			}
+		if (m && !m->mapping) {
+			struct pmapping pm = { .start = m->start, .end = m->end, .pgoff = m->pgoff,
+					       .file = m->file, .build_id = m->build_id };
+
+			m->mapping = mapping_of(x, &pm);
+		}
+		l.mapping = m ? m->mapping : 0;
+		l.address = addr;
+		h = gx_hash(&l, 2 * sizeof(uint64_t));
+		i = dedup__find(&x->loc_idx, x, h, &l, loc_eq, x->nr_locs);
+		if (i != (size_t)-1)
+			return i + 1;
+		l.res = m ? sym_session__lookup(x->sym, m->dso, sym_map_offset(addr, m->start,
+									      m->pgoff))
+			  : sym_session__lookup(x->sym, NULL, addr);
+		goto add;
+	}
+	h = gx_hash(&l, 2 * sizeof(uint64_t));
+	i = dedup__find(&x->loc_idx, x, h, &l, loc_eq, x->nr_locs);
+	if (i != (size_t)-1)
+		return i + 1;
+	l.res = sym_session__lookup_kernel(x->sym, addr);
+add:
+	if (l.mapping && !(l.res->flags & SYM_F_NO_LINES))
+		x->mappings[l.mapping - 1].lines = true;
+	x->locs = xgrow(x->locs, &x->locs_cap, x->nr_locs + 1, sizeof(*x->locs));
+	x->locs[x->nr_locs++] = l;
+	return x->nr_locs;
+}
+
+struct sample_key {
+	uint32_t pid, comm;
+	size_t n;
+	const uint64_t *ids;
+};
+
+static bool sample_eq(const struct exporter *x, size_t i, const void *key)
+{
+	const struct psample *s = &x->samples[i];
+	const struct sample_key *k = key;
+
+	return s->pid == k->pid && s->comm == k->comm && s->nlocs == k->n &&
+	       !memcmp(x->stacks + s->off, k->ids, k->n * sizeof(uint64_t));
+}
+
+static int on_sample(struct pd_tool *t, const struct pd_sample *s)
+{
+	struct exporter *x = (struct exporter *)t;
+	struct pproc *p = proc_findnew(x, s->pid);
+	uint64_t ids[MAX_FRAMES];
+	struct sample_key k = { .pid = s->pid, .comm = p->comm, .ids = ids };
+	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	size_t i, pi = (size_t)(p - x->procs);
+	uint64_t h;
+
+	if (s->evsel >= x->nr_events)
+		return 0;
+	if (s->time) {
+		if (!x->first_time || s->time < x->first_time)
+			x->first_time = s->time;
+		if (s->time > x->last_time)
+			x->last_time = s->time;
+	}
+	if (s->nr_callchain) {
+		for (uint64_t c = 0; c < s->nr_callchain && k.n < MAX_FRAMES; c++) {
+			uint64_t ip = s->callchain[c];
+
+			if (ip >= PERF_CONTEXT_MAX) {
+				kernel = ip == PERF_CONTEXT_KERNEL;
+				continue;
+			}
+			/* callers: the call instruction, not the return address */
+			ids[k.n] = location_of(x, &x->procs[pi], k.n ? ip - 1 : ip, kernel);
+			k.n++;
+		}
+	}
+	if (!k.n)
+		ids[k.n++] = location_of(x, &x->procs[pi], s->ip, kernel);
+	p = &x->procs[pi];
+	h = gx_hash(ids, k.n * sizeof(uint64_t)) ^ ((uint64_t)s->pid << 32 | p->comm);
+	i = dedup__find(&x->sample_idx, x, h, &k, sample_eq, x->nr_samples);
+	if (i == (size_t)-1) {
+		struct psample *ns;
+
+		x->samples = xgrow(x->samples, &x->samples_cap, x->nr_samples + 1,
+				   sizeof(*x->samples));
+		ns = &x->samples[x->nr_samples];
+		ns->pid = s->pid;
+		ns->comm = p->comm;
+		ns->nlocs = k.n;
+		x->stacks = xgrow(x->stacks, &x->stacks_cap, x->nr_stacks + k.n, sizeof(uint64_t));
+		ns->off = x->nr_stacks;
+		memcpy(x->stacks + x->nr_stacks, ids, k.n * sizeof(uint64_t));
+		x->nr_stacks += k.n;
+		ns->values = xcalloc(x->nr_events, sizeof(int64_t));
+		i = x->nr_samples++;
+	}
+	x->samples[i].values[s->evsel] += (int64_t)(s->period ? s->period : 1);
+	return 0;
+}
+
+/* ---- functions ---------------------------------------------------------- */
+
+static bool func_eq(const struct exporter *x, size_t i, const void *key)
+{
+	const struct pfunc *a = &x->funcs[i], *b = key;
+
+	return a->name == b->name && a->file == b->file;
+}
+
+static uint64_t function_of(struct exporter *x, const char *name, const char *file)
+{
+	struct pfunc f = { strtab__intern(&x->strs, name), strtab__intern(&x->strs, file) };
+	size_t i = dedup__find(&x->func_idx, x, gx_hash(&f, sizeof(f)), &f, func_eq, x->nr_funcs);
+
+	if (i != (size_t)-1)
+		return i + 1;
+	x->funcs = xgrow(x->funcs, &x->funcs_cap, x->nr_funcs + 1, sizeof(*x->funcs));
+	x->funcs[x->nr_funcs++] = f;
+	return x->nr_funcs;
+}
+
+/* ---- encoding ------------------------------------------------------------ */
+
+static bool time_event(const struct pd_evsel *e)
+{
+	return e->attr.type == PERF_TYPE_SOFTWARE &&
+	       (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
+		e->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+}
+
+static int gzip_write(const char *path, const uint8_t *buf, size_t len, char **cause)
+{
+	z_stream zs;
+	uint8_t out[65536];
+	FILE *f = fopen(path, "wb");
+	int zr, err = 0;
+
+	if (!f)
+		return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	memset(&zs, 0, sizeof(zs));
+	/* windowBits 15 + 16: a gzip stream, as pprof readers expect */
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		fclose(f);
+		return gx_fail(cause, -ENOMEM, "zlib: cannot start a gzip stream");
+	}
+	zs.next_in = (Bytef *)buf;
+	zs.avail_in = (uInt)len;
+	do {
+		zs.next_out = out;
+		zs.avail_out = sizeof(out);
+		zr = deflate(&zs, Z_FINISH);
+		if (zr == Z_STREAM_ERROR ||
+		    fwrite(out, 1, sizeof(out) - zs.avail_out, f) != sizeof(out) - zs.avail_out) {
+			err = gx_fail(cause, -EIO, "%s: %s", path, strerror(errno ? errno : EIO));
+			break;
+		}
+	} while (zr != Z_STREAM_END);
+	deflateEnd(&zs);
+	if (fclose(f) != 0 && !err)
+		err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	return err;
+}
+
+static int encode(struct exporter *x, const char *path, char **cause)
+{
+	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
+	Perftools__Profiles__ValueType *vt, period_type;
+	Perftools__Profiles__Sample *sm, **smp;
+	Perftools__Profiles__Label *lb, **lbp;
+	Perftools__Profiles__Mapping *mp, **mpp;
+	Perftools__Profiles__Location *lc, **lcp;
+	Perftools__Profiles__Line *ln, **lnp;
+	Perftools__Profiles__Function *fn, **fnp;
+	Perftools__Profiles__ValueType **vtp;
+	size_t nlines = 0, len, e_count = x->nr_events;
+	uint32_t s_pid, s_comm, s_count, s_ns;
+	uint8_t *buf;
+	int err;
+
+	s_pid = strtab__intern(&x->strs, "pid");
+	s_comm = strtab__intern(&x->strs, "comm");
+	s_count = strtab__intern(&x->strs, "count");
+	s_ns = strtab__intern(&x->strs, "nanoseconds");
+
+	/* sample types: one per event */
+	vt = xcalloc(e_count + 1, sizeof(*vt));
+	vtp = xcalloc(e_count + 1, sizeof(*vtp));
+	for (size_t i = 0; i < e_count; i++) {
+		const struct pd_evsel *e = perf_reader__evsel(x->reader, i);
+		char nm[32];
+
+		perftools__profiles__value_type__init(&vt[i]);
+		if (!e->name)
+			snprintf(nm, sizeof(nm), "event%zu", i);
+		vt[i].type = strtab__intern(&x->strs, e->name ? e->name : nm);
+		vt[i].unit = time_event(e) ? s_ns : s_count;
+		vtp[i] = &vt[i];
+	}
+	prof.n_sample_type = e_count;
+	prof.sample_type = vtp;
+	perftools__profiles__value_type__init(&period_type);
+	if (e_count) {
+		const struct pd_evsel *e0 = perf_reader__evsel(x->reader, 0);
+
+		period_type = vt[0];
+		prof.period_type = &period_type;
+		prof.period = e0->attr.freq ? 0 : (int64_t)e0->attr.sample_period;
+	}
+
+	/* samples with pid and comm labels */
+	sm = xcalloc(x->nr_samples + 1, sizeof(*sm));
+	smp = xcalloc(x->nr_samples + 1, sizeof(*smp));
+	lb = xcalloc(2 * x->nr_samples + 1, sizeof(*lb));
+	lbp = xcalloc(2 * x->nr_samples + 1, sizeof(*lbp));
+	for (size_t i = 0; i < x->nr_samples; i++) {
+		const struct psample *s = &x->samples[i];
+
+		perftools__profiles__sample__init(&sm[i]);
+		sm[i].n_location_id = s->nlocs;
+		sm[i].location_id = x->stacks + s->off;
+		sm[i].n_value = e_count;
+		sm[i].value = s->values;
+		perftools__profiles__label__init(&lb[2 * i]);
+		perftools__profiles__label__init(&lb[2 * i + 1]);
+		lb[2 * i].key = s_pid;
+		lb[2 * i].num = s->pid;
+		lb[2 * i + 1].key = s_comm;
+		lb[2 * i + 1].str = s->comm;
+		lbp[2 * i] = &lb[2 * i];
+		lbp[2 * i + 1] = &lb[2 * i + 1];
+		sm[i].n_label = s->comm ? 2 : 1;
+		sm[i].label = &lbp[2 * i];
+		smp[i] = &sm[i];
+	}
+	prof.n_sample = x->nr_samples;
+	prof.sample = smp;
+
+	/* locations: lines are the inline chain, innermost first */
+	for (size_t i = 0; i < x->nr_locs; i++)
+		nlines += x->locs[i].res->nr_frames;
+	lc = xcalloc(x->nr_locs + 1, sizeof(*lc));
+	lcp = xcalloc(x->nr_locs + 1, sizeof(*lcp));
+	ln = xcalloc(nlines + 1, sizeof(*ln));
+	lnp = xcalloc(nlines + 1, sizeof(*lnp));
+	nlines = 0;
+	for (size_t i = 0; i < x->nr_locs; i++) {
+		const struct ploc *l = &x->locs[i];
+
+		perftools__profiles__location__init(&lc[i]);
+		lc[i].id = i + 1;
+		lc[i].mapping_id = l->mapping;
+		lc[i].address = l->address;
+		lc[i].n_line = l->res->nr_frames;
+		lc[i].line = &lnp[nlines];
+		for (uint32_t k = 0; k < l->res->nr_frames; k++) {
+			const struct sym_frame *f = &l->res->frames[k];
+
+			perftools__profiles__line__init(&ln[nlines]);
+			ln[nlines].function_id = function_of(x, f->function ?
+							     sym_session__str(x->sym, f->function) :
+							     "[unknown]",
+							     sym_session__str(x->sym, f->file));
+			ln[nlines].line = f->line;
+			lnp[nlines] = &ln[nlines];
+			nlines++;
+		}
+		lcp[i] = &lc[i];
+	}
+	prof.n_location = x->nr_locs;
+	prof.location = lcp;
+
+	fn = xcalloc(x->nr_funcs + 1, sizeof(*fn));
+	fnp = xcalloc(x->nr_funcs + 1, sizeof(*fnp));
+	for (size_t i = 0; i < x->nr_funcs; i++) {
+		perftools__profiles__function__init(&fn[i]);
+		fn[i].id = i + 1;
+		fn[i].name = fn[i].system_name = x->funcs[i].name;
+		fn[i].filename = x->funcs[i].file;
+		fnp[i] = &fn[i];
+	}
+	prof.n_function = x->nr_funcs;
+	prof.function = fnp;
+
+	mp = xcalloc(x->nr_mappings + 1, sizeof(*mp));
+	mpp = xcalloc(x->nr_mappings + 1, sizeof(*mpp));
+	for (size_t i = 0; i < x->nr_mappings; i++) {
+		const struct pmapping *m = &x->mappings[i];
+
+		perftools__profiles__mapping__init(&mp[i]);
+		mp[i].id = i + 1;
+		mp[i].memory_start = m->start;
+		mp[i].memory_limit = m->end;
+		mp[i].file_offset = m->pgoff;
+		mp[i].filename = m->file;
+		mp[i].build_id = m->build_id;
+		mp[i].has_functions = true;
+		mp[i].has_filenames = mp[i].has_line_numbers = m->lines;
+		mp[i].has_inline_frames = m->lines;
+		mpp[i] = &mp[i];
+	}
+	prof.n_mapping = x->nr_mappings;
+	prof.mapping = mpp;
+
+	prof.n_string_table = x->strs.nr;
+	prof.string_table = x->strs.strs;
+	if (x->last_time > x->first_time)
+		prof.duration_nanos = (int64_t)(x->last_time - x->first_time);
+
+	len = perftools__profiles__profile__get_packed_size(&prof);
+	buf = xmalloc(len + 1);
+	perftools__profiles__profile__pack(&prof, buf);
+	err = gzip_write(path, buf, len, cause);
+
+	free(buf);
+	free(mp);
+	free(mpp);
+	free(fn);
+	free(fnp);
+	free(ln);
+	free(lnp);
+	free(lc);
+	free(lcp);
+	free(lb);
+	free(lbp);
+	free(sm);
+	free(smp);
+	free(vt);
+	free(vtp);
+	return err;
+}
+
+/* Was the recording made on this machine and kernel? Only then may kernel
+ * addresses resolve through the local /proc/kallsyms. */
+static bool env_is_local(const struct pd_env *env)
+{
+	struct utsname u;
+
+	return env->hostname && env->osrelease && uname(&u) == 0 &&
+	       !strcmp(u.nodename, env->hostname) && !strcmp(u.release, env->osrelease);
+}
+
+int ci_pprof_write(const char *arg, const char *parent, const char *path, char **cause)
+{
+	struct exporter x;
+	struct sym_options so = { 0 };
+	char *dir = NULL, *data = NULL;
+	int err;
+
+	memset(&x, 0, sizeof(x));
+	x.tool.sample = on_sample;
+	x.tool.mmap = on_mmap;
+	x.tool.comm = on_comm;
+	x.tool.fork = on_fork;
+	strtab__init(&x.strs);
+	strtab__intern(&x.strs, "");	/* string_table[0] must be "" */
+	u64map__init(&x.proc_idx);
+	u64map__init(&x.mapping_idx.idx);
+	u64map__init(&x.loc_idx.idx);
+	u64map__init(&x.func_idx.idx);
+	u64map__init(&x.sample_idx.idx);
+	err = gx_result__resolve(arg, parent, &dir, &data, cause);
+	if (err)
+		goto out;
+	err = perf_reader__open(&x.reader, data, PD_ORDERED, cause);
+	if (err)
+		goto out;
+	x.env = perf_reader__env(x.reader);
+	x.nr_events = perf_reader__nr_evsels(x.reader);
+	so.local = env_is_local(x.env);
+	err = sym_session__new(&x.sym, &so, cause);
+	if (err)
+		goto out;
+	err = perf_reader__process(x.reader, &x.tool, cause);
+	if (err)
+		goto out;
+	err = encode(&x, path, cause);
+out:
+	for (size_t i = 0; i < x.nr_procs; i++)
+		free(x.procs[i].maps);
+	free(x.procs);
+	for (size_t i = 0; i < x.nr_samples; i++)
+		free(x.samples[i].values);
+	free(x.samples);
+	free(x.stacks);
+	free(x.locs);
+	free(x.funcs);
+	free(x.mappings);
+	u64map__exit(&x.proc_idx);
+	u64map__exit(&x.mapping_idx.idx);
+	u64map__exit(&x.loc_idx.idx);
+	u64map__exit(&x.func_idx.idx);
+	u64map__exit(&x.sample_idx.idx);
+	sym_session__delete(x.sym);
+	perf_reader__delete(x.reader);
+	strtab__exit(&x.strs);
+	free(dir);
+	free(data);
+	return err;
+}
+
+#else /* !HAVE_PPROF */
+
+int ci_pprof_write(const char *arg, const char *parent, const char *path, char **cause)
+{
+	(void)arg;
+	(void)parent;
+	(void)path;
+	return gx_fail(cause, GX_E_NOTSUP, "this gexplore was built without protobuf-c and zlib: "
+			"no pprof export (install libprotobuf-c-dev, protobuf-c-compiler and "
+			"zlib1g-dev, then rebuild)");
+}
+
+#endif /* HAVE_PPROF */

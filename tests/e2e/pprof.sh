@@ -1,0 +1,77 @@
+#!/bin/bash
+# gexplore report --format pprof: a gzip-compressed profile.proto, decoded
+# here by an independent reader (the pprof-format npm package, installed
+# into the build tree when npm can reach its registry; skipped otherwise).
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent"
+X="$GX_BIN"
+GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
+
+"$X" version --build-options 2>/dev/null | grep -q 'pprof=yes' ||
+	skip_all "this build has no pprof export (protobuf-c/zlib absent)"
+
+# the decoder: pprof-format in $GX_BUILDDIR/tests/npm (installed once)
+NPMDIR="$GX_BUILDDIR/tests/npm"
+if [ -z "${NODE:-}" ] || ! command -v "$NODE" >/dev/null; then NODE=$(command -v node || true); fi
+if [ -n "$NODE" ] && [ ! -d "$NPMDIR/node_modules/pprof-format" ] && command -v "${NPM:-npm}" >/dev/null; then
+	mkdir -p "$NPMDIR"
+	timeout 120 "${NPM:-npm}" install --silent --no-audit --no-fund --prefix "$NPMDIR" pprof-format@2 \
+		>/dev/null 2>&1 || diag "npm could not install pprof-format"
+fi
+[ -n "$NODE" ] && [ -d "$NPMDIR/node_modules/pprof-format" ] ||
+	skip_all "no independent pprof decoder (node and the pprof-format npm package)"
+export PPROF_FORMAT="$NPMDIR/node_modules/pprof-format"
+decode() { "$NODE" "$GX_SRCDIR/tests/e2e/pprof-decode.js" "$1"; }
+
+# synthetic Skylake result: one sample type per event, totals exact
+"$GEN" -o skl -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt off
+process 1000 backend
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+process 2000 other
+CPU_CLK_UNHALTED.THREAD 500000000
+SPEC
+"$X" report --format pprof -o skl.pb.gz skl 2>err
+ok $? "synthetic: exported"
+is "$(od -An -tx1 -N2 skl.pb.gz | tr -d ' ')" 1f8b "gzip-compressed"
+decode skl.pb.gz >skl.json
+ok $? "pprof-format decodes it"
+is "$(jq -r '.string0 | length' skl.json)" 0 'string_table[0] is ""'
+is "$(jq -c .types skl.json)" '["CPU_CLK_UNHALTED.THREAD/count","INST_RETIRED.ANY/count"]' "one sample type per event"
+is "$(jq -c .totals skl.json)" '[1500000000,800000000]' "values: the summed periods of each event"
+is "$(jq -r '.labels | sort | join(",")' skl.json)" "comm,pid" "samples carry pid and comm labels"
+is "$(jq -r '[.mappings[].file] | unique | join(",")' skl.json)" "$WL/wl-spin" "the mapping names the binary"
+check "locations resolve to the workload's functions" sh -c "jq -r '.stacks[]' skl.json | grep -qE 'hot_inner|hot_outer|main|spin'"
+
+"$X" report --format pprof skl >/dev/null 2>&1
+is $? 2 "--format pprof without -o: usage error"
+"$X" report --format nonsense -o x skl >/dev/null 2>&1
+is $? 2 "unknown format: usage error"
+"$X" report --format json -o r.json skl && jq -e .topdown r.json >/dev/null
+ok $? "--format json -o FILE writes the JSON report"
+
+# live recordings: call chains, inline frames, build-ids
+if can_sample; then
+	"$X" record -q -o spin -e cpu-clock -g -- "$WL/wl-spin" 150 >/dev/null 2>&1
+	"$X" report --format pprof -o spin.pb.gz spin && decode spin.pb.gz >spin.json
+	ok $? "live -g recording: exported and decoded"
+	is "$(jq -c .types spin.json)" '["cpu-clock/nanoseconds"]' "cpu-clock is in nanoseconds"
+	check "stacks leaf first: the hot functions, called from main" \
+		sh -c "jq -r '.stacks[]' spin.json | grep -qE '^hot_(inner|outer);(.*;)?main'"
+	bid=$(jq -r --arg f "$WL/wl-spin" '.mappings[] | select(.file == $f) | .build_id' spin.json | head -1)
+	if command -v readelf >/dev/null; then
+		want=$(readelf -n "$WL/wl-spin" | sed -n 's/.*Build ID: *//p')
+		is "$bid" "$want" "the binary's mapping carries its GNU build-id"
+	else
+		check "the binary's mapping carries a build-id" test -n "$bid"
+	fi
+	"$X" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 300000000 >/dev/null 2>&1
+	"$X" report --format pprof -o inl.pb.gz inl && decode inl.pb.gz >inl.json
+	check "inline frames: hot_inner inlined into outer is one location, innermost first" \
+		sh -c "jq -r '.inline[] | join(\" \")' inl.json | grep -qE '^hot_inner:[0-9]+ outer:[0-9]+'"
+else
+	skip 5 "cannot sample cpu-clock here"
+fi
+done_testing
