@@ -45,6 +45,19 @@ is "$(jq -r '.labels | sort | join(",")' skl.json)" "comm,pid" "samples carry pi
 is "$(jq -r '[.mappings[].file] | unique | join(",")' skl.json)" "$WL/wl-spin" "the mapping names the binary"
 check "locations resolve to the workload's functions" sh -c "jq -r '.stacks[]' skl.json | grep -qE 'hot_inner|hot_outer|main|spin'"
 
+# per-function samples (gen-perfdata's function lines) symbolize to them
+"$GEN" -o fn -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt off
+process 1000 app
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 600000000
+function hot_outer
+CPU_CLK_UNHALTED.THREAD 400000000
+SPEC
+"$X" report --format pprof -o fn.pb.gz fn && decode fn.pb.gz >fn.json
+is "$(jq -r '.stacks | unique | join(",")' fn.json)" "hot_inner,hot_outer" "function samples land in their functions"
+
 "$X" report --format pprof skl >/dev/null 2>&1
 is $? 2 "--format pprof without -o: usage error"
 "$X" report --format nonsense -o x skl >/dev/null 2>&1

@@ -8,18 +8,23 @@
  *   model ID [VARIANT]      top-down model (events/ID.json), first line
  *   smt on|off
  *   process PID COMM        following events belong to this process
+ *   function NAME           ... and to this function of BINARY (optional)
  *   EVENT COUNT             event id of the model and its count there
  *
- * Each (process, event) becomes 100 samples whose periods sum to COUNT
- * exactly (COUNT must be a multiple of 100), at addresses in BINARY
- * mapped at 0x400000; meta.json carries the per-event totals as counting
- * reads. Event attrs are those the collector builds for the model's own
+ * Each (process, function, event) becomes 100 samples whose periods sum to
+ * COUNT exactly (COUNT must be a multiple of 100), at addresses in BINARY
+ * mapped at 0x400000: the first bytes of the function's symbol when one is
+ * named, else a fixed spread; meta.json carries the per-event totals as
+ * counting reads. Event attrs are those the collector builds for the model's own
  * spelling of the event (libpfm4 names encode with LIBPFM_ENCODE_INACTIVE).
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,12 +38,69 @@
 #define MAP_START 0x400000ULL
 #define MAX_EV 64
 #define MAX_PROC 16
+#define MAX_SLOT 64
 
 struct proc {
 	uint32_t pid;
 	char comm[16];
+};
+
+/* Where samples of one process land: a function's address, or 0 for the
+ * default spread. */
+struct slot {
+	size_t proc;
+	uint64_t ip;
 	uint64_t count[MAX_EV];
 };
+
+/* The address a symbol of BINARY has when BINARY is mapped at MAP_START
+ * from file offset 0. 0 when not found. */
+static uint64_t symbol_ip(const char *binary, const char *name)
+{
+	int fd = open(binary, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	uint64_t vaddr = 0, ip = 0;
+	size_t nph;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && !vaddr && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name) && sym.st_value) {
+				vaddr = sym.st_value;
+				break;
+			}
+		}
+	}
+	if (vaddr && elf_getphdrnum(e, &nph) == 0)
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
+				ip = MAP_START + vaddr - ph.p_vaddr + ph.p_offset;
+				break;
+			}
+		}
+	elf_end(e);
+	close(fd);
+	return ip;
+}
 
 static int die(const char *what, const char *cause)
 {
@@ -60,7 +122,8 @@ int main(int argc, char **argv)
 	char line[512], *cause = NULL, *path;
 	struct td_model *m = NULL;
 	struct proc procs[MAX_PROC];
-	size_t nproc = 0, nev = 0;
+	struct slot slots[MAX_SLOT];
+	size_t nproc = 0, nev = 0, nslot = 0;
 	int ev_model[MAX_EV];
 	struct pd_evsel evs[MAX_EV];
 	struct perf_writer *w;
@@ -82,6 +145,7 @@ int main(int argc, char **argv)
 	if (!dir)
 		return die("usage", "gen-perfdata -o DIR [-b BINARY] < SPEC");
 	memset(procs, 0, sizeof(procs));
+	memset(slots, 0, sizeof(slots));
 	while (fgets(line, sizeof(line), stdin)) {
 		char a[128], b[128] = "";
 		unsigned long long n;
@@ -99,7 +163,18 @@ int main(int argc, char **argv)
 				return die("process", line);
 			procs[nproc].pid = (uint32_t)n;
 			snprintf(procs[nproc].comm, sizeof(procs[nproc].comm), "%s", b);
+			if (nslot == MAX_SLOT)
+				return die("too many functions", line);
+			slots[nslot++].proc = nproc;
 			nproc++;
+		} else if (!strcmp(a, "function")) {
+			if (!nproc || nslot == MAX_SLOT || sscanf(line, "function %127s", b) != 1)
+				return die("function (after a process line)", line);
+			slots[nslot].proc = nproc - 1;
+			slots[nslot].ip = symbol_ip(binary, b);
+			if (!slots[nslot].ip)
+				return die("no such function in the binary", b);
+			nslot++;
 		} else if (m && nproc && sscanf(line, "%127s %llu", a, &n) == 2) {
 			int mi = td_model__find_event(m, a);
 			size_t k;
@@ -115,7 +190,7 @@ int main(int argc, char **argv)
 					return die("too many events", a);
 				ev_model[nev++] = mi;
 			}
-			procs[nproc - 1].count[k] += n;
+			slots[nslot - 1].count[k] += n;
 		} else {
 			return die("bad line", line);
 		}
@@ -156,8 +231,8 @@ int main(int argc, char **argv)
 		meta.events[k].sav = evs[k].attr.sample_period;
 		meta.events[k].group = -1;
 		meta.events[k].has_count = true;
-		for (size_t p = 0; p < nproc; p++)
-			meta.events[k].count += procs[p].count[k];
+		for (size_t p = 0; p < nslot; p++)
+			meta.events[k].count += slots[p].count[k];
 		meta.events[k].time_enabled = meta.events[k].time_running = 1000000000;
 		collect_events__free(ce, nce);
 		strbuf__exit(&spec);
@@ -227,9 +302,12 @@ int main(int argc, char **argv)
 		}
 	}
 	/* samples: IDENTIFIER, IP, TID, TIME, CPU, PERIOD */
-	for (size_t p = 0; p < nproc; p++)
+	for (size_t q = 0; q < nslot; q++)
 		for (size_t k = 0; k < nev; k++) {
-			if (!procs[p].count[k])
+			const struct slot *sl = &slots[q];
+			size_t p = sl->proc;
+
+			if (!sl->count[k])
 				continue;
 			for (int i = 0; i < NR_SAMPLES; i++) {
 				struct {
@@ -242,11 +320,12 @@ int main(int argc, char **argv)
 				} s = {
 					.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
 					.id = id_base + k,
-					.ip = MAP_START + 0x1000 + (uint64_t)(i % 64) * 4,
+					.ip = sl->ip ? sl->ip + (uint64_t)(i % 4) :
+						MAP_START + 0x1000 + (uint64_t)(i % 64) * 4,
 					.pid = procs[p].pid,
 					.tid = procs[p].pid,
 					.time = t++,
-					.period = procs[p].count[k] / NR_SAMPLES,
+					.period = sl->count[k] / NR_SAMPLES,
 				};
 				put(w, &s, sizeof(s));
 			}
