@@ -325,9 +325,11 @@ static int check_results(struct check_cmd *c, char **results, size_t n)
 	struct ci_result **runs = xcalloc(n + 1, sizeof(*runs)), *base = NULL;
 	struct ci_report rep;
 	struct strbuf out = STRBUF_INIT, x = STRBUF_INIT;
-	char *cause = NULL;
+	char *cause = NULL, cwd[4096];
 	int ret = GX_EXIT_USAGE, err;
 
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = 0;
 	for (size_t i = 0; i < (n ? n : 1); i++)
 		if (ci_result__open(&runs[i], n ? results[i] : NULL, ".", &c->open, &cause)) {
 			cmd_error("%s", cause);
@@ -343,6 +345,9 @@ static int check_results(struct check_cmd *c, char **results, size_t n)
 		goto out;
 	}
 	ret = ci_report__exit_status(&rep);
+	/* annotations name repository paths: relative to the checkout */
+	rep.source_root = getenv("GITHUB_WORKSPACE") ? getenv("GITHUB_WORKSPACE") :
+			  getenv("CI_PROJECT_DIR") ? getenv("CI_PROJECT_DIR") : cwd;
 	if (c->json)
 		ci_report__json(&rep, &out);
 	else if (!c->quiet || ret)

@@ -36,6 +36,18 @@ static void xml_escape(struct strbuf *out, const char *s)
 	}
 }
 
+/* file relative to the report's source root when it lies under it */
+static const char *rel_path(const struct ci_report *rep, const char *file)
+{
+	size_t n = rep->source_root ? strlen(rep->source_root) : 0;
+
+	while (n > 1 && rep->source_root[n - 1] == '/')
+		n--;
+	if (n && !strncmp(file, rep->source_root, n) && file[n] == '/' && file[n + 1])
+		return file + n + 1;
+	return file;
+}
+
 static const char *op_word(enum ci_op op)
 {
 	return op == CI_MAX ? "max" : op == CI_MIN ? "min" : "max-regress";
@@ -77,7 +89,7 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 		strbuf__addf(out, "\" classname=\"gexplore.check.%s\"", ci_scope_name(o->scope));
 		if (o->file) {
 			strbuf__addstr(out, " file=\"");
-			xml_escape(out, o->file);
+			xml_escape(out, rel_path(rep, o->file));
 			strbuf__addf(out, "\" line=\"%u\"", o->line);
 		}
 		strbuf__addf(out, " time=\"%.3f\"", rep->nr ? rep->seconds / (double)rep->nr : 0);
@@ -137,7 +149,7 @@ void ci_report__github(const struct ci_report *rep, struct strbuf *out)
 		strbuf__addstr(out, o->status == CI_FAIL ? "::error " : "::warning ");
 		if (o->file && o->status == CI_FAIL) {
 			strbuf__addstr(out, "file=");
-			gh_escape(out, o->file, true);
+			gh_escape(out, rel_path(rep, o->file), true);
 			strbuf__addf(out, ",line=%u,", o->line ? o->line : 1);
 		}
 		strbuf__addstr(out, "title=gexplore check::");

@@ -198,6 +198,10 @@ struct ci_report {
 	size_t nr;
 	size_t nr_pass, nr_fail, nr_skip;
 	double seconds;			/* wall time of the evaluation */
+	/* Source paths under this directory are written relative to it in
+	 * JUnit and GitHub output (CI tools want repository paths). Borrowed;
+	 * NULL keeps them as recorded. */
+	const char *source_root;
 };
 
 /*

@@ -76,7 +76,7 @@ static void test_outputs(void)
 	struct ci_check c1 = { .op = CI_MAX, .metric = "cpi", .limit = 1.2 };
 	struct ci_check c2 = { .op = CI_MAX_REGRESS, .metric = "cpi", .limit = 0.05, .percent = true };
 	struct ci_outcome o[3] = {
-		{ .check = &c1, .scope = CI_SCOPE_FUNCTION, .row = "a<b>&\"c\"", .file = "src/x,y:z.c",
+		{ .check = &c1, .scope = CI_SCOPE_FUNCTION, .row = "a<b>&\"c\"", .file = "/ws/src/x,y:z.c",
 		  .line = 42, .status = CI_FAIL, .value = 1.25, .nr_values = 1, .limit_value = 1.2,
 		  .message = "cpi of function a<b> = 1.25 > max 1.2: 100% over\nnext" },
 		{ .check = &c2, .scope = CI_SCOPE_RUN, .row = "", .status = CI_SKIP, .value = NAN,
@@ -85,7 +85,7 @@ static void test_outputs(void)
 		  .value = 1.0, .nr_values = 1, .message = "ok" },
 	};
 	struct ci_report rep = { .result = "gx001", .nr_runs = 1, .outcomes = o, .nr = 3,
-				 .nr_pass = 1, .nr_fail = 1, .nr_skip = 1 };
+				 .nr_pass = 1, .nr_fail = 1, .nr_skip = 1, .source_root = "/ws/" };
 	struct strbuf sb = STRBUF_INIT;
 
 	is_int(ci_report__exit_status(&rep), 1, "a failure wins over a skip");
@@ -100,7 +100,8 @@ static void test_outputs(void)
 			  "skipped=\"1\"") != NULL, "junit: testsuites counts");
 	ok(strstr(sb.buf, "name=\"cpi max 1.2 [function a&lt;b&gt;&amp;&quot;c&quot;]\"") != NULL,
 	   "junit: names are escaped");
-	ok(strstr(sb.buf, "file=\"src/x,y:z.c\" line=\"42\"") != NULL, "junit: file and line");
+	ok(strstr(sb.buf, "file=\"src/x,y:z.c\" line=\"42\"") != NULL,
+	   "junit: file (relative to the source root) and line");
 	ok(strstr(sb.buf, "<failure type=\"threshold\" message=\"cpi of function a&lt;b&gt; = 1.25 > max"
 			  "") == NULL, "junit: no raw > in attributes");
 	ok(strstr(sb.buf, "&#10;next") != NULL, "junit: newlines in a message are character references");
