@@ -146,6 +146,22 @@ static void hex(char *out, const uint8_t *id, size_t n)
 	out[2 * n] = 0;
 }
 
+/* The BUILD_ID feature's id for a file. Files written by perf before the
+ * entry had a size field say 0: the id is then SHA-1's 20 bytes. */
+static void env_build_id(const struct pd_env *env, const char *file, const uint8_t **bid,
+			 size_t *size)
+{
+	for (size_t i = 0; i < env->nr_build_ids; i++) {
+		const struct pd_build_id *b = &env->build_ids[i];
+
+		if (b->filename && !strcmp(b->filename, file)) {
+			*bid = b->id;
+			*size = b->size && b->size <= 20 ? b->size : 20;
+			return;
+		}
+	}
+}
+
 static int on_mmap(struct pd_tool *t, const struct pd_mmap *m)
 {
 	struct exporter *x = (struct exporter *)t;
@@ -161,14 +177,7 @@ static int on_mmap(struct pd_tool *t, const struct pd_mmap *m)
 		bid = m->build_id;
 		bid_size = m->build_id_size > 20 ? 20 : m->build_id_size;
 	} else {
-		for (size_t i = 0; i < x->env->nr_build_ids; i++)
-			if (x->env->build_ids[i].filename &&
-			    !strcmp(x->env->build_ids[i].filename, m->filename)) {
-				bid = x->env->build_ids[i].id;
-				bid_size = x->env->build_ids[i].size > 20 ? 20 :
-					   x->env->build_ids[i].size;
-				break;
-			}
+		env_build_id(x->env, m->filename, &bid, &bid_size);
 	}
 	if (bid_size)
 		hex(bhex, bid, bid_size);
@@ -261,7 +270,15 @@ static uint64_t location_of(struct exporter *x, struct pproc *p, uint64_t addr, 
 		if (!x->kernel_mapping) {
 			struct pmapping km = { .start = KERNEL_START, .end = UINT64_MAX,
 					       .file = strtab__intern(&x->strs, "[kernel.kallsyms]") };
+			const uint8_t *bid = NULL;
+			size_t n = 0;
+			char bhex[41];
 
+			env_build_id(x->env, "[kernel.kallsyms]", &bid, &n);
+			if (n) {
+				hex(bhex, bid, n);
+				km.build_id = strtab__intern(&x->strs, bhex);
+			}
 			x->kernel_mapping = mapping_of(x, &km);
 		}
 		l.mapping = x->kernel_mapping;
@@ -476,6 +493,18 @@ static int encode(struct exporter *x, const char *path, char **cause)
 	}
 	prof.n_sample_type = e_count;
 	prof.sample_type = vtp;
+	/* viewers open on cycles when recorded, else on the first event */
+	for (size_t i = 0; i < e_count; i++) {
+		const struct pd_evsel *e = perf_reader__evsel(x->reader, i);
+
+		if (e->attr.type == PERF_TYPE_HARDWARE &&
+		    (e->attr.config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES) {
+			prof.default_sample_type = vt[i].type;
+			break;
+		}
+	}
+	if (!prof.default_sample_type && e_count)
+		prof.default_sample_type = vt[0].type;
 	perftools__profiles__value_type__init(&period_type);
 	if (e_count) {
 		const struct pd_evsel *e0 = perf_reader__evsel(x->reader, 0);
