@@ -115,6 +115,7 @@ if can_sample; then
 	"$X" record -q -o live -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
 	is "$(rc "$X" check live --max cpi=1.2)" 77 "cpu-clock-only recording: CPI is 77"
 	check "... and says why" grep -q 'CPI needs the cycles and instructions counters' out
+	is "$(rc "$X" check live --max Backend_Bound=0.5)" 77 "cpu-clock-only recording: a top-down node is 77"
 	is "$(rc "$X" check live --max cpu-clock=1e15)" 0 "cpu-clock itself can be checked"
 	is "$(rc "$X" record -q -o rec2 -e cpu-clock --check '--max cpi=1.2' -- "$WL/wl-spin" 20)" 77 \
 		"record --check: the check's status"
@@ -124,6 +125,6 @@ if can_sample; then
 		"check --repeat 3 -- CMD records three runs and passes"
 	check "... printing the interval" grep -q '95% CI over 3 runs' out
 else
-	skip 7 "cannot sample cpu-clock here"
+	skip 8 "cannot sample cpu-clock here"
 fi
 done_testing
