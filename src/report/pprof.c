@@ -8,8 +8,8 @@
  * sample carrying one value per recorded event (summed periods). Each
  * distinct (mapping, address) is a location whose lines are its inline
  * chain, innermost first; each distinct mapped file range a mapping with
- * its build-id. Frame-pointer call chains are used when recorded; DWARF
- * stacks are not unwound here (the sampled address alone is kept).
+ * its build-id. Stacks come from frame-pointer call chains, or from the
+ * offline DWARF unwinder for --call-graph dwarf recordings.
  *
  * Encoding goes through protobuf-c's generated code and zlib's gzip
  * stream: no hand-written wire format.
@@ -321,6 +321,85 @@ add:
 	return x->nr_locs;
 }
 
+struct unwind_ctx {
+	struct exporter *x;
+	size_t proc;
+};
+
+/* sym_find_map_fn over our own process maps (newest mapping wins). */
+static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
+			   uint64_t *len, uint64_t *pgoff)
+{
+	struct unwind_ctx *u = ctx;
+	const struct pproc *p = &u->x->procs[u->proc];
+
+	for (size_t k = p->nr; k-- > 0;)
+		if (addr >= p->maps[k].start && addr < p->maps[k].end) {
+			*dso = p->maps[k].dso;
+			*start = p->maps[k].start;
+			*len = p->maps[k].end - p->maps[k].start;
+			*pgoff = p->maps[k].pgoff;
+			return 0;
+		}
+	return -1;
+}
+
+/*
+ * The location ids of a sample's stack, leaf first: the kernel part of the
+ * call chain, then the user part from the chain or, for DWARF recordings
+ * (registers and a stack copy), from the offline unwinder. The first
+ * address of each context is exact; the others are return addresses, so
+ * ip - 1 is looked up to land on the call.
+ */
+static size_t sample_ips(struct exporter *x, const struct pd_sample *s, size_t pi, bool kernel,
+			 uint64_t *ids)
+{
+	bool dwarf = s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size &&
+		     s->user_abi;
+	size_t n = 0;
+
+	if (s->callchain) {
+		bool k = kernel, first = true;
+
+		for (uint64_t c = 0; c < s->nr_callchain && n < MAX_FRAMES; c++) {
+			uint64_t ip = s->callchain[c];
+
+			if (ip >= PERF_CONTEXT_MAX) {
+				k = ip != PERF_CONTEXT_USER && ip != PERF_CONTEXT_GUEST_USER;
+				first = true;
+				continue;
+			}
+			if (dwarf && !k)
+				break;	/* the unwinder gives the user part */
+			ids[n++] = location_of(x, &x->procs[pi], first || !ip ? ip : ip - 1, k);
+			first = false;
+		}
+	}
+	if (dwarf && n < MAX_FRAMES) {
+		struct unwind_ctx uc = { x, pi };
+		struct sym_unwind_input in = {
+			.abi = s->user_abi,
+			.regs_mask = s->user_regs_mask,
+			.regs = s->user_regs,
+			.stack = s->stack,
+			.stack_size = s->stack_dyn_size,
+			.find_map = unwind_find_map,
+			.ctx = &uc,
+		};
+		uint64_t ips[MAX_FRAMES];
+		size_t got = 0;
+		char *cause = NULL;
+
+		if (sym_unwind(x->sym, &in, ips, MAX_FRAMES - n, &got, &cause) != 0)
+			got = 0;	/* the sampled ip alone, below */
+		free(cause);
+		for (size_t i = 0; i < got; i++)
+			ids[n++] = location_of(x, &x->procs[pi], i && ips[i] ? ips[i] - 1 : ips[i],
+					       false);
+	}
+	return n;
+}
+
 struct sample_key {
 	uint32_t pid, comm;
 	size_t n;
@@ -354,19 +433,7 @@ static int on_sample(struct pd_tool *t, const struct pd_sample *s)
 		if (s->time > x->last_time)
 			x->last_time = s->time;
 	}
-	if (s->nr_callchain) {
-		for (uint64_t c = 0; c < s->nr_callchain && k.n < MAX_FRAMES; c++) {
-			uint64_t ip = s->callchain[c];
-
-			if (ip >= PERF_CONTEXT_MAX) {
-				kernel = ip == PERF_CONTEXT_KERNEL;
-				continue;
-			}
-			/* callers: the call instruction, not the return address */
-			ids[k.n] = location_of(x, &x->procs[pi], k.n ? ip - 1 : ip, kernel);
-			k.n++;
-		}
-	}
+	k.n = sample_ips(x, s, pi, kernel, ids);
 	if (!k.n)
 		ids[k.n++] = location_of(x, &x->procs[pi], s->ip, kernel);
 	p = &x->procs[pi];

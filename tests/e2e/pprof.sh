@@ -80,11 +80,19 @@ if can_sample; then
 	else
 		check "the binary's mapping carries a build-id" test -n "$bid"
 	fi
+	if "$X" version --build-options | grep -q 'libunwind=yes'; then
+		"$X" record -q -o dw -e cpu-clock --call-graph dwarf -- "$WL/wl-spin" 150 >/dev/null 2>&1
+		"$X" report --format pprof -o dw.pb.gz dw && decode dw.pb.gz >dw.json
+		check "--call-graph dwarf: stacks unwound offline down to main" \
+			sh -c "jq -r '.stacks[]' dw.json | grep -qE '^hot_inner;hot_outer;main'"
+	else
+		skip 1 "no libunwind in this build"
+	fi
 	"$X" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 300000000 >/dev/null 2>&1
 	"$X" report --format pprof -o inl.pb.gz inl && decode inl.pb.gz >inl.json
 	check "inline frames: hot_inner inlined into outer is one location, innermost first" \
 		sh -c "jq -r '.inline[] | join(\" \")' inl.json | grep -qE '^hot_inner:[0-9]+ outer:[0-9]+'"
 else
-	skip 5 "cannot sample cpu-clock here"
+	skip 6 "cannot sample cpu-clock here"
 fi
 done_testing
