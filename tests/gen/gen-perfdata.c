@@ -267,5 +267,10 @@ int main(int argc, char **argv)
 	gx_meta__exit(&meta);
 	pd_env__exit(&env);
 	td_model__delete(m);
+	for (size_t k = 0; k < nev; k++) {
+		free(evs[k].name);
+		free(evs[k].ids);
+	}
+	free(path);
 	return 0;
 }
