@@ -78,7 +78,8 @@ static double rusage_cpu_s(void)
 
 static const char *const record_usage_text =
 	"[-o DIR] [-f] [-e EVENTS] [-c SAV | -F HZ] [--rate X] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-	"                [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] -- CMD [ARGS]";
+	"                [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report]\n"
+	"                [--slice MS] [--mux=gexplore|kernel] [--mux-runs] -- CMD [ARGS]";
 
 /* Parse the record options into o; returns the index of the first
  * non-option argument, or -1 after printing an error. */
@@ -99,6 +100,9 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		{ "no-report", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "slice", required_argument, NULL, 1001 },
+		{ "mux", required_argument, NULL, 1002 },
+		{ "mux-runs", no_argument, NULL, 1003 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct collect_opts *o = &ro->collect;
@@ -189,6 +193,19 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 			break;
 		case 'q':
 			ro->quiet = true;
+			break;
+		case 1001:
+			if (parse_u64(optarg, &v) || !v || v > 10000) {
+				cmd_error("--slice: '%s' is not a slice length in ms (1..10000)", optarg);
+				return -1;
+			}
+			ro->slice_ms = (uint32_t)v;
+			break;
+		case 1002:
+			ro->mux = optarg;
+			break;
+		case 1003:
+			ro->mux_runs = true;
 			break;
 		case 'h':
 			printf("usage: gexplore record %s\n", record_usage_text);
@@ -327,6 +344,7 @@ int record_run(int argc, char **argv, bool then_report)
 	struct record_sink rs = { .sink = { sink_record, sink_round_end } };
 	struct pd_env env = { 0 };
 	struct gx_meta meta;
+	struct record_mux *rm = NULL;
 	char *dir = NULL, *data = NULL, *cause = NULL;
 	const struct collect_stats *st;
 	size_t nev;
@@ -358,6 +376,12 @@ int record_run(int argc, char **argv, bool then_report)
 		goto out;
 	}
 	data = xasprintf("%s/perf.data", dir);
+	ret = record_mux__setup(&rm, &ro, dir);
+	if (ret) {
+		rmdir(dir);
+		goto out;
+	}
+	ret = GX_EXIT_FAIL;
 
 	err = collect_session__new(&s, &ro.collect, &cause);
 	if (err) {
@@ -417,6 +441,8 @@ int record_run(int argc, char **argv, bool then_report)
 	}
 	perf_writer__delete(w);
 	w = NULL;
+	if (rm && record_mux__finish(rm, s, &meta, dir, ro.quiet) != 0)
+		err = err ? err : -EIO;
 	meta.self_cpu_s = rusage_cpu_s() - cpu0;
 	if (gx_meta__write(&meta, dir, &cause) != 0) {
 		cmd_error("%s", cause);
@@ -441,6 +467,7 @@ int record_run(int argc, char **argv, bool then_report)
 out:
 	perf_writer__delete(w);
 	collect_session__delete(s);
+	record_mux__delete(rm);
 	pd_env__exit(&env);
 	gx_meta__exit(&meta);
 	free(evsels);

@@ -1,0 +1,268 @@
+/*
+ * test-mux-log: the slice log, scaling, MUX reliability, intervals and
+ * the -e list rewriting, on synthetic logs with known answers.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "mux/mux.h"
+#include "tap.h"
+
+#define MS 1000000ULL
+
+/* Events: 0 reference (always on), 1-2 group 0, 3 group 1. Slices of
+ * 10 ms alternate g0/g1; the reference counts 10 per ms; event 1 counts
+ * rate1 per ms, event 2 twice that, event 3 rate3 per ms. */
+static struct mux_log *steady_log(size_t nslices, double rate1, double rate3)
+{
+	static const int group_of[] = { -1, 0, 0, 1 };
+	struct mux_log *l = mux_log__new(4, group_of, 0, 10 * MS);
+
+	for (size_t i = 0; i < nslices; i++) {
+		uint32_t g = (uint32_t)(i % 2);
+		uint64_t d[4] = { 100, 0, 0, 0 };
+
+		/* a little noise, deterministic */
+		double wobble = 1.0 + 0.02 * (double)((i * 7) % 5) - 0.04;
+
+		if (g == 0) {
+			d[1] = (uint64_t)(rate1 * 10 * wobble);
+			d[2] = 2 * d[1];
+		} else {
+			d[3] = (uint64_t)(rate3 * 10 * wobble);
+		}
+		mux_log__add(l, g, i * 10 * MS, (i + 1) * 10 * MS, d);
+	}
+	return l;
+}
+
+static double ratio_1_3(void *ctx, const double *est, size_t nr)
+{
+	(void)ctx;
+	return nr > 3 && est[3] > 0 ? est[1] / est[3] : NAN;
+}
+
+static void test_reliability(void)
+{
+	double f[2] = { 0.5, 0.5 }, c[2];
+
+	c[0] = 50, c[1] = 50;
+	is_double(mux_reliability(c, f, 2), 1.0, 1e-12, "proportional: reliability 1");
+	c[0] = 100, c[1] = 0;
+	is_double(mux_reliability(c, f, 2), 0.0, 1e-12, "all in one group's slices: reliability 0");
+	c[0] = 60, c[1] = 40;
+	/* rho = 1.2, 0.8: rms 0.2 */
+	is_double(mux_reliability(c, f, 2), 0.8, 1e-12, "60/40 over equal shares: 1 - rms(0.2, -0.2) = 0.8");
+	c[0] = 0, c[1] = 0;
+	ok(isnan(mux_reliability(c, f, 2)), "an empty row is n/a");
+	f[0] = 0.75, f[1] = 0.25;
+	c[0] = 75, c[1] = 25;
+	is_double(mux_reliability(c, f, 2), 1.0, 1e-12, "unequal shares, proportional: 1");
+	is_str(mux_reliability_word(0.95), "reliable", "0.95 is reliable");
+	is_str(mux_reliability_word(0.8), "fair", "0.8 is fair");
+	is_str(mux_reliability_word(0.5), "unreliable", "0.5 is unreliable");
+	is_str(mux_reliability_word(NAN), "n/a", "NAN is n/a");
+}
+
+static void test_rows(void)
+{
+	struct mux_log *l = steady_log(100, 5, 3);	/* 1 s */
+	struct mux_row steady, phase, sparse;
+
+	is_int(mux_log__nr_groups(l), 2, "two groups");
+	is_int(mux_log__find(l, 0), 0, "t=0 is in slice 0");
+	is_int(mux_log__find(l, 10 * MS + 1), 1, "just after 10 ms is slice 1");
+	is_int(mux_log__find(l, 999 * MS), 99, "999 ms is the last slice");
+	is_int(mux_log__find(l, 2000 * MS), -1, "after the run: no slice");
+	mux_row__init(&steady, l);
+	mux_row__init(&phase, l);
+	mux_row__init(&sparse, l);
+	for (uint64_t t = 0; t < 1000 * MS; t += MS / 4)	/* 4 kHz, whole run */
+		mux_row__add(&steady, l, t, 1);
+	for (uint64_t t = 0; t < 1000 * MS; t += MS / 4)	/* only in g0's slices */
+		if ((t / (10 * MS)) % 2 == 0)
+			mux_row__add(&phase, l, t, 1);
+	mux_row__add(&sparse, l, 5 * MS, 1);
+	mux_row__add(&sparse, l, 25 * MS, 1);
+	mux_row__add(&sparse, l, 45 * MS, 1);
+	ok(mux_row__reliability(&steady, l) >= 0.99, "steady row: reliability >= 0.99 (%.3f)",
+	   mux_row__reliability(&steady, l));
+	ok(mux_row__reliability(&phase, l) < 0.1, "row seen by one group only: reliability < 0.1 (%.3f)",
+	   mux_row__reliability(&phase, l));
+	ok(mux_row__reliability(&sparse, l) < 0.7, "row with three samples: unreliable (%.3f)",
+	   mux_row__reliability(&sparse, l));
+	mux_row__exit(&steady);
+	mux_row__exit(&phase);
+	mux_row__exit(&sparse);
+	mux_log__delete(l);
+}
+
+static void test_estimates(void)
+{
+	struct mux_log *l = steady_log(100, 5, 3);
+	struct mux_estimate est;
+	struct strbuf sb = STRBUF_INIT;
+	const char *names[] = { "cpu-clock", "a", "b", "c" };
+	double lo, hi, truth1 = 0, truth3 = 0;
+	char *hint;
+
+	/* what each event would have counted all run (same wobble) */
+	for (size_t i = 0; i < 100; i++) {
+		double wobble = 1.0 + 0.02 * (double)((i * 7) % 5) - 0.04;
+
+		truth1 += (double)(uint64_t)(5 * 10 * wobble);
+		truth3 += (double)(uint64_t)(3 * 10 * wobble);
+	}
+	is_double(mux_log__scale(l, 0), 1.0, 1e-12, "always-on events are not scaled");
+	is_double(mux_log__scale(l, 1), 2.0, 1e-12, "a group active half the run scales by 2");
+	is_int(mux_log__estimate(l, &est, NULL), 0, "estimate");
+	is_double(est.ev[0].value, 10000, 1e-9, "the reference is its count");
+	ok(fabs(est.ev[1].value / truth1 - 1) < 0.03, "group 0 event within 3%% of what it counted all run");
+	ok(fabs(est.ev[3].value / truth3 - 1) < 0.03, "group 1 event within 3%% of what it counted all run");
+	ok(est.ev[1].lo <= est.ev[1].value && est.ev[1].value <= est.ev[1].hi, "the interval holds the estimate");
+	ok(est.ev[1].lo <= truth1 && truth1 <= est.ev[1].hi, "the 95%% interval holds the truth");
+	ok(est.ev[1].hi - est.ev[1].lo > 0, "a group event's interval has a width");
+	is_double(est.ev[0].hi - est.ev[0].lo, 0, 0, "an always-on event's interval is exact");
+	is_double(est.reliability, 1.0, 1e-9, "whole run of a steady log: reliability 1");
+	is_int(est.min_slices, 50, "50 slices per group");
+	ok(mux_estimate__hint(&est, 10) == NULL, "no hint with 50 slices per group");
+	mux_log__interval(l, ratio_1_3, NULL, 0.95, 300, 7, &lo, &hi);
+	ok(lo <= truth1 / truth3 && truth1 / truth3 <= hi, "a cross-group ratio's interval [%.3f, %.3f] holds %.3f",
+	   lo, hi, truth1 / truth3);
+	mux_estimate__render(&est, names, &sb);
+	ok(sb.buf && strstr(sb.buf, "MUX reliability: 1.00 (reliable"), "the text block shows the reliability");
+	ok(sb.buf && strstr(sb.buf, "x2.00"), "the text block shows the scale");
+	strbuf__exit(&sb);
+	{
+		json_t *j = mux_estimate__to_json(&est, names);
+
+		ok(json_is_array(json_object_get(j, "events")) &&
+		   json_array_size(json_object_get(j, "events")) == 4, "JSON lists the events");
+		json_decref(j);
+	}
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	l = steady_log(6, 5, 3);
+	mux_log__estimate(l, &est, NULL);
+	hint = mux_estimate__hint(&est, 10);
+	ok(hint && strstr(hint, "--mux-runs"), "3 slices per group: a hint to run longer or use --mux-runs");
+	free(hint);
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	mux_format_interval(&sb, 0.412, 0.389, 0.435, true);
+	is_str(sb.buf, "41.2% [38.9-43.5]", "a fraction with its interval");
+	strbuf__exit(&sb);
+	mux_format_interval(&sb, 1234, NAN, NAN, false);
+	is_str(sb.buf, "1234", "no interval when n/a");
+	strbuf__exit(&sb);
+}
+
+/* A reference whose rate changes between groups: scaling goes by the
+ * workload's time (the reference), not by the wall clock. */
+static void test_reference_scaling(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct mux_log *l = mux_log__new(3, group_of, 0, 10 * MS);
+	struct mux_estimate est;
+
+	for (size_t i = 0; i < 40; i++) {
+		/* the workload gets the CPU half the time in g1's slices */
+		uint64_t ref = i % 2 ? 50 : 100;
+		uint64_t d[3] = { ref, i % 2 ? 0 : 2 * ref, i % 2 ? 3 * ref : 0 };
+
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, d);
+	}
+	mux_log__estimate(l, &est, NULL);
+	/* all-run truth: 2 and 3 per reference unit over 20*100 + 20*50 */
+	is_double(est.ev[1].value, 2.0 * 3000, 1e-6, "event of g0 scaled by the reference's share");
+	is_double(est.ev[2].value, 3.0 * 3000, 1e-6, "event of g1 scaled by the reference's share");
+	ok(est.reliability < 0.9, "a reference that moves with the groups lowers reliability (%.3f)",
+	   est.reliability);
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+}
+
+static void test_file(void)
+{
+	char path[] = "/tmp/test-mux-log.XXXXXX";
+	int fd = mkstemp(path);
+	struct {
+		char magic[8];
+		uint32_t nr, ref;
+		uint64_t slice_ns;
+	} h = { "GXSLICE1", 2, 0, 10 * MS };
+	uint64_t rec[3 + 2];
+	struct mux_log *l = NULL;
+	char *cause = NULL;
+
+	ok(fd >= 0, "temp file");
+	write(fd, &h, sizeof(h));
+	for (int i = 0; i < 4; i++) {
+		rec[0] = (uint64_t)(i % 2);
+		rec[1] = (uint64_t)i * 10 * MS;
+		rec[2] = (uint64_t)(i + 1) * 10 * MS;
+		rec[3] = 100;
+		rec[4] = 7;
+		write(fd, rec, sizeof(rec));
+	}
+	write(fd, rec, 20);	/* a torn last slice */
+	close(fd);
+	is_int(mux_log__read(&l, path, &cause), 0, "read the slice log");
+	is_int(mux_log__nr_slices(l), 4, "four complete slices, the torn one dropped");
+	is_int(mux_log__reference(l), 0, "reference from the header");
+	is_int(mux_log__nr_groups(l), 2, "groups from the slices");
+	mux_log__delete(l);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	write(fd, "garbage!garbage!garbage!", 24);
+	close(fd);
+	ok(mux_log__read(&l, path, &cause) == GX_E_FORMAT && cause, "garbage is refused: %s", cause);
+	free(cause);
+	unlink(path);
+}
+
+static void test_spec(void)
+{
+	char *out = NULL, **runs = NULL;
+	size_t ng = 0, nr = 0;
+
+	is_int(mux_spec_normalize("{page-faults,context-switches},{minor-faults,task-clock}", NULL,
+				  &out, &ng, NULL), 0, "normalize");
+	is_str(out, "cpu-clock,{page-faults,context-switches},{minor-faults,task-clock}",
+	       "software groups get cpu-clock as the reference");
+	is_int(ng, 2, "two groups");
+	is_int(mux_spec_split_runs(out, &runs, &nr, NULL), 0, "split into runs");
+	is_int(nr, 2, "one run per group");
+	is_str(runs[0], "cpu-clock,{page-faults,context-switches}", "run 1");
+	is_str(runs[1], "cpu-clock,{minor-faults,task-clock}", "run 2");
+	mux_strv_free(runs);
+	free(out);
+	mux_spec_normalize("{r1c2,r10e},task-clock,{r3c}", NULL, &out, &ng, NULL);
+	is_str(out, "task-clock,{r1c2,r10e},{r3c}", "events outside groups go first, no reference added");
+	free(out);
+	mux_spec_normalize("{r1c2,r10e},{r3c}", NULL, &out, &ng, NULL);
+	is_str(out, "cycles,{r1c2,r10e},{r3c}", "hardware groups get cycles as the reference");
+	free(out);
+	mux_spec_normalize("{page-faults,minor-faults}", NULL, &out, &ng, NULL);
+	is_str(out, "{page-faults,minor-faults}", "one group: nothing to rotate, unchanged");
+	free(out);
+	ok(mux_spec_normalize("{a,", NULL, &out, &ng, NULL) < 0, "a broken list is an error");
+}
+
+int main(void)
+{
+	test_reliability();
+	test_rows();
+	test_estimates();
+	test_reference_scaling();
+	test_file();
+	test_spec();
+	return done_testing();
+}
