@@ -216,6 +216,15 @@ static int finish_rotation(struct record_mux *rm, const struct collect_session *
 		free(w);
 	}
 	fill_rows(meta, log, dir);
+	if (!quiet) {
+		if (isnan(est.reliability))
+			fprintf(stderr, "gexplore: multiplexed %zu groups in %zu slices of %u ms; MUX reliability n/a (no reference event)\n",
+				est.nr_groups, mux_log__nr_slices(log), rm->slice_ms);
+		else
+			fprintf(stderr, "gexplore: multiplexed %zu groups in %zu slices of %u ms; MUX reliability %.2f (%s)\n",
+				est.nr_groups, mux_log__nr_slices(log), rm->slice_ms, est.reliability,
+				mux_reliability_word(est.reliability));
+	}
 	mux_estimate__exit(&est);
 	mux_log__delete(log);
 	free(group);

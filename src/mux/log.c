@@ -6,6 +6,8 @@
 
 #include "mux/mux.h"
 
+#include "topdown/topdown.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -389,76 +391,162 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* Resampling state: each group's slice indexes. */
+struct boot {
+	size_t ng;
+	size_t **idx, *cnt;
+	double *always, *sum, run;
+	bool by_ref;
+	uint64_t rng;
+};
+
+static void boot__init(struct boot *b, const struct mux_log *l, uint64_t seed)
+{
+	b->ng = l->nr_groups;
+	b->idx = xcalloc(b->ng + 1, sizeof(*b->idx));
+	b->cnt = xcalloc(b->ng + 1, sizeof(*b->cnt));
+	b->always = xcalloc(l->nr_events + 1, sizeof(*b->always));
+	b->sum = xcalloc(l->nr_events + 1, sizeof(*b->sum));
+	b->by_ref = log__by_reference(l);
+	b->run = log__weight(l, -1, b->by_ref);
+	b->rng = seed ? seed : 0x6765786cULL;
+	for (size_t i = 0; i < l->nr; i++) {
+		uint32_t g = l->slices[i].group;
+
+		b->idx[g] = xrealloc(b->idx[g], (b->cnt[g] + 1) * sizeof(**b->idx));
+		b->idx[g][b->cnt[g]++] = i;
+	}
+	log__point(l, b->always);
+}
+
+static void boot__exit(struct boot *b)
+{
+	for (size_t g = 0; g < b->ng; g++)
+		free(b->idx[g]);
+	free(b->idx);
+	free(b->cnt);
+	free(b->always);
+	free(b->sum);
+}
+
+/* One bootstrap replicate of every event's estimate into est. */
+static void boot__replicate(struct boot *b, const struct mux_log *l, double *est)
+{
+	for (size_t e = 0; e < l->nr_events; e++)
+		est[e] = l->group_of[e] < 0 ? b->always[e] : NAN;
+	for (size_t g = 0; g < b->ng; g++) {
+		double w = 0;
+
+		if (!b->cnt[g])
+			continue;
+		memset(b->sum, 0, l->nr_events * sizeof(*b->sum));
+		for (size_t k = 0; k < b->cnt[g]; k++) {
+			const struct mux_slice *s = &l->slices[b->idx[g][rng_next(&b->rng) % b->cnt[g]]];
+
+			w += slice_weight(l, s, b->by_ref);
+			for (size_t e = 0; e < l->nr_events; e++)
+				b->sum[e] += (double)s->delta[e];
+		}
+		for (size_t e = 0; e < l->nr_events; e++)
+			if (l->group_of[e] == (int)g)
+				est[e] = w > 0 ? b->sum[e] * b->run / w : NAN;
+	}
+}
+
+/* The level's quantiles of n values (sorted here); NAN when fewer than
+ * half of the replicates gave a value. */
+static void quantiles(double *vals, size_t nv, unsigned nboot, double level, double *lo, double *hi)
+{
+	size_t a, z;
+
+	if (!nv || nv < nboot / 2) {
+		*lo = *hi = NAN;
+		return;
+	}
+	qsort(vals, nv, sizeof(*vals), cmp_double);
+	a = (size_t)floor((1 - level) / 2 * (double)(nv - 1));
+	z = (size_t)ceil((1 + level) / 2 * (double)(nv - 1));
+	*lo = vals[a];
+	*hi = vals[z < nv ? z : nv - 1];
+}
+
 void mux_log__interval(const struct mux_log *l, mux_metric_fn metric, void *ctx, double level,
 		       unsigned nboot, uint64_t seed, double *lo, double *hi)
 {
-	size_t ng = l->nr_groups, nv = 0;
-	size_t **idx = xcalloc(ng + 1, sizeof(*idx)), *cnt = xcalloc(ng + 1, sizeof(*cnt));
-	double *est = xcalloc(l->nr_events + 1, sizeof(*est)), *vals, *sum;
-	double *always = xcalloc(l->nr_events + 1, sizeof(*always));
-	bool by_ref = log__by_reference(l);
-	double run = log__weight(l, -1, by_ref);
-	uint64_t rng = seed ? seed : 0x6765786cULL;
+	struct boot b;
+	double *est = xcalloc(l->nr_events + 1, sizeof(*est)), *vals;
+	size_t nv = 0;
 
 	if (!nboot)
 		nboot = 200;
 	if (!(level > 0 && level < 1))
 		level = 0.95;
 	vals = xcalloc(nboot, sizeof(*vals));
-	sum = xcalloc(l->nr_events + 1, sizeof(*sum));
-	for (size_t i = 0; i < l->nr; i++) {
-		uint32_t g = l->slices[i].group;
+	boot__init(&b, l, seed);
+	for (unsigned r = 0; r < nboot; r++) {
+		double v;
 
-		idx[g] = xrealloc(idx[g], (cnt[g] + 1) * sizeof(**idx));
-		idx[g][cnt[g]++] = i;
+		boot__replicate(&b, l, est);
+		v = metric(ctx, est, l->nr_events);
+		if (!isnan(v))
+			vals[nv++] = v;
 	}
-	log__point(l, always);
-	for (unsigned b = 0; b < nboot; b++) {
-		for (size_t e = 0; e < l->nr_events; e++)
-			est[e] = l->group_of[e] < 0 ? always[e] : NAN;
-		for (size_t g = 0; g < ng; g++) {
-			double w = 0;
-
-			if (!cnt[g])
-				continue;
-			memset(sum, 0, l->nr_events * sizeof(*sum));
-			for (size_t k = 0; k < cnt[g]; k++) {
-				const struct mux_slice *s = &l->slices[idx[g][rng_next(&rng) % cnt[g]]];
-
-				w += slice_weight(l, s, by_ref);
-				for (size_t e = 0; e < l->nr_events; e++)
-					sum[e] += (double)s->delta[e];
-			}
-			for (size_t e = 0; e < l->nr_events; e++)
-				if (l->group_of[e] == (int)g)
-					est[e] = w > 0 ? sum[e] * run / w : NAN;
-		}
-		{
-			double v = metric(ctx, est, l->nr_events);
-
-			if (!isnan(v))
-				vals[nv++] = v;
-		}
-	}
-	if (nv < nboot / 2) {
-		*lo = *hi = NAN;
-	} else {
-		size_t a, z;
-
-		qsort(vals, nv, sizeof(*vals), cmp_double);
-		a = (size_t)floor((1 - level) / 2 * (double)(nv - 1));
-		z = (size_t)ceil((1 + level) / 2 * (double)(nv - 1));
-		*lo = vals[a];
-		*hi = vals[z < nv ? z : nv - 1];
-	}
-	for (size_t g = 0; g < ng; g++)
-		free(idx[g]);
-	free(idx);
-	free(cnt);
+	quantiles(vals, nv, nboot, level, lo, hi);
+	boot__exit(&b);
 	free(est);
-	free(always);
 	free(vals);
-	free(sum);
+}
+
+int mux_log__node_intervals(const struct mux_log *l, const struct td_model *m,
+			    const struct td_ctx *ctx, const int *model_event, double level,
+			    unsigned nboot, double *lo, double *hi, char **cause)
+{
+	size_t nn = td_model__nr_nodes(m), nme = td_model__nr_events(m);
+	double *est = xcalloc(l->nr_events + 1, sizeof(*est));
+	double *counts = xcalloc(nme + 1, sizeof(*counts));
+	double *vals, *col;
+	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
+	struct boot b;
+	int err = 0;
+
+	if (!nboot)
+		nboot = 200;
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	vals = xcalloc(nn * nboot + 1, sizeof(*vals));
+	col = xcalloc(nboot + 1, sizeof(*col));
+	boot__init(&b, l, 0x746f70ULL);
+	for (unsigned r = 0; r < nboot && !err; r++) {
+		struct td_result res;
+
+		boot__replicate(&b, l, est);
+		for (size_t k = 0; k < nme; k++)
+			counts[k] = NAN;
+		for (size_t e = 0; e < l->nr_events; e++)
+			if (model_event[e] >= 0 && (size_t)model_event[e] < nme)
+				counts[model_event[e]] = est[e];
+		err = td_eval(m, counts, ctx, &res, cause);
+		if (err)
+			break;
+		for (size_t n = 0; n < nn && n < res.nr; n++)
+			if (!res.v[n].na && !isnan(res.v[n].value))
+				vals[n * nboot + nv[n]++] = res.v[n].value;
+		td_result__exit(&res);
+	}
+	for (size_t n = 0; n < nn; n++) {
+		memcpy(col, &vals[n * nboot], nv[n] * sizeof(*col));
+		if (err)
+			lo[n] = hi[n] = NAN;
+		else
+			quantiles(col, nv[n], nboot, level, &lo[n], &hi[n]);
+	}
+	boot__exit(&b);
+	free(est);
+	free(counts);
+	free(vals);
+	free(col);
+	free(nv);
+	return err;
 }
 
 static double metric_one(void *ctx, const double *est, size_t nr)

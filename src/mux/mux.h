@@ -293,6 +293,16 @@ typedef double (*mux_metric_fn)(void *ctx, const double *estimates, size_t nr);
 void mux_log__interval(const struct mux_log *l, mux_metric_fn metric, void *ctx, double level,
 		       unsigned nboot, uint64_t seed, double *lo, double *hi);
 
+/*
+ * Intervals for every node of a top-down model at once (the same
+ * replicates for all): model_event[e] is the model event index of log
+ * event e (-1: none). lo[] and hi[] have td_model__nr_nodes() entries,
+ * NAN where the node is n/a. 0, or td_eval's error.
+ */
+int mux_log__node_intervals(const struct mux_log *l, const struct td_model *m,
+			    const struct td_ctx *ctx, const int *model_event, double level,
+			    unsigned nboot, double *lo, double *hi, char **cause);
+
 /* "41.2% [38.9-43.5]" (fraction) or "1.23e+06 [1.2e+06-1.3e+06]" appended to sb. */
 void mux_format_interval(struct strbuf *sb, double value, double lo, double hi, bool fraction);
 
@@ -310,5 +320,16 @@ json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const 
 /* A hint when some group got fewer than MUX_MIN_SLICES slices, else NULL
  * (newly allocated). */
 char *mux_estimate__hint(const struct mux_estimate *est, uint32_t slice_ms);
+
+/*
+ * For the report, from a result's meta.json alone: the multiplexing block
+ * (mode, groups, slices, MUX reliability with its word, each event's
+ * estimate [interval] and scale, the threads whose rows are unreliable).
+ * Nothing is appended when the run was not multiplexed. The JSON variant
+ * returns a new reference (the "mux" object plus "events"), or NULL.
+ */
+struct gx_meta;
+void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb);
+json_t *mux_meta__to_json(const struct gx_meta *meta);
 
 #endif /* GX_MUX_H */

@@ -63,6 +63,17 @@ ok $? "steady workload: MUX reliability $rel >= 0.9"
 lohi=$(jq -r '.events[] | select(.name == "page-faults") | (.estimate_lo <= .estimate and .estimate <= .estimate_hi)' mux/meta.json)
 is "$lohi" true "page-faults carries a 95% interval around its estimate"
 
+# ---- children: the ioctls reach inherited copies in forked processes ---------------
+kids="$WL/wl-mux-steady 2500 & $WL/wl-mux-steady 2500; wait"
+"$GX_BIN" record -q -c 10000000 -o kids -e "$GROUPS_SPEC" -- sh -c "$kids" >/dev/null 2>&1
+ok $? "record two processes with rotating groups"
+"$GX_BIN" record -q -c 10000000 -o kids0 -e "$PLAIN_SPEC" -- sh -c "$kids" >/dev/null 2>&1
+got=$(estimate_of kids page-faults)
+want=$(count_of kids0 page-faults)
+within "$got" "$want" 5
+ok $? "two processes: page-faults estimate within 5% of the counting run"
+[ $? = 0 ] || diag "estimate $got, counted $want"
+
 # ---- two phases, slices as long as a phase -----------------------------------------
 "$GX_BIN" record -o phases --slice 300 -e "$GROUPS_SPEC" -- "$WL/wl-mux-phases" >/dev/null 2>phases.err
 ok $? "record the two-phase workload with 300 ms slices"

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "mux/mux.h"
+#include "perfdata/perfdata.h"
 #include "tap.h"
+#include "topdown/topdown.h"
 
 #define MS 1000000ULL
 
@@ -256,6 +258,97 @@ static void test_spec(void)
 	ok(mux_spec_normalize("{a,", NULL, &out, &ng, NULL) < 0, "a broken list is an error");
 }
 
+/* CPI of the generic model with cycles always on and instructions in one
+ * of two rotating groups: its interval holds the all-run truth. */
+static void test_node_intervals(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct td_model *m = NULL;
+	struct mux_log *l;
+	struct td_ctx ctx = { .smt = TD_SMT_OFF };
+	char *cause = NULL;
+	double cycles = 0, instr = 0, *lo, *hi;
+	int map[3], cpi;
+
+	if (td_model__load("generic", NULL, &m, &cause)) {
+		skip(3, "no generic model");
+		free(cause);
+		return;
+	}
+	map[0] = td_model__find_event(m, "cycles");
+	map[1] = td_model__find_event(m, "instructions");
+	map[2] = -1;
+	l = mux_log__new(3, group_of, 0, 10 * MS);
+	for (size_t i = 0; i < 200; i++) {
+		uint64_t c = 1000000 + (i * 7919) % 50000;
+		uint64_t in = (uint64_t)((double)c * (1.5 + 0.1 * (double)((i * 13) % 7) / 7));
+		uint64_t d[3] = { c, i % 2 ? 0 : in, i % 2 ? 5 : 0 };
+
+		cycles += (double)c;
+		instr += (double)in;	/* what instructions counted, had it run all the time */
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, d);
+	}
+	cpi = td_model__find_node(m, "CPI");
+	lo = calloc(td_model__nr_nodes(m), sizeof(*lo));
+	hi = calloc(td_model__nr_nodes(m), sizeof(*hi));
+	is_int(mux_log__node_intervals(l, m, &ctx, map, 0.95, 200, lo, hi, &cause), 0,
+	       "intervals for every node of the generic model");
+	ok(cpi >= 0 && lo[cpi] <= cycles / instr && cycles / instr <= hi[cpi],
+	   "CPI's 95%% interval [%.4f, %.4f] holds %.4f", cpi >= 0 ? lo[cpi] : NAN,
+	   cpi >= 0 ? hi[cpi] : NAN, cycles / instr);
+	ok(cpi >= 0 && hi[cpi] - lo[cpi] > 0 && hi[cpi] - lo[cpi] < 0.1 * cycles / instr,
+	   "... and is narrow with 100 slices per group");
+	free(lo);
+	free(hi);
+	mux_log__delete(l);
+	td_model__delete(m);
+}
+
+static void test_meta_render(void)
+{
+	struct gx_meta meta;
+	struct gx_meta_event ev[2];
+	struct gx_meta_mux_row rows[2] = { { 1, 1, 500, 0.95 }, { 1, 2, 400, 0.3 } };
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	gx_meta__init(&meta);
+	mux_meta__render(&meta, &sb);
+	ok(sb.len == 0, "no block for a run that was not multiplexed");
+	memset(ev, 0, sizeof(ev));
+	ev[0].name = "cpu-clock";
+	ev[0].group = -1;
+	ev[0].has_estimate = true;
+	ev[0].estimate = ev[0].estimate_lo = ev[0].estimate_hi = 1000;
+	ev[1].name = "page-faults";
+	ev[1].group = 0;
+	ev[1].has_estimate = true;
+	ev[1].estimate = 2000;
+	ev[1].estimate_lo = 1900;
+	ev[1].estimate_hi = 2100;
+	ev[1].scale = 2;
+	meta.events = ev;
+	meta.nr_events = 2;
+	meta.mux.mode = "gexplore";
+	meta.mux.nr_groups = 2;
+	meta.mux.nr_slices = 40;
+	meta.mux.slice_ms = 10;
+	meta.mux.min_slices = 20;
+	meta.mux.reliability = 0.5;
+	meta.mux.rows = rows;
+	meta.mux.nr_rows = 2;
+	mux_meta__render(&meta, &sb);
+	ok(sb.buf && strstr(sb.buf, "MUX reliability: 0.50 (unreliable)"), "the block shows the reliability");
+	ok(sb.buf && strstr(sb.buf, "2000 [1900-2100]"), "... the estimates with their intervals");
+	ok(sb.buf && strstr(sb.buf, "1 thread with MUX reliability below 0.7: 2 (0.30)"),
+	   "... and the unreliable threads");
+	strbuf__exit(&sb);
+	j = mux_meta__to_json(&meta);
+	ok(j && json_array_size(json_object_get(j, "events")) == 2 &&
+	   json_real_value(json_object_get(j, "reliability")) == 0.5, "the same as JSON");
+	json_decref(j);
+}
+
 int main(void)
 {
 	test_reliability();
@@ -264,5 +357,7 @@ int main(void)
 	test_reference_scaling();
 	test_file();
 	test_spec();
+	test_node_intervals();
+	test_meta_render();
 	return done_testing();
 }
