@@ -2,7 +2,7 @@
  * plan.c: pack a model's events into groups that fit the counters.
  *
  * Counters: CPUID leaf 0xA on an Intel host (per logical CPU, so SMT is
- * already accounted for), else the model's gp_smt_on / gp_smt_off figures
+ * already accounted for) or AMD's PerfMonV2 / PerfCtrExtCore bits, else the model's gp_smt_on / gp_smt_off figures
  * (libpfm4's tables are wrong for several CPUs). The NMI watchdog keeps one
  * general counter for itself.
  *
@@ -43,9 +43,9 @@ bool mux_nmi_watchdog_active(void)
 	return on;
 }
 
-/* CPUID leaf 0xA: general counters per logical CPU and fixed counters of an
- * Intel host; false when not available (other vendors, VMs without a
- * virtual PMU report 0). */
+/* CPUID: general counters per logical CPU and fixed counters of an Intel
+ * (leaf 0xA) or AMD host; false when not available (Arm, VMs without a
+ * virtual PMU). */
 static bool cpuid_counters(int *gp, int *fixed)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -58,6 +58,29 @@ static bool cpuid_counters(int *gp, int *fixed)
 	memcpy(vendor + 4, &d, 4);
 	memcpy(vendor + 8, &c, 4);
 	vendor[12] = '\0';
+	if (!strcmp(vendor, "AuthenticAMD")) {
+		unsigned max;
+
+		/* PerfMonV2 (leaf 0x80000022) says how many core counters;
+		 * PerfCtrExtCore (0x80000001 ECX bit 23) means 6. Neither (a
+		 * VM without a virtual PMU): leave it to the model. */
+		if (!__get_cpuid(0x80000000, &max, &b, &c, &d))
+			return false;
+		*fixed = 0;
+		if (max >= 0x80000022) {
+			__cpuid(0x80000022, a, b, c, d);
+			if ((a & 1) && (b & 0xf)) {
+				*gp = (int)(b & 0xf);
+				return true;
+			}
+		}
+		__cpuid(0x80000001, a, b, c, d);
+		if (c & (1u << 23)) {
+			*gp = 6;
+			return true;
+		}
+		return false;
+	}
 	if (strcmp(vendor, "GenuineIntel"))
 		return false;
 	__cpuid(0xa, a, b, c, d);
@@ -83,7 +106,7 @@ void mux_counters__detect(struct mux_counters *c, const struct td_model *m, bool
 	c->gp = smt ? on : off;
 	c->fixed = fixed;
 	c->source = "model";
-	/* only an Intel host answers, and its detected model is Intel's */
+	/* only an x86 host answers, and its detected model is its vendor's */
 	if (host && cpuid_counters(&gp, &fx)) {
 		c->gp = gp;
 		c->fixed = fx;
