@@ -439,7 +439,8 @@ int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struc
 		sets = xrealloc(sets, (nsets + 1) * sizeof(*sets));
 		sets[nsets++] = s;
 	}
-	qsort(sets, nsets, sizeof(*sets), cmp_set);
+	if (nsets)
+		qsort(sets, nsets, sizeof(*sets), cmp_set);
 	for (size_t i = 0; i < nsets; i++) {
 		int left[64];
 		size_t n = 0;
