@@ -47,15 +47,17 @@ for ev in page-faults minor-faults; do
 	got=$(estimate_of mux "$ev")
 	want=$(count_of plain "$ev")
 	within "$got" "$want" 5
-	ok $? "$ev: multiplexed estimate within 5% of a counting run without multiplexing"
-	[ $? = 0 ] || diag "estimate $got, counted $want"
+	r=$?
+	ok $r "$ev: multiplexed estimate within 5% of a counting run without multiplexing"
+	[ $r = 0 ] || diag "estimate $got, counted $want"
 done
 for ev in context-switches task-clock; do
 	got=$(estimate_of mux "$ev")
 	want=$(count_of mux "$ev")
 	within "$got" "$want" 5
-	ok $? "$ev: multiplexed estimate within 5% of the same event counted all run"
-	[ $? = 0 ] || diag "estimate $got, counted $want"
+	r=$?
+	ok $r "$ev: multiplexed estimate within 5% of the same event counted all run"
+	[ $r = 0 ] || diag "estimate $got, counted $want"
 done
 rel=$(jq -r .mux.reliability mux/meta.json)
 awk -v r="$rel" 'BEGIN { exit !(r >= 0.9) }'
@@ -64,15 +66,16 @@ lohi=$(jq -r '.events[] | select(.name == "page-faults") | (.estimate_lo <= .est
 is "$lohi" true "page-faults carries a 95% interval around its estimate"
 
 # ---- children: the ioctls reach inherited copies in forked processes ---------------
-kids="$WL/wl-mux-steady 2500 & $WL/wl-mux-steady 2500; wait"
+kids="$WL/wl-mux-steady 5000 & $WL/wl-mux-steady 5000; wait"
 "$GX_BIN" record -q -c 10000000 -o kids -e "$GROUPS_SPEC" -- sh -c "$kids" >/dev/null 2>&1
 ok $? "record two processes with rotating groups"
 "$GX_BIN" record -q -c 10000000 -o kids0 -e "$PLAIN_SPEC" -- sh -c "$kids" >/dev/null 2>&1
 got=$(estimate_of kids page-faults)
 want=$(count_of kids0 page-faults)
 within "$got" "$want" 5
-ok $? "two processes: page-faults estimate within 5% of the counting run"
-[ $? = 0 ] || diag "estimate $got, counted $want"
+r=$?
+ok $r "two processes: page-faults estimate within 5% of the counting run"
+[ $r = 0 ] || diag "estimate $got, counted $want"
 
 # ---- two phases, slices as long as a phase -----------------------------------------
 "$GX_BIN" record -o phases --slice 300 -e "$GROUPS_SPEC" -- "$WL/wl-mux-phases" >/dev/null 2>phases.err
@@ -97,8 +100,9 @@ for ev in page-faults minor-faults; do
 	got=$(estimate_of runs "$ev")
 	want=$(count_of count "$ev")
 	within "$got" "$want" 5
-	ok $? "--mux-runs: $ev total within 5% of the counting run"
-	[ $? = 0 ] || diag "got $got, counted $want"
+	r=$?
+	ok $r "--mux-runs: $ev total within 5% of the counting run"
+	[ $r = 0 ] || diag "got $got, counted $want"
 done
 is "$(jq -r '[.events[] | select(.name == "minor-faults") | .group] | .[0]' runs/meta.json)" 1 \
 	"the second group's events come from the second run"
