@@ -707,3 +707,71 @@ json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const 
 	json_object_set_new(o, "events", a);
 	return o;
 }
+
+/* ---- rows: error propagation ------------------------------------------------- */
+
+double mux_row_rel_sd(uint64_t nsamples, double reliability)
+{
+	double mux = isnan(reliability) ? 0 : 1 - reliability;
+
+	if (!nsamples)
+		return NAN;
+	return sqrt(1.0 / (double)nsamples + mux * mux);
+}
+
+/* A standard normal deviate (Box-Muller). */
+static double normal(uint64_t *rng)
+{
+	double u1 = ((double)(rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = ((double)(rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+int mux_row_node_intervals(const struct td_model *m, const struct td_ctx *ctx,
+			   const double *counts, const double *rel_sd, double level, unsigned n,
+			   uint64_t seed, double *lo, double *hi, char **cause)
+{
+	size_t nn = td_model__nr_nodes(m), ne = td_model__nr_events(m);
+	double *c = xcalloc(ne + 1, sizeof(*c)), *vals, *col;
+	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
+	uint64_t rng = seed ? seed : 0x726f77ULL;
+	int err = 0;
+
+	if (!n)
+		n = 200;
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	vals = xcalloc(nn * n + 1, sizeof(*vals));
+	col = xcalloc(n + 1, sizeof(*col));
+	for (unsigned r = 0; r < n && !err; r++) {
+		struct td_result res;
+
+		for (size_t i = 0; i < ne; i++) {
+			double sd = rel_sd && !isnan(rel_sd[i]) ? rel_sd[i] : 0;
+
+			c[i] = counts[i] * (1 + sd * normal(&rng));
+			if (c[i] < 0 && !isnan(counts[i]))
+				c[i] = 0;
+		}
+		err = td_eval(m, c, ctx, &res, cause);
+		if (err)
+			break;
+		for (size_t k = 0; k < nn && k < res.nr; k++)
+			if (!res.v[k].na && !isnan(res.v[k].value))
+				vals[k * n + nv[k]++] = res.v[k].value;
+		td_result__exit(&res);
+	}
+	for (size_t k = 0; k < nn; k++) {
+		memcpy(col, &vals[k * n], nv[k] * sizeof(*col));
+		if (err)
+			lo[k] = hi[k] = NAN;
+		else
+			quantiles(col, nv[k], n, level, &lo[k], &hi[k]);
+	}
+	free(c);
+	free(nv);
+	free(vals);
+	free(col);
+	return err;
+}

@@ -303,6 +303,23 @@ int mux_log__node_intervals(const struct mux_log *l, const struct td_model *m,
 			    const struct td_ctx *ctx, const int *model_event, double level,
 			    unsigned nboot, double *lo, double *hi, char **cause);
 
+/*
+ * Intervals for every node of one row (process, thread, module, function,
+ * line) by error propagation, Monte Carlo style as toplev's UVal does it
+ * analytically: each event estimate counts[i] (model event order, NAN =
+ * not measured) is drawn n times (0: 200) from a normal distribution with
+ * relative standard deviation rel_sd[i] (NULL or NAN: exact), the tree
+ * evaluated, and the level's quantiles taken. lo/hi as above.
+ */
+int mux_row_node_intervals(const struct td_model *m, const struct td_ctx *ctx,
+			   const double *counts, const double *rel_sd, double level, unsigned n,
+			   uint64_t seed, double *lo, double *hi, char **cause);
+/* The relative standard deviation of a row's event estimate built from
+ * nsamples samples in a row of MUX reliability `reliability`:
+ * sqrt(1/nsamples + (1 - reliability)^2) (NAN reliability counts as 1);
+ * NAN without samples. */
+double mux_row_rel_sd(uint64_t nsamples, double reliability);
+
 /* "41.2% [38.9-43.5]" (fraction) or "1.23e+06 [1.2e+06-1.3e+06]" appended to sb. */
 void mux_format_interval(struct strbuf *sb, double value, double lo, double hi, bool fraction);
 

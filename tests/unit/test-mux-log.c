@@ -304,6 +304,45 @@ static void test_node_intervals(void)
 	td_model__delete(m);
 }
 
+static void test_row_intervals(void)
+{
+	struct td_model *m = NULL;
+	struct td_ctx ctx = { .smt = TD_SMT_OFF };
+	double *counts, *sd, *lo, *hi;
+	size_t ne;
+	int cpi, cyc, ins;
+
+	if (td_model__load("generic", NULL, &m, NULL)) {
+		skip(4, "no generic model");
+		return;
+	}
+	ne = td_model__nr_events(m);
+	counts = calloc(ne, sizeof(*counts));
+	sd = calloc(ne, sizeof(*sd));
+	lo = calloc(td_model__nr_nodes(m), sizeof(*lo));
+	hi = calloc(td_model__nr_nodes(m), sizeof(*hi));
+	for (size_t i = 0; i < ne; i++)
+		counts[i] = NAN;
+	cyc = td_model__find_event(m, "cycles");
+	ins = td_model__find_event(m, "instructions");
+	cpi = td_model__find_node(m, "CPI");
+	counts[cyc] = 2e9;
+	counts[ins] = 1e9;
+	sd[cyc] = 0;
+	sd[ins] = mux_row_rel_sd(10000, 1.0);	/* 1% */
+	is_double(sd[ins], 0.01, 1e-12, "10000 samples, reliability 1: 1% relative error");
+	is_double(mux_row_rel_sd(10000, 0.9), sqrt(0.0001 + 0.01), 1e-12, "reliability 0.9 adds 10%");
+	is_int(mux_row_node_intervals(m, &ctx, counts, sd, 0.95, 400, 1, lo, hi, NULL), 0,
+	       "row intervals");
+	ok(lo[cpi] > 1.94 && lo[cpi] < 1.98 && hi[cpi] > 2.02 && hi[cpi] < 2.06,
+	   "CPI 2.00 with 1%% error on instructions: [%.3f, %.3f], about +-2%%", lo[cpi], hi[cpi]);
+	free(counts);
+	free(sd);
+	free(lo);
+	free(hi);
+	td_model__delete(m);
+}
+
 static void test_meta_render(void)
 {
 	struct gx_meta meta;
@@ -358,6 +397,7 @@ int main(void)
 	test_file();
 	test_spec();
 	test_node_intervals();
+	test_row_intervals();
 	test_meta_render();
 	return done_testing();
 }
