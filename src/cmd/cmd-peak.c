@@ -34,6 +34,7 @@ static int cmd_peak_exec(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-save", no_argument, NULL, 'n' },
 		{ "list", no_argument, NULL, 'l' },
+		{ "single-sample", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -71,6 +72,9 @@ static int cmd_peak_exec(int argc, char **argv)
 			break;
 		case 'n':
 			save = false;
+			break;
+		case 'S':
+			o.single_sample = true;
 			break;
 		case 'l':
 			for (const char *const *n = peak_test_names(); *n; n++)
@@ -118,7 +122,7 @@ static int cmd_peak_exec(int argc, char **argv)
 	/* A partial run (--tests) is not the machine's full picture: keep only full ones. */
 	if (output)
 		path = xstrdup(output);
-	else if (save && !o.tests)
+	else if (save && !o.tests && !o.single_sample)
 		path = peak_cache_path();
 	if (path) {
 		err = peak_save(doc, path, &cause);
@@ -140,7 +144,8 @@ out:
 
 const struct cmd_entry cmd_peak_entry = {
 	.name = "peak",
-	.usage = "peak [--quick] [--json] [--tests LIST] [--threads N] [-o FILE] [--no-save] [--list]",
+	.usage = "peak [--quick] [--json] [--tests LIST] [--threads N] [-o FILE] [--no-save] [--list] "
+		 "[--single-sample]",
 	.summary = "measure this processor's peaks (latency, throughput, bandwidth)",
 	.exec = cmd_peak_exec,
 };

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 uint64_t pk_time(pk_fn fn, uint64_t iters, void *buf)
 {
@@ -64,8 +65,15 @@ static void sample_ns(pk_fn fn, void *buf, unsigned per_iter, unsigned samples, 
 	uint64_t iters = pk_calibrate(fn, buf, len_ns);
 	double *v = xcalloc(samples, sizeof(*v));
 
-	for (unsigned i = 0; i < samples; i++)
+	for (unsigned i = 0; i < samples; i++) {
+		/*
+		 * Spread the samples over time (a short sleep every 8): on a shared
+		 * host an SMT sibling's burst can last longer than all of them.
+		 */
+		if (i && i % 8 == 0 && samples > 1)
+			nanosleep(&(struct timespec){ 0, 300000 }, NULL);
 		v[i] = (double)pk_time(fn, iters, buf) / ((double)iters * per_iter);
+	}
 	pk_stat(v, samples, st);
 	free(v);
 }
@@ -80,7 +88,7 @@ double peak_measure_clock(unsigned samples, struct peak_stat *st)
 		return 0;
 	}
 	/* ~10 us samples: long against the timer, short against interrupts. */
-	sample_ns(fn, NULL, PK_BODY, samples, 10000, &ns);
+	sample_ns(fn, NULL, PK_BODY, samples, samples == 1 ? 1000000 : 10000, &ns);
 	st->min = 1 / ns.min;		/* fastest sample = the true clock */
 	st->median = 1 / ns.median;
 	st->p90 = 1 / ns.p90;
@@ -178,8 +186,8 @@ static void warm_up(pk_fn fn, void *buf, uint64_t ns)
 static void run_insn(struct pk_run *run, const struct pk_test *t, int sve_bits, struct tbuf *b,
 		     struct peak_insn *out)
 {
-	unsigned samples = run->o->quick ? 40 : 200;
-	uint64_t len = run->o->quick ? 20000 : 40000;
+	unsigned samples = run->o->single_sample ? 1 : run->o->quick ? 40 : 200;
+	uint64_t len = run->o->single_sample ? 1000000 : run->o->quick ? 20000 : 40000;
 	struct peak_stat lat = { 0 }, tput = { 0 };
 	double g0, g1, ghz;
 	int bits = t->bits ? t->bits : sve_bits;
@@ -216,8 +224,8 @@ static void run_insn(struct pk_run *run, const struct pk_test *t, int sve_bits, 
 static void run_mix(struct pk_run *run, const struct pk_mixk *k, struct tbuf *b,
 		    struct peak_mix *out)
 {
-	unsigned samples = run->o->quick ? 30 : 150;
-	uint64_t len = run->o->quick ? 20000 : 40000;
+	unsigned samples = run->o->single_sample ? 1 : run->o->quick ? 30 : 150;
+	uint64_t len = run->o->single_sample ? 1000000 : run->o->quick ? 20000 : 40000;
 	struct peak_stat a, bb, ab;
 	double ghz;
 
@@ -263,7 +271,7 @@ int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 		run.nr_cpus = o->max_threads;
 	if (run.cores > run.nr_cpus)
 		run.cores = run.nr_cpus;
-	run.clock_samples = o->quick ? 150 : 1000;
+	run.clock_samples = o->single_sample ? 1 : o->quick ? 150 : 1000;
 
 	/* Does the list pick anything at all? */
 	for (size_t i = 0; i < nt; i++)

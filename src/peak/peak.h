@@ -36,6 +36,11 @@ struct peak_opts {
 	const char *tests;	/* comma-separated globs over test names or groups
 				   ("fp", "fma.*", "mem"); NULL = everything */
 	int max_threads;	/* 0 = every CPU we may run on */
+	/*
+	 * MegPeak-style timing for comparison (bench/peak): one timed run of
+	 * ~1 ms per kernel and one for the clock, no minimum over samples.
+	 */
+	bool single_sample;
 	/* Called before each test with its name; may be NULL. */
 	void (*progress)(void *arg, const char *what);
 	void *progress_arg;
