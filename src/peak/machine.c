@@ -296,7 +296,7 @@ void peak_machine_detect(struct peak_machine *m)
 		snprintf(m->hostname, sizeof(m->hostname), "localhost");
 	cpu_model(m->cpu, sizeof(m->cpu));
 	if (uname(&u) == 0)
-		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
+		snprintf(m->arch, sizeof(m->arch), "%.15s", u.machine);
 	isa = pk_isa_detect(&m->sve_bits);
 	pk_isa_names(isa, m->isa, sizeof(m->isa));
 	cpus = pk_cpu_order(&n, &cores);

@@ -241,7 +241,7 @@ static int chase(struct pk_run *run, size_t bytes, struct peak_chase *out)
 	char *buf = alloc_big(bytes);
 	uint64_t seed = 0x9E3779B97F4A7C15ull, iters;
 	unsigned samples = run->o->quick ? 9 : 31;
-	pk_chase_fn fn = (pk_chase_fn)pk_chase_kernel();
+	pk_chase_fn fn = (pk_chase_fn)(void (*)(void))pk_chase_kernel();
 	void *p = buf;
 	double *v, ghz;
 	struct peak_stat st;
