@@ -64,9 +64,7 @@ static void add_points(struct roofline *rl, const char *result, const char *pare
 	struct roofline_events ev;
 	char *dir = NULL, *data = NULL, *cause = NULL;
 	const char **names = NULL, *why;
-	size_t n, nrows;
-	double f, b, s;
-	uint64_t *tot;
+	size_t n;
 
 	if (gx_result__resolve(result, parent, &dir, &data, &cause) != 0) {
 		roofline__note(rl, "no points: %s", cause ? cause : "no recording");
@@ -98,20 +96,9 @@ static void add_points(struct roofline *rl, const char *result, const char *pare
 		roofline__note(rl, "no points: %s", cause);
 		goto out;
 	}
-	tot = xcalloc(n, sizeof(*tot));
-	for (size_t i = 0; i < n; i++)
-		tot[i] = profile__total_period(p, i);
-	roofline_events__totals(&ev, tot, &f, &b, &s);
-	roofline__add_point(rl, "whole run", f, b, s);
-	free(tot);
-	{
-		const struct profile_row *const *rows =
-			profile__rows(p, PROFILE_BY_MODULE, (size_t)ev.flops_idx[0], &nrows);
-
-		for (size_t i = 0; i < nrows && i < 12; i++) {
-			roofline_events__totals(&ev, rows[i]->period, &f, &b, &s);
-			roofline__add_point(rl, rows[i]->name, f, b, s);
-		}
+	if (!roofline__add_profile_points(rl, names, n, p, PROFILE_BY_MODULE, 12, ghz, &why)) {
+		roofline__note(rl, "no points: %s", why);
+		goto out;
 	}
 	roofline__note(rl, "points are the whole run and its modules (per-function points come "
 		       "with the profile's function rows); FLOPs and bytes are sample "

@@ -518,3 +518,31 @@ void roofline_events__totals(const struct roofline_events *ev, const uint64_t *p
 	if (ev->time_idx >= 0)
 		*seconds = ev->time_scale * (double)period[ev->time_idx];
 }
+
+size_t roofline__add_profile_points(struct roofline *rl, const char *const *names, size_t n,
+				    struct profile *p, enum profile_by by, size_t max_rows,
+				    double ghz, const char **why)
+{
+	struct roofline_events ev;
+	const struct profile_row *const *rows;
+	uint64_t *tot;
+	size_t nrows, added = 0;
+	double f, b, s;
+
+	if (!roofline_events_classify(names, n, ghz, &ev, why))
+		return 0;
+	tot = xcalloc(n ? n : 1, sizeof(*tot));
+	for (size_t i = 0; i < n; i++)
+		tot[i] = profile__total_period(p, i);
+	roofline_events__totals(&ev, tot, &f, &b, &s);
+	added += roofline__add_point(rl, "whole run", f, b, s);
+	free(tot);
+	rows = profile__rows(p, by, (size_t)ev.flops_idx[0], &nrows);
+	for (size_t i = 0; i < nrows && i < max_rows; i++) {
+		roofline_events__totals(&ev, rows[i]->period, &f, &b, &s);
+		added += roofline__add_point(rl, rows[i]->name, f, b, s);
+	}
+	if (!added)
+		*why = "no row has FP operations, memory traffic and time together";
+	return added;
+}

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "profile/profile.h"
 #include "util/util.h"
 
 struct roofline_ceiling {
@@ -90,5 +91,16 @@ bool roofline_events_classify(const char *const *names, size_t n, double ghz,
 /* FLOPs, bytes and seconds of one row from its per-event period sums. */
 void roofline_events__totals(const struct roofline_events *ev, const uint64_t *period,
 			     double *flops, double *bytes, double *seconds);
+
+/*
+ * Points of a profile whose events are called names[0..n): the whole run,
+ * then up to max_rows rows of `by` (most FLOPs first; PROFILE_BY_MODULE
+ * until function rows exist). Rows without FLOPs, bytes or time are left
+ * out. Returns the number of points added, or 0 with *why (static text)
+ * when the events cannot give points.
+ */
+size_t roofline__add_profile_points(struct roofline *rl, const char *const *names, size_t n,
+				    struct profile *p, enum profile_by by, size_t max_rows,
+				    double ghz, const char **why);
 
 #endif /* GX_ROOFLINE_H */

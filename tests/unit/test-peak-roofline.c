@@ -37,7 +37,7 @@ int main(void)
 	const char *why;
 	double f, b, s;
 
-	plan(26);
+	plan(29);
 	is_int(roofline__init_from_peak(&rl, doc, &cause), 0, "roofs from a peak document");
 	is_int(rl.nr_compute, 3, "FP32, FP64 and scalar FP64 roofs");
 	is_double(rl.compute[0].value, 96.0, 1e-9, "highest compute roof first");
@@ -92,6 +92,48 @@ int main(void)
 		roofline_events__totals(&ev, ip, &f, &b, &s);
 		ok(f == 4010 && b == 6400 && fabs(s - 1.0) < 1e-12,
 		   "Intel: lanes weighted, time from cycles at the clock");
+	}
+	{
+		/* A profile of two modules: app does FP work, libc only moves memory. */
+		const char *const names[] = { "cpu-clock", "fp_ret_sse_avx_ops.all",
+					      "ls_any_fills_from_sys.dram_io_all" };
+		struct profile *p = profile__new(3);
+		struct pd_tool *tool = profile__tool(p);
+		struct pd_comm c = { .pid = 10, .tid = 10, .comm = "app", .exec = true };
+		struct pd_mmap m1 = { .pid = 10, .tid = 10, .start = 0x400000, .len = 0x10000,
+				      .filename = "/usr/bin/app", .misc = PERF_RECORD_MISC_USER };
+		struct pd_mmap m2 = { .pid = 10, .tid = 10, .start = 0x7f0000000000,
+				      .len = 0x10000, .filename = "/lib/libc.so.6",
+				      .misc = PERF_RECORD_MISC_USER };
+		struct { uint32_t ev; uint64_t ip, period; } smp[] = {
+			{ 0, 0x401000, 1000000000 }, { 1, 0x401000, 4000000000ull },
+			{ 2, 0x401000, 10000000 }, { 0, 0x7f0000001000, 500000000 },
+			{ 2, 0x7f0000001000, 50000000 },
+		};
+		size_t added;
+
+		tool->comm(tool, &c);
+		tool->mmap(tool, &m1);
+		tool->mmap(tool, &m2);
+		for (size_t i = 0; i < ARRAY_SIZE(smp); i++) {
+			struct pd_sample sm = { .evsel = smp[i].ev, .pid = 10, .tid = 10,
+						.ip = smp[i].ip, .period = smp[i].period,
+						.misc = PERF_RECORD_MISC_USER };
+
+			tool->sample(tool, &sm);
+		}
+		roofline__init_from_peak(&rl, doc, &cause);
+		added = roofline__add_profile_points(&rl, names, 3, p, PROFILE_BY_MODULE, 10, 3.0,
+						     &why);
+		is_int(added, 2, "points: the whole run and app (libc has no FLOPs)");
+		ok(rl.nr_points == 2 && !strcmp(rl.points[0].name, "whole run") &&
+		   fabs(rl.points[0].ai - 4e9 / 3.84e9) < 1e-9 &&
+		   fabs(rl.points[0].gflops - 4.0 / 1.5) < 1e-9, "whole run: AI and GFLOP/s");
+		ok(rl.nr_points == 2 && strstr(rl.points[1].name, "app") &&
+		   fabs(rl.points[1].ai - 4e9 / 6.4e8) < 1e-9 && fabs(rl.points[1].gflops - 4) < 1e-9,
+		   "app module: AI and GFLOP/s");
+		roofline__exit(&rl);
+		profile__delete(p);
 	}
 	json_decref(doc);
 	return tap_failed_ ? 1 : 0;
