@@ -46,20 +46,28 @@ void peak_result__print(const struct peak_result *r, struct strbuf *sb)
 		     "max drift %.1f%%)\n", r->ghz, r->clock_ghz.n, r->clock_ghz.p90,
 		     r->clock_ghz.min, 100 * r->max_drift);
 	if (r->nr_insns) {
-		strbuf__addf(sb, "\n%-14s %-16s %9s %9s %9s %8s %9s\n", "instruction", "encoding",
-			     "latency", "cyc/insn", "insn/cyc", "p90", "GFLOP/s");
+		const char *fam = NULL;
+		double dl, di;
+
+		strbuf__addf(sb, "\n%-14s %-16s %9s %9s %9s %8s %11s  %s\n", "instruction", "encoding",
+			     "latency", "cyc/insn", "insn/cyc", "p90", "GFLOP/s", "documented");
 		for (size_t i = 0; i < r->nr_insns; i++) {
 			const struct peak_insn *in = &r->insns[i];
-			char lat[16] = "-", extra[24] = "";
+			char lat[16] = "-", extra[24] = "", doc[48] = "";
 
 			if (in->has_lat)
 				snprintf(lat, sizeof(lat), "%.2f", in->lat.min);
 			if (in->flops)
-				snprintf(extra, sizeof(extra), "%9.1f", gflops(r, in));
+				snprintf(extra, sizeof(extra), "%11.1f", gflops(r, in));
 			else if (in->bytes)
 				snprintf(extra, sizeof(extra), "%6.1f GB/s", gbps(r, in));
-			strbuf__addf(sb, "%-14s %-16s %9s %9.3f %9.2f %8.3f %s\n", in->name, in->insn,
-				     lat, in->tput.min, 1 / in->tput.min, in->tput.p90, extra);
+			else
+				snprintf(extra, sizeof(extra), "%11s", "");
+			/* The vendor's figures beside ours, where we know them. */
+			if (peak_expected(in->name, &fam, &dl, &di))
+				snprintf(doc, sizeof(doc), "  lat %g, %g/cycle (%s)", dl, di, fam);
+			strbuf__addf(sb, "%-14s %-16s %9s %9.3f %9.2f %8.3f %s%s\n", in->name, in->insn,
+				     lat, in->tput.min, 1 / in->tput.min, in->tput.p90, extra, doc);
 		}
 		strbuf__addf(sb, "(latency and cyc/insn: min of %u samples; p90 of cyc/insn)\n",
 			     r->insns[0].tput.n);
@@ -175,6 +183,16 @@ json_t *peak_result__to_json(const struct peak_result *r)
 			json_object_set_new(t, "gflops", json_real(gflops(r, in)));
 		if (in->bytes)
 			json_object_set_new(t, "gbps", json_real(gbps(r, in)));
+		{
+			const char *fam;
+			double dl, di;
+
+			if (peak_expected(in->name, &fam, &dl, &di))
+				json_object_set_new(t, "documented",
+						    json_pack("{s:s, s:f, s:f}", "family", fam,
+							      "latency_cycles", dl,
+							      "instr_per_cycle", di));
+		}
 		json_array_append_new(a, t);
 	}
 	json_object_set_new(root, "tests", a);
