@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -27,7 +28,7 @@ static uint64_t xgetbv0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
-unsigned pk_isa_detect(int *sve_bits)
+static unsigned isa_detect_hw(int *sve_bits)
 {
 	unsigned a, b, c, d, isa = PK_BASE | PK_SSE2;
 	unsigned max = __get_cpuid_max(0, NULL);
@@ -83,7 +84,7 @@ bool pk_cpuid_hypervisor(void)
 #endif
 uint64_t gx_pk_sve_vl_bytes(void);
 
-unsigned pk_isa_detect(int *sve_bits)
+static unsigned isa_detect_hw(int *sve_bits)
 {
 	unsigned long hw = getauxval(AT_HWCAP);
 	unsigned isa = PK_BASE;
@@ -104,7 +105,7 @@ bool pk_cpuid_hypervisor(void)
 }
 
 #else
-unsigned pk_isa_detect(int *sve_bits)
+static unsigned isa_detect_hw(int *sve_bits)
 {
 	*sve_bits = 0;
 	return PK_BASE;
@@ -116,20 +117,51 @@ bool pk_cpuid_hypervisor(void)
 }
 #endif
 
+static const struct { unsigned bit; const char *name; } isa_names[] = {
+	{ PK_SSE2, "sse2" }, { PK_AVX, "avx" }, { PK_FMA, "fma" }, { PK_AVX2, "avx2" },
+	{ PK_AVX512F, "avx512f" }, { PK_AVX512BW, "avx512bw" },
+	{ PK_AVX512VNNI, "avx512vnni" }, { PK_NEON, "neon" }, { PK_SVE, "sve" },
+};
+
+/*
+ * $GX_PEAK_DISABLE (comma-separated feature names, e.g. "avx512f,avx2")
+ * hides features, as if the CPU lacked them: to compare code paths on one
+ * machine, and to test that what is missing is listed as skipped. Features
+ * that depend on a hidden one go too (AVX-512 BW and VNNI on AVX512F; FMA and
+ * AVX2 on AVX).
+ */
+unsigned pk_isa_detect(int *sve_bits)
+{
+	unsigned isa = isa_detect_hw(sve_bits);
+	const char *env = getenv("GX_PEAK_DISABLE");
+	char *copy, *tok, *save = NULL;
+
+	if (!env || !*env)
+		return isa;
+	copy = xstrdup(env);
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		for (size_t i = 0; i < ARRAY_SIZE(isa_names); i++)
+			if (!strcasecmp(tok, isa_names[i].name))
+				isa &= ~isa_names[i].bit;
+	free(copy);
+	if (!(isa & PK_AVX))
+		isa &= ~(PK_FMA | PK_AVX2 | PK_AVX512F);
+	if (!(isa & PK_AVX512F))
+		isa &= ~(PK_AVX512BW | PK_AVX512VNNI);
+	if (!(isa & PK_SVE))
+		*sve_bits = 0;
+	return isa;
+}
+
 void pk_isa_names(unsigned isa, char *buf, size_t len)
 {
-	static const struct { unsigned bit; const char *name; } names[] = {
-		{ PK_SSE2, "sse2" }, { PK_AVX, "avx" }, { PK_FMA, "fma" }, { PK_AVX2, "avx2" },
-		{ PK_AVX512F, "avx512f" }, { PK_AVX512BW, "avx512bw" },
-		{ PK_AVX512VNNI, "avx512vnni" }, { PK_NEON, "neon" }, { PK_SVE, "sve" },
-	};
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!(isa & names[i].bit))
+	for (size_t i = 0; i < ARRAY_SIZE(isa_names); i++) {
+		if (!(isa & isa_names[i].bit))
 			continue;
-		int n = snprintf(buf + off, len - off, "%s%s", off ? " " : "", names[i].name);
+		int n = snprintf(buf + off, len - off, "%s%s", off ? " " : "", isa_names[i].name);
 
 		if (n < 0 || (size_t)n >= len - off)
 			break;

@@ -151,6 +151,10 @@ static bool wanted(const char *list, const char *name, const char *group)
 
 static const char *why_missing(unsigned need)
 {
+	const char *env = getenv("GX_PEAK_DISABLE");
+
+	if (env && *env)
+		return "hidden by $GX_PEAK_DISABLE, or not supported here";
 	if (need & (PK_AVX512F | PK_AVX512BW | PK_AVX512VNNI))
 		return "no usable AVX-512 (CPUID, or XCR0 & 0xE6 not enabled by the OS)";
 	if (need & (PK_AVX | PK_FMA | PK_AVX2))
