@@ -51,10 +51,10 @@
 	str q28, [x1, #(\r-16)*64]
 	.endm
 	.macro GLD op, t, r
-	ldr x\r, [x1, #(\r-2)*64]
+	ldr x\r, [x1, #(\r-2)*72]
 	.endm
 	.macro GST op, t, r
-	str x14, [x1, #(\r-2)*64]
+	str x14, [x1, #(\r-2)*8]
 	.endm
 	.macro SV3 op, t, r		/* SVE unpredicated: r = r op 28 */
 	\op z\r\().\t, z\r\().\t, z28.\t
