@@ -323,7 +323,8 @@ int pk_mem_run(struct pk_run *run, struct peak_result *res, char **cause)
 		for (s = 4096; s <= top; s = next) {
 			/* Doubling (quick: x4), always ending at DRAM's working set. */
 			next = s * (run->o->quick ? 4 : 2);
-			if (next > top && s < top)
+			/* Quick: from the last cache straight to DRAM's size. */
+			if ((next > top || (run->o->quick && next > top / 4)) && s < top)
 				next = top;
 			pk_progress(run, "latency %zu KiB", s >> 10);
 			res->chase = xrealloc(res->chase, (res->nr_chase + 1) * sizeof(*res->chase));

@@ -6,7 +6,7 @@
 
 export XDG_CACHE_HOME="$TMP/cache"
 can_sample || skip_all "cannot sample software events here"
-"$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" >/dev/null 2>&1
+"$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
 ok $? "record a cpu-clock workload"
 
 "$GX_BIN" report --roofline r1 >"$TMP/out" 2>"$TMP/err"

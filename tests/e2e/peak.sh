@@ -40,6 +40,9 @@ ok $? "a dependent add takes one cycle"
 jq -e '(.bandwidth | length) > 0 and (.latency | length) > 0 and (.mixes | length) > 0' \
 	"$TMP/peak.json" >/dev/null
 ok $? "bandwidth, latency ladder and mixes are present"
+jq -e '.latency[0].cycles < .latency[-1].cycles and .latency[0].bytes < .latency[-1].bytes' \
+	"$TMP/peak.json" >/dev/null
+ok $? "the latency ladder grows from L1 to DRAM"
 ls "$XDG_CACHE_HOME"/gexplore/peak-*.json >/dev/null 2>&1
 ok $? "a full run is saved under \$XDG_CACHE_HOME/gexplore"
 
