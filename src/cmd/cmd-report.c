@@ -20,6 +20,9 @@
 #include "topdown/topdown.h"
 #include "util/util.h"
 
+/* roofline (issue 8): src/cmd/cmd-roofline.c */
+int report_roofline(const char *result, const char *parent, const char *file);
+
 struct report_cmd_opts {
 	bool json;
 	const char *cpu;	/* --cpu MODEL */
@@ -167,11 +170,14 @@ static int cmd_report_exec(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "smt", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "roofline", optional_argument, NULL, 'R' },	/* roofline (issue 8) */
 		{ "format", required_argument, NULL, 'F' },
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct report_cmd_opts o = { .r = { .limit = 10 } };
+	bool roofline = false;			/* roofline (issue 8) */
+	const char *roofline_file = NULL;	/* roofline (issue 8) */
 	const char *input = NULL, *format = NULL, *output = NULL;
 	char *end;
 	int c;
@@ -222,6 +228,16 @@ static int cmd_report_exec(int argc, char **argv)
 		case 'h':
 			printf("usage: gexplore %s\n", cmd_report_entry.usage);
 			return GX_EXIT_OK;
+		/* ---- roofline (issue 8, src/cmd/cmd-roofline.c) ---- */
+		case 'R':
+			roofline = true;
+			roofline_file = optarg;
+			/* `--roofline out.svg` as well as `--roofline=out.svg` */
+			if (!optarg && optind < argc && (strstr(argv[optind], ".svg") ||
+							 strstr(argv[optind], ".html")))
+				roofline_file = argv[optind++];
+			break;
+		/* ---- end roofline ---- */
 		default:
 			if (optopt)
 				cmd_error("option -%c: unknown or missing its argument", optopt);
@@ -235,6 +251,8 @@ static int cmd_report_exec(int argc, char **argv)
 			return cmd_usage(&cmd_report_entry);
 		input = argv[optind];
 	}
+	if (roofline)	/* roofline (issue 8) */
+		return report_roofline(input, ".", roofline_file);
 	if (format || output)
 		return report_format(input, format ? format : "text", output, &o);
 	return report_print(input, ".", &o);

@@ -8,14 +8,14 @@
  *   model ID [VARIANT]      top-down model (events/ID.json), first line
  *   smt on|off
  *   process PID COMM        following events belong to this process
- *   function NAME           ... and to this function of BINARY (optional)
+ *   function NAME           ... and, until the next one, to this function
+ *                           of BINARY (found in its symbol table)
  *   EVENT COUNT             event id of the model and its count there
  *
- * Each (process, function, event) becomes 100 samples whose periods sum to
- * COUNT exactly (COUNT must be a multiple of 100), at addresses in BINARY
- * mapped at 0x400000: the first bytes of the function's symbol when one is
- * named, else a fixed spread; meta.json carries the per-event totals as
- * counting reads. Event attrs are those the collector builds for the model's own
+ * Each (process, event) becomes 100 samples whose periods sum to COUNT
+ * exactly (COUNT must be a multiple of 100), at addresses in BINARY
+ * mapped at 0x400000; meta.json carries the per-event totals as counting
+ * reads. Event attrs are those the collector builds for the model's own
  * spelling of the event (libpfm4 names encode with LIBPFM_ENCODE_INACTIVE).
  */
 #include "config.h"
@@ -38,68 +38,59 @@
 #define MAP_START 0x400000ULL
 #define MAX_EV 64
 #define MAX_PROC 16
-#define MAX_SLOT 64
+
+#define MAX_FN 8
 
 struct proc {
 	uint32_t pid;
 	char comm[16];
+	uint64_t count[MAX_FN][MAX_EV];	/* per function slot, per event */
+	uint64_t ip[MAX_FN];		/* first address of each function slot */
+	size_t nr_fn;
 };
 
-/* Where samples of one process land: a function's address, or 0 for the
- * default spread. */
-struct slot {
-	size_t proc;
-	uint64_t ip;
-	uint64_t count[MAX_EV];
-};
-
-/* The address a symbol of BINARY has when BINARY is mapped at MAP_START
- * from file offset 0. 0 when not found. */
-static uint64_t symbol_ip(const char *binary, const char *name)
+/* The file offset of function `name` in the ELF file at path (what a
+ * mapping at pgoff 0 puts at map start + offset), or 0. */
+static uint64_t function_offset(const char *path, const char *name)
 {
-	int fd = open(binary, O_RDONLY);
+	int fd = open(path, O_RDONLY);
 	Elf *e;
 	Elf_Scn *scn = NULL;
-	uint64_t vaddr = 0, ip = 0;
+	uint64_t value = 0, off = 0;
 	size_t nph;
 
 	if (fd < 0)
 		return 0;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	while (e && !vaddr && (scn = elf_nextscn(e, scn))) {
+	while (e && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *d;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize ||
-		    !(d = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
 			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+		for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 1); i++) {
 			GElf_Sym sym;
 			const char *n;
 
-			if (!gelf_getsym(d, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC)
-				continue;
-			n = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, name) && sym.st_value) {
-				vaddr = sym.st_value;
-				break;
-			}
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+				value = sym.st_value;
 		}
 	}
-	if (vaddr && elf_getphdrnum(e, &nph) == 0)
+	if (e && value && elf_getphdrnum(e, &nph) == 0) {
 		for (size_t i = 0; i < nph; i++) {
 			GElf_Phdr ph;
 
 			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_memsz) {
-				ip = MAP_START + vaddr - ph.p_vaddr + ph.p_offset;
-				break;
-			}
+			    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_filesz)
+				off = value - ph.p_vaddr + ph.p_offset;
 		}
-	elf_end(e);
+	}
+	if (e)
+		elf_end(e);
 	close(fd);
-	return ip;
+	return off;
 }
 
 static int die(const char *what, const char *cause)
@@ -122,8 +113,7 @@ int main(int argc, char **argv)
 	char line[512], *cause = NULL, *path;
 	struct td_model *m = NULL;
 	struct proc procs[MAX_PROC];
-	struct slot slots[MAX_SLOT];
-	size_t nproc = 0, nev = 0, nslot = 0;
+	size_t nproc = 0, nev = 0;
 	int ev_model[MAX_EV];
 	struct pd_evsel evs[MAX_EV];
 	struct perf_writer *w;
@@ -145,7 +135,6 @@ int main(int argc, char **argv)
 	if (!dir)
 		return die("usage", "gen-perfdata -o DIR [-b BINARY] < SPEC");
 	memset(procs, 0, sizeof(procs));
-	memset(slots, 0, sizeof(slots));
 	while (fgets(line, sizeof(line), stdin)) {
 		char a[128], b[128] = "";
 		unsigned long long n;
@@ -163,18 +152,28 @@ int main(int argc, char **argv)
 				return die("process", line);
 			procs[nproc].pid = (uint32_t)n;
 			snprintf(procs[nproc].comm, sizeof(procs[nproc].comm), "%s", b);
-			if (nslot == MAX_SLOT)
-				return die("too many functions", line);
-			slots[nslot++].proc = nproc;
+			procs[nproc].ip[0] = MAP_START + 0x1000;
+			procs[nproc].nr_fn = 1;
 			nproc++;
 		} else if (!strcmp(a, "function")) {
-			if (!nproc || nslot == MAX_SLOT || sscanf(line, "function %127s", b) != 1)
-				return die("function (after a process line)", line);
-			slots[nslot].proc = nproc - 1;
-			slots[nslot].ip = symbol_ip(binary, b);
-			if (!slots[nslot].ip)
-				return die("no such function in the binary", b);
-			nslot++;
+			struct proc *p = &procs[nproc ? nproc - 1 : 0];
+			uint64_t off;
+
+			if (!nproc || sscanf(line, "function %127s", b) != 1 ||
+			    !(off = function_offset(binary, b)))
+				return die("function not found in the binary", line);
+			if (p->nr_fn == MAX_FN)
+				return die("too many functions", b);
+			/* the first function replaces the default slot when unused */
+			if (p->nr_fn == 1 && !p->count[0][0] && p->ip[0] == MAP_START + 0x1000) {
+				bool used = false;
+
+				for (size_t k = 0; k < MAX_EV; k++)
+					used |= p->count[0][k] != 0;
+				if (!used)
+					p->nr_fn = 0;
+			}
+			p->ip[p->nr_fn++] = MAP_START + off;
 		} else if (m && nproc && sscanf(line, "%127s %llu", a, &n) == 2) {
 			int mi = td_model__find_event(m, a);
 			size_t k;
@@ -190,7 +189,7 @@ int main(int argc, char **argv)
 					return die("too many events", a);
 				ev_model[nev++] = mi;
 			}
-			slots[nslot - 1].count[k] += n;
+			procs[nproc - 1].count[procs[nproc - 1].nr_fn - 1][k] += n;
 		} else {
 			return die("bad line", line);
 		}
@@ -231,8 +230,9 @@ int main(int argc, char **argv)
 		meta.events[k].sav = evs[k].attr.sample_period;
 		meta.events[k].group = -1;
 		meta.events[k].has_count = true;
-		for (size_t p = 0; p < nslot; p++)
-			meta.events[k].count += slots[p].count[k];
+		for (size_t p = 0; p < nproc; p++)
+			for (size_t f = 0; f < procs[p].nr_fn; f++)
+				meta.events[k].count += procs[p].count[f][k];
 		meta.events[k].time_enabled = meta.events[k].time_running = 1000000000;
 		collect_events__free(ce, nce);
 		strbuf__exit(&spec);
@@ -302,12 +302,10 @@ int main(int argc, char **argv)
 		}
 	}
 	/* samples: IDENTIFIER, IP, TID, TIME, CPU, PERIOD */
-	for (size_t q = 0; q < nslot; q++)
+	for (size_t p = 0; p < nproc; p++)
+		for (size_t f = 0; f < procs[p].nr_fn; f++)
 		for (size_t k = 0; k < nev; k++) {
-			const struct slot *sl = &slots[q];
-			size_t p = sl->proc;
-
-			if (!sl->count[k])
+			if (!procs[p].count[f][k])
 				continue;
 			for (int i = 0; i < NR_SAMPLES; i++) {
 				struct {
@@ -320,12 +318,11 @@ int main(int argc, char **argv)
 				} s = {
 					.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
 					.id = id_base + k,
-					.ip = sl->ip ? sl->ip + (uint64_t)(i % 4) :
-						MAP_START + 0x1000 + (uint64_t)(i % 64) * 4,
+					.ip = procs[p].ip[f] + (uint64_t)(i % 8),
 					.pid = procs[p].pid,
 					.tid = procs[p].pid,
 					.time = t++,
-					.period = sl->count[k] / NR_SAMPLES,
+					.period = procs[p].count[f][k] / NR_SAMPLES,
 				};
 				put(w, &s, sizeof(s));
 			}
@@ -346,5 +343,10 @@ int main(int argc, char **argv)
 	gx_meta__exit(&meta);
 	pd_env__exit(&env);
 	td_model__delete(m);
+	for (size_t k = 0; k < nev; k++) {
+		free(evs[k].name);
+		free(evs[k].ids);
+	}
+	free(path);
 	return 0;
 }
