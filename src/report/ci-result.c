@@ -3,9 +3,10 @@
  * meta.json and top-down model — and the evaluation of one metric on one
  * row (the whole run, a process, a module, a function).
  *
- * Whole-run event totals come from the counting reads in meta.json (scaled
- * by enabled/running), else from the summed sample periods; rows always use
- * their sample periods, as the report's top-down view does.
+ * Whole-run event totals come from meta.json: the multiplexing estimate
+ * when there is one, else the counting reads (scaled by enabled/running),
+ * else from the summed sample periods; rows use their sample periods,
+ * scaled by run time over the time the event's group was active.
  */
 #include "config.h"
 
@@ -319,6 +320,11 @@ static double evsel_value(const struct ci_result *r, const struct ci_row *row, s
 		const struct gx_meta_event *e = r->have_meta && i < r->meta.nr_events ?
 						&r->meta.events[i] : NULL;
 
+		if (e && e->has_estimate && isfinite(e->estimate)) {
+			/* multiplexed: the estimate from the slice log (gexplore-mux(7)) */
+			*samples = UINT64_MAX;
+			return e->estimate;
+		}
 		if (e && e->has_count) {
 			double x;
 
@@ -338,6 +344,10 @@ static double evsel_value(const struct ci_result *r, const struct ci_row *row, s
 	if (!evsel_sampled(a))
 		return NAN;
 	*samples = row->prow->samples[i];
+	/* a multiplexed event saw the row only while its group was on */
+	if (r->have_meta && i < r->meta.nr_events && r->meta.events[i].has_estimate &&
+	    isfinite(r->meta.events[i].scale) && r->meta.events[i].scale > 0)
+		return (double)row->prow->period[i] * r->meta.events[i].scale;
 	return (double)row->prow->period[i];
 }
 
@@ -411,6 +421,22 @@ static const char *no_pmu_note(const struct ci_result *r)
 	       " (no PMU: hardware counters were unavailable where it was recorded)" : "";
 }
 
+/* Is evsel i the same counter as an earlier one (mux's reference event is
+ * often also a member of a group)? Then only the first is used; different
+ * counters of one event (hybrid PMUs) add up. */
+static bool evsel_repeats(const struct ci_result *r, size_t i)
+{
+	const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
+
+	for (size_t j = 0; j < i; j++) {
+		const struct perf_event_attr *b = &perf_reader__evsel(r->reader, j)->attr;
+
+		if (a->type == b->type && a->config == b->config && a->config1 == b->config1)
+			return true;
+	}
+	return false;
+}
+
 /* Sum of every evsel counting `name` on a row. 0, or CI_CANNOT_MEASURE. */
 static int event_value(const struct ci_result *r, const struct ci_row *row, const char *name,
 		       double *value, uint64_t *samples, char **cause)
@@ -424,7 +450,7 @@ static int event_value(const struct ci_result *r, const struct ci_row *row, cons
 		uint64_t s;
 		double x;
 
-		if (!evsel_is(r, i, name, mev))
+		if (!evsel_is(r, i, name, mev) || evsel_repeats(r, i))
 			continue;
 		x = evsel_value(r, row, i, &s);
 		if (isnan(x))
@@ -474,7 +500,7 @@ static int node_value(struct ci_result *r, const struct ci_row *row, int node,
 		uint64_t s;
 		double x;
 
-		if (r->ev[i] < 0)
+		if (r->ev[i] < 0 || evsel_repeats(r, i))
 			continue;
 		x = evsel_value(r, row, i, &s);
 		if (i == r->ref)

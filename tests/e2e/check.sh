@@ -124,7 +124,14 @@ if can_sample; then
 	is "$(rc "$X" check --repeat 3 --record '-e cpu-clock' --max cpu-clock=1e15 -- "$WL/wl-spin" 20)" 0 \
 		"check --repeat 3 -- CMD records three runs and passes"
 	check "... printing the interval" grep -q '95% CI over 3 runs' out
+	# multiplexed software groups: whole-run and per-process values use the
+	# mux estimates (cpu-clock is both the reference and a group member)
+	"$X" record -q -o mx -e '{cpu-clock},{task-clock}' -- "$WL/wl-spin" 150 >/dev/null 2>&1
+	is "$(rc "$X" check mx --min task-clock/cpu-clock=0.8 --max task-clock/cpu-clock=1.2)" 0 \
+		"multiplexed: task-clock/cpu-clock of the run is about 1"
+	is "$(rc "$X" check mx --process wl-spin --min task-clock/cpu-clock=0.7 --max task-clock/cpu-clock=1.3)" 0 \
+		"multiplexed: per process too (periods scaled by the group's share)"
 else
-	skip 8 "cannot sample cpu-clock here"
+	skip 10 "cannot sample cpu-clock here"
 fi
 done_testing
