@@ -27,6 +27,7 @@ void machine__exit(struct machine *m)
 	for (size_t i = 0; i < m->nr_procs; i++)
 		free(m->procs[i].maps);
 	free(m->procs);
+	free(m->kernel.maps);
 	free(m->threads);
 	u64map__exit(&m->thread_idx);
 	u64map__exit(&m->proc_idx);

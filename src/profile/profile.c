@@ -77,7 +77,9 @@ static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 	struct sym_dso *dso = NULL;
 
 	if (p->sym && mm->filename) {
-		const uint8_t *bid = NULL;
+		/* never NULL: sym_dso__new memcpy()s it even when the size is 0 */
+		static const uint8_t no_build_id[1];
+		const uint8_t *bid = no_build_id;
 		size_t bid_size = 0;
 
 		if (mm->has_build_id) {
