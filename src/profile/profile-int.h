@@ -94,10 +94,9 @@ struct profile {
 	size_t nr_rinfos, rinfos_cap;
 	uint32_t *fnpool, *linepool;	/* function / line rows of every rinfo frame */
 	size_t nr_pool, pool_cap, linepool_cap;
-	uint32_t *paths;		/* callpath rows' function ids, root first */
-	size_t nr_paths, paths_cap;
-	uint32_t *path_off;		/* per callpath row: offset into paths */
-	size_t path_off_cap;
+	/* callpath rows' function ids, root first, in chunks that never move */
+	uint32_t **path_chunks;
+	size_t nr_path_chunks, path_chunks_cap, path_chunk_used, path_chunk_size;
 
 	/* per sample scratch (fixed size: no allocation per sample) */
 	uint64_t ips[PROFILE_MAX_STACK + 1];

@@ -209,8 +209,9 @@ void profile__delete(struct profile *p)
 	free(p->rinfos);
 	free(p->fnpool);
 	free(p->linepool);
-	free(p->paths);
-	free(p->path_off);
+	for (size_t i = 0; i < p->nr_path_chunks; i++)
+		free(p->path_chunks[i]);
+	free(p->path_chunks);
 	free(p->unwind_why);
 	for (size_t e = 0; p->hot && e < p->nr_events; e++)
 		free(p->hot[e]);
@@ -363,9 +364,6 @@ const struct profile_row *const *profile__sort(struct profile *p, enum profile_b
 {
 	struct rowset *s = &p->sets[by];
 
-	if (by == PROFILE_BY_CALLPATH)
-		for (size_t i = 0; i < s->nr; i++)
-			s->rows[i].path = p->paths + p->path_off[i];
 	s->sorted = xrealloc(s->sorted, (s->nr + 1) * sizeof(*s->sorted));
 	for (size_t i = 0; i < s->nr; i++)
 		s->sorted[i] = &s->rows[i];

@@ -11,7 +11,7 @@
  * Inlined functions: a sample inside code inlined into another function
  * counts as self for the innermost inlined function (perf report --inline
  * does the same); the functions it was inlined into get it as total, and
- * call paths list them as frames. With PROFILE_OPTS no_inline only the
+ * call paths list them as frames. With profile_opts.no_inline only the
  * out-of-line function is seen.
  *
  * Feed it through perf_reader__process() with the tool from

@@ -276,11 +276,35 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 	return n;
 }
 
+#define PATH_CHUNK 65536	/* function ids per chunk */
+
+/* Room for len ids that stays where it is for the profile's lifetime. */
+static uint32_t *path_alloc(struct profile *p, uint32_t len)
+{
+	uint32_t *c;
+
+	if (!p->nr_path_chunks || p->path_chunk_used + len > p->path_chunk_size) {
+		size_t sz = len > PATH_CHUNK ? len : PATH_CHUNK;
+
+		p->path_chunks = xgrow(p->path_chunks, &p->path_chunks_cap, p->nr_path_chunks + 1,
+				       sizeof(*p->path_chunks));
+		p->path_chunks[p->nr_path_chunks++] = xmalloc(sz * sizeof(uint32_t));
+		p->path_chunk_size = sz;
+		p->path_chunk_used = 0;
+	}
+	c = p->path_chunks[p->nr_path_chunks - 1] + p->path_chunk_used;
+	p->path_chunk_used += len;
+	return c;
+}
+
 static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t *path,
 			     uint32_t len)
 {
 	struct rowset *cs = &p->sets[PROFILE_BY_CALLPATH];
-	uint64_t key = gx_hash(path, len * sizeof(*path)) ^ ((uint64_t)(uintptr_t)comm * 0x9e3779b97f4a7c15ull);
+	uint64_t key = gx_hash(path, len * sizeof(*path)) ^
+		       ((uint64_t)(uintptr_t)comm * 0x9e3779b97f4a7c15ull);
+	struct profile_row *r;
+	uint32_t *copy;
 	uint64_t *slot;
 	uint32_t ri;
 
@@ -290,18 +314,16 @@ static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t
 		slot = u64map__find(&cs->idx, key);
 		if (!slot)
 			break;
-		ri = (uint32_t)*slot;
-		if (cs->rows[ri].name == comm && cs->rows[ri].path_len == len &&
-		    !memcmp(p->paths + p->path_off[ri], path, len * sizeof(*path)))
-			return ri;
+		r = &cs->rows[*slot];
+		if (r->name == comm && r->path_len == len &&
+		    !memcmp(r->path, path, len * sizeof(*path)))
+			return (uint32_t)*slot;
 	}
 	ri = rowset__add(p, cs, comm, false);
+	copy = path_alloc(p, len);
+	memcpy(copy, path, len * sizeof(*path));
+	cs->rows[ri].path = copy;
 	cs->rows[ri].path_len = len;
-	p->path_off = xgrow(p->path_off, &p->path_off_cap, (size_t)ri + 1, sizeof(*p->path_off));
-	p->path_off[ri] = (uint32_t)p->nr_paths;
-	p->paths = xgrow(p->paths, &p->paths_cap, p->nr_paths + len, sizeof(*p->paths));
-	memcpy(p->paths + p->nr_paths, path, len * sizeof(*path));
-	p->nr_paths += len;
 	*u64map__findnew(&cs->idx, key, 0) = ri;
 	return ri;
 }
