@@ -2,7 +2,8 @@
  * Folded stacks for flamegraph.pl, speedscope, inferno: one line per
  * distinct call path, "comm;root;...;leaf COUNT" with COUNT the number of
  * samples of the sort event, lines in byte order of their text (stable
- * output, and what stackcollapse-perf.pl | sort gives).
+ * output, and what stackcollapse-perf.pl | sort gives). Paths that read the
+ * same (two modules' [unknown], say) are one line with the summed count.
  */
 #include "config.h"
 
@@ -12,9 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct folded {
+	char *stack;
+	uint64_t count;
+};
+
 static int cmp_line(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
 }
 
 /* flamegraph.pl splits frames on ';' and the count on the last space */
@@ -28,7 +34,7 @@ int report_folded(struct strbuf *sb, const struct report_input *in, const struct
 {
 	size_t nr, e = o->sort_event, n = 0;
 	const struct profile_row *const *rows;
-	char **lines;
+	struct folded *lines;
 
 	if (!profile__nr_events(in->profile))
 		return 0;
@@ -37,6 +43,7 @@ int report_folded(struct strbuf *sb, const struct report_input *in, const struct
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
 		struct strbuf l = STRBUF_INIT;
+		struct folded *fl;
 
 		if (!r->samples[e])
 			continue;
@@ -48,13 +55,20 @@ int report_folded(struct strbuf *sb, const struct report_input *in, const struct
 			strbuf__addstr(&l, ";");
 			add_frame(&l, f ? f->name : "?");
 		}
-		strbuf__addf(&l, " %" PRIu64 "\n", r->samples[e]);
-		lines[n++] = strbuf__detach(&l);
+		fl = &lines[n++];
+		fl->count = r->samples[e];
+		fl->stack = strbuf__detach(&l);
 	}
 	qsort(lines, n, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < n; i++) {
-		strbuf__addstr(sb, lines[i]);
-		free(lines[i]);
+		uint64_t count = lines[i].count;
+
+		while (i + 1 < n && !strcmp(lines[i].stack, lines[i + 1].stack)) {
+			free(lines[i].stack);
+			count += lines[++i].count;
+		}
+		strbuf__addf(sb, "%s %" PRIu64 "\n", lines[i].stack, count);
+		free(lines[i].stack);
 	}
 	free(lines);
 	return 0;

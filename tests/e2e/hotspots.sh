@@ -40,6 +40,16 @@ if [ -f "$V/perf.data" ] && [ -f "$V/vector_static_gcc_v9.1.0" ]; then
 else
 	skip 11 "vector_static_gcc fixture absent"
 fi
+Q="$GX_FIXTURES/quipper-callgraph-3.8.perf.data"
+if [ -f "$Q" ]; then
+	"$GX_BIN" report --folded "$Q" >q.folded
+	check "folded: stacks that read the same are one line" \
+		sh -c "sed 's/ [0-9]*\$//' q.folded | uniq -d | grep -q . && exit 1 || exit 0"
+	is "$(awk '{n += $NF} END {print n}' q.folded)" "$("$GX_BIN" report --json "$Q" | jq '.events[0].samples')" \
+		"folded: counts add up on perf's -g recording"
+else
+	skip 2 "quipper-callgraph fixture absent"
+fi
 
 can_sample || { done_testing; exit; }
 
