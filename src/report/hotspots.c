@@ -92,12 +92,14 @@ static const char *src_str(const struct profile_row *l, char *buf, size_t len)
 	return buf;
 }
 
-static int name_width(const struct profile_row *const *rows, size_t nr, int min, int max)
+/* Column width for the rows' names (module: their modules' basenames). */
+static int col_width(const struct profile_row *const *rows, size_t nr, bool module, int min,
+		     int max)
 {
 	int w = min;
 
 	for (size_t i = 0; i < nr; i++) {
-		int l = (int)strlen(rows[i]->name);
+		int l = (int)strlen(module ? report__base(rows[i]->module) : rows[i]->name);
 
 		if (l > w)
 			w = l;
@@ -112,15 +114,15 @@ void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
 	size_t nr, more, e = o->sort_event;
 	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
 	char nb[64], cb[32], fb[512];
-	int w = name_width(rows, nr, 8, 40);
+	int w = col_width(rows, nr, false, 8, 40), mw = col_width(rows, nr, true, 6, 32);
 
 	switch (by) {
 	case PROFILE_BY_FUNCTION:
 		strbuf__addf(sb, "\nFunctions (by %s; self: in the function itself%s)\n",
 			     report__event_name(in, e, nb, sizeof(nb)),
 			     cc ? ", total: with its callees" : "");
-		strbuf__addf(sb, "    self%s    samples  %-*s  %-20s  %s\n", cc ? "   total" : "", w,
-			     "function", "module", "hottest line");
+		strbuf__addf(sb, "    self%s    samples  %-*s  %-*s  %s\n", cc ? "   total" : "", w,
+			     "function", mw, "module", "hottest line");
 		break;
 	case PROFILE_BY_LINE:
 		strbuf__addf(sb, "\nSource lines (by %s%s)\n", report__event_name(in, e, nb, sizeof(nb)),
@@ -144,7 +146,7 @@ void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
 		if (by == PROFILE_BY_FUNCTION) {
 			const struct profile_row *l = profile__hot_line(in->profile, r->index, e);
 
-			strbuf__addf(sb, "%-*s  %-20s  %s\n", w, r->name, report__base(r->module),
+			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, r->name, mw, report__base(r->module),
 				     src_str(l, fb, sizeof(fb)));
 		} else if (by == PROFILE_BY_LINE) {
 			strbuf__addf(sb, "%-30s  %-*s  %s\n", src_str(r, fb, sizeof(fb)), w, r->name,
