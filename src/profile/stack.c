@@ -210,10 +210,12 @@ static inline void push_ip(struct profile *p, size_t *n, uint64_t ip, bool kerne
 }
 
 /*
- * Fill p->ips (leaf first) with the sample's frames. Caller frames are
- * return addresses: ip - 1 lands in the call instruction, so its line is the
- * call site. The first ip of each context (the sampled ip; the user ip at
- * which the kernel was entered) is exact.
+ * Fill p->ips (leaf first) with the sample's frames. The leaf is the
+ * sample's ip, as perf attributes self: the callchain's own first entry (the
+ * same frame, or the interrupted ip a few instructions away with precise
+ * events) is dropped. Caller frames are return addresses: ip - 1 lands in
+ * the call instruction, so its line is the call site. The first ip of a
+ * later context (the user ip at which the kernel was entered) is exact.
  */
 static size_t collect_ips(struct profile *p, const struct pd_sample *s, const struct mproc *proc)
 {
@@ -222,8 +224,9 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 	bool dwarf = s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size &&
 		     s->user_abi;
 
+	push_ip(p, &n, s->ip, kernel);
 	if (s->callchain && s->nr_callchain) {
-		bool k = kernel, first = true;
+		bool k = kernel, first = true, leaf = true;
 
 		p->has_callchains = true;
 		for (uint64_t i = 0; i < s->nr_callchain && n < max; i++) {
@@ -239,6 +242,13 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			}
 			if (dwarf && !k)
 				break;	/* the user part comes from the unwinder */
+			if (leaf) {
+				leaf = false;
+				if (k == kernel) {	/* the sampled frame itself */
+					first = false;
+					continue;
+				}
+			}
 			push_ip(p, &n, first || !c ? c : c - 1, k);
 			first = false;
 		}
@@ -254,25 +264,25 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			.find_map = unwind_find_map,
 			.ctx = &uc,
 		};
-		size_t got = 0;
+		/* a user-mode sample: the unwinder's first ip is the leaf again */
+		size_t base = !kernel && n == 1 ? 0 : n, got = 0;
 		char *cause = NULL;
 		int err;
 
 		p->has_callchains = true;
-		err = sym_unwind(p->sym, &in, &p->ips[n], max - n, &got, &cause);
+		err = sym_unwind(p->sym, &in, &p->ips[base], max - base, &got, &cause);
 		if (err || got == 0)
 			unwind_failed(p, err, cause);
 		else
 			free(cause);
 		for (size_t i = 0; i < got; i++) {
-			p->ip_kernel[n + i] = false;
-			if (i > 0 && p->ips[n + i])
-				p->ips[n + i]--;
+			p->ip_kernel[base + i] = false;
+			if (i > 0 && p->ips[base + i])
+				p->ips[base + i]--;
 		}
-		n += got;
+		if (base + got > n)
+			n = base + got;
 	}
-	if (n == 0)
-		push_ip(p, &n, s->ip, kernel);
 	return n;
 }
 

@@ -91,6 +91,8 @@ static void path_str(struct profile *p, const struct profile_row *r, char *buf, 
 	size_t o = 0;
 
 	buf[0] = '\0';
+	if (!r)
+		return;
 	for (uint32_t i = 0; i < r->path_len && o < len; i++)
 		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ";" : "",
 				      profile__row(p, PROFILE_BY_FUNCTION, r->path[i])->name);
@@ -200,6 +202,30 @@ int main(void)
 		ok(r && r->total_samples[0] == 4004, "root_fn total after 4004 samples");
 	}
 	profile__delete(p);
+
+	/* the leaf is the sample's ip, as in perf: a precise event's ip differs
+	 * from the callchain's first entry (the interrupted ip) */
+	{
+		uint64_t skid[] = { PERF_CONTEXT_USER, mid, mid + 1, root + 1 };
+		uint64_t uonly[] = { PERF_CONTEXT_USER, mid, root + 1 };
+
+		err = profile__new_opts(&p, 1, NULL, &cause);
+		ok(err == 0, "a fresh profile");
+		tool = profile__tool(p);
+		tool->comm(tool, &c);
+		tool->mmap(tool, &m);
+		sample_(leaf, PERF_RECORD_MISC_USER, skid, 4, 1);
+		r = fn_row(p, "leaf_fn");
+		ok(r && r->samples[0] == 1, "precise ip: self goes to the sampled ip's function");
+		rows = profile__rows(p, PROFILE_BY_CALLPATH, 0, &nr);
+		path_str(p, nr ? rows[0] : NULL, buf, sizeof(buf));
+		is_str(buf, "root_fn;mid_fn;leaf_fn", "precise ip: the chain's first entry is replaced, not added");
+		sample_(0xffffffff81000010ull, PERF_RECORD_MISC_KERNEL, uonly, 3, 1);
+		rows = profile__sort(p, PROFILE_BY_CALLPATH, 0, PROFILE_SORT_NAME, &nr);
+		path_str(p, nr == 2 ? rows[0] : NULL, buf, sizeof(buf));	/* "[" < "l" */
+		is_str(buf, "root_fn;mid_fn;[kernel]", "kernel sample with a user-only chain: the user ip is exact");
+		profile__delete(p);
+	}
 
 	/* --no-inline and max_stack options */
 	{
