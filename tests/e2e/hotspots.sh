@@ -37,8 +37,13 @@ if [ -f "$V/perf.data" ] && [ -f "$V/vector_static_gcc_v9.1.0" ]; then
 		jq -e '.functions[0].function == "[unknown]" and (.functions[0].module | endswith("vector_static_gcc_v9.1.0"))' vx.json
 	check "fixture: a foreign recording shows kernel samples as [kernel]" \
 		jq -e '[.functions[] | select(.module == "[kernel.kallsyms]")] | map(.function) | unique == ["[kernel]"]' v.json
+	# --symfs: the recorded path under a root directory
+	rec=$(jq -r '.modules[] | .module | select(endswith("vector_static_gcc_v9.1.0"))' vx.json)
+	mkdir -p "symfs$(dirname "$rec")" && ln -s "$V/vector_static_gcc_v9.1.0" "symfs$rec"
+	check "fixture --symfs: the binary is found under the recorded path" \
+		sh -c "'$GX_BIN' report --json --symfs symfs '$V/perf.data' | jq -e '.functions[0].function == \"__cos_fma\"'"
 else
-	skip 11 "vector_static_gcc fixture absent"
+	skip 12 "vector_static_gcc fixture absent"
 fi
 Q="$GX_FIXTURES/quipper-callgraph-3.8.perf.data"
 if [ -f "$Q" ]; then
@@ -92,6 +97,8 @@ check "--sort name: ordered by name" sh -c "LC_ALL=C sort -c names"
 "$GX_BIN" report --sort total --limit 0 --json t >tt.json
 check "--sort total: ordered by total" jq -e '[.functions[].total_estimated[0]] as $a | $a == ($a | sort | reverse)' tt.json
 is "$(jq -r .sort tt.json)" total "JSON says the sort column"
+"$GX_BIN" report --sort samples --limit 0 --json t >ts.json
+check "--sort samples: ordered by self samples" jq -e '[.functions[].samples[0]] as $a | $a == ($a | sort | reverse)' ts.json
 
 # CSV: header and one line per row; folded: one path per line
 "$GX_BIN" report --csv --limit 0 t >t.csv
