@@ -176,14 +176,19 @@ static const struct sym_result *resolve(struct profile *p, const struct mproc *p
 
 struct unwind_ctx {
 	const struct mproc *proc;
+	const struct mmap_ent *last;	/* the unwinder asks for the same map in a row */
 };
 
 static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
 			   uint64_t *len, uint64_t *pgoff)
 {
-	const struct unwind_ctx *uc = ctx;
-	const struct mmap_ent *e = uc->proc ? mproc__find_map(uc->proc, addr) : NULL;
+	struct unwind_ctx *uc = ctx;
+	const struct mmap_ent *e = uc->last;
 
+	if (!e || addr < e->start || addr >= e->end) {
+		e = uc->proc ? mproc__find_map(uc->proc, addr) : NULL;
+		uc->last = e;
+	}
 	if (!e || !e->dso)
 		return -1;
 	*dso = e->dso;
@@ -254,7 +259,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 		}
 	}
 	if (dwarf && n < max) {
-		struct unwind_ctx uc = { proc };
+		struct unwind_ctx uc = { proc, NULL };
 		struct sym_unwind_input in = {
 			.abi = s->user_abi,
 			.regs_mask = s->user_regs_mask,
