@@ -80,11 +80,13 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 	size_t nr, more, ev = o->sort_event;
 	const struct profile_row *const *rows;
 	char nb[64], cb[32];
+	bool cc;
 
 	if (by >= PROFILE_BY_FUNCTION) {
 		report__text_hotspots(sb, in, o, by);
 		return;
 	}
+	cc = by == PROFILE_BY_MODULE && profile__has_callchains(in->profile);
 	rows = report__pick(in, o, by, false, &nr, &more);
 	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev, nb, sizeof(nb)));
 	switch (by) {
@@ -95,14 +97,17 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 		strbuf__addstr(sb, "   share    samples      tid      pid  command\n");
 		break;
 	default:
-		strbuf__addstr(sb, "   share    samples  module\n");
+		/* with call stacks: total = samples with the module on the stack */
+		strbuf__addf(sb, "   share%s    samples  module\n", cc ? "    total" : "");
 		break;
 	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
 
-		strbuf__addf(sb, "  %5.1f%%  %9s  ", report__pct(in, o, r, o->sort == PROFILE_SORT_TOTAL),
-			     report__thousands(r->samples[ev], cb, sizeof(cb)));
+		strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, false));
+		if (cc)
+			strbuf__addf(sb, "   %5.1f%%", report__pct(in, o, r, true));
+		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[ev], cb, sizeof(cb)));
 		if (by == PROFILE_BY_PROCESS)
 			strbuf__addf(sb, "%7u  %s\n", r->pid, r->name);
 		else if (by == PROFILE_BY_THREAD)
