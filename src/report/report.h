@@ -45,7 +45,7 @@ int report_text(struct strbuf *out, const struct report_input *in, const struct 
 int report_json(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
 
 /* The top-down section (topdown-view.c): the tree for the whole run and
- * level 1 per process and module; or why there is none. */
+ * level 1 per function, process and module; or why there is none. */
 int report_topdown_text(struct strbuf *out, const struct report_input *in,
 			const struct report_opts *o);
 /* The same as a JSON object (new reference). */
