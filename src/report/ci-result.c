@@ -145,7 +145,11 @@ int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
 	if (err)
 		goto fail;
 	r->nr_evsels = perf_reader__nr_evsels(r->reader);
-	r->profile = profile__new(r->nr_evsels);
+	/* the recording's build-ids and host decide what symbolizes */
+	err = profile__new_opts(&r->profile, r->nr_evsels,
+				&(struct profile_opts){ .env = perf_reader__env(r->reader) }, cause);
+	if (err)
+		goto fail;
 	err = perf_reader__process(r->reader, profile__tool(r->profile), cause);
 	if (err)
 		goto fail;
@@ -239,6 +243,9 @@ static bool scope_by(enum ci_scope scope, enum profile_by *by)
 	case CI_SCOPE_MODULE:
 		*by = PROFILE_BY_MODULE;
 		return true;
+	case CI_SCOPE_FUNCTION:
+		*by = PROFILE_BY_FUNCTION;
+		return true;
 	default:
 		return false;
 	}
@@ -276,6 +283,16 @@ int ci_result__rows(struct ci_result *r, enum ci_scope scope, struct ci_row **ro
 		row->pid = pr[i]->pid;
 		row->prow = pr[i];
 		row->share = total ? (double)pr[i]->samples[r->ref] / (double)total : 0;
+		if (scope == CI_SCOPE_FUNCTION) {
+			/* where an annotation points: the function's hottest line */
+			const struct profile_row *l = profile__hot_line(r->profile, pr[i]->index,
+									r->ref);
+
+			if (l && l->file && l->file[0] && l->line) {
+				row->file = l->file;
+				row->line = l->line;
+			}
+		}
 		(*nr)++;
 	}
 	return 0;

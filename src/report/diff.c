@@ -21,8 +21,10 @@ static double magnitude(const struct ci_diff_entry *e)
 {
 	double m;
 
-	if (isnan(e->a) != isnan(e->b))
-		return 2.0;
+	if (e->in_a != e->in_b)
+		return 2.0;	/* a row new or gone */
+	if (isnan(e->a) || isnan(e->b))
+		return -1.0;	/* measurable on one side only: last */
 	m = fmax(fabs(e->a), fabs(e->b));
 	return m > 0 ? fabs(e->b - e->a) / m : 0;
 }
@@ -107,7 +109,8 @@ static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope sc
 				continue;	/* already compared from A */
 			for (const char *const *m = metrics; *m && !err; m++) {
 				struct ci_diff_entry e = { .scope = scope, .row = rows[i].name,
-							   .metric = *m };
+							   .metric = *m, .in_a = x != NULL,
+							   .in_b = y != NULL };
 
 				e.a = value_of(a, x, *m, min_samples, &err, cause);
 				e.b = value_of(b, y, *m, min_samples, &err, cause);
@@ -183,7 +186,7 @@ void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit)
 		num(out, false, e->b);
 		num(out, true, e->delta);
 		if (isnan(e->rel))
-			strbuf__addf(out, "%8s ", isnan(e->a) ? "new" : isnan(e->b) ? "gone" : "-");
+			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
 			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
 		strbuf__addf(out, " %s\n", row_label(e));

@@ -254,6 +254,7 @@ struct ci_diff_entry {
 	double a, b;			/* NAN when absent or not measurable */
 	double delta;			/* b - a, NAN when either is absent */
 	double rel;			/* delta / |a|, NAN when a is 0 or absent */
+	bool in_a, in_b;		/* the row exists in A / in B */
 };
 
 struct ci_diff {

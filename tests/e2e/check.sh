@@ -100,6 +100,49 @@ check "--github: an error line in workflow-command syntax" \
 check "--github: a skip is a warning" grep -qE '^::warning title=gexplore check::cannot measure' gh
 check "--github: no raw newline or % in the message" sh -c "! grep -E '^::.*%[^0-9A-F]' gh"
 
+# per function: gen-perfdata's function lines put samples in wl-spin's
+# hot_inner (CPI 1.5) and hot_outer (CPI 1.0); hot_inner starts at the
+# line that declares it in tests/workloads/wl-spin.c
+genfn() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 app
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 600000000
+INST_RETIRED.ANY $2
+function hot_outer
+CPU_CLK_UNHALTED.THREAD 400000000
+INST_RETIRED.ANY 400000000
+SPEC
+}
+genfn fn 400000000 >/dev/null
+is "$(rc "$X" check fn --function hot_inner --max cpi=1.2)" 1 "--function hot_inner: CPI 1.5 fails"
+is "$(rc "$X" check fn --function hot_outer --max cpi=1.2)" 0 "--function hot_outer: CPI 1.0 passes"
+is "$(rc "$X" check fn --function nosuch --max cpi=1.2)" 2 "--function of no sampled function: 2"
+is "$(rc "$X" check fn --top 2 --max cpi=1.2 --json)" 1 "--top 2: the two hottest functions"
+is "$(jq -r '[.checks[] | .row + ":" + .status] | join(" ")' out)" "hot_inner:fail hot_outer:pass" \
+	"--top 2: hottest first, each with its own verdict"
+hl=$(grep -n 'void hot_inner' "$GX_SRCDIR/tests/workloads/wl-spin.c" | cut -d: -f1)
+line=$(jq -r '.checks[0].line' out)
+check "the failing function's hottest line lies in hot_inner (from line $hl)" \
+	test "$line" -ge "$hl" -a "$line" -le $((hl + 4))
+GITHUB_WORKSPACE="$GX_SRCDIR" "$X" check fn --top 1 --max cpi=1.2 --github >gh2
+check "--github: ::error on the hottest line, path relative to the workspace" \
+	grep -qE "^::error file=tests/workloads/wl-spin\.c,line=$line,title=gexplore check::cpi of function hot_inner = 1\.5 > max 1\.2\$" gh2
+"$X" check fn --function hot_inner --max cpi=1.2 --junit jf.xml >/dev/null
+if command -v xmllint >/dev/null; then
+	check "--junit with file and line validates" xmllint --noout --schema "$GX_SRCDIR/tests/junit.xsd" jf.xml
+	is "$(xmllint --xpath 'string(//testcase/@line)' jf.xml)" "$line" "--junit: the testcase has the hottest line"
+else
+	skip 2 "xmllint is absent"
+fi
+genfn fnbase 440000000 >/dev/null	# hot_inner CPI 1.364: ours is 10% above
+is "$(rc "$X" check fn --function hot_inner --baseline fnbase --max-regress cpi=5%)" 1 \
+	"per function against a baseline: 10% CPI regression fails 5%"
+is "$(rc "$X" check fn --function hot_outer --baseline fnbase --max-regress cpi=5%)" 0 \
+	"... and an unchanged function passes"
+
 # a real recording with cycles and instructions
 F="$GX_FIXTURES/quipper-busy.1-3.4.perf.data"
 if [ -f "$F" ]; then

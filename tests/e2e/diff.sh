@@ -41,5 +41,25 @@ check "text: a table with the change in %" grep -qE '^run +CPI +1\.25 +1 +-0\.25
 is "$(jq -r '.entries | length' one.json)" 1 "--metric and --scope narrow it"
 "$X" diff --metric nonsense gx001 gx002 >/dev/null 2>&1
 is $? 2 "unknown metric: 2"
+# per function (gen-perfdata function lines): hot_inner's CPI 1.5 -> 1.2
+fn() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 app
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 600000000
+INST_RETIRED.ANY $2
+function hot_outer
+CPU_CLK_UNHALTED.THREAD 400000000
+INST_RETIRED.ANY 400000000
+SPEC
+}
+fn fa 400000000 && fn fb 500000000
+"$X" diff --json --scope function fa fb >f.json
+fv() { jq -r --arg r "$1" --arg m "$2" '.entries[] | select(.row == $r and .metric == $m) | .'"$3"' * 10000 | round / 10000' f.json; }
+is "$(fv hot_inner CPI a) $(fv hot_inner CPI b)" "1.5 1.2" "per function: A and B"
+is "$(fv hot_inner CPI change)" -0.2 "per function: the change"
+is "$(fv hot_outer CPI change)" 0 "per function: an unchanged function"
 mkdir lone && cd lone && { "$X" diff >/dev/null 2>&1; is $? 2 "fewer than two results: 2"; cd ..; }
 done_testing
