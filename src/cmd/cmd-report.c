@@ -185,7 +185,7 @@ static int report_format(const char *input, const char *format, const char *outp
 			cmd_error("--format pprof writes a binary file: name it with -o FILE");
 			return GX_EXIT_USAGE;
 		}
-		err = ci_pprof_write(input, ".", output, &cause);
+		err = ci_pprof_write(input, ".", output, &o->prof, &cause);
 		if (err) {
 			cmd_error("%s", cause);
 			free(cause);

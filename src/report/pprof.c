@@ -713,7 +713,8 @@ static bool env_is_local(const struct pd_env *env)
 	       !strcmp(u.nodename, env->hostname) && !strcmp(u.release, env->osrelease);
 }
 
-int ci_pprof_write(const char *arg, const char *parent, const char *path, char **cause)
+int ci_pprof_write(const char *arg, const char *parent, const char *path,
+		   const struct profile_opts *opts, char **cause)
 {
 	struct exporter x;
 	struct sym_options so = { 0 };
@@ -741,6 +742,12 @@ int ci_pprof_write(const char *arg, const char *parent, const char *path, char *
 	x.env = perf_reader__env(x.reader);
 	x.nr_events = perf_reader__nr_evsels(x.reader);
 	so.local = env_is_local(x.env);
+	if (opts) {
+		so.symfs = opts->symfs;
+		so.search_paths = opts->search_paths;
+		so.nr_search_paths = opts->nr_search_paths;
+		so.no_inline = opts->no_inline;
+	}
 	err = sym_session__new(&x.sym, &so, cause);
 	if (err)
 		goto out;
@@ -774,8 +781,10 @@ out:
 
 #else /* !HAVE_PPROF */
 
-int ci_pprof_write(const char *arg, const char *parent, const char *path, char **cause)
+int ci_pprof_write(const char *arg, const char *parent, const char *path,
+		   const struct profile_opts *opts, char **cause)
 {
+	(void)opts;
 	(void)arg;
 	(void)parent;
 	(void)path;

@@ -282,8 +282,11 @@ void ci_diff__csv(const struct ci_diff *d, struct strbuf *out);
  * a file): one sample type per recorded event (value = summed periods,
  * plus a "samples" count per event), one location per distinct address
  * with its inline frames (innermost first), mappings with build-ids.
- * GX_E_NOTSUP when this build has no protobuf-c/zlib.
+ * opts (may be NULL) gives --symfs, --search-path and --no-inline; its env
+ * is ignored (the recording's own is used). GX_E_NOTSUP when this build has
+ * no protobuf-c/zlib.
  */
-int ci_pprof_write(const char *arg, const char *parent, const char *path, char **cause);
+int ci_pprof_write(const char *arg, const char *parent, const char *path,
+		   const struct profile_opts *opts, char **cause);
 
 #endif /* GX_REPORT_CI_H */

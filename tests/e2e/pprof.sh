@@ -60,6 +60,29 @@ SPEC
 "$X" report --format pprof -o fn.pb.gz fn && decode fn.pb.gz >fn.json
 is "$(jq -r '.stacks | unique | join(",")' fn.json)" "hot_inner,hot_outer" "function samples land in their functions"
 
+# --symfs reaches the exporter: the binary moved away after recording
+mkdir -p bin && cp "$WL/wl-spin" bin/wl-spin
+"$GEN" -o moved -b "$TMP/bin/wl-spin" <<'SPEC'
+model skl
+smt off
+process 1000 app
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 100000000
+SPEC
+mkdir -p "symfs$TMP/bin" && mv bin/wl-spin "symfs$TMP/bin/"
+"$X" report --format pprof -o m1.pb.gz moved && decode m1.pb.gz >m1.json
+"$X" report --format pprof --symfs "$TMP/symfs" -o m2.pb.gz moved && decode m2.pb.gz >m2.json
+is "$(jq -r '.stacks | unique | join(",")' m1.json),$(jq -r '.stacks | unique | join(",")' m2.json)" \
+	"[unknown],hot_inner" "--symfs: the moved binary symbolizes only with it"
+
+# the other formats are the report's renderers, to a file
+"$X" report --format folded -o f.txt fn
+is "$(sort f.txt | tr '\n' ' ')" "app;hot_inner 100 app;hot_outer 100 " "--format folded -o FILE"
+"$X" report --format csv -o c.csv fn
+check "--format csv -o FILE" grep -q '^hot_inner,' c.csv
+"$X" report --json --format csv fn >/dev/null 2>&1
+is $? 2 "--json with --format csv: usage error"
+
 "$X" report --format pprof skl >/dev/null 2>&1
 is $? 2 "--format pprof without -o: usage error"
 "$X" report --format nonsense -o x skl >/dev/null 2>&1
