@@ -149,8 +149,10 @@ if [ -f "$F" ]; then
 	is "$(rc "$X" check "$F" --max cpi=100)" 0 "quipper-busy: CPI is computable, passes a loose limit"
 	is "$(rc "$X" check "$F" --max cpi=0.01)" 1 "quipper-busy: fails a tight one"
 	is "$(rc "$X" check "$F" --min ipc=0.01 --max cycles/instructions=100)" 0 "quipper-busy: IPC and a ratio"
+	is "$(rc "$X" check "$F" --top 3 --max cpi=100 --json)" 0 "quipper-busy: the 3 hottest functions"
+	is "$(jq -r '.checks | length' out)" 3 "... one outcome each"
 else
-	skip 3 "fixture $F is absent"
+	skip 5 "fixture $F is absent"
 fi
 
 # live, cpu-clock only (no PMU here, or forced): CPI cannot be measured
