@@ -4,8 +4,8 @@
  * row (the whole run, a process, a module, a function).
  *
  * Whole-run event totals come from meta.json: the multiplexing estimate
- * when there is one, else the counting reads (scaled by enabled/running),
- * else from the summed sample periods; rows use their sample periods,
+ * when there is one, else the exact counting reads, else the summed
+ * sample periods; rows use their sample periods,
  * scaled by run time over the time the event's group was active.
  */
 #include "config.h"
@@ -343,15 +343,17 @@ static double evsel_value(const struct ci_result *r, const struct ci_row *row, s
 			return e->estimate;
 		}
 		if (e && e->has_count) {
-			double x;
-
+			/*
+			 * The exact count. Not scaled by enabled/running: for an
+			 * inherited event opened on every CPU, enabled time adds
+			 * up over CPUs the task was not on (2 CPUs: twice the run
+			 * time), so the ratio says nothing about multiplexing;
+			 * multiplexed recordings carry an estimate (above).
+			 */
 			if (!e->time_running)
 				return NAN;
-			x = (double)e->count;
-			if (e->time_running < e->time_enabled)
-				x *= (double)e->time_enabled / (double)e->time_running;
 			*samples = UINT64_MAX;
-			return x;
+			return (double)e->count;
 		}
 		if (!evsel_sampled(a))
 			return NAN;
@@ -665,9 +667,17 @@ const char *const *ci_result__default_metrics(struct ci_result *r)
 
 	if (r->defaults)
 		return r->defaults;
-	cap = 4 + (r->model ? td_model__nr_nodes(r->model) : 0);
+	cap = 4 + r->nr_evsels + (r->model ? td_model__nr_nodes(r->model) : 0);
 	r->defaults = xcalloc(cap, sizeof(char *));
 	r->defaults[n++] = "share";
+	/* each recorded event's estimate: absolute time or counts per row */
+	for (size_t i = 0; i < r->nr_evsels; i++) {
+		const char *name = perf_reader__evsel(r->reader, i)->name;
+
+		if (name && *name && !strchr(name, '/') && !strchr(name, '=') &&
+		    !evsel_repeats(r, i))
+			r->defaults[n++] = name;
+	}
 	if (r->model && r->nr_matched) {
 		if (td_model__find_node(r->model, "CPI") >= 0)
 			r->defaults[n++] = "CPI";

@@ -1,7 +1,7 @@
 /*
  * diff.c: two results side by side — for each scope (run, process, module,
- * function where the profile has them) and metric, A, B and the change,
- * biggest relative changes first. Rows are matched by name (a process by
+ * function) and metric, A, B and the change, biggest first: the relative
+ * change weighted by the row's share of the samples. Rows are matched by name (a process by
  * its comm, since pids differ between runs).
  */
 #include "config.h"
@@ -15,18 +15,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Relative size of a change, for ordering: |b - a| / max(|a|, |b|); a row
- * present on one side only counts as the largest change. */
+/* Weight of a change, for ordering: its relative size |b - a| / max(|a|, |b|)
+ * (1 for a row new or gone) times the row's share of the samples, so a
+ * change that matters to the run outranks a big swing in a cold row. */
 static double magnitude(const struct ci_diff_entry *e)
 {
 	double m;
 
 	if (e->in_a != e->in_b)
-		return 2.0;	/* a row new or gone */
+		return e->weight;	/* a row new or gone */
 	if (isnan(e->a) || isnan(e->b))
 		return -1.0;	/* measurable on one side only: last */
 	m = fmax(fabs(e->a), fabs(e->b));
-	return m > 0 ? fabs(e->b - e->a) / m : 0;
+	return m > 0 ? e->weight * fabs(e->b - e->a) / m : 0;
 }
 
 static int cmp_entry(const void *x, const void *y)
@@ -112,6 +113,7 @@ static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope sc
 							   .metric = *m, .in_a = x != NULL,
 							   .in_b = y != NULL };
 
+				e.weight = fmax(x ? x->share : 0, y ? y->share : 0);
 				e.a = value_of(a, x, *m, min_samples, &err, cause);
 				e.b = value_of(b, y, *m, min_samples, &err, cause);
 				if (isnan(e.a) && isnan(e.b))

@@ -255,6 +255,7 @@ struct ci_diff_entry {
 	double delta;			/* b - a, NAN when either is absent */
 	double rel;			/* delta / |a|, NAN when a is 0 or absent */
 	bool in_a, in_b;		/* the row exists in A / in B */
+	double weight;			/* the row's larger share of samples (run: 1) */
 };
 
 struct ci_diff {

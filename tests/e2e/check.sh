@@ -161,7 +161,12 @@ if can_sample; then
 	is "$(rc "$X" check live --max cpi=1.2)" 77 "cpu-clock-only recording: CPI is 77"
 	check "... and says why" grep -q 'CPI needs the cycles and instructions counters' out
 	is "$(rc "$X" check live --max Backend_Bound=0.5)" 77 "cpu-clock-only recording: a top-down node is 77"
-	is "$(rc "$X" check live --max cpu-clock=1e15)" 0 "cpu-clock itself can be checked"
+	is "$(rc "$X" check live --max cpu-clock=1e15 --json)" 0 "cpu-clock itself can be checked"
+	run=$(jq -r '.checks[0].value' out)
+	"$X" check live --process wl-spin --max cpu-clock=1e15 --json >out2
+	proc=$(jq -r '.checks[0].value' out2)
+	check "the run's exact count agrees with the process's samples ($run vs $proc ns)" \
+		awk -v r="$run" -v p="$proc" 'BEGIN { exit !(r > 0.8 * p && r < 1.25 * p) }'
 	is "$(rc "$X" record -q -o rec2 -e cpu-clock --check '--max cpi=1.2' -- "$WL/wl-spin" 20)" 77 \
 		"record --check: the check's status"
 	is "$(rc "$X" record -q -o rec3 -e cpu-clock --check '--max cpu-clock=1' -- "$WL/wl-spin" 20)" 1 \
@@ -177,6 +182,6 @@ if can_sample; then
 	is "$(rc "$X" check mx --process wl-spin --min task-clock/cpu-clock=0.7 --max task-clock/cpu-clock=1.3)" 0 \
 		"multiplexed: per process too (periods scaled by the group's share)"
 else
-	skip 10 "cannot sample cpu-clock here"
+	skip 11 "cannot sample cpu-clock here"
 fi
 done_testing
