@@ -411,10 +411,21 @@ static bool evsel_is(const struct ci_result *r, size_t i, const char *name, int 
 	return false;
 }
 
+/* Linux's software events: names a recording may lack without the name
+ * being a mistake. */
+static const char *const sw_names[] = {
+	"cpu-clock", "task-clock", "page-faults", "faults", "minor-faults", "major-faults",
+	"context-switches", "cs", "cpu-migrations", "migrations", "alignment-faults",
+	"emulation-faults",
+};
+
 static bool known_event_name(const struct ci_result *r, const char *name)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(hw_names); k++)
 		if (!strcasecmp(hw_names[k].name, name))
+			return true;
+	for (size_t k = 0; k < ARRAY_SIZE(sw_names); k++)
+		if (!strcasecmp(sw_names[k], name))
 			return true;
 	for (size_t i = 0; i < r->nr_evsels; i++)
 		if (name_eq(perf_reader__evsel(r->reader, i)->name, name))

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Weight of a change, for ordering: its relative size |b - a| / max(|a|, |b|)
  * (1 for a row new or gone) times the row's share of the samples, so a
@@ -44,8 +45,10 @@ static int cmp_entry(const void *x, const void *y)
 	return c ? c : strcmp(p->metric, q->metric);
 }
 
+/* A metric's value on a row, NAN when the row is absent or the metric is
+ * not measurable there (names were checked by known_metric). */
 static double value_of(struct ci_result *r, const struct ci_row *row, const char *metric,
-		       uint64_t min_samples, int *err, char **cause)
+		       uint64_t min_samples)
 {
 	double v = NAN;
 	char *why = NULL;
@@ -54,13 +57,30 @@ static double value_of(struct ci_result *r, const struct ci_row *row, const char
 	if (!row)
 		return NAN;
 	e = ci_result__metric(r, row, metric, min_samples, &v, &why);
-	if (e < 0 && !*err) {
-		*err = e;
-		*cause = why;
-		return NAN;
-	}
 	free(why);
 	return e ? NAN : v;
+}
+
+/* A name one of the results understands; else -EINVAL with *cause. */
+static int known_metric(struct ci_result *a, struct ci_result *b, const char *metric,
+			char **cause)
+{
+	struct ci_row run = { .scope = CI_SCOPE_RUN, .name = "", .share = 1.0 };
+	char *why = NULL;
+	double v;
+	int e = ci_result__metric(a, &run, metric, 0, &v, &why);
+
+	if (e < 0) {
+		free(why);
+		why = NULL;
+		e = ci_result__metric(b, &run, metric, 0, &v, &why);
+	}
+	if (e < 0) {
+		*cause = why;
+		return e;
+	}
+	free(why);
+	return 0;
 }
 
 static const struct ci_row *find(const struct ci_row *rows, size_t nr, const char *name)
@@ -114,8 +134,8 @@ static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope sc
 							   .in_b = y != NULL };
 
 				e.weight = fmax(x ? x->share : 0, y ? y->share : 0);
-				e.a = value_of(a, x, *m, min_samples, &err, cause);
-				e.b = value_of(b, y, *m, min_samples, &err, cause);
+				e.a = value_of(a, x, *m, min_samples);
+				e.b = value_of(b, y, *m, min_samples);
 				if (isnan(e.a) && isnan(e.b))
 					continue;
 				e.delta = e.b - e.a;
@@ -136,16 +156,42 @@ int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_o
 					     CI_SCOPE_FUNCTION };
 	const enum ci_scope *scopes = o && o->nr_scopes ? o->scopes : all;
 	size_t nscopes = o && o->nr_scopes ? o->nr_scopes : ARRAY_SIZE(all), cap = 0;
-	const char *const *metrics = o && o->metrics ? o->metrics : ci_result__default_metrics(a);
+	const char *const *metrics = o && o->metrics ? o->metrics : NULL;
+	const char **both = NULL;
 	size_t limit = o && o->limit ? o->limit : 20;
 	int err = 0;
 
+	if (!metrics) {
+		/* the defaults of both sides: B may measure what A could not */
+		const char *const *ma = ci_result__default_metrics(a);
+		const char *const *mb = ci_result__default_metrics(b);
+		size_t n = 0, na = 0, nb = 0;
+
+		while (ma[na])
+			na++;
+		while (mb[nb])
+			nb++;
+		both = xcalloc(na + nb + 1, sizeof(*both));
+		for (size_t i = 0; i < na + nb; i++) {
+			const char *m = i < na ? ma[i] : mb[i - na];
+			size_t k;
+
+			for (k = 0; k < n && strcasecmp(both[k], m); k++)
+				;
+			if (k == n)
+				both[n++] = m;
+		}
+		metrics = both;
+	}
 	memset(d, 0, sizeof(*d));
+	for (const char *const *m = metrics; *m && !err; m++)
+		err = known_metric(a, b, *m, cause);
 	d->a = ci_result__path(a);
 	d->b = ci_result__path(b);
 	for (size_t s = 0; s < nscopes && !err; s++)
 		err = diff_scope(a, b, scopes[s], metrics, limit, o ? o->min_samples : 0, d, &cap,
 				 cause);
+	free(both);
 	if (err) {
 		ci_diff__exit(d);
 		return err;
@@ -178,12 +224,12 @@ static const char *row_label(const struct ci_diff_entry *e)
 void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit)
 {
 	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", d->a, d->b);
-	strbuf__addf(out, "%-8s %-20s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
+	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
 		     "delta", "change", "row");
 	for (size_t i = 0; i < d->nr && (!limit || i < limit); i++) {
 		const struct ci_diff_entry *e = &d->entries[i];
 
-		strbuf__addf(out, "%-8s %-20s ", ci_scope_name(e->scope), e->metric);
+		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), e->metric);
 		num(out, false, e->a);
 		num(out, false, e->b);
 		num(out, true, e->delta);

@@ -242,7 +242,7 @@ double ci_t_quantile(double level, size_t df);
 struct ci_diff_opts {
 	enum ci_scope scopes[CI_SCOPE_NR_];	/* scopes to compare, in order */
 	size_t nr_scopes;
-	const char *const *metrics;	/* NULL: ci_result__default_metrics of A */
+	const char *const *metrics;	/* NULL: the default metrics of A and of B */
 	size_t limit;			/* rows per scope from each side (hottest); 0 = 20 */
 	uint64_t min_samples;		/* rows with fewer reference samples skipped */
 };

@@ -41,6 +41,8 @@ check "text: a table with the change in %" grep -qE '^run +CPI +1\.25 +1 +-0\.25
 is "$(jq -r '.entries | length' one.json)" 1 "--metric and --scope narrow it"
 "$X" diff --metric nonsense gx001 gx002 >/dev/null 2>&1
 is $? 2 "unknown metric: 2"
+"$X" diff --json --metric cpu-clock gx001 gx002 >sw.json
+is "$?:$(jq -r '.entries | length' sw.json)" "0:0" "an event neither result recorded: no entries, no error"
 # per function (gen-perfdata function lines): hot_inner's CPI 1.5 -> 1.2
 fn() {
 	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
