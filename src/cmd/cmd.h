@@ -29,6 +29,7 @@ extern const struct cmd_entry cmd_version_entry;
 extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_topdown_entry;
+extern const struct cmd_entry cmd_tui_entry;
 
 /* The table, NULL-terminated. */
 extern const struct cmd_entry *const cmd_table[];

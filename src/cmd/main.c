@@ -13,6 +13,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_report_entry,
 	&cmd_list_entry,
 	&cmd_topdown_entry,
+	&cmd_tui_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
 	NULL,
