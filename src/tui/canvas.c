@@ -173,3 +173,29 @@ void tui_wrap(const char *text, int w, void (*emit)(void *ctx, const char *line)
 			s++;
 	}
 }
+
+struct put_ctx {
+	struct tui_canvas *c;
+	int x, y, n, max;
+	enum tui_style st;
+};
+
+static void put_line(void *ctx, const char *line)
+{
+	struct put_ctx *p = ctx;
+
+	if (p->n < p->max)
+		canvas__put(p->c, p->x, p->y + p->n, p->st, line, -1);
+	p->n++;
+}
+
+int canvas__put_wrapped(struct tui_canvas *c, int x, int y, int max_rows, enum tui_style st,
+			const char *s)
+{
+	struct put_ctx p = { c, x, y, 0, max_rows, st };
+
+	if (max_rows <= 0)
+		return 0;
+	tui_wrap(s, c->w - x, put_line, &p);
+	return p.n < max_rows ? p.n : max_rows;
+}

@@ -183,7 +183,7 @@ void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 	canvas__fill(c, 0, 0, c->w, TS_TITLE);
 	snprintf(right, sizeof(right), " ?:help q:%s ", a->depth > 1 ? "back" : "quit");
 	rl = (int)strlen(right);
-	snprintf(buf, sizeof(buf), "gexplore %s", v->title);
+	snprintf(buf, sizeof(buf), "%s%s", c->w >= 60 ? "gexplore " : "", v->title);
 	if (c->w - rl >= 20) {
 		char e[512];
 

@@ -55,6 +55,10 @@ void canvas__clear(struct tui_canvas *c);
 int canvas__put(struct tui_canvas *c, int x, int y, enum tui_style st, const char *s, int max);
 int canvas__printf(struct tui_canvas *c, int x, int y, enum tui_style st, const char *fmt, ...)
 	GX_PRINTF(5, 6);
+/* Write s word-wrapped into rows y.. of width c->w - x, at most max_rows;
+ * returns the rows used. */
+int canvas__put_wrapped(struct tui_canvas *c, int x, int y, int max_rows, enum tui_style st,
+			const char *s);
 /* Fill cells [x, x+n) of row y with ' ' in style st. */
 void canvas__fill(struct tui_canvas *c, int x, int y, int n, enum tui_style st);
 /* Restyle cells [x, x+n) of row y keeping their characters. */
@@ -219,6 +223,7 @@ struct tui_model {
 	/* cache of loaded source files */
 	char **src_names;
 	char ***src_lines;
+	const char **src_why;
 	size_t nr_src;
 	/* interned strings (simple arena) */
 	char **owned;

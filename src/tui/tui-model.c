@@ -157,6 +157,7 @@ void tui_model__delete(struct tui_model *m)
 		free(m->src_names[i]);
 	}
 	free(m->src_lines);
+	free(m->src_why);
 	free(m->src_names);
 	for (size_t i = 0; i < m->nr_owned; i++)
 		free(m->owned[i]);
@@ -237,14 +238,17 @@ char **tui_model__source(struct tui_model *m, const char *file, const char **why
 
 	for (size_t i = 0; i < m->nr_src; i++)
 		if (!strcmp(m->src_names[i], file)) {
-			if (!m->src_lines[i])
-				*why = "source file not found on this machine";
+			*why = m->src_why[i];
 			return m->src_lines[i];
 		}
 	*why = "no source available";
 	lines = m->source ? m->source(m, file, why) : NULL;
+	if (lines)
+		*why = NULL;
 	m->src_names = xrealloc(m->src_names, (m->nr_src + 1) * sizeof(char *));
 	m->src_lines = xrealloc(m->src_lines, (m->nr_src + 1) * sizeof(char **));
+	m->src_why = xrealloc(m->src_why, (m->nr_src + 1) * sizeof(char *));
+	m->src_why[m->nr_src] = *why;
 	m->src_names[m->nr_src] = xstrdup(file);
 	m->src_lines[m->nr_src++] = lines;
 	return lines;
@@ -302,7 +306,7 @@ size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
 	cols[n++].prio = 0;
 	cols[n].kind = TC_SAMPLES;
 	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
-	cols[n].width = 8;
+	cols[n].width = 7;
 	cols[n++].prio = 3;
 	if (!m->td || !m->run_ok)
 		return n;

@@ -81,8 +81,8 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	tui_ellipsize(buf, c->w, e);
 	canvas__put(c, 0, y++, TS_HEADER, e, -1);
 	if (!m->nr_edges) {
-		canvas__put(c, 0, y++, TS_WARN, "no call stacks in this result:", c->w);
-		canvas__put(c, 0, y, TS_WARN, "record with -g or --call-graph dwarf", c->w);
+		canvas__put_wrapped(c, 0, y, 3, TS_WARN, "no call stacks in this result: record "
+				    "with -g or --call-graph dwarf");
 		return;
 	}
 	tui_view__scroll(v, h - 1);

@@ -100,10 +100,11 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		else
 			snprintf(buf, sizeof(buf), "%s precise_ip=%d: samples are on the instruction "
 				 "itself", m->event_names[m->clk], m->precise[m->clk]);
-		canvas__put(c, 0, y++, tui_model__imprecise(m) ? TS_WARN : TS_DIM, buf, c->w);
+		y += canvas__put_wrapped(c, 0, y, c->w < 60 ? 2 : 1,
+					 tui_model__imprecise(m) ? TS_WARN : TS_DIM, buf);
 	}
 	if (!d->d.nr) {
-		canvas__put(c, 0, y, TS_WARN, d->d.why ? d->d.why : "no instructions", c->w);
+		canvas__put_wrapped(c, 0, y, 3, TS_WARN, d->d.why ? d->d.why : "no instructions");
 		return;
 	}
 	rows = h - (y - y0);

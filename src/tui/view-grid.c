@@ -22,6 +22,7 @@ struct grid_view {
 	struct tui_order order;
 	char status[256];
 	uint64_t range_lo, range_hi;	/* the model range the order was made for */
+	bool on[TUI_MAX_COLS];		/* columns shown at the last draw */
 	size_t table_nr;
 };
 
@@ -81,7 +82,7 @@ static void row_name(const struct tui_model *m, enum tui_kind k, const struct tu
 	(void)m;
 }
 
-/* Which columns fit: drop the highest prio first. The name needs 12. */
+/* Which columns fit: drop the highest prio first. The name needs 16. */
 static void fit(const struct grid_view *g, int w, bool *on)
 {
 	int used = 1;
@@ -90,7 +91,7 @@ static void fit(const struct grid_view *g, int w, bool *on)
 		on[i] = true;
 		used += g->cols[i].width + 1;
 	}
-	while (used + 12 > w) {
+	while (used + 16 > w) {
 		int worst = -1;
 
 		for (size_t i = 0; i < g->ncols; i++)
@@ -107,7 +108,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 {
 	struct grid_view *g = (struct grid_view *)v;
 	struct tui_model *m = v->m;
-	bool on[TUI_MAX_COLS];
+	bool *on = g->on;
 	int x, namew, rows = h - 1;
 	char buf[512], e[512];
 
@@ -133,7 +134,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 				  "no function rows: this result was not symbolized (v: other rows)" :
 				  "no rows: the result has no samples";
 
-		canvas__put(c, 1, y0 + 2, TS_WARN, why, c->w - 2);
+		canvas__put_wrapped(c, 1, y0 + 2, 3, TS_WARN, why);
 		return;
 	}
 	tui_view__scroll(v, rows);
@@ -215,8 +216,11 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		return TR_PUSH;
 	case TA_SORT_PREV:
 	case TA_SORT_NEXT: {
-		int next = g->order.sort_col + (a == TA_SORT_NEXT ? 1 : -1);
+		int dir = a == TA_SORT_NEXT ? 1 : -1, next = g->order.sort_col + dir;
 
+		/* Only columns on screen: sorting by a hidden one would puzzle. */
+		while (next >= 0 && next < (int)g->ncols && !g->on[next])
+			next += dir;
 		if (next < 0 || next >= (int)g->ncols) {
 			/* Past either end: the same column in reverse. */
 			g->order.asc = !g->order.asc;
@@ -311,5 +315,7 @@ struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)
 	g->kind = k;
 	snprintf(g->v.title, sizeof(g->v.title), "bottom-up: %s", tui_kind_name(k));
 	refresh(g);
+	for (size_t i = 0; i < TUI_MAX_COLS; i++)
+		g->on[i] = true;
 	return &g->v;
 }

@@ -95,6 +95,8 @@ static void build(struct source_view *s)
 			hi = r->line;
 	}
 	s->text = tui_model__source(m, s->file, &s->why);
+	if (s->text)
+		s->why = NULL;
 	if (s->text) {
 		while (s->text[nl])
 			nl++;
@@ -160,12 +162,12 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	tui_ellipsize(buf, c->w, e);
 	canvas__put(c, 0, y++, TS_HEADER, e, -1);
 	if (skid && h > 6) {
-		snprintf(buf, sizeof(buf), "skid: %s has precise_ip=0; a line's samples may belong to "
-			 "the instruction before it (see d)", m->event_names[m->clk]);
-		canvas__put(c, 0, y++, TS_WARN, buf, c->w);
+		snprintf(buf, sizeof(buf), "skid: %s precise_ip=0: a line's samples may belong to "
+			 "the instruction before it (d: disassembly)", m->event_names[m->clk]);
+		y += canvas__put_wrapped(c, 0, y, c->w < 60 ? 2 : 1, TS_WARN, buf);
 	}
 	if (s->why) {
-		canvas__put(c, 0, y++, TS_WARN, s->why, c->w);
+		y += canvas__put_wrapped(c, 0, y, 3, TS_WARN, s->why);
 		if (s->file && h > 8) {
 			tui_ellipsize(s->file, c->w - 2, e);
 			canvas__put(c, 2, y++, TS_DIM, e, -1);

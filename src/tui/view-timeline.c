@@ -90,7 +90,8 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	char buf[256], e[256];
 
 	if (!m->nr_ts || !m->nr_threads || m->t_last <= m->t_first) {
-		canvas__put(c, 0, y0, TS_WARN, "no sample times in this result: no timeline", c->w);
+		canvas__put_wrapped(c, 0, y0, 3, TS_WARN, "no sample times in this result: no "
+				    "timeline");
 		return;
 	}
 	if (nb < 4)
