@@ -172,6 +172,13 @@ struct tui_disasm {
 	char *why_owned;
 };
 void tui_disasm__exit(struct tui_disasm *d);
+/*
+ * Skid: the instruction that likely caused the samples of instruction i
+ * when the event was not precise — the load just before it, else the
+ * branch that jumps to it, else a branch just before it. -1 when none;
+ * *why: "the load", "a branch to it", "the branch before it".
+ */
+int tui_disasm__culprit(const struct tui_disasm *d, size_t i, const char **why);
 
 struct tui_model {
 	/* run facts; strings owned */

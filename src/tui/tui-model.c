@@ -261,6 +261,24 @@ void tui_disasm__exit(struct tui_disasm *d)
 	memset(d, 0, sizeof(*d));
 }
 
+int tui_disasm__culprit(const struct tui_disasm *d, size_t i, const char **why)
+{
+	if (i > 0 && d->insns[i - 1].is_load) {
+		*why = "the load";
+		return (int)i - 1;
+	}
+	for (size_t k = 0; k < d->nr; k++)
+		if (d->insns[k].is_branch && d->insns[k].target == d->insns[i].addr && k + 1 != i) {
+			*why = "a branch to it";
+			return (int)k;
+		}
+	if (i > 0 && d->insns[i - 1].is_branch) {
+		*why = "the branch before it";
+		return (int)i - 1;
+	}
+	return -1;
+}
+
 /* ---- grid columns ------------------------------------------------------- */
 
 void tui_short_node_name(const char *name, char *buf, size_t n)

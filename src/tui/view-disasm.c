@@ -49,35 +49,24 @@ static int cmp_heat(const void *a, const void *b)
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
-/* The branch in the function that jumps to insn i, or -1. */
-static int branch_to(const struct disasm_view *d, size_t i)
-{
-	for (size_t k = 0; k < d->d.nr; k++)
-		if (d->d.insns[k].is_branch && d->d.insns[k].target == d->d.insns[i].addr && k + 1 != i)
-			return (int)k;
-	return -1;
-}
-
 /* The skid note of a sampled instruction, or NULL. */
 static const char *skid_note(const struct disasm_view *d, size_t i, char *buf, size_t n)
 {
-	int b;
+	const char *why;
+	int k;
 
 	if (!tui_model__imprecise(d->v.m) || !d->d.insns[i].samples)
 		return NULL;
-	if (i > 0 && d->d.insns[i - 1].is_load) {
-		snprintf(buf, n, "<- likely the load at %" PRIx64, d->d.insns[i - 1].addr);
-		return buf;
-	}
-	if ((b = branch_to(d, i)) >= 0) {
-		snprintf(buf, n, "<- branch target of %" PRIx64, d->d.insns[b].addr);
-		return buf;
-	}
-	if (i > 0 && d->d.insns[i - 1].is_branch) {
-		snprintf(buf, n, "<- may be the branch at %" PRIx64, d->d.insns[i - 1].addr);
-		return buf;
-	}
-	return NULL;
+	k = tui_disasm__culprit(&d->d, i, &why);
+	if (k < 0)
+		return NULL;
+	if (d->d.insns[k].is_load)
+		snprintf(buf, n, "<- likely the load at %" PRIx64, d->d.insns[k].addr);
+	else if (k + 1 == (int)i)
+		snprintf(buf, n, "<- may be the branch at %" PRIx64, d->d.insns[k].addr);
+	else
+		snprintf(buf, n, "<- branch target of %" PRIx64, d->d.insns[k].addr);
+	return buf;
 }
 
 static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)

@@ -17,6 +17,9 @@
 struct src_line {
 	uint32_t line;
 	struct tui_row *row;	/* NULL: no sample */
+	uint32_t culprit;	/* skid: the line whose instruction likely caused
+				   these samples, 0 none */
+	const char *culprit_why;
 };
 
 struct source_view {
@@ -59,6 +62,43 @@ static int cmp_heat(const void *a, const void *b)
 	if (px != py)
 		return px > py ? -1 : 1;
 	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * Skid at line level: with an imprecise event, a line whose hottest
+ * instruction likely pays for an instruction of another line (a load just
+ * before it, a branch jumping to it) names that line.
+ */
+static void find_culprits(struct source_view *s)
+{
+	struct tui_model *m = s->v.m;
+	struct tui_disasm d;
+
+	if (!m->disasm || m->disasm(m, s->func, &d) != 0)
+		return;
+	for (size_t i = 0; i < s->nr; i++) {
+		struct src_line *l = &s->lines[i];
+		uint64_t best = 0;
+		int bi = -1;
+
+		if (!l->row)
+			continue;
+		for (size_t k = 0; k < d.nr; k++)
+			if (d.insns[k].line == l->line && d.insns[k].samples > best) {
+				best = d.insns[k].samples;
+				bi = (int)k;
+			}
+		if (bi >= 0) {
+			const char *why;
+			int c = tui_disasm__culprit(&d, (size_t)bi, &why);
+
+			if (c >= 0 && d.insns[c].line && d.insns[c].line != l->line) {
+				l->culprit = d.insns[c].line;
+				l->culprit_why = why;
+			}
+		}
+	}
+	tui_disasm__exit(&d);
 }
 
 static void build(struct source_view *s)
@@ -123,6 +163,7 @@ static void build(struct source_view *s)
 			s->lines[r->line - lo].row = r;
 		} else {
 			s->lines = xrealloc(s->lines, (s->nr + 1) * sizeof(*s->lines));
+			memset(&s->lines[s->nr], 0, sizeof(*s->lines));
 			s->lines[s->nr].line = r->line;
 			s->lines[s->nr++].row = r;
 		}
@@ -137,6 +178,8 @@ static void build(struct source_view *s)
 				s->lines[j - 1] = tmp;
 			}
 	}
+	if (tui_model__imprecise(m))
+		find_culprits(s);
 	s->rank = xcalloc(s->nr + 1, sizeof(int));
 	for (size_t i = 0; i < s->nr; i++)
 		if (s->lines[i].row && s->lines[i].row->samples[m->clk])
@@ -179,7 +222,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	if (rows < 1)
 		return;
 	tui_view__scroll(v, rows);
-	textx = wide ? 23 : 13;
+	textx = wide ? 23 : 14;
 	for (int i = 0; i < rows && v->top + i < (int)s->nr; i++) {
 		const struct src_line *l = &s->lines[v->top + i];
 		bool sel = v->top + i == v->sel;
@@ -198,6 +241,8 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			}
 		}
 		canvas__printf(c, wide ? 17 : 8, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", l->line);
+		if (l->culprit)	/* skid: these samples may belong to another line */
+			canvas__put(c, wide ? 22 : 13, y + i, sel ? TS_SELECTED : TS_WARN, "^", 1);
 		if (s->text) {
 			const char *t = s->text[l->line - 1];
 			char exp[512];
@@ -305,7 +350,11 @@ static const char *status(struct tui_view *v)
 			n += snprintf(s->status + n, sizeof(s->status) - (size_t)n, ", CPI %.2f",
 				      res->v[s->cpi].value);
 	}
-	snprintf(s->status + n, sizeof(s->status) - (size_t)n, "  Tab: next hot  Enter: disasm");
+	if (l->culprit)
+		snprintf(s->status + n, sizeof(s->status) - (size_t)n,
+			 "; skid: may belong to line %u (%s)", l->culprit, l->culprit_why);
+	else
+		snprintf(s->status + n, sizeof(s->status) - (size_t)n, "  Tab: next hot  Enter: disasm");
 	return s->status;
 }
 

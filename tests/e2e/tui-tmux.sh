@@ -53,6 +53,13 @@ if grep -q 'hot_inner' pane; then
 else
 	skip 4 "no function rows in this build's profile yet"
 fi
+# SIGWINCH: the screen follows the window, and degrades when too small.
+tmux resize-window -t "$S" -x 20 -y 6 2>/dev/null
+wait_for 'too small'
+ok $? "below the minimum size: terminal too small"
+tmux resize-window -t "$S" -x 100 -y 30 2>/dev/null
+wait_for 'bottom-up'
+ok $? "back at 100x30: the grid again"
 tmux send-keys -t "$S" q q
 for i in $(seq 50); do
 	tmux has-session -t "$S" 2>/dev/null || break

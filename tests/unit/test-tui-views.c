@@ -374,6 +374,18 @@ static void behaviour(struct tui_model *m)
 	free(l);
 	free(s);
 
+	s = screen(m, "g Enter", 100, 30, false, NULL);
+	if (has(s, "without capstone"))
+		skip(1, "no capstone");
+	else
+		ok(has(s, "14^"), "skid at line level: line 14 marked as paying for another line");
+	free(s);
+
+	s = screen(m, "g Enter Down Down Down", 120, 30, false, NULL);
+	ok(has(s, "may belong to line 10 (the branch before it)"),
+	   "skid at line level: the status names the culprit line");
+	free(s);
+
 	s = screen(m, "g Enter Tab", 80, 24, false, NULL);
 	l = cursor_line(s);
 	ok(has(l, "s = *p") == false && l[0] == '>', "Tab moves to the next hot line ('%s')", l);
