@@ -37,6 +37,7 @@ static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles
 	struct strbuf text = STRBUF_INIT, st = STRBUF_INIT;
 	char *copy = xstrdup(keys ? keys : ""), *save = NULL;
 	double worst = 0, sum = 0;
+	char worst_key[16] = "";
 	int n = 0, ret = GX_EXIT_OK;
 
 	tui_app__init(&app, m);
@@ -57,8 +58,10 @@ static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles
 		dt = now_s() - t0;
 		sum += dt;
 		n++;
-		if (dt > worst)
+		if (dt > worst) {
 			worst = dt;
+			snprintf(worst_key, sizeof(worst_key), "%s", tok);
+		}
 	}
 	canvas__dump(&c, &text, styles ? &st : NULL);
 	fwrite(text.buf, 1, text.len, stdout);
@@ -67,8 +70,8 @@ static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles
 		fwrite(st.buf, 1, st.len, stdout);
 	}
 	if (timing && n)
-		fprintf(stderr, "keys: %d, mean %.3f ms, worst %.3f ms per key (handle + draw)\n", n,
-			1e3 * sum / n, 1e3 * worst);
+		fprintf(stderr, "keys: %d, mean %.3f ms, worst %.3f ms (%s) per key (handle + draw)\n",
+			n, 1e3 * sum / n, 1e3 * worst, worst_key);
 	strbuf__exit(&text);
 	strbuf__exit(&st);
 	canvas__exit(&c);

@@ -384,7 +384,8 @@ unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n);
 
 struct tui_view *tui_summary_view__new(struct tui_model *m);
 struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k);
-struct tui_view *tui_source_view__new(struct tui_model *m, size_t func);
+/* line 0: the cursor starts on the hottest line. */
+struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line);
 struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line);
 struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func);
 struct tui_view *tui_timeline_view__new(struct tui_model *m);

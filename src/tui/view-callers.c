@@ -117,7 +117,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_CALLERS:
 		if (!ce || ce->func < 0)
 			return TR_REDRAW;
-		app->next = a == TA_ENTER ? tui_source_view__new(v->m, (size_t)ce->func) :
+		app->next = a == TA_ENTER ? tui_source_view__new(v->m, (size_t)ce->func, 0) :
 			    tui_callers_view__new(v->m, (size_t)ce->func);
 		return TR_PUSH;
 	default:

@@ -162,7 +162,16 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			x += g->cols[k].width + 1;
 		}
 		row_name(m, g->kind, r, buf, sizeof(buf));
-		tui_ellipsize(buf, namew, e);
+		if (g->kind == TK_LINE && strchr(buf, ' ') &&
+		    (int)(strchr(buf, ' ') - buf) + 4 < namew) {
+			/* Keep file:line whole; shorten the function after it. */
+			int loc = (int)(strchr(buf, ' ') - buf) + 1;
+
+			memcpy(e, buf, (size_t)loc);
+			tui_ellipsize(buf + loc, namew - loc, e + loc);
+		} else {
+			tui_ellipsize(buf, namew, e);
+		}
 		canvas__put(c, x, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
 	}
 }
@@ -212,7 +221,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 			app->next = tui_disasm_view__new(m, (size_t)f,
 							 g->kind == TK_LINE ? r->line : 0);
 		else
-			app->next = tui_source_view__new(m, (size_t)f);
+			app->next = tui_source_view__new(m, (size_t)f, g->kind == TK_LINE ? r->line : 0);
 		return TR_PUSH;
 	case TA_SORT_PREV:
 	case TA_SORT_NEXT: {

@@ -377,7 +377,7 @@ static const struct tui_view_ops source_ops = {
 	.destroy = destroy,
 };
 
-struct tui_view *tui_source_view__new(struct tui_model *m, size_t func)
+struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)
 {
 	struct source_view *s = xzalloc(sizeof(*s));
 
@@ -387,5 +387,8 @@ struct tui_view *tui_source_view__new(struct tui_model *m, size_t func)
 	s->cpi = m->td ? td_model__find_node(m->td, "CPI") : -1;
 	snprintf(s->v.title, sizeof(s->v.title), "source: %s", m->tab[TK_FUNC].rows[func].name);
 	build(s);
+	for (size_t i = 0; line && i < s->nr; i++)
+		if (s->lines[i].line == line)
+			s->v.sel = (int)i;
 	return &s->v;
 }

@@ -392,6 +392,12 @@ static void behaviour(struct tui_model *m)
 	free(l);
 	free(s);
 
+	s = screen(m, "g v Down Down Down Down Enter", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "    12 "), "Enter on a line row opens the source at that line ('%s')", l);
+	free(l);
+	free(s);
+
 	s = screen(m, "g Enter Left", 80, 24, false, &depth);
 	is_int(depth, 2, "Left goes back to the grid");
 	ok(has(s, "hot_inner") && has(s, "Cycles%"), "the grid is shown again");
