@@ -197,7 +197,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	struct tui_model *m = v->m;
 	const struct tui_row *f = &m->tab[TK_FUNC].rows[s->func];
 	bool wide = c->w >= 60, skid = tui_model__imprecise(m);
-	int y = y0, rows, textx;
+	int y = y0, rows, textx, linex;
+	/* With a PMU and room, each line's CPI too. */
+	bool cpi = s->cpi >= 0 && m->run_ok && c->w >= 90;
 	char buf[512], e[512];
 
 	canvas__fill(c, 0, y, c->w, TS_HEADER);
@@ -222,7 +224,8 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	if (rows < 1)
 		return;
 	tui_view__scroll(v, rows);
-	textx = wide ? 23 : 14;
+	linex = wide ? (cpi ? 24 : 17) : 8;
+	textx = linex + 6;
 	for (int i = 0; i < rows && v->top + i < (int)s->nr; i++) {
 		const struct src_line *l = &s->lines[v->top + i];
 		bool sel = v->top + i == v->sel;
@@ -239,10 +242,18 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 				canvas__printf(c, 9, y + i, st, "%7llu",
 					       (unsigned long long)l->row->samples[m->clk]);
 			}
+			if (cpi) {
+				const struct td_result *res = tui_row__td(m, l->row);
+
+				if (res && !res->v[s->cpi].na)
+					canvas__printf(c, 17, y + i, st, "%6.2f", res->v[s->cpi].value);
+				else
+					canvas__printf(c, 17, y + i, st, "%6s", "n/a");
+			}
 		}
-		canvas__printf(c, wide ? 17 : 8, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", l->line);
+		canvas__printf(c, linex, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", l->line);
 		if (l->culprit)	/* skid: these samples may belong to another line */
-			canvas__put(c, wide ? 22 : 13, y + i, sel ? TS_SELECTED : TS_WARN, "^", 1);
+			canvas__put(c, linex + 5, y + i, sel ? TS_SELECTED : TS_WARN, "^", 1);
 		if (s->text) {
 			const char *t = s->text[l->line - 1];
 			char exp[512];

@@ -69,6 +69,19 @@ for i in $(seq 50); do
 done
 check "q in the grid goes back, q in the summary quits" sh -c "! grep -q 'bottom-up\|Command' pane"
 
+# gexplore -- CMD on a terminal: record, then the TUI on the new result.
+tmux new-session -d -s "$S-run" -x 100 -y 30 \
+	"cd '$TMP' && TERM=xterm '$GX_BIN' -q -e cpu-clock -o r3 -- '$WL/wl-spin' 100; sleep 5"
+S0=$S
+S="$S-run"
+wait_for 'summary: r3'
+ok $? "gexplore -- CMD opens the TUI on a terminal"
+tmux send-keys -t "$S" q
+sleep 0.3
+tmux capture-pane -p -t "$S" >pane 2>/dev/null
+check "... and q quits it" sh -c "! grep -q 'summary: r3' pane"
+S=$S0
+
 # TERM=dumb: no curses; the text report on the terminal instead.
 tmux new-session -d -s "$S-dumb" -x 100 -y 30 "TERM=dumb '$GX_BIN' tui r1 2>err; sleep 5"
 for i in $(seq 50); do [ -s err ] && break; sleep 0.1; done

@@ -386,6 +386,12 @@ static void behaviour(struct tui_model *m)
 	   "skid at line level: the status names the culprit line");
 	free(s);
 
+	s = screen(m, "g Enter", 100, 30, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "  0.73    11"), "with room, the source shows each line's CPI ('%s')", l);
+	free(l);
+	free(s);
+
 	s = screen(m, "g Enter Tab", 80, 24, false, NULL);
 	l = cursor_line(s);
 	ok(has(l, "s = *p") == false && l[0] == '>', "Tab moves to the next hot line ('%s')", l);
