@@ -140,9 +140,15 @@ static void build(struct source_view *s)
 	if (s->text) {
 		while (s->text[nl])
 			nl++;
+		if (hi > nl) {
+			/* Lines past the end: not the file the binary was built from. */
+			s->text = NULL;
+			s->why = "the source file on this machine is shorter than the line "
+				 "numbers: not the file the binary was built from";
+		}
 		lo = lo > 5 ? lo - 5 : 1;
 		hi = hi + 5 < nl ? hi + 5 : nl;
-		if (hi < lo) {
+		if (s->text && hi < lo) {
 			/* The file is shorter than the lines say: not the same file. */
 			s->text = NULL;
 			s->why = "the source file on this machine does not match the binary";

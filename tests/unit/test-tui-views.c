@@ -211,7 +211,7 @@ static struct tui_model *synth_model(bool empty)
 			{ 1, 19, 0.10, "/src/synth.c" }, { 1, 20, 0.20, "/src/synth.c" },
 			{ 2, 40, 0.10, "/build/memcpy.c" },
 			{ 3, 7, 0.05, "/usr/include/c++/vector" },
-			{ 5, 27, 0.01, "/src/synth.c" },
+			{ 5, 27, 0.005, "/src/synth.c" }, { 5, 77, 0.005, "/src/synth.c" },
 		};
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 			r = row(m, TK_LINE, m->tab[TK_FUNC].rows[lines[i].func].name, lines[i].w,
@@ -446,6 +446,11 @@ static void behaviour(struct tui_model *m)
 	s = screen(m, "g / m e m c p y Enter Enter", 80, 24, false, NULL);
 	ok(has(s, "not on this machine"), "a missing source file is said, not a crash");
 	ok(has(s, "40"), "the sampled line is still listed");
+	free(s);
+
+	s = screen(m, "g / m a i n Enter Enter", 80, 24, false, NULL);
+	ok(has(s, "is shorter than the line"),
+	   "a source file shorter than the sampled lines is refused");
 	free(s);
 
 	s = screen(m, "g / u n k n o w n Enter Enter", 80, 24, false, NULL);
