@@ -88,6 +88,23 @@ static int map_key(int k)
 	}
 }
 
+/*
+ * After an ESC: a key whose escape sequence the terminfo entry does not
+ * know arrives as ESC plus bytes already waiting. Swallow those, so that
+ * an unknown key does not act as Esc (back). True when it was one.
+ */
+static bool unknown_sequence(void)
+{
+	bool more = false;
+	int c;
+
+	nodelay(stdscr, TRUE);
+	while ((c = getch()) != ERR)
+		more = true;
+	nodelay(stdscr, FALSE);
+	return more;
+}
+
 static void blit(const struct tui_canvas *c)
 {
 	for (int y = 0; y < c->h; y++)
@@ -138,6 +155,8 @@ int tui_run(struct tui_model *m, char **cause)
 		refresh();
 		k = getch();
 		if (k == ERR)
+			continue;
+		if (k == 27 && unknown_sequence())
 			continue;
 		k = map_key(k);
 		if (k >= 0)

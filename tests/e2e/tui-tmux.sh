@@ -24,7 +24,7 @@ wait_for() {
 	return 1
 }
 
-tmux new-session -d -s "$S" -x 100 -y 30 "TERM=xterm NO_COLOR=1 '$GX_BIN' tui r1; sleep 0.5"
+tmux new-session -d -s "$S" -x 100 -y 30 "NO_COLOR=1 '$GX_BIN' tui r1; sleep 0.5"
 ok $? "tmux session started"
 wait_for 'Command'
 ok $? "the summary is on screen"
@@ -41,7 +41,9 @@ tmux send-keys -t "$S" g
 wait_for 'bottom-up'
 ok $? "g opens the bottom-up grid"
 if grep -q 'hot_inner' pane; then
-	tmux send-keys -t "$S" Home Enter
+	tmux send-keys -t "$S" Home
+	sleep 0.2
+	tmux send-keys -t "$S" Enter
 	wait_for 'source: '
 	ok $? "Enter on the hottest function opens its source"
 	check "the hottest function is hot_inner" grep -q 'source: hot_inner' pane
@@ -71,7 +73,7 @@ check "q in the grid goes back, q in the summary quits" sh -c "! grep -q 'bottom
 
 # gexplore -- CMD on a terminal: record, then the TUI on the new result.
 tmux new-session -d -s "$S-run" -x 100 -y 30 \
-	"cd '$TMP' && TERM=xterm '$GX_BIN' -q -e cpu-clock -o r3 -- '$WL/wl-spin' 100; sleep 5"
+	"cd '$TMP' && '$GX_BIN' -q -e cpu-clock -o r3 -- '$WL/wl-spin' 100; sleep 5"
 S0=$S
 S="$S-run"
 wait_for 'summary: r3'
