@@ -2,6 +2,7 @@
 #define GX_CMD_INT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "collect/collect.h"
 
@@ -14,7 +15,29 @@ struct record_opts {
 	bool no_tui;		/* --no-tui: text summary even on a terminal */
 	bool quiet;		/* -q */
 	bool help;
+	/* multiplexing (cmd-mux.c) */
+	const char *mux;	/* --mux=gexplore|kernel; NULL = gexplore */
+	uint32_t slice_ms;	/* --slice MS; 0 = 10 */
+	bool mux_runs;		/* --mux-runs */
 };
+
+struct gx_meta;
+struct collect_session;
+struct record_mux;
+
+/*
+ * Multiplexing around a recording (cmd-mux.c). __setup checks the options,
+ * rewrites the event list for the chosen mode (reference first, one group
+ * per run with --mux-runs) and sets the collect options (rotation, slice
+ * log in dir); NULL *out when there is nothing to multiplex. __finish,
+ * after the run, runs the other --mux-runs groups and fills meta's mux
+ * section, estimates and warnings. Both print their own errors; they
+ * return 0 or an exit code.
+ */
+int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir);
+int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
+		       struct gx_meta *meta, const char *dir, bool quiet);
+void record_mux__delete(struct record_mux *rm);
 
 /* Record (and with then_report, print the summary); returns the exit code. */
 int record_run(int argc, char **argv, bool then_report);

@@ -8,41 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mux/mux.h"
 #include "topdown/topdown.h"
+#include "util/util.h"
 
 /*
- * `gexplore list`: the model, its metric tree and its events. The group
- * column is a plain greedy packing into the model's counter limits, a
- * stand-in until the multiplexing planner (src/mux) decides real groups.
+ * `gexplore list`: the model, its metric tree, its events and the groups
+ * the multiplexing planner (src/mux) packs them into for this CPU's
+ * counters (or --cpu/--smt/--nmi-watchdog's).
  */
 
-enum { GROUP_NONE = -1, GROUP_FIXED = -2, GROUP_METRICS = -3 };
-
-/* Assign a group to each needed event: fixed counters, the PERF_METRICS group, or 1..n. */
-static int pack_groups(const struct td_model *m, const int *need, size_t nr_need, int gp,
-		       int *group)
+/* Group column: F fixed / always on, 1..n the group, - not needed. */
+static void plan_columns(const struct td_model *m, const struct mux_plan *plan, int *group)
 {
-	int cur = 0, used = 0;
-
 	for (size_t i = 0; i < td_model__nr_events(m); i++)
-		group[i] = GROUP_NONE;
-	for (size_t k = 0; k < nr_need; k++) {
-		const struct td_event *e = td_model__event(m, (size_t)need[k]);
-
-		if (e->group_hint && strcmp(e->group_hint, "perf_metrics") == 0) {
-			group[need[k]] = GROUP_METRICS;
-		} else if (e->fixed) {
-			group[need[k]] = GROUP_FIXED;
-		} else {
-			if (cur == 0 || used == gp) {
-				cur++;
-				used = 0;
-			}
-			group[need[k]] = cur;
-			used++;
-		}
-	}
-	return cur;
+		group[i] = 0;
+	for (size_t k = 0; k < plan->nr_ev; k++)
+		group[plan->ev[k].event] = plan->ev[k].group >= 0 ? plan->ev[k].group + 1 : -1;
 }
 
 static void encoding(const struct td_event *e, char *buf, size_t n)
@@ -68,43 +50,18 @@ static const char *perf_name(const struct td_event *e, char *buf, size_t n)
 	return e->id;
 }
 
-static void print_perf(const struct td_model *m, const int *group, int nr_groups)
+static void print_perf(const struct td_model *m, const struct mux_plan *plan)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char buf[64];
-	struct strbuf mg = STRBUF_INIT;
+	char *spec = mux_plan__spec(plan, m, MUX_SPELL_PERF);
 
-	/* the PERF_METRICS group: slots (the fixed one) leads, then the metrics */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < td_model__nr_events(m); i++) {
-			const struct td_event *e = td_model__event(m, i);
-
-			if (group[i] != GROUP_METRICS || (pass == 0) != e->fixed)
-				continue;
-			strbuf__addf(&mg, "%s%s", mg.len ? "," : "", perf_name(e, buf, sizeof(buf)));
-		}
-	if (mg.len)
-		strbuf__addf(&sb, "{%s}", mg.buf);
-	strbuf__exit(&mg);
-	for (int g = 1; g <= nr_groups; g++) {
-		strbuf__addf(&sb, "%s{", sb.len ? "," : "");
-		for (size_t i = 0, k = 0; i < td_model__nr_events(m); i++)
-			if (group[i] == g)
-				strbuf__addf(&sb, "%s%s", k++ ? "," : "",
-					     perf_name(td_model__event(m, i), buf, sizeof(buf)));
-		strbuf__addstr(&sb, "}");
-	}
-	for (size_t i = 0; i < td_model__nr_events(m); i++)
-		if (group[i] == GROUP_FIXED)
-			strbuf__addf(&sb, "%s%s", sb.len ? "," : "",
-				     perf_name(td_model__event(m, i), buf, sizeof(buf)));
-	printf("perf stat -e '%s'\n", sb.buf ? sb.buf : "");
-	strbuf__exit(&sb);
+	printf("perf stat -e '%s'\n", spec);
+	free(spec);
 }
 
-static void print_model(const struct td_model *m, const char *variant, enum td_smt smt,
-			const int *group, int nr_groups, int gp)
+static void print_model(const struct td_model *m, const char *variant,
+			const struct mux_plan *plan, const int *group)
 {
+	struct strbuf sb = STRBUF_INIT;
 	const char *const *al = td_model__aliases(m);
 	const char *const *vars = td_model__variants(m);
 	int on, off, fixed;
@@ -156,22 +113,17 @@ static void print_model(const struct td_model *m, const char *variant, enum td_s
 			       d->hidden ? "  (helper)" : "");
 	}
 
-	printf("\nEvents (group: greedy packing into %d general counters for SMT %s -- a placeholder,\n"
-	       "not the multiplexing planner, and blind to the NMI watchdog's counter; F = fixed counter,\n"
-	       "M = PERF_METRICS group led by slots, "
-	       "- = only sampled to locate a bottleneck; %d group(s)):\n",
-	       gp, smt == TD_SMT_ON ? "on" : "off", nr_groups);
+	printf("\nEvents (group: the multiplexing plan below; F = always on, outside the rotation;\n"
+	       "- = only sampled to locate a bottleneck; %zu group(s)):\n", plan->nr_groups);
 	printf("  %-46s %-5s %-10s %-7s %s\n", "EVENT", "GROUP", "SAV", "PRECISE", "ENCODING / PERF");
 	for (size_t i = 0; i < td_model__nr_events(m); i++) {
 		const struct td_event *e = td_model__event(m, i);
-		char enc[128], g[8], sav[24], pbuf[64];
+		char enc[128], g[16], sav[24], pbuf[64];
 
 		encoding(e, enc, sizeof(enc));
-		if (group[i] == GROUP_FIXED)
+		if (group[i] < 0)
 			snprintf(g, sizeof(g), "F");
-		else if (group[i] == GROUP_METRICS)
-			snprintf(g, sizeof(g), "M");
-		else if (group[i] == GROUP_NONE)
+		else if (group[i] == 0)
 			snprintf(g, sizeof(g), "-");
 		else
 			snprintf(g, sizeof(g), "%d", group[i]);
@@ -183,6 +135,9 @@ static void print_model(const struct td_model *m, const char *variant, enum td_s
 		printf("  %-46s %-5s %-10s %-7s perf: %s\n", "", "", "", "",
 		       perf_name(e, pbuf, sizeof(pbuf)));
 	}
+	mux_plan__render(plan, m, &sb);
+	printf("\n%s", sb.buf ? sb.buf : "");
+	strbuf__exit(&sb);
 }
 
 static int cmd_list_exec(int argc, char **argv)
@@ -193,15 +148,18 @@ static int cmd_list_exec(int argc, char **argv)
 		{ "smt", required_argument, NULL, 's' },
 		{ "variant", required_argument, NULL, 'v' },
 		{ "models", no_argument, NULL, 'm' },
+		{ "nmi-watchdog", required_argument, NULL, 'n' },
+		{ "plan", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cpu = NULL, *variant = NULL;
 	char *detected = NULL, *cause = NULL;
 	struct td_model *m = NULL;
 	enum td_smt smt;
-	bool perf = false, models = false;
-	int c, ret = GX_EXIT_OK, gp, nr_groups, err, *need = NULL, *group = NULL;
-	size_t nr_need;
+	bool perf = false, models = false, only_plan = false, nmi = mux_nmi_watchdog_active();
+	int c, ret = GX_EXIT_OK, err, *group = NULL;
+	struct mux_plan plan = { .reference = -1 };
+	struct mux_counters counters;
 
 	smt = td_smt_detect();
 	optind = 1;
@@ -211,6 +169,17 @@ static int cmd_list_exec(int argc, char **argv)
 		case 'p': perf = true; break;
 		case 'v': variant = optarg; break;
 		case 'm': models = true; break;
+		case 'P': only_plan = true; break;
+		case 'n':
+			if (strcmp(optarg, "on") == 0)
+				nmi = true;
+			else if (strcmp(optarg, "off") == 0)
+				nmi = false;
+			else {
+				cmd_error("list: --nmi-watchdog takes on or off, not '%s'", optarg);
+				return GX_EXIT_USAGE;
+			}
+			break;
 		case 's':
 			if (strcmp(optarg, "on") == 0)
 				smt = TD_SMT_ON;
@@ -249,32 +218,33 @@ static int cmd_list_exec(int argc, char **argv)
 		ret = err == -ENOENT ? GX_EXIT_USAGE : GX_EXIT_FAIL;
 		goto out;
 	}
+	mux_counters__detect(&counters, m, smt == TD_SMT_ON, nmi, detected != NULL);
 	{
 		struct td_ctx ctx = { .smt = smt, .variant = variant };
 
-		err = td_model__needed_events(m, &ctx, -1, &need, &nr_need);
+		err = mux_plan__model(&plan, m, &ctx, &counters, &cause);
 	}
 	if (err) {
-		cmd_error("list: model %s has no variant '%s'", td_model__id(m), variant);
-		ret = GX_EXIT_USAGE;
+		cmd_error("list: %s", cause);
+		ret = err == -EINVAL ? GX_EXIT_USAGE : GX_EXIT_FAIL;
 		goto out;
 	}
-	td_model__counters(m, &gp, NULL, NULL);
-	if (smt != TD_SMT_ON)
-		td_model__counters(m, NULL, &gp, NULL);
-	group = calloc(td_model__nr_events(m) + 1, sizeof(int));
-	if (!group) {
-		ret = GX_EXIT_FAIL;
-		goto out;
+	group = xcalloc(td_model__nr_events(m) + 1, sizeof(int));
+	plan_columns(m, &plan, group);
+	if (perf) {
+		print_perf(m, &plan);
+	} else if (only_plan) {
+		struct strbuf sb = STRBUF_INIT;
+
+		mux_plan__render(&plan, m, &sb);
+		printf("%s", sb.buf ? sb.buf : "");
+		strbuf__exit(&sb);
+	} else {
+		print_model(m, variant, &plan, group);
 	}
-	nr_groups = pack_groups(m, need, nr_need, gp, group);
-	if (perf)
-		print_perf(m, group, nr_groups);
-	else
-		print_model(m, variant, smt, group, nr_groups, gp);
 out:
 	free(group);
-	free(need);
+	mux_plan__exit(&plan);
 	td_model__delete(m);
 	free(detected);
 	free(cause);
@@ -283,7 +253,7 @@ out:
 
 const struct cmd_entry cmd_list_entry = {
 	.name = "list",
-	.usage = "list [--cpu MODEL] [--perf] [--smt on|off] [--variant NAME] [--models]",
+	.usage = "list [--cpu MODEL] [--perf] [--plan] [--smt on|off] [--nmi-watchdog on|off] [--variant NAME] [--models]",
 	.summary = "show the metric tree and the events for this (or another) CPU",
 	.exec = cmd_list_exec,
 };

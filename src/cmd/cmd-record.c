@@ -21,6 +21,7 @@
 #include "cmd-int.h"
 #include "collect/collect.h"
 #include "perfdata/perfdata.h"
+#include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
@@ -79,7 +80,8 @@ static double rusage_cpu_s(void)
 
 static const char *const record_usage_text =
 	"[-o DIR] [-f] [-e EVENTS] [-c SAV | -F HZ] [--rate X] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] [--no-tui] -- CMD [ARGS]";
+	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] [--no-tui]\n"
+	"                [--slice MS] [--mux=gexplore|kernel] [--mux-runs] -- CMD [ARGS]";
 
 /* Parse the record options into o; returns the index of the first
  * non-option argument, or -1 after printing an error. */
@@ -102,6 +104,9 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		{ "no-tui", no_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "slice", required_argument, NULL, 1001 },
+		{ "mux", required_argument, NULL, 1002 },
+		{ "mux-runs", no_argument, NULL, 1003 },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct collect_opts *o = &ro->collect;
@@ -199,6 +204,19 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		case 'q':
 			ro->quiet = true;
 			break;
+		case 1001:
+			if (parse_u64(optarg, &v) || !v || v > 10000) {
+				cmd_error("--slice: '%s' is not a slice length in ms (1..10000)", optarg);
+				return -1;
+			}
+			ro->slice_ms = (uint32_t)v;
+			break;
+		case 1002:
+			ro->mux = optarg;
+			break;
+		case 1003:
+			ro->mux_runs = true;
+			break;
 		case 'h':
 			printf("usage: gexplore record %s\n", record_usage_text);
 			ro->help = true;
@@ -225,19 +243,19 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 }
 
 /*
- * Without -e: the events of this CPU's top-down model (or --cpu's) that fit
- * in one group of counters, level 1 first; the variant with fewer events
- * left out when the model has a fallback (spr: general counters instead
- * of PERF_METRICS). The generic model and a failed load leave *spec NULL:
- * the collector's own default (cycles,instructions or cpu-clock).
+ * Without -e: every event of this CPU's top-down model (or --cpu's), packed
+ * by the multiplexing planner into groups that fit the counters; the
+ * groups then rotate (src/mux). The generic model and a failed load leave
+ * *spec NULL: the collector's own default (cycles,instructions, or
+ * cpu-clock without a PMU).
  */
 static void model_events(const struct record_opts *ro, struct gx_meta *m, char **spec)
 {
 	struct td_model *model = NULL;
 	struct td_ctx ctx = { .smt = td_smt_detect() };
-	char *id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model(), *cause = NULL, *alt = NULL;
-	size_t left = 0, alt_left = 0;
-	const char *fb;
+	struct mux_counters counters;
+	struct mux_plan plan;
+	char *id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model(), *cause = NULL;
 
 	*spec = NULL;
 	if (td_model__load(id, NULL, &model, &cause) != 0) {
@@ -247,29 +265,18 @@ static void model_events(const struct record_opts *ro, struct gx_meta *m, char *
 	m->cpu_model = xstrdup(td_model__id(model));
 	if (!strcmp(td_model__id(model), "generic"))
 		goto out;
-	if (td_model__record_events(model, &ctx, 1, spec, &left, &cause) != 0)
-		*spec = NULL;
-	fb = td_model__fallback_variant(model);
-	if (fb && (left || !*spec)) {
-		struct td_ctx fctx = ctx;
-
-		fctx.variant = fb;
-		if (td_model__record_events(model, &fctx, 1, &alt, &alt_left, NULL) == 0 &&
-		    (!*spec || alt_left < left)) {
-			free(*spec);
-			*spec = alt;
-			alt = NULL;
-			left = alt_left;
-			m->cpu_variant = xstrdup(fb);
-		}
+	mux_counters__detect(&counters, model, ctx.smt == TD_SMT_ON, mux_nmi_watchdog_active(),
+			     !ro->cpu);
+	if (mux_plan__model(&plan, model, &ctx, &counters, &cause) != 0) {
+		gx_meta__add_warning(m, "model %s: no plan for its events: %s", td_model__id(model),
+				     cause);
+		goto out;
 	}
-	if (*spec && left)
-		gx_meta__add_warning(m, "%zu level-1 event%s of model %s did not fit in one group of "
-				     "counters: the metrics that need %s are n/a",
-				     left, left == 1 ? "" : "s", td_model__id(model),
-				     left == 1 ? "it" : "them");
+	*spec = mux_plan__spec(&plan, model, MUX_SPELL_COLLECT);
+	for (char **h = plan.hints; h && *h; h++)
+		gx_meta__add_warning(m, "%s", *h);
+	mux_plan__exit(&plan);
 out:
-	free(alt);
 	free(cause);
 	free(id);
 	td_model__delete(model);
@@ -387,6 +394,7 @@ int record_run(int argc, char **argv, bool then_report)
 	struct record_sink rs = { .sink = { sink_record, sink_round_end } };
 	struct pd_env env = { 0 };
 	struct gx_meta meta;
+	struct record_mux *rm = NULL;
 	char *dir = NULL, *data = NULL, *cause = NULL, *model_spec = NULL;
 	const struct collect_stats *st;
 	size_t nev, nw = 0;
@@ -418,17 +426,28 @@ int record_run(int argc, char **argv, bool then_report)
 		goto out;
 	}
 	data = xasprintf("%s/perf.data", dir);
-
 	if (!ro.collect.events) {
 		nw = meta.nr_warnings;
 		model_events(&ro, &meta, &model_spec);
 		ro.collect.events = model_spec;
 	}
+	ret = record_mux__setup(&rm, &ro, dir);
+	if (ret) {
+		rmdir(dir);
+		goto out;
+	}
+	ret = GX_EXIT_FAIL;
+
 	err = collect_session__new(&s, &ro.collect, &cause);
 	if (err == GX_E_NOPMU && model_spec) {
-		/* No PMU here: the collector's default says so and falls back;
-		 * what the model's events would have lacked no longer matters. */
+		/* No PMU here: the collector's default says so and falls back
+		 * to cpu-clock, which does not rotate; what the model's plan
+		 * said no longer applies. */
+		record_mux__delete(rm);
+		rm = NULL;
 		ro.collect.events = NULL;
+		ro.collect.rotate = false;
+		ro.collect.slice_log = NULL;
 		free(meta.cpu_variant);
 		meta.cpu_variant = NULL;
 		while (meta.nr_warnings > nw)
@@ -492,6 +511,8 @@ int record_run(int argc, char **argv, bool then_report)
 	}
 	perf_writer__delete(w);
 	w = NULL;
+	if (rm && record_mux__finish(rm, s, &meta, dir, ro.quiet) != 0)
+		err = err ? err : -EIO;
 	meta.self_cpu_s = rusage_cpu_s() - cpu0;
 	if (gx_meta__write(&meta, dir, &cause) != 0) {
 		cmd_error("%s", cause);
@@ -523,6 +544,7 @@ int record_run(int argc, char **argv, bool then_report)
 out:
 	perf_writer__delete(w);
 	collect_session__delete(s);
+	record_mux__delete(rm);
 	pd_env__exit(&env);
 	gx_meta__exit(&meta);
 	free(evsels);

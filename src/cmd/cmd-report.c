@@ -1,6 +1,7 @@
 /*
- * gexplore report [RESULT]: events, processes, threads and modules of a
- * result directory or of any perf.data file.
+ * gexplore report [RESULT]: events, processes, threads, modules and the
+ * hotspots (functions, source lines, call paths) of a result directory or
+ * of any perf.data file, as text, JSON, CSV or folded stacks.
  */
 #include "config.h"
 
@@ -19,12 +20,21 @@
 #include "topdown/topdown.h"
 #include "util/util.h"
 
+/* roofline (issue 8): src/cmd/cmd-roofline.c */
+int report_roofline(const char *result, const char *parent, const char *file);
+
+enum report_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_FOLDED };
+
+#define MAX_SEARCH_PATHS 32
+
 struct report_cmd_opts {
-	bool json;
+	enum report_format format;
 	const char *cpu;	/* --cpu MODEL */
 	int smt;		/* --smt: enum td_smt */
-	const char *sort;	/* event name ordering the rows */
+	const char *event;	/* --event: the event ordering the rows */
 	struct report_opts r;
+	struct profile_opts prof;
+	const char *search_paths[MAX_SEARCH_PATHS];
 };
 
 static int find_event(struct perf_reader *r, const char *name, size_t *idx)
@@ -49,6 +59,7 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	struct strbuf out = STRBUF_INIT;
 	struct report_input in = { 0 };
 	struct report_opts ropts;
+	struct profile_opts prof;
 	char *dir = NULL, *data = NULL, *cause = NULL;
 	bool have_meta = false;
 	int err, ret = GX_EXIT_FAIL;
@@ -79,15 +90,21 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 		ret = GX_EXIT_USAGE;
 		goto out;
 	}
-	p = profile__new(perf_reader__nr_evsels(r));
+	prof = o->prof;
+	prof.env = perf_reader__env(r);
+	err = profile__new_opts(&p, perf_reader__nr_evsels(r), &prof, &cause);
+	if (err) {
+		cmd_error("%s", cause);
+		goto out;
+	}
 	err = perf_reader__process(r, profile__tool(p), &cause);
 	if (err) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_USAGE;
 		goto out;
 	}
-	if (o->sort && find_event(r, o->sort, &ropts.sort_event) != 0) {
-		cmd_error("--sort: no event '%s' in %s", o->sort, data);
+	if (o->event && find_event(r, o->event, &ropts.sort_event) != 0) {
+		cmd_error("--event: no event '%s' in %s", o->event, data);
 		ret = GX_EXIT_USAGE;
 		goto out;
 	}
@@ -97,7 +114,20 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	in.profile = p;
 	in.cpu = o->cpu;
 	in.smt = o->smt;
-	err = o->json ? report_json(&out, &in, &ropts) : report_text(&out, &in, &ropts);
+	switch (o->format) {
+	case FMT_JSON:
+		err = report_json(&out, &in, &ropts);
+		break;
+	case FMT_CSV:
+		err = report_csv(&out, &in, &ropts);
+		break;
+	case FMT_FOLDED:
+		err = report_folded(&out, &in, &ropts);
+		break;
+	default:
+		err = report_text(&out, &in, &ropts);
+		break;
+	}
 	if (err) {
 		cmd_error("report: %s", gx_strerror(err));
 		goto out;
@@ -119,33 +149,87 @@ out:
 	return ret;
 }
 
+static int name_index(const char *const *names, const char *s)
+{
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(names[i], s))
+			return i;
+	return -1;
+}
+
+static int set_format(struct report_cmd_opts *o, enum report_format f, const char *opt)
+{
+	if (o->format != FMT_TEXT && o->format != f) {
+		cmd_error("%s: only one of --json, --csv and --folded", opt);
+		return -1;
+	}
+	o->format = f;
+	return 0;
+}
+
 static int cmd_report_exec(int argc, char **argv)
 {
+	enum {
+		OPT_BY = 256, OPT_EVENT, OPT_CSV, OPT_FOLDED, OPT_SYMFS, OPT_SEARCH, OPT_NO_INLINE,
+	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "csv", no_argument, NULL, OPT_CSV },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "by", required_argument, NULL, OPT_BY },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "percent-limit", required_argument, NULL, 'P' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "smt", required_argument, NULL, 'S' },
+		{ "event", required_argument, NULL, OPT_EVENT },
+		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "search-path", required_argument, NULL, OPT_SEARCH },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
+		{ "roofline", optional_argument, NULL, 'R' },	/* roofline (issue 8) */
 		{ NULL, 0, NULL, 0 },
 	};
+	static const char *const by_aliases[] = { "processes", "threads", "modules", "functions",
+						  "lines", "callpaths", NULL };
 	struct report_cmd_opts o = { .r = { .limit = 10 } };
+	bool roofline = false;			/* roofline (issue 8) */
+	const char *roofline_file = NULL;	/* roofline (issue 8) */
 	const char *input = NULL;
 	char *end;
-	int c;
+	int c, k;
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+i:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:s:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
 			break;
 		case 'j':
-			o.json = true;
+			if (set_format(&o, FMT_JSON, "--json"))
+				return GX_EXIT_USAGE;
+			break;
+		case OPT_CSV:
+			if (set_format(&o, FMT_CSV, "--csv"))
+				return GX_EXIT_USAGE;
+			break;
+		case OPT_FOLDED:
+			if (set_format(&o, FMT_FOLDED, "--folded"))
+				return GX_EXIT_USAGE;
+			break;
+		case OPT_BY:
+			k = name_index(report_by_names, optarg);
+			if (k < 0)
+				k = name_index(by_aliases, optarg);
+			if (k < 0) {
+				cmd_error("--by: '%s' is not function, line, module, thread, process "
+					  "or callpath", optarg);
+				return GX_EXIT_USAGE;
+			}
+			o.r.by = (enum profile_by)k;
+			o.r.by_given = true;
 			break;
 		case 'l':
 			o.r.limit = strtoul(optarg, &end, 10);
@@ -162,7 +246,27 @@ static int cmd_report_exec(int argc, char **argv)
 			}
 			break;
 		case 's':
-			o.sort = optarg;
+			k = name_index(report_sort_names, optarg);
+			if (k >= 0)
+				o.r.sort = (enum profile_sort)k;
+			else
+				o.event = optarg;	/* before 0.2, --sort named the event */
+			break;
+		case OPT_EVENT:
+			o.event = optarg;
+			break;
+		case OPT_SYMFS:
+			o.prof.symfs = optarg;
+			break;
+		case OPT_SEARCH:
+			if (o.prof.nr_search_paths == MAX_SEARCH_PATHS) {
+				cmd_error("--search-path: at most %d directories", MAX_SEARCH_PATHS);
+				return GX_EXIT_USAGE;
+			}
+			o.search_paths[o.prof.nr_search_paths++] = optarg;
+			break;
+		case OPT_NO_INLINE:
+			o.prof.no_inline = true;
 			break;
 		case 'C':
 			o.cpu = optarg;
@@ -177,6 +281,16 @@ static int cmd_report_exec(int argc, char **argv)
 		case 'h':
 			printf("usage: gexplore %s\n", cmd_report_entry.usage);
 			return GX_EXIT_OK;
+		/* ---- roofline (issue 8, src/cmd/cmd-roofline.c) ---- */
+		case 'R':
+			roofline = true;
+			roofline_file = optarg;
+			/* `--roofline out.svg` as well as `--roofline=out.svg` */
+			if (!optarg && optind < argc && (strstr(argv[optind], ".svg") ||
+							 strstr(argv[optind], ".html")))
+				roofline_file = argv[optind++];
+			break;
+		/* ---- end roofline ---- */
 		default:
 			if (optopt)
 				cmd_error("option -%c: unknown or missing its argument", optopt);
@@ -185,18 +299,23 @@ static int cmd_report_exec(int argc, char **argv)
 			return cmd_usage(&cmd_report_entry);
 		}
 	}
+	o.prof.search_paths = o.search_paths;
 	if (optind < argc) {
 		if (input || optind + 1 < argc)
 			return cmd_usage(&cmd_report_entry);
 		input = argv[optind];
 	}
+	if (roofline)	/* roofline (issue 8) */
+		return report_roofline(input, ".", roofline_file);
 	return report_print(input, ".", &o);
 }
 
 const struct cmd_entry cmd_report_entry = {
 	.name = "report",
-	.usage = "report [--json] [--limit N] [--percent-limit P] [--sort EVENT] [--cpu MODEL] [--smt on|off]\n"
-		 "                [RESULT | -i FILE]",
-	.summary = "print a result: events, processes, threads and modules",
+	.usage = "report [--json | --csv | --folded] [--by function|line|module|thread|process|callpath]\n"
+		 "       [--sort self|total|samples|name] [--event EVENT] [--limit N] [--percent-limit P]\n"
+		 "       [--symfs DIR] [--search-path DIR]... [--no-inline] [--cpu MODEL] [--smt on|off]\n"
+		 "       [--roofline [FILE]] [RESULT | -i FILE]",
+	.summary = "print a result: events, processes, threads, modules and hotspots",
 	.exec = cmd_report_exec,
 };

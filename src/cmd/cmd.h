@@ -30,6 +30,7 @@ extern const struct cmd_entry cmd_help_entry;
 extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_topdown_entry;
 extern const struct cmd_entry cmd_tui_entry;
+extern const struct cmd_entry cmd_peak_entry;
 
 /* The table, NULL-terminated. */
 extern const struct cmd_entry *const cmd_table[];

@@ -14,6 +14,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_list_entry,
 	&cmd_topdown_entry,
 	&cmd_tui_entry,
+	&cmd_peak_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
 	NULL,

@@ -38,6 +38,14 @@ struct collect_opts {
 	bool no_inherit;	/* do not follow children and new threads */
 	uint32_t round_ms;	/* the drain loop wakes (and calls round_end())
 				   at least this often; 0 = 100 ms */
+	/* Multiplexing by rotation (src/mux plans it): with two or more
+	 * {groups}, only one group counts at a time, for slice_ms (0 = 10),
+	 * in turn, switched from the drain loop; events outside every group
+	 * (the reference) count all run. Every slice is appended to
+	 * slice_log (mux's slices.bin layout, see mux.h) when it is set. */
+	bool rotate;
+	uint32_t slice_ms;
+	const char *slice_log;
 };
 
 struct collect_event {
@@ -63,6 +71,8 @@ struct collect_stats {
 	int exit_code;		/* ... with this code */
 	int term_signal;	/* or was killed by this signal (0 if not) */
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC around the run */
+	uint64_t slices;	/* rotation: slices logged */
+	uint32_t nr_groups;	/* rotation: groups rotated (0: no rotation) */
 };
 
 /* Where drained records go. Called from the drain loop: must not block for

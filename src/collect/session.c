@@ -58,6 +58,13 @@ struct collect_session {
 	size_t nr_warnings, cap_warnings;
 	struct collect_stats stats;
 	bool ran;
+	/* rotation (opts.rotate with two or more groups) */
+	size_t *rot_leader;	/* event index of each group's leader */
+	size_t nr_rot, rot_cur;
+	uint64_t rot_start, rot_next, rot_ns;
+	uint64_t *rot_prev;	/* last counting read per event */
+	uint64_t *rot_rec;	/* one slice record: 3 words + nr_ev deltas */
+	int rot_fd;		/* the slice log, -1 when none */
 };
 
 static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
@@ -323,12 +330,41 @@ static void apply_paranoid(struct collect_session *s)
 		      paranoid);
 }
 
+/* With rotation every group leader starts disabled and is not enabled by
+ * exec: __run enables the first group, the drain loop the next ones. */
+static void prepare_rotation(struct collect_session *s)
+{
+	int groups = 0;
+
+	free(s->rot_leader);
+	s->rot_leader = NULL;
+	s->nr_rot = 0;
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].group >= groups)
+			groups = s->ev[i].group + 1;
+	if (!s->o.rotate || groups < 2)
+		return;
+	s->rot_leader = xcalloc((size_t)groups, sizeof(*s->rot_leader));
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		struct collect_event *e = &s->ev[i];
+
+		if (e->group < 0 || !e->leader)
+			continue;
+		s->rot_leader[e->group] = i;
+		e->attr.disabled = 1;
+		e->attr.enable_on_exec = 0;
+	}
+	s->nr_rot = (size_t)groups;
+}
+
 static int parse(struct collect_session *s, const char *spec, char **cause)
 {
 	int err = collect_parse_events(spec, &s->o, &s->ev, &s->nr_ev, cause);
 
-	if (!err)
+	if (!err) {
 		apply_paranoid(s);
+		prepare_rotation(s);
+	}
 	return err;
 }
 
@@ -378,6 +414,7 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	s->o = *o;
 	s->wl.pid = 0;
 	s->wl.go_fd = s->wl.err_fd = -1;
+	s->rot_fd = -1;
 	if (s->o.mmap_pages & (s->o.mmap_pages - 1)) {
 		err = gx_fail(cause, GX_E_USAGE, "ring buffer size %u pages is not a power of two",
 			      s->o.mmap_pages);
@@ -420,6 +457,18 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	err = open_events(s, cause);
 	if (err)
 		goto out_free;
+	if (s->nr_rot) {
+		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
+		s->rot_rec = xcalloc(3 + s->nr_ev, sizeof(*s->rot_rec));
+		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
+		if (s->o.slice_log) {
+			s->rot_fd = open(s->o.slice_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+			if (s->rot_fd < 0) {
+				err = gx_fail(cause, -errno, "%s: %s", s->o.slice_log, strerror(errno));
+				goto out_free;
+			}
+		}
+	}
 	*out = s;
 	return 0;
 out_free:
@@ -475,6 +524,11 @@ void collect_session__delete(struct collect_session *s)
 	free(s->cpus);
 	free(s->tids);
 	free(s->bounce);
+	free(s->rot_leader);
+	free(s->rot_prev);
+	free(s->rot_rec);
+	if (s->rot_fd >= 0)
+		close(s->rot_fd);
 	free(s);
 }
 
@@ -601,6 +655,79 @@ int collect_session__enable_event(struct collect_session *s, size_t e, bool enab
 	return err;
 }
 
+/* ---- rotation ------------------------------------------------------------------
+ * Called from the drain loop: no allocation. The slice log's header is the
+ * one mux.h documents (magic, nr_events, reference, slice_ns); each slice
+ * is {group, flags, start, end, delta[nr_ev]}.
+ */
+static int rotation_start(struct collect_session *s)
+{
+	struct {
+		char magic[8];
+		uint32_t nr_events, reference;
+		uint64_t slice_ns;
+	} h;
+	int err;
+
+	memcpy(h.magic, "GXSLICE1", 8);
+	h.nr_events = (uint32_t)s->nr_ev;
+	h.reference = UINT32_MAX;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		if (s->ev[i].group < 0) {
+			h.reference = (uint32_t)i;
+			break;
+		}
+	}
+	h.slice_ns = s->rot_ns;
+	if (s->rot_fd >= 0 && (err = gx_write_all(s->rot_fd, &h, sizeof(h))) != 0)
+		return err;
+	s->rot_cur = 0;
+	s->stats.nr_groups = (uint32_t)s->nr_rot;
+	err = collect_session__enable_event(s, s->rot_leader[0], true);
+	s->rot_start = gx_now_ns();
+	s->rot_next = s->rot_start + s->rot_ns;
+	return err;
+}
+
+/* End the current slice: stop its group, read it and the always-on
+ * events, log the slice; then (unless last) start the next group. */
+static int rotation_switch(struct collect_session *s, bool last)
+{
+	uint64_t *rec = s->rot_rec, now;
+	int cur = (int)s->rot_cur, err = 0;
+
+	collect_session__enable_event(s, s->rot_leader[s->rot_cur], false);
+	now = gx_now_ns();
+	memset(rec, 0, (3 + s->nr_ev) * sizeof(*rec));
+	rec[0] = (uint64_t)(uint32_t)cur;	/* group; flags 0 in the high half */
+	rec[1] = s->rot_start;
+	rec[2] = now;
+	for (size_t e = 0; e < s->nr_ev; e++) {
+		uint64_t count, en, run;
+
+		if (s->ev[e].group >= 0 && s->ev[e].group != cur)
+			continue;
+		if (collect_session__read_event(s, e, &count, &en, &run) != 0)
+			continue;
+		rec[3 + e] = count >= s->rot_prev[e] ? count - s->rot_prev[e] : 0;
+		s->rot_prev[e] = count;
+	}
+	if (!last) {
+		s->rot_cur = (s->rot_cur + 1) % s->nr_rot;
+		err = collect_session__enable_event(s, s->rot_leader[s->rot_cur], true);
+		s->rot_start = gx_now_ns();
+		s->rot_next = s->rot_start + s->rot_ns;
+	}
+	s->stats.slices++;
+	if (s->rot_fd >= 0) {
+		int werr = gx_write_all(s->rot_fd, rec, (3 + s->nr_ev) * sizeof(*rec));
+
+		if (werr && !err)
+			err = werr;
+	}
+	return err;
+}
+
 static void read_counts(struct collect_session *s)
 {
 	for (size_t e = 0; e < s->nr_ev; e++) {
@@ -683,6 +810,14 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 			sigaction(caught_signals[i], &sa, NULL);
 	}
 
+	if (s->nr_rot) {
+		err = rotation_start(s);
+		if (err) {
+			gx_fail(cause, err, "multiplexing: cannot start the rotation: %s",
+				gx_strerror(err));
+			goto out_restore;
+		}
+	}
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
 
@@ -710,8 +845,18 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	}
 
 	while (!stop) {
-		int n = poll(pfd, npfd, round_ms);
+		int timeout = round_ms;
+		int n;
 		bool woke = false;
+
+		if (s->nr_rot) {
+			uint64_t t = gx_now_ns();
+			int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
+
+			if (left < timeout)
+				timeout = left;
+		}
+		n = poll(pfd, npfd, timeout);
 
 		if (n < 0 && errno != EINTR) {
 			err = gx_fail(cause, -errno, "poll: %s", strerror(errno));
@@ -726,6 +871,14 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		}
 		if (woke)
 			s->stats.wakeups++;
+		if (s->nr_rot && !sink_err && gx_now_ns() >= s->rot_next) {
+			err = rotation_switch(s, false);
+			if (err) {
+				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
+					gx_strerror(err));
+				break;
+			}
+		}
 		if (!sink_err) {
 			sink_err = drain_pass(s, sink);
 			if (sink_err) {
@@ -761,6 +914,14 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		}
 	}
 	free(pfd);
+	if (s->nr_rot && !err) {
+		if (s->has_workload)
+			workload_done(s, true);	/* the last slice ends with the run */
+		err = rotation_switch(s, true);
+		if (err)
+			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
+				gx_strerror(err));
+	}
 	if (!s->has_workload)
 		disable_all(s);
 	if (!sink_err)

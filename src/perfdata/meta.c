@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ void gx_meta__init(struct gx_meta *m)
 	m->version_minor = GX_META_VERSION_MINOR;
 	m->smt = -1;
 	m->rate = 1.0;
+	m->mux.reference = -1;
+	m->mux.reliability = NAN;
 }
 
 static void free_strv(char **v, size_t n)
@@ -46,6 +49,9 @@ void gx_meta__exit(struct gx_meta *m)
 	}
 	free(m->events);
 	free_strv(m->warnings, m->nr_warnings);
+	free(m->mux.mode);
+	free(m->mux.slice_log);
+	free(m->mux.rows);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -71,6 +77,36 @@ static json_t *strv(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(a, json_string(v[i]));
 	return a;
+}
+
+static json_t *real_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *mux_to_json(const struct gx_meta_mux *x)
+{
+	json_t *o = json_object(), *rows = json_array();
+
+	json_object_set_new(o, "mode", json_string(x->mode));
+	json_object_set_new(o, "slice_ms", json_integer(x->slice_ms));
+	json_object_set_new(o, "groups", json_integer(x->nr_groups));
+	json_object_set_new(o, "slices", json_integer((json_int_t)x->nr_slices));
+	json_object_set_new(o, "min_slices", json_integer(x->min_slices));
+	json_object_set_new(o, "slice_log", str_or_null(x->slice_log));
+	json_object_set_new(o, "reference", json_integer(x->reference));
+	json_object_set_new(o, "reliability", real_or_null(x->reliability));
+	for (size_t i = 0; i < x->nr_rows; i++) {
+		json_t *r = json_object();
+
+		json_object_set_new(r, "pid", json_integer(x->rows[i].pid));
+		json_object_set_new(r, "tid", json_integer(x->rows[i].tid));
+		json_object_set_new(r, "samples", json_integer((json_int_t)x->rows[i].samples));
+		json_object_set_new(r, "reliability", real_or_null(x->rows[i].reliability));
+		json_array_append_new(rows, r);
+	}
+	json_object_set_new(o, "rows", rows);
+	return o;
 }
 
 static json_t *meta_to_json(const struct gx_meta *m)
@@ -114,6 +150,12 @@ static json_t *meta_to_json(const struct gx_meta *m)
 			json_object_set_new(o, "time_enabled", json_integer((json_int_t)e->time_enabled));
 			json_object_set_new(o, "time_running", json_integer((json_int_t)e->time_running));
 		}
+		if (e->has_estimate) {
+			json_object_set_new(o, "estimate", real_or_null(e->estimate));
+			json_object_set_new(o, "estimate_lo", real_or_null(e->estimate_lo));
+			json_object_set_new(o, "estimate_hi", real_or_null(e->estimate_hi));
+			json_object_set_new(o, "scale", real_or_null(e->scale));
+		}
 		json_array_append_new(evs, o);
 	}
 	json_object_set_new(root, "events", evs);
@@ -124,6 +166,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "lost_events", json_integer((json_int_t)m->lost_events));
 	json_object_set_new(root, "self_cpu_s", json_real(m->self_cpu_s));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
+	if (m->mux.mode)
+		json_object_set_new(root, "mux", mux_to_json(&m->mux));
 	return root;
 }
 
@@ -255,6 +299,11 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 			e->count = (uint64_t)get_int(v, "count", 0);
 			e->time_enabled = (uint64_t)get_int(v, "time_enabled", 0);
 			e->time_running = (uint64_t)get_int(v, "time_running", 0);
+			e->has_estimate = json_object_get(v, "estimate") != NULL;
+			e->estimate = get_real(v, "estimate", NAN);
+			e->estimate_lo = get_real(v, "estimate_lo", NAN);
+			e->estimate_hi = get_real(v, "estimate_hi", NAN);
+			e->scale = get_real(v, "scale", NAN);
 			m->nr_events++;
 		}
 	}
@@ -265,6 +314,33 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	m->lost_events = (uint64_t)get_int(root, "lost_events", 0);
 	m->self_cpu_s = get_real(root, "self_cpu_s", 0);
 	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
+	v = json_object_get(root, "mux");
+	if (json_is_object(v)) {
+		json_t *rows = json_object_get(v, "rows"), *r;
+
+		m->mux.mode = get_str(v, "mode");
+		m->mux.slice_ms = (uint32_t)get_int(v, "slice_ms", 0);
+		m->mux.nr_groups = (uint32_t)get_int(v, "groups", 0);
+		m->mux.nr_slices = (uint64_t)get_int(v, "slices", 0);
+		m->mux.min_slices = (uint32_t)get_int(v, "min_slices", 0);
+		m->mux.slice_log = get_str(v, "slice_log");
+		m->mux.reference = (int)get_int(v, "reference", -1);
+		m->mux.reliability = get_real(v, "reliability", NAN);
+		if (json_is_array(rows)) {
+			m->mux.rows = xcalloc(json_array_size(rows) + 1, sizeof(*m->mux.rows));
+			json_array_foreach(rows, i, r) {
+				struct gx_meta_mux_row *x = &m->mux.rows[m->mux.nr_rows];
+
+				if (!json_is_object(r))
+					continue;
+				x->pid = (int32_t)get_int(r, "pid", 0);
+				x->tid = (int32_t)get_int(r, "tid", 0);
+				x->samples = (uint64_t)get_int(r, "samples", 0);
+				x->reliability = get_real(r, "reliability", NAN);
+				m->mux.nr_rows++;
+			}
+		}
+	}
 out_root:
 	json_decref(root);
 out:

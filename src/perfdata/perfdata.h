@@ -244,7 +244,7 @@ int pd_collect_build_ids(struct perf_reader *r, struct pd_env *env, char **cause
  * ==================================================================== */
 
 #define GX_META_VERSION_MAJOR 1
-#define GX_META_VERSION_MINOR 0
+#define GX_META_VERSION_MINOR 1
 
 struct gx_meta_event {
 	char *name;			/* as given or defaulted */
@@ -255,6 +255,30 @@ struct gx_meta_event {
 	int group;			/* group index, -1 when alone */
 	bool has_count;
 	uint64_t count, time_enabled, time_running;	/* counting read at the end */
+	/* 1.1: multiplexed whole-run estimate with its 95% interval and the
+	 * factor applied to what the event saw (run time / its group's time) */
+	bool has_estimate;
+	double estimate, estimate_lo, estimate_hi, scale;
+};
+
+/* 1.1: the "mux" section (mode NULL: none). */
+struct gx_meta_mux_row {
+	int32_t pid, tid;
+	uint64_t samples;		/* reference-event samples in the row */
+	double reliability;		/* NAN: n/a */
+};
+
+struct gx_meta_mux {
+	char *mode;			/* "gexplore", "kernel", "runs", "none" */
+	uint32_t slice_ms;
+	uint32_t nr_groups;
+	uint64_t nr_slices;
+	uint32_t min_slices;		/* fewest slices a group got */
+	char *slice_log;		/* file in the result dir ("slices.bin"), or NULL */
+	int reference;			/* event index of the reference event, -1 */
+	double reliability;		/* whole run; NAN: n/a */
+	struct gx_meta_mux_row *rows;	/* per thread */
+	size_t nr_rows;
 };
 
 struct gx_meta {
@@ -282,6 +306,7 @@ struct gx_meta {
 	double self_cpu_s;		/* gexplore's own user+system CPU time */
 	char **warnings;
 	size_t nr_warnings;
+	struct gx_meta_mux mux;		/* 1.1 */
 };
 
 void gx_meta__init(struct gx_meta *m);

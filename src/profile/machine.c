@@ -123,9 +123,10 @@ static void mproc__insert(struct mproc *p, const struct mmap_ent *e)
 	}
 }
 
-void machine__add_mmap(struct machine *m, const struct pd_mmap *mm)
+void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso)
 {
 	struct mmap_ent e = {
+		.dso = dso,
 		.start = mm->start,
 		.end = mm->start + mm->len,
 		.pgoff = mm->pgoff,

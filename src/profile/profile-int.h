@@ -5,11 +5,13 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "symbolize/symbolize.h"
 #include "util/util.h"
 
 struct mmap_ent {
 	uint64_t start, end, pgoff;
 	uint32_t module;	/* strtab id of the file name */
+	struct sym_dso *dso;	/* its symbols (NULL: none) */
 };
 
 struct mproc {
@@ -42,9 +44,78 @@ void machine__exit(struct machine *m);
 /* Borrowed pointers: valid until the next findnew call. */
 struct mproc *machine__findnew_proc(struct machine *m, uint32_t pid);
 struct mthread *machine__findnew_thread(struct machine *m, uint32_t pid, uint32_t tid);
-void machine__add_mmap(struct machine *m, const struct pd_mmap *mm);
+void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso);
 void machine__comm(struct machine *m, const struct pd_comm *c);
 void machine__fork(struct machine *m, const struct pd_task *f);
 const struct mmap_ent *mproc__find_map(const struct mproc *p, uint64_t addr);
+
+/* ---- aggregation (profile.c, stack.c) ---------------------------------- */
+
+struct rowset {
+	struct profile_row *rows;
+	size_t nr, cap;
+	struct u64map idx;		/* key (or hash) -> row index */
+	const struct profile_row **sorted;
+	uint64_t *stamp;		/* per row: last sample that added to total */
+	size_t stamp_cap;
+};
+
+/* What one symbolization result adds to the rows; cached per result. */
+struct rinfo {
+	uint32_t off;		/* first entry in profile.fnpool / linepool */
+	uint32_t nr;		/* frames (inline chain), innermost first */
+	uint32_t module;	/* module row */
+	bool pseudo;		/* [unknown] / [kernel]: no real function */
+};
+
+#define PROFILE_MAX_STACK 127
+#define PROFILE_MAX_CHAIN 1024	/* frames after inline expansion */
+
+struct profile {
+	struct pd_tool tool;		/* first: the callbacks get a pd_tool * */
+	struct machine machine;
+	size_t nr_events;
+	uint64_t *tot_samples, *tot_period;
+	struct rowset sets[PROFILE_BY_NR_];
+	uint64_t unmapped;
+	/* counters live in fixed-size slabs so row pointers stay valid */
+	uint64_t **slabs;
+	size_t nr_slabs, slabs_cap, slab_used;
+
+	struct sym_session *sym;
+	const struct pd_env *env;	/* borrowed */
+	struct u64map build_id_idx;	/* machine strtab id -> env build_ids index */
+	unsigned max_stack;
+	bool has_callchains;
+	uint64_t seq;			/* sample counter for the total dedupe */
+
+	struct u64map rinfo_idx;	/* (uintptr_t)sym_result -> rinfos index */
+	struct rinfo *rinfos;
+	size_t nr_rinfos, rinfos_cap;
+	uint32_t *fnpool, *linepool;	/* function / line rows of every rinfo frame */
+	size_t nr_pool, pool_cap, linepool_cap;
+	/* callpath rows' function ids, root first, in chunks that never move */
+	uint32_t **path_chunks;
+	size_t nr_path_chunks, path_chunks_cap, path_chunk_used, path_chunk_size;
+
+	/* per sample scratch (fixed size: no allocation per sample) */
+	uint64_t ips[PROFILE_MAX_STACK + 1];
+	bool ip_kernel[PROFILE_MAX_STACK + 1];
+	uint32_t chain[PROFILE_MAX_CHAIN];	/* function rows, leaf first */
+	uint32_t chain_line[PROFILE_MAX_CHAIN];
+	uint32_t path_tmp[PROFILE_MAX_CHAIN];
+
+	uint64_t unwind_failures;
+	char *unwind_why;
+
+	/* profile__hot_line: per event, per function the hottest line row */
+	uint32_t **hot;
+	size_t *hot_nr;
+};
+
+uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key, const char *name,
+			 uint32_t pid, uint32_t tid);
+uint32_t rowset__add(struct profile *p, struct rowset *s, const char *name, bool own_total);
+int profile__sample(struct pd_tool *tool, const struct pd_sample *s);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * Aggregation of samples into rows. Per sample: one hash lookup for the
- * thread (cached row indexes on the thread), one binary search in the
- * process's maps for the module; no allocation once every row exists.
+ * The profile's rows: their storage, creation, ordering and the hottest
+ * line of a function. Samples are aggregated in stack.c. Rows live in
+ * arrays indexed by a small id; their counters in slabs that never move.
  */
 #include "config.h"
 
@@ -9,31 +9,12 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-struct rowset {
-	struct profile_row *rows;
-	size_t nr, cap;
-	struct u64map idx;		/* key -> row index */
-	const struct profile_row **sorted;
-};
-
-struct profile {
-	struct pd_tool tool;		/* first: the callbacks get a pd_tool * */
-	struct machine machine;
-	size_t nr_events;
-	uint64_t *tot_samples, *tot_period;
-	struct rowset sets[PROFILE_BY_NR_];
-	uint64_t unmapped;
-	/* counters live in fixed-size slabs so row pointers stay valid */
-	uint64_t **slabs;
-	size_t nr_slabs, slabs_cap, slab_used;
-};
+#include <sys/utsname.h>
 
 #define SLAB_U64S 8192
 
-static uint64_t *profile__counters(struct profile *p)
+static uint64_t *profile__counters(struct profile *p, size_t need)
 {
-	size_t need = 2 * p->nr_events;
 	uint64_t *c;
 
 	if (!p->nr_slabs || p->slab_used + need > SLAB_U64S) {
@@ -48,103 +29,74 @@ static uint64_t *profile__counters(struct profile *p)
 	return c;
 }
 
-static uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key,
-				const char *name, uint32_t pid, uint32_t tid)
+/*
+ * Append a row. own_total: the row has its own total counters (functions,
+ * lines, modules); otherwise total is self (processes, threads, paths: a
+ * sample is in exactly one of them).
+ */
+uint32_t rowset__add(struct profile *p, struct rowset *s, const char *name, bool own_total)
 {
-	uint64_t *slot = u64map__findnew(&s->idx, key, UINT64_MAX);
+	size_t ne = p->nr_events;
 	struct profile_row *r;
-	uint64_t *c;
+	uint64_t *c = profile__counters(p, (own_total ? 4 : 2) * (ne ? ne : 1));
 
-	if (*slot != UINT64_MAX)
-		return (uint32_t)*slot;
 	s->rows = xgrow(s->rows, &s->cap, s->nr + 1, sizeof(*s->rows));
+	s->stamp = xgrow(s->stamp, &s->stamp_cap, s->nr + 1, sizeof(*s->stamp));
+	s->stamp[s->nr] = 0;
 	r = &s->rows[s->nr];
-	c = profile__counters(p);
+	memset(r, 0, sizeof(*r));
 	r->name = name;
-	r->pid = pid;
-	r->tid = tid;
+	r->module = "";
+	r->file = "";
 	r->samples = c;
-	r->period = c + p->nr_events;
-	*slot = s->nr;
+	r->period = c + ne;
+	r->total_samples = own_total ? c + 2 * ne : r->samples;
+	r->total_period = own_total ? c + 3 * ne : r->period;
+	r->index = (uint32_t)s->nr;
 	return (uint32_t)s->nr++;
 }
 
-static inline void row_add(struct profile_row *r, uint32_t ev, uint64_t period)
+uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key, const char *name,
+			 uint32_t pid, uint32_t tid)
 {
-	r->samples[ev]++;
-	r->period[ev] += period;
-}
+	uint64_t *slot = u64map__findnew(&s->idx, key, UINT64_MAX);
+	uint32_t ri;
 
-static uint32_t module_of(struct profile *p, const struct pd_sample *s, const struct mthread *t)
-{
-	struct machine *m = &p->machine;
-	const struct mmap_ent *e;
-	uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-
-	switch (mode) {
-	case PERF_RECORD_MISC_KERNEL:
-	case PERF_RECORD_MISC_GUEST_KERNEL:
-		e = mproc__find_map(&m->kernel, s->ip);
-		return e ? e->module : m->str_kernel;
-	case PERF_RECORD_MISC_HYPERVISOR:
-		return m->str_hv;
-	default:
-		break;
-	}
-	{
-		uint64_t *pi = u64map__find(&m->proc_idx, t->pid);
-
-		e = pi ? mproc__find_map(&m->procs[*pi], s->ip) : NULL;
-	}
-	if (!e)
-		e = mproc__find_map(&m->kernel, s->ip);	/* e.g. no cpumode bits */
-	if (!e) {
-		p->unmapped++;
-		return m->str_unknown;
-	}
-	return e->module;
-}
-
-static int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
-{
-	struct profile *p = (struct profile *)tool;
-	struct machine *m = &p->machine;
-	uint32_t ev = s->evsel < p->nr_events ? s->evsel : 0;
-	uint64_t period = s->period ? s->period : 1;
-	struct mthread *t;
-	uint32_t mod, ri;
-
-	if (!p->nr_events)
-		return 0;
-	t = machine__findnew_thread(m, s->pid, s->tid);
-	p->tot_samples[ev]++;
-	p->tot_period[ev] += period;
-
-	/* cached rows: valid while the thread's comm is unchanged */
-	if (t->row[0] == UINT32_MAX || p->sets[PROFILE_BY_THREAD].rows[t->row[0]].name !=
-					       strtab__str(&m->strs, t->comm)) {
-		uint32_t pcomm = machine__findnew_proc(m, t->pid)->comm;
-
-		t = machine__findnew_thread(m, s->pid, s->tid);
-		t->row[0] = rowset__findnew(p, &p->sets[PROFILE_BY_THREAD],
-					    (uint64_t)t->tid << 32 | t->comm,
-					    strtab__str(&m->strs, t->comm), t->pid, t->tid);
-		t->row[1] = rowset__findnew(p, &p->sets[PROFILE_BY_PROCESS],
-					    (uint64_t)t->pid << 32 | pcomm,
-					    strtab__str(&m->strs, pcomm), t->pid, 0);
-	}
-	row_add(&p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
-	row_add(&p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
-
-	mod = module_of(p, s, t);
-	ri = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod), 0, 0);
-	row_add(&p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
-	return 0;
+	if (*slot != UINT64_MAX)
+		return (uint32_t)*slot;
+	ri = rowset__add(p, s, name, s == &p->sets[PROFILE_BY_MODULE]);
+	s->rows[ri].pid = pid;
+	s->rows[ri].tid = tid;
+	*u64map__findnew(&s->idx, key, UINT64_MAX) = ri;
+	return ri;
 }
 
 static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 {
-	machine__add_mmap(&((struct profile *)tool)->machine, mm);
+	struct profile *p = (struct profile *)tool;
+	struct sym_dso *dso = NULL;
+
+	if (p->sym && mm->filename) {
+		/* never NULL: sym_dso__new memcpy()s it even when the size is 0 */
+		static const uint8_t no_build_id[1];
+		const uint8_t *bid = no_build_id;
+		size_t bid_size = 0;
+
+		if (mm->has_build_id) {
+			bid = mm->build_id;
+			bid_size = mm->build_id_size;
+		} else if (p->env && p->env->nr_build_ids) {
+			uint32_t id = strtab__intern(&p->machine.strs, mm->filename);
+			uint64_t *bi = u64map__find(&p->build_id_idx, id);
+
+			if (bi) {
+				bid = p->env->build_ids[*bi].id;
+				bid_size = p->env->build_ids[*bi].size;
+			}
+		}
+		dso = sym_session__dso(p->sym, mm->filename, bid, bid_size);
+	}
+	machine__add_mmap(&p->machine, mm, dso);
 	return 0;
 }
 
@@ -160,7 +112,16 @@ static int profile__fork(struct pd_tool *tool, const struct pd_task *f)
 	return 0;
 }
 
-struct profile *profile__new(size_t nr_events)
+bool profile_env_is_local(const struct pd_env *env)
+{
+	struct utsname u;
+
+	if (!env || !env->hostname || !env->osrelease || uname(&u) != 0)
+		return false;
+	return !strcmp(env->hostname, u.nodename) && !strcmp(env->osrelease, u.release);
+}
+
+static struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 {
 	struct profile *p = xzalloc(sizeof(*p));
 
@@ -174,7 +135,58 @@ struct profile *profile__new(size_t nr_events)
 	p->tot_period = xcalloc(nr_events + 1, sizeof(uint64_t));
 	for (int i = 0; i < PROFILE_BY_NR_; i++)
 		u64map__init(&p->sets[i].idx);
+	u64map__init(&p->build_id_idx);
+	u64map__init(&p->rinfo_idx);
+	p->max_stack = o->max_stack && o->max_stack < PROFILE_MAX_STACK ? o->max_stack
+									 : PROFILE_MAX_STACK;
+	p->env = o->env;
+	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
+		const struct pd_build_id *b = &p->env->build_ids[i];
+
+		if (b->filename && b->size)
+			*u64map__findnew(&p->build_id_idx,
+					 strtab__intern(&p->machine.strs, b->filename), i) = i;
+	}
 	return p;
+}
+
+int profile__new_opts(struct profile **out, size_t nr_events, const struct profile_opts *o,
+		      char **cause)
+{
+	static const struct profile_opts defaults;
+	struct sym_options so = { 0 };
+	struct profile *p;
+	int err;
+
+	if (!o)
+		o = &defaults;
+	p = profile__alloc(nr_events, o);
+	so.symfs = o->symfs;
+	so.search_paths = o->search_paths;
+	so.nr_search_paths = o->nr_search_paths;
+	so.no_inline = o->no_inline;
+	so.local = profile_env_is_local(o->env);
+	err = sym_session__new(&p->sym, &so, cause);
+	if (err)
+		goto out_delete;
+	*out = p;
+	return 0;
+out_delete:
+	profile__delete(p);
+	return err;
+}
+
+struct profile *profile__new(size_t nr_events)
+{
+	static const struct profile_opts defaults;
+	struct profile *p = NULL;
+	char *cause = NULL;
+
+	if (profile__new_opts(&p, nr_events, NULL, &cause) == 0)
+		return p;
+	/* no symbols then: rows per process, thread and module only */
+	free(cause);
+	return profile__alloc(nr_events, &defaults);
 }
 
 void profile__delete(struct profile *p)
@@ -184,6 +196,7 @@ void profile__delete(struct profile *p)
 	for (int i = 0; i < PROFILE_BY_NR_; i++) {
 		free(p->sets[i].rows);
 		free(p->sets[i].sorted);
+		free(p->sets[i].stamp);
 		u64map__exit(&p->sets[i].idx);
 	}
 	for (size_t i = 0; i < p->nr_slabs; i++)
@@ -191,6 +204,20 @@ void profile__delete(struct profile *p)
 	free(p->slabs);
 	free(p->tot_samples);
 	free(p->tot_period);
+	u64map__exit(&p->build_id_idx);
+	u64map__exit(&p->rinfo_idx);
+	free(p->rinfos);
+	free(p->fnpool);
+	free(p->linepool);
+	for (size_t i = 0; i < p->nr_path_chunks; i++)
+		free(p->path_chunks[i]);
+	free(p->path_chunks);
+	free(p->unwind_why);
+	for (size_t e = 0; p->hot && e < p->nr_events; e++)
+		free(p->hot[e]);
+	free(p->hot);
+	free(p->hot_nr);
+	sym_session__delete(p->sym);
 	machine__exit(&p->machine);
 	free(p);
 }
@@ -215,41 +242,190 @@ uint64_t profile__total_period(const struct profile *p, size_t e)
 	return e < p->nr_events ? p->tot_period[e] : 0;
 }
 
+bool profile__has_callchains(const struct profile *p)
+{
+	return p->has_callchains;
+}
+
 uint64_t profile__unmapped_samples(const struct profile *p)
 {
 	return p->unmapped;
 }
 
-static size_t sort_event_;	/* qsort has no context argument */
+uint64_t profile__unwind_failures(const struct profile *p, const char **why)
+{
+	if (why)
+		*why = p->unwind_why;
+	return p->unwind_failures;
+}
+
+const struct profile_row *profile__row(const struct profile *p, enum profile_by by,
+				       uint32_t index)
+{
+	if ((unsigned)by >= PROFILE_BY_NR_ || index >= p->sets[by].nr)
+		return NULL;
+	return &p->sets[by].rows[index];
+}
+
+/* ---- ordering ------------------------------------------------------------ */
+
+/* qsort has no context argument; a report sorts from one thread. */
+static struct {
+	const struct profile *p;
+	size_t ev;
+	enum profile_by by;
+	enum profile_sort sort;
+} sort_ctx_;
+
+static int cmp_u64_desc(uint64_t a, uint64_t b)
+{
+	return a == b ? 0 : a > b ? -1 : 1;
+}
+
+static int cmp_path(const struct profile_row *x, const struct profile_row *y)
+{
+	const struct rowset *fs = &sort_ctx_.p->sets[PROFILE_BY_FUNCTION];
+
+	for (uint32_t i = 0; i < x->path_len && i < y->path_len; i++) {
+		int c = strcmp(fs->rows[x->path[i]].name, fs->rows[y->path[i]].name);
+
+		if (c)
+			return c;
+	}
+	return x->path_len == y->path_len ? 0 : x->path_len < y->path_len ? -1 : 1;
+}
+
+/* The name part of the order: name, then module/file/line, ids, path. */
+static int cmp_name(const struct profile_row *x, const struct profile_row *y)
+{
+	int c;
+
+	if (sort_ctx_.by == PROFILE_BY_LINE) {
+		if ((c = strcmp(x->file, y->file)))
+			return c;
+		if (x->line != y->line)
+			return x->line < y->line ? -1 : 1;
+	}
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	if ((c = strcmp(x->module, y->module)))
+		return c;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (sort_ctx_.by == PROFILE_BY_CALLPATH && (c = cmp_path(x, y)))
+		return c;
+	return x->index == y->index ? 0 : x->index < y->index ? -1 : 1;
+}
 
 static int row_cmp(const void *a, const void *b)
 {
 	const struct profile_row *x = *(const struct profile_row *const *)a;
 	const struct profile_row *y = *(const struct profile_row *const *)b;
-	size_t e = sort_event_;
+	size_t e = sort_ctx_.ev;
+	int c = 0;
 
-	if (x->period[e] != y->period[e])
-		return x->period[e] > y->period[e] ? -1 : 1;
-	if (x->samples[e] != y->samples[e])
-		return x->samples[e] > y->samples[e] ? -1 : 1;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->tid != y->tid)
-		return x->tid < y->tid ? -1 : 1;
-	return strcmp(x->name, y->name);
+	if (!sort_ctx_.p->nr_events)
+		return cmp_name(x, y);
+	switch (sort_ctx_.sort) {
+	case PROFILE_SORT_TOTAL:
+		if ((c = cmp_u64_desc(x->total_period[e], y->total_period[e])))
+			return c;
+		/* fall through */
+	case PROFILE_SORT_SELF:
+		if ((c = cmp_u64_desc(x->period[e], y->period[e])))
+			return c;
+		if ((c = cmp_u64_desc(x->samples[e], y->samples[e])))
+			return c;
+		break;
+	case PROFILE_SORT_SAMPLES:
+		if ((c = cmp_u64_desc(x->samples[e], y->samples[e])))
+			return c;
+		if ((c = cmp_u64_desc(x->period[e], y->period[e])))
+			return c;
+		break;
+	case PROFILE_SORT_NAME:
+		break;
+	}
+	if (sort_ctx_.by == PROFILE_BY_PROCESS || sort_ctx_.by == PROFILE_BY_THREAD) {
+		/* the historical order: pid/tid before the comm */
+		if (x->pid != y->pid)
+			return x->pid < y->pid ? -1 : 1;
+		if (x->tid != y->tid)
+			return x->tid < y->tid ? -1 : 1;
+	}
+	return cmp_name(x, y);
 }
 
-const struct profile_row *const *profile__rows(struct profile *p, enum profile_by by,
-					       size_t sort_event, size_t *nr)
+const struct profile_row *const *profile__sort(struct profile *p, enum profile_by by,
+					       size_t sort_event, enum profile_sort sort,
+					       size_t *nr)
 {
 	struct rowset *s = &p->sets[by];
 
 	s->sorted = xrealloc(s->sorted, (s->nr + 1) * sizeof(*s->sorted));
 	for (size_t i = 0; i < s->nr; i++)
 		s->sorted[i] = &s->rows[i];
-	sort_event_ = sort_event < p->nr_events ? sort_event : 0;
-	if (p->nr_events)
-		qsort(s->sorted, s->nr, sizeof(*s->sorted), row_cmp);
+	sort_ctx_.p = p;
+	sort_ctx_.ev = sort_event < p->nr_events ? sort_event : 0;
+	sort_ctx_.by = by;
+	sort_ctx_.sort = sort;
+	qsort(s->sorted, s->nr, sizeof(*s->sorted), row_cmp);
 	*nr = s->nr;
 	return s->sorted;
+}
+
+const struct profile_row *const *profile__rows(struct profile *p, enum profile_by by,
+					       size_t sort_event, size_t *nr)
+{
+	return profile__sort(p, by, sort_event, PROFILE_SORT_SELF, nr);
+}
+
+/* ---- the hottest line of a function -------------------------------------- */
+
+static bool line_hotter(const struct profile_row *x, const struct profile_row *y, size_t e)
+{
+	int c;
+
+	if (x->period[e] != y->period[e])
+		return x->period[e] > y->period[e];
+	if (x->samples[e] != y->samples[e])
+		return x->samples[e] > y->samples[e];
+	if ((c = strcmp(x->file, y->file)))
+		return c < 0;
+	return x->line < y->line;
+}
+
+const struct profile_row *profile__hot_line(struct profile *p, uint32_t function, size_t e)
+{
+	const struct rowset *ls = &p->sets[PROFILE_BY_LINE];
+	size_t nf = p->sets[PROFILE_BY_FUNCTION].nr;
+	uint32_t *h;
+
+	if (e >= p->nr_events || function >= nf)
+		return NULL;
+	if (!p->hot) {
+		p->hot = xcalloc(p->nr_events, sizeof(*p->hot));
+		p->hot_nr = xcalloc(p->nr_events, sizeof(*p->hot_nr));
+	}
+	if (!p->hot[e] || p->hot_nr[e] != nf) {
+		/* one pass over the lines, once per event */
+		free(p->hot[e]);
+		h = p->hot[e] = xmalloc(nf * sizeof(*h));
+		p->hot_nr[e] = nf;
+		for (size_t i = 0; i < nf; i++)
+			h[i] = UINT32_MAX;
+		for (size_t i = 0; i < ls->nr; i++) {
+			const struct profile_row *l = &ls->rows[i];
+
+			if (!*l->file || !l->line || !l->samples[e] || l->function >= nf)
+				continue;
+			if (h[l->function] == UINT32_MAX ||
+			    line_hotter(l, &ls->rows[h[l->function]], e))
+				h[l->function] = (uint32_t)i;
+		}
+	}
+	h = p->hot[e];
+	return h[function] == UINT32_MAX ? NULL : &ls->rows[h[function]];
 }

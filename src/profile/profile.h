@@ -1,17 +1,27 @@
 /*
  * profile: turns a recording's records into rows a user reads. It tracks
  * processes, threads (names from COMM, inheritance from FORK, address
- * spaces reset on exec) and their memory maps (MMAP/MMAP2), and aggregates
- * every sample into rows per process, thread and module with, per event,
- * the number of samples and the estimated count (the sum of the sample
- * periods).
+ * spaces reset on exec) and their memory maps (MMAP/MMAP2), symbolizes
+ * every sample (src/symbolize) and aggregates it into rows per process,
+ * thread, module, function, source line and call path with, per event, the
+ * number of samples and the estimated count (the sum of the sample periods),
+ * both "self" (the sample's own location) and "total" (anywhere on the
+ * sample's call stack; the same as self without call stacks).
+ *
+ * Inlined functions: a sample inside code inlined into another function
+ * counts as self for the innermost inlined function (perf report --inline
+ * does the same); the functions it was inlined into get it as total, and
+ * call paths list them as frames. With profile_opts.no_inline only the
+ * out-of-line function is seen.
  *
  * Feed it through perf_reader__process() with the tool from
- * profile__tool(). Nothing here prints.
+ * profile__tool(). Nothing here prints. Per sample, after every function,
+ * line and path has been seen once, nothing is allocated.
  */
 #ifndef GX_PROFILE_H
 #define GX_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,21 +31,77 @@ enum profile_by {
 	PROFILE_BY_PROCESS,
 	PROFILE_BY_THREAD,
 	PROFILE_BY_MODULE,
+	PROFILE_BY_FUNCTION,
+	PROFILE_BY_LINE,
+	PROFILE_BY_CALLPATH,
 	PROFILE_BY_NR_,
 };
 
+/* Row orders for profile__sort(). Ties go to the next key, then the name. */
+enum profile_sort {
+	PROFILE_SORT_SELF,	/* self period of the event, highest first */
+	PROFILE_SORT_TOTAL,	/* total period of the event, highest first */
+	PROFILE_SORT_SAMPLES,	/* self samples of the event, highest first */
+	PROFILE_SORT_NAME,	/* name, then module/file/line, ascending */
+};
+
 struct profile_row {
-	const char *name;	/* comm, or the module's path; owned by the profile */
+	/*
+	 * process/thread: the comm; module: its path as recorded; function:
+	 * the (demangled) function, "[unknown]" or "[kernel]"; line: the
+	 * function the line belongs to; callpath: the comm of the process.
+	 * Owned by the profile.
+	 */
+	const char *name;
 	uint32_t pid, tid;	/* pid for process rows; tid (and its pid) for threads */
-	uint64_t *samples;	/* [nr_events] */
-	uint64_t *period;	/* [nr_events] summed sample periods */
+	uint64_t *samples;	/* [nr_events] self samples */
+	uint64_t *period;	/* [nr_events] summed sample periods (self) */
+	uint64_t *total_samples;	/* [nr_events] samples with the row on the stack */
+	uint64_t *total_period;	/* [nr_events] their summed periods */
+	/* function and line rows: */
+	const char *module;	/* module path as recorded ("" for other rows) */
+	const char *file;	/* line rows: source file (DWARF path), "" when unknown */
+	uint32_t line;		/* line rows: line number, 0 when unknown */
+	uint32_t function;	/* line rows: index of the function row (profile__row) */
+	/* callpath rows: function row indexes, root first */
+	const uint32_t *path;
+	uint32_t path_len;
+	uint32_t index;		/* this row's index within its kind (stable) */
 };
 
 struct profile;
 
-/* A profile for nr_events events (the reader's evsels, in order). */
+/* Symbolization and call-stack options (all optional). */
+struct profile_opts {
+	const char *symfs;			/* --symfs DIR */
+	const char *const *search_paths;	/* --search-path DIR... */
+	size_t nr_search_paths;
+	bool no_inline;				/* --no-inline */
+	/*
+	 * The recording's environment: its BUILD_ID entries name the build-id
+	 * of files whose MMAP records carry none, and its hostname/osrelease
+	 * decide whether local kallsyms may be used (profile_env_is_local).
+	 * Borrowed; must stay valid while records are processed. May be NULL.
+	 */
+	const struct pd_env *env;
+	unsigned max_stack;			/* frames per sample; 0 = 127 */
+};
+
+/* A profile for nr_events events (the reader's evsels, in order), with
+ * default options. Never fails. */
 struct profile *profile__new(size_t nr_events);
+
+/*
+ * A profile with options (copied; env and evsels are borrowed). Returns 0
+ * and sets *out, or a negative code with a message in *cause.
+ */
+int profile__new_opts(struct profile **out, size_t nr_events, const struct profile_opts *o,
+		      char **cause);
 void profile__delete(struct profile *p);
+
+/* True when env describes this machine (same hostname and kernel release
+ * as uname(2) says), so kernel addresses may resolve via /proc/kallsyms. */
+bool profile_env_is_local(const struct pd_env *env);
 
 /* The tool to pass to perf_reader__process(); borrowed from p. */
 struct pd_tool *profile__tool(struct profile *p);
@@ -45,15 +111,40 @@ size_t profile__nr_events(const struct profile *p);
 uint64_t profile__total_samples(const struct profile *p, size_t e);
 uint64_t profile__total_period(const struct profile *p, size_t e);
 
+/* Whether any sample had a call stack (frame-pointer chain or unwound). */
+bool profile__has_callchains(const struct profile *p);
+
 /*
  * Rows of one kind, sorted by the period of event `sort_event` (then by
  * samples, then by name) highest first. The array and its rows are owned
  * by p and valid until the next call that sorts or until profile__delete.
+ * Every kind, functions and lines included, has samples/period and
+ * total_samples/total_period arrays for every event.
  */
 const struct profile_row *const *profile__rows(struct profile *p, enum profile_by by,
 					       size_t sort_event, size_t *nr);
 
+/* As profile__rows, in the order `sort` of event `sort_event`. */
+const struct profile_row *const *profile__sort(struct profile *p, enum profile_by by,
+					       size_t sort_event, enum profile_sort sort,
+					       size_t *nr);
+
+/* Row `index` of a kind (profile_row.index, .function, .path[]), or NULL. */
+const struct profile_row *profile__row(const struct profile *p, enum profile_by by,
+				       uint32_t index);
+
+/*
+ * The line row of function row `function` with the most self period of
+ * event e (ties: most samples, then the lowest file/line), or NULL when no
+ * sample landed on a known line in it. Owned by p.
+ */
+const struct profile_row *profile__hot_line(struct profile *p, uint32_t function, size_t e);
+
 /* Number of samples whose address was in no known mapping. */
 uint64_t profile__unmapped_samples(const struct profile *p);
+
+/* Number of samples whose DWARF unwinding failed or was not possible
+ * (their stack is just the sampled ip), and the first reason. */
+uint64_t profile__unwind_failures(const struct profile *p, const char **why);
 
 #endif /* GX_PROFILE_H */

@@ -1,6 +1,6 @@
 #include "config.h"
 
-#include "report.h"
+#include "report-int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -33,7 +33,7 @@ static bool event_is_time(const struct perf_event_attr *a)
 	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-static const char *event_name(const struct report_input *in, size_t i, char *buf, size_t len)
+const char *report__event_name(const struct report_input *in, size_t i, char *buf, size_t len)
 {
 	const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
 
@@ -44,7 +44,7 @@ static const char *event_name(const struct report_input *in, size_t i, char *buf
 }
 
 /* 1234567 -> "1,234,567" */
-static const char *thousands(uint64_t v, char *buf, size_t len)
+const char *report__thousands(uint64_t v, char *buf, size_t len)
 {
 	char tmp[32];
 	int n = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
@@ -65,20 +65,30 @@ static void add_estimate(struct strbuf *sb, const struct perf_event_attr *a, uin
 	if (event_is_time(a))
 		strbuf__addf(sb, "%13.3f s", (double)v / 1e9);
 	else
-		strbuf__addf(sb, "%15s", thousands(v, b, sizeof(b)));
+		strbuf__addf(sb, "%15s", report__thousands(v, b, sizeof(b)));
 }
 
 static const char *const by_title[] = { "Processes", "Threads", "Modules" };
 
+const char *const report_sort_names[] = { "self", "total", "samples", "name", NULL };
+const char *const report_by_names[] = { "process", "thread", "module", "function", "line",
+					"callpath", NULL };
+
 static void text_table(struct strbuf *sb, const struct report_input *in,
 		       const struct report_opts *o, enum profile_by by)
 {
-	size_t nr, ev = o->sort_event, shown = 0;
-	const struct profile_row *const *rows = profile__rows(in->profile, by, ev, &nr);
-	uint64_t total = profile__total_period(in->profile, ev);
+	size_t nr, more, ev = o->sort_event;
+	const struct profile_row *const *rows;
 	char nb[64], cb[32];
+	bool cc;
 
-	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], event_name(in, ev, nb, sizeof(nb)));
+	if (by >= PROFILE_BY_FUNCTION) {
+		report__text_hotspots(sb, in, o, by);
+		return;
+	}
+	cc = by == PROFILE_BY_MODULE && profile__has_callchains(in->profile);
+	rows = report__pick(in, o, by, false, &nr, &more);
+	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev, nb, sizeof(nb)));
 	switch (by) {
 	case PROFILE_BY_PROCESS:
 		strbuf__addstr(sb, "   share    samples      pid  command\n");
@@ -87,23 +97,17 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 		strbuf__addstr(sb, "   share    samples      tid      pid  command\n");
 		break;
 	default:
-		strbuf__addstr(sb, "   share    samples  module\n");
+		/* with call stacks: total = samples with the module on the stack */
+		strbuf__addf(sb, "   share%s    samples  module\n", cc ? "    total" : "");
 		break;
 	}
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
-		double share = total ? 100.0 * (double)r->period[ev] / (double)total : 0;
 
-		if (!r->samples[ev])
-			continue;
-		if (o->percent_limit > 0 && share < o->percent_limit)
-			continue;
-		if (o->limit && shown == o->limit) {
-			strbuf__addf(sb, "  (%zu more; --limit 0 shows all)\n", nr - shown);
-			break;
-		}
-		shown++;
-		strbuf__addf(sb, "  %5.1f%%  %9s  ", share, thousands(r->samples[ev], cb, sizeof(cb)));
+		strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, false));
+		if (cc)
+			strbuf__addf(sb, "   %5.1f%%", report__pct(in, o, r, true));
+		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[ev], cb, sizeof(cb)));
 		if (by == PROFILE_BY_PROCESS)
 			strbuf__addf(sb, "%7u  %s\n", r->pid, r->name);
 		else if (by == PROFILE_BY_THREAD)
@@ -111,8 +115,11 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 		else
 			strbuf__addf(sb, "%s\n", r->name);
 	}
-	if (!shown)
+	if (more)
+		strbuf__addf(sb, "  (%zu more; --limit 0 shows all)\n", more);
+	if (!nr)
 		strbuf__addstr(sb, "  (no samples)\n");
+	free((void *)rows);
 }
 
 static bool any_hardware(const struct report_input *in)
@@ -164,9 +171,9 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 			     env->hostname && env->cpudesc ? ", " : "",
 			     env->cpudesc ? env->cpudesc : "",
 			     env->osrelease ? ", Linux " : "", env->osrelease ? env->osrelease : "");
-	strbuf__addf(sb, "  samples   %s", thousands(st->nr_samples, cb, sizeof(cb)));
+	strbuf__addf(sb, "  samples   %s", report__thousands(st->nr_samples, cb, sizeof(cb)));
 	strbuf__addf(sb, ", lost %s in %" PRIu64 " LOST record%s\n",
-		     thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
+		     report__thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
 		     st->nr_lost_records, st->nr_lost_records == 1 ? "" : "s");
 	if (m && m->self_cpu_s > 0 && m->duration_s > 0)
 		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU (%.1f%% of the run)\n",
@@ -175,7 +182,7 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 	int w = 22;
 
 	for (size_t i = 0; i < nev; i++) {
-		int l = (int)strlen(event_name(in, i, nb, sizeof(nb)));
+		int l = (int)strlen(report__event_name(in, i, nb, sizeof(nb)));
 
 		w = l > w ? (l > 60 ? 60 : l) : w;
 	}
@@ -184,17 +191,22 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 		const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 
-		strbuf__addf(sb, "  %-*s %11s  ", w, event_name(in, i, nb, sizeof(nb)),
-			     thousands(profile__total_samples(in->profile, i), cb, sizeof(cb)));
+		strbuf__addf(sb, "  %-*s %11s  ", w, report__event_name(in, i, nb, sizeof(nb)),
+			     report__thousands(profile__total_samples(in->profile, i), cb, sizeof(cb)));
 		add_estimate(sb, &e->attr, profile__total_period(in->profile, i));
 		if (me && me->has_count)
 			add_estimate(sb, &e->attr, me->count);
 		strbuf__addstr(sb, "\n");
 	}
 	if (nev && profile__total_samples(in->profile, o->sort_event)) {
-		text_table(sb, in, o, PROFILE_BY_PROCESS);
-		text_table(sb, in, o, PROFILE_BY_THREAD);
-		text_table(sb, in, o, PROFILE_BY_MODULE);
+		if (o->by_given) {
+			text_table(sb, in, o, o->by);
+		} else {
+			text_table(sb, in, o, PROFILE_BY_PROCESS);
+			text_table(sb, in, o, PROFILE_BY_THREAD);
+			text_table(sb, in, o, PROFILE_BY_MODULE);
+			text_table(sb, in, o, PROFILE_BY_FUNCTION);
+		}
 	} else {
 		strbuf__addstr(sb, "\nNo samples: the workload may have ended before the first sample;\n"
 				   "raise the rate (-F, -c or --rate) or run it longer.\n");
@@ -206,7 +218,9 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 		report_topdown_text(sb, in, o);
 
 	{
-		size_t nw = perf_reader__nr_warnings(in->reader) + (m ? m->nr_warnings : 0);
+		const char *why = NULL;
+		uint64_t nuw = profile__unwind_failures(in->profile, &why);
+		size_t nw = perf_reader__nr_warnings(in->reader) + (m ? m->nr_warnings : 0) + !!nuw;
 
 		if (nw)
 			strbuf__addstr(sb, "\nWarnings\n");
@@ -214,11 +228,15 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 			strbuf__addf(sb, "  - %s\n", m->warnings[i]);
 		for (size_t i = 0; i < perf_reader__nr_warnings(in->reader); i++)
 			strbuf__addf(sb, "  - %s\n", perf_reader__warning(in->reader, i));
+		if (nuw)
+			strbuf__addf(sb, "  - %" PRIu64 " sample%s could not be unwound (%s); their "
+				     "stacks stop at the sampled function\n",
+				     nuw, nuw == 1 ? "" : "s", why ? why : "unknown reason");
 	}
 	return 0;
 }
 
-static json_t *json_u64(uint64_t v)
+json_t *report__json_u64(uint64_t v)
 {
 	return json_integer((json_int_t)v);
 }
@@ -226,20 +244,14 @@ static json_t *json_u64(uint64_t v)
 static json_t *json_rows(const struct report_input *in, const struct report_opts *o,
 			 enum profile_by by)
 {
-	size_t nr, nev = perf_reader__nr_evsels(in->reader), ev = o->sort_event, shown = 0;
-	const struct profile_row *const *rows = profile__rows(in->profile, by, ev, &nr);
-	uint64_t total = profile__total_period(in->profile, ev);
+	size_t nr, more, nev = perf_reader__nr_evsels(in->reader);
+	const struct profile_row *const *rows = report__pick(in, o, by, true, &nr, &more);
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
-		double share = total ? (double)r->period[ev] / (double)total : 0;
 		json_t *o2 = json_object(), *s = json_array(), *p = json_array();
 
-		if (o->percent_limit > 0 && 100 * share < o->percent_limit)
-			continue;
-		if (o->limit && shown++ == o->limit)
-			break;
 		if (by == PROFILE_BY_MODULE) {
 			json_object_set_new(o2, "module", json_string(r->name));
 		} else {
@@ -249,14 +261,27 @@ static json_t *json_rows(const struct report_input *in, const struct report_opts
 			json_object_set_new(o2, "comm", json_string(r->name));
 		}
 		for (size_t e = 0; e < nev; e++) {
-			json_array_append_new(s, json_u64(r->samples[e]));
-			json_array_append_new(p, json_u64(r->period[e]));
+			json_array_append_new(s, report__json_u64(r->samples[e]));
+			json_array_append_new(p, report__json_u64(r->period[e]));
 		}
-		json_object_set_new(o2, "share", json_real(share));
+		json_object_set_new(o2, "share", json_real(report__pct(in, o, r, false) / 100));
 		json_object_set_new(o2, "samples", s);
 		json_object_set_new(o2, "estimated", p);
+		if (by == PROFILE_BY_MODULE) {
+			json_t *ts = json_array(), *tp = json_array();
+
+			for (size_t e = 0; e < nev; e++) {
+				json_array_append_new(ts, report__json_u64(r->total_samples[e]));
+				json_array_append_new(tp, report__json_u64(r->total_period[e]));
+			}
+			json_object_set_new(o2, "total_share",
+					    json_real(report__pct(in, o, r, true) / 100));
+			json_object_set_new(o2, "total_samples", ts);
+			json_object_set_new(o2, "total_estimated", tp);
+		}
 		json_array_append_new(a, o2);
 	}
+	free((void *)rows);
 	return a;
 }
 
@@ -302,12 +327,12 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 	json_object_set_new(mach, "arch", env->arch ? json_string(env->arch) : json_null());
 	json_object_set_new(mach, "nr_cpus", json_integer(env->nr_cpus_online));
 	json_object_set_new(root, "machine", mach);
-	json_object_set_new(root, "samples", json_u64(st->nr_samples));
+	json_object_set_new(root, "samples", report__json_u64(st->nr_samples));
 	{
 		json_t *lost = json_object();
 
-		json_object_set_new(lost, "records", json_u64(st->nr_lost_records));
-		json_object_set_new(lost, "events", json_u64(st->nr_lost + st->nr_lost_samples));
+		json_object_set_new(lost, "records", report__json_u64(st->nr_lost_records));
+		json_object_set_new(lost, "events", report__json_u64(st->nr_lost + st->nr_lost_samples));
 		json_object_set_new(root, "lost", lost);
 	}
 	for (size_t i = 0; i < nev; i++) {
@@ -315,13 +340,13 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 		json_t *eo = json_object();
 
-		json_object_set_new(eo, "name", json_string(event_name(in, i, nb, sizeof(nb))));
+		json_object_set_new(eo, "name", json_string(report__event_name(in, i, nb, sizeof(nb))));
 		json_object_set_new(eo, "type", json_integer(e->attr.type));
-		json_object_set_new(eo, "config", json_u64(e->attr.config));
+		json_object_set_new(eo, "config", report__json_u64(e->attr.config));
 		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
-		json_object_set_new(eo, "samples", json_u64(profile__total_samples(in->profile, i)));
-		json_object_set_new(eo, "estimated", json_u64(profile__total_period(in->profile, i)));
-		json_object_set_new(eo, "counted", me && me->has_count ? json_u64(me->count) : json_null());
+		json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(in->profile, i)));
+		json_object_set_new(eo, "estimated", report__json_u64(profile__total_period(in->profile, i)));
+		json_object_set_new(eo, "counted", me && me->has_count ? report__json_u64(me->count) : json_null());
 		json_array_append_new(evs, eo);
 	}
 	json_object_set_new(root, "events", evs);
@@ -329,6 +354,17 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 	json_object_set_new(root, "processes", json_rows(in, o, PROFILE_BY_PROCESS));
 	json_object_set_new(root, "threads", json_rows(in, o, PROFILE_BY_THREAD));
 	json_object_set_new(root, "modules", json_rows(in, o, PROFILE_BY_MODULE));
+	json_object_set_new(root, "sort", json_string(report_sort_names[o->sort]));
+	json_object_set_new(root, "callchains", json_boolean(profile__has_callchains(in->profile)));
+	json_object_set_new(root, "functions", report__json_hotspots(in, o, PROFILE_BY_FUNCTION));
+	json_object_set_new(root, "lines", report__json_hotspots(in, o, PROFILE_BY_LINE));
+	json_object_set_new(root, "callpaths", report__json_hotspots(in, o, PROFILE_BY_CALLPATH));
+	{
+		const char *why = NULL;
+		uint64_t nuw = profile__unwind_failures(in->profile, &why);
+
+		json_object_set_new(root, "unwind_failures", report__json_u64(nuw));
+	}
 	if (!any_hardware(in))
 		json_object_set_new(root, "topdown_unavailable",
 				    json_string("needs hardware counters; software events only"));

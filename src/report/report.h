@@ -26,8 +26,16 @@ struct report_input {
 
 struct report_opts {
 	size_t limit;			/* rows per table; 0 = all */
-	double percent_limit;		/* hide rows below this share (%) */
+	double percent_limit;		/* hide rows below this share (%) of the sort column */
 	size_t sort_event;		/* index of the event that orders rows */
+	/*
+	 * --by: the one table to show. by_given false: the text report shows
+	 * the run summary, processes, threads, modules and the function
+	 * hotspots; CSV shows functions.
+	 */
+	bool by_given;
+	enum profile_by by;
+	enum profile_sort sort;		/* --sort column (self by default) */
 };
 
 /* Append the text report to out. 0 or a negative code. */
@@ -37,12 +45,32 @@ int report_text(struct strbuf *out, const struct report_input *in, const struct 
 int report_json(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
 
 /* The top-down section (topdown-view.c): the tree for the whole run and
- * level 1 per process and module; or why there is none. */
+ * level 1 per function, process and module; or why there is none. */
 int report_topdown_text(struct strbuf *out, const struct report_input *in,
 			const struct report_opts *o);
 /* The same as a JSON object (new reference). */
 struct json_t;
 struct json_t *report_topdown_json(const struct report_input *in, const struct report_opts *o);
+
+/*
+ * Append a CSV table (RFC 4180: a header row, fields quoted when they hold
+ * a comma, quote or newline) of the --by rows (functions by default), with
+ * the values of the sort event. Columns are listed in gexplore-report(1).
+ */
+int report_csv(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
+
+/*
+ * Append folded stacks (Brendan Gregg's flamegraph.pl input): one line per
+ * distinct call path, `comm;root;...;leaf COUNT`, COUNT = samples of the
+ * sort event; every path, ordered by the line's text. Without call stacks
+ * each path is comm;function.
+ */
+int report_folded(struct strbuf *out, const struct report_input *in, const struct report_opts *o);
+
+/* Names of enum profile_sort / enum profile_by values as the options
+ * spell them ("self", "function"), NULL-terminated. */
+extern const char *const report_sort_names[];
+extern const char *const report_by_names[];
 
 /* Human name of a signal ("SIGINT"), or "signal N". Static storage. */
 const char *report_signame(int sig);

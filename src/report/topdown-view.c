@@ -1,7 +1,7 @@
 /*
  * topdown-view.c: the top-down tree of a result — for the whole run from
  * the counting reads (or the sample estimates of a plain perf.data), and
- * level 1 per process, thread and module from the sample estimates.
+ * level 1 per function, process and module from the sample estimates.
  */
 #include "config.h"
 
@@ -208,10 +208,16 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 			else
 				strbuf__addf(sb, "%9.2f%c ", x->value, mark);
 		}
-		if (by == PROFILE_BY_MODULE)
+		if (by == PROFILE_BY_MODULE) {
 			strbuf__addf(sb, " %s\n", r->name);
-		else
+		} else if (by == PROFILE_BY_FUNCTION) {
+			const char *base = r->module ? strrchr(r->module, '/') : NULL;
+
+			strbuf__addf(sb, " %s (%s)\n", r->name,
+				     base ? base + 1 : r->module && *r->module ? r->module : "?");
+		} else {
 			strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
+		}
 		td_result__exit(&res);
 	}
 	free(c);
@@ -248,6 +254,7 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 			     v.source);
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
 		td_result__exit(&res);
+		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
 		text_rows(sb, &v, in, o, PROFILE_BY_PROCESS, "process");
 		text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
 	}
@@ -276,12 +283,15 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 		if (td_eval(v->model, c, &v->ctx, &res, NULL) != 0)
 			continue;
 		row = json_object();
-		if (by == PROFILE_BY_MODULE)
+		if (by == PROFILE_BY_MODULE) {
 			json_object_set_new(row, "module", json_string(r->name));
-		else
+		} else if (by == PROFILE_BY_FUNCTION) {
+			json_object_set_new(row, "function", json_string(r->name));
+			json_object_set_new(row, "module", json_string(r->module ? r->module : ""));
+		} else {
 			json_object_set_new(row, "pid", json_integer(r->pid));
-		if (by != PROFILE_BY_MODULE)
 			json_object_set_new(row, "comm", json_string(r->name));
+		}
 		json_object_set_new(row, "tree", td_result__to_json(v->model, &res, &v->ctx));
 		json_array_append_new(a, row);
 		td_result__exit(&res);
@@ -317,6 +327,7 @@ json_t *report_topdown_json(const struct report_input *in, const struct report_o
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
 		json_object_set_new(root, "source", json_string(v.source));
 		json_object_set_new(root, "run", td_result__to_json(v.model, &res, &v.ctx));
+		json_object_set_new(root, "functions", json_rows(&v, in, o, PROFILE_BY_FUNCTION));
 		json_object_set_new(root, "processes", json_rows(&v, in, o, PROFILE_BY_PROCESS));
 		json_object_set_new(root, "modules", json_rows(&v, in, o, PROFILE_BY_MODULE));
 		td_result__exit(&res);

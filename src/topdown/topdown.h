@@ -168,18 +168,6 @@ int td_model__needed_events(const struct td_model *m, const struct td_ctx *ctx, 
 void td_event__spec(const struct td_event *e, struct strbuf *spec);
 
 /*
- * What a recording opens for this model before multiplexing exists: the
- * events of td_model__needed_events(m, ctx, max_level) that fit one group
- * of counters at once (fixed counters, then the general counters of the
- * SMT state), in the collector's -e syntax with each event's SAV
- * (`cpu/config=0x..,period=N/`; period=0 counts without sampling).
- * PERF_METRICS events are left out (they need a slots-led group). *spec is
- * allocated; *nr_left (may be NULL) is how many needed events did not fit.
- */
-int td_model__record_events(const struct td_model *m, const struct td_ctx *ctx, int max_level,
-			    char **spec, size_t *nr_left, char **cause);
-
-/*
  * Events a precise sampler should use to locate flagged nodes in code
  * (the nodes' "locate" events), sorted, newly allocated.
  */

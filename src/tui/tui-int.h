@@ -188,6 +188,8 @@ struct tui_model {
 	bool pmu;
 	char **hints;		/* our own and the top-down ones */
 	size_t nr_hints;
+	char **confidence;	/* "EVENT estimate [lo-hi] xscale" under multiplexing */
+	size_t nr_confidence;
 
 	size_t nr_events;
 	char **event_names;
@@ -245,6 +247,7 @@ const char *tui_model__str(struct tui_model *m, const char *s);
 /* Append a row to table k; returns it with period/samples zeroed. */
 struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const char *name);
 void tui_model__add_hint(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
+void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
 /* Set the top-down model (taken) and evaluate the whole run from counts
  * (model events, NAN when missing). */
 void tui_model__set_topdown(struct tui_model *m, struct td_model *td, const int *ev_map,

@@ -19,11 +19,6 @@
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 
-/* Set to 1 once src/profile has function, line and call-path rows. */
-#ifndef TUI_PROFILE_FUNCTIONS
-#define TUI_PROFILE_FUNCTIONS 0
-#endif
-
 struct tap_tool {
 	struct pd_tool tool;		/* first: the reader passes &tool */
 	struct pd_tool *inner;
@@ -121,7 +116,6 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 	err = perf_reader__open(&r, real->data, PD_ORDERED, cause);
 	if (err)
 		return err;
-#if TUI_PROFILE_FUNCTIONS
 	{
 		struct profile_opts po = { .env = perf_reader__env(r) };
 
@@ -131,9 +125,6 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 			return err;
 		}
 	}
-#else
-	p = profile__new(perf_reader__nr_evsels(r));
-#endif
 	tt.inner = profile__tool(p);
 	tt.tool.sample = tap_sample;
 	tt.tool.mmap = tap_mmap;
@@ -176,7 +167,6 @@ static void fill_simple(struct tui_model *m, struct profile *p, enum tui_kind k,
 	}
 }
 
-#if TUI_PROFILE_FUNCTIONS
 static int cmp_edge(const void *a, const void *b)
 {
 	const struct tui_edge *x = a, *y = b;
@@ -241,16 +231,13 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 			m->edges[m->nr_edges++] = m->edges[i];
 	}
 }
-#endif
 
 static void fill_tables(struct tui_model *m, struct profile *p)
 {
 	fill_simple(m, p, TK_PROCESS, PROFILE_BY_PROCESS);
 	fill_simple(m, p, TK_THREAD, PROFILE_BY_THREAD);
 	fill_simple(m, p, TK_MODULE, PROFILE_BY_MODULE);
-#if TUI_PROFILE_FUNCTIONS
 	fill_hotspots(m, p);
-#endif
 	tui_model__tables_changed(m);
 }
 
@@ -399,7 +386,10 @@ static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
 
 		if (ev[i] < 0)
 			continue;
-		if (meta && i < meta->nr_events && meta->events[i].has_count) {
+		if (meta && i < meta->nr_events && meta->events[i].has_estimate) {
+			/* multiplexed: the estimate scaled by its group's share of time */
+			x = meta->events[i].estimate;
+		} else if (meta && i < meta->nr_events && meta->events[i].has_count) {
 			const struct gx_meta_event *e = &meta->events[i];
 
 			if (!e->time_running)
@@ -447,7 +437,28 @@ static void set_facts(struct tui_model *m, struct tui_real *real, struct perf_re
 	m->cpu_desc = xstrdup(meta && meta->cpu_desc ? meta->cpu_desc :
 			      env->cpudesc ? env->cpudesc : "unknown CPU");
 	m->smt = xstrdup(!meta || meta->smt < 0 ? "unknown" : meta->smt ? "on" : "off");
-	m->mux = NULL;	/* meta.json has no MUX reliability yet: shown as n/a */
+	if (meta && meta->mux.mode && !isnan(meta->mux.reliability)) {
+		double rel = meta->mux.reliability;
+
+		m->mux = xasprintf("%.2f (%s; %s, %u groups, %llu slices)", rel,
+				   rel >= 0.9 ? "reliable" : rel >= 0.7 ? "fair" : "unreliable",
+				   meta->mux.mode, meta->mux.nr_groups,
+				   (unsigned long long)meta->mux.nr_slices);
+		if (rel < 0.7)
+			tui_model__add_hint(m, "MUX reliability %.2f is below 0.7: groups saw different "
+					       "phases of the run; record longer, use --mux-runs, or "
+					       "fewer events.", rel);
+	} else if (meta && meta->mux.mode && strcmp(meta->mux.mode, "none")) {
+		m->mux = xasprintf("n/a (%s)", meta->mux.mode);
+	}
+	/* Multiplexed whole-run estimates with their 95% intervals. */
+	for (size_t i = 0; meta && i < meta->nr_events; i++) {
+		const struct gx_meta_event *e = &meta->events[i];
+
+		if (e->has_estimate && e->estimate_hi > e->estimate_lo)
+			tui_model__add_confidence(m, "%s %.4g [%.4g-%.4g] x%.2f", e->name, e->estimate,
+						  e->estimate_lo, e->estimate_hi, e->scale);
+	}
 	m->nr_samples = st->nr_samples;
 	m->lost = st->nr_lost + st->nr_lost_samples;
 	if (meta && meta->lost_events > m->lost)

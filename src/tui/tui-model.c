@@ -78,6 +78,18 @@ void tui_model__add_hint(struct tui_model *m, const char *fmt, ...)
 	m->hints[m->nr_hints] = NULL;
 }
 
+void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	m->confidence = xrealloc(m->confidence, (m->nr_confidence + 1) * sizeof(char *));
+	m->confidence[m->nr_confidence++] = xstrdup(buf);
+}
+
 void tui_model__set_topdown(struct tui_model *m, struct td_model *td, const int *ev_map,
 			    const double *run_counts)
 {
@@ -143,6 +155,9 @@ void tui_model__delete(struct tui_model *m)
 	for (size_t i = 0; i < m->nr_hints; i++)
 		free(m->hints[i]);
 	free(m->hints);
+	for (size_t i = 0; i < m->nr_confidence; i++)
+		free(m->confidence[i]);
+	free(m->confidence);
 	if (m->run_ok)
 		td_result__exit(&m->run);
 	td_model__delete(m->td);

@@ -131,9 +131,14 @@ static void build(struct summary_view *s, int width)
 	add(s, TS_NORMAL, -1, "Duration %.2f s   Samples %llu   Lost %llu", m->duration_s,
 	    (unsigned long long)m->nr_samples, (unsigned long long)m->lost);
 	add(s, TS_NORMAL, -1, "CPU      %s", m->cpu_desc ? m->cpu_desc : "?");
-	add(s, TS_NORMAL, -1, "Model    %s   SMT %s   PMU %s   MUX reliability %s",
-	    m->model_id ? m->model_id : "?", m->smt ? m->smt : "unknown", m->pmu ? "yes" : "no",
-	    m->mux ? m->mux : "n/a");
+	add(s, TS_NORMAL, -1, "Model    %s   SMT %s   PMU %s", m->model_id ? m->model_id : "?",
+	    m->smt ? m->smt : "unknown", m->pmu ? "yes" : "no");
+	add(s, TS_NORMAL, -1, "MUX      reliability %s", m->mux ? m->mux : "n/a");
+	if (m->nr_confidence) {
+		add(s, TS_NORMAL, -1, "Multiplexed estimates, 95%% interval, scale:");
+		for (size_t i = 0; i < m->nr_confidence; i++)
+			add(s, TS_DIM, -1, "  %s", m->confidence[i]);
+	}
 	add(s, TS_NORMAL, -1, "%s", "");
 	if (m->td && m->run_ok) {
 		cpi = td_model__find_node(m->td, "CPI");

@@ -62,6 +62,45 @@ check "skl text: the tree with the bottleneck marked" grep -q 'Backend_Bound .*<
 check "skl text: level 1 per process" grep -q 'Top-down level 1 by process' skl.txt
 check "skl text: flagged cell marked (* survives without colour)" grep -qE '43\.0%\*.*backend' skl.txt
 
+# ---- Skylake per function: the same two profiles as functions of one
+# process (wl-spin's hot_inner and hot_outer), found by symbolization.
+"$GEN" -o sklf -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt off
+process 5000 wl-spin
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+IDQ_UOPS_NOT_DELIVERED.CORE 400000000
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES 20000000
+function hot_outer
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 1000000000
+IDQ_UOPS_NOT_DELIVERED.CORE 1600000000
+UOPS_ISSUED.ANY 2000000000
+UOPS_RETIRED.RETIRE_SLOTS 1800000000
+SPEC
+ok $? "skl per function: synthetic result written"
+"$GX_BIN" report --json sklf >sklf.json 2>/dev/null
+FI='.topdown.functions[] | select(.function == "hot_inner") | .tree'
+FO='.topdown.functions[] | select(.function == "hot_outer") | .tree'
+is "$(val "$FI" Frontend_Bound <sklf.json)" 0.1 "skl hot_inner: Frontend_Bound"
+is "$(val "$FI" Bad_Speculation <sklf.json)" 0.07 "skl hot_inner: Bad_Speculation"
+is "$(val "$FI" Backend_Bound <sklf.json)" 0.43 "skl hot_inner: Backend_Bound"
+is "$(val "$FI" CPI <sklf.json)" 1.25 "skl hot_inner: CPI"
+is "$(jq -r "$FI.bottleneck" sklf.json)" Backend_Bound "skl hot_inner: bottleneck"
+is "$(val "$FO" Frontend_Bound <sklf.json)" 0.4 "skl hot_outer: Frontend_Bound"
+is "$(val "$FO" Retiring <sklf.json)" 0.45 "skl hot_outer: Retiring"
+is "$(val "$FO" CPI <sklf.json)" 1 "skl hot_outer: CPI"
+is "$(jq -r "$FO.bottleneck" sklf.json)" Frontend_Bound "skl hot_outer: bottleneck"
+is "$(val "$R" Backend_Bound <sklf.json)" 0.265 "skl per function: the whole run is unchanged"
+"$GX_BIN" report sklf >sklf.txt 2>/dev/null
+check "skl text: level 1 by function names both" \
+	sh -c "sed -n '/level 1 by function/,/^\$/p' sklf.txt | grep -q 'hot_inner' && sed -n '/level 1 by function/,/^\$/p' sklf.txt | grep -q 'hot_outer'"
+check "skl text: hot_outer's Frontend flagged" grep -qE '40\.0%\*.*hot_outer' sklf.txt
+
 # ---- Sapphire Rapids, general-counter variant, SMT off.
 # SLOTS 6e9: FE (1.3-.1)/6=.20  BE 1.8/6=.30  RET 2.4/6=.40  BS max(1-.9,0)=.10  CPI 1/1.5=.6667
 "$GEN" -o spr -b "$WL/wl-spin" <<'SPEC'

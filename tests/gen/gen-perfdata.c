@@ -8,6 +8,8 @@
  *   model ID [VARIANT]      top-down model (events/ID.json), first line
  *   smt on|off
  *   process PID COMM        following events belong to this process
+ *   function NAME           ... and, until the next one, to this function
+ *                           of BINARY (found in its symbol table)
  *   EVENT COUNT             event id of the model and its count there
  *
  * Each (process, event) becomes 100 samples whose periods sum to COUNT
@@ -19,7 +21,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,11 +39,59 @@
 #define MAX_EV 64
 #define MAX_PROC 16
 
+#define MAX_FN 8
+
 struct proc {
 	uint32_t pid;
 	char comm[16];
-	uint64_t count[MAX_EV];
+	uint64_t count[MAX_FN][MAX_EV];	/* per function slot, per event */
+	uint64_t ip[MAX_FN];		/* first address of each function slot */
+	size_t nr_fn;
 };
+
+/* The file offset of function `name` in the ELF file at path (what a
+ * mapping at pgoff 0 puts at map start + offset), or 0. */
+static uint64_t function_offset(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	uint64_t value = 0, off = 0;
+	size_t nph;
+
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 1); i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (gelf_getsym(d, (int)i, &sym) && (n = elf_strptr(e, sh.sh_link, sym.st_name)) &&
+			    !strcmp(n, name) && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+				value = sym.st_value;
+		}
+	}
+	if (e && value && elf_getphdrnum(e, &nph) == 0) {
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD &&
+			    value >= ph.p_vaddr && value < ph.p_vaddr + ph.p_filesz)
+				off = value - ph.p_vaddr + ph.p_offset;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return off;
+}
 
 static int die(const char *what, const char *cause)
 {
@@ -99,7 +152,28 @@ int main(int argc, char **argv)
 				return die("process", line);
 			procs[nproc].pid = (uint32_t)n;
 			snprintf(procs[nproc].comm, sizeof(procs[nproc].comm), "%s", b);
+			procs[nproc].ip[0] = MAP_START + 0x1000;
+			procs[nproc].nr_fn = 1;
 			nproc++;
+		} else if (!strcmp(a, "function")) {
+			struct proc *p = &procs[nproc ? nproc - 1 : 0];
+			uint64_t off;
+
+			if (!nproc || sscanf(line, "function %127s", b) != 1 ||
+			    !(off = function_offset(binary, b)))
+				return die("function not found in the binary", line);
+			if (p->nr_fn == MAX_FN)
+				return die("too many functions", b);
+			/* the first function replaces the default slot when unused */
+			if (p->nr_fn == 1 && !p->count[0][0] && p->ip[0] == MAP_START + 0x1000) {
+				bool used = false;
+
+				for (size_t k = 0; k < MAX_EV; k++)
+					used |= p->count[0][k] != 0;
+				if (!used)
+					p->nr_fn = 0;
+			}
+			p->ip[p->nr_fn++] = MAP_START + off;
 		} else if (m && nproc && sscanf(line, "%127s %llu", a, &n) == 2) {
 			int mi = td_model__find_event(m, a);
 			size_t k;
@@ -115,7 +189,7 @@ int main(int argc, char **argv)
 					return die("too many events", a);
 				ev_model[nev++] = mi;
 			}
-			procs[nproc - 1].count[k] += n;
+			procs[nproc - 1].count[procs[nproc - 1].nr_fn - 1][k] += n;
 		} else {
 			return die("bad line", line);
 		}
@@ -157,7 +231,8 @@ int main(int argc, char **argv)
 		meta.events[k].group = -1;
 		meta.events[k].has_count = true;
 		for (size_t p = 0; p < nproc; p++)
-			meta.events[k].count += procs[p].count[k];
+			for (size_t f = 0; f < procs[p].nr_fn; f++)
+				meta.events[k].count += procs[p].count[f][k];
 		meta.events[k].time_enabled = meta.events[k].time_running = 1000000000;
 		collect_events__free(ce, nce);
 		strbuf__exit(&spec);
@@ -228,8 +303,9 @@ int main(int argc, char **argv)
 	}
 	/* samples: IDENTIFIER, IP, TID, TIME, CPU, PERIOD */
 	for (size_t p = 0; p < nproc; p++)
+		for (size_t f = 0; f < procs[p].nr_fn; f++)
 		for (size_t k = 0; k < nev; k++) {
-			if (!procs[p].count[k])
+			if (!procs[p].count[f][k])
 				continue;
 			for (int i = 0; i < NR_SAMPLES; i++) {
 				struct {
@@ -242,11 +318,11 @@ int main(int argc, char **argv)
 				} s = {
 					.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
 					.id = id_base + k,
-					.ip = MAP_START + 0x1000 + (uint64_t)(i % 64) * 4,
+					.ip = procs[p].ip[f] + (uint64_t)(i % 8),
 					.pid = procs[p].pid,
 					.tid = procs[p].pid,
 					.time = t++,
-					.period = procs[p].count[k] / NR_SAMPLES,
+					.period = procs[p].count[f][k] / NR_SAMPLES,
 				};
 				put(w, &s, sizeof(s));
 			}
@@ -267,5 +343,10 @@ int main(int argc, char **argv)
 	gx_meta__exit(&meta);
 	pd_env__exit(&env);
 	td_model__delete(m);
+	for (size_t k = 0; k < nev; k++) {
+		free(evs[k].name);
+		free(evs[k].ids);
+	}
+	free(path);
 	return 0;
 }

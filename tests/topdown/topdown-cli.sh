@@ -77,10 +77,10 @@ for m in skl skx clx icl icx spr zen3 zen4 zen5 n1 v1 n2 v2 generic amd64_fam1ah
 done
 "$GX_BIN" list --cpu skl --smt on >"$T/list" 2>&1
 has '^      L1_Bound$' "$T/list"; ok $? "list: level-3 nodes indented"
-has 'placeholder' "$T/list"; ok $? "list: says the grouping is a placeholder"
-has 'IDQ_UOPS_NOT_DELIVERED.CORE  *1 ' "$T/list"; ok $? "list: group column"
+has '^Multiplexing plan for skl' "$T/list"; ok $? "list: shows the multiplexing plan"
+has 'IDQ_UOPS_NOT_DELIVERED.CORE  *[0-9][0-9]* ' "$T/list"; ok $? "list: group column"
 "$GX_BIN" list --cpu spr --perf >"$T/perf" 2>&1
-has "^perf stat -e '{slots,topdown-retiring," "$T/perf"; ok $? "list --perf: PERF_METRICS group led by slots"
+has "^perf stat -e '.*{slots,topdown-retiring," "$T/perf"; ok $? "list --perf: PERF_METRICS group led by slots"
 "$GX_BIN" list --cpu skl --perf --smt on >"$T/perf" 2>&1
 ok $? "list --perf skl"
 # every group fits 4 counters with SMT on

@@ -4,8 +4,8 @@
  * tests/golden/attr/NAME (`key = value` lines, as perf's tests/attr).
  * Each case runs in a forked child so that LIBPFM_FORCE_PMU is set before
  * libpfm4 initializes. Events "model:ID" are what `gexplore record` opens
- * by default on that CPU model (its level-1 events that fit one group,
- * SMT off), so every model's attrs have a golden. Regenerate with `make golden-attr` (or
+ * by default on that CPU model (the multiplexing planner's groups for SMT
+ * off, no NMI watchdog), so every model's attrs have a golden. Regenerate with `make golden-attr` (or
  * GX_REGEN_GOLDEN=1).
  */
 #include "config.h"
@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 #include "tap.h"
@@ -155,22 +156,21 @@ static char *run_case(const struct attr_case *c)
 		if (c->force_pmu)
 			setenv("LIBPFM_FORCE_PMU", c->force_pmu, 1);
 		if (!strncmp(c->events, "model:", 6)) {
+			/* what record opens without -e: the planner's groups */
 			struct td_ctx ctx = { .smt = TD_SMT_OFF };
+			struct mux_counters mc;
+			struct mux_plan plan;
 			struct td_model *m;
 			char *spec = NULL;
-			const char *fb;
 
 			setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
 			err = td_model__load(c->events + 6, NULL, &m, &cause);
 			if (!err) {
-				size_t left = 0;
-
-				err = td_model__record_events(m, &ctx, 1, &spec, &left, &cause);
-				fb = td_model__fallback_variant(m);
-				if (!err && left && fb) {	/* as record does */
-					free(spec);
-					ctx.variant = fb;
-					err = td_model__record_events(m, &ctx, 1, &spec, NULL, &cause);
+				mux_counters__detect(&mc, m, false, false, false);
+				err = mux_plan__model(&plan, m, &ctx, &mc, &cause);
+				if (!err) {
+					spec = mux_plan__spec(&plan, m, MUX_SPELL_COLLECT);
+					mux_plan__exit(&plan);
 				}
 				td_model__delete(m);
 			}

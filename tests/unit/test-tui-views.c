@@ -457,6 +457,13 @@ static void behaviour(struct tui_model *m)
 	ok(has(s, "no line information"), "no lines (stripped): said in the view");
 	free(s);
 
+	m->mux = xstrdup("0.93 (reliable; gexplore, 3 groups, 240 slices)");
+	tui_model__add_confidence(m, "cycles 1e+06 [9.8e+05-1.02e+06] x3.00");
+	s = screen(m, "", 80, 24, false, NULL);
+	ok(has(s, "reliability 0.93 (reliable"), "summary: MUX reliability when recorded");
+	ok(has(s, "cycles 1e+06 [9.8e+05-1.02e+06]"), "summary: estimates with their interval");
+	free(s);
+
 	s = screen(m, "", 20, 6, false, NULL);
 	ok(has(s, "terminal too small"), "below the minimum size: a message");
 	free(s);

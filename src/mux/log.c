@@ -1,0 +1,777 @@
+/*
+ * log.c: the slice log (DIR/slices.bin), scaling, MUX reliability per row,
+ * whole-run estimates and bootstrap confidence intervals.
+ */
+#include "config.h"
+
+#include "mux/mux.h"
+
+#include "topdown/topdown.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mux_log {
+	size_t nr_events;
+	int reference;
+	uint64_t slice_ns;
+	int *group_of;		/* per event, -1 = always on */
+	size_t nr_groups;
+	struct mux_slice *slices;
+	size_t nr, cap;
+	uint64_t *deltas;	/* nr * nr_events */
+};
+
+struct log_header {
+	char magic[8];
+	uint32_t nr_events;
+	uint32_t reference;
+	uint64_t slice_ns;
+};
+
+struct log_slice {
+	uint32_t group;
+	uint32_t flags;
+	uint64_t start_ns, end_ns;
+};
+
+const char *mux_mode_name(enum mux_mode m)
+{
+	switch (m) {
+	case MUX_MODE_GEXPLORE: return "gexplore";
+	case MUX_MODE_KERNEL: return "kernel";
+	case MUX_MODE_RUNS: return "runs";
+	default: return "none";
+	}
+}
+
+int mux_mode_parse(const char *s, enum mux_mode *out)
+{
+	if (!strcmp(s, "gexplore"))
+		*out = MUX_MODE_GEXPLORE;
+	else if (!strcmp(s, "kernel"))
+		*out = MUX_MODE_KERNEL;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* ---- building and reading ------------------------------------------------ */
+
+static void log__count_groups(struct mux_log *l)
+{
+	size_t n = 0;
+
+	for (size_t e = 0; e < l->nr_events; e++)
+		if (l->group_of[e] >= 0 && (size_t)l->group_of[e] + 1 > n)
+			n = (size_t)l->group_of[e] + 1;
+	for (size_t i = 0; i < l->nr; i++)
+		if ((size_t)l->slices[i].group + 1 > n)
+			n = (size_t)l->slices[i].group + 1;
+	l->nr_groups = n;
+}
+
+struct mux_log *mux_log__new(size_t nr_events, const int *group_of, int reference,
+			     uint64_t slice_ns)
+{
+	struct mux_log *l = xzalloc(sizeof(*l));
+
+	l->nr_events = nr_events;
+	l->reference = reference;
+	l->slice_ns = slice_ns;
+	l->group_of = xcalloc(nr_events + 1, sizeof(*l->group_of));
+	for (size_t e = 0; e < nr_events; e++)
+		l->group_of[e] = group_of ? group_of[e] : -1;
+	log__count_groups(l);
+	return l;
+}
+
+void mux_log__set_groups(struct mux_log *l, const int *group_of, size_t nr)
+{
+	for (size_t e = 0; e < l->nr_events && e < nr; e++)
+		l->group_of[e] = group_of[e];
+	log__count_groups(l);
+}
+
+void mux_log__add(struct mux_log *l, uint32_t group, uint64_t start_ns, uint64_t end_ns,
+		  const uint64_t *delta)
+{
+	size_t old = l->cap;
+
+	l->slices = xgrow(l->slices, &l->cap, l->nr + 1, sizeof(*l->slices));
+	if (l->cap != old)
+		l->deltas = xrealloc(l->deltas, (l->cap * l->nr_events + 1) * sizeof(*l->deltas));
+	memcpy(l->deltas + l->nr * l->nr_events, delta, l->nr_events * sizeof(*delta));
+	l->slices[l->nr].group = group;
+	l->slices[l->nr].start_ns = start_ns;
+	l->slices[l->nr].end_ns = end_ns < start_ns ? start_ns : end_ns;
+	l->nr++;
+	/* the array may have moved: repoint every slice */
+	for (size_t i = 0; i < l->nr; i++)
+		l->slices[i].delta = l->deltas + i * l->nr_events;
+	if ((size_t)group + 1 > l->nr_groups)
+		l->nr_groups = (size_t)group + 1;
+}
+
+int mux_log__read(struct mux_log **out, const char *path, char **cause)
+{
+	FILE *f = fopen(path, "rb");
+	struct log_header h;
+	struct log_slice s;
+	struct mux_log *l;
+	uint64_t *delta = NULL;
+	int err = 0;
+
+	*out = NULL;
+	if (!f)
+		return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MUX_LOG_MAGIC, 8) != 0) {
+		err = gx_fail(cause, GX_E_FORMAT, "%s: not a gexplore slice log", path);
+		goto out_close;
+	}
+	if (h.nr_events == 0 || h.nr_events > 4096 ||
+	    (h.reference != UINT32_MAX && h.reference >= h.nr_events)) {
+		err = gx_fail(cause, GX_E_FORMAT, "%s: bad header (%u events, reference %u)", path,
+			      h.nr_events, h.reference);
+		goto out_close;
+	}
+	l = mux_log__new(h.nr_events, NULL, h.reference == UINT32_MAX ? -1 : (int)h.reference,
+			 h.slice_ns);
+	delta = xcalloc(h.nr_events, sizeof(*delta));
+	while (fread(&s, sizeof(s), 1, f) == 1) {
+		if (fread(delta, sizeof(*delta), h.nr_events, f) != h.nr_events)
+			break;	/* truncated: keep the complete slices */
+		if (s.group > 4096)
+			break;
+		mux_log__add(l, s.group, s.start_ns, s.end_ns, delta);
+	}
+	free(delta);
+	*out = l;
+out_close:
+	fclose(f);
+	return err;
+}
+
+void mux_log__delete(struct mux_log *l)
+{
+	if (!l)
+		return;
+	free(l->group_of);
+	free(l->slices);
+	free(l->deltas);
+	free(l);
+}
+
+size_t mux_log__nr_slices(const struct mux_log *l) { return l->nr; }
+size_t mux_log__nr_events(const struct mux_log *l) { return l->nr_events; }
+size_t mux_log__nr_groups(const struct mux_log *l) { return l->nr_groups; }
+int mux_log__reference(const struct mux_log *l) { return l->reference; }
+
+const struct mux_slice *mux_log__slice(const struct mux_log *l, size_t i)
+{
+	return i < l->nr ? &l->slices[i] : NULL;
+}
+
+ssize_t mux_log__find(const struct mux_log *l, uint64_t t)
+{
+	size_t lo = 0, hi = l->nr;
+
+	/* slices are in time order: the last one starting at or before t */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (l->slices[mid].start_ns <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || t > l->slices[lo - 1].end_ns)
+		return -1;
+	return (ssize_t)(lo - 1);
+}
+
+uint64_t mux_log__run_ns(const struct mux_log *l)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		ns += l->slices[i].end_ns - l->slices[i].start_ns;
+	return ns;
+}
+
+uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g)
+{
+	uint64_t ns = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		if (l->slices[i].group == g)
+			ns += l->slices[i].end_ns - l->slices[i].start_ns;
+	return ns;
+}
+
+/*
+ * How long a slice lasted, in the workload's time: the reference event's
+ * count during it (CPU time or cycles) when the log has a reference that
+ * every group saw, else wall-clock ns. Counting the workload's own time
+ * keeps a change in its share of the CPU between slices (a loaded
+ * machine, sleeps) from biasing the estimates.
+ */
+static bool log__by_reference(const struct mux_log *l)
+{
+	if (l->reference < 0 || l->nr_groups == 0)
+		return false;
+	for (size_t g = 0; g < l->nr_groups; g++) {
+		uint64_t c = 0;
+
+		for (size_t i = 0; i < l->nr; i++)
+			if (l->slices[i].group == g)
+				c += l->slices[i].delta[l->reference];
+		if (!c)
+			return false;
+	}
+	return true;
+}
+
+static double slice_weight(const struct mux_log *l, const struct mux_slice *s, bool by_ref)
+{
+	return by_ref ? (double)s->delta[l->reference] : (double)(s->end_ns - s->start_ns);
+}
+
+/* Total weight of the run, and of group g's slices (g < 0: all). */
+static double log__weight(const struct mux_log *l, int g, bool by_ref)
+{
+	double w = 0;
+
+	for (size_t i = 0; i < l->nr; i++)
+		if (g < 0 || l->slices[i].group == (uint32_t)g)
+			w += slice_weight(l, &l->slices[i], by_ref);
+	return w;
+}
+
+double mux_log__scale(const struct mux_log *l, size_t e)
+{
+	double gw;
+
+	if (e >= l->nr_events || l->group_of[e] < 0)
+		return 1.0;
+	gw = log__weight(l, l->group_of[e], false);
+	return gw > 0 ? log__weight(l, -1, false) / gw : 0.0;
+}
+
+double mux_row__scale(const struct mux_row *r, const struct mux_log *l, size_t e)
+{
+	if (e >= l->nr_events || l->group_of[e] < 0)
+		return 1.0;
+	if ((size_t)l->group_of[e] >= r->nr_groups || !(r->per_group[l->group_of[e]] > 0))
+		return NAN;
+	return r->total / r->per_group[l->group_of[e]];
+}
+
+/* ---- reliability ------------------------------------------------------------ */
+
+double mux_reliability(const double *c_rg, const double *f_g, size_t nr_groups)
+{
+	double c_r = 0, sum = 0;
+	size_t n = 0;
+
+	for (size_t g = 0; g < nr_groups; g++)
+		if (f_g[g] > 0)
+			c_r += c_rg[g];
+	if (!(c_r > 0))
+		return NAN;
+	for (size_t g = 0; g < nr_groups; g++) {
+		double rho;
+
+		if (!(f_g[g] > 0))
+			continue;
+		rho = c_rg[g] / (f_g[g] * c_r);
+		sum += (rho - 1) * (rho - 1);
+		n++;
+	}
+	if (!n)
+		return NAN;
+	return 1.0 - fmin(1.0, sqrt(sum / (double)n));
+}
+
+const char *mux_reliability_word(double rel)
+{
+	if (isnan(rel))
+		return "n/a";
+	if (rel >= MUX_RELIABLE)
+		return "reliable";
+	if (rel < MUX_UNRELIABLE)
+		return "unreliable";
+	return "fair";
+}
+
+static double *log__fractions(const struct mux_log *l)
+{
+	double *f = xcalloc(l->nr_groups + 1, sizeof(*f));
+	uint64_t run = mux_log__run_ns(l);
+
+	for (size_t g = 0; g < l->nr_groups && run; g++)
+		f[g] = (double)mux_log__group_ns(l, (uint32_t)g) / (double)run;
+	return f;
+}
+
+void mux_row__init(struct mux_row *r, const struct mux_log *l)
+{
+	r->nr_groups = l->nr_groups;
+	r->per_group = xcalloc(r->nr_groups + 1, sizeof(*r->per_group));
+	r->total = 0;
+}
+
+void mux_row__exit(struct mux_row *r)
+{
+	free(r->per_group);
+	memset(r, 0, sizeof(*r));
+}
+
+void mux_row__add(struct mux_row *r, const struct mux_log *l, uint64_t t, double weight)
+{
+	ssize_t i = mux_log__find(l, t);
+
+	if (i < 0 || l->slices[i].group >= r->nr_groups)
+		return;
+	r->per_group[l->slices[i].group] += weight;
+	r->total += weight;
+}
+
+double mux_row__reliability(const struct mux_row *r, const struct mux_log *l)
+{
+	double *f = log__fractions(l), rel;
+
+	rel = mux_reliability(r->per_group, f, r->nr_groups < l->nr_groups ? r->nr_groups :
+					    l->nr_groups);
+	free(f);
+	return rel;
+}
+
+/* ---- estimates and the bootstrap --------------------------------------------- */
+
+static uint64_t rng_next(uint64_t *s)
+{
+	/* splitmix64: small, good enough for resampling */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* Point estimates of every event from the slices listed per group. */
+static void log__point(const struct mux_log *l, double *est)
+{
+	bool by_ref = log__by_reference(l);
+	double run = log__weight(l, -1, by_ref);
+
+	for (size_t e = 0; e < l->nr_events; e++) {
+		double raw = 0, gw = 0;
+
+		for (size_t i = 0; i < l->nr; i++) {
+			if (l->group_of[e] >= 0 && l->slices[i].group != (uint32_t)l->group_of[e])
+				continue;
+			raw += (double)l->slices[i].delta[e];
+			gw += slice_weight(l, &l->slices[i], by_ref);
+		}
+		if (l->group_of[e] < 0)
+			est[e] = raw;
+		else
+			est[e] = gw > 0 ? raw * run / gw : NAN;
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Resampling state: each group's slice indexes. */
+struct boot {
+	size_t ng;
+	size_t **idx, *cnt;
+	double *always, *sum, run;
+	bool by_ref;
+	uint64_t rng;
+};
+
+static void boot__init(struct boot *b, const struct mux_log *l, uint64_t seed)
+{
+	b->ng = l->nr_groups;
+	b->idx = xcalloc(b->ng + 1, sizeof(*b->idx));
+	b->cnt = xcalloc(b->ng + 1, sizeof(*b->cnt));
+	b->always = xcalloc(l->nr_events + 1, sizeof(*b->always));
+	b->sum = xcalloc(l->nr_events + 1, sizeof(*b->sum));
+	b->by_ref = log__by_reference(l);
+	b->run = log__weight(l, -1, b->by_ref);
+	b->rng = seed ? seed : 0x6765786cULL;
+	for (size_t i = 0; i < l->nr; i++) {
+		uint32_t g = l->slices[i].group;
+
+		b->idx[g] = xrealloc(b->idx[g], (b->cnt[g] + 1) * sizeof(**b->idx));
+		b->idx[g][b->cnt[g]++] = i;
+	}
+	log__point(l, b->always);
+}
+
+static void boot__exit(struct boot *b)
+{
+	for (size_t g = 0; g < b->ng; g++)
+		free(b->idx[g]);
+	free(b->idx);
+	free(b->cnt);
+	free(b->always);
+	free(b->sum);
+}
+
+/* One bootstrap replicate of every event's estimate into est. */
+static void boot__replicate(struct boot *b, const struct mux_log *l, double *est)
+{
+	for (size_t e = 0; e < l->nr_events; e++)
+		est[e] = l->group_of[e] < 0 ? b->always[e] : NAN;
+	for (size_t g = 0; g < b->ng; g++) {
+		double w = 0;
+
+		if (!b->cnt[g])
+			continue;
+		memset(b->sum, 0, l->nr_events * sizeof(*b->sum));
+		for (size_t k = 0; k < b->cnt[g]; k++) {
+			const struct mux_slice *s = &l->slices[b->idx[g][rng_next(&b->rng) % b->cnt[g]]];
+
+			w += slice_weight(l, s, b->by_ref);
+			for (size_t e = 0; e < l->nr_events; e++)
+				b->sum[e] += (double)s->delta[e];
+		}
+		for (size_t e = 0; e < l->nr_events; e++)
+			if (l->group_of[e] == (int)g)
+				est[e] = w > 0 ? b->sum[e] * b->run / w : NAN;
+	}
+}
+
+/* The level's quantiles of n values (sorted here); NAN when fewer than
+ * half of the replicates gave a value. */
+static void quantiles(double *vals, size_t nv, unsigned nboot, double level, double *lo, double *hi)
+{
+	size_t a, z;
+
+	if (!nv || nv < nboot / 2) {
+		*lo = *hi = NAN;
+		return;
+	}
+	qsort(vals, nv, sizeof(*vals), cmp_double);
+	a = (size_t)floor((1 - level) / 2 * (double)(nv - 1));
+	z = (size_t)ceil((1 + level) / 2 * (double)(nv - 1));
+	*lo = vals[a];
+	*hi = vals[z < nv ? z : nv - 1];
+}
+
+void mux_log__interval(const struct mux_log *l, mux_metric_fn metric, void *ctx, double level,
+		       unsigned nboot, uint64_t seed, double *lo, double *hi)
+{
+	struct boot b;
+	double *est = xcalloc(l->nr_events + 1, sizeof(*est)), *vals;
+	size_t nv = 0;
+
+	if (!nboot)
+		nboot = 200;
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	vals = xcalloc(nboot, sizeof(*vals));
+	boot__init(&b, l, seed);
+	for (unsigned r = 0; r < nboot; r++) {
+		double v;
+
+		boot__replicate(&b, l, est);
+		v = metric(ctx, est, l->nr_events);
+		if (!isnan(v))
+			vals[nv++] = v;
+	}
+	quantiles(vals, nv, nboot, level, lo, hi);
+	boot__exit(&b);
+	free(est);
+	free(vals);
+}
+
+int mux_log__node_intervals(const struct mux_log *l, const struct td_model *m,
+			    const struct td_ctx *ctx, const int *model_event, double level,
+			    unsigned nboot, double *lo, double *hi, char **cause)
+{
+	size_t nn = td_model__nr_nodes(m), nme = td_model__nr_events(m);
+	double *est = xcalloc(l->nr_events + 1, sizeof(*est));
+	double *counts = xcalloc(nme + 1, sizeof(*counts));
+	double *vals, *col;
+	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
+	struct boot b;
+	int err = 0;
+
+	if (!nboot)
+		nboot = 200;
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	vals = xcalloc(nn * nboot + 1, sizeof(*vals));
+	col = xcalloc(nboot + 1, sizeof(*col));
+	boot__init(&b, l, 0x746f70ULL);
+	for (unsigned r = 0; r < nboot && !err; r++) {
+		struct td_result res;
+
+		boot__replicate(&b, l, est);
+		for (size_t k = 0; k < nme; k++)
+			counts[k] = NAN;
+		for (size_t e = 0; e < l->nr_events; e++)
+			if (model_event[e] >= 0 && (size_t)model_event[e] < nme)
+				counts[model_event[e]] = est[e];
+		err = td_eval(m, counts, ctx, &res, cause);
+		if (err)
+			break;
+		for (size_t n = 0; n < nn && n < res.nr; n++)
+			if (!res.v[n].na && !isnan(res.v[n].value))
+				vals[n * nboot + nv[n]++] = res.v[n].value;
+		td_result__exit(&res);
+	}
+	for (size_t n = 0; n < nn; n++) {
+		memcpy(col, &vals[n * nboot], nv[n] * sizeof(*col));
+		if (err)
+			lo[n] = hi[n] = NAN;
+		else
+			quantiles(col, nv[n], nboot, level, &lo[n], &hi[n]);
+	}
+	boot__exit(&b);
+	free(est);
+	free(counts);
+	free(vals);
+	free(col);
+	free(nv);
+	return err;
+}
+
+static double metric_one(void *ctx, const double *est, size_t nr)
+{
+	size_t e = *(const size_t *)ctx;
+
+	return e < nr ? est[e] : NAN;
+}
+
+int mux_log__estimate(const struct mux_log *l, struct mux_estimate *est, char **cause)
+{
+	double *point, *f;
+	double *c_rg;
+
+	memset(est, 0, sizeof(*est));
+	est->reliability = NAN;
+	if (!l->nr)
+		return gx_fail(cause, GX_E_NODATA, "the slice log holds no slice");
+	est->nr_events = l->nr_events;
+	est->ev = xcalloc(l->nr_events + 1, sizeof(*est->ev));
+	est->run_ns = mux_log__run_ns(l);
+	est->nr_groups = l->nr_groups;
+	point = xcalloc(l->nr_events + 1, sizeof(*point));
+	log__point(l, point);
+	for (size_t e = 0; e < l->nr_events; e++) {
+		struct mux_event_estimate *v = &est->ev[e];
+
+		v->value = point[e];
+		for (size_t i = 0; i < l->nr; i++) {
+			if (l->group_of[e] < 0 || l->slices[i].group == (uint32_t)l->group_of[e]) {
+				v->slices++;
+				v->raw += (double)l->slices[i].delta[e];
+			}
+		}
+		v->scale = v->raw > 0 ? v->value / v->raw : mux_log__scale(l, e);
+		if (l->group_of[e] < 0) {
+			v->lo = v->hi = v->value;	/* counted all the time: exact */
+		} else {
+			size_t ctx = e;
+
+			mux_log__interval(l, metric_one, &ctx, 0.95, 200, 0x5eed + e, &v->lo, &v->hi);
+		}
+	}
+	est->min_slices = SIZE_MAX;
+	for (size_t g = 0; g < l->nr_groups; g++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < l->nr; i++)
+			n += l->slices[i].group == g;
+		if (n < est->min_slices)
+			est->min_slices = n;
+	}
+	if (est->min_slices == SIZE_MAX)
+		est->min_slices = l->nr;
+	if (l->reference >= 0) {
+		f = log__fractions(l);
+		c_rg = xcalloc(l->nr_groups + 1, sizeof(*c_rg));
+		for (size_t i = 0; i < l->nr; i++)
+			c_rg[l->slices[i].group] += (double)l->slices[i].delta[l->reference];
+		est->reliability = mux_reliability(c_rg, f, l->nr_groups);
+		free(c_rg);
+		free(f);
+	}
+	free(point);
+	return 0;
+}
+
+void mux_estimate__exit(struct mux_estimate *est)
+{
+	free(est->ev);
+	memset(est, 0, sizeof(*est));
+}
+
+/* ---- rendering -------------------------------------------------------------- */
+
+static void add_num(struct strbuf *sb, double v, bool fraction)
+{
+	if (isnan(v))
+		strbuf__addstr(sb, "n/a");
+	else if (fraction)
+		strbuf__addf(sb, "%.1f", 100 * v);
+	else if (fabs(v) >= 1e7)
+		strbuf__addf(sb, "%.3g", v);
+	else
+		strbuf__addf(sb, "%.0f", v);
+}
+
+void mux_format_interval(struct strbuf *sb, double value, double lo, double hi, bool fraction)
+{
+	add_num(sb, value, fraction);
+	if (fraction && !isnan(value))
+		strbuf__addstr(sb, "%");
+	if (isnan(lo) || isnan(hi))
+		return;
+	strbuf__addstr(sb, " [");
+	add_num(sb, lo, fraction);
+	strbuf__addstr(sb, "-");
+	add_num(sb, hi, fraction);
+	strbuf__addstr(sb, "]");
+}
+
+char *mux_estimate__hint(const struct mux_estimate *est, uint32_t slice_ms)
+{
+	if (est->nr_groups < 2 || est->min_slices >= MUX_MIN_SLICES)
+		return NULL;
+	return xasprintf("the run is too short for multiplexing: a group got only %zu slice%s of %u ms (want %d or more); run longer, use shorter slices (--slice), or measure one group per run (--mux-runs)",
+			 est->min_slices, est->min_slices == 1 ? "" : "s", slice_ms, MUX_MIN_SLICES);
+}
+
+void mux_estimate__render(const struct mux_estimate *est, const char *const *names,
+			  struct strbuf *sb)
+{
+	strbuf__addf(sb, "MUX reliability: ");
+	if (isnan(est->reliability))
+		strbuf__addstr(sb, "n/a");
+	else
+		strbuf__addf(sb, "%.2f", est->reliability);
+	strbuf__addf(sb, " (%s; %zu groups, %.3f s, fewest slices per group %zu)\n",
+		     mux_reliability_word(est->reliability), est->nr_groups,
+		     (double)est->run_ns / 1e9, est->min_slices);
+	for (size_t e = 0; e < est->nr_events; e++) {
+		const struct mux_event_estimate *v = &est->ev[e];
+		struct strbuf val = STRBUF_INIT;
+
+		mux_format_interval(&val, v->value, v->lo, v->hi, false);
+		strbuf__addf(sb, "  %-24s %-36s x%.2f, %zu slices\n", names && names[e] ? names[e] : "?",
+			     val.buf ? val.buf : "", v->scale, v->slices);
+		strbuf__exit(&val);
+	}
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const *names)
+{
+	json_t *o = json_object(), *a = json_array();
+
+	json_object_set_new(o, "reliability", num_or_null(est->reliability));
+	json_object_set_new(o, "reliability_word", json_string(mux_reliability_word(est->reliability)));
+	json_object_set_new(o, "run_ns", json_integer((json_int_t)est->run_ns));
+	json_object_set_new(o, "groups", json_integer((json_int_t)est->nr_groups));
+	json_object_set_new(o, "min_slices", json_integer((json_int_t)est->min_slices));
+	for (size_t e = 0; e < est->nr_events; e++) {
+		const struct mux_event_estimate *v = &est->ev[e];
+		json_t *x = json_object();
+
+		json_object_set_new(x, "name", names && names[e] ? json_string(names[e]) : json_null());
+		json_object_set_new(x, "value", num_or_null(v->value));
+		json_object_set_new(x, "lo", num_or_null(v->lo));
+		json_object_set_new(x, "hi", num_or_null(v->hi));
+		json_object_set_new(x, "scale", num_or_null(v->scale));
+		json_object_set_new(x, "slices", json_integer((json_int_t)v->slices));
+		json_array_append_new(a, x);
+	}
+	json_object_set_new(o, "events", a);
+	return o;
+}
+
+/* ---- rows: error propagation ------------------------------------------------- */
+
+double mux_row_rel_sd(uint64_t nsamples, double reliability)
+{
+	double mux = isnan(reliability) ? 0 : 1 - reliability;
+
+	if (!nsamples)
+		return NAN;
+	return sqrt(1.0 / (double)nsamples + mux * mux);
+}
+
+/* A standard normal deviate (Box-Muller). */
+static double normal(uint64_t *rng)
+{
+	double u1 = ((double)(rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = ((double)(rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+int mux_row_node_intervals(const struct td_model *m, const struct td_ctx *ctx,
+			   const double *counts, const double *rel_sd, double level, unsigned n,
+			   uint64_t seed, double *lo, double *hi, char **cause)
+{
+	size_t nn = td_model__nr_nodes(m), ne = td_model__nr_events(m);
+	double *c = xcalloc(ne + 1, sizeof(*c)), *vals, *col;
+	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
+	uint64_t rng = seed ? seed : 0x726f77ULL;
+	int err = 0;
+
+	if (!n)
+		n = 200;
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	vals = xcalloc(nn * n + 1, sizeof(*vals));
+	col = xcalloc(n + 1, sizeof(*col));
+	for (unsigned r = 0; r < n && !err; r++) {
+		struct td_result res;
+
+		for (size_t i = 0; i < ne; i++) {
+			double sd = rel_sd && !isnan(rel_sd[i]) ? rel_sd[i] : 0;
+
+			c[i] = counts[i] * (1 + sd * normal(&rng));
+			if (c[i] < 0 && !isnan(counts[i]))
+				c[i] = 0;
+		}
+		err = td_eval(m, c, ctx, &res, cause);
+		if (err)
+			break;
+		for (size_t k = 0; k < nn && k < res.nr; k++)
+			if (!res.v[k].na && !isnan(res.v[k].value))
+				vals[k * n + nv[k]++] = res.v[k].value;
+		td_result__exit(&res);
+	}
+	for (size_t k = 0; k < nn; k++) {
+		memcpy(col, &vals[k * n], nv[k] * sizeof(*col));
+		if (err)
+			lo[k] = hi[k] = NAN;
+		else
+			quantiles(col, nv[k], n, level, &lo[k], &hi[k]);
+	}
+	free(c);
+	free(nv);
+	free(vals);
+	free(col);
+	return err;
+}

@@ -1,0 +1,114 @@
+/*
+ * report.c: the multiplexing block a report shows next to its metric
+ * sets, rendered from meta.json alone (so any reader of a result can show
+ * it without the slice log).
+ */
+#include "config.h"
+
+#include "mux/mux.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "perfdata/perfdata.h"
+
+void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb)
+{
+	const struct gx_meta_mux *x = &meta->mux;
+	size_t unreliable = 0;
+
+	if (!x->mode || !strcmp(x->mode, "none"))
+		return;
+	strbuf__addf(sb, "Multiplexing: %s, %u groups", x->mode, x->nr_groups);
+	if (!strcmp(x->mode, "gexplore"))
+		strbuf__addf(sb, ", %llu slices of %u ms (fewest per group: %u)",
+			     (unsigned long long)x->nr_slices, x->slice_ms, x->min_slices);
+	strbuf__addstr(sb, "\n");
+	strbuf__addstr(sb, "MUX reliability: ");
+	if (isnan(x->reliability))
+		strbuf__addstr(sb, "n/a");
+	else
+		strbuf__addf(sb, "%.2f", x->reliability);
+	strbuf__addf(sb, " (%s)\n", mux_reliability_word(x->reliability));
+	for (size_t e = 0; e < meta->nr_events; e++) {
+		const struct gx_meta_event *me = &meta->events[e];
+		struct strbuf v = STRBUF_INIT;
+
+		if (!me->has_estimate)
+			continue;
+		mux_format_interval(&v, me->estimate,
+				    me->estimate_lo == me->estimate_hi ? NAN : me->estimate_lo,
+				    me->estimate_lo == me->estimate_hi ? NAN : me->estimate_hi, false);
+		strbuf__addf(sb, "  %-24s %-36s", me->name ? me->name : "?", v.buf ? v.buf : "");
+		if (me->group >= 0)
+			strbuf__addf(sb, " group %d, x%.2f", me->group + 1, me->scale);
+		else
+			strbuf__addstr(sb, " always on");
+		strbuf__addstr(sb, "\n");
+		strbuf__exit(&v);
+	}
+	for (size_t i = 0; i < x->nr_rows; i++)
+		if (!isnan(x->rows[i].reliability) && x->rows[i].reliability < MUX_UNRELIABLE &&
+		    x->rows[i].samples >= 10)
+			unreliable++;
+	if (unreliable) {
+		strbuf__addf(sb, "  %zu thread%s with MUX reliability below %.1f:", unreliable,
+			     unreliable == 1 ? "" : "s", MUX_UNRELIABLE);
+		for (size_t i = 0; i < x->nr_rows; i++)
+			if (!isnan(x->rows[i].reliability) && x->rows[i].reliability < MUX_UNRELIABLE &&
+			    x->rows[i].samples >= 10)
+				strbuf__addf(sb, " %d (%.2f)", x->rows[i].tid, x->rows[i].reliability);
+		strbuf__addstr(sb, "\n");
+	}
+}
+
+static json_t *num(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+json_t *mux_meta__to_json(const struct gx_meta *meta)
+{
+	const struct gx_meta_mux *x = &meta->mux;
+	json_t *o, *evs, *rows;
+
+	if (!x->mode)
+		return NULL;
+	o = json_object();
+	evs = json_array();
+	rows = json_array();
+	json_object_set_new(o, "mode", json_string(x->mode));
+	json_object_set_new(o, "groups", json_integer(x->nr_groups));
+	json_object_set_new(o, "slice_ms", json_integer(x->slice_ms));
+	json_object_set_new(o, "slices", json_integer((json_int_t)x->nr_slices));
+	json_object_set_new(o, "min_slices", json_integer(x->min_slices));
+	json_object_set_new(o, "reliability", num(x->reliability));
+	json_object_set_new(o, "reliability_word", json_string(mux_reliability_word(x->reliability)));
+	for (size_t e = 0; e < meta->nr_events; e++) {
+		const struct gx_meta_event *me = &meta->events[e];
+		json_t *j;
+
+		if (!me->has_estimate)
+			continue;
+		j = json_object();
+		json_object_set_new(j, "name", json_string(me->name ? me->name : ""));
+		json_object_set_new(j, "group", json_integer(me->group));
+		json_object_set_new(j, "estimate", num(me->estimate));
+		json_object_set_new(j, "lo", num(me->estimate_lo));
+		json_object_set_new(j, "hi", num(me->estimate_hi));
+		json_object_set_new(j, "scale", num(me->scale));
+		json_array_append_new(evs, j);
+	}
+	for (size_t i = 0; i < x->nr_rows; i++) {
+		json_t *j = json_object();
+
+		json_object_set_new(j, "pid", json_integer(x->rows[i].pid));
+		json_object_set_new(j, "tid", json_integer(x->rows[i].tid));
+		json_object_set_new(j, "samples", json_integer((json_int_t)x->rows[i].samples));
+		json_object_set_new(j, "reliability", num(x->rows[i].reliability));
+		json_array_append_new(rows, j);
+	}
+	json_object_set_new(o, "events", evs);
+	json_object_set_new(o, "rows", rows);
+	return o;
+}

@@ -1,0 +1,39 @@
+/*
+ * x86-64 AVX-512 kernels (EVEX, zmm): FP add, multiply and FMA at 512 bits,
+ * integer add (F), multiply-add (BW) and VNNI dot product, zmm loads and
+ * stores, and the AVX-512 bandwidth kernels. Called only when CPUID says
+ * AVX512F (BW, VNNI) and XCR0 has the opmask and upper-zmm state enabled
+ * (XCR0 & 0xE6 == 0xE6).
+ */
+#include "kern-x86.h"
+
+	VPAIR add_f32_512, F3, vaddps, zmm, Z3, vpxord, 1
+	VPAIR add_f64_512, F3, vaddpd, zmm, Z3, vpxord, 1
+	VPAIR mul_f32_512, F3, vmulps, zmm, Z3, vpxord, 1
+	VPAIR mul_f64_512, F3, vmulpd, zmm, Z3, vpxord, 1
+	VPAIR fma_f32_512, FM, vfmadd231ps, zmm, Z3, vpxord, 1
+	VPAIR fma_f64_512, FM, vfmadd231pd, zmm, Z3, vpxord, 1
+	VPAIR vadd_i32_512, F3, vpaddd, zmm, Z3, vpxord, 1
+	VPAIR vmadd_i16_512, F3, vpmaddwd, zmm, Z3, vpxord, 1
+	VPAIR vnni_i8_512, FM, vpdpbusd, zmm, Z3, vpxord, 1
+	VTPUT ld_512, LD, vmovaps, zmm, Z3, vpxord, 1
+	VTPUT st_512, ST, vmovaps, zmm, Z3, vpxord, 1
+
+	BW_RW avx512, zmm, 64, vmovaps, vmovaps, 1
+
+	PK_BEGIN gx_pk_bw_triad_avx512
+	vbroadcastsd %xmm0, %zmm0
+2:	xor %rax, %rax
+1:	.irp r, 1,2,3,4,5,6,7,8
+	vmulpd (\r-1)*64(%rdx,%rax), %zmm0, %zmm\r
+	vaddpd (\r-1)*64(%rsi,%rax), %zmm\r, %zmm\r
+	vmovapd %zmm\r, (\r-1)*64(%rdi,%rax)
+	.endr
+	add $512, %rax
+	cmp %rcx, %rax
+	jb 1b
+	dec %r8
+	jnz 2b
+	PK_END gx_pk_bw_triad_avx512, 1
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,298 @@
+/*
+ * The results as a terminal table and as JSON, and where they are kept per
+ * machine so that reports (the roofline) can use them.
+ */
+#include "config.h"
+
+#include "peak-int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static double gflops(const struct peak_result *r, const struct peak_insn *i)
+{
+	return i->flops && i->tput.min > 0 ? i->flops / i->tput.min * r->ghz : 0;
+}
+
+static double gbps(const struct peak_result *r, const struct peak_insn *i)
+{
+	return i->bytes && i->tput.min > 0 ? i->bytes / i->tput.min * r->ghz : 0;
+}
+
+static void human_size(char *buf, size_t len, size_t n)
+{
+	if (n >= (1u << 20) && n % (1u << 20) == 0)
+		snprintf(buf, len, "%zu MiB", n >> 20);
+	else if (n >= (1u << 20))
+		snprintf(buf, len, "%.1f MiB", n / 1048576.0);
+	else
+		snprintf(buf, len, "%zu KiB", n >> 10);
+}
+
+void peak_result__print(const struct peak_result *r, struct strbuf *sb)
+{
+	const struct peak_machine *m = &r->machine;
+
+	strbuf__addf(sb, "Machine: %s (%s), %d CPUs (%d cores)%s\n", m->cpu, m->arch,
+		     m->logical_cpus, m->cores, m->hypervisor ? ", virtual machine" : "");
+	strbuf__addf(sb, "ISA:     %s", m->isa);
+	if (m->sve_bits)
+		strbuf__addf(sb, " (SVE %d bits)", m->sve_bits);
+	strbuf__addf(sb, "\nClock:   %.3f GHz measured (add chain; %u calibrations, %.3f-%.3f, "
+		     "max drift %.1f%%)\n", r->ghz, r->clock_ghz.n, r->clock_ghz.p90,
+		     r->clock_ghz.min, 100 * r->max_drift);
+	if (r->nr_insns) {
+		const char *fam = NULL;
+		double dl, di;
+
+		strbuf__addf(sb, "\n%-14s %-16s %9s %9s %9s %8s %11s  %s\n", "instruction", "encoding",
+			     "latency", "cyc/insn", "insn/cyc", "p90", "GFLOP/s", "documented");
+		for (size_t i = 0; i < r->nr_insns; i++) {
+			const struct peak_insn *in = &r->insns[i];
+			char lat[16] = "-", extra[24] = "", doc[48] = "";
+
+			if (in->has_lat)
+				snprintf(lat, sizeof(lat), "%.2f", in->lat.min);
+			if (in->flops)
+				snprintf(extra, sizeof(extra), "%11.1f", gflops(r, in));
+			else if (in->bytes)
+				snprintf(extra, sizeof(extra), "%6.1f GB/s", gbps(r, in));
+			else
+				snprintf(extra, sizeof(extra), "%11s", "");
+			/* The vendor's figures beside ours, where we know them. */
+			if (peak_expected(in->name, &fam, &dl, &di))
+				snprintf(doc, sizeof(doc), "  lat %g, %g/cycle (%s)", dl, di, fam);
+			strbuf__addf(sb, "%-14s %-16s %9s %9.3f %9.2f %8.3f %s%s\n", in->name, in->insn,
+				     lat, in->tput.min, 1 / in->tput.min, in->tput.p90, extra, doc);
+		}
+		strbuf__addf(sb, "(latency and cyc/insn: min of %u samples; p90 of cyc/insn)\n",
+			     r->insns[0].tput.n);
+	}
+	if (r->nr_mixes) {
+		strbuf__addf(sb, "\n%-12s %8s %8s %8s %6s  %s\n", "mix", "A", "B", "A+B", "ratio",
+			     "issue together");
+		for (size_t i = 0; i < r->nr_mixes; i++) {
+			const struct peak_mix *x = &r->mixes[i];
+
+			strbuf__addf(sb, "%-12s %8.2f %8.2f %8.2f %6.2f  %s\n", x->name, x->a, x->b,
+				     x->ab, x->ratio, x->verdict);
+		}
+		strbuf__addf(sb, "(cycles per round; ratio = (A + B) / (A+B): 2 parallel, 1 shared)\n");
+	}
+	if (r->nr_bw) {
+		strbuf__addf(sb, "\n%-6s %-10s %7s %10s %10s %10s %10s\n", "level", "set/thread",
+			     "threads", "read", "write", "copy", "triad");
+		for (size_t i = 0; i < r->nr_bw;) {
+			const struct peak_bw *b = &r->bw[i];
+			char ws[24];
+			size_t j;
+
+			human_size(ws, sizeof(ws), b->ws);
+			strbuf__addf(sb, "%-6s %-10s %7d", b->level, ws, b->threads);
+			for (j = i; j < r->nr_bw && r->bw[j].level == b->level &&
+				    r->bw[j].threads == b->threads; j++)
+				strbuf__addf(sb, " %10.1f", r->bw[j].gbps);
+			strbuf__addf(sb, "\n");
+			i = j;
+		}
+		strbuf__addf(sb, "(GB/s, best of the samples; copy and triad count every array)\n");
+	}
+	if (r->nr_contention) {
+		strbuf__addf(sb, "\n%-6s %7s %10s %10s\n", "shared", "cores", "GB/s", "per core");
+		for (size_t i = 0; i < r->nr_contention; i++) {
+			const struct peak_bw *b = &r->contention[i];
+
+			strbuf__addf(sb, "%-6s %7d %10.1f %10.1f\n", b->level, b->threads, b->gbps,
+				     b->gbps / b->threads);
+		}
+	}
+	if (r->nr_chase) {
+		strbuf__addf(sb, "\n%-10s %8s %8s\n", "latency", "ns", "cycles");
+		for (size_t i = 0; i < r->nr_chase; i++) {
+			char ws[24];
+
+			human_size(ws, sizeof(ws), r->chase[i].bytes);
+			strbuf__addf(sb, "%-10s %8.2f %8.1f\n", ws, r->chase[i].ns, r->chase[i].cycles);
+		}
+	}
+	if (r->nr_skipped) {
+		strbuf__addf(sb, "\nSkipped:\n");
+		for (size_t i = 0; i < r->nr_skipped; i++)
+			strbuf__addf(sb, "  %-14s %s\n", r->skipped[i].name, r->skipped[i].why);
+	}
+	for (size_t i = 0; i < r->nr_warnings; i++)
+		strbuf__addf(sb, "%swarning: %s\n", i ? "" : "\n", r->warnings[i]);
+}
+
+static json_t *stat_json(const struct peak_stat *s)
+{
+	return json_pack("{s:f, s:f, s:f, s:i}", "min", s->min, "median", s->median, "p90", s->p90,
+			 "samples", (json_int_t)s->n);
+}
+
+static json_t *bw_json(const struct peak_bw *b)
+{
+	return json_pack("{s:s, s:s, s:I, s:i, s:f, s:f, s:f, s:f}", "kernel", b->kernel, "level",
+			 b->level, "working_set", (json_int_t)b->ws, "threads", b->threads,
+			 "gbps", b->gbps, "gbps_median", b->gbps_median, "gbps_p90", b->gbps_p90,
+			 "gbps_per_core", b->gbps / b->threads);
+}
+
+json_t *peak_result__to_json(const struct peak_result *r)
+{
+	const struct peak_machine *m = &r->machine;
+	json_t *root = json_object(), *mach, *caches = json_array(), *a;
+
+	json_object_set_new(root, "schema", json_string(GX_PEAK_SCHEMA));
+	json_object_set_new(root, "version", json_string(PACKAGE_VERSION));
+	for (int i = 0; i < m->nr_caches; i++)
+		json_array_append_new(caches, json_pack("{s:i, s:s, s:I, s:i}", "level",
+							m->caches[i].level, "type", m->caches[i].type,
+							"size", (json_int_t)m->caches[i].size,
+							"shared_by", m->caches[i].shared));
+	mach = json_pack("{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:b, s:s}", "hostname",
+			 m->hostname, "cpu", m->cpu, "arch", m->arch, "isa", m->isa,
+			 "logical_cpus", m->logical_cpus, "cores", m->cores, "sve_bits", m->sve_bits,
+			 "caches", caches, "hypervisor", m->hypervisor, "governor", m->governor);
+	json_object_set_new(root, "machine", mach);
+	json_object_set_new(root, "quick", json_boolean(r->quick));
+	json_object_set_new(root, "seconds", json_real(r->seconds));
+	json_object_set_new(root, "clock", json_pack("{s:f, s:f, s:f, s:f, s:i, s:f}", "ghz", r->ghz,
+						      "max", r->clock_ghz.min, "median",
+						      r->clock_ghz.median, "p10", r->clock_ghz.p90,
+						      "calibrations", (json_int_t)r->clock_ghz.n,
+						      "max_drift", r->max_drift));
+	a = json_array();
+	for (size_t i = 0; i < r->nr_insns; i++) {
+		const struct peak_insn *in = &r->insns[i];
+		json_t *t = json_pack("{s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:o, s:f, s:f, s:f}",
+				      "name", in->name, "group", in->group, "isa", in->isa,
+				      "instruction", in->insn, "bits", in->bits, "flops_per_instr",
+				      in->flops, "bytes_per_instr", in->bytes, "throughput",
+				      stat_json(&in->tput), "cycles_per_instr", in->tput.min,
+				      "instr_per_cycle", 1 / in->tput.min, "drift", in->drift);
+
+		json_object_set_new(t, "latency", in->has_lat ? stat_json(&in->lat) : json_null());
+		json_object_set_new(t, "latency_cycles", in->has_lat ? json_real(in->lat.min) :
+							 json_null());
+		if (in->flops)
+			json_object_set_new(t, "gflops", json_real(gflops(r, in)));
+		if (in->bytes)
+			json_object_set_new(t, "gbps", json_real(gbps(r, in)));
+		{
+			const char *fam;
+			double dl, di;
+
+			if (peak_expected(in->name, &fam, &dl, &di))
+				json_object_set_new(t, "documented",
+						    json_pack("{s:s, s:f, s:f}", "family", fam,
+							      "latency_cycles", dl,
+							      "instr_per_cycle", di));
+		}
+		json_array_append_new(a, t);
+	}
+	json_object_set_new(root, "tests", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_mixes; i++) {
+		const struct peak_mix *x = &r->mixes[i];
+
+		json_array_append_new(a, json_pack("{s:s, s:f, s:f, s:f, s:f, s:s}", "name", x->name,
+						   "a_cycles", x->a, "b_cycles", x->b, "ab_cycles",
+						   x->ab, "ratio", x->ratio, "together", x->verdict));
+	}
+	json_object_set_new(root, "mixes", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_bw; i++)
+		json_array_append_new(a, bw_json(&r->bw[i]));
+	json_object_set_new(root, "bandwidth", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_contention; i++)
+		json_array_append_new(a, bw_json(&r->contention[i]));
+	json_object_set_new(root, "contention", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_chase; i++)
+		json_array_append_new(a, json_pack("{s:I, s:f, s:f}", "bytes",
+						   (json_int_t)r->chase[i].bytes, "ns",
+						   r->chase[i].ns, "cycles", r->chase[i].cycles));
+	json_object_set_new(root, "latency", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_skipped; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "name", r->skipped[i].name, "reason",
+						   r->skipped[i].why));
+	json_object_set_new(root, "skipped", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_warnings; i++)
+		json_array_append_new(a, json_string(r->warnings[i]));
+	json_object_set_new(root, "warnings", a);
+	return root;
+}
+
+char *peak_cache_path(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	struct peak_machine m;
+	char *base;
+	char *path;
+
+	if (xdg && *xdg)
+		base = xasprintf("%s/gexplore", xdg);
+	else if (home && *home)
+		base = xasprintf("%s/.cache/gexplore", home);
+	else
+		return NULL;
+	peak_machine_detect(&m);
+	path = xasprintf("%s/peak-%s-%08llx.json", base, m.hostname,
+			 (unsigned long long)(gx_hash(m.cpu, strlen(m.cpu)) & 0xffffffffu));
+	free(base);
+	return path;
+}
+
+static int mkdir_p(char *dir)
+{
+	for (char *p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			*p = '/';
+			return -errno;
+		}
+		*p = '/';
+	}
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int peak_save(const json_t *json, const char *path, char **cause)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp = NULL;
+	int err = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		err = mkdir_p(dir);
+		if (err) {
+			err = gx_fail(cause, err, "creating %s: %s", dir, strerror(-err));
+			goto out;
+		}
+	}
+	/* Write then rename: a reader never sees half a file. */
+	tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
+	if (json_dump_file(json, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(6)) != 0) {
+		err = gx_fail(cause, -EIO, "writing %s failed", tmp);
+		goto out;
+	}
+	if (rename(tmp, path) != 0) {
+		err = gx_fail(cause, -errno, "renaming %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+	}
+out:
+	free(tmp);
+	free(dir);
+	return err;
+}

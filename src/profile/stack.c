@@ -1,0 +1,424 @@
+/*
+ * One sample -> rows. The sample's stack (the ip, the kernel's callchain,
+ * or the user stack unwound from DWARF) is symbolized frame by frame; each
+ * result is cached with the function and line rows of its inline chain, so
+ * after warm-up a frame costs two hash probes (symbolize's cache and ours)
+ * and nothing is allocated.
+ *
+ * Self: the innermost frame of the leaf (its function and source line).
+ * Total: every distinct function, line and module on the stack, once per
+ * sample (recursion is not counted twice). Call path: the chain of function
+ * rows, root first, with the thread's comm, exactly as the sample saw it.
+ */
+#include "config.h"
+
+#include "profile-int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static inline void row_add(struct profile_row *r, uint32_t ev, uint64_t period)
+{
+	r->samples[ev]++;
+	r->period[ev] += period;
+}
+
+/* Add to a row's total once per sample. */
+static inline void row_add_total(struct profile *p, struct rowset *s, uint32_t ri, uint32_t ev,
+				 uint64_t period)
+{
+	if (s->stamp[ri] == p->seq)
+		return;
+	s->stamp[ri] = p->seq;
+	s->rows[ri].total_samples[ev]++;
+	s->rows[ri].total_period[ev] += period;
+}
+
+static bool mode_is_kernel(uint16_t misc)
+{
+	switch (misc & PERF_RECORD_MISC_CPUMODE_MASK) {
+	case PERF_RECORD_MISC_KERNEL:
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+	case PERF_RECORD_MISC_HYPERVISOR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint32_t module_of(struct profile *p, const struct pd_sample *s, const struct mproc *proc)
+{
+	struct machine *m = &p->machine;
+	const struct mmap_ent *e;
+	uint16_t mode = s->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	switch (mode) {
+	case PERF_RECORD_MISC_KERNEL:
+	case PERF_RECORD_MISC_GUEST_KERNEL:
+		e = mproc__find_map(&m->kernel, s->ip);
+		return e ? e->module : m->str_kernel;
+	case PERF_RECORD_MISC_HYPERVISOR:
+		return m->str_hv;
+	default:
+		break;
+	}
+	e = proc ? mproc__find_map(proc, s->ip) : NULL;
+	if (!e)
+		e = mproc__find_map(&m->kernel, s->ip);	/* e.g. no cpumode bits */
+	if (!e) {
+		p->unmapped++;
+		return m->str_unknown;
+	}
+	return e->module;
+}
+
+/* ---- rows of a symbolization result -------------------------------------- */
+
+static uint32_t function_row(struct profile *p, const struct sym_result *r, uint32_t fn)
+{
+	struct rowset *fs = &p->sets[PROFILE_BY_FUNCTION];
+	uint64_t key = (uint64_t)r->module << 32 | fn;
+	uint64_t *slot = u64map__find(&fs->idx, key);
+	uint32_t ri;
+
+	if (slot)
+		return (uint32_t)*slot;
+	ri = rowset__add(p, fs, sym_session__str(p->sym, fn), true);
+	fs->rows[ri].module = sym_session__str(p->sym, r->module);
+	*u64map__findnew(&fs->idx, key, 0) = ri;
+	return ri;
+}
+
+static uint32_t line_row(struct profile *p, uint32_t fn_row, uint32_t file, uint32_t line)
+{
+	struct rowset *ls = &p->sets[PROFILE_BY_LINE];
+	const char *fstr = sym_session__str(p->sym, file);
+	uint64_t k[2] = { (uint64_t)fn_row << 32 | file, line };
+	uint64_t key = gx_hash(k, sizeof(k));
+	const struct profile_row *fr;
+	uint64_t *slot;
+	uint32_t ri;
+
+	for (;; key++) {
+		if (key == UINT64_MAX)
+			key = 0;
+		slot = u64map__find(&ls->idx, key);
+		if (!slot)
+			break;
+		fr = &ls->rows[*slot];
+		if (fr->function == fn_row && fr->line == line && fr->file == fstr)
+			return (uint32_t)*slot;
+	}
+	fr = &p->sets[PROFILE_BY_FUNCTION].rows[fn_row];
+	ri = rowset__add(p, ls, fr->name, true);
+	ls->rows[ri].module = fr->module;
+	ls->rows[ri].file = fstr;
+	ls->rows[ri].line = line;
+	ls->rows[ri].function = fn_row;
+	*u64map__findnew(&ls->idx, key, 0) = ri;
+	return ri;
+}
+
+static uint32_t rinfo_of(struct profile *p, const struct sym_result *r)
+{
+	uint64_t *slot = u64map__find(&p->rinfo_idx, (uint64_t)(uintptr_t)r);
+	struct machine *m = &p->machine;
+	uint32_t n = r->nr_frames ? r->nr_frames : 1, mod;
+	struct rinfo ri;
+
+	if (slot)
+		return (uint32_t)*slot;
+	p->fnpool = xgrow(p->fnpool, &p->pool_cap, p->nr_pool + n, sizeof(*p->fnpool));
+	p->linepool = xgrow(p->linepool, &p->linepool_cap, p->nr_pool + n, sizeof(*p->linepool));
+	ri.off = (uint32_t)p->nr_pool;
+	ri.nr = n;
+	for (uint32_t k = 0; k < n; k++) {
+		const struct sym_frame *f = r->nr_frames ? &r->frames[k] : NULL;
+		uint32_t fn = f && f->function != SYM_STR_NONE ? f->function : r->symbol;
+		uint32_t fr = function_row(p, r, fn);
+
+		p->fnpool[ri.off + k] = fr;
+		p->linepool[ri.off + k] = line_row(p, fr, f ? f->file : SYM_STR_NONE, f ? f->line : 0);
+	}
+	p->nr_pool += n;
+	{
+		const char *sym = sym_session__str(p->sym, r->symbol);
+
+		/* "[unknown]", "[kernel]": a placeholder, not a function */
+		ri.pseudo = (r->flags & SYM_F_UNKNOWN) || (sym[0] == '[' && n == 1);
+	}
+	mod = strtab__intern(&m->strs, sym_session__str(p->sym, r->module));
+	ri.module = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod),
+				    0, 0);
+	p->rinfos = xgrow(p->rinfos, &p->rinfos_cap, p->nr_rinfos + 1, sizeof(*p->rinfos));
+	p->rinfos[p->nr_rinfos] = ri;
+	*u64map__findnew(&p->rinfo_idx, (uint64_t)(uintptr_t)r, 0) = p->nr_rinfos;
+	return (uint32_t)p->nr_rinfos++;
+}
+
+static const struct sym_result *resolve(struct profile *p, const struct mproc *proc, uint64_t ip,
+					bool kernel)
+{
+	const struct mmap_ent *e;
+
+	if (kernel)
+		return sym_session__lookup_kernel(p->sym, ip);
+	e = proc ? mproc__find_map(proc, ip) : NULL;
+	if (!e) {
+		if (mproc__find_map(&p->machine.kernel, ip))
+			return sym_session__lookup_kernel(p->sym, ip);
+		return sym_session__lookup(p->sym, NULL, ip);
+	}
+	return sym_session__lookup(p->sym, e->dso, sym_map_offset(ip, e->start, e->pgoff));
+}
+
+/* ---- the sample's stack --------------------------------------------------- */
+
+struct unwind_ctx {
+	const struct mproc *proc;
+	const struct mmap_ent *last;	/* the unwinder asks for the same map in a row */
+};
+
+static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
+			   uint64_t *len, uint64_t *pgoff)
+{
+	struct unwind_ctx *uc = ctx;
+	const struct mmap_ent *e = uc->last;
+
+	if (!e || addr < e->start || addr >= e->end) {
+		e = uc->proc ? mproc__find_map(uc->proc, addr) : NULL;
+		uc->last = e;
+	}
+	if (!e || !e->dso)
+		return -1;
+	*dso = e->dso;
+	*start = e->start;
+	*len = e->end - e->start;
+	*pgoff = e->pgoff;
+	return 0;
+}
+
+static void unwind_failed(struct profile *p, int err, char *cause)
+{
+	p->unwind_failures++;
+	if (!p->unwind_why)
+		p->unwind_why = cause ? cause : xstrdup(err ? gx_strerror(err) : "no frames");
+	else
+		free(cause);
+}
+
+static inline void push_ip(struct profile *p, size_t *n, uint64_t ip, bool kernel)
+{
+	p->ips[*n] = ip;
+	p->ip_kernel[*n] = kernel;
+	(*n)++;
+}
+
+/*
+ * Fill p->ips (leaf first) with the sample's frames. The leaf is the
+ * sample's ip, as perf attributes self: the callchain's own first entry (the
+ * same frame, or the interrupted ip a few instructions away with precise
+ * events) is dropped. Caller frames are return addresses: ip - 1 lands in
+ * the call instruction, so its line is the call site. The first ip of a
+ * later context (the user ip at which the kernel was entered) is exact.
+ */
+static size_t collect_ips(struct profile *p, const struct pd_sample *s, const struct mproc *proc)
+{
+	size_t n = 0, max = p->max_stack;
+	bool kernel = mode_is_kernel(s->misc);
+	bool dwarf = s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size &&
+		     s->user_abi;
+
+	push_ip(p, &n, s->ip, kernel);
+	if (s->callchain && s->nr_callchain) {
+		bool k = kernel, first = true, leaf = true;
+
+		p->has_callchains = true;
+		for (uint64_t i = 0; i < s->nr_callchain && n < max; i++) {
+			uint64_t c = s->callchain[i];
+
+			if (c >= PERF_CONTEXT_MAX) {
+				if (c == PERF_CONTEXT_USER || c == PERF_CONTEXT_GUEST_USER)
+					k = false;
+				else
+					k = true;
+				first = true;
+				continue;
+			}
+			if (dwarf && !k)
+				break;	/* the user part comes from the unwinder */
+			if (leaf) {
+				leaf = false;
+				if (k == kernel) {	/* the sampled frame itself */
+					first = false;
+					continue;
+				}
+			}
+			push_ip(p, &n, first || !c ? c : c - 1, k);
+			first = false;
+		}
+	}
+	if (dwarf && n < max) {
+		struct unwind_ctx uc = { proc, NULL };
+		struct sym_unwind_input in = {
+			.abi = s->user_abi,
+			.regs_mask = s->user_regs_mask,
+			.regs = s->user_regs,
+			.stack = s->stack,
+			.stack_size = s->stack_dyn_size,
+			.find_map = unwind_find_map,
+			.ctx = &uc,
+		};
+		/* a user-mode sample: the unwinder's first ip is the leaf again */
+		size_t base = !kernel && n == 1 ? 0 : n, got = 0;
+		char *cause = NULL;
+		int err;
+
+		p->has_callchains = true;
+		err = sym_unwind(p->sym, &in, &p->ips[base], max - base, &got, &cause);
+		if (err || got == 0)
+			unwind_failed(p, err, cause);
+		else
+			free(cause);
+		for (size_t i = 0; i < got; i++) {
+			p->ip_kernel[base + i] = false;
+			if (i > 0 && p->ips[base + i])
+				p->ips[base + i]--;
+		}
+		if (base + got > n)
+			n = base + got;
+	}
+	return n;
+}
+
+#define PATH_CHUNK 65536	/* function ids per chunk */
+
+/* Room for len ids that stays where it is for the profile's lifetime. */
+static uint32_t *path_alloc(struct profile *p, uint32_t len)
+{
+	uint32_t *c;
+
+	if (!p->nr_path_chunks || p->path_chunk_used + len > p->path_chunk_size) {
+		size_t sz = len > PATH_CHUNK ? len : PATH_CHUNK;
+
+		p->path_chunks = xgrow(p->path_chunks, &p->path_chunks_cap, p->nr_path_chunks + 1,
+				       sizeof(*p->path_chunks));
+		p->path_chunks[p->nr_path_chunks++] = xmalloc(sz * sizeof(uint32_t));
+		p->path_chunk_size = sz;
+		p->path_chunk_used = 0;
+	}
+	c = p->path_chunks[p->nr_path_chunks - 1] + p->path_chunk_used;
+	p->path_chunk_used += len;
+	return c;
+}
+
+static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t *path,
+			     uint32_t len)
+{
+	struct rowset *cs = &p->sets[PROFILE_BY_CALLPATH];
+	uint64_t key = gx_hash(path, len * sizeof(*path)) ^
+		       ((uint64_t)(uintptr_t)comm * 0x9e3779b97f4a7c15ull);
+	struct profile_row *r;
+	uint32_t *copy;
+	uint64_t *slot;
+	uint32_t ri;
+
+	for (;; key++) {
+		if (key == UINT64_MAX)
+			key = 0;
+		slot = u64map__find(&cs->idx, key);
+		if (!slot)
+			break;
+		r = &cs->rows[*slot];
+		if (r->name == comm && r->path_len == len &&
+		    !memcmp(r->path, path, len * sizeof(*path)))
+			return (uint32_t)*slot;
+	}
+	ri = rowset__add(p, cs, comm, false);
+	copy = path_alloc(p, len);
+	memcpy(copy, path, len * sizeof(*path));
+	cs->rows[ri].path = copy;
+	cs->rows[ri].path_len = len;
+	*u64map__findnew(&cs->idx, key, 0) = ri;
+	return ri;
+}
+
+static void aggregate_stack(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
+			    const char *comm, uint32_t self_module, uint32_t ev, uint64_t period)
+{
+	struct rowset *fs = &p->sets[PROFILE_BY_FUNCTION], *ls = &p->sets[PROFILE_BY_LINE];
+	struct rowset *ms = &p->sets[PROFILE_BY_MODULE];
+	size_t n = collect_ips(p, s, proc), nc = 0;
+	uint32_t ri;
+
+	p->seq++;
+	row_add_total(p, ms, self_module, ev, period);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t rix = rinfo_of(p, resolve(p, proc, p->ips[i], p->ip_kernel[i]));
+		const struct rinfo *r = &p->rinfos[rix];	/* after rinfo_of grew the array */
+
+		row_add_total(p, ms, r->module, ev, period);
+		if (r->pseudo && nc && p->chain[nc - 1] == p->fnpool[r->off])
+			continue;	/* [kernel];[kernel];...: one frame is enough */
+		for (uint32_t k = 0; k < r->nr && nc < PROFILE_MAX_CHAIN; k++, nc++) {
+			p->chain[nc] = p->fnpool[r->off + k];
+			p->chain_line[nc] = p->linepool[r->off + k];
+		}
+	}
+	row_add(&fs->rows[p->chain[0]], ev, period);
+	row_add(&ls->rows[p->chain_line[0]], ev, period);
+	for (size_t j = 0; j < nc; j++) {
+		row_add_total(p, fs, p->chain[j], ev, period);
+		row_add_total(p, ls, p->chain_line[j], ev, period);
+		p->path_tmp[nc - 1 - j] = p->chain[j];
+	}
+	ri = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
+	row_add(&p->sets[PROFILE_BY_CALLPATH].rows[ri], ev, period);
+}
+
+int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
+{
+	struct profile *p = (struct profile *)tool;
+	struct machine *m = &p->machine;
+	uint32_t ev = s->evsel < p->nr_events ? s->evsel : 0;
+	uint64_t period = s->period ? s->period : 1;
+	const struct mproc *proc;
+	struct mthread *t;
+	uint64_t *pi;
+	uint32_t mod, ri;
+
+	if (!p->nr_events)
+		return 0;
+	t = machine__findnew_thread(m, s->pid, s->tid);
+	p->tot_samples[ev]++;
+	p->tot_period[ev] += period;
+
+	/* cached rows: valid while the thread's comm is unchanged */
+	if (t->row[0] == UINT32_MAX || p->sets[PROFILE_BY_THREAD].rows[t->row[0]].name !=
+					       strtab__str(&m->strs, t->comm)) {
+		uint32_t pcomm = machine__findnew_proc(m, t->pid)->comm;
+
+		t = machine__findnew_thread(m, s->pid, s->tid);
+		t->row[0] = rowset__findnew(p, &p->sets[PROFILE_BY_THREAD],
+					    (uint64_t)t->tid << 32 | t->comm,
+					    strtab__str(&m->strs, t->comm), t->pid, t->tid);
+		t->row[1] = rowset__findnew(p, &p->sets[PROFILE_BY_PROCESS],
+					    (uint64_t)t->pid << 32 | pcomm,
+					    strtab__str(&m->strs, pcomm), t->pid, 0);
+	}
+	row_add(&p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
+	row_add(&p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
+
+	pi = u64map__find(&m->proc_idx, t->pid);
+	proc = pi ? &m->procs[*pi] : NULL;
+	mod = module_of(p, s, proc);
+	ri = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod), 0, 0);
+	row_add(&p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
+	if (p->sym) {
+		aggregate_stack(p, s, proc, strtab__str(&m->strs, t->comm), ri, ev, period);
+	} else {
+		p->seq++;
+		row_add_total(p, &p->sets[PROFILE_BY_MODULE], ri, ev, period);
+	}
+	return 0;
+}

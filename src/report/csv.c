@@ -1,0 +1,115 @@
+/*
+ * CSV output: one table, a header row, the sort event's values. Columns
+ * per --by are fixed (gexplore-report(1)); new ones are only appended.
+ */
+#include "config.h"
+
+#include "report-int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A field and its comma, quoted (RFC 4180) when it holds a separator, quote or newline. */
+static void csv_str(struct strbuf *sb, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n")) {
+		strbuf__addstr(sb, "\"");
+		for (const char *c = s; *c; c++)
+			strbuf__add(sb, *c == '"' ? "\"\"" : c, *c == '"' ? 2 : 1);
+		strbuf__addstr(sb, "\"");
+	} else {
+		strbuf__addstr(sb, s);
+	}
+	strbuf__addstr(sb, ",");
+}
+
+static void csv_counts(struct strbuf *sb, const struct report_input *in,
+		       const struct report_opts *o, const struct profile_row *r, bool total)
+{
+	size_t e = o->sort_event;
+
+	strbuf__addf(sb, "%.4f,", report__pct(in, o, r, false));
+	if (total)
+		strbuf__addf(sb, "%.4f,", report__pct(in, o, r, true));
+	strbuf__addf(sb, "%" PRIu64 ",%" PRIu64, r->samples[e], r->period[e]);
+	if (total)
+		strbuf__addf(sb, ",%" PRIu64 ",%" PRIu64, r->total_samples[e], r->total_period[e]);
+}
+
+static const char *const csv_headers[] = {
+	[PROFILE_BY_PROCESS] = "pid,comm,self_pct,samples,estimated",
+	[PROFILE_BY_THREAD] = "tid,pid,comm,self_pct,samples,estimated",
+	[PROFILE_BY_MODULE] = "module,self_pct,total_pct,samples,estimated,total_samples,"
+			      "total_estimated",
+	[PROFILE_BY_FUNCTION] = "function,module,self_pct,total_pct,samples,estimated,"
+				"total_samples,total_estimated,file,line",
+	[PROFILE_BY_LINE] = "file,line,function,module,self_pct,total_pct,samples,estimated,"
+			    "total_samples,total_estimated",
+	[PROFILE_BY_CALLPATH] = "comm,path,self_pct,samples,estimated",
+};
+
+int report_csv(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+{
+	enum profile_by by = o->by_given ? o->by : PROFILE_BY_FUNCTION;
+	size_t nr = 0, more;
+	const struct profile_row *const *rows = NULL;
+	struct strbuf path = STRBUF_INIT;
+
+	strbuf__addf(sb, "%s\n", csv_headers[by]);
+	if (profile__nr_events(in->profile))
+		rows = report__pick(in, o, by, false, &nr, &more);
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+
+		switch (by) {
+		case PROFILE_BY_PROCESS:
+			strbuf__addf(sb, "%u,", r->pid);
+			csv_str(sb, r->name);
+			csv_counts(sb, in, o, r, false);
+			break;
+		case PROFILE_BY_THREAD:
+			strbuf__addf(sb, "%u,%u,", r->tid, r->pid);
+			csv_str(sb, r->name);
+			csv_counts(sb, in, o, r, false);
+			break;
+		case PROFILE_BY_MODULE:
+			csv_str(sb, r->name);
+			csv_counts(sb, in, o, r, true);
+			break;
+		case PROFILE_BY_FUNCTION: {
+			const struct profile_row *l = profile__hot_line(in->profile, r->index,
+									o->sort_event);
+
+			csv_str(sb, r->name);
+			csv_str(sb, r->module);
+			csv_counts(sb, in, o, r, true);
+			strbuf__addstr(sb, ",");
+			csv_str(sb, l ? l->file : "");
+			if (l && l->line)
+				strbuf__addf(sb, "%u", l->line);
+			break;
+		}
+		case PROFILE_BY_LINE:
+			csv_str(sb, r->file);
+			if (r->line)
+				strbuf__addf(sb, "%u", r->line);
+			strbuf__addstr(sb, ",");
+			csv_str(sb, r->name);
+			csv_str(sb, r->module);
+			csv_counts(sb, in, o, r, true);
+			break;
+		default:
+			csv_str(sb, r->name);
+			path.len = 0;
+			report__path_str(&path, in, r, ";");
+			csv_str(sb, path.buf ? path.buf : "");
+			csv_counts(sb, in, o, r, false);
+			break;
+		}
+		strbuf__addstr(sb, "\n");
+	}
+	strbuf__exit(&path);
+	free((void *)rows);
+	return 0;
+}

@@ -1,0 +1,75 @@
+/*
+ * Folded stacks for flamegraph.pl, speedscope, inferno: one line per
+ * distinct call path, "comm;root;...;leaf COUNT" with COUNT the number of
+ * samples of the sort event, lines in byte order of their text (stable
+ * output, and what stackcollapse-perf.pl | sort gives). Paths that read the
+ * same (two modules' [unknown], say) are one line with the summed count.
+ */
+#include "config.h"
+
+#include "report-int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct folded {
+	char *stack;
+	uint64_t count;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
+}
+
+/* flamegraph.pl splits frames on ';' and the count on the last space */
+static void add_frame(struct strbuf *sb, const char *s)
+{
+	for (const char *c = s; *c; c++)
+		strbuf__add(sb, *c == ';' ? ":" : *c == '\n' ? " " : c, 1);
+}
+
+int report_folded(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+{
+	size_t nr, e = o->sort_event, n = 0;
+	const struct profile_row *const *rows;
+	struct folded *lines;
+
+	if (!profile__nr_events(in->profile))
+		return 0;
+	rows = profile__sort(in->profile, PROFILE_BY_CALLPATH, e, PROFILE_SORT_NAME, &nr);
+	lines = xcalloc(nr + 1, sizeof(*lines));
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+		struct strbuf l = STRBUF_INIT;
+		struct folded *fl;
+
+		if (!r->samples[e])
+			continue;
+		add_frame(&l, r->name);
+		for (uint32_t k = 0; k < r->path_len; k++) {
+			const struct profile_row *f =
+				profile__row(in->profile, PROFILE_BY_FUNCTION, r->path[k]);
+
+			strbuf__addstr(&l, ";");
+			add_frame(&l, f ? f->name : "?");
+		}
+		fl = &lines[n++];
+		fl->count = r->samples[e];
+		fl->stack = strbuf__detach(&l);
+	}
+	qsort(lines, n, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t count = lines[i].count;
+
+		while (i + 1 < n && !strcmp(lines[i].stack, lines[i + 1].stack)) {
+			free(lines[i].stack);
+			count += lines[++i].count;
+		}
+		strbuf__addf(sb, "%s %" PRIu64 "\n", lines[i].stack, count);
+		free(lines[i].stack);
+	}
+	free(lines);
+	return 0;
+}

@@ -1,0 +1,233 @@
+/*
+ * Hotspot tables: functions (with the hottest source line of each), source
+ * lines and call paths, as text and as JSON arrays. Rows come from
+ * src/profile already aggregated; here they are only ordered, cut and
+ * formatted.
+ */
+#include "config.h"
+
+#include "report-int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *report__base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	if (!path)
+		return "";
+	/* "[kernel.kallsyms]", "[vdso]": no slash to strip */
+	return s && s[1] ? s + 1 : path;
+}
+
+double report__pct(const struct report_input *in, const struct report_opts *o,
+		   const struct profile_row *r, bool total)
+{
+	uint64_t all = profile__total_period(in->profile, o->sort_event);
+	uint64_t v = total ? r->total_period[o->sort_event] : r->period[o->sort_event];
+
+	return all ? 100.0 * (double)v / (double)all : 0;
+}
+
+static bool row_empty(const struct report_input *in, const struct profile_row *r, bool total,
+		      size_t e, bool any_event)
+{
+	if (!any_event)
+		return !(total ? r->total_samples[e] : r->samples[e]);
+	for (size_t i = 0; i < profile__nr_events(in->profile); i++)
+		if (r->samples[i] || r->total_samples[i])
+			return false;
+	return true;
+}
+
+const struct profile_row *const *report__pick(const struct report_input *in,
+					      const struct report_opts *o, enum profile_by by,
+					      bool any_event, size_t *nr, size_t *more)
+{
+	size_t n, k = 0, e = o->sort_event;
+	const struct profile_row *const *rows = profile__sort(in->profile, by, e, o->sort, &n);
+	const struct profile_row **out = xmalloc((n + 1) * sizeof(*out));
+	bool total = o->sort == PROFILE_SORT_TOTAL;
+
+	*more = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_row *r = rows[i];
+
+		if (row_empty(in, r, total, e, any_event))
+			continue;
+		if (o->percent_limit > 0 && report__pct(in, o, r, total) < o->percent_limit)
+			continue;
+		if (o->limit && k == o->limit) {
+			(*more)++;
+			continue;
+		}
+		out[k++] = r;
+	}
+	*nr = k;
+	return out;
+}
+
+void report__path_str(struct strbuf *sb, const struct report_input *in,
+		      const struct profile_row *r, const char *sep)
+{
+	for (uint32_t i = 0; i < r->path_len; i++) {
+		const struct profile_row *f = profile__row(in->profile, PROFILE_BY_FUNCTION, r->path[i]);
+
+		strbuf__addf(sb, "%s%s", i ? sep : "", f ? f->name : "?");
+	}
+}
+
+/* "file.c:42" (basename), or "-" when unknown. */
+static const char *src_str(const struct profile_row *l, char *buf, size_t len)
+{
+	if (!l || !*l->file)
+		return "-";
+	if (l->line)
+		snprintf(buf, len, "%s:%u", report__base(l->file), l->line);
+	else
+		snprintf(buf, len, "%s", report__base(l->file));
+	return buf;
+}
+
+/* Column width for the rows' names (module: their modules' basenames). */
+static int col_width(const struct profile_row *const *rows, size_t nr, bool module, int min,
+		     int max)
+{
+	int w = min;
+
+	for (size_t i = 0; i < nr; i++) {
+		int l = (int)strlen(module ? report__base(rows[i]->module) : rows[i]->name);
+
+		if (l > w)
+			w = l;
+	}
+	return w > max ? max : w;
+}
+
+void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
+			   const struct report_opts *o, enum profile_by by)
+{
+	bool cc = profile__has_callchains(in->profile);
+	size_t nr, more, e = o->sort_event;
+	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
+	char nb[64], cb[32], fb[512];
+	int w = col_width(rows, nr, false, 8, 40), mw = col_width(rows, nr, true, 6, 32);
+
+	switch (by) {
+	case PROFILE_BY_FUNCTION:
+		strbuf__addf(sb, "\nFunctions (by %s; self: in the function itself%s)\n",
+			     report__event_name(in, e, nb, sizeof(nb)),
+			     cc ? ", total: with its callees" : "");
+		strbuf__addf(sb, "    self%s    samples  %-*s  %-*s  %s\n", cc ? "   total" : "", w,
+			     "function", mw, "module", "hottest line");
+		break;
+	case PROFILE_BY_LINE:
+		strbuf__addf(sb, "\nSource lines (by %s%s)\n", report__event_name(in, e, nb, sizeof(nb)),
+			     cc ? "; total: lines on the stack, call sites included" : "");
+		strbuf__addf(sb, "    self%s    samples  %-30s  %-*s  %s\n", cc ? "   total" : "",
+			     "line", w, "function", "module");
+		break;
+	default:
+		strbuf__addf(sb, "\nCall paths (by %s; root first)\n",
+			     report__event_name(in, e, nb, sizeof(nb)));
+		strbuf__addstr(sb, "    self    samples  command: path\n");
+		break;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+
+		strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, false));
+		if (cc && by != PROFILE_BY_CALLPATH)
+			strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, true));
+		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[e], cb, sizeof(cb)));
+		if (by == PROFILE_BY_FUNCTION) {
+			const struct profile_row *l = profile__hot_line(in->profile, r->index, e);
+
+			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, r->name, mw, report__base(r->module),
+				     src_str(l, fb, sizeof(fb)));
+		} else if (by == PROFILE_BY_LINE) {
+			strbuf__addf(sb, "%-30s  %-*s  %s\n", src_str(r, fb, sizeof(fb)), w, r->name,
+				     report__base(r->module));
+		} else {
+			strbuf__addf(sb, "%s: ", r->name);
+			report__path_str(sb, in, r, ";");
+			strbuf__addstr(sb, "\n");
+		}
+	}
+	if (more)
+		strbuf__addf(sb, "  (%zu more; --limit 0 shows all)\n", more);
+	if (!nr)
+		strbuf__addstr(sb, "  (no samples)\n");
+	free((void *)rows);
+}
+
+static json_t *json_counts(const struct report_input *in, const uint64_t *v)
+{
+	json_t *a = json_array();
+
+	for (size_t e = 0; e < profile__nr_events(in->profile); e++)
+		json_array_append_new(a, report__json_u64(v[e]));
+	return a;
+}
+
+static void json_add_counts(json_t *o2, const struct report_input *in,
+			    const struct report_opts *o, const struct profile_row *r, bool total)
+{
+	json_object_set_new(o2, "share", json_real(report__pct(in, o, r, false) / 100));
+	if (total)
+		json_object_set_new(o2, "total_share", json_real(report__pct(in, o, r, true) / 100));
+	json_object_set_new(o2, "samples", json_counts(in, r->samples));
+	json_object_set_new(o2, "estimated", json_counts(in, r->period));
+	if (total) {
+		json_object_set_new(o2, "total_samples", json_counts(in, r->total_samples));
+		json_object_set_new(o2, "total_estimated", json_counts(in, r->total_period));
+	}
+}
+
+json_t *report__json_hotspots(const struct report_input *in, const struct report_opts *o,
+			      enum profile_by by)
+{
+	size_t nr, more;
+	const struct profile_row *const *rows = report__pick(in, o, by, true, &nr, &more);
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+		json_t *o2 = json_object();
+
+		if (by == PROFILE_BY_FUNCTION) {
+			const struct profile_row *l = profile__hot_line(in->profile, r->index,
+									o->sort_event);
+
+			json_object_set_new(o2, "function", json_string(r->name));
+			json_object_set_new(o2, "module", json_string(r->module));
+			json_add_counts(o2, in, o, r, true);
+			json_object_set_new(o2, "file", l ? json_string(l->file) : json_null());
+			json_object_set_new(o2, "line", l ? json_integer(l->line) : json_null());
+		} else if (by == PROFILE_BY_LINE) {
+			json_object_set_new(o2, "file", *r->file ? json_string(r->file) : json_null());
+			json_object_set_new(o2, "line", r->line ? json_integer(r->line) : json_null());
+			json_object_set_new(o2, "function", json_string(r->name));
+			json_object_set_new(o2, "module", json_string(r->module));
+			json_add_counts(o2, in, o, r, true);
+		} else {
+			json_t *st = json_array();
+
+			for (uint32_t k = 0; k < r->path_len; k++) {
+				const struct profile_row *f =
+					profile__row(in->profile, PROFILE_BY_FUNCTION, r->path[k]);
+
+				json_array_append_new(st, json_string(f ? f->name : "?"));
+			}
+			json_object_set_new(o2, "comm", json_string(r->name));
+			json_object_set_new(o2, "stack", st);
+			json_add_counts(o2, in, o, r, false);
+		}
+		json_array_append_new(a, o2);
+	}
+	free((void *)rows);
+	return a;
+}

@@ -1,0 +1,41 @@
+#!/bin/bash
+# Both unwinders on a workload built without frame pointers: the kernel's
+# frame-pointer chains (-g) miss chain_a and chain_b; --call-graph dwarf
+# unwinds main -> chain_a -> chain_b -> chain_c offline.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent"
+can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
+"$GX_BIN" version --build-options | grep -q 'libunwind=yes' || skip_all "built without libunwind"
+
+"$GX_BIN" record -q -o fp -e cpu-clock -g -- "$WL/wl-nofp-chain" 300 >/dev/null 2>&1
+ok $? "record -g"
+"$GX_BIN" report --folded fp >fp.folded
+check "-g: chain_c is sampled" grep -q 'chain_c [0-9]*$' fp.folded
+check "-g: no stack has main;chain_a;chain_b;chain_c (no frame pointers)" \
+	sh -c "! grep -q 'main;chain_a;chain_b;chain_c' fp.folded"
+"$GX_BIN" report --json --limit 0 fp >fp.json
+check "-g: main's total is far from 100%" \
+	jq -e '[.functions[] | select(.function == "main") | .total_share] | (add // 0) < 0.5' fp.json
+
+"$GX_BIN" record -q -o dw -e cpu-clock --call-graph dwarf,4096 -- "$WL/wl-nofp-chain" 300 >/dev/null 2>&1
+ok $? "record --call-graph dwarf"
+"$GX_BIN" report --folded dw >dw.folded
+"$GX_BIN" report --json --limit 0 dw >dw.json
+n=$(jq .samples dw.json)
+got=$(grep ';main;chain_a;chain_b;chain_c' dw.folded | awk '{s += $NF} END {print s + 0}')
+check "dwarf: main;chain_a;chain_b;chain_c on most samples ($got of $n)" test $((got * 10)) -ge $((n * 8))
+check "dwarf: the path runs from _start" grep -q '^wl-nofp-chain;_start;__libc_start_main;.*main;chain_a;chain_b;chain_c [0-9]*$' dw.folded
+check "dwarf: main's total is over 90%" \
+	jq -e '.functions[] | select(.function == "main") | .total_share > 0.9' dw.json
+check "dwarf: chain_a and chain_b have totals, no self" \
+	jq -e '[.functions[] | select(.function == "chain_a" or .function == "chain_b") | select(.total_share > 0.9 and .share < 0.05)] | length == 2' dw.json
+check "dwarf: chain_c's hottest line is the marked one" \
+	jq -e --argjson l "$(grep -n 'HOT chain_c \*/' "$GX_SRCDIR/tests/workloads/wl-nofp-chain.c" | cut -d: -f1)" \
+	'.functions[] | select(.function == "chain_c") | .line == $l' dw.json
+check "dwarf: the call site in chain_b is a line with a total (ip - 1)" \
+	jq -e --argjson l "$(grep -n 'x = chain_c(x ^ 0x55);' "$GX_SRCDIR/tests/workloads/wl-nofp-chain.c" | cut -d: -f1)" \
+	'[.lines[] | select(.function == "chain_b" and .line == $l and .total_share > 0.9)] | length == 1' dw.json
+is "$(jq .unwind_failures dw.json)" 0 "dwarf: every sample unwound"
+"$GX_BIN" report --by callpath --limit 1 dw >cp.txt
+check "--by callpath shows the chain" grep -q 'wl-nofp-chain: _start;.*main;chain_a;chain_b;chain_c$' cp.txt
+done_testing

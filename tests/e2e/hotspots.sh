@@ -1,0 +1,147 @@
+#!/bin/bash
+# Hotspots: functions, source lines, call paths and their formats, on live
+# cpu-clock recordings of workloads whose hot functions and lines are known
+# (the lines carry a "HOT name" comment), and on a perf-recorded fixture.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent"
+SRC="$GX_SRCDIR/tests/workloads"
+
+hot_line() {	# hot_line FILE NAME: the line number of the "HOT NAME" marker
+	grep -n "HOT $2 \*/" "$SRC/$1" | cut -d: -f1
+}
+
+# ---- the perf-recorded fixture (--call-graph dwarf, static C++ binary)
+V="$GX_FIXTURES/vector_static_gcc"
+if [ -f "$V/perf.data" ] && [ -f "$V/vector_static_gcc_v9.1.0" ]; then
+	"$GX_BIN" report --json --limit 0 --search-path "$V" "$V/perf.data" >v.json 2>verr
+	ok $? "fixture: report --search-path"
+	check "fixture: nothing on stderr" test ! -s verr
+	is "$(jq -r '.functions[0:2] | map(.function) | join(",")' v.json)" "__cos_fma,__sin_fma" \
+		"fixture: the two hottest functions, as perf reports them"
+	is "$(jq -r '.functions[0].share * 1000 | round' v.json)" 378 "fixture: __cos_fma 37.8% as in perf"
+	is "$(jq -r '.callchains' v.json)" true "fixture: dwarf stacks were unwound"
+	"$GX_BIN" report --json --limit 0 --no-inline --search-path "$V" "$V/perf.data" >vn.json
+	# __hypot_finite and __ieee754_hypot are one address: either name is right
+	check "fixture: hypot has 14.3%" \
+		jq -e '.functions[] | select(.function == "__ieee754_hypot" or .function == "__hypot_finite") | (.share * 1000 | round) == 143' vn.json
+	check "fixture --no-inline: main's hottest line is stl_numeric.h:135 (std::accumulate)" \
+		jq -e '.functions[] | select(.function == "main") | (.file | endswith("stl_numeric.h")) and .line == 135' vn.json
+	check "fixture --no-inline: main's total covers its callees" \
+		jq -e '.functions[] | select(.function == "main") | .total_share > .share' vn.json
+	check "fixture: inlined std::accumulate is its own function row" \
+		jq -e '[.functions[].function | select(startswith("double std::accumulate<"))] | length == 1' v.json
+	"$GX_BIN" report --by line --search-path "$V" "$V/perf.data" >vl.txt
+	check "fixture: --by line names stl_numeric.h:135" grep -q 'stl_numeric.h:135 ' vl.txt
+	"$GX_BIN" report --json "$V/perf.data" >vx.json
+	check "fixture without --search-path: rows keep the module, symbol [unknown]" \
+		jq -e '.functions[0].function == "[unknown]" and (.functions[0].module | endswith("vector_static_gcc_v9.1.0"))' vx.json
+	check "fixture: a foreign recording shows kernel samples as [kernel]" \
+		jq -e '[.functions[] | select(.module == "[kernel.kallsyms]")] | map(.function) | unique == ["[kernel]"]' v.json
+	# --symfs: the recorded path under a root directory
+	rec=$(jq -r '.modules[] | .module | select(endswith("vector_static_gcc_v9.1.0"))' vx.json)
+	mkdir -p "symfs$(dirname "$rec")" && ln -s "$V/vector_static_gcc_v9.1.0" "symfs$rec"
+	check "fixture --symfs: the binary is found under the recorded path" \
+		sh -c "'$GX_BIN' report --json --symfs symfs '$V/perf.data' | jq -e '.functions[0].function == \"__cos_fma\"'"
+else
+	skip 12 "vector_static_gcc fixture absent"
+fi
+Q="$GX_FIXTURES/quipper-callgraph-3.8.perf.data"
+if [ -f "$Q" ]; then
+	"$GX_BIN" report --folded "$Q" >q.folded
+	check "folded: stacks that read the same are one line" \
+		sh -c "sed 's/ [0-9]*\$//' q.folded | uniq -d | grep -q . && exit 1 || exit 0"
+	is "$(awk '{n += $NF} END {print n}' q.folded)" "$("$GX_BIN" report --json "$Q" | jq '.events[0].samples')" \
+		"folded: counts add up on perf's -g recording"
+else
+	skip 2 "quipper-callgraph fixture absent"
+fi
+
+can_sample || { done_testing; exit; }
+
+# ---- multithreaded: hot_div (3 parts) and hot_mul (1 part), -g
+"$GX_BIN" record -q -o t -e cpu-clock -g -- "$WL/wl-hot-threads" 300 >/dev/null 2>&1
+ok $? "record wl-hot-threads -g"
+"$GX_BIN" report --json --limit 0 t >t.json
+is "$(jq -r '.functions[0].function' t.json)" hot_div "hot_div is the hottest function"
+is "$(jq -r '.functions[1].function' t.json)" hot_mul "hot_mul is next"
+is "$(jq -r '.functions[0].line' t.json)" "$(hot_line wl-hot-threads.c hot_div)" "hot_div's hottest line is the marked one"
+is "$(jq -r '.functions[1].line' t.json)" "$(hot_line wl-hot-threads.c hot_mul)" "hot_mul's hottest line is the marked one"
+check "hottest line's file is the workload source" jq -e '.functions[0].file | endswith("wl-hot-threads.c")' t.json
+is "$(jq -r '.lines[0].line' t.json)" "$(hot_line wl-hot-threads.c hot_div)" "--by line: the marked hot_div line first"
+check "shares add up to 1 (functions)" jq -e '([.functions[].share] | add) > 0.999 and ([.functions[].share] | add) < 1.001' t.json
+check "shares add up to 1 (lines)" jq -e '([.lines[].share] | add) > 0.999 and ([.lines[].share] | add) < 1.001' t.json
+check "samples add up (callpaths)" jq -e '([.callpaths[].samples[0]] | add) == .samples' t.json
+check "three threads sampled" jq -e '[.threads[] | select(.samples[0] > 10)] | length == 3' t.json
+check "total >= self for every function" jq -e 'all(.functions[]; .total_samples[0] >= .samples[0])' t.json
+check "the thread entry start_thread is on most stacks" \
+	jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share == 0' t.json
+"$GX_BIN" report t >t.txt
+check "text: Functions table after the summary" grep -q '^Functions (by cpu-clock' t.txt
+check "text: hot_div row with its hottest line" \
+	grep -qE "^ +[0-9.]+% +[0-9.]+% +[0-9,]+ +hot_div +wl-hot-threads +wl-hot-threads.c:$(hot_line wl-hot-threads.c hot_div)\$" t.txt
+check "text: the existing tables are still there" grep -q '^Modules (by cpu-clock)' t.txt
+check "text: no raw addresses in resolved rows" sh -c "! sed -n '/^Functions/,/^\$/p' t.txt | grep -q '0x[0-9a-f]'"
+"$GX_BIN" report t >t2.txt
+check "output is stable" cmp -s t.txt t2.txt
+"$GX_BIN" report --by line --limit 3 t >l.txt
+is "$(grep -cE '^ +[0-9.]+%' l.txt)" 3 "--by line --limit 3: three rows"
+check "--by line: no process table" sh -c "! grep -q '^Processes' l.txt"
+check "--by line: the hot_div line first" \
+	sh -c "grep -E '^ +[0-9.]+%' l.txt | head -1 | grep -q 'wl-hot-threads.c:$(hot_line wl-hot-threads.c hot_div) '"
+"$GX_BIN" report --by module --sort total t >m.txt
+check "--by module with call stacks: libc (start_thread) has a total, little self" \
+	sh -c "grep -E '^ +[0-9]\.[0-9]% +[4-9][0-9]\.[0-9]% .*/libc\.so' m.txt"
+"$GX_BIN" report --by thread t >th.txt
+is "$(grep -cE '^ +[0-9.]+% .* wl-hot-threads$' th.txt)" 3 "--by thread: three threads"
+"$GX_BIN" report --percent-limit 15 t >p.txt
+is "$(sed -n '/^Functions/,/^$/p' p.txt | grep -cE '^ +[0-9.]+%')" 2 "--percent-limit 15: two functions"
+"$GX_BIN" report --sort name --limit 0 --json t | jq -r '.functions[].function' >names
+check "--sort name: ordered by name" sh -c "LC_ALL=C sort -c names"
+"$GX_BIN" report --sort total --limit 0 --json t >tt.json
+check "--sort total: ordered by total" jq -e '[.functions[].total_estimated[0]] as $a | $a == ($a | sort | reverse)' tt.json
+is "$(jq -r .sort tt.json)" total "JSON says the sort column"
+"$GX_BIN" report --sort samples --limit 0 --json t >ts.json
+check "--sort samples: ordered by self samples" jq -e '[.functions[].samples[0]] as $a | $a == ($a | sort | reverse)' ts.json
+
+# CSV: header and one line per row; folded: one path per line
+"$GX_BIN" report --csv --limit 0 t >t.csv
+is "$(head -1 t.csv)" "function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated,file,line" "CSV header"
+is "$(($(wc -l <t.csv) - 1))" "$(jq '[.functions[] | select(.samples[0] > 0)] | length' t.json)" "CSV: a line per function with self samples"
+check "CSV: hot_div row" grep -qE "^hot_div,.*wl-hot-threads,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,.*wl-hot-threads.c,$(hot_line wl-hot-threads.c hot_div)\$" t.csv
+is "$("$GX_BIN" report --csv --by line t | head -1)" \
+	"file,line,function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated" "CSV --by line header"
+"$GX_BIN" report --folded t >t.folded
+check "folded: every line is 'comm;frames count'" sh -c "! grep -vE '^[^ ;]+(;[^;]+)+ [0-9]+\$' t.folded"
+is "$(awk '{n += $NF} END {print n}' t.folded)" "$(jq .samples t.json)" "folded: counts add up to the samples"
+check "folded: the worker threads' stacks" grep -qE '^wl-hot-threads;.*start_thread;hot_div [0-9]+$' t.folded
+check "folded is sorted" sh -c "LC_ALL=C sort -c t.folded"
+"$GX_BIN" report --json --csv t >/dev/null 2>err
+is "$?" 2 "--json with --csv is a usage error"
+"$GX_BIN" report --by nothing t >/dev/null 2>err
+is "$?" 2 "--by nothing is a usage error"
+check "--event names the event" sh -c "'$GX_BIN' report --event cpu-clock t >/dev/null"
+"$GX_BIN" report --event no-such t >/dev/null 2>err
+is "$?" 2 "--event with an unknown event is a usage error"
+
+# ---- deep calls and recursion, -g: main's total is ~100%, recursion once
+"$GX_BIN" record -q -o d -e cpu-clock -g -- "$WL/wl-deep-calls" 300 >/dev/null 2>&1
+ok $? "record wl-deep-calls -g"
+"$GX_BIN" report --json --limit 0 d >d.json
+is "$(jq -r '.functions[0].function' d.json)" deep_leaf "deep_leaf is the hottest"
+is "$(jq -r '.functions[0].line' d.json)" "$(hot_line wl-deep-calls.c deep_leaf)" "deep_leaf's marked line"
+check "main's total is over 95%" jq -e '.functions[] | select(.function == "main") | .total_share > 0.95' d.json
+check "deep_3's total is over 90% (frame-pointer chain through six levels)" \
+	jq -e '.functions[] | select(.function == "deep_3") | .total_share > 0.9' d.json
+check "recursion counted once: deep_rec's total <= 100%" \
+	jq -e '.functions[] | select(.function == "deep_rec") | .total_samples[0] <= $s' --argjson s "$(jq .samples d.json)" d.json
+check "call paths go root to leaf" \
+	jq -e '.callpaths[0].stack | index("main") < index("deep_1") and .[-1] == "deep_leaf"' d.json
+check "a call path holds the recursion" jq -e '[.callpaths[0].stack[] | select(. == "deep_rec")] | length >= 10' d.json
+check "lines: the call site in main has a total" \
+	jq -e '[.lines[] | select(.function == "main" and .total_share > 0.9)] | length >= 1' d.json
+"$GX_BIN" record -q -o n -e cpu-clock -- "$WL/wl-deep-calls" 100 >/dev/null 2>&1
+"$GX_BIN" report --json n >n.json
+is "$(jq -r .callchains n.json)" false "without -g: no call stacks"
+"$GX_BIN" report n >n.txt
+check "without -g: no total column" sh -c "sed -n '/^Functions/,/^\$/p' n.txt | grep -q '^    self    samples  function'"
+done_testing

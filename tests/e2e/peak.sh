@@ -1,0 +1,73 @@
+#!/bin/sh
+# gexplore peak end to end: --quick finishes in under 10 s, its JSON follows
+# tests/e2e/peak-schema.json, the table prints, --tests filters and rejects
+# a list that matches nothing, results are saved where reports look.
+. "$GX_SRCDIR/tests/e2e/lib.sh"
+
+command -v jq >/dev/null 2>&1 || skip_all "jq is absent"
+
+export XDG_CACHE_HOME="$TMP/cache"
+t0=$(date +%s.%N)
+"$GX_BIN" peak --quick --json >"$TMP/peak.json" 2>"$TMP/err"
+ok $? "peak --quick --json succeeds"
+t1=$(date +%s.%N)
+secs=$(echo "$t1 - $t0" | bc 2>/dev/null || awk "BEGIN { print $t1 - $t0 }")
+diag "peak --quick took $secs s"
+# Sanitizer builds run the C parts several times slower: allow them more.
+limit=10
+"$GX_BIN" version --build-options | grep -q 'asan=yes' && limit=30
+awk "BEGIN { exit !($secs < $limit) }"
+ok $? "peak --quick finishes in under $limit s"
+
+is "$(jq -r .schema "$TMP/peak.json")" "gexplore-peak 1" "schema id"
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	python3 - "$GX_SRCDIR/tests/e2e/peak-schema.json" "$TMP/peak.json" >"$TMP/v" 2>&1 <<'PY'
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))
+PY
+	ok $? "JSON validates against peak-schema.json"
+	sed 's/^/# /' "$TMP/v" | head -20
+else
+	skip 1 "python3-jsonschema is absent"
+fi
+ghz=$(jq .clock.ghz "$TMP/peak.json")
+diag "clock $ghz GHz"
+jq -e '.clock.ghz > 0.3 and .clock.ghz < 8' "$TMP/peak.json" >/dev/null
+ok $? "measured clock is plausible"
+jq -e '[.tests[] | select(.name == "int.add")][0].latency_cycles | . > 0.9 and . < 1.1' \
+	"$TMP/peak.json" >/dev/null
+ok $? "a dependent add takes one cycle"
+jq -e '(.bandwidth | length) > 0 and (.latency | length) > 0 and (.mixes | length) > 0' \
+	"$TMP/peak.json" >/dev/null
+ok $? "bandwidth, latency ladder and mixes are present"
+jq -e '.latency[0].cycles < .latency[-1].cycles and .latency[0].bytes < .latency[-1].bytes' \
+	"$TMP/peak.json" >/dev/null
+ok $? "the latency ladder grows from L1 to DRAM"
+ls "$XDG_CACHE_HOME"/gexplore/peak-*.json >/dev/null 2>&1
+ok $? "a full run is saved under \$XDG_CACHE_HOME/gexplore"
+
+"$GX_BIN" peak --quick --tests 'int.*,add.f64.s' >"$TMP/table" 2>&1
+ok $? "peak --tests prints a table"
+grep -q '^int.imul ' "$TMP/table" && grep -q '^add.f64.s ' "$TMP/table" &&
+	! grep -q '^fma.f64.256 ' "$TMP/table"
+ok $? "--tests picks exactly the named tests"
+grep -q '^Clock: ' "$TMP/table"
+ok $? "the table shows the measured clock"
+
+"$GX_BIN" peak --tests no-such-test >/dev/null 2>"$TMP/err"
+is "$?" 2 "a --tests list matching nothing is a usage error"
+grep -q 'matches no test' "$TMP/err"
+ok $? "and says so"
+
+"$GX_BIN" peak --quick --tests int.add -o "$TMP/out.json" >/dev/null 2>&1 &&
+	jq -e '.tests | length == 1' "$TMP/out.json" >/dev/null
+ok $? "-o writes the JSON document"
+# Instruction sets the CPU lacks are listed as skipped (forced here).
+GX_PEAK_DISABLE=avx "$GX_BIN" peak --quick --json --tests 'fma.*,add.f64.128,mix' \
+	>"$TMP/noavx.json" 2>/dev/null
+ok $? "peak runs with AVX hidden (GX_PEAK_DISABLE=avx)"
+jq -e '([.tests[].name] == ["add.f64.128"]) and
+	([.skipped[].name] | index("fma.f64.256") != null and index("fma.f64.512") != null and
+	 index("fma+load") != null)' "$TMP/noavx.json" >/dev/null
+ok $? "AVX, FMA and AVX-512 tests and the mixes are listed as skipped, SSE2 runs"
+done_testing

@@ -1,0 +1,403 @@
+/*
+ * test-mux-log: the slice log, scaling, MUX reliability, intervals and
+ * the -e list rewriting, on synthetic logs with known answers.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "mux/mux.h"
+#include "perfdata/perfdata.h"
+#include "tap.h"
+#include "topdown/topdown.h"
+
+#define MS 1000000ULL
+
+/* Events: 0 reference (always on), 1-2 group 0, 3 group 1. Slices of
+ * 10 ms alternate g0/g1; the reference counts 10 per ms; event 1 counts
+ * rate1 per ms, event 2 twice that, event 3 rate3 per ms. */
+static struct mux_log *steady_log(size_t nslices, double rate1, double rate3)
+{
+	static const int group_of[] = { -1, 0, 0, 1 };
+	struct mux_log *l = mux_log__new(4, group_of, 0, 10 * MS);
+
+	for (size_t i = 0; i < nslices; i++) {
+		uint32_t g = (uint32_t)(i % 2);
+		uint64_t d[4] = { 100, 0, 0, 0 };
+
+		/* a little noise, deterministic */
+		double wobble = 1.0 + 0.02 * (double)((i * 7) % 5) - 0.04;
+
+		if (g == 0) {
+			d[1] = (uint64_t)(rate1 * 10 * wobble);
+			d[2] = 2 * d[1];
+		} else {
+			d[3] = (uint64_t)(rate3 * 10 * wobble);
+		}
+		mux_log__add(l, g, i * 10 * MS, (i + 1) * 10 * MS, d);
+	}
+	return l;
+}
+
+static double ratio_1_3(void *ctx, const double *est, size_t nr)
+{
+	(void)ctx;
+	return nr > 3 && est[3] > 0 ? est[1] / est[3] : NAN;
+}
+
+static void test_reliability(void)
+{
+	double f[2] = { 0.5, 0.5 }, c[2];
+
+	c[0] = 50, c[1] = 50;
+	is_double(mux_reliability(c, f, 2), 1.0, 1e-12, "proportional: reliability 1");
+	c[0] = 100, c[1] = 0;
+	is_double(mux_reliability(c, f, 2), 0.0, 1e-12, "all in one group's slices: reliability 0");
+	c[0] = 60, c[1] = 40;
+	/* rho = 1.2, 0.8: rms 0.2 */
+	is_double(mux_reliability(c, f, 2), 0.8, 1e-12, "60/40 over equal shares: 1 - rms(0.2, -0.2) = 0.8");
+	c[0] = 0, c[1] = 0;
+	ok(isnan(mux_reliability(c, f, 2)), "an empty row is n/a");
+	f[0] = 0.75, f[1] = 0.25;
+	c[0] = 75, c[1] = 25;
+	is_double(mux_reliability(c, f, 2), 1.0, 1e-12, "unequal shares, proportional: 1");
+	is_str(mux_reliability_word(0.95), "reliable", "0.95 is reliable");
+	is_str(mux_reliability_word(0.8), "fair", "0.8 is fair");
+	is_str(mux_reliability_word(0.5), "unreliable", "0.5 is unreliable");
+	is_str(mux_reliability_word(NAN), "n/a", "NAN is n/a");
+}
+
+static void test_rows(void)
+{
+	struct mux_log *l = steady_log(100, 5, 3);	/* 1 s */
+	struct mux_row steady, phase, sparse;
+
+	is_int(mux_log__nr_groups(l), 2, "two groups");
+	is_int(mux_log__find(l, 0), 0, "t=0 is in slice 0");
+	is_int(mux_log__find(l, 10 * MS + 1), 1, "just after 10 ms is slice 1");
+	is_int(mux_log__find(l, 999 * MS), 99, "999 ms is the last slice");
+	is_int(mux_log__find(l, 2000 * MS), -1, "after the run: no slice");
+	mux_row__init(&steady, l);
+	mux_row__init(&phase, l);
+	mux_row__init(&sparse, l);
+	for (uint64_t t = 0; t < 1000 * MS; t += MS / 4)	/* 4 kHz, whole run */
+		mux_row__add(&steady, l, t, 1);
+	for (uint64_t t = 0; t < 1000 * MS; t += MS / 4)	/* only in g0's slices */
+		if ((t / (10 * MS)) % 2 == 0)
+			mux_row__add(&phase, l, t, 1);
+	mux_row__add(&sparse, l, 5 * MS, 1);
+	mux_row__add(&sparse, l, 25 * MS, 1);
+	mux_row__add(&sparse, l, 45 * MS, 1);
+	ok(mux_row__reliability(&steady, l) >= 0.99, "steady row: reliability >= 0.99 (%.3f)",
+	   mux_row__reliability(&steady, l));
+	ok(mux_row__reliability(&phase, l) < 0.1, "row seen by one group only: reliability < 0.1 (%.3f)",
+	   mux_row__reliability(&phase, l));
+	ok(mux_row__reliability(&sparse, l) < 0.7, "row with three samples: unreliable (%.3f)",
+	   mux_row__reliability(&sparse, l));
+	mux_row__exit(&steady);
+	mux_row__exit(&phase);
+	mux_row__exit(&sparse);
+	mux_log__delete(l);
+}
+
+static void test_estimates(void)
+{
+	struct mux_log *l = steady_log(100, 5, 3);
+	struct mux_estimate est;
+	struct strbuf sb = STRBUF_INIT;
+	const char *names[] = { "cpu-clock", "a", "b", "c" };
+	double lo, hi, truth1 = 0, truth3 = 0;
+	char *hint;
+
+	/* what each event would have counted all run (same wobble) */
+	for (size_t i = 0; i < 100; i++) {
+		double wobble = 1.0 + 0.02 * (double)((i * 7) % 5) - 0.04;
+
+		truth1 += (double)(uint64_t)(5 * 10 * wobble);
+		truth3 += (double)(uint64_t)(3 * 10 * wobble);
+	}
+	is_double(mux_log__scale(l, 0), 1.0, 1e-12, "always-on events are not scaled");
+	is_double(mux_log__scale(l, 1), 2.0, 1e-12, "a group active half the run scales by 2");
+	is_int(mux_log__estimate(l, &est, NULL), 0, "estimate");
+	is_double(est.ev[0].value, 10000, 1e-9, "the reference is its count");
+	ok(fabs(est.ev[1].value / truth1 - 1) < 0.03, "group 0 event within 3%% of what it counted all run");
+	ok(fabs(est.ev[3].value / truth3 - 1) < 0.03, "group 1 event within 3%% of what it counted all run");
+	ok(est.ev[1].lo <= est.ev[1].value && est.ev[1].value <= est.ev[1].hi, "the interval holds the estimate");
+	ok(est.ev[1].lo <= truth1 && truth1 <= est.ev[1].hi, "the 95%% interval holds the truth");
+	ok(est.ev[1].hi - est.ev[1].lo > 0, "a group event's interval has a width");
+	is_double(est.ev[0].hi - est.ev[0].lo, 0, 0, "an always-on event's interval is exact");
+	is_double(est.reliability, 1.0, 1e-9, "whole run of a steady log: reliability 1");
+	is_int(est.min_slices, 50, "50 slices per group");
+	ok(mux_estimate__hint(&est, 10) == NULL, "no hint with 50 slices per group");
+	mux_log__interval(l, ratio_1_3, NULL, 0.95, 300, 7, &lo, &hi);
+	ok(lo <= truth1 / truth3 && truth1 / truth3 <= hi, "a cross-group ratio's interval [%.3f, %.3f] holds %.3f",
+	   lo, hi, truth1 / truth3);
+	mux_estimate__render(&est, names, &sb);
+	ok(sb.buf && strstr(sb.buf, "MUX reliability: 1.00 (reliable"), "the text block shows the reliability");
+	ok(sb.buf && strstr(sb.buf, "x2.00"), "the text block shows the scale");
+	strbuf__exit(&sb);
+	{
+		json_t *j = mux_estimate__to_json(&est, names);
+
+		ok(json_is_array(json_object_get(j, "events")) &&
+		   json_array_size(json_object_get(j, "events")) == 4, "JSON lists the events");
+		json_decref(j);
+	}
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	l = steady_log(6, 5, 3);
+	mux_log__estimate(l, &est, NULL);
+	hint = mux_estimate__hint(&est, 10);
+	ok(hint && strstr(hint, "--mux-runs"), "3 slices per group: a hint to run longer or use --mux-runs");
+	free(hint);
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	mux_format_interval(&sb, 0.412, 0.389, 0.435, true);
+	is_str(sb.buf, "41.2% [38.9-43.5]", "a fraction with its interval");
+	strbuf__exit(&sb);
+	mux_format_interval(&sb, 1234, NAN, NAN, false);
+	is_str(sb.buf, "1234", "no interval when n/a");
+	strbuf__exit(&sb);
+}
+
+/* A reference whose rate changes between groups: scaling goes by the
+ * workload's time (the reference), not by the wall clock. */
+static void test_reference_scaling(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct mux_log *l = mux_log__new(3, group_of, 0, 10 * MS);
+	struct mux_estimate est;
+
+	for (size_t i = 0; i < 40; i++) {
+		/* the workload gets the CPU half the time in g1's slices */
+		uint64_t ref = i % 2 ? 50 : 100;
+		uint64_t d[3] = { ref, i % 2 ? 0 : 2 * ref, i % 2 ? 3 * ref : 0 };
+
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, d);
+	}
+	mux_log__estimate(l, &est, NULL);
+	/* all-run truth: 2 and 3 per reference unit over 20*100 + 20*50 */
+	is_double(est.ev[1].value, 2.0 * 3000, 1e-6, "event of g0 scaled by the reference's share");
+	is_double(est.ev[2].value, 3.0 * 3000, 1e-6, "event of g1 scaled by the reference's share");
+	ok(est.reliability < 0.9, "a reference that moves with the groups lowers reliability (%.3f)",
+	   est.reliability);
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+}
+
+static void test_file(void)
+{
+	char path[] = "/tmp/test-mux-log.XXXXXX";
+	int fd = mkstemp(path);
+	struct {
+		char magic[8];
+		uint32_t nr, ref;
+		uint64_t slice_ns;
+	} h = { "GXSLICE1", 2, 0, 10 * MS };
+	uint64_t rec[3 + 2];
+	struct mux_log *l = NULL;
+	char *cause = NULL;
+
+	ok(fd >= 0, "temp file");
+	write(fd, &h, sizeof(h));
+	for (int i = 0; i < 4; i++) {
+		rec[0] = (uint64_t)(i % 2);
+		rec[1] = (uint64_t)i * 10 * MS;
+		rec[2] = (uint64_t)(i + 1) * 10 * MS;
+		rec[3] = 100;
+		rec[4] = 7;
+		write(fd, rec, sizeof(rec));
+	}
+	write(fd, rec, 20);	/* a torn last slice */
+	close(fd);
+	is_int(mux_log__read(&l, path, &cause), 0, "read the slice log");
+	is_int(mux_log__nr_slices(l), 4, "four complete slices, the torn one dropped");
+	is_int(mux_log__reference(l), 0, "reference from the header");
+	is_int(mux_log__nr_groups(l), 2, "groups from the slices");
+	mux_log__delete(l);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	write(fd, "garbage!garbage!garbage!", 24);
+	close(fd);
+	ok(mux_log__read(&l, path, &cause) == GX_E_FORMAT && cause, "garbage is refused: %s", cause);
+	free(cause);
+	unlink(path);
+}
+
+static void test_spec(void)
+{
+	char *out = NULL, **runs = NULL;
+	size_t ng = 0, nr = 0;
+
+	is_int(mux_spec_normalize("{page-faults,context-switches},{minor-faults,task-clock}", NULL,
+				  &out, &ng, NULL), 0, "normalize");
+	is_str(out, "cpu-clock,{page-faults,context-switches},{minor-faults,task-clock}",
+	       "software groups get cpu-clock as the reference");
+	is_int(ng, 2, "two groups");
+	is_int(mux_spec_split_runs(out, &runs, &nr, NULL), 0, "split into runs");
+	is_int(nr, 2, "one run per group");
+	is_str(runs[0], "cpu-clock,{page-faults,context-switches}", "run 1");
+	is_str(runs[1], "cpu-clock,{minor-faults,task-clock}", "run 2");
+	mux_strv_free(runs);
+	free(out);
+	mux_spec_normalize("{r1c2,r10e},task-clock,{r3c}", NULL, &out, &ng, NULL);
+	is_str(out, "task-clock,{r1c2,r10e},{r3c}", "events outside groups go first, no reference added");
+	free(out);
+	mux_spec_normalize("{r1c2,r10e},{r3c}", NULL, &out, &ng, NULL);
+	is_str(out, "cycles,{r1c2,r10e},{r3c}", "hardware groups get cycles as the reference");
+	free(out);
+	mux_spec_normalize("{page-faults,minor-faults}", NULL, &out, &ng, NULL);
+	is_str(out, "{page-faults,minor-faults}", "one group: nothing to rotate, unchanged");
+	free(out);
+	ok(mux_spec_normalize("{a,", NULL, &out, &ng, NULL) < 0, "a broken list is an error");
+}
+
+/* CPI of the generic model with cycles always on and instructions in one
+ * of two rotating groups: its interval holds the all-run truth. */
+static void test_node_intervals(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct td_model *m = NULL;
+	struct mux_log *l;
+	struct td_ctx ctx = { .smt = TD_SMT_OFF };
+	char *cause = NULL;
+	double cycles = 0, instr = 0, *lo, *hi;
+	int map[3], cpi;
+
+	if (td_model__load("generic", NULL, &m, &cause)) {
+		skip(3, "no generic model");
+		free(cause);
+		return;
+	}
+	map[0] = td_model__find_event(m, "cycles");
+	map[1] = td_model__find_event(m, "instructions");
+	map[2] = -1;
+	l = mux_log__new(3, group_of, 0, 10 * MS);
+	for (size_t i = 0; i < 200; i++) {
+		uint64_t c = 1000000 + (i * 7919) % 50000;
+		uint64_t in = (uint64_t)((double)c * (1.5 + 0.1 * (double)((i * 13) % 7) / 7));
+		uint64_t d[3] = { c, i % 2 ? 0 : in, i % 2 ? 5 : 0 };
+
+		cycles += (double)c;
+		instr += (double)in;	/* what instructions counted, had it run all the time */
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, d);
+	}
+	cpi = td_model__find_node(m, "CPI");
+	lo = calloc(td_model__nr_nodes(m), sizeof(*lo));
+	hi = calloc(td_model__nr_nodes(m), sizeof(*hi));
+	is_int(mux_log__node_intervals(l, m, &ctx, map, 0.95, 200, lo, hi, &cause), 0,
+	       "intervals for every node of the generic model");
+	ok(cpi >= 0 && lo[cpi] <= cycles / instr && cycles / instr <= hi[cpi],
+	   "CPI's 95%% interval [%.4f, %.4f] holds %.4f", cpi >= 0 ? lo[cpi] : NAN,
+	   cpi >= 0 ? hi[cpi] : NAN, cycles / instr);
+	ok(cpi >= 0 && hi[cpi] - lo[cpi] > 0 && hi[cpi] - lo[cpi] < 0.1 * cycles / instr,
+	   "... and is narrow with 100 slices per group");
+	free(lo);
+	free(hi);
+	mux_log__delete(l);
+	td_model__delete(m);
+}
+
+static void test_row_intervals(void)
+{
+	struct td_model *m = NULL;
+	struct td_ctx ctx = { .smt = TD_SMT_OFF };
+	double *counts, *sd, *lo, *hi;
+	size_t ne;
+	int cpi, cyc, ins;
+
+	if (td_model__load("generic", NULL, &m, NULL)) {
+		skip(4, "no generic model");
+		return;
+	}
+	ne = td_model__nr_events(m);
+	counts = calloc(ne, sizeof(*counts));
+	sd = calloc(ne, sizeof(*sd));
+	lo = calloc(td_model__nr_nodes(m), sizeof(*lo));
+	hi = calloc(td_model__nr_nodes(m), sizeof(*hi));
+	for (size_t i = 0; i < ne; i++)
+		counts[i] = NAN;
+	cyc = td_model__find_event(m, "cycles");
+	ins = td_model__find_event(m, "instructions");
+	cpi = td_model__find_node(m, "CPI");
+	counts[cyc] = 2e9;
+	counts[ins] = 1e9;
+	sd[cyc] = 0;
+	sd[ins] = mux_row_rel_sd(10000, 1.0);	/* 1% */
+	is_double(sd[ins], 0.01, 1e-12, "10000 samples, reliability 1: 1% relative error");
+	is_double(mux_row_rel_sd(10000, 0.9), sqrt(0.0001 + 0.01), 1e-12, "reliability 0.9 adds 10%");
+	is_int(mux_row_node_intervals(m, &ctx, counts, sd, 0.95, 400, 1, lo, hi, NULL), 0,
+	       "row intervals");
+	ok(lo[cpi] > 1.94 && lo[cpi] < 1.98 && hi[cpi] > 2.02 && hi[cpi] < 2.06,
+	   "CPI 2.00 with 1%% error on instructions: [%.3f, %.3f], about +-2%%", lo[cpi], hi[cpi]);
+	free(counts);
+	free(sd);
+	free(lo);
+	free(hi);
+	td_model__delete(m);
+}
+
+static void test_meta_render(void)
+{
+	struct gx_meta meta;
+	struct gx_meta_event ev[2];
+	struct gx_meta_mux_row rows[2] = { { 1, 1, 500, 0.95 }, { 1, 2, 400, 0.3 } };
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	gx_meta__init(&meta);
+	mux_meta__render(&meta, &sb);
+	ok(sb.len == 0, "no block for a run that was not multiplexed");
+	memset(ev, 0, sizeof(ev));
+	ev[0].name = "cpu-clock";
+	ev[0].group = -1;
+	ev[0].has_estimate = true;
+	ev[0].estimate = ev[0].estimate_lo = ev[0].estimate_hi = 1000;
+	ev[1].name = "page-faults";
+	ev[1].group = 0;
+	ev[1].has_estimate = true;
+	ev[1].estimate = 2000;
+	ev[1].estimate_lo = 1900;
+	ev[1].estimate_hi = 2100;
+	ev[1].scale = 2;
+	meta.events = ev;
+	meta.nr_events = 2;
+	meta.mux.mode = "gexplore";
+	meta.mux.nr_groups = 2;
+	meta.mux.nr_slices = 40;
+	meta.mux.slice_ms = 10;
+	meta.mux.min_slices = 20;
+	meta.mux.reliability = 0.5;
+	meta.mux.rows = rows;
+	meta.mux.nr_rows = 2;
+	mux_meta__render(&meta, &sb);
+	ok(sb.buf && strstr(sb.buf, "MUX reliability: 0.50 (unreliable)"), "the block shows the reliability");
+	ok(sb.buf && strstr(sb.buf, "2000 [1900-2100]"), "... the estimates with their intervals");
+	ok(sb.buf && strstr(sb.buf, "1 thread with MUX reliability below 0.7: 2 (0.30)"),
+	   "... and the unreliable threads");
+	strbuf__exit(&sb);
+	j = mux_meta__to_json(&meta);
+	ok(j && json_array_size(json_object_get(j, "events")) == 2 &&
+	   json_real_value(json_object_get(j, "reliability")) == 0.5, "the same as JSON");
+	json_decref(j);
+}
+
+int main(void)
+{
+	test_reliability();
+	test_rows();
+	test_estimates();
+	test_reference_scaling();
+	test_file();
+	test_spec();
+	test_node_intervals();
+	test_row_intervals();
+	test_meta_render();
+	return done_testing();
+}

@@ -1,0 +1,103 @@
+/*
+ * The peak module's API on this host: the clock, a filtered run and its
+ * results, JSON shape, the per-machine cache path, saving, and errors.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "peak/peak.h"
+#include "tap.h"
+
+static const struct peak_insn *find(const struct peak_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nr_insns; i++)
+		if (!strcmp(r->insns[i].name, name))
+			return &r->insns[i];
+	return NULL;
+}
+
+int main(void)
+{
+	struct peak_opts o = { .quick = true, .tests = "int.add,fma.f64.256,load.gpr,store.gpr,"
+							"fma+load" };
+	struct peak_result r;
+	struct peak_stat st;
+	struct strbuf sb = STRBUF_INIT;
+	char *cause = NULL, *path, tmpl[] = "/tmp/gx-peak-XXXXXX";
+	const struct peak_insn *in;
+	json_t *j, *back;
+	double ghz;
+	int err;
+
+	plan(21);
+	ghz = peak_measure_clock(200, &st);
+	ok(ghz > 0.3 && ghz < 8, "clock %.3f GHz is plausible", ghz);
+	ok(st.min >= st.median && st.median >= st.p90, "clock samples: fastest >= median >= p90");
+
+	err = peak_run(&o, &r, &cause);
+	is_int(err, 0, "peak_run on a filtered list");
+	in = find(&r, "int.add");
+	ok(in && in->has_lat && fabs(in->lat.min - 1) < 0.1, "dependent add: one cycle (%.3f)",
+	   in ? in->lat.min : -1);
+	ok(in && in->tput.min < 0.9, "independent adds: more than one per cycle");
+	ok(in && in->lat.min <= in->lat.median && in->lat.median <= in->lat.p90,
+	   "min <= median <= p90");
+	in = find(&r, "load.gpr");
+	ok(in && in->has_lat && in->lat.min >= 2 && in->lat.min < 10,
+	   "L1 load-to-use latency %.2f cycles", in ? in->lat.min : -1);
+	ok(in && in->bytes == 8, "a GPR load moves 8 bytes");
+	in = find(&r, "store.gpr");
+	ok(in && !in->has_lat, "stores have no latency figure");
+	in = find(&r, "fma.f64.256");
+	if (in) {
+		ok(in->flops == 8, "ymm FMA double: 8 FLOP per instruction");
+		ok(r.nr_mixes == 1 && r.mixes[0].ratio > 0.5 && r.mixes[0].ratio < 2.5,
+		   "mix ratio in range");
+	} else {
+		ok(r.nr_skipped > 0, "no FMA: listed as skipped");
+		ok(1, "# SKIP no FMA");
+	}
+	ok(r.nr_bw == 0 && r.nr_chase == 0, "memory tests not picked are not run");
+	ok(r.ghz > 0.3, "the run measured its clock");
+
+	peak_result__print(&r, &sb);
+	ok(sb.buf && strstr(sb.buf, "Clock:") && strstr(sb.buf, "int.add"), "table prints");
+	strbuf__exit(&sb);
+
+	j = peak_result__to_json(&r);
+	ok(j && !strcmp(json_string_value(json_object_get(j, "schema")), GX_PEAK_SCHEMA),
+	   "JSON schema id");
+	ok(json_array_size(json_object_get(j, "tests")) == r.nr_insns, "one JSON test per result");
+
+	ok(mkdtemp(tmpl) != NULL, "scratch directory");
+	setenv("XDG_CACHE_HOME", tmpl, 1);
+	path = peak_cache_path();
+	ok(path && !strncmp(path, tmpl, strlen(tmpl)) && strstr(path, "/gexplore/peak-"),
+	   "cache path under $XDG_CACHE_HOME: %s", path ? path : "(null)");
+	err = peak_save(j, path, &cause);
+	is_int(err, 0, "saved");
+	back = json_load_file(path, 0, NULL);
+	ok(back && json_array_size(json_object_get(back, "tests")) == r.nr_insns,
+	   "reads back the same tests");
+	json_decref(back);
+	json_decref(j);
+	unlink(path);
+	free(path);
+	path = xasprintf("%s/gexplore", tmpl);
+	rmdir(path);
+	free(path);
+	rmdir(tmpl);
+	peak_result__exit(&r);
+
+	o.tests = "nothing-like-this";
+	err = peak_run(&o, &r, &cause);
+	ok(err == -EINVAL && cause && strstr(cause, "nothing-like-this"),
+	   "a list matching nothing: -EINVAL naming it");
+	free(cause);
+	return tap_failed_ ? 1 : 0;
+}
