@@ -29,6 +29,18 @@ ok $? "tmux session started"
 wait_for 'Command'
 ok $? "the summary is on screen"
 check "summary names the workload" grep -q 'wl-spin 400' pane
+# Colour escapes: SGR 30-37/40-47 or 38;5/48;5 (tmux re-encodes what it shows).
+has_colour() { tmux capture-pane -e -p -t "$1" | grep -Eq $'\e\\[[0-9;]*(3[0-7]|4[0-7]|38;5|48;5)[;m]'; }
+has_colour "$S"
+is "$?" 1 "NO_COLOR: no colour on screen"
+tmux new-session -d -s "$S-colour" -x 100 -y 30 "'$GX_BIN' tui r1; sleep 0.5"
+S0=$S
+S="$S-colour"
+wait_for 'Command'
+has_colour "$S"
+ok $? "without NO_COLOR: colours"
+tmux send-keys -t "$S" q
+S=$S0
 
 tmux send-keys -t "$S" '?'
 wait_for 'Keys of the summary view'
