@@ -42,6 +42,35 @@ check "... says why on stderr" grep -q 'not a terminal' err
 ok $? "gexplore --no-tui -- CMD"
 check "... prints the text summary" grep -q 'wl-spin' rep
 
+# A stripped binary: no names, no lines, no disassembly, each said.
+cp "$WL/wl-spin" stripped && strip stripped
+"$GX_BIN" record -q -o rs -e cpu-clock -- ./stripped 200 >/dev/null 2>&1
+"$GX_BIN" tui --keys "g Enter" rs >scr 2>err
+ok $? "stripped: drill-down does not crash"
+check "stripped: no line information said" grep -q 'no line information' scr
+"$GX_BIN" tui --keys "g d" rs >scr 2>err
+check "stripped: no disassembly said" grep -q 'no symbol for these addresses' scr
+
+# Source moved away after the build: said, with the sampled lines kept.
+if command -v cc >/dev/null; then
+	mkdir src && cat >src/gone.c <<'SRC'
+volatile unsigned long sink;
+__attribute__((noinline)) void spin_gone(void)
+{
+	for (unsigned long i = 0; i < 150000000ul; i++)
+		sink += i;
+}
+int main(void) { spin_gone(); return 0; }
+SRC
+	cc -g -O1 -o gone src/gone.c && rm -r src
+	"$GX_BIN" record -q -o rg -e cpu-clock -- ./gone >/dev/null 2>&1
+	"$GX_BIN" tui --keys "g Enter" rg >scr 2>err
+	check "missing source: said in the view" grep -q 'not on this machine' scr
+	check "missing source: the sampled line is listed" grep -Eq '^>.*%.* 5$' scr
+else
+	skip 2 "no C compiler"
+fi
+
 # An empty result and a broken one.
 "$GX_BIN" record -q -o empty -e cpu-clock -c 1000000000 -- true >/dev/null 2>&1
 "$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err
