@@ -14,11 +14,21 @@ trap 'tmux kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 "$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" 400 >/dev/null 2>&1
 ok $? "record the spin workload"
 
-# wait_for TEXT: poll the pane until TEXT shows (5 s at most).
+# wait_for TEXT: poll the pane until TEXT shows (10 s at most: machines
+# running other builds are slow). wait_gone TEXT: until it is gone.
 wait_for() {
 	local i
-	for i in $(seq 50); do
+	for i in $(seq 100); do
 		tmux capture-pane -p -t "$S" >pane 2>/dev/null && grep -q -- "$1" pane && return 0
+		sleep 0.1
+	done
+	return 1
+}
+wait_gone() {
+	local i
+	for i in $(seq 100); do
+		tmux capture-pane -p -t "$S" >pane 2>/dev/null || return 0
+		grep -q -- "$1" pane || return 0
 		sleep 0.1
 	done
 	return 1
@@ -76,13 +86,8 @@ tmux resize-window -t "$S" -x 100 -y 30 2>/dev/null
 wait_for 'bottom-up'
 ok $? "back at 100x30: the grid again"
 tmux send-keys -t "$S" q q
-for i in $(seq 50); do
-	tmux has-session -t "$S" 2>/dev/null || break
-	tmux capture-pane -p -t "$S" >pane 2>/dev/null
-	grep -q 'bottom-up\|Command' pane || break
-	sleep 0.1
-done
-check "q in the grid goes back, q in the summary quits" sh -c "! grep -q 'bottom-up\|Command' pane"
+wait_gone 'bottom-up\|Command'
+ok $? "q in the grid goes back, q in the summary quits"
 
 # gexplore -- CMD on a terminal: record, then the TUI on the new result.
 tmux new-session -d -s "$S-run" -x 100 -y 30 \
@@ -92,16 +97,14 @@ S="$S-run"
 wait_for 'summary: r3'
 ok $? "gexplore -- CMD opens the TUI on a terminal"
 tmux send-keys -t "$S" q
-sleep 0.3
-tmux capture-pane -p -t "$S" >pane 2>/dev/null
-check "... and q quits it" sh -c "! grep -q 'summary: r3' pane"
+wait_gone 'summary: r3'
+ok $? "... and q quits it"
 S=$S0
 
 # TERM=dumb: no curses; the text report on the terminal instead.
-tmux new-session -d -s "$S-dumb" -x 100 -y 30 "TERM=dumb '$GX_BIN' tui r1 2>err; sleep 5"
-for i in $(seq 50); do [ -s err ] && break; sleep 0.1; done
-sleep 0.3
-tmux capture-pane -p -t "$S-dumb" >pane 2>/dev/null
-check "TERM=dumb prints the text report" grep -q 'wl-spin' pane
+tmux new-session -d -s "$S-dumb" -x 100 -y 30 "TERM=dumb '$GX_BIN' tui r1 2>err; sleep 10"
+S="$S-dumb"
+wait_for 'wl-spin'
+ok $? "TERM=dumb prints the text report"
 check "... and says why" grep -q 'dumb' err
 done_testing
