@@ -15,6 +15,7 @@
 
 #include "cmd-int.h"
 #include "perfdata/perfdata.h"
+#include "mux/mux.h"
 #include "profile/profile.h"
 #include "report/report.h"
 #include "topdown/topdown.h"
@@ -60,6 +61,7 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	struct report_input in = { 0 };
 	struct report_opts ropts;
 	struct profile_opts prof;
+	struct mux_log *mux = NULL;
 	char *dir = NULL, *data = NULL, *cause = NULL;
 	bool have_meta = false;
 	int err, ret = GX_EXIT_FAIL;
@@ -92,6 +94,26 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	}
 	prof = o->prof;
 	prof.env = perf_reader__env(r);
+	if (have_meta && meta.mux.slice_log && meta.mux.reference >= 0 &&
+	    (size_t)meta.mux.reference < perf_reader__nr_evsels(r)) {
+		/* multiplexed by gexplore: split the reference event by group */
+		char *path = xasprintf("%s/%s", dir, meta.mux.slice_log);
+		int *group = xcalloc(meta.nr_events + 1, sizeof(*group));
+
+		if (mux_log__read(&mux, path, &cause) == 0) {
+			for (size_t i = 0; i < meta.nr_events; i++)
+				group[i] = meta.events[i].group;
+			mux_log__set_groups(mux, group, meta.nr_events);
+			prof.slot_of = report_mux_slot;
+			prof.slot_ctx = mux;
+			prof.nr_slots = mux_log__nr_groups(mux);
+			prof.slot_event = (size_t)meta.mux.reference;
+		} else {
+			cmd_warn("%s; MUX reliability per row is n/a", cause);
+		}
+		free(group);
+		free(path);
+	}
 	err = profile__new_opts(&p, perf_reader__nr_evsels(r), &prof, &cause);
 	if (err) {
 		cmd_error("%s", cause);
@@ -114,6 +136,7 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	in.profile = p;
 	in.cpu = o->cpu;
 	in.smt = o->smt;
+	in.mux = mux;
 	switch (o->format) {
 	case FMT_JSON:
 		err = report_json(&out, &in, &ropts);
@@ -141,6 +164,7 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 out:
 	strbuf__exit(&out);
 	profile__delete(p);
+	mux_log__delete(mux);
 	perf_reader__delete(r);
 	gx_meta__exit(&meta);
 	free(dir);

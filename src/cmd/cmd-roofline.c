@@ -91,18 +91,25 @@ static void add_points(struct roofline *rl, const char *result, const char *pare
 		strbuf__exit(&sb);
 		goto out;
 	}
-	p = profile__new(n);
+	{
+		/* symbolized, as report does: points per function */
+		struct profile_opts po = { .env = perf_reader__env(r) };
+
+		if (profile__new_opts(&p, n, &po, &cause) != 0) {
+			roofline__note(rl, "no points: %s", cause);
+			goto out;
+		}
+	}
 	if (perf_reader__process(r, profile__tool(p), &cause) != 0) {
 		roofline__note(rl, "no points: %s", cause);
 		goto out;
 	}
-	if (!roofline__add_profile_points(rl, names, n, p, PROFILE_BY_MODULE, 12, ghz, &why)) {
+	if (!roofline__add_profile_points(rl, names, n, p, PROFILE_BY_FUNCTION, 12, ghz, &why)) {
 		roofline__note(rl, "no points: %s", why);
 		goto out;
 	}
-	roofline__note(rl, "points are the whole run and its modules (per-function points come "
-		       "with the profile's function rows); FLOPs and bytes are sample "
-		       "estimates, bytes count memory lines (64 B) only");
+	roofline__note(rl, "points are the whole run and its hottest functions; FLOPs and bytes "
+		       "are sample estimates, bytes count memory lines (64 B) only");
 out:
 	free(names);
 	profile__delete(p);

@@ -108,6 +108,13 @@ struct profile {
 	uint64_t unwind_failures;
 	char *unwind_why;
 
+	/* time slots (profile_opts.slot_of) and the current sample's slot */
+	int (*slot_of)(void *slot_ctx, uint64_t time);
+	void *slot_ctx;
+	size_t nr_slots;
+	size_t slot_event;
+	int cur_slot;
+
 	/* profile__hot_line: per event, per function the hottest line row */
 	uint32_t **hot;
 	size_t *hot_nr;

@@ -38,7 +38,8 @@ uint32_t rowset__add(struct profile *p, struct rowset *s, const char *name, bool
 {
 	size_t ne = p->nr_events;
 	struct profile_row *r;
-	uint64_t *c = profile__counters(p, (own_total ? 4 : 2) * (ne ? ne : 1));
+	size_t nc = (own_total ? 4 : 2) * (ne ? ne : 1);
+	uint64_t *c = profile__counters(p, nc + p->nr_slots);
 
 	s->rows = xgrow(s->rows, &s->cap, s->nr + 1, sizeof(*s->rows));
 	s->stamp = xgrow(s->stamp, &s->stamp_cap, s->nr + 1, sizeof(*s->stamp));
@@ -53,6 +54,7 @@ uint32_t rowset__add(struct profile *p, struct rowset *s, const char *name, bool
 	r->total_samples = own_total ? c + 2 * ne : r->samples;
 	r->total_period = own_total ? c + 3 * ne : r->period;
 	r->index = (uint32_t)s->nr;
+	r->slot_period = p->nr_slots ? c + nc : NULL;
 	return (uint32_t)s->nr++;
 }
 
@@ -140,6 +142,13 @@ static struct profile *profile__alloc(size_t nr_events, const struct profile_opt
 	p->max_stack = o->max_stack && o->max_stack < PROFILE_MAX_STACK ? o->max_stack
 									 : PROFILE_MAX_STACK;
 	p->env = o->env;
+	if (o->slot_of && o->nr_slots && o->slot_event < nr_events) {
+		p->slot_of = o->slot_of;
+		p->slot_ctx = o->slot_ctx;
+		p->nr_slots = o->nr_slots;
+		p->slot_event = o->slot_event;
+	}
+	p->cur_slot = -1;
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
 

@@ -67,6 +67,12 @@ struct profile_row {
 	const uint32_t *path;
 	uint32_t path_len;
 	uint32_t index;		/* this row's index within its kind (stable) */
+	/*
+	 * With profile_opts.slot_of: the self period of the slot event split
+	 * by the time slot its samples fell in ([nr_slots]); NULL otherwise.
+	 * Multiplexed recordings use it for MUX reliability per row.
+	 */
+	uint64_t *slot_period;
 };
 
 struct profile;
@@ -85,6 +91,17 @@ struct profile_opts {
 	 */
 	const struct pd_env *env;
 	unsigned max_stack;			/* frames per sample; 0 = 127 */
+	/*
+	 * Optional time slots: slot_of(slot_ctx, sample time) names the slot
+	 * (0..nr_slots-1, or -1 for none) of each sample of event slot_event,
+	 * and every row keeps that event's self period per slot
+	 * (profile_row.slot_period). For multiplexing: the slot is the group
+	 * that was counting.
+	 */
+	int (*slot_of)(void *slot_ctx, uint64_t time);
+	void *slot_ctx;
+	size_t nr_slots;
+	size_t slot_event;
 };
 
 /* A profile for nr_events events (the reader's evsels, in order), with

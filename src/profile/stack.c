@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline void row_add(struct profile_row *r, uint32_t ev, uint64_t period)
+static inline void row_add(struct profile *p, struct profile_row *r, uint32_t ev,
+			   uint64_t period)
 {
 	r->samples[ev]++;
 	r->period[ev] += period;
+	if (p->cur_slot >= 0 && ev == p->slot_event)
+		r->slot_period[p->cur_slot] += period;
 }
 
 /* Add to a row's total once per sample. */
@@ -365,15 +368,15 @@ static void aggregate_stack(struct profile *p, const struct pd_sample *s, const 
 			p->chain_line[nc] = p->linepool[r->off + k];
 		}
 	}
-	row_add(&fs->rows[p->chain[0]], ev, period);
-	row_add(&ls->rows[p->chain_line[0]], ev, period);
+	row_add(p, &fs->rows[p->chain[0]], ev, period);
+	row_add(p, &ls->rows[p->chain_line[0]], ev, period);
 	for (size_t j = 0; j < nc; j++) {
 		row_add_total(p, fs, p->chain[j], ev, period);
 		row_add_total(p, ls, p->chain_line[j], ev, period);
 		p->path_tmp[nc - 1 - j] = p->chain[j];
 	}
 	ri = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
-	row_add(&p->sets[PROFILE_BY_CALLPATH].rows[ri], ev, period);
+	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[ri], ev, period);
 }
 
 int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
@@ -392,6 +395,12 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 	t = machine__findnew_thread(m, s->pid, s->tid);
 	p->tot_samples[ev]++;
 	p->tot_period[ev] += period;
+	p->cur_slot = -1;
+	if (p->slot_of && ev == p->slot_event) {
+		int slot = p->slot_of(p->slot_ctx, s->time);
+
+		p->cur_slot = slot >= 0 && (size_t)slot < p->nr_slots ? slot : -1;
+	}
 
 	/* cached rows: valid while the thread's comm is unchanged */
 	if (t->row[0] == UINT32_MAX || p->sets[PROFILE_BY_THREAD].rows[t->row[0]].name !=
@@ -406,14 +415,14 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 					    (uint64_t)t->pid << 32 | pcomm,
 					    strtab__str(&m->strs, pcomm), t->pid, 0);
 	}
-	row_add(&p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
-	row_add(&p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
+	row_add(p, &p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
+	row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
 
 	pi = u64map__find(&m->proc_idx, t->pid);
 	proc = pi ? &m->procs[*pi] : NULL;
 	mod = module_of(p, s, proc);
 	ri = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod), 0, 0);
-	row_add(&p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
+	row_add(p, &p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
 	if (p->sym) {
 		aggregate_stack(p, s, proc, strtab__str(&m->strs, t->comm), ri, ev, period);
 	} else {

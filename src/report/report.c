@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mux/mux.h"
 #include "util/util.h"
 
 const char *report_signame(int sig)
@@ -91,10 +92,11 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev, nb, sizeof(nb)));
 	switch (by) {
 	case PROFILE_BY_PROCESS:
-		strbuf__addstr(sb, "   share    samples      pid  command\n");
+		strbuf__addf(sb, "   share    samples%s      pid  command\n", in->mux ? "   MUX" : "");
 		break;
 	case PROFILE_BY_THREAD:
-		strbuf__addstr(sb, "   share    samples      tid      pid  command\n");
+		strbuf__addf(sb, "   share    samples%s      tid      pid  command\n",
+			     in->mux ? "   MUX" : "");
 		break;
 	default:
 		/* with call stacks: total = samples with the module on the stack */
@@ -108,6 +110,15 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 		if (cc)
 			strbuf__addf(sb, "   %5.1f%%", report__pct(in, o, r, true));
 		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[ev], cb, sizeof(cb)));
+		if (in->mux && by != PROFILE_BY_MODULE) {
+			/* MUX reliability of the row; '!' below 0.7 */
+			double rel = report_row_reliability(in, r);
+
+			if (isnan(rel))
+				strbuf__addstr(sb, " n/a  ");
+			else
+				strbuf__addf(sb, "%4.2f%c ", rel, rel < 0.7 ? '!' : ' ');
+		}
 		if (by == PROFILE_BY_PROCESS)
 			strbuf__addf(sb, "%7u  %s\n", r->pid, r->name);
 		else if (by == PROFILE_BY_THREAD)
@@ -198,6 +209,10 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 			add_estimate(sb, &e->attr, me->count);
 		strbuf__addstr(sb, "\n");
 	}
+	if (m && m->mux.mode && strcmp(m->mux.mode, "none")) {
+		strbuf__addstr(sb, "\n");
+		mux_meta__render(m, sb);
+	}
 	if (nev && profile__total_samples(in->profile, o->sort_event)) {
 		if (o->by_given) {
 			text_table(sb, in, o, o->by);
@@ -265,6 +280,12 @@ static json_t *json_rows(const struct report_input *in, const struct report_opts
 			json_array_append_new(p, report__json_u64(r->period[e]));
 		}
 		json_object_set_new(o2, "share", json_real(report__pct(in, o, r, false) / 100));
+		if (in->mux) {
+			double rel = report_row_reliability(in, r);
+
+			json_object_set_new(o2, "mux_reliability",
+					    isnan(rel) ? json_null() : json_real(rel));
+		}
 		json_object_set_new(o2, "samples", s);
 		json_object_set_new(o2, "estimated", p);
 		if (by == PROFILE_BY_MODULE) {
@@ -350,6 +371,12 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 		json_array_append_new(evs, eo);
 	}
 	json_object_set_new(root, "events", evs);
+	if (m) {
+		json_t *mx = mux_meta__to_json(m);
+
+		if (mx)
+			json_object_set_new(root, "mux", mx);
+	}
 	json_object_set_new(root, "sort_event", json_integer((json_int_t)o->sort_event));
 	json_object_set_new(root, "processes", json_rows(in, o, PROFILE_BY_PROCESS));
 	json_object_set_new(root, "threads", json_rows(in, o, PROFILE_BY_THREAD));

@@ -22,7 +22,17 @@ struct report_input {
 	struct profile *profile;
 	const char *cpu;		/* --cpu: top-down model override, or NULL */
 	int smt;			/* --smt: enum td_smt, 0 = from the recording */
+	/* the slice log of a recording multiplexed by gexplore, or NULL; the
+	 * profile then splits the reference event by group (slot_period) */
+	const struct mux_log *mux;
 };
+
+struct mux_log;
+/* MUX reliability of a row (gexplore-mux(7)) from its slot periods; NAN
+ * when the recording was not multiplexed or the row saw no reference. */
+double report_row_reliability(const struct report_input *in, const struct profile_row *r);
+/* Slot classifier for profile_opts.slot_of over a mux_log (ctx). */
+int report_mux_slot(void *mux_log, uint64_t time);
 
 struct report_opts {
 	size_t limit;			/* rows per table; 0 = all */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
@@ -24,6 +25,29 @@ struct td_view {
 	int clk_evsel;		/* evsel of the cycles event, -1 when none */
 	const char *source;	/* where the whole-run counts came from */
 };
+
+int report_mux_slot(void *ctx, uint64_t time)
+{
+	const struct mux_log *l = ctx;
+	ssize_t i = mux_log__find(l, time);
+
+	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
+}
+
+double report_row_reliability(const struct report_input *in, const struct profile_row *r)
+{
+	size_t ng = in->mux ? mux_log__nr_groups(in->mux) : 0;
+	uint64_t run = in->mux ? mux_log__run_ns(in->mux) : 0;
+	double c[64], f[64];
+
+	if (!ng || ng > 64 || !run || !r->slot_period)
+		return NAN;
+	for (size_t g = 0; g < ng; g++) {
+		c[g] = (double)r->slot_period[g];
+		f[g] = (double)mux_log__group_ns(in->mux, (uint32_t)g) / (double)run;
+	}
+	return mux_reliability(c, f, ng);
+}
 
 static bool evsel_sampled(const struct perf_event_attr *a)
 {
@@ -108,7 +132,11 @@ static void run_counts(struct td_view *v, const struct report_input *in, double 
 
 		if (v->ev[i] < 0)
 			continue;
-		if (m && i < m->nr_events && m->events[i].has_count) {
+		if (m && i < m->nr_events && m->events[i].has_estimate) {
+			/* rotated by gexplore: the slice log's scaled estimate */
+			x = m->events[i].estimate;
+			v->source = "counts, multiplexed";
+		} else if (m && i < m->nr_events && m->events[i].has_count) {
 			const struct gx_meta_event *e = &m->events[i];
 
 			if (!e->time_running)
@@ -133,10 +161,13 @@ static void row_counts(struct td_view *v, const struct report_input *in,
 	for (size_t i = 0; i < td_model__nr_events(v->model); i++)
 		c[i] = NAN;
 	for (size_t i = 0; i < v->nr_evsels; i++) {
+		double x;
+
 		if (v->ev[i] < 0 || !evsel_sampled(&perf_reader__evsel(in->reader, i)->attr))
 			continue;
-		c[v->ev[i]] = isnan(c[v->ev[i]]) ? (double)r->period[i]
-						 : c[v->ev[i]] + (double)r->period[i];
+		/* multiplexed: what the row saw x run time / its group's time */
+		x = (double)r->period[i] * (in->mux ? mux_log__scale(in->mux, i) : 1.0);
+		c[v->ev[i]] = isnan(c[v->ev[i]]) ? x : c[v->ev[i]] + x;
 	}
 }
 
@@ -180,6 +211,8 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 			l = 8;
 		strbuf__addf(sb, "%10.*s ", (int)(l > 10 ? 10 : l), name);
 	}
+	if (in->mux)
+		strbuf__addstr(sb, "   MUX");
 	strbuf__addf(sb, " %s\n", title);
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
@@ -208,6 +241,14 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 			else
 				strbuf__addf(sb, "%9.2f%c ", x->value, mark);
 		}
+		if (in->mux) {
+			double rel = report_row_reliability(in, r);
+
+			if (isnan(rel))
+				strbuf__addstr(sb, "   n/a");
+			else	/* '!' below 0.7: not to be trusted */
+				strbuf__addf(sb, " %4.2f%c", rel, rel < 0.7 ? '!' : ' ');
+		}
 		if (by == PROFILE_BY_MODULE) {
 			strbuf__addf(sb, " %s\n", r->name);
 		} else if (by == PROFILE_BY_FUNCTION) {
@@ -221,6 +262,49 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 		td_result__exit(&res);
 	}
 	free(c);
+}
+
+/* Intervals of the whole run's metrics when the run was multiplexed:
+ * bootstrap over the slices (mux_log__node_intervals). lo/hi allocated. */
+static bool run_intervals(struct td_view *v, const struct report_input *in, double **lo,
+			  double **hi)
+{
+	size_t n = td_model__nr_nodes(v->model);
+
+	*lo = *hi = NULL;
+	if (!in->mux || mux_log__nr_events(in->mux) != v->nr_evsels)
+		return false;
+	*lo = xcalloc(n + 1, sizeof(double));
+	*hi = xcalloc(n + 1, sizeof(double));
+	if (mux_log__node_intervals(in->mux, v->model, &v->ctx, v->ev, 0.95, 0, *lo, *hi,
+				    NULL) != 0) {
+		free(*lo);
+		free(*hi);
+		*lo = *hi = NULL;
+		return false;
+	}
+	return true;
+}
+
+static void text_intervals(struct strbuf *sb, struct td_view *v, const struct report_input *in,
+			   const struct td_result *res)
+{
+	double *lo, *hi;
+
+	if (!run_intervals(v, in, &lo, &hi))
+		return;
+	strbuf__addstr(sb, "\nConfidence (95%, bootstrap over the multiplexing slices):\n");
+	for (size_t i = 0; i < td_model__nr_nodes(v->model); i++) {
+		const struct td_node *nd = td_model__node(v->model, i);
+
+		if (nd->hidden || nd->level < 1 || nd->level > 2 || res->v[i].na || isnan(lo[i]))
+			continue;
+		strbuf__addf(sb, "  %*s%-24s ", 2 * (nd->level - 1), "", nd->name);
+		mux_format_interval(sb, res->v[i].value, lo[i], hi[i], nd->unit == TD_UNIT_FRACTION);
+		strbuf__addstr(sb, "\n");
+	}
+	free(lo);
+	free(hi);
 }
 
 int report_topdown_text(struct strbuf *sb, const struct report_input *in,
@@ -253,6 +337,7 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 			     v.ctx.smt == TD_SMT_ON ? "on" : v.ctx.smt == TD_SMT_OFF ? "off" : "unknown",
 			     v.source);
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
+		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
 		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
 		text_rows(sb, &v, in, o, PROFILE_BY_PROCESS, "process");
@@ -262,6 +347,40 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 	free(cause);
 	td_view__exit(&v);
 	return 0;
+}
+
+/*
+ * 95% intervals of a row's metrics by error propagation: each event's
+ * estimate is uncertain by its sampling error and, when multiplexed, by
+ * how unevenly the row met the groups (mux_row_rel_sd).
+ */
+static json_t *row_intervals(struct td_view *v, const struct report_input *in,
+			     const struct profile_row *r, const double *counts)
+{
+	size_t ne = td_model__nr_events(v->model), nn = td_model__nr_nodes(v->model);
+	double *sd = xcalloc(ne + 1, sizeof(double)), *lo = xcalloc(nn + 1, sizeof(double));
+	double *hi = xcalloc(nn + 1, sizeof(double)), rel = report_row_reliability(in, r);
+	json_t *iv = json_object();
+
+	for (size_t e = 0; e < ne; e++)
+		sd[e] = NAN;
+	for (size_t i = 0; i < v->nr_evsels; i++)
+		if (v->ev[i] >= 0 && r->samples[i])
+			sd[v->ev[i]] = mux_row_rel_sd(r->samples[i], rel);
+	if (mux_row_node_intervals(v->model, &v->ctx, counts, sd, 0.95, 0, r->index + 1, lo, hi,
+				   NULL) == 0) {
+		for (size_t i = 0; i < nn; i++) {
+			const struct td_node *nd = td_model__node(v->model, i);
+
+			if (nd->hidden || isnan(lo[i]) || isnan(hi[i]))
+				continue;
+			json_object_set_new(iv, nd->name, json_pack("[f,f]", lo[i], hi[i]));
+		}
+	}
+	free(sd);
+	free(lo);
+	free(hi);
+	return iv;
 }
 
 static json_t *json_rows(struct td_view *v, const struct report_input *in,
@@ -292,7 +411,13 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 			json_object_set_new(row, "pid", json_integer(r->pid));
 			json_object_set_new(row, "comm", json_string(r->name));
 		}
+		if (in->mux) {
+			double rel = report_row_reliability(in, r);
+
+			json_object_set_new(row, "mux_reliability", isnan(rel) ? json_null() : json_real(rel));
+		}
 		json_object_set_new(row, "tree", td_result__to_json(v->model, &res, &v->ctx));
+		json_object_set_new(row, "intervals", row_intervals(v, in, r, c));
 		json_array_append_new(a, row);
 		td_result__exit(&res);
 	}
@@ -327,6 +452,23 @@ json_t *report_topdown_json(const struct report_input *in, const struct report_o
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
 		json_object_set_new(root, "source", json_string(v.source));
 		json_object_set_new(root, "run", td_result__to_json(v.model, &res, &v.ctx));
+		{
+			double *lo, *hi;
+
+			if (run_intervals(&v, in, &lo, &hi)) {
+				json_t *iv = json_object();
+
+				for (size_t i = 0; i < td_model__nr_nodes(v.model); i++) {
+					if (isnan(lo[i]) || isnan(hi[i]))
+						continue;
+					json_object_set_new(iv, td_model__node(v.model, i)->name,
+							    json_pack("[f,f]", lo[i], hi[i]));
+				}
+				json_object_set_new(root, "run_intervals", iv);
+				free(lo);
+				free(hi);
+			}
+		}
 		json_object_set_new(root, "functions", json_rows(&v, in, o, PROFILE_BY_FUNCTION));
 		json_object_set_new(root, "processes", json_rows(&v, in, o, PROFILE_BY_PROCESS));
 		json_object_set_new(root, "modules", json_rows(&v, in, o, PROFILE_BY_MODULE));

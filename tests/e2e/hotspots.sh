@@ -74,7 +74,7 @@ check "samples add up (callpaths)" jq -e '([.callpaths[].samples[0]] | add) == .
 check "three threads sampled" jq -e '[.threads[] | select(.samples[0] > 10)] | length == 3' t.json
 check "total >= self for every function" jq -e 'all(.functions[]; .total_samples[0] >= .samples[0])' t.json
 check "the thread entry start_thread is on most stacks" \
-	jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share == 0' t.json
+	jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share < 0.02' t.json
 "$GX_BIN" report t >t.txt
 check "text: Functions table after the summary" grep -q '^Functions (by cpu-clock' t.txt
 check "text: hot_div row with its hottest line" \

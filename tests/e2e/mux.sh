@@ -60,6 +60,9 @@ for ev in context-switches task-clock; do
 	[ $r = 0 ] || diag "estimate $got, counted $want"
 done
 rel=$(jq -r .mux.reliability mux/meta.json)
+check "report: the steady process row is reliable (>= 0.9)" \
+	sh -c "'$GX_BIN' report --json mux | jq -e '.processes[0].mux_reliability >= 0.9'"
+check "report: the multiplexing block with intervals" sh -c "'$GX_BIN' report mux | grep -q '^MUX reliability: '"
 awk -v r="$rel" 'BEGIN { exit !(r >= 0.9) }'
 ok $? "steady workload: MUX reliability $rel >= 0.9"
 lohi=$(jq -r '.events[] | select(.name == "page-faults") | (.estimate_lo <= .estimate and .estimate <= .estimate_hi)' mux/meta.json)
@@ -86,6 +89,13 @@ ok $? "two busy thread rows ($rows)"
 bad=$(jq -r '[.mux.rows[] | select(.samples >= 100 and .reliability >= 0.7)] | length' phases/meta.json)
 is "$bad" 0 "both phases' thread rows have MUX reliability < 0.7"
 [ "$bad" = 0 ] || jq -c .mux.rows phases/meta.json | sed 's/^/# /'
+# the report computes the same per row, for every kind of row
+"$GX_BIN" report --json --limit 0 phases >phases.json 2>/dev/null
+is "$(jq '[.threads[] | select(.samples[0] >= 100 and .mux_reliability >= 0.7)] | length' phases.json)" 0 \
+	"report: the phases' thread rows have MUX reliability < 0.7"
+check "report: the process row (both phases together) is more reliable than either thread" \
+	jq -e '(.processes[0].mux_reliability) > ([.threads[] | select(.samples[0] >= 100) | .mux_reliability] | max)' phases.json
+check "report text: unreliable rows marked with !" sh -c "'$GX_BIN' report phases | grep -qE '0\.[0-6][0-9]! '"
 grep -q "too short for multiplexing" phases.err
 ok $? "a hint says the run is too short for its groups"
 jq -e '.warnings[] | select(test("too short for multiplexing"))' phases/meta.json >/dev/null

@@ -57,6 +57,10 @@ is "$(val "$F" Frontend_Bound <skl.json)" 0.4 "skl frontend: Frontend_Bound"
 is "$(val "$F" Backend_Bound <skl.json)" 0.1 "skl frontend: Backend_Bound"
 is "$(val "$F" CPI <skl.json)" 1 "skl frontend: CPI"
 is "$(jq -r "$F.bottleneck" skl.json)" Frontend_Bound "skl frontend: bottleneck"
+check "skl backend: a 95% interval that holds the value" \
+	jq -e '.topdown.processes[] | select(.comm == "backend") | .intervals.Backend_Bound as $i |
+	       $i[0] < 0.43 and 0.43 < $i[1] and $i[1] - $i[0] < 0.5' skl.json
+check "skl: intervals for every row" jq -e '[.topdown.processes[] | .intervals | length > 0] | all' skl.json
 "$GX_BIN" report skl >skl.txt 2>/dev/null
 check "skl text: the tree with the bottleneck marked" grep -q 'Backend_Bound .*<==' skl.txt
 check "skl text: level 1 per process" grep -q 'Top-down level 1 by process' skl.txt

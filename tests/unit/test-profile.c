@@ -6,6 +6,7 @@
 
 #include "profile/profile.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
@@ -41,6 +42,22 @@ static void sample_(uint32_t ev, uint32_t pid, uint32_t tid, uint64_t ip, uint64
 			       .misc = mode };
 
 	tool->sample(tool, &s);
+}
+
+static void sample_t(uint32_t ev, uint32_t pid, uint32_t tid, uint64_t ip, uint64_t period,
+		     uint16_t mode, uint64_t time)
+{
+	struct pd_sample s = { .evsel = ev, .pid = pid, .tid = tid, .ip = ip, .period = period,
+			       .misc = mode, .time = time };
+
+	tool->sample(tool, &s);
+}
+
+/* slots: [0, 10) -> 0, [10, 20) -> 1, else none */
+static int slot_of_(void *ctx, uint64_t t)
+{
+	(void)ctx;
+	return t < 10 ? 0 : t < 20 ? 1 : -1;
 }
 
 static const struct profile_row *find(struct profile *p, enum profile_by by, const char *name,
@@ -132,5 +149,31 @@ int main(void)
 	r = find(p, PROFILE_BY_MODULE, "/usr/bin/app", 0);
 	ok(r && r->samples[0] == 5, "both sides of the split keep the old map");
 	profile__delete(p);
+
+	/* time slots: event 0's period split by the slot its sample fell in */
+	{
+		struct profile_opts o = { .slot_of = slot_of_, .nr_slots = 2, .slot_event = 0 };
+		char *cause = NULL;
+
+		ok(profile__new_opts(&p, 2, &o, &cause) == 0, "profile with slots");
+		tool = profile__tool(p);
+		comm_(100, 100, "app", true);
+		mmap_(100, 0x400000, 0x10000, 0, "/usr/bin/app");
+		sample_t(0, 100, 100, 0x401000, 10, U, 5);	/* slot 0 */
+		sample_t(0, 100, 100, 0x401000, 20, U, 15);	/* slot 1 */
+		sample_t(0, 100, 100, 0x401000, 40, U, 16);	/* slot 1 */
+		sample_t(0, 100, 100, 0x401000, 80, U, 99);	/* no slot */
+		sample_t(1, 100, 100, 0x401000, 7, U, 5);	/* other event: not split */
+		r = find(p, PROFILE_BY_PROCESS, "app", 100);
+		ok(r && r->slot_period, "rows carry slot periods");
+		ok(r && r->slot_period && r->slot_period[0] == 10 && r->slot_period[1] == 60,
+		   "process: 10 in slot 0, 60 in slot 1, the rest in none");
+		r = find(p, PROFILE_BY_MODULE, "/usr/bin/app", 0);
+		ok(r && r->slot_period && r->slot_period[0] == 10 && r->slot_period[1] == 60,
+		   "module row split the same way");
+		is_int(r ? r->period[0] : 0, 150, "the self period is unchanged");
+		profile__delete(p);
+		free(cause);
+	}
 	return done_testing();
 }
