@@ -154,6 +154,7 @@ struct tui_tsample {		/* one sample, for the timeline and disassembly */
 struct tui_thread {
 	uint32_t tid, pid;
 	const char *name;
+	double reliability;	/* MUX reliability of the thread, NAN: n/a */
 };
 
 struct tui_insn {

@@ -503,7 +503,7 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static void set_threads(struct tui_model *m)
+static void set_threads(struct tui_model *m, const struct gx_meta *meta)
 {
 	struct tui_table *t = &m->tab[TK_THREAD];
 
@@ -512,6 +512,10 @@ static void set_threads(struct tui_model *m)
 		m->threads[i].tid = t->rows[i].tid;
 		m->threads[i].pid = t->rows[i].pid;
 		m->threads[i].name = t->rows[i].name;
+		m->threads[i].reliability = NAN;
+		for (size_t k = 0; meta && k < meta->mux.nr_rows; k++)
+			if ((uint32_t)meta->mux.rows[k].tid == t->rows[i].tid)
+				m->threads[i].reliability = meta->mux.rows[k].reliability;
 	}
 	m->nr_threads = t->nr;
 	qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
@@ -569,7 +573,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	setup_topdown(m, o, r, p, real->have_meta ? &real->meta : NULL);
 	fill_tables(m, p);
 	add_hints(m);
-	set_threads(m);
+	set_threads(m, real->have_meta ? &real->meta : NULL);
 	profile__delete(p);
 	perf_reader__delete(r);
 	perf_reader__delete(r0);

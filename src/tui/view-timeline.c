@@ -7,6 +7,7 @@
 
 #include "tui-int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,9 +216,15 @@ static const char *status(struct tui_view *v)
 	struct tui_model *m = v->m;
 	int nb = t->nb > 0 ? t->nb : 1;
 
-	snprintf(t->status, sizeof(t->status), "cursor %.3f s%s  h/l: move  Space: range  x: clear",
+	const struct tui_thread *th = v->sel < (int)m->nr_threads ? &m->threads[v->sel] : NULL;
+	char rel[48] = "";
+
+	if (th && !isnan(th->reliability))
+		snprintf(rel, sizeof(rel), "  thread %u: MUX reliability %.2f", th->tid,
+			 th->reliability);
+	snprintf(t->status, sizeof(t->status), "cursor %.3f s%s%s  h/l: move  Space: range  x: clear",
 		 (double)(time_of(m, t->cursor, nb, false) - m->t_first) / 1e9,
-		 m->range_hi ? " (range set)" : "");
+		 m->range_hi ? " (range set)" : "", rel);
 	return t->status;
 }
 

@@ -239,8 +239,8 @@ static struct tui_model *synth_model(bool empty)
 		m->t_first = m->ts[0].time;
 		m->t_last = m->ts[399].time;
 		m->threads = xcalloc(2, sizeof(*m->threads));
-		m->threads[0] = (struct tui_thread){ 100, 100, "synth" };
-		m->threads[1] = (struct tui_thread){ 101, 100, "synth-worker" };
+		m->threads[0] = (struct tui_thread){ 100, 100, "synth", NAN };
+		m->threads[1] = (struct tui_thread){ 101, 100, "synth-worker", 0.64 };
 		m->nr_threads = 2;
 	}
 	tui_model__tables_changed(m);
@@ -462,6 +462,10 @@ static void behaviour(struct tui_model *m)
 	s = screen(m, "", 80, 24, false, NULL);
 	ok(has(s, "reliability 0.93 (reliable"), "summary: MUX reliability when recorded");
 	ok(has(s, "cycles 1e+06 [9.8e+05-1.02e+06]"), "summary: estimates with their interval");
+	free(s);
+
+	s = screen(m, "t Down", 100, 24, false, NULL);
+	ok(has(s, "thread 101: MUX reliability 0.64"), "timeline: a thread's MUX reliability");
 	free(s);
 
 	s = screen(m, "", 20, 6, false, NULL);
