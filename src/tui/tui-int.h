@@ -128,6 +128,7 @@ struct tui_row {
 	uint32_t line;
 	uint32_t pid, tid;
 	int32_t func;		/* line rows: index in the function table, else -1 */
+	double reliability;	/* MUX reliability of the row, NAN: n/a */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
 	bool td_done, td_ok;
@@ -205,10 +206,12 @@ struct tui_model {
 	char *td_why;		/* why there is no tree, or NULL */
 	bool run_ok;
 	struct td_result run;
+	double *run_lo, *run_hi;	/* per node 95% interval under MUX, or NULL */
 	int focus_node;		/* node selected in the summary: the grid shows its children */
 
 	struct tui_table tab[TK_NR_];
 	double total_clk;	/* clock-event period of the (filtered) run */
+	bool has_mux_rows;	/* rows carry MUX reliability: a grid column */
 	struct tui_edge *edges;
 	size_t nr_edges;
 	bool has_callchains;
@@ -271,7 +274,7 @@ bool tui_model__imprecise(const struct tui_model *m);
 /* Grid columns: the clock share, samples, then top-down nodes (CPI,
  * level 1, the focus node's children). prio: lower survives narrower
  * screens. */
-enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE };
+enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX };
 struct tui_col {
 	enum tui_col_kind kind;
 	int node;		/* TC_NODE: node index */
@@ -312,6 +315,7 @@ struct tui_mmap {
 };
 
 struct sym_session;
+struct mux_log;
 struct tui_real {
 	char *data, *dir;
 	struct gx_meta meta;
@@ -319,6 +323,7 @@ struct tui_real {
 	struct tui_mmap *maps;
 	size_t nr_maps;
 	struct sym_session *sym;	/* for the disassembly, opened on demand */
+	struct mux_log *mux;		/* the slice log when gexplore multiplexed */
 };
 
 /* Disassemble code at addr into out->insns (capstone, x86-64). Counts

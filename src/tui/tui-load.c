@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mux/mux.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 
@@ -104,6 +105,39 @@ static int tap_other(struct pd_tool *t, const struct perf_event_header *h, uint6
 	return tt->inner->other ? tt->inner->other(tt->inner, h, off) : 0;
 }
 
+static int mux_slot(void *ctx, uint64_t time)
+{
+	const struct mux_log *l = ctx;
+	ssize_t i = mux_log__find(l, time);
+
+	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
+}
+
+/* Open the slice log of a result gexplore multiplexed itself; NULL else. */
+static void open_mux(struct tui_real *real, struct tui_model *m, size_t nr_evsels)
+{
+	const struct gx_meta *meta = &real->meta;
+	char *path, *cause = NULL;
+	int *group;
+
+	if (!real->have_meta || !meta->mux.slice_log || meta->mux.reference < 0 ||
+	    (size_t)meta->mux.reference >= nr_evsels || !real->dir)
+		return;
+	path = xasprintf("%s/%s", real->dir, meta->mux.slice_log);
+	if (mux_log__read(&real->mux, path, &cause) != 0) {
+		tui_model__add_hint(m, "%s; MUX reliability per row is n/a", cause);
+		real->mux = NULL;
+	} else {
+		group = xcalloc(meta->nr_events + 1, sizeof(*group));
+		for (size_t i = 0; i < meta->nr_events; i++)
+			group[i] = meta->events[i].group;
+		mux_log__set_groups(real->mux, group, meta->nr_events);
+		free(group);
+	}
+	free(cause);
+	free(path);
+}
+
 /* Walk data into a new profile; store samples when asked. */
 static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t lo, uint64_t hi,
 		struct perf_reader **rout, struct profile **pout, char **cause)
@@ -118,6 +152,14 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 		return err;
 	{
 		struct profile_opts po = { .env = perf_reader__env(r) };
+
+		if (real->mux) {
+			/* split the reference event by group for per-row reliability */
+			po.slot_of = mux_slot;
+			po.slot_ctx = real->mux;
+			po.nr_slots = mux_log__nr_groups(real->mux);
+			po.slot_event = (size_t)real->meta.mux.reference;
+		}
 
 		err = profile__new_opts(&p, perf_reader__nr_evsels(r), &po, cause);
 		if (err) {
@@ -146,9 +188,29 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 
 static void copy_counts(struct tui_model *m, struct tui_row *row, const struct profile_row *pr)
 {
+	const struct tui_real *real = m->priv;
+	const struct mux_log *l = real ? real->mux : NULL;
+
 	for (size_t e = 0; e < m->nr_events; e++) {
-		row->period[e] = (double)pr->period[e];
+		double scale = l && e < mux_log__nr_events(l) ? mux_log__scale(l, e) : 1;
+
+		/* Multiplexed events saw part of the run: scale them up. */
+		row->period[e] = (double)pr->period[e] * (scale > 0 ? scale : 1);
 		row->samples[e] = pr->samples[e];
+	}
+	if (l && pr->slot_period) {
+		size_t ng = mux_log__nr_groups(l);
+		uint64_t run = mux_log__run_ns(l);
+		double c[64], f[64];
+
+		if (ng && ng <= 64 && run) {
+			for (size_t g = 0; g < ng; g++) {
+				c[g] = (double)pr->slot_period[g];
+				f[g] = (double)mux_log__group_ns(l, (uint32_t)g) / (double)run;
+			}
+			row->reliability = mux_reliability(c, f, ng);
+			m->has_mux_rows = true;
+		}
 	}
 }
 
@@ -306,6 +368,7 @@ static void real_free(struct tui_model *m)
 	free(real->maps);
 	gx_meta__exit(&real->meta);
 	tui_disasm_real_exit(m);
+	mux_log__delete(real->mux);
 	free(real->data);
 	free(real->dir);
 	free(real);
@@ -341,7 +404,8 @@ static bool sampled(const struct perf_event_attr *a)
 }
 
 static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
-			  struct perf_reader *r, struct profile *p, const struct gx_meta *meta)
+			  struct perf_reader *r, struct profile *p, const struct gx_meta *meta,
+			  const struct mux_log *real_mux)
 {
 	struct td_model *td = NULL;
 	char *id = model_id(o, meta, perf_reader__env(r)), *cause = NULL;
@@ -406,6 +470,18 @@ static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
 	}
 	tui_model__set_topdown(m, td, ev, c);
 	free(c);
+	if (real_mux && m->run_ok && mux_log__nr_events(real_mux) == m->nr_events) {
+		size_t nn = td_model__nr_nodes(td);
+
+		m->run_lo = xcalloc(nn + 1, sizeof(double));
+		m->run_hi = xcalloc(nn + 1, sizeof(double));
+		if (mux_log__node_intervals(real_mux, td, &m->ctx, ev, 0.95, 0, m->run_lo,
+					    m->run_hi, NULL) != 0) {
+			free(m->run_lo);
+			free(m->run_hi);
+			m->run_lo = m->run_hi = NULL;
+		}
+	}
 out:
 	free(ev);
 	free(id);
@@ -566,11 +642,12 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	m->source = read_source;
 	m->refilter = refilter;
 	m->disasm = tui_disasm_real;
+	open_mux(real, m, m->nr_events);
 	err = walk(m, real, true, 0, 0, &r, &p, cause);
 	if (err)
 		goto fail;
 	set_facts(m, real, r);
-	setup_topdown(m, o, r, p, real->have_meta ? &real->meta : NULL);
+	setup_topdown(m, o, r, p, real->have_meta ? &real->meta : NULL, real->mux);
 	fill_tables(m, p);
 	add_hints(m);
 	set_threads(m, real->have_meta ? &real->meta : NULL);

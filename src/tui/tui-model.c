@@ -58,6 +58,7 @@ struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const c
 	r->name = tui_model__str(m, name);
 	r->module = r->file = "";
 	r->func = -1;
+	r->reliability = NAN;
 	r->period = xcalloc(m->nr_events + 1, sizeof(double));
 	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
 	return r;
@@ -162,6 +163,8 @@ void tui_model__delete(struct tui_model *m)
 		td_result__exit(&m->run);
 	td_model__delete(m->td);
 	free(m->ev_map);
+	free(m->run_lo);
+	free(m->run_hi);
 	free(m->td_why);
 	free(m->ts);
 	free(m->threads);
@@ -341,6 +344,12 @@ size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
 	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
 	cols[n].width = 7;
 	cols[n++].prio = 3;
+	if (m->has_mux_rows && n < max) {
+		cols[n].kind = TC_MUX;
+		snprintf(cols[n].name, sizeof(cols[n].name), "MUX");
+		cols[n].width = 5;
+		cols[n++].prio = 3;
+	}
 	if (!m->td || !m->run_ok)
 		return n;
 	cpi = td_model__find_node(m->td, "CPI");
@@ -374,6 +383,9 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 		return tui_row__share(m, r);
 	case TC_SAMPLES:
 		return (double)r->samples[m->clk];
+	case TC_MUX:
+		*dim = isnan(r->reliability) || r->reliability < 0.7;
+		return r->reliability;
 	case TC_NODE:
 		res = tui_row__td(m, r);
 		if (!res) {
@@ -405,6 +417,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		break;
 	case TC_SAMPLES:
 		snprintf(buf, n, "%.0f", v);
+		break;
+	case TC_MUX:
+		snprintf(buf, n, "%.2f", v);
 		break;
 	case TC_NODE:
 		if (td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION)

@@ -102,12 +102,19 @@ static void add_tree(struct summary_view *s, const struct tui_model *m, int pare
 	for (size_t i = 0; i < td_model__nr_nodes(m->td); i++) {
 		const struct td_node *nd = td_model__node(m->td, i);
 		const struct td_value *x = &m->run.v[i];
-		char val[32];
+		char val[64];
 		enum tui_style st;
 
 		if (nd->parent_idx != parent || !shown(m, i))
 			continue;
 		tui_fmt_value(val, sizeof(val), nd, x);
+		if (m->run_lo && !x->na && !isnan(m->run_lo[i]) && nd->unit == TD_UNIT_FRACTION) {
+			/* MUX confidence: "41.2% [38.9-43.5]" */
+			char iv[40];
+
+			snprintf(iv, sizeof(iv), " [%.1f-%.1f]", 100 * m->run_lo[i], 100 * m->run_hi[i]);
+			snprintf(val + strlen(val), sizeof(val) - strlen(val), "%s", iv);
+		}
 		st = x->on_path ? TS_BOTTLENECK : x->flagged ? TS_HOT : TS_DIM;
 		add(s, st, (int)i, "%*s%-*s %8s %s%s%s", 2 + 2 * depth, "", 24 - 2 * depth, nd->name,
 		    val, x->flagged ? "*" : x->na ? "" : "<",

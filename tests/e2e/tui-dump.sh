@@ -42,6 +42,19 @@ check "... says why on stderr" grep -q 'not a terminal' err
 ok $? "gexplore --no-tui -- CMD"
 check "... prints the text summary" grep -q 'wl-spin' rep
 
+# Multiplexed by gexplore: reliability, intervals and a MUX grid column.
+"$GX_BIN" record -q -c 10000000 -o rm -e "cpu-clock,{page-faults,minor-faults},{context-switches,task-clock}" \
+	-- "$WL/wl-mux-steady" 500 >/dev/null 2>&1
+if [ -s rm/meta.json ] && grep -q '"slice_log"' rm/meta.json; then
+	"$GX_BIN" tui --keys "" rm >scr 2>err
+	check "mux: the summary shows the run's reliability" grep -Eq 'MUX +reliability [0-9.]+ \(' scr
+	check "mux: estimates with 95% intervals" grep -Eq 'page-faults .*\[.*-.*\] x' scr
+	"$GX_BIN" tui --keys "g v v v" rm >scr 2>err
+	check "mux: the grid has a MUX column" sh -c "sed -n 2p scr | grep -q MUX"
+else
+	skip 3 "this recording was not multiplexed by gexplore"
+fi
+
 # A stripped binary: no names, no lines, no disassembly, each said.
 cp "$WL/wl-spin" stripped && strip stripped
 "$GX_BIN" record -q -o rs -e cpu-clock -- ./stripped 200 >/dev/null 2>&1
