@@ -12,6 +12,7 @@ struct record_opts {
 	const char *cpu;	/* --cpu MODEL: the top-down model instead of this CPU's */
 	bool force;		/* -f: reuse a non-empty -o DIR */
 	bool no_report;		/* --no-report */
+	bool no_tui;		/* --no-tui: text summary even on a terminal */
 	bool quiet;		/* -q */
 	bool help;
 	const char *check;	/* --check 'SPEC': check options run on the result */
@@ -52,5 +53,7 @@ int check_after_record(const char *spec, const char *dir);
 /* `record --repeat N --check SPEC [options] -- CMD`: record CMD N times with
  * the record options argv[1..idx) and check them together; exit code. */
 int check_record_repeat(const char *spec, unsigned repeat, int argc, char **argv, int idx);
+/* Open the TUI on a result (the text report when it cannot run); exit code. */
+int tui_open_result(const char *result, const char *parent, const char *cpu);
 
 #endif

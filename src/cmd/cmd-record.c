@@ -80,7 +80,7 @@ static double rusage_cpu_s(void)
 
 static const char *const record_usage_text =
 	"[-o DIR] [-f] [-e EVENTS] [-c SAV | -F HZ] [--rate X] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report]\n"
+	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] [--no-tui]\n"
 	"                [--slice MS] [--mux=gexplore|kernel] [--mux-runs]\n"
 	"                [--check 'CHECK-OPTIONS' [--repeat N]] -- CMD [ARGS]";
 
@@ -102,6 +102,7 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 		{ "no-inherit", no_argument, NULL, 'I' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "no-report", no_argument, NULL, 'N' },
+		{ "no-tui", no_argument, NULL, 'U' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "slice", required_argument, NULL, 1001 },
@@ -199,6 +200,9 @@ static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
 			break;
 		case 'N':
 			ro->no_report = true;
+			break;
+		case 'U':
+			ro->no_tui = true;
 			break;
 		case 'q':
 			ro->quiet = true;
@@ -537,8 +541,15 @@ int record_run(int argc, char **argv, bool then_report)
 		fprintf(stderr, "gexplore: recorded %s: %" PRIu64 " records, %" PRIu64
 				" lost; 'gexplore report %s' to see it again\n",
 			dir, st->records, st->lost_events, dir);
-	if (then_report && !ro.no_report && !err)
-		report_print(dir, NULL, NULL);
+	/* `gexplore -- CMD`: the TUI on a terminal, else the text summary. */
+	if (then_report && !ro.no_report && !err) {
+#ifdef HAVE_NCURSESW
+		if (!ro.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
+			tui_open_result(dir, NULL, ro.cpu);
+		else
+#endif
+			report_print(dir, NULL, NULL);
+	}
 
 	/* The workload's status is ours (128+N when killed by signal N). */
 	if (err)

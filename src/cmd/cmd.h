@@ -31,6 +31,7 @@ extern const struct cmd_entry cmd_list_entry;
 extern const struct cmd_entry cmd_topdown_entry;
 extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_diff_entry;
+extern const struct cmd_entry cmd_tui_entry;
 extern const struct cmd_entry cmd_peak_entry;
 
 /* The table, NULL-terminated. */

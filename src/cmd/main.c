@@ -15,6 +15,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_topdown_entry,
 	&cmd_check_entry,
 	&cmd_diff_entry,
+	&cmd_tui_entry,
 	&cmd_peak_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,

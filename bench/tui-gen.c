@@ -1,0 +1,173 @@
+/*
+ * tui-gen DIR BINARY NSAMPLES: write DIR/perf.data with NSAMPLES cpu-clock
+ * samples over 4 threads and 10 s, at addresses inside BINARY's functions
+ * (60% hot_inner, 30% hot_outer, the rest anywhere in .text), for
+ * bench/tui. The binary is mapped with file offset == address, as gcc
+ * lays out small PIE files.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "perfdata/perfdata.h"
+#include "util/util.h"
+
+#define BASE 0x555555554000ull
+
+static uint64_t sym_lo[3], sym_hi[3];	/* hot_inner, hot_outer, .text */
+
+static void find_syms(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t str;
+
+		gelf_getshdr(scn, &sh);
+		elf_getshdrstrndx(e, &str);
+		if (!strcmp(elf_strptr(e, str, sh.sh_name), ".text")) {
+			sym_lo[2] = sh.sh_addr;
+			sym_hi[2] = sh.sh_addr + sh.sh_size;
+		}
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *n;
+
+			gelf_getsym(d, (int)i, &s);
+			n = elf_strptr(e, sh.sh_link, s.st_name);
+			for (int k = 0; k < 2 && n; k++)
+				if (!strcmp(n, k ? "hot_outer" : "hot_inner")) {
+					sym_lo[k] = s.st_value;
+					sym_hi[k] = s.st_value + s.st_size;
+				}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+static void put(struct perf_writer *w, const void *rec, size_t len)
+{
+	if (perf_writer__write(w, rec, len) != 0) {
+		fprintf(stderr, "tui-gen: write failed\n");
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct pd_evsel ev = { 0 };
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	char *cause = NULL, *path;
+	uint64_t n, seed = 42;
+	struct stat st;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: tui-gen DIR BINARY NSAMPLES\n");
+		return 2;
+	}
+	n = strtoull(argv[3], NULL, 10);
+	find_syms(argv[2]);
+	if (!sym_hi[0] || !sym_hi[1] || !sym_hi[2] || stat(argv[2], &st) != 0) {
+		fprintf(stderr, "tui-gen: %s lacks hot_inner/hot_outer/.text\n", argv[2]);
+		return 2;
+	}
+	mkdir(argv[1], 0755);
+	path = xasprintf("%s/perf.data", argv[1]);
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.size = sizeof(ev.attr);
+	ev.attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	ev.attr.sample_period = 100000;
+	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			      PERF_SAMPLE_PERIOD;
+	ev.name = "cpu-clock";
+	if (perf_writer__new(&w, path, &ev, 1, &cause) != 0) {
+		fprintf(stderr, "tui-gen: %s\n", cause);
+		return 2;
+	}
+	for (uint32_t t = 0; t < 4; t++) {
+		struct {
+			struct perf_event_header h;
+			uint32_t pid, tid;
+			char comm[16];
+		} c = { { PERF_RECORD_COMM, 0, sizeof(c) }, 1000, 1000 + t, "wl-spin" };
+
+		if (t)
+			snprintf(c.comm, sizeof(c.comm), "worker-%u", t);
+		put(w, &c, sizeof(c));
+	}
+	{
+		struct {
+			struct perf_event_header h;
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_gen;
+			uint32_t prot, flags;
+			char name[4096];
+		} m = { 0 };
+		size_t nl = strlen(argv[2]) + 1, sz = offsetof(__typeof__(m), name) + ((nl + 7) & ~7ul);
+
+		m.h.type = PERF_RECORD_MMAP2;
+		m.h.size = (uint16_t)sz;
+		m.pid = m.tid = 1000;
+		m.addr = BASE;
+		m.len = ((uint64_t)st.st_size + 4095) & ~4095ull;
+		m.prot = 5;
+		m.flags = 2;
+		memcpy(m.name, argv[2], nl);
+		put(w, &m, sz);
+	}
+	for (uint64_t i = 0; i < n; i++) {
+		struct {
+			struct perf_event_header h;
+			uint64_t ip;
+			uint32_t pid, tid;
+			uint64_t time, period;
+		} s;
+		uint64_t r, k;
+
+		memset(&s, 0, sizeof(s));
+		s.h.type = PERF_RECORD_SAMPLE;
+		s.h.misc = PERF_RECORD_MISC_USER;
+		s.h.size = sizeof(s);
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		r = seed >> 33;
+		k = r % 10 < 6 ? 0 : r % 10 < 9 ? 1 : 2;
+		s.ip = BASE + sym_lo[k] + (r / 16) % (sym_hi[k] - sym_lo[k]);
+		s.pid = 1000;
+		s.tid = 1000 + (uint32_t)(r % 4);
+		s.time = 1000000000ull + i * (10000000000ull / (n ? n : 1));
+		s.period = 100000;
+		put(w, &s, sizeof(s));
+		if (i % 10000 == 9999)
+			perf_writer__finished_round(w);
+	}
+	pd_env__from_system(&env, argc, argv);
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		fprintf(stderr, "tui-gen: %s\n", cause);
+		return 2;
+	}
+	perf_writer__delete(w);
+	pd_env__exit(&env);
+	free(path);
+	return 0;
+}

@@ -1,0 +1,205 @@
+/*
+ * gexplore tui [RESULT]: the interactive drill-down. On something that is
+ * not a terminal (or TERM=dumb) it prints the text report instead.
+ * --keys and --dump run the views headless and print the screen: for
+ * tests, benchmarks and bug reports.
+ */
+#include "config.h"
+
+#include "cmd.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd-int.h"
+
+#ifdef HAVE_NCURSESW
+#include "tui/tui.h"
+#include "tui/tui-int.h"
+#include "util/util.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Apply a key script and print the final screen (text, then styles). */
+static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles, bool timing)
+{
+	struct tui_app app;
+	struct tui_canvas c;
+	struct strbuf text = STRBUF_INIT, st = STRBUF_INIT;
+	char *copy = xstrdup(keys ? keys : ""), *save = NULL;
+	double worst = 0, sum = 0;
+	char worst_key[16] = "";
+	int n = 0, ret = GX_EXIT_OK;
+
+	tui_app__init(&app, m);
+	canvas__init(&c, w, h);
+	tui_app__draw(&app, &c);
+	for (char *tok = strtok_r(copy, " ", &save); tok && !app.quit;
+	     tok = strtok_r(NULL, " ", &save)) {
+		int k = tui_key_parse(tok);
+		double t0 = now_s(), dt;
+
+		if (k < 0) {
+			cmd_error("--keys: unknown key '%s'", tok);
+			ret = GX_EXIT_USAGE;
+			break;
+		}
+		tui_app__key(&app, k);
+		tui_app__draw(&app, &c);
+		dt = now_s() - t0;
+		sum += dt;
+		n++;
+		if (dt > worst) {
+			worst = dt;
+			snprintf(worst_key, sizeof(worst_key), "%s", tok);
+		}
+	}
+	canvas__dump(&c, &text, styles ? &st : NULL);
+	fwrite(text.buf, 1, text.len, stdout);
+	if (styles) {
+		fputs("--- styles\n", stdout);
+		fwrite(st.buf, 1, st.len, stdout);
+	}
+	if (timing && n)
+		fprintf(stderr, "keys: %d, mean %.3f ms, worst %.3f ms (%s) per key (handle + draw)\n",
+			n, 1e3 * sum / n, 1e3 * worst, worst_key);
+	strbuf__exit(&text);
+	strbuf__exit(&st);
+	canvas__exit(&c);
+	tui_app__exit(&app);
+	free(copy);
+	return ret;
+}
+
+int tui_open_result(const char *result, const char *parent, const char *cpu)
+{
+	struct tui_open_opts o = { .result = result, .parent = parent ? parent : ".", .cpu = cpu };
+	struct tui_model *m = NULL;
+	const char *why;
+	char *cause = NULL;
+	int ret = GX_EXIT_OK;
+
+	if (!tui_usable(&why)) {
+		cmd_warn("%s: printing the text report instead of the TUI", why);
+		return report_print(result, parent, NULL);
+	}
+	if (tui_model__open(&m, &o, &cause) != 0) {
+		cmd_error("%s", cause);
+		free(cause);
+		return GX_EXIT_USAGE;
+	}
+	if (tui_run(m, &cause) != 0) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_FAIL;
+	}
+	free(cause);
+	tui_model__delete(m);
+	return ret;
+}
+#endif
+
+static int cmd_tui_exec(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "keys", required_argument, NULL, 'k' },
+		{ "dump", required_argument, NULL, 'd' },
+		{ "styles", no_argument, NULL, 'S' },
+		{ "timing", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cpu = NULL, *keys = NULL, *input = NULL;
+	bool dumping = false, styles = false, timing = false;
+	int c, w = 80, h = 24;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			cpu = optarg;
+			break;
+		case 'k':
+			keys = optarg;
+			dumping = true;
+			break;
+		case 'd':
+			if (sscanf(optarg, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 ||
+			    h > 1000) {
+				cmd_error("--dump: '%s' is not WIDTHxHEIGHT", optarg);
+				return GX_EXIT_USAGE;
+			}
+			dumping = true;
+			break;
+		case 'S':
+			styles = true;
+			break;
+		case 'T':
+			timing = true;
+			break;
+		case 'h':
+			printf("usage: gexplore %s\n", cmd_tui_entry.usage);
+			return GX_EXIT_OK;
+		default:
+			if (optopt)
+				cmd_error("option -%c: unknown or missing its argument", optopt);
+			else
+				cmd_error("unknown option '%s'", argv[optind - 1]);
+			return cmd_usage(&cmd_tui_entry);
+		}
+	}
+	if (optind < argc) {
+		if (optind + 1 < argc)
+			return cmd_usage(&cmd_tui_entry);
+		input = argv[optind];
+	}
+#ifdef HAVE_NCURSESW
+	if (dumping) {
+		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu };
+		struct tui_model *m = NULL;
+		char *cause = NULL;
+		double t0 = now_s();
+		int ret;
+
+		if (tui_model__open(&m, &o, &cause) != 0) {
+			cmd_error("%s", cause);
+			free(cause);
+			return GX_EXIT_USAGE;
+		}
+		if (timing)
+			fprintf(stderr, "open: %.3f s, %zu samples\n", now_s() - t0, m->nr_ts);
+		ret = dump(m, keys, w, h, styles, timing);
+		tui_model__delete(m);
+		return ret;
+	}
+	return tui_open_result(input, ".", cpu);
+#else
+	(void)cpu;
+	(void)keys;
+	(void)dumping;
+	(void)styles;
+	(void)timing;
+	(void)w;
+	(void)h;
+	cmd_error("this gexplore was built without the TUI (ncursesw missing or --with-tui=no); "
+		  "'gexplore report' prints the same result as text");
+	return GX_EXIT_FAIL;
+#endif
+}
+
+const struct cmd_entry cmd_tui_entry = {
+	.name = "tui",
+	.usage = "tui [--cpu MODEL] [--keys KEYS --dump WxH [--styles] [--timing]] [RESULT]",
+	.summary = "explore a result interactively: summary, functions, lines, instructions",
+	.exec = cmd_tui_exec,
+};

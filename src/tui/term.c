@@ -1,0 +1,170 @@
+/*
+ * term.c: the only file that talks to curses. It maps curses keys to the
+ * TUI's abstract keys, semantic styles to colours (or, with NO_COLOR or a
+ * monochrome terminal, to attributes), and copies the canvas to the
+ * screen. Resizes arrive as KEY_RESIZE (ncurses' SIGWINCH handler).
+ */
+#include "config.h"
+
+#include "tui.h"
+#include "tui-int.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool tui_usable(const char **why)
+{
+	const char *term = getenv("TERM");
+
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		*why = "not a terminal";
+		return false;
+	}
+	if (!term || !*term || !strcmp(term, "dumb")) {
+		*why = "TERM is unset or dumb";
+		return false;
+	}
+	return true;
+}
+
+static chtype style_attr[TS_NR_];
+
+static void setup_styles(void)
+{
+	const char *nc = getenv("NO_COLOR");
+	bool color = has_colors() && !(nc && *nc);
+
+	/* Without colour every style still differs by attribute. */
+	style_attr[TS_NORMAL] = A_NORMAL;
+	style_attr[TS_TITLE] = A_REVERSE;
+	style_attr[TS_STATUS] = A_REVERSE;
+	style_attr[TS_HEADER] = A_BOLD | A_UNDERLINE;
+	style_attr[TS_SELECTED] = A_REVERSE;
+	style_attr[TS_HOT] = A_BOLD;
+	style_attr[TS_DIM] = A_DIM;
+	style_attr[TS_BOTTLENECK] = A_BOLD | A_UNDERLINE;
+	style_attr[TS_WARN] = A_BOLD;
+	if (!color)
+		return;
+	start_color();
+	use_default_colors();
+	init_pair(1, COLOR_WHITE, COLOR_BLUE);		/* title, status */
+	init_pair(2, COLOR_BLACK, COLOR_CYAN);		/* selected */
+	init_pair(3, COLOR_MAGENTA, -1);		/* hot (VTune's pink) */
+	init_pair(4, COLOR_RED, -1);			/* bottleneck */
+	init_pair(5, COLOR_YELLOW, -1);			/* warnings, hints */
+	init_pair(6, COLOR_CYAN, -1);			/* headers */
+	style_attr[TS_TITLE] = COLOR_PAIR(1) | A_BOLD;
+	style_attr[TS_STATUS] = COLOR_PAIR(1);
+	style_attr[TS_SELECTED] = COLOR_PAIR(2);
+	style_attr[TS_HOT] = COLOR_PAIR(3) | A_BOLD;
+	style_attr[TS_BOTTLENECK] = COLOR_PAIR(4) | A_BOLD;
+	style_attr[TS_WARN] = COLOR_PAIR(5);
+	style_attr[TS_HEADER] = COLOR_PAIR(6) | A_BOLD;
+}
+
+static int map_key(int k)
+{
+	switch (k) {
+	case KEY_UP: return TK_UP;
+	case KEY_DOWN: return TK_DOWN;
+	case KEY_LEFT: return TK_LEFT;
+	case KEY_RIGHT: return TK_RIGHT;
+	case KEY_PPAGE: return TK_PGUP;
+	case KEY_NPAGE: return TK_PGDN;
+	case KEY_HOME: return TK_HOME;
+	case KEY_END: return TK_END;
+	case KEY_ENTER: case '\n': case '\r': return TK_ENTER;
+	case 27: return TK_ESC;
+	case '\t': return TK_TAB;
+	case KEY_BTAB: return TK_BTAB;
+	case KEY_BACKSPACE: case 127: case 8: return TK_BACKSPACE;
+	case KEY_RESIZE: return TK_RESIZE;
+	default: return k >= 0x20 && k < 0x7f ? k : -1;
+	}
+}
+
+/*
+ * After an ESC: a key whose escape sequence the terminfo entry does not
+ * know arrives as ESC plus bytes already waiting. Swallow those, so that
+ * an unknown key does not act as Esc (back). True when it was one.
+ */
+static bool unknown_sequence(void)
+{
+	bool more = false;
+	int c;
+
+	nodelay(stdscr, TRUE);
+	while ((c = getch()) != ERR)
+		more = true;
+	nodelay(stdscr, FALSE);
+	return more;
+}
+
+static void blit(const struct tui_canvas *c)
+{
+	for (int y = 0; y < c->h; y++)
+		for (int x = 0; x < c->w; x++) {
+			const struct tui_cell *cell = &c->cells[y * c->w + x];
+
+			/* The bottom-right cell would scroll some terminals. */
+			if (y == c->h - 1 && x == c->w - 1)
+				continue;
+			mvaddch(y, x, (chtype)(unsigned char)cell->ch | style_attr[cell->style]);
+		}
+}
+
+int tui_run(struct tui_model *m, char **cause)
+{
+	SCREEN *scr;
+	struct tui_app app;
+	struct tui_canvas c;
+	int w, h;
+
+	setlocale(LC_CTYPE, "");
+	scr = newterm(NULL, stdout, stdin);
+	if (!scr) {
+		*cause = xasprintf("cannot set up the terminal '%s'",
+				   getenv("TERM") ? getenv("TERM") : "");
+		return -ENOTTY;
+	}
+	set_term(scr);
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	setup_styles();
+	tui_app__init(&app, m);
+	getmaxyx(stdscr, h, w);
+	canvas__init(&c, w, h);
+	while (!app.quit) {
+		int k;
+
+		getmaxyx(stdscr, h, w);
+		if (w != c.w || h != c.h)
+			canvas__resize(&c, w, h);
+		tui_app__draw(&app, &c);
+		erase();
+		blit(&c);
+		refresh();
+		k = getch();
+		if (k == ERR)
+			continue;
+		if (k == 27 && unknown_sequence())
+			continue;
+		k = map_key(k);
+		if (k >= 0)
+			tui_app__key(&app, k);
+	}
+	tui_app__exit(&app);
+	canvas__exit(&c);
+	endwin();
+	delscreen(scr);
+	return 0;
+}

@@ -1,0 +1,244 @@
+/*
+ * tui-app.c: the view stack (back stack), the '/' prompt, the title and
+ * status bars, and the keys every view shares. Curses-free: term.c feeds
+ * keys and copies the canvas out; tests do the same headless.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void tui_app__init(struct tui_app *a, struct tui_model *m)
+{
+	memset(a, 0, sizeof(*a));
+	a->m = m;
+	a->stack[a->depth++] = tui_summary_view__new(m);
+}
+
+void tui_app__exit(struct tui_app *a)
+{
+	while (a->depth > 0) {
+		struct tui_view *v = a->stack[--a->depth];
+
+		v->ops->destroy(v);
+	}
+}
+
+void tui_app__message(struct tui_app *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(a->msg, sizeof(a->msg), fmt, ap);
+	va_end(ap);
+}
+
+static struct tui_view *top(struct tui_app *a)
+{
+	return a->stack[a->depth - 1];
+}
+
+static void push(struct tui_app *a, struct tui_view *v)
+{
+	if (!v)
+		return;
+	if (a->depth == TUI_MAX_STACK) {
+		/* Drop the oldest sub-view: the summary stays at the bottom. */
+		a->stack[1]->ops->destroy(a->stack[1]);
+		memmove(&a->stack[1], &a->stack[2], (TUI_MAX_STACK - 2) * sizeof(a->stack[0]));
+		a->depth--;
+	}
+	a->stack[a->depth++] = v;
+}
+
+static void pop(struct tui_app *a)
+{
+	if (a->depth > 1) {
+		struct tui_view *v = a->stack[--a->depth];
+
+		v->ops->destroy(v);
+	}
+}
+
+/* The kind the grid opens on: functions when symbolized, else the first
+ * kind that has rows. */
+static enum tui_kind default_kind(const struct tui_model *m)
+{
+	static const enum tui_kind pref[] = { TK_FUNC, TK_MODULE, TK_THREAD, TK_PROCESS };
+
+	for (size_t i = 0; i < ARRAY_SIZE(pref); i++)
+		if (m->tab[pref[i]].nr)
+			return pref[i];
+	return TK_FUNC;
+}
+
+static void prompt_key(struct tui_app *a, int key)
+{
+	struct tui_view *v = top(a);
+
+	if (key == TK_ENTER) {
+		a->prompting = false;
+		a->prompt[a->prompt_len] = 0;
+		v->ops->search(v, a->prompt);
+	} else if (key == TK_ESC) {
+		a->prompting = false;
+	} else if (key == TK_BACKSPACE || key == 127 || key == 8) {
+		if (a->prompt_len)
+			a->prompt[--a->prompt_len] = 0;
+	} else if (key >= 0x20 && key < 0x7f && a->prompt_len + 1 < sizeof(a->prompt)) {
+		a->prompt[a->prompt_len++] = (char)key;
+		a->prompt[a->prompt_len] = 0;
+	}
+}
+
+void tui_app__key(struct tui_app *a, int key)
+{
+	struct tui_view *v;
+	enum tui_action act;
+	unsigned r;
+
+	if (a->prompting) {
+		prompt_key(a, key);
+		return;
+	}
+	a->msg[0] = 0;
+	act = tui_key_action(key);
+	v = top(a);
+	if (act == TA_NONE || act == TA_RESIZE)
+		return;
+	if (act == TA_HELP) {
+		if (v->ops->help)	/* the help view has none: ? again does nothing */
+			push(a, tui_help_view__new(a->m, v));
+		return;
+	}
+	a->next = NULL;
+	r = v->ops->handle(v, act, a);
+	if (r & TR_PUSH)
+		push(a, a->next);
+	a->next = NULL;
+	if (r & TR_POP)
+		pop(a);
+	if (r & TR_QUIT)
+		a->quit = true;
+	if (!(r & TR_UNHANDLED))
+		return;
+	switch (act) {
+	case TA_BACK:
+		if (a->depth > 1)
+			pop(a);
+		break;
+	case TA_QUIT:
+		if (a->depth > 1)
+			pop(a);
+		else
+			a->quit = true;
+		break;
+	case TA_FILTER:
+		if (v->ops->search) {
+			a->prompting = true;
+			a->prompt_len = 0;
+			a->prompt[0] = 0;
+		} else {
+			tui_app__message(a, "nothing to filter or search here");
+		}
+		break;
+	case TA_GRID:
+		push(a, tui_grid_view__new(a->m, default_kind(a->m)));
+		break;
+	case TA_TIMELINE:
+		push(a, tui_timeline_view__new(a->m));
+		break;
+	case TA_SUMMARY:
+		while (a->depth > 1)
+			pop(a);
+		break;
+	default:
+		break;
+	}
+}
+
+static void draw_small(struct tui_canvas *c)
+{
+	canvas__clear(c);
+	canvas__put(c, 0, 0, TS_WARN, "terminal too small", -1);
+	canvas__printf(c, 0, 1, TS_NORMAL, "need %dx%d", TUI_MIN_W, TUI_MIN_H);
+	canvas__put(c, 0, 2, TS_NORMAL, "q quits", -1);
+}
+
+void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
+{
+	struct tui_view *v = top(a);
+	const char *st;
+	char buf[512], right[64];
+	int rl;
+
+	if (c->w < TUI_MIN_W || c->h < TUI_MIN_H) {
+		draw_small(c);
+		return;
+	}
+	canvas__clear(c);
+	canvas__fill(c, 0, 0, c->w, TS_TITLE);
+	snprintf(right, sizeof(right), " ?:help q:%s ", a->depth > 1 ? "back" : "quit");
+	rl = (int)strlen(right);
+	snprintf(buf, sizeof(buf), "%s%s", c->w >= 60 ? "gexplore " : "", v->title);
+	if (c->w - rl >= 20) {
+		char e[512];
+
+		tui_ellipsize(buf, c->w - rl - 1, e);
+		canvas__put(c, 0, 0, TS_TITLE, e, -1);
+		canvas__put(c, c->w - rl, 0, TS_TITLE, right, -1);
+	} else {
+		char e[512];
+
+		tui_ellipsize(buf, c->w, e);
+		canvas__put(c, 0, 0, TS_TITLE, e, -1);
+	}
+	v->ops->draw(v, c, 1, c->h - 2);
+	canvas__fill(c, 0, c->h - 1, c->w, TS_STATUS);
+	if (a->prompting) {
+		canvas__printf(c, 0, c->h - 1, TS_STATUS, "/%s_", a->prompt);
+	} else if (a->msg[0]) {
+		canvas__put(c, 0, c->h - 1, TS_STATUS, a->msg, -1);
+	} else if (v->ops->status && (st = v->ops->status(v)) != NULL) {
+		char e[512];
+
+		tui_ellipsize(st, c->w, e);
+		canvas__put(c, 0, c->h - 1, TS_STATUS, e, -1);
+	}
+}
+
+unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n)
+{
+	int page = v->page > 1 ? v->page : 1;
+
+	switch (a) {
+	case TA_UP:
+		v->sel--;
+		break;
+	case TA_DOWN:
+		v->sel++;
+		break;
+	case TA_PGUP:
+		v->sel -= page;
+		break;
+	case TA_PGDN:
+		v->sel += page;
+		break;
+	case TA_HOME:
+		v->sel = 0;
+		break;
+	case TA_END:
+		v->sel = n - 1;
+		break;
+	default:
+		return TR_UNHANDLED;
+	}
+	if (v->sel >= n)
+		v->sel = n - 1;
+	if (v->sel < 0)
+		v->sel = 0;
+	return TR_REDRAW;
+}

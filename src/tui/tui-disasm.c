@@ -1,0 +1,270 @@
+/*
+ * tui-disasm.c: the instructions of a function with per-instruction
+ * sample counts, for the disassembly view. The function's bytes come from
+ * its ELF file (libelf), instructions from capstone, source lines from
+ * src/symbolize, counts from the samples the model kept.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifdef HAVE_CAPSTONE
+#include <capstone/capstone.h>
+#endif
+
+#include "symbolize/symbolize.h"
+
+#define MAX_FUNC_BYTES (256 * 1024)
+
+int tui_disasm_bytes(const uint8_t *code, size_t n, uint64_t addr, struct tui_disasm *out)
+{
+#ifdef HAVE_CAPSTONE
+	csh h;
+	cs_insn *insn;
+	size_t cnt;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+		return GX_E_NOTSUP;
+	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	cnt = cs_disasm(h, code, n, addr, 0, &insn);
+	out->insns = xcalloc(cnt + 1, sizeof(*out->insns));
+	out->nr = cnt;
+	for (size_t i = 0; i < cnt; i++) {
+		struct tui_insn *x = &out->insns[i];
+		const cs_detail *d = insn[i].detail;
+
+		x->addr = insn[i].address;
+		snprintf(x->text, sizeof(x->text), "%.15s%s%.46s", insn[i].mnemonic,
+			 insn[i].op_str[0] ? " " : "", insn[i].op_str);
+		if (!d)
+			continue;
+		for (uint8_t g = 0; g < d->groups_count; g++)
+			if (d->groups[g] == CS_GRP_JUMP || d->groups[g] == CS_GRP_CALL ||
+			    d->groups[g] == CS_GRP_RET)
+				x->is_branch = true;
+		for (uint8_t o = 0; o < d->x86.op_count; o++) {
+			const cs_x86_op *op = &d->x86.operands[o];
+
+			if (op->type == X86_OP_MEM && (op->access & CS_AC_READ) &&
+			    insn[i].id != X86_INS_LEA && insn[i].id != X86_INS_NOP)
+				x->is_load = true;
+			if (x->is_branch && op->type == X86_OP_IMM)
+				x->target = (uint64_t)op->imm;
+		}
+	}
+	if (cnt)
+		cs_free(insn, cnt);
+	cs_close(&h);
+	return 0;
+#else
+	(void)code;
+	(void)n;
+	(void)addr;
+	(void)out;
+	return GX_E_NOTSUP;
+#endif
+}
+
+void tui_disasm_real_exit(struct tui_model *m)
+{
+	struct tui_real *real = m->priv;
+
+	if (real && real->sym) {
+		sym_session__delete(real->sym);
+		real->sym = NULL;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Read [start, start+size) from the executable section holding it; its
+ * file offset goes to *off (for symbolizing). */
+static uint8_t *read_code(const char *path, uint64_t start, uint64_t *size, uint64_t *off,
+			  bool *found_size, const char **why)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	uint8_t *buf = NULL;
+	GElf_Ehdr eh;
+
+	if (fd < 0) {
+		*why = "the binary is not on this machine: no disassembly";
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
+		*why = "not an ELF file: no disassembly";
+		goto out;
+	}
+	if (eh.e_machine != EM_X86_64) {
+		*why = "disassembly is only supported for x86-64 binaries";
+		goto out;
+	}
+	/* The function's size from the symbol table, when there is one. */
+	*found_size = false;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+
+			if (gelf_getsym(d, (int)i, &s) && s.st_value == start && s.st_size &&
+			    GELF_ST_TYPE(s.st_info) == STT_FUNC) {
+				*size = s.st_size < MAX_FUNC_BYTES ? s.st_size : MAX_FUNC_BYTES;
+				*found_size = true;
+				break;
+			}
+		}
+		if (*found_size)
+			break;
+	}
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    sh.sh_type != SHT_PROGBITS || start < sh.sh_addr ||
+		    start >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || d->d_size < sh.sh_size)
+			break;
+		if (start + *size > sh.sh_addr + sh.sh_size)
+			*size = sh.sh_addr + sh.sh_size - start;
+		buf = xmalloc(*size + 1);
+		memcpy(buf, (const uint8_t *)d->d_buf + (start - sh.sh_addr), *size);
+		*off = start - sh.sh_addr + sh.sh_offset;
+		break;
+	}
+	if (!buf)
+		*why = "the function's code is not in the binary's sections";
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+	return buf;
+}
+
+int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
+{
+	struct tui_real *real = m->priv;
+	const struct tui_row *f = &m->tab[TK_FUNC].rows[func];
+	struct tui_mmap **maps = NULL;
+	struct sym_dso **dsos = NULL;
+	struct sym_dso *dso = NULL;
+	size_t nmaps = 0, naddr = 0;
+	uint64_t *addrs = NULL, start = 0, size, off = 0, maxaddr = 0;
+	uint8_t *code = NULL;
+	const char *path, *why = NULL;
+	bool found_size = false;
+	char *cause = NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(f->name, "[unknown]")) {
+		out->why = "no symbol for these addresses (stripped binary?): no disassembly";
+		return 0;
+	}
+	if (f->module[0] == '[' || !f->module[0]) {
+		out->why = "kernel or anonymous code: no disassembly";
+		return 0;
+	}
+	if (!real->sym && sym_session__new(&real->sym, &(struct sym_options){ .local = true },
+					   &cause) != 0) {
+		out->why_owned = xasprintf("symbolizer: %s", cause);
+		out->why = out->why_owned;
+		free(cause);
+		return 0;
+	}
+	for (size_t i = 0; i < real->nr_maps; i++)
+		if (!strcmp(real->maps[i].path, f->module)) {
+			maps = xrealloc(maps, (nmaps + 1) * sizeof(*maps));
+			dsos = xrealloc(dsos, (nmaps + 1) * sizeof(*dsos));
+			maps[nmaps] = &real->maps[i];
+			dsos[nmaps++] = sym_session__dso(real->sym, real->maps[i].path,
+							 real->maps[i].build_id,
+							 real->maps[i].build_id_size);
+		}
+	addrs = xcalloc(m->nr_ts + 1, sizeof(uint64_t));
+	for (size_t i = 0; i < m->nr_ts; i++) {
+		const struct tui_tsample *s = &m->ts[i];
+
+		if (s->evsel != m->clk ||
+		    (m->range_hi && (s->time < m->range_lo || s->time > m->range_hi)))
+			continue;
+		for (size_t k = 0; k < nmaps; k++) {
+			const struct tui_mmap *mp = maps[k];
+			const struct sym_result *res;
+
+			if (mp->pid != s->pid || s->ip < mp->start || s->ip >= mp->start + mp->len)
+				continue;
+			res = sym_session__lookup(real->sym, dsos[k],
+						  sym_map_offset(s->ip, mp->start, mp->pgoff));
+			if (strcmp(sym_session__str(real->sym, res->symbol), f->name) &&
+			    strcmp(sym_session__str(real->sym, res->frames[0].function), f->name))
+				break;
+			start = res->addr - res->sym_offset;
+			dso = dsos[k];
+			addrs[naddr++] = res->addr;
+			if (res->addr > maxaddr)
+				maxaddr = res->addr;
+			break;
+		}
+	}
+	if (!naddr) {
+		out->why = "no sample of this function maps into its binary: no disassembly";
+		goto out;
+	}
+	sym_dso__open(dso);
+	path = sym_dso__found_path(dso) ? sym_dso__found_path(dso) : f->module;
+	size = maxaddr - start + 16;
+	code = read_code(path, start, &size, &off, &found_size, &why);
+	if (!code) {
+		out->why = why;
+		goto out;
+	}
+	if (tui_disasm_bytes(code, size, start, out) != 0) {
+		out->why = "this gexplore was built without capstone: no disassembly";
+		goto out;
+	}
+	qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
+	for (size_t i = 0, j = 0; i < out->nr; i++) {
+		struct tui_insn *x = &out->insns[i];
+		const struct sym_result *res = sym_session__lookup(real->sym, dso,
+								   off + (x->addr - start));
+
+		x->line = res->frames[0].line;
+		while (j < naddr && addrs[j] < x->addr)
+			j++;
+		while (j < naddr && addrs[j] == x->addr) {
+			x->samples++;
+			j++;
+		}
+	}
+	if (!out->nr)
+		out->why = "capstone decoded no instruction here";
+out:
+	free(code);
+	free(addrs);
+	free(maps);
+	free(dsos);
+	return 0;
+}

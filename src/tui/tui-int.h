@@ -1,0 +1,437 @@
+/*
+ * tui-int.h: the pieces of the TUI shared between its files and the
+ * headless tests — canvas, actions, views, the model's data.
+ */
+#ifndef GX_TUI_INT_H
+#define GX_TUI_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tui.h"
+#include "perfdata/perfdata.h"
+#include "topdown/topdown.h"
+#include "util/util.h"
+
+/* ======================================================================
+ * Canvas: a grid of {char, style} cells. Styles are semantic; term.c maps
+ * them to colours or (NO_COLOR, monochrome) to attributes. Everything a
+ * style means is also said by a character (*, <==, >) so nothing is lost
+ * without colour.
+ * ==================================================================== */
+enum tui_style {
+	TS_NORMAL,
+	TS_TITLE,	/* top bar */
+	TS_STATUS,	/* bottom bar */
+	TS_HEADER,	/* column headers */
+	TS_SELECTED,	/* the cursor row */
+	TS_HOT,		/* over threshold in a significant row */
+	TS_DIM,		/* below threshold, n/a, context lines */
+	TS_BOTTLENECK,	/* the bottleneck path */
+	TS_WARN,	/* hints, messages */
+	TS_NR_,
+};
+
+/* One letter per style in golden dumps: ".TshSHDBW" */
+char tui_style_letter(enum tui_style s);
+
+struct tui_cell {
+	char ch;
+	uint8_t style;
+};
+
+struct tui_canvas {
+	int w, h;
+	struct tui_cell *cells;
+};
+
+void canvas__init(struct tui_canvas *c, int w, int h);
+void canvas__exit(struct tui_canvas *c);
+void canvas__resize(struct tui_canvas *c, int w, int h);
+void canvas__clear(struct tui_canvas *c);
+/* Write s at (x, y) clipped to the canvas and to at most max cells (<0:
+ * no limit); non-printable bytes become '?'. Returns cells written. */
+int canvas__put(struct tui_canvas *c, int x, int y, enum tui_style st, const char *s, int max);
+int canvas__printf(struct tui_canvas *c, int x, int y, enum tui_style st, const char *fmt, ...)
+	GX_PRINTF(5, 6);
+/* Write s word-wrapped into rows y.. of width c->w - x, at most max_rows;
+ * returns the rows used. */
+int canvas__put_wrapped(struct tui_canvas *c, int x, int y, int max_rows, enum tui_style st,
+			const char *s);
+/* Fill cells [x, x+n) of row y with ' ' in style st. */
+void canvas__fill(struct tui_canvas *c, int x, int y, int n, enum tui_style st);
+/* Restyle cells [x, x+n) of row y keeping their characters. */
+void canvas__style(struct tui_canvas *c, int x, int y, int n, enum tui_style st);
+/* The canvas as text (trailing blanks trimmed) and, when styles is not
+ * NULL, the style layer in the same shape (one letter per cell). */
+void canvas__dump(const struct tui_canvas *c, struct strbuf *text, struct strbuf *styles);
+
+/* s shortened to width w by an ellipsis in the middle ("libfo~bar.so");
+ * written to out (size >= w + 1). */
+void tui_ellipsize(const char *s, int w, char *out);
+
+/* ======================================================================
+ * Actions: what a key means, independent of curses.
+ * ==================================================================== */
+enum tui_action {
+	TA_NONE,
+	TA_UP, TA_DOWN, TA_PGUP, TA_PGDN, TA_HOME, TA_END,
+	TA_ENTER,	/* Enter / Right: drill in */
+	TA_BACK,	/* Left / Esc: back */
+	TA_QUIT,	/* q: back in sub-views, quit at the top */
+	TA_HELP,	/* ? */
+	TA_FILTER,	/* / */
+	TA_NEXT,	/* n */
+	TA_PREV,	/* N */
+	TA_SORT_PREV,	/* < */
+	TA_SORT_NEXT,	/* > */
+	TA_NEXT_HOT,	/* Tab */
+	TA_PREV_HOT,	/* Shift-Tab */
+	TA_HOTTEST,	/* H */
+	TA_GRID,	/* g: bottom-up grid */
+	TA_KIND,	/* v: next row kind in the grid */
+	TA_CALLERS,	/* c */
+	TA_TIMELINE,	/* t */
+	TA_DISASM,	/* d */
+	TA_SUMMARY,	/* s */
+	TA_CURSOR_LEFT,	/* h (timeline) */
+	TA_CURSOR_RIGHT,/* l (timeline) */
+	TA_MARK,	/* space (timeline: range start/end) */
+	TA_CLEAR,	/* x: clear filter / time range */
+	TA_RESIZE,
+	TA_NR_,
+};
+
+/* Abstract keys for non-printable keys (printable keys are their ASCII). */
+enum {
+	TK_UP = 0x1000, TK_DOWN, TK_LEFT, TK_RIGHT, TK_PGUP, TK_PGDN, TK_HOME, TK_END,
+	TK_ENTER, TK_ESC, TK_TAB, TK_BTAB, TK_BACKSPACE, TK_RESIZE,
+};
+
+enum tui_action tui_key_action(int key);
+/* "Up", "q", "PgDn"... for a key; static storage. */
+const char *tui_key_name(int key);
+/* Key from a script token: "Down", "Enter", "q", "/", "text:hot"... */
+int tui_key_parse(const char *tok);
+
+/* ======================================================================
+ * Model
+ * ==================================================================== */
+enum tui_kind { TK_FUNC, TK_LINE, TK_MODULE, TK_THREAD, TK_PROCESS, TK_NR_ };
+const char *tui_kind_name(enum tui_kind k);	/* "functions" ... */
+
+struct tui_row {
+	const char *name;	/* function, module path, comm; owned by the model */
+	const char *module;	/* function/line rows: module path, else "" */
+	const char *file;	/* line rows: source file, else "" */
+	uint32_t line;
+	uint32_t pid, tid;
+	int32_t func;		/* line rows: index in the function table, else -1 */
+	double reliability;	/* MUX reliability of the row, NAN: n/a */
+	double *period;		/* [nr_events] */
+	uint64_t *samples;	/* [nr_events] */
+	bool td_done, td_ok;
+	struct td_result td;	/* evaluated on first use */
+};
+
+struct tui_table {
+	struct tui_row *rows;
+	size_t nr;
+};
+
+struct tui_edge {		/* caller -> callee, function row indexes */
+	uint32_t caller, callee;
+	double period;		/* of the clock event */
+};
+
+struct tui_tsample {		/* one sample, for the timeline and disassembly */
+	uint64_t time, ip;
+	uint32_t pid, tid;
+	uint32_t evsel;
+	uint32_t period_lo;	/* saturated, for per-instruction sums */
+};
+
+struct tui_thread {
+	uint32_t tid, pid;
+	const char *name;
+	double reliability;	/* MUX reliability of the thread, NAN: n/a */
+};
+
+struct tui_insn {
+	uint64_t addr;
+	char text[64];		/* "mov rax, qword ptr [rbx + 8]" */
+	uint32_t line;		/* source line, 0 unknown */
+	uint64_t samples;	/* of the clock event */
+	bool is_branch, is_load;
+	uint64_t target;	/* branch target, 0 when none / indirect */
+};
+
+struct tui_disasm {
+	struct tui_insn *insns;
+	size_t nr;
+	const char *why;	/* message when nr == 0 (static or owned below) */
+	char *why_owned;
+};
+void tui_disasm__exit(struct tui_disasm *d);
+/*
+ * Skid: the instruction that likely caused the samples of instruction i
+ * when the event was not precise — the load just before it, else the
+ * branch that jumps to it, else a branch just before it. -1 when none;
+ * *why: "the load", "a branch to it", "the branch before it".
+ */
+int tui_disasm__culprit(const struct tui_disasm *d, size_t i, const char **why);
+
+struct tui_model {
+	/* run facts; strings owned */
+	char *title, *command, *cpu_desc, *model_id, *smt, *mux;
+	double duration_s;
+	uint64_t nr_samples, lost;
+	bool pmu;
+	char **hints;		/* our own and the top-down ones */
+	size_t nr_hints;
+	char **confidence;	/* "EVENT estimate [lo-hi] xscale" under multiplexing */
+	size_t nr_confidence;
+
+	size_t nr_events;
+	char **event_names;
+	int *precise;		/* [nr_events] attr.precise_ip */
+	size_t clk;		/* the event rows are ordered and shared by */
+	bool clk_is_cycles;	/* the clock event is the model's cycles */
+
+	/* top-down */
+	struct td_model *td;
+	struct td_ctx ctx;
+	int *ev_map;		/* evsel -> model event, -1 */
+	char *td_why;		/* why there is no tree, or NULL */
+	bool run_ok;
+	struct td_result run;
+	double *run_lo, *run_hi;	/* per node 95% interval under MUX, or NULL */
+	int focus_node;		/* node selected in the summary: the grid shows its children */
+
+	struct tui_table tab[TK_NR_];
+	double total_clk;	/* clock-event period of the (filtered) run */
+	bool has_mux_rows;	/* rows carry MUX reliability: a grid column */
+	struct tui_edge *edges;
+	size_t nr_edges;
+	bool has_callchains;
+
+	struct tui_tsample *ts;
+	size_t nr_ts;
+	struct tui_thread *threads;
+	size_t nr_threads;
+	uint64_t t_first, t_last;
+	uint64_t range_lo, range_hi;	/* time filter; 0/0 = whole run */
+
+	/* Providers: real results read files; the synthetic model of the
+	 * tests supplies text in memory. */
+	/* Lines of a source file (NULL-terminated array, owned by the
+	 * model), or NULL with *why. */
+	char **(*source)(struct tui_model *m, const char *file, const char **why);
+	int (*disasm)(struct tui_model *m, size_t func, struct tui_disasm *out);
+	int (*refilter)(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause);
+
+	void *priv;		/* real or synthetic backing */
+	void (*priv_free)(struct tui_model *m);
+	/* cache of loaded source files */
+	char **src_names;
+	char ***src_lines;
+	const char **src_why;
+	size_t nr_src;
+	/* interned strings (simple arena) */
+	char **owned;
+	size_t nr_owned, cap_owned;
+};
+
+/* An empty model for nr_events events with the given names; the caller
+ * fills the tables (tests, tui-model.c). */
+struct tui_model *tui_model__new(size_t nr_events, const char *const *names);
+/* Keep s for the model's lifetime. */
+const char *tui_model__str(struct tui_model *m, const char *s);
+/* Append a row to table k; returns it with period/samples zeroed. */
+struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const char *name);
+void tui_model__add_hint(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
+void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
+/* Set the top-down model (taken) and evaluate the whole run from counts
+ * (model events, NAN when missing). */
+void tui_model__set_topdown(struct tui_model *m, struct td_model *td, const int *ev_map,
+			    const double *run_counts);
+/* Lazily evaluated top-down result of a row; NULL when none. */
+const struct td_result *tui_row__td(struct tui_model *m, struct tui_row *r);
+/* Clock-event share of the run, 0..1. */
+double tui_row__share(const struct tui_model *m, const struct tui_row *r);
+double tui_model__total(const struct tui_model *m);
+/* VTune's rule: the row holds > 5% of the run's clock event. */
+bool tui_row__significant(const struct tui_model *m, const struct tui_row *r);
+/* The source lines of a file, cached; NULL with *why. */
+char **tui_model__source(struct tui_model *m, const char *file, const char **why);
+/* Call after filling or changing the tables: totals, lazy evaluations. */
+void tui_model__tables_changed(struct tui_model *m);
+void tui_model__clear_tables(struct tui_model *m);
+/* Whether the clock event of the recording was sampled without precise_ip. */
+bool tui_model__imprecise(const struct tui_model *m);
+
+/* Grid columns: the clock share, samples, then top-down nodes (CPI,
+ * level 1, the focus node's children). prio: lower survives narrower
+ * screens. */
+enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX };
+struct tui_col {
+	enum tui_col_kind kind;
+	int node;		/* TC_NODE: node index */
+	char name[12];
+	int width;
+	int prio;
+};
+#define TUI_MAX_COLS 16
+size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max);
+/* Value of a column for a row (NAN: n/a); *hot: over threshold in a
+ * significant row; *dim: below threshold or n/a. */
+double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_col *c,
+		       bool *hot, bool *dim);
+/* Format a cell value into buf ("41.2%", "1.25", "n/a", "1234"). */
+void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, double v,
+			  char *buf, size_t n);
+
+/* Sort and filter state of one grid: the visible rows' indexes. */
+struct tui_order {
+	size_t *idx;
+	size_t nr;
+	int sort_col;		/* index into the columns */
+	bool asc;
+	char filter[64];	/* substring of the name (or file), "" = all */
+};
+void tui_order__exit(struct tui_order *o);
+/* Recompute o->idx for table k under o's sort column and filter. */
+void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col *cols,
+		      size_t ncols, struct tui_order *o);
+
+/* ---- the backing of a real result (tui-load.c, tui-disasm.c) ---------- */
+struct tui_mmap {
+	uint32_t pid;
+	uint64_t start, len, pgoff;
+	char *path;
+	uint8_t build_id[20];
+	uint8_t build_id_size;
+};
+
+struct sym_session;
+struct mux_log;
+struct tui_real {
+	char *data, *dir;
+	struct gx_meta meta;
+	bool have_meta;
+	struct tui_mmap *maps;
+	size_t nr_maps;
+	struct sym_session *sym;	/* for the disassembly, opened on demand */
+	struct mux_log *mux;		/* the slice log when gexplore multiplexed */
+};
+
+/* Disassemble code at addr into out->insns (capstone, x86-64). Counts
+ * and lines are left 0. 0, or GX_E_NOTSUP without capstone. */
+int tui_disasm_bytes(const uint8_t *code, size_t n, uint64_t addr, struct tui_disasm *out);
+/* The disassembly provider of a real result, and its cleanup. */
+int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out);
+void tui_disasm_real_exit(struct tui_model *m);
+
+/* ======================================================================
+ * Views
+ * ==================================================================== */
+enum {
+	TR_NONE = 0,
+	TR_REDRAW = 1 << 0,
+	TR_PUSH = 1 << 1,	/* app->next holds a view to open */
+	TR_POP = 1 << 2,	/* close this view */
+	TR_QUIT = 1 << 3,
+	TR_UNHANDLED = 1 << 4,
+	TR_PROMPT = 1 << 5,	/* ask for a filter/search string */
+};
+
+struct tui_app;
+struct tui_view;
+
+struct tui_key_help {
+	const char *keys, *what;
+};
+
+struct tui_view_ops {
+	const char *name;
+	const struct tui_key_help *help;	/* NULL-terminated by keys == NULL */
+	void (*draw)(struct tui_view *v, struct tui_canvas *c, int y0, int h);
+	unsigned (*handle)(struct tui_view *v, enum tui_action a, struct tui_app *app);
+	/* A '/' string was entered ("" clears); NULL: the view takes none. */
+	void (*search)(struct tui_view *v, const char *pattern);
+	/* One line for the status bar, or NULL. */
+	const char *(*status)(struct tui_view *v);
+	void (*destroy)(struct tui_view *v);
+};
+
+struct tui_view {
+	const struct tui_view_ops *ops;
+	struct tui_model *m;
+	char title[128];
+	int sel, top, page;	/* cursor row, first row shown, rows per page */
+};
+
+/* Keep the cursor inside a window of `rows` rows. */
+static inline void tui_view__scroll(struct tui_view *v, int rows)
+{
+	v->page = rows > 0 ? rows : 1;
+	if (v->sel < v->top)
+		v->top = v->sel;
+	if (v->sel >= v->top + v->page)
+		v->top = v->sel - v->page + 1;
+	if (v->top < 0)
+		v->top = 0;
+}
+
+/* Word-wrap text to width w; calls emit for each line. */
+void tui_wrap(const char *text, int w, void (*emit)(void *ctx, const char *line), void *ctx);
+
+/* Cursor movement shared by list views over n items. TR_REDRAW or
+ * TR_UNHANDLED. */
+unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n);
+
+struct tui_view *tui_summary_view__new(struct tui_model *m);
+struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k);
+/* line 0: the cursor starts on the hottest line. */
+struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line);
+struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line);
+struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func);
+struct tui_view *tui_timeline_view__new(struct tui_model *m);
+struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of);
+
+/* ======================================================================
+ * The app: a stack of views, a prompt, and the message line.
+ * ==================================================================== */
+#define TUI_MAX_STACK 32
+
+struct tui_app {
+	struct tui_model *m;
+	struct tui_view *stack[TUI_MAX_STACK];
+	int depth;
+	struct tui_view *next;	/* set by a view returning TR_PUSH */
+	bool prompting;
+	char prompt[64];
+	size_t prompt_len;
+	char msg[160];		/* one-shot message for the status bar */
+	bool quit;
+};
+
+void tui_app__init(struct tui_app *a, struct tui_model *m);
+void tui_app__exit(struct tui_app *a);
+/* Feed one key (TK_* or ASCII). */
+void tui_app__key(struct tui_app *a, int key);
+/* Draw the whole screen (title, current view, status) into c. */
+void tui_app__draw(struct tui_app *a, struct tui_canvas *c);
+void tui_app__message(struct tui_app *a, const char *fmt, ...) GX_PRINTF(2, 3);
+
+/* Smallest size drawn at all (below: "terminal too small"). */
+#define TUI_MIN_W 30
+#define TUI_MIN_H 8
+
+/* Format helpers shared by views. */
+void tui_fmt_value(char *buf, size_t n, const struct td_node *nd, const struct td_value *x);
+/* "Frontend_Bound" -> "Frontend", at most w chars. */
+void tui_short_node_name(const char *name, char *buf, size_t n);
+
+#endif /* GX_TUI_INT_H */

@@ -1,0 +1,668 @@
+/*
+ * tui-load.c: a real result into the TUI model. The perf.data file is
+ * walked once through the profile (rows per process, thread, module and,
+ * with symbolization, function, line and call path) while a thin tool in
+ * front of it keeps every sample's time, thread and ip (32 bytes each) for
+ * the timeline and the disassembly. A time range re-walks the file into a
+ * fresh profile that only sees samples inside the range.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mux/mux.h"
+#include "perfdata/perfdata.h"
+#include "profile/profile.h"
+
+struct tap_tool {
+	struct pd_tool tool;		/* first: the reader passes &tool */
+	struct pd_tool *inner;
+	struct tui_model *m;
+	struct tui_real *real;
+	bool store;			/* keep samples and maps (first walk) */
+	uint64_t lo, hi;		/* forward only samples in [lo, hi] (hi 0: all) */
+	size_t cap_ts, cap_maps;
+};
+
+static int tap_sample(struct pd_tool *t, const struct pd_sample *s)
+{
+	struct tap_tool *tt = (struct tap_tool *)t;
+	struct tui_model *m = tt->m;
+
+	if (tt->hi && (s->time < tt->lo || s->time > tt->hi))
+		return 0;
+	if (tt->store) {
+		struct tui_tsample *x;
+
+		if (m->nr_ts == tt->cap_ts) {
+			tt->cap_ts = tt->cap_ts ? 2 * tt->cap_ts : 4096;
+			m->ts = xrealloc(m->ts, tt->cap_ts * sizeof(*m->ts));
+		}
+		x = &m->ts[m->nr_ts++];
+		x->time = s->time;
+		x->ip = s->ip;
+		x->pid = s->pid;
+		x->tid = s->tid;
+		x->evsel = s->evsel;
+		x->period_lo = s->period > UINT32_MAX ? UINT32_MAX : (uint32_t)s->period;
+		if (s->time && (!m->t_first || s->time < m->t_first))
+			m->t_first = s->time;
+		if (s->time > m->t_last)
+			m->t_last = s->time;
+	}
+	return tt->inner->sample ? tt->inner->sample(tt->inner, s) : 0;
+}
+
+static int tap_mmap(struct pd_tool *t, const struct pd_mmap *mm)
+{
+	struct tap_tool *tt = (struct tap_tool *)t;
+	struct tui_real *r = tt->real;
+
+	if (tt->store) {
+		struct tui_mmap *x;
+
+		if (r->nr_maps == tt->cap_maps) {
+			tt->cap_maps = tt->cap_maps ? 2 * tt->cap_maps : 64;
+			r->maps = xrealloc(r->maps, tt->cap_maps * sizeof(*r->maps));
+		}
+		x = &r->maps[r->nr_maps++];
+		memset(x, 0, sizeof(*x));
+		x->pid = mm->pid;
+		x->start = mm->start;
+		x->len = mm->len;
+		x->pgoff = mm->pgoff;
+		x->path = xstrdup(mm->filename ? mm->filename : "");
+		if (mm->has_build_id) {
+			x->build_id_size = mm->build_id_size > 20 ? 20 : mm->build_id_size;
+			memcpy(x->build_id, mm->build_id, x->build_id_size);
+		}
+	}
+	return tt->inner->mmap ? tt->inner->mmap(tt->inner, mm) : 0;
+}
+
+#define FWD(name, type)                                                             \
+	static int tap_##name(struct pd_tool *t, const type *e)                     \
+	{                                                                            \
+		struct tap_tool *tt = (struct tap_tool *)t;                          \
+		return tt->inner->name ? tt->inner->name(tt->inner, e) : 0;          \
+	}
+FWD(comm, struct pd_comm)
+FWD(fork, struct pd_task)
+FWD(exit, struct pd_task)
+FWD(lost, struct pd_lost)
+#undef FWD
+
+static int tap_other(struct pd_tool *t, const struct perf_event_header *h, uint64_t off)
+{
+	struct tap_tool *tt = (struct tap_tool *)t;
+
+	return tt->inner->other ? tt->inner->other(tt->inner, h, off) : 0;
+}
+
+static int mux_slot(void *ctx, uint64_t time)
+{
+	const struct mux_log *l = ctx;
+	ssize_t i = mux_log__find(l, time);
+
+	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
+}
+
+/* Open the slice log of a result gexplore multiplexed itself; NULL else. */
+static void open_mux(struct tui_real *real, struct tui_model *m, size_t nr_evsels)
+{
+	const struct gx_meta *meta = &real->meta;
+	char *path, *cause = NULL;
+	int *group;
+
+	if (!real->have_meta || !meta->mux.slice_log || meta->mux.reference < 0 ||
+	    (size_t)meta->mux.reference >= nr_evsels || !real->dir)
+		return;
+	path = xasprintf("%s/%s", real->dir, meta->mux.slice_log);
+	if (mux_log__read(&real->mux, path, &cause) != 0) {
+		tui_model__add_hint(m, "%s; MUX reliability per row is n/a", cause);
+		real->mux = NULL;
+	} else {
+		group = xcalloc(meta->nr_events + 1, sizeof(*group));
+		for (size_t i = 0; i < meta->nr_events; i++)
+			group[i] = meta->events[i].group;
+		mux_log__set_groups(real->mux, group, meta->nr_events);
+		free(group);
+	}
+	free(cause);
+	free(path);
+}
+
+/* Walk data into a new profile; store samples when asked. */
+static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t lo, uint64_t hi,
+		struct perf_reader **rout, struct profile **pout, char **cause)
+{
+	struct perf_reader *r = NULL;
+	struct profile *p = NULL;
+	struct tap_tool tt = { .m = m, .real = real, .store = store, .lo = lo, .hi = hi };
+	int err;
+
+	err = perf_reader__open(&r, real->data, PD_ORDERED, cause);
+	if (err)
+		return err;
+	{
+		struct profile_opts po = { .env = perf_reader__env(r) };
+
+		if (real->mux) {
+			/* split the reference event by group for per-row reliability */
+			po.slot_of = mux_slot;
+			po.slot_ctx = real->mux;
+			po.nr_slots = mux_log__nr_groups(real->mux);
+			po.slot_event = (size_t)real->meta.mux.reference;
+		}
+
+		err = profile__new_opts(&p, perf_reader__nr_evsels(r), &po, cause);
+		if (err) {
+			perf_reader__delete(r);
+			return err;
+		}
+	}
+	tt.inner = profile__tool(p);
+	tt.tool.sample = tap_sample;
+	tt.tool.mmap = tap_mmap;
+	tt.tool.comm = tap_comm;
+	tt.tool.fork = tap_fork;
+	tt.tool.exit = tap_exit;
+	tt.tool.lost = tap_lost;
+	tt.tool.other = tap_other;
+	err = perf_reader__process(r, &tt.tool, cause);
+	if (err) {
+		profile__delete(p);
+		perf_reader__delete(r);
+		return err;
+	}
+	*rout = r;
+	*pout = p;
+	return 0;
+}
+
+static void copy_counts(struct tui_model *m, struct tui_row *row, const struct profile_row *pr)
+{
+	const struct tui_real *real = m->priv;
+	const struct mux_log *l = real ? real->mux : NULL;
+
+	for (size_t e = 0; e < m->nr_events; e++) {
+		double scale = l && e < mux_log__nr_events(l) ? mux_log__scale(l, e) : 1;
+
+		/* Multiplexed events saw part of the run: scale them up. */
+		row->period[e] = (double)pr->period[e] * (scale > 0 ? scale : 1);
+		row->samples[e] = pr->samples[e];
+	}
+	if (l && pr->slot_period) {
+		size_t ng = mux_log__nr_groups(l);
+		uint64_t run = mux_log__run_ns(l);
+		double c[64], f[64];
+
+		if (ng && ng <= 64 && run) {
+			for (size_t g = 0; g < ng; g++) {
+				c[g] = (double)pr->slot_period[g];
+				f[g] = (double)mux_log__group_ns(l, (uint32_t)g) / (double)run;
+			}
+			row->reliability = mux_reliability(c, f, ng);
+			m->has_mux_rows = true;
+		}
+	}
+}
+
+static void fill_simple(struct tui_model *m, struct profile *p, enum tui_kind k,
+			enum profile_by by)
+{
+	size_t nr;
+	const struct profile_row *const *rows = profile__rows(p, by, m->clk, &nr);
+
+	for (size_t i = 0; i < nr; i++) {
+		struct tui_row *r = tui_model__add_row(m, k, rows[i]->name);
+
+		r->pid = rows[i]->pid;
+		r->tid = rows[i]->tid;
+		copy_counts(m, r, rows[i]);
+	}
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct tui_edge *x = a, *y = b;
+
+	if (x->caller != y->caller)
+		return x->caller < y->caller ? -1 : 1;
+	return (x->callee > y->callee) - (x->callee < y->callee);
+}
+
+static void fill_hotspots(struct tui_model *m, struct profile *p)
+{
+	size_t nf, nl, nc, ne = 0, cap = 0;
+
+	profile__rows(p, PROFILE_BY_FUNCTION, m->clk, &nf);
+	/* Function rows in index order, so line rows can name theirs. */
+	for (uint32_t i = 0; i < nf; i++) {
+		const struct profile_row *pr = profile__row(p, PROFILE_BY_FUNCTION, i);
+		struct tui_row *r = tui_model__add_row(m, TK_FUNC, pr ? pr->name : "?");
+
+		if (!pr)
+			continue;
+		r->module = tui_model__str(m, pr->module);
+		copy_counts(m, r, pr);
+	}
+	profile__rows(p, PROFILE_BY_LINE, m->clk, &nl);
+	for (uint32_t i = 0; i < nl; i++) {
+		const struct profile_row *pr = profile__row(p, PROFILE_BY_LINE, i);
+		struct tui_row *r = tui_model__add_row(m, TK_LINE, pr ? pr->name : "?");
+
+		if (!pr)
+			continue;
+		r->module = tui_model__str(m, pr->module);
+		r->file = tui_model__str(m, pr->file);
+		r->line = pr->line;
+		r->func = (int32_t)pr->function;
+		copy_counts(m, r, pr);
+	}
+	m->has_callchains = profile__has_callchains(p);
+	profile__rows(p, PROFILE_BY_CALLPATH, m->clk, &nc);
+	for (uint32_t i = 0; i < nc; i++) {
+		const struct profile_row *pr = profile__row(p, PROFILE_BY_CALLPATH, i);
+
+		if (!pr || !pr->period[m->clk])
+			continue;
+		for (uint32_t j = 0; j + 1 < pr->path_len; j++) {
+			if (ne == cap) {
+				cap = cap ? 2 * cap : 256;
+				m->edges = xrealloc(m->edges, cap * sizeof(*m->edges));
+			}
+			m->edges[ne].caller = pr->path[j];
+			m->edges[ne].callee = pr->path[j + 1];
+			m->edges[ne++].period = (double)pr->period[m->clk];
+		}
+	}
+	/* Merge duplicate pairs. */
+	qsort(m->edges, ne, sizeof(*m->edges), cmp_edge);
+	m->nr_edges = 0;
+	for (size_t i = 0; i < ne; i++) {
+		if (m->nr_edges && !cmp_edge(&m->edges[m->nr_edges - 1], &m->edges[i]))
+			m->edges[m->nr_edges - 1].period += m->edges[i].period;
+		else
+			m->edges[m->nr_edges++] = m->edges[i];
+	}
+}
+
+static void fill_tables(struct tui_model *m, struct profile *p)
+{
+	fill_simple(m, p, TK_PROCESS, PROFILE_BY_PROCESS);
+	fill_simple(m, p, TK_THREAD, PROFILE_BY_THREAD);
+	fill_simple(m, p, TK_MODULE, PROFILE_BY_MODULE);
+	fill_hotspots(m, p);
+	tui_model__tables_changed(m);
+}
+
+static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
+{
+	struct tui_real *real = m->priv;
+	struct perf_reader *r;
+	struct profile *p;
+	int err = walk(m, real, false, lo, hi, &r, &p, cause);
+
+	if (err)
+		return err;
+	tui_model__clear_tables(m);
+	fill_tables(m, p);
+	m->range_lo = lo;
+	m->range_hi = hi;
+	profile__delete(p);
+	perf_reader__delete(r);
+	return 0;
+}
+
+static char **read_source(struct tui_model *m, const char *file, const char **why)
+{
+	FILE *f;
+	char **lines = NULL;
+	size_t n = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	(void)m;
+	if (!file || !*file) {
+		*why = "no line information: the binary has no DWARF (stripped, or built "
+		       "without -g)";
+		return NULL;
+	}
+	f = fopen(file, "r");
+	if (!f) {
+		*why = "the source file is not on this machine (moved, or built elsewhere)";
+		return NULL;
+	}
+	while ((len = getline(&buf, &cap, f)) >= 0) {
+		while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+			buf[--len] = 0;
+		lines = xrealloc(lines, (n + 2) * sizeof(char *));
+		lines[n++] = xstrdup(buf);
+	}
+	free(buf);
+	fclose(f);
+	if (!lines)
+		lines = xcalloc(1, sizeof(char *));
+	lines[n] = NULL;
+	return lines;
+}
+
+
+
+static void real_free(struct tui_model *m)
+{
+	struct tui_real *real = m->priv;
+
+	if (!real)
+		return;
+	for (size_t i = 0; i < real->nr_maps; i++)
+		free(real->maps[i].path);
+	free(real->maps);
+	gx_meta__exit(&real->meta);
+	tui_disasm_real_exit(m);
+	mux_log__delete(real->mux);
+	free(real->data);
+	free(real->dir);
+	free(real);
+	m->priv = NULL;
+}
+
+/* ---- top-down ----------------------------------------------------------- */
+
+static char *model_id(const struct tui_open_opts *o, const struct gx_meta *meta,
+		      const struct pd_env *env)
+{
+	struct td_cpu cpu = { 0 };
+	char vendor[16];
+	unsigned fam, mod;
+
+	if (o->cpu)
+		return xstrdup(o->cpu);
+	if (meta && meta->cpu_model)
+		return xstrdup(meta->cpu_model);
+	if (env->cpuid && sscanf(env->cpuid, "%15[^,],%u,%u", vendor, &fam, &mod) == 3) {
+		cpu.arch = TD_CPU_X86;
+		snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", vendor);
+		cpu.family = fam;
+		cpu.model = mod;
+		return td_model_match(&cpu, NULL);
+	}
+	return xstrdup("generic");
+}
+
+static bool sampled(const struct perf_event_attr *a)
+{
+	return a->freq || a->sample_period > 0;
+}
+
+static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
+			  struct perf_reader *r, struct profile *p, const struct gx_meta *meta,
+			  const struct mux_log *real_mux)
+{
+	struct td_model *td = NULL;
+	char *id = model_id(o, meta, perf_reader__env(r)), *cause = NULL;
+	int *ev = xcalloc(m->nr_events + 1, sizeof(int));
+	size_t matched = 0, ne;
+	int cyc;
+	double *c;
+
+	m->model_id = xstrdup(id);
+	if (td_model__load(id, NULL, &td, &cause) != 0) {
+		m->td_why = xasprintf("top-down not available: %s", cause);
+		goto out;
+	}
+	cyc = td_model__find_event(td, "cycles");
+	for (size_t i = 0; i < m->nr_events; i++) {
+		const struct perf_event_attr *a = &perf_reader__evsel(r, i)->attr;
+
+		ev[i] = a->type == PERF_TYPE_SOFTWARE ? -1 :
+			td_model__find_event_attr(td, a->type, a->config, a->config1);
+		if (ev[i] >= 0) {
+			matched++;
+			if (ev[i] == cyc && sampled(a) && !m->clk_is_cycles) {
+				m->clk = i;
+				m->clk_is_cycles = true;
+			}
+		}
+	}
+	if (!matched) {
+		m->td_why = xstrdup("top-down needs hardware counters: this recording has none "
+				    "of the CPU model's events (time hotspots are still exact)");
+		td_model__delete(td);
+		goto out;
+	}
+	m->ctx.smt = !meta || meta->smt < 0 ? TD_SMT_UNKNOWN : meta->smt ? TD_SMT_ON : TD_SMT_OFF;
+	m->ctx.variant = meta && meta->cpu_variant ? tui_model__str(m, meta->cpu_variant) : NULL;
+	ne = td_model__nr_events(td);
+	c = xcalloc(ne + 1, sizeof(double));
+	for (size_t i = 0; i < ne; i++)
+		c[i] = NAN;
+	for (size_t i = 0; i < m->nr_events; i++) {
+		double x;
+
+		if (ev[i] < 0)
+			continue;
+		if (meta && i < meta->nr_events && meta->events[i].has_estimate) {
+			/* multiplexed: the estimate scaled by its group's share of time */
+			x = meta->events[i].estimate;
+		} else if (meta && i < meta->nr_events && meta->events[i].has_count) {
+			const struct gx_meta_event *e = &meta->events[i];
+
+			if (!e->time_running)
+				continue;
+			x = (double)e->count;
+			if (e->time_running < e->time_enabled)
+				x *= (double)e->time_enabled / (double)e->time_running;
+		} else {
+			if (!sampled(&perf_reader__evsel(r, i)->attr))
+				continue;
+			x = (double)profile__total_period(p, i);
+		}
+		c[ev[i]] = isnan(c[ev[i]]) ? x : c[ev[i]] + x;
+	}
+	tui_model__set_topdown(m, td, ev, c);
+	free(c);
+	if (real_mux && m->run_ok && mux_log__nr_events(real_mux) == m->nr_events) {
+		size_t nn = td_model__nr_nodes(td);
+
+		m->run_lo = xcalloc(nn + 1, sizeof(double));
+		m->run_hi = xcalloc(nn + 1, sizeof(double));
+		if (mux_log__node_intervals(real_mux, td, &m->ctx, ev, 0.95, 0, m->run_lo,
+					    m->run_hi, NULL) != 0) {
+			free(m->run_lo);
+			free(m->run_hi);
+			m->run_lo = m->run_hi = NULL;
+		}
+	}
+out:
+	free(ev);
+	free(id);
+	free(cause);
+}
+
+/* ---- facts and hints ------------------------------------------------------ */
+
+static void set_facts(struct tui_model *m, struct tui_real *real, struct perf_reader *r)
+{
+	const struct gx_meta *meta = real->have_meta ? &real->meta : NULL;
+	const struct pd_env *env = perf_reader__env(r);
+	const struct pd_stats *st = perf_reader__stats(r);
+	struct strbuf sb = STRBUF_INIT;
+
+	m->title = xstrdup(real->dir ? real->dir : real->data);
+	if (meta && meta->argv)
+		for (uint32_t i = 0; i < meta->argc; i++)
+			strbuf__addf(&sb, "%s%s", i ? " " : "", meta->argv[i]);
+	else if (meta && meta->target_pid)
+		strbuf__addf(&sb, "-p %d", meta->target_pid);
+	else if (meta && meta->system_wide)
+		strbuf__addstr(&sb, "-a (system-wide)");
+	else
+		for (uint32_t i = 0; i < env->nr_cmdline; i++)
+			strbuf__addf(&sb, "%s%s", i ? " " : "", env->cmdline[i]);
+	m->command = sb.len ? strbuf__detach(&sb) : xstrdup("?");
+	strbuf__exit(&sb);
+	m->cpu_desc = xstrdup(meta && meta->cpu_desc ? meta->cpu_desc :
+			      env->cpudesc ? env->cpudesc : "unknown CPU");
+	m->smt = xstrdup(!meta || meta->smt < 0 ? "unknown" : meta->smt ? "on" : "off");
+	if (meta && meta->mux.mode && !isnan(meta->mux.reliability)) {
+		double rel = meta->mux.reliability;
+
+		m->mux = xasprintf("%.2f (%s; %s, %u groups, %llu slices)", rel,
+				   rel >= 0.9 ? "reliable" : rel >= 0.7 ? "fair" : "unreliable",
+				   meta->mux.mode, meta->mux.nr_groups,
+				   (unsigned long long)meta->mux.nr_slices);
+		if (rel < 0.7)
+			tui_model__add_hint(m, "MUX reliability %.2f is below 0.7: groups saw different "
+					       "phases of the run; record longer, use --mux-runs, or "
+					       "fewer events.", rel);
+	} else if (meta && meta->mux.mode && strcmp(meta->mux.mode, "none")) {
+		m->mux = xasprintf("n/a (%s)", meta->mux.mode);
+	}
+	/* Multiplexed whole-run estimates with their 95% intervals. */
+	for (size_t i = 0; meta && i < meta->nr_events; i++) {
+		const struct gx_meta_event *e = &meta->events[i];
+
+		if (e->has_estimate && e->estimate_hi > e->estimate_lo)
+			tui_model__add_confidence(m, "%s %.4g [%.4g-%.4g] x%.2f", e->name, e->estimate,
+						  e->estimate_lo, e->estimate_hi, e->scale);
+	}
+	m->nr_samples = st->nr_samples;
+	m->lost = st->nr_lost + st->nr_lost_samples;
+	if (meta && meta->lost_events > m->lost)
+		m->lost = meta->lost_events;
+	m->pmu = meta ? meta->pmu : false;
+	if (meta && meta->duration_s > 0)
+		m->duration_s = meta->duration_s;
+	else if (st->last_time > st->first_time)
+		m->duration_s = (double)(st->last_time - st->first_time) / 1e9;
+	for (size_t i = 0; i < perf_reader__nr_warnings(r); i++)
+		tui_model__add_hint(m, "%s", perf_reader__warning(r, i));
+	if (meta)
+		for (size_t i = 0; i < meta->nr_warnings; i++)
+			tui_model__add_hint(m, "%s", meta->warnings[i]);
+}
+
+static void add_hints(struct tui_model *m)
+{
+	if (!m->pmu)
+		tui_model__add_hint(m, "No PMU: the recording sampled software events (time "
+				       "hotspots only); top-down needs hardware counters.");
+	if (m->smt && !strcmp(m->smt, "on"))
+		tui_model__add_hint(m, "SMT is on: level-1 shares are per core, contended by the "
+				       "sibling thread.");
+	if (m->nr_samples && (m->duration_s < 1.0 || m->nr_samples < 1000))
+		tui_model__add_hint(m, "Short run (%.2f s, %llu samples): small shares are noise; "
+				       "record longer or at a higher rate.", m->duration_s,
+				    (unsigned long long)m->nr_samples);
+	if (m->nr_events && tui_model__imprecise(m))
+		tui_model__add_hint(m, "Skid: %s was sampled with precise_ip=0, so samples may "
+				       "land after the instruction responsible (see disassembly).",
+				    m->event_names[m->clk]);
+	if (m->lost)
+		tui_model__add_hint(m, "Lost %llu samples/records: shares may be biased; lower the "
+				       "rate.", (unsigned long long)m->lost);
+}
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct tui_thread *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static void set_threads(struct tui_model *m, const struct gx_meta *meta)
+{
+	struct tui_table *t = &m->tab[TK_THREAD];
+
+	m->threads = xcalloc(t->nr + 1, sizeof(*m->threads));
+	for (size_t i = 0; i < t->nr; i++) {
+		m->threads[i].tid = t->rows[i].tid;
+		m->threads[i].pid = t->rows[i].pid;
+		m->threads[i].name = t->rows[i].name;
+		m->threads[i].reliability = NAN;
+		for (size_t k = 0; meta && k < meta->mux.nr_rows; k++)
+			if ((uint32_t)meta->mux.rows[k].tid == t->rows[i].tid)
+				m->threads[i].reliability = meta->mux.rows[k].reliability;
+	}
+	m->nr_threads = t->nr;
+	qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
+}
+
+int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause)
+{
+	struct tui_real *real = xzalloc(sizeof(*real));
+	struct tui_model *m = NULL;
+	struct perf_reader *r = NULL, *r0 = NULL;
+	struct profile *p = NULL;
+	const char **names = NULL;
+	int err;
+
+	gx_meta__init(&real->meta);
+	err = gx_result__resolve(o->result, o->parent ? o->parent : ".", &real->dir, &real->data,
+				 cause);
+	if (err)
+		goto fail;
+	if (real->dir) {
+		err = gx_meta__read(&real->meta, real->dir, cause);
+		if (err == 0)
+			real->have_meta = true;
+		else if (err != -ENOENT)
+			goto fail;
+		else {
+			free(*cause);
+			*cause = NULL;
+		}
+	}
+	/* Event names first: the model is sized by them. */
+	err = perf_reader__open(&r0, real->data, PD_ORDERED, cause);
+	if (err)
+		goto fail;
+	names = xcalloc(perf_reader__nr_evsels(r0) + 1, sizeof(char *));
+	for (size_t i = 0; i < perf_reader__nr_evsels(r0); i++)
+		names[i] = perf_reader__evsel(r0, i)->name;
+	m = tui_model__new(perf_reader__nr_evsels(r0), names);
+	for (size_t i = 0; i < m->nr_events; i++) {
+		const struct perf_event_attr *a = &perf_reader__evsel(r0, i)->attr;
+
+		m->precise[i] = a->precise_ip;
+		if (!sampled(a) && m->clk == i && i + 1 < m->nr_events)
+			m->clk = i + 1;	/* the first sampled event is the clock */
+	}
+	m->priv = real;
+	m->priv_free = real_free;
+	m->source = read_source;
+	m->refilter = refilter;
+	m->disasm = tui_disasm_real;
+	open_mux(real, m, m->nr_events);
+	err = walk(m, real, true, 0, 0, &r, &p, cause);
+	if (err)
+		goto fail;
+	set_facts(m, real, r);
+	setup_topdown(m, o, r, p, real->have_meta ? &real->meta : NULL, real->mux);
+	fill_tables(m, p);
+	add_hints(m);
+	set_threads(m, real->have_meta ? &real->meta : NULL);
+	profile__delete(p);
+	perf_reader__delete(r);
+	perf_reader__delete(r0);
+	free(names);
+	*out = m;
+	return 0;
+fail:
+	perf_reader__delete(r0);
+	free(names);
+	if (m)
+		tui_model__delete(m);
+	else
+		real_free(&(struct tui_model){ .priv = real });
+	return err;
+}

@@ -1,0 +1,520 @@
+/*
+ * tui-model.c: what the views show — rows per kind with per-event
+ * estimates, their top-down results (evaluated lazily, on first view),
+ * grid columns, sort and filter state. Knows nothing of the views; the
+ * real result is loaded by tui-load.c, the tests build one by hand.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *tui_kind_name(enum tui_kind k)
+{
+	static const char *const n[TK_NR_] = { "functions", "lines", "modules", "threads",
+						 "processes" };
+
+	return (unsigned)k < TK_NR_ ? n[k] : "?";
+}
+
+struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
+{
+	struct tui_model *m = xzalloc(sizeof(*m));
+
+	m->nr_events = nr_events;
+	m->event_names = xcalloc(nr_events + 1, sizeof(char *));
+	m->precise = xcalloc(nr_events + 1, sizeof(int));
+	for (size_t i = 0; i < nr_events; i++)
+		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
+	m->focus_node = -1;
+	return m;
+}
+
+const char *tui_model__str(struct tui_model *m, const char *s)
+{
+	if (m->nr_owned == m->cap_owned) {
+		m->cap_owned = m->cap_owned ? 2 * m->cap_owned : 64;
+		m->owned = xrealloc(m->owned, m->cap_owned * sizeof(char *));
+	}
+	m->owned[m->nr_owned] = xstrdup(s ? s : "");
+	return m->owned[m->nr_owned++];
+}
+
+struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const char *name)
+{
+	struct tui_table *t = &m->tab[k];
+	struct tui_row *r;
+
+	/* Tables grow by powers of two: nr is the size. */
+	if ((t->nr & (t->nr - 1)) == 0)
+		t->rows = xrealloc(t->rows, (t->nr ? 2 * t->nr : 1) * sizeof(*t->rows));
+	r = &t->rows[t->nr++];
+	memset(r, 0, sizeof(*r));
+	r->name = tui_model__str(m, name);
+	r->module = r->file = "";
+	r->func = -1;
+	r->reliability = NAN;
+	r->period = xcalloc(m->nr_events + 1, sizeof(double));
+	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
+	return r;
+}
+
+void tui_model__add_hint(struct tui_model *m, const char *fmt, ...)
+{
+	va_list ap;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	strbuf__addstr(&sb, buf);
+	m->hints = xrealloc(m->hints, (m->nr_hints + 2) * sizeof(char *));
+	m->hints[m->nr_hints++] = strbuf__detach(&sb);
+	m->hints[m->nr_hints] = NULL;
+}
+
+void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	m->confidence = xrealloc(m->confidence, (m->nr_confidence + 1) * sizeof(char *));
+	m->confidence[m->nr_confidence++] = xstrdup(buf);
+}
+
+void tui_model__set_topdown(struct tui_model *m, struct td_model *td, const int *ev_map,
+			    const double *run_counts)
+{
+	m->td = td;
+	m->ev_map = xcalloc(m->nr_events + 1, sizeof(int));
+	memcpy(m->ev_map, ev_map, m->nr_events * sizeof(int));
+	m->run_ok = td_eval(td, run_counts, &m->ctx, &m->run, NULL) == 0;
+	if (m->run_ok) {
+		for (char **h = m->run.hints; h && *h; h++)
+			tui_model__add_hint(m, "%s", *h);
+		m->focus_node = m->run.bottleneck;
+	}
+}
+
+static void row__exit(struct tui_row *r)
+{
+	free(r->period);
+	free(r->samples);
+	if (r->td_done && r->td_ok)
+		td_result__exit(&r->td);
+}
+
+void tui_model__clear_tables(struct tui_model *m)
+{
+	for (int k = 0; k < TK_NR_; k++) {
+		for (size_t i = 0; i < m->tab[k].nr; i++)
+			row__exit(&m->tab[k].rows[i]);
+		free(m->tab[k].rows);
+		m->tab[k].rows = NULL;
+		m->tab[k].nr = 0;
+	}
+	free(m->edges);
+	m->edges = NULL;
+	m->nr_edges = 0;
+}
+
+static double compute_total(const struct tui_model *m);
+
+void tui_model__tables_changed(struct tui_model *m)
+{
+	m->total_clk = compute_total(m);
+	for (int k = 0; k < TK_NR_; k++)
+		for (size_t i = 0; i < m->tab[k].nr; i++) {
+			struct tui_row *r = &m->tab[k].rows[i];
+
+			if (r->td_done && r->td_ok)
+				td_result__exit(&r->td);
+			r->td_done = false;
+		}
+}
+
+void tui_model__delete(struct tui_model *m)
+{
+	if (!m)
+		return;
+	if (m->priv_free)
+		m->priv_free(m);
+	tui_model__clear_tables(m);
+	for (size_t i = 0; i < m->nr_events; i++)
+		free(m->event_names[i]);
+	free(m->event_names);
+	free(m->precise);
+	for (size_t i = 0; i < m->nr_hints; i++)
+		free(m->hints[i]);
+	free(m->hints);
+	for (size_t i = 0; i < m->nr_confidence; i++)
+		free(m->confidence[i]);
+	free(m->confidence);
+	if (m->run_ok)
+		td_result__exit(&m->run);
+	td_model__delete(m->td);
+	free(m->ev_map);
+	free(m->run_lo);
+	free(m->run_hi);
+	free(m->td_why);
+	free(m->ts);
+	free(m->threads);
+	for (size_t i = 0; i < m->nr_src; i++) {
+		for (char **l = m->src_lines[i]; l && *l; l++)
+			free(*l);
+		free(m->src_lines[i]);
+		free(m->src_names[i]);
+	}
+	free(m->src_lines);
+	free(m->src_why);
+	free(m->src_names);
+	for (size_t i = 0; i < m->nr_owned; i++)
+		free(m->owned[i]);
+	free(m->owned);
+	free(m->title);
+	free(m->command);
+	free(m->cpu_desc);
+	free(m->model_id);
+	free(m->smt);
+	free(m->mux);
+	free(m);
+}
+
+const struct td_result *tui_row__td(struct tui_model *m, struct tui_row *r)
+{
+	double *c;
+	size_t ne;
+
+	if (!m->td)
+		return NULL;
+	if (r->td_done)
+		return r->td_ok ? &r->td : NULL;
+	ne = td_model__nr_events(m->td);
+	c = xcalloc(ne + 1, sizeof(double));
+	for (size_t i = 0; i < ne; i++)
+		c[i] = NAN;
+	for (size_t e = 0; e < m->nr_events; e++) {
+		int me = m->ev_map[e];
+
+		if (me < 0)
+			continue;
+		c[me] = isnan(c[me]) ? r->period[e] : c[me] + r->period[e];
+	}
+	r->td_ok = td_eval(m->td, c, &m->ctx, &r->td, NULL) == 0;
+	r->td_done = true;
+	free(c);
+	return r->td_ok ? &r->td : NULL;
+}
+
+double tui_model__total(const struct tui_model *m)
+{
+	return m->total_clk;
+}
+
+static double compute_total(const struct tui_model *m)
+{
+	double t = 0;
+
+	/* The process table covers every sample once. */
+	for (size_t i = 0; i < m->tab[TK_PROCESS].nr; i++)
+		t += m->tab[TK_PROCESS].rows[i].period[m->clk];
+	if (t == 0)
+		for (size_t i = 0; i < m->tab[TK_FUNC].nr; i++)
+			t += m->tab[TK_FUNC].rows[i].period[m->clk];
+	return t;
+}
+
+double tui_row__share(const struct tui_model *m, const struct tui_row *r)
+{
+	double t = tui_model__total(m);
+
+	return t > 0 ? r->period[m->clk] / t : 0;
+}
+
+bool tui_row__significant(const struct tui_model *m, const struct tui_row *r)
+{
+	return td_row_significant(r->period[m->clk], tui_model__total(m));
+}
+
+bool tui_model__imprecise(const struct tui_model *m)
+{
+	return m->nr_events && m->precise[m->clk] == 0;
+}
+
+char **tui_model__source(struct tui_model *m, const char *file, const char **why)
+{
+	char **lines;
+
+	for (size_t i = 0; i < m->nr_src; i++)
+		if (!strcmp(m->src_names[i], file)) {
+			*why = m->src_why[i];
+			return m->src_lines[i];
+		}
+	*why = "no source available";
+	lines = m->source ? m->source(m, file, why) : NULL;
+	if (lines)
+		*why = NULL;
+	m->src_names = xrealloc(m->src_names, (m->nr_src + 1) * sizeof(char *));
+	m->src_lines = xrealloc(m->src_lines, (m->nr_src + 1) * sizeof(char **));
+	m->src_why = xrealloc(m->src_why, (m->nr_src + 1) * sizeof(char *));
+	m->src_why[m->nr_src] = *why;
+	m->src_names[m->nr_src] = xstrdup(file);
+	m->src_lines[m->nr_src++] = lines;
+	return lines;
+}
+
+void tui_disasm__exit(struct tui_disasm *d)
+{
+	free(d->insns);
+	free(d->why_owned);
+	memset(d, 0, sizeof(*d));
+}
+
+int tui_disasm__culprit(const struct tui_disasm *d, size_t i, const char **why)
+{
+	if (i > 0 && d->insns[i - 1].is_load) {
+		*why = "the load";
+		return (int)i - 1;
+	}
+	for (size_t k = 0; k < d->nr; k++)
+		if (d->insns[k].is_branch && d->insns[k].target == d->insns[i].addr && k + 1 != i) {
+			*why = "a branch to it";
+			return (int)k;
+		}
+	if (i > 0 && d->insns[i - 1].is_branch) {
+		*why = "the branch before it";
+		return (int)i - 1;
+	}
+	return -1;
+}
+
+/* ---- grid columns ------------------------------------------------------- */
+
+void tui_short_node_name(const char *name, char *buf, size_t n)
+{
+	size_t l = strlen(name);
+
+	if (l > 6 && !strcmp(name + l - 6, "_Bound"))
+		l -= 6;
+	else if (!strcmp(name, "Bad_Speculation"))
+		l = 8;
+	snprintf(buf, n, "%.*s", (int)l, name);
+}
+
+static void add_node_col(struct tui_model *m, struct tui_col *cols, size_t *n, size_t max,
+			 int node, int prio)
+{
+	const struct td_node *nd = td_model__node(m->td, (size_t)node);
+
+	for (size_t i = 0; i < *n; i++)
+		if (cols[i].kind == TC_NODE && cols[i].node == node)
+			return;
+	if (*n >= max)
+		return;
+	cols[*n].kind = TC_NODE;
+	cols[*n].node = node;
+	tui_short_node_name(nd->name, cols[*n].name, sizeof(cols[*n].name));
+	cols[*n].width = 9;
+	cols[*n].prio = prio;
+	(*n)++;
+}
+
+size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
+{
+	size_t n = 0;
+	int cpi;
+
+	if (max < 2)
+		return 0;
+	memset(cols, 0, max * sizeof(*cols));
+	cols[n].kind = TC_SHARE;
+	snprintf(cols[n].name, sizeof(cols[n].name), "%s", m->clk_is_cycles ? "Cycles%" : "Time%");
+	cols[n].width = 8;
+	cols[n++].prio = 0;
+	cols[n].kind = TC_SAMPLES;
+	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
+	cols[n].width = 7;
+	cols[n++].prio = 3;
+	if (m->has_mux_rows && n < max) {
+		cols[n].kind = TC_MUX;
+		snprintf(cols[n].name, sizeof(cols[n].name), "MUX");
+		cols[n].width = 5;
+		cols[n++].prio = 3;
+	}
+	if (!m->td || !m->run_ok)
+		return n;
+	cpi = td_model__find_node(m->td, "CPI");
+	if (cpi >= 0)
+		add_node_col(m, cols, &n, max, cpi, 1);
+	for (size_t i = 0; i < td_model__nr_nodes(m->td); i++) {
+		const struct td_node *nd = td_model__node(m->td, i);
+
+		if (nd->level == 1 && !nd->hidden)
+			add_node_col(m, cols, &n, max, (int)i, 2);
+	}
+	if (m->focus_node >= 0)
+		for (size_t i = 0; i < td_model__nr_nodes(m->td); i++) {
+			const struct td_node *nd = td_model__node(m->td, i);
+
+			if (nd->parent_idx == m->focus_node && !nd->hidden)
+				add_node_col(m, cols, &n, max, (int)i, 4);
+		}
+	return n;
+}
+
+double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_col *c,
+		       bool *hot, bool *dim)
+{
+	const struct td_result *res;
+	const struct td_value *x;
+
+	*hot = *dim = false;
+	switch (c->kind) {
+	case TC_SHARE:
+		return tui_row__share(m, r);
+	case TC_SAMPLES:
+		return (double)r->samples[m->clk];
+	case TC_MUX:
+		*dim = isnan(r->reliability) || r->reliability < 0.7;
+		return r->reliability;
+	case TC_NODE:
+		res = tui_row__td(m, r);
+		if (!res) {
+			*dim = true;
+			return NAN;
+		}
+		x = &res->v[c->node];
+		if (x->na) {
+			*dim = true;
+			return NAN;
+		}
+		*hot = x->flagged && tui_row__significant(m, r);
+		*dim = !x->flagged;
+		return x->value;
+	}
+	return NAN;
+}
+
+void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, double v,
+			  char *buf, size_t n)
+{
+	if (isnan(v)) {
+		snprintf(buf, n, "n/a");
+		return;
+	}
+	switch (c->kind) {
+	case TC_SHARE:
+		snprintf(buf, n, "%.1f%%", 100 * v);
+		break;
+	case TC_SAMPLES:
+		snprintf(buf, n, "%.0f", v);
+		break;
+	case TC_MUX:
+		snprintf(buf, n, "%.2f", v);
+		break;
+	case TC_NODE:
+		if (td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION)
+			snprintf(buf, n, "%.1f%%", 100 * v);
+		else
+			snprintf(buf, n, "%.2f", v);
+		break;
+	}
+}
+
+void tui_fmt_value(char *buf, size_t n, const struct td_node *nd, const struct td_value *x)
+{
+	if (x->na)
+		snprintf(buf, n, "n/a");
+	else if (nd->unit == TD_UNIT_FRACTION)
+		snprintf(buf, n, "%.1f%%", 100 * x->value);
+	else if (nd->unit == TD_UNIT_COUNT)
+		snprintf(buf, n, "%.4g", x->value);
+	else
+		snprintf(buf, n, "%.2f", x->value);
+}
+
+/* ---- sort and filter ---------------------------------------------------- */
+
+struct sort_ctx {
+	struct tui_model *m;
+	struct tui_table *t;
+	const struct tui_col *col;
+	double *key;
+	bool asc;
+};
+
+static struct sort_ctx *sort_ctx_;	/* qsort has no context argument */
+
+static int cmp_rows(const void *a, const void *b)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = sort_ctx_->key[i], y = sort_ctx_->key[j];
+	int c;
+
+	/* n/a sorts last in either direction. */
+	if (isnan(x) || isnan(y))
+		c = isnan(x) - isnan(y);
+	else if (x != y)
+		c = (x < y ? -1 : 1) * (sort_ctx_->asc ? 1 : -1);
+	else
+		c = strcmp(sort_ctx_->t->rows[i].name, sort_ctx_->t->rows[j].name);
+	if (!c)
+		c = (sort_ctx_->t->rows[i].line > sort_ctx_->t->rows[j].line) -
+		    (sort_ctx_->t->rows[i].line < sort_ctx_->t->rows[j].line);
+	if (!c)
+		c = (i > j) - (i < j);
+	return c;
+}
+
+static bool row_matches(const struct tui_row *r, const char *f)
+{
+	return !*f || strstr(r->name, f) || (r->file && strstr(r->file, f)) ||
+	       (r->module && strstr(r->module, f));
+}
+
+void tui_order__exit(struct tui_order *o)
+{
+	free(o->idx);
+	o->idx = NULL;
+	o->nr = 0;
+}
+
+void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col *cols,
+		      size_t ncols, struct tui_order *o)
+{
+	struct tui_table *t = &m->tab[k];
+	struct sort_ctx sc = { m, t, NULL, NULL, o->asc };
+	bool hot, dim;
+
+	if (o->sort_col < 0 || (size_t)o->sort_col >= ncols)
+		o->sort_col = 0;
+	sc.col = &cols[o->sort_col];
+	free(o->idx);
+	o->idx = xcalloc(t->nr + 1, sizeof(size_t));
+	o->nr = 0;
+	sc.key = xcalloc(t->nr + 1, sizeof(double));
+	for (size_t i = 0; i < t->nr; i++) {
+		struct tui_row *r = &t->rows[i];
+
+		/* Rows without a sample of the clock event are noise here. */
+		if (!r->samples[m->clk] && r->period[m->clk] == 0)
+			continue;
+		if (!row_matches(r, o->filter))
+			continue;
+		sc.key[i] = tui_model__cell(m, r, sc.col, &hot, &dim);
+		o->idx[o->nr++] = i;
+	}
+	sort_ctx_ = &sc;
+	qsort(o->idx, o->nr, sizeof(size_t), cmp_rows);
+	sort_ctx_ = NULL;
+	free(sc.key);
+}

@@ -1,0 +1,51 @@
+/*
+ * tui: the interactive interface over a result — a summary with the
+ * top-down tree, a bottom-up grid of functions (modules, threads, lines)
+ * by metric, annotated source, disassembly, callers/callees and a
+ * per-thread timeline.
+ *
+ * Structure (see shared/STYLE.md): a model (tui-model.c: rows, top-down
+ * results, sort/filter/time-range state) that knows nothing of the views;
+ * views that draw into a canvas of {char, style} cells and turn abstract
+ * actions into reaction flags; one file (term.c) that includes curses,
+ * maps keys to actions and copies the canvas to the screen. Nothing here
+ * prints to stdout/stderr except term.c drawing the screen.
+ */
+#ifndef GX_TUI_H
+#define GX_TUI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tui_model;
+
+struct tui_open_opts {
+	const char *result;	/* result dir or perf.data; NULL = newest gxNNN in parent */
+	const char *parent;	/* where to look for gxNNN ("." usually) */
+	const char *cpu;	/* --cpu: top-down model override, or NULL */
+};
+
+/*
+ * Read a result (perf.data + meta.json) into a model: profile rows,
+ * top-down results per row, per-thread sample times. On success *out owns
+ * the model (free with tui_model__delete). Errors: a negative code with a
+ * message in *cause (caller frees). An empty result is not an error: the
+ * views say so.
+ */
+int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause);
+void tui_model__delete(struct tui_model *m);
+
+/*
+ * Whether this build has the interactive interface (ncursesw), and whether
+ * the terminal in $TERM can show it (not "dumb", not unset). When the
+ * answer is false *why says why (static string).
+ */
+bool tui_usable(const char **why);
+
+/*
+ * Run the interface on the controlling terminal until the user quits.
+ * Returns 0, or a negative code with *cause (terminal could not be set up).
+ */
+int tui_run(struct tui_model *m, char **cause);
+
+#endif /* GX_TUI_H */

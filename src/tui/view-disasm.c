@@ -1,0 +1,269 @@
+/*
+ * view-disasm.c: a function's instructions with per-instruction sample
+ * counts, the source line of each, and skid hints: when the clock event was
+ * not precise (precise_ip 0) a sample lands after the instruction that
+ * caused it, so the likely culprit is named — the load just before a
+ * sampled instruction, or the branch whose target the sample sits on.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct disasm_view {
+	struct tui_view v;
+	size_t func;
+	uint32_t line;
+	struct tui_disasm d;
+	uint64_t total;
+	int *rank;
+	size_t nr_rank;
+	int rank_pos;
+	char pattern[64];
+	char status[256];
+};
+
+static const struct tui_key_help disasm_help[] = {
+	{ "Up/Down j/k", "move the cursor" },
+	{ "PgUp/PgDn Home/End", "page, first/last instruction" },
+	{ "Tab / Shift-Tab", "next/previous hot instruction" },
+	{ "H", "the hottest instruction" },
+	{ "/", "search the instructions" },
+	{ "n N", "next/previous match" },
+	{ "Left/Esc q", "back" },
+	{ NULL, NULL },
+};
+
+static struct disasm_view *dv_;
+
+static int cmp_heat(const void *a, const void *b)
+{
+	const struct tui_insn *x = &dv_->d.insns[*(const int *)a], *y = &dv_->d.insns[*(const int *)b];
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* The skid note of a sampled instruction, or NULL. */
+static const char *skid_note(const struct disasm_view *d, size_t i, char *buf, size_t n)
+{
+	const char *why;
+	int k;
+
+	if (!tui_model__imprecise(d->v.m) || !d->d.insns[i].samples)
+		return NULL;
+	k = tui_disasm__culprit(&d->d, i, &why);
+	if (k < 0)
+		return NULL;
+	if (d->d.insns[k].is_load)
+		snprintf(buf, n, "<- likely the load at %" PRIx64, d->d.insns[k].addr);
+	else if (k + 1 == (int)i)
+		snprintf(buf, n, "<- may be the branch at %" PRIx64, d->d.insns[k].addr);
+	else
+		snprintf(buf, n, "<- branch target of %" PRIx64, d->d.insns[k].addr);
+	return buf;
+}
+
+static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
+{
+	struct disasm_view *d = (struct disasm_view *)v;
+	struct tui_model *m = v->m;
+	int y = y0, rows;
+	bool wide = c->w >= 70;
+	char buf[512], e[512], note[96];
+
+	canvas__fill(c, 0, y, c->w, TS_HEADER);
+	snprintf(buf, sizeof(buf), "%s  %s", m->tab[TK_FUNC].rows[d->func].name,
+		 m->tab[TK_FUNC].rows[d->func].module);
+	tui_ellipsize(buf, c->w, e);
+	canvas__put(c, 0, y++, TS_HEADER, e, -1);
+	if (m->nr_events) {
+		if (tui_model__imprecise(m))
+			snprintf(buf, sizeof(buf), "skid: %s precise_ip=0 (not precise): samples may "
+				 "belong to the preceding instruction", m->event_names[m->clk]);
+		else
+			snprintf(buf, sizeof(buf), "%s precise_ip=%d: samples are on the instruction "
+				 "itself", m->event_names[m->clk], m->precise[m->clk]);
+		y += canvas__put_wrapped(c, 0, y, c->w < 60 ? 2 : 1,
+					 tui_model__imprecise(m) ? TS_WARN : TS_DIM, buf);
+	}
+	if (!d->d.nr) {
+		canvas__put_wrapped(c, 0, y, 3, TS_WARN, d->d.why ? d->d.why : "no instructions");
+		return;
+	}
+	rows = h - (y - y0);
+	if (rows < 1)
+		return;
+	tui_view__scroll(v, rows);
+	for (int i = 0; i < rows && v->top + i < (int)d->d.nr; i++) {
+		size_t k = (size_t)(v->top + i);
+		const struct tui_insn *x = &d->d.insns[k];
+		bool sel = (int)k == v->sel;
+		double share = d->total ? (double)x->samples / (double)d->total : 0;
+		bool hot = share >= 0.05;
+		bool inline_ = d->line && x->line == d->line;
+		enum tui_style st = sel ? TS_SELECTED : hot ? TS_HOT : x->samples ? TS_NORMAL : TS_DIM;
+		int xx;
+		const char *sn;
+
+		if (sel)
+			canvas__fill(c, 0, y + i, c->w, TS_SELECTED);
+		canvas__put(c, 0, y + i, st, sel ? ">" : inline_ ? "|" : " ", -1);
+		if (x->samples)
+			canvas__printf(c, 1, y + i, st, "%5.1f%%%c", 100 * share, hot ? '*' : ' ');
+		xx = 8;
+		if (wide) {
+			if (x->samples)
+				canvas__printf(c, xx, y + i, st, "%6llu", (unsigned long long)x->samples);
+			xx += 7;
+			canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%8" PRIx64,
+				       x->addr);
+			xx += 9;
+			if (x->line)
+				canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", x->line);
+			xx += 6;
+		} else {
+			canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%4" PRIx64,
+				       x->addr & 0xffff);
+			xx += 5;
+		}
+		canvas__put(c, xx, y + i, sel ? TS_SELECTED : TS_NORMAL, x->text, c->w - xx);
+		sn = skid_note(d, k, note, sizeof(note));
+		xx += (int)strlen(x->text) + 1;
+		if (sn && xx < c->w)
+			canvas__put(c, xx, y + i, sel ? TS_SELECTED : TS_WARN, sn, c->w - xx);
+	}
+}
+
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+{
+	struct disasm_view *d = (struct disasm_view *)v;
+
+	switch (a) {
+	case TA_NEXT_HOT:
+	case TA_PREV_HOT:
+	case TA_HOTTEST:
+		if (!d->nr_rank)
+			return TR_REDRAW;
+		if (a == TA_HOTTEST)
+			d->rank_pos = 0;
+		else
+			d->rank_pos = (d->rank_pos + (a == TA_NEXT_HOT ? 1 : (int)d->nr_rank - 1)) %
+				      (int)d->nr_rank;
+		v->sel = d->rank[d->rank_pos];
+		return TR_REDRAW;
+	case TA_NEXT:
+	case TA_PREV:
+		for (int k = 1; k <= (int)d->d.nr && d->pattern[0]; k++) {
+			int i = (v->sel + (a == TA_NEXT ? k : (int)d->d.nr - k)) % (int)d->d.nr;
+
+			if (strstr(d->d.insns[i].text, d->pattern)) {
+				v->sel = i;
+				return TR_REDRAW;
+			}
+		}
+		tui_app__message(app, d->pattern[0] ? "'%s' not found" : "no search: / first",
+				 d->pattern);
+		return TR_REDRAW;
+	case TA_ENTER:
+		return TR_REDRAW;
+	default:
+		return tui_view__move(v, a, (int)d->d.nr);
+	}
+}
+
+static void search(struct tui_view *v, const char *pattern)
+{
+	struct disasm_view *d = (struct disasm_view *)v;
+
+	snprintf(d->pattern, sizeof(d->pattern), "%s", pattern);
+	for (int k = 0; k < (int)d->d.nr && d->pattern[0]; k++) {
+		int i = (v->sel + k) % (int)d->d.nr;
+
+		if (strstr(d->d.insns[i].text, d->pattern)) {
+			v->sel = i;
+			return;
+		}
+	}
+}
+
+static const char *status(struct tui_view *v)
+{
+	struct disasm_view *d = (struct disasm_view *)v;
+	struct tui_model *m = v->m;
+	const struct tui_insn *x;
+	char note[96];
+	const char *sn;
+
+	if (!d->d.nr)
+		return "Left/Esc: back";
+	x = &d->d.insns[v->sel];
+	sn = skid_note(d, (size_t)v->sel, note, sizeof(note));
+	snprintf(d->status, sizeof(d->status), "%" PRIx64 ": %llu samples of %s%s%s", x->addr,
+		 (unsigned long long)x->samples, m->nr_events ? m->event_names[m->clk] : "?",
+		 sn ? "; skid: " : "", sn ? sn + 3 : "");
+	return d->status;
+}
+
+static void destroy(struct tui_view *v)
+{
+	struct disasm_view *d = (struct disasm_view *)v;
+
+	tui_disasm__exit(&d->d);
+	free(d->rank);
+	free(d);
+}
+
+static const struct tui_view_ops disasm_ops = {
+	.name = "disassembly",
+	.help = disasm_help,
+	.draw = draw,
+	.handle = handle,
+	.search = search,
+	.status = status,
+	.destroy = destroy,
+};
+
+struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line)
+{
+	struct disasm_view *d = xzalloc(sizeof(*d));
+	int first_of_line = -1;
+
+	d->v.ops = &disasm_ops;
+	d->v.m = m;
+	d->func = func;
+	d->line = line;
+	snprintf(d->v.title, sizeof(d->v.title), "disassembly: %s", m->tab[TK_FUNC].rows[func].name);
+	if (m->disasm)
+		m->disasm(m, func, &d->d);
+	else
+		d->d.why = "no disassembly for this result";
+	d->rank = xcalloc(d->d.nr + 1, sizeof(int));
+	for (size_t i = 0; i < d->d.nr; i++) {
+		d->total += d->d.insns[i].samples;
+		if (d->d.insns[i].samples)
+			d->rank[d->nr_rank++] = (int)i;
+	}
+	dv_ = d;
+	qsort(d->rank, d->nr_rank, sizeof(int), cmp_heat);
+	dv_ = NULL;
+	/* Start on the line's hottest instruction, else the function's. */
+	for (size_t i = 0; i < d->nr_rank; i++)
+		if (line && d->d.insns[d->rank[i]].line == line) {
+			first_of_line = d->rank[i];
+			break;
+		}
+	if (first_of_line < 0)
+		for (size_t i = 0; i < d->d.nr; i++)
+			if (line && d->d.insns[i].line == line) {
+				first_of_line = (int)i;
+				break;
+			}
+	d->v.sel = first_of_line >= 0 ? first_of_line : d->nr_rank ? d->rank[0] : 0;
+	return &d->v;
+}

@@ -1,0 +1,330 @@
+/*
+ * view-grid.c: the bottom-up grid — rows of one kind (functions, lines,
+ * modules, threads, processes) by columns (clock share, samples, CPI,
+ * level 1 and the focus node's children), sortable and filterable. A cell
+ * is marked '*' (and styled HOT) when its node is over threshold and the
+ * row holds more than 5% of the run (VTune's rule).
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct grid_view {
+	struct tui_view v;
+	enum tui_kind kind;
+	struct tui_col cols[TUI_MAX_COLS];
+	size_t ncols;
+	struct tui_order order;
+	char status[256];
+	uint64_t range_lo, range_hi;	/* the model range the order was made for */
+	bool on[TUI_MAX_COLS];		/* columns shown at the last draw */
+	size_t table_nr;
+};
+
+static const struct tui_key_help grid_help[] = {
+	{ "Up/Down j/k", "move the cursor" },
+	{ "PgUp/PgDn Home/End", "page, first/last row" },
+	{ "Enter/Right", "functions and lines: annotated source" },
+	{ "d", "disassembly of the function" },
+	{ "c", "callers and callees of the function" },
+	{ "< >", "sort by the previous/next column (again: reverse)" },
+	{ "/", "filter rows by name (empty: all rows)" },
+	{ "n N", "next/previous row, wrapping around" },
+	{ "v", "rows: functions, lines, modules, threads, processes" },
+	{ "x", "clear the filter" },
+	{ "t", "timeline; s: back to the summary" },
+	{ "Left/Esc q", "back" },
+	{ NULL, NULL },
+};
+
+static void refresh(struct grid_view *g)
+{
+	struct tui_model *m = g->v.m;
+
+	g->ncols = tui_model__columns(m, g->cols, TUI_MAX_COLS);
+	tui_model__order(m, g->kind, g->cols, g->ncols, &g->order);
+	g->range_lo = m->range_lo;
+	g->range_hi = m->range_hi;
+	g->table_nr = m->tab[g->kind].nr;
+	if (g->v.sel >= (int)g->order.nr)
+		g->v.sel = g->order.nr ? (int)g->order.nr - 1 : 0;
+}
+
+static void row_name(const struct tui_model *m, enum tui_kind k, const struct tui_row *r,
+		     char *buf, size_t n)
+{
+	const char *base;
+
+	switch (k) {
+	case TK_FUNC:
+		snprintf(buf, n, "%s", r->name);
+		break;
+	case TK_LINE:
+		base = strrchr(r->file, '/');
+		snprintf(buf, n, "%s:%u %s", base ? base + 1 : r->file[0] ? r->file : "??", r->line,
+			 r->name);
+		break;
+	case TK_THREAD:
+		snprintf(buf, n, "%s (%u)", r->name, r->tid);
+		break;
+	case TK_PROCESS:
+		snprintf(buf, n, "%s (%u)", r->name, r->pid);
+		break;
+	default:
+		snprintf(buf, n, "%s", r->name);
+		break;
+	}
+	(void)m;
+}
+
+/* Which columns fit: drop the highest prio first. The name needs 16. */
+static void fit(const struct grid_view *g, int w, bool *on)
+{
+	int used = 1;
+
+	for (size_t i = 0; i < g->ncols; i++) {
+		on[i] = true;
+		used += g->cols[i].width + 1;
+	}
+	while (used + 16 > w) {
+		int worst = -1;
+
+		for (size_t i = 0; i < g->ncols; i++)
+			if (on[i] && i > 0 && (worst < 0 || g->cols[i].prio >= g->cols[worst].prio))
+				worst = (int)i;
+		if (worst < 0)
+			break;
+		on[worst] = false;
+		used -= g->cols[worst].width + 1;
+	}
+}
+
+static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
+{
+	struct grid_view *g = (struct grid_view *)v;
+	struct tui_model *m = v->m;
+	bool *on = g->on;
+	int x, namew, rows = h - 1;
+	char buf[512], e[512];
+
+	if (g->range_lo != m->range_lo || g->range_hi != m->range_hi ||
+	    g->table_nr != m->tab[g->kind].nr)
+		refresh(g);
+	fit(g, c->w, on);
+	canvas__fill(c, 0, y0, c->w, TS_HEADER);
+	x = 1;
+	for (size_t i = 0; i < g->ncols; i++) {
+		if (!on[i])
+			continue;
+		snprintf(buf, sizeof(buf), "%s%s", (int)i == g->order.sort_col ?
+			 (g->order.asc ? "^" : "v") : "", g->cols[i].name);
+		canvas__printf(c, x, y0, TS_HEADER, "%*.*s", g->cols[i].width, g->cols[i].width, buf);
+		x += g->cols[i].width + 1;
+	}
+	namew = c->w - x - 1;
+	canvas__printf(c, x, y0, TS_HEADER, "%s", tui_kind_name(g->kind));
+	if (!g->order.nr) {
+		const char *why = m->tab[g->kind].nr ? "no row matches the filter (x clears it)" :
+				  g->kind == TK_FUNC || g->kind == TK_LINE ?
+				  "no function rows: this result was not symbolized (v: other rows)" :
+				  "no rows: the result has no samples";
+
+		canvas__put_wrapped(c, 1, y0 + 2, 3, TS_WARN, why);
+		return;
+	}
+	tui_view__scroll(v, rows);
+	for (int i = 0; i < rows && v->top + i < (int)g->order.nr; i++) {
+		struct tui_row *r = &m->tab[g->kind].rows[g->order.idx[v->top + i]];
+		bool sel = v->top + i == v->sel;
+		int y = y0 + 1 + i;
+
+		if (sel)
+			canvas__fill(c, 0, y, c->w, TS_SELECTED);
+		canvas__put(c, 0, y, sel ? TS_SELECTED : TS_NORMAL, sel ? ">" : " ", -1);
+		x = 1;
+		for (size_t k = 0; k < g->ncols; k++) {
+			bool hot, dim;
+			double val;
+			enum tui_style st;
+
+			if (!on[k])
+				continue;
+			val = tui_model__cell(m, r, &g->cols[k], &hot, &dim);
+			tui_model__cell_text(m, &g->cols[k], val, buf, sizeof(buf));
+			st = sel ? TS_SELECTED : hot ? TS_HOT : dim ? TS_DIM : TS_NORMAL;
+			canvas__printf(c, x, y, st, "%*s%c", g->cols[k].width - 1, buf,
+				       hot ? '*' : ' ');
+			x += g->cols[k].width + 1;
+		}
+		row_name(m, g->kind, r, buf, sizeof(buf));
+		if (g->kind == TK_LINE && strchr(buf, ' ') &&
+		    (int)(strchr(buf, ' ') - buf) + 4 < namew) {
+			/* Keep file:line whole; shorten the function after it. */
+			int loc = (int)(strchr(buf, ' ') - buf) + 1;
+
+			memcpy(e, buf, (size_t)loc);
+			tui_ellipsize(buf + loc, namew - loc, e + loc);
+		} else {
+			tui_ellipsize(buf, namew, e);
+		}
+		canvas__put(c, x, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
+	}
+}
+
+static struct tui_row *selected(struct grid_view *g)
+{
+	if (!g->order.nr || g->v.sel < 0 || g->v.sel >= (int)g->order.nr)
+		return NULL;
+	return &g->v.m->tab[g->kind].rows[g->order.idx[g->v.sel]];
+}
+
+/* The function row of the selection: a function, or a line's function. */
+static int selected_func(struct grid_view *g)
+{
+	struct tui_row *r = selected(g);
+
+	if (!r)
+		return -1;
+	if (g->kind == TK_FUNC)
+		return (int)g->order.idx[g->v.sel];
+	if (g->kind == TK_LINE)
+		return r->func;
+	return -1;
+}
+
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+{
+	struct grid_view *g = (struct grid_view *)v;
+	struct tui_model *m = v->m;
+	struct tui_row *r;
+	int f;
+
+	switch (a) {
+	case TA_ENTER:
+	case TA_DISASM:
+	case TA_CALLERS:
+		f = selected_func(g);
+		if (f < 0) {
+			tui_app__message(app, g->order.nr ? "drill-down needs function or line rows "
+					 "(v changes rows)" : "nothing selected");
+			return TR_REDRAW;
+		}
+		r = selected(g);
+		if (a == TA_CALLERS)
+			app->next = tui_callers_view__new(m, (size_t)f);
+		else if (a == TA_DISASM)
+			app->next = tui_disasm_view__new(m, (size_t)f,
+							 g->kind == TK_LINE ? r->line : 0);
+		else
+			app->next = tui_source_view__new(m, (size_t)f, g->kind == TK_LINE ? r->line : 0);
+		return TR_PUSH;
+	case TA_SORT_PREV:
+	case TA_SORT_NEXT: {
+		int dir = a == TA_SORT_NEXT ? 1 : -1, next = g->order.sort_col + dir;
+
+		/* Only columns on screen: sorting by a hidden one would puzzle. */
+		while (next >= 0 && next < (int)g->ncols && !g->on[next])
+			next += dir;
+		if (next < 0 || next >= (int)g->ncols) {
+			/* Past either end: the same column in reverse. */
+			g->order.asc = !g->order.asc;
+		} else {
+			g->order.sort_col = next;
+			g->order.asc = false;
+		}
+		refresh(g);
+		return TR_REDRAW;
+	}
+	case TA_KIND:
+		for (int i = 1; i <= TK_NR_; i++) {
+			enum tui_kind k = (enum tui_kind)((g->kind + i) % TK_NR_);
+
+			if (m->tab[k].nr) {
+				g->kind = k;
+				break;
+			}
+		}
+		v->sel = v->top = 0;
+		snprintf(v->title, sizeof(v->title), "bottom-up: %s", tui_kind_name(g->kind));
+		refresh(g);
+		return TR_REDRAW;
+	case TA_CLEAR:
+		g->order.filter[0] = 0;
+		refresh(g);
+		return TR_REDRAW;
+	case TA_NEXT:
+	case TA_PREV:
+		if (!g->order.nr)
+			return TR_REDRAW;
+		v->sel = (v->sel + (a == TA_NEXT ? 1 : (int)g->order.nr - 1)) % (int)g->order.nr;
+		return TR_REDRAW;
+	default:
+		return tui_view__move(v, a, (int)g->order.nr);
+	}
+}
+
+static void search(struct tui_view *v, const char *pattern)
+{
+	struct grid_view *g = (struct grid_view *)v;
+
+	snprintf(g->order.filter, sizeof(g->order.filter), "%s", pattern);
+	v->sel = v->top = 0;
+	refresh(g);
+}
+
+static const char *status(struct tui_view *v)
+{
+	struct grid_view *g = (struct grid_view *)v;
+	struct tui_model *m = v->m;
+	int n;
+
+	n = snprintf(g->status, sizeof(g->status), "%zu %s, by %s%s", g->order.nr,
+		     tui_kind_name(g->kind), g->ncols ? g->cols[g->order.sort_col].name : "?",
+		     g->order.asc ? " (ascending)" : "");
+	if (g->order.filter[0])
+		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", filter '%s'",
+			      g->order.filter);
+	if (m->range_hi)
+		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", time %.3f-%.3f s",
+			      (double)(m->range_lo - m->t_first) / 1e9,
+			      (double)(m->range_hi - m->t_first) / 1e9);
+	snprintf(g->status + n, sizeof(g->status) - (size_t)n, "  * over threshold");
+	return g->status;
+}
+
+static void destroy(struct tui_view *v)
+{
+	struct grid_view *g = (struct grid_view *)v;
+
+	tui_order__exit(&g->order);
+	free(g);
+}
+
+static const struct tui_view_ops grid_ops = {
+	.name = "grid",
+	.help = grid_help,
+	.draw = draw,
+	.handle = handle,
+	.search = search,
+	.status = status,
+	.destroy = destroy,
+};
+
+struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)
+{
+	struct grid_view *g = xzalloc(sizeof(*g));
+
+	g->v.ops = &grid_ops;
+	g->v.m = m;
+	g->kind = k;
+	snprintf(g->v.title, sizeof(g->v.title), "bottom-up: %s", tui_kind_name(k));
+	refresh(g);
+	for (size_t i = 0; i < TUI_MAX_COLS; i++)
+		g->on[i] = true;
+	return &g->v;
+}

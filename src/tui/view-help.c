@@ -1,0 +1,115 @@
+/*
+ * view-help.c: every key of the view it was opened from, then the keys
+ * that work everywhere.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct tui_key_help global_help[] = {
+	{ "?", "help for the current view" },
+	{ "g", "bottom-up grid" },
+	{ "t", "per-thread timeline" },
+	{ "s", "back to the summary" },
+	{ "Left/Esc", "back (the views form a stack)" },
+	{ "q", "back; quit from the summary" },
+	{ NULL, NULL },
+};
+
+struct help_view {
+	struct tui_view v;
+	const struct tui_key_help *keys;
+	char of[32];
+	int n;
+};
+
+static int count(const struct tui_key_help *k)
+{
+	int n = 0;
+
+	while (k && k[n].keys)
+		n++;
+	return n;
+}
+
+static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
+{
+	struct help_view *hv = (struct help_view *)v;
+	int nk = count(hv->keys), ng = count(global_help), kw = c->w >= 60 ? 20 : 12;
+	int total = nk + ng + 2;
+
+	if (v->top > total - h)
+		v->top = total - h > 0 ? total - h : 0;
+	for (int i = 0; i < h && v->top + i < total; i++) {
+		int k = v->top + i, y = y0 + i;
+		const struct tui_key_help *e;
+
+		if (k == 0) {
+			canvas__printf(c, 0, y, TS_HEADER, "Keys of the %s view", hv->of);
+			continue;
+		}
+		if (k == nk + 1) {
+			canvas__put(c, 0, y, TS_HEADER, "Everywhere", -1);
+			continue;
+		}
+		e = k <= nk ? &hv->keys[k - 1] : &global_help[k - nk - 2];
+		canvas__printf(c, 1, y, TS_HOT, "%-*.*s", kw, kw, e->keys);
+		canvas__put(c, kw + 2, y, TS_NORMAL, e->what, c->w - kw - 2);
+	}
+}
+
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+{
+	(void)app;
+	switch (a) {
+	case TA_UP:
+	case TA_PGUP:
+		v->top = v->top > 0 ? v->top - (a == TA_UP ? 1 : 10) : 0;
+		if (v->top < 0)
+			v->top = 0;
+		return TR_REDRAW;
+	case TA_DOWN:
+	case TA_PGDN:
+		v->top += a == TA_DOWN ? 1 : 10;
+		return TR_REDRAW;
+	case TA_ENTER:
+		return TR_POP;
+	default:
+		return TR_UNHANDLED;
+	}
+}
+
+static const char *status(struct tui_view *v)
+{
+	(void)v;
+	return "q/Esc/Left: close help";
+}
+
+static void destroy(struct tui_view *v)
+{
+	free(v);
+}
+
+static const struct tui_view_ops help_ops = {
+	.name = "help",
+	.help = NULL,
+	.draw = draw,
+	.handle = handle,
+	.status = status,
+	.destroy = destroy,
+};
+
+struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of)
+{
+	struct help_view *h = xzalloc(sizeof(*h));
+
+	h->v.ops = &help_ops;
+	h->v.m = m;
+	h->keys = of->ops->help;
+	snprintf(h->of, sizeof(h->of), "%s", of->ops->name);
+	snprintf(h->v.title, sizeof(h->v.title), "help: %s", of->ops->name);
+	return &h->v;
+}

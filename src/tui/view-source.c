@@ -1,0 +1,411 @@
+/*
+ * view-source.c: a function's source, annotated per line with its share of
+ * the function, samples and (with a PMU) CPI; the cursor starts on the
+ * hottest line, Tab/Shift-Tab walk the lines by heat. Enter opens the
+ * disassembly at the line. A missing source file, or no line information,
+ * is said in the view; the sampled lines are still listed.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct src_line {
+	uint32_t line;
+	struct tui_row *row;	/* NULL: no sample */
+	uint32_t culprit;	/* skid: the line whose instruction likely caused
+				   these samples, 0 none */
+	const char *culprit_why;
+};
+
+struct source_view {
+	struct tui_view v;
+	size_t func;
+	const char *file;
+	char **text;		/* owned by the model, or NULL */
+	const char *why;	/* why text is NULL */
+	struct src_line *lines;	/* shown lines, in file order */
+	size_t nr;
+	int *rank;		/* line indexes by heat */
+	size_t nr_rank;
+	int rank_pos;
+	double fperiod;		/* the function's clock period */
+	char pattern[64];
+	char status[256];
+	int cpi;
+};
+
+static const struct tui_key_help source_help[] = {
+	{ "Up/Down j/k", "move the cursor" },
+	{ "PgUp/PgDn Home/End", "page, first/last line" },
+	{ "Tab / Shift-Tab", "next/previous hot line (by share)" },
+	{ "H", "the hottest line" },
+	{ "Enter/Right d", "disassembly of the line, with per-instruction counts" },
+	{ "c", "callers and callees of the function" },
+	{ "/", "search the source text" },
+	{ "n N", "next/previous match" },
+	{ "Left/Esc q", "back" },
+	{ NULL, NULL },
+};
+
+static struct source_view *sv_;
+
+static int cmp_heat(const void *a, const void *b)
+{
+	const struct src_line *x = &sv_->lines[*(const int *)a], *y = &sv_->lines[*(const int *)b];
+	double px = x->row->period[sv_->v.m->clk], py = y->row->period[sv_->v.m->clk];
+
+	if (px != py)
+		return px > py ? -1 : 1;
+	return (x->line > y->line) - (x->line < y->line);
+}
+
+/*
+ * Skid at line level: with an imprecise event, a line whose hottest
+ * instruction likely pays for an instruction of another line (a load just
+ * before it, a branch jumping to it) names that line.
+ */
+static void find_culprits(struct source_view *s)
+{
+	struct tui_model *m = s->v.m;
+	struct tui_disasm d;
+
+	if (!m->disasm || m->disasm(m, s->func, &d) != 0)
+		return;
+	for (size_t i = 0; i < s->nr; i++) {
+		struct src_line *l = &s->lines[i];
+		uint64_t best = 0;
+		int bi = -1;
+
+		if (!l->row)
+			continue;
+		for (size_t k = 0; k < d.nr; k++)
+			if (d.insns[k].line == l->line && d.insns[k].samples > best) {
+				best = d.insns[k].samples;
+				bi = (int)k;
+			}
+		if (bi >= 0) {
+			const char *why;
+			int c = tui_disasm__culprit(&d, (size_t)bi, &why);
+
+			if (c >= 0 && d.insns[c].line && d.insns[c].line != l->line) {
+				l->culprit = d.insns[c].line;
+				l->culprit_why = why;
+			}
+		}
+	}
+	tui_disasm__exit(&d);
+}
+
+static void build(struct source_view *s)
+{
+	struct tui_model *m = s->v.m;
+	struct tui_table *t = &m->tab[TK_LINE];
+	struct tui_row *hot = NULL;
+	uint32_t lo = UINT32_MAX, hi = 0, nl = 0;
+
+	s->fperiod = m->tab[TK_FUNC].rows[s->func].period[m->clk];
+	/* The file: the one of the function's hottest line. */
+	for (size_t i = 0; i < t->nr; i++) {
+		struct tui_row *r = &t->rows[i];
+
+		if (r->func != (int32_t)s->func || !r->line)
+			continue;
+		if (!hot || r->period[m->clk] > hot->period[m->clk])
+			hot = r;
+	}
+	if (!hot) {
+		s->why = "no line information for this function (stripped binary, or built "
+			 "without -g): d shows its disassembly";
+		return;
+	}
+	s->file = hot->file;
+	for (size_t i = 0; i < t->nr; i++) {
+		struct tui_row *r = &t->rows[i];
+
+		if (r->func != (int32_t)s->func || !r->line || strcmp(r->file, s->file))
+			continue;
+		if (r->line < lo)
+			lo = r->line;
+		if (r->line > hi)
+			hi = r->line;
+	}
+	s->text = tui_model__source(m, s->file, &s->why);
+	if (s->text)
+		s->why = NULL;
+	if (s->text) {
+		while (s->text[nl])
+			nl++;
+		if (hi > nl) {
+			/* Lines past the end: not the file the binary was built from. */
+			s->text = NULL;
+			s->why = "the source file on this machine is shorter than the line "
+				 "numbers: not the file the binary was built from";
+		}
+		lo = lo > 5 ? lo - 5 : 1;
+		hi = hi + 5 < nl ? hi + 5 : nl;
+		if (s->text && hi < lo) {
+			/* The file is shorter than the lines say: not the same file. */
+			s->text = NULL;
+			s->why = "the source file on this machine does not match the binary";
+		}
+	}
+	if (s->text) {
+		s->nr = hi - lo + 1;
+		s->lines = xcalloc(s->nr + 1, sizeof(*s->lines));
+		for (uint32_t l = lo; l <= hi; l++)
+			s->lines[l - lo].line = l;
+	}
+	for (size_t i = 0; i < t->nr; i++) {
+		struct tui_row *r = &t->rows[i];
+
+		if (r->func != (int32_t)s->func || !r->line || strcmp(r->file, s->file))
+			continue;
+		if (s->text) {
+			s->lines[r->line - lo].row = r;
+		} else {
+			s->lines = xrealloc(s->lines, (s->nr + 1) * sizeof(*s->lines));
+			memset(&s->lines[s->nr], 0, sizeof(*s->lines));
+			s->lines[s->nr].line = r->line;
+			s->lines[s->nr++].row = r;
+		}
+	}
+	if (!s->text) {
+		/* Sampled lines only, in line order. */
+		for (size_t i = 1; i < s->nr; i++)
+			for (size_t j = i; j > 0 && s->lines[j].line < s->lines[j - 1].line; j--) {
+				struct src_line tmp = s->lines[j];
+
+				s->lines[j] = s->lines[j - 1];
+				s->lines[j - 1] = tmp;
+			}
+	}
+	if (tui_model__imprecise(m))
+		find_culprits(s);
+	s->rank = xcalloc(s->nr + 1, sizeof(int));
+	for (size_t i = 0; i < s->nr; i++)
+		if (s->lines[i].row && s->lines[i].row->samples[m->clk])
+			s->rank[s->nr_rank++] = (int)i;
+	sv_ = s;
+	qsort(s->rank, s->nr_rank, sizeof(int), cmp_heat);
+	sv_ = NULL;
+	if (s->nr_rank)
+		s->v.sel = s->rank[0];
+}
+
+static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
+{
+	struct source_view *s = (struct source_view *)v;
+	struct tui_model *m = v->m;
+	const struct tui_row *f = &m->tab[TK_FUNC].rows[s->func];
+	bool wide = c->w >= 60, skid = tui_model__imprecise(m);
+	int y = y0, rows, textx, linex;
+	/* With a PMU and room, each line's CPI too. */
+	bool cpi = s->cpi >= 0 && m->run_ok && c->w >= 90;
+	char buf[512], e[512];
+
+	canvas__fill(c, 0, y, c->w, TS_HEADER);
+	snprintf(buf, sizeof(buf), "%s  %s", f->name, s->file ? s->file : "");
+	tui_ellipsize(buf, c->w, e);
+	canvas__put(c, 0, y++, TS_HEADER, e, -1);
+	if (skid && h > 6) {
+		snprintf(buf, sizeof(buf), "skid: %s precise_ip=0: a line's samples may belong to "
+			 "the instruction before it (d: disassembly)", m->event_names[m->clk]);
+		y += canvas__put_wrapped(c, 0, y, c->w < 60 ? 2 : 1, TS_WARN, buf);
+	}
+	if (s->why) {
+		y += canvas__put_wrapped(c, 0, y, 3, TS_WARN, s->why);
+		if (s->file && h > 8) {
+			tui_ellipsize(s->file, c->w - 2, e);
+			canvas__put(c, 2, y++, TS_DIM, e, -1);
+		}
+	}
+	if (!s->nr)
+		return;
+	rows = h - (y - y0);
+	if (rows < 1)
+		return;
+	tui_view__scroll(v, rows);
+	linex = wide ? (cpi ? 24 : 17) : 8;
+	textx = linex + 6;
+	for (int i = 0; i < rows && v->top + i < (int)s->nr; i++) {
+		const struct src_line *l = &s->lines[v->top + i];
+		bool sel = v->top + i == v->sel;
+		double share = l->row && s->fperiod > 0 ? l->row->period[m->clk] / s->fperiod : 0;
+		bool hot = share >= 0.05;
+		enum tui_style st = sel ? TS_SELECTED : hot ? TS_HOT : l->row ? TS_NORMAL : TS_DIM;
+
+		if (sel)
+			canvas__fill(c, 0, y + i, c->w, TS_SELECTED);
+		canvas__put(c, 0, y + i, st, sel ? ">" : " ", -1);
+		if (l->row) {
+			canvas__printf(c, 1, y + i, st, "%5.1f%%%c", 100 * share, hot ? '*' : ' ');
+			if (wide) {
+				canvas__printf(c, 9, y + i, st, "%7llu",
+					       (unsigned long long)l->row->samples[m->clk]);
+			}
+			if (cpi) {
+				const struct td_result *res = tui_row__td(m, l->row);
+
+				if (res && !res->v[s->cpi].na)
+					canvas__printf(c, 17, y + i, st, "%6.2f", res->v[s->cpi].value);
+				else
+					canvas__printf(c, 17, y + i, st, "%6s", "n/a");
+			}
+		}
+		canvas__printf(c, linex, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", l->line);
+		if (l->culprit)	/* skid: these samples may belong to another line */
+			canvas__put(c, linex + 5, y + i, sel ? TS_SELECTED : TS_WARN, "^", 1);
+		if (s->text) {
+			const char *t = s->text[l->line - 1];
+			char exp[512];
+			size_t k = 0;
+
+			/* Tabs to spaces (8 columns) so the text lines up. */
+			for (const char *p = t; *p && k + 9 < sizeof(exp); p++) {
+				if (*p == '\t')
+					do
+						exp[k++] = ' ';
+					while (k % 8);
+				else
+					exp[k++] = *p;
+			}
+			exp[k] = 0;
+			canvas__put(c, textx, y + i, sel ? TS_SELECTED : l->row ? TS_NORMAL : TS_DIM,
+				    exp, c->w - textx);
+		}
+	}
+}
+
+static bool line_matches(struct source_view *s, int i)
+{
+	return s->pattern[0] && s->text && strstr(s->text[s->lines[i].line - 1], s->pattern);
+}
+
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+{
+	struct source_view *s = (struct source_view *)v;
+
+	switch (a) {
+	case TA_NEXT_HOT:
+	case TA_PREV_HOT:
+	case TA_HOTTEST:
+		if (!s->nr_rank)
+			return TR_REDRAW;
+		if (a == TA_HOTTEST)
+			s->rank_pos = 0;
+		else
+			s->rank_pos = (s->rank_pos + (a == TA_NEXT_HOT ? 1 : (int)s->nr_rank - 1)) %
+				      (int)s->nr_rank;
+		v->sel = s->rank[s->rank_pos];
+		tui_app__message(app, "hot line %d of %zu", s->rank_pos + 1, s->nr_rank);
+		return TR_REDRAW;
+	case TA_ENTER:
+	case TA_DISASM:
+		app->next = tui_disasm_view__new(v->m, s->func,
+						 s->nr ? s->lines[v->sel].line : 0);
+		return TR_PUSH;
+	case TA_CALLERS:
+		app->next = tui_callers_view__new(v->m, s->func);
+		return TR_PUSH;
+	case TA_NEXT:
+	case TA_PREV:
+		for (int k = 1; k <= (int)s->nr; k++) {
+			int i = (v->sel + (a == TA_NEXT ? k : (int)s->nr - k)) % (int)s->nr;
+
+			if (line_matches(s, i)) {
+				v->sel = i;
+				return TR_REDRAW;
+			}
+		}
+		tui_app__message(app, s->pattern[0] ? "'%s' not found" : "no search: / first",
+				 s->pattern);
+		return TR_REDRAW;
+	default:
+		return tui_view__move(v, a, (int)s->nr);
+	}
+}
+
+static void search(struct tui_view *v, const char *pattern)
+{
+	struct source_view *s = (struct source_view *)v;
+
+	snprintf(s->pattern, sizeof(s->pattern), "%s", pattern);
+	for (int k = 0; k < (int)s->nr; k++) {
+		int i = (v->sel + k) % (int)s->nr;
+
+		if (line_matches(s, i)) {
+			v->sel = i;
+			return;
+		}
+	}
+}
+
+static const char *status(struct tui_view *v)
+{
+	struct source_view *s = (struct source_view *)v;
+	struct tui_model *m = v->m;
+	const struct src_line *l;
+	const struct td_result *res;
+	int n;
+
+	if (!s->nr)
+		return "Left/Esc: back  d: disassembly";
+	l = &s->lines[v->sel];
+	n = snprintf(s->status, sizeof(s->status), "line %u", l->line);
+	if (l->row) {
+		n += snprintf(s->status + n, sizeof(s->status) - (size_t)n,
+			      ": %llu samples, %.1f%% of the function",
+			      (unsigned long long)l->row->samples[m->clk],
+			      s->fperiod > 0 ? 100 * l->row->period[m->clk] / s->fperiod : 0);
+		res = tui_row__td(m, l->row);
+		if (res && s->cpi >= 0 && !res->v[s->cpi].na)
+			n += snprintf(s->status + n, sizeof(s->status) - (size_t)n, ", CPI %.2f",
+				      res->v[s->cpi].value);
+	}
+	if (l->culprit)
+		snprintf(s->status + n, sizeof(s->status) - (size_t)n,
+			 "; skid: may belong to line %u (%s)", l->culprit, l->culprit_why);
+	else
+		snprintf(s->status + n, sizeof(s->status) - (size_t)n, "  Tab: next hot  Enter: disasm");
+	return s->status;
+}
+
+static void destroy(struct tui_view *v)
+{
+	struct source_view *s = (struct source_view *)v;
+
+	free(s->lines);
+	free(s->rank);
+	free(s);
+}
+
+static const struct tui_view_ops source_ops = {
+	.name = "source",
+	.help = source_help,
+	.draw = draw,
+	.handle = handle,
+	.search = search,
+	.status = status,
+	.destroy = destroy,
+};
+
+struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)
+{
+	struct source_view *s = xzalloc(sizeof(*s));
+
+	s->v.ops = &source_ops;
+	s->v.m = m;
+	s->func = func;
+	s->cpi = m->td ? td_model__find_node(m->td, "CPI") : -1;
+	snprintf(s->v.title, sizeof(s->v.title), "source: %s", m->tab[TK_FUNC].rows[func].name);
+	build(s);
+	for (size_t i = 0; line && i < s->nr; i++)
+		if (s->lines[i].line == line)
+			s->v.sel = (int)i;
+	return &s->v;
+}

@@ -1,0 +1,257 @@
+/*
+ * view-timeline.c: samples over time, one row per thread; density shown
+ * with characters (" .:+#") so it reads without colour. A time cursor
+ * (h/l) and Space select a range that filters every other view; x clears.
+ */
+#include "config.h"
+
+#include "tui-int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME_W 16
+
+struct timeline_view {
+	struct tui_view v;
+	int cursor;		/* bucket under the time cursor */
+	int mark;		/* first end of a range being selected, -1 none */
+	int nb;			/* buckets at the last draw */
+	uint32_t *counts;	/* [threads * nb] */
+	int counts_w;
+	size_t counts_nts;
+	char status[200];
+};
+
+static const struct tui_key_help timeline_help[] = {
+	{ "Up/Down j/k", "select a thread" },
+	{ "h l", "move the time cursor left/right" },
+	{ "Space", "mark one end of a time range; again: the other end (applies it)" },
+	{ "x", "clear the time range (whole run)" },
+	{ "Enter/Right", "bottom-up grid (filtered by the range)" },
+	{ "Left/Esc q", "back" },
+	{ NULL, NULL },
+};
+
+static uint64_t span(const struct tui_model *m)
+{
+	return m->t_last > m->t_first ? m->t_last - m->t_first : 1;
+}
+
+static int bucket_of(const struct tui_model *m, uint64_t t, int nb)
+{
+	int b = (int)((double)(t - m->t_first) / (double)span(m) * nb);
+
+	return b >= nb ? nb - 1 : b < 0 ? 0 : b;
+}
+
+static uint64_t time_of(const struct tui_model *m, int b, int nb, bool end)
+{
+	return m->t_first + (uint64_t)((double)span(m) * (b + (end ? 1 : 0)) / nb) - (end ? 1 : 0);
+}
+
+static void count(struct timeline_view *t, int nb)
+{
+	struct tui_model *m = t->v.m;
+
+	if (t->counts && t->counts_w == nb && t->counts_nts == m->nr_ts)
+		return;
+	free(t->counts);
+	t->counts = xcalloc((m->nr_threads + 1) * (size_t)nb, sizeof(uint32_t));
+	t->counts_w = nb;
+	t->counts_nts = m->nr_ts;
+	for (size_t i = 0; i < m->nr_ts; i++) {
+		const struct tui_tsample *s = &m->ts[i];
+		size_t lo = 0, hi = m->nr_threads;
+
+		if (s->evsel != m->clk || !s->time)
+			continue;
+		while (lo < hi) {	/* threads are sorted by tid */
+			size_t mid = (lo + hi) / 2;
+
+			if (m->threads[mid].tid < s->tid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < m->nr_threads && m->threads[lo].tid == s->tid)
+			t->counts[lo * (size_t)nb + (size_t)bucket_of(m, s->time, nb)]++;
+	}
+}
+
+static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+	struct tui_model *m = v->m;
+	int namew = c->w >= 60 ? NAME_W : 10, nb = c->w - namew - 1, rows = h - 2;
+	uint32_t max = 1;
+	int rlo = -1, rhi = -1;
+	char buf[256], e[256];
+
+	if (!m->nr_ts || !m->nr_threads || m->t_last <= m->t_first) {
+		canvas__put_wrapped(c, 0, y0, 3, TS_WARN, "no sample times in this result: no "
+				    "timeline");
+		return;
+	}
+	if (nb < 4)
+		return;
+	t->nb = nb;
+	if (t->cursor >= nb)
+		t->cursor = nb - 1;
+	count(t, nb);
+	for (size_t i = 0; i < m->nr_threads * (size_t)nb; i++)
+		if (t->counts[i] > max)
+			max = t->counts[i];
+	if (m->range_hi) {
+		rlo = bucket_of(m, m->range_lo, nb);
+		rhi = bucket_of(m, m->range_hi, nb);
+	}
+	canvas__fill(c, 0, y0, c->w, TS_HEADER);
+	canvas__printf(c, 0, y0, TS_HEADER, "%-*s 0 s", namew, "thread");
+	snprintf(buf, sizeof(buf), "%.3f s", (double)span(m) / 1e9);
+	canvas__put(c, c->w - (int)strlen(buf), y0, TS_HEADER, buf, -1);
+	tui_view__scroll(v, rows);
+	for (int i = 0; i < rows && v->top + i < (int)m->nr_threads; i++) {
+		const struct tui_thread *th = &m->threads[v->top + i];
+		bool sel = v->top + i == v->sel;
+		int y = y0 + 1 + i;
+
+		snprintf(buf, sizeof(buf), "%s %u", th->name, th->tid);
+		tui_ellipsize(buf, namew, e);
+		canvas__put(c, 0, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
+		for (int b = 0; b < nb; b++) {
+			uint32_t n = t->counts[(size_t)(v->top + i) * (size_t)nb + (size_t)b];
+			static const char dens[] = " .:+#";
+			int lvl = n == 0 ? 0 : 1 + (int)(3.0 * n / max);
+			char ch[2] = { dens[lvl > 4 ? 4 : lvl], 0 };
+			enum tui_style st = b == t->cursor ? TS_SELECTED :
+					    rlo >= 0 && (b < rlo || b > rhi) ? TS_DIM :
+					    lvl >= 3 ? TS_HOT : TS_NORMAL;
+
+			canvas__put(c, namew + 1 + b, y, st, ch, 1);
+		}
+	}
+	/* Ruler: the selected range and the mark. */
+	{
+		int y = y0 + h - 1;
+
+		for (int b = 0; b < nb; b++) {
+			const char *ch = b == t->cursor ? "^" : b == t->mark ? "|" :
+					 rlo >= 0 && b >= rlo && b <= rhi ? "=" : " ";
+
+			canvas__put(c, namew + 1 + b, y, rlo >= 0 && b >= rlo && b <= rhi ?
+				    TS_BOTTLENECK : TS_NORMAL, ch, 1);
+		}
+		canvas__put(c, 0, y, TS_DIM, m->range_hi ? "range" : "whole run", namew);
+	}
+}
+
+static unsigned apply(struct timeline_view *t, struct tui_app *app, uint64_t lo, uint64_t hi)
+{
+	struct tui_model *m = t->v.m;
+	char *cause = NULL;
+
+	if (!m->refilter) {
+		tui_app__message(app, "time ranges need a recorded result");
+		return TR_REDRAW;
+	}
+	if (m->refilter(m, lo, hi, &cause) != 0) {
+		tui_app__message(app, "time range: %s", cause ? cause : "failed");
+		free(cause);
+		return TR_REDRAW;
+	}
+	if (hi)
+		tui_app__message(app, "views filtered to %.3f-%.3f s", (double)(lo - m->t_first) / 1e9,
+				 (double)(hi - m->t_first) / 1e9);
+	else
+		tui_app__message(app, "time range cleared: whole run");
+	return TR_REDRAW;
+}
+
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+	struct tui_model *m = v->m;
+	int nb = t->nb > 0 ? t->nb : 1;
+
+	switch (a) {
+	case TA_CURSOR_LEFT:
+		if (t->cursor > 0)
+			t->cursor--;
+		return TR_REDRAW;
+	case TA_CURSOR_RIGHT:
+		if (t->cursor + 1 < nb)
+			t->cursor++;
+		return TR_REDRAW;
+	case TA_MARK:
+		if (!m->nr_ts)
+			return TR_REDRAW;
+		if (t->mark < 0) {
+			t->mark = t->cursor;
+			tui_app__message(app, "range start marked: move with h/l, Space again to apply");
+			return TR_REDRAW;
+		} else {
+			int lo = t->mark < t->cursor ? t->mark : t->cursor;
+			int hi = t->mark < t->cursor ? t->cursor : t->mark;
+
+			t->mark = -1;
+			return apply(t, app, time_of(m, lo, nb, false), time_of(m, hi, nb, true));
+		}
+	case TA_CLEAR:
+		t->mark = -1;
+		return apply(t, app, 0, 0);
+	case TA_ENTER:
+		app->next = tui_grid_view__new(m, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
+		return TR_PUSH;
+	default:
+		return tui_view__move(v, a, (int)m->nr_threads);
+	}
+}
+
+static const char *status(struct tui_view *v)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+	struct tui_model *m = v->m;
+	int nb = t->nb > 0 ? t->nb : 1;
+
+	const struct tui_thread *th = v->sel < (int)m->nr_threads ? &m->threads[v->sel] : NULL;
+	char rel[48] = "";
+
+	if (th && !isnan(th->reliability))
+		snprintf(rel, sizeof(rel), "  thread %u: MUX reliability %.2f", th->tid,
+			 th->reliability);
+	snprintf(t->status, sizeof(t->status), "cursor %.3f s%s%s  h/l: move  Space: range  x: clear",
+		 (double)(time_of(m, t->cursor, nb, false) - m->t_first) / 1e9,
+		 m->range_hi ? " (range set)" : "", rel);
+	return t->status;
+}
+
+static void destroy(struct tui_view *v)
+{
+	struct timeline_view *t = (struct timeline_view *)v;
+
+	free(t->counts);
+	free(t);
+}
+
+static const struct tui_view_ops timeline_ops = {
+	.name = "timeline",
+	.help = timeline_help,
+	.draw = draw,
+	.handle = handle,
+	.status = status,
+	.destroy = destroy,
+};
+
+struct tui_view *tui_timeline_view__new(struct tui_model *m)
+{
+	struct timeline_view *t = xzalloc(sizeof(*t));
+
+	t->v.ops = &timeline_ops;
+	t->v.m = m;
+	t->mark = -1;
+	snprintf(t->v.title, sizeof(t->v.title), "timeline: %zu threads", m->nr_threads);
+	return &t->v;
+}

@@ -1,0 +1,96 @@
+#!/bin/bash
+# gexplore tui on a real recording, headless (--keys/--dump), and its
+# fallbacks: the text report when stdout is not a terminal, a clear error
+# for a result that cannot be read, no crash on an empty result.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
+
+"$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" 300 >/dev/null 2>&1
+ok $? "record the spin workload"
+
+"$GX_BIN" tui --keys "" r1 >scr 2>err
+ok $? "tui --keys: exit 0"
+check "summary: the command" grep -q 'Command .*wl-spin 300' scr
+check "summary: no PMU said, MUX n/a" sh -c "grep -q 'PMU no' scr && grep -q 'MUX .*reliability' scr"
+check "summary: the skid hint names the precise level" grep -q 'precise_ip=0' scr
+
+"$GX_BIN" tui --keys "g" r1 >scr 2>err
+check "grid: the workload's code on top" sh -c "sed -n 3p scr | grep -Eq 'hot_|wl-spin'"
+
+"$GX_BIN" tui --keys "g v v v" --dump 40x12 r1 >scr 2>err
+ok $? "grid at 40x12"
+check "40x12: nothing wider than 40 columns" sh -c "! awk 'length > 40' scr | grep -q ."
+
+"$GX_BIN" tui --keys "t l l l l l l l l l l Space l l l l l l l l l l Space" r1 >scr 2>err
+check "timeline: a range filters the views" grep -q 'views filtered to' scr
+"$GX_BIN" tui --keys "t l l l l l l l l l l Space l l l l l l l l l l Space Left g" r1 >scr 2>err
+check "grid: the status names the time range" grep -q 'time 0\.' scr
+
+"$GX_BIN" tui --keys "q" r1 >scr
+ok $? "q quits"
+
+"$GX_BIN" tui --keys "Bogus" r1 >/dev/null 2>err
+is "$?" 2 "an unknown key name is a usage error"
+
+# Not a terminal: the text report instead, said once on stderr.
+"$GX_BIN" tui r1 </dev/null >rep 2>err
+ok $? "tui on a pipe exits 0"
+check "... prints the text report" grep -q 'wl-spin' rep
+check "... says why on stderr" grep -q 'not a terminal' err
+
+"$GX_BIN" --no-tui -- "$WL/wl-spin" 50 >rep 2>err
+ok $? "gexplore --no-tui -- CMD"
+check "... prints the text summary" grep -q 'wl-spin' rep
+
+# Multiplexed by gexplore: reliability, intervals and a MUX grid column.
+"$GX_BIN" record -q -c 10000000 -o rm -e "cpu-clock,{page-faults,minor-faults},{context-switches,task-clock}" \
+	-- "$WL/wl-mux-steady" 500 >/dev/null 2>&1
+if [ -s rm/meta.json ] && grep -q '"slice_log"' rm/meta.json; then
+	"$GX_BIN" tui --keys "" rm >scr 2>err
+	check "mux: the summary shows the run's reliability" grep -Eq 'MUX +reliability [0-9.]+ \(' scr
+	check "mux: estimates with 95% intervals" grep -Eq 'page-faults .*\[.*-.*\] x' scr
+	"$GX_BIN" tui --keys "g v v v" rm >scr 2>err
+	check "mux: the grid has a MUX column" sh -c "sed -n 2p scr | grep -q MUX"
+else
+	skip 3 "this recording was not multiplexed by gexplore"
+fi
+
+# A stripped binary: no names, no lines, no disassembly, each said.
+cp "$WL/wl-spin" stripped && strip stripped
+"$GX_BIN" record -q -o rs -e cpu-clock -- ./stripped 200 >/dev/null 2>&1
+"$GX_BIN" tui --keys "g Enter" rs >scr 2>err
+ok $? "stripped: drill-down does not crash"
+check "stripped: no line information said" grep -q 'no line information' scr
+"$GX_BIN" tui --keys "g d" rs >scr 2>err
+check "stripped: no disassembly said" grep -q 'no symbol for these addresses' scr
+
+# Source moved away after the build: said, with the sampled lines kept.
+if command -v cc >/dev/null; then
+	mkdir src && cat >src/gone.c <<'SRC'
+volatile unsigned long sink;
+__attribute__((noinline)) void spin_gone(void)
+{
+	for (unsigned long i = 0; i < 150000000ul; i++)
+		sink += i;
+}
+int main(void) { spin_gone(); return 0; }
+SRC
+	cc -g -O1 -o gone src/gone.c && rm -r src
+	"$GX_BIN" record -q -o rg -e cpu-clock -- ./gone >/dev/null 2>&1
+	"$GX_BIN" tui --keys "g Enter" rg >scr 2>err
+	check "missing source: said in the view" grep -q 'not on this machine' scr
+	check "missing source: the sampled line is listed" grep -Eq '^>.*%.* 5$' scr
+else
+	skip 2 "no C compiler"
+fi
+
+# An empty result and a broken one.
+"$GX_BIN" record -q -o empty -e cpu-clock -c 1000000000 -- true >/dev/null 2>&1
+"$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err
+ok $? "empty result: no crash"
+check "empty result: a message" grep -Eq 'no rows|no sample|no function rows|no samples' scr
+mkdir bad && echo garbage >bad/perf.data
+"$GX_BIN" tui --keys "" bad >scr 2>err
+is "$?" 2 "unreadable result: exit 2"
+check "... with a message" grep -q 'gexplore:' err
+done_testing

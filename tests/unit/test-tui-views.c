@@ -1,0 +1,517 @@
+/*
+ * test-tui-views: every view, headless, over a synthetic model (the skl
+ * top-down model with made-up per-row counts, in-memory source and
+ * machine code). Each case applies a key script and compares the canvas
+ * (text + style layer) at 80x24 and 40x12 with tests/golden/tui/; set
+ * GX_REGEN_GOLDEN=1 (make golden-tui) to rewrite them. A few assertions
+ * check behaviour directly, so a wrong golden cannot hide a broken view.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "tui/tui-int.h"
+
+static const char *srcdir;
+static bool regen;
+
+/* ---- the synthetic model ------------------------------------------------ */
+
+static const char *const synth_c[] = {
+	"/* synth.c: a made-up workload */",
+	"#include <stddef.h>",
+	"",
+	"long sink;",
+	"",
+	"long hot_inner(const long *p, const long *end)",
+	"{",
+	"\tlong s = 0;",
+	"",
+	"\twhile (p != end) {",
+	"\t\ts += *p;\t/* the load */",
+	"\t\tp++;",
+	"\t}",
+	"\treturn s;",
+	"}",
+	"",
+	"void hot_outer(const long *p, size_t n)",
+	"{",
+	"\tfor (int i = 0; i < 100; i++)",
+	"\t\tsink += hot_inner(p, p + n);",
+	"}",
+	"",
+	"int main(void)",
+	"{",
+	"\tstatic long buf[4096];",
+	"",
+	"\thot_outer(buf, 4096);",
+	"\treturn 0;",
+	"}",
+	NULL,
+};
+
+static char **synth_source(struct tui_model *m, const char *file, const char **why)
+{
+	char **l;
+	size_t n = 0;
+
+	(void)m;
+	if (strcmp(file, "/src/synth.c")) {
+		*why = "the source file is not on this machine (moved, or built elsewhere)";
+		return NULL;
+	}
+	while (synth_c[n])
+		n++;
+	l = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		l[i] = xstrdup(synth_c[i]);
+	return l;
+}
+
+/* hot_inner: mov rax,[rdi]; add rcx,rax; add rdi,8; cmp rdi,rsi; jne top; ret */
+static const uint8_t inner_code[] = {
+	0x48, 0x8b, 0x07, 0x48, 0x01, 0xc1, 0x48, 0x83, 0xc7, 0x08,
+	0x48, 0x39, 0xf7, 0x75, 0xf1, 0xc3,
+};
+static const struct { uint64_t addr; uint32_t line; uint64_t samples; } inner_meta[] = {
+	{ 0x1000, 11, 5 }, { 0x1003, 11, 40 }, { 0x1006, 12, 3 },
+	{ 0x100a, 10, 2 }, { 0x100d, 10, 10 }, { 0x100f, 14, 1 },
+};
+
+static int synth_disasm(struct tui_model *m, size_t func, struct tui_disasm *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (strcmp(m->tab[TK_FUNC].rows[func].name, "hot_inner")) {
+		out->why = "the binary is not on this machine: no disassembly";
+		return 0;
+	}
+	if (tui_disasm_bytes(inner_code, sizeof(inner_code), 0x1000, out) != 0) {
+		out->why = "this gexplore was built without capstone: no disassembly";
+		return 0;
+	}
+	for (size_t i = 0; i < out->nr; i++)
+		for (size_t k = 0; k < sizeof(inner_meta) / sizeof(inner_meta[0]); k++)
+			if (inner_meta[k].addr == out->insns[i].addr) {
+				out->insns[i].line = inner_meta[k].line;
+				out->insns[i].samples = inner_meta[k].samples;
+			}
+	return 0;
+}
+
+static double *base;		/* run counts per model event */
+
+static void fill(struct tui_model *m, struct tui_row *r, double w, int salt)
+{
+	for (size_t e = 0; e < m->nr_events; e++) {
+		/* a deterministic +-25% tilt per row and event */
+		double tilt = 1 + 0.05 * (double)((salt * 31 + (int)e * 17) % 11 - 5);
+
+		if (isnan(base[e]))
+			continue;
+		r->period[e] = e == m->clk ? w * base[e] : w * base[e] * tilt;
+		r->samples[e] = (uint64_t)(r->period[e] / 10000);
+	}
+}
+
+static struct tui_row *row(struct tui_model *m, enum tui_kind k, const char *name, double w,
+			   int salt)
+{
+	struct tui_row *r = tui_model__add_row(m, k, name);
+
+	fill(m, r, w, salt);
+	return r;
+}
+
+static struct tui_model *synth_model(bool empty)
+{
+	struct td_model *td;
+	struct tui_model *m;
+	const char **names;
+	char *cause = NULL, *text, path[4096];
+	size_t ne, len;
+	int *ev;
+	FILE *f;
+
+	if (td_model__load("skl", NULL, &td, &cause) != 0) {
+		diag("skl model: %s", cause);
+		exit(1);
+	}
+	ne = td_model__nr_events(td);
+	names = xcalloc(ne + 1, sizeof(char *));
+	ev = xcalloc(ne + 1, sizeof(int));
+	for (size_t i = 0; i < ne; i++) {
+		names[i] = td_model__event(td, i)->id;
+		ev[i] = (int)i;
+	}
+	m = tui_model__new(ne, names);
+	free(names);
+	m->clk = (size_t)td_model__find_event(td, "cycles");
+	m->clk_is_cycles = true;
+	m->title = xstrdup("gx001");
+	m->command = xstrdup("./synth --size 4096");
+	m->cpu_desc = xstrdup("Intel(R) Xeon(R) Gold 6148 CPU @ 2.40GHz");
+	m->model_id = xstrdup("skl");
+	m->smt = xstrdup("off");
+	m->ctx.smt = TD_SMT_OFF;
+	m->pmu = true;
+	m->duration_s = 2.5;
+	m->nr_samples = empty ? 0 : 12345;
+	m->source = synth_source;
+	m->disasm = synth_disasm;
+	base = xcalloc(ne + 1, sizeof(double));
+	snprintf(path, sizeof(path), "%s/tests/topdown/skl-perfstat.txt", srcdir);
+	f = fopen(path, "r");
+	if (!f) {
+		diag("%s: %s", path, strerror(errno));
+		exit(1);
+	}
+	text = xcalloc(1, 1 << 16);
+	len = fread(text, 1, (1 << 16) - 1, f);
+	text[len] = 0;
+	fclose(f);
+	if (td_counts_parse(td, text, path, base, NULL, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	free(text);
+	for (size_t i = 0; i < ne; i++)
+		if (empty)
+			base[i] = NAN;
+	tui_model__set_topdown(m, td, ev, base);
+	free(ev);
+	tui_model__add_hint(m, "Skid: cycles was sampled with precise_ip=0, so samples may land "
+			       "after the instruction responsible (see disassembly).");
+	if (!empty) {
+		struct tui_row *r;
+
+		row(m, TK_PROCESS, "synth", 1.0, 1)->pid = 100;
+		r = row(m, TK_THREAD, "synth", 0.7, 2);
+		r->pid = r->tid = 100;
+		r = row(m, TK_THREAD, "synth-worker", 0.3, 3);
+		r->pid = 100;
+		r->tid = 101;
+		row(m, TK_MODULE, "/usr/bin/synth", 0.9, 4);
+		row(m, TK_MODULE, "/usr/lib/x86_64-linux-gnu/libc.so.6", 0.1, 5);
+		/* functions: index order matters for lines and edges */
+		row(m, TK_FUNC, "hot_inner", 0.52, 6)->module = "/usr/bin/synth";
+		row(m, TK_FUNC, "hot_outer", 0.30, 7)->module = "/usr/bin/synth";
+		row(m, TK_FUNC, "memcpy_like", 0.10, 8)->module = "/usr/lib/x86_64-linux-gnu/libc.so.6";
+		row(m, TK_FUNC, "std::vector<int>::a_very_long_templated_member_function_name",
+		    0.05, 9)->module = "/usr/bin/synth";
+		row(m, TK_FUNC, "[unknown]", 0.02, 10)->module = "/usr/lib/stripped.so";
+		row(m, TK_FUNC, "main", 0.01, 11)->module = "/usr/bin/synth";
+		static const struct { int func; uint32_t line; double w; const char *file; } lines[] = {
+			{ 0, 10, 0.06, "/src/synth.c" }, { 0, 11, 0.38, "/src/synth.c" },
+			{ 0, 12, 0.07, "/src/synth.c" }, { 0, 14, 0.01, "/src/synth.c" },
+			{ 1, 19, 0.10, "/src/synth.c" }, { 1, 20, 0.20, "/src/synth.c" },
+			{ 2, 40, 0.10, "/build/memcpy.c" },
+			{ 3, 7, 0.05, "/usr/include/c++/vector" },
+			{ 5, 27, 0.005, "/src/synth.c" }, { 5, 77, 0.005, "/src/synth.c" },
+		};
+		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+			r = row(m, TK_LINE, m->tab[TK_FUNC].rows[lines[i].func].name, lines[i].w,
+				12 + (int)i);
+			r->func = lines[i].func;
+			r->line = lines[i].line;
+			r->file = lines[i].file;
+			r->module = m->tab[TK_FUNC].rows[lines[i].func].module;
+		}
+		m->edges = xcalloc(4, sizeof(*m->edges));
+		m->edges[0] = (struct tui_edge){ 5, 1, 0.82 * base[m->clk] };
+		m->edges[1] = (struct tui_edge){ 1, 0, 0.52 * base[m->clk] };
+		m->edges[2] = (struct tui_edge){ 1, 2, 0.10 * base[m->clk] };
+		m->nr_edges = 3;
+		/* timeline: thread 100 busy all along, 101 in the second half */
+		m->ts = xcalloc(400, sizeof(*m->ts));
+		for (int i = 0; i < 400; i++) {
+			struct tui_tsample *s = &m->ts[m->nr_ts++];
+
+			s->evsel = (uint32_t)m->clk;
+			s->tid = i % 4 == 3 && i >= 200 ? 101 : 100;
+			s->pid = 100;
+			s->time = 1000000000ull + (uint64_t)i * 6250000ull;
+		}
+		m->t_first = m->ts[0].time;
+		m->t_last = m->ts[399].time;
+		m->threads = xcalloc(2, sizeof(*m->threads));
+		m->threads[0] = (struct tui_thread){ 100, 100, "synth", NAN };
+		m->threads[1] = (struct tui_thread){ 101, 100, "synth-worker", 0.64 };
+		m->nr_threads = 2;
+	}
+	tui_model__tables_changed(m);
+	return m;
+}
+
+/* ---- scripts and goldens ------------------------------------------------ */
+
+/* Keys one by one with a draw after each, as the terminal loop does. */
+static void run_keys(struct tui_app *app, struct tui_canvas *c, const char *keys)
+{
+	char *copy = xstrdup(keys), *save = NULL;
+
+	for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+		int k = tui_key_parse(t);
+
+		if (k < 0) {
+			diag("bad key '%s'", t);
+			exit(1);
+		}
+		tui_app__key(app, k);
+		tui_app__draw(app, c);
+	}
+	free(copy);
+}
+
+static char *screen(struct tui_model *m, const char *keys, int w, int h, bool styles,
+		    int *depth)
+{
+	struct tui_app app;
+	struct tui_canvas c;
+	struct strbuf sb = STRBUF_INIT, st = STRBUF_INIT;
+
+	tui_app__init(&app, m);
+	canvas__init(&c, w, h);
+	tui_app__draw(&app, &c);	/* views learn their page size */
+	run_keys(&app, &c, keys);
+	tui_app__draw(&app, &c);
+	canvas__dump(&c, &sb, styles ? &st : NULL);
+	if (styles) {
+		strbuf__addstr(&sb, "--- styles\n");
+		strbuf__add(&sb, st.buf ? st.buf : "", st.len);
+	}
+	if (depth)
+		*depth = app.quit ? 0 : app.depth;
+	strbuf__exit(&st);
+	canvas__exit(&c);
+	tui_app__exit(&app);
+	return strbuf__detach(&sb);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	struct strbuf sb = STRBUF_INIT;
+	char buf[4096];
+	size_t n;
+
+	if (!f)
+		return NULL;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		strbuf__add(&sb, buf, n);
+	fclose(f);
+	return strbuf__detach(&sb);
+}
+
+static void golden(struct tui_model *m, const char *name, const char *keys)
+{
+	static const int sizes[][2] = { { 80, 24 }, { 40, 12 } };
+
+	for (size_t i = 0; i < 2; i++) {
+		char path[4096], *got, *want;
+
+		snprintf(path, sizeof(path), "%s/tests/golden/tui/%s-%dx%d.txt", srcdir, name,
+			 sizes[i][0], sizes[i][1]);
+		got = screen(m, keys, sizes[i][0], sizes[i][1], true, NULL);
+		if (regen) {
+			FILE *f = fopen(path, "w");
+
+			ok(f && fputs(got, f) >= 0 && fclose(f) == 0, "wrote %s", path);
+		} else {
+			want = slurp(path);
+			if (!ok(want && !strcmp(got, want), "%s %dx%d [%s]", name, sizes[i][0],
+				sizes[i][1], keys)) {
+				diag("got:\n%s", got);
+				if (!want)
+					diag("missing %s: make golden-tui", path);
+			}
+			free(want);
+		}
+		free(got);
+	}
+}
+
+static bool has(const char *s, const char *needle)
+{
+	return strstr(s, needle) != NULL;
+}
+
+/* The line of the screen with the '>' cursor. */
+static char *cursor_line(const char *scr)
+{
+	const char *p = scr;
+
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		if (n && p[0] == '>') {
+			char *l = xcalloc(1, n + 1);
+
+			memcpy(l, p, n);
+			return l;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return xstrdup("");
+}
+
+static void behaviour(struct tui_model *m)
+{
+	char *s, *l;
+	int depth;
+
+	s = screen(m, "g Enter", 80, 24, false, &depth);
+	l = cursor_line(s);
+	ok(has(l, "s += *p;"), "source opens on the hottest line (got '%s')", l);
+	is_int(depth, 3, "summary -> grid -> source on the back stack");
+	free(l);
+	free(s);
+
+	s = screen(m, "g Enter", 100, 30, false, NULL);
+	if (has(s, "without capstone"))
+		skip(1, "no capstone");
+	else
+		ok(has(s, "14^"), "skid at line level: line 14 marked as paying for another line");
+	free(s);
+
+	s = screen(m, "g Enter Down Down Down", 120, 30, false, NULL);
+	ok(has(s, "may belong to line 10 (the branch before it)"),
+	   "skid at line level: the status names the culprit line");
+	free(s);
+
+	s = screen(m, "g Enter", 100, 30, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "  0.73    11"), "with room, the source shows each line's CPI ('%s')", l);
+	free(l);
+	free(s);
+
+	s = screen(m, "g Enter Tab", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "s = *p") == false && l[0] == '>', "Tab moves to the next hot line ('%s')", l);
+	free(l);
+	free(s);
+
+	s = screen(m, "g v Down Down Down Down Enter", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "    12 "), "Enter on a line row opens the source at that line ('%s')", l);
+	free(l);
+	free(s);
+
+	s = screen(m, "g Enter Left", 80, 24, false, &depth);
+	is_int(depth, 2, "Left goes back to the grid");
+	ok(has(s, "hot_inner") && has(s, "Cycles%"), "the grid is shown again");
+	free(s);
+
+	s = screen(m, "g Enter Esc q q", 80, 24, false, &depth);
+	is_int(depth, 0, "Esc, q, q: back, back, quit");
+	free(s);
+
+	s = screen(m, "g / o u t e r Enter", 80, 24, false, NULL);
+	ok(has(s, "hot_outer") && !has(s, "hot_inner"), "/ filters the grid by name");
+	free(s);
+
+	s = screen(m, "g >", 80, 24, false, NULL);
+	ok(has(s, "vCPI") && !has(s, "vCycles%"), "> sorts by the next column on screen");
+	free(s);
+
+	s = screen(m, "g > <", 80, 24, false, NULL);
+	ok(has(s, "vCycles%"), "< sorts by the previous column");
+	free(s);
+
+	s = screen(m, "g <", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(s, "^Cycles%") && has(l, "main"), "< past the first column: ascending ('%s')", l);
+	free(l);
+	free(s);
+
+	s = screen(m, "g Enter Enter", 100, 30, false, NULL);
+	l = cursor_line(s);
+	if (has(s, "without capstone")) {
+		skip(2, "no capstone");
+	} else {
+		ok(has(l, "add rcx, rax"), "disassembly starts on the line's hottest instruction "
+		   "('%s')", l);
+		ok(has(l, "likely the load at 1000"), "skid: the load before the sample is named");
+	}
+	free(l);
+	free(s);
+
+	s = screen(m, "g / m e m c p y Enter Enter", 80, 24, false, NULL);
+	ok(has(s, "not on this machine"), "a missing source file is said, not a crash");
+	ok(has(s, "40"), "the sampled line is still listed");
+	free(s);
+
+	s = screen(m, "g / m a i n Enter Enter", 80, 24, false, NULL);
+	ok(has(s, "is shorter than the line"),
+	   "a source file shorter than the sampled lines is refused");
+	free(s);
+
+	s = screen(m, "g / u n k n o w n Enter Enter", 80, 24, false, NULL);
+	ok(has(s, "no line information"), "no lines (stripped): said in the view");
+	free(s);
+
+	m->mux = xstrdup("0.93 (reliable; gexplore, 3 groups, 240 slices)");
+	tui_model__add_confidence(m, "cycles 1e+06 [9.8e+05-1.02e+06] x3.00");
+	s = screen(m, "", 80, 24, false, NULL);
+	ok(has(s, "reliability 0.93 (reliable"), "summary: MUX reliability when recorded");
+	ok(has(s, "cycles 1e+06 [9.8e+05-1.02e+06]"), "summary: estimates with their interval");
+	free(s);
+
+	s = screen(m, "t Down", 100, 24, false, NULL);
+	ok(has(s, "thread 101: MUX reliability 0.64"), "timeline: a thread's MUX reliability");
+	free(s);
+
+	s = screen(m, "", 20, 6, false, NULL);
+	ok(has(s, "terminal too small"), "below the minimum size: a message");
+	free(s);
+
+	s = screen(m, "g", 40, 12, false, NULL);
+	ok(has(s, "~"), "40 columns: long names are shortened in the middle");
+	free(s);
+}
+
+int main(void)
+{
+	struct tui_model *m, *empty;
+
+	srcdir = getenv("GX_SRCDIR") ? getenv("GX_SRCDIR") : ".";
+	regen = getenv("GX_REGEN_GOLDEN") && *getenv("GX_REGEN_GOLDEN");
+	m = synth_model(false);
+
+	golden(m, "summary", "");
+	golden(m, "summary-node", "Up");
+	golden(m, "summary-help", "?");
+	golden(m, "grid-functions", "Enter");
+	golden(m, "grid-sorted", "g > > >");
+	golden(m, "grid-filter", "g / h o t Enter");
+	golden(m, "grid-lines", "g v");
+	golden(m, "grid-modules", "g v v");
+	golden(m, "grid-help", "g ?");
+	golden(m, "source", "g Enter");
+	golden(m, "source-next-hot", "g Enter Tab");
+	golden(m, "source-missing", "g / m e m c p y Enter Enter");
+	golden(m, "source-stripped", "g / u n k n o w n Enter Enter");
+	golden(m, "disasm", "g Enter Enter");
+	golden(m, "callers", "g Down c");
+	golden(m, "timeline", "t l l l l l l l l");
+	golden(m, "back-to-grid", "g Enter Left");
+	if (!regen)
+		behaviour(m);
+	tui_model__delete(m);
+	free(base);
+
+	empty = synth_model(true);
+	golden(empty, "empty-summary", "");
+	golden(empty, "empty-grid", "g");
+	golden(empty, "empty-timeline", "t");
+	tui_model__delete(empty);
+	free(base);
+	return done_testing();
+}
