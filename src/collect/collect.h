@@ -55,7 +55,10 @@ struct collect_event {
 	size_t nr_ids;
 	int group;		/* index of the group, -1 when the event is alone */
 	bool leader;
-	/* counting read taken after the workload ended (summed over CPUs) */
+	/* counting read taken after the workload ended (summed over CPUs);
+	 * for tasks, time_enabled is the tasks' time (the largest summed
+	 * running time of the session's events), so enabled/running is the
+	 * multiplexing factor whatever the number of CPUs */
 	bool has_count;
 	uint64_t count, time_enabled, time_running;
 };

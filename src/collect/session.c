@@ -728,14 +728,35 @@ static int rotation_switch(struct collect_session *s, bool last)
 	return err;
 }
 
+/*
+ * The final counting reads. Per-CPU copies of a task's event each report
+ * an enabled time that depends on how its threads and children moved
+ * between CPUs (measured here: one thread gives each copy the task's whole
+ * time; two threads give one copy both threads' time and the other one
+ * thread's), so their sum is no multiplexing base. What holds is that an
+ * event that never leaves its counter (a fixed counter, any software
+ * event) runs exactly while the tasks run: the largest summed running
+ * time of the session's events is the tasks' time, and each event's
+ * enabled time is set to it. CPU-wide events (-a) each cover their CPU
+ * for the whole run: their sums stand.
+ */
 static void read_counts(struct collect_session *s)
 {
+	uint64_t task_ns = 0;
+
 	for (size_t e = 0; e < s->nr_ev; e++) {
 		struct collect_event *ev = &s->ev[e];
 
 		ev->has_count = collect_session__read_event(s, e, &ev->count, &ev->time_enabled,
 							    &ev->time_running) == 0;
+		if (ev->has_count && ev->time_running > task_ns)
+			task_ns = ev->time_running;
 	}
+	if (s->o.system_wide)
+		return;
+	for (size_t e = 0; e < s->nr_ev; e++)
+		if (s->ev[e].has_count)
+			s->ev[e].time_enabled = task_ns;
 }
 
 static int pidfd_of(pid_t pid)
