@@ -172,6 +172,9 @@ char *pd_default_name(const struct perf_event_attr *a);
 int pd_reader__cur_record(struct perf_reader *r, const struct perf_event_header **hp,
 			  uint64_t *off, char **cause);
 void pd_reader__advance(struct perf_reader *r, const struct perf_event_header *h);
+/* One BUILD_ID entry (perf's build_id_event: header, pid, id[24],
+ * filename) added to the reader's env; bad entries are warned about. */
+void pd_reader__build_id_rec(struct perf_reader *r, const uint8_t *p, size_t len, uint64_t off);
 int pd_reader__header_record(struct perf_reader *r, const struct perf_event_header *h,
 			     uint64_t off, char **cause);
 bool pd_is_header_record(uint32_t type);

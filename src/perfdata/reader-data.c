@@ -262,7 +262,7 @@ static int header_attr(struct perf_reader *r, const uint8_t *p, size_t len, uint
 	return err;
 }
 
-static void build_id_rec(struct perf_reader *r, const uint8_t *p, size_t len, uint64_t off)
+void pd_reader__build_id_rec(struct perf_reader *r, const uint8_t *p, size_t len, uint64_t off)
 {
 	struct perf_event_header h;
 	int32_t pid;
@@ -310,7 +310,7 @@ int pd_reader__header_record(struct perf_reader *r, const struct perf_event_head
 	case PD_REC_HEADER_ATTR:
 		return header_attr(r, p, len, off, cause);
 	case PD_REC_HEADER_BUILD_ID:
-		build_id_rec(r, p, len, off);
+		pd_reader__build_id_rec(r, p, len, off);
 		return 0;
 	case PD_REC_EVENT_UPDATE:
 		event_update(r, p, len);

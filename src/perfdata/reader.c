@@ -199,7 +199,6 @@ static int feat_build_ids(struct perf_reader *r, struct cur *c)
 {
 	while (c->len - c->pos >= 8) {
 		struct perf_event_header h;
-		int err;
 
 		memcpy(&h, c->p + c->pos, sizeof(h));
 		if (h.size < 8 || h.size > c->len - c->pos) {
@@ -208,10 +207,11 @@ static int feat_build_ids(struct perf_reader *r, struct cur *c)
 					(unsigned long long)(c->base + c->len));
 			return 0;
 		}
-		err = pd_reader__header_record(r, pd_reader__aligned(r, (const struct perf_event_header *)(c->p + c->pos)),
-					       c->base + c->pos, NULL);
-		if (err)
-			return 0;
+		/* perf leaves these entries' header type 0: inside the BUILD_ID
+		 * section every entry is one, whatever its type says */
+		pd_reader__build_id_rec(r, (const uint8_t *)pd_reader__aligned(r,
+					(const struct perf_event_header *)(c->p + c->pos)),
+					h.size, c->base + c->pos);
 		c->pos += h.size;
 	}
 	return 0;

@@ -131,6 +131,32 @@ int main(void)
 	free(cause);
 	free(path);
 
+	/* the BUILD_ID feature of a file perf wrote (entries of header type 0) */
+	cause = NULL;
+	path = xasprintf("%s/vector_static_gcc/perf.data", dir);
+	err = perf_reader__open(&r, path, 0, &cause);
+	if (!err) {
+		const struct pd_env *env = perf_reader__env(r);
+		static const uint8_t want[] = { 0xdb, 0x3f, 0x64, 0xe2, 0x3e, 0x81, 0xc6, 0x29, 0x54, 0xfc,
+						0xff, 0x03, 0x88, 0xac, 0xee, 0x87, 0x97, 0x60, 0x12, 0x0f };
+		bool found = false;
+
+		is_int(env->nr_build_ids, 3, "vector_static_gcc: 3 build-ids (kernel, binary, vdso)");
+		for (size_t i = 0; i < env->nr_build_ids; i++)
+			if (env->build_ids[i].filename &&
+			    strstr(env->build_ids[i].filename, "vector_static_gcc_v9.1.0") &&
+			    env->build_ids[i].size == 20 && !memcmp(env->build_ids[i].id, want, 20))
+				found = true;
+		ok(found, "vector_static_gcc: the binary's build-id as perf buildid-list shows it");
+		perf_reader__delete(r);
+		r = NULL;
+	} else {
+		ok(0, "vector_static_gcc opens: %s", cause);
+		ok(0, "(build-ids)");
+	}
+	free(cause);
+	free(path);
+
 	/* group descriptions */
 	cause = NULL;
 	path = xasprintf("%s/quipper-group_desc-4.14.perf.data", dir);
