@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report.h"
 #include "topdown/topdown.h"
 
 struct ci_result {
@@ -43,33 +44,6 @@ const char *ci_scope_name(enum ci_scope s)
 	static const char *const names[] = { "run", "process", "module", "function" };
 
 	return s < CI_SCOPE_NR_ ? names[s] : "?";
-}
-
-static bool evsel_sampled(const struct perf_event_attr *a)
-{
-	return a->freq || a->sample_period > 0;
-}
-
-/* The model of a recording: --cpu, meta.json's, or perf's CPUID feature. */
-static char *model_id(const struct ci_result *r, const char *cpu)
-{
-	const struct pd_env *env = perf_reader__env(r->reader);
-	struct td_cpu c = { 0 };
-	char vendor[16];
-	unsigned fam, mod;
-
-	if (cpu)
-		return xstrdup(cpu);
-	if (r->have_meta && r->meta.cpu_model)
-		return xstrdup(r->meta.cpu_model);
-	if (env->cpuid && sscanf(env->cpuid, "%15[^,],%u,%u", vendor, &fam, &mod) == 3) {
-		c.arch = TD_CPU_X86;
-		snprintf(c.vendor, sizeof(c.vendor), "%s", vendor);
-		c.family = fam;
-		c.model = mod;
-		return td_model_match(&c, NULL);
-	}
-	return xstrdup("generic");
 }
 
 /* meta.json's "mux" section, read here rather than through struct gx_meta
@@ -113,7 +87,7 @@ static void map_events(struct ci_result *r)
 	}
 	if (!have_ref)	/* first sampled event: cpu-clock on a machine without PMU */
 		for (size_t i = 0; i < r->nr_evsels; i++)
-			if (evsel_sampled(&perf_reader__evsel(r->reader, i)->attr)) {
+			if (report_evsel_sampled(&perf_reader__evsel(r->reader, i)->attr)) {
 				r->ref = i;
 				break;
 			}
@@ -153,7 +127,8 @@ int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
 	err = perf_reader__process(r->reader, profile__tool(r->profile), cause);
 	if (err)
 		goto fail;
-	id = model_id(r, o ? o->cpu : NULL);
+	id = report_model_id(perf_reader__env(r->reader), r->have_meta ? &r->meta : NULL,
+			     o ? o->cpu : NULL);
 	if (td_model__load(id, NULL, &r->model, &mcause) != 0) {
 		if (o && o->cpu) {	/* the user named it: that is an error */
 			err = gx_fail(cause, -EINVAL, "--cpu %s: %s", id, mcause);
@@ -330,44 +305,20 @@ int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *na
 static double evsel_value(const struct ci_result *r, const struct ci_row *row, size_t i,
 			  uint64_t *samples)
 {
-	const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
+	const struct gx_meta *meta = r->have_meta ? &r->meta : NULL;
+	bool counted;
+	double v;
 
 	*samples = 0;
 	if (!row->prow) {
-		const struct gx_meta_event *e = r->have_meta && i < r->meta.nr_events ?
-						&r->meta.events[i] : NULL;
-
-		if (e && e->has_estimate && isfinite(e->estimate)) {
-			/* multiplexed: the estimate from the slice log (gexplore-mux(7)) */
-			*samples = UINT64_MAX;
-			return e->estimate;
-		}
-		if (e && e->has_count) {
-			/*
-			 * The exact count. Not scaled by enabled/running: for an
-			 * inherited event opened on every CPU, enabled time adds
-			 * up over CPUs the task was not on (2 CPUs: twice the run
-			 * time), so the ratio says nothing about multiplexing;
-			 * multiplexed recordings carry an estimate (above).
-			 */
-			if (!e->time_running)
-				return NAN;
-			*samples = UINT64_MAX;
-			return (double)e->count;
-		}
-		if (!evsel_sampled(a))
-			return NAN;
-		*samples = profile__total_samples(r->profile, i);
-		return (double)profile__total_period(r->profile, i);
+		v = report_evsel_run_value(r->reader, meta, r->profile, i, &counted);
+		*samples = counted ? UINT64_MAX : profile__total_samples(r->profile, i);
+		return v;
 	}
-	if (!evsel_sampled(a))
-		return NAN;
-	*samples = row->prow->samples[i];
-	/* a multiplexed event saw the row only while its group was on */
-	if (r->have_meta && i < r->meta.nr_events && r->meta.events[i].has_estimate &&
-	    isfinite(r->meta.events[i].scale) && r->meta.events[i].scale > 0)
-		return (double)row->prow->period[i] * r->meta.events[i].scale;
-	return (double)row->prow->period[i];
+	v = report_evsel_row_value(r->reader, meta, NULL, row->prow, i);
+	if (!isnan(v))
+		*samples = row->prow->samples[i];
+	return v;
 }
 
 static const struct {

@@ -28,6 +28,52 @@ struct report_input {
 };
 
 struct mux_log;
+
+/* ---- the recording's CPU model (report-model.c) -------------------------- */
+
+#include "topdown/topdown.h"
+
+struct report_model {
+	char *id;		/* the model id chosen (owned) */
+	struct td_model *model;	/* owned */
+	struct td_ctx ctx;	/* SMT state and variant of the recording */
+	int *ev;		/* evsel -> model event index, -1 when not the model's */
+	size_t nr_evsels, nr_matched;
+	int clk_evsel;		/* the sampled cycles event, or -1 */
+};
+
+/* The id of a recording's model: `cpu` (--cpu), meta.json's, the one
+ * perf's CPUID feature matches, else "generic". Allocated. */
+char *report_model_id(const struct pd_env *env, const struct gx_meta *meta, const char *cpu);
+/*
+ * Load the model of the recording in r and map its events. smt is an
+ * enum td_smt override (TD_SMT_UNKNOWN: the recording's). 0 when some
+ * event is the model's, 1 when none is (no top-down: rm is still to be
+ * exited), or a negative code with *cause.
+ */
+int report_model__init(struct report_model *rm, struct perf_reader *r, const struct gx_meta *meta,
+		       const char *cpu, int smt, char **cause);
+void report_model__exit(struct report_model *rm);
+/* Sum per-evsel values (NAN = not measured) into the model's events c[]. */
+void report_model__counts(const struct report_model *rm, const double *evsel_values, double *c);
+
+/* The event samples (a period or a frequency), as opposed to only counting. */
+bool report_evsel_sampled(const struct perf_event_attr *a);
+/*
+ * Evsel i's whole-run value: the multiplexed estimate, the counting read
+ * (scaled when the kernel multiplexed it), else the summed sample periods;
+ * NAN when not measured. *counted: from a counting read.
+ */
+double report_evsel_run_value(struct perf_reader *r, const struct gx_meta *meta,
+			      struct profile *p, size_t i, bool *counted);
+/*
+ * Evsel i's value on one row: the row's summed periods, times run time /
+ * its group's time when multiplexed (mux, else meta's scale); NAN for an
+ * event that was only counted.
+ */
+double report_evsel_row_value(struct perf_reader *r, const struct gx_meta *meta,
+			      const struct mux_log *mux, const struct profile_row *row, size_t i);
+
 /* MUX reliability of a row (gexplore-mux(7)) from its slot periods; NAN
  * when the recording was not multiplexed or the row saw no reference. */
 double report_row_reliability(const struct report_input *in, const struct profile_row *r);

@@ -18,157 +18,51 @@
 #include "util/util.h"
 
 struct td_view {
-	struct td_model *model;
-	struct td_ctx ctx;
-	int *ev;		/* evsel -> model event, -1 when the model lacks it */
-	size_t nr_evsels, nr_matched;
-	int clk_evsel;		/* evsel of the cycles event, -1 when none */
+	struct report_model rm;
 	const char *source;	/* where the whole-run counts came from */
 };
-
-int report_mux_slot(void *ctx, uint64_t time)
-{
-	const struct mux_log *l = ctx;
-	ssize_t i = mux_log__find(l, time);
-
-	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
-}
-
-double report_row_reliability(const struct report_input *in, const struct profile_row *r)
-{
-	size_t ng = in->mux ? mux_log__nr_groups(in->mux) : 0;
-	uint64_t run = in->mux ? mux_log__run_ns(in->mux) : 0;
-	double c[64], f[64];
-
-	if (!ng || ng > 64 || !run || !r->slot_period)
-		return NAN;
-	for (size_t g = 0; g < ng; g++) {
-		c[g] = (double)r->slot_period[g];
-		f[g] = (double)mux_log__group_ns(in->mux, (uint32_t)g) / (double)run;
-	}
-	return mux_reliability(c, f, ng);
-}
-
-static bool evsel_sampled(const struct perf_event_attr *a)
-{
-	return a->freq || a->sample_period > 0;
-}
-
-/* The model of a recording: --cpu, meta.json's, or the perf.data CPUID. */
-static char *model_id(const struct report_input *in)
-{
-	const struct pd_env *env = perf_reader__env(in->reader);
-	struct td_cpu cpu = { 0 };
-	char vendor[16];
-	unsigned fam, mod;
-
-	if (in->cpu)
-		return xstrdup(in->cpu);
-	if (in->meta && in->meta->cpu_model)
-		return xstrdup(in->meta->cpu_model);
-	/* perf's x86 CPUID feature: "GenuineIntel,6,85,4" */
-	if (env->cpuid && sscanf(env->cpuid, "%15[^,],%u,%u", vendor, &fam, &mod) == 3) {
-		cpu.arch = TD_CPU_X86;
-		snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", vendor);
-		cpu.family = fam;
-		cpu.model = mod;
-		return td_model_match(&cpu, NULL);
-	}
-	return xstrdup("generic");
-}
-
-static void td_view__exit(struct td_view *v)
-{
-	td_model__delete(v->model);
-	free(v->ev);
-}
 
 /* 0 with v ready; 1 when the recording has no event of the model (nothing
  * to show); negative on error with *cause. */
 static int td_view__init(struct td_view *v, const struct report_input *in, char **cause)
 {
-	size_t n = perf_reader__nr_evsels(in->reader);
-	char *id = model_id(in);
-	int cyc, err;
-
-	memset(v, 0, sizeof(*v));
-	v->clk_evsel = -1;
-	err = td_model__load(id, NULL, &v->model, cause);
-	free(id);
-	if (err)
-		return err;
-	v->ctx.smt = in->smt != TD_SMT_UNKNOWN ? in->smt :
-		     !in->meta || in->meta->smt < 0 ? TD_SMT_UNKNOWN :
-		     in->meta->smt ? TD_SMT_ON : TD_SMT_OFF;
-	v->ctx.variant = in->meta ? in->meta->cpu_variant : NULL;
-	v->nr_evsels = n;
-	v->ev = xcalloc(n + 1, sizeof(*v->ev));
-	cyc = td_model__find_event(v->model, "cycles");
-	for (size_t i = 0; i < n; i++) {
-		const struct perf_event_attr *a = &perf_reader__evsel(in->reader, i)->attr;
-
-		v->ev[i] = a->type == PERF_TYPE_SOFTWARE ? -1 :
-			   td_model__find_event_attr(v->model, a->type, a->config, a->config1);
-		if (v->ev[i] >= 0) {
-			v->nr_matched++;
-			if (v->ev[i] == cyc && v->clk_evsel < 0)
-				v->clk_evsel = (int)i;
-		}
-	}
-	return v->nr_matched ? 0 : 1;
+	v->source = "samples";
+	return report_model__init(&v->rm, in->reader, in->meta, in->cpu, in->smt, cause);
 }
 
-/* Whole-run estimates: the counting reads (scaled by enabled/running),
- * else the summed sample periods. */
+static void td_view__exit(struct td_view *v)
+{
+	report_model__exit(&v->rm);
+}
+
+/* Whole-run estimates (report_evsel_run_value) as model event counts. */
 static void run_counts(struct td_view *v, const struct report_input *in, double *c)
 {
-	const struct gx_meta *m = in->meta;
+	double *x = xcalloc(v->rm.nr_evsels + 1, sizeof(double));
+	bool counted, any_counted = false, mux = false;
 
-	for (size_t i = 0; i < td_model__nr_events(v->model); i++)
-		c[i] = NAN;
-	v->source = "samples";
-	for (size_t i = 0; i < v->nr_evsels; i++) {
-		double x;
-
-		if (v->ev[i] < 0)
-			continue;
-		if (m && i < m->nr_events && m->events[i].has_estimate) {
-			/* rotated by gexplore: the slice log's scaled estimate */
-			x = m->events[i].estimate;
-			v->source = "counts, multiplexed";
-		} else if (m && i < m->nr_events && m->events[i].has_count) {
-			const struct gx_meta_event *e = &m->events[i];
-
-			if (!e->time_running)
-				continue;	/* never counted: n/a */
-			x = (double)e->count;
-			if (e->time_running < e->time_enabled)
-				x *= (double)e->time_enabled / (double)e->time_running;
-			v->source = "counts";
-		} else {
-			if (!evsel_sampled(&perf_reader__evsel(in->reader, i)->attr))
-				continue;
-			x = (double)profile__total_period(in->profile, i);
-		}
-		c[v->ev[i]] = isnan(c[v->ev[i]]) ? x : c[v->ev[i]] + x;
+	for (size_t i = 0; i < v->rm.nr_evsels; i++) {
+		x[i] = v->rm.ev[i] < 0 ? NAN : report_evsel_run_value(in->reader, in->meta,
+								       in->profile, i, &counted);
+		any_counted |= v->rm.ev[i] >= 0 && counted;
+		mux |= in->meta && i < in->meta->nr_events && in->meta->events[i].has_estimate;
 	}
+	v->source = !any_counted ? "samples" : mux ? "counts, multiplexed" : "counts";
+	report_model__counts(&v->rm, x, c);
+	free(x);
 }
 
-/* A row's estimates: its summed sample periods; counted-only events n/a. */
+/* A row's estimates (report_evsel_row_value) as model event counts. */
 static void row_counts(struct td_view *v, const struct report_input *in,
 		       const struct profile_row *r, double *c)
 {
-	for (size_t i = 0; i < td_model__nr_events(v->model); i++)
-		c[i] = NAN;
-	for (size_t i = 0; i < v->nr_evsels; i++) {
-		double x;
+	double *x = xcalloc(v->rm.nr_evsels + 1, sizeof(double));
 
-		if (v->ev[i] < 0 || !evsel_sampled(&perf_reader__evsel(in->reader, i)->attr))
-			continue;
-		/* multiplexed: what the row saw x run time / its group's time */
-		x = (double)r->period[i] * (in->mux ? mux_log__scale(in->mux, i) : 1.0);
-		c[v->ev[i]] = isnan(c[v->ev[i]]) ? x : c[v->ev[i]] + x;
-	}
+	for (size_t i = 0; i < v->rm.nr_evsels; i++)
+		x[i] = v->rm.ev[i] < 0 ? NAN :
+		       report_evsel_row_value(in->reader, in->meta, in->mux, r, i);
+	report_model__counts(&v->rm, x, c);
+	free(x);
 }
 
 /* The level-1 nodes and CPI: the per-row columns. */
@@ -192,16 +86,16 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
 	int cols[8];
-	size_t nc = row_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
-	size_t sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event;
+	size_t nc = row_columns(v->rm.model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
+	size_t sort = v->rm.clk_evsel >= 0 ? (size_t)v->rm.clk_evsel : o->sort_event;
 	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
-	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
-	double total_clk = v->clk_evsel >= 0 ? (double)profile__total_period(in->profile, sort) : 0;
+	double *c = xcalloc(td_model__nr_events(v->rm.model) + 1, sizeof(double));
+	double total_clk = v->rm.clk_evsel >= 0 ? (double)profile__total_period(in->profile, sort) : 0;
 
 	strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
 			 "with > 5%% of the cycles)\n  ", title);
 	for (size_t k = 0; k < nc; k++) {
-		const char *name = td_model__node(v->model, (size_t)cols[k])->name;
+		const char *name = td_model__node(v->rm.model, (size_t)cols[k])->name;
 		size_t l = strlen(name);
 
 		/* "Frontend_Bound" -> "Frontend", "Bad_Speculation" -> "Bad_Spec" */
@@ -217,21 +111,21 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
 		struct td_result res;
-		bool sig = v->clk_evsel >= 0 &&
-			   td_row_significant((double)r->period[v->clk_evsel], total_clk);
+		bool sig = v->rm.clk_evsel >= 0 &&
+			   td_row_significant((double)r->period[v->rm.clk_evsel], total_clk);
 
 		if (o->limit && shown == o->limit)
 			break;
-		if (v->clk_evsel >= 0 && !r->samples[v->clk_evsel])
+		if (v->rm.clk_evsel >= 0 && !r->samples[v->rm.clk_evsel])
 			continue;
 		shown++;
 		row_counts(v, in, r, c);
-		if (td_eval(v->model, c, &v->ctx, &res, NULL) != 0)
+		if (td_eval(v->rm.model, c, &v->rm.ctx, &res, NULL) != 0)
 			continue;
 		strbuf__addstr(sb, "  ");
 		for (size_t k = 0; k < nc; k++) {
 			const struct td_value *x = &res.v[cols[k]];
-			const struct td_node *nd = td_model__node(v->model, (size_t)cols[k]);
+			const struct td_node *nd = td_model__node(v->rm.model, (size_t)cols[k]);
 			char mark = sig && x->flagged ? '*' : ' ';
 
 			if (x->na)
@@ -269,14 +163,14 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 static bool run_intervals(struct td_view *v, const struct report_input *in, double **lo,
 			  double **hi)
 {
-	size_t n = td_model__nr_nodes(v->model);
+	size_t n = td_model__nr_nodes(v->rm.model);
 
 	*lo = *hi = NULL;
-	if (!in->mux || mux_log__nr_events(in->mux) != v->nr_evsels)
+	if (!in->mux || mux_log__nr_events(in->mux) != v->rm.nr_evsels)
 		return false;
 	*lo = xcalloc(n + 1, sizeof(double));
 	*hi = xcalloc(n + 1, sizeof(double));
-	if (mux_log__node_intervals(in->mux, v->model, &v->ctx, v->ev, 0.95, 0, *lo, *hi,
+	if (mux_log__node_intervals(in->mux, v->rm.model, &v->rm.ctx, v->rm.ev, 0.95, 0, *lo, *hi,
 				    NULL) != 0) {
 		free(*lo);
 		free(*hi);
@@ -294,8 +188,8 @@ static void text_intervals(struct strbuf *sb, struct td_view *v, const struct re
 	if (!run_intervals(v, in, &lo, &hi))
 		return;
 	strbuf__addstr(sb, "\nConfidence (95%, bootstrap over the multiplexing slices):\n");
-	for (size_t i = 0; i < td_model__nr_nodes(v->model); i++) {
-		const struct td_node *nd = td_model__node(v->model, i);
+	for (size_t i = 0; i < td_model__nr_nodes(v->rm.model); i++) {
+		const struct td_node *nd = td_model__node(v->rm.model, i);
 
 		if (nd->hidden || nd->level < 1 || nd->level > 2 || res->v[i].na || isnan(lo[i]))
 			continue;
@@ -327,16 +221,16 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 		td_view__exit(&v);
 		return 0;
 	}
-	c = xcalloc(td_model__nr_events(v.model) + 1, sizeof(double));
+	c = xcalloc(td_model__nr_events(v.rm.model) + 1, sizeof(double));
 	run_counts(&v, in, c);
-	err = td_eval(v.model, c, &v.ctx, &res, &cause);
+	err = td_eval(v.rm.model, c, &v.rm.ctx, &res, &cause);
 	if (!err) {
 		strbuf__addf(sb, "\nTop-down (model %s%s%s, SMT %s; whole run from %s)\n",
-			     td_model__id(v.model), v.ctx.variant ? ", variant " : "",
-			     v.ctx.variant ? v.ctx.variant : "",
-			     v.ctx.smt == TD_SMT_ON ? "on" : v.ctx.smt == TD_SMT_OFF ? "off" : "unknown",
+			     td_model__id(v.rm.model), v.rm.ctx.variant ? ", variant " : "",
+			     v.rm.ctx.variant ? v.rm.ctx.variant : "",
+			     v.rm.ctx.smt == TD_SMT_ON ? "on" : v.rm.ctx.smt == TD_SMT_OFF ? "off" : "unknown",
 			     v.source);
-		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
+		td_result__print(v.rm.model, &res, sb, TD_PRINT_DESC);
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
 		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
@@ -357,20 +251,20 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 static json_t *row_intervals(struct td_view *v, const struct report_input *in,
 			     const struct profile_row *r, const double *counts)
 {
-	size_t ne = td_model__nr_events(v->model), nn = td_model__nr_nodes(v->model);
+	size_t ne = td_model__nr_events(v->rm.model), nn = td_model__nr_nodes(v->rm.model);
 	double *sd = xcalloc(ne + 1, sizeof(double)), *lo = xcalloc(nn + 1, sizeof(double));
 	double *hi = xcalloc(nn + 1, sizeof(double)), rel = report_row_reliability(in, r);
 	json_t *iv = json_object();
 
 	for (size_t e = 0; e < ne; e++)
 		sd[e] = NAN;
-	for (size_t i = 0; i < v->nr_evsels; i++)
-		if (v->ev[i] >= 0 && r->samples[i])
-			sd[v->ev[i]] = mux_row_rel_sd(r->samples[i], rel);
-	if (mux_row_node_intervals(v->model, &v->ctx, counts, sd, 0.95, 0, r->index + 1, lo, hi,
+	for (size_t i = 0; i < v->rm.nr_evsels; i++)
+		if (v->rm.ev[i] >= 0 && r->samples[i])
+			sd[v->rm.ev[i]] = mux_row_rel_sd(r->samples[i], rel);
+	if (mux_row_node_intervals(v->rm.model, &v->rm.ctx, counts, sd, 0.95, 0, r->index + 1, lo, hi,
 				   NULL) == 0) {
 		for (size_t i = 0; i < nn; i++) {
-			const struct td_node *nd = td_model__node(v->model, i);
+			const struct td_node *nd = td_model__node(v->rm.model, i);
 
 			if (nd->hidden || isnan(lo[i]) || isnan(hi[i]))
 				continue;
@@ -386,9 +280,9 @@ static json_t *row_intervals(struct td_view *v, const struct report_input *in,
 static json_t *json_rows(struct td_view *v, const struct report_input *in,
 			 const struct report_opts *o, enum profile_by by)
 {
-	size_t nr, sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event, shown = 0;
+	size_t nr, sort = v->rm.clk_evsel >= 0 ? (size_t)v->rm.clk_evsel : o->sort_event, shown = 0;
 	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
-	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
+	double *c = xcalloc(td_model__nr_events(v->rm.model) + 1, sizeof(double));
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < nr; i++) {
@@ -399,7 +293,7 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 		if (o->limit && shown++ == o->limit)
 			break;
 		row_counts(v, in, r, c);
-		if (td_eval(v->model, c, &v->ctx, &res, NULL) != 0)
+		if (td_eval(v->rm.model, c, &v->rm.ctx, &res, NULL) != 0)
 			continue;
 		row = json_object();
 		if (by == PROFILE_BY_MODULE) {
@@ -416,7 +310,7 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 
 			json_object_set_new(row, "mux_reliability", isnan(rel) ? json_null() : json_real(rel));
 		}
-		json_object_set_new(row, "tree", td_result__to_json(v->model, &res, &v->ctx));
+		json_object_set_new(row, "tree", td_result__to_json(v->rm.model, &res, &v->rm.ctx));
 		json_object_set_new(row, "intervals", row_intervals(v, in, r, c));
 		json_array_append_new(a, row);
 		td_result__exit(&res);
@@ -444,24 +338,24 @@ json_t *report_topdown_json(const struct report_input *in, const struct report_o
 		td_view__exit(&v);
 		return root;
 	}
-	c = xcalloc(td_model__nr_events(v.model) + 1, sizeof(double));
+	c = xcalloc(td_model__nr_events(v.rm.model) + 1, sizeof(double));
 	run_counts(&v, in, c);
-	if (td_eval(v.model, c, &v.ctx, &res, &cause) == 0) {
+	if (td_eval(v.rm.model, c, &v.rm.ctx, &res, &cause) == 0) {
 		root = json_object();
 		json_object_set_new(root, "available", json_true());
-		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
+		json_object_set_new(root, "model", json_string(td_model__id(v.rm.model)));
 		json_object_set_new(root, "source", json_string(v.source));
-		json_object_set_new(root, "run", td_result__to_json(v.model, &res, &v.ctx));
+		json_object_set_new(root, "run", td_result__to_json(v.rm.model, &res, &v.rm.ctx));
 		{
 			double *lo, *hi;
 
 			if (run_intervals(&v, in, &lo, &hi)) {
 				json_t *iv = json_object();
 
-				for (size_t i = 0; i < td_model__nr_nodes(v.model); i++) {
+				for (size_t i = 0; i < td_model__nr_nodes(v.rm.model); i++) {
 					if (isnan(lo[i]) || isnan(hi[i]))
 						continue;
-					json_object_set_new(iv, td_model__node(v.model, i)->name,
+					json_object_set_new(iv, td_model__node(v.rm.model, i)->name,
 							    json_pack("[f,f]", lo[i], hi[i]));
 				}
 				json_object_set_new(root, "run_intervals", iv);

@@ -19,6 +19,7 @@
 #include "mux/mux.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
+#include "report/report.h"
 
 struct tap_tool {
 	struct pd_tool tool;		/* first: the reader passes &tool */
@@ -377,38 +378,12 @@ static void real_free(struct tui_model *m)
 
 /* ---- top-down ----------------------------------------------------------- */
 
-static char *model_id(const struct tui_open_opts *o, const struct gx_meta *meta,
-		      const struct pd_env *env)
-{
-	struct td_cpu cpu = { 0 };
-	char vendor[16];
-	unsigned fam, mod;
-
-	if (o->cpu)
-		return xstrdup(o->cpu);
-	if (meta && meta->cpu_model)
-		return xstrdup(meta->cpu_model);
-	if (env->cpuid && sscanf(env->cpuid, "%15[^,],%u,%u", vendor, &fam, &mod) == 3) {
-		cpu.arch = TD_CPU_X86;
-		snprintf(cpu.vendor, sizeof(cpu.vendor), "%s", vendor);
-		cpu.family = fam;
-		cpu.model = mod;
-		return td_model_match(&cpu, NULL);
-	}
-	return xstrdup("generic");
-}
-
-static bool sampled(const struct perf_event_attr *a)
-{
-	return a->freq || a->sample_period > 0;
-}
-
 static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
 			  struct perf_reader *r, struct profile *p, const struct gx_meta *meta,
 			  const struct mux_log *real_mux)
 {
 	struct td_model *td = NULL;
-	char *id = model_id(o, meta, perf_reader__env(r)), *cause = NULL;
+	char *id = report_model_id(perf_reader__env(r), meta, o->cpu), *cause = NULL;
 	int *ev = xcalloc(m->nr_events + 1, sizeof(int));
 	size_t matched = 0, ne;
 	int cyc;
@@ -427,7 +402,7 @@ static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
 			td_model__find_event_attr(td, a->type, a->config, a->config1);
 		if (ev[i] >= 0) {
 			matched++;
-			if (ev[i] == cyc && sampled(a) && !m->clk_is_cycles) {
+			if (ev[i] == cyc && report_evsel_sampled(a) && !m->clk_is_cycles) {
 				m->clk = i;
 				m->clk_is_cycles = true;
 			}
@@ -446,27 +421,14 @@ static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
 	for (size_t i = 0; i < ne; i++)
 		c[i] = NAN;
 	for (size_t i = 0; i < m->nr_events; i++) {
+		bool counted;
 		double x;
 
 		if (ev[i] < 0)
 			continue;
-		if (meta && i < meta->nr_events && meta->events[i].has_estimate) {
-			/* multiplexed: the estimate scaled by its group's share of time */
-			x = meta->events[i].estimate;
-		} else if (meta && i < meta->nr_events && meta->events[i].has_count) {
-			const struct gx_meta_event *e = &meta->events[i];
-
-			if (!e->time_running)
-				continue;
-			x = (double)e->count;
-			if (e->time_running < e->time_enabled)
-				x *= (double)e->time_enabled / (double)e->time_running;
-		} else {
-			if (!sampled(&perf_reader__evsel(r, i)->attr))
-				continue;
-			x = (double)profile__total_period(p, i);
-		}
-		c[ev[i]] = isnan(c[ev[i]]) ? x : c[ev[i]] + x;
+		x = report_evsel_run_value(r, meta, p, i, &counted);
+		if (!isnan(x))
+			c[ev[i]] = isnan(c[ev[i]]) ? x : c[ev[i]] + x;
 	}
 	tui_model__set_topdown(m, td, ev, c);
 	free(c);
@@ -634,7 +596,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 		const struct perf_event_attr *a = &perf_reader__evsel(r0, i)->attr;
 
 		m->precise[i] = a->precise_ip;
-		if (!sampled(a) && m->clk == i && i + 1 < m->nr_events)
+		if (!report_evsel_sampled(a) && m->clk == i && i + 1 < m->nr_events)
 			m->clk = i + 1;	/* the first sampled event is the clock */
 	}
 	m->priv = real;
