@@ -43,8 +43,8 @@ ok $? "gexplore --no-tui -- CMD"
 check "... prints the text summary" grep -q 'wl-spin' rep
 
 # Multiplexed by gexplore: reliability, intervals and a MUX grid column.
-"$GX_BIN" record -q -c 10000000 -o rm -e "cpu-clock,{page-faults,minor-faults},{context-switches,task-clock}" \
-	-- "$WL/wl-mux-steady" 500 >/dev/null 2>&1
+"$GX_BIN" record -q -c 1000000 -o rm -e "cpu-clock,{page-faults,minor-faults},{context-switches,task-clock}" \
+	-- "$WL/wl-mux-steady" 3000 >/dev/null 2>&1
 if [ -s rm/meta.json ] && grep -q '"slice_log"' rm/meta.json; then
 	"$GX_BIN" tui --keys "" rm >scr 2>err
 	check "mux: the summary shows the run's reliability" grep -Eq 'MUX +reliability [0-9.]+ \(' scr
