@@ -82,6 +82,51 @@ static size_t row_columns(const struct td_model *m, int *cols, size_t max)
 	return n;
 }
 
+/*
+ * 95% intervals of a row's metrics (lo/hi: one per node) by error
+ * propagation: each event's estimate is uncertain by its sampling error
+ * and, when multiplexed, by how unevenly the row met the groups
+ * (mux_row_rel_sd). False when they cannot be computed.
+ */
+static bool row_bounds(struct td_view *v, const struct report_input *in,
+		       const struct profile_row *r, const double *counts, double *lo, double *hi)
+{
+	size_t ne = td_model__nr_events(v->rm.model);
+	double *sd = xcalloc(ne + 1, sizeof(double)), rel = report_row_reliability(in, r);
+	bool ok;
+
+	for (size_t e = 0; e < ne; e++)
+		sd[e] = NAN;
+	for (size_t i = 0; i < v->rm.nr_evsels; i++)
+		if (v->rm.ev[i] >= 0 && r->samples[i])
+			sd[v->rm.ev[i]] = mux_row_rel_sd(r->samples[i], rel);
+	ok = mux_row_node_intervals(v->rm.model, &v->rm.ctx, counts, sd, 0.95, 0, r->index + 1, lo,
+				    hi, NULL) == 0;
+	free(sd);
+	return ok;
+}
+
+/* Under a row's values, their intervals, each in its column. */
+static void text_bounds(struct strbuf *sb, const struct td_view *v, const int *cols, size_t nc,
+			const double *lo, const double *hi)
+{
+	char cell[32];
+
+	strbuf__addstr(sb, "  ");
+	for (size_t k = 0; k < nc; k++) {
+		const struct td_node *nd = td_model__node(v->rm.model, (size_t)cols[k]);
+
+		if (isnan(lo[cols[k]]) || isnan(hi[cols[k]]))
+			snprintf(cell, sizeof(cell), "%s", "");
+		else if (nd->unit == TD_UNIT_FRACTION)
+			snprintf(cell, sizeof(cell), "[%.0f-%.0f]", 100 * lo[cols[k]], 100 * hi[cols[k]]);
+		else
+			snprintf(cell, sizeof(cell), "[%.1f-%.1f]", lo[cols[k]], hi[cols[k]]);
+		strbuf__addf(sb, "%10s ", cell);
+	}
+	strbuf__addstr(sb, "\n");
+}
+
 static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_input *in,
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
@@ -91,9 +136,11 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
 	double *c = xcalloc(td_model__nr_events(v->rm.model) + 1, sizeof(double));
 	double total_clk = v->rm.clk_evsel >= 0 ? (double)profile__total_period(in->profile, sort) : 0;
+	double *lo = xcalloc(td_model__nr_nodes(v->rm.model) + 1, sizeof(double));
+	double *hi = xcalloc(td_model__nr_nodes(v->rm.model) + 1, sizeof(double));
 
 	strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
-			 "with > 5%% of the cycles)\n  ", title);
+			 "with > 5%% of the cycles; below each row its 95%% intervals)\n  ", title);
 	for (size_t k = 0; k < nc; k++) {
 		const char *name = td_model__node(v->rm.model, (size_t)cols[k])->name;
 		size_t l = strlen(name);
@@ -153,8 +200,12 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 		} else {
 			strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
 		}
+		if (row_bounds(v, in, r, c, lo, hi))
+			text_bounds(sb, v, cols, nc, lo, hi);
 		td_result__exit(&res);
 	}
+	free(lo);
+	free(hi);
 	free(c);
 }
 
@@ -251,18 +302,11 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 static json_t *row_intervals(struct td_view *v, const struct report_input *in,
 			     const struct profile_row *r, const double *counts)
 {
-	size_t ne = td_model__nr_events(v->rm.model), nn = td_model__nr_nodes(v->rm.model);
-	double *sd = xcalloc(ne + 1, sizeof(double)), *lo = xcalloc(nn + 1, sizeof(double));
-	double *hi = xcalloc(nn + 1, sizeof(double)), rel = report_row_reliability(in, r);
+	size_t nn = td_model__nr_nodes(v->rm.model);
+	double *lo = xcalloc(nn + 1, sizeof(double)), *hi = xcalloc(nn + 1, sizeof(double));
 	json_t *iv = json_object();
 
-	for (size_t e = 0; e < ne; e++)
-		sd[e] = NAN;
-	for (size_t i = 0; i < v->rm.nr_evsels; i++)
-		if (v->rm.ev[i] >= 0 && r->samples[i])
-			sd[v->rm.ev[i]] = mux_row_rel_sd(r->samples[i], rel);
-	if (mux_row_node_intervals(v->rm.model, &v->rm.ctx, counts, sd, 0.95, 0, r->index + 1, lo, hi,
-				   NULL) == 0) {
+	if (row_bounds(v, in, r, counts, lo, hi)) {
 		for (size_t i = 0; i < nn; i++) {
 			const struct td_node *nd = td_model__node(v->rm.model, i);
 
@@ -271,7 +315,6 @@ static json_t *row_intervals(struct td_view *v, const struct report_input *in,
 			json_object_set_new(iv, nd->name, json_pack("[f,f]", lo[i], hi[i]));
 		}
 	}
-	free(sd);
 	free(lo);
 	free(hi);
 	return iv;
