@@ -463,7 +463,7 @@ static void quantiles(double *vals, size_t nv, unsigned nboot, double level, dou
 		*lo = *hi = NAN;
 		return;
 	}
-	qsort(vals, nv, sizeof(*vals), cmp_double);
+	gx_qsort(vals, nv, sizeof(*vals), cmp_double);
 	a = (size_t)floor((1 - level) / 2 * (double)(nv - 1));
 	z = (size_t)ceil((1 + level) / 2 * (double)(nv - 1));
 	*lo = vals[a];

@@ -440,7 +440,7 @@ int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struc
 		sets[nsets++] = s;
 	}
 	if (nsets)
-		qsort(sets, nsets, sizeof(*sets), cmp_set);
+		gx_qsort(sets, nsets, sizeof(*sets), cmp_set);
 	for (size_t i = 0; i < nsets; i++) {
 		int left[64];
 		size_t n = 0;

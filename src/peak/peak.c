@@ -51,7 +51,7 @@ void pk_stat(double *v, unsigned n, struct peak_stat *st)
 	memset(st, 0, sizeof(*st));
 	if (!n)
 		return;
-	qsort(v, n, sizeof(*v), cmp_double);
+	gx_qsort(v, n, sizeof(*v), cmp_double);
 	st->min = v[0];
 	st->median = v[n / 2];
 	st->p90 = v[(n * 9) / 10 < n ? (n * 9) / 10 : n - 1];

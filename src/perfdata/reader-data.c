@@ -775,7 +775,7 @@ static int flush_queue(struct perf_reader *r, struct pd_tool *tool, uint64_t lim
 
 	if (!r->nr_q)
 		return 0;
-	qsort(r->q, r->nr_q, sizeof(*r->q), qent_cmp);
+	gx_qsort(r->q, r->nr_q, sizeof(*r->q), qent_cmp);
 	while (n < r->nr_q && r->q[n].time <= limit) {
 		const struct pd_qent *q = &r->q[n++];
 		const struct perf_event_header *h = q->ptr ? q->ptr :

@@ -380,7 +380,7 @@ const struct profile_row *const *profile__sort(struct profile *p, enum profile_b
 	sort_ctx_.ev = sort_event < p->nr_events ? sort_event : 0;
 	sort_ctx_.by = by;
 	sort_ctx_.sort = sort;
-	qsort(s->sorted, s->nr, sizeof(*s->sorted), row_cmp);
+	gx_qsort(s->sorted, s->nr, sizeof(*s->sorted), row_cmp);
 	*nr = s->nr;
 	return s->sorted;
 }

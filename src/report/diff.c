@@ -196,7 +196,7 @@ int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_o
 		ci_diff__exit(d);
 		return err;
 	}
-	qsort(d->entries, d->nr, sizeof(*d->entries), cmp_entry);
+	gx_qsort(d->entries, d->nr, sizeof(*d->entries), cmp_entry);
 	return 0;
 }
 

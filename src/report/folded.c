@@ -59,7 +59,7 @@ int report_folded(struct strbuf *sb, const struct report_input *in, const struct
 		fl->count = r->samples[e];
 		fl->stack = strbuf__detach(&l);
 	}
-	qsort(lines, n, sizeof(*lines), cmp_line);
+	gx_qsort(lines, n, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t count = lines[i].count;
 

@@ -97,7 +97,7 @@ int roofline__init_from_peak(struct roofline *rl, const json_t *peak, char **cau
 			       !rl->nr_compute && !rl->nr_memory ? "FP or bandwidth" :
 			       !rl->nr_compute ? "FP (GFLOP/s)" : "bandwidth");
 	}
-	qsort(rl->compute, rl->nr_compute, sizeof(*rl->compute), cmp_desc);
+	gx_qsort(rl->compute, rl->nr_compute, sizeof(*rl->compute), cmp_desc);
 	{
 		const json_t *m = json_object_get(peak, "machine");
 		double ghz = json_real_value(json_object_get(json_object_get(peak, "clock"), "ghz"));

@@ -662,7 +662,7 @@ static void index_functions(struct sym_dso *dso)
 	while ((cu = dwfl_module_nextcu(dso->mod, cu, &bias)))
 		index_scope(dso, cu, &cap);
 	if (dso->nr_franges)
-		qsort(dso->franges, dso->nr_franges, sizeof(*dso->franges), frange_cmp);
+		gx_qsort(dso->franges, dso->nr_franges, sizeof(*dso->franges), frange_cmp);
 }
 
 static bool has_pc_attr(Dwarf_Die *die)
@@ -890,7 +890,7 @@ static void load_symbols(struct sym_dso *dso)
 	}
 	if (!dso->nr_fsyms)
 		return;
-	qsort(dso->fsyms, dso->nr_fsyms, sizeof(*dso->fsyms), fsym_cmp);
+	gx_qsort(dso->fsyms, dso->nr_fsyms, sizeof(*dso->fsyms), fsym_cmp);
 	for (i = 1, w = 1; i < dso->nr_fsyms; i++) {	/* one name per address: the best */
 		if (dso->fsyms[i].addr == dso->fsyms[w - 1].addr) {
 			if (dso->fsyms[i].size > dso->fsyms[w - 1].size && !dso->fsyms[w - 1].size)

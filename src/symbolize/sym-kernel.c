@@ -64,7 +64,7 @@ static void load_kallsyms(struct sym_session *s)
 		s->nr_ksyms = 0;
 		return;
 	}
-	qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), ksym_cmp);
+	gx_qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
 const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip)

@@ -392,7 +392,7 @@ next:
 		free(tab);
 		return;
 	}
-	qsort(tab, n, 2 * sizeof(*tab), synth_cmp);
+	gx_qsort(tab, n, 2 * sizeof(*tab), synth_cmp);
 	dso->eh_synth = tab;
 	dso->have_eh_hdr = true;
 	dso->eh_hdr_vaddr = sec_vaddr;	/* segbase: entries are relative to it */

@@ -629,7 +629,7 @@ static int list_files(const char *dir, char ***names, char **cause)
 	if (!v)
 		v = xcalloc(1, sizeof(*v));
 	v[n] = NULL;
-	qsort(v, n, sizeof(*v), cmp_str);
+	gx_qsort(v, n, sizeof(*v), cmp_str);
 	*names = v;
 	return 0;
 }

@@ -245,7 +245,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "this gexplore was built without capstone: no disassembly";
 		goto out;
 	}
-	qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
+	gx_qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
 	for (size_t i = 0, j = 0; i < out->nr; i++) {
 		struct tui_insn *x = &out->insns[i];
 		const struct sym_result *res = sym_session__lookup(real->sym, dso,

@@ -285,7 +285,7 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 		}
 	}
 	/* Merge duplicate pairs. */
-	qsort(m->edges, ne, sizeof(*m->edges), cmp_edge);
+	gx_qsort(m->edges, ne, sizeof(*m->edges), cmp_edge);
 	m->nr_edges = 0;
 	for (size_t i = 0; i < ne; i++) {
 		if (m->nr_edges && !cmp_edge(&m->edges[m->nr_edges - 1], &m->edges[i]))
@@ -556,7 +556,7 @@ static void set_threads(struct tui_model *m, const struct gx_meta *meta)
 				m->threads[i].reliability = meta->mux.rows[k].reliability;
 	}
 	m->nr_threads = t->nr;
-	qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
+	gx_qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
 }
 
 int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause)

@@ -514,7 +514,7 @@ void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col
 		o->idx[o->nr++] = i;
 	}
 	sort_ctx_ = &sc;
-	qsort(o->idx, o->nr, sizeof(size_t), cmp_rows);
+	gx_qsort(o->idx, o->nr, sizeof(size_t), cmp_rows);
 	sort_ctx_ = NULL;
 	free(sc.key);
 }

@@ -62,7 +62,7 @@ static void build(struct callers_view *s)
 			if (pass == 1 && ed->caller == s->func && ed->callee != s->func)
 				s->e[s->nr++] = (struct centry){ (int)ed->callee, ed->period, true };
 		}
-		qsort(s->e + start, s->nr - start, sizeof(*s->e), cmp_entry);
+		gx_qsort(s->e + start, s->nr - start, sizeof(*s->e), cmp_entry);
 	}
 	s->v.sel = s->nr > 1 && s->e[1].func >= 0 ? 1 : s->nr > 2 ? 2 : 0;
 }

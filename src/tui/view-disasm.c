@@ -250,7 +250,7 @@ struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t
 			d->rank[d->nr_rank++] = (int)i;
 	}
 	dv_ = d;
-	qsort(d->rank, d->nr_rank, sizeof(int), cmp_heat);
+	gx_qsort(d->rank, d->nr_rank, sizeof(int), cmp_heat);
 	dv_ = NULL;
 	/* Start on the line's hottest instruction, else the function's. */
 	for (size_t i = 0; i < d->nr_rank; i++)

@@ -191,7 +191,7 @@ static void build(struct source_view *s)
 		if (s->lines[i].row && s->lines[i].row->samples[m->clk])
 			s->rank[s->nr_rank++] = (int)i;
 	sv_ = s;
-	qsort(s->rank, s->nr_rank, sizeof(int), cmp_heat);
+	gx_qsort(s->rank, s->nr_rank, sizeof(int), cmp_heat);
 	sv_ = NULL;
 	if (s->nr_rank)
 		s->v.sel = s->rank[0];

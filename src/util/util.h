@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define GX_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -63,6 +64,18 @@ char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) GX_PRINTF(1, 2);
 char *xvasprintf(const char *fmt, va_list ap);
+
+/*
+ * qsort() for arrays that may be empty: an empty array is often never
+ * allocated, and qsort(NULL, 0, ...) is undefined behaviour (UBSan stops
+ * on it).
+ */
+static inline void gx_qsort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}
 
 /* ---- a growable NUL-terminated string ----------------------------------- */
 struct strbuf {
