@@ -5,24 +5,9 @@
 # recording; the JUnit, GitHub and JSON outputs.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent"
-GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
 X="$GX_BIN"
 
-# skl INST: CPI = 1e9 / INST; Backend_Bound 0.43, Frontend_Bound 0.10 (see
-# topdown-synth.sh for the arithmetic); 100 samples per event.
-gen() {
-	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
-model skl
-smt off
-process 1000 backend
-CPU_CLK_UNHALTED.THREAD 1000000000
-INST_RETIRED.ANY $2
-IDQ_UOPS_NOT_DELIVERED.CORE 400000000
-UOPS_ISSUED.ANY 1800000000
-UOPS_RETIRED.RETIRE_SLOTS 1600000000
-INT_MISC.RECOVERY_CYCLES 20000000
-SPEC
-}
+gen() { gen_skl "$@"; }
 rc() { "$@" >out 2>err; echo $?; }
 
 gen skl 800000000 && ok 0 "synthetic skl result, CPI 1.25" || ok 1 "synthetic skl result"

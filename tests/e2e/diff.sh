@@ -3,22 +3,9 @@
 # the two newest results by default; --json and --csv.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent"
-GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
 X="$GX_BIN"
 
-gen() {
-	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
-model skl
-smt off
-process 1000 backend
-CPU_CLK_UNHALTED.THREAD 1000000000
-INST_RETIRED.ANY $2
-IDQ_UOPS_NOT_DELIVERED.CORE $3
-UOPS_ISSUED.ANY 1800000000
-UOPS_RETIRED.RETIRE_SLOTS 1600000000
-INT_MISC.RECOVERY_CYCLES 20000000
-SPEC
-}
+gen() { gen_skl "$@"; }
 # A: CPI 1.25, FE .10; B: CPI 1.0 (-20%), FE .20 (+100%)
 gen gx001 800000000 400000000 && gen gx002 1000000000 800000000
 ok $? "two synthetic results"

@@ -6,6 +6,7 @@
 set -u
 : "${GX_BIN:?run through make check}"
 WL="$GX_BUILDDIR/tests/workloads"
+GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"	# synthetic results with hardware events
 TAP_N=0
 TAP_FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gx-e2e.XXXXXX")
@@ -55,4 +56,23 @@ can_sample() {
 # Number of samples in a result according to gexplore's JSON report.
 gx_samples() {
 	"$GX_BIN" report --json "$1" | jq -r '.samples'
+}
+
+# gen_skl DIR INST [IDQ]: a synthetic Skylake result (tests/gen/gen-perfdata)
+# of one process with CPU_CLK_UNHALTED.THREAD 1e9 (CPI = 1e9 / INST) and
+# IDQ_UOPS_NOT_DELIVERED.CORE IDQ (default 4e8: Frontend_Bound 0.10,
+# Backend_Bound 0.43; topdown-synth.sh has the arithmetic), 100 samples per
+# event, at wl-spin's addresses.
+gen_skl() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 backend
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY $2
+IDQ_UOPS_NOT_DELIVERED.CORE ${3:-400000000}
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES 20000000
+SPEC
 }

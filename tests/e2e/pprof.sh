@@ -5,7 +5,6 @@
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent"
 X="$GX_BIN"
-GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
 
 "$X" version --build-options 2>/dev/null | grep -q 'pprof=yes' ||
 	skip_all "this build has no pprof export (protobuf-c/zlib absent)"

@@ -5,7 +5,6 @@
 # formulas (shared/TOPDOWN.md), for the whole run and per process.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent"
-GEN="$GX_BUILDDIR/tests/gen/gen-perfdata"
 
 # value of metric NAME in a tree (JSON), rounded to 4 decimals
 val() { jq -r --arg n "$2" "$1 | .metrics[] | select(.name == \$n) | .value * 10000 | round / 10000"; }
