@@ -123,7 +123,8 @@ static void mproc__insert(struct mproc *p, const struct mmap_ent *e)
 	}
 }
 
-void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso)
+void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso,
+		       const uint8_t *build_id, size_t build_id_size)
 {
 	struct mmap_ent e = {
 		.dso = dso,
@@ -131,6 +132,11 @@ void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_d
 		.end = mm->start + mm->len,
 		.pgoff = mm->pgoff,
 	};
+
+	if (build_id && build_id_size) {
+		e.build_id_size = (uint8_t)(build_id_size > 20 ? 20 : build_id_size);
+		memcpy(e.build_id, build_id, e.build_id_size);
+	}
 
 	if (mm->len == 0 || e.end < e.start)
 		return;

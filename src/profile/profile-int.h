@@ -12,6 +12,8 @@ struct mmap_ent {
 	uint64_t start, end, pgoff;
 	uint32_t module;	/* strtab id of the file name */
 	struct sym_dso *dso;	/* its symbols (NULL: none) */
+	uint8_t build_id_size;	/* the build-id recorded for it (0: unknown) */
+	uint8_t build_id[20];
 };
 
 struct mproc {
@@ -44,7 +46,8 @@ void machine__exit(struct machine *m);
 /* Borrowed pointers: valid until the next findnew call. */
 struct mproc *machine__findnew_proc(struct machine *m, uint32_t pid);
 struct mthread *machine__findnew_thread(struct machine *m, uint32_t pid, uint32_t tid);
-void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso);
+void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso,
+		       const uint8_t *build_id, size_t build_id_size);
 void machine__comm(struct machine *m, const struct pd_comm *c);
 void machine__fork(struct machine *m, const struct pd_task *f);
 const struct mmap_ent *mproc__find_map(const struct mproc *p, uint64_t addr);
@@ -100,6 +103,7 @@ struct profile {
 
 	/* per sample scratch (fixed size: no allocation per sample) */
 	uint64_t ips[PROFILE_MAX_STACK + 1];
+	struct profile_frame frames[PROFILE_MAX_STACK + 1];	/* for on_stack */
 	bool ip_kernel[PROFILE_MAX_STACK + 1];
 	uint32_t chain[PROFILE_MAX_CHAIN];	/* function rows, leaf first */
 	uint32_t chain_line[PROFILE_MAX_CHAIN];
@@ -114,6 +118,8 @@ struct profile {
 	size_t nr_slots;
 	size_t slot_event;
 	int cur_slot;
+	profile_stack_fn on_stack;
+	void *stack_ctx;
 
 	/* profile__hot_line: per event, per function the hottest line row */
 	uint32_t **hot;

@@ -77,28 +77,26 @@ static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 {
 	struct profile *p = (struct profile *)tool;
 	struct sym_dso *dso = NULL;
+	/* never NULL: sym_dso__new memcpy()s it even when the size is 0 */
+	static const uint8_t no_build_id[1];
+	const uint8_t *bid = no_build_id;
+	size_t bid_size = 0;
 
-	if (p->sym && mm->filename) {
-		/* never NULL: sym_dso__new memcpy()s it even when the size is 0 */
-		static const uint8_t no_build_id[1];
-		const uint8_t *bid = no_build_id;
-		size_t bid_size = 0;
+	if (mm->has_build_id) {
+		bid = mm->build_id;
+		bid_size = mm->build_id_size;
+	} else if (mm->filename && p->env && p->env->nr_build_ids) {
+		uint32_t id = strtab__intern(&p->machine.strs, mm->filename);
+		uint64_t *bi = u64map__find(&p->build_id_idx, id);
 
-		if (mm->has_build_id) {
-			bid = mm->build_id;
-			bid_size = mm->build_id_size;
-		} else if (p->env && p->env->nr_build_ids) {
-			uint32_t id = strtab__intern(&p->machine.strs, mm->filename);
-			uint64_t *bi = u64map__find(&p->build_id_idx, id);
-
-			if (bi) {
-				bid = p->env->build_ids[*bi].id;
-				bid_size = p->env->build_ids[*bi].size;
-			}
+		if (bi) {
+			bid = p->env->build_ids[*bi].id;
+			bid_size = p->env->build_ids[*bi].size;
 		}
-		dso = sym_session__dso(p->sym, mm->filename, bid, bid_size);
 	}
-	machine__add_mmap(&p->machine, mm, dso);
+	if (p->sym && mm->filename)
+		dso = sym_session__dso(p->sym, mm->filename, bid, bid_size);
+	machine__add_mmap(&p->machine, mm, dso, bid, bid_size);
 	return 0;
 }
 
@@ -149,6 +147,8 @@ static struct profile *profile__alloc(size_t nr_events, const struct profile_opt
 		p->slot_event = o->slot_event;
 	}
 	p->cur_slot = -1;
+	p->on_stack = o->on_stack;
+	p->stack_ctx = o->stack_ctx;
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
 
@@ -229,6 +229,11 @@ void profile__delete(struct profile *p)
 	sym_session__delete(p->sym);
 	machine__exit(&p->machine);
 	free(p);
+}
+
+struct sym_session *profile__symbolizer(const struct profile *p)
+{
+	return p->sym;
 }
 
 struct pd_tool *profile__tool(struct profile *p)

@@ -76,6 +76,29 @@ struct profile_row {
 };
 
 struct profile;
+struct sym_result;
+struct sym_session;
+
+/*
+ * One frame of a sample's stack as the profile resolved it, leaf first,
+ * for exporters that keep stacks whole (pprof). addr is the address looked
+ * up: the sampled ip, or a return address - 1 for callers.
+ */
+struct profile_frame {
+	uint64_t addr;
+	bool kernel;
+	const struct sym_result *sym;	/* never NULL; owned by the session */
+	/* the user mapping the address fell in; map_file NULL when none */
+	const char *map_file;
+	uint64_t map_start, map_end, map_pgoff;
+	const uint8_t *build_id;	/* its build-id, build_id_size bytes (0: unknown) */
+	size_t build_id_size;
+};
+
+/* Called once per symbolized sample with its whole stack (borrowed, valid
+ * during the call), its process id and the process's comm. */
+typedef void (*profile_stack_fn)(void *ctx, const struct pd_sample *s, uint32_t pid,
+				 const char *comm, const struct profile_frame *frames, size_t n);
 
 /* Symbolization and call-stack options (all optional). */
 struct profile_opts {
@@ -102,6 +125,9 @@ struct profile_opts {
 	void *slot_ctx;
 	size_t nr_slots;
 	size_t slot_event;
+	/* Optional: every sample's resolved stack (see profile_frame). */
+	profile_stack_fn on_stack;
+	void *stack_ctx;
 };
 
 /* A profile for nr_events events (the reader's evsels, in order), with
@@ -119,6 +145,10 @@ void profile__delete(struct profile *p);
 /* True when env describes this machine (same hostname and kernel release
  * as uname(2) says), so kernel addresses may resolve via /proc/kallsyms. */
 bool profile_env_is_local(const struct pd_env *env);
+
+/* The symbolizer of a profile made by profile__new_opts (strings of the
+ * sym_results it hands out); borrowed, NULL for profile__new. */
+struct sym_session *profile__symbolizer(const struct profile *p);
 
 /* The tool to pass to perf_reader__process(); borrowed from p. */
 struct pd_tool *profile__tool(struct profile *p);

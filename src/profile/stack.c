@@ -159,20 +159,36 @@ static uint32_t rinfo_of(struct profile *p, const struct sym_result *r)
 	return (uint32_t)p->nr_rinfos++;
 }
 
+/* Symbolize one address; *map is the user mapping it fell in, or NULL
+ * (kernel, unmapped). *kernel is set when it turned out to be the kernel's. */
 static const struct sym_result *resolve(struct profile *p, const struct mproc *proc, uint64_t ip,
-					bool kernel)
+					bool *kernel, const struct mmap_ent **map)
 {
 	const struct mmap_ent *e;
 
-	if (kernel)
+	*map = NULL;
+	if (*kernel)
 		return sym_session__lookup_kernel(p->sym, ip);
 	e = proc ? mproc__find_map(proc, ip) : NULL;
 	if (!e) {
-		if (mproc__find_map(&p->machine.kernel, ip))
+		if (mproc__find_map(&p->machine.kernel, ip)) {
+			*kernel = true;
 			return sym_session__lookup_kernel(p->sym, ip);
+		}
 		return sym_session__lookup(p->sym, NULL, ip);
 	}
+	*map = e;
 	return sym_session__lookup(p->sym, e->dso, sym_map_offset(ip, e->start, e->pgoff));
+}
+
+/* Hand the sample's resolved stack to the on_stack hook. */
+static void stack_hook(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
+		       size_t n)
+{
+	uint32_t pid = proc ? proc->pid : s->pid;
+	const char *comm = proc ? strtab__str(&p->machine.strs, proc->comm) : "[unknown]";
+
+	p->on_stack(p->stack_ctx, s, pid, comm, p->frames, n);
 }
 
 /* ---- the sample's stack --------------------------------------------------- */
@@ -357,8 +373,25 @@ static void aggregate_stack(struct profile *p, const struct pd_sample *s, const 
 	p->seq++;
 	row_add_total(p, ms, self_module, ev, period);
 	for (size_t i = 0; i < n; i++) {
-		uint32_t rix = rinfo_of(p, resolve(p, proc, p->ips[i], p->ip_kernel[i]));
+		bool in_kernel = p->ip_kernel[i];
+		const struct mmap_ent *map;
+		const struct sym_result *res = resolve(p, proc, p->ips[i], &in_kernel, &map);
+		uint32_t rix = rinfo_of(p, res);
 		const struct rinfo *r = &p->rinfos[rix];	/* after rinfo_of grew the array */
+
+		if (p->on_stack) {
+			struct profile_frame *f = &p->frames[i];
+
+			f->addr = p->ips[i];
+			f->kernel = in_kernel;
+			f->sym = res;
+			f->map_file = map ? strtab__str(&p->machine.strs, map->module) : NULL;
+			f->map_start = map ? map->start : 0;
+			f->map_end = map ? map->end : 0;
+			f->map_pgoff = map ? map->pgoff : 0;
+			f->build_id = map ? map->build_id : NULL;
+			f->build_id_size = map ? map->build_id_size : 0;
+		}
 
 		row_add_total(p, ms, r->module, ev, period);
 		if (r->pseudo && nc && p->chain[nc - 1] == p->fnpool[r->off])
@@ -377,6 +410,8 @@ static void aggregate_stack(struct profile *p, const struct pd_sample *s, const 
 	}
 	ri = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
 	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[ri], ev, period);
+	if (p->on_stack)
+		stack_hook(p, s, proc, n);
 }
 
 int profile__sample(struct pd_tool *tool, const struct pd_sample *s)

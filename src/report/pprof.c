@@ -2,14 +2,14 @@
  * pprof.c: export a result as a pprof profile (gzip-compressed
  * profile.proto), the format Parca, Pyroscope and Grafana ingest.
  *
- * The samples are walked once with a small process/mapping tracker of our
- * own (MMAP/MMAP2, FORK, COMM exec), every address symbolized through
- * src/symbolize, and identical (process, stack) pairs folded into one
- * sample carrying one value per recorded event (summed periods). Each
- * distinct (mapping, address) is a location whose lines are its inline
- * chain, innermost first; each distinct mapped file range a mapping with
- * its build-id. Stacks come from frame-pointer call chains, or from the
- * offline DWARF unwinder for --call-graph dwarf recordings.
+ * The samples are walked once through src/profile, which tracks the
+ * processes and their maps, collects each sample's stack (frame-pointer
+ * chains, or the offline DWARF unwinder for --call-graph dwarf) and
+ * symbolizes it; its on_stack hook hands us every stack, and identical
+ * (process, stack) pairs are folded into one sample carrying one value per
+ * recorded event (summed periods). Each distinct (mapping, address) is a
+ * location whose lines are its inline chain, innermost first; each
+ * distinct mapped file range a mapping with its build-id.
  *
  * Encoding goes through protobuf-c's generated code and zlib's gzip
  * stream: no hand-written wire format.
@@ -25,7 +25,6 @@
 
 #ifdef HAVE_PPROF
 
-#include <sys/utsname.h>
 #include <zlib.h>
 
 #include "report/profile.pb-c.h"
@@ -33,21 +32,6 @@
 
 #define MAX_FRAMES 128
 #define KERNEL_START 0xffff800000000000ULL
-
-struct pmap {
-	uint64_t start, end, pgoff;
-	struct sym_dso *dso;
-	uint32_t file;		/* string index */
-	uint32_t build_id;	/* string index (hex), 0 when unknown */
-	uint64_t mapping;	/* pprof mapping id, 0 until used */
-};
-
-struct pproc {
-	uint32_t pid;
-	uint32_t comm;		/* string index */
-	struct pmap *maps;	/* newest last; lookups go newest first */
-	size_t nr, cap;
-};
 
 /* A table of records deduplicated by content: hash -> index + 1. */
 struct dedup {
@@ -76,15 +60,11 @@ struct pmapping {
 };
 
 struct exporter {
-	struct pd_tool tool;		/* first */
 	struct perf_reader *reader;
 	const struct pd_env *env;
-	struct sym_session *sym;
+	struct sym_session *sym;	/* the profile's: strings of sym_results */
 	size_t nr_events;
 	struct strtab strs;		/* pprof's string_table; id 0 = "" */
-	struct pproc *procs;
-	size_t nr_procs, procs_cap;
-	struct u64map proc_idx;		/* pid -> index + 1 */
 	struct pmapping *mappings;
 	size_t nr_mappings, mappings_cap;
 	struct dedup mapping_idx;
@@ -126,19 +106,6 @@ static size_t dedup__find(struct dedup *d, const struct exporter *x, uint64_t ha
 
 /* ---- processes and mappings --------------------------------------------- */
 
-static struct pproc *proc_findnew(struct exporter *x, uint32_t pid)
-{
-	uint64_t *v = u64map__findnew(&x->proc_idx, pid, 0);
-
-	if (!*v) {
-		x->procs = xgrow(x->procs, &x->procs_cap, x->nr_procs + 1, sizeof(*x->procs));
-		memset(&x->procs[x->nr_procs], 0, sizeof(x->procs[0]));
-		x->procs[x->nr_procs].pid = pid;
-		*v = ++x->nr_procs;
-	}
-	return &x->procs[*v - 1];
-}
-
 static void hex(char *out, const uint8_t *id, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -160,73 +127,6 @@ static void env_build_id(const struct pd_env *env, const char *file, const uint8
 			return;
 		}
 	}
-}
-
-static int on_mmap(struct pd_tool *t, const struct pd_mmap *m)
-{
-	struct exporter *x = (struct exporter *)t;
-	const uint8_t *bid = NULL;
-	size_t bid_size = 0;
-	struct pproc *p;
-	struct pmap *e;
-	char bhex[41] = "";
-
-	if (m->pid == UINT32_MAX || !m->len)	/* kernel maps: kernel ips resolve by address */
-		return 0;
-	if (m->has_build_id) {
-		bid = m->build_id;
-		bid_size = m->build_id_size > 20 ? 20 : m->build_id_size;
-	} else {
-		env_build_id(x->env, m->filename, &bid, &bid_size);
-	}
-	if (bid_size)
-		hex(bhex, bid, bid_size);
-	p = proc_findnew(x, m->pid);
-	p->maps = xgrow(p->maps, &p->cap, p->nr + 1, sizeof(*p->maps));
-	e = &p->maps[p->nr++];
-	e->start = m->start;
-	e->end = m->start + m->len;
-	e->pgoff = m->pgoff;
-	e->dso = sym_session__dso(x->sym, m->filename, bid, bid_size);
-	e->file = strtab__intern(&x->strs, m->filename);
-	e->build_id = bhex[0] ? strtab__intern(&x->strs, bhex) : 0;
-	e->mapping = 0;
-	return 0;
-}
-
-static int on_comm(struct pd_tool *t, const struct pd_comm *c)
-{
-	struct exporter *x = (struct exporter *)t;
-	struct pproc *p = proc_findnew(x, c->pid);
-
-	if (c->exec && c->pid == c->tid)
-		p->nr = 0;	/* a new program: a new address space */
-	if (c->pid == c->tid || !p->comm)
-		p->comm = strtab__intern(&x->strs, c->comm);
-	return 0;
-}
-
-static int on_fork(struct pd_tool *t, const struct pd_task *f)
-{
-	struct exporter *x = (struct exporter *)t;
-	struct pproc *child, *parent;
-	size_t pi;
-
-	if (f->pid == f->ppid)	/* a new thread shares its process's maps */
-		return 0;
-	parent = proc_findnew(x, f->ppid);
-	pi = (size_t)(parent - x->procs);
-	child = proc_findnew(x, f->pid);	/* may move x->procs */
-	parent = &x->procs[pi];
-	if (child->nr || child == parent)
-		return 0;
-	child->comm = parent->comm;
-	child->cap = child->nr = parent->nr;
-	child->maps = xcalloc(parent->nr + 1, sizeof(*child->maps));
-	memcpy(child->maps, parent->maps, parent->nr * sizeof(*child->maps));
-	for (size_t i = 0; i < child->nr; i++)
-		child->maps[i].mapping = 0;
-	return 0;
 }
 
 static bool mapping_eq(const struct exporter *x, size_t i, const void *key)
@@ -259,145 +159,60 @@ static bool loc_eq(const struct exporter *x, size_t i, const void *key)
 	return a->mapping == b->mapping && a->address == b->address;
 }
 
-/* The location id of an address (ip - 1 for callers) of process p. */
-static uint64_t location_of(struct exporter *x, struct pproc *p, uint64_t addr, bool kernel)
+/* The mapping id of a frame's user mapping (0: none). */
+static uint64_t user_mapping(struct exporter *x, const struct profile_frame *f)
+{
+	struct pmapping pm = { .start = f->map_start, .end = f->map_end, .pgoff = f->map_pgoff,
+			       .file = strtab__intern(&x->strs, f->map_file) };
+	char bhex[41];
+
+	if (f->build_id_size) {
+		hex(bhex, f->build_id, f->build_id_size > 20 ? 20 : f->build_id_size);
+		pm.build_id = strtab__intern(&x->strs, bhex);
+	}
+	return mapping_of(x, &pm);
+}
+
+/* The kernel's one mapping, made on first use. */
+static uint64_t kernel_mapping(struct exporter *x)
+{
+	if (!x->kernel_mapping) {
+		struct pmapping km = { .start = KERNEL_START, .end = UINT64_MAX,
+				       .file = strtab__intern(&x->strs, "[kernel.kallsyms]") };
+		const uint8_t *bid = NULL;
+		size_t n = 0;
+		char bhex[41];
+
+		env_build_id(x->env, "[kernel.kallsyms]", &bid, &n);
+		if (n) {
+			hex(bhex, bid, n);
+			km.build_id = strtab__intern(&x->strs, bhex);
+		}
+		x->kernel_mapping = mapping_of(x, &km);
+	}
+	return x->kernel_mapping;
+}
+
+/* The location id of a resolved frame. */
+static uint64_t location_of(struct exporter *x, const struct profile_frame *f)
 {
 	struct ploc l = { 0 };
 	uint64_t h;
 	size_t i;
 
-	if (kernel || addr >= KERNEL_START) {
-		if (!x->kernel_mapping) {
-			struct pmapping km = { .start = KERNEL_START, .end = UINT64_MAX,
-					       .file = strtab__intern(&x->strs, "[kernel.kallsyms]") };
-			const uint8_t *bid = NULL;
-			size_t n = 0;
-			char bhex[41];
-
-			env_build_id(x->env, "[kernel.kallsyms]", &bid, &n);
-			if (n) {
-				hex(bhex, bid, n);
-				km.build_id = strtab__intern(&x->strs, bhex);
-			}
-			x->kernel_mapping = mapping_of(x, &km);
-		}
-		l.mapping = x->kernel_mapping;
-		l.address = addr;
-	} else {
-		struct pmap *m = NULL;
-
-		for (size_t k = p ? p->nr : 0; k-- > 0;)
-			if (addr >= p->maps[k].start && addr < p->maps[k].end) {
-				m = &p->maps[k];
-				break;
-			}
-		if (m && !m->mapping) {
-			struct pmapping pm = { .start = m->start, .end = m->end, .pgoff = m->pgoff,
-					       .file = m->file, .build_id = m->build_id };
-
-			m->mapping = mapping_of(x, &pm);
-		}
-		l.mapping = m ? m->mapping : 0;
-		l.address = addr;
-		h = gx_hash(&l, 2 * sizeof(uint64_t));
-		i = dedup__find(&x->loc_idx, x, h, &l, loc_eq, x->nr_locs);
-		if (i != (size_t)-1)
-			return i + 1;
-		l.res = m ? sym_session__lookup(x->sym, m->dso, sym_map_offset(addr, m->start,
-									      m->pgoff))
-			  : sym_session__lookup(x->sym, NULL, addr);
-		goto add;
-	}
+	l.mapping = f->kernel || f->addr >= KERNEL_START ? kernel_mapping(x) :
+		    f->map_file ? user_mapping(x, f) : 0;
+	l.address = f->addr;
 	h = gx_hash(&l, 2 * sizeof(uint64_t));
 	i = dedup__find(&x->loc_idx, x, h, &l, loc_eq, x->nr_locs);
 	if (i != (size_t)-1)
 		return i + 1;
-	l.res = sym_session__lookup_kernel(x->sym, addr);
-add:
+	l.res = f->sym;
 	if (l.mapping && !(l.res->flags & SYM_F_NO_LINES))
 		x->mappings[l.mapping - 1].lines = true;
 	x->locs = xgrow(x->locs, &x->locs_cap, x->nr_locs + 1, sizeof(*x->locs));
 	x->locs[x->nr_locs++] = l;
 	return x->nr_locs;
-}
-
-struct unwind_ctx {
-	struct exporter *x;
-	size_t proc;
-};
-
-/* sym_find_map_fn over our own process maps (newest mapping wins). */
-static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
-			   uint64_t *len, uint64_t *pgoff)
-{
-	struct unwind_ctx *u = ctx;
-	const struct pproc *p = &u->x->procs[u->proc];
-
-	for (size_t k = p->nr; k-- > 0;)
-		if (addr >= p->maps[k].start && addr < p->maps[k].end) {
-			*dso = p->maps[k].dso;
-			*start = p->maps[k].start;
-			*len = p->maps[k].end - p->maps[k].start;
-			*pgoff = p->maps[k].pgoff;
-			return 0;
-		}
-	return -1;
-}
-
-/*
- * The location ids of a sample's stack, leaf first: the kernel part of the
- * call chain, then the user part from the chain or, for DWARF recordings
- * (registers and a stack copy), from the offline unwinder. The first
- * address of each context is exact; the others are return addresses, so
- * ip - 1 is looked up to land on the call.
- */
-static size_t sample_ips(struct exporter *x, const struct pd_sample *s, size_t pi, bool kernel,
-			 uint64_t *ids)
-{
-	bool dwarf = s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size &&
-		     s->user_abi;
-	size_t n = 0;
-
-	if (s->callchain) {
-		bool k = kernel, first = true;
-
-		for (uint64_t c = 0; c < s->nr_callchain && n < MAX_FRAMES; c++) {
-			uint64_t ip = s->callchain[c];
-
-			if (ip >= PERF_CONTEXT_MAX) {
-				k = ip != PERF_CONTEXT_USER && ip != PERF_CONTEXT_GUEST_USER;
-				first = true;
-				continue;
-			}
-			if (dwarf && !k)
-				break;	/* the unwinder gives the user part */
-			ids[n++] = location_of(x, &x->procs[pi], first || !ip ? ip : ip - 1, k);
-			first = false;
-		}
-	}
-	if (dwarf && n < MAX_FRAMES) {
-		struct unwind_ctx uc = { x, pi };
-		struct sym_unwind_input in = {
-			.abi = s->user_abi,
-			.regs_mask = s->user_regs_mask,
-			.regs = s->user_regs,
-			.stack = s->stack,
-			.stack_size = s->stack_dyn_size,
-			.find_map = unwind_find_map,
-			.ctx = &uc,
-		};
-		uint64_t ips[MAX_FRAMES];
-		size_t got = 0;
-		char *cause = NULL;
-
-		if (sym_unwind(x->sym, &in, ips, MAX_FRAMES - n, &got, &cause) != 0)
-			got = 0;	/* the sampled ip alone, below */
-		free(cause);
-		for (size_t i = 0; i < got; i++)
-			ids[n++] = location_of(x, &x->procs[pi], i && ips[i] ? ips[i] - 1 : ips[i],
-					       false);
-	}
-	return n;
 }
 
 struct sample_key {
@@ -415,29 +230,27 @@ static bool sample_eq(const struct exporter *x, size_t i, const void *key)
 	       !memcmp(x->stacks + s->off, k->ids, k->n * sizeof(uint64_t));
 }
 
-static int on_sample(struct pd_tool *t, const struct pd_sample *s)
+static void on_stack(void *ctx, const struct pd_sample *s, uint32_t pid, const char *comm_name,
+		     const struct profile_frame *frames, size_t n)
 {
-	struct exporter *x = (struct exporter *)t;
-	struct pproc *p = proc_findnew(x, s->pid);
+	struct exporter *x = ctx;
 	uint64_t ids[MAX_FRAMES];
-	struct sample_key k = { .pid = s->pid, .comm = p->comm, .ids = ids };
-	bool kernel = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
-	size_t i, pi = (size_t)(p - x->procs);
+	uint32_t comm = strtab__intern(&x->strs, comm_name);
+	struct sample_key k = { .pid = pid, .comm = comm, .ids = ids };
 	uint64_t h;
+	size_t i;
 
 	if (s->evsel >= x->nr_events)
-		return 0;
+		return;
 	if (s->time) {
 		if (!x->first_time || s->time < x->first_time)
 			x->first_time = s->time;
 		if (s->time > x->last_time)
 			x->last_time = s->time;
 	}
-	k.n = sample_ips(x, s, pi, kernel, ids);
-	if (!k.n)
-		ids[k.n++] = location_of(x, &x->procs[pi], s->ip, kernel);
-	p = &x->procs[pi];
-	h = gx_hash(ids, k.n * sizeof(uint64_t)) ^ ((uint64_t)s->pid << 32 | p->comm);
+	for (k.n = 0; k.n < n && k.n < MAX_FRAMES; k.n++)
+		ids[k.n] = location_of(x, &frames[k.n]);
+	h = gx_hash(ids, k.n * sizeof(uint64_t)) ^ ((uint64_t)pid << 32 | comm);
 	i = dedup__find(&x->sample_idx, x, h, &k, sample_eq, x->nr_samples);
 	if (i == (size_t)-1) {
 		struct psample *ns;
@@ -445,8 +258,8 @@ static int on_sample(struct pd_tool *t, const struct pd_sample *s)
 		x->samples = xgrow(x->samples, &x->samples_cap, x->nr_samples + 1,
 				   sizeof(*x->samples));
 		ns = &x->samples[x->nr_samples];
-		ns->pid = s->pid;
-		ns->comm = p->comm;
+		ns->pid = pid;
+		ns->comm = comm;
 		ns->nlocs = k.n;
 		x->stacks = xgrow(x->stacks, &x->stacks_cap, x->nr_stacks + k.n, sizeof(uint64_t));
 		ns->off = x->nr_stacks;
@@ -456,7 +269,6 @@ static int on_sample(struct pd_tool *t, const struct pd_sample *s)
 		i = x->nr_samples++;
 	}
 	x->samples[i].values[s->evsel] += (int64_t)(s->period ? s->period : 1);
-	return 0;
 }
 
 /* ---- functions ---------------------------------------------------------- */
@@ -703,32 +515,18 @@ static int encode(struct exporter *x, const char *path, char **cause)
 	return err;
 }
 
-/* Was the recording made on this machine and kernel? Only then may kernel
- * addresses resolve through the local /proc/kallsyms. */
-static bool env_is_local(const struct pd_env *env)
-{
-	struct utsname u;
-
-	return env->hostname && env->osrelease && uname(&u) == 0 &&
-	       !strcmp(u.nodename, env->hostname) && !strcmp(u.release, env->osrelease);
-}
-
 int ci_pprof_write(const char *arg, const char *parent, const char *path,
 		   const struct profile_opts *opts, char **cause)
 {
 	struct exporter x;
-	struct sym_options so = { 0 };
+	struct profile_opts po = { 0 };
+	struct profile *prof = NULL;
 	char *dir = NULL, *data = NULL;
 	int err;
 
 	memset(&x, 0, sizeof(x));
-	x.tool.sample = on_sample;
-	x.tool.mmap = on_mmap;
-	x.tool.comm = on_comm;
-	x.tool.fork = on_fork;
 	strtab__init(&x.strs);
 	strtab__intern(&x.strs, "");	/* string_table[0] must be "" */
-	u64map__init(&x.proc_idx);
 	u64map__init(&x.mapping_idx.idx);
 	u64map__init(&x.loc_idx.idx);
 	u64map__init(&x.func_idx.idx);
@@ -741,24 +539,24 @@ int ci_pprof_write(const char *arg, const char *parent, const char *path,
 		goto out;
 	x.env = perf_reader__env(x.reader);
 	x.nr_events = perf_reader__nr_evsels(x.reader);
-	so.local = env_is_local(x.env);
 	if (opts) {
-		so.symfs = opts->symfs;
-		so.search_paths = opts->search_paths;
-		so.nr_search_paths = opts->nr_search_paths;
-		so.no_inline = opts->no_inline;
+		po.symfs = opts->symfs;
+		po.search_paths = opts->search_paths;
+		po.nr_search_paths = opts->nr_search_paths;
+		po.no_inline = opts->no_inline;
 	}
-	err = sym_session__new(&x.sym, &so, cause);
+	po.env = x.env;
+	po.on_stack = on_stack;
+	po.stack_ctx = &x;
+	err = profile__new_opts(&prof, x.nr_events, &po, cause);
 	if (err)
 		goto out;
-	err = perf_reader__process(x.reader, &x.tool, cause);
+	x.sym = profile__symbolizer(prof);
+	err = perf_reader__process(x.reader, profile__tool(prof), cause);
 	if (err)
 		goto out;
 	err = encode(&x, path, cause);
 out:
-	for (size_t i = 0; i < x.nr_procs; i++)
-		free(x.procs[i].maps);
-	free(x.procs);
 	for (size_t i = 0; i < x.nr_samples; i++)
 		free(x.samples[i].values);
 	free(x.samples);
@@ -766,12 +564,11 @@ out:
 	free(x.locs);
 	free(x.funcs);
 	free(x.mappings);
-	u64map__exit(&x.proc_idx);
 	u64map__exit(&x.mapping_idx.idx);
 	u64map__exit(&x.loc_idx.idx);
 	u64map__exit(&x.func_idx.idx);
 	u64map__exit(&x.sample_idx.idx);
-	sym_session__delete(x.sym);
+	profile__delete(prof);	/* after encode: the sym_results are the profile's */
 	perf_reader__delete(x.reader);
 	strtab__exit(&x.strs);
 	free(dir);
