@@ -105,7 +105,7 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 			for (size_t i = 0; i < meta.nr_events; i++)
 				group[i] = meta.events[i].group;
 			mux_log__set_groups(mux, group, meta.nr_events);
-			prof.slot_of = report_mux_slot;
+			prof.slot_of = mux_log__group_at;
 			prof.slot_ctx = mux;
 			prof.nr_slots = mux_log__nr_groups(mux);
 			prof.slot_event = (size_t)meta.mux.reference;

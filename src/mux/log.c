@@ -775,3 +775,26 @@ int mux_row_node_intervals(const struct td_model *m, const struct td_ctx *ctx,
 	free(col);
 	return err;
 }
+
+double mux_log__row_reliability(const struct mux_log *l, const uint64_t *slot_period)
+{
+	size_t ng = l ? mux_log__nr_groups(l) : 0;
+	uint64_t run = l ? mux_log__run_ns(l) : 0;
+	double c[64], f[64];
+
+	if (!ng || ng > 64 || !run || !slot_period)
+		return NAN;
+	for (size_t g = 0; g < ng; g++) {
+		c[g] = (double)slot_period[g];
+		f[g] = (double)mux_log__group_ns(l, (uint32_t)g) / (double)run;
+	}
+	return mux_reliability(c, f, ng);
+}
+
+int mux_log__group_at(void *log, uint64_t t)
+{
+	const struct mux_log *l = log;
+	ssize_t i = mux_log__find(l, t);
+
+	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
+}

@@ -252,6 +252,13 @@ double mux_row__reliability(const struct mux_row *r, const struct mux_log *l);
 double mux_row__scale(const struct mux_row *r, const struct mux_log *l, size_t e);
 /* The same from raw numbers: C_rg per group and f_g per group. */
 double mux_reliability(const double *c_rg, const double *f_g, size_t nr_groups);
+/* The same for a row whose reference-event period per group is
+ * slot_period[mux_log__nr_groups(l)] (profile_row.slot_period); NAN when
+ * it holds nothing or the log has no groups. */
+double mux_log__row_reliability(const struct mux_log *l, const uint64_t *slot_period);
+/* The group counting at time t, or -1 outside every slice: a
+ * profile_opts.slot_of classifier over a log (ctx). */
+int mux_log__group_at(void *log, uint64_t t);
 /* "reliable", "fair", "unreliable", "n/a". */
 const char *mux_reliability_word(double rel);
 

@@ -139,25 +139,7 @@ void report_model__counts(const struct report_model *rm, const double *evsel_val
 	}
 }
 
-int report_mux_slot(void *ctx, uint64_t time)
-{
-	const struct mux_log *l = ctx;
-	ssize_t i = mux_log__find(l, time);
-
-	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
-}
-
 double report_row_reliability(const struct report_input *in, const struct profile_row *r)
 {
-	size_t ng = in->mux ? mux_log__nr_groups(in->mux) : 0;
-	uint64_t run = in->mux ? mux_log__run_ns(in->mux) : 0;
-	double c[64], f[64];
-
-	if (!ng || ng > 64 || !run || !r->slot_period)
-		return NAN;
-	for (size_t g = 0; g < ng; g++) {
-		c[g] = (double)r->slot_period[g];
-		f[g] = (double)mux_log__group_ns(in->mux, (uint32_t)g) / (double)run;
-	}
-	return mux_reliability(c, f, ng);
+	return in->mux ? mux_log__row_reliability(in->mux, r->slot_period) : NAN;
 }

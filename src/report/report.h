@@ -77,8 +77,7 @@ double report_evsel_row_value(struct perf_reader *r, const struct gx_meta *meta,
 /* MUX reliability of a row (gexplore-mux(7)) from its slot periods; NAN
  * when the recording was not multiplexed or the row saw no reference. */
 double report_row_reliability(const struct report_input *in, const struct profile_row *r);
-/* Slot classifier for profile_opts.slot_of over a mux_log (ctx). */
-int report_mux_slot(void *mux_log, uint64_t time);
+
 
 struct report_opts {
 	size_t limit;			/* rows per table; 0 = all */

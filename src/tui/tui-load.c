@@ -106,14 +106,6 @@ static int tap_other(struct pd_tool *t, const struct perf_event_header *h, uint6
 	return tt->inner->other ? tt->inner->other(tt->inner, h, off) : 0;
 }
 
-static int mux_slot(void *ctx, uint64_t time)
-{
-	const struct mux_log *l = ctx;
-	ssize_t i = mux_log__find(l, time);
-
-	return i < 0 ? -1 : (int)mux_log__slice(l, (size_t)i)->group;
-}
-
 /* Open the slice log of a result gexplore multiplexed itself; NULL else. */
 static void open_mux(struct tui_real *real, struct tui_model *m, size_t nr_evsels)
 {
@@ -156,7 +148,7 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 
 		if (real->mux) {
 			/* split the reference event by group for per-row reliability */
-			po.slot_of = mux_slot;
+			po.slot_of = mux_log__group_at;
 			po.slot_ctx = real->mux;
 			po.nr_slots = mux_log__nr_groups(real->mux);
 			po.slot_event = (size_t)real->meta.mux.reference;
@@ -199,19 +191,9 @@ static void copy_counts(struct tui_model *m, struct tui_row *row, const struct p
 		row->period[e] = (double)pr->period[e] * (scale > 0 ? scale : 1);
 		row->samples[e] = pr->samples[e];
 	}
-	if (l && pr->slot_period) {
-		size_t ng = mux_log__nr_groups(l);
-		uint64_t run = mux_log__run_ns(l);
-		double c[64], f[64];
-
-		if (ng && ng <= 64 && run) {
-			for (size_t g = 0; g < ng; g++) {
-				c[g] = (double)pr->slot_period[g];
-				f[g] = (double)mux_log__group_ns(l, (uint32_t)g) / (double)run;
-			}
-			row->reliability = mux_reliability(c, f, ng);
-			m->has_mux_rows = true;
-		}
+	if (l && pr->slot_period && mux_log__nr_groups(l) && mux_log__run_ns(l)) {
+		row->reliability = mux_log__row_reliability(l, pr->slot_period);
+		m->has_mux_rows = true;
 	}
 }
 
