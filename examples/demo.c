@@ -4,7 +4,9 @@
  * something to explain: a pointer chase (memory latency), an unpredictable
  * branch (bad speculation) and a dense arithmetic loop (retiring).
  *
- *   demo [SECONDS]   (default 1)
+ *   demo [SECONDS]   run rounds of the three phases for SECONDS (default 1)
+ *   demo -n ROUNDS   run exactly ROUNDS rounds: a fixed amount of work, so
+ *                    that a slower run takes longer (bench/overhead)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -61,11 +63,16 @@ static __attribute__((noinline)) double dense_arithmetic(long n)
 
 int main(int argc, char **argv)
 {
-	double seconds = argc > 1 ? atof(argv[1]) : 1.0, end;
+	double seconds = 1.0, end;
+	long rounds = -1;
 	uint32_t *next = malloc(NODES * sizeof(*next));
 	uint8_t *bits = malloc(NODES);
 	uint64_t sink = 0, seed = 88172645463325252ULL;
 
+	if (argc > 2 && argv[1][0] == '-' && argv[1][1] == 'n' && !argv[1][2])
+		rounds = atol(argv[2]);
+	else if (argc > 1)
+		seconds = atof(argv[1]);
 	if (!next || !bits)
 		return 1;
 	for (uint32_t k = 0; k < NODES; k++) {
@@ -82,7 +89,7 @@ int main(int argc, char **argv)
 		t = next[k], next[k] = next[j], next[j] = t;
 	}
 	end = now() + seconds;
-	while (now() < end) {
+	while (rounds < 0 ? now() < end : rounds-- > 0) {
 		sink += chase_pointers(next, 1 << 20);
 		sink += unpredictable_branches(bits, 1 << 22);
 		sink += (uint64_t)dense_arithmetic(1 << 22);

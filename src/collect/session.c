@@ -63,7 +63,10 @@ struct collect_session {
 	size_t nr_rot, rot_cur;
 	uint64_t rot_start, rot_next, rot_ns;
 	uint64_t *rot_prev;	/* last counting read per event */
-	uint64_t *rot_rec;	/* one slice record: 3 words + nr_ev deltas */
+	uint64_t *rot_prev_run;	/* last running time per group */
+	uint64_t *rot_rec;	/* one slice record: 4 words + nr_ev deltas */
+	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
+	size_t rot_buf_len;
 	int rot_fd;		/* the slice log, -1 when none */
 };
 
@@ -459,7 +462,11 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		goto out_free;
 	if (s->nr_rot) {
 		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
-		s->rot_rec = xcalloc(3 + s->nr_ev, sizeof(*s->rot_rec));
+		s->rot_prev_run = xcalloc(s->nr_rot, sizeof(*s->rot_prev_run));
+		s->rot_rec = xcalloc(4 + s->nr_ev, sizeof(*s->rot_rec));
+		/* a group read: nr, enabled, running, then {value, id} per member */
+		s->rot_buf_len = (3 + 2 * s->nr_ev) * sizeof(*s->rot_buf);
+		s->rot_buf = xmalloc(s->rot_buf_len);
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
 		if (s->o.slice_log) {
 			s->rot_fd = open(s->o.slice_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -526,7 +533,9 @@ void collect_session__delete(struct collect_session *s)
 	free(s->bounce);
 	free(s->rot_leader);
 	free(s->rot_prev);
+	free(s->rot_prev_run);
 	free(s->rot_rec);
+	free(s->rot_buf);
 	if (s->rot_fd >= 0)
 		close(s->rot_fd);
 	free(s);
@@ -658,8 +667,10 @@ int collect_session__enable_event(struct collect_session *s, size_t e, bool enab
 /* ---- rotation ------------------------------------------------------------------
  * Called from the drain loop: no allocation. The slice log's header is the
  * one mux.h documents (magic, nr_events, reference, slice_ns); each slice
- * is {group, flags, start, end, delta[nr_ev]}.
+ * is {group, flags, start, end, task_ns, delta[nr_ev]}.
  */
+static int rotation_toggle(struct collect_session *s, size_t g, bool enable);
+
 static int rotation_start(struct collect_session *s)
 {
 	struct {
@@ -669,7 +680,7 @@ static int rotation_start(struct collect_session *s)
 	} h;
 	int err;
 
-	memcpy(h.magic, "GXSLICE1", 8);
+	memcpy(h.magic, "GXSLICE2", 8);
 	h.nr_events = (uint32_t)s->nr_ev;
 	h.reference = UINT32_MAX;
 	for (size_t i = 0; i < s->nr_ev; i++) {
@@ -683,45 +694,142 @@ static int rotation_start(struct collect_session *s)
 		return err;
 	s->rot_cur = 0;
 	s->stats.nr_groups = (uint32_t)s->nr_rot;
-	err = collect_session__enable_event(s, s->rot_leader[0], true);
+	err = rotation_toggle(s, 0, true);
 	s->rot_start = gx_now_ns();
 	s->rot_next = s->rot_start + s->rot_ns;
 	return err;
 }
 
-/* End the current slice: stop its group, read it and the always-on
- * events, log the slice; then (unless last) start the next group. */
+/*
+ * Stop or start group g. Only the leader is switched (no
+ * PERF_IOC_FLAG_GROUP): the members never leave INACTIVE and the kernel
+ * schedules a group only with its leader, so one ioctl per descriptor
+ * moves the whole group. With the flag the kernel would visit every
+ * member separately, and each visit of a running task's event costs a
+ * cross-CPU call (a VM exit on a virtual machine).
+ */
+static int rotation_toggle(struct collect_session *s, size_t g, bool enable)
+{
+	unsigned long req = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+	size_t leader = s->rot_leader[g];
+	int err = 0;
+
+	for (size_t t = 0; t < s->nr_tids; t++) {
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			int fd = s->fds[fd_index(s, leader, t, c)];
+
+			if (fd >= 0 && ioctl(fd, req, 0) < 0 && !err)
+				err = -errno;
+		}
+	}
+	return err;
+}
+
+/*
+ * Group g's counts now, summed over descriptors, into count[e] (events of
+ * the group only) and its running time into *run_ns: one PERF_FORMAT_GROUP
+ * read of the leader per descriptor, matched to the members by id. The
+ * group is stopped first, so no read reaches across CPUs. Returns false
+ * when no descriptor could be read.
+ */
+static bool rotation_read(struct collect_session *s, size_t g, uint64_t *count, uint64_t *run_ns)
+{
+	size_t leader = s->rot_leader[g];
+	uint64_t *buf = s->rot_buf;
+	bool any = false;
+
+	for (size_t e = leader; e < s->nr_ev; e++)
+		if (s->ev[e].group == (int)g)
+			count[e] = 0;
+	*run_ns = 0;
+	for (size_t t = 0; t < s->nr_tids; t++) {
+		for (size_t c = 0; c < s->nr_cpus; c++) {
+			int fd = s->fds[fd_index(s, leader, t, c)];
+			ssize_t n;
+			uint64_t nr;
+
+			if (fd < 0)
+				continue;
+			n = read(fd, buf, s->rot_buf_len);
+			if (n < (ssize_t)(5 * sizeof(uint64_t)))
+				continue;
+			nr = ((uint64_t)n / sizeof(uint64_t) - 3) / 2;
+			if (buf[0] < nr)
+				nr = buf[0];
+			*run_ns += buf[2];
+			any = true;
+			for (uint64_t k = 0; k < nr; k++) {
+				for (size_t e = leader; e < s->nr_ev; e++) {
+					if (s->ev[e].group == (int)g &&
+					    buf[3 + 2 * k + 1] == s->fd_ids[fd_index(s, e, t, c)]) {
+						count[e] += buf[3 + 2 * k];
+						break;
+					}
+				}
+			}
+		}
+	}
+	return any;
+}
+
+/* The log's last record (flags 1, mux.h's MUX_SLICE_TOTALS): the always-on
+ * events' counts at the end, which the slices do not carry. */
+static int rotation_totals(struct collect_session *s)
+{
+	uint64_t *rec = s->rot_rec, en, run;
+
+	memset(rec, 0, (4 + s->nr_ev) * sizeof(*rec));
+	memcpy(&rec[0], (uint32_t[2]){ 0, 1 }, sizeof(rec[0]));	/* group, flags */
+	for (size_t e = 0; e < s->nr_ev; e++)
+		if (s->ev[e].group < 0)
+			collect_session__read_event(s, e, &rec[4 + e], &en, &run);
+	return gx_write_all(s->rot_fd, rec, (4 + s->nr_ev) * sizeof(*rec));
+}
+
+/*
+ * End the current slice: stop its group, read it, log the slice; then
+ * (unless last) start the next group. The always-on events are not read
+ * here: that would be one more cross-CPU call per slice (they are running),
+ * and the workload's time in the slice is already known: the group's
+ * running time, which advances exactly while the workload's tasks run.
+ */
 static int rotation_switch(struct collect_session *s, bool last)
 {
-	uint64_t *rec = s->rot_rec, now;
-	int cur = (int)s->rot_cur, err = 0;
+	uint64_t *rec = s->rot_rec, *delta = rec + 4, now, run_ns;
+	size_t cur = s->rot_cur;
+	int err = 0;
 
-	collect_session__enable_event(s, s->rot_leader[s->rot_cur], false);
+	rotation_toggle(s, cur, false);
 	now = gx_now_ns();
-	memset(rec, 0, (3 + s->nr_ev) * sizeof(*rec));
-	rec[0] = (uint64_t)(uint32_t)cur;	/* group; flags 0 in the high half */
+	memset(rec, 0, (4 + s->nr_ev) * sizeof(*rec));
+	memcpy(&rec[0], (uint32_t[2]){ (uint32_t)cur, 0 }, sizeof(rec[0]));	/* group, flags */
 	rec[1] = s->rot_start;
 	rec[2] = now;
-	for (size_t e = 0; e < s->nr_ev; e++) {
-		uint64_t count, en, run;
+	if (rotation_read(s, cur, delta, &run_ns)) {
+		/* the reads are cumulative: difference them */
+		for (size_t e = 0; e < s->nr_ev; e++) {
+			uint64_t count = delta[e];
 
-		if (s->ev[e].group >= 0 && s->ev[e].group != cur)
-			continue;
-		if (collect_session__read_event(s, e, &count, &en, &run) != 0)
-			continue;
-		rec[3 + e] = count >= s->rot_prev[e] ? count - s->rot_prev[e] : 0;
-		s->rot_prev[e] = count;
+			if (s->ev[e].group != (int)cur)
+				continue;
+			delta[e] = count >= s->rot_prev[e] ? count - s->rot_prev[e] : 0;
+			s->rot_prev[e] = count;
+		}
+		rec[3] = run_ns >= s->rot_prev_run[cur] ? run_ns - s->rot_prev_run[cur] : 0;
+		s->rot_prev_run[cur] = run_ns;
 	}
 	if (!last) {
 		s->rot_cur = (s->rot_cur + 1) % s->nr_rot;
-		err = collect_session__enable_event(s, s->rot_leader[s->rot_cur], true);
+		err = rotation_toggle(s, s->rot_cur, true);
 		s->rot_start = gx_now_ns();
 		s->rot_next = s->rot_start + s->rot_ns;
 	}
 	s->stats.slices++;
 	if (s->rot_fd >= 0) {
-		int werr = gx_write_all(s->rot_fd, rec, (3 + s->nr_ev) * sizeof(*rec));
+		int werr = gx_write_all(s->rot_fd, rec, (4 + s->nr_ev) * sizeof(*rec));
 
+		if (!werr && last)
+			werr = rotation_totals(s);
 		if (werr && !err)
 			err = werr;
 	}

@@ -23,6 +23,8 @@ struct mux_log {
 	struct mux_slice *slices;
 	size_t nr, cap;
 	uint64_t *deltas;	/* nr * nr_events */
+	uint64_t *total;	/* an always-on event's whole-run count, from the log's totals record */
+	bool *has_total;
 };
 
 struct log_header {
@@ -36,6 +38,7 @@ struct log_slice {
 	uint32_t group;
 	uint32_t flags;
 	uint64_t start_ns, end_ns;
+	uint64_t task_ns;	/* GXSLICE2 only */
 };
 
 const char *mux_mode_name(enum mux_mode m)
@@ -83,6 +86,8 @@ struct mux_log *mux_log__new(size_t nr_events, const int *group_of, int referenc
 	l->reference = reference;
 	l->slice_ns = slice_ns;
 	l->group_of = xcalloc(nr_events + 1, sizeof(*l->group_of));
+	l->total = xcalloc(nr_events + 1, sizeof(*l->total));
+	l->has_total = xcalloc(nr_events + 1, sizeof(*l->has_total));
 	for (size_t e = 0; e < nr_events; e++)
 		l->group_of[e] = group_of ? group_of[e] : -1;
 	log__count_groups(l);
@@ -97,7 +102,7 @@ void mux_log__set_groups(struct mux_log *l, const int *group_of, size_t nr)
 }
 
 void mux_log__add(struct mux_log *l, uint32_t group, uint64_t start_ns, uint64_t end_ns,
-		  const uint64_t *delta)
+		  uint64_t task_ns, const uint64_t *delta)
 {
 	size_t old = l->cap;
 
@@ -108,12 +113,23 @@ void mux_log__add(struct mux_log *l, uint32_t group, uint64_t start_ns, uint64_t
 	l->slices[l->nr].group = group;
 	l->slices[l->nr].start_ns = start_ns;
 	l->slices[l->nr].end_ns = end_ns < start_ns ? start_ns : end_ns;
+	l->slices[l->nr].task_ns = task_ns;
 	l->nr++;
 	/* the array may have moved: repoint every slice */
 	for (size_t i = 0; i < l->nr; i++)
 		l->slices[i].delta = l->deltas + i * l->nr_events;
 	if ((size_t)group + 1 > l->nr_groups)
 		l->nr_groups = (size_t)group + 1;
+}
+
+void mux_log__set_totals(struct mux_log *l, const uint64_t *count)
+{
+	for (size_t e = 0; e < l->nr_events; e++) {
+		if (l->group_of[e] >= 0)
+			continue;
+		l->total[e] = count[e];
+		l->has_total[e] = true;
+	}
 }
 
 int mux_log__read(struct mux_log **out, const char *path, char **cause)
@@ -123,15 +139,21 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	struct log_slice s;
 	struct mux_log *l;
 	uint64_t *delta = NULL;
+	size_t slice_len;
+	bool v1;
 	int err = 0;
 
 	*out = NULL;
 	if (!f)
 		return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
-	if (fread(&h, sizeof(h), 1, f) != 1 || memcmp(h.magic, MUX_LOG_MAGIC, 8) != 0) {
+	if (fread(&h, sizeof(h), 1, f) != 1 ||
+	    (memcmp(h.magic, MUX_LOG_MAGIC, 8) != 0 && memcmp(h.magic, "GXSLICE1", 8) != 0)) {
 		err = gx_fail(cause, GX_E_FORMAT, "%s: not a gexplore slice log", path);
 		goto out_close;
 	}
+	/* GXSLICE1 (gexplore 0.1): no task_ns, the reference read every slice */
+	v1 = memcmp(h.magic, "GXSLICE1", 8) == 0;
+	slice_len = v1 ? offsetof(struct log_slice, task_ns) : sizeof(s);
 	if (h.nr_events == 0 || h.nr_events > 4096 ||
 	    (h.reference != UINT32_MAX && h.reference >= h.nr_events)) {
 		err = gx_fail(cause, GX_E_FORMAT, "%s: bad header (%u events, reference %u)", path,
@@ -141,12 +163,22 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	l = mux_log__new(h.nr_events, NULL, h.reference == UINT32_MAX ? -1 : (int)h.reference,
 			 h.slice_ns);
 	delta = xcalloc(h.nr_events, sizeof(*delta));
-	while (fread(&s, sizeof(s), 1, f) == 1) {
+	memset(&s, 0, sizeof(s));
+	while (fread(&s, slice_len, 1, f) == 1) {
 		if (fread(delta, sizeof(*delta), h.nr_events, f) != h.nr_events)
 			break;	/* truncated: keep the complete slices */
+		if (s.flags & MUX_SLICE_TOTALS) {
+			/* the always-on events' counts at the end (their groups
+			 * are not known yet: kept for every event) */
+			for (size_t e = 0; e < h.nr_events; e++) {
+				l->total[e] = delta[e];
+				l->has_total[e] = true;
+			}
+			continue;
+		}
 		if (s.group > 4096)
 			break;
-		mux_log__add(l, s.group, s.start_ns, s.end_ns, delta);
+		mux_log__add(l, s.group, s.start_ns, s.end_ns, s.task_ns, delta);
 	}
 	free(delta);
 	*out = l;
@@ -160,6 +192,8 @@ void mux_log__delete(struct mux_log *l)
 	if (!l)
 		return;
 	free(l->group_of);
+	free(l->total);
+	free(l->has_total);
 	free(l->slices);
 	free(l->deltas);
 	free(l);
@@ -213,41 +247,58 @@ uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g)
 }
 
 /*
- * How long a slice lasted, in the workload's time: the reference event's
- * count during it (CPU time or cycles) when the log has a reference that
- * every group saw, else wall-clock ns. Counting the workload's own time
+ * How long a slice lasted, in the workload's time: the tasks' running
+ * time in it (GXSLICE2), or the reference event's count in it (logs that
+ * read the reference every slice, and logs built in memory), when every
+ * group saw some; else wall-clock ns. Counting the workload's own time
  * keeps a change in its share of the CPU between slices (a loaded
  * machine, sleeps) from biasing the estimates.
  */
-static bool log__by_reference(const struct mux_log *l)
+enum weight_by { BY_WALL, BY_TASK, BY_REFERENCE };
+
+static bool log__every_group_has(const struct mux_log *l, enum weight_by by)
 {
-	if (l->reference < 0 || l->nr_groups == 0)
+	if (l->nr_groups == 0 || (by == BY_REFERENCE && l->reference < 0))
 		return false;
 	for (size_t g = 0; g < l->nr_groups; g++) {
 		uint64_t c = 0;
 
 		for (size_t i = 0; i < l->nr; i++)
 			if (l->slices[i].group == g)
-				c += l->slices[i].delta[l->reference];
+				c += by == BY_TASK ? l->slices[i].task_ns :
+					l->slices[i].delta[l->reference];
 		if (!c)
 			return false;
 	}
 	return true;
 }
 
-static double slice_weight(const struct mux_log *l, const struct mux_slice *s, bool by_ref)
+static enum weight_by log__weight_by(const struct mux_log *l)
 {
-	return by_ref ? (double)s->delta[l->reference] : (double)(s->end_ns - s->start_ns);
+	if (log__every_group_has(l, BY_TASK))
+		return BY_TASK;
+	if (log__every_group_has(l, BY_REFERENCE))
+		return BY_REFERENCE;
+	return BY_WALL;
+}
+
+static double slice_weight(const struct mux_log *l, const struct mux_slice *s, enum weight_by by)
+{
+	switch (by) {
+	case BY_TASK: return (double)s->task_ns;
+	case BY_REFERENCE: return (double)s->delta[l->reference];
+	default: return (double)(s->end_ns - s->start_ns);
+	}
 }
 
 /* Total weight of the run, and of group g's slices (g < 0: all). */
-static double log__weight(const struct mux_log *l, int g, bool by_ref)
+static double log__weight(const struct mux_log *l, int g, enum weight_by by)
 {
 	double w = 0;
 
 	for (size_t i = 0; i < l->nr; i++)
 		if (g < 0 || l->slices[i].group == (uint32_t)g)
-			w += slice_weight(l, &l->slices[i], by_ref);
+			w += slice_weight(l, &l->slices[i], by);
 	return w;
 }
 
@@ -257,8 +308,8 @@ double mux_log__scale(const struct mux_log *l, size_t e)
 
 	if (e >= l->nr_events || l->group_of[e] < 0)
 		return 1.0;
-	gw = log__weight(l, l->group_of[e], false);
-	return gw > 0 ? log__weight(l, -1, false) / gw : 0.0;
+	gw = log__weight(l, l->group_of[e], BY_WALL);
+	return gw > 0 ? log__weight(l, -1, BY_WALL) / gw : 0.0;
 }
 
 double mux_row__scale(const struct mux_row *r, const struct mux_log *l, size_t e)
@@ -365,8 +416,8 @@ static uint64_t rng_next(uint64_t *s)
 /* Point estimates of every event from the slices listed per group. */
 static void log__point(const struct mux_log *l, double *est)
 {
-	bool by_ref = log__by_reference(l);
-	double run = log__weight(l, -1, by_ref);
+	enum weight_by by = log__weight_by(l);
+	double run = log__weight(l, -1, by);
 
 	for (size_t e = 0; e < l->nr_events; e++) {
 		double raw = 0, gw = 0;
@@ -375,10 +426,10 @@ static void log__point(const struct mux_log *l, double *est)
 			if (l->group_of[e] >= 0 && l->slices[i].group != (uint32_t)l->group_of[e])
 				continue;
 			raw += (double)l->slices[i].delta[e];
-			gw += slice_weight(l, &l->slices[i], by_ref);
+			gw += slice_weight(l, &l->slices[i], by);
 		}
 		if (l->group_of[e] < 0)
-			est[e] = raw;
+			est[e] = l->has_total[e] ? (double)l->total[e] : raw;
 		else
 			est[e] = gw > 0 ? raw * run / gw : NAN;
 	}
@@ -396,7 +447,7 @@ struct boot {
 	size_t ng;
 	size_t **idx, *cnt;
 	double *always, *sum, run;
-	bool by_ref;
+	enum weight_by by;
 	uint64_t rng;
 };
 
@@ -407,8 +458,8 @@ static void boot__init(struct boot *b, const struct mux_log *l, uint64_t seed)
 	b->cnt = xcalloc(b->ng + 1, sizeof(*b->cnt));
 	b->always = xcalloc(l->nr_events + 1, sizeof(*b->always));
 	b->sum = xcalloc(l->nr_events + 1, sizeof(*b->sum));
-	b->by_ref = log__by_reference(l);
-	b->run = log__weight(l, -1, b->by_ref);
+	b->by = log__weight_by(l);
+	b->run = log__weight(l, -1, b->by);
 	b->rng = seed ? seed : 0x6765786cULL;
 	for (size_t i = 0; i < l->nr; i++) {
 		uint32_t g = l->slices[i].group;
@@ -443,7 +494,7 @@ static void boot__replicate(struct boot *b, const struct mux_log *l, double *est
 		for (size_t k = 0; k < b->cnt[g]; k++) {
 			const struct mux_slice *s = &l->slices[b->idx[g][rng_next(&b->rng) % b->cnt[g]]];
 
-			w += slice_weight(l, s, b->by_ref);
+			w += slice_weight(l, s, b->by);
 			for (size_t e = 0; e < l->nr_events; e++)
 				b->sum[e] += (double)s->delta[e];
 		}
@@ -560,6 +611,7 @@ int mux_log__estimate(const struct mux_log *l, struct mux_estimate *est, char **
 {
 	double *point, *f;
 	double *c_rg;
+	enum weight_by by;
 
 	memset(est, 0, sizeof(*est));
 	est->reliability = NAN;
@@ -581,6 +633,8 @@ int mux_log__estimate(const struct mux_log *l, struct mux_estimate *est, char **
 				v->raw += (double)l->slices[i].delta[e];
 			}
 		}
+		if (l->group_of[e] < 0 && l->has_total[e])
+			v->raw = (double)l->total[e];
 		v->scale = v->raw > 0 ? v->value / v->raw : mux_log__scale(l, e);
 		if (l->group_of[e] < 0) {
 			v->lo = v->hi = v->value;	/* counted all the time: exact */
@@ -601,11 +655,14 @@ int mux_log__estimate(const struct mux_log *l, struct mux_estimate *est, char **
 	}
 	if (est->min_slices == SIZE_MAX)
 		est->min_slices = l->nr;
-	if (l->reference >= 0) {
+	/* the whole run's row: how the workload's own time fell into the
+	 * groups' slices against their share of wall-clock time */
+	by = log__weight_by(l);
+	if (by != BY_WALL) {
 		f = log__fractions(l);
 		c_rg = xcalloc(l->nr_groups + 1, sizeof(*c_rg));
 		for (size_t i = 0; i < l->nr; i++)
-			c_rg[l->slices[i].group] += (double)l->slices[i].delta[l->reference];
+			c_rg[l->slices[i].group] += slice_weight(l, &l->slices[i], by);
 		est->reliability = mux_reliability(c_rg, f, l->nr_groups);
 		free(c_rg);
 		free(f);

@@ -177,20 +177,29 @@ void mux_strv_free(char **v);
 
 /*
  * Layout (host byte order, all fields 64-bit aligned):
- *   header:  char magic[8] = "GXSLICE1"; u32 nr_events; u32 reference
+ *   header:  char magic[8] = "GXSLICE2"; u32 nr_events; u32 reference
  *            (event index, UINT32_MAX when none); u64 slice_ns (the
  *            requested slice length)
- *   slice:   u32 group; u32 flags (0); u64 start_ns; u64 end_ns;
+ *   slice:   u32 group; u32 flags; u64 start_ns; u64 end_ns; u64 task_ns;
  *            u64 delta[nr_events]
- * delta[e] is how much event e counted during the slice: the counting
- * reads (PERF_FORMAT_GROUP) taken at each switch, differenced. Events of
- * other groups have 0; always-on events count in every slice.
+ * delta[e] is how much event e counted during the slice: the group's
+ * counting reads (PERF_FORMAT_GROUP) taken at each switch, differenced;
+ * events of other groups and always-on events have 0 (reading an
+ * always-on event of a running task costs a cross-CPU call). task_ns is
+ * the workload's time in the slice: the group's running time summed over
+ * its descriptors (the weight of the slice). A last record with flags
+ * MUX_SLICE_TOTALS holds the always-on events' counts at the end of the
+ * run in delta[] (group, start, end, task_ns 0).
+ * "GXSLICE1" logs (no task_ns; the always-on events read every slice)
+ * are still read.
  */
-#define MUX_LOG_MAGIC "GXSLICE1"
+#define MUX_LOG_MAGIC "GXSLICE2"
+#define MUX_SLICE_TOTALS 1u
 
 struct mux_slice {
 	uint32_t group;
 	uint64_t start_ns, end_ns;
+	uint64_t task_ns;	/* the workload's time in it; 0 when unknown */
 	const uint64_t *delta;	/* nr_events values, inside the log */
 };
 
@@ -205,7 +214,11 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause);
 struct mux_log *mux_log__new(size_t nr_events, const int *group_of, int reference,
 			     uint64_t slice_ns);
 void mux_log__add(struct mux_log *l, uint32_t group, uint64_t start_ns, uint64_t end_ns,
-		  const uint64_t *delta);
+		  uint64_t task_ns, const uint64_t *delta);
+/* The always-on events' whole-run counts (count[e] for every event; only
+ * those of always-on events are kept; without it their slice deltas are
+ * summed). */
+void mux_log__set_totals(struct mux_log *l, const uint64_t *count);
 /* Set the group of each event (mux_log__read cannot know it: pass the
  * events' group indexes from meta.json; -1 = always on). */
 void mux_log__set_groups(struct mux_log *l, const int *group_of, size_t nr);

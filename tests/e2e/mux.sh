@@ -42,7 +42,8 @@ is "$(jq -r '.events[0].name' mux/meta.json)" cpu-clock "the reference event (cp
 check "the slice log is in the result" test -s mux/slices.bin
 slices=$(jq -r .mux.slices mux/meta.json)
 size=$(stat -c %s mux/slices.bin)
-is "$size" $((24 + slices * (24 + 7 * 8))) "slices.bin holds the header and every slice ($slices)"
+is "$size" $((24 + (slices + 1) * (32 + 7 * 8))) "slices.bin holds the header, every slice ($slices) and the totals"
+is "$(head -c 8 mux/slices.bin)" GXSLICE2 "slices.bin: GXSLICE2 magic"
 for ev in page-faults minor-faults; do
 	got=$(estimate_of mux "$ev")
 	want=$(count_of plain "$ev")

@@ -39,7 +39,7 @@ static struct mux_log *steady_log(size_t nslices, double rate1, double rate3)
 		} else {
 			d[3] = (uint64_t)(rate3 * 10 * wobble);
 		}
-		mux_log__add(l, g, i * 10 * MS, (i + 1) * 10 * MS, d);
+		mux_log__add(l, g, i * 10 * MS, (i + 1) * 10 * MS, 0, d);
 	}
 	return l;
 }
@@ -180,7 +180,7 @@ static void test_reference_scaling(void)
 		uint64_t ref = i % 2 ? 50 : 100;
 		uint64_t d[3] = { ref, i % 2 ? 0 : 2 * ref, i % 2 ? 3 * ref : 0 };
 
-		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, d);
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, 0, d);
 	}
 	mux_log__estimate(l, &est, NULL);
 	/* all-run truth: 2 and 3 per reference unit over 20*100 + 20*50 */
@@ -190,6 +190,99 @@ static void test_reference_scaling(void)
 	   est.reliability);
 	mux_estimate__exit(&est);
 	mux_log__delete(l);
+}
+
+/* GXSLICE2: slices weighed by the workload's time in them (task_ns), the
+ * always-on events' counts from the totals record, not from the slices. */
+static void test_task_time(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct mux_log *l = mux_log__new(3, group_of, 0, 10 * MS);
+	struct mux_estimate est;
+	uint64_t totals[3] = { 123456, 999, 999 };
+
+	for (size_t i = 0; i < 40; i++) {
+		/* the workload runs 8 ms of g0's slices and 2 ms of g1's */
+		uint64_t task = i % 2 ? 2 * MS : 8 * MS;
+		uint64_t d[3] = { 0, i % 2 ? 0 : 5 * task, i % 2 ? 7 * task : 0 };
+
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, task, d);
+	}
+	mux_log__set_totals(l, totals);
+	is_int(mux_log__estimate(l, &est, NULL), 0, "estimates from task-time slices");
+	/* truth: 5 and 7 per ns of the workload's 20 * (8 + 2) ms */
+	is_double(est.ev[1].value, 5.0 * 200 * MS, 1e-6, "g0's event scaled by the workload's time");
+	is_double(est.ev[2].value, 7.0 * 200 * MS, 1e-6, "g1's event scaled by the workload's time");
+	is_double(est.ev[0].value, 123456, 0, "always-on event: the totals, not its slice deltas");
+	is_double(est.ev[0].lo, 123456, 0, "always-on event: exact");
+	ok(est.reliability < 0.7, "the workload's time moving with the groups is unreliable (%.3f)",
+	   est.reliability);
+	is_double(mux_log__scale(l, 1), 2.0, 1e-9, "row scale stays wall-clock: run / group time");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	/* steady: the same share of CPU in every slice is reliable */
+	l = mux_log__new(3, group_of, 0, 10 * MS);
+	for (size_t i = 0; i < 40; i++) {
+		uint64_t task = 9 * MS + (i * 37 % 5) * 10000;
+		uint64_t d[3] = { 0, i % 2 ? 0 : task / 100, i % 2 ? task / 50 : 0 };
+
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, task, d);
+	}
+	mux_log__estimate(l, &est, NULL);
+	ok(est.reliability >= 0.99, "steady task time is reliable (%.4f)", est.reliability);
+	is_double(est.ev[0].value, 0, 0, "no totals record: the always-on slice deltas (0)");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+}
+
+static void test_file2(void)
+{
+	char path[] = "/tmp/test-mux-log2.XXXXXX";
+	int fd = mkstemp(path);
+	static const int group_of[] = { -1, 0, 1 };
+	struct {
+		char magic[8];
+		uint32_t nr, ref;
+		uint64_t slice_ns;
+	} h = { "GXSLICE2", 3, 0, 10 * MS };
+	struct {
+		uint32_t group, flags;
+		uint64_t start, end, task;
+		uint64_t d[3];
+	} rec;
+	struct mux_log *l = NULL;
+	struct mux_estimate est;
+	char *cause = NULL;
+
+	ok(fd >= 0, "temp file");
+	write(fd, &h, sizeof(h));
+	for (uint32_t i = 0; i < 6; i++) {
+		memset(&rec, 0, sizeof(rec));
+		rec.group = i % 2;
+		rec.start = i * 10 * MS;
+		rec.end = (i + 1) * 10 * MS;
+		rec.task = i % 2 ? 4 * MS : 8 * MS;
+		rec.d[1 + i % 2] = rec.task / 1000;
+		write(fd, &rec, sizeof(rec));
+	}
+	memset(&rec, 0, sizeof(rec));
+	rec.flags = MUX_SLICE_TOTALS;
+	rec.d[0] = 36 * MS;
+	write(fd, &rec, sizeof(rec));
+	write(fd, &rec, 30);	/* torn */
+	close(fd);
+	is_int(mux_log__read(&l, path, &cause), 0, "read a GXSLICE2 log");
+	is_int(mux_log__nr_slices(l), 6, "six slices: the totals record and a torn one are not slices");
+	is_int(mux_log__slice(l, 1)->task_ns, 4 * MS, "task_ns read back");
+	mux_log__set_groups(l, group_of, 3);
+	mux_log__estimate(l, &est, NULL);
+	is_double(est.ev[0].value, 36 * MS, 0, "always-on event from the totals record");
+	is_double(est.ev[1].value, 36 * MS / 1000.0, 1e-6, "g0 per workload time over the run");
+	is_double(est.ev[2].value, 36 * MS / 1000.0, 1e-6, "g1 per workload time over the run");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+	unlink(path);
 }
 
 static void test_file(void)
@@ -286,7 +379,7 @@ static void test_node_intervals(void)
 
 		cycles += (double)c;
 		instr += (double)in;	/* what instructions counted, had it run all the time */
-		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, d);
+		mux_log__add(l, (uint32_t)(i % 2), i * 10 * MS, (i + 1) * 10 * MS, 0, d);
 	}
 	cpi = td_model__find_node(m, "CPI");
 	lo = calloc(td_model__nr_nodes(m), sizeof(*lo));
@@ -395,6 +488,8 @@ int main(void)
 	test_estimates();
 	test_reference_scaling();
 	test_file();
+	test_task_time();
+	test_file2();
 	test_spec();
 	test_node_intervals();
 	test_row_intervals();
