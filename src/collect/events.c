@@ -35,6 +35,9 @@
 
 #define SAV_CYCLES 2000003ULL
 #define SAV_PMU 100003ULL
+/* Marks a SAV set by the event's own period= term: it wins over -c and -F,
+ * as in perf (only --rate still scales it). */
+#define SAV_TERM (1ULL << 63)
 #define SAV_CLOCK 250000ULL
 #define SAV_SW 1ULL
 
@@ -245,7 +248,7 @@ static int parse_pmu_terms(const char *name, const char *pmu, size_t pmulen, con
 		else if (!strcmp(tok, "config2"))
 			a->config2 = v;
 		else if (!strcmp(tok, "period"))
-			*sav = v;	/* this event's SAV; 0 = count only */
+			*sav = (v & ~SAV_TERM) | SAV_TERM;	/* this event's SAV; 0 = count only */
 		else if (core && !strcmp(tok, "event"))
 			ev = v;
 		else if (core && !strcmp(tok, "umask"))
@@ -374,6 +377,7 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 	bool launch = !o->pid && !o->system_wide;
 	bool member = e->group >= 0 && !e->leader;
 	double rate = o->rate > 0 ? o->rate : 1.0;
+	uint64_t o_sav = o->sav, o_freq = o->freq;
 
 	a->size = sizeof(*a);
 	a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -407,13 +411,18 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 	a->enable_on_exec = launch && !member;
 	a->inherit = !o->no_inherit && !o->system_wide;
 	a->exclude_guest = 1;
-	if (o->freq) {
+	if (dflt_sav & SAV_TERM) {
+		dflt_sav &= ~SAV_TERM;
+		o_sav = 0;
+		o_freq = 0;
+	}
+	if (o_freq) {
 		a->freq = 1;
-		a->sample_freq = o->freq;
-	} else if (!o->sav && !dflt_sav) {
+		a->sample_freq = o_freq;
+	} else if (!o_sav && !dflt_sav) {
 		a->sample_period = 0;	/* period=0: counted, never sampled */
 	} else {
-		double p = (double)(o->sav ? o->sav : dflt_sav) * rate;
+		double p = (double)(o_sav ? o_sav : dflt_sav) * rate;
 
 		a->sample_period = p < 1.0 ? 1 : (uint64_t)(p + 0.5);
 		/* The kernel samples a software counter (page-faults, cs, ...;

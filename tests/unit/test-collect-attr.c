@@ -59,6 +59,9 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "raw", "r1c2,r01c2:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "pmu-terms", "cpu/event=0x3c,umask=0x0/,cpu/event=0xa3,umask=0x4,cmask=4/:u,cpu/config=0x1c2,config1=0x3/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "pmu-period", "cpu/config=0x3c,period=2000003/,cpu/config=0x2c2,period=0/", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	/* an event's own period= term wins over -c and -F (perf's rule) */
+	{ __LINE__, "period-term-c", "cpu-clock,software/config=1,period=0/,software/config=2,period=7/", NULL, 100000, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "period-term-freq", "cpu-clock,software/config=1,period=0/", NULL, 0, 999, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "model-skl", "model:skl", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "model-icl", "model:icl", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "model-icx", "model:icx", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
