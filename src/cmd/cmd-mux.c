@@ -21,8 +21,6 @@
 #include "perfdata/perfdata.h"
 #include "util/util.h"
 
-#define MUX_ROWS_MAX 64
-
 struct record_mux {
 	enum mux_mode mode;
 	uint32_t slice_ms;
@@ -110,65 +108,6 @@ static void warn(struct gx_meta *meta, bool quiet, const char *msg)
 	gx_meta__add_warning(meta, "%s", msg);
 }
 
-/* ---- per-thread rows from the reference event's samples ---------------------- */
-
-struct rows_tool {
-	struct pd_tool tool;	/* first */
-	const struct mux_log *log;
-	uint32_t ref;
-	struct mux_row rows[MUX_ROWS_MAX];
-	struct gx_meta_mux_row meta[MUX_ROWS_MAX];
-	size_t nr;
-};
-
-static int rows_sample(struct pd_tool *t, const struct pd_sample *s)
-{
-	struct rows_tool *rt = (struct rows_tool *)t;
-	size_t i;
-
-	if (s->evsel != rt->ref)
-		return 0;
-	for (i = 0; i < rt->nr; i++)
-		if (rt->meta[i].tid == (int32_t)s->tid)
-			break;
-	if (i == rt->nr) {
-		if (rt->nr == MUX_ROWS_MAX)
-			return 0;
-		mux_row__init(&rt->rows[i], rt->log);
-		rt->meta[i].pid = (int32_t)s->pid;
-		rt->meta[i].tid = (int32_t)s->tid;
-		rt->nr++;
-	}
-	rt->meta[i].samples++;
-	mux_row__add(&rt->rows[i], rt->log, s->time, s->period ? (double)s->period : 1.0);
-	return 0;
-}
-
-static void fill_rows(struct gx_meta *meta, const struct mux_log *log, const char *dir)
-{
-	struct rows_tool rt = { .tool = { .sample = rows_sample }, .log = log };
-	struct perf_reader *r;
-	char *data = xasprintf("%s/perf.data", dir), *cause = NULL;
-
-	if (mux_log__reference(log) < 0)
-		goto out;
-	rt.ref = (uint32_t)mux_log__reference(log);
-	if (perf_reader__open(&r, data, 0, &cause) != 0)
-		goto out;
-	perf_reader__process(r, &rt.tool, &cause);
-	perf_reader__delete(r);
-	meta->mux.rows = xcalloc(rt.nr + 1, sizeof(*meta->mux.rows));
-	for (size_t i = 0; i < rt.nr; i++) {
-		rt.meta[i].reliability = mux_row__reliability(&rt.rows[i], log);
-		meta->mux.rows[i] = rt.meta[i];
-		mux_row__exit(&rt.rows[i]);
-	}
-	meta->mux.nr_rows = rt.nr;
-out:
-	free(cause);
-	free(data);
-}
-
 /* ---- the modes -------------------------------------------------------------------- */
 
 static int finish_rotation(struct record_mux *rm, const struct collect_session *s,
@@ -215,7 +154,6 @@ static int finish_rotation(struct record_mux *rm, const struct collect_session *
 		warn(meta, quiet, w);
 		free(w);
 	}
-	fill_rows(meta, log, dir);
 	if (!quiet) {
 		if (isnan(est.reliability))
 			fprintf(stderr, "gexplore: multiplexed %zu groups in %zu slices of %u ms; MUX reliability n/a (no reference event)\n",

@@ -95,26 +95,14 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	}
 	prof = o->prof;
 	prof.env = perf_reader__env(r);
-	if (have_meta && meta.mux.slice_log && meta.mux.reference >= 0 &&
-	    (size_t)meta.mux.reference < perf_reader__nr_evsels(r)) {
-		/* multiplexed by gexplore: split the reference event by group */
-		char *path = xasprintf("%s/%s", dir, meta.mux.slice_log);
-		int *group = xcalloc(meta.nr_events + 1, sizeof(*group));
-
-		if (mux_log__read(&mux, path, &cause) == 0) {
-			for (size_t i = 0; i < meta.nr_events; i++)
-				group[i] = meta.events[i].group;
-			mux_log__set_groups(mux, group, meta.nr_events);
-			prof.slot_of = mux_log__group_at;
-			prof.slot_ctx = mux;
-			prof.nr_slots = mux_log__nr_groups(mux);
-			prof.slot_event = (size_t)meta.mux.reference;
-		} else {
-			cmd_warn("%s; MUX reliability per row is n/a", cause);
-		}
-		free(group);
-		free(path);
+	/* multiplexed by gexplore: split the reference event by group */
+	if (have_meta && report_mux_open(dir, &meta, perf_reader__nr_evsels(r), &mux, &cause) != 0) {
+		cmd_warn("%s; MUX reliability per row is n/a", cause);
+		free(cause);
+		cause = NULL;
 	}
+	if (mux)
+		report_mux_slots(mux, &meta, &prof);
 	err = profile__new_opts(&p, perf_reader__nr_evsels(r), &prof, &cause);
 	if (err) {
 		cmd_error("%s", cause);

@@ -366,8 +366,8 @@ char *mux_estimate__hint(const struct mux_estimate *est, uint32_t slice_ms);
 /*
  * For the report, from a result's meta.json alone: the multiplexing block
  * (mode, groups, slices, MUX reliability with its word, each event's
- * estimate [interval] and scale, the threads whose rows are unreliable).
- * Nothing is appended when the run was not multiplexed. The JSON variant
+ * estimate [interval] and scale). Rows' reliability needs the slice log
+ * and the samples: report_row_reliability(). Nothing is appended when the run was not multiplexed. The JSON variant
  * returns a new reference (the "mux" object plus "events"), or NULL.
  */
 struct gx_meta;

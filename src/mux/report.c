@@ -15,7 +15,6 @@
 void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb)
 {
 	const struct gx_meta_mux *x = &meta->mux;
-	size_t unreliable = 0;
 
 	if (!x->mode || !strcmp(x->mode, "none"))
 		return;
@@ -47,19 +46,6 @@ void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb)
 		strbuf__addstr(sb, "\n");
 		strbuf__exit(&v);
 	}
-	for (size_t i = 0; i < x->nr_rows; i++)
-		if (!isnan(x->rows[i].reliability) && x->rows[i].reliability < MUX_UNRELIABLE &&
-		    x->rows[i].samples >= 10)
-			unreliable++;
-	if (unreliable) {
-		strbuf__addf(sb, "  %zu thread%s with MUX reliability below %.1f:", unreliable,
-			     unreliable == 1 ? "" : "s", MUX_UNRELIABLE);
-		for (size_t i = 0; i < x->nr_rows; i++)
-			if (!isnan(x->rows[i].reliability) && x->rows[i].reliability < MUX_UNRELIABLE &&
-			    x->rows[i].samples >= 10)
-				strbuf__addf(sb, " %d (%.2f)", x->rows[i].tid, x->rows[i].reliability);
-		strbuf__addstr(sb, "\n");
-	}
 }
 
 static json_t *num(double v)
@@ -70,13 +56,12 @@ static json_t *num(double v)
 json_t *mux_meta__to_json(const struct gx_meta *meta)
 {
 	const struct gx_meta_mux *x = &meta->mux;
-	json_t *o, *evs, *rows;
+	json_t *o, *evs;
 
 	if (!x->mode)
 		return NULL;
 	o = json_object();
 	evs = json_array();
-	rows = json_array();
 	json_object_set_new(o, "mode", json_string(x->mode));
 	json_object_set_new(o, "groups", json_integer(x->nr_groups));
 	json_object_set_new(o, "slice_ms", json_integer(x->slice_ms));
@@ -99,16 +84,6 @@ json_t *mux_meta__to_json(const struct gx_meta *meta)
 		json_object_set_new(j, "scale", num(me->scale));
 		json_array_append_new(evs, j);
 	}
-	for (size_t i = 0; i < x->nr_rows; i++) {
-		json_t *j = json_object();
-
-		json_object_set_new(j, "pid", json_integer(x->rows[i].pid));
-		json_object_set_new(j, "tid", json_integer(x->rows[i].tid));
-		json_object_set_new(j, "samples", json_integer((json_int_t)x->rows[i].samples));
-		json_object_set_new(j, "reliability", num(x->rows[i].reliability));
-		json_array_append_new(rows, j);
-	}
 	json_object_set_new(o, "events", evs);
-	json_object_set_new(o, "rows", rows);
 	return o;
 }

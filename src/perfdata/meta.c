@@ -51,7 +51,6 @@ void gx_meta__exit(struct gx_meta *m)
 	free_strv(m->warnings, m->nr_warnings);
 	free(m->mux.mode);
 	free(m->mux.slice_log);
-	free(m->mux.rows);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -86,7 +85,7 @@ static json_t *real_or_null(double v)
 
 static json_t *mux_to_json(const struct gx_meta_mux *x)
 {
-	json_t *o = json_object(), *rows = json_array();
+	json_t *o = json_object();
 
 	json_object_set_new(o, "mode", json_string(x->mode));
 	json_object_set_new(o, "slice_ms", json_integer(x->slice_ms));
@@ -96,16 +95,6 @@ static json_t *mux_to_json(const struct gx_meta_mux *x)
 	json_object_set_new(o, "slice_log", str_or_null(x->slice_log));
 	json_object_set_new(o, "reference", json_integer(x->reference));
 	json_object_set_new(o, "reliability", real_or_null(x->reliability));
-	for (size_t i = 0; i < x->nr_rows; i++) {
-		json_t *r = json_object();
-
-		json_object_set_new(r, "pid", json_integer(x->rows[i].pid));
-		json_object_set_new(r, "tid", json_integer(x->rows[i].tid));
-		json_object_set_new(r, "samples", json_integer((json_int_t)x->rows[i].samples));
-		json_object_set_new(r, "reliability", real_or_null(x->rows[i].reliability));
-		json_array_append_new(rows, r);
-	}
-	json_object_set_new(o, "rows", rows);
 	return o;
 }
 
@@ -316,8 +305,6 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {
-		json_t *rows = json_object_get(v, "rows"), *r;
-
 		m->mux.mode = get_str(v, "mode");
 		m->mux.slice_ms = (uint32_t)get_int(v, "slice_ms", 0);
 		m->mux.nr_groups = (uint32_t)get_int(v, "groups", 0);
@@ -326,20 +313,6 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		m->mux.slice_log = get_str(v, "slice_log");
 		m->mux.reference = (int)get_int(v, "reference", -1);
 		m->mux.reliability = get_real(v, "reliability", NAN);
-		if (json_is_array(rows)) {
-			m->mux.rows = xcalloc(json_array_size(rows) + 1, sizeof(*m->mux.rows));
-			json_array_foreach(rows, i, r) {
-				struct gx_meta_mux_row *x = &m->mux.rows[m->mux.nr_rows];
-
-				if (!json_is_object(r))
-					continue;
-				x->pid = (int32_t)get_int(r, "pid", 0);
-				x->tid = (int32_t)get_int(r, "tid", 0);
-				x->samples = (uint64_t)get_int(r, "samples", 0);
-				x->reliability = get_real(r, "reliability", NAN);
-				m->mux.nr_rows++;
-			}
-		}
 	}
 out_root:
 	json_decref(root);

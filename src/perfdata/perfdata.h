@@ -261,13 +261,8 @@ struct gx_meta_event {
 	double estimate, estimate_lo, estimate_hi, scale;
 };
 
-/* 1.1: the "mux" section (mode NULL: none). */
-struct gx_meta_mux_row {
-	int32_t pid, tid;
-	uint64_t samples;		/* reference-event samples in the row */
-	double reliability;		/* NAN: n/a */
-};
-
+/* 1.1: the "mux" section (mode NULL: none). Per-row reliability is not
+ * stored: readers compute it for any row from the slice log. */
 struct gx_meta_mux {
 	char *mode;			/* "gexplore", "kernel", "runs", "none" */
 	uint32_t slice_ms;
@@ -277,8 +272,6 @@ struct gx_meta_mux {
 	char *slice_log;		/* file in the result dir ("slices.bin"), or NULL */
 	int reference;			/* event index of the reference event, -1 */
 	double reliability;		/* whole run; NAN: n/a */
-	struct gx_meta_mux_row *rows;	/* per thread */
-	size_t nr_rows;
 };
 
 struct gx_meta {

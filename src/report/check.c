@@ -228,14 +228,14 @@ static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_res
 	w = where(o);
 	o->status = CI_SKIP;
 	for (size_t k = 0; k < nr_runs; k++) {
-		double rel = ci_result__reliability(runs[k], row->scope == CI_SCOPE_PROCESS ?
-							      row->pid : 0);
 		struct ci_row rk;
+		double rel;
 
 		if (same_row(runs[k], row, &rk, &why) != 0) {
 			set_message(o, "cannot measure %s of %s: %s", c->metric, w, why);
 			goto out;
 		}
+		rel = ci_result__reliability(runs[k], &rk);
 		/* the metric first: a name that means nothing is a usage error
 		 * whatever the data */
 		err = ci_result__metric(runs[k], &rk, c->metric, spec->min_samples, &x[k], &why);

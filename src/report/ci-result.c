@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "mux/mux.h"
 #include "report.h"
 #include "topdown/topdown.h"
 
@@ -36,6 +37,7 @@ struct ci_result {
 	size_t nr_evsels, nr_matched;
 	size_t ref;			/* reference evsel */
 	json_t *mux;			/* meta.json "mux" section, or NULL */
+	struct mux_log *log;		/* its slice log (per-row reliability), or NULL */
 	const char **defaults;		/* NULL-terminated default metrics */
 };
 
@@ -119,9 +121,19 @@ int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
 	if (err)
 		goto fail;
 	r->nr_evsels = perf_reader__nr_evsels(r->reader);
-	/* the recording's build-ids and host decide what symbolizes */
-	err = profile__new_opts(&r->profile, r->nr_evsels,
-				&(struct profile_opts){ .env = perf_reader__env(r->reader) }, cause);
+	{
+		/* the recording's build-ids and host decide what symbolizes */
+		struct profile_opts po = { .env = perf_reader__env(r->reader) };
+
+		/* multiplexed by gexplore: every row gets its MUX reliability
+		 * (an unreadable log leaves the whole run's) */
+		if (r->have_meta &&
+		    report_mux_open(r->dir, &r->meta, r->nr_evsels, &r->log, &mcause) == 0 && r->log)
+			report_mux_slots(r->log, &r->meta, &po);
+		free(mcause);
+		mcause = NULL;
+		err = profile__new_opts(&r->profile, r->nr_evsels, &po, cause);
+	}
 	if (err)
 		goto fail;
 	err = perf_reader__process(r->reader, profile__tool(r->profile), cause);
@@ -160,6 +172,7 @@ void ci_result__delete(struct ci_result *r)
 		return;
 	free(r->defaults);
 	json_decref(r->mux);
+	mux_log__delete(r->log);
 	free(r->ev);
 	td_model__delete(r->model);
 	profile__delete(r->profile);
@@ -177,24 +190,17 @@ struct perf_reader *ci_result__reader(const struct ci_result *r) { return r->rea
 const struct gx_meta *ci_result__meta(const struct ci_result *r) { return r->have_meta ? &r->meta : NULL; }
 size_t ci_result__ref_event(const struct ci_result *r) { return r->ref; }
 
-double ci_result__reliability(const struct ci_result *r, uint32_t pid)
+double ci_result__reliability(const struct ci_result *r, const struct ci_row *row)
 {
-	json_t *rows, *row, *v;
-	double worst = NAN;
-	size_t i;
+	json_t *v;
 
 	if (!r->mux)
 		return 1.0;
-	if (pid) {
-		rows = json_object_get(r->mux, "rows");
-		json_array_foreach(rows, i, row) {
-			v = json_object_get(row, "reliability");
-			if (json_integer_value(json_object_get(row, "pid")) == (json_int_t)pid &&
-			    json_is_number(v) && !(json_number_value(v) >= worst))
-				worst = json_number_value(v);
-		}
-		if (!isnan(worst))
-			return worst;
+	if (row && row->prow && r->log) {
+		double rel = mux_log__row_reliability(r->log, row->prow->slot_period);
+
+		if (!isnan(rel))
+			return rel;
 	}
 	v = json_object_get(r->mux, "reliability");
 	return json_is_number(v) ? json_number_value(v) : 1.0;

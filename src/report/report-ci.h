@@ -63,11 +63,14 @@ const struct gx_meta *ci_result__meta(const struct ci_result *r);
 size_t ci_result__ref_event(const struct ci_result *r);
 
 /*
- * MUX reliability of the whole run (pid 0) or of a process, from
- * meta.json's "mux" section: 1.0 when the section or the value is absent
- * (nothing was multiplexed by gexplore, or an older recording).
+ * MUX reliability of a row (gexplore-mux(7)): the row's own, from the
+ * slice log and its reference samples; the whole run's from meta.json's
+ * "mux" section for the run (row NULL or without a profile row) and for
+ * rows with no reference sample; 1.0 when nothing was multiplexed by
+ * gexplore.
  */
-double ci_result__reliability(const struct ci_result *r, uint32_t pid);
+struct ci_row;
+double ci_result__reliability(const struct ci_result *r, const struct ci_row *row);
 
 /* Scopes a metric is evaluated on. */
 enum ci_scope {

@@ -143,3 +143,34 @@ double report_row_reliability(const struct report_input *in, const struct profil
 {
 	return in->mux ? mux_log__row_reliability(in->mux, r->slot_period) : NAN;
 }
+
+int report_mux_open(const char *dir, const struct gx_meta *meta, size_t nr_evsels,
+		    struct mux_log **out, char **cause)
+{
+	char *path;
+	int *group, err;
+
+	*out = NULL;
+	if (!dir || !meta || !meta->mux.slice_log || meta->mux.reference < 0 ||
+	    (size_t)meta->mux.reference >= nr_evsels)
+		return 0;
+	path = xasprintf("%s/%s", dir, meta->mux.slice_log);
+	err = mux_log__read(out, path, cause);
+	free(path);
+	if (err)
+		return err;
+	group = xcalloc(meta->nr_events + 1, sizeof(*group));
+	for (size_t i = 0; i < meta->nr_events; i++)
+		group[i] = meta->events[i].group;
+	mux_log__set_groups(*out, group, meta->nr_events);
+	free(group);
+	return 0;
+}
+
+void report_mux_slots(struct mux_log *l, const struct gx_meta *meta, struct profile_opts *po)
+{
+	po->slot_of = mux_log__group_at;
+	po->slot_ctx = l;
+	po->nr_slots = mux_log__nr_groups(l);
+	po->slot_event = (size_t)meta->mux.reference;
+}

@@ -75,6 +75,32 @@ const char *const report_sort_names[] = { "self", "total", "samples", "name", NU
 const char *const report_by_names[] = { "process", "thread", "module", "function", "line",
 					"callpath", NULL };
 
+/* The threads with enough reference samples whose MUX reliability is
+ * below 0.7, in one line under the multiplexing block. */
+static void unreliable_threads(struct strbuf *sb, const struct report_input *in)
+{
+	const struct profile_row *const *rows;
+	size_t nr, ref, bad = 0;
+	struct strbuf list = STRBUF_INIT;
+
+	if (!in->mux || !in->meta || in->meta->mux.reference < 0)
+		return;
+	ref = (size_t)in->meta->mux.reference;
+	rows = profile__rows(in->profile, PROFILE_BY_THREAD, ref, &nr);
+	for (size_t i = 0; i < nr; i++) {
+		double rel = report_row_reliability(in, rows[i]);
+
+		if (rows[i]->samples[ref] < 10 || isnan(rel) || rel >= MUX_UNRELIABLE)
+			continue;
+		strbuf__addf(&list, " %u (%.2f)", rows[i]->tid, rel);
+		bad++;
+	}
+	if (bad)
+		strbuf__addf(sb, "  %zu thread%s with MUX reliability below %.1f:%s\n", bad,
+			     bad == 1 ? "" : "s", MUX_UNRELIABLE, list.buf);
+	strbuf__exit(&list);
+}
+
 static void text_table(struct strbuf *sb, const struct report_input *in,
 		       const struct report_opts *o, enum profile_by by)
 {
@@ -212,6 +238,7 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 	if (m && m->mux.mode && strcmp(m->mux.mode, "none")) {
 		strbuf__addstr(sb, "\n");
 		mux_meta__render(m, sb);
+		unreliable_threads(sb, in);
 	}
 	if (nev && profile__total_samples(in->profile, o->sort_event)) {
 		if (o->by_given) {

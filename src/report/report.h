@@ -78,6 +78,18 @@ double report_evsel_row_value(struct perf_reader *r, const struct gx_meta *meta,
  * when the recording was not multiplexed or the row saw no reference. */
 double report_row_reliability(const struct report_input *in, const struct profile_row *r);
 
+/*
+ * The slice log of a result that gexplore multiplexed itself (dir holds
+ * meta.json's slice_log), with its events' groups from meta. 0 with *out
+ * NULL when the result was not multiplexed that way or has no reference
+ * event; an error with *cause when the log cannot be read.
+ */
+int report_mux_open(const char *dir, const struct gx_meta *meta, size_t nr_evsels,
+		    struct mux_log **out, char **cause);
+/* Profile options that split the reference event's samples by the group
+ * counting at their time, so that every row gets its MUX reliability. */
+void report_mux_slots(struct mux_log *l, const struct gx_meta *meta, struct profile_opts *po);
+
 
 struct report_opts {
 	size_t limit;			/* rows per table; 0 = all */

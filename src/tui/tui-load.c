@@ -109,26 +109,12 @@ static int tap_other(struct pd_tool *t, const struct perf_event_header *h, uint6
 /* Open the slice log of a result gexplore multiplexed itself; NULL else. */
 static void open_mux(struct tui_real *real, struct tui_model *m, size_t nr_evsels)
 {
-	const struct gx_meta *meta = &real->meta;
-	char *path, *cause = NULL;
-	int *group;
+	char *cause = NULL;
 
-	if (!real->have_meta || !meta->mux.slice_log || meta->mux.reference < 0 ||
-	    (size_t)meta->mux.reference >= nr_evsels || !real->dir)
-		return;
-	path = xasprintf("%s/%s", real->dir, meta->mux.slice_log);
-	if (mux_log__read(&real->mux, path, &cause) != 0) {
+	if (real->have_meta &&
+	    report_mux_open(real->dir, &real->meta, nr_evsels, &real->mux, &cause) != 0)
 		tui_model__add_hint(m, "%s; MUX reliability per row is n/a", cause);
-		real->mux = NULL;
-	} else {
-		group = xcalloc(meta->nr_events + 1, sizeof(*group));
-		for (size_t i = 0; i < meta->nr_events; i++)
-			group[i] = meta->events[i].group;
-		mux_log__set_groups(real->mux, group, meta->nr_events);
-		free(group);
-	}
 	free(cause);
-	free(path);
 }
 
 /* Walk data into a new profile; store samples when asked. */
@@ -146,13 +132,8 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 	{
 		struct profile_opts po = { .env = perf_reader__env(r) };
 
-		if (real->mux) {
-			/* split the reference event by group for per-row reliability */
-			po.slot_of = mux_log__group_at;
-			po.slot_ctx = real->mux;
-			po.nr_slots = mux_log__nr_groups(real->mux);
-			po.slot_event = (size_t)real->meta.mux.reference;
-		}
+		if (real->mux)	/* per-row reliability */
+			report_mux_slots(real->mux, &real->meta, &po);
 
 		err = profile__new_opts(&p, perf_reader__nr_evsels(r), &po, cause);
 		if (err) {
@@ -523,7 +504,7 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
-static void set_threads(struct tui_model *m, const struct gx_meta *meta)
+static void set_threads(struct tui_model *m)
 {
 	struct tui_table *t = &m->tab[TK_THREAD];
 
@@ -532,10 +513,7 @@ static void set_threads(struct tui_model *m, const struct gx_meta *meta)
 		m->threads[i].tid = t->rows[i].tid;
 		m->threads[i].pid = t->rows[i].pid;
 		m->threads[i].name = t->rows[i].name;
-		m->threads[i].reliability = NAN;
-		for (size_t k = 0; meta && k < meta->mux.nr_rows; k++)
-			if ((uint32_t)meta->mux.rows[k].tid == t->rows[i].tid)
-				m->threads[i].reliability = meta->mux.rows[k].reliability;
+		m->threads[i].reliability = t->rows[i].reliability;
 	}
 	m->nr_threads = t->nr;
 	gx_qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
@@ -594,7 +572,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	setup_topdown(m, o, r, p, real->have_meta ? &real->meta : NULL, real->mux);
 	fill_tables(m, p);
 	add_hints(m);
-	set_threads(m, real->have_meta ? &real->meta : NULL);
+	set_threads(m);
 	profile__delete(p);
 	perf_reader__delete(r);
 	perf_reader__delete(r0);

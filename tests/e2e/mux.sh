@@ -94,19 +94,26 @@ ok $r "two processes: page-faults estimate within 5% of the counting run"
 # ---- two phases, slices as long as a phase -----------------------------------------
 "$GX_BIN" record -o phases --slice 300 -e "$GROUPS_SPEC" -- "$WL/wl-mux-phases" >/dev/null 2>phases.err
 ok $? "record the two-phase workload with 300 ms slices"
-rows=$(jq -r '[.mux.rows[] | select(.samples >= 100)] | length' phases/meta.json)
+check "record stores no per-row reliability (readers compute it from the slice log)" \
+	jq -e '.mux | has("rows") | not' phases/meta.json
+# the report computes it per row, for every kind of row
+"$GX_BIN" report --json --limit 0 phases >phases.json 2>/dev/null
+rows=$(jq '[.threads[] | select(.samples[0] >= 100)] | length' phases.json)
 [ "$rows" -ge 2 ]
 ok $? "two busy thread rows ($rows)"
-bad=$(jq -r '[.mux.rows[] | select(.samples >= 100 and .reliability >= 0.7)] | length' phases/meta.json)
-is "$bad" 0 "both phases' thread rows have MUX reliability < 0.7"
-[ "$bad" = 0 ] || jq -c .mux.rows phases/meta.json | sed 's/^/# /'
-# the report computes the same per row, for every kind of row
-"$GX_BIN" report --json --limit 0 phases >phases.json 2>/dev/null
 is "$(jq '[.threads[] | select(.samples[0] >= 100 and .mux_reliability >= 0.7)] | length' phases.json)" 0 \
 	"report: the phases' thread rows have MUX reliability < 0.7"
+"$GX_BIN" report phases >phases.txt 2>/dev/null
+check "report text: the multiplexing block names the unreliable threads" \
+	grep -qE '^  [0-9]+ threads? with MUX reliability below 0\.7: [0-9]+ \(0\.[0-6][0-9]\)' phases.txt
 check "report: the process row (both phases together) is more reliable than either thread" \
 	jq -e '(.processes[0].mux_reliability) > ([.threads[] | select(.samples[0] >= 100) | .mux_reliability] | max)' phases.json
 check "report text: unreliable rows marked with !" sh -c "'$GX_BIN' report phases | grep -qE '0\.[0-6][0-9]! '"
+# check gates every row on its own reliability, not the whole run's
+"$GX_BIN" check phases --function fault_phase --max cpi=1 >check.out 2>&1
+is $? 77 "check: a phase's function cannot be measured"
+check "... because of its own MUX reliability (the run's is $(jq -r '.mux.reliability * 100 | floor' phases/meta.json)%)" \
+	grep -qE 'function fault_phase: MUX reliability 0\.[0-6][0-9] in phases is below --min-reliability 0\.70' check.out
 grep -q "too short for multiplexing" phases.err
 ok $? "a hint says the run is too short for its groups"
 jq -e '.warnings[] | select(test("too short for multiplexing"))' phases/meta.json >/dev/null
