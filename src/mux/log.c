@@ -151,7 +151,8 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 		err = gx_fail(cause, GX_E_FORMAT, "%s: not a gexplore slice log", path);
 		goto out_close;
 	}
-	/* GXSLICE1 (gexplore 0.1): no task_ns, the reference read every slice */
+	/* GXSLICE1 (earlier builds): no task_ns; the always-on events were read
+	 * at every switch, so the reference weighs the slices */
 	v1 = memcmp(h.magic, "GXSLICE1", 8) == 0;
 	slice_len = v1 ? offsetof(struct log_slice, task_ns) : sizeof(s);
 	if (h.nr_events == 0 || h.nr_events > 4096 ||
