@@ -893,7 +893,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	size_t npfd = 0, sig_slot, pid_slot = (size_t)-1;
 	int sigp[2], pidfd = -1, err = 0, sink_err = 0;
 	int round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
-	bool stop = false;
+	bool stop = false, rotating = false, halt = false, halted = false;
 
 	if (s->ran)
 		return gx_fail(cause, GX_E_USAGE, "a collect session runs only once");
@@ -946,6 +946,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 				gx_strerror(err));
 			goto out_restore;
 		}
+		rotating = true;
 	}
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
@@ -978,7 +979,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		int n;
 		bool woke = false;
 
-		if (s->nr_rot) {
+		if (rotating) {
 			uint64_t t = gx_now_ns();
 			int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
 
@@ -1000,25 +1001,34 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		}
 		if (woke)
 			s->stats.wakeups++;
-		if (s->nr_rot && !sink_err && gx_now_ns() >= s->rot_next) {
+		if (rotating && gx_now_ns() >= s->rot_next) {
 			err = rotation_switch(s, false);
 			if (err) {
 				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
 					gx_strerror(err));
-				break;
+				rotating = false;
+				halt = true;
 			}
 		}
-		if (!sink_err) {
+		if (!halt && !sink_err) {
 			sink_err = drain_pass(s, sink);
-			if (sink_err) {
-				/* recording over; a workload still runs, is waited
-				 * for and still gets the signals */
-				disable_all(s);
-				for (size_t i = 0; i < s->nr_rings; i++)
-					pfd[i].fd = -1;
-				if (!s->has_workload)
-					break;
+			halt = sink_err != 0;
+		}
+		if (halt && !halted) {
+			/* recording over (the sink or the slice log failed);
+			 * what was recorded is kept; a workload still runs, is
+			 * waited for and still gets the signals. The current
+			 * slice ends here, not when the workload does. */
+			if (rotating) {
+				rotation_switch(s, true);
+				rotating = false;
 			}
+			disable_all(s);
+			for (size_t i = 0; i < s->nr_rings; i++)
+				pfd[i].fd = -1;
+			halted = true;
+			if (!s->has_workload)
+				break;
 		}
 		if (n > 0 && (pfd[sig_slot].revents & POLLIN)) {
 			unsigned char sigs[16];
@@ -1043,7 +1053,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		}
 	}
 	free(pfd);
-	if (s->nr_rot && !err) {
+	if (rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */
 		err = rotation_switch(s, true);

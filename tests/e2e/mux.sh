@@ -148,4 +148,17 @@ is $? 2 "--mux=bogus is a usage error"
 is $? 2 "--mux and --mux-runs exclude each other"
 "$GX_BIN" record -q -o e3 --slice 0 -e "$GROUPS_SPEC" -- true >/dev/null 2>&1
 is $? 2 "--slice 0 is a usage error"
+
+# ---- a full disk while rotating --------------------------------------------------------
+# perf.data may not grow past 64 KiB: the recording stops early, keeps what
+# it wrote and waits for the workload; the slice in progress ends there.
+(ulimit -f 64; trap '' XFSZ; "$GX_BIN" record -o full -e "$GROUPS_SPEC" -- "$WL/wl-mux-steady" 7000 >/dev/null 2>full.err)
+is $? 1 "a full disk fails the recording"
+check "... with the reason" grep -q 'writing full/perf.data: File too large; the result keeps the records written so far' full.err
+check "... and keeps a result report can read" sh -c "'$GX_BIN' report full >/dev/null"
+slices=$(jq -r .mux.slices full/meta.json)
+nev=$(jq -r '.events | length' full/meta.json)
+is "$(stat -c %s full/slices.bin)" $((24 + (slices + 1) * (32 + nev * 8))) "... with a complete slice log ($slices slices)"
+check "... whose reliability is not ruined by the time after the stop ($(jq -r .mux.reliability full/meta.json))" \
+	jq -e '.mux.reliability >= 0.7' full/meta.json
 done_testing
