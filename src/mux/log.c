@@ -25,6 +25,10 @@ struct mux_log {
 	uint64_t *deltas;	/* nr * nr_events */
 	uint64_t *total;	/* an always-on event's whole-run count, from the log's totals record */
 	bool *has_total;
+	/* sums kept as slices are added: rows ask for them once each */
+	uint64_t run_ns;
+	uint64_t *group_ns;	/* nr_group_ns values */
+	size_t nr_group_ns;
 };
 
 struct log_header {
@@ -114,6 +118,14 @@ void mux_log__add(struct mux_log *l, uint32_t group, uint64_t start_ns, uint64_t
 	l->slices[l->nr].start_ns = start_ns;
 	l->slices[l->nr].end_ns = end_ns < start_ns ? start_ns : end_ns;
 	l->slices[l->nr].task_ns = task_ns;
+	if (group >= l->nr_group_ns) {
+		l->group_ns = xrealloc(l->group_ns, ((size_t)group + 1) * sizeof(*l->group_ns));
+		memset(l->group_ns + l->nr_group_ns, 0,
+		       ((size_t)group + 1 - l->nr_group_ns) * sizeof(*l->group_ns));
+		l->nr_group_ns = (size_t)group + 1;
+	}
+	l->group_ns[group] += l->slices[l->nr].end_ns - start_ns;
+	l->run_ns += l->slices[l->nr].end_ns - start_ns;
 	l->nr++;
 	/* the array may have moved: repoint every slice */
 	for (size_t i = 0; i < l->nr; i++)
@@ -195,6 +207,7 @@ void mux_log__delete(struct mux_log *l)
 	free(l->group_of);
 	free(l->total);
 	free(l->has_total);
+	free(l->group_ns);
 	free(l->slices);
 	free(l->deltas);
 	free(l);
@@ -230,21 +243,12 @@ ssize_t mux_log__find(const struct mux_log *l, uint64_t t)
 
 uint64_t mux_log__run_ns(const struct mux_log *l)
 {
-	uint64_t ns = 0;
-
-	for (size_t i = 0; i < l->nr; i++)
-		ns += l->slices[i].end_ns - l->slices[i].start_ns;
-	return ns;
+	return l->run_ns;
 }
 
 uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g)
 {
-	uint64_t ns = 0;
-
-	for (size_t i = 0; i < l->nr; i++)
-		if (l->slices[i].group == g)
-			ns += l->slices[i].end_ns - l->slices[i].start_ns;
-	return ns;
+	return g < l->nr_group_ns ? l->group_ns[g] : 0;
 }
 
 /*
@@ -313,15 +317,6 @@ double mux_log__scale(const struct mux_log *l, size_t e)
 	return gw > 0 ? log__weight(l, -1, BY_WALL) / gw : 0.0;
 }
 
-double mux_row__scale(const struct mux_row *r, const struct mux_log *l, size_t e)
-{
-	if (e >= l->nr_events || l->group_of[e] < 0)
-		return 1.0;
-	if ((size_t)l->group_of[e] >= r->nr_groups || !(r->per_group[l->group_of[e]] > 0))
-		return NAN;
-	return r->total / r->per_group[l->group_of[e]];
-}
-
 /* ---- reliability ------------------------------------------------------------ */
 
 double mux_reliability(const double *c_rg, const double *f_g, size_t nr_groups)
@@ -367,39 +362,6 @@ static double *log__fractions(const struct mux_log *l)
 	for (size_t g = 0; g < l->nr_groups && run; g++)
 		f[g] = (double)mux_log__group_ns(l, (uint32_t)g) / (double)run;
 	return f;
-}
-
-void mux_row__init(struct mux_row *r, const struct mux_log *l)
-{
-	r->nr_groups = l->nr_groups;
-	r->per_group = xcalloc(r->nr_groups + 1, sizeof(*r->per_group));
-	r->total = 0;
-}
-
-void mux_row__exit(struct mux_row *r)
-{
-	free(r->per_group);
-	memset(r, 0, sizeof(*r));
-}
-
-void mux_row__add(struct mux_row *r, const struct mux_log *l, uint64_t t, double weight)
-{
-	ssize_t i = mux_log__find(l, t);
-
-	if (i < 0 || l->slices[i].group >= r->nr_groups)
-		return;
-	r->per_group[l->slices[i].group] += weight;
-	r->total += weight;
-}
-
-double mux_row__reliability(const struct mux_row *r, const struct mux_log *l)
-{
-	double *f = log__fractions(l), rel;
-
-	rel = mux_reliability(r->per_group, f, r->nr_groups < l->nr_groups ? r->nr_groups :
-					    l->nr_groups);
-	free(f);
-	return rel;
 }
 
 /* ---- estimates and the bootstrap --------------------------------------------- */

@@ -11,9 +11,10 @@
  *	         (or mux_spec_normalize() for an explicit -e '{a,b},{c,d}')
  *	         -> collect (rotation, DIR/slices.bin)
  *	analyse: mux_log__read(DIR/slices.bin) -> mux_log__estimate() (whole run)
- *	         per row: mux_row__add() for each reference sample, then
- *	         mux_row__reliability(); event estimates of a row are sample
- *	         periods x mux_log__scale(event)
+ *	         per row: a profile with slot_of = mux_log__group_at splits
+ *	         the reference event's samples by group (slot_period), then
+ *	         mux_log__row_reliability(); event estimates of a row are
+ *	         sample periods x mux_log__scale(event)
  *	         mux_estimate__render() / __to_json() for the report
  *
  * MUX reliability (gexplore-mux(7)): with f_g the fraction of the run during
@@ -237,33 +238,15 @@ uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g);
 /* The factor that turns what event e saw in a row into the row's
  * estimate: run time / time its group was active (wall clock; 1 for
  * always-on events; 0 when the group never ran). Row estimates = sample
- * periods x this (DESIGN section 4). See also mux_row__scale(). */
+ * periods x this (DESIGN section 4). */
 double mux_log__scale(const struct mux_log *l, size_t e);
 
 /* ======================================================================
  * Rows and reliability
  * ==================================================================== */
 
-/* Reference counts of one row per group; embed one per row. */
-struct mux_row {
-	double *per_group;	/* nr_groups values */
-	size_t nr_groups;
-	double total;
-};
-
-void mux_row__init(struct mux_row *r, const struct mux_log *l);
-void mux_row__exit(struct mux_row *r);
-/* A reference-event sample (period `weight`) at time t falls into the row;
- * samples outside every slice are ignored. */
-void mux_row__add(struct mux_row *r, const struct mux_log *l, uint64_t t, double weight);
-/* The definition above; NAN when the row holds nothing. */
-double mux_row__reliability(const struct mux_row *r, const struct mux_log *l);
-/* The row's own ratio estimator: its reference count / the part of it in
- * event e's group's slices (1 for always-on events, NAN when the group saw
- * none of the row). Unbiased when the row's share of the CPU moves between
- * slices, noisier for rows with few samples. */
-double mux_row__scale(const struct mux_row *r, const struct mux_log *l, size_t e);
-/* The same from raw numbers: C_rg per group and f_g per group. */
+/* The definition above from raw numbers: C_rg per group and f_g per
+ * group; NAN when the row holds nothing. */
 double mux_reliability(const double *c_rg, const double *f_g, size_t nr_groups);
 /* The same for a row whose reference-event period per group is
  * slot_period[mux_log__nr_groups(l)] (profile_row.slot_period); NAN when

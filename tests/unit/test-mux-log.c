@@ -72,36 +72,46 @@ static void test_reliability(void)
 	is_str(mux_reliability_word(NAN), "n/a", "NAN is n/a");
 }
 
+/* A row's reference period per group, as a profile with slot_of =
+ * mux_log__group_at collects it (profile_row.slot_period). */
+static void slot_add(uint64_t *slot, struct mux_log *l, uint64_t t, uint64_t period)
+{
+	int g = mux_log__group_at(l, t);
+
+	if (g >= 0)
+		slot[g] += period;
+}
+
 static void test_rows(void)
 {
 	struct mux_log *l = steady_log(100, 5, 3);	/* 1 s */
-	struct mux_row steady, phase, sparse;
+	uint64_t steady[2] = { 0 }, phase[2] = { 0 }, sparse[2] = { 0 }, none[2] = { 0 };
 
 	is_int(mux_log__nr_groups(l), 2, "two groups");
 	is_int(mux_log__find(l, 0), 0, "t=0 is in slice 0");
 	is_int(mux_log__find(l, 10 * MS + 1), 1, "just after 10 ms is slice 1");
 	is_int(mux_log__find(l, 999 * MS), 99, "999 ms is the last slice");
 	is_int(mux_log__find(l, 2000 * MS), -1, "after the run: no slice");
-	mux_row__init(&steady, l);
-	mux_row__init(&phase, l);
-	mux_row__init(&sparse, l);
+	is_int(mux_log__group_at(l, 15 * MS), 1, "15 ms: group 1 counts");
+	is_int(mux_log__group_at(l, 2000 * MS), -1, "after the run: no group");
+	is_int(mux_log__run_ns(l), 1000 * MS, "run time: the slices' sum");
+	is_int(mux_log__group_ns(l, 0), 500 * MS, "group 0's time");
 	for (uint64_t t = 0; t < 1000 * MS; t += MS / 4)	/* 4 kHz, whole run */
-		mux_row__add(&steady, l, t, 1);
+		slot_add(steady, l, t, 1);
 	for (uint64_t t = 0; t < 1000 * MS; t += MS / 4)	/* only in g0's slices */
 		if ((t / (10 * MS)) % 2 == 0)
-			mux_row__add(&phase, l, t, 1);
-	mux_row__add(&sparse, l, 5 * MS, 1);
-	mux_row__add(&sparse, l, 25 * MS, 1);
-	mux_row__add(&sparse, l, 45 * MS, 1);
-	ok(mux_row__reliability(&steady, l) >= 0.99, "steady row: reliability >= 0.99 (%.3f)",
-	   mux_row__reliability(&steady, l));
-	ok(mux_row__reliability(&phase, l) < 0.1, "row seen by one group only: reliability < 0.1 (%.3f)",
-	   mux_row__reliability(&phase, l));
-	ok(mux_row__reliability(&sparse, l) < 0.7, "row with three samples: unreliable (%.3f)",
-	   mux_row__reliability(&sparse, l));
-	mux_row__exit(&steady);
-	mux_row__exit(&phase);
-	mux_row__exit(&sparse);
+			slot_add(phase, l, t, 1);
+	slot_add(sparse, l, 5 * MS, 1);
+	slot_add(sparse, l, 25 * MS, 1);
+	slot_add(sparse, l, 45 * MS, 1);
+	ok(mux_log__row_reliability(l, steady) >= 0.99, "steady row: reliability >= 0.99 (%.3f)",
+	   mux_log__row_reliability(l, steady));
+	ok(mux_log__row_reliability(l, phase) < 0.1, "row seen by one group only: reliability < 0.1 (%.3f)",
+	   mux_log__row_reliability(l, phase));
+	ok(mux_log__row_reliability(l, sparse) < 0.7, "row with three samples: unreliable (%.3f)",
+	   mux_log__row_reliability(l, sparse));
+	ok(isnan(mux_log__row_reliability(l, none)), "row without reference samples: n/a");
+	ok(isnan(mux_log__row_reliability(l, NULL)), "row without slot periods: n/a");
 	mux_log__delete(l);
 }
 
