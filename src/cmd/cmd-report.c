@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd-int.h"
 #include "perfdata/perfdata.h"
@@ -228,6 +229,7 @@ static int cmd_report_exec(int argc, char **argv)
 {
 	enum {
 		OPT_BY = 256, OPT_EVENT, OPT_CSV, OPT_FOLDED, OPT_SYMFS, OPT_SEARCH, OPT_NO_INLINE,
+		OPT_KALLSYMS,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -242,6 +244,7 @@ static int cmd_report_exec(int argc, char **argv)
 		{ "smt", required_argument, NULL, 'S' },
 		{ "event", required_argument, NULL, OPT_EVENT },
 		{ "symfs", required_argument, NULL, OPT_SYMFS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "search-path", required_argument, NULL, OPT_SEARCH },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "help", no_argument, NULL, 'h' },
@@ -323,6 +326,15 @@ static int cmd_report_exec(int argc, char **argv)
 		case OPT_SYMFS:
 			o.prof.symfs = optarg;
 			break;
+		case OPT_KALLSYMS:
+			/* asked for by name: a file that cannot be read is an
+			 * error, not a silent `[kernel]` */
+			if (access(optarg, R_OK) != 0) {
+				cmd_error("--kallsyms %s: %s", optarg, strerror(errno));
+				return GX_EXIT_USAGE;
+			}
+			o.prof.kallsyms = optarg;
+			break;
 		case OPT_SEARCH:
 			if (o.prof.nr_search_paths == MAX_SEARCH_PATHS) {
 				cmd_error("--search-path: at most %d directories", MAX_SEARCH_PATHS);
@@ -381,7 +393,8 @@ const struct cmd_entry cmd_report_entry = {
 	.name = "report",
 	.usage = "report [--json | --csv | --folded] [--by function|line|module|thread|process|callpath]\n"
 		 "       [--sort self|total|samples|name] [--event EVENT] [--limit N] [--percent-limit P]\n"
-		 "       [--symfs DIR] [--search-path DIR]... [--no-inline] [--cpu MODEL] [--smt on|off]\n"
+		 "       [--symfs DIR] [--search-path DIR]... [--kallsyms FILE] [--no-inline]\n"
+		 "       [--cpu MODEL] [--smt on|off]\n"
 		 "       [--roofline [FILE]] [--format pprof|json|csv|folded|text -o FILE] [RESULT | -i FILE]",
 	.summary = "print a result: events, processes, threads, modules and hotspots",
 	.exec = cmd_report_exec,

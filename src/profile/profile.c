@@ -171,6 +171,7 @@ int profile__new_opts(struct profile **out, size_t nr_events, const struct profi
 		o = &defaults;
 	p = profile__alloc(nr_events, o);
 	so.symfs = o->symfs;
+	so.kallsyms = o->kallsyms;
 	so.search_paths = o->search_paths;
 	so.nr_search_paths = o->nr_search_paths;
 	so.no_inline = o->no_inline;

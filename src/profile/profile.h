@@ -103,6 +103,7 @@ typedef void (*profile_stack_fn)(void *ctx, const struct pd_sample *s, uint32_t 
 /* Symbolization and call-stack options (all optional). */
 struct profile_opts {
 	const char *symfs;			/* --symfs DIR */
+	const char *kallsyms;			/* --kallsyms FILE */
 	const char *const *search_paths;	/* --search-path DIR... */
 	size_t nr_search_paths;
 	bool no_inline;				/* --no-inline */

@@ -1,6 +1,7 @@
 /*
  * sym-kernel.c: kernel addresses. Only a local session reads
- * /proc/kallsyms (a foreign recording's kernel is not this one), and only
+ * /proc/kallsyms (a foreign recording's kernel is not this one), unless
+ * the user gives a copy of the recording machine's (--kallsyms), and only
  * when it shows real addresses (kptr_restrict hides them as zeros);
  * otherwise every kernel address is one `[kernel]` row.
  */
@@ -8,9 +9,12 @@
 
 #include "symbolize/symbolize-int.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int ksym_cmp(const void *a, const void *b)
 {
@@ -19,59 +23,127 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The whole file at once: /proc files have no size to ask for. */
+static char *read_file(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(cap + 1);
+	for (;;) {
+		ssize_t k;
+
+		if (n == cap) {
+			cap *= 2;
+			buf = xrealloc(buf, cap + 1);
+		}
+		k = read(fd, buf + n, cap - n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		n += (size_t)k;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c |= 0x20;
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/*
+ * "ffffffff81000000 T _stext" or "... t name\t[module]" per line. Only
+ * text symbols are kept. Names stay in the file's buffer and are interned
+ * when a sample first lands in them: a kernel has ~10^5 symbols and a
+ * profile touches a few hundred.
+ */
 static void load_kallsyms(struct sym_session *s)
 {
-	size_t cap = 0, nonzero = 0;
-	char line[512];
-	FILE *f;
+	size_t cap = 0, nonzero = 0, len;
+	uint32_t module, last_mod_id = 0;
+	const char *last_mod = NULL;
+	size_t last_mod_len = 0;
+	bool sorted = true;
+	char *p, *end;
 
 	s->kallsyms_loaded = true;
-	if (!s->local)
+	if (!s->local && !s->kallsyms_path)
 		return;
-	f = fopen("/proc/kallsyms", "re");
-	if (!f)
+	s->kallsyms = read_file(s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms", &len);
+	if (!s->kallsyms)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		char type, name[256], mod[128];
-		unsigned long long addr;
+	for (p = s->kallsyms, end = p + len; p < end;) {
+		char *eol = memchr(p, '\n', (size_t)(end - p)), *name, *q;
+		uint64_t addr = 0;
 		struct sym_ksym *k;
-		int n;
+		char type;
+		int h;
 
-		mod[0] = 0;
-		n = sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod);
-		if (n < 3)
-			continue;
+		if (!eol)
+			eol = end;
+		for (q = p; q < eol && (h = hexval(*q)) >= 0; q++)
+			addr = addr << 4 | (uint64_t)h;
+		if (q == p || q + 3 > eol || q[0] != ' ' || q[2] != ' ')
+			goto next;
+		type = q[1];
 		if (type != 't' && type != 'T' && type != 'w' && type != 'W')
-			continue;
+			goto next;
+		name = q + 3;
+		for (q = name; q < eol && *q != '\t' && *q != ' '; q++)
+			;
+		if (q == name)
+			goto next;
+		module = s->id_kernel_module;
+		if (q < eol && q[1] == '[') {
+			const char *m = q + 1, *me = memchr(m, ']', (size_t)(eol - m));
+
+			if (me) {
+				/* a module's symbols come together: intern once */
+				if (!last_mod || (size_t)(me + 1 - m) != last_mod_len ||
+				    memcmp(m, last_mod, last_mod_len)) {
+					last_mod = m;
+					last_mod_len = (size_t)(me + 1 - m);
+					last_mod_id = strtab__intern_n(&s->strs, m, last_mod_len);
+				}
+				module = last_mod_id;
+			}
+		}
+		*q = '\0';	/* the name ends here (the buffer is ours) */
 		s->ksyms = xgrow(s->ksyms, &cap, s->nr_ksyms + 1, sizeof(*s->ksyms));
 		k = &s->ksyms[s->nr_ksyms++];
 		k->addr = addr;
-		k->name = sym_session__intern(s, name);
-		if (mod[0]) {
-			char buf[160];
-
-			snprintf(buf, sizeof(buf), "[%s]", mod);
-			k->module = sym_session__intern(s, buf);
-		} else {
-			k->module = s->id_kernel_module;
-		}
+		k->str = name;
+		k->name = 0;
+		k->module = module;
 		nonzero += addr != 0;
+		if (s->nr_ksyms > 1 && addr < k[-1].addr)
+			sorted = false;
+next:
+		p = eol + 1;
 	}
-	fclose(f);
 	if (!nonzero) {	/* hidden addresses: useless */
-		free(s->ksyms);
-		s->ksyms = NULL;
-		s->nr_ksyms = 0;
+		sym_kernel__exit(s);
 		return;
 	}
-	gx_qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), ksym_cmp);
+	if (!sorted)
+		gx_qsort(s->ksyms, s->nr_ksyms, sizeof(*s->ksyms), ksym_cmp);
 }
 
 const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip)
 {
 	struct sym_result *r = sym_session__alloc(s, sizeof(*r));
 	struct sym_frame *f = sym_session__alloc(s, sizeof(*f));
-	const struct sym_ksym *k = NULL;
+	struct sym_ksym *k = NULL;
 	size_t lo = 0, hi;
 
 	if (!s->kallsyms_loaded)
@@ -90,6 +162,8 @@ const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip)
 
 	memset(r, 0, sizeof(*r));
 	memset(f, 0, sizeof(*f));
+	if (k && !k->name)
+		k->name = sym_session__intern(s, k->str);
 	r->module = r->module_short = k ? k->module : s->id_kernel_module;
 	r->symbol = k ? k->name : s->id_kernel;
 	r->flags = SYM_F_KERNEL | SYM_F_NO_LINES;
@@ -103,6 +177,8 @@ const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip)
 
 void sym_kernel__exit(struct sym_session *s)
 {
+	free(s->kallsyms);
+	s->kallsyms = NULL;
 	free(s->ksyms);
 	s->ksyms = NULL;
 	s->nr_ksyms = 0;

@@ -140,6 +140,7 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 			s->nr_search_paths = opts->nr_search_paths;
 		}
 		s->local = opts->local;
+		s->kallsyms_path = opts->kallsyms ? xstrdup(opts->kallsyms) : NULL;
 		s->no_inline = opts->no_inline;
 		s->no_demangle = opts->no_demangle;
 	}
@@ -174,6 +175,7 @@ void sym_session__delete(struct sym_session *s)
 		sym_dso__delete(s->dsos[i]);
 	free(s->dsos);
 	sym_kernel__exit(s);
+	free(s->kallsyms_path);
 	for (c = s->chunks; c; c = next) {
 		next = c->next;
 		free(c);

@@ -81,7 +81,8 @@ struct sym_dso {
 
 struct sym_ksym {
 	uint64_t addr;
-	uint32_t name;		/* string id */
+	const char *str;	/* its name, inside sym_session.kallsyms */
+	uint32_t name;		/* string id once a sample needed it, else 0 */
 	uint32_t module;	/* string id: "[kernel.kallsyms]" or "[mod]" */
 };
 
@@ -109,6 +110,8 @@ struct sym_session {
 	Dwfl_Callbacks callbacks;
 
 	bool kallsyms_loaded;
+	char *kallsyms_path;	/* sym_options.kallsyms, or NULL */
+	char *kallsyms;		/* /proc/kallsyms as read, names NUL-ended in place */
 	struct sym_ksym *ksyms;
 	size_t nr_ksyms;
 	struct u64map kcache;

@@ -50,6 +50,12 @@ struct sym_options {
 	 * never resolved against the local kallsyms).
 	 */
 	bool local;
+	/*
+	 * A copy of the recording machine's /proc/kallsyms (perf's
+	 * --kallsyms): kernel addresses resolve through it, local or not.
+	 * NULL: /proc/kallsyms, for a local session only.
+	 */
+	const char *kallsyms;
 	/* Do not follow inlined frames (faster; one frame per result). */
 	bool no_inline;
 	/* Keep mangled names (C++/Rust) as they are. */
@@ -149,9 +155,10 @@ const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_d
 					     uint64_t offset);
 
 /*
- * Symbolize a kernel address: a function from /proc/kallsyms (module
- * "[kernel.kallsyms]" or "[modname]") when the session is local and kallsyms
- * is readable with real addresses, otherwise symbol "[kernel]". Never NULL;
+ * Symbolize a kernel address: a function from sym_options.kallsyms, or from
+ * /proc/kallsyms when the session is local (module "[kernel.kallsyms]" or
+ * "[modname]"), when that is readable with real addresses; otherwise
+ * symbol "[kernel]". Never NULL;
  * owned by the session.
  */
 const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip);

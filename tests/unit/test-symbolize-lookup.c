@@ -515,6 +515,65 @@ static void test_kernel(void)
 	sym_session__delete(s);
 }
 
+/* --kallsyms: a copy of another machine's kallsyms, with modules, data
+ * symbols, lines out of order and junk. */
+static void test_kallsyms_file(void)
+{
+	static const char text[] =
+		"ffffffff81000000 T _stext\n"
+		"ffffffff81000100 t early_fn\n"
+		"ffffffff81200000 D some_data\n"		/* data: not a function */
+		"ffffffff81000400 T later_fn\n"		/* out of order */
+		"ffffffff81000200 W weak_fn\n"
+		"not a line at all\n"
+		"ffffffffc0001000 t mod_fn\t[e1000]\n"
+		"ffffffffc0001100 t mod_fn2\t[e1000]\n"
+		"ffffffffc0002000 t other_mod_fn\t[xfs]\n"
+		"ffffffffc0003000 t last_fn";			/* no final newline */
+	char path[] = "/tmp/test-kallsyms.XXXXXX";
+	struct sym_options o = { 0 };
+	struct sym_session *s;
+	const struct sym_result *r, *r2;
+	int fd = mkstemp(path);
+
+	ok(fd >= 0 && write(fd, text, sizeof(text) - 1) == (ssize_t)(sizeof(text) - 1), "kallsyms copy");
+	close(fd);
+	o.kallsyms = path;	/* not local: only the file speaks */
+	sym_session__new(&s, &o, NULL);
+	r = sym_session__lookup_kernel(s, 0xffffffff81000105ull);
+	is_str(sym_session__str(s, r->symbol), "early_fn", "kallsyms file: function");
+	is_int(r->sym_offset, 5, "... offset into it");
+	is_str(sym_session__str(s, r->module), "[kernel.kallsyms]", "... the kernel's module");
+	r = sym_session__lookup_kernel(s, 0xffffffff81000300ull);
+	is_str(sym_session__str(s, r->symbol), "weak_fn", "weak symbols count, lines sorted by address");
+	r = sym_session__lookup_kernel(s, 0xffffffff81200010ull);
+	is_str(sym_session__str(s, r->symbol), "later_fn", "data symbols are not functions");
+	r = sym_session__lookup_kernel(s, 0xffffffffc0001180ull);
+	is_str(sym_session__str(s, r->symbol), "mod_fn2", "module function");
+	is_str(sym_session__str(s, r->module), "[e1000]", "... in its module");
+	r = sym_session__lookup_kernel(s, 0xffffffffc0002001ull);
+	is_str(sym_session__str(s, r->module), "[xfs]", "another module");
+	r = sym_session__lookup_kernel(s, 0xffffffffc0003004ull);
+	is_str(sym_session__str(s, r->symbol), "last_fn", "the last line without a newline");
+	r = sym_session__lookup_kernel(s, 0xffffffff80000000ull);
+	is_str(sym_session__str(s, r->symbol), "[kernel]", "before the first symbol: [kernel]");
+	r = sym_session__lookup_kernel(s, 0xffffffff81000101ull);
+	r2 = sym_session__lookup_kernel(s, 0xffffffff81000102ull);
+	ok(r->symbol == r2->symbol, "one name id per symbol");
+	sym_session__delete(s);
+
+	/* kptr_restrict's zeros: nothing to resolve with */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ok(fd >= 0 && write(fd, "0000000000000000 T _stext\n0000000000000000 t f\n", 48) == 48,
+	   "hidden addresses");
+	close(fd);
+	sym_session__new(&s, &o, NULL);
+	r = sym_session__lookup_kernel(s, 0xffffffff81000105ull);
+	is_str(sym_session__str(s, r->symbol), "[kernel]", "zero addresses: [kernel]");
+	sym_session__delete(s);
+	unlink(path);
+}
+
 /* [vdso]: this process's own copy for a local session, [unknown] otherwise. */
 static void test_vdso(void)
 {
@@ -624,6 +683,7 @@ int main(void)
 	test_debug_files();
 	test_find();
 	test_kernel();
+	test_kallsyms_file();
 	test_vdso();
 	test_fixture();
 
