@@ -83,11 +83,18 @@ static int known_metric(struct ci_result *a, struct ci_result *b, const char *me
 	return 0;
 }
 
-static const struct ci_row *find(const struct ci_row *rows, size_t nr, const char *name)
+/* The same row on the other side: same name, and for functions the same
+ * module ("[unknown]" of libc is not "[unknown]" of the program). */
+static const struct ci_row *find(const struct ci_row *rows, size_t nr, const struct ci_row *r)
 {
-	for (size_t i = 0; i < nr; i++)
-		if (!strcmp(rows[i].name, name))
+	const char *mod = r->prow && r->prow->module ? r->prow->module : "";
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *m = rows[i].prow && rows[i].prow->module ? rows[i].prow->module : "";
+
+		if (!strcmp(rows[i].name, r->name) && !strcmp(m, mod))
 			return &rows[i];
+	}
 	return NULL;
 }
 
@@ -123,8 +130,8 @@ static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope sc
 		size_t n = side ? nb : na;
 
 		for (size_t i = 0; i < n && !err; i++) {
-			const struct ci_row *x = side ? find(ra, na, rows[i].name) : &rows[i];
-			const struct ci_row *y = side ? &rows[i] : find(rb, nb, rows[i].name);
+			const struct ci_row *x = side ? find(ra, na, &rows[i]) : &rows[i];
+			const struct ci_row *y = side ? &rows[i] : find(rb, nb, &rows[i]);
 
 			if (side && x)
 				continue;	/* already compared from A */
