@@ -18,6 +18,7 @@
 
 #include "cmd-int.h"
 #include "perfdata/perfdata.h"
+#include "profile/profile.h"
 #include "report/report-ci.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
@@ -25,6 +26,8 @@
 struct check_cmd {
 	struct ci_spec spec;
 	struct ci_open_opts open;
+	struct cmd_symopts sym;
+	struct profile_opts prof;	/* open.sym: points into sym */
 	const char *baseline;
 	const char *junit;
 	const char *record;	/* --record 'OPTS' for --repeat */
@@ -96,6 +99,7 @@ static int parse_check_opts(int argc, char **argv, struct check_cmd *c)
 		{ "repeat", required_argument, NULL, 'n' },
 		{ "record", required_argument, NULL, 'e' },
 		{ "cpu", required_argument, NULL, 'C' },
+		CMD_SYMOPTS_LONGOPTS,
 		{ "json", no_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'J' },
 		{ "github", no_argument, NULL, 'g' },
@@ -117,7 +121,12 @@ static int parse_check_opts(int argc, char **argv, struct check_cmd *c)
 	opterr = 0;
 	while ((opt = getopt_long(dd, argv, "qh", longopts, NULL)) != -1) {
 		enum ci_op op = CI_MAX;
+		int k = cmd_symopts__parse(&c->sym, opt, optarg);
 
+		if (k < 0)
+			return -1;
+		if (k)
+			continue;
 		switch (opt) {
 		case 'm':
 		case 'R':
@@ -217,6 +226,8 @@ static int parse_check_opts(int argc, char **argv, struct check_cmd *c)
 	c->results = xcalloc((size_t)(dd - optind) + 1, sizeof(char *));
 	for (int i = optind; i < dd; i++)
 		c->results[c->nr_results++] = argv[i];
+	cmd_symopts__apply(&c->sym, &c->prof);
+	c->open.sym = &c->prof;
 	return 0;
 }
 
@@ -494,6 +505,7 @@ const struct cmd_entry cmd_check_entry = {
 	.usage = "check [RESULT...] [--max|--min METRIC=V]... [--baseline B --max-regress METRIC=X%]...\n"
 		 "                [--function NAME | --process NAME | --module NAME | --top N [--per SCOPE]]\n"
 		 "                [--min-samples N] [--min-reliability R] [--cpu MODEL]\n"
+		 "                " CMD_SYMOPTS_USAGE "\n"
 		 "                [--json] [--junit FILE] [--github] [--repeat N [--record OPTS] -- CMD]",
 	.summary = "check metrics against thresholds for CI (exit 0 pass, 1 fail, 77 cannot measure)",
 	.exec = cmd_check_exec,

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-int.h"
+#include "profile/profile.h"
 #include "report/report-ci.h"
 #include "util/util.h"
 
@@ -69,11 +71,14 @@ static int cmd_diff_exec(int argc, char **argv)
 		{ "scope", required_argument, NULL, 's' },
 		{ "min-samples", required_argument, NULL, 'S' },
 		{ "cpu", required_argument, NULL, 'C' },
+		CMD_SYMOPTS_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ci_diff_opts o = { 0 };
 	struct ci_open_opts oo = { 0 };
+	struct cmd_symopts sym = { 0 };
+	struct profile_opts prof = { 0 };
 	struct ci_result *a = NULL, *b = NULL;
 	struct ci_diff d = { 0 };
 	struct strbuf out = STRBUF_INIT;
@@ -86,6 +91,12 @@ static int cmd_diff_exec(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
+		int k = cmd_symopts__parse(&sym, c, optarg);
+
+		if (k < 0)
+			goto out;
+		if (k)
+			continue;
 		switch (c) {
 		case 'j':
 			json = true;
@@ -161,6 +172,8 @@ static int cmd_diff_exec(int argc, char **argv)
 		pa = xstrdup(argv[optind]);
 	}
 	o.metrics = metrics;
+	cmd_symopts__apply(&sym, &prof);
+	oo.sym = &prof;
 	if (ci_result__open(&a, pa, ".", &oo, &cause) || ci_result__open(&b, pb, ".", &oo, &cause)) {
 		cmd_error("%s", cause);
 		goto out;
@@ -191,7 +204,8 @@ out:
 
 const struct cmd_entry cmd_diff_entry = {
 	.name = "diff",
-	.usage = "diff [--json | --csv] [--metric M]... [--scope S]... [--limit N] [--cpu MODEL] [A [B]]",
+	.usage = "diff [--json | --csv] [--metric M]... [--scope S]... [--limit N] [--cpu MODEL]\n"
+		 "            " CMD_SYMOPTS_USAGE " [A [B]]",
 	.summary = "compare two results per scope and metric, biggest changes first",
 	.exec = cmd_diff_exec,
 };

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cmd-int.h"
 #include "perfdata/perfdata.h"
@@ -28,8 +27,6 @@ int report_roofline(const char *result, const char *parent, const char *file);
 
 enum report_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_FOLDED };
 
-#define MAX_SEARCH_PATHS 32
-
 struct report_cmd_opts {
 	enum report_format format;
 	const char *cpu;	/* --cpu MODEL */
@@ -37,7 +34,7 @@ struct report_cmd_opts {
 	const char *event;	/* --event: the event ordering the rows */
 	struct report_opts r;
 	struct profile_opts prof;
-	const char *search_paths[MAX_SEARCH_PATHS];
+	struct cmd_symopts sym;	/* what prof's symbol options point into */
 };
 
 static int find_event(struct perf_reader *r, const char *name, size_t *idx)
@@ -225,11 +222,20 @@ static int report_format(const char *input, const char *format, const char *outp
 	return report_print(input, ".", o);
 }
 
+int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym)
+{
+	struct report_cmd_opts o = { .r = { .limit = 10 } };
+
+	if (sym)
+		o.sym = *sym;
+	cmd_symopts__apply(&o.sym, &o.prof);
+	return report_print(result, parent, &o);
+}
+
 static int cmd_report_exec(int argc, char **argv)
 {
 	enum {
-		OPT_BY = 256, OPT_EVENT, OPT_CSV, OPT_FOLDED, OPT_SYMFS, OPT_SEARCH, OPT_NO_INLINE,
-		OPT_KALLSYMS,
+		OPT_BY = 256, OPT_EVENT, OPT_CSV, OPT_FOLDED,
 	};
 	static const struct option longopts[] = {
 		{ "input", required_argument, NULL, 'i' },
@@ -243,10 +249,7 @@ static int cmd_report_exec(int argc, char **argv)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "smt", required_argument, NULL, 'S' },
 		{ "event", required_argument, NULL, OPT_EVENT },
-		{ "symfs", required_argument, NULL, OPT_SYMFS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "search-path", required_argument, NULL, OPT_SEARCH },
-		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		CMD_SYMOPTS_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "roofline", optional_argument, NULL, 'R' },	/* roofline (issue 8) */
 		{ "format", required_argument, NULL, 'F' },
@@ -265,6 +268,11 @@ static int cmd_report_exec(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "i:s:o:h", longopts, NULL)) != -1) {
+		k = cmd_symopts__parse(&o.sym, c, optarg);
+		if (k < 0)
+			return -k;
+		if (k)
+			continue;
 		switch (c) {
 		case 'F':	/* --format pprof|json|text|folded|csv (gexplore-report(1)) */
 			format = optarg;
@@ -323,28 +331,6 @@ static int cmd_report_exec(int argc, char **argv)
 		case OPT_EVENT:
 			o.event = optarg;
 			break;
-		case OPT_SYMFS:
-			o.prof.symfs = optarg;
-			break;
-		case OPT_KALLSYMS:
-			/* asked for by name: a file that cannot be read is an
-			 * error, not a silent `[kernel]` */
-			if (access(optarg, R_OK) != 0) {
-				cmd_error("--kallsyms %s: %s", optarg, strerror(errno));
-				return GX_EXIT_USAGE;
-			}
-			o.prof.kallsyms = optarg;
-			break;
-		case OPT_SEARCH:
-			if (o.prof.nr_search_paths == MAX_SEARCH_PATHS) {
-				cmd_error("--search-path: at most %d directories", MAX_SEARCH_PATHS);
-				return GX_EXIT_USAGE;
-			}
-			o.search_paths[o.prof.nr_search_paths++] = optarg;
-			break;
-		case OPT_NO_INLINE:
-			o.prof.no_inline = true;
-			break;
 		case 'C':
 			o.cpu = optarg;
 			break;
@@ -376,7 +362,7 @@ static int cmd_report_exec(int argc, char **argv)
 			return cmd_usage(&cmd_report_entry);
 		}
 	}
-	o.prof.search_paths = o.search_paths;
+	cmd_symopts__apply(&o.sym, &o.prof);
 	if (optind < argc) {
 		if (input || optind + 1 < argc)
 			return cmd_usage(&cmd_report_entry);
@@ -393,7 +379,7 @@ const struct cmd_entry cmd_report_entry = {
 	.name = "report",
 	.usage = "report [--json | --csv | --folded] [--by function|line|module|thread|process|callpath]\n"
 		 "       [--sort self|total|samples|name] [--event EVENT] [--limit N] [--percent-limit P]\n"
-		 "       [--symfs DIR] [--search-path DIR]... [--kallsyms FILE] [--no-inline]\n"
+		 "       " CMD_SYMOPTS_USAGE "\n"
 		 "       [--cpu MODEL] [--smt on|off]\n"
 		 "       [--roofline [FILE]] [--format pprof|json|csv|folded|text -o FILE] [RESULT | -i FILE]",
 	.summary = "print a result: events, processes, threads, modules and hotspots",

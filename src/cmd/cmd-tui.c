@@ -17,6 +17,7 @@
 #include "cmd-int.h"
 
 #ifdef HAVE_NCURSESW
+#include "profile/profile.h"
 #include "tui/tui.h"
 #include "tui/tui-int.h"
 #include "util/util.h"
@@ -80,9 +81,11 @@ static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles
 	return ret;
 }
 
-int tui_open_result(const char *result, const char *parent, const char *cpu)
+int tui_open_result(const char *result, const char *parent, const char *cpu,
+		    const struct cmd_symopts *sym)
 {
 	struct tui_open_opts o = { .result = result, .parent = parent ? parent : ".", .cpu = cpu };
+	struct profile_opts prof = { 0 };
 	struct tui_model *m = NULL;
 	const char *why;
 	char *cause = NULL;
@@ -90,7 +93,11 @@ int tui_open_result(const char *result, const char *parent, const char *cpu)
 
 	if (!tui_usable(&why)) {
 		cmd_warn("%s: printing the text report instead of the TUI", why);
-		return report_print(result, parent, NULL);
+		return report_print_sym(result, parent, sym);
+	}
+	if (sym) {
+		cmd_symopts__apply(sym, &prof);
+		o.sym = &prof;
 	}
 	if (tui_model__open(&m, &o, &cause) != 0) {
 		cmd_error("%s", cause);
@@ -115,16 +122,24 @@ static int cmd_tui_exec(int argc, char **argv)
 		{ "dump", required_argument, NULL, 'd' },
 		{ "styles", no_argument, NULL, 'S' },
 		{ "timing", no_argument, NULL, 'T' },
+		CMD_SYMOPTS_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cpu = NULL, *keys = NULL, *input = NULL;
+	struct cmd_symopts sym = { 0 };
 	bool dumping = false, styles = false, timing = false;
 	int c, w = 80, h = 24;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		int k = cmd_symopts__parse(&sym, c, optarg);
+
+		if (k < 0)
+			return -k;
+		if (k)
+			continue;
 		switch (c) {
 		case 'C':
 			cpu = optarg;
@@ -166,11 +181,14 @@ static int cmd_tui_exec(int argc, char **argv)
 #ifdef HAVE_NCURSESW
 	if (dumping) {
 		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu };
+		struct profile_opts prof = { 0 };
 		struct tui_model *m = NULL;
 		char *cause = NULL;
 		double t0 = now_s();
 		int ret;
 
+		cmd_symopts__apply(&sym, &prof);
+		o.sym = &prof;
 		if (tui_model__open(&m, &o, &cause) != 0) {
 			cmd_error("%s", cause);
 			free(cause);
@@ -182,7 +200,7 @@ static int cmd_tui_exec(int argc, char **argv)
 		tui_model__delete(m);
 		return ret;
 	}
-	return tui_open_result(input, ".", cpu);
+	return tui_open_result(input, ".", cpu, &sym);
 #else
 	(void)cpu;
 	(void)keys;
@@ -199,7 +217,8 @@ static int cmd_tui_exec(int argc, char **argv)
 
 const struct cmd_entry cmd_tui_entry = {
 	.name = "tui",
-	.usage = "tui [--cpu MODEL] [--keys KEYS --dump WxH [--styles] [--timing]] [RESULT]",
+	.usage = "tui [--cpu MODEL] " CMD_SYMOPTS_USAGE "\n"
+		 "           [--keys KEYS --dump WxH [--styles] [--timing]] [RESULT]",
 	.summary = "explore a result interactively: summary, functions, lines, instructions",
 	.exec = cmd_tui_exec,
 };

@@ -123,7 +123,16 @@ int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
 	r->nr_evsels = perf_reader__nr_evsels(r->reader);
 	{
 		/* the recording's build-ids and host decide what symbolizes */
-		struct profile_opts po = { .env = perf_reader__env(r->reader) };
+		struct profile_opts po = { 0 };
+
+		if (o && o->sym) {
+			po.symfs = o->sym->symfs;
+			po.kallsyms = o->sym->kallsyms;
+			po.search_paths = o->sym->search_paths;
+			po.nr_search_paths = o->sym->nr_search_paths;
+			po.no_inline = o->sym->no_inline;
+		}
+		po.env = perf_reader__env(r->reader);
 
 		/* multiplexed by gexplore: every row gets its MUX reliability
 		 * (an unreadable log leaves the whole run's) */

@@ -19,6 +19,7 @@
 #include <capstone/capstone.h>
 #endif
 
+#include "profile/profile.h"
 #include "symbolize/symbolize.h"
 
 #define MAX_FUNC_BYTES (256 * 1024)
@@ -187,8 +188,12 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "kernel or anonymous code: no disassembly";
 		return 0;
 	}
-	if (!real->sym && sym_session__new(&real->sym, &(struct sym_options){ .local = true },
-					   &cause) != 0) {
+	if (!real->sym && sym_session__new(&real->sym, &(struct sym_options){
+				.symfs = real->sym_opts ? real->sym_opts->symfs : NULL,
+				.search_paths = real->sym_opts ? real->sym_opts->search_paths : NULL,
+				.nr_search_paths = real->sym_opts ? real->sym_opts->nr_search_paths : 0,
+				.local = real->local,
+			   }, &cause) != 0) {
 		out->why_owned = xasprintf("symbolizer: %s", cause);
 		out->why = out->why_owned;
 		free(cause);

@@ -323,6 +323,8 @@ struct tui_real {
 	struct tui_mmap *maps;
 	size_t nr_maps;
 	struct sym_session *sym;	/* for the disassembly, opened on demand */
+	const struct profile_opts *sym_opts;	/* tui_open_opts.sym, or NULL */
+	bool local;			/* recorded on this machine and kernel */
 	struct mux_log *mux;		/* the slice log when gexplore multiplexed */
 };
 

@@ -130,7 +130,17 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 	if (err)
 		return err;
 	{
-		struct profile_opts po = { .env = perf_reader__env(r) };
+		struct profile_opts po = { 0 };
+
+		if (real->sym_opts) {
+			po.symfs = real->sym_opts->symfs;
+			po.kallsyms = real->sym_opts->kallsyms;
+			po.search_paths = real->sym_opts->search_paths;
+			po.nr_search_paths = real->sym_opts->nr_search_paths;
+			po.no_inline = real->sym_opts->no_inline;
+		}
+		po.env = perf_reader__env(r);
+		real->local = profile_env_is_local(po.env);
 
 		if (real->mux)	/* per-row reliability */
 			report_mux_slots(real->mux, &real->meta, &po);
@@ -529,6 +539,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	int err;
 
 	gx_meta__init(&real->meta);
+	real->sym_opts = o->sym;
 	err = gx_result__resolve(o->result, o->parent ? o->parent : ".", &real->dir, &real->data,
 				 cause);
 	if (err)

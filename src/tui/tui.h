@@ -19,10 +19,14 @@
 
 struct tui_model;
 
+struct profile_opts;
 struct tui_open_opts {
 	const char *result;	/* result dir or perf.data; NULL = newest gxNNN in parent */
 	const char *parent;	/* where to look for gxNNN ("." usually) */
 	const char *cpu;	/* --cpu: top-down model override, or NULL */
+	/* where the files and symbols are (symfs, search paths, kallsyms,
+	 * no_inline), or NULL; must outlive the model */
+	const struct profile_opts *sym;
 };
 
 /*

@@ -50,5 +50,22 @@ fv() { jq -r --arg r "$1" --arg m "$2" '.entries[] | select(.row == $r and .metr
 is "$(fv hot_inner CPI a) $(fv hot_inner CPI b)" "1.5 1.2" "per function: A and B"
 is "$(fv hot_inner CPI change)" -0.2 "per function: the change"
 is "$(fv hot_outer CPI change)" 0 "per function: an unchanged function"
+# a real recording against itself: nothing changed, even where several
+# modules each have an [unknown] function
+if [ -r "$GX_FIXTURES/quipper-busy.1-3.4.perf.data" ]; then
+	busy="$GX_FIXTURES/quipper-busy.1-3.4.perf.data"
+	"$X" diff --json --scope function "$busy" "$busy" >self.json
+	is "$(jq '[.entries[] | select(.delta != 0 or .in_a != .in_b)] | length' self.json)" 0 \
+		"a result against itself: no change in any function"
+	printf 'ffffffff81019700 T busy_fn\n' >ks.txt
+	"$X" diff --json --scope function --kallsyms ks.txt "$busy" "$busy" >ks.json
+	check "--kallsyms names the kernel's functions" jq -e '[.entries[] | select(.row == "busy_fn")] | length > 0' ks.json
+	"$X" check --function busy_fn --max cpi=100 --kallsyms ks.txt "$busy" >/dev/null 2>&1
+	is $? 0 "check --kallsyms: a kernel function by name"
+	"$X" tui --kallsyms ks.txt --keys "g" --dump 100x20 "$busy" >tui.txt 2>&1
+	check "tui --kallsyms: the grid shows it" grep -q busy_fn tui.txt
+else
+	skip 4 "fixtures absent"
+fi
 mkdir lone && cd lone && { "$X" diff >/dev/null 2>&1; is $? 2 "fewer than two results: 2"; cd ..; }
 done_testing
