@@ -203,6 +203,7 @@ static int cmd_tui_exec(int argc, char **argv)
 	return tui_open_result(input, ".", cpu, &sym);
 #else
 	(void)cpu;
+	(void)input;
 	(void)keys;
 	(void)dumping;
 	(void)styles;
