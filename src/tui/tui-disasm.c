@@ -24,14 +24,57 @@
 
 #define MAX_FUNC_BYTES (256 * 1024)
 
-int tui_disasm_bytes(const uint8_t *code, size_t n, uint64_t addr, struct tui_disasm *out)
+#ifdef HAVE_CAPSTONE
+/* Loads and direct branch targets from the operands. */
+static void classify_x86(const cs_insn *in, struct tui_insn *x)
+{
+	const cs_x86 *d = &in->detail->x86;
+
+	for (uint8_t o = 0; o < d->op_count; o++) {
+		const cs_x86_op *op = &d->operands[o];
+
+		if (op->type == X86_OP_MEM && (op->access & CS_AC_READ) &&
+		    in->id != X86_INS_LEA && in->id != X86_INS_NOP)
+			x->is_load = true;
+		if (x->is_branch && op->type == X86_OP_IMM)
+			x->target = (uint64_t)op->imm;
+	}
+}
+
+static void classify_arm64(const cs_insn *in, struct tui_insn *x)
+{
+	const cs_arm64 *d = &in->detail->arm64;
+
+	/* A64 names its loads: ldr, ldp, ldur, ldar, ldxr, ld1-4, the ld<op>
+	 * atomics; cas and swp read too. (capstone 4 marks a store's address
+	 * operand as read, so the operands cannot tell.) */
+	x->is_load = !strncmp(in->mnemonic, "ld", 2) || !strncmp(in->mnemonic, "cas", 3) ||
+		     !strncmp(in->mnemonic, "swp", 3);
+	for (uint8_t o = 0; o < d->op_count; o++) {
+		const cs_arm64_op *op = &d->operands[o];
+
+		if (x->is_branch && op->type == ARM64_OP_IMM)
+			x->target = (uint64_t)op->imm;
+	}
+}
+#endif
+
+int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
+		     struct tui_disasm *out)
 {
 #ifdef HAVE_CAPSTONE
 	csh h;
 	cs_insn *insn;
 	size_t cnt;
+	cs_err e;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &h) != CS_ERR_OK)
+	if (machine == EM_X86_64)
+		e = cs_open(CS_ARCH_X86, CS_MODE_64, &h);
+	else if (machine == EM_AARCH64)
+		e = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h);
+	else
+		return GX_E_NOTSUP;
+	if (e != CS_ERR_OK)
 		return GX_E_NOTSUP;
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	cnt = cs_disasm(h, code, n, addr, 0, &insn);
@@ -50,21 +93,17 @@ int tui_disasm_bytes(const uint8_t *code, size_t n, uint64_t addr, struct tui_di
 			if (d->groups[g] == CS_GRP_JUMP || d->groups[g] == CS_GRP_CALL ||
 			    d->groups[g] == CS_GRP_RET)
 				x->is_branch = true;
-		for (uint8_t o = 0; o < d->x86.op_count; o++) {
-			const cs_x86_op *op = &d->x86.operands[o];
-
-			if (op->type == X86_OP_MEM && (op->access & CS_AC_READ) &&
-			    insn[i].id != X86_INS_LEA && insn[i].id != X86_INS_NOP)
-				x->is_load = true;
-			if (x->is_branch && op->type == X86_OP_IMM)
-				x->target = (uint64_t)op->imm;
-		}
+		if (machine == EM_X86_64)
+			classify_x86(&insn[i], x);
+		else
+			classify_arm64(&insn[i], x);
 	}
 	if (cnt)
 		cs_free(insn, cnt);
 	cs_close(&h);
 	return 0;
 #else
+	(void)machine;
 	(void)code;
 	(void)n;
 	(void)addr;
@@ -93,7 +132,7 @@ static int cmp_u64(const void *a, const void *b)
 /* Read [start, start+size) from the executable section holding it; its
  * file offset goes to *off (for symbolizing). */
 static uint8_t *read_code(const char *path, uint64_t start, uint64_t *size, uint64_t *off,
-			  bool *found_size, const char **why)
+			  int *machine, bool *found_size, const char **why)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
@@ -111,10 +150,11 @@ static uint8_t *read_code(const char *path, uint64_t start, uint64_t *size, uint
 		*why = "not an ELF file: no disassembly";
 		goto out;
 	}
-	if (eh.e_machine != EM_X86_64) {
-		*why = "disassembly is only supported for x86-64 binaries";
+	if (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64) {
+		*why = "disassembly is supported for x86-64 and aarch64 binaries only";
 		goto out;
 	}
+	*machine = eh.e_machine;
 	/* The function's size from the symbol table, when there is one. */
 	*found_size = false;
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
@@ -177,6 +217,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	uint8_t *code = NULL;
 	const char *path, *why = NULL;
 	bool found_size = false;
+	int machine = EM_X86_64;
 	char *cause = NULL;
 
 	memset(out, 0, sizeof(*out));
@@ -241,12 +282,12 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	sym_dso__open(dso);
 	path = sym_dso__found_path(dso) ? sym_dso__found_path(dso) : f->module;
 	size = maxaddr - start + 16;
-	code = read_code(path, start, &size, &off, &found_size, &why);
+	code = read_code(path, start, &size, &off, &machine, &found_size, &why);
 	if (!code) {
 		out->why = why;
 		goto out;
 	}
-	if (tui_disasm_bytes(code, size, start, out) != 0) {
+	if (tui_disasm_bytes(machine, code, size, start, out) != 0) {
 		out->why = "this gexplore was built without capstone: no disassembly";
 		goto out;
 	}

@@ -328,9 +328,11 @@ struct tui_real {
 	struct mux_log *mux;		/* the slice log when gexplore multiplexed */
 };
 
-/* Disassemble code at addr into out->insns (capstone, x86-64). Counts
- * and lines are left 0. 0, or GX_E_NOTSUP without capstone. */
-int tui_disasm_bytes(const uint8_t *code, size_t n, uint64_t addr, struct tui_disasm *out);
+/* Disassemble code at addr into out->insns (capstone) for an ELF machine:
+ * EM_X86_64 or EM_AARCH64. Counts and lines are left 0. 0, or GX_E_NOTSUP
+ * without capstone or for another machine. */
+int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
+		     struct tui_disasm *out);
 /* The disassembly provider of a real result, and its cleanup. */
 int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out);
 void tui_disasm_real_exit(struct tui_model *m);

@@ -84,6 +84,44 @@ else
 	skip 2 "no C compiler"
 fi
 
+# An aarch64 binary (cross-built), in a synthetic Neoverse N1 result: its
+# disassembly is A64.
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	cat >a64.c <<'EOF_C'
+__attribute__((noinline)) long hot_loop(const long *p, long n)
+{
+	long s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += p[i] * 3;
+	return s;
+}
+
+int main(void)
+{
+	static long a[1000];
+
+	return (int)hot_loop(a, 1000);
+}
+EOF_C
+	aarch64-linux-gnu-gcc -O2 -g -no-pie -o a64 a64.c
+	"$GEN" -o a64r -b "$PWD/a64" <<'EOF_S'
+model n1
+smt off
+process 1000 a64
+function hot_loop
+CPU_CYCLES 600000000
+INST_RETIRED 400000000
+EOF_S
+	ok $? "a synthetic aarch64 result"
+	"$GX_BIN" tui --keys "g Enter Enter" --dump 100x24 a64r >scr 2>err
+	check "aarch64 disassembly: the loop's load" grep -Eq ' ldr x[0-9]+, \[x[0-9]+\]' scr
+	check "... its branch back and the return" sh -c "grep -Eq ' b\.(ne|lt|gt|le|ge|hi|lo|cc|cs)? ?#0x' scr && grep -q ' ret\$' scr"
+	check "... with source lines" grep -Eq '[0-9a-f]{6} +[0-9]+ ldr x' scr
+else
+	skip 4 "no aarch64 cross compiler"
+fi
+
 # An empty result and a broken one.
 "$GX_BIN" record -q -o empty -e cpu-clock -c 1000000000 -- true >/dev/null 2>&1
 "$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err

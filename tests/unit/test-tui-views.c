@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -90,7 +91,7 @@ static int synth_disasm(struct tui_model *m, size_t func, struct tui_disasm *out
 		out->why = "the binary is not on this machine: no disassembly";
 		return 0;
 	}
-	if (tui_disasm_bytes(inner_code, sizeof(inner_code), 0x1000, out) != 0) {
+	if (tui_disasm_bytes(EM_X86_64, inner_code, sizeof(inner_code), 0x1000, out) != 0) {
 		out->why = "this gexplore was built without capstone: no disassembly";
 		return 0;
 	}
@@ -477,9 +478,52 @@ static void behaviour(struct tui_model *m)
 	free(s);
 }
 
+/* aarch64 code, as aarch64-linux-gnu-as encodes it:
+ *   0 ldr x0, [x1]   4 add x0, x0, #1   8 prfm pldl1keep, [x1]
+ *   c cbz x0, 0x14  10 bl 0            14 ldp x2, x3, [sp, #16]
+ *  18 str x0, [x1, #8]                 1c ret */
+static void test_disasm_arm64(void)
+{
+	static const uint32_t words[] = {
+		0xf9400020, 0x91000400, 0xf9800020, 0xb4000040,
+		0x97fffffc, 0xa9410fe2, 0xf9000420, 0xd65f03c0,
+	};
+	uint8_t code[sizeof(words)];
+	struct tui_disasm d;
+
+	for (size_t i = 0; i < sizeof(words) / 4; i++) {	/* little-endian */
+		code[4 * i] = (uint8_t)words[i];
+		code[4 * i + 1] = (uint8_t)(words[i] >> 8);
+		code[4 * i + 2] = (uint8_t)(words[i] >> 16);
+		code[4 * i + 3] = (uint8_t)(words[i] >> 24);
+	}
+	memset(&d, 0, sizeof(d));
+	if (tui_disasm_bytes(EM_AARCH64, code, sizeof(code), 0, &d) != 0) {
+		skip(9, "built without capstone");
+		return;
+	}
+	is_int(d.nr, 8, "aarch64: eight instructions");
+	if (d.nr == 8) {
+		is_str(d.insns[0].text, "ldr x0, [x1]", "aarch64: ldr");
+		ok(d.insns[0].is_load && !d.insns[1].is_load, "... is a load, add is not");
+		ok(!d.insns[2].is_load, "a prefetch is not a load");
+		ok(d.insns[3].is_branch && d.insns[3].target == 0x14, "cbz: a branch to 0x14");
+		ok(d.insns[4].is_branch && d.insns[4].target == 0, "bl: a call to 0");
+		ok(d.insns[5].is_load, "ldp is a load");
+		ok(!d.insns[6].is_load, "str is no load");
+		ok(d.insns[7].is_branch, "ret ends the function");
+	}
+	free(d.insns);
+	memset(&d, 0, sizeof(d));
+	is_int(tui_disasm_bytes(EM_RISCV, code, sizeof(code), 0, &d), GX_E_NOTSUP,
+	       "another machine: not supported");
+}
+
 int main(void)
 {
 	struct tui_model *m, *empty;
+
+	test_disasm_arm64();
 
 	srcdir = getenv("GX_SRCDIR") ? getenv("GX_SRCDIR") : ".";
 	regen = getenv("GX_REGEN_GOLDEN") && *getenv("GX_REGEN_GOLDEN");
