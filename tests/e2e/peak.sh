@@ -34,9 +34,18 @@ ghz=$(jq .clock.ghz "$TMP/peak.json")
 diag "clock $ghz GHz"
 jq -e '.clock.ghz > 0.3 and .clock.ghz < 8' "$TMP/peak.json" >/dev/null
 ok $? "measured clock is plausible"
-jq -e '[.tests[] | select(.name == "int.add")][0].latency_cycles | . > 0.9 and . < 1.1' \
-	"$TMP/peak.json" >/dev/null
-ok $? "a dependent add takes one cycle"
+# A fact of every CPU, measured on a machine that may be busy (tests run
+# two at a time): a disturbed measurement gets two more tries.
+add_lat() { jq '[.tests[] | select(.name == "int.add")][0].latency_cycles' "$1"; }
+lat=$(add_lat "$TMP/peak.json")
+for try in 1 2; do
+	awk -v l="$lat" 'BEGIN { exit !(l > 0.9 && l < 1.1) }' && break
+	diag "int.add latency $lat cycles (try $try): measuring it again"
+	"$GX_BIN" peak --quick --tests int.add --json >"$TMP/add.json" 2>/dev/null
+	lat=$(add_lat "$TMP/add.json")
+done
+awk -v l="$lat" 'BEGIN { exit !(l > 0.9 && l < 1.1) }'
+ok $? "a dependent add takes one cycle ($lat)"
 jq -e '(.bandwidth | length) > 0 and (.latency | length) > 0 and (.mixes | length) > 0' \
 	"$TMP/peak.json" >/dev/null
 ok $? "bandwidth, latency ladder and mixes are present"
