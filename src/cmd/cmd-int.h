@@ -83,9 +83,9 @@ int check_after_record(const char *spec, const char *dir);
 /* `record --repeat N --check SPEC [options] -- CMD`: record CMD N times with
  * the record options argv[1..idx) and check them together; exit code. */
 int check_record_repeat(const char *spec, unsigned repeat, int argc, char **argv, int idx);
-/* Open the TUI on a result (the text report when it cannot run); sym may
- * be NULL; exit code. */
+/* Open the TUI on a result (the text report when it cannot run); sym and
+ * baseline (a result to compare with) may be NULL; exit code. */
 int tui_open_result(const char *result, const char *parent, const char *cpu,
-		    const struct cmd_symopts *sym);
+		    const struct cmd_symopts *sym, const char *baseline);
 
 #endif

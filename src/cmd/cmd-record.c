@@ -555,7 +555,7 @@ int record_run(int argc, char **argv, bool then_report)
 	if (then_report && !ro.no_report && !err) {
 #ifdef HAVE_NCURSESW
 		if (!ro.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
-			tui_open_result(dir, NULL, ro.cpu, NULL);
+			tui_open_result(dir, NULL, ro.cpu, NULL, NULL);
 		else
 #endif
 			report_print(dir, NULL, NULL);

@@ -82,9 +82,10 @@ static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles
 }
 
 int tui_open_result(const char *result, const char *parent, const char *cpu,
-		    const struct cmd_symopts *sym)
+		    const struct cmd_symopts *sym, const char *baseline)
 {
-	struct tui_open_opts o = { .result = result, .parent = parent ? parent : ".", .cpu = cpu };
+	struct tui_open_opts o = { .result = result, .parent = parent ? parent : ".", .cpu = cpu,
+				   .baseline = baseline };
 	struct profile_opts prof = { 0 };
 	struct tui_model *m = NULL;
 	const char *why;
@@ -122,11 +123,12 @@ static int cmd_tui_exec(int argc, char **argv)
 		{ "dump", required_argument, NULL, 'd' },
 		{ "styles", no_argument, NULL, 'S' },
 		{ "timing", no_argument, NULL, 'T' },
+		{ "baseline", required_argument, NULL, 'b' },
 		CMD_SYMOPTS_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *cpu = NULL, *keys = NULL, *input = NULL;
+	const char *cpu = NULL, *keys = NULL, *input = NULL, *baseline = NULL;
 	struct cmd_symopts sym = { 0 };
 	bool dumping = false, styles = false, timing = false;
 	int c, w = 80, h = 24;
@@ -159,6 +161,9 @@ static int cmd_tui_exec(int argc, char **argv)
 		case 'S':
 			styles = true;
 			break;
+		case 'b':
+			baseline = optarg;
+			break;
 		case 'T':
 			timing = true;
 			break;
@@ -180,7 +185,8 @@ static int cmd_tui_exec(int argc, char **argv)
 	}
 #ifdef HAVE_NCURSESW
 	if (dumping) {
-		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu };
+		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu,
+					   .baseline = baseline };
 		struct profile_opts prof = { 0 };
 		struct tui_model *m = NULL;
 		char *cause = NULL;
@@ -200,10 +206,11 @@ static int cmd_tui_exec(int argc, char **argv)
 		tui_model__delete(m);
 		return ret;
 	}
-	return tui_open_result(input, ".", cpu, &sym);
+	return tui_open_result(input, ".", cpu, &sym, baseline);
 #else
 	(void)cpu;
 	(void)input;
+	(void)baseline;
 	(void)keys;
 	(void)dumping;
 	(void)styles;
@@ -219,7 +226,7 @@ static int cmd_tui_exec(int argc, char **argv)
 const struct cmd_entry cmd_tui_entry = {
 	.name = "tui",
 	.usage = "tui [--cpu MODEL] " CMD_SYMOPTS_USAGE "\n"
-		 "           [--keys KEYS --dump WxH [--styles] [--timing]] [RESULT]",
+		 "           [--baseline RESULT] [--keys KEYS --dump WxH [--styles] [--timing]] [RESULT]",
 	.summary = "explore a result interactively: summary, functions, lines, instructions",
 	.exec = cmd_tui_exec,
 };

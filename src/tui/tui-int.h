@@ -129,6 +129,7 @@ struct tui_row {
 	uint32_t pid, tid;
 	int32_t func;		/* line rows: index in the function table, else -1 */
 	double reliability;	/* MUX reliability of the row, NAN: n/a */
+	struct tui_row *base;	/* the same row in the baseline model, or NULL */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
 	bool td_done, td_ok;
@@ -210,6 +211,10 @@ struct tui_model {
 	int focus_node;		/* node selected in the summary: the grid shows its children */
 
 	struct tui_table tab[TK_NR_];
+	/* --baseline: the result compared against, its rows matched to ours
+	 * (tui_row.base); delta columns follow the share and CPI */
+	struct tui_model *base;
+	char *base_title;
 	double total_clk;	/* clock-event period of the (filtered) run */
 	bool has_mux_rows;	/* rows carry MUX reliability: a grid column */
 	struct tui_edge *edges;
@@ -278,12 +283,21 @@ enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX };
 struct tui_col {
 	enum tui_col_kind kind;
 	int node;		/* TC_NODE: node index */
+	bool delta;		/* this row's value minus the baseline row's */
 	char name[12];
 	int width;
 	int prio;
 };
 #define TUI_MAX_COLS 16
 size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max);
+/*
+ * Compare with a baseline model (owned by m from now on): each row of
+ * every table is matched to the baseline's row of the same function and
+ * module (line: file, line and module; module, process and thread: name).
+ * __match_base redoes it after the tables were rebuilt (a time range).
+ */
+void tui_model__set_base(struct tui_model *m, struct tui_model *base, const char *title);
+void tui_model__match_base(struct tui_model *m);
 /* Value of a column for a row (NAN: n/a); *hot: over threshold in a
  * significant row; *dim: below threshold or n/a. */
 double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_col *c,

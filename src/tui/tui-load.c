@@ -288,6 +288,7 @@ static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
 		return err;
 	tui_model__clear_tables(m);
 	fill_tables(m, p);
+	tui_model__match_base(m);
 	m->range_lo = lo;
 	m->range_hi = hi;
 	profile__delete(p);
@@ -587,7 +588,24 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	profile__delete(p);
 	perf_reader__delete(r);
 	perf_reader__delete(r0);
+	r = r0 = NULL;
 	free(names);
+	names = NULL;
+	if (o->baseline) {
+		struct tui_open_opts bo = *o;
+		struct tui_model *base = NULL;
+		char *bcause = NULL;
+
+		bo.result = o->baseline;
+		bo.baseline = NULL;
+		err = tui_model__open(&base, &bo, &bcause);
+		if (err) {
+			*cause = xasprintf("baseline %s", bcause);
+			free(bcause);
+			goto fail;
+		}
+		tui_model__set_base(m, base, o->baseline);
+	}
 	*out = m;
 	return 0;
 fail:

@@ -168,6 +168,8 @@ void tui_model__delete(struct tui_model *m)
 	free(m->td_why);
 	free(m->ts);
 	free(m->threads);
+	tui_model__delete(m->base);
+	free(m->base_title);
 	for (size_t i = 0; i < m->nr_src; i++) {
 		for (char **l = m->src_lines[i]; l && *l; l++)
 			free(*l);
@@ -310,6 +312,25 @@ void tui_short_node_name(const char *name, char *buf, size_t n)
 	snprintf(buf, n, "%.*s", (int)l, name);
 }
 
+/* The delta column of cols[src] right after it, when there is a baseline. */
+static void add_delta_col(struct tui_model *m, struct tui_col *cols, size_t *n, size_t max,
+			  size_t src)
+{
+	char name[sizeof(cols->name)];
+
+	if (!m->base || *n >= max)
+		return;
+	if (cols[src].kind == TC_NODE &&
+	    (!m->base->td || strcmp(td_model__id(m->base->td), td_model__id(m->td))))
+		return;	/* another model: its nodes are not ours */
+	snprintf(name, sizeof(name), "d%.10s", cols[src].name);
+	cols[*n] = cols[src];
+	cols[*n].delta = true;
+	memcpy(cols[*n].name, name, sizeof(name));
+	cols[*n].prio = 1;
+	(*n)++;
+}
+
 static void add_node_col(struct tui_model *m, struct tui_col *cols, size_t *n, size_t max,
 			 int node, int prio)
 {
@@ -340,6 +361,7 @@ size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
 	snprintf(cols[n].name, sizeof(cols[n].name), "%s", m->clk_is_cycles ? "Cycles%" : "Time%");
 	cols[n].width = 8;
 	cols[n++].prio = 0;
+	add_delta_col(m, cols, &n, max, 0);
 	cols[n].kind = TC_SAMPLES;
 	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
 	cols[n].width = 7;
@@ -353,8 +375,11 @@ size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
 	if (!m->td || !m->run_ok)
 		return n;
 	cpi = td_model__find_node(m->td, "CPI");
-	if (cpi >= 0)
+	if (cpi >= 0) {
 		add_node_col(m, cols, &n, max, cpi, 1);
+		if (n && cols[n - 1].kind == TC_NODE && cols[n - 1].node == cpi)
+			add_delta_col(m, cols, &n, max, n - 1);
+	}
 	for (size_t i = 0; i < td_model__nr_nodes(m->td); i++) {
 		const struct td_node *nd = td_model__node(m->td, i);
 
@@ -378,6 +403,21 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 	const struct td_value *x;
 
 	*hot = *dim = false;
+	if (c->delta) {
+		struct tui_col plain = *c;
+		bool h, d;
+		double a, b;
+
+		plain.delta = false;
+		if (!m->base || !r->base) {
+			*dim = true;
+			return NAN;	/* not in the baseline: new */
+		}
+		a = tui_model__cell(m, r, &plain, &h, &d);
+		b = tui_model__cell(m->base, r->base, &plain, &h, &d);
+		*dim = isnan(a) || isnan(b) || a == b;
+		return a - b;
+	}
 	switch (c->kind) {
 	case TC_SHARE:
 		return tui_row__share(m, r);
@@ -408,7 +448,16 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 			  char *buf, size_t n)
 {
 	if (isnan(v)) {
-		snprintf(buf, n, "n/a");
+		snprintf(buf, n, c->delta ? "new" : "n/a");
+		return;
+	}
+	if (c->delta) {
+		if (c->kind == TC_SHARE ||
+		    (c->kind == TC_NODE &&
+		     td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION))
+			snprintf(buf, n, "%+.1f", 100 * v);	/* points */
+		else
+			snprintf(buf, n, "%+.2f", v);
 		return;
 	}
 	switch (c->kind) {
@@ -517,4 +566,61 @@ void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col
 	gx_qsort(o->idx, o->nr, sizeof(size_t), cmp_rows);
 	sort_ctx_ = NULL;
 	free(sc.key);
+}
+
+/* ---- a baseline to compare with ----------------------------------------- */
+
+static void row_key(const struct tui_row *r, struct strbuf *sb)
+{
+	sb->len = 0;
+	strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", r->name, r->module ? r->module : "",
+		     r->file ? r->file : "", r->line);
+}
+
+void tui_model__match_base(struct tui_model *m)
+{
+	struct strbuf key = STRBUF_INIT;
+
+	if (!m->base)
+		return;
+	for (int k = 0; k < TK_NR_; k++) {
+		struct tui_table *a = &m->tab[k], *b = &m->base->tab[k];
+		struct strtab st;
+		uint32_t *first = NULL;	/* key id -> baseline row + 1 */
+		size_t cap = 0, nr = 0;
+
+		strtab__init(&st);
+		for (size_t i = 0; i < b->nr; i++) {
+			uint32_t id;
+
+			row_key(&b->rows[i], &key);
+			id = strtab__intern(&st, key.buf);
+			if (id >= nr) {
+				first = xgrow(first, &cap, (size_t)id + 1, sizeof(*first));
+				memset(first + nr, 0, ((size_t)id + 1 - nr) * sizeof(*first));
+				nr = (size_t)id + 1;
+			}
+			if (!first[id])	/* the first (hottest) of equal names */
+				first[id] = (uint32_t)i + 1;
+		}
+		for (size_t i = 0; i < a->nr; i++) {
+			uint32_t id;
+
+			row_key(&a->rows[i], &key);
+			id = strtab__intern(&st, key.buf);
+			a->rows[i].base = id < nr && first[id] ? &b->rows[first[id] - 1] : NULL;
+		}
+		free(first);
+		strtab__exit(&st);
+	}
+	strbuf__exit(&key);
+}
+
+void tui_model__set_base(struct tui_model *m, struct tui_model *base, const char *title)
+{
+	tui_model__delete(m->base);
+	free(m->base_title);
+	m->base = base;
+	m->base_title = title ? xstrdup(title) : NULL;
+	tui_model__match_base(m);
 }

@@ -27,6 +27,8 @@ struct tui_open_opts {
 	/* where the files and symbols are (symfs, search paths, kallsyms,
 	 * no_inline), or NULL; must outlive the model */
 	const struct profile_opts *sym;
+	/* a result to compare with (delta columns in the grids), or NULL */
+	const char *baseline;
 };
 
 /*

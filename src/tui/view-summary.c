@@ -141,6 +141,20 @@ static void build(struct summary_view *s, int width)
 	add(s, TS_NORMAL, -1, "Model    %s   SMT %s   PMU %s", m->model_id ? m->model_id : "?",
 	    m->smt ? m->smt : "unknown", m->pmu ? "yes" : "no");
 	add(s, TS_NORMAL, -1, "MUX      reliability %s", m->mux ? m->mux : "n/a");
+	if (m->base) {
+		const struct tui_model *b = m->base;
+		int ca = m->td ? td_model__find_node(m->td, "CPI") : -1;
+		int cb = b->td ? td_model__find_node(b->td, "CPI") : -1;
+
+		add(s, TS_NORMAL, -1, "Baseline %s   %.2f s   Samples %llu   (d columns: this - baseline)",
+		    m->base_title ? m->base_title : "?", b->duration_s,
+		    (unsigned long long)b->nr_samples);
+		if (ca >= 0 && cb >= 0 && m->run_ok && b->run_ok && !m->run.v[ca].na &&
+		    !b->run.v[cb].na && b->run.v[cb].value > 0)
+			add(s, TS_NORMAL, -1, "         CPI %.2f, baseline %.2f (%+.1f%%)",
+			    m->run.v[ca].value, b->run.v[cb].value,
+			    100 * (m->run.v[ca].value / b->run.v[cb].value - 1));
+	}
 	if (m->nr_confidence) {
 		add(s, TS_NORMAL, -1, "Multiplexed estimates, 95%% interval, scale:");
 		for (size_t i = 0; i < m->nr_confidence; i++)

@@ -122,6 +122,33 @@ else
 	skip 4 "no aarch64 cross compiler"
 fi
 
+# --baseline: two synthetic Skylake results, hot_inner's CPI 1.5 -> 1.2
+cmp_gen() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<EOF_S
+model skl
+smt off
+process 1000 app
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 600000000
+INST_RETIRED.ANY $2
+function hot_outer
+CPU_CLK_UNHALTED.THREAD 400000000
+INST_RETIRED.ANY 400000000
+EOF_S
+}
+cmp_gen old 400000000 && cmp_gen new 500000000
+ok $? "two synthetic results to compare"
+"$GX_BIN" tui --baseline old --keys "g" --dump 100x10 new >scr 2>err
+ok $? "tui --baseline"
+check "the grid has delta columns" grep -Eq 'dCycles% +CPI +dCPI' scr
+check "hot_inner: CPI 1.20, 0.30 below the baseline" grep -Eq ' 1\.20 +-0\.30 .* hot_inner$' scr
+check "hot_outer: unchanged" grep -Eq ' 1\.00 +\+0\.00 .* hot_outer$' scr
+"$GX_BIN" tui --baseline old --keys "" --dump 100x10 new >scr 2>err
+check "the summary names the baseline and the run's CPI change" grep -q 'CPI 1.11, baseline 1.25 (-11.1%)' scr
+"$GX_BIN" tui --baseline no-such-result --keys "" --dump 80x10 new >scr 2>err
+is $? 2 "a baseline that cannot be read: exit 2"
+check "... saying so" grep -q 'baseline' err
+
 # An empty result and a broken one.
 "$GX_BIN" record -q -o empty -e cpu-clock -c 1000000000 -- true >/dev/null 2>&1
 "$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err

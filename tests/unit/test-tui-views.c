@@ -519,14 +519,72 @@ static void test_disasm_arm64(void)
 	       "another machine: not supported");
 }
 
+/* --baseline: the same synthetic result, one function twice as hot in the
+ * baseline and one renamed away. */
+static void test_baseline(void)
+{
+	struct tui_model *m = synth_model(false), *b;
+	double *m_counts = base;
+	struct tui_col cols[TUI_MAX_COLS];
+	size_t nc, dshare = SIZE_MAX, dcpi = SIZE_MAX;
+	struct tui_table *t;
+	struct tui_row *gone = NULL;
+	char buf[32];
+	bool hot, dim;
+
+	b = synth_model(false);
+	free(base);
+	base = m_counts;
+	t = &b->tab[TK_FUNC];
+	t->rows[0].period[b->clk] *= 2;
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->rows[i].name, "memcpy_like"))
+			t->rows[i].name = "memmove_like";	/* static storage, like the others */
+	tui_model__set_base(m, b, "gx000");
+	nc = tui_model__columns(m, cols, TUI_MAX_COLS);
+	for (size_t i = 0; i < nc; i++) {
+		if (cols[i].delta && cols[i].kind == TC_SHARE)
+			dshare = i;
+		if (cols[i].delta && cols[i].kind == TC_NODE)
+			dcpi = i;
+	}
+	ok(dshare == 1 && !strcmp(cols[dshare].name, "dCycles%"), "baseline: a dCycles%% column after the share");
+	ok(dcpi != SIZE_MAX && !strcmp(cols[dcpi].name, "dCPI"), "... and dCPI after CPI");
+	if (dshare == SIZE_MAX || dcpi == SIZE_MAX)
+		goto out;
+	t = &m->tab[TK_FUNC];
+	ok(tui_model__cell(m, &t->rows[0], &cols[dshare], &hot, &dim) < 0,
+	   "the function twice as hot in the baseline lost share");
+	ok(tui_model__cell(m, &t->rows[1], &cols[dshare], &hot, &dim) == 0 && dim,
+	   "an unchanged function: 0, dimmed");
+	ok(!isnan(tui_model__cell(m, &t->rows[0], &cols[dcpi], &hot, &dim)), "dCPI has a value");
+	for (size_t i = 0; i < t->nr; i++)
+		if (!strcmp(t->rows[i].name, "memcpy_like"))
+			gone = &t->rows[i];
+	ok(gone && !gone->base, "a function the baseline lacks has no baseline row");
+	if (gone) {
+		tui_model__cell_text(m, &cols[dshare],
+				     tui_model__cell(m, gone, &cols[dshare], &hot, &dim), buf, sizeof(buf));
+		is_str(buf, "new", "... and reads as new");
+	}
+	tui_model__cell_text(m, &cols[dshare], -0.123, buf, sizeof(buf));
+	is_str(buf, "-12.3", "share deltas are in points");
+	golden(m, "grid-baseline", "g");
+	golden(m, "summary-baseline", "");
+out:
+	tui_model__delete(m);
+	free(base);
+}
+
 int main(void)
 {
 	struct tui_model *m, *empty;
 
-	test_disasm_arm64();
 
 	srcdir = getenv("GX_SRCDIR") ? getenv("GX_SRCDIR") : ".";
 	regen = getenv("GX_REGEN_GOLDEN") && *getenv("GX_REGEN_GOLDEN");
+	test_disasm_arm64();
+	test_baseline();
 	m = synth_model(false);
 
 	golden(m, "summary", "");
