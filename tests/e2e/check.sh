@@ -88,20 +88,7 @@ check "--github: no raw newline or % in the message" sh -c "! grep -E '^::.*%[^0
 # per function: gen-perfdata's function lines put samples in wl-spin's
 # hot_inner (CPI 1.5) and hot_outer (CPI 1.0); hot_inner starts at the
 # line that declares it in tests/workloads/wl-spin.c
-genfn() {
-	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
-model skl
-smt off
-process 1000 app
-function hot_inner
-CPU_CLK_UNHALTED.THREAD 600000000
-INST_RETIRED.ANY $2
-function hot_outer
-CPU_CLK_UNHALTED.THREAD 400000000
-INST_RETIRED.ANY 400000000
-SPEC
-}
-genfn fn 400000000 >/dev/null
+gen_skl_funcs fn 400000000 >/dev/null
 is "$(rc "$X" check fn --function hot_inner --max cpi=1.2)" 1 "--function hot_inner: CPI 1.5 fails"
 is "$(rc "$X" check fn --function hot_outer --max cpi=1.2)" 0 "--function hot_outer: CPI 1.0 passes"
 is "$(rc "$X" check fn --function nosuch --max cpi=1.2)" 2 "--function of no sampled function: 2"
@@ -122,7 +109,7 @@ if command -v xmllint >/dev/null; then
 else
 	skip 2 "xmllint is absent"
 fi
-genfn fnbase 440000000 >/dev/null	# hot_inner CPI 1.364: ours is 10% above
+gen_skl_funcs fnbase 440000000 >/dev/null	# hot_inner CPI 1.364: ours is 10% above
 is "$(rc "$X" check fn --function hot_inner --baseline fnbase --max-regress cpi=5%)" 1 \
 	"per function against a baseline: 10% CPI regression fails 5%"
 is "$(rc "$X" check fn --function hot_outer --baseline fnbase --max-regress cpi=5%)" 0 \

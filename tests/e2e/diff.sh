@@ -31,20 +31,7 @@ is $? 2 "unknown metric: 2"
 "$X" diff --json --metric cpu-clock gx001 gx002 >sw.json
 is "$?:$(jq -r '.entries | length' sw.json)" "0:0" "an event neither result recorded: no entries, no error"
 # per function (gen-perfdata function lines): hot_inner's CPI 1.5 -> 1.2
-fn() {
-	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
-model skl
-smt off
-process 1000 app
-function hot_inner
-CPU_CLK_UNHALTED.THREAD 600000000
-INST_RETIRED.ANY $2
-function hot_outer
-CPU_CLK_UNHALTED.THREAD 400000000
-INST_RETIRED.ANY 400000000
-SPEC
-}
-fn fa 400000000 && fn fb 500000000
+gen_skl_funcs fa 400000000 && gen_skl_funcs fb 500000000
 "$X" diff --json --scope function fa fb >f.json
 fv() { jq -r --arg r "$1" --arg m "$2" '.entries[] | select(.row == $r and .metric == $m) | .'"$3"' * 10000 | round / 10000' f.json; }
 is "$(fv hot_inner CPI a) $(fv hot_inner CPI b)" "1.5 1.2" "per function: A and B"

@@ -58,6 +58,23 @@ gx_samples() {
 	"$GX_BIN" report --json "$1" | jq -r '.samples'
 }
 
+# gen_skl_funcs DIR INST: a synthetic Skylake result with samples in two of
+# wl-spin's functions: hot_inner (6e8 cycles, INST instructions) and
+# hot_outer (4e8 cycles and instructions: CPI 1.0).
+gen_skl_funcs() {
+	"$GEN" -o "$1" -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 app
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 600000000
+INST_RETIRED.ANY $2
+function hot_outer
+CPU_CLK_UNHALTED.THREAD 400000000
+INST_RETIRED.ANY 400000000
+SPEC
+}
+
 # gen_skl DIR INST [IDQ]: a synthetic Skylake result (tests/gen/gen-perfdata)
 # of one process with CPU_CLK_UNHALTED.THREAD 1e9 (CPI = 1e9 / INST) and
 # IDQ_UOPS_NOT_DELIVERED.CORE IDQ (default 4e8: Frontend_Bound 0.10,

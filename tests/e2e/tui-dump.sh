@@ -123,20 +123,7 @@ else
 fi
 
 # --baseline: two synthetic Skylake results, hot_inner's CPI 1.5 -> 1.2
-cmp_gen() {
-	"$GEN" -o "$1" -b "$WL/wl-spin" <<EOF_S
-model skl
-smt off
-process 1000 app
-function hot_inner
-CPU_CLK_UNHALTED.THREAD 600000000
-INST_RETIRED.ANY $2
-function hot_outer
-CPU_CLK_UNHALTED.THREAD 400000000
-INST_RETIRED.ANY 400000000
-EOF_S
-}
-cmp_gen old 400000000 && cmp_gen new 500000000
+gen_skl_funcs old 400000000 && gen_skl_funcs new 500000000
 ok $? "two synthetic results to compare"
 "$GX_BIN" tui --baseline old --keys "g" --dump 100x10 new >scr 2>err
 ok $? "tui --baseline"
