@@ -298,8 +298,9 @@ size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
  */
 void tui_model__set_base(struct tui_model *m, struct tui_model *base, const char *title);
 void tui_model__match_base(struct tui_model *m);
-/* Value of a column for a row (NAN: n/a); *hot: over threshold in a
- * significant row; *dim: below threshold or n/a. */
+/* Value of a column for a row (NAN: n/a; a delta column gives INFINITY
+ * for a row the baseline lacks); *hot: over threshold in a significant
+ * row; *dim: below threshold or n/a. */
 double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_col *c,
 		       bool *hot, bool *dim);
 /* Format a cell value into buf ("41.2%", "1.25", "n/a", "1234"). */

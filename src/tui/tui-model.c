@@ -411,7 +411,7 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 		plain.delta = false;
 		if (!m->base || !r->base) {
 			*dim = true;
-			return NAN;	/* not in the baseline: new */
+			return INFINITY;	/* not in the baseline: "new" */
 		}
 		a = tui_model__cell(m, r, &plain, &h, &d);
 		b = tui_model__cell(m->base, r->base, &plain, &h, &d);
@@ -447,8 +447,8 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, double v,
 			  char *buf, size_t n)
 {
-	if (isnan(v)) {
-		snprintf(buf, n, c->delta ? "new" : "n/a");
+	if (isnan(v) || (c->delta && isinf(v))) {
+		snprintf(buf, n, isnan(v) ? "n/a" : "new");
 		return;
 	}
 	if (c->delta) {

@@ -557,7 +557,7 @@ static void test_baseline(void)
 	   "the function twice as hot in the baseline lost share");
 	ok(tui_model__cell(m, &t->rows[1], &cols[dshare], &hot, &dim) == 0 && dim,
 	   "an unchanged function: 0, dimmed");
-	ok(!isnan(tui_model__cell(m, &t->rows[0], &cols[dcpi], &hot, &dim)), "dCPI has a value");
+	ok(isfinite(tui_model__cell(m, &t->rows[0], &cols[dcpi], &hot, &dim)), "dCPI has a value");
 	for (size_t i = 0; i < t->nr; i++)
 		if (!strcmp(t->rows[i].name, "memcpy_like"))
 			gone = &t->rows[i];
@@ -569,6 +569,8 @@ static void test_baseline(void)
 	}
 	tui_model__cell_text(m, &cols[dshare], -0.123, buf, sizeof(buf));
 	is_str(buf, "-12.3", "share deltas are in points");
+	tui_model__cell_text(m, &cols[dcpi], NAN, buf, sizeof(buf));
+	is_str(buf, "n/a", "a matched row without a value on one side: n/a, not new");
 	golden(m, "grid-baseline", "g");
 	golden(m, "summary-baseline", "");
 out:
