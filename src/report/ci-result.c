@@ -13,7 +13,6 @@
 #include "report-ci.h"
 
 #include <errno.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +35,6 @@ struct ci_result {
 	int *ev;			/* evsel -> model event, -1 */
 	size_t nr_evsels, nr_matched;
 	size_t ref;			/* reference evsel */
-	json_t *mux;			/* meta.json "mux" section, or NULL */
 	struct mux_log *log;		/* its slice log (per-row reliability), or NULL */
 	const char **defaults;		/* NULL-terminated default metrics */
 };
@@ -46,25 +44,6 @@ const char *ci_scope_name(enum ci_scope s)
 	static const char *const names[] = { "run", "process", "module", "function" };
 
 	return s < CI_SCOPE_NR_ ? names[s] : "?";
-}
-
-/* meta.json's "mux" section, read here rather than through struct gx_meta
- * so that results from before and after it existed read the same. */
-static json_t *read_mux(const char *dir)
-{
-	char *path = xasprintf("%s/meta.json", dir);
-	json_t *root = json_load_file(path, 0, NULL), *mux = NULL;
-
-	free(path);
-	if (root) {
-		mux = json_object_get(root, "mux");
-		if (json_is_object(mux))
-			json_incref(mux);
-		else
-			mux = NULL;
-		json_decref(root);
-	}
-	return mux;
 }
 
 static void map_events(struct ci_result *r)
@@ -115,7 +94,6 @@ int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
 			goto fail;
 		free(*cause);
 		*cause = NULL;
-		r->mux = read_mux(r->dir);
 	}
 	err = perf_reader__open(&r->reader, data, PD_ORDERED, cause);
 	if (err)
@@ -123,15 +101,8 @@ int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
 	r->nr_evsels = perf_reader__nr_evsels(r->reader);
 	{
 		/* the recording's build-ids and host decide what symbolizes */
-		struct profile_opts po = { 0 };
+		struct profile_opts po = o && o->sym ? *o->sym : (struct profile_opts){ 0 };
 
-		if (o && o->sym) {
-			po.symfs = o->sym->symfs;
-			po.kallsyms = o->sym->kallsyms;
-			po.search_paths = o->sym->search_paths;
-			po.nr_search_paths = o->sym->nr_search_paths;
-			po.no_inline = o->sym->no_inline;
-		}
 		po.env = perf_reader__env(r->reader);
 
 		/* multiplexed by gexplore: every row gets its MUX reliability
@@ -180,7 +151,6 @@ void ci_result__delete(struct ci_result *r)
 	if (!r)
 		return;
 	free(r->defaults);
-	json_decref(r->mux);
 	mux_log__delete(r->log);
 	free(r->ev);
 	td_model__delete(r->model);
@@ -201,9 +171,9 @@ size_t ci_result__ref_event(const struct ci_result *r) { return r->ref; }
 
 double ci_result__reliability(const struct ci_result *r, const struct ci_row *row)
 {
-	json_t *v;
+	const struct gx_meta_mux *x = &r->meta.mux;
 
-	if (!r->mux)
+	if (!r->have_meta || !x->mode)
 		return 1.0;
 	if (row && row->prow && r->log) {
 		double rel = mux_log__row_reliability(r->log, row->prow->slot_period);
@@ -211,8 +181,7 @@ double ci_result__reliability(const struct ci_result *r, const struct ci_row *ro
 		if (!isnan(rel))
 			return rel;
 	}
-	v = json_object_get(r->mux, "reliability");
-	return json_is_number(v) ? json_number_value(v) : 1.0;
+	return isnan(x->reliability) ? 1.0 : x->reliability;
 }
 
 /* ---- rows ------------------------------------------------------------- */

@@ -36,8 +36,8 @@ struct ci_result;
 struct ci_open_opts {
 	const char *cpu;	/* top-down model instead of the recorded one, or NULL */
 	int smt;		/* enum td_smt; 0 = from the recording */
-	/* where the files and symbols are: symfs, search paths, kallsyms,
-	 * no_inline (the rest is set here), or NULL */
+	/* where the files and symbols are (symfs, search paths, kallsyms,
+	 * no_inline): copied, env and the slots are set here; or NULL */
 	const struct profile_opts *sym;
 };
 
