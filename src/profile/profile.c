@@ -163,19 +163,14 @@ int profile__new_opts(struct profile **out, size_t nr_events, const struct profi
 		      char **cause)
 {
 	static const struct profile_opts defaults;
-	struct sym_options so = { 0 };
+	struct sym_options so;
 	struct profile *p;
 	int err;
 
 	if (!o)
 		o = &defaults;
 	p = profile__alloc(nr_events, o);
-	so.symfs = o->symfs;
-	so.kallsyms = o->kallsyms;
-	so.search_paths = o->search_paths;
-	so.nr_search_paths = o->nr_search_paths;
-	so.no_inline = o->no_inline;
-	so.local = profile_env_is_local(o->env);
+	profile_opts__sym(o, &so);
 	err = sym_session__new(&p->sym, &so, cause);
 	if (err)
 		goto out_delete;
@@ -197,6 +192,17 @@ struct profile *profile__new(size_t nr_events)
 	/* no symbols then: rows per process, thread and module only */
 	free(cause);
 	return profile__alloc(nr_events, &defaults);
+}
+
+void profile_opts__sym(const struct profile_opts *o, struct sym_options *so)
+{
+	memset(so, 0, sizeof(*so));
+	so->symfs = o->symfs;
+	so->kallsyms = o->kallsyms;
+	so->search_paths = o->search_paths;
+	so->nr_search_paths = o->nr_search_paths;
+	so->no_inline = o->no_inline;
+	so->local = profile_env_is_local(o->env);
 }
 
 void profile__delete(struct profile *p)

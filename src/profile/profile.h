@@ -143,6 +143,12 @@ int profile__new_opts(struct profile **out, size_t nr_events, const struct profi
 		      char **cause);
 void profile__delete(struct profile *p);
 
+/* The symbolizer options a profile with these options uses (symfs, search
+ * paths, kallsyms, no_inline; local from env), for a caller that opens a
+ * symbolizer of its own over the same files (the TUI's disassembly). */
+struct sym_options;
+void profile_opts__sym(const struct profile_opts *o, struct sym_options *so);
+
 /* True when env describes this machine (same hostname and kernel release
  * as uname(2) says), so kernel addresses may resolve via /proc/kallsyms. */
 bool profile_env_is_local(const struct pd_env *env);

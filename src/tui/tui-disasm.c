@@ -219,6 +219,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	bool found_size = false;
 	int machine = EM_X86_64;
 	char *cause = NULL;
+	struct sym_options so;
 
 	memset(out, 0, sizeof(*out));
 	if (!strcmp(f->name, "[unknown]")) {
@@ -229,12 +230,9 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "kernel or anonymous code: no disassembly";
 		return 0;
 	}
-	if (!real->sym && sym_session__new(&real->sym, &(struct sym_options){
-				.symfs = real->sym_opts ? real->sym_opts->symfs : NULL,
-				.search_paths = real->sym_opts ? real->sym_opts->search_paths : NULL,
-				.nr_search_paths = real->sym_opts ? real->sym_opts->nr_search_paths : 0,
-				.local = real->local,
-			   }, &cause) != 0) {
+	profile_opts__sym(&real->prof, &so);
+	so.local = real->local;	/* prof has no env: the walk decided */
+	if (!real->sym && sym_session__new(&real->sym, &so, &cause) != 0) {
 		out->why_owned = xasprintf("symbolizer: %s", cause);
 		out->why = out->why_owned;
 		free(cause);

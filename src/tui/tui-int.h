@@ -11,6 +11,7 @@
 
 #include "tui.h"
 #include "perfdata/perfdata.h"
+#include "profile/profile.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
@@ -338,7 +339,7 @@ struct tui_real {
 	struct tui_mmap *maps;
 	size_t nr_maps;
 	struct sym_session *sym;	/* for the disassembly, opened on demand */
-	const struct profile_opts *sym_opts;	/* tui_open_opts.sym, or NULL */
+	struct profile_opts prof;	/* a copy of tui_open_opts.sym (env unset) */
 	bool local;			/* recorded on this machine and kernel */
 	struct mux_log *mux;		/* the slice log when gexplore multiplexed */
 };

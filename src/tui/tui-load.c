@@ -130,15 +130,8 @@ static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t
 	if (err)
 		return err;
 	{
-		struct profile_opts po = { 0 };
+		struct profile_opts po = real->prof;
 
-		if (real->sym_opts) {
-			po.symfs = real->sym_opts->symfs;
-			po.kallsyms = real->sym_opts->kallsyms;
-			po.search_paths = real->sym_opts->search_paths;
-			po.nr_search_paths = real->sym_opts->nr_search_paths;
-			po.no_inline = real->sym_opts->no_inline;
-		}
 		po.env = perf_reader__env(r);
 		real->local = profile_env_is_local(po.env);
 
@@ -540,7 +533,8 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	int err;
 
 	gx_meta__init(&real->meta);
-	real->sym_opts = o->sym;
+	if (o->sym)
+		real->prof = *o->sym;
 	err = gx_result__resolve(o->result, o->parent ? o->parent : ".", &real->dir, &real->data,
 				 cause);
 	if (err)
