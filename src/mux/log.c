@@ -181,12 +181,9 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 		if (fread(delta, sizeof(*delta), h.nr_events, f) != h.nr_events)
 			break;	/* truncated: keep the complete slices */
 		if (s.flags & MUX_SLICE_TOTALS) {
-			/* the always-on events' counts at the end (their groups
-			 * are not known yet: kept for every event) */
-			for (size_t e = 0; e < h.nr_events; e++) {
-				l->total[e] = delta[e];
-				l->has_total[e] = true;
-			}
+			/* the always-on events' counts at the end (no group is
+			 * known yet: kept for every event) */
+			mux_log__set_totals(l, delta);
 			continue;
 		}
 		if (s.group > 4096)

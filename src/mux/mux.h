@@ -217,8 +217,8 @@ struct mux_log *mux_log__new(size_t nr_events, const int *group_of, int referenc
 void mux_log__add(struct mux_log *l, uint32_t group, uint64_t start_ns, uint64_t end_ns,
 		  uint64_t task_ns, const uint64_t *delta);
 /* The always-on events' whole-run counts (count[e] for every event; only
- * those of always-on events are kept; without it their slice deltas are
- * summed). */
+ * those of events in no group are kept; without it their slice deltas are
+ * summed). The log's totals record sets them. */
 void mux_log__set_totals(struct mux_log *l, const uint64_t *count);
 /* Set the group of each event (mux_log__read cannot know it: pass the
  * events' group indexes from meta.json; -1 = always on). */

@@ -9,48 +9,15 @@
 
 #include "symbolize/symbolize-int.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int ksym_cmp(const void *a, const void *b)
 {
 	const struct sym_ksym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* The whole file at once: /proc files have no size to ask for. */
-static char *read_file(const char *path, size_t *len)
-{
-	size_t cap = 1 << 20, n = 0;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	buf = xmalloc(cap + 1);
-	for (;;) {
-		ssize_t k;
-
-		if (n == cap) {
-			cap *= 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		n += (size_t)k;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
 }
 
 static int hexval(char c)
@@ -79,9 +46,12 @@ static void load_kallsyms(struct sym_session *s)
 	s->kallsyms_loaded = true;
 	if (!s->local && !s->kallsyms_path)
 		return;
-	s->kallsyms = read_file(s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms", &len);
+	/* a kernel's is about 10 MiB; refuse to swallow anything absurd */
+	s->kallsyms = gx_read_file(s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms",
+				   (size_t)1 << 30);
 	if (!s->kallsyms)
 		return;
+	len = strlen(s->kallsyms);
 	for (p = s->kallsyms, end = p + len; p < end;) {
 		char *eol = memchr(p, '\n', (size_t)(end - p)), *name, *q;
 		uint64_t addr = 0;
