@@ -122,11 +122,11 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 const struct collect_stats *collect_session__stats(const struct collect_session *s);
 
 /*
- * For multiplexing from the sink's round_end() (src/mux): enable or
- * disable event i on every CPU and target; a group leader takes its whole
- * group (PERF_IOC_FLAG_GROUP), and inherited copies in threads and
- * children follow. A workload's events are enabled by its exec, so rotate
- * from the first round_end() on. 0 or -errno.
+ * Enable or disable event i on every CPU and target from a sink's
+ * round_end(); a group leader takes its whole group (PERF_IOC_FLAG_GROUP),
+ * and inherited copies in threads and children follow. A workload's events
+ * are enabled by its exec, so act from the first round_end() on. 0 or
+ * -errno. (opts.rotate does the rotation itself, toggling leaders only.)
  */
 int collect_session__enable_event(struct collect_session *s, size_t i, bool enable);
 

@@ -28,6 +28,12 @@ estimate_of() {	# estimate_of RESULT EVENT: of the event of that name in a group
 within() {	# within GOT WANT PERCENT: |GOT/WANT - 1| <= PERCENT/100
 	awk -v g="$1" -v w="$2" -v p="$3" 'BEGIN { exit !(w > 0 && (g/w - 1 <= p/100) && (1 - g/w <= p/100)) }'
 }
+within5() {	# within5 GOT WANT DESCRIPTION: a test, with both values when it fails
+	within "$1" "$2" 5
+	local r=$?
+	ok $r "$3"
+	[ $r = 0 ] || diag "estimate $1, counted $2"
+}
 
 # ---- steady workload -----------------------------------------------------------
 # context-switches and task-clock move with the machine's load from run to
@@ -47,20 +53,12 @@ size=$(stat -c %s mux/slices.bin)
 is "$size" $((24 + (slices + 1) * (32 + 7 * 8))) "slices.bin holds the header, every slice ($slices) and the totals"
 is "$(head -c 8 mux/slices.bin)" GXSLICE2 "slices.bin: GXSLICE2 magic"
 for ev in page-faults minor-faults; do
-	got=$(estimate_of mux "$ev")
-	want=$(count_of plain "$ev")
-	within "$got" "$want" 5
-	r=$?
-	ok $r "$ev: multiplexed estimate within 5% of a counting run without multiplexing"
-	[ $r = 0 ] || diag "estimate $got, counted $want"
+	within5 "$(estimate_of mux "$ev")" "$(count_of plain "$ev")" \
+		"$ev: multiplexed estimate within 5% of a counting run without multiplexing"
 done
 for ev in context-switches task-clock; do
-	got=$(estimate_of mux "$ev")
-	want=$(count_of mux "$ev")
-	within "$got" "$want" 5
-	r=$?
-	ok $r "$ev: multiplexed estimate within 5% of the same event counted all run"
-	[ $r = 0 ] || diag "estimate $got, counted $want"
+	within5 "$(estimate_of mux "$ev")" "$(count_of mux "$ev")" \
+		"$ev: multiplexed estimate within 5% of the same event counted all run"
 done
 rel=$(jq -r .mux.reliability mux/meta.json)
 # per row, reliability comes from the reference event's samples: sampled
@@ -86,12 +84,8 @@ kids="$WL/wl-mux-steady 5000 & $WL/wl-mux-steady 5000; wait"
 "$GX_BIN" record -q -c 10000000 -o kids -e "$GROUPS_SPEC" -- sh -c "$kids" >/dev/null 2>&1
 ok $? "record two processes with rotating groups"
 "$GX_BIN" record -q -c 10000000 -o kids0 -e "$PLAIN_SPEC" -- sh -c "$kids" >/dev/null 2>&1
-got=$(estimate_of kids page-faults)
-want=$(count_of kids0 page-faults)
-within "$got" "$want" 5
-r=$?
-ok $r "two processes: page-faults estimate within 5% of the counting run"
-[ $r = 0 ] || diag "estimate $got, counted $want"
+within5 "$(estimate_of kids page-faults)" "$(count_of kids0 page-faults)" \
+	"two processes: page-faults estimate within 5% of the counting run"
 
 # ---- two phases, slices as long as a phase -----------------------------------------
 "$GX_BIN" record -o phases --slice 300 -e "$GROUPS_SPEC" -- "$WL/wl-mux-phases" >/dev/null 2>phases.err
@@ -127,12 +121,8 @@ ok $? "--mux-runs records one run per group"
 ok $? "counting run of the two-phase workload"
 is "$(jq -r .mux.mode runs/meta.json)" runs "meta.json: mux mode runs"
 for ev in page-faults minor-faults; do
-	got=$(estimate_of runs "$ev")
-	want=$(count_of count "$ev")
-	within "$got" "$want" 5
-	r=$?
-	ok $r "--mux-runs: $ev total within 5% of the counting run"
-	[ $r = 0 ] || diag "got $got, counted $want"
+	within5 "$(estimate_of runs "$ev")" "$(count_of count "$ev")" \
+		"--mux-runs: $ev total within 5% of the counting run"
 done
 is "$(jq -r '[.events[] | select(.name == "minor-faults") | .group] | .[0]' runs/meta.json)" 1 \
 	"the second group's events come from the second run"
