@@ -116,5 +116,8 @@ void pd_env__exit(struct pd_env *env)
 	for (size_t i = 0; i < env->nr_groups; i++)
 		free(env->groups[i].name);
 	free(env->groups);
+	for (size_t i = 0; i < env->nr_pmus; i++)
+		free(env->pmus[i].name);
+	free(env->pmus);
 	memset(env, 0, sizeof(*env));
 }

@@ -27,6 +27,11 @@ struct pd_evsel {
 	size_t nr_ids;
 };
 
+struct pd_pmu {				/* PMU_MAPPINGS entry */
+	uint32_t type;			/* perf_event_attr.type of the PMU */
+	char *name;			/* "cpu", "cpu_core", "armv8_pmuv3_0", ... */
+};
+
 struct pd_group {			/* GROUP_DESC entry */
 	char *name;			/* may be NULL or "" */
 	uint32_t leader_idx;		/* index of the leader in the evsel list */
@@ -52,6 +57,8 @@ struct pd_env {
 	size_t nr_build_ids;
 	struct pd_group *groups;
 	size_t nr_groups;
+	struct pd_pmu *pmus;		/* PMU_MAPPINGS: dynamic PMU types */
+	size_t nr_pmus;
 };
 
 /* Fill env with this machine's facts (uname, /proc/cpuinfo, sysconf) and
@@ -238,6 +245,8 @@ void perf_reader__delete(struct perf_reader *r);
  * pd_read_build_id, or taken from MMAP2 build ids). Used by `record` to
  * complete the BUILD_ID feature before perf_writer__finish(). */
 int pd_collect_build_ids(struct perf_reader *r, struct pd_env *env, char **cause);
+/* The same for the perf.data file at path, opened and closed here. */
+int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause);
 
 /* ======================================================================
  * The result directory and meta.json
@@ -314,13 +323,13 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause);
 
 /* Create the result directory: `dir` when given (it must not exist or be
  * empty), else the next free gxNNN under `parent`. *path_out is allocated. */
-int gx_result__create(const char *dir, const char *parent, char **path_out, char **cause);
+int pd_result_dir__create(const char *dir, const char *parent, char **path_out, char **cause);
 
 /* Resolve a RESULT argument: a result directory, a perf.data file, or NULL
  * for the newest gxNNN in `parent`. *data_out is the perf.data path;
  * *dir_out the result directory or NULL when a bare perf.data was named.
  * Both allocated. */
-int gx_result__resolve(const char *arg, const char *parent, char **dir_out,
+int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out,
 		       char **data_out, char **cause);
 
 #endif /* GX_PERFDATA_H */

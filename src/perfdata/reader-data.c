@@ -294,7 +294,7 @@ static void event_update(struct perf_reader *r, const uint8_t *p, size_t len)
 	memcpy(&type, p + 8, 8);
 	memcpy(&id, p + 16, 8);
 	idx = id == UINT64_MAX ? NULL : u64map__find(&r->id_map, id);
-	if (type == 1 /* PERF_EVENT_UPDATE__NAME */ && idx && *idx < r->nr_evsels && len > 24) {
+	if (type == 2 /* PERF_EVENT_UPDATE__NAME; 0 unit, 1 scale, 3 cpus */ && idx && *idx < r->nr_evsels && len > 24) {
 		free(r->evsels[*idx].name);
 		r->evsels[*idx].name = xstrndup((const char *)p + 24, len - 24);
 	}

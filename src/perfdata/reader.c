@@ -279,6 +279,37 @@ bad:
 			(unsigned long long)c->base);
 }
 
+/* PMU_MAPPINGS: u32 nr, then nr times { u32 type; string name }. */
+static void feat_pmu_mappings(struct perf_reader *r, struct cur *c)
+{
+	uint32_t nr = cur_u32(c);
+	struct pd_env *env = &r->env;
+
+	for (size_t i = 0; i < env->nr_pmus; i++)
+		free(env->pmus[i].name);
+	free(env->pmus);
+	env->pmus = NULL;
+	env->nr_pmus = 0;
+	if (c->bad || nr > (c->len - c->pos) / 8)
+		goto bad;
+	env->pmus = xcalloc(nr ? nr : 1, sizeof(*env->pmus));
+	for (uint32_t i = 0; i < nr; i++) {
+		struct pd_pmu *m = &env->pmus[i];
+
+		m->type = cur_u32(c);
+		m->name = cur_string(c);
+		if (c->bad || !m->name) {
+			free(m->name);
+			goto bad;
+		}
+		env->nr_pmus++;
+	}
+	return;
+bad:
+	pd_reader__warn(r, "perf.data: PMU_MAPPINGS at byte %llu is malformed",
+			(unsigned long long)c->base);
+}
+
 static void feat_cmdline(struct perf_reader *r, struct cur *c)
 {
 	uint32_t nr = cur_u32(c);
@@ -330,6 +361,9 @@ int pd_reader__feature(struct perf_reader *r, int feat, const uint8_t *p, size_t
 		return 0;
 	case PD_FEAT_GROUP_DESC:
 		feat_group_desc(r, &c);
+		return 0;
+	case PD_FEAT_PMU_MAPPINGS:
+		feat_pmu_mappings(r, &c);
 		return 0;
 	case PD_FEAT_BUILD_ID:
 		return feat_build_ids(r, &c);
