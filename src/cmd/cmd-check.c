@@ -20,12 +20,13 @@
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "report/report-ci.h"
+#include "result/result.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
 struct check_cmd {
 	struct ci_spec spec;
-	struct ci_open_opts open;
+	struct gx_result_opts open;
 	struct cmd_symopts sym;
 	struct profile_opts prof;	/* open.sym: points into sym */
 	const char *baseline;
@@ -283,7 +284,7 @@ static int record_runs(struct check_cmd *c, char ***dirs_out)
 		char *cause = NULL, **argv = xcalloc((size_t)nrec + ncmd + 8, sizeof(char *));
 		int argc = 0, rc;
 
-		if (gx_result__create(NULL, ".", &dirs[k], &cause)) {
+		if (pd_result_dir__create(NULL, ".", &dirs[k], &cause)) {
 			cmd_error("%s", cause);
 			free(cause);
 			free(argv);
@@ -333,7 +334,7 @@ static int write_file(const char *path, const struct strbuf *sb)
 /* Evaluate c on results[0..n) and print; the exit status. */
 static int check_results(struct check_cmd *c, char **results, size_t n)
 {
-	struct ci_result **runs = xcalloc(n + 1, sizeof(*runs)), *base = NULL;
+	struct gx_result **runs = xcalloc(n + 1, sizeof(*runs)), *base = NULL;
 	struct ci_report rep;
 	struct strbuf out = STRBUF_INIT, x = STRBUF_INIT;
 	char *cause = NULL, cwd[4096];
@@ -342,11 +343,11 @@ static int check_results(struct check_cmd *c, char **results, size_t n)
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
 	for (size_t i = 0; i < (n ? n : 1); i++)
-		if (ci_result__open(&runs[i], n ? results[i] : NULL, ".", &c->open, &cause)) {
+		if (gx_result__open(&runs[i], n ? results[i] : NULL, &c->open, &cause)) {
 			cmd_error("%s", cause);
 			goto out;
 		}
-	if (c->baseline && ci_result__open(&base, c->baseline, ".", &c->open, &cause)) {
+	if (c->baseline && gx_result__open(&base, c->baseline, &c->open, &cause)) {
 		cmd_error("--baseline: %s", cause);
 		goto out;
 	}
@@ -379,9 +380,9 @@ static int check_results(struct check_cmd *c, char **results, size_t n)
 	ci_report__exit(&rep);
 out:
 	for (size_t i = 0; i < (n ? n : 1); i++)
-		ci_result__delete(runs[i]);
+		gx_result__delete(runs[i]);
 	free(runs);
-	ci_result__delete(base);
+	gx_result__delete(base);
 	strbuf__exit(&out);
 	strbuf__exit(&x);
 	free(cause);

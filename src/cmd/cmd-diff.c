@@ -18,6 +18,7 @@
 #include "cmd-int.h"
 #include "profile/profile.h"
 #include "report/report-ci.h"
+#include "result/result.h"
 #include "util/util.h"
 
 /* The two highest-numbered gxNNN results (with a perf.data) in dir. */
@@ -76,10 +77,10 @@ static int cmd_diff_exec(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ci_diff_opts o = { 0 };
-	struct ci_open_opts oo = { 0 };
+	struct gx_result_opts oo = { 0 };
 	struct cmd_symopts sym = { 0 };
 	struct profile_opts prof = { 0 };
-	struct ci_result *a = NULL, *b = NULL;
+	struct gx_result *a = NULL, *b = NULL;
 	struct ci_diff d = { 0 };
 	struct strbuf out = STRBUF_INIT;
 	const char **metrics = NULL;
@@ -174,7 +175,7 @@ static int cmd_diff_exec(int argc, char **argv)
 	o.metrics = metrics;
 	cmd_symopts__apply(&sym, &prof);
 	oo.sym = &prof;
-	if (ci_result__open(&a, pa, ".", &oo, &cause) || ci_result__open(&b, pb, ".", &oo, &cause)) {
+	if (gx_result__open(&a, pa, &oo, &cause) || gx_result__open(&b, pb, &oo, &cause)) {
 		cmd_error("%s", cause);
 		goto out;
 	}
@@ -192,8 +193,8 @@ static int cmd_diff_exec(int argc, char **argv)
 	ret = fflush(stdout) == 0 ? GX_EXIT_OK : GX_EXIT_FAIL;
 out:
 	ci_diff__exit(&d);
-	ci_result__delete(a);
-	ci_result__delete(b);
+	gx_result__delete(a);
+	gx_result__delete(b);
 	strbuf__exit(&out);
 	free(metrics);
 	free(pa);

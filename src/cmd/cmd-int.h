@@ -75,6 +75,9 @@ int record_run(int argc, char **argv, bool then_report);
 struct report_cmd_opts;
 /* Print the text report of a result (NULL opts: defaults); exit code. */
 int report_print(const char *result, const char *parent, const struct report_cmd_opts *o);
+/* Print the report of an opened result (NULL opts: defaults); exit code. */
+struct gx_result;
+int report_print_result(struct gx_result *res, const struct report_cmd_opts *o);
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
 

@@ -395,16 +395,10 @@ static void fill_groups(struct pd_env *env, const struct collect_session *s)
 /* Build ids of the files samples hit, read back from what was written. */
 static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *m)
 {
-	struct perf_reader *r;
 	char *cause = NULL;
 
-	if (perf_reader__open(&r, data, 0, &cause) == 0) {
-		if (pd_collect_build_ids(r, env, &cause) != 0)
-			gx_meta__add_warning(m, "build ids incomplete: %s", cause);
-		perf_reader__delete(r);
-	} else {
+	if (pd_collect_build_ids_file(data, env, &cause) != 0)
 		gx_meta__add_warning(m, "build ids not collected: %s", cause);
-	}
 	free(cause);
 }
 
@@ -449,7 +443,7 @@ int record_run(int argc, char **argv, bool then_report)
 
 	if (ro.force && ro.output && access(ro.output, F_OK) == 0) {
 		dir = xstrdup(ro.output);
-	} else if ((err = gx_result__create(ro.output, ".", &dir, &cause)) != 0) {
+	} else if ((err = pd_result_dir__create(ro.output, ".", &dir, &cause)) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_FAIL;
 		goto out;

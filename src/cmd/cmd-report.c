@@ -19,6 +19,7 @@
 #include "profile/profile.h"
 #include "report/report.h"
 #include "report/report-ci.h"
+#include "result/result.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
@@ -37,112 +38,55 @@ struct report_cmd_opts {
 	struct cmd_symopts sym;	/* what prof's symbol options point into */
 };
 
-static int find_event(struct perf_reader *r, const char *name, size_t *idx)
+/* The options a result is opened with for this report. */
+static struct gx_result_opts open_opts(const char *parent, const struct report_cmd_opts *o)
 {
-	for (size_t i = 0; i < perf_reader__nr_evsels(r); i++) {
-		const char *n = perf_reader__evsel(r, i)->name;
-
-		if (n && !strcmp(n, name)) {
-			*idx = i;
-			return 0;
-		}
-	}
-	return -1;
+	return (struct gx_result_opts){ .parent = parent, .cpu = o->cpu, .smt = o->smt,
+					.sym = &o->prof };
 }
 
-int report_print(const char *result, const char *parent, const struct report_cmd_opts *o)
+/* Warnings met while opening (an unreadable slice log) go to stderr. */
+static void warn_notes(const struct gx_result *res)
+{
+	for (size_t i = 0; i < gx_result__nr_notes(res); i++)
+		cmd_warn("%s", gx_result__note(res, i));
+}
+
+int report_print_result(struct gx_result *res, const struct report_cmd_opts *o)
 {
 	static const struct report_cmd_opts defaults = { .r = { .limit = 10 } };
-	struct perf_reader *r = NULL;
-	struct profile *p = NULL;
-	struct gx_meta meta;
 	struct strbuf out = STRBUF_INIT;
-	struct report_input in = { 0 };
 	struct report_opts ropts;
-	struct profile_opts prof;
-	struct mux_log *mux = NULL;
-	char *dir = NULL, *data = NULL, *cause = NULL;
-	bool have_meta = false;
 	int err, ret = GX_EXIT_FAIL;
 
 	if (!o)
 		o = &defaults;
 	ropts = o->r;
-	gx_meta__init(&meta);
-	err = gx_result__resolve(result, parent, &dir, &data, &cause);
-	if (err) {
-		cmd_error("%s", cause);
-		ret = GX_EXIT_USAGE;
-		goto out;
+	ropts.sort_event = gx_result__sort_event(res);
+	if (o->event && gx_result__find_event(res, o->event, &ropts.sort_event) != 0) {
+		cmd_error("--event: no event '%s' in %s", o->event, gx_result__path(res));
+		return GX_EXIT_USAGE;
 	}
-	if (dir) {
-		err = gx_meta__read(&meta, dir, &cause);
-		if (err == 0) {
-			have_meta = true;
-		} else if (err != -ENOENT) {
-			cmd_error("%s", cause);
-			ret = GX_EXIT_USAGE;
-			goto out;
-		}
-	}
-	err = perf_reader__open(&r, data, PD_ORDERED, &cause);
-	if (err) {
-		cmd_error("%s", cause);
-		ret = GX_EXIT_USAGE;
-		goto out;
-	}
-	prof = o->prof;
-	prof.env = perf_reader__env(r);
-	/* multiplexed by gexplore: split the reference event by group */
-	if (have_meta && report_mux_open(dir, &meta, perf_reader__nr_evsels(r), &mux, &cause) != 0) {
-		cmd_warn("%s; MUX reliability per row is n/a", cause);
-		free(cause);
-		cause = NULL;
-	}
-	if (mux)
-		report_mux_slots(mux, &meta, &prof);
-	err = profile__new_opts(&p, perf_reader__nr_evsels(r), &prof, &cause);
-	if (err) {
-		cmd_error("%s", cause);
-		goto out;
-	}
-	err = perf_reader__process(r, profile__tool(p), &cause);
-	if (err) {
-		cmd_error("%s", cause);
-		ret = GX_EXIT_USAGE;
-		goto out;
-	}
-	if (o->event && find_event(r, o->event, &ropts.sort_event) != 0) {
-		cmd_error("--event: no event '%s' in %s", o->event, data);
-		ret = GX_EXIT_USAGE;
-		goto out;
-	}
-	in.result = dir ? dir : data;
-	in.meta = have_meta ? &meta : NULL;
-	in.reader = r;
-	in.profile = p;
-	in.cpu = o->cpu;
-	in.smt = o->smt;
-	in.mux = mux;
 	switch (o->format) {
 	case FMT_JSON:
-		err = report_json(&out, &in, &ropts);
+		err = report_json(&out, res, &ropts);
 		break;
 	case FMT_CSV:
-		err = report_csv(&out, &in, &ropts);
+		err = report_csv(&out, res, &ropts);
 		break;
 	case FMT_FOLDED:
-		err = report_folded(&out, &in, &ropts);
+		err = report_folded(&out, res, &ropts);
 		break;
 	default:
-		err = report_text(&out, &in, &ropts);
+		err = report_text(&out, res, &ropts);
 		break;
 	}
 	if (err) {
 		cmd_error("report: %s", gx_strerror(err));
 		goto out;
 	}
-	fwrite(out.buf, 1, out.len, stdout);
+	if (out.len)
+		fwrite(out.buf, 1, out.len, stdout);
 	if (fflush(stdout) != 0) {
 		cmd_error("writing the report: %s", strerror(errno));
 		goto out;
@@ -150,13 +94,55 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	ret = GX_EXIT_OK;
 out:
 	strbuf__exit(&out);
-	profile__delete(p);
-	mux_log__delete(mux);
-	perf_reader__delete(r);
-	gx_meta__exit(&meta);
-	free(dir);
-	free(data);
+	return ret;
+}
+
+int report_print(const char *result, const char *parent, const struct report_cmd_opts *o)
+{
+	static const struct report_cmd_opts defaults = { .r = { .limit = 10 } };
+	struct gx_result_opts oo;
+	struct gx_result *res = NULL;
+	char *cause = NULL;
+	int ret;
+
+	if (!o)
+		o = &defaults;
+	oo = open_opts(parent, o);
+	if (gx_result__open(&res, result, &oo, &cause) != 0) {
+		cmd_error("%s", cause);
+		free(cause);
+		return GX_EXIT_USAGE;
+	}
+	warn_notes(res);
+	ret = report_print_result(res, o);
+	gx_result__delete(res);
+	return ret;
+}
+
+/* --format pprof -o FILE: the exporter watches the walk of the result. */
+static int export_pprof(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	struct ci_pprof *x = ci_pprof__new();
+	struct gx_result_opts oo = open_opts(".", o);
+	struct gx_result *res = NULL;
+	char *cause = NULL;
+	int err, ret = GX_EXIT_USAGE;
+
+	ci_pprof__hook(x, &oo);
+	err = gx_result__open(&res, input, &oo, &cause);
+	if (!err) {
+		warn_notes(res);
+		err = ci_pprof__write(x, res, output, &cause);
+		if (err == GX_E_NOTSUP)
+			ret = GX_EXIT_FAIL;
+	}
+	if (err)
+		cmd_error("%s", cause);
+	else
+		ret = GX_EXIT_OK;
 	free(cause);
+	gx_result__delete(res);
+	ci_pprof__delete(x);
 	return ret;
 }
 
@@ -187,21 +173,13 @@ static int report_format(const char *input, const char *format, const char *outp
 			 struct report_cmd_opts *o)
 {
 	enum report_format f = FMT_TEXT;
-	char *cause = NULL;
-	int err;
 
 	if (!strcmp(format, "pprof")) {
 		if (!output) {
 			cmd_error("--format pprof writes a binary file: name it with -o FILE");
 			return GX_EXIT_USAGE;
 		}
-		err = ci_pprof_write(input, ".", output, &o->prof, &cause);
-		if (err) {
-			cmd_error("%s", cause);
-			free(cause);
-			return err == GX_E_NOTSUP ? GX_EXIT_FAIL : GX_EXIT_USAGE;
-		}
-		return GX_EXIT_OK;
+		return export_pprof(input, output, o);
 	}
 	if (!strcmp(format, "json"))
 		f = FMT_JSON;

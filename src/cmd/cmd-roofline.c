@@ -19,6 +19,7 @@
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "report/roofline.h"
+#include "result/result.h"
 #include "util/util.h"
 
 int report_roofline(const char *result, const char *parent, const char *file);
@@ -56,33 +57,29 @@ static json_t *load_peak(struct roofline *rl)
 	return doc;
 }
 
-/* Points of the recording: the whole run and each module. */
+/* Points of the recording: the whole run and its hottest functions. */
 static void add_points(struct roofline *rl, const char *result, const char *parent, double ghz)
 {
-	struct perf_reader *r = NULL;
-	struct profile *p = NULL;
+	struct gx_result_opts oo = { .parent = parent };
+	struct gx_result *res = NULL;
 	struct roofline_events ev;
-	char *dir = NULL, *data = NULL, *cause = NULL;
+	char *cause = NULL;
 	const char **names = NULL, *why;
 	size_t n;
 
-	if (gx_result__resolve(result, parent, &dir, &data, &cause) != 0) {
+	if (gx_result__open(&res, result, &oo, &cause) != 0) {
 		roofline__note(rl, "no points: %s", cause ? cause : "no recording");
 		goto out;
 	}
-	if (perf_reader__open(&r, data, PD_ORDERED, &cause) != 0) {
-		roofline__note(rl, "no points: %s", cause);
-		goto out;
-	}
-	n = perf_reader__nr_evsels(r);
+	n = gx_result__nr_events(res);
 	names = xcalloc(n ? n : 1, sizeof(*names));
 	for (size_t i = 0; i < n; i++)
-		names[i] = perf_reader__evsel(r, i)->name;
+		names[i] = gx_result__event(res, i)->name;
 	if (!roofline_events_classify(names, n, ghz, &ev, &why)) {
 		struct strbuf sb = STRBUF_INIT;
 
 		for (size_t i = 0; i < n; i++)
-			strbuf__addf(&sb, "%s%s", i ? ", " : "", names[i] ? names[i] : "?");
+			strbuf__addf(&sb, "%s%s", i ? ", " : "", names[i]);
 		roofline__note(rl, "no points: %s (it has: %s). Record FLOPs and memory lines, "
 			       "e.g. `gexplore record -e fp_ret_sse_avx_ops.all,"
 			       "ls_any_fills_from_sys.dram_io_all,cpu-clock` on Zen 4 or -e "
@@ -91,20 +88,8 @@ static void add_points(struct roofline *rl, const char *result, const char *pare
 		strbuf__exit(&sb);
 		goto out;
 	}
-	{
-		/* symbolized, as report does: points per function */
-		struct profile_opts po = { .env = perf_reader__env(r) };
-
-		if (profile__new_opts(&p, n, &po, &cause) != 0) {
-			roofline__note(rl, "no points: %s", cause);
-			goto out;
-		}
-	}
-	if (perf_reader__process(r, profile__tool(p), &cause) != 0) {
-		roofline__note(rl, "no points: %s", cause);
-		goto out;
-	}
-	if (!roofline__add_profile_points(rl, names, n, p, PROFILE_BY_FUNCTION, 12, ghz, &why)) {
+	if (!roofline__add_profile_points(rl, names, n, gx_result__profile(res), PROFILE_BY_FUNCTION,
+					  12, ghz, &why)) {
 		roofline__note(rl, "no points: %s", why);
 		goto out;
 	}
@@ -112,10 +97,7 @@ static void add_points(struct roofline *rl, const char *result, const char *pare
 		       "are sample estimates, bytes count memory lines (64 B) only");
 out:
 	free(names);
-	profile__delete(p);
-	perf_reader__delete(r);
-	free(dir);
-	free(data);
+	gx_result__delete(res);
 	free(cause);
 }
 

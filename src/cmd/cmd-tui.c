@@ -19,65 +19,27 @@
 #ifdef HAVE_NCURSESW
 #include "profile/profile.h"
 #include "tui/tui.h"
-#include "tui/tui-int.h"
 #include "util/util.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Apply a key script and print the final screen (text, then styles). */
 static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles, bool timing)
 {
-	struct tui_app app;
-	struct tui_canvas c;
-	struct strbuf text = STRBUF_INIT, st = STRBUF_INIT;
-	char *copy = xstrdup(keys ? keys : ""), *save = NULL;
-	double worst = 0, sum = 0;
-	char worst_key[16] = "";
-	int n = 0, ret = GX_EXIT_OK;
+	struct strbuf out = STRBUF_INIT;
+	struct tui_dump_stats st;
+	char *cause = NULL;
+	int ret = GX_EXIT_OK;
 
-	tui_app__init(&app, m);
-	canvas__init(&c, w, h);
-	tui_app__draw(&app, &c);
-	for (char *tok = strtok_r(copy, " ", &save); tok && !app.quit;
-	     tok = strtok_r(NULL, " ", &save)) {
-		int k = tui_key_parse(tok);
-		double t0 = now_s(), dt;
-
-		if (k < 0) {
-			cmd_error("--keys: unknown key '%s'", tok);
-			ret = GX_EXIT_USAGE;
-			break;
-		}
-		tui_app__key(&app, k);
-		tui_app__draw(&app, &c);
-		dt = now_s() - t0;
-		sum += dt;
-		n++;
-		if (dt > worst) {
-			worst = dt;
-			snprintf(worst_key, sizeof(worst_key), "%s", tok);
-		}
+	if (tui_dump(m, keys, w, h, styles, &out, &st, &cause) != 0) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_USAGE;
 	}
-	canvas__dump(&c, &text, styles ? &st : NULL);
-	fwrite(text.buf, 1, text.len, stdout);
-	if (styles) {
-		fputs("--- styles\n", stdout);
-		fwrite(st.buf, 1, st.len, stdout);
-	}
-	if (timing && n)
-		fprintf(stderr, "keys: %d, mean %.3f ms, worst %.3f ms (%s) per key (handle + draw)\n",
-			n, 1e3 * sum / n, 1e3 * worst, worst_key);
-	strbuf__exit(&text);
-	strbuf__exit(&st);
-	canvas__exit(&c);
-	tui_app__exit(&app);
-	free(copy);
+	if (out.len)
+		fwrite(out.buf, 1, out.len, stdout);
+	if (timing && st.nr_keys)
+		fprintf(stderr, "keys: %zu, mean %.3f ms, worst %.3f ms (%s) per key (handle + draw)\n",
+			st.nr_keys, st.mean_ms, st.worst_ms, st.worst_key);
+	strbuf__exit(&out);
+	free(cause);
 	return ret;
 }
 
@@ -190,8 +152,10 @@ static int cmd_tui_exec(int argc, char **argv)
 		struct profile_opts prof = { 0 };
 		struct tui_model *m = NULL;
 		char *cause = NULL;
-		double t0 = now_s();
+		struct timespec t0, t1;
 		int ret;
+
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 
 		cmd_symopts__apply(&sym, &prof);
 		o.sym = &prof;
@@ -200,8 +164,11 @@ static int cmd_tui_exec(int argc, char **argv)
 			free(cause);
 			return GX_EXIT_USAGE;
 		}
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (timing)
-			fprintf(stderr, "open: %.3f s, %zu samples\n", now_s() - t0, m->nr_ts);
+			fprintf(stderr, "open: %.3f s, %zu samples\n",
+				(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+				tui_model__nr_samples(m));
 		ret = dump(m, keys, w, h, styles, timing);
 		tui_model__delete(m);
 		return ret;

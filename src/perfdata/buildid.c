@@ -257,3 +257,15 @@ out:
 	strtab__exit(&bt.names);
 	return err;
 }
+
+int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause)
+{
+	struct perf_reader *r;
+	int err = perf_reader__open(&r, path, 0, cause);
+
+	if (err)
+		return err;
+	err = pd_collect_build_ids(r, env, cause);
+	perf_reader__delete(r);
+	return err;
+}

@@ -11,6 +11,8 @@
 
 #include "report-ci.h"
 
+#include "result/result.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -142,7 +144,7 @@ static void set_message(struct ci_outcome *o, const char *fmt, ...)
 }
 
 /* The row of `scope` called like `want` in r, as a ci_row. */
-static int same_row(struct ci_result *r, const struct ci_row *want, struct ci_row *row,
+static int same_row(struct gx_result *r, const struct ci_row *want, struct ci_row *row,
 		    char **cause)
 {
 	if (want->scope == CI_SCOPE_RUN) {
@@ -152,7 +154,7 @@ static int same_row(struct ci_result *r, const struct ci_row *want, struct ci_ro
 		row->share = 1.0;
 		return 0;
 	}
-	return ci_result__find_row(r, want->scope, want->name, row, cause);
+	return ci_find_row(r, want->scope, want->name, row, cause);
 }
 
 static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
@@ -208,7 +210,7 @@ static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
 }
 
 /* Evaluate one check on one row of every run. 0 or -EINVAL (usage). */
-static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_result *baseline,
+static int eval_one(struct gx_result *const *runs, size_t nr_runs, struct gx_result *baseline,
 		    const struct ci_spec *spec, const struct ci_check *c, const struct ci_row *row,
 		    struct ci_outcome *o, char **cause)
 {
@@ -235,10 +237,10 @@ static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_res
 			set_message(o, "cannot measure %s of %s: %s", c->metric, w, why);
 			goto out;
 		}
-		rel = ci_result__reliability(runs[k], &rk);
+		rel = ci_row_reliability(runs[k], &rk);
 		/* the metric first: a name that means nothing is a usage error
 		 * whatever the data */
-		err = ci_result__metric(runs[k], &rk, c->metric, spec->min_samples, &x[k], &why);
+		err = ci_metric(runs[k], &rk, c->metric, spec->min_samples, &x[k], &why);
 		if (err < 0) {
 			*cause = why;
 			why = NULL;
@@ -248,7 +250,7 @@ static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_res
 			err = 0;
 			set_message(o, "cannot measure %s of %s: MUX reliability %.2f in %s is below "
 				    "--min-reliability %.2f", c->metric, w, rel,
-				    ci_result__path(runs[k]), spec->min_reliability);
+				    gx_result__path(runs[k]), spec->min_reliability);
 			goto out;
 		}
 		if (err == CI_CANNOT_MEASURE) {
@@ -263,7 +265,7 @@ static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_res
 		int berr = same_row(baseline, row, &rb, &why);
 
 		if (!berr)
-			berr = ci_result__metric(baseline, &rb, c->metric, spec->min_samples,
+			berr = ci_metric(baseline, &rb, c->metric, spec->min_samples,
 						 &o->baseline, &why);
 		if (berr < 0 && berr != -ENOENT) {
 			*cause = why;
@@ -275,7 +277,7 @@ static int eval_one(struct ci_result *const *runs, size_t nr_runs, struct ci_res
 			o->has_baseline = true;
 		else if (c->op == CI_MAX_REGRESS) {
 			set_message(o, "cannot measure %s of %s in the baseline %s: %s", c->metric,
-				    w, ci_result__path(baseline), why);
+				    w, gx_result__path(baseline), why);
 			goto out;
 		}
 	}
@@ -289,7 +291,7 @@ out:
 }
 
 /* The rows the spec names on r (the first run). */
-static int pick_rows(struct ci_result *r, const struct ci_spec *spec, struct ci_row **rows,
+static int pick_rows(struct gx_result *r, const struct ci_spec *spec, struct ci_row **rows,
 		     size_t *nr, char **cause)
 {
 	size_t top = spec->top ? spec->top : 5;
@@ -298,7 +300,7 @@ static int pick_rows(struct ci_result *r, const struct ci_spec *spec, struct ci_
 	if (spec->nr_names) {
 		*rows = xcalloc(spec->nr_names, sizeof(**rows));
 		for (size_t i = 0; i < spec->nr_names; i++) {
-			err = ci_result__find_row(r, spec->scope, spec->names[i], &(*rows)[i], cause);
+			err = ci_find_row(r, spec->scope, spec->names[i], &(*rows)[i], cause);
 			if (err) {
 				free(*rows);
 				*rows = NULL;
@@ -308,13 +310,13 @@ static int pick_rows(struct ci_result *r, const struct ci_spec *spec, struct ci_
 		*nr = spec->nr_names;
 		return 0;
 	}
-	err = ci_result__rows(r, spec->scope, rows, nr, cause);
+	err = ci_rows(r, spec->scope, rows, nr, cause);
 	if (!err && spec->scope != CI_SCOPE_RUN && *nr > top)
 		*nr = top;
 	return err;
 }
 
-int ci_check_run(struct ci_result *const *runs, size_t nr_runs, struct ci_result *baseline,
+int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result *baseline,
 		 const struct ci_spec *spec, struct ci_report *rep, char **cause)
 {
 	struct ci_row *rows = NULL;
@@ -335,8 +337,8 @@ int ci_check_run(struct ci_result *const *runs, size_t nr_runs, struct ci_result
 	err = pick_rows(runs[0], spec, &rows, &nr, cause);
 	if (err)
 		return err == -ENOENT ? -EINVAL : err;
-	rep->result = xstrdup(ci_result__path(runs[0]));
-	rep->baseline = baseline ? xstrdup(ci_result__path(baseline)) : NULL;
+	rep->result = xstrdup(gx_result__path(runs[0]));
+	rep->baseline = baseline ? xstrdup(gx_result__path(baseline)) : NULL;
 	rep->nr_runs = nr_runs;
 	rep->outcomes = xcalloc(spec->nr_checks * nr + 1, sizeof(*rep->outcomes));
 	for (size_t i = 0; i < spec->nr_checks && !err; i++)

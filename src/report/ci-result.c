@@ -21,23 +21,8 @@
 
 #include "mux/mux.h"
 #include "report.h"
+#include "result/result.h"
 #include "topdown/topdown.h"
-
-struct ci_result {
-	char *path;			/* dir, or the perf.data file */
-	char *dir;			/* NULL for a bare perf.data */
-	struct gx_meta meta;
-	bool have_meta;
-	struct perf_reader *reader;
-	struct profile *profile;
-	struct td_model *model;		/* NULL when none could be loaded */
-	struct td_ctx ctx;
-	int *ev;			/* evsel -> model event, -1 */
-	size_t nr_evsels, nr_matched;
-	size_t ref;			/* reference evsel */
-	struct mux_log *log;		/* its slice log (per-row reliability), or NULL */
-	const char **defaults;		/* NULL-terminated default metrics */
-};
 
 const char *ci_scope_name(enum ci_scope s)
 {
@@ -46,142 +31,19 @@ const char *ci_scope_name(enum ci_scope s)
 	return s < CI_SCOPE_NR_ ? names[s] : "?";
 }
 
-static void map_events(struct ci_result *r)
+double ci_row_reliability(const struct gx_result *r, const struct ci_row *row)
 {
-	int cyc = r->model ? td_model__find_event(r->model, "cycles") : -1;
-	bool have_ref = false;
+	const struct gx_meta *meta = gx_result__meta(r);
 
-	r->ev = xcalloc(r->nr_evsels + 1, sizeof(*r->ev));
-	for (size_t i = 0; i < r->nr_evsels; i++) {
-		const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
-
-		r->ev[i] = !r->model || a->type == PERF_TYPE_SOFTWARE ? -1 :
-			   td_model__find_event_attr(r->model, a->type, a->config, a->config1);
-		if (r->ev[i] >= 0)
-			r->nr_matched++;
-		if (!have_ref && ((r->ev[i] >= 0 && r->ev[i] == cyc) ||
-				  (a->type == PERF_TYPE_HARDWARE &&
-				   (a->config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES))) {
-			r->ref = i;
-			have_ref = true;
-		}
-	}
-	if (!have_ref)	/* first sampled event: cpu-clock on a machine without PMU */
-		for (size_t i = 0; i < r->nr_evsels; i++)
-			if (report_evsel_sampled(&perf_reader__evsel(r->reader, i)->attr)) {
-				r->ref = i;
-				break;
-			}
-}
-
-int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
-		    const struct ci_open_opts *o, char **cause)
-{
-	struct ci_result *r = xzalloc(sizeof(*r));
-	char *data = NULL, *id, *mcause = NULL;
-	int err;
-
-	gx_meta__init(&r->meta);
-	err = gx_result__resolve(arg, parent, &r->dir, &data, cause);
-	if (err)
-		goto fail;
-	r->path = xstrdup(r->dir ? r->dir : data);
-	if (r->dir) {
-		err = gx_meta__read(&r->meta, r->dir, cause);
-		if (err == 0)
-			r->have_meta = true;
-		else if (err != -ENOENT)
-			goto fail;
-		free(*cause);
-		*cause = NULL;
-	}
-	err = perf_reader__open(&r->reader, data, PD_ORDERED, cause);
-	if (err)
-		goto fail;
-	r->nr_evsels = perf_reader__nr_evsels(r->reader);
-	{
-		/* the recording's build-ids and host decide what symbolizes */
-		struct profile_opts po = o && o->sym ? *o->sym : (struct profile_opts){ 0 };
-
-		po.env = perf_reader__env(r->reader);
-
-		/* multiplexed by gexplore: every row gets its MUX reliability
-		 * (an unreadable log leaves the whole run's) */
-		if (r->have_meta &&
-		    report_mux_open(r->dir, &r->meta, r->nr_evsels, &r->log, &mcause) == 0 && r->log)
-			report_mux_slots(r->log, &r->meta, &po);
-		free(mcause);
-		mcause = NULL;
-		err = profile__new_opts(&r->profile, r->nr_evsels, &po, cause);
-	}
-	if (err)
-		goto fail;
-	err = perf_reader__process(r->reader, profile__tool(r->profile), cause);
-	if (err)
-		goto fail;
-	id = report_model_id(perf_reader__env(r->reader), r->have_meta ? &r->meta : NULL,
-			     o ? o->cpu : NULL);
-	if (td_model__load(id, NULL, &r->model, &mcause) != 0) {
-		if (o && o->cpu) {	/* the user named it: that is an error */
-			err = gx_fail(cause, -EINVAL, "--cpu %s: %s", id, mcause);
-			free(id);
-			free(mcause);
-			goto fail;
-		}
-		r->model = NULL;
-	}
-	free(mcause);
-	free(id);
-	r->ctx.smt = o && o->smt ? o->smt :
-		     !r->have_meta || r->meta.smt < 0 ? TD_SMT_UNKNOWN :
-		     r->meta.smt ? TD_SMT_ON : TD_SMT_OFF;
-	r->ctx.variant = r->have_meta ? r->meta.cpu_variant : NULL;
-	map_events(r);
-	free(data);
-	*out = r;
-	return 0;
-fail:
-	free(data);
-	ci_result__delete(r);
-	return err;
-}
-
-void ci_result__delete(struct ci_result *r)
-{
-	if (!r)
-		return;
-	free(r->defaults);
-	mux_log__delete(r->log);
-	free(r->ev);
-	td_model__delete(r->model);
-	profile__delete(r->profile);
-	perf_reader__delete(r->reader);
-	gx_meta__exit(&r->meta);
-	free(r->dir);
-	free(r->path);
-	free(r);
-}
-
-const char *ci_result__path(const struct ci_result *r) { return r->path; }
-const char *ci_result__model(const struct ci_result *r) { return r->model ? td_model__id(r->model) : NULL; }
-struct profile *ci_result__profile(const struct ci_result *r) { return r->profile; }
-struct perf_reader *ci_result__reader(const struct ci_result *r) { return r->reader; }
-const struct gx_meta *ci_result__meta(const struct ci_result *r) { return r->have_meta ? &r->meta : NULL; }
-size_t ci_result__ref_event(const struct ci_result *r) { return r->ref; }
-
-double ci_result__reliability(const struct ci_result *r, const struct ci_row *row)
-{
-	const struct gx_meta_mux *x = &r->meta.mux;
-
-	if (!r->have_meta || !x->mode)
+	if (!meta || !meta->mux.mode)
 		return 1.0;
-	if (row && row->prow && r->log) {
-		double rel = mux_log__row_reliability(r->log, row->prow->slot_period);
+	if (row && row->prow && gx_result__mux(r)) {
+		double rel = gx_result__row_reliability(r, row->prow);
 
 		if (!isnan(rel))
 			return rel;
 	}
-	return isnan(x->reliability) ? 1.0 : x->reliability;
+	return isnan(meta->mux.reliability) ? 1.0 : meta->mux.reliability;
 }
 
 /* ---- rows ------------------------------------------------------------- */
@@ -210,11 +72,11 @@ static bool scope_by(enum ci_scope scope, enum profile_by *by)
 	}
 }
 
-int ci_result__rows(struct ci_result *r, enum ci_scope scope, struct ci_row **rows,
+int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		    size_t *nr, char **cause)
 {
 	const struct profile_row *const *pr;
-	uint64_t total = profile__total_samples(r->profile, r->ref);
+	uint64_t total = profile__total_samples(gx_result__profile(r), gx_result__sort_event(r));
 	enum profile_by by;
 	size_t n;
 
@@ -229,23 +91,23 @@ int ci_result__rows(struct ci_result *r, enum ci_scope scope, struct ci_row **ro
 	if (!scope_by(scope, &by))
 		return gx_fail(cause, GX_E_NOTSUP, "rows per %s are not available in this build",
 			       ci_scope_name(scope));
-	pr = profile__rows(r->profile, by, r->ref, &n);
+	pr = profile__rows(gx_result__profile(r), by, gx_result__sort_event(r), &n);
 	*rows = xcalloc(n + 1, sizeof(**rows));
 	*nr = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct ci_row *row = &(*rows)[*nr];
 
-		if (!pr[i]->samples[r->ref])
+		if (!pr[i]->samples[gx_result__sort_event(r)])
 			continue;
 		row->scope = scope;
 		row->name = pr[i]->name;
 		row->pid = pr[i]->pid;
 		row->prow = pr[i];
-		row->share = total ? (double)pr[i]->samples[r->ref] / (double)total : 0;
+		row->share = total ? (double)pr[i]->samples[gx_result__sort_event(r)] / (double)total : 0;
 		if (scope == CI_SCOPE_FUNCTION) {
 			/* where an annotation points: the function's hottest line */
-			const struct profile_row *l = profile__hot_line(r->profile, pr[i]->index,
-									r->ref);
+			const struct profile_row *l = profile__hot_line(gx_result__profile(r), pr[i]->index,
+									gx_result__sort_event(r));
 
 			if (l && l->file && l->file[0] && l->line) {
 				row->file = l->file;
@@ -257,12 +119,12 @@ int ci_result__rows(struct ci_result *r, enum ci_scope scope, struct ci_row **ro
 	return 0;
 }
 
-int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *name,
+int ci_find_row(struct gx_result *r, enum ci_scope scope, const char *name,
 			struct ci_row *row, char **cause)
 {
 	struct ci_row *rows;
 	size_t nr;
-	int err = ci_result__rows(r, scope, &rows, &nr, cause);
+	int err = ci_rows(r, scope, &rows, &nr, cause);
 
 	if (err)
 		return err;
@@ -277,7 +139,7 @@ int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *na
 			}
 	free(rows);
 	if (err)
-		gx_fail(cause, -ENOENT, "%s: no %s '%s' with samples", r->path,
+		gx_fail(cause, -ENOENT, "%s: no %s '%s' with samples", gx_result__path(r),
 			ci_scope_name(scope), name);
 	return err;
 }
@@ -286,20 +148,18 @@ int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *na
 
 /* The estimate of evsel i on a row, NAN when not measured; *samples is the
  * number of samples it rests on (UINT64_MAX for a counting read). */
-static double evsel_value(const struct ci_result *r, const struct ci_row *row, size_t i,
+static double evsel_value(const struct gx_result *r, const struct ci_row *row, size_t i,
 			  uint64_t *samples)
 {
-	const struct gx_meta *meta = r->have_meta ? &r->meta : NULL;
-	bool counted;
+	const struct gx_event *e = gx_result__event(r, i);
 	double v;
 
 	*samples = 0;
 	if (!row->prow) {
-		v = report_evsel_run_value(r->reader, meta, r->profile, i, &counted);
-		*samples = counted ? UINT64_MAX : profile__total_samples(r->profile, i);
-		return v;
+		*samples = e->counted ? UINT64_MAX : e->samples;
+		return e->run_value;
 	}
-	v = report_evsel_row_value(r->reader, meta, NULL, row->prow, i);
+	v = gx_result__row_value(r, row->prow, i);
 	if (!isnan(v))
 		*samples = row->prow->samples[i];
 	return v;
@@ -331,13 +191,13 @@ static bool name_eq(const char *recorded, const char *want)
 }
 
 /* Does evsel i count the event called name? */
-static bool evsel_is(const struct ci_result *r, size_t i, const char *name, int model_ev)
+static bool evsel_is(const struct gx_result *r, size_t i, const char *name, int model_ev)
 {
-	const struct pd_evsel *e = perf_reader__evsel(r->reader, i);
+	const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(r), i);
 
 	if (name_eq(e->name, name))
 		return true;
-	if (model_ev >= 0 && r->ev[i] == model_ev)
+	if (model_ev >= 0 && gx_result__model_map(r)[i] == model_ev)
 		return true;
 	for (size_t k = 0; k < ARRAY_SIZE(hw_names); k++)
 		if (!strcasecmp(hw_names[k].name, name))
@@ -354,7 +214,7 @@ static const char *const sw_names[] = {
 	"emulation-faults",
 };
 
-static bool known_event_name(const struct ci_result *r, const char *name)
+static bool known_event_name(const struct gx_result *r, const char *name)
 {
 	for (size_t k = 0; k < ARRAY_SIZE(hw_names); k++)
 		if (!strcasecmp(hw_names[k].name, name))
@@ -362,39 +222,39 @@ static bool known_event_name(const struct ci_result *r, const char *name)
 	for (size_t k = 0; k < ARRAY_SIZE(sw_names); k++)
 		if (!strcasecmp(sw_names[k], name))
 			return true;
-	for (size_t i = 0; i < r->nr_evsels; i++)
-		if (name_eq(perf_reader__evsel(r->reader, i)->name, name))
+	for (size_t i = 0; i < gx_result__nr_events(r); i++)
+		if (name_eq(perf_reader__evsel(gx_result__reader(r), i)->name, name))
 			return true;
-	return r->model && td_model__find_event(r->model, name) >= 0;
+	return gx_result__model_loaded(r) && td_model__find_event(gx_result__model_loaded(r), name) >= 0;
 }
 
-static char *event_list(const struct ci_result *r)
+static char *event_list(const struct gx_result *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < r->nr_evsels; i++) {
-		const char *n = perf_reader__evsel(r->reader, i)->name;
+	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
+		const char *n = perf_reader__evsel(gx_result__reader(r), i)->name;
 
 		strbuf__addf(&sb, "%s%s", i ? ", " : "", n ? n : "?");
 	}
 	return strbuf__detach(&sb);
 }
 
-static const char *no_pmu_note(const struct ci_result *r)
+static const char *no_pmu_note(const struct gx_result *r)
 {
-	return r->have_meta && !r->meta.pmu ?
+	return gx_result__meta(r) && !gx_result__meta(r)->pmu ?
 	       " (no PMU: hardware counters were unavailable where it was recorded)" : "";
 }
 
 /* Is evsel i the same counter as an earlier one (mux's reference event is
  * often also a member of a group)? Then only the first is used; different
  * counters of one event (hybrid PMUs) add up. */
-static bool evsel_repeats(const struct ci_result *r, size_t i)
+static bool evsel_repeats(const struct gx_result *r, size_t i)
 {
-	const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
+	const struct perf_event_attr *a = &perf_reader__evsel(gx_result__reader(r), i)->attr;
 
 	for (size_t j = 0; j < i; j++) {
-		const struct perf_event_attr *b = &perf_reader__evsel(r->reader, j)->attr;
+		const struct perf_event_attr *b = &perf_reader__evsel(gx_result__reader(r), j)->attr;
 
 		if (a->type == b->type && a->config == b->config && a->config1 == b->config1)
 			return true;
@@ -403,15 +263,15 @@ static bool evsel_repeats(const struct ci_result *r, size_t i)
 }
 
 /* Sum of every evsel counting `name` on a row. 0, or CI_CANNOT_MEASURE. */
-static int event_value(const struct ci_result *r, const struct ci_row *row, const char *name,
+static int event_value(const struct gx_result *r, const struct ci_row *row, const char *name,
 		       double *value, uint64_t *samples, char **cause)
 {
-	int mev = r->model ? td_model__find_event(r->model, name) : -1;
+	int mev = gx_result__model_loaded(r) ? td_model__find_event(gx_result__model_loaded(r), name) : -1;
 	bool found = false;
 
 	*value = 0;
 	*samples = UINT64_MAX;
-	for (size_t i = 0; i < r->nr_evsels; i++) {
+	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
 		uint64_t s;
 		double x;
 
@@ -428,7 +288,7 @@ static int event_value(const struct ci_result *r, const struct ci_row *row, cons
 	if (!found) {
 		char *list = event_list(r);
 
-		gx_fail(cause, CI_CANNOT_MEASURE, "%s has no '%s' event (it has: %s)%s", r->path,
+		gx_fail(cause, CI_CANNOT_MEASURE, "%s has no '%s' event (it has: %s)%s", gx_result__path(r),
 			name, list, no_pmu_note(r));
 		free(list);
 		return CI_CANNOT_MEASURE;
@@ -436,7 +296,7 @@ static int event_value(const struct ci_result *r, const struct ci_row *row, cons
 	return 0;
 }
 
-static int few_samples(const struct ci_result *r, const struct ci_row *row, uint64_t samples,
+static int few_samples(const struct gx_result *r, const struct ci_row *row, uint64_t samples,
 		       uint64_t min_samples, char **cause)
 {
 	if (samples >= min_samples)
@@ -449,10 +309,10 @@ static int few_samples(const struct ci_result *r, const struct ci_row *row, uint
 }
 
 /* A node of the model on a row. */
-static int node_value(struct ci_result *r, const struct ci_row *row, int node,
+static int node_value(struct gx_result *r, const struct ci_row *row, int node,
 		      uint64_t min_samples, double *value, char **cause)
 {
-	size_t ne = td_model__nr_events(r->model);
+	size_t ne = td_model__nr_events(gx_result__model_loaded(r));
 	double *c = xcalloc(ne + 1, sizeof(double));
 	const struct td_value *v;
 	struct td_result res;
@@ -461,19 +321,19 @@ static int node_value(struct ci_result *r, const struct ci_row *row, int node,
 
 	for (size_t i = 0; i < ne; i++)
 		c[i] = NAN;
-	for (size_t i = 0; i < r->nr_evsels; i++) {
+	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
 		uint64_t s;
 		double x;
 
-		if (r->ev[i] < 0 || evsel_repeats(r, i))
+		if (gx_result__model_map(r)[i] < 0 || evsel_repeats(r, i))
 			continue;
 		x = evsel_value(r, row, i, &s);
-		if (i == r->ref)
+		if (i == gx_result__sort_event(r))
 			ref_samples = s;
 		if (!isnan(x))
-			c[r->ev[i]] = isnan(c[r->ev[i]]) ? x : c[r->ev[i]] + x;
+			c[gx_result__model_map(r)[i]] = isnan(c[gx_result__model_map(r)[i]]) ? x : c[gx_result__model_map(r)[i]] + x;
 	}
-	if (td_eval(r->model, c, &r->ctx, &res, cause) != 0) {
+	if (td_eval(gx_result__model_loaded(r), c, gx_result__ctx(r), &res, cause) != 0) {
 		free(c);
 		return -EINVAL;
 	}
@@ -481,12 +341,12 @@ static int node_value(struct ci_result *r, const struct ci_row *row, int node,
 	if (v->na) {
 		ret = gx_fail(cause, CI_CANNOT_MEASURE,
 			      "%s is n/a: %s lacks events the %s model needs for it%s",
-			      td_model__node(r->model, (size_t)node)->name, r->path,
-			      td_model__id(r->model), no_pmu_note(r));
-	} else if (r->ev[r->ref] >= 0 &&
+			      td_model__node(gx_result__model_loaded(r), (size_t)node)->name, gx_result__path(r),
+			      td_model__id(gx_result__model_loaded(r)), no_pmu_note(r));
+	} else if (gx_result__model_map(r)[gx_result__sort_event(r)] >= 0 &&
 		   (ret = few_samples(r, row, ref_samples, min_samples, cause)) == 0) {
 		*value = v->value;
-	} else if (r->ev[r->ref] < 0) {
+	} else if (gx_result__model_map(r)[gx_result__sort_event(r)] < 0) {
 		*value = v->value;
 	}
 	td_result__exit(&res);
@@ -524,12 +384,12 @@ bool ci_metric_higher_is_better(const char *metric)
 	return !strcasecmp(metric, "ipc") || !strcasecmp(metric, "retiring");
 }
 
-int ci_result__metric(struct ci_result *r, const struct ci_row *row, const char *metric,
+int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		      uint64_t min_samples, double *value, char **cause)
 {
 	const char *slash = strchr(metric, '/');
 	bool cpi = !strcasecmp(metric, "cpi"), ipc = !strcasecmp(metric, "ipc");
-	int node = r->model ? td_model__find_node(r->model, metric) : -1;
+	int node = gx_result__model_loaded(r) ? td_model__find_node(gx_result__model_loaded(r), metric) : -1;
 	uint64_t sa, sb;
 	double a, b;
 	int err;
@@ -577,7 +437,7 @@ int ci_result__metric(struct ci_result *r, const struct ci_row *row, const char 
 			*cause = NULL;
 			gx_fail(cause, CI_CANNOT_MEASURE,
 				"%s needs the cycles and instructions counters; %s has only %s%s",
-				cpi ? "CPI" : "IPC", r->path, list, no_pmu_note(r));
+				cpi ? "CPI" : "IPC", gx_result__path(r), list, no_pmu_note(r));
 			free(list);
 			return CI_CANNOT_MEASURE;
 		}
@@ -600,41 +460,38 @@ int ci_result__metric(struct ci_result *r, const struct ci_row *row, const char 
 	}
 	if (node_of_any_model(metric))
 		return gx_fail(cause, CI_CANNOT_MEASURE, "%s: the %s model of %s has no metric %s%s",
-			       metric, r->model ? td_model__id(r->model) : "(none)", r->path,
+			       metric, gx_result__model_loaded(r) ? td_model__id(gx_result__model_loaded(r)) : "(none)", gx_result__path(r),
 			       metric, no_pmu_note(r));
 	return gx_fail(cause, -EINVAL,
 		       "unknown metric '%s': use a metric of the model (gexplore list), cpi, ipc, "
 		       "an event or EVENT/EVENT", metric);
 }
 
-const char *const *ci_result__default_metrics(struct ci_result *r)
+const char **ci_default_metrics(const struct gx_result *r)
 {
-	size_t n = 0, cap;
+	const struct td_model *m = gx_result__model(r);
+	size_t n = 0, cap = 4 + gx_result__nr_events(r) + (m ? td_model__nr_nodes(m) : 0);
+	const char **out = xcalloc(cap, sizeof(char *));
 
-	if (r->defaults)
-		return r->defaults;
-	cap = 4 + r->nr_evsels + (r->model ? td_model__nr_nodes(r->model) : 0);
-	r->defaults = xcalloc(cap, sizeof(char *));
-	r->defaults[n++] = "share";
+	out[n++] = "share";
 	/* each recorded event's estimate: absolute time or counts per row */
-	for (size_t i = 0; i < r->nr_evsels; i++) {
-		const char *name = perf_reader__evsel(r->reader, i)->name;
+	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
+		const char *name = gx_result__event(r, i)->name;
 
-		if (name && *name && !strchr(name, '/') && !strchr(name, '=') &&
-		    !evsel_repeats(r, i))
-			r->defaults[n++] = name;
+		if (*name && !strchr(name, '/') && !strchr(name, '=') && !evsel_repeats(r, i))
+			out[n++] = name;
 	}
-	if (r->model && r->nr_matched) {
-		if (td_model__find_node(r->model, "CPI") >= 0)
-			r->defaults[n++] = "CPI";
-		if (td_model__find_node(r->model, "IPC") >= 0)
-			r->defaults[n++] = "IPC";
-		for (size_t i = 0; i < td_model__nr_nodes(r->model); i++) {
-			const struct td_node *nd = td_model__node(r->model, i);
+	if (m) {
+		if (td_model__find_node(m, "CPI") >= 0)
+			out[n++] = "CPI";
+		if (td_model__find_node(m, "IPC") >= 0)
+			out[n++] = "IPC";
+		for (size_t i = 0; i < td_model__nr_nodes(m); i++) {
+			const struct td_node *nd = td_model__node(m, i);
 
 			if (nd->level == 1 && !nd->hidden)
-				r->defaults[n++] = nd->name;
+				out[n++] = nd->name;
 		}
 	}
-	return r->defaults;
+	return out;
 }

@@ -24,7 +24,7 @@ static void csv_str(struct strbuf *sb, const char *s)
 	strbuf__addstr(sb, ",");
 }
 
-static void csv_counts(struct strbuf *sb, const struct report_input *in,
+static void csv_counts(struct strbuf *sb, struct gx_result *in,
 		       const struct report_opts *o, const struct profile_row *r, bool total)
 {
 	size_t e = o->sort_event;
@@ -49,7 +49,7 @@ static const char *const csv_headers[] = {
 	[PROFILE_BY_CALLPATH] = "comm,path,self_pct,samples,estimated",
 };
 
-int report_csv(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	enum profile_by by = o->by_given ? o->by : PROFILE_BY_FUNCTION;
 	size_t nr = 0, more;
@@ -57,7 +57,7 @@ int report_csv(struct strbuf *sb, const struct report_input *in, const struct re
 	struct strbuf path = STRBUF_INIT;
 
 	strbuf__addf(sb, "%s\n", csv_headers[by]);
-	if (profile__nr_events(in->profile))
+	if (profile__nr_events(gx_result__profile(in)))
 		rows = report__pick(in, o, by, false, &nr, &more);
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
@@ -78,7 +78,7 @@ int report_csv(struct strbuf *sb, const struct report_input *in, const struct re
 			csv_counts(sb, in, o, r, true);
 			break;
 		case PROFILE_BY_FUNCTION: {
-			const struct profile_row *l = profile__hot_line(in->profile, r->index,
+			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index,
 									o->sort_event);
 
 			csv_str(sb, r->name);

@@ -8,6 +8,8 @@
 
 #include "report-ci.h"
 
+#include "result/result.h"
+
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -47,7 +49,7 @@ static int cmp_entry(const void *x, const void *y)
 
 /* A metric's value on a row, NAN when the row is absent or the metric is
  * not measurable there (names were checked by known_metric). */
-static double value_of(struct ci_result *r, const struct ci_row *row, const char *metric,
+static double value_of(struct gx_result *r, const struct ci_row *row, const char *metric,
 		       uint64_t min_samples)
 {
 	double v = NAN;
@@ -56,24 +58,24 @@ static double value_of(struct ci_result *r, const struct ci_row *row, const char
 
 	if (!row)
 		return NAN;
-	e = ci_result__metric(r, row, metric, min_samples, &v, &why);
+	e = ci_metric(r, row, metric, min_samples, &v, &why);
 	free(why);
 	return e ? NAN : v;
 }
 
 /* A name one of the results understands; else -EINVAL with *cause. */
-static int known_metric(struct ci_result *a, struct ci_result *b, const char *metric,
+static int known_metric(struct gx_result *a, struct gx_result *b, const char *metric,
 			char **cause)
 {
 	struct ci_row run = { .scope = CI_SCOPE_RUN, .name = "", .share = 1.0 };
 	char *why = NULL;
 	double v;
-	int e = ci_result__metric(a, &run, metric, 0, &v, &why);
+	int e = ci_metric(a, &run, metric, 0, &v, &why);
 
 	if (e < 0) {
 		free(why);
 		why = NULL;
-		e = ci_result__metric(b, &run, metric, 0, &v, &why);
+		e = ci_metric(b, &run, metric, 0, &v, &why);
 	}
 	if (e < 0) {
 		*cause = why;
@@ -105,7 +107,7 @@ static void add(struct ci_diff *d, size_t *cap, const struct ci_diff_entry *e)
 }
 
 /* Compare one scope's rows (the hottest `limit` of each side). */
-static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope scope,
+static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope scope,
 		      const char *const *metrics, size_t limit, uint64_t min_samples,
 		      struct ci_diff *d, size_t *cap, char **cause)
 {
@@ -113,8 +115,8 @@ static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope sc
 	size_t na = 0, nb = 0;
 	int err = 0;
 
-	if (ci_result__rows(a, scope, &ra, &na, cause) ||
-	    ci_result__rows(b, scope, &rb, &nb, cause)) {
+	if (ci_rows(a, scope, &ra, &na, cause) ||
+	    ci_rows(b, scope, &rb, &nb, cause)) {
 		free(ra);
 		free(rb);
 		free(*cause);
@@ -156,7 +158,7 @@ static int diff_scope(struct ci_result *a, struct ci_result *b, enum ci_scope sc
 	return err;
 }
 
-int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_opts *o,
+int ci_diff_run(struct gx_result *a, struct gx_result *b, const struct ci_diff_opts *o,
 		struct ci_diff *d, char **cause)
 {
 	static const enum ci_scope all[] = { CI_SCOPE_RUN, CI_SCOPE_PROCESS, CI_SCOPE_MODULE,
@@ -170,8 +172,8 @@ int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_o
 
 	if (!metrics) {
 		/* the defaults of both sides: B may measure what A could not */
-		const char *const *ma = ci_result__default_metrics(a);
-		const char *const *mb = ci_result__default_metrics(b);
+		const char **ma = ci_default_metrics(a);
+		const char **mb = ci_default_metrics(b);
 		size_t n = 0, na = 0, nb = 0;
 
 		while (ma[na])
@@ -188,13 +190,15 @@ int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_o
 			if (k == n)
 				both[n++] = m;
 		}
+		free(ma);
+		free(mb);
 		metrics = both;
 	}
 	memset(d, 0, sizeof(*d));
 	for (const char *const *m = metrics; *m && !err; m++)
 		err = known_metric(a, b, *m, cause);
-	d->a = ci_result__path(a);
-	d->b = ci_result__path(b);
+	d->a = gx_result__path(a);
+	d->b = gx_result__path(b);
 	for (size_t s = 0; s < nscopes && !err; s++)
 		err = diff_scope(a, b, scopes[s], metrics, limit, o ? o->min_samples : 0, d, &cap,
 				 cause);

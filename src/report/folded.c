@@ -30,15 +30,15 @@ static void add_frame(struct strbuf *sb, const char *s)
 		strbuf__add(sb, *c == ';' ? ":" : *c == '\n' ? " " : c, 1);
 }
 
-int report_folded(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+int report_folded(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	size_t nr, e = o->sort_event, n = 0;
 	const struct profile_row *const *rows;
 	struct folded *lines;
 
-	if (!profile__nr_events(in->profile))
+	if (!profile__nr_events(gx_result__profile(in)))
 		return 0;
-	rows = profile__sort(in->profile, PROFILE_BY_CALLPATH, e, PROFILE_SORT_NAME, &nr);
+	rows = profile__sort(gx_result__profile(in), PROFILE_BY_CALLPATH, e, PROFILE_SORT_NAME, &nr);
 	lines = xcalloc(nr + 1, sizeof(*lines));
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
@@ -50,7 +50,7 @@ int report_folded(struct strbuf *sb, const struct report_input *in, const struct
 		add_frame(&l, r->name);
 		for (uint32_t k = 0; k < r->path_len; k++) {
 			const struct profile_row *f =
-				profile__row(in->profile, PROFILE_BY_FUNCTION, r->path[k]);
+				profile__row(gx_result__profile(in), PROFILE_BY_FUNCTION, r->path[k]);
 
 			strbuf__addstr(&l, ";");
 			add_frame(&l, f ? f->name : "?");

@@ -23,32 +23,32 @@ const char *report__base(const char *path)
 	return s && s[1] ? s + 1 : path;
 }
 
-double report__pct(const struct report_input *in, const struct report_opts *o,
+double report__pct(struct gx_result *in, const struct report_opts *o,
 		   const struct profile_row *r, bool total)
 {
-	uint64_t all = profile__total_period(in->profile, o->sort_event);
+	uint64_t all = profile__total_period(gx_result__profile(in), o->sort_event);
 	uint64_t v = total ? r->total_period[o->sort_event] : r->period[o->sort_event];
 
 	return all ? 100.0 * (double)v / (double)all : 0;
 }
 
-static bool row_empty(const struct report_input *in, const struct profile_row *r, bool total,
+static bool row_empty(struct gx_result *in, const struct profile_row *r, bool total,
 		      size_t e, bool any_event)
 {
 	if (!any_event)
 		return !(total ? r->total_samples[e] : r->samples[e]);
-	for (size_t i = 0; i < profile__nr_events(in->profile); i++)
+	for (size_t i = 0; i < profile__nr_events(gx_result__profile(in)); i++)
 		if (r->samples[i] || r->total_samples[i])
 			return false;
 	return true;
 }
 
-const struct profile_row *const *report__pick(const struct report_input *in,
+const struct profile_row *const *report__pick(struct gx_result *in,
 					      const struct report_opts *o, enum profile_by by,
 					      bool any_event, size_t *nr, size_t *more)
 {
 	size_t n, k = 0, e = o->sort_event;
-	const struct profile_row *const *rows = profile__sort(in->profile, by, e, o->sort, &n);
+	const struct profile_row *const *rows = profile__sort(gx_result__profile(in), by, e, o->sort, &n);
 	const struct profile_row **out = xmalloc((n + 1) * sizeof(*out));
 	bool total = o->sort == PROFILE_SORT_TOTAL;
 
@@ -70,11 +70,11 @@ const struct profile_row *const *report__pick(const struct report_input *in,
 	return out;
 }
 
-void report__path_str(struct strbuf *sb, const struct report_input *in,
+void report__path_str(struct strbuf *sb, struct gx_result *in,
 		      const struct profile_row *r, const char *sep)
 {
 	for (uint32_t i = 0; i < r->path_len; i++) {
-		const struct profile_row *f = profile__row(in->profile, PROFILE_BY_FUNCTION, r->path[i]);
+		const struct profile_row *f = profile__row(gx_result__profile(in), PROFILE_BY_FUNCTION, r->path[i]);
 
 		strbuf__addf(sb, "%s%s", i ? sep : "", f ? f->name : "?");
 	}
@@ -107,32 +107,32 @@ static int col_width(const struct profile_row *const *rows, size_t nr, bool modu
 	return w > max ? max : w;
 }
 
-void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
+void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by)
 {
-	bool cc = profile__has_callchains(in->profile);
+	bool cc = profile__has_callchains(gx_result__profile(in));
 	size_t nr, more, e = o->sort_event;
 	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
-	char nb[64], cb[32], fb[512];
+	char cb[32], fb[512];
 	int w = col_width(rows, nr, false, 8, 40), mw = col_width(rows, nr, true, 6, 32);
 
 	switch (by) {
 	case PROFILE_BY_FUNCTION:
 		strbuf__addf(sb, "\nFunctions (by %s; self: in the function itself%s)\n",
-			     report__event_name(in, e, nb, sizeof(nb)),
+			     report__event_name(in, e),
 			     cc ? ", total: with its callees" : "");
 		strbuf__addf(sb, "    self%s    samples  %-*s  %-*s  %s\n", cc ? "   total" : "", w,
 			     "function", mw, "module", "hottest line");
 		break;
 	case PROFILE_BY_LINE:
-		strbuf__addf(sb, "\nSource lines (by %s%s)\n", report__event_name(in, e, nb, sizeof(nb)),
+		strbuf__addf(sb, "\nSource lines (by %s%s)\n", report__event_name(in, e),
 			     cc ? "; total: lines on the stack, call sites included" : "");
 		strbuf__addf(sb, "    self%s    samples  %-30s  %-*s  %s\n", cc ? "   total" : "",
 			     "line", w, "function", "module");
 		break;
 	default:
 		strbuf__addf(sb, "\nCall paths (by %s; root first)\n",
-			     report__event_name(in, e, nb, sizeof(nb)));
+			     report__event_name(in, e));
 		strbuf__addstr(sb, "    self    samples  command: path\n");
 		break;
 	}
@@ -144,7 +144,7 @@ void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
 			strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, true));
 		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[e], cb, sizeof(cb)));
 		if (by == PROFILE_BY_FUNCTION) {
-			const struct profile_row *l = profile__hot_line(in->profile, r->index, e);
+			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index, e);
 
 			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, r->name, mw, report__base(r->module),
 				     src_str(l, fb, sizeof(fb)));
@@ -164,16 +164,16 @@ void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
 	free((void *)rows);
 }
 
-static json_t *json_counts(const struct report_input *in, const uint64_t *v)
+static json_t *json_counts(struct gx_result *in, const uint64_t *v)
 {
 	json_t *a = json_array();
 
-	for (size_t e = 0; e < profile__nr_events(in->profile); e++)
+	for (size_t e = 0; e < profile__nr_events(gx_result__profile(in)); e++)
 		json_array_append_new(a, report__json_u64(v[e]));
 	return a;
 }
 
-static void json_add_counts(json_t *o2, const struct report_input *in,
+static void json_add_counts(json_t *o2, struct gx_result *in,
 			    const struct report_opts *o, const struct profile_row *r, bool total)
 {
 	json_object_set_new(o2, "share", json_real(report__pct(in, o, r, false) / 100));
@@ -187,7 +187,7 @@ static void json_add_counts(json_t *o2, const struct report_input *in,
 	}
 }
 
-json_t *report__json_hotspots(const struct report_input *in, const struct report_opts *o,
+json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			      enum profile_by by)
 {
 	size_t nr, more;
@@ -199,7 +199,7 @@ json_t *report__json_hotspots(const struct report_input *in, const struct report
 		json_t *o2 = json_object();
 
 		if (by == PROFILE_BY_FUNCTION) {
-			const struct profile_row *l = profile__hot_line(in->profile, r->index,
+			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index,
 									o->sort_event);
 
 			json_object_set_new(o2, "function", json_string(r->name));
@@ -218,7 +218,7 @@ json_t *report__json_hotspots(const struct report_input *in, const struct report
 
 			for (uint32_t k = 0; k < r->path_len; k++) {
 				const struct profile_row *f =
-					profile__row(in->profile, PROFILE_BY_FUNCTION, r->path[k]);
+					profile__row(gx_result__profile(in), PROFILE_BY_FUNCTION, r->path[k]);
 
 				json_array_append_new(st, json_string(f ? f->name : "?"));
 			}

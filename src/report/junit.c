@@ -8,6 +8,8 @@
 
 #include "report-ci.h"
 
+#include "result/result.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

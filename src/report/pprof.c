@@ -18,6 +18,8 @@
 
 #include "report-ci.h"
 
+#include "result/result.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +62,7 @@ struct pmapping {
 };
 
 struct exporter {
-	struct perf_reader *reader;
+	const struct gx_result *res;	/* set by ci_pprof__write */
 	const struct pd_env *env;
 	struct sym_session *sym;	/* the profile's: strings of sym_results */
 	size_t nr_events;
@@ -294,11 +296,10 @@ static uint64_t function_of(struct exporter *x, const char *name, const char *fi
 
 /* ---- encoding ------------------------------------------------------------ */
 
-static bool time_event(const struct pd_evsel *e)
+static bool time_event(const struct perf_event_attr *a)
 {
-	return e->attr.type == PERF_TYPE_SOFTWARE &&
-	       (e->attr.config == PERF_COUNT_SW_CPU_CLOCK ||
-		e->attr.config == PERF_COUNT_SW_TASK_CLOCK);
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
 static int gzip_write(const char *path, const uint8_t *buf, size_t len, char **cause)
@@ -360,37 +361,25 @@ static int encode(struct exporter *x, const char *path, char **cause)
 	vt = xcalloc(e_count + 1, sizeof(*vt));
 	vtp = xcalloc(e_count + 1, sizeof(*vtp));
 	for (size_t i = 0; i < e_count; i++) {
-		const struct pd_evsel *e = perf_reader__evsel(x->reader, i);
-		char nm[32];
+		const struct gx_event *e = gx_result__event(x->res, i);
 
 		perftools__profiles__value_type__init(&vt[i]);
-		if (!e->name)
-			snprintf(nm, sizeof(nm), "event%zu", i);
-		vt[i].type = strtab__intern(&x->strs, e->name ? e->name : nm);
-		vt[i].unit = time_event(e) ? s_ns : s_count;
+		vt[i].type = strtab__intern(&x->strs, e->name);
+		vt[i].unit = time_event(e->attr) ? s_ns : s_count;
 		vtp[i] = &vt[i];
 	}
 	prof.n_sample_type = e_count;
 	prof.sample_type = vtp;
-	/* viewers open on cycles when recorded, else on the first event */
-	for (size_t i = 0; i < e_count; i++) {
-		const struct pd_evsel *e = perf_reader__evsel(x->reader, i);
-
-		if (e->attr.type == PERF_TYPE_HARDWARE &&
-		    (e->attr.config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES) {
-			prof.default_sample_type = vt[i].type;
-			break;
-		}
-	}
-	if (!prof.default_sample_type && e_count)
-		prof.default_sample_type = vt[0].type;
+	/* viewers open on the result's sort event (cycles when sampled) */
+	if (e_count)
+		prof.default_sample_type = vt[gx_result__sort_event(x->res)].type;
 	perftools__profiles__value_type__init(&period_type);
 	if (e_count) {
-		const struct pd_evsel *e0 = perf_reader__evsel(x->reader, 0);
+		const struct perf_event_attr *a0 = gx_result__event(x->res, 0)->attr;
 
 		period_type = vt[0];
 		prof.period_type = &period_type;
-		prof.period = e0->attr.freq ? 0 : (int64_t)e0->attr.sample_period;
+		prof.period = a0->freq ? 0 : (int64_t)a0->sample_period;
 	}
 
 	/* samples with pid and comm labels */
@@ -515,79 +504,91 @@ static int encode(struct exporter *x, const char *path, char **cause)
 	return err;
 }
 
-int ci_pprof_write(const char *arg, const char *parent, const char *path,
-		   const struct profile_opts *opts, char **cause)
+/* Before the walk: the file's events and build-ids are known. */
+static void on_begin(void *ctx, const struct gx_result *r)
 {
-	struct exporter x;
-	struct profile_opts po = { 0 };
-	struct profile *prof = NULL;
-	char *dir = NULL, *data = NULL;
-	int err;
+	struct exporter *x = ctx;
 
-	memset(&x, 0, sizeof(x));
-	strtab__init(&x.strs);
-	strtab__intern(&x.strs, "");	/* string_table[0] must be "" */
-	u64map__init(&x.mapping_idx.idx);
-	u64map__init(&x.loc_idx.idx);
-	u64map__init(&x.func_idx.idx);
-	u64map__init(&x.sample_idx.idx);
-	err = gx_result__resolve(arg, parent, &dir, &data, cause);
-	if (err)
-		goto out;
-	err = perf_reader__open(&x.reader, data, PD_ORDERED, cause);
-	if (err)
-		goto out;
-	x.env = perf_reader__env(x.reader);
-	x.nr_events = perf_reader__nr_evsels(x.reader);
-	if (opts) {
-		po.symfs = opts->symfs;
-		po.search_paths = opts->search_paths;
-		po.nr_search_paths = opts->nr_search_paths;
-		po.no_inline = opts->no_inline;
-	}
-	po.env = x.env;
-	po.on_stack = on_stack;
-	po.stack_ctx = &x;
-	err = profile__new_opts(&prof, x.nr_events, &po, cause);
-	if (err)
-		goto out;
-	x.sym = profile__symbolizer(prof);
-	err = perf_reader__process(x.reader, profile__tool(prof), cause);
-	if (err)
-		goto out;
-	err = encode(&x, path, cause);
-out:
-	for (size_t i = 0; i < x.nr_samples; i++)
-		free(x.samples[i].values);
-	free(x.samples);
-	free(x.stacks);
-	free(x.locs);
-	free(x.funcs);
-	free(x.mappings);
-	u64map__exit(&x.mapping_idx.idx);
-	u64map__exit(&x.loc_idx.idx);
-	u64map__exit(&x.func_idx.idx);
-	u64map__exit(&x.sample_idx.idx);
-	profile__delete(prof);	/* after encode: the sym_results are the profile's */
-	perf_reader__delete(x.reader);
-	strtab__exit(&x.strs);
-	free(dir);
-	free(data);
-	return err;
+	x->env = gx_result__env(r);
+	x->nr_events = perf_reader__nr_evsels(gx_result__reader(r));
+}
+
+struct ci_pprof *ci_pprof__new(void)
+{
+	struct exporter *x = xzalloc(sizeof(*x));
+
+	strtab__init(&x->strs);
+	strtab__intern(&x->strs, "");	/* string_table[0] must be "" */
+	u64map__init(&x->mapping_idx.idx);
+	u64map__init(&x->loc_idx.idx);
+	u64map__init(&x->func_idx.idx);
+	u64map__init(&x->sample_idx.idx);
+	return (struct ci_pprof *)x;
+}
+
+void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o)
+{
+	o->on_begin = on_begin;
+	o->on_stack = on_stack;
+	o->stack_ctx = p;
+}
+
+int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause)
+{
+	struct exporter *x = (struct exporter *)p;
+
+	x->res = r;
+	x->sym = gx_result__symbolizer(r);
+	return encode(x, path, cause);
+}
+
+void ci_pprof__delete(struct ci_pprof *p)
+{
+	struct exporter *x = (struct exporter *)p;
+
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->nr_samples; i++)
+		free(x->samples[i].values);
+	free(x->samples);
+	free(x->stacks);
+	free(x->locs);
+	free(x->funcs);
+	free(x->mappings);
+	u64map__exit(&x->mapping_idx.idx);
+	u64map__exit(&x->loc_idx.idx);
+	u64map__exit(&x->func_idx.idx);
+	u64map__exit(&x->sample_idx.idx);
+	strtab__exit(&x->strs);
+	free(x);
 }
 
 #else /* !HAVE_PPROF */
 
-int ci_pprof_write(const char *arg, const char *parent, const char *path,
-		   const struct profile_opts *opts, char **cause)
+struct ci_pprof *ci_pprof__new(void)
 {
-	(void)opts;
-	(void)arg;
-	(void)parent;
+	return NULL;
+}
+
+void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o)
+{
+	(void)p;
+	(void)o;
+}
+
+int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause)
+{
+	(void)p;
+	(void)r;
 	(void)path;
 	return gx_fail(cause, GX_E_NOTSUP, "this gexplore was built without protobuf-c and zlib: "
 			"no pprof export (install libprotobuf-c-dev, protobuf-c-compiler and "
 			"zlib1g-dev, then rebuild)");
+}
+
+void ci_pprof__delete(struct ci_pprof *p)
+{
+	(void)p;
 }
 
 #endif /* HAVE_PPROF */

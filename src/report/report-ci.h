@@ -7,7 +7,7 @@
  * write; nothing here prints or exits. Errors are negative codes with a
  * message in *cause (caller frees).
  *
- * The unit all of them share is a `struct ci_result`: a result (directory or
+ * The unit all of them share is a `struct gx_result`: a result (directory or
  * perf.data file) read once into a profile, with its meta.json, its top-down
  * model and the mapping of its recorded events to the model's, so any metric
  * can be evaluated on the whole run or on one row (process, module,
@@ -28,42 +28,11 @@
 #define GX_DIFF_SCHEMA "gexplore-diff 1"
 
 /* ======================================================================
- * A result opened for evaluation (ci-result.c)
+ * Rows and metrics of an opened result (ci-result.c)
  * ==================================================================== */
 
-struct ci_result;
-
-struct ci_open_opts {
-	const char *cpu;	/* top-down model instead of the recorded one, or NULL */
-	int smt;		/* enum td_smt; 0 = from the recording */
-	/* where the files and symbols are (symfs, search paths, kallsyms,
-	 * no_inline): copied, env and the slots are set here; or NULL */
-	const struct profile_opts *sym;
-};
-
-/*
- * Resolve `arg` (result directory, perf.data file, or NULL for the newest
- * gxNNN in `parent`), read meta.json when there is one, process every
- * record into a profile and load the top-down model. A missing model (or
- * none of its events recorded) is not an error: metrics of the model are
- * then "cannot measure". On success *out owns everything until
- * ci_result__delete(). Errors: bad argument or unreadable data, with
- * *cause.
- */
-int ci_result__open(struct ci_result **out, const char *arg, const char *parent,
-		    const struct ci_open_opts *o, char **cause);
-void ci_result__delete(struct ci_result *r);
-
-/* The directory (or file) the result was read from. Owned by r. */
-const char *ci_result__path(const struct ci_result *r);
-/* The top-down model's id ("skl", "generic"), or NULL when none loaded. */
-const char *ci_result__model(const struct ci_result *r);
-/* Borrowed parts, valid as long as r. meta may be NULL (bare perf.data). */
-struct profile *ci_result__profile(const struct ci_result *r);
-struct perf_reader *ci_result__reader(const struct ci_result *r);
-const struct gx_meta *ci_result__meta(const struct ci_result *r);
-/* Index of the reference event (cycles, else the first event). */
-size_t ci_result__ref_event(const struct ci_result *r);
+struct gx_result;
+struct ci_row;
 
 /*
  * MUX reliability of a row (gexplore-mux(7)): the row's own, from the
@@ -72,8 +41,7 @@ size_t ci_result__ref_event(const struct ci_result *r);
  * rows with no reference sample; 1.0 when nothing was multiplexed by
  * gexplore.
  */
-struct ci_row;
-double ci_result__reliability(const struct ci_result *r, const struct ci_row *row);
+double ci_row_reliability(const struct gx_result *r, const struct ci_row *row);
 
 /* Scopes a metric is evaluated on. */
 enum ci_scope {
@@ -101,15 +69,15 @@ struct ci_row {
  * into r). GX_E_NOTSUP with *cause when this build's profile has no rows
  * of that scope.
  */
-int ci_result__rows(struct ci_result *r, enum ci_scope scope, struct ci_row **rows,
+int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		    size_t *nr, char **cause);
 
 /* The row of a scope named `name` (process comm, module path or basename,
  * function), or -ENOENT. Fills *row. */
-int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *name,
+int ci_find_row(struct gx_result *r, enum ci_scope scope, const char *name,
 			struct ci_row *row, char **cause);
 
-/* Return values of ci_result__metric() besides 0 and negative errors. */
+/* Return values of ci_metric() besides 0 and negative errors. */
 #define CI_CANNOT_MEASURE 1
 
 /*
@@ -122,7 +90,7 @@ int ci_result__find_row(struct ci_result *r, enum ci_scope scope, const char *na
  * of the events it needs), or -EINVAL with *cause when the name means
  * nothing (a usage error).
  */
-int ci_result__metric(struct ci_result *r, const struct ci_row *row, const char *metric,
+int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		      uint64_t min_samples, double *value, char **cause);
 
 /* Whether a higher value of metric is better (IPC, Retiring): regressions
@@ -132,10 +100,10 @@ bool ci_metric_higher_is_better(const char *metric);
 /*
  * The metrics diff shows by default for this result: CPI, IPC and the
  * level-1 nodes when the model's events were recorded; always "share"
- * (the row's share of the reference event's samples). NULL-terminated,
- * borrowed from r.
+ * (the row's share of the reference event's samples). A NULL-terminated
+ * array the caller frees (not its strings, which are r's).
  */
-const char *const *ci_result__default_metrics(struct ci_result *r);
+const char **ci_default_metrics(const struct gx_result *r);
 
 /* ======================================================================
  * Checks (check.c)
@@ -219,7 +187,7 @@ struct ci_report {
  * Negative only for usage errors (unknown metric, MAX_REGRESS without a
  * baseline, no such --function) with *cause.
  */
-int ci_check_run(struct ci_result *const *runs, size_t nr_runs, struct ci_result *baseline,
+int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result *baseline,
 		 const struct ci_spec *spec, struct ci_report *rep, char **cause);
 void ci_report__exit(struct ci_report *rep);
 
@@ -272,7 +240,7 @@ struct ci_diff {
 
 /* Compare A and B. Fills *d (free with ci_diff__exit). -EINVAL for an
  * unknown metric. Entries borrow strings from a and b: keep them open. */
-int ci_diff_run(struct ci_result *a, struct ci_result *b, const struct ci_diff_opts *o,
+int ci_diff_run(struct gx_result *a, struct gx_result *b, const struct ci_diff_opts *o,
 		struct ci_diff *d, char **cause);
 void ci_diff__exit(struct ci_diff *d);
 void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit);
@@ -284,16 +252,25 @@ void ci_diff__csv(const struct ci_diff *d, struct strbuf *out);
  * ==================================================================== */
 
 /*
- * Write the samples of the result at `arg` as a gzip-compressed pprof
- * profile.proto to `path` ("-" = stdout is the caller's business: path is
- * a file): one sample type per recorded event (value = summed periods,
- * plus a "samples" count per event), one location per distinct address
- * with its inline frames (innermost first), mappings with build-ids.
- * opts (may be NULL) gives --symfs, --search-path and --no-inline; its env
- * is ignored (the recording's own is used). GX_E_NOTSUP when this build has
- * no protobuf-c/zlib.
+ * The samples of a result as a gzip-compressed pprof profile.proto: one
+ * sample type per recorded event (value = summed periods, plus a "samples"
+ * count per event), one location per distinct address with its inline
+ * frames (innermost first), mappings with build-ids. The exporter sees
+ * every stack while the result is walked, so it is set up first:
+ *
+ *	struct ci_pprof *x = ci_pprof__new();
+ *	ci_pprof__hook(x, &opts);		// before gx_result__open(.., &opts, ..)
+ *	ci_pprof__write(x, result, path, &cause);
+ *	ci_pprof__delete(x);
+ *
+ * __new returns NULL and __write GX_E_NOTSUP when this build has no
+ * protobuf-c/zlib; __hook and __delete accept NULL.
  */
-int ci_pprof_write(const char *arg, const char *parent, const char *path,
-		   const struct profile_opts *opts, char **cause);
+struct ci_pprof;
+struct gx_result_opts;
+struct ci_pprof *ci_pprof__new(void);
+void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o);
+int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause);
+void ci_pprof__delete(struct ci_pprof *p);
 
 #endif /* GX_REPORT_CI_H */

@@ -6,7 +6,7 @@
 #include "report.h"
 
 /* report.c */
-const char *report__event_name(const struct report_input *in, size_t i, char *buf, size_t len);
+const char *report__event_name(struct gx_result *in, size_t i);
 const char *report__thousands(uint64_t v, char *buf, size_t len);
 json_t *report__json_u64(uint64_t v);
 
@@ -20,21 +20,21 @@ const char *report__base(const char *path);
  * set to the number of rows left out by --limit alone. The caller frees
  * the array (not the rows).
  */
-const struct profile_row *const *report__pick(const struct report_input *in,
+const struct profile_row *const *report__pick(struct gx_result *in,
 					      const struct report_opts *o, enum profile_by by,
 					      bool any_event, size_t *nr, size_t *more);
 
 /* Share of the sort event's total, in percent; total: the row's total column. */
-double report__pct(const struct report_input *in, const struct report_opts *o,
+double report__pct(struct gx_result *in, const struct report_opts *o,
 		   const struct profile_row *r, bool total);
 
 /* hotspots.c: text tables and JSON arrays of functions, lines, callpaths */
-void report__text_hotspots(struct strbuf *sb, const struct report_input *in,
+void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by);
-json_t *report__json_hotspots(const struct report_input *in, const struct report_opts *o,
+json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			      enum profile_by by);
 /* "main;a;b" for a call path row (functions root first) */
-void report__path_str(struct strbuf *sb, const struct report_input *in,
+void report__path_str(struct strbuf *sb, struct gx_result *in,
 		      const struct profile_row *r, const char *sep);
 
 #endif

@@ -34,14 +34,9 @@ static bool event_is_time(const struct perf_event_attr *a)
 	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-const char *report__event_name(const struct report_input *in, size_t i, char *buf, size_t len)
+const char *report__event_name(struct gx_result *in, size_t i)
 {
-	const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
-
-	if (e->name && *e->name)
-		return e->name;
-	snprintf(buf, len, "type%u/0x%" PRIx64, e->attr.type, (uint64_t)e->attr.config);
-	return buf;
+	return gx_result__event(in, i)->name;
 }
 
 /* 1234567 -> "1,234,567" */
@@ -77,18 +72,18 @@ const char *const report_by_names[] = { "process", "thread", "module", "function
 
 /* The threads with enough reference samples whose MUX reliability is
  * below 0.7, in one line under the multiplexing block. */
-static void unreliable_threads(struct strbuf *sb, const struct report_input *in)
+static void unreliable_threads(struct strbuf *sb, struct gx_result *in)
 {
 	const struct profile_row *const *rows;
 	size_t nr, ref, bad = 0;
 	struct strbuf list = STRBUF_INIT;
 
-	if (!in->mux || !in->meta || in->meta->mux.reference < 0)
+	if (!gx_result__mux(in) || !gx_result__meta(in) || gx_result__meta(in)->mux.reference < 0)
 		return;
-	ref = (size_t)in->meta->mux.reference;
-	rows = profile__rows(in->profile, PROFILE_BY_THREAD, ref, &nr);
+	ref = (size_t)gx_result__meta(in)->mux.reference;
+	rows = profile__rows(gx_result__profile(in), PROFILE_BY_THREAD, ref, &nr);
 	for (size_t i = 0; i < nr; i++) {
-		double rel = report_row_reliability(in, rows[i]);
+		double rel = gx_result__row_reliability(in, rows[i]);
 
 		if (rows[i]->samples[ref] < 10 || isnan(rel) || rel >= MUX_UNRELIABLE)
 			continue;
@@ -101,28 +96,28 @@ static void unreliable_threads(struct strbuf *sb, const struct report_input *in)
 	strbuf__exit(&list);
 }
 
-static void text_table(struct strbuf *sb, const struct report_input *in,
+static void text_table(struct strbuf *sb, struct gx_result *in,
 		       const struct report_opts *o, enum profile_by by)
 {
 	size_t nr, more, ev = o->sort_event;
 	const struct profile_row *const *rows;
-	char nb[64], cb[32];
+	char cb[32];
 	bool cc;
 
 	if (by >= PROFILE_BY_FUNCTION) {
 		report__text_hotspots(sb, in, o, by);
 		return;
 	}
-	cc = by == PROFILE_BY_MODULE && profile__has_callchains(in->profile);
+	cc = by == PROFILE_BY_MODULE && profile__has_callchains(gx_result__profile(in));
 	rows = report__pick(in, o, by, false, &nr, &more);
-	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev, nb, sizeof(nb)));
+	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev));
 	switch (by) {
 	case PROFILE_BY_PROCESS:
-		strbuf__addf(sb, "   share    samples%s      pid  command\n", in->mux ? "   MUX" : "");
+		strbuf__addf(sb, "   share    samples%s      pid  command\n", gx_result__mux(in) ? "   MUX" : "");
 		break;
 	case PROFILE_BY_THREAD:
 		strbuf__addf(sb, "   share    samples%s      tid      pid  command\n",
-			     in->mux ? "   MUX" : "");
+			     gx_result__mux(in) ? "   MUX" : "");
 		break;
 	default:
 		/* with call stacks: total = samples with the module on the stack */
@@ -136,9 +131,9 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 		if (cc)
 			strbuf__addf(sb, "   %5.1f%%", report__pct(in, o, r, true));
 		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[ev], cb, sizeof(cb)));
-		if (in->mux && by != PROFILE_BY_MODULE) {
+		if (gx_result__mux(in) && by != PROFILE_BY_MODULE) {
 			/* MUX reliability of the row; '!' below 0.7 */
-			double rel = report_row_reliability(in, r);
+			double rel = gx_result__row_reliability(in, r);
 
 			if (isnan(rel))
 				strbuf__addstr(sb, " n/a  ");
@@ -159,10 +154,10 @@ static void text_table(struct strbuf *sb, const struct report_input *in,
 	free((void *)rows);
 }
 
-static bool any_hardware(const struct report_input *in)
+static bool any_hardware(struct gx_result *in)
 {
-	for (size_t i = 0; i < perf_reader__nr_evsels(in->reader); i++) {
-		uint32_t t = perf_reader__evsel(in->reader, i)->attr.type;
+	for (size_t i = 0; i < gx_result__nr_events(in); i++) {
+		uint32_t t = gx_result__event(in, i)->attr->type;
 
 		if (t != PERF_TYPE_SOFTWARE && t != PERF_TYPE_TRACEPOINT)
 			return true;
@@ -170,15 +165,15 @@ static bool any_hardware(const struct report_input *in)
 	return false;
 }
 
-int report_text(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
-	const struct gx_meta *m = in->meta;
-	const struct pd_env *env = perf_reader__env(in->reader);
-	const struct pd_stats *st = perf_reader__stats(in->reader);
-	size_t nev = perf_reader__nr_evsels(in->reader);
-	char nb[64], cb[32];
+	const struct gx_meta *m = gx_result__meta(in);
+	const struct pd_env *env = perf_reader__env(gx_result__reader(in));
+	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
+	size_t nev = perf_reader__nr_evsels(gx_result__reader(in));
+	char cb[32];
 
-	strbuf__addf(sb, "gexplore report: %s\n", in->result);
+	strbuf__addf(sb, "gexplore report: %s\n", gx_result__path(in));
 	if (m && m->argv && m->argc) {
 		strbuf__addstr(sb, "  command   ");
 		for (uint32_t i = 0; i < m->argc; i++)
@@ -219,18 +214,18 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 	int w = 22;
 
 	for (size_t i = 0; i < nev; i++) {
-		int l = (int)strlen(report__event_name(in, i, nb, sizeof(nb)));
+		int l = (int)strlen(report__event_name(in, i));
 
 		w = l > w ? (l > 60 ? 60 : l) : w;
 	}
 	strbuf__addf(sb, "\nEvents\n  %-*s     samples      estimated        counted\n", w, "event");
 	for (size_t i = 0; i < nev; i++) {
-		const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
+		const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 
-		strbuf__addf(sb, "  %-*s %11s  ", w, report__event_name(in, i, nb, sizeof(nb)),
-			     report__thousands(profile__total_samples(in->profile, i), cb, sizeof(cb)));
-		add_estimate(sb, &e->attr, profile__total_period(in->profile, i));
+		strbuf__addf(sb, "  %-*s %11s  ", w, report__event_name(in, i),
+			     report__thousands(profile__total_samples(gx_result__profile(in), i), cb, sizeof(cb)));
+		add_estimate(sb, &e->attr, profile__total_period(gx_result__profile(in), i));
 		if (me && me->has_count)
 			add_estimate(sb, &e->attr, me->count);
 		strbuf__addstr(sb, "\n");
@@ -240,7 +235,7 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 		mux_meta__render(m, sb);
 		unreliable_threads(sb, in);
 	}
-	if (nev && profile__total_samples(in->profile, o->sort_event)) {
+	if (nev && profile__total_samples(gx_result__profile(in), o->sort_event)) {
 		if (o->by_given) {
 			text_table(sb, in, o, o->by);
 		} else {
@@ -261,15 +256,15 @@ int report_text(struct strbuf *sb, const struct report_input *in, const struct r
 
 	{
 		const char *why = NULL;
-		uint64_t nuw = profile__unwind_failures(in->profile, &why);
-		size_t nw = perf_reader__nr_warnings(in->reader) + (m ? m->nr_warnings : 0) + !!nuw;
+		uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
+		size_t nw = perf_reader__nr_warnings(gx_result__reader(in)) + (m ? m->nr_warnings : 0) + !!nuw;
 
 		if (nw)
 			strbuf__addstr(sb, "\nWarnings\n");
 		for (size_t i = 0; m && i < m->nr_warnings; i++)
 			strbuf__addf(sb, "  - %s\n", m->warnings[i]);
-		for (size_t i = 0; i < perf_reader__nr_warnings(in->reader); i++)
-			strbuf__addf(sb, "  - %s\n", perf_reader__warning(in->reader, i));
+		for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
+			strbuf__addf(sb, "  - %s\n", perf_reader__warning(gx_result__reader(in), i));
 		if (nuw)
 			strbuf__addf(sb, "  - %" PRIu64 " sample%s could not be unwound (%s); their "
 				     "stacks stop at the sampled function\n",
@@ -283,10 +278,10 @@ json_t *report__json_u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-static json_t *json_rows(const struct report_input *in, const struct report_opts *o,
+static json_t *json_rows(struct gx_result *in, const struct report_opts *o,
 			 enum profile_by by)
 {
-	size_t nr, more, nev = perf_reader__nr_evsels(in->reader);
+	size_t nr, more, nev = perf_reader__nr_evsels(gx_result__reader(in));
 	const struct profile_row *const *rows = report__pick(in, o, by, true, &nr, &more);
 	json_t *a = json_array();
 
@@ -307,8 +302,8 @@ static json_t *json_rows(const struct report_input *in, const struct report_opts
 			json_array_append_new(p, report__json_u64(r->period[e]));
 		}
 		json_object_set_new(o2, "share", json_real(report__pct(in, o, r, false) / 100));
-		if (in->mux) {
-			double rel = report_row_reliability(in, r);
+		if (gx_result__mux(in)) {
+			double rel = gx_result__row_reliability(in, r);
 
 			json_object_set_new(o2, "mux_reliability",
 					    isnan(rel) ? json_null() : json_real(rel));
@@ -342,17 +337,17 @@ static json_t *json_strv(char **v, size_t n)
 	return a;
 }
 
-int report_json(struct strbuf *sb, const struct report_input *in, const struct report_opts *o)
+int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
-	const struct gx_meta *m = in->meta;
-	const struct pd_env *env = perf_reader__env(in->reader);
-	const struct pd_stats *st = perf_reader__stats(in->reader);
-	size_t nev = perf_reader__nr_evsels(in->reader);
+	const struct gx_meta *m = gx_result__meta(in);
+	const struct pd_env *env = perf_reader__env(gx_result__reader(in));
+	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
+	size_t nev = perf_reader__nr_evsels(gx_result__reader(in));
 	json_t *root = json_object(), *evs = json_array(), *w = json_array(), *mach = json_object();
-	char nb[64], *text;
+	char *text;
 
 	json_object_set_new(root, "schema", json_string(GX_REPORT_SCHEMA));
-	json_object_set_new(root, "result", json_string(in->result));
+	json_object_set_new(root, "result", json_string(gx_result__path(in)));
 	if (m && m->argv)
 		json_object_set_new(root, "command", json_strv(m->argv, m->argc));
 	else if (env->cmdline)
@@ -384,16 +379,17 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 		json_object_set_new(root, "lost", lost);
 	}
 	for (size_t i = 0; i < nev; i++) {
-		const struct pd_evsel *e = perf_reader__evsel(in->reader, i);
+		const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 		json_t *eo = json_object();
 
-		json_object_set_new(eo, "name", json_string(report__event_name(in, i, nb, sizeof(nb))));
+		json_object_set_new(eo, "name", json_string(report__event_name(in, i)));
+		json_object_set_new(eo, "pmu", json_string(gx_result__event(in, i)->pmu));
 		json_object_set_new(eo, "type", json_integer(e->attr.type));
 		json_object_set_new(eo, "config", report__json_u64(e->attr.config));
 		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
-		json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(in->profile, i)));
-		json_object_set_new(eo, "estimated", report__json_u64(profile__total_period(in->profile, i)));
+		json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(gx_result__profile(in), i)));
+		json_object_set_new(eo, "estimated", report__json_u64(profile__total_period(gx_result__profile(in), i)));
 		json_object_set_new(eo, "counted", me && me->has_count ? report__json_u64(me->count) : json_null());
 		json_array_append_new(evs, eo);
 	}
@@ -409,13 +405,13 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 	json_object_set_new(root, "threads", json_rows(in, o, PROFILE_BY_THREAD));
 	json_object_set_new(root, "modules", json_rows(in, o, PROFILE_BY_MODULE));
 	json_object_set_new(root, "sort", json_string(report_sort_names[o->sort]));
-	json_object_set_new(root, "callchains", json_boolean(profile__has_callchains(in->profile)));
+	json_object_set_new(root, "callchains", json_boolean(profile__has_callchains(gx_result__profile(in))));
 	json_object_set_new(root, "functions", report__json_hotspots(in, o, PROFILE_BY_FUNCTION));
 	json_object_set_new(root, "lines", report__json_hotspots(in, o, PROFILE_BY_LINE));
 	json_object_set_new(root, "callpaths", report__json_hotspots(in, o, PROFILE_BY_CALLPATH));
 	{
 		const char *why = NULL;
-		uint64_t nuw = profile__unwind_failures(in->profile, &why);
+		uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
 
 		json_object_set_new(root, "unwind_failures", report__json_u64(nuw));
 	}
@@ -426,8 +422,8 @@ int report_json(struct strbuf *sb, const struct report_input *in, const struct r
 		json_object_set_new(root, "topdown", report_topdown_json(in, o));
 	for (size_t i = 0; m && i < m->nr_warnings; i++)
 		json_array_append_new(w, json_string(m->warnings[i]));
-	for (size_t i = 0; i < perf_reader__nr_warnings(in->reader); i++)
-		json_array_append_new(w, json_string(perf_reader__warning(in->reader, i)));
+	for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
+		json_array_append_new(w, json_string(perf_reader__warning(gx_result__reader(in), i)));
 	json_object_set_new(root, "warnings", w);
 
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -7,6 +7,8 @@
 
 #include "report.h"
 
+#include "result/result.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,51 +20,58 @@
 #include "util/util.h"
 
 struct td_view {
-	struct report_model rm;
-	const char *source;	/* where the whole-run counts came from */
+	const struct td_model *model;	/* the result's, NULL: no top-down */
+	const struct td_ctx *ctx;
+	const int *ev;			/* event -> model event */
+	size_t nr_evsels;
+	int clk_evsel;			/* the sampled cycles event, or -1 */
+	const char *source;		/* where the whole-run counts came from */
 };
 
 /* 0 with v ready; 1 when the recording has no event of the model (nothing
- * to show); negative on error with *cause. */
-static int td_view__init(struct td_view *v, const struct report_input *in, char **cause)
+ * to show); negative when the model could not be loaded, with *cause. */
+static int td_view__init(struct td_view *v, struct gx_result *in, char **cause)
 {
 	v->source = "samples";
-	return report_model__init(&v->rm, in->reader, in->meta, in->cpu, in->smt, cause);
+	v->model = gx_result__model(in);
+	v->ctx = gx_result__ctx(in);
+	v->ev = gx_result__model_map(in);
+	v->nr_evsels = gx_result__nr_events(in);
+	v->clk_evsel = gx_result__sort_is_cycles(in) ? (int)gx_result__sort_event(in) : -1;
+	if (!gx_result__model_loaded(in)) {
+		*cause = xstrdup(gx_result__model_error(in));
+		return -1;
+	}
+	return v->model ? 0 : 1;
 }
 
 static void td_view__exit(struct td_view *v)
 {
-	report_model__exit(&v->rm);
+	(void)v;
 }
 
-/* Whole-run estimates (report_evsel_run_value) as model event counts. */
-static void run_counts(struct td_view *v, const struct report_input *in, double *c)
+/* Whole-run values as model event counts; notes where they came from. */
+static void run_counts(struct td_view *v, struct gx_result *in, double *c)
 {
-	double *x = xcalloc(v->rm.nr_evsels + 1, sizeof(double));
-	bool counted, any_counted = false, mux = false;
+	bool any_counted = false, mux = false;
 
-	for (size_t i = 0; i < v->rm.nr_evsels; i++) {
-		x[i] = v->rm.ev[i] < 0 ? NAN : report_evsel_run_value(in->reader, in->meta,
-								       in->profile, i, &counted);
-		any_counted |= v->rm.ev[i] >= 0 && counted;
-		mux |= in->meta && i < in->meta->nr_events && in->meta->events[i].has_estimate;
+	for (size_t i = 0; i < v->nr_evsels; i++) {
+		const struct gx_event *e = gx_result__event(in, i);
+
+		any_counted |= v->ev[i] >= 0 && e->counted;
+		mux |= gx_result__meta(in) && i < gx_result__meta(in)->nr_events &&
+		       gx_result__meta(in)->events[i].has_estimate;
 	}
 	v->source = !any_counted ? "samples" : mux ? "counts, multiplexed" : "counts";
-	report_model__counts(&v->rm, x, c);
-	free(x);
+	gx_result__run_counts(in, c);
 }
 
-/* A row's estimates (report_evsel_row_value) as model event counts. */
-static void row_counts(struct td_view *v, const struct report_input *in,
-		       const struct profile_row *r, double *c)
+/* A row's estimates as model event counts. */
+static void row_counts(struct td_view *v, struct gx_result *in, const struct profile_row *r,
+		       double *c)
 {
-	double *x = xcalloc(v->rm.nr_evsels + 1, sizeof(double));
-
-	for (size_t i = 0; i < v->rm.nr_evsels; i++)
-		x[i] = v->rm.ev[i] < 0 ? NAN :
-		       report_evsel_row_value(in->reader, in->meta, in->mux, r, i);
-	report_model__counts(&v->rm, x, c);
-	free(x);
+	(void)v;
+	gx_result__row_counts(in, r, c);
 }
 
 /* The level-1 nodes and CPI: the per-row columns. */
@@ -88,19 +97,19 @@ static size_t row_columns(const struct td_model *m, int *cols, size_t max)
  * and, when multiplexed, by how unevenly the row met the groups
  * (mux_row_rel_sd). False when they cannot be computed.
  */
-static bool row_bounds(struct td_view *v, const struct report_input *in,
+static bool row_bounds(struct td_view *v, struct gx_result *in,
 		       const struct profile_row *r, const double *counts, double *lo, double *hi)
 {
-	size_t ne = td_model__nr_events(v->rm.model);
-	double *sd = xcalloc(ne + 1, sizeof(double)), rel = report_row_reliability(in, r);
+	size_t ne = td_model__nr_events(v->model);
+	double *sd = xcalloc(ne + 1, sizeof(double)), rel = gx_result__row_reliability(in, r);
 	bool ok;
 
 	for (size_t e = 0; e < ne; e++)
 		sd[e] = NAN;
-	for (size_t i = 0; i < v->rm.nr_evsels; i++)
-		if (v->rm.ev[i] >= 0 && r->samples[i])
-			sd[v->rm.ev[i]] = mux_row_rel_sd(r->samples[i], rel);
-	ok = mux_row_node_intervals(v->rm.model, &v->rm.ctx, counts, sd, 0.95, 0, r->index + 1, lo,
+	for (size_t i = 0; i < v->nr_evsels; i++)
+		if (v->ev[i] >= 0 && r->samples[i])
+			sd[v->ev[i]] = mux_row_rel_sd(r->samples[i], rel);
+	ok = mux_row_node_intervals(v->model, v->ctx, counts, sd, 0.95, 0, r->index + 1, lo,
 				    hi, NULL) == 0;
 	free(sd);
 	return ok;
@@ -114,7 +123,7 @@ static void text_bounds(struct strbuf *sb, const struct td_view *v, const int *c
 
 	strbuf__addstr(sb, "  ");
 	for (size_t k = 0; k < nc; k++) {
-		const struct td_node *nd = td_model__node(v->rm.model, (size_t)cols[k]);
+		const struct td_node *nd = td_model__node(v->model, (size_t)cols[k]);
 
 		if (isnan(lo[cols[k]]) || isnan(hi[cols[k]]))
 			snprintf(cell, sizeof(cell), "%s", "");
@@ -127,22 +136,22 @@ static void text_bounds(struct strbuf *sb, const struct td_view *v, const int *c
 	strbuf__addstr(sb, "\n");
 }
 
-static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_input *in,
+static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in,
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
 	int cols[8];
-	size_t nc = row_columns(v->rm.model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
-	size_t sort = v->rm.clk_evsel >= 0 ? (size_t)v->rm.clk_evsel : o->sort_event;
-	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
-	double *c = xcalloc(td_model__nr_events(v->rm.model) + 1, sizeof(double));
-	double total_clk = v->rm.clk_evsel >= 0 ? (double)profile__total_period(in->profile, sort) : 0;
-	double *lo = xcalloc(td_model__nr_nodes(v->rm.model) + 1, sizeof(double));
-	double *hi = xcalloc(td_model__nr_nodes(v->rm.model) + 1, sizeof(double));
+	size_t nc = row_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
+	size_t sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event;
+	const struct profile_row *const *rows = profile__rows(gx_result__profile(in), by, sort, &nr);
+	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
+	double total_clk = v->clk_evsel >= 0 ? (double)profile__total_period(gx_result__profile(in), sort) : 0;
+	double *lo = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
+	double *hi = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 
 	strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
 			 "with > 5%% of the cycles; below each row its 95%% intervals)\n  ", title);
 	for (size_t k = 0; k < nc; k++) {
-		const char *name = td_model__node(v->rm.model, (size_t)cols[k])->name;
+		const char *name = td_model__node(v->model, (size_t)cols[k])->name;
 		size_t l = strlen(name);
 
 		/* "Frontend_Bound" -> "Frontend", "Bad_Speculation" -> "Bad_Spec" */
@@ -152,27 +161,27 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 			l = 8;
 		strbuf__addf(sb, "%10.*s ", (int)(l > 10 ? 10 : l), name);
 	}
-	if (in->mux)
+	if (gx_result__mux(in))
 		strbuf__addstr(sb, "   MUX");
 	strbuf__addf(sb, " %s\n", title);
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
 		struct td_result res;
-		bool sig = v->rm.clk_evsel >= 0 &&
-			   td_row_significant((double)r->period[v->rm.clk_evsel], total_clk);
+		bool sig = v->clk_evsel >= 0 &&
+			   td_row_significant((double)r->period[v->clk_evsel], total_clk);
 
 		if (o->limit && shown == o->limit)
 			break;
-		if (v->rm.clk_evsel >= 0 && !r->samples[v->rm.clk_evsel])
+		if (v->clk_evsel >= 0 && !r->samples[v->clk_evsel])
 			continue;
 		shown++;
 		row_counts(v, in, r, c);
-		if (td_eval(v->rm.model, c, &v->rm.ctx, &res, NULL) != 0)
+		if (td_eval(v->model, c, v->ctx, &res, NULL) != 0)
 			continue;
 		strbuf__addstr(sb, "  ");
 		for (size_t k = 0; k < nc; k++) {
 			const struct td_value *x = &res.v[cols[k]];
-			const struct td_node *nd = td_model__node(v->rm.model, (size_t)cols[k]);
+			const struct td_node *nd = td_model__node(v->model, (size_t)cols[k]);
 			char mark = sig && x->flagged ? '*' : ' ';
 
 			if (x->na)
@@ -182,8 +191,8 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 			else
 				strbuf__addf(sb, "%9.2f%c ", x->value, mark);
 		}
-		if (in->mux) {
-			double rel = report_row_reliability(in, r);
+		if (gx_result__mux(in)) {
+			double rel = gx_result__row_reliability(in, r);
 
 			if (isnan(rel))
 				strbuf__addstr(sb, "   n/a");
@@ -211,17 +220,17 @@ static void text_rows(struct strbuf *sb, struct td_view *v, const struct report_
 
 /* Intervals of the whole run's metrics when the run was multiplexed:
  * bootstrap over the slices (mux_log__node_intervals). lo/hi allocated. */
-static bool run_intervals(struct td_view *v, const struct report_input *in, double **lo,
+static bool run_intervals(struct td_view *v, struct gx_result *in, double **lo,
 			  double **hi)
 {
-	size_t n = td_model__nr_nodes(v->rm.model);
+	size_t n = td_model__nr_nodes(v->model);
 
 	*lo = *hi = NULL;
-	if (!in->mux || mux_log__nr_events(in->mux) != v->rm.nr_evsels)
+	if (!gx_result__mux(in) || mux_log__nr_events(gx_result__mux(in)) != v->nr_evsels)
 		return false;
 	*lo = xcalloc(n + 1, sizeof(double));
 	*hi = xcalloc(n + 1, sizeof(double));
-	if (mux_log__node_intervals(in->mux, v->rm.model, &v->rm.ctx, v->rm.ev, 0.95, 0, *lo, *hi,
+	if (mux_log__node_intervals(gx_result__mux(in), v->model, v->ctx, v->ev, 0.95, 0, *lo, *hi,
 				    NULL) != 0) {
 		free(*lo);
 		free(*hi);
@@ -231,7 +240,7 @@ static bool run_intervals(struct td_view *v, const struct report_input *in, doub
 	return true;
 }
 
-static void text_intervals(struct strbuf *sb, struct td_view *v, const struct report_input *in,
+static void text_intervals(struct strbuf *sb, struct td_view *v, struct gx_result *in,
 			   const struct td_result *res)
 {
 	double *lo, *hi;
@@ -239,8 +248,8 @@ static void text_intervals(struct strbuf *sb, struct td_view *v, const struct re
 	if (!run_intervals(v, in, &lo, &hi))
 		return;
 	strbuf__addstr(sb, "\nConfidence (95%, bootstrap over the multiplexing slices):\n");
-	for (size_t i = 0; i < td_model__nr_nodes(v->rm.model); i++) {
-		const struct td_node *nd = td_model__node(v->rm.model, i);
+	for (size_t i = 0; i < td_model__nr_nodes(v->model); i++) {
+		const struct td_node *nd = td_model__node(v->model, i);
 
 		if (nd->hidden || nd->level < 1 || nd->level > 2 || res->v[i].na || isnan(lo[i]))
 			continue;
@@ -252,7 +261,7 @@ static void text_intervals(struct strbuf *sb, struct td_view *v, const struct re
 	free(hi);
 }
 
-int report_topdown_text(struct strbuf *sb, const struct report_input *in,
+int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 			const struct report_opts *o)
 {
 	struct td_view v;
@@ -272,16 +281,16 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
 		td_view__exit(&v);
 		return 0;
 	}
-	c = xcalloc(td_model__nr_events(v.rm.model) + 1, sizeof(double));
+	c = xcalloc(td_model__nr_events(v.model) + 1, sizeof(double));
 	run_counts(&v, in, c);
-	err = td_eval(v.rm.model, c, &v.rm.ctx, &res, &cause);
+	err = td_eval(v.model, c, v.ctx, &res, &cause);
 	if (!err) {
 		strbuf__addf(sb, "\nTop-down (model %s%s%s, SMT %s; whole run from %s)\n",
-			     td_model__id(v.rm.model), v.rm.ctx.variant ? ", variant " : "",
-			     v.rm.ctx.variant ? v.rm.ctx.variant : "",
-			     v.rm.ctx.smt == TD_SMT_ON ? "on" : v.rm.ctx.smt == TD_SMT_OFF ? "off" : "unknown",
+			     td_model__id(v.model), v.ctx->variant ? ", variant " : "",
+			     v.ctx->variant ? v.ctx->variant : "",
+			     v.ctx->smt == TD_SMT_ON ? "on" : v.ctx->smt == TD_SMT_OFF ? "off" : "unknown",
 			     v.source);
-		td_result__print(v.rm.model, &res, sb, TD_PRINT_DESC);
+		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
 		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
@@ -299,16 +308,16 @@ int report_topdown_text(struct strbuf *sb, const struct report_input *in,
  * estimate is uncertain by its sampling error and, when multiplexed, by
  * how unevenly the row met the groups (mux_row_rel_sd).
  */
-static json_t *row_intervals(struct td_view *v, const struct report_input *in,
+static json_t *row_intervals(struct td_view *v, struct gx_result *in,
 			     const struct profile_row *r, const double *counts)
 {
-	size_t nn = td_model__nr_nodes(v->rm.model);
+	size_t nn = td_model__nr_nodes(v->model);
 	double *lo = xcalloc(nn + 1, sizeof(double)), *hi = xcalloc(nn + 1, sizeof(double));
 	json_t *iv = json_object();
 
 	if (row_bounds(v, in, r, counts, lo, hi)) {
 		for (size_t i = 0; i < nn; i++) {
-			const struct td_node *nd = td_model__node(v->rm.model, i);
+			const struct td_node *nd = td_model__node(v->model, i);
 
 			if (nd->hidden || isnan(lo[i]) || isnan(hi[i]))
 				continue;
@@ -320,12 +329,12 @@ static json_t *row_intervals(struct td_view *v, const struct report_input *in,
 	return iv;
 }
 
-static json_t *json_rows(struct td_view *v, const struct report_input *in,
+static json_t *json_rows(struct td_view *v, struct gx_result *in,
 			 const struct report_opts *o, enum profile_by by)
 {
-	size_t nr, sort = v->rm.clk_evsel >= 0 ? (size_t)v->rm.clk_evsel : o->sort_event, shown = 0;
-	const struct profile_row *const *rows = profile__rows(in->profile, by, sort, &nr);
-	double *c = xcalloc(td_model__nr_events(v->rm.model) + 1, sizeof(double));
+	size_t nr, sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event, shown = 0;
+	const struct profile_row *const *rows = profile__rows(gx_result__profile(in), by, sort, &nr);
+	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < nr; i++) {
@@ -336,7 +345,7 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 		if (o->limit && shown++ == o->limit)
 			break;
 		row_counts(v, in, r, c);
-		if (td_eval(v->rm.model, c, &v->rm.ctx, &res, NULL) != 0)
+		if (td_eval(v->model, c, v->ctx, &res, NULL) != 0)
 			continue;
 		row = json_object();
 		if (by == PROFILE_BY_MODULE) {
@@ -348,12 +357,12 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 			json_object_set_new(row, "pid", json_integer(r->pid));
 			json_object_set_new(row, "comm", json_string(r->name));
 		}
-		if (in->mux) {
-			double rel = report_row_reliability(in, r);
+		if (gx_result__mux(in)) {
+			double rel = gx_result__row_reliability(in, r);
 
 			json_object_set_new(row, "mux_reliability", isnan(rel) ? json_null() : json_real(rel));
 		}
-		json_object_set_new(row, "tree", td_result__to_json(v->rm.model, &res, &v->rm.ctx));
+		json_object_set_new(row, "tree", td_result__to_json(v->model, &res, v->ctx));
 		json_object_set_new(row, "intervals", row_intervals(v, in, r, c));
 		json_array_append_new(a, row);
 		td_result__exit(&res);
@@ -362,7 +371,7 @@ static json_t *json_rows(struct td_view *v, const struct report_input *in,
 	return a;
 }
 
-json_t *report_topdown_json(const struct report_input *in, const struct report_opts *o)
+json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 {
 	struct td_view v;
 	struct td_result res;
@@ -381,24 +390,24 @@ json_t *report_topdown_json(const struct report_input *in, const struct report_o
 		td_view__exit(&v);
 		return root;
 	}
-	c = xcalloc(td_model__nr_events(v.rm.model) + 1, sizeof(double));
+	c = xcalloc(td_model__nr_events(v.model) + 1, sizeof(double));
 	run_counts(&v, in, c);
-	if (td_eval(v.rm.model, c, &v.rm.ctx, &res, &cause) == 0) {
+	if (td_eval(v.model, c, v.ctx, &res, &cause) == 0) {
 		root = json_object();
 		json_object_set_new(root, "available", json_true());
-		json_object_set_new(root, "model", json_string(td_model__id(v.rm.model)));
+		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
 		json_object_set_new(root, "source", json_string(v.source));
-		json_object_set_new(root, "run", td_result__to_json(v.rm.model, &res, &v.rm.ctx));
+		json_object_set_new(root, "run", td_result__to_json(v.model, &res, v.ctx));
 		{
 			double *lo, *hi;
 
 			if (run_intervals(&v, in, &lo, &hi)) {
 				json_t *iv = json_object();
 
-				for (size_t i = 0; i < td_model__nr_nodes(v.rm.model); i++) {
+				for (size_t i = 0; i < td_model__nr_nodes(v.model); i++) {
 					if (isnan(lo[i]) || isnan(hi[i]))
 						continue;
-					json_object_set_new(iv, td_model__node(v.rm.model, i)->name,
+					json_object_set_new(iv, td_model__node(v.model, i)->name,
 							    json_pack("[f,f]", lo[i], hi[i]));
 				}
 				json_object_set_new(root, "run_intervals", iv);

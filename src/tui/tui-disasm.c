@@ -20,6 +20,7 @@
 #endif
 
 #include "profile/profile.h"
+#include "result/result.h"
 #include "symbolize/symbolize.h"
 
 #define MAX_FUNC_BYTES (256 * 1024)
@@ -110,16 +111,6 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 	(void)out;
 	return GX_E_NOTSUP;
 #endif
-}
-
-void tui_disasm_real_exit(struct tui_model *m)
-{
-	struct tui_real *real = m->priv;
-
-	if (real && real->sym) {
-		sym_session__delete(real->sym);
-		real->sym = NULL;
-	}
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -218,8 +209,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	const char *path, *why = NULL;
 	bool found_size = false;
 	int machine = EM_X86_64;
-	char *cause = NULL;
-	struct sym_options so;
+	struct sym_session *sym = gx_result__symbolizer(real->res);
 
 	memset(out, 0, sizeof(*out));
 	if (!strcmp(f->name, "[unknown]")) {
@@ -230,20 +220,13 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "kernel or anonymous code: no disassembly";
 		return 0;
 	}
-	profile_opts__sym(&real->prof, &so);
-	so.local = real->local;	/* prof has no env: the walk decided */
-	if (!real->sym && sym_session__new(&real->sym, &so, &cause) != 0) {
-		out->why_owned = xasprintf("symbolizer: %s", cause);
-		out->why = out->why_owned;
-		free(cause);
-		return 0;
-	}
+	/* the result's own session: same files, options and caches */
 	for (size_t i = 0; i < real->nr_maps; i++)
 		if (!strcmp(real->maps[i].path, f->module)) {
 			maps = xrealloc(maps, (nmaps + 1) * sizeof(*maps));
 			dsos = xrealloc(dsos, (nmaps + 1) * sizeof(*dsos));
 			maps[nmaps] = &real->maps[i];
-			dsos[nmaps++] = sym_session__dso(real->sym, real->maps[i].path,
+			dsos[nmaps++] = sym_session__dso(sym, real->maps[i].path,
 							 real->maps[i].build_id,
 							 real->maps[i].build_id_size);
 		}
@@ -260,10 +243,10 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 
 			if (mp->pid != s->pid || s->ip < mp->start || s->ip >= mp->start + mp->len)
 				continue;
-			res = sym_session__lookup(real->sym, dsos[k],
+			res = sym_session__lookup(sym, dsos[k],
 						  sym_map_offset(s->ip, mp->start, mp->pgoff));
-			if (strcmp(sym_session__str(real->sym, res->symbol), f->name) &&
-			    strcmp(sym_session__str(real->sym, res->frames[0].function), f->name))
+			if (strcmp(sym_session__str(sym, res->symbol), f->name) &&
+			    strcmp(sym_session__str(sym, res->frames[0].function), f->name))
 				break;
 			start = res->addr - res->sym_offset;
 			dso = dsos[k];
@@ -292,7 +275,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	gx_qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
 	for (size_t i = 0, j = 0; i < out->nr; i++) {
 		struct tui_insn *x = &out->insns[i];
-		const struct sym_result *res = sym_session__lookup(real->sym, dso,
+		const struct sym_result *res = sym_session__lookup(sym, dso,
 								   off + (x->addr - start));
 
 		x->line = res->frames[0].line;

@@ -202,7 +202,8 @@ struct tui_model {
 	bool clk_is_cycles;	/* the clock event is the model's cycles */
 
 	/* top-down */
-	struct td_model *td;
+	const struct td_model *td;	/* borrowed (the result's), or td_own */
+	struct td_model *td_own;	/* deleted with the model, or NULL */
 	struct td_ctx ctx;
 	int *ev_map;		/* evsel -> model event, -1 */
 	char *td_why;		/* why there is no tree, or NULL */
@@ -252,15 +253,18 @@ struct tui_model {
 /* An empty model for nr_events events with the given names; the caller
  * fills the tables (tests, tui-model.c). */
 struct tui_model *tui_model__new(size_t nr_events, const char *const *names);
+/* Replace the events (names copied); before any row is added. */
+void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *const *names);
 /* Keep s for the model's lifetime. */
 const char *tui_model__str(struct tui_model *m, const char *s);
 /* Append a row to table k; returns it with period/samples zeroed. */
 struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const char *name);
 void tui_model__add_hint(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
 void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
-/* Set the top-down model (taken) and evaluate the whole run from counts
- * (model events, NAN when missing). */
-void tui_model__set_topdown(struct tui_model *m, struct td_model *td, const int *ev_map,
+/* Set the top-down model (borrowed: it must outlive m, or be m->td_own)
+ * and evaluate the whole run from counts (model events, NAN when
+ * missing). */
+void tui_model__set_topdown(struct tui_model *m, const struct td_model *td, const int *ev_map,
 			    const double *run_counts);
 /* Lazily evaluated top-down result of a row; NULL when none. */
 const struct td_result *tui_row__td(struct tui_model *m, struct tui_row *r);
@@ -330,18 +334,12 @@ struct tui_mmap {
 	uint8_t build_id_size;
 };
 
-struct sym_session;
+struct gx_result;
 struct mux_log;
 struct tui_real {
-	char *data, *dir;
-	struct gx_meta meta;
-	bool have_meta;
-	struct tui_mmap *maps;
+	struct gx_result *res;		/* the opened result (owned) */
+	struct tui_mmap *maps;		/* every MMAP record, for the disassembly */
 	size_t nr_maps;
-	struct sym_session *sym;	/* for the disassembly, opened on demand */
-	struct profile_opts prof;	/* a copy of tui_open_opts.sym (env unset) */
-	bool local;			/* recorded on this machine and kernel */
-	struct mux_log *mux;		/* the slice log when gexplore multiplexed */
 };
 
 /* Disassemble code at addr into out->insns (capstone) for an ELF machine:
@@ -351,7 +349,6 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 		     struct tui_disasm *out);
 /* The disassembly provider of a real result, and its cleanup. */
 int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out);
-void tui_disasm_real_exit(struct tui_model *m);
 
 /* ======================================================================
  * Views

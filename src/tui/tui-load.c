@@ -1,10 +1,10 @@
 /*
- * tui-load.c: a real result into the TUI model. The perf.data file is
- * walked once through the profile (rows per process, thread, module and,
- * with symbolization, function, line and call path) while a thin tool in
- * front of it keeps every sample's time, thread and ip (32 bytes each) for
- * the timeline and the disassembly. A time range re-walks the file into a
- * fresh profile that only sees samples inside the range.
+ * tui-load.c: an opened result (src/result) into the TUI model. The
+ * result walks perf.data once into its profile (rows per process, thread,
+ * module, function, line and call path) while a thin tap beside it keeps
+ * every sample's time, thread and ip (32 bytes each) for the timeline and
+ * the disassembly. A time range asks the result for a profile of the
+ * samples inside the range.
  */
 #include "config.h"
 
@@ -19,15 +19,12 @@
 #include "mux/mux.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
-#include "report/report.h"
+#include "result/result.h"
 
 struct tap_tool {
 	struct pd_tool tool;		/* first: the reader passes &tool */
-	struct pd_tool *inner;
 	struct tui_model *m;
 	struct tui_real *real;
-	bool store;			/* keep samples and maps (first walk) */
-	uint64_t lo, hi;		/* forward only samples in [lo, hi] (hi 0: all) */
 	size_t cap_ts, cap_maps;
 };
 
@@ -35,149 +32,69 @@ static int tap_sample(struct pd_tool *t, const struct pd_sample *s)
 {
 	struct tap_tool *tt = (struct tap_tool *)t;
 	struct tui_model *m = tt->m;
+	struct tui_tsample *x;
 
-	if (tt->hi && (s->time < tt->lo || s->time > tt->hi))
-		return 0;
-	if (tt->store) {
-		struct tui_tsample *x;
-
-		if (m->nr_ts == tt->cap_ts) {
-			tt->cap_ts = tt->cap_ts ? 2 * tt->cap_ts : 4096;
-			m->ts = xrealloc(m->ts, tt->cap_ts * sizeof(*m->ts));
-		}
-		x = &m->ts[m->nr_ts++];
-		x->time = s->time;
-		x->ip = s->ip;
-		x->pid = s->pid;
-		x->tid = s->tid;
-		x->evsel = s->evsel;
-		x->period_lo = s->period > UINT32_MAX ? UINT32_MAX : (uint32_t)s->period;
-		if (s->time && (!m->t_first || s->time < m->t_first))
-			m->t_first = s->time;
-		if (s->time > m->t_last)
-			m->t_last = s->time;
+	if (m->nr_ts == tt->cap_ts) {
+		tt->cap_ts = tt->cap_ts ? 2 * tt->cap_ts : 4096;
+		m->ts = xrealloc(m->ts, tt->cap_ts * sizeof(*m->ts));
 	}
-	return tt->inner->sample ? tt->inner->sample(tt->inner, s) : 0;
+	x = &m->ts[m->nr_ts++];
+	x->time = s->time;
+	x->ip = s->ip;
+	x->pid = s->pid;
+	x->tid = s->tid;
+	x->evsel = s->evsel;
+	x->period_lo = s->period > UINT32_MAX ? UINT32_MAX : (uint32_t)s->period;
+	if (s->time && (!m->t_first || s->time < m->t_first))
+		m->t_first = s->time;
+	if (s->time > m->t_last)
+		m->t_last = s->time;
+	return 0;
 }
 
 static int tap_mmap(struct pd_tool *t, const struct pd_mmap *mm)
 {
 	struct tap_tool *tt = (struct tap_tool *)t;
 	struct tui_real *r = tt->real;
+	struct tui_mmap *x;
 
-	if (tt->store) {
-		struct tui_mmap *x;
-
-		if (r->nr_maps == tt->cap_maps) {
-			tt->cap_maps = tt->cap_maps ? 2 * tt->cap_maps : 64;
-			r->maps = xrealloc(r->maps, tt->cap_maps * sizeof(*r->maps));
-		}
-		x = &r->maps[r->nr_maps++];
-		memset(x, 0, sizeof(*x));
-		x->pid = mm->pid;
-		x->start = mm->start;
-		x->len = mm->len;
-		x->pgoff = mm->pgoff;
-		x->path = xstrdup(mm->filename ? mm->filename : "");
-		if (mm->has_build_id) {
-			x->build_id_size = mm->build_id_size > 20 ? 20 : mm->build_id_size;
-			memcpy(x->build_id, mm->build_id, x->build_id_size);
-		}
+	if (r->nr_maps == tt->cap_maps) {
+		tt->cap_maps = tt->cap_maps ? 2 * tt->cap_maps : 64;
+		r->maps = xrealloc(r->maps, tt->cap_maps * sizeof(*r->maps));
 	}
-	return tt->inner->mmap ? tt->inner->mmap(tt->inner, mm) : 0;
-}
-
-#define FWD(name, type)                                                             \
-	static int tap_##name(struct pd_tool *t, const type *e)                     \
-	{                                                                            \
-		struct tap_tool *tt = (struct tap_tool *)t;                          \
-		return tt->inner->name ? tt->inner->name(tt->inner, e) : 0;          \
+	x = &r->maps[r->nr_maps++];
+	memset(x, 0, sizeof(*x));
+	x->pid = mm->pid;
+	x->start = mm->start;
+	x->len = mm->len;
+	x->pgoff = mm->pgoff;
+	x->path = xstrdup(mm->filename ? mm->filename : "");
+	if (mm->has_build_id) {
+		x->build_id_size = mm->build_id_size > 20 ? 20 : mm->build_id_size;
+		memcpy(x->build_id, mm->build_id, x->build_id_size);
 	}
-FWD(comm, struct pd_comm)
-FWD(fork, struct pd_task)
-FWD(exit, struct pd_task)
-FWD(lost, struct pd_lost)
-#undef FWD
-
-static int tap_other(struct pd_tool *t, const struct perf_event_header *h, uint64_t off)
-{
-	struct tap_tool *tt = (struct tap_tool *)t;
-
-	return tt->inner->other ? tt->inner->other(tt->inner, h, off) : 0;
-}
-
-/* Open the slice log of a result gexplore multiplexed itself; NULL else. */
-static void open_mux(struct tui_real *real, struct tui_model *m, size_t nr_evsels)
-{
-	char *cause = NULL;
-
-	if (real->have_meta &&
-	    report_mux_open(real->dir, &real->meta, nr_evsels, &real->mux, &cause) != 0)
-		tui_model__add_hint(m, "%s; MUX reliability per row is n/a", cause);
-	free(cause);
-}
-
-/* Walk data into a new profile; store samples when asked. */
-static int walk(struct tui_model *m, struct tui_real *real, bool store, uint64_t lo, uint64_t hi,
-		struct perf_reader **rout, struct profile **pout, char **cause)
-{
-	struct perf_reader *r = NULL;
-	struct profile *p = NULL;
-	struct tap_tool tt = { .m = m, .real = real, .store = store, .lo = lo, .hi = hi };
-	int err;
-
-	err = perf_reader__open(&r, real->data, PD_ORDERED, cause);
-	if (err)
-		return err;
-	{
-		struct profile_opts po = real->prof;
-
-		po.env = perf_reader__env(r);
-		real->local = profile_env_is_local(po.env);
-
-		if (real->mux)	/* per-row reliability */
-			report_mux_slots(real->mux, &real->meta, &po);
-
-		err = profile__new_opts(&p, perf_reader__nr_evsels(r), &po, cause);
-		if (err) {
-			perf_reader__delete(r);
-			return err;
-		}
-	}
-	tt.inner = profile__tool(p);
-	tt.tool.sample = tap_sample;
-	tt.tool.mmap = tap_mmap;
-	tt.tool.comm = tap_comm;
-	tt.tool.fork = tap_fork;
-	tt.tool.exit = tap_exit;
-	tt.tool.lost = tap_lost;
-	tt.tool.other = tap_other;
-	err = perf_reader__process(r, &tt.tool, cause);
-	if (err) {
-		profile__delete(p);
-		perf_reader__delete(r);
-		return err;
-	}
-	*rout = r;
-	*pout = p;
 	return 0;
 }
 
 static void copy_counts(struct tui_model *m, struct tui_row *row, const struct profile_row *pr)
 {
 	const struct tui_real *real = m->priv;
-	const struct mux_log *l = real ? real->mux : NULL;
+	const struct gx_result *res = real ? real->res : NULL;
 
 	for (size_t e = 0; e < m->nr_events; e++) {
-		double scale = l && e < mux_log__nr_events(l) ? mux_log__scale(l, e) : 1;
-
-		/* Multiplexed events saw part of the run: scale them up. */
-		row->period[e] = (double)pr->period[e] * (scale > 0 ? scale : 1);
+		/* multiplexed events saw part of the run: scaled up */
+		row->period[e] = res ? gx_result__row_value(res, pr, e) : (double)pr->period[e];
+		if (isnan(row->period[e]))	/* counted, never sampled */
+			row->period[e] = (double)pr->period[e];
 		row->samples[e] = pr->samples[e];
 	}
-	if (l && pr->slot_period && mux_log__nr_groups(l) && mux_log__run_ns(l)) {
-		row->reliability = mux_log__row_reliability(l, pr->slot_period);
-		m->has_mux_rows = true;
+	if (res && gx_result__mux(res) && pr->slot_period) {
+		double rel = gx_result__row_reliability(res, pr);
+
+		if (!isnan(rel)) {
+			row->reliability = rel;
+			m->has_mux_rows = true;
+		}
 	}
 }
 
@@ -273,9 +190,8 @@ static void fill_tables(struct tui_model *m, struct profile *p)
 static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
 {
 	struct tui_real *real = m->priv;
-	struct perf_reader *r;
 	struct profile *p;
-	int err = walk(m, real, false, lo, hi, &r, &p, cause);
+	int err = gx_result__profile_range(real->res, lo, hi, &p, cause);
 
 	if (err)
 		return err;
@@ -285,7 +201,6 @@ static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
 	m->range_lo = lo;
 	m->range_hi = hi;
 	profile__delete(p);
-	perf_reader__delete(r);
 	return 0;
 }
 
@@ -334,99 +249,57 @@ static void real_free(struct tui_model *m)
 	for (size_t i = 0; i < real->nr_maps; i++)
 		free(real->maps[i].path);
 	free(real->maps);
-	gx_meta__exit(&real->meta);
-	tui_disasm_real_exit(m);
-	mux_log__delete(real->mux);
-	free(real->data);
-	free(real->dir);
+	gx_result__delete(real->res);
 	free(real);
 	m->priv = NULL;
 }
 
 /* ---- top-down ----------------------------------------------------------- */
 
-static void setup_topdown(struct tui_model *m, const struct tui_open_opts *o,
-			  struct perf_reader *r, struct profile *p, const struct gx_meta *meta,
-			  const struct mux_log *real_mux)
+static void setup_topdown(struct tui_model *m, const struct gx_result *res)
 {
-	struct td_model *td = NULL;
-	char *id = report_model_id(perf_reader__env(r), meta, o->cpu), *cause = NULL;
-	int *ev = xcalloc(m->nr_events + 1, sizeof(int));
-	size_t matched = 0, ne;
-	int cyc;
+	const struct td_model *td = gx_result__model(res);
+	const struct mux_log *log = gx_result__mux(res);
 	double *c;
 
-	m->model_id = xstrdup(id);
-	if (td_model__load(id, NULL, &td, &cause) != 0) {
-		m->td_why = xasprintf("top-down not available: %s", cause);
-		goto out;
+	m->model_id = xstrdup(gx_result__model_id(res));
+	if (!td) {
+		m->td_why = xstrdup(gx_result__model_why(res) ? gx_result__model_why(res) :
+				    "top-down not available");
+		return;
 	}
-	cyc = td_model__find_event(td, "cycles");
-	for (size_t i = 0; i < m->nr_events; i++) {
-		const struct perf_event_attr *a = &perf_reader__evsel(r, i)->attr;
-
-		ev[i] = a->type == PERF_TYPE_SOFTWARE ? -1 :
-			td_model__find_event_attr(td, a->type, a->config, a->config1);
-		if (ev[i] >= 0) {
-			matched++;
-			if (ev[i] == cyc && report_evsel_sampled(a) && !m->clk_is_cycles) {
-				m->clk = i;
-				m->clk_is_cycles = true;
-			}
-		}
-	}
-	if (!matched) {
-		m->td_why = xstrdup("top-down needs hardware counters: this recording has none "
-				    "of the CPU model's events (time hotspots are still exact)");
-		td_model__delete(td);
-		goto out;
-	}
-	m->ctx.smt = !meta || meta->smt < 0 ? TD_SMT_UNKNOWN : meta->smt ? TD_SMT_ON : TD_SMT_OFF;
-	m->ctx.variant = meta && meta->cpu_variant ? tui_model__str(m, meta->cpu_variant) : NULL;
-	ne = td_model__nr_events(td);
-	c = xcalloc(ne + 1, sizeof(double));
-	for (size_t i = 0; i < ne; i++)
-		c[i] = NAN;
-	for (size_t i = 0; i < m->nr_events; i++) {
-		bool counted;
-		double x;
-
-		if (ev[i] < 0)
-			continue;
-		x = report_evsel_run_value(r, meta, p, i, &counted);
-		if (!isnan(x))
-			c[ev[i]] = isnan(c[ev[i]]) ? x : c[ev[i]] + x;
-	}
-	tui_model__set_topdown(m, td, ev, c);
+	m->ctx = *gx_result__ctx(res);
+	if (m->ctx.variant)
+		m->ctx.variant = tui_model__str(m, m->ctx.variant);
+	c = xcalloc(td_model__nr_events(td) + 1, sizeof(double));
+	gx_result__run_counts(res, c);
+	tui_model__set_topdown(m, td, gx_result__model_map(res), c);
 	free(c);
-	if (real_mux && m->run_ok && mux_log__nr_events(real_mux) == m->nr_events) {
+	if (log && m->run_ok && mux_log__nr_events(log) == m->nr_events) {
 		size_t nn = td_model__nr_nodes(td);
 
 		m->run_lo = xcalloc(nn + 1, sizeof(double));
 		m->run_hi = xcalloc(nn + 1, sizeof(double));
-		if (mux_log__node_intervals(real_mux, td, &m->ctx, ev, 0.95, 0, m->run_lo,
-					    m->run_hi, NULL) != 0) {
+		if (mux_log__node_intervals(log, td, &m->ctx, gx_result__model_map(res), 0.95, 0,
+					    m->run_lo, m->run_hi, NULL) != 0) {
 			free(m->run_lo);
 			free(m->run_hi);
 			m->run_lo = m->run_hi = NULL;
 		}
 	}
-out:
-	free(ev);
-	free(id);
-	free(cause);
 }
 
 /* ---- facts and hints ------------------------------------------------------ */
 
-static void set_facts(struct tui_model *m, struct tui_real *real, struct perf_reader *r)
+static void set_facts(struct tui_model *m, const struct gx_result *res)
 {
-	const struct gx_meta *meta = real->have_meta ? &real->meta : NULL;
-	const struct pd_env *env = perf_reader__env(r);
+	const struct gx_meta *meta = gx_result__meta(res);
+	struct perf_reader *r = gx_result__reader(res);
+	const struct pd_env *env = gx_result__env(res);
 	const struct pd_stats *st = perf_reader__stats(r);
 	struct strbuf sb = STRBUF_INIT;
 
-	m->title = xstrdup(real->dir ? real->dir : real->data);
+	m->title = xstrdup(gx_result__path(res));
 	if (meta && meta->argv)
 		for (uint32_t i = 0; i < meta->argc; i++)
 			strbuf__addf(&sb, "%s%s", i ? " " : "", meta->argv[i]);
@@ -473,6 +346,8 @@ static void set_facts(struct tui_model *m, struct tui_real *real, struct perf_re
 		m->duration_s = meta->duration_s;
 	else if (st->last_time > st->first_time)
 		m->duration_s = (double)(st->last_time - st->first_time) / 1e9;
+	for (size_t i = 0; i < gx_result__nr_notes(res); i++)
+		tui_model__add_hint(m, "%s", gx_result__note(res, i));
 	for (size_t i = 0; i < perf_reader__nr_warnings(r); i++)
 		tui_model__add_hint(m, "%s", perf_reader__warning(r, i));
 	if (meta)
@@ -526,65 +401,42 @@ static void set_threads(struct tui_model *m)
 int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause)
 {
 	struct tui_real *real = xzalloc(sizeof(*real));
+	struct tap_tool tt = { .tool = { .sample = tap_sample, .mmap = tap_mmap }, .real = real };
+	struct gx_result_opts ro = { .parent = o->parent, .cpu = o->cpu, .sym = o->sym,
+				     .tap = &tt.tool };
 	struct tui_model *m = NULL;
-	struct perf_reader *r = NULL, *r0 = NULL;
-	struct profile *p = NULL;
+	struct gx_result *res;
 	const char **names = NULL;
+	size_t n;
 	int err;
 
-	gx_meta__init(&real->meta);
-	if (o->sym)
-		real->prof = *o->sym;
-	err = gx_result__resolve(o->result, o->parent ? o->parent : ".", &real->dir, &real->data,
-				 cause);
+	/* The tap fills the model while the result is walked: make it first,
+	 * sized by nothing; the events are known after the open. */
+	tt.m = m = tui_model__new(0, NULL);
+	err = gx_result__open(&res, o->result, &ro, cause);
 	if (err)
 		goto fail;
-	if (real->dir) {
-		err = gx_meta__read(&real->meta, real->dir, cause);
-		if (err == 0)
-			real->have_meta = true;
-		else if (err != -ENOENT)
-			goto fail;
-		else {
-			free(*cause);
-			*cause = NULL;
-		}
-	}
-	/* Event names first: the model is sized by them. */
-	err = perf_reader__open(&r0, real->data, PD_ORDERED, cause);
-	if (err)
-		goto fail;
-	names = xcalloc(perf_reader__nr_evsels(r0) + 1, sizeof(char *));
-	for (size_t i = 0; i < perf_reader__nr_evsels(r0); i++)
-		names[i] = perf_reader__evsel(r0, i)->name;
-	m = tui_model__new(perf_reader__nr_evsels(r0), names);
-	for (size_t i = 0; i < m->nr_events; i++) {
-		const struct perf_event_attr *a = &perf_reader__evsel(r0, i)->attr;
-
-		m->precise[i] = a->precise_ip;
-		if (!report_evsel_sampled(a) && m->clk == i && i + 1 < m->nr_events)
-			m->clk = i + 1;	/* the first sampled event is the clock */
-	}
+	real->res = res;
+	n = gx_result__nr_events(res);
+	names = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		names[i] = gx_result__event(res, i)->name;
+	tui_model__set_events(m, n, names);
+	free(names);
+	for (size_t i = 0; i < n; i++)
+		m->precise[i] = gx_result__event(res, i)->attr->precise_ip;
+	m->clk = gx_result__sort_event(res);
+	m->clk_is_cycles = gx_result__sort_is_cycles(res);
 	m->priv = real;
 	m->priv_free = real_free;
 	m->source = read_source;
 	m->refilter = refilter;
 	m->disasm = tui_disasm_real;
-	open_mux(real, m, m->nr_events);
-	err = walk(m, real, true, 0, 0, &r, &p, cause);
-	if (err)
-		goto fail;
-	set_facts(m, real, r);
-	setup_topdown(m, o, r, p, real->have_meta ? &real->meta : NULL, real->mux);
-	fill_tables(m, p);
+	set_facts(m, res);
+	setup_topdown(m, res);
+	fill_tables(m, gx_result__profile(res));
 	add_hints(m);
 	set_threads(m);
-	profile__delete(p);
-	perf_reader__delete(r);
-	perf_reader__delete(r0);
-	r = r0 = NULL;
-	free(names);
-	names = NULL;
 	if (o->baseline) {
 		struct tui_open_opts bo = *o;
 		struct tui_model *base = NULL;
@@ -603,11 +455,11 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	*out = m;
 	return 0;
 fail:
-	perf_reader__delete(r0);
-	free(names);
-	if (m)
+	if (m->priv)
 		tui_model__delete(m);
-	else
+	else {
 		real_free(&(struct tui_model){ .priv = real });
+		tui_model__delete(m);
+	}
 	return err;
 }

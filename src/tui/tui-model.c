@@ -35,6 +35,24 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 	return m;
 }
 
+void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *const *names)
+{
+	for (size_t i = 0; i < m->nr_events; i++)
+		free(m->event_names[i]);
+	free(m->event_names);
+	free(m->precise);
+	m->nr_events = nr_events;
+	m->event_names = xcalloc(nr_events + 1, sizeof(char *));
+	m->precise = xcalloc(nr_events + 1, sizeof(int));
+	for (size_t i = 0; i < nr_events; i++)
+		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
+}
+
+size_t tui_model__nr_samples(const struct tui_model *m)
+{
+	return m->nr_ts;
+}
+
 const char *tui_model__str(struct tui_model *m, const char *s)
 {
 	if (m->nr_owned == m->cap_owned) {
@@ -91,7 +109,7 @@ void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...)
 	m->confidence[m->nr_confidence++] = xstrdup(buf);
 }
 
-void tui_model__set_topdown(struct tui_model *m, struct td_model *td, const int *ev_map,
+void tui_model__set_topdown(struct tui_model *m, const struct td_model *td, const int *ev_map,
 			    const double *run_counts)
 {
 	m->td = td;
@@ -161,7 +179,7 @@ void tui_model__delete(struct tui_model *m)
 	free(m->confidence);
 	if (m->run_ok)
 		td_result__exit(&m->run);
-	td_model__delete(m->td);
+	td_model__delete(m->td_own);
 	free(m->ev_map);
 	free(m->run_lo);
 	free(m->run_hi);

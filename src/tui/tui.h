@@ -40,6 +40,8 @@ struct tui_open_opts {
  */
 int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause);
 void tui_model__delete(struct tui_model *m);
+/* The samples the model keeps (the timeline's). */
+size_t tui_model__nr_samples(const struct tui_model *m);
 
 /*
  * Whether this build has the interactive interface (ncursesw), and whether
@@ -53,5 +55,25 @@ bool tui_usable(const char **why);
  * Returns 0, or a negative code with *cause (terminal could not be set up).
  */
 int tui_run(struct tui_model *m, char **cause);
+
+/* What a headless run measured: keys applied and their cost (handle +
+ * draw), and the samples the model keeps for the timeline. */
+struct tui_dump_stats {
+	size_t nr_keys;
+	double mean_ms, worst_ms;
+	char worst_key[16];
+	size_t nr_samples;
+};
+
+/*
+ * Run the views headless at w x h: apply the space-separated key script
+ * (names as in gexplore-tui(1): "Enter", "j", "<", ...) and append the
+ * final screen to out (text; with styles, then "--- styles" and the style
+ * of every cell). An unknown key stops the script: -EINVAL with *cause,
+ * the screen so far still appended.
+ */
+struct strbuf;
+int tui_dump(struct tui_model *m, const char *keys, int w, int h, bool styles,
+	     struct strbuf *out, struct tui_dump_stats *st, char **cause);
 
 #endif /* GX_TUI_H */

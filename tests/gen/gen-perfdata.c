@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 		strbuf__exit(&spec);
 	}
 
-	if (gx_result__create(dir, NULL, &path, &cause))
+	if (pd_result_dir__create(dir, NULL, &path, &cause))
 		return die(dir, cause);
 	free(path);
 	path = xasprintf("%s/perf.data", dir);

@@ -184,6 +184,7 @@ static struct tui_model *synth_model(bool empty)
 		if (empty)
 			base[i] = NAN;
 	tui_model__set_topdown(m, td, ev, base);
+	m->td_own = td;	/* the model deletes it */
 	free(ev);
 	tui_model__add_hint(m, "Skid: cycles was sampled with precise_ip=0, so samples may land "
 			       "after the instruction responsible (see disassembly).");

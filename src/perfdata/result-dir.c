@@ -74,7 +74,7 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
-int gx_result__create(const char *dir, const char *parent, char **path_out, char **cause)
+int pd_result_dir__create(const char *dir, const char *parent, char **path_out, char **cause)
 {
 	char *path;
 
@@ -109,7 +109,7 @@ int gx_result__create(const char *dir, const char *parent, char **path_out, char
 	}
 }
 
-int gx_result__resolve(const char *arg, const char *parent, char **dir_out, char **data_out,
+int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, char **data_out,
 		       char **cause)
 {
 	struct stat st;

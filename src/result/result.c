@@ -1,0 +1,616 @@
+/*
+ * result.c: open a recording once — name, meta.json, slice log, perf.data
+ * walked into a profile, top-down model — and keep the one event table
+ * every view reads.
+ */
+#include "config.h"
+
+#include "result.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "mux/mux.h"
+#include "symbolize/symbolize.h"
+#include "topdown/topdown.h"
+#include "util/util.h"
+
+struct gx_result {
+	char *path;			/* dir, or the perf.data file */
+	char *dir;			/* NULL for a bare perf.data */
+	char *data;			/* the perf.data path ("-": stdin) */
+	struct gx_meta meta;
+	bool have_meta;
+	struct mux_log *log;		/* slice log, or NULL */
+	struct perf_reader *reader;
+	struct profile_opts po;		/* the profile's options (for range walks) */
+	struct profile *profile;
+	bool local;
+	/* the event table */
+	struct gx_event *events;
+	char **own;			/* owned strings the table points to, 2 per event */
+	size_t nr_events;
+	size_t sort_event;
+	bool sort_is_cycles;
+	/* the model */
+	char *model_id;
+	struct td_model *model;		/* loaded, or NULL */
+	char *model_why;		/* why there is no top-down, or NULL */
+	char *model_err;		/* why the model could not be loaded, or NULL */
+	struct td_ctx ctx;
+	int *ev;			/* event -> model event, -1 */
+	size_t nr_matched;
+	char **notes;
+	size_t nr_notes;
+};
+
+static void add_note(struct gx_result *r, char *msg)
+{
+	r->notes = xrealloc(r->notes, (r->nr_notes + 1) * sizeof(*r->notes));
+	r->notes[r->nr_notes++] = msg;
+}
+
+/* ---- a tool that shows every record to a tap, then to the profile ------- */
+
+struct tee_tool {
+	struct pd_tool tool;		/* first: the reader passes &tool */
+	struct pd_tool *tap, *inner;
+};
+
+#define TEE(name, type)                                                            \
+	static int tee_##name(struct pd_tool *t, const type *e)                    \
+	{                                                                           \
+		struct tee_tool *tt = (struct tee_tool *)t;                         \
+		int err = tt->tap->name ? tt->tap->name(tt->tap, e) : 0;            \
+                                                                                    \
+		if (err)                                                            \
+			return err;                                                 \
+		return tt->inner->name ? tt->inner->name(tt->inner, e) : 0;         \
+	}
+TEE(sample, struct pd_sample)
+TEE(mmap, struct pd_mmap)
+TEE(comm, struct pd_comm)
+TEE(fork, struct pd_task)
+TEE(exit, struct pd_task)
+TEE(lost, struct pd_lost)
+#undef TEE
+
+static int tee_other(struct pd_tool *t, const struct perf_event_header *h, uint64_t off)
+{
+	struct tee_tool *tt = (struct tee_tool *)t;
+	int err = tt->tap->other ? tt->tap->other(tt->tap, h, off) : 0;
+
+	if (err)
+		return err;
+	return tt->inner->other ? tt->inner->other(tt->inner, h, off) : 0;
+}
+
+static void tee_tool__init(struct tee_tool *tt, struct pd_tool *tap, struct pd_tool *inner)
+{
+	*tt = (struct tee_tool){
+		.tool = { tee_sample, tee_mmap, tee_comm, tee_fork, tee_exit, tee_lost,
+			  tee_other },
+		.tap = tap,
+		.inner = inner,
+	};
+}
+
+/* A tool that forwards only samples inside [lo, hi]. */
+struct range_tool {
+	struct tee_tool tee;		/* first */
+	uint64_t lo, hi;
+};
+
+static int range_sample(struct pd_tool *t, const struct pd_sample *s)
+{
+	struct range_tool *rt = (struct range_tool *)t;
+
+	if (s->time < rt->lo || s->time > rt->hi)
+		return 0;
+	return rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, s) : 0;
+}
+
+/* ---- the model ---------------------------------------------------------- */
+
+/* The id of a recording's model: `cpu` (--cpu), meta.json's, the one
+ * perf's x86 CPUID feature ("GenuineIntel,6,85,4") matches, else
+ * "generic". Allocated. */
+static char *model_id(const struct pd_env *env, const struct gx_meta *meta, const char *cpu)
+{
+	struct td_cpu c = { 0 };
+	char vendor[16];
+	unsigned fam, mod;
+
+	if (cpu)
+		return xstrdup(cpu);
+	if (meta && meta->cpu_model)
+		return xstrdup(meta->cpu_model);
+	if (env && env->cpuid && sscanf(env->cpuid, "%15[^,],%u,%u", vendor, &fam, &mod) == 3) {
+		c.arch = TD_CPU_X86;
+		snprintf(c.vendor, sizeof(c.vendor), "%s", vendor);
+		c.family = fam;
+		c.model = mod;
+		return td_model_match(&c, NULL);
+	}
+	return xstrdup("generic");
+}
+
+static int load_model(struct gx_result *r, const struct gx_result_opts *o, char **cause)
+{
+	const struct gx_meta *meta = gx_result__meta(r);
+	char *mcause = NULL;
+
+	r->model_id = model_id(perf_reader__env(r->reader), meta, o->cpu);
+	if (td_model__load(r->model_id, NULL, &r->model, &mcause) != 0) {
+		r->model = NULL;
+		if (o->cpu) {	/* the user named it: that is an error */
+			int err = gx_fail(cause, -EINVAL, "--cpu %s: %s", o->cpu, mcause);
+
+			free(mcause);
+			return err;
+		}
+		r->model_why = xasprintf("top-down not available: %s", mcause);
+		r->model_err = mcause;
+	}
+	r->ctx.smt = o->smt ? o->smt :
+		     !meta || meta->smt < 0 ? TD_SMT_UNKNOWN :
+		     meta->smt ? TD_SMT_ON : TD_SMT_OFF;
+	r->ctx.variant = meta ? meta->cpu_variant : NULL;
+	return 0;
+}
+
+/* ---- the event table ------------------------------------------------------ */
+
+static bool attr_sampled(const struct perf_event_attr *a)
+{
+	return a->freq || a->sample_period > 0;
+}
+
+/* The name of a dynamic PMU type from the file's PMU mappings, else
+ * "type N" written into buf. */
+static const char *pmu_of_type(const struct pd_env *env, uint32_t type, char *buf, size_t len)
+{
+	for (size_t i = 0; i < env->nr_pmus; i++)
+		if (env->pmus[i].type == type)
+			return env->pmus[i].name;
+	snprintf(buf, len, "type %u", type);
+	return buf;
+}
+
+/* The PMU an event was opened on: the "pmu/" prefix of its name, the
+ * extended type of a hardware event (hybrid), its dynamic type's name, or
+ * the kind of a fixed type. Static, the env's, or written into buf. */
+static const char *event_pmu(const struct pd_env *env, const struct pd_evsel *e, char *buf,
+			     size_t len)
+{
+	const struct perf_event_attr *a = &e->attr;
+	const char *slash = e->name ? strchr(e->name, '/') : NULL;
+
+	if (slash && slash > e->name && (size_t)(slash - e->name) < len &&
+	    strchr(slash + 1, '/')) {
+		snprintf(buf, len, "%.*s", (int)(slash - e->name), e->name);
+		return buf;
+	}
+	switch (a->type) {
+	case PERF_TYPE_SOFTWARE:
+		return "software";
+	case PERF_TYPE_TRACEPOINT:
+		return "tracepoint";
+	case PERF_TYPE_BREAKPOINT:
+		return "breakpoint";
+	case PERF_TYPE_HARDWARE:
+	case PERF_TYPE_HW_CACHE:
+		if (a->config >> 32)	/* PERF_PMU_TYPE_SHIFT: a hybrid core PMU */
+			return pmu_of_type(env, (uint32_t)(a->config >> 32), buf, len);
+		return "cpu";
+	case PERF_TYPE_RAW:
+		for (size_t k = 0; k < env->nr_pmus; k++)
+			if (env->pmus[k].type == PERF_TYPE_RAW)
+				return env->pmus[k].name;
+		return "cpu";
+	default:
+		return pmu_of_type(env, a->type, buf, len);
+	}
+}
+
+static bool is_hw_cycles(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE && (a->config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES;
+}
+
+static double run_value(const struct gx_result *r, size_t i, bool *counted)
+{
+	const struct gx_meta *meta = gx_result__meta(r);
+	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
+	double x;
+
+	*counted = false;
+	if (e && e->has_estimate && isfinite(e->estimate)) {
+		*counted = true;	/* rotated by gexplore: the slice log's estimate */
+		return e->estimate;
+	}
+	if (e && e->has_count) {
+		if (!e->time_running)
+			return NAN;	/* never counted */
+		*counted = true;
+		x = (double)e->count;
+		if (e->time_running < e->time_enabled)	/* the kernel multiplexed it */
+			x *= (double)e->time_enabled / (double)e->time_running;
+		return x;
+	}
+	if (!r->events[i].sampled)
+		return NAN;
+	return (double)profile__total_period(r->profile, i);
+}
+
+static double event_scale(const struct gx_result *r, size_t i)
+{
+	const struct gx_meta *meta = gx_result__meta(r);
+	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
+
+	/* multiplexed: the event saw the run only while its group was on */
+	if (r->log && i < mux_log__nr_events(r->log)) {
+		double s = mux_log__scale(r->log, i);
+
+		return s > 0 ? s : 1.0;
+	}
+	if (e && e->has_estimate && isfinite(e->scale) && e->scale > 0)
+		return e->scale;
+	return 1.0;
+}
+
+static void build_events(struct gx_result *r)
+{
+	const struct gx_meta *meta = gx_result__meta(r);
+	int cyc = r->model ? td_model__find_event(r->model, "cycles") : -1;
+	size_t n = r->nr_events;
+	ssize_t model_clk = -1, hw_clk = -1, first = -1;
+
+	r->events = xcalloc(n + 1, sizeof(*r->events));
+	r->own = xcalloc(2 * n + 1, sizeof(char *));
+	r->ev = xcalloc(n + 1, sizeof(*r->ev));
+	for (size_t i = 0; i < n; i++) {
+		const struct pd_evsel *pe = perf_reader__evsel(r->reader, i);
+		struct gx_event *e = &r->events[i];
+		char buf[64];
+		const char *pmu = event_pmu(perf_reader__env(r->reader), pe, buf, sizeof(buf));
+
+		if (pmu == buf)
+			pmu = r->own[2 * i] = xstrdup(buf);
+		if (pe->name && *pe->name)
+			e->name = pe->name;
+		else
+			e->name = r->own[2 * i + 1] = xasprintf("type%u/0x%llx", pe->attr.type,
+								(unsigned long long)pe->attr.config);
+		e->attr = &pe->attr;
+		e->sampled = attr_sampled(&pe->attr);
+		e->pmu = pmu;
+		e->group = meta && i < meta->nr_events ? meta->events[i].group : -1;
+		e->samples = profile__total_samples(r->profile, i);
+		r->ev[i] = !r->model || pe->attr.type == PERF_TYPE_SOFTWARE ? -1 :
+			   td_model__find_event_attr(r->model, pe->attr.type, pe->attr.config,
+						     pe->attr.config1);
+		e->model_event = r->ev[i];
+		if (r->ev[i] >= 0)
+			r->nr_matched++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct gx_event *e = &r->events[i];
+
+		e->scale = event_scale(r, i);
+		e->run_value = run_value(r, i, &e->counted);
+		if (!e->sampled || !e->samples)
+			continue;
+		if (model_clk < 0 && cyc >= 0 && r->ev[i] == cyc)
+			model_clk = (ssize_t)i;
+		if (hw_clk < 0 && is_hw_cycles(e->attr))
+			hw_clk = (ssize_t)i;
+		if (first < 0)
+			first = (ssize_t)i;
+	}
+	r->sort_is_cycles = model_clk >= 0;
+	r->sort_event = model_clk >= 0 ? (size_t)model_clk : hw_clk >= 0 ? (size_t)hw_clk :
+			first >= 0 ? (size_t)first : 0;
+	if (r->model && !r->nr_matched && !r->model_why)
+		r->model_why = xstrdup("top-down needs hardware counters: this recording has none "
+				       "of the CPU model's events (time hotspots are still exact)");
+}
+
+/* ---- opening -------------------------------------------------------------- */
+
+/*
+ * The slice log of a result gexplore multiplexed itself (meta.json names
+ * it), with its events' groups from meta. 0 with *out NULL when there is
+ * none or no reference event; an error when it cannot be read.
+ */
+static int open_slice_log(struct gx_result *r, char **cause)
+{
+	const struct gx_meta *meta = &r->meta;
+	char *path;
+	int *group, err;
+
+	if (!meta->mux.slice_log || meta->mux.reference < 0)
+		return 0;
+	path = xasprintf("%s/%s", r->dir, meta->mux.slice_log);
+	err = mux_log__read(&r->log, path, cause);
+	free(path);
+	if (err)
+		return err;
+	group = xcalloc(meta->nr_events + 1, sizeof(*group));
+	for (size_t i = 0; i < meta->nr_events; i++)
+		group[i] = meta->events[i].group;
+	mux_log__set_groups(r->log, group, meta->nr_events);
+	free(group);
+	return 0;
+}
+
+static int open_files(struct gx_result *r, const char *arg, const struct gx_result_opts *o,
+		      char **cause)
+{
+	char *mcause = NULL;
+	int err;
+
+	err = pd_result_dir__resolve(arg, o->parent, &r->dir, &r->data, cause);
+	if (err)
+		return err;
+	r->path = xstrdup(r->dir ? r->dir : r->data);
+	if (r->dir) {
+		err = gx_meta__read(&r->meta, r->dir, cause);
+		if (err == 0)
+			r->have_meta = true;
+		else if (err != -ENOENT)
+			return err;
+		free(*cause);
+		*cause = NULL;
+	}
+	if (r->have_meta && open_slice_log(r, &mcause) != 0) {
+		add_note(r, xasprintf("%s; MUX reliability per row is n/a", mcause));
+		free(mcause);
+	}
+	return perf_reader__open(&r->reader, r->data, PD_ORDERED, cause);
+}
+
+/* The profile's options: the user's symbol options, the recording's
+ * environment, and the time slots of the slice log. */
+static void profile_options(struct gx_result *r, const struct gx_result_opts *o)
+{
+	if (o->sym)
+		r->po = *o->sym;
+	r->po.env = perf_reader__env(r->reader);
+	r->po.on_stack = NULL;
+	r->po.stack_ctx = NULL;
+	r->po.slot_of = NULL;
+	r->po.slot_ctx = NULL;
+	r->po.nr_slots = 0;
+	if (r->log && (size_t)r->meta.mux.reference >= perf_reader__nr_evsels(r->reader)) {
+		mux_log__delete(r->log);	/* its reference is not in the file */
+		r->log = NULL;
+	}
+	if (r->log) {
+		r->po.slot_of = mux_log__group_at;
+		r->po.slot_ctx = r->log;
+		r->po.nr_slots = mux_log__nr_groups(r->log);
+		r->po.slot_event = (size_t)r->meta.mux.reference;
+	}
+	r->local = profile_env_is_local(r->po.env);
+}
+
+int gx_result__open(struct gx_result **out, const char *arg, const struct gx_result_opts *o,
+		    char **cause)
+{
+	static const struct gx_result_opts none = { 0 };
+	struct gx_result *r = xzalloc(sizeof(*r));
+	struct profile_opts po;
+	struct tee_tool tee;
+	int err;
+
+	*out = NULL;
+	if (!o)
+		o = &none;
+	gx_meta__init(&r->meta);
+	err = open_files(r, arg, o, cause);
+	if (err)
+		goto fail;
+	r->nr_events = perf_reader__nr_evsels(r->reader);
+	profile_options(r, o);
+	if (o->on_begin)
+		o->on_begin(o->stack_ctx, r);
+	po = r->po;
+	po.on_stack = o->on_stack;
+	po.stack_ctx = o->stack_ctx;
+	err = profile__new_opts(&r->profile, r->nr_events, &po, cause);
+	if (err)
+		goto fail;
+	if (o->tap) {
+		tee_tool__init(&tee, o->tap, profile__tool(r->profile));
+		err = perf_reader__process(r->reader, &tee.tool, cause);
+	} else {
+		err = perf_reader__process(r->reader, profile__tool(r->profile), cause);
+	}
+	if (err)
+		goto fail;
+	err = load_model(r, o, cause);
+	if (err)
+		goto fail;
+	build_events(r);
+	*out = r;
+	return 0;
+fail:
+	gx_result__delete(r);
+	return err;
+}
+
+void gx_result__delete(struct gx_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nr_notes; i++)
+		free(r->notes[i]);
+	free(r->notes);
+	free(r->ev);
+	free(r->model_why);
+	free(r->model_err);
+	free(r->model_id);
+	td_model__delete(r->model);
+	for (size_t i = 0; r->own && i < 2 * r->nr_events; i++)
+		free(r->own[i]);
+	free(r->own);
+	free(r->events);
+	profile__delete(r->profile);
+	perf_reader__delete(r->reader);
+	mux_log__delete(r->log);
+	gx_meta__exit(&r->meta);
+	free(r->data);
+	free(r->dir);
+	free(r->path);
+	free(r);
+}
+
+int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
+			     struct profile **out, char **cause)
+{
+	struct range_tool rt;
+	struct profile *p;
+	int err;
+
+	*out = NULL;
+	err = profile__new_opts(&p, r->nr_events, &r->po, cause);
+	if (err)
+		return err;
+	tee_tool__init(&rt.tee, &(struct pd_tool){ 0 }, profile__tool(p));
+	rt.tee.tool.sample = range_sample;
+	rt.lo = lo;
+	rt.hi = hi ? hi : UINT64_MAX;
+	/* rt.tee.tap points at a compound literal of this scope: only the
+	 * walk below uses it */
+	err = perf_reader__process(r->reader, &rt.tee.tool, cause);
+	if (err) {
+		profile__delete(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- accessors -------------------------------------------------------------- */
+
+const char *gx_result__path(const struct gx_result *r) { return r->path; }
+const char *gx_result__dir(const struct gx_result *r) { return r->dir; }
+const struct gx_meta *gx_result__meta(const struct gx_result *r)
+{
+	return r->have_meta ? &r->meta : NULL;
+}
+struct perf_reader *gx_result__reader(const struct gx_result *r) { return r->reader; }
+const struct pd_env *gx_result__env(const struct gx_result *r) { return perf_reader__env(r->reader); }
+struct profile *gx_result__profile(const struct gx_result *r) { return r->profile; }
+struct sym_session *gx_result__symbolizer(const struct gx_result *r)
+{
+	return profile__symbolizer(r->profile);
+}
+const struct mux_log *gx_result__mux(const struct gx_result *r) { return r->log; }
+size_t gx_result__nr_notes(const struct gx_result *r) { return r->nr_notes; }
+const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
+bool gx_result__is_local(const struct gx_result *r) { return r->local; }
+
+size_t gx_result__nr_events(const struct gx_result *r) { return r->nr_events; }
+const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
+{
+	return &r->events[i];
+}
+size_t gx_result__sort_event(const struct gx_result *r) { return r->sort_event; }
+bool gx_result__sort_is_cycles(const struct gx_result *r) { return r->sort_is_cycles; }
+
+/* "cycles:u" and "cycles/..." name "cycles" for our purpose. */
+static bool name_is(const char *have, const char *want)
+{
+	size_t n = strlen(want);
+
+	return have && !strncmp(have, want, n) && (!have[n] || have[n] == ':' || have[n] == '/');
+}
+
+int gx_result__find_event(const struct gx_result *r, const char *name, size_t *idx)
+{
+	ssize_t best = -1;
+
+	for (size_t i = 0; i < r->nr_events; i++) {
+		const struct gx_event *e = &r->events[i];
+		size_t pl = strlen(e->pmu);
+		bool hit = !strcmp(e->name, name) || name_is(e->name, name);
+
+		/* "cpu_core/cycles" or "cpu_core/cycles/" */
+		if (!hit && !strncmp(name, e->pmu, pl) && name[pl] == '/')
+			hit = name_is(e->name, name + pl + 1) ||
+			      (strchr(e->name, '/') && name_is(strchr(e->name, '/') + 1, name + pl + 1));
+		if (!hit && r->model && e->model_event >= 0)
+			hit = !strcasecmp(td_model__event(r->model, (size_t)e->model_event)->id, name);
+		if (hit && (best < 0 || e->samples > r->events[best].samples))
+			best = (ssize_t)i;
+	}
+	if (best < 0)
+		return -ENOENT;
+	*idx = (size_t)best;
+	return 0;
+}
+
+double gx_result__row_value(const struct gx_result *r, const struct profile_row *row, size_t i)
+{
+	if (!r->events[i].sampled)
+		return NAN;	/* counted, never sampled: no per-row value */
+	return (double)row->period[i] * r->events[i].scale;
+}
+
+double gx_result__row_reliability(const struct gx_result *r, const struct profile_row *row)
+{
+	return r->log ? mux_log__row_reliability(r->log, row->slot_period) : NAN;
+}
+
+const char *gx_result__model_id(const struct gx_result *r) { return r->model_id; }
+const struct td_model *gx_result__model(const struct gx_result *r)
+{
+	return r->nr_matched ? r->model : NULL;
+}
+const struct td_model *gx_result__model_loaded(const struct gx_result *r) { return r->model; }
+const char *gx_result__model_why(const struct gx_result *r) { return r->model_why; }
+const char *gx_result__model_error(const struct gx_result *r) { return r->model_err; }
+const struct td_ctx *gx_result__ctx(const struct gx_result *r) { return &r->ctx; }
+const int *gx_result__model_map(const struct gx_result *r) { return r->ev; }
+size_t gx_result__nr_model_events(const struct gx_result *r) { return r->nr_matched; }
+
+void gx_result__model_counts(const struct gx_result *r, const double *v, double *c)
+{
+	if (!r->model)
+		return;
+	for (size_t k = 0; k < td_model__nr_events(r->model); k++)
+		c[k] = NAN;
+	for (size_t i = 0; i < r->nr_events; i++) {
+		int k = r->ev[i];
+
+		if (k < 0 || isnan(v[i]))
+			continue;
+		c[k] = isnan(c[k]) ? v[i] : c[k] + v[i];
+	}
+}
+
+void gx_result__run_counts(const struct gx_result *r, double *c)
+{
+	double *v = xcalloc(r->nr_events + 1, sizeof(double));
+
+	for (size_t i = 0; i < r->nr_events; i++)
+		v[i] = r->events[i].run_value;
+	gx_result__model_counts(r, v, c);
+	free(v);
+}
+
+void gx_result__row_counts(const struct gx_result *r, const struct profile_row *row, double *c)
+{
+	double *v = xcalloc(r->nr_events + 1, sizeof(double));
+
+	for (size_t i = 0; i < r->nr_events; i++)
+		v[i] = r->ev[i] < 0 ? NAN : gx_result__row_value(r, row, i);
+	gx_result__model_counts(r, v, c);
+	free(v);
+}

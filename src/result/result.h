@@ -1,0 +1,179 @@
+/*
+ * result: a recording opened once, the way every view takes it.
+ *
+ * A result is a gexplore result directory (perf.data, meta.json, the slice
+ * log) or a bare perf.data from any tool. gx_result__open() resolves the
+ * name, reads meta.json and the slice log, opens perf.data, walks its
+ * records once into a symbolized profile, loads the CPU's top-down model
+ * and builds ONE event table: for every recorded event its display name,
+ * its PMU, the model event it is, how it is scaled and its whole-run value,
+ * plus the default sort event. report, check, diff, the exports, the
+ * roofline and the TUI all read the recording through this object; none of
+ * them opens a file of the result again.
+ *
+ * Like perf's perf_session: nothing here prints; errors come back as
+ * negative codes with a message in *cause (the caller frees it).
+ */
+#ifndef GX_RESULT_H
+#define GX_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perfdata/perfdata.h"
+#include "profile/profile.h"
+
+struct gx_result;
+struct mux_log;
+struct sym_session;
+struct td_model;
+struct td_ctx;
+
+struct gx_result_opts {
+	const char *parent;	/* where the newest gxNNN is looked up; NULL: "." */
+	const char *cpu;	/* --cpu: top-down model instead of the recorded one */
+	int smt;		/* enum td_smt override; 0: the recording's */
+	/*
+	 * Symbol options (symfs, search paths, kallsyms, no_inline,
+	 * max_stack), copied; env and the time slots are set by the result.
+	 * NULL: none.
+	 */
+	const struct profile_opts *sym;
+	/*
+	 * Optional: every sample's resolved stack (the pprof exporter), and
+	 * a call before the records are walked, when the reader and its env
+	 * are open but the event table is not built yet.
+	 */
+	profile_stack_fn on_stack;
+	void (*on_begin)(void *stack_ctx, const struct gx_result *r);
+	void *stack_ctx;
+	/*
+	 * Optional: a tool that sees every record of the first walk before
+	 * the profile does (the TUI keeps sample times and maps). Its
+	 * callbacks must not stop the walk; borrowed during gx_result__open.
+	 */
+	struct pd_tool *tap;
+};
+
+/*
+ * Open `arg`: a result directory, a perf.data file, "-" (pipe-mode
+ * perf.data on stdin), or NULL for the newest gxNNN in o->parent. A
+ * missing model, or none of its events recorded, is not an error (see
+ * gx_result__model_why); an unknown --cpu model is. On success *out owns
+ * everything until gx_result__delete().
+ */
+int gx_result__open(struct gx_result **out, const char *arg, const struct gx_result_opts *o,
+		    char **cause);
+void gx_result__delete(struct gx_result *r);
+
+/* ---- what was opened (borrowed, valid as long as r) ----------------------- */
+
+/* The directory, or the perf.data file when a bare file was named. */
+const char *gx_result__path(const struct gx_result *r);
+/* The result directory, NULL for a bare perf.data. */
+const char *gx_result__dir(const struct gx_result *r);
+/* meta.json, NULL when there is none (a bare perf.data). */
+const struct gx_meta *gx_result__meta(const struct gx_result *r);
+struct perf_reader *gx_result__reader(const struct gx_result *r);
+const struct pd_env *gx_result__env(const struct gx_result *r);
+/* The symbolized profile of every sample. Not const: it sorts on demand. */
+struct profile *gx_result__profile(const struct gx_result *r);
+struct sym_session *gx_result__symbolizer(const struct gx_result *r);
+/* The slice log of a recording gexplore multiplexed itself, else NULL. */
+const struct mux_log *gx_result__mux(const struct gx_result *r);
+/* Non-fatal problems met while opening (an unreadable slice log), in
+ * order; the views show them with the reader's warnings. */
+size_t gx_result__nr_notes(const struct gx_result *r);
+const char *gx_result__note(const struct gx_result *r, size_t i);
+/* Whether the recording was made on this machine and kernel. */
+bool gx_result__is_local(const struct gx_result *r);
+
+/* ---- the event table ---------------------------------------------------- */
+
+struct gx_event {
+	const char *name;	/* display name: EVENT_DESC, else from the attr */
+	/* its PMU: "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0",
+	 * "software", "tracepoint", "breakpoint", or the dynamic type's
+	 * name from the file's PMU mappings ("type 42" when unknown) */
+	const char *pmu;
+	const struct perf_event_attr *attr;
+	bool sampled;		/* has a sample period or frequency */
+	int model_event;	/* index of the model's event it counts, -1 */
+	int group;		/* gexplore's multiplexing group, -1: always on */
+	/* run time / the time its group was active: what its samples are
+	 * multiplied by (1 when it was never rotated) */
+	double scale;
+	/* whole-run value: the multiplexed estimate, the counting read
+	 * (scaled by enabled/running), else the summed periods; NAN when not
+	 * measured. counted: from a counting read or estimate. */
+	double run_value;
+	bool counted;
+	uint64_t samples;	/* samples of it in the recording */
+};
+
+size_t gx_result__nr_events(const struct gx_result *r);
+const struct gx_event *gx_result__event(const struct gx_result *r, size_t i);
+/*
+ * The event named `name`: its display name (":u" and "/" suffixes
+ * ignored), "PMU/NAME" for one PMU's copy, or a model event id. -ENOENT
+ * when none; several copies on different PMUs: the one with most samples.
+ */
+int gx_result__find_event(const struct gx_result *r, const char *name, size_t *idx);
+/*
+ * The default sort event: the model's cycles event where it was sampled
+ * and has samples, else hardware cycles with samples, else the first
+ * sampled event with samples, else the first event. Every view orders its
+ * rows by it unless the user names another (--event).
+ */
+size_t gx_result__sort_event(const struct gx_result *r);
+/* Whether the sort event is the model's cycles (a clock for top-down). */
+bool gx_result__sort_is_cycles(const struct gx_result *r);
+
+/* Event i's value on one row: the row's summed periods times the event's
+ * scale; NAN for an event that was only counted. */
+double gx_result__row_value(const struct gx_result *r, const struct profile_row *row, size_t i);
+/* MUX reliability of a row (gexplore-mux(7)) from the slice log; NAN when
+ * the recording was not multiplexed by gexplore or the row saw no
+ * reference sample. */
+double gx_result__row_reliability(const struct gx_result *r, const struct profile_row *row);
+
+/* ---- the top-down model --------------------------------------------------- */
+
+/* The model id chosen (--cpu, meta.json's, perf's CPUID, else "generic"). */
+const char *gx_result__model_id(const struct gx_result *r);
+/* The model when it loaded and some recorded event is its own; else NULL
+ * with the reason in gx_result__model_why(). */
+const struct td_model *gx_result__model(const struct gx_result *r);
+const char *gx_result__model_why(const struct gx_result *r);
+/* Why the model could not be loaded (NULL when it was). */
+const char *gx_result__model_error(const struct gx_result *r);
+/* The model loaded, even when no recorded event is its own (NULL when it
+ * could not be loaded). */
+const struct td_model *gx_result__model_loaded(const struct gx_result *r);
+/* SMT state and formula variant of the recording (with the --smt override). */
+const struct td_ctx *gx_result__ctx(const struct gx_result *r);
+/* event -> model event index (-1), gx_result__nr_events() entries. */
+const int *gx_result__model_map(const struct gx_result *r);
+size_t gx_result__nr_model_events(const struct gx_result *r);
+/*
+ * Sum per-event values (NAN: not measured) into the model's event counts
+ * c[td_model__nr_events()] (NAN where nothing was measured).
+ */
+void gx_result__model_counts(const struct gx_result *r, const double *event_values, double *c);
+/* The whole run's model event counts (every event's run_value). */
+void gx_result__run_counts(const struct gx_result *r, double *c);
+/* One row's model event counts (gx_result__row_value of every event). */
+void gx_result__row_counts(const struct gx_result *r, const struct profile_row *row, double *c);
+
+/* ---- walking again -------------------------------------------------------- */
+
+/*
+ * A new profile of the samples with time in [lo, hi] (the TUI's time
+ * range), symbolized by the result's session options. On success *out is
+ * the caller's (profile__delete). Not for a pipe-mode input.
+ */
+int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
+			     struct profile **out, char **cause);
+
+#endif /* GX_RESULT_H */
