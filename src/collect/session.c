@@ -38,6 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mux/mux.h"
+
 struct collect_session {
 	struct collect_opts o;
 	struct collect_event *ev;
@@ -64,10 +66,10 @@ struct collect_session {
 	uint64_t rot_start, rot_next, rot_ns;
 	uint64_t *rot_prev;	/* last counting read per event */
 	uint64_t *rot_prev_run;	/* last running time per group */
-	uint64_t *rot_rec;	/* one slice record: 4 words + nr_ev deltas */
+	uint64_t *rot_delta;	/* one slice's (or the totals') counts per event */
 	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
 	size_t rot_buf_len;
-	int rot_fd;		/* the slice log, -1 when none */
+	struct mux_log_writer *rot_log;	/* the slice log, NULL when none */
 };
 
 static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
@@ -407,6 +409,15 @@ static int open_events(struct collect_session *s, char **cause)
 	return map_rings(s, cause);
 }
 
+/* The slice log's reference: the first event outside every group, or -1. */
+static int rotation_reference(const struct collect_session *s)
+{
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].group < 0)
+			return (int)i;
+	return -1;
+}
+
 int collect_session__new(struct collect_session **out, const struct collect_opts *o, char **cause)
 {
 	struct collect_session *s = xzalloc(sizeof(*s));
@@ -417,7 +428,6 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	s->o = *o;
 	s->wl.pid = 0;
 	s->wl.go_fd = s->wl.err_fd = -1;
-	s->rot_fd = -1;
 	if (s->o.mmap_pages & (s->o.mmap_pages - 1)) {
 		err = gx_fail(cause, GX_E_USAGE, "ring buffer size %u pages is not a power of two",
 			      s->o.mmap_pages);
@@ -463,17 +473,16 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	if (s->nr_rot) {
 		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
 		s->rot_prev_run = xcalloc(s->nr_rot, sizeof(*s->rot_prev_run));
-		s->rot_rec = xcalloc(4 + s->nr_ev, sizeof(*s->rot_rec));
+		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
 		/* a group read: nr, enabled, running, then {value, id} per member */
 		s->rot_buf_len = (3 + 2 * s->nr_ev) * sizeof(*s->rot_buf);
 		s->rot_buf = xmalloc(s->rot_buf_len);
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
 		if (s->o.slice_log) {
-			s->rot_fd = open(s->o.slice_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (s->rot_fd < 0) {
-				err = gx_fail(cause, -errno, "%s: %s", s->o.slice_log, strerror(errno));
+			err = mux_log_writer__new(&s->rot_log, s->o.slice_log, s->nr_ev,
+						  rotation_reference(s), s->rot_ns, cause);
+			if (err)
 				goto out_free;
-			}
 		}
 	}
 	*out = s;
@@ -534,10 +543,9 @@ void collect_session__delete(struct collect_session *s)
 	free(s->rot_leader);
 	free(s->rot_prev);
 	free(s->rot_prev_run);
-	free(s->rot_rec);
+	free(s->rot_delta);
 	free(s->rot_buf);
-	if (s->rot_fd >= 0)
-		close(s->rot_fd);
+	mux_log_writer__delete(s->rot_log);
 	free(s);
 }
 
@@ -665,33 +673,15 @@ int collect_session__enable_event(struct collect_session *s, size_t e, bool enab
 }
 
 /* ---- rotation ------------------------------------------------------------------
- * Called from the drain loop: no allocation. The slice log's header is the
- * one mux.h documents (magic, nr_events, reference, slice_ns); each slice
- * is {group, flags, start, end, task_ns, delta[nr_ev]}.
+ * Called from the drain loop: no allocation. Slices go to mux's slice log
+ * writer (mux.h), which buffers them without allocating either.
  */
 static int rotation_toggle(struct collect_session *s, size_t g, bool enable);
 
 static int rotation_start(struct collect_session *s)
 {
-	struct {
-		char magic[8];
-		uint32_t nr_events, reference;
-		uint64_t slice_ns;
-	} h;
 	int err;
 
-	memcpy(h.magic, "GXSLICE2", 8);
-	h.nr_events = (uint32_t)s->nr_ev;
-	h.reference = UINT32_MAX;
-	for (size_t i = 0; i < s->nr_ev; i++) {
-		if (s->ev[i].group < 0) {
-			h.reference = (uint32_t)i;
-			break;
-		}
-	}
-	h.slice_ns = s->rot_ns;
-	if (s->rot_fd >= 0 && (err = gx_write_all(s->rot_fd, &h, sizeof(h))) != 0)
-		return err;
 	s->rot_cur = 0;
 	s->stats.nr_groups = (uint32_t)s->nr_rot;
 	err = rotation_toggle(s, 0, true);
@@ -772,18 +762,17 @@ static bool rotation_read(struct collect_session *s, size_t g, uint64_t *count, 
 	return any;
 }
 
-/* The log's last record (flags 1, mux.h's MUX_SLICE_TOTALS): the always-on
+/* The log's last record (mux.h's MUX_SLICE_TOTALS): the always-on
  * events' counts at the end, which the slices do not carry. */
 static int rotation_totals(struct collect_session *s)
 {
-	uint64_t *rec = s->rot_rec, en, run;
+	uint64_t *count = s->rot_delta, en, run;
 
-	memset(rec, 0, (4 + s->nr_ev) * sizeof(*rec));
-	memcpy(&rec[0], (uint32_t[2]){ 0, 1 }, sizeof(rec[0]));	/* group, flags */
+	memset(count, 0, s->nr_ev * sizeof(*count));
 	for (size_t e = 0; e < s->nr_ev; e++)
 		if (s->ev[e].group < 0)
-			collect_session__read_event(s, e, &rec[4 + e], &en, &run);
-	return gx_write_all(s->rot_fd, rec, (4 + s->nr_ev) * sizeof(*rec));
+			collect_session__read_event(s, e, &count[e], &en, &run);
+	return mux_log_writer__totals(s->rot_log, count);
 }
 
 /*
@@ -795,16 +784,15 @@ static int rotation_totals(struct collect_session *s)
  */
 static int rotation_switch(struct collect_session *s, bool last)
 {
-	uint64_t *rec = s->rot_rec, *delta = rec + 4, now, run_ns;
+	uint64_t *delta = s->rot_delta, run_ns;
 	size_t cur = s->rot_cur;
+	struct mux_slice slice = { .group = (uint32_t)cur, .delta = delta };
 	int err = 0;
 
 	rotation_toggle(s, cur, false);
-	now = gx_now_ns();
-	memset(rec, 0, (4 + s->nr_ev) * sizeof(*rec));
-	memcpy(&rec[0], (uint32_t[2]){ (uint32_t)cur, 0 }, sizeof(rec[0]));	/* group, flags */
-	rec[1] = s->rot_start;
-	rec[2] = now;
+	slice.start_ns = s->rot_start;
+	slice.end_ns = gx_now_ns();
+	memset(delta, 0, s->nr_ev * sizeof(*delta));
 	if (rotation_read(s, cur, delta, &run_ns)) {
 		/* the reads are cumulative: difference them */
 		for (size_t e = 0; e < s->nr_ev; e++) {
@@ -815,7 +803,7 @@ static int rotation_switch(struct collect_session *s, bool last)
 			delta[e] = count >= s->rot_prev[e] ? count - s->rot_prev[e] : 0;
 			s->rot_prev[e] = count;
 		}
-		rec[3] = run_ns >= s->rot_prev_run[cur] ? run_ns - s->rot_prev_run[cur] : 0;
+		slice.task_ns = run_ns >= s->rot_prev_run[cur] ? run_ns - s->rot_prev_run[cur] : 0;
 		s->rot_prev_run[cur] = run_ns;
 	}
 	if (!last) {
@@ -825,8 +813,8 @@ static int rotation_switch(struct collect_session *s, bool last)
 		s->rot_next = s->rot_start + s->rot_ns;
 	}
 	s->stats.slices++;
-	if (s->rot_fd >= 0) {
-		int werr = gx_write_all(s->rot_fd, rec, (4 + s->nr_ev) * sizeof(*rec));
+	if (s->rot_log) {
+		int werr = mux_log_writer__slice(s->rot_log, &slice);
 
 		if (!werr && last)
 			werr = rotation_totals(s);
