@@ -874,14 +874,212 @@ static void disable_all(struct collect_session *s)
 			ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
+/* The kernel's maps, and tasks already running (-p, -a): described before
+ * any of their samples. 0, or a negative code with *cause, or the sink's
+ * error. */
+static int run_synth(struct collect_session *s, struct collect_sink *sink, char **cause)
+{
+	struct synth_ctx c = {
+		.sink = sink,
+		.sample_type = s->ev[0].attr.sample_type,
+		.id = s->ev[0].ids[0],
+		.buf = s->bounce,
+	};
+	int err;
+
+	err = synth__kernel(&c);
+	if (!err && (s->o.pid || s->o.system_wide))
+		err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
+	s->stats.records += c.records;
+	s->stats.bytes += c.bytes;
+	if (err < 0)
+		gx_fail(cause, err, "cannot describe the running processes: %s", gx_strerror(err));
+	return err;
+}
+
+/*
+ * Catch SIGINT, SIGTERM and SIGHUP into the self-pipe wfd; old[] gets the
+ * dispositions to restore. SA_RESTART: the sink's own I/O should not see
+ * EINTR (poll() is interrupted regardless). A signal ignored by whoever
+ * started us (nohup, a background job) stays ignored.
+ */
+static void signals_catch(int wfd, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sig_wfd = wfd;
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
+		sigaction(caught_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(caught_signals[i], &sa, NULL);
+	}
+}
+
+static void signals_restore(const struct sigaction *old)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
+		sigaction(caught_signals[i], &old[i], NULL);
+	sig_wfd = -1;
+}
+
+/* The drain loop's state. */
+struct run_loop {
+	struct pollfd *pfd;	/* the rings, then the signal pipe, then the pidfd */
+	size_t npfd, sig_slot, pid_slot;
+	int sig_rfd;
+	int round_ms;
+	bool stop, rotating, halt, halted;
+	int sink_err;
+};
+
+static void run_loop__init(struct run_loop *r, const struct collect_session *s, int sig_rfd,
+			   int pidfd)
+{
+	r->pfd = xcalloc(s->nr_rings + 2, sizeof(*r->pfd));
+	r->npfd = 0;
+	r->pid_slot = (size_t)-1;
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		r->pfd[r->npfd].fd = s->rings[i].meta ? s->rings[i].fd : -1;
+		r->pfd[r->npfd++].events = POLLIN;
+	}
+	r->sig_slot = r->npfd;
+	r->sig_rfd = sig_rfd;
+	r->pfd[r->npfd].fd = sig_rfd;
+	r->pfd[r->npfd++].events = POLLIN;
+	if (pidfd >= 0) {
+		r->pid_slot = r->npfd;
+		r->pfd[r->npfd].fd = pidfd;
+		r->pfd[r->npfd++].events = POLLIN;
+	}
+	r->round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
+}
+
+/* Until the next round, or the next slice switch when rotating. */
+static int run_loop__timeout(const struct run_loop *r, const struct collect_session *s)
+{
+	int timeout = r->round_ms;
+
+	if (r->rotating) {
+		uint64_t t = gx_now_ns();
+		int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
+
+		if (left < timeout)
+			timeout = left;
+	}
+	return timeout;
+}
+
+/* Count a wakeup when a ring had data; stop polling rings whose task is
+ * gone (they would spin). */
+static void run_loop__note_rings(struct run_loop *r, struct collect_session *s, int n)
+{
+	bool woke = false;
+
+	for (size_t i = 0; n > 0 && i < s->nr_rings; i++) {
+		if (r->pfd[i].revents & POLLIN)
+			woke = true;
+		if (r->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+			r->pfd[i].fd = -1;
+	}
+	if (woke)
+		s->stats.wakeups++;
+}
+
+/*
+ * Recording over (the sink or the slice log failed); what was recorded is
+ * kept; a workload still runs, is waited for and still gets the signals.
+ * The current slice ends here, not when the workload does.
+ */
+static void run_loop__halt(struct run_loop *r, struct collect_session *s)
+{
+	if (r->rotating) {
+		rotation_switch(s, true);
+		r->rotating = false;
+	}
+	disable_all(s);
+	for (size_t i = 0; i < s->nr_rings; i++)
+		r->pfd[i].fd = -1;
+	r->halted = true;
+}
+
+/* Signals caught: forwarded to the workload, or the end of the recording
+ * without one. */
+static void run_loop__signals(struct run_loop *r, struct collect_session *s)
+{
+	unsigned char sigs[16];
+	ssize_t k;
+
+	while ((k = read(r->sig_rfd, sigs, sizeof(sigs))) > 0) {
+		for (ssize_t j = 0; j < k; j++) {
+			if (s->has_workload && s->wl.pid > 0)
+				kill(s->wl.pid, sigs[j]);
+			else
+				r->stop = true;
+		}
+	}
+}
+
+/* The workload exited, or the attached process is gone. */
+static bool run_loop__target_done(const struct run_loop *r, struct collect_session *s, int n)
+{
+	if (s->has_workload)
+		return workload_done(s, false);
+	if (s->o.pid)
+		return (r->pid_slot != (size_t)-1 && n > 0 && (r->pfd[r->pid_slot].revents & POLLIN)) ||
+		       (kill(s->o.pid, 0) < 0 && errno == ESRCH);
+	return false;
+}
+
+/* Poll, switch slices, drain, until the target is done or a signal ends
+ * the recording. 0, or a negative code with *cause. */
+static int run_loop__run(struct run_loop *r, struct collect_session *s, struct collect_sink *sink,
+			 char **cause)
+{
+	int err = 0;
+
+	while (!r->stop) {
+		int n = poll(r->pfd, r->npfd, run_loop__timeout(r, s));
+
+		if (n < 0 && errno != EINTR) {
+			err = gx_fail(cause, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		run_loop__note_rings(r, s, n);
+		if (r->rotating && gx_now_ns() >= s->rot_next) {
+			err = rotation_switch(s, false);
+			if (err) {
+				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
+					gx_strerror(err));
+				r->rotating = false;
+				r->halt = true;
+			}
+		}
+		if (!r->halt && !r->sink_err) {
+			r->sink_err = drain_pass(s, sink);
+			r->halt = r->sink_err != 0;
+		}
+		if (r->halt && !r->halted) {
+			run_loop__halt(r, s);
+			if (!s->has_workload)
+				break;
+		}
+		if (n > 0 && (r->pfd[r->sig_slot].revents & POLLIN))
+			run_loop__signals(r, s);
+		if (run_loop__target_done(r, s, n))
+			r->stop = true;
+	}
+	return err;
+}
+
 int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause)
 {
-	struct sigaction old[ARRAY_SIZE(caught_signals)], sa;
-	struct pollfd *pfd;
-	size_t npfd = 0, sig_slot, pid_slot = (size_t)-1;
-	int sigp[2], pidfd = -1, err = 0, sink_err = 0;
-	int round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
-	bool stop = false, rotating = false, halt = false, halted = false;
+	struct sigaction old[ARRAY_SIZE(caught_signals)];
+	struct run_loop r = { 0 };
+	int sigp[2], pidfd = -1, err = 0;
 
 	if (s->ran)
 		return gx_fail(cause, GX_E_USAGE, "a collect session runs only once");
@@ -890,42 +1088,12 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	if (pipe2(sigp, O_CLOEXEC | O_NONBLOCK) < 0)
 		return gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 
-	/* the kernel's maps, and tasks already running: describe them
-	 * before any of their samples */
 	if (s->nr_ev && s->ev[0].nr_ids) {
-		struct synth_ctx c = {
-			.sink = sink,
-			.sample_type = s->ev[0].attr.sample_type,
-			.id = s->ev[0].ids[0],
-			.buf = s->bounce,
-		};
-
-		err = synth__kernel(&c);
-		if (!err && (s->o.pid || s->o.system_wide))
-			err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
-		s->stats.records += c.records;
-		s->stats.bytes += c.bytes;
-		if (err) {
-			if (err < 0)
-				gx_fail(cause, err, "cannot describe the running processes: %s",
-					gx_strerror(err));
+		err = run_synth(s, sink, cause);
+		if (err)
 			goto out_close_pipe;
-		}
 	}
-
-	/* SA_RESTART: the sink's own I/O should not see EINTR (poll() is
-	 * interrupted regardless). A signal ignored by whoever started us
-	 * (nohup, a background job) stays ignored. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sig_wfd = sigp[1];
-	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
-		sigaction(caught_signals[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(caught_signals[i], &sa, NULL);
-	}
+	signals_catch(sigp[1], old);
 
 	if (s->nr_rot) {
 		err = rotation_start(s);
@@ -934,7 +1102,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 				gx_strerror(err));
 			goto out_restore;
 		}
-		rotating = true;
+		r.rotating = true;
 	}
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
@@ -948,100 +1116,10 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		pidfd = pidfd_of(s->o.pid);
 	}
 
-	pfd = xcalloc(s->nr_rings + 2, sizeof(*pfd));
-	for (size_t i = 0; i < s->nr_rings; i++) {
-		pfd[npfd].fd = s->rings[i].meta ? s->rings[i].fd : -1;
-		pfd[npfd++].events = POLLIN;
-	}
-	sig_slot = npfd;
-	pfd[npfd].fd = sigp[0];
-	pfd[npfd++].events = POLLIN;
-	if (pidfd >= 0) {
-		pid_slot = npfd;
-		pfd[npfd].fd = pidfd;
-		pfd[npfd++].events = POLLIN;
-	}
-
-	while (!stop) {
-		int timeout = round_ms;
-		int n;
-		bool woke = false;
-
-		if (rotating) {
-			uint64_t t = gx_now_ns();
-			int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
-
-			if (left < timeout)
-				timeout = left;
-		}
-		n = poll(pfd, npfd, timeout);
-
-		if (n < 0 && errno != EINTR) {
-			err = gx_fail(cause, -errno, "poll: %s", strerror(errno));
-			break;
-		}
-		for (size_t i = 0; n > 0 && i < s->nr_rings; i++) {
-			if (pfd[i].revents & POLLIN)
-				woke = true;
-			/* the task is gone: stop polling it (it would spin) */
-			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-				pfd[i].fd = -1;
-		}
-		if (woke)
-			s->stats.wakeups++;
-		if (rotating && gx_now_ns() >= s->rot_next) {
-			err = rotation_switch(s, false);
-			if (err) {
-				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
-					gx_strerror(err));
-				rotating = false;
-				halt = true;
-			}
-		}
-		if (!halt && !sink_err) {
-			sink_err = drain_pass(s, sink);
-			halt = sink_err != 0;
-		}
-		if (halt && !halted) {
-			/* recording over (the sink or the slice log failed);
-			 * what was recorded is kept; a workload still runs, is
-			 * waited for and still gets the signals. The current
-			 * slice ends here, not when the workload does. */
-			if (rotating) {
-				rotation_switch(s, true);
-				rotating = false;
-			}
-			disable_all(s);
-			for (size_t i = 0; i < s->nr_rings; i++)
-				pfd[i].fd = -1;
-			halted = true;
-			if (!s->has_workload)
-				break;
-		}
-		if (n > 0 && (pfd[sig_slot].revents & POLLIN)) {
-			unsigned char sigs[16];
-			ssize_t k;
-
-			while ((k = read(sigp[0], sigs, sizeof(sigs))) > 0) {
-				for (ssize_t j = 0; j < k; j++) {
-					if (s->has_workload && s->wl.pid > 0)
-						kill(s->wl.pid, sigs[j]);
-					else
-						stop = true;
-				}
-			}
-		}
-		if (s->has_workload) {
-			if (workload_done(s, false))
-				stop = true;
-		} else if (s->o.pid) {
-			if ((pid_slot != (size_t)-1 && n > 0 && (pfd[pid_slot].revents & POLLIN)) ||
-			    (kill(s->o.pid, 0) < 0 && errno == ESRCH))
-				stop = true;
-		}
-	}
-	free(pfd);
-	if (rotating && !err) {
+	run_loop__init(&r, s, sigp[0], pidfd);
+	err = run_loop__run(&r, s, sink, cause);
+	free(r.pfd);
+	if (r.rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */
 		err = rotation_switch(s, true);
@@ -1051,17 +1129,15 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	}
 	if (!s->has_workload)
 		disable_all(s);
-	if (!sink_err)
-		sink_err = drain_pass(s, sink);
+	if (!r.sink_err)
+		r.sink_err = drain_pass(s, sink);
 	if (s->has_workload)
 		workload_done(s, true);	/* only after a poll error */
 	read_counts(s);
-	if (sink_err && !err)
-		err = sink_err;
+	if (r.sink_err && !err)
+		err = r.sink_err;
 out_restore:
-	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
-		sigaction(caught_signals[i], &old[i], NULL);
-	sig_wfd = -1;
+	signals_restore(old);
 	if (pidfd >= 0)
 		close(pidfd);
 out_close_pipe:
