@@ -1028,10 +1028,11 @@ static bool run_loop__target_done(const struct run_loop *r, struct collect_sessi
 {
 	if (s->has_workload)
 		return workload_done(s, false);
-	if (s->o.pid)
-		return (r->pid_slot != (size_t)-1 && n > 0 && (r->pfd[r->pid_slot].revents & POLLIN)) ||
-		       (kill(s->o.pid, 0) < 0 && errno == ESRCH);
-	return false;
+	if (!s->o.pid)
+		return false;
+	if (r->pid_slot != (size_t)-1 && n > 0 && (r->pfd[r->pid_slot].revents & POLLIN))
+		return true;
+	return kill(s->o.pid, 0) < 0 && errno == ESRCH;
 }
 
 /* Poll, switch slices, drain, until the target is done or a signal ends

@@ -388,7 +388,8 @@ static int plan_masks(struct packer *p, const struct mux_counters *c, char **cau
 
 	if (p->cap < 1)
 		return gx_fail(cause, GX_E_EVENT, "model %s: no general counter is left for the groups (%d usable%s)",
-			       td_model__id(m), c->gp, c->nmi_watchdog ? ", one held by the NMI watchdog" : "");
+			       td_model__id(m), c->gp,
+			       c->nmi_watchdog ? ", one held by the NMI watchdog" : "");
 	for (size_t k = 0; k < p->nr_need; k++) {
 		int ev = p->need[k];
 		const struct td_event *e = td_model__event(m, (size_t)ev);

@@ -381,7 +381,8 @@ static void synth_eh_table(struct sym_dso *dso)
 	sec = find_eh_frame(dso, &sec_vaddr, &sec_size);
 	if (!sec)
 		return;
-	for (p = sec, end = sec + sec_size; p + 8 <= end && eh_entry(p, end, &hdr, &next); p = next) {
+	end = sec + sec_size;
+	for (p = sec; p + 8 <= end && eh_entry(p, end, &hdr, &next); p = next) {
 		const uint8_t *entry = p, *q = p + hdr + 4;
 		uint64_t id = rd32_le(p + hdr), cie_off, loc;
 		uint8_t enc = 0;

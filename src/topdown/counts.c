@@ -424,8 +424,8 @@ static int parse_perf_line(struct counts_parse *cp, const char *s, char **cause)
 			break;
 		}
 	if (!name)
-		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: a count without an event name", cp->file,
-			       cp->lineno);
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: a count without an event name",
+			       cp->file, cp->lineno);
 	counts_parse__record(cp, name, false, v);
 	free(name);
 	return 0;
