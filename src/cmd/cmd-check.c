@@ -321,11 +321,16 @@ static int record_runs(struct check_cmd *c, char ***dirs_out)
 static int write_file(const char *path, const struct strbuf *sb)
 {
 	FILE *f = fopen(path, "w");
+	int written;
 
-	if (!f || fwrite(sb->buf, 1, sb->len, f) != sb->len || fclose(f) != 0) {
+	if (!f) {
 		cmd_error("%s: %s", path, strerror(errno));
-		if (f)
-			fclose(f);
+		return -1;
+	}
+	/* fclose() once, whether or not the write went through */
+	written = fwrite(sb->buf, 1, sb->len, f) == sb->len;
+	if (fclose(f) != 0 || !written) {
+		cmd_error("%s: %s", path, strerror(errno));
 		return -1;
 	}
 	return 0;

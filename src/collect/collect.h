@@ -42,7 +42,8 @@ struct collect_opts {
 	 * {groups}, only one group counts at a time, for slice_ms (0 = 10),
 	 * in turn, switched from the drain loop; events outside every group
 	 * (the reference) count all run. Every slice is appended to
-	 * slice_log (mux's slices.bin layout, see mux.h) when it is set. */
+	 * slice_log (a new file: mux's slices.bin, written through
+	 * mux_log_writer, see mux.h) when it is set. */
 	bool rotate;
 	uint32_t slice_ms;
 	const char *slice_log;

@@ -38,6 +38,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "mux/mux.h"
+
 struct collect_session {
 	struct collect_opts o;
 	struct collect_event *ev;
@@ -64,10 +66,10 @@ struct collect_session {
 	uint64_t rot_start, rot_next, rot_ns;
 	uint64_t *rot_prev;	/* last counting read per event */
 	uint64_t *rot_prev_run;	/* last running time per group */
-	uint64_t *rot_rec;	/* one slice record: 4 words + nr_ev deltas */
+	uint64_t *rot_delta;	/* one slice's (or the totals') counts per event */
 	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
 	size_t rot_buf_len;
-	int rot_fd;		/* the slice log, -1 when none */
+	struct mux_log_writer *rot_log;	/* the slice log, NULL when none */
 };
 
 static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
@@ -407,6 +409,15 @@ static int open_events(struct collect_session *s, char **cause)
 	return map_rings(s, cause);
 }
 
+/* The slice log's reference: the first event outside every group, or -1. */
+static int rotation_reference(const struct collect_session *s)
+{
+	for (size_t i = 0; i < s->nr_ev; i++)
+		if (s->ev[i].group < 0)
+			return (int)i;
+	return -1;
+}
+
 int collect_session__new(struct collect_session **out, const struct collect_opts *o, char **cause)
 {
 	struct collect_session *s = xzalloc(sizeof(*s));
@@ -417,7 +428,6 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	s->o = *o;
 	s->wl.pid = 0;
 	s->wl.go_fd = s->wl.err_fd = -1;
-	s->rot_fd = -1;
 	if (s->o.mmap_pages & (s->o.mmap_pages - 1)) {
 		err = gx_fail(cause, GX_E_USAGE, "ring buffer size %u pages is not a power of two",
 			      s->o.mmap_pages);
@@ -463,17 +473,16 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	if (s->nr_rot) {
 		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
 		s->rot_prev_run = xcalloc(s->nr_rot, sizeof(*s->rot_prev_run));
-		s->rot_rec = xcalloc(4 + s->nr_ev, sizeof(*s->rot_rec));
+		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
 		/* a group read: nr, enabled, running, then {value, id} per member */
 		s->rot_buf_len = (3 + 2 * s->nr_ev) * sizeof(*s->rot_buf);
 		s->rot_buf = xmalloc(s->rot_buf_len);
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
 		if (s->o.slice_log) {
-			s->rot_fd = open(s->o.slice_log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-			if (s->rot_fd < 0) {
-				err = gx_fail(cause, -errno, "%s: %s", s->o.slice_log, strerror(errno));
+			err = mux_log_writer__new(&s->rot_log, s->o.slice_log, s->nr_ev,
+						  rotation_reference(s), s->rot_ns, cause);
+			if (err)
 				goto out_free;
-			}
 		}
 	}
 	*out = s;
@@ -534,10 +543,9 @@ void collect_session__delete(struct collect_session *s)
 	free(s->rot_leader);
 	free(s->rot_prev);
 	free(s->rot_prev_run);
-	free(s->rot_rec);
+	free(s->rot_delta);
 	free(s->rot_buf);
-	if (s->rot_fd >= 0)
-		close(s->rot_fd);
+	mux_log_writer__delete(s->rot_log);
 	free(s);
 }
 
@@ -665,33 +673,15 @@ int collect_session__enable_event(struct collect_session *s, size_t e, bool enab
 }
 
 /* ---- rotation ------------------------------------------------------------------
- * Called from the drain loop: no allocation. The slice log's header is the
- * one mux.h documents (magic, nr_events, reference, slice_ns); each slice
- * is {group, flags, start, end, task_ns, delta[nr_ev]}.
+ * Called from the drain loop: no allocation. Slices go to mux's slice log
+ * writer (mux.h), which buffers them without allocating either.
  */
 static int rotation_toggle(struct collect_session *s, size_t g, bool enable);
 
 static int rotation_start(struct collect_session *s)
 {
-	struct {
-		char magic[8];
-		uint32_t nr_events, reference;
-		uint64_t slice_ns;
-	} h;
 	int err;
 
-	memcpy(h.magic, "GXSLICE2", 8);
-	h.nr_events = (uint32_t)s->nr_ev;
-	h.reference = UINT32_MAX;
-	for (size_t i = 0; i < s->nr_ev; i++) {
-		if (s->ev[i].group < 0) {
-			h.reference = (uint32_t)i;
-			break;
-		}
-	}
-	h.slice_ns = s->rot_ns;
-	if (s->rot_fd >= 0 && (err = gx_write_all(s->rot_fd, &h, sizeof(h))) != 0)
-		return err;
 	s->rot_cur = 0;
 	s->stats.nr_groups = (uint32_t)s->nr_rot;
 	err = rotation_toggle(s, 0, true);
@@ -772,18 +762,17 @@ static bool rotation_read(struct collect_session *s, size_t g, uint64_t *count, 
 	return any;
 }
 
-/* The log's last record (flags 1, mux.h's MUX_SLICE_TOTALS): the always-on
+/* The log's last record (mux.h's MUX_SLICE_TOTALS): the always-on
  * events' counts at the end, which the slices do not carry. */
 static int rotation_totals(struct collect_session *s)
 {
-	uint64_t *rec = s->rot_rec, en, run;
+	uint64_t *count = s->rot_delta, en, run;
 
-	memset(rec, 0, (4 + s->nr_ev) * sizeof(*rec));
-	memcpy(&rec[0], (uint32_t[2]){ 0, 1 }, sizeof(rec[0]));	/* group, flags */
+	memset(count, 0, s->nr_ev * sizeof(*count));
 	for (size_t e = 0; e < s->nr_ev; e++)
 		if (s->ev[e].group < 0)
-			collect_session__read_event(s, e, &rec[4 + e], &en, &run);
-	return gx_write_all(s->rot_fd, rec, (4 + s->nr_ev) * sizeof(*rec));
+			collect_session__read_event(s, e, &count[e], &en, &run);
+	return mux_log_writer__totals(s->rot_log, count);
 }
 
 /*
@@ -795,16 +784,15 @@ static int rotation_totals(struct collect_session *s)
  */
 static int rotation_switch(struct collect_session *s, bool last)
 {
-	uint64_t *rec = s->rot_rec, *delta = rec + 4, now, run_ns;
+	uint64_t *delta = s->rot_delta, run_ns;
 	size_t cur = s->rot_cur;
+	struct mux_slice slice = { .group = (uint32_t)cur, .delta = delta };
 	int err = 0;
 
 	rotation_toggle(s, cur, false);
-	now = gx_now_ns();
-	memset(rec, 0, (4 + s->nr_ev) * sizeof(*rec));
-	memcpy(&rec[0], (uint32_t[2]){ (uint32_t)cur, 0 }, sizeof(rec[0]));	/* group, flags */
-	rec[1] = s->rot_start;
-	rec[2] = now;
+	slice.start_ns = s->rot_start;
+	slice.end_ns = gx_now_ns();
+	memset(delta, 0, s->nr_ev * sizeof(*delta));
 	if (rotation_read(s, cur, delta, &run_ns)) {
 		/* the reads are cumulative: difference them */
 		for (size_t e = 0; e < s->nr_ev; e++) {
@@ -815,7 +803,7 @@ static int rotation_switch(struct collect_session *s, bool last)
 			delta[e] = count >= s->rot_prev[e] ? count - s->rot_prev[e] : 0;
 			s->rot_prev[e] = count;
 		}
-		rec[3] = run_ns >= s->rot_prev_run[cur] ? run_ns - s->rot_prev_run[cur] : 0;
+		slice.task_ns = run_ns >= s->rot_prev_run[cur] ? run_ns - s->rot_prev_run[cur] : 0;
 		s->rot_prev_run[cur] = run_ns;
 	}
 	if (!last) {
@@ -825,8 +813,8 @@ static int rotation_switch(struct collect_session *s, bool last)
 		s->rot_next = s->rot_start + s->rot_ns;
 	}
 	s->stats.slices++;
-	if (s->rot_fd >= 0) {
-		int werr = gx_write_all(s->rot_fd, rec, (4 + s->nr_ev) * sizeof(*rec));
+	if (s->rot_log) {
+		int werr = mux_log_writer__slice(s->rot_log, &slice);
 
 		if (!werr && last)
 			werr = rotation_totals(s);
@@ -886,14 +874,213 @@ static void disable_all(struct collect_session *s)
 			ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 }
 
+/* The kernel's maps, and tasks already running (-p, -a): described before
+ * any of their samples. 0, or a negative code with *cause, or the sink's
+ * error. */
+static int run_synth(struct collect_session *s, struct collect_sink *sink, char **cause)
+{
+	struct synth_ctx c = {
+		.sink = sink,
+		.sample_type = s->ev[0].attr.sample_type,
+		.id = s->ev[0].ids[0],
+		.buf = s->bounce,
+	};
+	int err;
+
+	err = synth__kernel(&c);
+	if (!err && (s->o.pid || s->o.system_wide))
+		err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
+	s->stats.records += c.records;
+	s->stats.bytes += c.bytes;
+	if (err < 0)
+		gx_fail(cause, err, "cannot describe the running processes: %s", gx_strerror(err));
+	return err;
+}
+
+/*
+ * Catch SIGINT, SIGTERM and SIGHUP into the self-pipe wfd; old[] gets the
+ * dispositions to restore. SA_RESTART: the sink's own I/O should not see
+ * EINTR (poll() is interrupted regardless). A signal ignored by whoever
+ * started us (nohup, a background job) stays ignored.
+ */
+static void signals_catch(int wfd, struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sig_wfd = wfd;
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
+		sigaction(caught_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)
+			sigaction(caught_signals[i], &sa, NULL);
+	}
+}
+
+static void signals_restore(const struct sigaction *old)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
+		sigaction(caught_signals[i], &old[i], NULL);
+	sig_wfd = -1;
+}
+
+/* The drain loop's state. */
+struct run_loop {
+	struct pollfd *pfd;	/* the rings, then the signal pipe, then the pidfd */
+	size_t npfd, sig_slot, pid_slot;
+	int sig_rfd;
+	int round_ms;
+	bool stop, rotating, halt, halted;
+	int sink_err;
+};
+
+static void run_loop__init(struct run_loop *r, const struct collect_session *s, int sig_rfd,
+			   int pidfd)
+{
+	r->pfd = xcalloc(s->nr_rings + 2, sizeof(*r->pfd));
+	r->npfd = 0;
+	r->pid_slot = (size_t)-1;
+	for (size_t i = 0; i < s->nr_rings; i++) {
+		r->pfd[r->npfd].fd = s->rings[i].meta ? s->rings[i].fd : -1;
+		r->pfd[r->npfd++].events = POLLIN;
+	}
+	r->sig_slot = r->npfd;
+	r->sig_rfd = sig_rfd;
+	r->pfd[r->npfd].fd = sig_rfd;
+	r->pfd[r->npfd++].events = POLLIN;
+	if (pidfd >= 0) {
+		r->pid_slot = r->npfd;
+		r->pfd[r->npfd].fd = pidfd;
+		r->pfd[r->npfd++].events = POLLIN;
+	}
+	r->round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
+}
+
+/* Until the next round, or the next slice switch when rotating. */
+static int run_loop__timeout(const struct run_loop *r, const struct collect_session *s)
+{
+	int timeout = r->round_ms;
+
+	if (r->rotating) {
+		uint64_t t = gx_now_ns();
+		int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
+
+		if (left < timeout)
+			timeout = left;
+	}
+	return timeout;
+}
+
+/* Count a wakeup when a ring had data; stop polling rings whose task is
+ * gone (they would spin). */
+static void run_loop__note_rings(struct run_loop *r, struct collect_session *s, int n)
+{
+	bool woke = false;
+
+	for (size_t i = 0; n > 0 && i < s->nr_rings; i++) {
+		if (r->pfd[i].revents & POLLIN)
+			woke = true;
+		if (r->pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
+			r->pfd[i].fd = -1;
+	}
+	if (woke)
+		s->stats.wakeups++;
+}
+
+/*
+ * Recording over (the sink or the slice log failed); what was recorded is
+ * kept; a workload still runs, is waited for and still gets the signals.
+ * The current slice ends here, not when the workload does.
+ */
+static void run_loop__halt(struct run_loop *r, struct collect_session *s)
+{
+	if (r->rotating) {
+		rotation_switch(s, true);
+		r->rotating = false;
+	}
+	disable_all(s);
+	for (size_t i = 0; i < s->nr_rings; i++)
+		r->pfd[i].fd = -1;
+	r->halted = true;
+}
+
+/* Signals caught: forwarded to the workload, or the end of the recording
+ * without one. */
+static void run_loop__signals(struct run_loop *r, struct collect_session *s)
+{
+	unsigned char sigs[16];
+	ssize_t k;
+
+	while ((k = read(r->sig_rfd, sigs, sizeof(sigs))) > 0) {
+		for (ssize_t j = 0; j < k; j++) {
+			if (s->has_workload && s->wl.pid > 0)
+				kill(s->wl.pid, sigs[j]);
+			else
+				r->stop = true;
+		}
+	}
+}
+
+/* The workload exited, or the attached process is gone. */
+static bool run_loop__target_done(const struct run_loop *r, struct collect_session *s, int n)
+{
+	if (s->has_workload)
+		return workload_done(s, false);
+	if (!s->o.pid)
+		return false;
+	if (r->pid_slot != (size_t)-1 && n > 0 && (r->pfd[r->pid_slot].revents & POLLIN))
+		return true;
+	return kill(s->o.pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Poll, switch slices, drain, until the target is done or a signal ends
+ * the recording. 0, or a negative code with *cause. */
+static int run_loop__run(struct run_loop *r, struct collect_session *s, struct collect_sink *sink,
+			 char **cause)
+{
+	int err = 0;
+
+	while (!r->stop) {
+		int n = poll(r->pfd, r->npfd, run_loop__timeout(r, s));
+
+		if (n < 0 && errno != EINTR) {
+			err = gx_fail(cause, -errno, "poll: %s", strerror(errno));
+			break;
+		}
+		run_loop__note_rings(r, s, n);
+		if (r->rotating && gx_now_ns() >= s->rot_next) {
+			err = rotation_switch(s, false);
+			if (err) {
+				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
+					gx_strerror(err));
+				r->rotating = false;
+				r->halt = true;
+			}
+		}
+		if (!r->halt && !r->sink_err) {
+			r->sink_err = drain_pass(s, sink);
+			r->halt = r->sink_err != 0;
+		}
+		if (r->halt && !r->halted) {
+			run_loop__halt(r, s);
+			if (!s->has_workload)
+				break;
+		}
+		if (n > 0 && (r->pfd[r->sig_slot].revents & POLLIN))
+			run_loop__signals(r, s);
+		if (run_loop__target_done(r, s, n))
+			r->stop = true;
+	}
+	return err;
+}
+
 int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause)
 {
-	struct sigaction old[ARRAY_SIZE(caught_signals)], sa;
-	struct pollfd *pfd;
-	size_t npfd = 0, sig_slot, pid_slot = (size_t)-1;
-	int sigp[2], pidfd = -1, err = 0, sink_err = 0;
-	int round_ms = s->o.round_ms ? (int)s->o.round_ms : 100;
-	bool stop = false, rotating = false, halt = false, halted = false;
+	struct sigaction old[ARRAY_SIZE(caught_signals)];
+	struct run_loop r = { 0 };
+	int sigp[2], pidfd = -1, err = 0;
 
 	if (s->ran)
 		return gx_fail(cause, GX_E_USAGE, "a collect session runs only once");
@@ -902,42 +1089,12 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	if (pipe2(sigp, O_CLOEXEC | O_NONBLOCK) < 0)
 		return gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 
-	/* the kernel's maps, and tasks already running: describe them
-	 * before any of their samples */
 	if (s->nr_ev && s->ev[0].nr_ids) {
-		struct synth_ctx c = {
-			.sink = sink,
-			.sample_type = s->ev[0].attr.sample_type,
-			.id = s->ev[0].ids[0],
-			.buf = s->bounce,
-		};
-
-		err = synth__kernel(&c);
-		if (!err && (s->o.pid || s->o.system_wide))
-			err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
-		s->stats.records += c.records;
-		s->stats.bytes += c.bytes;
-		if (err) {
-			if (err < 0)
-				gx_fail(cause, err, "cannot describe the running processes: %s",
-					gx_strerror(err));
+		err = run_synth(s, sink, cause);
+		if (err)
 			goto out_close_pipe;
-		}
 	}
-
-	/* SA_RESTART: the sink's own I/O should not see EINTR (poll() is
-	 * interrupted regardless). A signal ignored by whoever started us
-	 * (nohup, a background job) stays ignored. */
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	sig_wfd = sigp[1];
-	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++) {
-		sigaction(caught_signals[i], NULL, &old[i]);
-		if (old[i].sa_handler != SIG_IGN)
-			sigaction(caught_signals[i], &sa, NULL);
-	}
+	signals_catch(sigp[1], old);
 
 	if (s->nr_rot) {
 		err = rotation_start(s);
@@ -946,7 +1103,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 				gx_strerror(err));
 			goto out_restore;
 		}
-		rotating = true;
+		r.rotating = true;
 	}
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
@@ -960,100 +1117,10 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		pidfd = pidfd_of(s->o.pid);
 	}
 
-	pfd = xcalloc(s->nr_rings + 2, sizeof(*pfd));
-	for (size_t i = 0; i < s->nr_rings; i++) {
-		pfd[npfd].fd = s->rings[i].meta ? s->rings[i].fd : -1;
-		pfd[npfd++].events = POLLIN;
-	}
-	sig_slot = npfd;
-	pfd[npfd].fd = sigp[0];
-	pfd[npfd++].events = POLLIN;
-	if (pidfd >= 0) {
-		pid_slot = npfd;
-		pfd[npfd].fd = pidfd;
-		pfd[npfd++].events = POLLIN;
-	}
-
-	while (!stop) {
-		int timeout = round_ms;
-		int n;
-		bool woke = false;
-
-		if (rotating) {
-			uint64_t t = gx_now_ns();
-			int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
-
-			if (left < timeout)
-				timeout = left;
-		}
-		n = poll(pfd, npfd, timeout);
-
-		if (n < 0 && errno != EINTR) {
-			err = gx_fail(cause, -errno, "poll: %s", strerror(errno));
-			break;
-		}
-		for (size_t i = 0; n > 0 && i < s->nr_rings; i++) {
-			if (pfd[i].revents & POLLIN)
-				woke = true;
-			/* the task is gone: stop polling it (it would spin) */
-			if (pfd[i].revents & (POLLHUP | POLLERR | POLLNVAL))
-				pfd[i].fd = -1;
-		}
-		if (woke)
-			s->stats.wakeups++;
-		if (rotating && gx_now_ns() >= s->rot_next) {
-			err = rotation_switch(s, false);
-			if (err) {
-				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
-					gx_strerror(err));
-				rotating = false;
-				halt = true;
-			}
-		}
-		if (!halt && !sink_err) {
-			sink_err = drain_pass(s, sink);
-			halt = sink_err != 0;
-		}
-		if (halt && !halted) {
-			/* recording over (the sink or the slice log failed);
-			 * what was recorded is kept; a workload still runs, is
-			 * waited for and still gets the signals. The current
-			 * slice ends here, not when the workload does. */
-			if (rotating) {
-				rotation_switch(s, true);
-				rotating = false;
-			}
-			disable_all(s);
-			for (size_t i = 0; i < s->nr_rings; i++)
-				pfd[i].fd = -1;
-			halted = true;
-			if (!s->has_workload)
-				break;
-		}
-		if (n > 0 && (pfd[sig_slot].revents & POLLIN)) {
-			unsigned char sigs[16];
-			ssize_t k;
-
-			while ((k = read(sigp[0], sigs, sizeof(sigs))) > 0) {
-				for (ssize_t j = 0; j < k; j++) {
-					if (s->has_workload && s->wl.pid > 0)
-						kill(s->wl.pid, sigs[j]);
-					else
-						stop = true;
-				}
-			}
-		}
-		if (s->has_workload) {
-			if (workload_done(s, false))
-				stop = true;
-		} else if (s->o.pid) {
-			if ((pid_slot != (size_t)-1 && n > 0 && (pfd[pid_slot].revents & POLLIN)) ||
-			    (kill(s->o.pid, 0) < 0 && errno == ESRCH))
-				stop = true;
-		}
-	}
-	free(pfd);
-	if (rotating && !err) {
+	run_loop__init(&r, s, sigp[0], pidfd);
+	err = run_loop__run(&r, s, sink, cause);
+	free(r.pfd);
+	if (r.rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */
 		err = rotation_switch(s, true);
@@ -1063,17 +1130,15 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	}
 	if (!s->has_workload)
 		disable_all(s);
-	if (!sink_err)
-		sink_err = drain_pass(s, sink);
+	if (!r.sink_err)
+		r.sink_err = drain_pass(s, sink);
 	if (s->has_workload)
 		workload_done(s, true);	/* only after a poll error */
 	read_counts(s);
-	if (sink_err && !err)
-		err = sink_err;
+	if (r.sink_err && !err)
+		err = r.sink_err;
 out_restore:
-	for (size_t i = 0; i < ARRAY_SIZE(caught_signals); i++)
-		sigaction(caught_signals[i], &old[i], NULL);
-	sig_wfd = -1;
+	signals_restore(old);
 	if (pidfd >= 0)
 		close(pidfd);
 out_close_pipe:

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "mux/mux.h"
+#include "mux/mux-int.h"
 
 #include "topdown/topdown.h"
 
@@ -29,20 +29,6 @@ struct mux_log {
 	uint64_t run_ns;
 	uint64_t *group_ns;	/* nr_group_ns values */
 	size_t nr_group_ns;
-};
-
-struct log_header {
-	char magic[8];
-	uint32_t nr_events;
-	uint32_t reference;
-	uint64_t slice_ns;
-};
-
-struct log_slice {
-	uint32_t group;
-	uint32_t flags;
-	uint64_t start_ns, end_ns;
-	uint64_t task_ns;	/* GXSLICE2 only */
 };
 
 const char *mux_mode_name(enum mux_mode m)

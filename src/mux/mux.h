@@ -5,7 +5,8 @@
  *
  * mux never opens a counter: collect does that on its behalf (it rotates
  * the groups from its drain loop and writes the slice log described
- * below). mux plans before a recording and analyses after it.
+ * below through mux_log_writer). mux plans before a recording and
+ * analyses after it.
  *
  *	record:  mux_counters__detect() -> mux_plan__model() -> mux_plan__spec()
  *	         (or mux_spec_normalize() for an explicit -e '{a,b},{c,d}')
@@ -173,7 +174,8 @@ int mux_spec_split_runs(const char *spec, char ***runs, size_t *nr, char **cause
 void mux_strv_free(char **v);
 
 /* ======================================================================
- * The slice log: DIR/slices.bin, written by collect during the run
+ * The slice log: DIR/slices.bin, written through mux_log_writer by
+ * collect during the run, read by mux_log__read
  * ==================================================================== */
 
 /*
@@ -203,6 +205,36 @@ struct mux_slice {
 	uint64_t task_ns;	/* the workload's time in it; 0 when unknown */
 	const uint64_t *delta;	/* nr_events values, inside the log */
 };
+
+/*
+ * Writing a slice log. collect calls __slice and __totals from its drain
+ * loop: they never allocate (records go into a buffer allocated by __new
+ * and are written when it fills, and by __totals and __flush).
+ */
+struct mux_log_writer;
+
+/*
+ * Create path (a new file, 0600, never through a symlink; a file already
+ * there is replaced) and write the header: nr_events events (1..4096),
+ * reference event index or -1, the requested slice length. *out is owned
+ * by the caller: free with mux_log_writer__delete(). 0, or a negative
+ * errno with *cause naming the file.
+ */
+int mux_log_writer__new(struct mux_log_writer **out, const char *path, size_t nr_events,
+			int reference, uint64_t slice_ns, char **cause);
+/* Append one slice; s->delta holds nr_events values (copied, not kept).
+ * 0, or the -errno of a failed write (the records buffered before this
+ * one are dropped then; this one stays buffered). */
+int mux_log_writer__slice(struct mux_log_writer *w, const struct mux_slice *s);
+/* Append the last record (MUX_SLICE_TOTALS): count[e] for every event;
+ * readers keep those of the always-on events. Writes everything buffered.
+ * 0 or -errno. */
+int mux_log_writer__totals(struct mux_log_writer *w, const uint64_t *count);
+/* Write what is buffered; 0 or -errno. */
+int mux_log_writer__flush(struct mux_log_writer *w);
+/* Write what is still buffered (an error is lost: __flush first to see
+ * it), close the file and free w. NULL is a no-op. */
+void mux_log_writer__delete(struct mux_log_writer *w);
 
 struct mux_log;
 

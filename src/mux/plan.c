@@ -192,8 +192,13 @@ static bool fits(const uint32_t *mask, size_t n, int gp)
 
 struct packer {
 	struct mux_plan *plan;
+	const struct td_model *m;
+	const int *need;	/* the model events needed */
+	size_t nr_need;
+	bool metrics;		/* some are PERF_METRICS events */
 	uint32_t *mask;		/* per model event */
-	int *where;		/* per model event: group, -1 unplaced, -2 always */
+	int *where;		/* per model event: group, -1 unplaced, -2 always,
+				   -3 not needed */
 	int cap;		/* general counters a group may use */
 };
 
@@ -338,54 +343,31 @@ static void add_hint(struct mux_plan *plan, char *h)
 	plan->hints[n + 1] = NULL;
 }
 
-int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struct td_ctx *ctx,
-		    const struct mux_counters *c, char **cause)
+/* 1. Fixed counters (and the reference) outside the rotation. */
+static void plan_always(struct packer *p, const struct mux_counters *c)
 {
-	size_t nev = td_model__nr_events(m), nr_need = 0, nsets = 0, fixed_used = 0;
-	int *need = NULL, err;
-	struct packer p = { .plan = plan };
-	struct set *sets = NULL;
-	bool metrics = false;
-	int metrics_group = -1;
+	struct mux_plan *plan = p->plan;
+	size_t fixed_used = 0;
 
-	memset(plan, 0, sizeof(*plan));
-	plan->counters = *c;
-	plan->reference = -1;
-	err = td_model__needed_events(m, ctx, -1, &need, &nr_need);
-	if (err)
-		return gx_fail(cause, err, "model %s: unknown variant '%s'", td_model__id(m),
-			       ctx && ctx->variant ? ctx->variant : "");
-	p.mask = xcalloc(nev + 1, sizeof(*p.mask));
-	p.where = xcalloc(nev + 1, sizeof(*p.where));
-	for (size_t i = 0; i < nev; i++)
-		p.where[i] = -3;	/* not needed */
-	for (size_t k = 0; k < nr_need; k++) {
-		p.where[need[k]] = -1;
-		metrics |= is_perf_metrics(td_model__event(m, (size_t)need[k]));
-	}
-	p.cap = c->gp;
-	plan->reference = find_reference(m, need, nr_need);
+	for (size_t k = 0; k < p->nr_need; k++) {
+		const struct td_event *e = td_model__event(p->m, (size_t)p->need[k]);
 
-	/* 1. fixed counters (and the reference) outside the rotation */
-	for (size_t k = 0; k < nr_need; k++) {
-		const struct td_event *e = td_model__event(m, (size_t)need[k]);
-
-		if (e->fixed && !(metrics && is_perf_metrics(e))) {
-			p.where[need[k]] = -2;
+		if (e->fixed && !(p->metrics && is_perf_metrics(e))) {
+			p->where[p->need[k]] = -2;
 			fixed_used++;
 		}
 	}
 	if (plan->reference >= 0) {
-		if (p.where[plan->reference] != -2) {
+		if (p->where[plan->reference] != -2) {
 			/* Arm's dedicated cycle counter when the model has a fixed
 			 * counter left, else a general counter in every group --
 			 * unless that leaves none: then it rotates like the rest
 			 * and reliability is n/a */
-			if ((int)fixed_used >= c->fixed && p.cap > 1) {
-				p.cap--;
-				p.where[plan->reference] = -2;
+			if ((int)fixed_used >= c->fixed && p->cap > 1) {
+				p->cap--;
+				p->where[plan->reference] = -2;
 			} else if ((int)fixed_used < c->fixed) {
-				p.where[plan->reference] = -2;
+				p->where[plan->reference] = -2;
 			} else {
 				plan->reference = -1;
 			}
@@ -393,47 +375,63 @@ int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struc
 		if (plan->reference >= 0)
 			add_always(plan, plan->reference);
 	}
-	for (size_t k = 0; k < nr_need; k++)
-		if (p.where[need[k]] == -2 && need[k] != plan->reference)
-			add_always(plan, need[k]);
-	if (p.cap < 1) {
-		err = gx_fail(cause, GX_E_EVENT, "model %s: no general counter is left for the groups (%d usable%s)",
-			      td_model__id(m), c->gp, c->nmi_watchdog ? ", one held by the NMI watchdog" : "");
-		goto out_free;
-	}
-	for (size_t k = 0; k < nr_need; k++) {
-		const struct td_event *e = td_model__event(m, (size_t)need[k]);
+	for (size_t k = 0; k < p->nr_need; k++)
+		if (p->where[p->need[k]] == -2 && p->need[k] != plan->reference)
+			add_always(plan, p->need[k]);
+}
 
-		if (p.where[need[k]] == -1 && !e->fixed && !is_perf_metrics(e))
-			p.mask[need[k]] = mux_event_counter_mask(m, (size_t)need[k], p.cap);
-		if (p.where[need[k]] == -1 && !e->fixed && !is_perf_metrics(e) && !p.mask[need[k]]) {
-			err = gx_fail(cause, GX_E_EVENT, "model %s: event %s fits no counter of %d",
-				      td_model__id(m), e->id, p.cap);
-			goto out_free;
+/* The general counters each rotating event may use; an error when none is
+ * left for the groups, or an event fits none. */
+static int plan_masks(struct packer *p, const struct mux_counters *c, char **cause)
+{
+	const struct td_model *m = p->m;
+
+	if (p->cap < 1)
+		return gx_fail(cause, GX_E_EVENT, "model %s: no general counter is left for the groups (%d usable%s)",
+			       td_model__id(m), c->gp,
+			       c->nmi_watchdog ? ", one held by the NMI watchdog" : "");
+	for (size_t k = 0; k < p->nr_need; k++) {
+		int ev = p->need[k];
+		const struct td_event *e = td_model__event(m, (size_t)ev);
+
+		if (p->where[ev] != -1 || e->fixed || is_perf_metrics(e))
+			continue;
+		p->mask[ev] = mux_event_counter_mask(m, (size_t)ev, p->cap);
+		if (!p->mask[ev])
+			return gx_fail(cause, GX_E_EVENT, "model %s: event %s fits no counter of %d",
+				       td_model__id(m), e->id, p->cap);
+	}
+	return 0;
+}
+
+/* 2. The PERF_METRICS group: slots, then the metrics. */
+static void plan_perf_metrics(struct packer *p)
+{
+	size_t g = new_group(p->plan);
+
+	p->plan->groups[g].perf_metrics = true;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t k = 0; k < p->nr_need; k++) {
+			const struct td_event *e = td_model__event(p->m, (size_t)p->need[k]);
+
+			if (is_perf_metrics(e) && (pass == 0) == e->fixed)
+				group_add(p, g, p->need[k]);
 		}
-	}
+}
 
-	/* 2. the PERF_METRICS group: slots, then the metrics */
-	if (metrics) {
-		size_t g = new_group(plan);
+/* 3. What each metric names, kept together: largest sets first, each in
+ * one group where it fits, else event by event. */
+static void plan_formula_sets(struct packer *p, const struct td_ctx *ctx)
+{
+	const struct td_model *m = p->m;
+	struct set *sets = NULL;
+	size_t nsets = 0;
 
-		metrics_group = (int)g;
-		plan->groups[g].perf_metrics = true;
-		for (int pass = 0; pass < 2; pass++)
-			for (size_t k = 0; k < nr_need; k++) {
-				const struct td_event *e = td_model__event(m, (size_t)need[k]);
-
-				if (is_perf_metrics(e) && (pass == 0) == e->fixed)
-					group_add(&p, g, need[k]);
-			}
-	}
-
-	/* 3. what each metric names, kept together */
 	for (size_t i = 0; i < td_model__nr_nodes(m); i++) {
 		struct set s = { .order = i };
 
 		s.n = formula_events(m, td_model__node_formula(m, i, ctx ? ctx->variant : NULL),
-				     p.where, p.mask, s.ev, ARRAY_SIZE(s.ev));
+				     p->where, p->mask, s.ev, ARRAY_SIZE(s.ev));
 		if (s.n < 2)
 			continue;
 		sets = xrealloc(sets, (nsets + 1) * sizeof(*sets));
@@ -446,29 +444,28 @@ int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struc
 		size_t n = 0;
 
 		for (size_t k = 0; k < sets[i].n; k++)
-			if (p.where[sets[i].ev[k]] == -1)
+			if (p->where[sets[i].ev[k]] == -1)
 				left[n++] = sets[i].ev[k];
-		if (n && !place_together(&p, left, n))
+		if (n && !place_together(p, left, n))
 			for (size_t k = 0; k < n; k++)
-				place_together(&p, &left[k], 1);
+				place_together(p, &left[k], 1);
 	}
-	/* 4. the rest, first fit */
-	for (size_t k = 0; k < nr_need; k++)
-		if (p.where[need[k]] == -1 && !place_together(&p, &need[k], 1)) {
-			err = gx_fail(cause, GX_E_EVENT, "model %s: event %s fits no group",
-				      td_model__id(m), td_model__event(m, (size_t)need[k])->id);
-			goto out_free;
-		}
+	free(sets);
+}
 
-	/* the per-event view */
-	plan->ev = xcalloc(nr_need + 1, sizeof(*plan->ev));
-	for (size_t k = 0; k < nr_need; k++) {
+/* The per-event view and the hints. */
+static void plan_finish(struct packer *p, const struct mux_counters *c)
+{
+	struct mux_plan *plan = p->plan;
+
+	plan->ev = xcalloc(p->nr_need + 1, sizeof(*plan->ev));
+	for (size_t k = 0; k < p->nr_need; k++) {
 		struct mux_plan_event *pe = &plan->ev[plan->nr_ev++];
 
-		pe->event = need[k];
-		pe->group = p.where[need[k]] >= 0 ? p.where[need[k]] : -1;
+		pe->event = p->need[k];
+		pe->group = p->where[p->need[k]] >= 0 ? p->where[p->need[k]] : -1;
 		pe->slot = pe->group >= 0 ? MUX_SLOT_GROUP : MUX_SLOT_ALWAYS;
-		pe->counter_mask = p.mask[need[k]];
+		pe->counter_mask = p->mask[p->need[k]];
 	}
 	if (c->nmi_watchdog)
 		add_hint(plan, xasprintf("the NMI watchdog holds a general counter: `sysctl kernel.nmi_watchdog=0` frees it (%d instead of %d per group)",
@@ -478,11 +475,53 @@ int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struc
 					 plan->nr_groups, plan->nr_groups,
 					 plan->nr_groups * MUX_MIN_SLICES * MUX_DEFAULT_SLICE_MS,
 					 MUX_MIN_SLICES, MUX_DEFAULT_SLICE_MS));
-	(void)metrics_group;
+}
+
+int mux_plan__model(struct mux_plan *plan, const struct td_model *m, const struct td_ctx *ctx,
+		    const struct mux_counters *c, char **cause)
+{
+	size_t nev = td_model__nr_events(m), nr_need = 0;
+	int *need = NULL, err;
+	struct packer p = { .plan = plan, .m = m };
+
+	memset(plan, 0, sizeof(*plan));
+	plan->counters = *c;
+	plan->reference = -1;
+	err = td_model__needed_events(m, ctx, -1, &need, &nr_need);
+	if (err)
+		return gx_fail(cause, err, "model %s: unknown variant '%s'", td_model__id(m),
+			       ctx && ctx->variant ? ctx->variant : "");
+	p.need = need;
+	p.nr_need = nr_need;
+	p.mask = xcalloc(nev + 1, sizeof(*p.mask));
+	p.where = xcalloc(nev + 1, sizeof(*p.where));
+	for (size_t i = 0; i < nev; i++)
+		p.where[i] = -3;	/* not needed */
+	for (size_t k = 0; k < nr_need; k++) {
+		p.where[need[k]] = -1;
+		p.metrics |= is_perf_metrics(td_model__event(m, (size_t)need[k]));
+	}
+	p.cap = c->gp;
+	plan->reference = find_reference(m, need, nr_need);
+
+	plan_always(&p, c);
+	err = plan_masks(&p, c, cause);
+	if (err)
+		goto out_free;
+	if (p.metrics)
+		plan_perf_metrics(&p);
+	plan_formula_sets(&p, ctx);
+	/* 4. the rest, first fit */
+	for (size_t k = 0; k < nr_need; k++)
+		if (p.where[need[k]] == -1 && !place_together(&p, &need[k], 1)) {
+			err = gx_fail(cause, GX_E_EVENT, "model %s: event %s fits no group",
+				      td_model__id(m), td_model__event(m, (size_t)need[k])->id);
+			goto out_free;
+		}
+	plan_finish(&p, c);
 out_free:
 	if (err)
 		mux_plan__exit(plan);
-	free(sets);
 	free(p.mask);
 	free(p.where);
 	free(need);

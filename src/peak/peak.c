@@ -262,15 +262,115 @@ static void run_mix(struct pk_run *run, const struct pk_mixk *k, struct tbuf *b,
 	out->verdict = out->ratio >= 1.75 ? "yes" : out->ratio >= 1.25 ? "partly" : "no";
 }
 
+/* Does the --tests list pick anything at all? Notes which memory tests it
+ * wants in run. */
+static bool picks_any(struct pk_run *run, const struct peak_opts *o)
+{
+	size_t nt, nm;
+	const struct pk_test *tests = pk_tests(&nt);
+	const struct pk_mixk *mixes = pk_mixes(&nm);
+	bool any = false;
+
+	for (size_t i = 0; i < nt; i++)
+		any |= wanted(o->tests, tests[i].name, tests[i].group);
+	for (size_t i = 0; i < nm; i++)
+		any |= wanted(o->tests, mixes[i].name, "mix");
+	run->want_bw = wanted(o->tests, "bandwidth", "mem");
+	run->want_chase = wanted(o->tests, "latency", "mem");
+	run->want_contention = wanted(o->tests, "contention", "mem");
+	return any || run->want_bw || run->want_chase || run->want_contention ||
+	       wanted(o->tests, "clock", NULL);
+}
+
+/* Settle the clock: run the chain until two calibrations agree; then the
+ * first calibration kept. */
+static void settle_clock(struct pk_run *run, const struct peak_opts *o)
+{
+	if (pk_clock_kernel())
+		warm_up(pk_clock_kernel(), NULL, o->quick ? 5000000 : 20000000);
+	for (int i = 0; i < 5; i++) {
+		double a = pk_run__clock(run), c = pk_run__clock(run);
+
+		if (fabs(a - c) / a < 0.005)
+			break;
+	}
+	run->nr_clocks = 0;
+	run->ghz = pk_run__clock(run);
+}
+
+/* The instruction tests and the mixes the list picks, skipping those the
+ * CPU lacks the instruction set for. */
+static void run_kernels(struct pk_run *run, struct peak_result *res, int sve_bits,
+			struct tbuf *b)
+{
+	const struct peak_opts *o = run->o;
+	size_t nt, nm;
+	const struct pk_test *tests = pk_tests(&nt);
+	const struct pk_mixk *mixes = pk_mixes(&nm);
+
+	for (size_t i = 0; i < nt; i++) {
+		const struct pk_test *t = &tests[i];
+
+		if (!wanted(o->tests, t->name, t->group))
+			continue;
+		if ((t->isa & run->isa) != t->isa) {
+			add_skip(res, t->name, why_missing(t->isa & ~run->isa));
+			continue;
+		}
+		res->insns = xrealloc(res->insns, (res->nr_insns + 1) * sizeof(*res->insns));
+		run_insn(run, t, sve_bits, b, &res->insns[res->nr_insns]);
+		if (res->insns[res->nr_insns].drift > 0.02)
+			add_warning(res, xasprintf("%s: the clock moved %.1f%% during the test",
+						   t->name, 100 * res->insns[res->nr_insns].drift));
+		res->nr_insns++;
+	}
+	for (size_t i = 0; i < nm; i++) {
+		const struct pk_mixk *k = &mixes[i];
+
+		if (!wanted(o->tests, k->name, "mix"))
+			continue;
+		if ((k->isa & run->isa) != k->isa) {
+			add_skip(res, k->name, why_missing(k->isa & ~run->isa));
+			continue;
+		}
+		res->mixes = xrealloc(res->mixes, (res->nr_mixes + 1) * sizeof(*res->mixes));
+		run_mix(run, k, b, &res->mixes[res->nr_mixes++]);
+	}
+}
+
+/* Clock summary: the fastest calibration is the clock (drift is the
+ * spread); then the machine's warnings. */
+static void summarize(const struct pk_run *run, struct peak_result *res)
+{
+	double *v = xcalloc(run->nr_clocks ? run->nr_clocks : 1, sizeof(*v));
+
+	for (size_t i = 0; i < run->nr_clocks; i++)
+		v[i] = -run->clocks[i];
+	pk_stat(v, (unsigned)run->nr_clocks, &res->clock_ghz);
+	res->clock_ghz = (struct peak_stat){ -res->clock_ghz.min, -res->clock_ghz.median,
+					     -res->clock_ghz.p90, res->clock_ghz.n };
+	free(v);
+	res->ghz = res->clock_ghz.median;
+	res->max_drift = res->clock_ghz.n ?
+		(res->clock_ghz.min - res->clock_ghz.p90) / res->clock_ghz.min : 0;
+	for (size_t i = 0; i < res->nr_insns; i++)
+		if (res->insns[i].drift > res->max_drift)
+			res->max_drift = res->insns[i].drift;
+	if (res->machine.hypervisor)
+		add_warning(res, xstrdup("running under a hypervisor: other guests and the host can "
+					 "steal cycles; figures are the minimum of many samples"));
+	if (res->machine.governor[0] && strcmp(res->machine.governor, "performance"))
+		add_warning(res, xasprintf("cpufreq governor '%s': the frequency can change during "
+					   "the run (use 'performance' for stable figures)",
+					   res->machine.governor));
+}
+
 int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 {
 	static const struct peak_opts defaults;
 	struct pk_run run = { 0 };
-	size_t nt, nm;
-	const struct pk_test *tests = pk_tests(&nt);
-	const struct pk_mixk *mixes = pk_mixes(&nm);
 	cpu_set_t saved;
-	bool have_saved, any = false;
+	bool have_saved;
 	struct tbuf b = { 0 };
 	uint64_t t0 = gx_now_ns();
 	int sve_bits, err = 0;
@@ -289,16 +389,7 @@ int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 		run.cores = run.nr_cpus;
 	run.clock_samples = o->single_sample ? 1 : o->quick ? 150 : 1000;
 
-	/* Does the list pick anything at all? */
-	for (size_t i = 0; i < nt; i++)
-		any |= wanted(o->tests, tests[i].name, tests[i].group);
-	for (size_t i = 0; i < nm; i++)
-		any |= wanted(o->tests, mixes[i].name, "mix");
-	run.want_bw = wanted(o->tests, "bandwidth", "mem");
-	run.want_chase = wanted(o->tests, "latency", "mem");
-	run.want_contention = wanted(o->tests, "contention", "mem");
-	any |= run.want_bw || run.want_chase || run.want_contention || wanted(o->tests, "clock", NULL);
-	if (!any) {
+	if (!picks_any(&run, o)) {
 		err = gx_fail(cause, -EINVAL, "--tests %s: matches no test (see `gexplore peak --list`)",
 			      o->tests);
 		goto out;
@@ -312,74 +403,12 @@ int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 	}
 	b.p = b.mem;
 
-	/* Settle the clock: run the chain until two calibrations agree. */
-	if (pk_clock_kernel())
-		warm_up(pk_clock_kernel(), NULL, o->quick ? 5000000 : 20000000);
-	for (int i = 0; i < 5; i++) {
-		double a = pk_run__clock(&run), c = pk_run__clock(&run);
-
-		if (fabs(a - c) / a < 0.005)
-			break;
-	}
-	run.nr_clocks = 0;
-	run.ghz = pk_run__clock(&run);
-
-	for (size_t i = 0; i < nt; i++) {
-		const struct pk_test *t = &tests[i];
-
-		if (!wanted(o->tests, t->name, t->group))
-			continue;
-		if ((t->isa & run.isa) != t->isa) {
-			add_skip(res, t->name, why_missing(t->isa & ~run.isa));
-			continue;
-		}
-		res->insns = xrealloc(res->insns, (res->nr_insns + 1) * sizeof(*res->insns));
-		run_insn(&run, t, sve_bits, &b, &res->insns[res->nr_insns]);
-		if (res->insns[res->nr_insns].drift > 0.02)
-			add_warning(res, xasprintf("%s: the clock moved %.1f%% during the test",
-						   t->name, 100 * res->insns[res->nr_insns].drift));
-		res->nr_insns++;
-	}
-	for (size_t i = 0; i < nm; i++) {
-		const struct pk_mixk *k = &mixes[i];
-
-		if (!wanted(o->tests, k->name, "mix"))
-			continue;
-		if ((k->isa & run.isa) != k->isa) {
-			add_skip(res, k->name, why_missing(k->isa & ~run.isa));
-			continue;
-		}
-		res->mixes = xrealloc(res->mixes, (res->nr_mixes + 1) * sizeof(*res->mixes));
-		run_mix(&run, k, &b, &res->mixes[res->nr_mixes++]);
-	}
+	settle_clock(&run, o);
+	run_kernels(&run, res, sve_bits, &b);
 	err = pk_mem_run(&run, res, cause);
 	if (err)
 		goto out_buf;
-
-	{
-		double *v = xcalloc(run.nr_clocks ? run.nr_clocks : 1, sizeof(*v));
-
-		/* Clock summary: the fastest calibration is the clock (drift is the spread). */
-		for (size_t i = 0; i < run.nr_clocks; i++)
-			v[i] = -run.clocks[i];
-		pk_stat(v, (unsigned)run.nr_clocks, &res->clock_ghz);
-		res->clock_ghz = (struct peak_stat){ -res->clock_ghz.min, -res->clock_ghz.median,
-						     -res->clock_ghz.p90, res->clock_ghz.n };
-		free(v);
-		res->ghz = res->clock_ghz.median;
-		res->max_drift = res->clock_ghz.n ?
-			(res->clock_ghz.min - res->clock_ghz.p90) / res->clock_ghz.min : 0;
-		for (size_t i = 0; i < res->nr_insns; i++)
-			if (res->insns[i].drift > res->max_drift)
-				res->max_drift = res->insns[i].drift;
-	}
-	if (res->machine.hypervisor)
-		add_warning(res, xstrdup("running under a hypervisor: other guests and the host can "
-					 "steal cycles; figures are the minimum of many samples"));
-	if (res->machine.governor[0] && strcmp(res->machine.governor, "performance"))
-		add_warning(res, xasprintf("cpufreq governor '%s': the frequency can change during "
-					   "the run (use 'performance' for stable figures)",
-					   res->machine.governor));
+	summarize(&run, res);
 	res->seconds = (gx_now_ns() - t0) / 1e9;
 out_buf:
 	free(b.mem);

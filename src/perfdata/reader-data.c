@@ -370,6 +370,138 @@ static int sample_evsel(struct perf_reader *r, const uint8_t *p, size_t len, uin
 	return 0;
 }
 
+/* PERF_SAMPLE_READ in read_format rf, into rd (PD_MAX_READ_VALUES values
+ * kept, the rest skipped). */
+static bool sample_read(struct rcur *c, uint64_t rf, struct pd_read *rd)
+{
+	uint64_t nr = 1, dummy, per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
+
+	memset(rd, 0, offsetof(struct pd_read, values));
+	if (rf & PERF_FORMAT_GROUP) {
+		if (!ru64(c, &nr))
+			return false;
+	}
+	if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED && !ru64(c, &rd->time_enabled))
+		return false;
+	if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING && !ru64(c, &rd->time_running))
+		return false;
+	if (nr > (uint64_t)(c->end - c->p) / 8 / per)
+		return false;
+	rd->nr = nr < PD_MAX_READ_VALUES ? (uint32_t)nr : PD_MAX_READ_VALUES;
+	for (uint64_t i = 0; i < nr; i++) {
+		struct pd_read_value *val = i < PD_MAX_READ_VALUES ? &rd->values[i] : NULL;
+
+		ru64(c, val ? &val->value : &dummy);
+		if (rf & PERF_FORMAT_ID)
+			ru64(c, val ? &val->id : &dummy);
+		if (rf & PERF_FORMAT_LOST)
+			ru64(c, val ? &val->lost : &dummy);
+		if (val && !(rf & PERF_FORMAT_ID))
+			val->id = 0;
+		if (val && !(rf & PERF_FORMAT_LOST))
+			val->lost = 0;
+	}
+	return true;
+}
+
+static bool sample_raw(struct rcur *c, struct pd_sample *s)
+{
+	uint32_t n;
+
+	if (!rneed(c, 4))
+		return false;
+	memcpy(&n, c->p, 4);
+	c->p += 4;
+	/* the kernel pads {size, data} to 8 bytes; anything else would
+	 * leave the u64 fields after it misaligned */
+	if (!rneed(c, n) || ((4 + (uint64_t)n) & 7))
+		return false;
+	s->raw_size = n;
+	s->raw = c->p;
+	c->p += n;
+	return true;
+}
+
+static bool sample_branches(struct rcur *c, const struct perf_event_attr *a, struct pd_sample *s)
+{
+	uint64_t v;
+
+	if (!ru64(c, &s->nr_branches))
+		return false;
+	if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX && !ru64(c, &v))
+		return false;
+	if (s->nr_branches > (uint64_t)(c->end - c->p) / sizeof(struct perf_branch_entry))
+		return false;
+	s->branches = (const struct perf_branch_entry *)c->p;
+	c->p += s->nr_branches * sizeof(struct perf_branch_entry);
+	if (a->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS) {
+		if (s->nr_branches > (uint64_t)(c->end - c->p) / 8)
+			return false;
+		c->p += s->nr_branches * 8;
+	}
+	return true;
+}
+
+static bool sample_regs_user(struct rcur *c, const struct perf_event_attr *a, struct pd_sample *s)
+{
+	uint64_t n;
+
+	if (!ru64(c, &s->user_abi))
+		return false;
+	if (!s->user_abi)
+		return true;
+	n = (uint64_t)__builtin_popcountll(a->sample_regs_user);
+	if (!rneed(c, n * 8))
+		return false;
+	s->user_regs_mask = a->sample_regs_user;
+	s->user_regs = (const uint64_t *)c->p;
+	c->p += n * 8;
+	return true;
+}
+
+static bool sample_stack_user(struct rcur *c, struct pd_sample *s)
+{
+	if (!ru64(c, &s->stack_size) || !rneed(c, s->stack_size) || (s->stack_size & 7))
+		return false;	/* the kernel rounds it to 8 bytes */
+	if (!s->stack_size)
+		return true;
+	s->stack = c->p;
+	c->p += s->stack_size;
+	if (!ru64(c, &s->stack_dyn_size))
+		return false;
+	if (s->stack_dyn_size > s->stack_size)
+		s->stack_dyn_size = s->stack_size;
+	return true;
+}
+
+/* Registers not kept (REGS_INTR): an abi word, then one u64 per bit of mask
+ * unless the abi is 0. */
+static bool sample_skip_regs(struct rcur *c, uint64_t mask)
+{
+	uint64_t abi, n;
+
+	if (!ru64(c, &abi))
+		return false;
+	if (!abi)
+		return true;
+	n = (uint64_t)__builtin_popcountll(mask);
+	if (!rneed(c, n * 8))
+		return false;
+	c->p += n * 8;
+	return true;
+}
+
+/* A u64 size, then that many bytes, not kept (AUX). */
+static bool sample_skip_sized(struct rcur *c)
+{
+	uint64_t n;
+
+	if (!ru64(c, &n) || !rneed(c, n))
+		return false;
+	c->p += n;
+	return true;
+}
+
 /* Parse a PERF_RECORD_SAMPLE. Returns false naming the field that overran. */
 static bool parse_sample(struct perf_reader *r, const struct perf_event_header *h,
 			 struct pd_sample *s, const char **field)
@@ -418,40 +550,10 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 	if (!(t & PERF_SAMPLE_PERIOD) && !a->freq)
 		s->period = a->sample_period;	/* fixed period: not in the record (as perf) */
 	if (t & PERF_SAMPLE_READ) {
-		struct pd_read *rd = &r->read_buf;
-		uint64_t rf = a->read_format, nr = 1, dummy;
-
 		*field = "READ";
-		memset(rd, 0, offsetof(struct pd_read, values));
-		if (rf & PERF_FORMAT_GROUP) {
-			if (!ru64(&c, &nr))
-				return false;
-		}
-		if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED && !ru64(&c, &rd->time_enabled))
+		if (!sample_read(&c, a->read_format, &r->read_buf))
 			return false;
-		if (rf & PERF_FORMAT_TOTAL_TIME_RUNNING && !ru64(&c, &rd->time_running))
-			return false;
-		{
-			uint64_t per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
-
-			if (nr > (uint64_t)(c.end - c.p) / 8 / per)
-				return false;
-		}
-		rd->nr = nr < PD_MAX_READ_VALUES ? (uint32_t)nr : PD_MAX_READ_VALUES;
-		for (uint64_t i = 0; i < nr; i++) {
-			struct pd_read_value *val = i < PD_MAX_READ_VALUES ? &rd->values[i] : NULL;
-
-			ru64(&c, val ? &val->value : &dummy);
-			if (rf & PERF_FORMAT_ID)
-				ru64(&c, val ? &val->id : &dummy);
-			if (rf & PERF_FORMAT_LOST)
-				ru64(&c, val ? &val->lost : &dummy);
-			if (val && !(rf & PERF_FORMAT_ID))
-				val->id = 0;
-			if (val && !(rf & PERF_FORMAT_LOST))
-				val->lost = 0;
-		}
-		s->read = rd;
+		s->read = &r->read_buf;
 	}
 	if (t & PERF_SAMPLE_CALLCHAIN) {
 		*field = "CALLCHAIN";
@@ -461,78 +563,32 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 		c.p += s->nr_callchain * 8;
 	}
 	if (t & PERF_SAMPLE_RAW) {
-		uint32_t n;
-
 		*field = "RAW";
-		if (!rneed(&c, 4))
+		if (!sample_raw(&c, s))
 			return false;
-		memcpy(&n, c.p, 4);
-		c.p += 4;
-		/* the kernel pads {size, data} to 8 bytes; anything else would
-		 * leave the u64 fields after it misaligned */
-		if (!rneed(&c, n) || ((4 + (uint64_t)n) & 7))
-			return false;
-		s->raw_size = n;
-		s->raw = c.p;
-		c.p += n;
 	}
 	if (t & PERF_SAMPLE_BRANCH_STACK) {
 		*field = "BRANCH_STACK";
-		if (!ru64(&c, &s->nr_branches))
+		if (!sample_branches(&c, a, s))
 			return false;
-		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_HW_INDEX && !ru64(&c, &v))
-			return false;
-		if (s->nr_branches > (uint64_t)(c.end - c.p) / sizeof(struct perf_branch_entry))
-			return false;
-		s->branches = (const struct perf_branch_entry *)c.p;
-		c.p += s->nr_branches * sizeof(struct perf_branch_entry);
-		if (a->branch_sample_type & PERF_SAMPLE_BRANCH_COUNTERS) {
-			if (s->nr_branches > (uint64_t)(c.end - c.p) / 8)
-				return false;
-			c.p += s->nr_branches * 8;
-		}
 	}
 	if (t & PERF_SAMPLE_REGS_USER) {
 		*field = "REGS_USER";
-		if (!ru64(&c, &s->user_abi))
+		if (!sample_regs_user(&c, a, s))
 			return false;
-		if (s->user_abi) {
-			uint64_t n = (uint64_t)__builtin_popcountll(a->sample_regs_user);
-
-			if (!rneed(&c, n * 8))
-				return false;
-			s->user_regs_mask = a->sample_regs_user;
-			s->user_regs = (const uint64_t *)c.p;
-			c.p += n * 8;
-		}
 	}
 	if (t & PERF_SAMPLE_STACK_USER) {
 		*field = "STACK_USER";
-		if (!ru64(&c, &s->stack_size) || !rneed(&c, s->stack_size) || (s->stack_size & 7))
-			return false;	/* the kernel rounds it to 8 bytes */
-		if (s->stack_size) {
-			s->stack = c.p;
-			c.p += s->stack_size;
-			if (!ru64(&c, &s->stack_dyn_size))
-				return false;
-			if (s->stack_dyn_size > s->stack_size)
-				s->stack_dyn_size = s->stack_size;
-		}
+		if (!sample_stack_user(&c, s))
+			return false;
 	}
 	U64(PERF_SAMPLE_WEIGHT_TYPE, s->weight, "WEIGHT");
 	U64(PERF_SAMPLE_DATA_SRC, s->data_src, "DATA_SRC");
 	U64(PERF_SAMPLE_TRANSACTION, s->transaction, "TRANSACTION");
 	if (t & PERF_SAMPLE_REGS_INTR) {
 		*field = "REGS_INTR";
-		if (!ru64(&c, &v))
+		if (!sample_skip_regs(&c, a->sample_regs_intr))
 			return false;
-		if (v) {
-			uint64_t n = (uint64_t)__builtin_popcountll(a->sample_regs_intr);
-
-			if (!rneed(&c, n * 8))
-				return false;
-			c.p += n * 8;
-		}
 	}
 	U64(PERF_SAMPLE_PHYS_ADDR, s->phys_addr, "PHYS_ADDR");
 	U64(PERF_SAMPLE_CGROUP, v, "CGROUP");
@@ -540,9 +596,8 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 	U64(PERF_SAMPLE_CODE_PAGE_SIZE, v, "CODE_PAGE_SIZE");
 	if (t & PERF_SAMPLE_AUX) {
 		*field = "AUX";
-		if (!ru64(&c, &v) || !rneed(&c, v))
+		if (!sample_skip_sized(&c))
 			return false;
-		c.p += v;
 	}
 #undef U64
 	return true;
@@ -611,123 +666,158 @@ static int bad_record(struct perf_reader *r, const struct perf_event_header *h, 
 	return 0;
 }
 
-static int deliver(struct perf_reader *r, struct pd_tool *tool,
-		   const struct perf_event_header *h, uint64_t off)
+/* PERF_RECORD_SAMPLE: parsed, counted, timed, handed to tool->sample. */
+static int deliver_sample(struct perf_reader *r, struct pd_tool *tool,
+			  const struct perf_event_header *h, uint64_t off)
+{
+	struct pd_sample s;
+	const char *field;
+
+	if (!parse_sample(r, h, &s, &field)) {
+		if (strcmp(field, "id") == 0) {
+			if (!r->nr_unknown_id++)
+				pd_reader__warn(r, "perf.data: sample at byte %llu has an id that matches no event; such samples are skipped",
+						(unsigned long long)off);
+			return 0;
+		}
+		return bad_record(r, h, off, field);
+	}
+	r->stats.nr_samples++;
+	if (s.time) {
+		if (!r->stats.first_time || s.time < r->stats.first_time)
+			r->stats.first_time = s.time;
+		if (s.time > r->stats.last_time)
+			r->stats.last_time = s.time;
+	}
+	return tool->sample ? tool->sample(tool, &s) : 0;
+}
+
+/* PERF_RECORD_MMAP and MMAP2. */
+static int deliver_mmap(struct perf_reader *r, struct pd_tool *tool,
+			const struct perf_event_header *h, uint64_t off)
 {
 	const uint8_t *p = (const uint8_t *)h;
 	size_t len = h->size;
+	struct pd_mmap m;
+	size_t fixed = h->type == PERF_RECORD_MMAP ? 40 : 72;
 
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE: {
-		struct pd_sample s;
-		const char *field;
-
-		if (!parse_sample(r, h, &s, &field)) {
-			if (strcmp(field, "id") == 0) {
-				if (!r->nr_unknown_id++)
-					pd_reader__warn(r, "perf.data: sample at byte %llu has an id that matches no event; such samples are skipped",
-							(unsigned long long)off);
-				return 0;
-			}
-			return bad_record(r, h, off, field);
-		}
-		r->stats.nr_samples++;
-		if (s.time) {
-			if (!r->stats.first_time || s.time < r->stats.first_time)
-				r->stats.first_time = s.time;
-			if (s.time > r->stats.last_time)
-				r->stats.last_time = s.time;
-		}
-		return tool->sample ? tool->sample(tool, &s) : 0;
-	}
-	case PERF_RECORD_MMAP:
-	case PERF_RECORD_MMAP2: {
-		struct pd_mmap m;
-		size_t fixed = h->type == PERF_RECORD_MMAP ? 40 : 72;
-
-		if (len < fixed)
-			return bad_record(r, h, off, "mapping");
-		memset(&m, 0, sizeof(m));
-		memcpy(&m.pid, p + 8, 4);
-		memcpy(&m.tid, p + 12, 4);
-		memcpy(&m.start, p + 16, 8);
-		memcpy(&m.len, p + 24, 8);
-		memcpy(&m.pgoff, p + 32, 8);
-		m.misc = h->misc;
-		if (h->type == PERF_RECORD_MMAP2) {
-			m.is_mmap2 = true;
-			if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-				m.has_build_id = true;
-				m.build_id_size = p[40] <= 20 ? p[40] : 20;
-				memcpy(m.build_id, p + 44, 20);
-			} else {
-				memcpy(&m.maj, p + 40, 4);
-				memcpy(&m.min, p + 44, 4);
-				memcpy(&m.ino, p + 48, 8);
-				memcpy(&m.ino_generation, p + 56, 8);
-			}
-			memcpy(&m.prot, p + 64, 4);
-			memcpy(&m.flags, p + 68, 4);
-		}
-		m.filename = rec_string(h, p + fixed);
-		if (!m.filename)
-			return bad_record(r, h, off, "file name");
-		m.time = trailer_time(r, h);
-		if (m.time == NO_TIME)
-			m.time = 0;
-		return tool->mmap ? tool->mmap(tool, &m) : 0;
-	}
-	case PERF_RECORD_COMM: {
-		struct pd_comm cm;
-
-		if (len < 16)
-			return bad_record(r, h, off, "comm");
-		memcpy(&cm.pid, p + 8, 4);
-		memcpy(&cm.tid, p + 12, 4);
-		cm.exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
-		cm.comm = rec_string(h, p + 16);
-		if (!cm.comm)
-			return bad_record(r, h, off, "comm");
-		cm.time = trailer_time(r, h);
-		if (cm.time == NO_TIME)
-			cm.time = 0;
-		return tool->comm ? tool->comm(tool, &cm) : 0;
-	}
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT: {
-		struct pd_task t;
-
-		if (len < 32)
-			return bad_record(r, h, off, "task");
-		memcpy(&t.pid, p + 8, 4);
-		memcpy(&t.ppid, p + 12, 4);
-		memcpy(&t.tid, p + 16, 4);
-		memcpy(&t.ptid, p + 20, 4);
-		memcpy(&t.time, p + 24, 8);
-		if (h->type == PERF_RECORD_FORK)
-			return tool->fork ? tool->fork(tool, &t) : 0;
-		return tool->exit ? tool->exit(tool, &t) : 0;
-	}
-	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES: {
-		struct pd_lost l = { 0 };
-
-		if (h->type == PERF_RECORD_LOST) {
-			if (len < 24)
-				return bad_record(r, h, off, "count");
-			memcpy(&l.id, p + 8, 8);
-			memcpy(&l.lost, p + 16, 8);
-			r->stats.nr_lost_records++;
-			r->stats.nr_lost += l.lost;
+	if (len < fixed)
+		return bad_record(r, h, off, "mapping");
+	memset(&m, 0, sizeof(m));
+	memcpy(&m.pid, p + 8, 4);
+	memcpy(&m.tid, p + 12, 4);
+	memcpy(&m.start, p + 16, 8);
+	memcpy(&m.len, p + 24, 8);
+	memcpy(&m.pgoff, p + 32, 8);
+	m.misc = h->misc;
+	if (h->type == PERF_RECORD_MMAP2) {
+		m.is_mmap2 = true;
+		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			m.has_build_id = true;
+			m.build_id_size = p[40] <= 20 ? p[40] : 20;
+			memcpy(m.build_id, p + 44, 20);
 		} else {
-			if (len < 16)
-				return bad_record(r, h, off, "count");
-			memcpy(&l.lost, p + 8, 8);
-			l.samples = true;
-			r->stats.nr_lost_samples += l.lost;
+			memcpy(&m.maj, p + 40, 4);
+			memcpy(&m.min, p + 44, 4);
+			memcpy(&m.ino, p + 48, 8);
+			memcpy(&m.ino_generation, p + 56, 8);
 		}
-		return tool->lost ? tool->lost(tool, &l) : 0;
+		memcpy(&m.prot, p + 64, 4);
+		memcpy(&m.flags, p + 68, 4);
 	}
+	m.filename = rec_string(h, p + fixed);
+	if (!m.filename)
+		return bad_record(r, h, off, "file name");
+	m.time = trailer_time(r, h);
+	if (m.time == NO_TIME)
+		m.time = 0;
+	return tool->mmap ? tool->mmap(tool, &m) : 0;
+}
+
+/* PERF_RECORD_COMM. */
+static int deliver_comm(struct perf_reader *r, struct pd_tool *tool,
+			const struct perf_event_header *h, uint64_t off)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	size_t len = h->size;
+	struct pd_comm cm;
+
+	if (len < 16)
+		return bad_record(r, h, off, "comm");
+	memcpy(&cm.pid, p + 8, 4);
+	memcpy(&cm.tid, p + 12, 4);
+	cm.exec = h->misc & PERF_RECORD_MISC_COMM_EXEC;
+	cm.comm = rec_string(h, p + 16);
+	if (!cm.comm)
+		return bad_record(r, h, off, "comm");
+	cm.time = trailer_time(r, h);
+	if (cm.time == NO_TIME)
+		cm.time = 0;
+	return tool->comm ? tool->comm(tool, &cm) : 0;
+}
+
+/* PERF_RECORD_FORK and EXIT. */
+static int deliver_task(struct perf_reader *r, struct pd_tool *tool,
+			const struct perf_event_header *h, uint64_t off)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	size_t len = h->size;
+	struct pd_task t;
+
+	if (len < 32)
+		return bad_record(r, h, off, "task");
+	memcpy(&t.pid, p + 8, 4);
+	memcpy(&t.ppid, p + 12, 4);
+	memcpy(&t.tid, p + 16, 4);
+	memcpy(&t.ptid, p + 20, 4);
+	memcpy(&t.time, p + 24, 8);
+	if (h->type == PERF_RECORD_FORK)
+		return tool->fork ? tool->fork(tool, &t) : 0;
+	return tool->exit ? tool->exit(tool, &t) : 0;
+}
+
+/* PERF_RECORD_LOST and LOST_SAMPLES: counted, then handed on. */
+static int deliver_lost(struct perf_reader *r, struct pd_tool *tool,
+			const struct perf_event_header *h, uint64_t off)
+{
+	const uint8_t *p = (const uint8_t *)h;
+	size_t len = h->size;
+	struct pd_lost l = { 0 };
+
+	if (h->type == PERF_RECORD_LOST) {
+		if (len < 24)
+			return bad_record(r, h, off, "count");
+		memcpy(&l.id, p + 8, 8);
+		memcpy(&l.lost, p + 16, 8);
+		r->stats.nr_lost_records++;
+		r->stats.nr_lost += l.lost;
+	} else {
+		if (len < 16)
+			return bad_record(r, h, off, "count");
+		memcpy(&l.lost, p + 8, 8);
+		l.samples = true;
+		r->stats.nr_lost_samples += l.lost;
+	}
+	return tool->lost ? tool->lost(tool, &l) : 0;
+}
+
+static int deliver(struct perf_reader *r, struct pd_tool *tool,
+		   const struct perf_event_header *h, uint64_t off)
+{
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		return deliver_sample(r, tool, h, off);
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		return deliver_mmap(r, tool, h, off);
+	case PERF_RECORD_COMM:
+		return deliver_comm(r, tool, h, off);
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		return deliver_task(r, tool, h, off);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_LOST_SAMPLES:
+		return deliver_lost(r, tool, h, off);
 	default:
 		return tool->other ? tool->other(tool, h, off) : 0;
 	}

@@ -574,12 +574,97 @@ static int read_start(struct perf_reader *r, uint8_t *start, size_t want)
 	return (int)got;
 }
 
+/* Open path ("-": stdin) and map it, or set up streaming for a pipe or a
+ * stdin positioned inside a file. */
+static int reader__open_input(struct perf_reader *r, const char *path, char **cause)
+{
+	struct stat st;
+	off_t start;
+	void *m;
+
+	if (strcmp(path, "-") == 0) {
+		r->fd = dup(STDIN_FILENO);
+		if (r->fd < 0)
+			return gx_fail(cause, -errno, "stdin: %s", strerror(errno));
+	} else {
+		r->fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (r->fd < 0)
+			return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	}
+	if (fstat(r->fd, &st) < 0)
+		return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode)) {
+		r->streaming = true;
+		return 0;
+	}
+	start = strcmp(path, "-") == 0 ? lseek(r->fd, 0, SEEK_CUR) : 0;
+	if (start != 0) {
+		/* stdin positioned inside a file: stream it */
+		r->streaming = true;
+		return 0;
+	}
+	if (st.st_size == 0)
+		return gx_fail(cause, GX_E_FORMAT, "%s: empty file, not a perf.data file", path);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
+	if (m == MAP_FAILED)
+		return gx_fail(cause, -errno, "%s: mmap: %s", path, strerror(errno));
+	r->map = m;
+	r->map_size = (size_t)st.st_size;
+	return 0;
+}
+
+/* The magic and header size (0 when not there) at the start. */
+static int reader__read_magic(struct perf_reader *r, const char *path, uint64_t *magic,
+			      uint64_t *size, char **cause)
+{
+	int n;
+
+	*magic = *size = 0;
+	if (!r->streaming) {
+		if (r->map_size < 8)
+			return gx_fail(cause, GX_E_TRUNCATED, "%s: %zu bytes, too short for a perf.data header",
+				       path, r->map_size);
+		memcpy(magic, r->map, 8);
+		if (r->map_size >= 16)
+			memcpy(size, r->map + 8, 8);
+		return 0;
+	}
+	r->buf_cap = 1 << 20;
+	r->buf = xmalloc(r->buf_cap);
+	n = read_start(r, r->buf, PD_PIPE_HEADER_SIZE);
+	if (n < 0)
+		return gx_fail(cause, n, "%s: %s", path, strerror(-n));
+	r->tail = (size_t)n;
+	if (n >= 8)
+		memcpy(magic, r->buf, 8);
+	if (n >= 16)
+		memcpy(size, r->buf + 8, 8);
+	if (n < 8)
+		return gx_fail(cause, GX_E_TRUNCATED, "%s: %d bytes, too short for a perf.data header", path, n);
+	return 0;
+}
+
+/* Magics we recognise but cannot read say so; anything else is no perf.data. */
+static int check_magic(uint64_t magic, const char *path, char **cause)
+{
+	if (magic == PD_MAGIC1)
+		return gx_fail(cause, GX_E_VERSION,
+			       "%s uses the v1 perf.data format from before Linux 2.6.3x (magic \"PERFFILE\"); re-record it with a current perf or gexplore",
+			       path);
+	if (magic == PD_MAGIC2_SWAP)
+		return gx_fail(cause, GX_E_NOTSUP,
+			       "%s was recorded on a machine of the other byte order (big-endian); only native little-endian perf.data files are supported",
+			       path);
+	if (magic != PD_MAGIC2)
+		return gx_fail(cause, GX_E_FORMAT, "%s: not a perf.data file (bad magic at byte 0)", path);
+	return 0;
+}
+
 int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags,
 		      char **cause)
 {
 	struct perf_reader *r = xzalloc(sizeof(*r));
-	struct stat st;
-	uint64_t magic = 0, size = 0;
+	uint64_t magic, size;
 	int err;
 
 	r->fd = -1;
@@ -587,92 +672,13 @@ int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags
 	r->path = xstrdup(path);
 	u64map__init(&r->id_map);
 	r->id_pos = r->is_pos = -1;
-	if (strcmp(path, "-") == 0) {
-		r->fd = dup(STDIN_FILENO);
-		if (r->fd < 0) {
-			err = gx_fail(cause, -errno, "stdin: %s", strerror(errno));
-			goto out_err;
-		}
-	} else {
-		r->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (r->fd < 0) {
-			err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
-			goto out_err;
-		}
-	}
-	if (fstat(r->fd, &st) < 0) {
-		err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	err = reader__open_input(r, path, cause);
+	if (!err)
+		err = reader__read_magic(r, path, &magic, &size, cause);
+	if (!err)
+		err = check_magic(magic, path, cause);
+	if (err)
 		goto out_err;
-	}
-	if (S_ISREG(st.st_mode)) {
-		off_t start = strcmp(path, "-") == 0 ? lseek(r->fd, 0, SEEK_CUR) : 0;
-
-		if (start != 0) {
-			/* stdin positioned inside a file: stream it */
-			r->streaming = true;
-		} else if (st.st_size == 0) {
-			err = gx_fail(cause, GX_E_FORMAT, "%s: empty file, not a perf.data file", path);
-			goto out_err;
-		} else {
-			void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, r->fd, 0);
-
-			if (m == MAP_FAILED) {
-				err = gx_fail(cause, -errno, "%s: mmap: %s", path, strerror(errno));
-				goto out_err;
-			}
-			r->map = m;
-			r->map_size = (size_t)st.st_size;
-		}
-	} else {
-		r->streaming = true;
-	}
-
-	if (r->streaming) {
-		int n;
-
-		r->buf_cap = 1 << 20;
-		r->buf = xmalloc(r->buf_cap);
-		n = read_start(r, r->buf, PD_PIPE_HEADER_SIZE);
-		if (n < 0) {
-			err = gx_fail(cause, n, "%s: %s", path, strerror(-n));
-			goto out_err;
-		}
-		r->tail = (size_t)n;
-		if (n >= 8)
-			memcpy(&magic, r->buf, 8);
-		if (n >= 16)
-			memcpy(&size, r->buf + 8, 8);
-		if (n < 8) {
-			err = gx_fail(cause, GX_E_TRUNCATED, "%s: %d bytes, too short for a perf.data header", path, n);
-			goto out_err;
-		}
-	} else {
-		if (r->map_size < 8) {
-			err = gx_fail(cause, GX_E_TRUNCATED, "%s: %zu bytes, too short for a perf.data header",
-				      path, r->map_size);
-			goto out_err;
-		}
-		memcpy(&magic, r->map, 8);
-		if (r->map_size >= 16)
-			memcpy(&size, r->map + 8, 8);
-	}
-
-	if (magic == PD_MAGIC1) {
-		err = gx_fail(cause, GX_E_VERSION,
-			      "%s uses the v1 perf.data format from before Linux 2.6.3x (magic \"PERFFILE\"); re-record it with a current perf or gexplore",
-			      path);
-		goto out_err;
-	}
-	if (magic == PD_MAGIC2_SWAP) {
-		err = gx_fail(cause, GX_E_NOTSUP,
-			      "%s was recorded on a machine of the other byte order (big-endian); only native little-endian perf.data files are supported",
-			      path);
-		goto out_err;
-	}
-	if (magic != PD_MAGIC2) {
-		err = gx_fail(cause, GX_E_FORMAT, "%s: not a perf.data file (bad magic at byte 0)", path);
-		goto out_err;
-	}
 	if (size == PD_PIPE_HEADER_SIZE) {
 		if (r->streaming) {
 			r->head = PD_PIPE_HEADER_SIZE;

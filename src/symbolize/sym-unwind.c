@@ -283,17 +283,16 @@ static int synth_cmp(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-static void synth_eh_table(struct sym_dso *dso)
+/* The image's .eh_frame section: its bytes, address and size; NULL when
+ * there is none. */
+static const uint8_t *find_eh_frame(const struct sym_dso *dso, uint64_t *vaddr, uint64_t *size)
 {
-	struct { uint64_t off; uint8_t enc; } cies[64];
-	size_t nr_cies = 0, cap = 0, n = 0, shstrndx;
-	const uint8_t *sec = NULL, *p, *end;
-	uint64_t sec_vaddr = 0, sec_size = 0;
+	const uint8_t *sec = NULL;
 	Elf_Scn *scn = NULL;
-	int32_t *tab = NULL;
+	size_t shstrndx;
 
 	if (elf_getshdrstrndx(dso->elf, &shstrndx) < 0)
-		return;
+		return NULL;
 	while ((scn = elf_nextscn(dso->elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -303,90 +302,111 @@ static void synth_eh_table(struct sym_dso *dso)
 		name = elf_strptr(dso->elf, shstrndx, sh.sh_name);
 		if (name && !strcmp(name, ".eh_frame") && sh.sh_offset + sh.sh_size <= dso->image_size) {
 			sec = dso->image + sh.sh_offset;
-			sec_vaddr = sh.sh_addr;
-			sec_size = sh.sh_size;
+			*vaddr = sh.sh_addr;
+			*size = sh.sh_size;
 		}
 	}
+	return sec;
+}
+
+/* The CIE or FDE at p: its header length (4, or 12 for 64-bit lengths)
+ * and where the next one starts; false at the end or a bad length. */
+static bool eh_entry(const uint8_t *p, const uint8_t *end, size_t *hdr, const uint8_t **next)
+{
+	uint64_t len = rd32_le(p);
+
+	*hdr = 4;
+	if (!len)
+		return false;
+	if (len == 0xffffffffu) {
+		if (p + 12 > end)
+			return false;
+		memcpy(&len, p + 4, 8);
+		*hdr = 12;
+	}
+	if (len > (uint64_t)(end - p) - *hdr)
+		return false;
+	*next = p + *hdr + len;
+	return true;
+}
+
+/* A CIE's FDE pointer encoding (augmentation 'R'), from its body after the
+ * id, q..next; false when the CIE is malformed. */
+static bool cie_fde_encoding(const uint8_t *q, const uint8_t *next, uint8_t *enc)
+{
+	const char *aug;
+	uint64_t skip;
+	uint8_t version = *q++;
+
+	*enc = 0;
+	aug = (const char *)q;
+	q = memchr(q, 0, next - q);
+	if (!q)
+		return false;
+	q++;
+	if (!rd_uleb(&q, next, &skip) || !rd_uleb(&q, next, &skip))	/* aligns */
+		return false;
+	if (version == 1)
+		q++;
+	else if (!rd_uleb(&q, next, &skip))
+		return false;
+	if (aug[0] != 'z')
+		return true;
+	if (!rd_uleb(&q, next, &skip))
+		return false;
+	for (const char *a = aug + 1; *a && q < next; a++) {
+		if (*a == 'R') {
+			*enc = *q++;
+		} else if (*a == 'P') {
+			uint8_t penc = *q++;
+			uint64_t dummy;
+
+			if (!rd_encoded(&q, next, penc & 0x7f, 0, &dummy))
+				break;
+		} else if (*a == 'L') {
+			q++;
+		}
+	}
+	return true;
+}
+
+static void synth_eh_table(struct sym_dso *dso)
+{
+	struct { uint64_t off; uint8_t enc; } cies[64];
+	size_t nr_cies = 0, cap = 0, n = 0, hdr;
+	const uint8_t *sec, *p, *end, *next;
+	uint64_t sec_vaddr = 0, sec_size = 0;
+	int32_t *tab = NULL;
+
+	sec = find_eh_frame(dso, &sec_vaddr, &sec_size);
 	if (!sec)
 		return;
-	for (p = sec, end = sec + sec_size; p + 8 <= end;) {
-		const uint8_t *entry = p, *next, *q;
-		uint64_t len = rd32_le(p), id;
-		size_t hdr = 4;
+	end = sec + sec_size;
+	for (p = sec; p + 8 <= end && eh_entry(p, end, &hdr, &next); p = next) {
+		const uint8_t *entry = p, *q = p + hdr + 4;
+		uint64_t id = rd32_le(p + hdr), cie_off, loc;
+		uint8_t enc = 0;
+		size_t k;
 
-		if (!len)
-			break;
-		if (len == 0xffffffffu) {
-			if (p + 12 > end)
-				break;
-			memcpy(&len, p + 4, 8);
-			hdr = 12;
-		}
-		if (len > (uint64_t)(end - p) - hdr)
-			break;
-		next = p + hdr + len;
-		q = p + hdr;
-		id = rd32_le(q);
-		q += 4;
 		if (id == 0) {	/* CIE: remember its FDE pointer encoding */
-			const char *aug;
-			uint64_t skip;
-			uint8_t version = *q++, enc = 0;
-
-			aug = (const char *)q;
-			q = memchr(q, 0, next - q);
-			if (!q)
-				goto next;
-			q++;
-			if (!rd_uleb(&q, next, &skip) || !rd_uleb(&q, next, &skip))	/* aligns */
-				goto next;
-			if (version == 1)
-				q++;
-			else if (!rd_uleb(&q, next, &skip))
-				goto next;
-			if (aug[0] == 'z') {
-				const char *a;
-
-				if (!rd_uleb(&q, next, &skip))
-					goto next;
-				for (a = aug + 1; *a && q < next; a++) {
-					if (*a == 'R') {
-						enc = *q++;
-					} else if (*a == 'P') {
-						uint8_t penc = *q++;
-						uint64_t dummy;
-
-						if (!rd_encoded(&q, next, penc & 0x7f, 0, &dummy))
-							break;
-					} else if (*a == 'L') {
-						q++;
-					}
-				}
-			}
-			if (nr_cies < ARRAY_SIZE(cies)) {
+			if (cie_fde_encoding(q, next, &enc) && nr_cies < ARRAY_SIZE(cies)) {
 				cies[nr_cies].off = entry - sec;
 				cies[nr_cies++].enc = enc;
 			}
-		} else {	/* FDE: CIE pointer is relative to this field */
-			uint64_t cie_off = (uint64_t)((entry + hdr) - sec) - id, loc;
-			uint8_t enc = 0;
-			size_t k;
-
-			for (k = 0; k < nr_cies && cies[k].off != cie_off; k++)
-				;
-			if (k < nr_cies)
-				enc = cies[k].enc;
-			if (!rd_encoded(&q, next, enc, sec_vaddr + (q - sec), &loc))
-				goto next;
-			if (!loc)
-				goto next;	/* discarded FDE */
-			tab = xgrow(tab, &cap, 2 * (n + 1), sizeof(*tab));
-			tab[2 * n] = (int32_t)(loc - sec_vaddr);
-			tab[2 * n + 1] = (int32_t)(entry - sec);
-			n++;
+			continue;
 		}
-next:
-		p = next;
+		/* FDE: CIE pointer is relative to this field */
+		cie_off = (uint64_t)((entry + hdr) - sec) - id;
+		for (k = 0; k < nr_cies && cies[k].off != cie_off; k++)
+			;
+		if (k < nr_cies)
+			enc = cies[k].enc;
+		if (!rd_encoded(&q, next, enc, sec_vaddr + (q - sec), &loc) || !loc)
+			continue;	/* unreadable, or a discarded FDE */
+		tab = xgrow(tab, &cap, 2 * (n + 1), sizeof(*tab));
+		tab[2 * n] = (int32_t)(loc - sec_vaddr);
+		tab[2 * n + 1] = (int32_t)(entry - sec);
+		n++;
 	}
 	if (!n) {
 		free(tab);

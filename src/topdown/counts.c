@@ -375,116 +375,162 @@ static char *next_word(const char **p)
 	return e > s ? xstrndup(s, (size_t)(e - s)) : NULL;
 }
 
+/* Where td_counts_parse is. */
+struct counts_parse {
+	const struct td_model *m;
+	struct acc a;
+	const char *file;
+	size_t lineno;
+	size_t unknown;
+	bool perf_header;	/* perf stat's "Performance counter stats" seen */
+};
+
+static void counts_parse__record(struct counts_parse *cp, const char *name, bool missing,
+				 double v)
+{
+	record(cp->m, &cp->a, name, missing, v, &cp->unknown);
+}
+
+/* A CSV line (perf stat -x), already split. */
+static int parse_csv_line(struct counts_parse *cp, const char *value, const char *name,
+			  char **cause)
+{
+	bool missing = value[0] == '<';
+	double v = 0;
+
+	if (!missing && td_parse_number(value, strlen(value), &v) < 0)
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad count '%s'", cp->file, cp->lineno,
+			       value);
+	counts_parse__record(cp, name, missing, v);
+	return 0;
+}
+
+/* perf stat's "VALUE [unit] EVENT ..." */
+static int parse_perf_line(struct counts_parse *cp, const char *s, char **cause)
+{
+	size_t nl = scan_number(s);
+	const char *q = s + nl;
+	char *name;
+	double v;
+
+	if (td_parse_number(s, nl, &v) < 0)
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad count '%.*s'", cp->file, cp->lineno,
+			       (int)nl, s);
+	name = next_word(&q);
+	for (const char *const *u = units; name && *u; u++)
+		if (strcmp(name, *u) == 0) {
+			free(name);
+			name = next_word(&q);
+			break;
+		}
+	if (!name)
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: a count without an event name",
+			       cp->file, cp->lineno);
+	counts_parse__record(cp, name, false, v);
+	free(name);
+	return 0;
+}
+
+/* "EVENT VALUE" (or "EVENT = VALUE", "EVENT: VALUE"). */
+static int parse_pair_line(struct counts_parse *cp, const char *s, char **cause)
+{
+	const char *q = s;
+	char *name = next_word(&q);
+	double v;
+	int err = 0;
+
+	while (*q == ' ' || *q == '\t' || *q == '=' || *q == ':')
+		q++;
+	if (starts_with(q, "<not counted>") || starts_with(q, "<not supported>")) {
+		counts_parse__record(cp, name, true, 0);
+	} else if (td_parse_number(q, strlen(q), &v) == 0) {
+		counts_parse__record(cp, name, false, v);
+	} else if (!cp->perf_header) {
+		/* perf's notes ("Some events weren't counted...") are skipped */
+		err = gx_fail(cause, GX_E_FORMAT,
+			      "%s:%zu: expected 'EVENT VALUE', perf stat or CSV output", cp->file,
+			      cp->lineno);
+	}
+	free(name);
+	return err;
+}
+
+/* One line, without its end of line. */
+static int parse_line(struct counts_parse *cp, char *s, char **cause)
+{
+	char *value = NULL, *name = NULL;
+	size_t l = strlen(s);
+	int err = 0;
+
+	while (l && (s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
+		s[--l] = '\0';
+	if (cp->lineno == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
+		s += 3;	/* UTF-8 byte order mark */
+	while (*s == ' ' || *s == '\t')
+		s++;
+	l = strlen(s);
+	if (!*s || *s == '#' || (*s == '(' && s[l - 1] == ')'))
+		return 0;
+	if (strstr(s, "Performance counter stats")) {
+		cp->perf_header = true;
+		return 0;
+	}
+	if (strstr(s, "seconds time elapsed") || strstr(s, "seconds user") ||
+	    strstr(s, "seconds sys"))
+		return 0;
+	if (try_csv(s, &value, &name)) {
+		err = parse_csv_line(cp, value, name, cause);
+	} else if (starts_with(s, "<not counted>") || starts_with(s, "<not supported>")) {
+		const char *q = strchr(s, '>') + 1;
+
+		name = next_word(&q);
+		if (name)
+			counts_parse__record(cp, name, true, 0);
+	} else if (isdigit((unsigned char)*s) || *s == '.' || *s == '-') {
+		err = parse_perf_line(cp, s, cause);
+	} else {
+		err = parse_pair_line(cp, s, cause);
+	}
+	free(value);
+	free(name);
+	return err;
+}
+
 int td_counts_parse(const struct td_model *m, const char *text, const char *file,
 		    double *counts, size_t *nr_unknown, char **cause)
 {
-	size_t ne = td_model__nr_events(m), unknown = 0, lineno = 0, known = 0;
-	struct acc a = { xcalloc(ne + 1, sizeof(double)), xcalloc(ne + 1, sizeof(unsigned)),
-			 xcalloc(ne + 1, sizeof(bool)) };
-	bool perf_header = false;
+	size_t ne = td_model__nr_events(m), known = 0;
+	struct counts_parse cp = {
+		.m = m,
+		.a = { xcalloc(ne + 1, sizeof(double)), xcalloc(ne + 1, sizeof(unsigned)),
+		       xcalloc(ne + 1, sizeof(bool)) },
+		.file = file,
+	};
 	const char *p = text;
 	int err = 0;
 
 	while (*p && !err) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		char *line = xstrndup(p, len), *s = line, *value = NULL, *name = NULL;
-		size_t l;
+		char *line = xstrndup(p, len);
 
-		lineno++;
+		cp.lineno++;
 		p += len + (eol ? 1 : 0);
-		l = strlen(s);
-		while (l && (s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
-			s[--l] = '\0';
-		if (lineno == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
-			s += 3;	/* UTF-8 byte order mark */
-		while (*s == ' ' || *s == '\t')
-			s++;
-		l = strlen(s);
-		if (!*s || *s == '#' || (*s == '(' && s[l - 1] == ')'))
-			goto next;
-		if (strstr(s, "Performance counter stats")) {
-			perf_header = true;
-			goto next;
-		}
-		if (strstr(s, "seconds time elapsed") || strstr(s, "seconds user") ||
-		    strstr(s, "seconds sys"))
-			goto next;
-		if (try_csv(s, &value, &name)) {
-			bool missing = value[0] == '<';
-			double v = 0;
-
-			if (!missing && td_parse_number(value, strlen(value), &v) < 0) {
-				err = gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad count '%s'", file,
-					      lineno, value);
-				goto next;
-			}
-			record(m, &a, name, missing, v, &unknown);
-		} else if (starts_with(s, "<not counted>") || starts_with(s, "<not supported>")) {
-			const char *q = strchr(s, '>') + 1;
-
-			name = next_word(&q);
-			if (name)
-				record(m, &a, name, true, 0, &unknown);
-		} else if (isdigit((unsigned char)*s) || *s == '.' || *s == '-') {
-			size_t nl = scan_number(s);
-			const char *q = s + nl;
-			double v;
-
-			if (td_parse_number(s, nl, &v) < 0) {
-				err = gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad count '%.*s'", file,
-					      lineno, (int)nl, s);
-				goto next;
-			}
-			name = next_word(&q);
-			for (const char *const *u = units; name && *u; u++)
-				if (strcmp(name, *u) == 0) {
-					free(name);
-					name = next_word(&q);
-					break;
-				}
-			if (!name) {
-				err = gx_fail(cause, GX_E_FORMAT, "%s:%zu: a count without an event name",
-					      file, lineno);
-				goto next;
-			}
-			record(m, &a, name, false, v, &unknown);
-		} else {
-			/* "EVENT VALUE" */
-			const char *q = s;
-			double v;
-
-			name = next_word(&q);
-			while (*q == ' ' || *q == '\t' || *q == '=' || *q == ':')
-				q++;
-			if (starts_with(q, "<not counted>") || starts_with(q, "<not supported>")) {
-				record(m, &a, name, true, 0, &unknown);
-			} else if (td_parse_number(q, strlen(q), &v) == 0) {
-				record(m, &a, name, false, v, &unknown);
-			} else if (!perf_header) {
-				/* perf's notes ("Some events weren't counted...") are skipped */
-				err = gx_fail(cause, GX_E_FORMAT,
-					      "%s:%zu: expected 'EVENT VALUE', perf stat or CSV output",
-					      file, lineno);
-			}
-		}
-next:
-		free(value);
-		free(name);
+		err = parse_line(&cp, line, cause);
 		free(line);
 	}
 	for (size_t i = 0; i < ne; i++) {
-		counts[i] = a.nr[i] ? a.sum[i] / a.nr[i] : NAN;
-		if (a.nr[i] || a.missing[i])
+		counts[i] = cp.a.nr[i] ? cp.a.sum[i] / cp.a.nr[i] : NAN;
+		if (cp.a.nr[i] || cp.a.missing[i])
 			known++;
 	}
 	if (!err && known == 0)
 		err = gx_fail(cause, GX_E_NODATA, "%s: no counts for any event of model %s", file,
 			      td_model__id(m));
 	if (nr_unknown)
-		*nr_unknown = unknown;
-	free(a.sum);
-	free(a.nr);
-	free(a.missing);
+		*nr_unknown = cp.unknown;
+	free(cp.a.sum);
+	free(cp.a.nr);
+	free(cp.a.missing);
 	return err;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mux/mux.h"
@@ -295,6 +296,90 @@ static void test_file2(void)
 	unlink(path);
 }
 
+/* The writer collect uses, read back by mux_log__read: the layout of
+ * test_file2 byte for byte, more slices than one buffer holds, a new
+ * 0600 file that replaces a symlink rather than writing through it. */
+static void test_writer(void)
+{
+	char dir[] = "/tmp/test-mux-writer.XXXXXX";
+	char *path, *target;
+	struct mux_log_writer *w = NULL;
+	struct mux_log *l = NULL;
+	struct stat st;
+	uint64_t d[3], totals[3] = { 36 * MS, 0, 0 };
+	char *cause = NULL, *bytes;
+	size_t len = 0, rec = 32 + 3 * 8, nslices = 3000;
+	int fd, err, same = 1;
+
+	ok(mkdtemp(dir) != NULL, "temp dir");
+	path = xasprintf("%s/slices.bin", dir);
+	target = xasprintf("%s/target", dir);
+	fd = open(target, O_WRONLY | O_CREAT, 0644);
+	close(fd);
+	ok(symlink(target, path) == 0, "a symlink where the log goes");
+
+	is_int(mux_log_writer__new(&w, path, 3, 0, 10 * MS, &cause), 0, "writer: new");
+	for (size_t i = 0; i < nslices; i++) {
+		struct mux_slice sl = {
+			.group = (uint32_t)(i % 2),
+			.start_ns = i * 10 * MS,
+			.end_ns = (i + 1) * 10 * MS,
+			.task_ns = i % 2 ? 4 * MS : 8 * MS,
+			.delta = d,
+		};
+
+		memset(d, 0, sizeof(d));
+		d[1 + i % 2] = sl.task_ns / 1000;
+		if (mux_log_writer__slice(w, &sl) != 0)
+			break;
+	}
+	is_int(mux_log_writer__totals(w, totals), 0, "writer: totals, flushed");
+	mux_log_writer__delete(w);
+
+	ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "the symlink was replaced by a file");
+	is_int(st.st_mode & 0777, 0600, "mode 0600");
+	ok(stat(target, &st) == 0 && st.st_size == 0, "the symlink's target is untouched");
+	bytes = gx_read_file(path, 1 << 24);
+	ok(stat(path, &st) == 0 && (size_t)st.st_size == 24 + (nslices + 1) * rec,
+	   "header, %zu slices and the totals record", nslices);
+	len = (size_t)st.st_size;
+	/* the layout mux.h documents, as test_file2 writes it by hand */
+	for (size_t i = 0; bytes && i < nslices + 1 && same; i++) {
+		const char *r = bytes + 24 + i * rec;
+		uint32_t g, flags;
+		uint64_t v[6];
+
+		memcpy(&g, r, 4);
+		memcpy(&flags, r + 4, 4);
+		memcpy(v, r + 8, sizeof(v));
+		if (i == nslices)
+			same = flags == MUX_SLICE_TOTALS && g == 0 && v[0] == 0 && v[3] == 36 * MS;
+		else
+			same = flags == 0 && g == i % 2 && v[0] == i * 10 * MS &&
+			       v[1] == (i + 1) * 10 * MS && v[2] == (i % 2 ? 4 : 8) * MS &&
+			       v[3] == 0 && v[4 + i % 2] == v[2] / 1000 && v[5 - i % 2] == 0;
+	}
+	ok(bytes && len > 24 && !memcmp(bytes, "GXSLICE2", 8) && same,
+	   "records at mux.h's offsets");
+	free(bytes);
+
+	is_int(mux_log__read(&l, path, &cause), 0, "read back");
+	is_int(mux_log__nr_slices(l), nslices, "every slice read back");
+	is_int(mux_log__reference(l), 0, "reference");
+	is_int(mux_log__slice(l, 1)->task_ns, 4 * MS, "task_ns");
+	is_int(mux_log__slice(l, 2)->delta[1], 8 * MS / 1000, "a delta");
+	mux_log__delete(l);
+
+	err = mux_log_writer__new(&w, path, 0, -1, 10 * MS, &cause);
+	ok(err < 0 && !w && cause, "no events: refused (%s)", cause);
+	free(cause);
+	unlink(path);
+	unlink(target);
+	rmdir(dir);
+	free(path);
+	free(target);
+}
+
 static void test_file(void)
 {
 	char path[] = "/tmp/test-mux-log.XXXXXX";
@@ -498,6 +583,7 @@ int main(void)
 	test_file();
 	test_task_time();
 	test_file2();
+	test_writer();
 	test_spec();
 	test_node_intervals();
 	test_row_intervals();
