@@ -87,8 +87,9 @@ struct cmd_option {
 	{ .kind = CMD_OPTK_CALLBACK, .short_name = s, .long_name = l, \
 	  .arg = (a) ? CMD_ARG_REQUIRED : CMD_ARG_NONE, .argh = a, .help = h, .def = d, .cb = f }
 #define CMD_OPT_CALLBACK_DATA(s, l, a, f, x, h, d) \
-	{ .kind = CMD_OPTK_CALLBACK, .short_name = s, .long_name = l, .arg = CMD_ARG_REQUIRED, \
-	  .argh = a, .help = h, .def = d, .cb = f, .data = x }
+	{ .kind = CMD_OPTK_CALLBACK, .short_name = s, .long_name = l, \
+	  .arg = (a) ? CMD_ARG_REQUIRED : CMD_ARG_NONE, .argh = a, .help = h, .def = d, .cb = f, \
+	  .data = x }
 #define CMD_OPT_CALLBACK_OPTARG(l, a, f, t, h) \
 	{ .kind = CMD_OPTK_CALLBACK, .long_name = l, .arg = CMD_ARG_OPTIONAL, .argh = a, \
 	  .help = h, .cb = f, .takes = t }
@@ -129,8 +130,14 @@ struct cmd_words {
 int cmd_parse_words(const struct cmd_entry *e, void *base, const char *s, struct cmd_words *w);
 void cmd_words__exit(struct cmd_words *w);
 
+/* A decimal (or 0x hexadecimal) unsigned integer, all of s, in [min, max]:
+ * 0, or -1. What CMD_OPTK_UINT uses, for callbacks that parse a part. */
+int cmd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
 /* cmd_error() for a command: "gexplore NAME: <message>". */
 void cmd_error_in(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct check_cmd_opts;
 
 struct record_opts {
 	struct collect_opts collect;
@@ -140,8 +147,7 @@ struct record_opts {
 	bool no_report;		/* --no-report */
 	bool no_tui;		/* --no-tui: text summary even on a terminal */
 	bool quiet;		/* -q */
-	bool help;
-	const char *check;	/* --check 'SPEC': check options run on the result */
+	struct check_cmd_opts *check;	/* --check 'SPEC', parsed by check's table */
 	unsigned repeat;	/* --repeat N (with --check) */
 	/* multiplexing (cmd-mux.c) */
 	const char *mux;	/* --mux=gexplore|kernel; NULL = gexplore */
@@ -151,30 +157,22 @@ struct record_opts {
 
 /*
  * Where a result's files and symbols are (cmd-symopts.c): report, check,
- * diff and tui take the same options. Add CMD_SYMOPTS_LONGOPTS to the
- * getopt table and hand every option to cmd_symopts__parse() first: 1 when
- * it was one of these, 0 when not, -exit code after printing an error.
- * __apply points a profile's options into so (which must outlive them).
+ * diff and tui include cmd_symopts_options in their tables, with the
+ * target a struct cmd_symopts in their options struct. __apply points a
+ * profile's options into so (which must outlive them).
  */
-#define CMD_MAX_SEARCH_PATHS 32
-enum { CMD_OPT_SYMFS = 0x1000, CMD_OPT_SEARCH, CMD_OPT_KALLSYMS, CMD_OPT_NO_INLINE };
-#define CMD_SYMOPTS_LONGOPTS \
-	{ "symfs", required_argument, NULL, CMD_OPT_SYMFS }, \
-	{ "search-path", required_argument, NULL, CMD_OPT_SEARCH }, \
-	{ "kallsyms", required_argument, NULL, CMD_OPT_KALLSYMS }, \
-	{ "no-inline", no_argument, NULL, CMD_OPT_NO_INLINE }
-#define CMD_SYMOPTS_USAGE "[--symfs DIR] [--search-path DIR]... [--kallsyms FILE] [--no-inline]"
-
 struct cmd_symopts {
 	const char *symfs, *kallsyms;
-	const char *search_paths[CMD_MAX_SEARCH_PATHS];
-	size_t nr_search_paths;
+	struct cmd_strv search_paths;
 	bool no_inline;
 };
+extern const struct cmd_option cmd_symopts_options[];
 
 struct profile_opts;
-int cmd_symopts__parse(struct cmd_symopts *so, int c, const char *arg);
 void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po);
+
+/* record's --slice, --mux and --mux-runs (cmd-mux.c); targets in struct record_opts */
+extern const struct cmd_option record_mux_options[];
 
 struct gx_meta;
 struct collect_session;
@@ -194,8 +192,20 @@ int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
 		       struct gx_meta *meta, const char *dir, bool quiet);
 void record_mux__delete(struct record_mux *rm);
 
-/* Record (and with then_report, print the summary); returns the exit code. */
-int record_run(int argc, char **argv, bool then_report);
+/* record's defaults (rate 1, 8 KiB dwarf stacks), before parsing into ro. */
+void record_opts__init(struct record_opts *ro);
+/* What the options cannot be together (-c with -F, -p with -a): 0, or -1
+ * with *cause. */
+int record_opts__check(const struct record_opts *ro, char **cause);
+/* Record what ro says, ro->collect.argv the workload (with then_report,
+ * show the result after); argv is the command line kept in perf.data.
+ * Returns the exit code. */
+int record_run(const struct record_opts *ro, bool then_report, int argc, char **argv);
+/* Record the workload cmd n times with ro's options, each into a new
+ * gxNNN result here; *dirs gets their names (free each and the array).
+ * Progress on stderr unless quiet. The exit code. */
+int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
+		  int argc, char **argv, char ***dirs);
 
 struct report_cmd_opts;
 /* Print the text report of a result (NULL opts: defaults); exit code. */
@@ -203,11 +213,16 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
 
-/* cmd-check.c: `record --check SPEC`: run `check SPEC DIR`; its exit code. */
-int check_after_record(const char *spec, const char *dir);
-/* `record --repeat N --check SPEC [options] -- CMD`: record CMD N times with
- * the record options argv[1..idx) and check them together; exit code. */
-int check_record_repeat(const char *spec, unsigned repeat, int argc, char **argv, int idx);
+/*
+ * cmd-check.c: check's options, for `record --check 'SPEC'`. __new parses
+ * spec with check's option table (options only: the results are record's);
+ * GX_EXIT_USAGE after printing why. check_run() checks results[0..n) (n 0:
+ * the newest result here) and prints the verdict; its exit code.
+ */
+int check_cmd_opts__new(struct check_cmd_opts **out, const char *spec);
+void check_cmd_opts__delete(struct check_cmd_opts *c);
+bool check_cmd_opts__quiet(const struct check_cmd_opts *c);
+int check_run(struct check_cmd_opts *c, char **results, size_t n);
 /* Open the TUI on a result (the text report when it cannot run); sym and
  * baseline (a result to compare with) may be NULL; exit code. */
 int tui_open_result(const char *result, const char *parent, const char *cpu,
