@@ -349,10 +349,7 @@ int check_run(struct check_cmd_opts *c, char **results, size_t n)
 }
 
 const struct cmd_entry cmd_check_entry = {
-	.name = "check",
-	.usage = "[RESULT...] [-- CMD [ARGS]]",
+	.name = "check", .usage = "[RESULT...] [-- CMD [ARGS]]",
+	.exec = cmd_check_exec, .options = check_options, .max_args = -1,
 	.summary = "check metrics against thresholds for CI (exit 0 pass, 1 fail, 77 cannot measure)",
-	.exec = cmd_check_exec,
-	.options = check_options,
-	.max_args = -1,
 };

@@ -176,10 +176,7 @@ out:
 }
 
 const struct cmd_entry cmd_diff_entry = {
-	.name = "diff",
-	.usage = "[A [B]]",
+	.name = "diff", .usage = "[A [B]]",
+	.exec = cmd_diff_exec, .options = diff_options, .max_args = 2,
 	.summary = "compare two results per scope and metric, biggest changes first",
-	.exec = cmd_diff_exec,
-	.options = diff_options,
-	.max_args = 2,
 };

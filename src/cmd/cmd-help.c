@@ -40,10 +40,7 @@ static int cmd_help_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_help_entry = {
-	.name = "help",
-	.usage = "[COMMAND]",
+	.name = "help", .usage = "[COMMAND]",
+	.exec = cmd_help_exec, .options = help_options, .max_args = 1,
 	.summary = "list the commands, or show one command's options",
-	.exec = cmd_help_exec,
-	.options = help_options,
-	.max_args = 1,
 };

@@ -247,10 +247,7 @@ out:
 }
 
 const struct cmd_entry cmd_list_entry = {
-	.name = "list",
-	.usage = "",
+	.name = "list", .usage = "",
+	.exec = cmd_list_exec, .options = list_options, .max_args = 0,
 	.summary = "show the metric tree and the events for this (or another) CPU",
-	.exec = cmd_list_exec,
-	.options = list_options,
-	.max_args = 0,
 };

@@ -124,10 +124,7 @@ out:
 }
 
 const struct cmd_entry cmd_peak_entry = {
-	.name = "peak",
-	.usage = "",
+	.name = "peak", .usage = "",
+	.exec = cmd_peak_exec, .options = peak_options, .max_args = 0,
 	.summary = "measure this processor's peaks (latency, throughput, bandwidth)",
-	.exec = cmd_peak_exec,
-	.options = peak_options,
-	.max_args = 0,
 };

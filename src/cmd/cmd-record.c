@@ -596,11 +596,7 @@ out:
 }
 
 const struct cmd_entry cmd_record_entry = {
-	.name = "record",
-	.usage = "[--] CMD [ARGS]",
+	.name = "record", .usage = "[--] CMD [ARGS]",
+	.exec = cmd_record_exec, .options = record_options, .max_args = -1, .stop_at_arg = true,
 	.summary = "run a command under the performance counters and write a result",
-	.exec = cmd_record_exec,
-	.options = record_options,
-	.max_args = -1,
-	.stop_at_arg = true,
 };

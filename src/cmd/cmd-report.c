@@ -366,10 +366,7 @@ static int cmd_report_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_report_entry = {
-	.name = "report",
-	.usage = "[RESULT]",
+	.name = "report", .usage = "[RESULT]",
+	.exec = cmd_report_exec, .options = report_options, .max_args = 1,
 	.summary = "print a result: events, processes, threads, modules and hotspots",
-	.exec = cmd_report_exec,
-	.options = report_options,
-	.max_args = 1,
 };

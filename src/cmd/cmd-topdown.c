@@ -186,10 +186,7 @@ out:
 }
 
 const struct cmd_entry cmd_topdown_entry = {
-	.name = "topdown",
-	.usage = "--counts FILE",
+	.name = "topdown", .usage = "--counts FILE",
+	.exec = cmd_topdown_exec, .options = topdown_options, .max_args = 0,
 	.summary = "evaluate the top-down tree on event counts measured elsewhere",
-	.exec = cmd_topdown_exec,
-	.options = topdown_options,
-	.max_args = 0,
 };

@@ -226,10 +226,7 @@ static int cmd_tui_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_tui_entry = {
-	.name = "tui",
-	.usage = "[RESULT]",
+	.name = "tui", .usage = "[RESULT]",
+	.exec = cmd_tui_exec, .options = tui_options, .max_args = 1,
 	.summary = "explore a result interactively: summary, functions, lines, instructions",
-	.exec = cmd_tui_exec,
-	.options = tui_options,
-	.max_args = 1,
 };

@@ -33,10 +33,7 @@ static int cmd_version_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_version_entry = {
-	.name = "version",
-	.usage = "",
+	.name = "version", .usage = "",
+	.exec = cmd_version_exec, .options = version_options, .max_args = 0,
 	.summary = "print the version (and the features this build has)",
-	.exec = cmd_version_exec,
-	.options = version_options,
-	.max_args = 0,
 };
