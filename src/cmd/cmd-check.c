@@ -51,6 +51,7 @@ static void check_cmd_opts__init(struct check_cmd_opts *c)
 static void check_cmd_opts__exit(struct check_cmd_opts *c)
 {
 	ci_spec__exit(&c->spec);
+	check_cmd_opts__delete(c->rec.check);	/* a --record 'OPTS' refused for its --check */
 	cmd_words__exit(&c->rec_words);
 	cmd_words__exit(&c->spec_words);
 }

@@ -207,6 +207,7 @@ static const char *man_page(const struct cmd_entry *e)
 	return buf;
 }
 
+/* One line: "gexplore CMD: <message>" (the tests hold errors to one). */
 static int fail(const struct cmd_entry *e, struct cmd_args *a, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -221,7 +222,6 @@ static int fail(const struct cmd_entry *e, struct cmd_args *a, const char *fmt, 
 	va_end(ap);
 	cmd_error_in(e->name, "%s", msg ? msg : fmt);
 	free(msg);
-	fprintf(stderr, "       see 'gexplore %s --help' or %s\n", e->name, man_page(e));
 	a->exit = GX_EXIT_USAGE;
 	return 1;
 }
@@ -288,6 +288,11 @@ static int parse_short(const struct cmd_entry *e, char *base, int argc, char **a
 		int r;
 
 		walk(e->options, base, lookup_one, &l);
+		if (!l.exact.opt && *p == 'h') {	/* "-qh" as well as "-h" */
+			cmd_help_print(e);
+			a->exit = GX_EXIT_OK;
+			return 1;
+		}
 		if (!l.exact.opt)
 			return fail(e, a, "unknown option '-%c'", *p);
 		if (l.exact.opt->arg != CMD_ARG_NONE) {
