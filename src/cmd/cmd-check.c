@@ -10,7 +10,7 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +24,16 @@
 #include "topdown/topdown.h"
 #include "util/util.h"
 
-struct check_cmd {
+struct check_cmd_opts {
 	struct ci_spec spec;
 	struct gx_result_opts open;
 	struct cmd_symopts sym;
 	struct profile_opts prof;	/* open.sym: points into sym */
 	const char *baseline;
 	const char *junit;
-	const char *record;	/* --record 'OPTS' for --repeat */
+	struct record_opts rec;		/* --record 'OPTS' for --repeat */
+	struct cmd_words rec_words;	/* what rec points into */
+	struct cmd_words spec_words;	/* record --check 'SPEC': what this points into */
 	bool json, github, quiet;
 	unsigned repeat;
 	char **results;		/* positional RESULTs (borrowed from argv) */
@@ -40,17 +42,25 @@ struct check_cmd {
 	bool has_scope;
 };
 
-static void check_cmd__exit(struct check_cmd *c)
+static void check_cmd_opts__init(struct check_cmd_opts *c)
 {
-	ci_spec__exit(&c->spec);
-	free(c->results);
+	memset(c, 0, sizeof(*c));
+	ci_spec__init(&c->spec);
+	record_opts__init(&c->rec);
 }
 
-static int set_scope(struct check_cmd *c, enum ci_scope s, const char *opt)
+static void check_cmd_opts__exit(struct check_cmd_opts *c)
+{
+	ci_spec__exit(&c->spec);
+	check_cmd_opts__delete(c->rec.check);	/* a --record 'OPTS' refused for its --check */
+	cmd_words__exit(&c->rec_words);
+	cmd_words__exit(&c->spec_words);
+}
+
+static int set_scope(struct check_cmd_opts *c, enum ci_scope s, char **cause)
 {
 	if (c->has_scope && c->spec.scope != s) {
-		cmd_error("%s: checks apply to one scope at a time (run, process, module or function)",
-			  opt);
+		*cause = xstrdup("checks apply to one scope at a time (run, process, module or function)");
 		return -1;
 	}
 	c->has_scope = true;
@@ -58,264 +68,121 @@ static int set_scope(struct check_cmd *c, enum ci_scope s, const char *opt)
 	return 0;
 }
 
-static int add_name(struct check_cmd *c, enum ci_scope s, const char *opt, const char *name)
+/* --max, --min, --max-regress METRIC=V: opt->data is the enum ci_op */
+static int opt_threshold(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
-	if (set_scope(c, s, opt))
+	struct check_cmd_opts *c = base;
+
+	return ci_spec__add(&c->spec, (enum ci_op)opt->data, arg, cause) ? -1 : 0;
+}
+
+/* --function, --process, --module NAME: opt->data is the enum ci_scope */
+static int opt_name(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct check_cmd_opts *c = base;
+
+	if (set_scope(c, (enum ci_scope)opt->data, cause))
 		return -1;
 	c->spec.names = xrealloc(c->spec.names, (c->spec.nr_names + 1) * sizeof(char *));
-	c->spec.names[c->spec.nr_names++] = xstrdup(name);
+	c->spec.names[c->spec.nr_names++] = xstrdup(arg);
 	return 0;
 }
 
-static int parse_number(const char *opt, const char *s, double lo, double hi, double *out)
+static int opt_per(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
-	char *end;
+	struct check_cmd_opts *c = base;
+	enum ci_scope s = !strcmp(arg, "function") ? CI_SCOPE_FUNCTION :
+			  !strcmp(arg, "process") ? CI_SCOPE_PROCESS :
+			  !strcmp(arg, "module") ? CI_SCOPE_MODULE :
+			  !strcmp(arg, "run") ? CI_SCOPE_RUN : CI_SCOPE_NR_;
 
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || end == s || *end || !(*out >= lo && *out <= hi)) {
-		cmd_error("%s: '%s' is not a number in [%g, %g]", opt, s, lo, hi);
+	(void)opt;
+	if (s == CI_SCOPE_NR_) {
+		*cause = xasprintf("expected run, process, module or function, got '%s'", arg);
 		return -1;
 	}
-	return 0;
+	return set_scope(c, s, cause);
 }
 
-/* Parse argv[0..argc) (argv[0] is the command name); "--" ends the options
- * and what follows is the command for --repeat. */
-static int parse_check_opts(int argc, char **argv, struct check_cmd *c)
+/* --record 'OPTS': record's options, parsed now by record's own table */
+static int opt_record(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
-	static const struct option longopts[] = {
-		{ "max", required_argument, NULL, 'M' },
-		{ "min", required_argument, NULL, 'm' },
-		{ "max-regress", required_argument, NULL, 'R' },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "function", required_argument, NULL, 'f' },
-		{ "process", required_argument, NULL, 'p' },
-		{ "module", required_argument, NULL, 'd' },
-		{ "top", required_argument, NULL, 't' },
-		{ "per", required_argument, NULL, 'P' },
-		{ "min-samples", required_argument, NULL, 's' },
-		{ "min-reliability", required_argument, NULL, 'r' },
-		{ "confidence", required_argument, NULL, 'c' },
-		{ "repeat", required_argument, NULL, 'n' },
-		{ "record", required_argument, NULL, 'e' },
-		{ "cpu", required_argument, NULL, 'C' },
-		CMD_SYMOPTS_LONGOPTS,
-		{ "json", no_argument, NULL, 'j' },
-		{ "junit", required_argument, NULL, 'J' },
-		{ "github", no_argument, NULL, 'g' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *cause = NULL;
-	int dd = argc, opt;
-	double x;
+	struct check_cmd_opts *c = base;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--")) {
-			dd = i;
-			break;
-		}
-	c->cmd = dd < argc ? argv + dd + 1 : NULL;
-	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(dd, argv, "qh", longopts, NULL)) != -1) {
-		enum ci_op op = CI_MAX;
-		int k = cmd_symopts__parse(&c->sym, opt, optarg);
-
-		if (k < 0)
-			return -1;
-		if (k)
-			continue;
-		switch (opt) {
-		case 'm':
-		case 'R':
-		case 'M':
-			op = opt == 'M' ? CI_MAX : opt == 'm' ? CI_MIN : CI_MAX_REGRESS;
-			if (ci_spec__add(&c->spec, op, optarg, &cause)) {
-				cmd_error("--%s: %s", op == CI_MAX ? "max" : op == CI_MIN ? "min" :
-						      "max-regress", cause);
-				free(cause);
-				return -1;
-			}
-			break;
-		case 'b':
-			c->baseline = optarg;
-			break;
-		case 'f':
-			if (add_name(c, CI_SCOPE_FUNCTION, "--function", optarg))
-				return -1;
-			break;
-		case 'p':
-			if (add_name(c, CI_SCOPE_PROCESS, "--process", optarg))
-				return -1;
-			break;
-		case 'd':
-			if (add_name(c, CI_SCOPE_MODULE, "--module", optarg))
-				return -1;
-			break;
-		case 't':
-			if (parse_number("--top", optarg, 1, 1e6, &x))
-				return -1;
-			c->spec.top = (size_t)x;
-			break;
-		case 'P': {
-			enum ci_scope s = !strcmp(optarg, "function") ? CI_SCOPE_FUNCTION :
-					  !strcmp(optarg, "process") ? CI_SCOPE_PROCESS :
-					  !strcmp(optarg, "module") ? CI_SCOPE_MODULE :
-					  !strcmp(optarg, "run") ? CI_SCOPE_RUN : CI_SCOPE_NR_;
-
-			if (s == CI_SCOPE_NR_) {
-				cmd_error("--per: '%s' is not run, process, module or function", optarg);
-				return -1;
-			}
-			if (set_scope(c, s, "--per"))
-				return -1;
-			break;
-		}
-		case 's':
-			if (parse_number("--min-samples", optarg, 0, 1e12, &x))
-				return -1;
-			c->spec.min_samples = (uint64_t)x;
-			break;
-		case 'r':
-			if (parse_number("--min-reliability", optarg, 0, 1, &c->spec.min_reliability))
-				return -1;
-			break;
-		case 'c':
-			if (parse_number("--confidence", optarg, 0.5, 0.999, &c->spec.confidence))
-				return -1;
-			break;
-		case 'n':
-			if (parse_number("--repeat", optarg, 1, 1000, &x))
-				return -1;
-			c->repeat = (unsigned)x;
-			break;
-		case 'e':
-			c->record = optarg;
-			break;
-		case 'C':
-			c->open.cpu = optarg;
-			break;
-		case 'j':
-			c->json = true;
-			break;
-		case 'J':
-			c->junit = optarg;
-			break;
-		case 'g':
-			c->github = true;
-			break;
-		case 'q':
-			c->quiet = true;
-			break;
-		case 'h':
-			printf("usage: gexplore %s\n", cmd_check_entry.usage);
-			exit(GX_EXIT_OK);
-		default:
-			if (optopt)
-				cmd_error("option -%c: unknown or missing its argument", optopt);
-			else
-				cmd_error("unknown option or missing argument: '%s'", argv[optind - 1]);
-			return -1;
-		}
+	(void)opt;
+	cmd_words__exit(&c->rec_words);
+	record_opts__init(&c->rec);
+	if (cmd_parse_words(&cmd_record_entry, &c->rec, arg, &c->rec_words) != 0) {
+		*cause = xasprintf("'%s' is not a set of record options (gexplore-record(1))", arg);
+		return -1;
 	}
+	if (c->rec.check || c->rec.repeat) {
+		*cause = xstrdup("--check and --repeat belong to check here, not to --record");
+		return -1;
+	}
+	return record_opts__check(&c->rec, cause);
+}
+
+static const struct cmd_option check_options[] = {
+	CMD_OPT_CALLBACK_DATA(0, "max", "METRIC=V", opt_threshold, CI_MAX,
+			      "fail when METRIC is above V (V% for a share)", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "min", "METRIC=V", opt_threshold, CI_MIN,
+			      "fail when METRIC is below V", NULL),
+	CMD_OPT_STRING(0, "baseline", struct check_cmd_opts, baseline, "RESULT",
+		       "the result --max-regress compares with", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "max-regress", "METRIC=X[%]", opt_threshold, CI_MAX_REGRESS,
+			      "fail when METRIC got worse than the baseline by more than X", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "function", "NAME", opt_name, CI_SCOPE_FUNCTION,
+			      "check this function (repeatable)", "the whole run"),
+	CMD_OPT_CALLBACK_DATA(0, "process", "NAME", opt_name, CI_SCOPE_PROCESS,
+			      "check this process (repeatable)", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "module", "NAME", opt_name, CI_SCOPE_MODULE,
+			      "check this module (repeatable)", NULL),
+	CMD_OPT_UINT(0, "top", struct check_cmd_opts, spec.top, "N",
+		     "check the N hottest rows of the --per scope", NULL, 1, 1000000,
+		     "a number of rows"),
+	CMD_OPT_CALLBACK(0, "per", "SCOPE", opt_per,
+			 "--top's scope: run, process, module or function", "function"),
+	CMD_OPT_UINT(0, "min-samples", struct check_cmd_opts, spec.min_samples, "N",
+		     "a row with fewer samples cannot be measured", "20", 0, 1000000000000ULL,
+		     "a number of samples"),
+	CMD_OPT_DOUBLE(0, "min-reliability", struct check_cmd_opts, spec.min_reliability, "R",
+		       "a row with lower MUX reliability cannot be measured", "0.7", 0, 1,
+		       "a reliability"),
+	CMD_OPT_DOUBLE(0, "confidence", struct check_cmd_opts, spec.confidence, "LEVEL",
+		       "the confidence level of intervals over runs", "0.95", 0.5, 0.999,
+		       "a level"),
+	CMD_OPT_UINT(0, "repeat", struct check_cmd_opts, repeat, "N",
+		     "record the command after -- N times and check the runs together", NULL, 1,
+		     1000, "a number of runs"),
+	CMD_OPT_CALLBACK(0, "record", "OPTS", opt_record,
+			 "--repeat records with these gexplore record options", NULL),
+	CMD_OPT_STRING(0, "cpu", struct check_cmd_opts, open.cpu, "MODEL",
+		       "evaluate the top-down tree with this model", "the recording's"),
+	CMD_OPT_INCLUDE(struct check_cmd_opts, sym, cmd_symopts_options),
+	CMD_OPT_BOOL(0, "json", struct check_cmd_opts, json, "print the verdict as JSON"),
+	CMD_OPT_STRING(0, "junit", struct check_cmd_opts, junit, "FILE",
+		       "also write a JUnit XML report to FILE", NULL),
+	CMD_OPT_BOOL(0, "github", struct check_cmd_opts, github,
+		     "also print GitHub Actions annotations"),
+	CMD_OPT_BOOL('q', "quiet", struct check_cmd_opts, quiet, "print nothing when every check passes"),
+	CMD_OPT_END(),
+};
+
+/* What parsing leaves to settle once every option is in. */
+static void check_cmd_opts__finish(struct check_cmd_opts *c)
+{
 	/* --top alone means the hottest functions */
 	if (c->spec.top && !c->has_scope)
 		c->spec.scope = CI_SCOPE_FUNCTION;
-	c->results = xcalloc((size_t)(dd - optind) + 1, sizeof(char *));
-	for (int i = optind; i < dd; i++)
-		c->results[c->nr_results++] = argv[i];
 	cmd_symopts__apply(&c->sym, &c->prof);
 	c->open.sym = &c->prof;
-	return 0;
 }
 
-/* Split a --check / --record string into words at blanks ('...' and "..."
- * group). The words live in *buf; the array is NULL-terminated. */
-static char **split_words(const char *s, char **buf, int *n)
+/* Record the command nr times into new gxNNN results; *dirs gets their names. */
+static int record_runs(struct check_cmd_opts *c, int argc, char **argv, char ***dirs)
 {
-	char **v = xcalloc(strlen(s) / 2 + 2, sizeof(char *));
-	char *p = *buf = xstrdup(s), *w = p;
-
-	*n = 0;
-	while (*p) {
-		char q = 0;
-
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (!*p)
-			break;
-		v[(*n)++] = w = p;
-		for (char *d = p; ; p++) {
-			if (q && *p == q) {
-				q = 0;
-			} else if (!q && (*p == '\'' || *p == '"')) {
-				q = *p;
-			} else if (!*p || (!q && (*p == ' ' || *p == '\t' || *p == '\n'))) {
-				bool end = !*p;
-
-				*d = 0;
-				if (!end)
-					p++;
-				break;
-			} else {
-				*d++ = *p;
-			}
-		}
-		(void)w;
-	}
-	v[*n] = NULL;
-	return v;
-}
-
-/* Record cmd nr times into new gxNNN results; *dirs gets their names. */
-static int record_runs(struct check_cmd *c, char ***dirs_out)
-{
-	char *buf = NULL, **recopts, **dirs = xcalloc(c->repeat + 1, sizeof(char *));
-	int nrec = 0, ret = 0;
-	size_t ncmd = 0;
-
-	recopts = split_words(c->record ? c->record : "", &buf, &nrec);
-	while (c->cmd[ncmd])
-		ncmd++;
-	for (unsigned k = 0; k < c->repeat; k++) {
-		char *cause = NULL, **argv = xcalloc((size_t)nrec + ncmd + 8, sizeof(char *));
-		int argc = 0, rc;
-
-		if (pd_result_dir__create(NULL, ".", &dirs[k], &cause)) {
-			cmd_error("%s", cause);
-			free(cause);
-			free(argv);
-			ret = GX_EXIT_FAIL;
-			break;
-		}
-		argv[argc++] = "record";
-		argv[argc++] = "-q";
-		argv[argc++] = "--no-report";
-		argv[argc++] = "-o";
-		argv[argc++] = dirs[k];
-		for (int i = 0; i < nrec; i++)
-			argv[argc++] = recopts[i];
-		argv[argc++] = "--";
-		for (size_t i = 0; i < ncmd; i++)
-			argv[argc++] = c->cmd[i];
-		if (!c->quiet)
-			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, c->repeat, dirs[k]);
-		rc = record_run(argc, argv, false);
-		free(argv);
-		if (rc != 0) {
-			cmd_error("check: run %u of '%s' exited with status %d; not checking it", k + 1,
-				  c->cmd[0], rc);
-			ret = GX_EXIT_USAGE;
-			break;
-		}
-	}
-	free(recopts);
-	free(buf);
-	*dirs_out = dirs;
-	return ret;
+	return record_repeat(&c->rec, c->cmd, c->repeat, c->quiet, argc, argv, dirs);
 }
 
 static int write_file(const char *path, const struct strbuf *sb)
@@ -337,7 +204,7 @@ static int write_file(const char *path, const struct strbuf *sb)
 }
 
 /* Evaluate c on results[0..n) and print; the exit status. */
-static int check_results(struct check_cmd *c, char **results, size_t n)
+static int check_results(struct check_cmd_opts *c, char **results, size_t n)
 {
 	struct gx_result **runs = xcalloc(n + 1, sizeof(*runs)), *base = NULL;
 	struct ci_report rep;
@@ -394,7 +261,7 @@ out:
 	return ret;
 }
 
-static int check_main(struct check_cmd *c)
+static int check_main(struct check_cmd_opts *c, int argc, char **argv)
 {
 	char **dirs = NULL;
 	int ret;
@@ -415,7 +282,7 @@ static int check_main(struct check_cmd *c)
 		cmd_error("--repeat records new results: name no RESULT");
 		return GX_EXIT_USAGE;
 	}
-	ret = record_runs(c, &dirs);
+	ret = record_runs(c, argc, argv, &dirs);
 	if (!ret)
 		ret = check_results(c, dirs, c->repeat);
 	for (unsigned k = 0; dirs && k < c->repeat; k++)
@@ -426,93 +293,70 @@ static int check_main(struct check_cmd *c)
 
 static int cmd_check_exec(int argc, char **argv)
 {
-	struct check_cmd c = { 0 };
+	struct check_cmd_opts c;
+	struct cmd_args a;
 	int ret;
 
-	ci_spec__init(&c.spec);
-	if (parse_check_opts(argc, argv, &c) != 0) {
-		check_cmd__exit(&c);
-		return GX_EXIT_USAGE;
+	check_cmd_opts__init(&c);
+	if (cmd_parse(&cmd_check_entry, &c, argc, argv, &a)) {
+		check_cmd_opts__exit(&c);
+		return a.exit;
 	}
-	ret = check_main(&c);
-	check_cmd__exit(&c);
+	c.results = a.argv;
+	c.nr_results = (size_t)a.argc;
+	c.cmd = a.rest;
+	check_cmd_opts__finish(&c);
+	ret = check_main(&c, argc, argv);
+	check_cmd_opts__exit(&c);
 	return ret;
 }
 
-int check_after_record(const char *spec, const char *dir)
+int check_cmd_opts__new(struct check_cmd_opts **out, const char *spec)
 {
-	char *buf = NULL, **words;
-	char **argv;
-	int n, ret;
+	struct check_cmd_opts *c = xzalloc(sizeof(*c));
+	int ret;
 
-	words = split_words(spec, &buf, &n);
-	argv = xcalloc((size_t)n + 3, sizeof(char *));
-	argv[0] = "check";
-	for (int i = 0; i < n; i++)
-		argv[i + 1] = words[i];
-	argv[n + 1] = (char *)dir;
-	ret = cmd_check_exec(n + 2, argv);
-	free(argv);
-	free(words);
-	free(buf);
-	return ret;
-}
-
-int check_record_repeat(const char *spec, unsigned repeat, int argc, char **argv, int idx)
-{
-	struct strbuf rec = STRBUF_INIT;
-	struct check_cmd c = { 0 };
-	char *buf = NULL, **words, **cargv;
-	int n, ret;
-
-	/* the record options, less those that name one result or ask for this */
-	for (int i = 1; i < idx; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--"))
-			break;
-		if (!strcmp(a, "--check") || !strcmp(a, "--repeat") || !strcmp(a, "-o") ||
-		    !strcmp(a, "--output")) {
-			i++;
-			continue;
-		}
-		if (!strncmp(a, "--check=", 8) || !strncmp(a, "--repeat=", 9) ||
-		    !strncmp(a, "--output=", 9) || (!strncmp(a, "-o", 2) && a[2]) ||
-		    !strcmp(a, "--no-report") || !strcmp(a, "-q") || !strcmp(a, "--quiet") ||
-		    !strcmp(a, "-f") || !strcmp(a, "--force"))
-			continue;
-		strbuf__addf(&rec, "%s'%s'", rec.len ? " " : "", a);
-	}
-	ci_spec__init(&c.spec);
-	words = split_words(spec, &buf, &n);
-	cargv = xcalloc((size_t)n + 2, sizeof(char *));
-	cargv[0] = "check";
-	for (int i = 0; i < n; i++)
-		cargv[i + 1] = words[i];
-	if (parse_check_opts(n + 1, cargv, &c) != 0) {
+	*out = NULL;
+	check_cmd_opts__init(c);
+	ret = cmd_parse_words(&cmd_check_entry, c, spec, &c->spec_words);
+	if (!ret && (c->repeat || c->rec_words.buf)) {
+		cmd_error_in("check", "'%s': --repeat and --record are record's own here: "
+			     "record --repeat N --check SPEC", spec);
 		ret = GX_EXIT_USAGE;
-		goto out;
 	}
-	c.repeat = repeat;
-	c.record = rec.buf;
-	c.cmd = argv + idx;
-	ret = check_main(&c);
-out:
-	check_cmd__exit(&c);
-	strbuf__exit(&rec);
-	free(cargv);
-	free(words);
-	free(buf);
-	return ret;
+	if (ret) {
+		check_cmd_opts__delete(c);
+		return ret;
+	}
+	check_cmd_opts__finish(c);
+	*out = c;
+	return 0;
+}
+
+void check_cmd_opts__delete(struct check_cmd_opts *c)
+{
+	if (!c)
+		return;
+	check_cmd_opts__exit(c);
+	free(c);
+}
+
+bool check_cmd_opts__quiet(const struct check_cmd_opts *c)
+{
+	return c && c->quiet;
+}
+
+int check_run(struct check_cmd_opts *c, char **results, size_t n)
+{
+	if (!c->spec.nr_checks) {
+		cmd_error("nothing to check: give --max, --min or --max-regress METRIC=VALUE");
+		return cmd_usage(&cmd_check_entry);
+	}
+	return check_results(c, results, n);
 }
 
 const struct cmd_entry cmd_check_entry = {
-	.name = "check",
-	.usage = "check [RESULT...] [--max|--min METRIC=V]... [--baseline B --max-regress METRIC=X%]...\n"
-		 "                [--function NAME | --process NAME | --module NAME | --top N [--per SCOPE]]\n"
-		 "                [--min-samples N] [--min-reliability R] [--cpu MODEL]\n"
-		 "                " CMD_SYMOPTS_USAGE "\n"
-		 "                [--json] [--junit FILE] [--github] [--repeat N [--record OPTS] -- CMD]",
+	.name = "check", .usage = "[RESULT...] [-- CMD [ARGS]]",
+	.exec = cmd_check_exec, .options = check_options, .max_args = -1,
 	.summary = "check metrics against thresholds for CI (exit 0 pass, 1 fail, 77 cannot measure)",
-	.exec = cmd_check_exec,
 };

@@ -9,7 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,118 +62,92 @@ static int newest_two(const char *dir, char **older, char **newer)
 	return 0;
 }
 
+struct diff_cli {
+	struct ci_diff_opts o;
+	const char *cpu;
+	struct cmd_symopts sym;
+	struct cmd_strv metrics;
+	size_t text_limit;
+	bool json, csv;
+};
+
+static int opt_scope(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct diff_cli *c = base;
+	enum ci_scope s;
+
+	(void)opt;
+	for (s = 0; s < CI_SCOPE_NR_ && strcmp(ci_scope_name(s), arg); s++)
+		;
+	if (s == CI_SCOPE_NR_) {
+		*cause = xasprintf("expected run, process, module or function, got '%s'", arg);
+		return -1;
+	}
+	if (c->o.nr_scopes < CI_SCOPE_NR_)
+		c->o.scopes[c->o.nr_scopes++] = s;
+	return 0;
+}
+
+static const struct cmd_option diff_options[] = {
+	CMD_OPT_BOOL(0, "json", struct diff_cli, json, "print JSON"),
+	CMD_OPT_BOOL(0, "csv", struct diff_cli, csv, "print CSV"),
+	CMD_OPT_LIST('m', "metric", struct diff_cli, metrics, "METRIC",
+		     "only this metric (repeatable)"),
+	CMD_OPT_CALLBACK(0, "scope", "SCOPE", opt_scope,
+			 "only run, process, module or function rows (repeatable)", "all"),
+	CMD_OPT_UINT(0, "limit", struct diff_cli, text_limit, "N",
+		     "at most N lines of text; 0 prints all", "40", 0, UINT32_MAX,
+		     "a number of lines"),
+	CMD_OPT_UINT(0, "min-samples", struct diff_cli, o.min_samples, "N",
+		     "leave out rows with fewer samples on both sides", "0", 0, UINT64_MAX,
+		     "a number of samples"),
+	CMD_OPT_STRING(0, "cpu", struct diff_cli, cpu, "MODEL",
+		       "evaluate the top-down tree with this model", "the recordings'"),
+	CMD_OPT_INCLUDE(struct diff_cli, sym, cmd_symopts_options),
+	CMD_OPT_END(),
+};
+
 static int cmd_diff_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, 'c' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "metric", required_argument, NULL, 'm' },
-		{ "scope", required_argument, NULL, 's' },
-		{ "min-samples", required_argument, NULL, 'S' },
-		{ "cpu", required_argument, NULL, 'C' },
-		CMD_SYMOPTS_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ci_diff_opts o = { 0 };
+	struct diff_cli cli = { .text_limit = 40 };
+	struct ci_diff_opts o;
 	struct gx_result_opts oo = { 0 };
-	struct cmd_symopts sym = { 0 };
 	struct profile_opts prof = { 0 };
 	struct gx_result *a = NULL, *b = NULL;
 	struct ci_diff d = { 0 };
 	struct strbuf out = STRBUF_INIT;
-	const char **metrics = NULL;
-	char *pa = NULL, *pb = NULL, *cause = NULL, *end;
-	size_t nm = 0, text_limit = 40;
-	bool json = false, csv = false;
-	int c, ret = GX_EXIT_USAGE;
+	char *pa = NULL, *pb = NULL, *cause = NULL;
+	size_t text_limit;
+	bool json, csv;
+	int ret = GX_EXIT_USAGE;
+	struct cmd_args args;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "m:h", longopts, NULL)) != -1) {
-		int k = cmd_symopts__parse(&sym, c, optarg);
-
-		if (k < 0)
-			goto out;
-		if (k)
-			continue;
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'c':
-			csv = true;
-			break;
-		case 'l':
-			text_limit = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || optarg[0] == '-') {
-				cmd_error("--limit: '%s' is not a number of lines", optarg);
-				goto out;
-			}
-			break;
-		case 'm':
-			metrics = xrealloc(metrics, (nm + 2) * sizeof(*metrics));
-			metrics[nm++] = optarg;
-			metrics[nm] = NULL;
-			break;
-		case 's': {
-			enum ci_scope s;
-
-			for (s = 0; s < CI_SCOPE_NR_ && strcmp(ci_scope_name(s), optarg); s++)
-				;
-			if (s == CI_SCOPE_NR_) {
-				cmd_error("--scope: '%s' is not run, process, module or function", optarg);
-				goto out;
-			}
-			if (o.nr_scopes < CI_SCOPE_NR_)
-				o.scopes[o.nr_scopes++] = s;
-			break;
-		}
-		case 'S':
-			o.min_samples = strtoull(optarg, &end, 10);
-			if (*end || end == optarg || optarg[0] == '-') {
-				cmd_error("--min-samples: '%s' is not a number", optarg);
-				goto out;
-			}
-			break;
-		case 'C':
-			oo.cpu = optarg;
-			break;
-		case 'h':
-			printf("usage: gexplore %s\n", cmd_diff_entry.usage);
-			ret = GX_EXIT_OK;
-			goto out;
-		default:
-			if (optopt)
-				cmd_error("option -%c: unknown or missing its argument", optopt);
-			else
-				cmd_error("unknown option or missing argument: '%s'", argv[optind - 1]);
-			ret = cmd_usage(&cmd_diff_entry);
-			goto out;
-		}
-	}
+	if (cmd_parse(&cmd_diff_entry, &cli, argc, argv, &args))
+		return args.exit;
+	o = cli.o;
+	oo.cpu = cli.cpu;
+	text_limit = cli.text_limit;
+	json = cli.json;
+	csv = cli.csv;
+	argc = args.argc;
+	argv = args.argv;
 	if (json && csv) {
 		cmd_error("--json and --csv exclude each other");
 		goto out;
 	}
-	if (argc - optind > 2) {
-		ret = cmd_usage(&cmd_diff_entry);
-		goto out;
-	}
-	if (argc - optind == 2) {
-		pa = xstrdup(argv[optind]);
-		pb = xstrdup(argv[optind + 1]);
-	} else if (newest_two(".", argc - optind == 1 ? &cause : &pa, &pb) != 0) {
+	if (argc == 2) {
+		pa = xstrdup(argv[0]);
+		pb = xstrdup(argv[1]);
+	} else if (newest_two(".", argc == 1 ? &cause : &pa, &pb) != 0) {
 		cmd_error("diff needs two results: name them, or record two (gx001, gx002, ...) here");
 		goto out;
-	} else if (argc - optind == 1) {
+	} else if (argc == 1) {
 		free(cause);
 		cause = NULL;
-		pa = xstrdup(argv[optind]);
+		pa = xstrdup(argv[0]);
 	}
-	o.metrics = metrics;
-	cmd_symopts__apply(&sym, &prof);
+	o.metrics = cli.metrics.n ? cli.metrics.v : NULL;
+	cmd_symopts__apply(&cli.sym, &prof);
 	oo.sym = &prof;
 	if (gx_result__open(&a, pa, &oo, &cause) || gx_result__open(&b, pb, &oo, &cause)) {
 		cmd_error("%s", cause);
@@ -196,7 +170,6 @@ out:
 	gx_result__delete(a);
 	gx_result__delete(b);
 	strbuf__exit(&out);
-	free(metrics);
 	free(pa);
 	free(pb);
 	free(cause);
@@ -204,9 +177,7 @@ out:
 }
 
 const struct cmd_entry cmd_diff_entry = {
-	.name = "diff",
-	.usage = "diff [--json | --csv] [--metric M]... [--scope S]... [--limit N] [--cpu MODEL]\n"
-		 "            " CMD_SYMOPTS_USAGE " [A [B]]",
+	.name = "diff", .usage = "[A [B]]",
+	.exec = cmd_diff_exec, .options = diff_options, .max_args = 2,
 	.summary = "compare two results per scope and metric, biggest changes first",
-	.exec = cmd_diff_exec,
 };

@@ -4,14 +4,22 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "cmd-int.h"
+
+static const struct cmd_option help_options[] = {
+	CMD_OPT_END(),
+};
 
 static int cmd_help_exec(int argc, char **argv)
 {
 	const struct cmd_entry *e;
+	struct cmd_args a;
 	bool ambiguous;
 
-	if (argc < 2) {
+	if (cmd_parse(&cmd_help_entry, NULL, argc, argv, &a))
+		return a.exit;
+	if (a.argc < 1) {
 		printf("usage: gexplore [record options] -- CMD [ARGS]\n"
 		       "       gexplore COMMAND [options]\n\n"
 		       "Record CMD under the CPU's performance counters and explain where and why it\n"
@@ -21,26 +29,18 @@ static int cmd_help_exec(int argc, char **argv)
 		printf("\n'gexplore help COMMAND' shows a command's options; the manual is gexplore(1).\n");
 		return GX_EXIT_OK;
 	}
-	e = cmd_find(argv[1], &ambiguous);
+	e = cmd_find(a.argv[0], &ambiguous);
 	if (!e) {
-		cmd_error("%s command '%s'", ambiguous ? "ambiguous" : "unknown", argv[1]);
+		cmd_error("%s command '%s'", ambiguous ? "ambiguous" : "unknown", a.argv[0]);
 		return GX_EXIT_USAGE;
 	}
-	/* The full text is the man page; fall back to the usage line. */
-	if (isatty(STDOUT_FILENO) && access("/usr/bin/man", X_OK) == 0) {
-		char page[64];
-
-		snprintf(page, sizeof(page), "gexplore-%s", e->name);
-		execlp("man", "man", page, (char *)NULL);
-	}
-	printf("usage: gexplore %s\n\n%s\n\nSee gexplore-%s(1) for every option.\n",
-	       e->usage, e->summary, e->name);
+	/* the same text as `gexplore COMMAND --help`, from its option table */
+	cmd_help_print(e);
 	return GX_EXIT_OK;
 }
 
 const struct cmd_entry cmd_help_entry = {
-	.name = "help",
-	.usage = "help [COMMAND]",
-	.summary = "list the commands, or show one command's usage",
-	.exec = cmd_help_exec,
+	.name = "help", .usage = "[COMMAND]",
+	.exec = cmd_help_exec, .options = help_options, .max_args = 1,
+	.summary = "list the commands, or show one command's options",
 };

@@ -7,6 +7,138 @@
 
 #include "collect/collect.h"
 
+struct cmd_entry;
+
+/*
+ * Option tables (cmd-options.c). A command declares each option once: its
+ * names, argument, one-line help, default and where the value goes (an
+ * offset into the command's options struct) or a callback. cmd_parse()
+ * parses argv with it, `--help` and `gexplore help CMD` print it, and
+ * tests/e2e/options.sh checks it against the man page.
+ */
+enum cmd_opt_kind {
+	CMD_OPTK_END = 0,
+	CMD_OPTK_BOOL,		/* bool: set to true */
+	CMD_OPTK_STRING,	/* const char *: the argument, borrowed from argv */
+	CMD_OPTK_LIST,		/* struct cmd_strv: each occurrence, in order */
+	CMD_OPTK_UINT,		/* an unsigned integer of .size bytes in [.min, .max] */
+	CMD_OPTK_DOUBLE,	/* double in [.dmin, .dmax] */
+	CMD_OPTK_ENUM,		/* an int-sized enum: the value of the name given */
+	CMD_OPTK_CALLBACK,	/* .cb(opt, base, arg, &cause) */
+	CMD_OPTK_INCLUDE,	/* .sub's options, their targets at base + .off */
+};
+
+enum cmd_opt_arg { CMD_ARG_NONE, CMD_ARG_REQUIRED, CMD_ARG_OPTIONAL };
+
+/* A repeatable option's values (borrowed), NULL-terminated. */
+#define CMD_MAX_LIST 32
+struct cmd_strv {
+	size_t n;
+	const char *v[CMD_MAX_LIST + 1];
+};
+
+struct cmd_enum {
+	const char *name;
+	int value;
+};
+
+struct cmd_option {
+	enum cmd_opt_kind kind;
+	char short_name;		/* 0: none */
+	const char *long_name;		/* NULL: none */
+	enum cmd_opt_arg arg;
+	const char *argh;		/* the argument in help: "DIR" */
+	const char *help;		/* one line */
+	const char *def;		/* the default, as help shows it; NULL: none */
+	size_t off, size;		/* the target: offsetof and sizeof in the struct */
+	uint64_t min, max;		/* CMD_OPTK_UINT */
+	double dmin, dmax;		/* CMD_OPTK_DOUBLE */
+	const char *what;		/* numbers, in errors: "a number of milliseconds" */
+	const struct cmd_enum *names;	/* CMD_OPTK_ENUM: NULL-name terminated */
+	/* CMD_OPTK_CALLBACK: 0, or -1 with *cause (allocated; the caller
+	 * prefixes the option's name). arg is NULL for an option without one. */
+	int (*cb)(const struct cmd_option *opt, void *base, const char *arg, char **cause);
+	/* CMD_ARG_OPTIONAL: whether the next word is the argument ("--opt x"
+	 * as well as "--opt=x"); NULL: only "--opt=x" */
+	bool (*takes)(const char *next);
+	const struct cmd_option *sub;	/* CMD_OPTK_INCLUDE */
+	int data;			/* for the callback */
+};
+
+#define CMD_OPT_TARGET_(T, m) .off = offsetof(T, m), .size = sizeof(((T *)0)->m)
+#define CMD_OPT_BOOL(s, l, T, m, h) \
+	{ .kind = CMD_OPTK_BOOL, .short_name = s, .long_name = l, .help = h, CMD_OPT_TARGET_(T, m) }
+#define CMD_OPT_STRING(s, l, T, m, a, h, d) \
+	{ .kind = CMD_OPTK_STRING, .short_name = s, .long_name = l, .arg = CMD_ARG_REQUIRED, \
+	  .argh = a, .help = h, .def = d, CMD_OPT_TARGET_(T, m) }
+#define CMD_OPT_LIST(s, l, T, m, a, h) \
+	{ .kind = CMD_OPTK_LIST, .short_name = s, .long_name = l, .arg = CMD_ARG_REQUIRED, \
+	  .argh = a, .help = h, CMD_OPT_TARGET_(T, m) }
+#define CMD_OPT_UINT(s, l, T, m, a, h, d, lo, hi, w) \
+	{ .kind = CMD_OPTK_UINT, .short_name = s, .long_name = l, .arg = CMD_ARG_REQUIRED, \
+	  .argh = a, .help = h, .def = d, CMD_OPT_TARGET_(T, m), .min = lo, .max = hi, .what = w }
+#define CMD_OPT_DOUBLE(s, l, T, m, a, h, d, lo, hi, w) \
+	{ .kind = CMD_OPTK_DOUBLE, .short_name = s, .long_name = l, .arg = CMD_ARG_REQUIRED, \
+	  .argh = a, .help = h, .def = d, CMD_OPT_TARGET_(T, m), .dmin = lo, .dmax = hi, .what = w }
+#define CMD_OPT_ENUM(s, l, T, m, n, h, d) \
+	{ .kind = CMD_OPTK_ENUM, .short_name = s, .long_name = l, .arg = CMD_ARG_REQUIRED, \
+	  .names = n, .help = h, .def = d, CMD_OPT_TARGET_(T, m) }
+#define CMD_OPT_CALLBACK(s, l, a, f, h, d) \
+	{ .kind = CMD_OPTK_CALLBACK, .short_name = s, .long_name = l, \
+	  .arg = (a) ? CMD_ARG_REQUIRED : CMD_ARG_NONE, .argh = a, .help = h, .def = d, .cb = f }
+#define CMD_OPT_CALLBACK_DATA(s, l, a, f, x, h, d) \
+	{ .kind = CMD_OPTK_CALLBACK, .short_name = s, .long_name = l, \
+	  .arg = (a) ? CMD_ARG_REQUIRED : CMD_ARG_NONE, .argh = a, .help = h, .def = d, .cb = f, \
+	  .data = x }
+#define CMD_OPT_CALLBACK_OPTARG(l, a, f, t, h) \
+	{ .kind = CMD_OPTK_CALLBACK, .long_name = l, .arg = CMD_ARG_OPTIONAL, .argh = a, \
+	  .help = h, .cb = f, .takes = t }
+#define CMD_OPT_INCLUDE(T, m, table) \
+	{ .kind = CMD_OPTK_INCLUDE, .sub = table, .off = offsetof(T, m) }
+#define CMD_OPT_END() { .kind = CMD_OPTK_END }
+
+/* What cmd_parse() leaves: the positional arguments and its verdict. */
+struct cmd_args {
+	int argc;
+	char **argv;	/* the arguments, NULL-terminated (borrowed) */
+	char **rest;	/* what followed "--" (without stop_at_arg); NULL without "--" */
+	int exit;	/* when cmd_parse() returns 1: the command's exit status */
+};
+
+/*
+ * Parse argv[1..argc) with e's options into base (the struct its targets
+ * are offsets into). Long options take "--opt=x" and "--opt x" and unique
+ * prefixes; short ones bundle ("-fq", "-oDIR"); "--" ends the options; so
+ * does the first argument where e->stop_at_arg, else options and arguments
+ * mix (the arguments are moved to the front of argv). Returns 0, or 1 when
+ * the command should return a->exit: after -h/--help (0), or after an
+ * error printed as "gexplore CMD: --opt: ..." (GX_EXIT_USAGE).
+ */
+int cmd_parse(const struct cmd_entry *e, void *base, int argc, char **argv, struct cmd_args *a);
+
+/* Words split at blanks ('...' and "..." group), for option strings such
+ * as `record --check 'SPEC'`; what cmd_parse_words() parses keeps
+ * pointers into it. */
+struct cmd_words {
+	char *buf;
+	char **argv;	/* argv[0] the command's name */
+	int argc;
+};
+/* Parse the option string s with e's table into base; w owns the words
+ * (cmd_words__exit when base is done with). 0, or GX_EXIT_USAGE after
+ * printing why. */
+int cmd_parse_words(const struct cmd_entry *e, void *base, const char *s, struct cmd_words *w);
+void cmd_words__exit(struct cmd_words *w);
+
+/* A decimal (or 0x hexadecimal) unsigned integer, all of s, in [min, max]:
+ * 0, or -1. What CMD_OPTK_UINT uses, for callbacks that parse a part. */
+int cmd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* cmd_error() for a command: "gexplore NAME: <message>". */
+void cmd_error_in(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct check_cmd_opts;
+
 struct record_opts {
 	struct collect_opts collect;
 	const char *output;	/* -o */
@@ -15,8 +147,7 @@ struct record_opts {
 	bool no_report;		/* --no-report */
 	bool no_tui;		/* --no-tui: text summary even on a terminal */
 	bool quiet;		/* -q */
-	bool help;
-	const char *check;	/* --check 'SPEC': check options run on the result */
+	struct check_cmd_opts *check;	/* --check 'SPEC', parsed by check's table */
 	unsigned repeat;	/* --repeat N (with --check) */
 	/* multiplexing (cmd-mux.c) */
 	const char *mux;	/* --mux=gexplore|kernel; NULL = gexplore */
@@ -26,30 +157,22 @@ struct record_opts {
 
 /*
  * Where a result's files and symbols are (cmd-symopts.c): report, check,
- * diff and tui take the same options. Add CMD_SYMOPTS_LONGOPTS to the
- * getopt table and hand every option to cmd_symopts__parse() first: 1 when
- * it was one of these, 0 when not, -exit code after printing an error.
- * __apply points a profile's options into so (which must outlive them).
+ * diff and tui include cmd_symopts_options in their tables, with the
+ * target a struct cmd_symopts in their options struct. __apply points a
+ * profile's options into so (which must outlive them).
  */
-#define CMD_MAX_SEARCH_PATHS 32
-enum { CMD_OPT_SYMFS = 0x1000, CMD_OPT_SEARCH, CMD_OPT_KALLSYMS, CMD_OPT_NO_INLINE };
-#define CMD_SYMOPTS_LONGOPTS \
-	{ "symfs", required_argument, NULL, CMD_OPT_SYMFS }, \
-	{ "search-path", required_argument, NULL, CMD_OPT_SEARCH }, \
-	{ "kallsyms", required_argument, NULL, CMD_OPT_KALLSYMS }, \
-	{ "no-inline", no_argument, NULL, CMD_OPT_NO_INLINE }
-#define CMD_SYMOPTS_USAGE "[--symfs DIR] [--search-path DIR]... [--kallsyms FILE] [--no-inline]"
-
 struct cmd_symopts {
 	const char *symfs, *kallsyms;
-	const char *search_paths[CMD_MAX_SEARCH_PATHS];
-	size_t nr_search_paths;
+	struct cmd_strv search_paths;
 	bool no_inline;
 };
+extern const struct cmd_option cmd_symopts_options[];
 
 struct profile_opts;
-int cmd_symopts__parse(struct cmd_symopts *so, int c, const char *arg);
 void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po);
+
+/* record's --slice, --mux and --mux-runs (cmd-mux.c); targets in struct record_opts */
+extern const struct cmd_option record_mux_options[];
 
 struct gx_meta;
 struct collect_session;
@@ -69,8 +192,20 @@ int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
 		       struct gx_meta *meta, const char *dir, bool quiet);
 void record_mux__delete(struct record_mux *rm);
 
-/* Record (and with then_report, print the summary); returns the exit code. */
-int record_run(int argc, char **argv, bool then_report);
+/* record's defaults (rate 1, 8 KiB dwarf stacks), before parsing into ro. */
+void record_opts__init(struct record_opts *ro);
+/* What the options cannot be together (-c with -F, -p with -a): 0, or -1
+ * with *cause. */
+int record_opts__check(const struct record_opts *ro, char **cause);
+/* Record what ro says, ro->collect.argv the workload (with then_report,
+ * show the result after); argv is the command line kept in perf.data.
+ * Returns the exit code. */
+int record_run(const struct record_opts *ro, bool then_report, int argc, char **argv);
+/* Record the workload cmd n times with ro's options, each into a new
+ * gxNNN result here; *dirs gets their names (free each and the array).
+ * Progress on stderr unless quiet. The exit code. */
+int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
+		  int argc, char **argv, char ***dirs);
 
 struct report_cmd_opts;
 /* Print the text report of a result (NULL opts: defaults); exit code. */
@@ -81,11 +216,16 @@ int report_print_result(struct gx_result *res, const struct report_cmd_opts *o);
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
 
-/* cmd-check.c: `record --check SPEC`: run `check SPEC DIR`; its exit code. */
-int check_after_record(const char *spec, const char *dir);
-/* `record --repeat N --check SPEC [options] -- CMD`: record CMD N times with
- * the record options argv[1..idx) and check them together; exit code. */
-int check_record_repeat(const char *spec, unsigned repeat, int argc, char **argv, int idx);
+/*
+ * cmd-check.c: check's options, for `record --check 'SPEC'`. __new parses
+ * spec with check's option table (options only: the results are record's);
+ * GX_EXIT_USAGE after printing why. check_run() checks results[0..n) (n 0:
+ * the newest result here) and prints the verdict; its exit code.
+ */
+int check_cmd_opts__new(struct check_cmd_opts **out, const char *spec);
+void check_cmd_opts__delete(struct check_cmd_opts *c);
+bool check_cmd_opts__quiet(const struct check_cmd_opts *c);
+int check_run(struct check_cmd_opts *c, char **results, size_t n);
 /* Open the TUI on a result (the text report when it cannot run); sym and
  * baseline (a result to compare with) may be NULL; exit code. */
 int tui_open_result(const char *result, const char *parent, const char *cpu,

@@ -3,11 +3,12 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-int.h"
 #include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
@@ -140,62 +141,56 @@ static void print_model(const struct td_model *m, const char *variant,
 	strbuf__exit(&sb);
 }
 
+struct list_opts {
+	const char *cpu, *variant;
+	bool perf, models, plan;
+	int smt;	/* enum td_smt */
+	int nmi;	/* -1: as this machine's */
+};
+
+static const struct cmd_enum on_off_smt[] = {
+	{ "on", TD_SMT_ON }, { "off", TD_SMT_OFF }, { NULL, 0 },
+};
+static const struct cmd_enum on_off[] = { { "on", 1 }, { "off", 0 }, { NULL, 0 } };
+
+static const struct cmd_option list_options[] = {
+	CMD_OPT_STRING(0, "cpu", struct list_opts, cpu, "MODEL", "the model of another CPU",
+		       "this CPU's"),
+	CMD_OPT_BOOL(0, "perf", struct list_opts, perf,
+		     "only the plan's perf stat command line"),
+	CMD_OPT_BOOL(0, "plan", struct list_opts, plan, "only the multiplexing plan"),
+	CMD_OPT_ENUM(0, "smt", struct list_opts, smt, on_off_smt,
+		     "plan for SMT on or off", "as this machine"),
+	CMD_OPT_ENUM(0, "nmi-watchdog", struct list_opts, nmi, on_off,
+		     "plan with the NMI watchdog holding a counter or not", "as this machine"),
+	CMD_OPT_STRING(0, "variant", struct list_opts, variant, "NAME",
+		       "the formulas of one of the model's variants", "default"),
+	CMD_OPT_BOOL(0, "models", struct list_opts, models, "list the model ids and exit"),
+	CMD_OPT_END(),
+};
+
 static int cmd_list_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "perf", no_argument, NULL, 'p' },
-		{ "smt", required_argument, NULL, 's' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "models", no_argument, NULL, 'm' },
-		{ "nmi-watchdog", required_argument, NULL, 'n' },
-		{ "plan", no_argument, NULL, 'P' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cpu = NULL, *variant = NULL;
+	struct list_opts o = { .smt = td_smt_detect(), .nmi = -1 };
+	const char *cpu, *variant;
 	char *detected = NULL, *cause = NULL;
 	struct td_model *m = NULL;
 	enum td_smt smt;
-	bool perf = false, models = false, only_plan = false, nmi = mux_nmi_watchdog_active();
-	int c, ret = GX_EXIT_OK, err, *group = NULL;
+	bool perf, models, only_plan, nmi;
+	int ret = GX_EXIT_OK, err, *group = NULL;
 	struct mux_plan plan = { .reference = -1 };
 	struct mux_counters counters;
+	struct cmd_args a;
 
-	smt = td_smt_detect();
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': cpu = optarg; break;
-		case 'p': perf = true; break;
-		case 'v': variant = optarg; break;
-		case 'm': models = true; break;
-		case 'P': only_plan = true; break;
-		case 'n':
-			if (strcmp(optarg, "on") == 0)
-				nmi = true;
-			else if (strcmp(optarg, "off") == 0)
-				nmi = false;
-			else {
-				cmd_error("list: --nmi-watchdog takes on or off, not '%s'", optarg);
-				return GX_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			if (strcmp(optarg, "on") == 0)
-				smt = TD_SMT_ON;
-			else if (strcmp(optarg, "off") == 0)
-				smt = TD_SMT_OFF;
-			else {
-				cmd_error("list: --smt takes on or off, not '%s'", optarg);
-				return GX_EXIT_USAGE;
-			}
-			break;
-		default:
-			return cmd_usage(&cmd_list_entry);
-		}
-	}
-	if (optind != argc)
-		return cmd_usage(&cmd_list_entry);
+	if (cmd_parse(&cmd_list_entry, &o, argc, argv, &a))
+		return a.exit;
+	cpu = o.cpu;
+	variant = o.variant;
+	smt = (enum td_smt)o.smt;
+	perf = o.perf;
+	models = o.models;
+	only_plan = o.plan;
+	nmi = o.nmi < 0 ? mux_nmi_watchdog_active() : o.nmi;
 	if (models) {
 		char **ids;
 
@@ -252,8 +247,7 @@ out:
 }
 
 const struct cmd_entry cmd_list_entry = {
-	.name = "list",
-	.usage = "list [--cpu MODEL] [--perf] [--plan] [--smt on|off] [--nmi-watchdog on|off] [--variant NAME] [--models]",
+	.name = "list", .usage = "",
+	.exec = cmd_list_exec, .options = list_options, .max_args = 0,
 	.summary = "show the metric tree and the events for this (or another) CPU",
-	.exec = cmd_list_exec,
 };

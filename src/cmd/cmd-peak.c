@@ -8,12 +8,13 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-int.h"
 #include "peak/peak.h"
 #include "util/util.h"
 
@@ -24,78 +25,58 @@ static void progress(void *arg, const char *what)
 	fflush(stderr);
 }
 
+struct peak_cmd_opts {
+	struct peak_opts peak;
+	bool json, no_save, list;
+	const char *output;
+};
+
+static const struct cmd_option peak_options[] = {
+	CMD_OPT_BOOL('q', "quick", struct peak_cmd_opts, peak.quick,
+		     "fewer samples and sizes; finishes in a few seconds"),
+	CMD_OPT_BOOL('j', "json", struct peak_cmd_opts, json, "print the JSON document instead of the table"),
+	CMD_OPT_STRING('t', "tests", struct peak_cmd_opts, peak.tests, "LIST",
+		       "only the tests matching these comma-separated patterns or groups", "all"),
+	CMD_OPT_UINT(0, "threads", struct peak_cmd_opts, peak.max_threads, "N",
+		     "use at most N CPUs for the all-core and contention tests", "every CPU",
+		     1, 65536, "a number of CPUs"),
+	CMD_OPT_STRING('o', "output", struct peak_cmd_opts, output, "FILE",
+		       "save the JSON document to FILE instead of the cache", NULL),
+	CMD_OPT_BOOL(0, "no-save", struct peak_cmd_opts, no_save,
+		     "do not save the results"),
+	CMD_OPT_BOOL(0, "list", struct peak_cmd_opts, list, "list the test names and groups"),
+	CMD_OPT_BOOL(0, "single-sample", struct peak_cmd_opts, peak.single_sample,
+		     "time every kernel once: no minimum over samples"),
+	CMD_OPT_END(),
+};
+
 static int cmd_peak_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "tests", required_argument, NULL, 't' },
-		{ "threads", required_argument, NULL, 'T' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "no-save", no_argument, NULL, 'n' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "single-sample", no_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct peak_opts o = { 0 };
+	struct peak_cmd_opts po = { 0 };
+	struct peak_opts o;
 	struct peak_result res;
 	struct strbuf sb = STRBUF_INIT;
-	bool json = false, save = true;
-	const char *output = NULL;
-	char *cause = NULL, *path = NULL, *end;
+	bool json, save;
+	const char *output;
+	char *cause = NULL, *path = NULL;
 	json_t *doc;
-	int c, err, ret = GX_EXIT_FAIL;
+	int err, ret = GX_EXIT_FAIL;
+	struct cmd_args a;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+qjt:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'q':
-			o.quick = true;
-			break;
-		case 'j':
-			json = true;
-			break;
-		case 't':
-			o.tests = optarg;
-			break;
-		case 'T':
-			o.max_threads = (int)strtol(optarg, &end, 10);
-			if (*end || o.max_threads < 1) {
-				cmd_error("--threads: '%s' is not a positive number", optarg);
-				return GX_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'n':
-			save = false;
-			break;
-		case 'S':
-			o.single_sample = true;
-			break;
-		case 'l':
-			for (const char *const *n = peak_test_names(); *n; n++)
-				printf("%s\n", *n);
-			printf("fma+load\nfma+fadd\nfma+store\nload+store\n");
-			printf("bandwidth\ncontention\nlatency\n");
-			printf("groups: int fp vec load store mix mem\n");
-			return GX_EXIT_OK;
-		case 'h':
-			printf("usage: gexplore %s\n", cmd_peak_entry.usage);
-			return GX_EXIT_OK;
-		default:
-			if (optopt)
-				cmd_error("option -%c: unknown or missing its argument", optopt);
-			else
-				cmd_error("unknown option '%s'", argv[optind - 1]);
-			return cmd_usage(&cmd_peak_entry);
-		}
+	if (cmd_parse(&cmd_peak_entry, &po, argc, argv, &a))
+		return a.exit;
+	if (po.list) {
+		for (const char *const *n = peak_test_names(); *n; n++)
+			printf("%s\n", *n);
+		printf("fma+load\nfma+fadd\nfma+store\nload+store\n");
+		printf("bandwidth\ncontention\nlatency\n");
+		printf("groups: int fp vec load store mix mem\n");
+		return GX_EXIT_OK;
 	}
-	if (optind != argc)
-		return cmd_usage(&cmd_peak_entry);
+	o = po.peak;
+	json = po.json;
+	save = !po.no_save;
+	output = po.output;
 	if (isatty(STDERR_FILENO)) {
 		o.progress = progress;
 		fprintf(stderr, "gexplore peak: pinning to one CPU; keep the machine otherwise idle\n");
@@ -143,9 +124,7 @@ out:
 }
 
 const struct cmd_entry cmd_peak_entry = {
-	.name = "peak",
-	.usage = "peak [--quick] [--json] [--tests LIST] [--threads N] [-o FILE] [--no-save] [--list] "
-		 "[--single-sample]",
+	.name = "peak", .usage = "",
+	.exec = cmd_peak_exec, .options = peak_options, .max_args = 0,
 	.summary = "measure this processor's peaks (latency, throughput, bandwidth)",
-	.exec = cmd_peak_exec,
 };

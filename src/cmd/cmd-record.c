@@ -7,7 +7,7 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -57,19 +57,6 @@ static int sink_round_end(struct collect_sink *s)
 	return rs->err;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	errno = 0;
-	v = strtoull(s, &end, 0);
-	if (errno || end == s || *end || s[0] == '-')
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static char *encoding_of(const struct perf_event_attr *a)
 {
 	if (a->config1 || a->config2)
@@ -88,181 +75,136 @@ static double rusage_cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
-static const char *const record_usage_text =
-	"[-o DIR] [-f] [-e EVENTS] [-c SAV | -F HZ] [--rate X] [-g | --call-graph fp|dwarf[,SIZE]]\n"
-	"                [--cpu MODEL] [-p PID | -a] [-m PAGES] [--no-inherit] [--no-report] [--no-tui]\n"
-	"                [--slice MS] [--mux=gexplore|kernel] [--mux-runs]\n"
-	"                [--check 'CHECK-OPTIONS' [--repeat N]] -- CMD [ARGS]";
-
-/* Parse the record options into o; returns the index of the first
- * non-option argument, or -1 after printing an error. */
-static int parse_record_opts(int argc, char **argv, struct record_opts *ro)
+static int opt_callgraph_fp(const struct cmd_option *opt, void *base, const char *arg,
+			    char **cause)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "event", required_argument, NULL, 'e' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "rate", required_argument, NULL, 'R' },
-		{ "call-graph", required_argument, NULL, 'G' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "mmap-pages", required_argument, NULL, 'm' },
-		{ "no-inherit", no_argument, NULL, 'I' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "no-report", no_argument, NULL, 'N' },
-		{ "no-tui", no_argument, NULL, 'U' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "slice", required_argument, NULL, 1001 },
-		{ "mux", required_argument, NULL, 1002 },
-		{ "mux-runs", no_argument, NULL, 1003 },
-		{ "check", required_argument, NULL, 'K' },
-		{ "repeat", required_argument, NULL, 'Y' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct collect_opts *o = &ro->collect;
+	struct record_opts *ro = base;
+
+	(void)opt;
+	(void)arg;
+	(void)cause;
+	ro->collect.callgraph = COLLECT_CG_FP;
+	return 0;
+}
+
+static int opt_callgraph(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct record_opts *ro = base;
 	uint64_t v;
-	int c;
 
-	o->rate = 1.0;
-	o->stack_size = 8192;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+o:fe:c:F:gp:am:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			ro->output = optarg;
-			break;
-		case 'f':
-			ro->force = true;
-			break;
-		case 'e':
-			o->events = optarg;
-			break;
-		case 'c':
-			if (parse_u64(optarg, &o->sav) || !o->sav) {
-				cmd_error("-c: '%s' is not a positive sample-after value", optarg);
-				return -1;
-			}
-			break;
-		case 'F':
-			if (parse_u64(optarg, &v) || !v || v > 1000000) {
-				cmd_error("-F: '%s' is not a frequency in Hz (1..1000000)", optarg);
-				return -1;
-			}
-			o->freq = (uint32_t)v;
-			break;
-		case 'R': {
-			char *end;
-
-			o->rate = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->rate > 0) || o->rate > 1e6) {
-				cmd_error("--rate: '%s' is not a positive factor", optarg);
-				return -1;
-			}
-			break;
-		}
-		case 'g':
-			o->callgraph = COLLECT_CG_FP;
-			break;
-		case 'G':
-			if (!strcmp(optarg, "fp")) {
-				o->callgraph = COLLECT_CG_FP;
-			} else if (!strncmp(optarg, "dwarf", 5) && (!optarg[5] || optarg[5] == ',')) {
-				o->callgraph = COLLECT_CG_DWARF;
-				if (optarg[5]) {
-					if (parse_u64(optarg + 6, &v) || v < 8 || v > 65528 || v % 8) {
-						cmd_error("--call-graph dwarf,SIZE: SIZE must be a multiple of 8 in 8..65528, not '%s'",
-							  optarg + 6);
-						return -1;
-					}
-					o->stack_size = (uint32_t)v;
-				}
-			} else {
-				cmd_error("--call-graph: '%s' is not fp or dwarf[,SIZE]", optarg);
-				return -1;
-			}
-			break;
-		case 'p':
-			if (parse_u64(optarg, &v) || !v || v > INT_MAX) {
-				cmd_error("-p: '%s' is not a process id", optarg);
-				return -1;
-			}
-			o->pid = (pid_t)v;
-			break;
-		case 'a':
-			o->system_wide = true;
-			break;
-		case 'm':
-			if (parse_u64(optarg, &v) || !v || v > (1u << 20) || (v & (v - 1))) {
-				cmd_error("-m: '%s' is not a power of two number of pages", optarg);
-				return -1;
-			}
-			o->mmap_pages = (uint32_t)v;
-			break;
-		case 'I':
-			o->no_inherit = true;
-			break;
-		case 'C':
-			ro->cpu = optarg;
-			break;
-		case 'N':
-			ro->no_report = true;
-			break;
-		case 'U':
-			ro->no_tui = true;
-			break;
-		case 'q':
-			ro->quiet = true;
-			break;
-		case 1001:
-			if (parse_u64(optarg, &v) || !v || v > 10000) {
-				cmd_error("--slice: '%s' is not a slice length in ms (1..10000)", optarg);
-				return -1;
-			}
-			ro->slice_ms = (uint32_t)v;
-			break;
-		case 1002:
-			ro->mux = optarg;
-			break;
-		case 1003:
-			ro->mux_runs = true;
-			break;
-		case 'K':	/* gexplore-check(1) */
-			ro->check = optarg;
-			break;
-		case 'Y':
-			if (parse_u64(optarg, &v) || !v || v > 1000) {
-				cmd_error("--repeat: '%s' is not a number of runs (1..1000)", optarg);
-				return -1;
-			}
-			ro->repeat = (unsigned)v;
-			break;
-		case 'h':
-			printf("usage: gexplore record %s\n", record_usage_text);
-			ro->help = true;
-			return optind;
-		default:
-			if (optopt && strchr("oecFpm", optopt))
-				cmd_error("option -%c needs an argument", optopt);
-			else if (optopt)
-				cmd_error("unknown option -%c", optopt);
-			else
-				cmd_error("unknown option '%s'", argv[optind - 1]);
-			return -1;
-		}
+	(void)opt;
+	if (!strcmp(arg, "fp")) {
+		ro->collect.callgraph = COLLECT_CG_FP;
+		return 0;
 	}
+	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
+		*cause = xasprintf("expected fp or dwarf[,SIZE], got '%s'", arg);
+		return -1;
+	}
+	ro->collect.callgraph = COLLECT_CG_DWARF;
+	if (!arg[5])
+		return 0;
+	if (cmd_parse_u64(arg + 6, 8, 65528, &v) || v % 8) {
+		*cause = xasprintf("dwarf,SIZE: expected a multiple of 8 from 8 to 65528, got '%s'",
+				   arg + 6);
+		return -1;
+	}
+	ro->collect.stack_size = (uint32_t)v;
+	return 0;
+}
+
+static int opt_mmap_pages(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct record_opts *ro = base;
+	uint64_t v;
+
+	(void)opt;
+	if (cmd_parse_u64(arg, 1, 1u << 20, &v) || (v & (v - 1))) {
+		*cause = xasprintf("expected a power of two number of pages from 1 to 1048576, "
+				   "got '%s'", arg);
+		return -1;
+	}
+	ro->collect.mmap_pages = (uint32_t)v;
+	return 0;
+}
+
+/* --check 'SPEC': check's options, parsed now by check's own table */
+static int opt_check(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct record_opts *ro = base;
+
+	(void)opt;
+	check_cmd_opts__delete(ro->check);
+	ro->check = NULL;
+	if (check_cmd_opts__new(&ro->check, arg) != 0) {
+		*cause = xasprintf("'%s' is not a check (gexplore-check(1))", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct cmd_option record_options[] = {
+	CMD_OPT_STRING('o', "output", struct record_opts, output, "DIR",
+		       "write the result to DIR", "the next free gxNNN here"),
+	CMD_OPT_BOOL('f', "force", struct record_opts, force, "reuse a non-empty -o DIR"),
+	CMD_OPT_STRING('e', "event", struct record_opts, collect.events, "EVENTS",
+		       "sample these events ({a,b} groups them)", "the CPU's top-down events"),
+	CMD_OPT_UINT('c', "count", struct record_opts, collect.sav, "SAV",
+		     "sample every SAV occurrences of each event", "the model's", 1, UINT64_MAX,
+		     "a sample-after value"),
+	CMD_OPT_UINT('F', "freq", struct record_opts, collect.freq, "HZ",
+		     "sample HZ times a second instead (not with -c)", NULL, 1, 1000000,
+		     "a frequency in Hz"),
+	CMD_OPT_DOUBLE(0, "rate", struct record_opts, collect.rate, "X",
+		       "multiply every sample-after value by X", "1", 1e-6, 1e6, "a factor"),
+	CMD_OPT_CALLBACK('g', NULL, NULL, opt_callgraph_fp,
+			 "record call stacks by frame pointers (--call-graph fp)", NULL),
+	CMD_OPT_CALLBACK(0, "call-graph", "fp|dwarf[,SIZE]", opt_callgraph,
+			 "record call stacks; dwarf copies SIZE bytes of stack", "no stacks; SIZE 8192"),
+	CMD_OPT_UINT('p', "pid", struct record_opts, collect.pid, "PID",
+		     "attach to the running process PID", NULL, 1, INT_MAX, "a process id"),
+	CMD_OPT_BOOL('a', "all-cpus", struct record_opts, collect.system_wide,
+		     "record every CPU (system-wide)"),
+	CMD_OPT_CALLBACK('m', "mmap-pages", "PAGES", opt_mmap_pages,
+			 "data pages per ring buffer, a power of two", "auto"),
+	CMD_OPT_STRING(0, "cpu", struct record_opts, cpu, "MODEL",
+		       "the top-down model of another CPU", "this CPU's"),
+	CMD_OPT_BOOL(0, "no-inherit", struct record_opts, collect.no_inherit,
+		     "do not follow children and new threads"),
+	{ .kind = CMD_OPTK_INCLUDE, .sub = record_mux_options },	/* cmd-mux.c */
+	CMD_OPT_BOOL(0, "no-report", struct record_opts, no_report,
+		     "gexplore -- CMD: record only, show nothing"),
+	CMD_OPT_BOOL(0, "no-tui", struct record_opts, no_tui,
+		     "gexplore -- CMD: the text summary even on a terminal"),
+	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
+	CMD_OPT_CALLBACK(0, "check", "SPEC", opt_check,
+			 "then check the result with these gexplore check options", NULL),
+	CMD_OPT_UINT(0, "repeat", struct record_opts, repeat, "N",
+		     "with --check: record N times and check the runs together", "1", 1, 1000,
+		     "a number of runs"),
+	CMD_OPT_END(),
+};
+
+void record_opts__init(struct record_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->collect.rate = 1.0;
+	ro->collect.stack_size = 8192;
+}
+
+int record_opts__check(const struct record_opts *ro, char **cause)
+{
+	const struct collect_opts *o = &ro->collect;
+
 	if (o->sav && o->freq) {
-		cmd_error("-c and -F exclude each other: choose a sample-after value or a frequency");
+		*cause = xstrdup("-c and -F exclude each other: choose a sample-after value or a frequency");
 		return -1;
 	}
 	if (o->pid && o->system_wide) {
-		cmd_error("-p and -a exclude each other");
+		*cause = xstrdup("-p and -a exclude each other");
 		return -1;
 	}
-	return optind;
+	return 0;
 }
 
 /*
@@ -402,9 +344,9 @@ static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *
 	free(cause);
 }
 
-int record_run(int argc, char **argv, bool then_report)
+int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
 {
-	struct record_opts ro = { 0 };
+	struct record_opts ro = *opts;
 	struct collect_session *s = NULL;
 	struct perf_writer *w = NULL;
 	struct pd_evsel *evsels = NULL;
@@ -415,30 +357,18 @@ int record_run(int argc, char **argv, bool then_report)
 	char *dir = NULL, *data = NULL, *cause = NULL, *model_spec = NULL;
 	const struct collect_stats *st;
 	size_t nev, nw = 0;
-	int idx, err, ret = GX_EXIT_FAIL;
+	int err, ret = GX_EXIT_FAIL;
 	double cpu0;
 
-	gx_meta__init(&meta);
-	idx = parse_record_opts(argc, argv, &ro);
-	if (idx < 0)
-		return GX_EXIT_USAGE;
-	if (ro.help)
-		return GX_EXIT_OK;
-	if (ro.repeat > 1 && !(ro.check && idx < argc)) {
-		cmd_error("--repeat N needs --check SPEC and a command");
-		return GX_EXIT_USAGE;
-	}
-	if (ro.repeat > 1)
-		return check_record_repeat(ro.check, ro.repeat, argc, argv, idx);
-	ro.collect.argv = idx < argc ? argv + idx : NULL;
 	if (!ro.collect.argv && !ro.collect.pid && !ro.collect.system_wide) {
 		cmd_error("nothing to record: give a command after '--', or -p PID, or -a");
-		return cmd_usage(then_report ? &cmd_record_entry : &cmd_record_entry);
+		return cmd_usage(&cmd_record_entry);
 	}
 	if (ro.collect.argv && ro.collect.pid) {
 		cmd_error("-p attaches to a running process: give no command with it");
 		return GX_EXIT_USAGE;
 	}
+	gx_meta__init(&meta);
 	cpu0 = rusage_cpu_s();
 
 	if (ro.force && ro.output && access(ro.output, F_OK) == 0) {
@@ -565,7 +495,7 @@ int record_run(int argc, char **argv, bool then_report)
 	else
 		ret = GX_EXIT_OK;
 	if (ro.check && !err && ret == GX_EXIT_OK)	/* the check's status is ours */
-		ret = check_after_record(ro.check, dir);
+		ret = check_run(ro.check, &dir, 1);
 out:
 	perf_writer__delete(w);
 	collect_session__delete(s);
@@ -580,14 +510,87 @@ out:
 	return ret;
 }
 
+int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
+		  int argc, char **argv, char ***dirs_out)
+{
+	char **dirs = xcalloc(n + 1, sizeof(char *));
+	int ret = GX_EXIT_OK;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct record_opts r = *ro;
+		char *cause = NULL;
+		int rc;
+
+		if (pd_result_dir__create(NULL, ".", &dirs[k], &cause)) {
+			cmd_error("%s", cause);
+			free(cause);
+			ret = GX_EXIT_FAIL;
+			break;
+		}
+		/* each run its own new result, recorded only */
+		r.output = dirs[k];
+		r.force = false;
+		r.quiet = true;
+		r.no_report = true;
+		r.check = NULL;
+		r.repeat = 0;
+		r.collect.argv = cmd;
+		if (!quiet)
+			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, n, dirs[k]);
+		rc = record_run(&r, false, argc, argv);
+		if (rc != 0) {
+			cmd_error("check: run %u of '%s' exited with status %d; not checking it", k + 1,
+				  cmd[0], rc);
+			ret = GX_EXIT_USAGE;
+			break;
+		}
+	}
+	*dirs_out = dirs;
+	return ret;
+}
+
 static int cmd_record_exec(int argc, char **argv)
 {
-	return record_run(argc, argv, !strcmp(argv[0], "run"));
+	struct record_opts ro;
+	struct cmd_args a;
+	char *cause = NULL, **dirs = NULL;
+	int ret;
+
+	record_opts__init(&ro);
+	if (cmd_parse(&cmd_record_entry, &ro, argc, argv, &a)) {
+		ret = a.exit;
+		goto out;
+	}
+	ret = GX_EXIT_USAGE;
+	if (record_opts__check(&ro, &cause)) {
+		cmd_error("%s", cause);
+		free(cause);
+		goto out;
+	}
+	ro.collect.argv = a.argc ? a.argv : NULL;
+	if (ro.repeat > 1 && !(ro.check && a.argc)) {
+		cmd_error("--repeat N needs --check SPEC and a command");
+		goto out;
+	}
+	if (ro.repeat <= 1) {
+		ret = record_run(&ro, !strcmp(argv[0], "run"), argc, argv);
+		goto out;
+	}
+	/* record --repeat N --check SPEC -- CMD: N runs, checked together */
+	ret = record_repeat(&ro, a.argv, ro.repeat, check_cmd_opts__quiet(ro.check), argc, argv,
+			    &dirs);
+	if (!ret)
+		ret = check_run(ro.check, dirs, ro.repeat);
+	for (unsigned k = 0; dirs && k < ro.repeat; k++)
+		free(dirs[k]);
+	free(dirs);
+out:
+	check_cmd_opts__delete(ro.check);
+	return ret;
 }
 
 const struct cmd_entry cmd_record_entry = {
-	.name = "record",
-	.usage = "record [-o DIR] [-e EVENTS] [-c SAV | -F HZ] [-g] [-p PID | -a] -- CMD [ARGS]",
+	.name = "record", .usage = "[--] CMD [ARGS]",
+	.exec = cmd_record_exec, .options = record_options, .max_args = -1, .stop_at_arg = true,
 	.summary = "run a command under the performance counters and write a result",
-	.exec = cmd_record_exec,
 };

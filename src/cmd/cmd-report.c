@@ -8,7 +8,7 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,156 +210,141 @@ int report_print_sym(const char *result, const char *parent, const struct cmd_sy
 	return report_print(result, parent, &o);
 }
 
-static int cmd_report_exec(int argc, char **argv)
+/* The command line of `gexplore report`: the report's options and the
+ * command's own. */
+struct report_cli {
+	struct report_cmd_opts o;
+	const char *input, *format, *output;
+	bool roofline;			/* roofline (issue 8) */
+	const char *roofline_file;	/* roofline (issue 8) */
+};
+
+static int opt_format(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
-	enum {
-		OPT_BY = 256, OPT_EVENT, OPT_CSV, OPT_FOLDED,
-	};
-	static const struct option longopts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "csv", no_argument, NULL, OPT_CSV },
-		{ "folded", no_argument, NULL, OPT_FOLDED },
-		{ "by", required_argument, NULL, OPT_BY },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "percent-limit", required_argument, NULL, 'P' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "smt", required_argument, NULL, 'S' },
-		{ "event", required_argument, NULL, OPT_EVENT },
-		CMD_SYMOPTS_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ "roofline", optional_argument, NULL, 'R' },	/* roofline (issue 8) */
-		{ "format", required_argument, NULL, 'F' },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct report_cli *c = base;
+
+	(void)arg;
+	if (c->o.format != FMT_TEXT && c->o.format != (enum report_format)opt->data) {
+		*cause = xstrdup("only one of --json, --csv and --folded");
+		return -1;
+	}
+	c->o.format = (enum report_format)opt->data;
+	return 0;
+}
+
+static int opt_by(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
 	static const char *const by_aliases[] = { "processes", "threads", "modules", "functions",
 						  "lines", "callpaths", NULL };
-	struct report_cmd_opts o = { .r = { .limit = 10 } };
-	bool roofline = false;			/* roofline (issue 8) */
-	const char *roofline_file = NULL;	/* roofline (issue 8) */
-	const char *input = NULL, *format = NULL, *output = NULL;
-	char *end;
-	int c, k;
+	struct report_cli *c = base;
+	int k = name_index(report_by_names, arg);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:s:o:h", longopts, NULL)) != -1) {
-		k = cmd_symopts__parse(&o.sym, c, optarg);
-		if (k < 0)
-			return -k;
-		if (k)
-			continue;
-		switch (c) {
-		case 'F':	/* --format pprof|json|text|folded|csv (gexplore-report(1)) */
-			format = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'i':
-			input = optarg;
-			break;
-		case 'j':
-			if (set_format(&o, FMT_JSON, "--json"))
-				return GX_EXIT_USAGE;
-			break;
-		case OPT_CSV:
-			if (set_format(&o, FMT_CSV, "--csv"))
-				return GX_EXIT_USAGE;
-			break;
-		case OPT_FOLDED:
-			if (set_format(&o, FMT_FOLDED, "--folded"))
-				return GX_EXIT_USAGE;
-			break;
-		case OPT_BY:
-			k = name_index(report_by_names, optarg);
-			if (k < 0)
-				k = name_index(by_aliases, optarg);
-			if (k < 0) {
-				cmd_error("--by: '%s' is not function, line, module, thread, process "
-					  "or callpath", optarg);
-				return GX_EXIT_USAGE;
-			}
-			o.r.by = (enum profile_by)k;
-			o.r.by_given = true;
-			break;
-		case 'l':
-			o.r.limit = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || optarg[0] == '-') {
-				cmd_error("--limit: '%s' is not a number of rows", optarg);
-				return GX_EXIT_USAGE;
-			}
-			break;
-		case 'P':
-			o.r.percent_limit = strtod(optarg, &end);
-			if (*end || end == optarg || o.r.percent_limit < 0 || o.r.percent_limit > 100) {
-				cmd_error("--percent-limit: '%s' is not a percentage", optarg);
-				return GX_EXIT_USAGE;
-			}
-			break;
-		case 's':
-			k = name_index(report_sort_names, optarg);
-			if (k >= 0)
-				o.r.sort = (enum profile_sort)k;
-			else
-				o.event = optarg;	/* before 0.2, --sort named the event */
-			break;
-		case OPT_EVENT:
-			o.event = optarg;
-			break;
-		case 'C':
-			o.cpu = optarg;
-			break;
-		case 'S':
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				cmd_error("--smt: '%s' is not on or off", optarg);
-				return GX_EXIT_USAGE;
-			}
-			o.smt = !strcmp(optarg, "on") ? TD_SMT_ON : TD_SMT_OFF;
-			break;
-		case 'h':
-			printf("usage: gexplore %s\n", cmd_report_entry.usage);
-			return GX_EXIT_OK;
-		/* ---- roofline (issue 8, src/cmd/cmd-roofline.c) ---- */
-		case 'R':
-			roofline = true;
-			roofline_file = optarg;
-			/* `--roofline out.svg` as well as `--roofline=out.svg` */
-			if (!optarg && optind < argc && (strstr(argv[optind], ".svg") ||
-							 strstr(argv[optind], ".html")))
-				roofline_file = argv[optind++];
-			break;
-		/* ---- end roofline ---- */
-		default:
-			if (optopt)
-				cmd_error("option -%c: unknown or missing its argument", optopt);
-			else
-				cmd_error("unknown option '%s'", argv[optind - 1]);
-			return cmd_usage(&cmd_report_entry);
-		}
+	(void)opt;
+	if (k < 0)
+		k = name_index(by_aliases, arg);
+	if (k < 0) {
+		*cause = xasprintf("expected function, line, module, thread, process or callpath, "
+				   "got '%s'", arg);
+		return -1;
 	}
+	c->o.r.by = (enum profile_by)k;
+	c->o.r.by_given = true;
+	return 0;
+}
+
+static int opt_sort(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct report_cli *c = base;
+	int k = name_index(report_sort_names, arg);
+
+	(void)opt;
+	(void)cause;
+	if (k >= 0)
+		c->o.r.sort = (enum profile_sort)k;
+	else
+		c->o.event = arg;	/* before 0.2, --sort named the event */
+	return 0;
+}
+
+/* ---- roofline (issue 8, src/cmd/cmd-roofline.c) ---- */
+static int opt_roofline(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct report_cli *c = base;
+
+	(void)opt;
+	(void)cause;
+	c->roofline = true;
+	c->roofline_file = arg;
+	return 0;
+}
+
+/* `--roofline out.svg` as well as `--roofline=out.svg` */
+static bool roofline_takes(const char *next)
+{
+	return strstr(next, ".svg") || strstr(next, ".html");
+}
+/* ---- end roofline ---- */
+
+static const struct cmd_enum smt_names[] = {
+	{ "on", TD_SMT_ON }, { "off", TD_SMT_OFF }, { NULL, 0 },
+};
+
+static const struct cmd_option report_options[] = {
+	CMD_OPT_STRING('i', "input", struct report_cli, input, "FILE",
+		       "read FILE (- is standard input)", "the newest gxNNN result here"),
+	CMD_OPT_CALLBACK_DATA(0, "json", NULL, opt_format, FMT_JSON, "print one JSON object", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "csv", NULL, opt_format, FMT_CSV, "print one CSV table", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "folded", NULL, opt_format, FMT_FOLDED,
+			      "print folded stacks for flame graphs", NULL),
+	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
+			 "the table: function, line, module, thread, process or callpath", NULL),
+	CMD_OPT_CALLBACK('s', "sort", "COLUMN", opt_sort,
+			 "order rows by self, total, samples or name", "self"),
+	CMD_OPT_STRING(0, "event", struct report_cli, o.event, "EVENT",
+		       "the event that orders and filters the rows", "the first"),
+	CMD_OPT_UINT(0, "limit", struct report_cli, o.r.limit, "N",
+		     "at most N rows per table; 0 shows all", "10", 0, UINT32_MAX,
+		     "a number of rows"),
+	CMD_OPT_DOUBLE(0, "percent-limit", struct report_cli, o.r.percent_limit, "P",
+		       "hide rows under P percent of the sorting event", "0", 0, 100,
+		       "a percentage"),
+	CMD_OPT_INCLUDE(struct report_cli, o.sym, cmd_symopts_options),
+	CMD_OPT_STRING(0, "cpu", struct report_cli, o.cpu, "MODEL",
+		       "evaluate the top-down tree with this model", "the recording's"),
+	CMD_OPT_ENUM(0, "smt", struct report_cli, o.smt, smt_names,
+		     "evaluate the SMT forms of the formulas, or not", "as recorded"),
+	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
+				"draw the roofline instead (to an .svg or .html FILE)"),
+	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
+		       "export as pprof, json, csv, folded or text", "text"),
+	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
+		       "write the --format export to FILE", "standard output"),
+	CMD_OPT_END(),
+};
+
+static int cmd_report_exec(int argc, char **argv)
+{
+	struct report_cli c = { .o = { .r = { .limit = 10 } } };
+	struct report_cmd_opts o;
+	struct cmd_args a;
+	const char *input;
+
+	if (cmd_parse(&cmd_report_entry, &c, argc, argv, &a))
+		return a.exit;
+	if (a.argc && c.input)
+		return cmd_usage(&cmd_report_entry);
+	input = a.argc ? a.argv[0] : c.input;
+	o = c.o;
 	cmd_symopts__apply(&o.sym, &o.prof);
-	if (optind < argc) {
-		if (input || optind + 1 < argc)
-			return cmd_usage(&cmd_report_entry);
-		input = argv[optind];
-	}
-	if (roofline)	/* roofline (issue 8) */
-		return report_roofline(input, ".", roofline_file);
-	if (format || output)
-		return report_format(input, format ? format : "text", output, &o);
+	if (c.roofline)	/* roofline (issue 8) */
+		return report_roofline(input, ".", c.roofline_file);
+	if (c.format || c.output)
+		return report_format(input, c.format ? c.format : "text", c.output, &o);
 	return report_print(input, ".", &o);
 }
 
 const struct cmd_entry cmd_report_entry = {
-	.name = "report",
-	.usage = "report [--json | --csv | --folded] [--by function|line|module|thread|process|callpath]\n"
-		 "       [--sort self|total|samples|name] [--event EVENT] [--limit N] [--percent-limit P]\n"
-		 "       " CMD_SYMOPTS_USAGE "\n"
-		 "       [--cpu MODEL] [--smt on|off]\n"
-		 "       [--roofline [FILE]] [--format pprof|json|csv|folded|text -o FILE] [RESULT | -i FILE]",
+	.name = "report", .usage = "[RESULT]",
+	.exec = cmd_report_exec, .options = report_options, .max_args = 1,
 	.summary = "print a result: events, processes, threads, modules and hotspots",
-	.exec = cmd_report_exec,
 };

@@ -13,42 +13,41 @@
 
 #include "cmd-int.h"
 #include "profile/profile.h"
+#include "util/util.h"
 
-int cmd_symopts__parse(struct cmd_symopts *so, int c, const char *arg)
+/* asked for by name: a file that cannot be read is an error, not a silent
+ * `[kernel]` */
+static int opt_kallsyms(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
-	switch (c) {
-	case CMD_OPT_SYMFS:
-		so->symfs = arg;
-		return 1;
-	case CMD_OPT_SEARCH:
-		if (so->nr_search_paths == CMD_MAX_SEARCH_PATHS) {
-			cmd_error("--search-path: at most %d directories", CMD_MAX_SEARCH_PATHS);
-			return -GX_EXIT_USAGE;
-		}
-		so->search_paths[so->nr_search_paths++] = arg;
-		return 1;
-	case CMD_OPT_KALLSYMS:
-		/* asked for by name: a file that cannot be read is an error,
-		 * not a silent `[kernel]` */
-		if (access(arg, R_OK) != 0) {
-			cmd_error("--kallsyms %s: %s", arg, strerror(errno));
-			return -GX_EXIT_USAGE;
-		}
-		so->kallsyms = arg;
-		return 1;
-	case CMD_OPT_NO_INLINE:
-		so->no_inline = true;
-		return 1;
-	default:
-		return 0;
+	struct cmd_symopts *so = base;
+
+	(void)opt;
+	if (access(arg, R_OK) != 0) {
+		*cause = xasprintf("%s: %s", arg, strerror(errno));
+		return -1;
 	}
+	so->kallsyms = arg;
+	return 0;
 }
+
+const struct cmd_option cmd_symopts_options[] = {
+	CMD_OPT_STRING(0, "symfs", struct cmd_symopts, symfs, "DIR",
+		       "look for the recorded files under DIR (a copy of the recording machine's /)",
+		       NULL),
+	CMD_OPT_LIST(0, "search-path", struct cmd_symopts, search_paths, "DIR",
+		     "also look for binaries and debug files in DIR (up to 32 times)"),
+	CMD_OPT_CALLBACK(0, "kallsyms", "FILE", opt_kallsyms,
+			 "kernel symbols from FILE (a copy of /proc/kallsyms)", NULL),
+	CMD_OPT_BOOL(0, "no-inline", struct cmd_symopts, no_inline,
+		     "do not expand inlined functions (faster)"),
+	CMD_OPT_END(),
+};
 
 void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po)
 {
 	po->symfs = so->symfs;
 	po->kallsyms = so->kallsyms;
-	po->search_paths = so->nr_search_paths ? so->search_paths : NULL;
-	po->nr_search_paths = so->nr_search_paths;
+	po->search_paths = so->search_paths.n ? so->search_paths.v : NULL;
+	po->nr_search_paths = so->search_paths.n;
 	po->no_inline = so->no_inline;
 }

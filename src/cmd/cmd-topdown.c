@@ -3,12 +3,13 @@
 #include "cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
+#include "cmd-int.h"
 #include "topdown/topdown.h"
 
 /*
@@ -54,53 +55,60 @@ static bool level1_missing(const struct td_model *m, const struct td_result *res
 	return any;
 }
 
+struct topdown_opts {
+	const char *cpu, *counts, *variant;
+	int smt;	/* enum td_smt */
+	bool core_wide, json, brief;
+};
+
+static const struct cmd_enum smt_names[] = {
+	{ "on", TD_SMT_ON }, { "off", TD_SMT_OFF }, { NULL, 0 },
+};
+
+static const struct cmd_option topdown_options[] = {
+	CMD_OPT_STRING(0, "cpu", struct topdown_opts, cpu, "MODEL", "the model to evaluate",
+		       "this CPU's"),
+	CMD_OPT_STRING(0, "counts", struct topdown_opts, counts, "FILE",
+		       "the event counts: perf stat output, CSV or NAME VALUE lines; - for stdin",
+		       NULL),
+	CMD_OPT_ENUM(0, "smt", struct topdown_opts, smt, smt_names,
+		     "whether SMT was on where the counts were taken", "unknown: as off"),
+	CMD_OPT_BOOL(0, "core-wide", struct topdown_opts, core_wide,
+		     "every SMT sibling was measured (system-wide), so per-core events count"),
+	CMD_OPT_STRING(0, "variant", struct topdown_opts, variant, "NAME",
+		       "the formulas of one of the model's variants", "default"),
+	CMD_OPT_BOOL(0, "json", struct topdown_opts, json, "print JSON"),
+	CMD_OPT_BOOL(0, "brief", struct topdown_opts, brief, "only level 1 and the children of flagged nodes"),
+	CMD_OPT_END(),
+};
+
 static int cmd_topdown_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "counts", required_argument, NULL, 'f' },
-		{ "smt", required_argument, NULL, 's' },
-		{ "core-wide", no_argument, NULL, 'w' },
-		{ "variant", required_argument, NULL, 'v' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "brief", no_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct topdown_opts o = { .smt = TD_SMT_UNKNOWN };
 	struct td_ctx ctx = { .smt = TD_SMT_UNKNOWN };
 	struct td_result res = { .bottleneck = -1 };
-	const char *cpu = NULL, *path = NULL;
+	const char *cpu, *path;
 	char *detected = NULL, *cause = NULL, *text = NULL;
 	struct td_model *m = NULL;
 	double *counts = NULL;
-	bool json = false, brief = false;
+	bool json, brief;
 	size_t unknown = 0;
-	int c, err, ret = GX_EXIT_OK;
+	int err, ret = GX_EXIT_OK;
+	struct cmd_args a;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': cpu = optarg; break;
-		case 'f': path = optarg; break;
-		case 'w': ctx.core_wide = true; break;
-		case 'v': ctx.variant = optarg; break;
-		case 'j': json = true; break;
-		case 'b': brief = true; break;
-		case 's':
-			if (strcmp(optarg, "on") == 0)
-				ctx.smt = TD_SMT_ON;
-			else if (strcmp(optarg, "off") == 0)
-				ctx.smt = TD_SMT_OFF;
-			else {
-				cmd_error("topdown: --smt takes on or off, not '%s'", optarg);
-				return GX_EXIT_USAGE;
-			}
-			break;
-		default:
-			return cmd_usage(&cmd_topdown_entry);
-		}
-	}
-	if (optind != argc || !path)
+	if (cmd_parse(&cmd_topdown_entry, &o, argc, argv, &a))
+		return a.exit;
+	if (!o.counts) {
+		cmd_error_in("topdown", "--counts FILE: the counts to evaluate");
 		return cmd_usage(&cmd_topdown_entry);
+	}
+	cpu = o.cpu;
+	path = o.counts;
+	ctx.smt = (enum td_smt)o.smt;
+	ctx.core_wide = o.core_wide;
+	ctx.variant = o.variant;
+	json = o.json;
+	brief = o.brief;
 	if (!cpu)
 		cpu = detected = td_detect_model();
 	err = td_model__load(cpu, NULL, &m, &cause);
@@ -178,8 +186,7 @@ out:
 }
 
 const struct cmd_entry cmd_topdown_entry = {
-	.name = "topdown",
-	.usage = "topdown [--cpu MODEL] --counts FILE [--smt on|off] [--core-wide] [--variant NAME] [--json] [--brief]",
+	.name = "topdown", .usage = "--counts FILE",
+	.exec = cmd_topdown_exec, .options = topdown_options, .max_args = 0,
 	.summary = "evaluate the top-down tree on event counts measured elsewhere",
-	.exec = cmd_topdown_exec,
 };

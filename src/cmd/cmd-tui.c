@@ -8,13 +8,14 @@
 
 #include "cmd.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd-int.h"
+#include "util/util.h"
 
 #ifdef HAVE_NCURSESW
 #include "profile/profile.h"
@@ -77,74 +78,76 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 }
 #endif
 
+struct tui_cli {
+	const char *cpu, *keys, *baseline;
+	struct cmd_symopts sym;
+	bool dumping, styles, timing;
+	int w, h;
+};
+
+static int opt_keys(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct tui_cli *c = base;
+
+	(void)opt;
+	(void)cause;
+	c->keys = arg;
+	c->dumping = true;
+	return 0;
+}
+
+static int opt_dump(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct tui_cli *c = base;
+	char x, end;
+
+	(void)opt;
+	if (sscanf(arg, "%4d%c%4d%c", &c->w, &x, &c->h, &end) != 3 || x != 'x' || c->w < 1 ||
+	    c->h < 1 || c->w > 1000 || c->h > 1000) {
+		*cause = xasprintf("expected WIDTHxHEIGHT, each from 1 to 1000, got '%s'", arg);
+		return -1;
+	}
+	c->dumping = true;
+	return 0;
+}
+
+static const struct cmd_option tui_options[] = {
+	CMD_OPT_STRING(0, "cpu", struct tui_cli, cpu, "MODEL",
+		       "evaluate the top-down tree with this model", "the recording's"),
+	CMD_OPT_INCLUDE(struct tui_cli, sym, cmd_symopts_options),
+	CMD_OPT_STRING(0, "baseline", struct tui_cli, baseline, "RESULT",
+		       "show each value's change from RESULT", NULL),
+	CMD_OPT_CALLBACK(0, "keys", "KEYS", opt_keys,
+			 "apply these keys headless and print the screen", NULL),
+	CMD_OPT_CALLBACK(0, "dump", "WxH", opt_dump, "the headless screen's size", "80x24"),
+	CMD_OPT_BOOL(0, "styles", struct tui_cli, styles,
+		     "with --keys, also print each cell's style"),
+	CMD_OPT_BOOL(0, "timing", struct tui_cli, timing,
+		     "with --keys, print the time per key on stderr"),
+	CMD_OPT_END(),
+};
+
 static int cmd_tui_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "cpu", required_argument, NULL, 'C' },
-		{ "keys", required_argument, NULL, 'k' },
-		{ "dump", required_argument, NULL, 'd' },
-		{ "styles", no_argument, NULL, 'S' },
-		{ "timing", no_argument, NULL, 'T' },
-		{ "baseline", required_argument, NULL, 'b' },
-		CMD_SYMOPTS_LONGOPTS,
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cpu = NULL, *keys = NULL, *input = NULL, *baseline = NULL;
-	struct cmd_symopts sym = { 0 };
-	bool dumping = false, styles = false, timing = false;
-	int c, w = 80, h = 24;
+	struct tui_cli cli = { .w = 80, .h = 24 };
+	const char *cpu, *keys, *input, *baseline;
+	struct cmd_symopts sym;
+	bool dumping, styles, timing;
+	int w, h;
+	struct cmd_args a;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int k = cmd_symopts__parse(&sym, c, optarg);
-
-		if (k < 0)
-			return -k;
-		if (k)
-			continue;
-		switch (c) {
-		case 'C':
-			cpu = optarg;
-			break;
-		case 'k':
-			keys = optarg;
-			dumping = true;
-			break;
-		case 'd':
-			if (sscanf(optarg, "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 1000 ||
-			    h > 1000) {
-				cmd_error("--dump: '%s' is not WIDTHxHEIGHT", optarg);
-				return GX_EXIT_USAGE;
-			}
-			dumping = true;
-			break;
-		case 'S':
-			styles = true;
-			break;
-		case 'b':
-			baseline = optarg;
-			break;
-		case 'T':
-			timing = true;
-			break;
-		case 'h':
-			printf("usage: gexplore %s\n", cmd_tui_entry.usage);
-			return GX_EXIT_OK;
-		default:
-			if (optopt)
-				cmd_error("option -%c: unknown or missing its argument", optopt);
-			else
-				cmd_error("unknown option '%s'", argv[optind - 1]);
-			return cmd_usage(&cmd_tui_entry);
-		}
-	}
-	if (optind < argc) {
-		if (optind + 1 < argc)
-			return cmd_usage(&cmd_tui_entry);
-		input = argv[optind];
-	}
+	if (cmd_parse(&cmd_tui_entry, &cli, argc, argv, &a))
+		return a.exit;
+	cpu = cli.cpu;
+	keys = cli.keys;
+	input = a.argc ? a.argv[0] : NULL;
+	baseline = cli.baseline;
+	sym = cli.sym;
+	dumping = cli.dumping;
+	styles = cli.styles;
+	timing = cli.timing;
+	w = cli.w;
+	h = cli.h;
 #ifdef HAVE_NCURSESW
 	if (dumping) {
 		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu,
@@ -191,9 +194,7 @@ static int cmd_tui_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_tui_entry = {
-	.name = "tui",
-	.usage = "tui [--cpu MODEL] " CMD_SYMOPTS_USAGE "\n"
-		 "           [--baseline RESULT] [--keys KEYS --dump WxH [--styles] [--timing]] [RESULT]",
+	.name = "tui", .usage = "[RESULT]",
+	.exec = cmd_tui_exec, .options = tui_options, .max_args = 1,
 	.summary = "explore a result interactively: summary, functions, lines, instructions",
-	.exec = cmd_tui_exec,
 };

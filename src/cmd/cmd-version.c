@@ -2,29 +2,30 @@
 
 #include "cmd.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
+
+#include "cmd-int.h"
+
+struct version_opts {
+	bool build;
+};
+
+static const struct cmd_option version_options[] = {
+	CMD_OPT_BOOL(0, "build-options", struct version_opts, build,
+		     "also the host and the optional features this build has"),
+	CMD_OPT_END(),
+};
 
 static int cmd_version_exec(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "build-options", no_argument, NULL, 'b' },
-		{ NULL, 0, NULL, 0 },
-	};
-	bool build = false;
-	int c;
+	struct version_opts o = { 0 };
+	struct cmd_args a;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
-		if (c == 'b')
-			build = true;
-		else
-			return cmd_usage(&cmd_version_entry);
-	}
-	if (optind != argc)
-		return cmd_usage(&cmd_version_entry);
+	if (cmd_parse(&cmd_version_entry, &o, argc, argv, &a))
+		return a.exit;
 	printf("gexplore %s\n", PACKAGE_VERSION);
-	if (build) {
+	if (o.build) {
 		printf("host: %s\n", GX_HOST);
 		printf("options: %s\n", GX_BUILD_OPTIONS);
 	}
@@ -32,8 +33,7 @@ static int cmd_version_exec(int argc, char **argv)
 }
 
 const struct cmd_entry cmd_version_entry = {
-	.name = "version",
-	.usage = "version [--build-options]",
+	.name = "version", .usage = "",
+	.exec = cmd_version_exec, .options = version_options, .max_args = 0,
 	.summary = "print the version (and the features this build has)",
-	.exec = cmd_version_exec,
 };

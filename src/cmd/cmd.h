@@ -16,11 +16,19 @@ enum {
 	GX_EXIT_SKIP = 77,	/* cannot measure (Automake's SKIP) */
 };
 
+struct cmd_option;
+
 struct cmd_entry {
 	const char *name;
-	const char *usage;	/* "record [options] -- CMD [ARGS]" */
+	const char *usage;	/* the arguments after "[options]": "[--] CMD [ARGS]" */
 	const char *summary;	/* one line for `gexplore help` */
 	int (*exec)(int argc, char **argv);	/* argv[0] is the subcommand name */
+	/* The options (cmd-options.c): they drive the parser, `--help` and
+	 * `gexplore help NAME`, and tests/e2e/options.sh holds the man page
+	 * to them. */
+	const struct cmd_option *options;
+	int max_args;		/* positional arguments allowed; -1: any */
+	bool stop_at_arg;	/* options end at the first argument (a command's argv) */
 };
 
 extern const struct cmd_entry cmd_record_entry;
@@ -43,6 +51,8 @@ void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print the usage line of e to stderr and return GX_EXIT_USAGE. */
 int cmd_usage(const struct cmd_entry *e);
+/* Print e's usage line and one line per option to stdout (`--help`). */
+void cmd_help_print(const struct cmd_entry *e);
 /* Find a command by unique prefix; NULL with *ambiguous set when several match. */
 const struct cmd_entry *cmd_find(const char *name, bool *ambiguous);
 

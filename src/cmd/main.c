@@ -2,7 +2,6 @@
 
 #include "cmd.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +49,8 @@ void cmd_warn(const char *fmt, ...)
 
 int cmd_usage(const struct cmd_entry *e)
 {
-	fprintf(stderr, "usage: gexplore %s\n", e->usage);
+	fprintf(stderr, "usage: gexplore %s [options]%s%s\n", e->name, *e->usage ? " " : "",
+		e->usage);
 	fprintf(stderr, "       see 'gexplore help %s' or gexplore-%s(1)\n", e->name, e->name);
 	return GX_EXIT_USAGE;
 }
