@@ -30,6 +30,7 @@ struct record_mux {
 	size_t nr_runs;
 	size_t nr_groups;
 	char *slice_path;
+	struct collect_slice_sink *sink;	/* collect writes the slice log through it */
 	struct record_opts ro;	/* for the other --mux-runs runs */
 };
 
@@ -107,7 +108,8 @@ int record_mux__setup(struct record_mux **out, struct record_opts *ro, const cha
 		rm->slice_path = xasprintf("%s/slices.bin", dir);
 		ro->collect.rotate = true;
 		ro->collect.slice_ms = rm->slice_ms;
-		ro->collect.slice_log = rm->slice_path;
+		rm->sink = mux_log_sink__new(rm->slice_path);
+		ro->collect.slice_sink = rm->sink;
 		/* wake at least once per slice even when no sample arrives */
 		if (!ro->collect.round_ms || ro->collect.round_ms > rm->slice_ms)
 			ro->collect.round_ms = rm->slice_ms;
@@ -123,6 +125,7 @@ void record_mux__delete(struct record_mux *rm)
 		return;
 	free(rm->spec);
 	mux_strv_free(rm->runs);
+	mux_log_sink__delete(rm->sink);
 	free(rm->slice_path);
 	free(rm);
 }

@@ -400,7 +400,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		rm = NULL;
 		ro.collect.events = NULL;
 		ro.collect.rotate = false;
-		ro.collect.slice_log = NULL;
+		ro.collect.slice_sink = NULL;
 		free(meta.cpu_variant);
 		meta.cpu_variant = NULL;
 		while (meta.nr_warnings > nw)

@@ -41,12 +41,39 @@ struct collect_opts {
 	/* Multiplexing by rotation (src/mux plans it): with two or more
 	 * {groups}, only one group counts at a time, for slice_ms (0 = 10),
 	 * in turn, switched from the drain loop; events outside every group
-	 * (the reference) count all run. Every slice is appended to
-	 * slice_log (a new file: mux's slices.bin, written through
-	 * mux_log_writer, see mux.h) when it is set. */
+	 * (the reference) count all run. Every slice goes to slice_sink
+	 * when it is set (src/mux's slice log: mux_log_sink__new). */
 	bool rotate;
 	uint32_t slice_ms;
-	const char *slice_log;
+	struct collect_slice_sink *slice_sink;
+};
+
+/* One rotation slice: the group that counted, when, the workload's time
+ * in it (its weight; 0 when unknown) and what each event counted in it
+ * (0 for events of other groups and always-on events). */
+struct collect_slice {
+	uint32_t group;
+	uint64_t start_ns, end_ns;
+	uint64_t task_ns;
+	const uint64_t *delta;		/* one value per event, valid during the call */
+};
+
+/*
+ * Where rotation's slices go. collect knows no file format: src/mux
+ * implements this (the slice log). Each call returns 0 or a negative
+ * errno; an error ends the recording as a failed write does.
+ */
+struct collect_slice_sink {
+	/* once the events are open: how many, the index of the always-on
+	 * reference event (-1: none) and the requested slice length */
+	int (*begin)(struct collect_slice_sink *k, size_t nr_events, int reference,
+		     uint64_t slice_ns, char **cause);
+	/* every slice, from the drain loop: must not allocate */
+	int (*slice)(struct collect_slice_sink *k, const struct collect_slice *s);
+	/* at the end: the always-on events' counts (count[nr_events]) */
+	int (*totals)(struct collect_slice_sink *k, const uint64_t *count);
+	/* the session ends (also after an error): write what is buffered */
+	int (*flush)(struct collect_slice_sink *k);
 };
 
 struct collect_event {

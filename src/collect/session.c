@@ -38,7 +38,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "mux/mux.h"
 
 struct collect_session {
 	struct collect_opts o;
@@ -69,7 +68,7 @@ struct collect_session {
 	uint64_t *rot_delta;	/* one slice's (or the totals') counts per event */
 	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
 	size_t rot_buf_len;
-	struct mux_log_writer *rot_log;	/* the slice log, NULL when none */
+	struct collect_slice_sink *rot_log;	/* where slices go, NULL: nowhere */
 };
 
 static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
@@ -478,11 +477,12 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->rot_buf_len = (3 + 2 * s->nr_ev) * sizeof(*s->rot_buf);
 		s->rot_buf = xmalloc(s->rot_buf_len);
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
-		if (s->o.slice_log) {
-			err = mux_log_writer__new(&s->rot_log, s->o.slice_log, s->nr_ev,
-						  rotation_reference(s), s->rot_ns, cause);
+		if (s->o.slice_sink) {
+			err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev,
+						     rotation_reference(s), s->rot_ns, cause);
 			if (err)
 				goto out_free;
+			s->rot_log = s->o.slice_sink;
 		}
 	}
 	*out = s;
@@ -545,7 +545,8 @@ void collect_session__delete(struct collect_session *s)
 	free(s->rot_prev_run);
 	free(s->rot_delta);
 	free(s->rot_buf);
-	mux_log_writer__delete(s->rot_log);
+	if (s->rot_log)
+		s->rot_log->flush(s->rot_log);
 	free(s);
 }
 
@@ -772,7 +773,7 @@ static int rotation_totals(struct collect_session *s)
 	for (size_t e = 0; e < s->nr_ev; e++)
 		if (s->ev[e].group < 0)
 			collect_session__read_event(s, e, &count[e], &en, &run);
-	return mux_log_writer__totals(s->rot_log, count);
+	return s->rot_log->totals(s->rot_log, count);
 }
 
 /*
@@ -786,7 +787,7 @@ static int rotation_switch(struct collect_session *s, bool last)
 {
 	uint64_t *delta = s->rot_delta, run_ns;
 	size_t cur = s->rot_cur;
-	struct mux_slice slice = { .group = (uint32_t)cur, .delta = delta };
+	struct collect_slice slice = { .group = (uint32_t)cur, .delta = delta };
 	int err = 0;
 
 	rotation_toggle(s, cur, false);
@@ -814,7 +815,7 @@ static int rotation_switch(struct collect_session *s, bool last)
 	}
 	s->stats.slices++;
 	if (s->rot_log) {
-		int werr = mux_log_writer__slice(s->rot_log, &slice);
+		int werr = s->rot_log->slice(s->rot_log, &slice);
 
 		if (!werr && last)
 			werr = rotation_totals(s);

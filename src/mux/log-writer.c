@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "collect/collect.h"
+
 /* Records are written in chunks of about this many bytes. */
 #define LOG_WRITER_CHUNK 65536
 
@@ -130,4 +132,63 @@ void mux_log_writer__delete(struct mux_log_writer *w)
 	close(w->fd);
 	free(w->buf);
 	free(w);
+}
+
+/* ---- the writer as collect's slice sink ---------------------------------- */
+
+struct log_sink {
+	struct collect_slice_sink sink;	/* first: collect passes &sink */
+	char *path;
+	struct mux_log_writer *w;
+};
+
+static int sink_begin(struct collect_slice_sink *k, size_t nr_events, int reference,
+		      uint64_t slice_ns, char **cause)
+{
+	struct log_sink *ls = (struct log_sink *)k;
+
+	mux_log_writer__delete(ls->w);
+	ls->w = NULL;
+	return mux_log_writer__new(&ls->w, ls->path, nr_events, reference, slice_ns, cause);
+}
+
+static int sink_slice(struct collect_slice_sink *k, const struct collect_slice *s)
+{
+	struct log_sink *ls = (struct log_sink *)k;
+	struct mux_slice m = { .group = s->group, .start_ns = s->start_ns, .end_ns = s->end_ns,
+			       .task_ns = s->task_ns, .delta = s->delta };
+
+	return mux_log_writer__slice(ls->w, &m);
+}
+
+static int sink_totals(struct collect_slice_sink *k, const uint64_t *count)
+{
+	return mux_log_writer__totals(((struct log_sink *)k)->w, count);
+}
+
+static int sink_flush(struct collect_slice_sink *k)
+{
+	struct log_sink *ls = (struct log_sink *)k;
+
+	return ls->w ? mux_log_writer__flush(ls->w) : 0;
+}
+
+struct collect_slice_sink *mux_log_sink__new(const char *path)
+{
+	struct log_sink *ls = xzalloc(sizeof(*ls));
+
+	ls->sink = (struct collect_slice_sink){ sink_begin, sink_slice, sink_totals, sink_flush };
+	ls->path = xstrdup(path);
+	return &ls->sink;
+}
+
+void mux_log_sink__delete(struct collect_slice_sink *k)
+{
+	struct log_sink *ls = (struct log_sink *)k;
+
+	if (!ls)
+		return;
+	mux_log_writer__delete(ls->w);
+	free(ls->path);
+	free(ls);
 }

@@ -174,8 +174,8 @@ int mux_spec_split_runs(const char *spec, char ***runs, size_t *nr, char **cause
 void mux_strv_free(char **v);
 
 /* ======================================================================
- * The slice log: DIR/slices.bin, written through mux_log_writer by
- * collect during the run, read by mux_log__read
+ * The slice log: DIR/slices.bin, written through mux_log_writer (as
+ * collect's slice sink) during the run, read by mux_log__read
  * ==================================================================== */
 
 /*
@@ -207,8 +207,8 @@ struct mux_slice {
 };
 
 /*
- * Writing a slice log. collect calls __slice and __totals from its drain
- * loop: they never allocate (records go into a buffer allocated by __new
+ * Writing a slice log. collect (through the sink) calls __slice and
+ * __totals from its drain loop: they never allocate (records go into a buffer allocated by __new
  * and are written when it fills, and by __totals and __flush).
  */
 struct mux_log_writer;
@@ -235,6 +235,16 @@ int mux_log_writer__flush(struct mux_log_writer *w);
 /* Write what is still buffered (an error is lost: __flush first to see
  * it), close the file and free w. NULL is a no-op. */
 void mux_log_writer__delete(struct mux_log_writer *w);
+
+/*
+ * The slice log as collect's slice sink (collect_opts.slice_sink): the
+ * writer for path is created when collect begins, and every slice and the
+ * totals are written through it. Free with mux_log_sink__delete (which
+ * writes what is still buffered).
+ */
+struct collect_slice_sink;
+struct collect_slice_sink *mux_log_sink__new(const char *path);
+void mux_log_sink__delete(struct collect_slice_sink *k);
 
 struct mux_log;
 
