@@ -203,10 +203,10 @@ static int write_file(const char *path, const struct strbuf *sb)
 	return 0;
 }
 
-/* Evaluate c on results[0..n) and print; the exit status. */
-static int check_results(struct check_cmd_opts *c, char **results, size_t n)
+/* Evaluate c on the opened runs[0..n) (n >= 1) and print; the exit status. */
+static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs, size_t n)
 {
-	struct gx_result **runs = xcalloc(n + 1, sizeof(*runs)), *base = NULL;
+	struct gx_result *base = NULL;
 	struct ci_report rep;
 	struct strbuf out = STRBUF_INIT, x = STRBUF_INIT;
 	char *cause = NULL, cwd[4096];
@@ -214,16 +214,11 @@ static int check_results(struct check_cmd_opts *c, char **results, size_t n)
 
 	if (!getcwd(cwd, sizeof(cwd)))
 		cwd[0] = 0;
-	for (size_t i = 0; i < (n ? n : 1); i++)
-		if (gx_result__open(&runs[i], n ? results[i] : NULL, &c->open, &cause)) {
-			cmd_error("%s", cause);
-			goto out;
-		}
 	if (c->baseline && gx_result__open(&base, c->baseline, &c->open, &cause)) {
 		cmd_error("--baseline: %s", cause);
 		goto out;
 	}
-	err = ci_check_run(runs, n ? n : 1, base, &c->spec, &rep, &cause);
+	err = ci_check_run(runs, n, base, &c->spec, &rep, &cause);
 	if (err) {
 		cmd_error("%s", cause);
 		goto out;
@@ -251,12 +246,31 @@ static int check_results(struct check_cmd_opts *c, char **results, size_t n)
 	}
 	ci_report__exit(&rep);
 out:
-	for (size_t i = 0; i < (n ? n : 1); i++)
-		gx_result__delete(runs[i]);
-	free(runs);
 	gx_result__delete(base);
 	strbuf__exit(&out);
 	strbuf__exit(&x);
+	free(cause);
+	return ret;
+}
+
+/* Open results[0..n) (n 0: the newest), then check them; the exit status. */
+static int check_results(struct check_cmd_opts *c, char **results, size_t n)
+{
+	size_t nr = n ? n : 1;
+	struct gx_result **runs = xcalloc(nr + 1, sizeof(*runs));
+	char *cause = NULL;
+	int ret = GX_EXIT_USAGE;
+
+	for (size_t i = 0; i < nr; i++)
+		if (gx_result__open(&runs[i], n ? results[i] : NULL, &c->open, &cause)) {
+			cmd_error("%s", cause);
+			goto out;
+		}
+	ret = check_opened(c, runs, nr);
+out:
+	for (size_t i = 0; i < nr; i++)
+		gx_result__delete(runs[i]);
+	free(runs);
 	free(cause);
 	return ret;
 }
@@ -346,13 +360,27 @@ bool check_cmd_opts__quiet(const struct check_cmd_opts *c)
 	return c && c->quiet;
 }
 
+static int check_spec_given(const struct check_cmd_opts *c)
+{
+	if (c->spec.nr_checks)
+		return 0;
+	cmd_error("nothing to check: give --max, --min or --max-regress METRIC=VALUE");
+	return cmd_usage(&cmd_check_entry);
+}
+
 int check_run(struct check_cmd_opts *c, char **results, size_t n)
 {
-	if (!c->spec.nr_checks) {
-		cmd_error("nothing to check: give --max, --min or --max-regress METRIC=VALUE");
-		return cmd_usage(&cmd_check_entry);
-	}
-	return check_results(c, results, n);
+	return check_spec_given(c) ? GX_EXIT_USAGE : check_results(c, results, n);
+}
+
+const struct gx_result_opts *check_cmd_opts__open(const struct check_cmd_opts *c)
+{
+	return &c->open;
+}
+
+int check_run_result(struct check_cmd_opts *c, struct gx_result *res)
+{
+	return check_spec_given(c) ? GX_EXIT_USAGE : check_opened(c, &res, 1);
 }
 
 const struct cmd_entry cmd_check_entry = {

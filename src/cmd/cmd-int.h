@@ -226,6 +226,12 @@ int check_cmd_opts__new(struct check_cmd_opts **out, const char *spec);
 void check_cmd_opts__delete(struct check_cmd_opts *c);
 bool check_cmd_opts__quiet(const struct check_cmd_opts *c);
 int check_run(struct check_cmd_opts *c, char **results, size_t n);
+/* The options check opens a result with (--cpu, --smt, symbol options),
+ * and check_run on a result already opened with them (record --check:
+ * the end-of-run report and the check read one opened result). */
+struct gx_result_opts;
+const struct gx_result_opts *check_cmd_opts__open(const struct check_cmd_opts *c);
+int check_run_result(struct check_cmd_opts *c, struct gx_result *res);
 /* Open the TUI on a result (the text report when it cannot run); sym and
  * baseline (a result to compare with) may be NULL; exit code. */
 int tui_open_result(const char *result, const char *parent, const char *cpu,

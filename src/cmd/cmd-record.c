@@ -21,6 +21,7 @@
 #include "cmd-int.h"
 #include "collect/collect.h"
 #include "perfdata/perfdata.h"
+#include "result/result.h"
 #include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
@@ -344,6 +345,44 @@ static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *
 	free(cause);
 }
 
+/*
+ * After a recording: `gexplore -- CMD` shows it (the TUI on a terminal,
+ * else the text summary) and --check checks it, both from one opened
+ * result. ret is the workload's status; the check's replaces it when the
+ * workload succeeded.
+ */
+static int after_record(struct record_opts *ro, const char *dir, bool then_report, int ret)
+{
+	bool show = then_report && !ro->no_report, check = ro->check && ret == GX_EXIT_OK;
+	struct gx_result_opts oo = { .cpu = ro->cpu };
+	struct gx_result *res = NULL;
+	char *cause = NULL;
+
+#ifdef HAVE_NCURSESW
+	if (show && !ro->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
+		tui_open_result(dir, NULL, ro->cpu, NULL, NULL);
+		show = false;
+	}
+#endif
+	if (!show && !check)
+		return ret;
+	if (check)
+		oo = *check_cmd_opts__open(ro->check);
+	if (gx_result__open(&res, dir, &oo, &cause) != 0) {
+		cmd_error("%s", cause);
+		free(cause);
+		return check ? GX_EXIT_USAGE : ret;
+	}
+	for (size_t i = 0; show && i < gx_result__nr_notes(res); i++)
+		cmd_warn("%s", gx_result__note(res, i));
+	if (show)
+		report_print_result(res, NULL);
+	if (check)
+		ret = check_run_result(ro->check, res);
+	gx_result__delete(res);
+	return ret;
+}
+
 int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
 {
 	struct record_opts ro = *opts;
@@ -475,16 +514,6 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		fprintf(stderr, "gexplore: recorded %s: %" PRIu64 " records, %" PRIu64
 				" lost; 'gexplore report %s' to see it again\n",
 			dir, st->records, st->lost_events, dir);
-	/* `gexplore -- CMD`: the TUI on a terminal, else the text summary. */
-	if (then_report && !ro.no_report && !err) {
-#ifdef HAVE_NCURSESW
-		if (!ro.no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO))
-			tui_open_result(dir, NULL, ro.cpu, NULL, NULL);
-		else
-#endif
-			report_print(dir, NULL, NULL);
-	}
-
 	/* The workload's status is ours (128+N when killed by signal N). */
 	if (err)
 		ret = GX_EXIT_FAIL;
@@ -494,8 +523,8 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		ret = st->exit_code;
 	else
 		ret = GX_EXIT_OK;
-	if (ro.check && !err && ret == GX_EXIT_OK)	/* the check's status is ours */
-		ret = check_run(ro.check, &dir, 1);
+	if (!err)
+		ret = after_record(&ro, dir, then_report, ret);
 out:
 	perf_writer__delete(w);
 	collect_session__delete(s);
