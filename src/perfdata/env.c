@@ -6,6 +6,7 @@
 
 #include "perfdata/perfdata-int.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -61,6 +62,43 @@ static char *cpuid_string(const char *cpuinfo)
 	return s;
 }
 
+/* This machine's PMUs: every /sys/bus/event_source/devices/NAME/type,
+ * as perf's PMU_MAPPINGS has them (a hybrid CPU's cpu_core and cpu_atom,
+ * an Arm core's armv8_pmuv3_0). Unreadable entries are skipped. */
+static void read_pmus(struct pd_env *env, const char *root)
+{
+	char *dir = xasprintf("%s/bus/event_source/devices", root);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	while (d && (de = readdir(d))) {
+		char *path, *text, *end;
+		unsigned long type;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) > 64)
+			continue;
+		path = xasprintf("%s/%s/type", dir, de->d_name);
+		text = gx_read_file(path, 64);
+		free(path);
+		if (!text)
+			continue;
+		type = strtoul(text, &end, 10);
+		if (end != text && type <= UINT32_MAX) {
+			if (env->nr_pmus == cap) {
+				cap = cap ? 2 * cap : 16;
+				env->pmus = xrealloc(env->pmus, cap * sizeof(*env->pmus));
+			}
+			env->pmus[env->nr_pmus].type = (uint32_t)type;
+			env->pmus[env->nr_pmus++].name = xstrdup(de->d_name);
+		}
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
 int pd_env__from_system(struct pd_env *env, int argc, char *const *argv)
 {
 	struct utsname u;
@@ -90,6 +128,7 @@ int pd_env__from_system(struct pd_env *env, int argc, char *const *argv)
 	env->nr_cpus_online = n > 0 ? (uint32_t)n : 1;
 	n = sysconf(_SC_NPROCESSORS_CONF);
 	env->nr_cpus_avail = n > 0 ? (uint32_t)n : env->nr_cpus_online;
+	read_pmus(env, getenv("GX_SYSFS") ? getenv("GX_SYSFS") : "/sys");
 	if (argc > 0 && argv) {
 		env->cmdline = xcalloc((size_t)argc, sizeof(char *));
 		for (int i = 0; i < argc; i++)

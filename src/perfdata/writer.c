@@ -255,6 +255,15 @@ static void put_group_desc(struct strbuf *sb, const struct pd_env *env)
 	}
 }
 
+static void put_pmu_mappings(struct strbuf *sb, const struct pd_env *env)
+{
+	put_u32(sb, (uint32_t)env->nr_pmus);
+	for (size_t i = 0; i < env->nr_pmus; i++) {
+		put_u32(sb, env->pmus[i].type);
+		put_string(sb, env->pmus[i].name);
+	}
+}
+
 static uint64_t total_mem_kb(void)
 {
 	char *s = gx_read_file("/proc/meminfo", 4096);
@@ -319,6 +328,11 @@ static bool put_feature(struct strbuf *sb, int feat, const struct perf_writer *w
 			return false;
 		put_group_desc(sb, env);
 		return true;
+	case PD_FEAT_PMU_MAPPINGS:
+		if (!env->nr_pmus)
+			return false;
+		put_pmu_mappings(sb, env);
+		return true;
 	default:
 		return false;
 	}
@@ -329,7 +343,8 @@ int perf_writer__finish(struct perf_writer *w, const struct pd_env *env, char **
 	static const int feats[] = {
 		PD_FEAT_BUILD_ID, PD_FEAT_HOSTNAME, PD_FEAT_OSRELEASE, PD_FEAT_VERSION,
 		PD_FEAT_ARCH, PD_FEAT_NRCPUS, PD_FEAT_CPUDESC, PD_FEAT_CPUID,
-		PD_FEAT_TOTAL_MEM, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC, PD_FEAT_GROUP_DESC,
+		PD_FEAT_TOTAL_MEM, PD_FEAT_CMDLINE, PD_FEAT_EVENT_DESC, PD_FEAT_PMU_MAPPINGS,
+		PD_FEAT_GROUP_DESC,
 	};
 	struct pd_file_section table[ARRAY_SIZE(feats)];
 	struct strbuf contents = STRBUF_INIT;

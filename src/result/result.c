@@ -525,26 +525,36 @@ size_t gx_result__sort_event(const struct gx_result *r) { return r->sort_event; 
 bool gx_result__sort_is_cycles(const struct gx_result *r) { return r->sort_is_cycles; }
 
 /* "cycles:u" and "cycles/..." name "cycles" for our purpose. */
-static bool name_is(const char *have, const char *want)
+static bool name_is(const char *have, const char *want, size_t n)
 {
-	size_t n = strlen(want);
+	return !strncmp(have, want, n) && (!have[n] || have[n] == ':' || have[n] == '/');
+}
 
-	return have && !strncmp(have, want, n) && (!have[n] || have[n] == ':' || have[n] == '/');
+/* Does event e answer to `want` without a PMU: its name, or the event
+ * inside "pmu/event/"? */
+static bool event_is(const struct gx_event *e, const char *want, size_t n)
+{
+	const char *slash = strchr(e->name, '/');
+
+	return name_is(e->name, want, n) || (slash && name_is(slash + 1, want, n));
 }
 
 int gx_result__find_event(const struct gx_result *r, const char *name, size_t *idx)
 {
+	const char *slash = strchr(name, '/');
 	ssize_t best = -1;
 
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const struct gx_event *e = &r->events[i];
-		size_t pl = strlen(e->pmu);
-		bool hit = !strcmp(e->name, name) || name_is(e->name, name);
+		bool hit = !strcmp(e->name, name) || event_is(e, name, strlen(name));
 
-		/* "cpu_core/cycles" or "cpu_core/cycles/" */
-		if (!hit && !strncmp(name, e->pmu, pl) && name[pl] == '/')
-			hit = name_is(e->name, name + pl + 1) ||
-			      (strchr(e->name, '/') && name_is(strchr(e->name, '/') + 1, name + pl + 1));
+		/* "cpu_core/cycles" or "cpu_core/cycles/": one PMU's copy */
+		if (!hit && slash && strlen(e->pmu) == (size_t)(slash - name) &&
+		    !strncmp(name, e->pmu, (size_t)(slash - name))) {
+			const char *ev = slash + 1, *end = strchr(ev, '/');
+
+			hit = event_is(e, ev, end ? (size_t)(end - ev) : strlen(ev));
+		}
 		if (!hit && r->model && e->model_event >= 0)
 			hit = !strcasecmp(td_model__event(r->model, (size_t)e->model_event)->id, name);
 		if (hit && (best < 0 || e->samples > r->events[best].samples))
