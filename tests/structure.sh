@@ -1,0 +1,44 @@
+#!/bin/sh
+# The house rules that a grep can hold (shared/DESIGN.md, shared/STYLE.md):
+# perf.data is opened through src/result (or inside src/perfdata), no
+# module includes another's private -int.h, curses lives in one file of
+# the TUI, and only src/cmd prints or exits.
+src="$GX_SRCDIR/src"
+n=0 failed=0
+check() {	# check DESCRIPTION OFFENDERS
+	n=$((n + 1))
+	if [ -z "$2" ]; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1"
+		echo "$2" | sed 's/^/#   /'
+		failed=$((failed + 1))
+	fi
+}
+cd "$src" || { echo "1..0 # SKIP no source tree"; exit 0; }
+
+check "perf.data is opened only by src/perfdata and src/result" \
+	"$(grep -rn 'perf_reader__open(' --include='*.c' . | grep -v '^\./perfdata/' | grep -v '^\./result/')"
+
+bad=""
+for f in $(grep -rl '#include "[a-z_]*/[a-z_-]*-int\.h"' --include='*.[ch]' .); do
+	mod=$(echo "$f" | cut -d/ -f2)
+	for inc in $(sed -n 's|^#include "\([a-z_]*\)/[a-z_-]*-int\.h".*|\1|p' "$f"); do
+		[ "$inc" = "$mod" ] || bad="$bad$f includes $inc's private header
+"
+	done
+done
+check "no module includes another module's -int.h" "$bad"
+
+check "curses is included only by src/tui/term.c" \
+	"$(grep -rln '#include <n\{0,1\}curses' --include='*.[ch]' . | grep -v '^\./tui/term\.c$')"
+
+# Two exceptions: xalloc's out-of-memory line, and the forked workload
+# child's _exit(127) when exec fails (it never returns to gexplore).
+check "only src/cmd prints or exits" \
+	"$(grep -rnE '(^|[^a-z_])(printf|fprintf|puts|fputs|exit|_exit)[[:space:]]*\(' --include='*.c' . |
+		grep -v '^\./cmd/' | grep -v '^\./util/xalloc\.c:' | grep -v 'snprintf\|->exit(\|\.exit *=' |
+		grep -v '^\./collect/workload\.c:[0-9]*:.*_exit(127)')"
+
+echo "1..$n"
+[ "$failed" = 0 ]
