@@ -159,6 +159,15 @@ static uint32_t rinfo_of(struct profile *p, const struct sym_result *r)
 	return (uint32_t)p->nr_rinfos++;
 }
 
+/* Anonymous executable memory, where JITs put their code. */
+static bool map_is_anon(const struct mmap_ent *e)
+{
+	const char *name = e->dso ? sym_dso__name(e->dso) : "";
+
+	return !name[0] || !strncmp(name, "//anon", 6) || !strncmp(name, "[anon", 5) ||
+	       !strncmp(name, "/memfd:", 7);
+}
+
 /* Symbolize one address; *map is the user mapping it fell in, or NULL
  * (kernel, unmapped). *kernel is set when it turned out to be the kernel's. */
 static const struct sym_result *resolve(struct profile *p, const struct mproc *proc, uint64_t ip,
@@ -170,6 +179,15 @@ static const struct sym_result *resolve(struct profile *p, const struct mproc *p
 	if (*kernel)
 		return sym_session__lookup_kernel(p->sym, ip);
 	e = proc ? mproc__find_map(proc, ip) : NULL;
+	if (proc && (!e || map_is_anon(e))) {
+		/* JIT code: its functions are in /tmp/perf-PID.map */
+		const struct sym_result *jit = sym_session__lookup_jit(p->sym, proc->pid, ip);
+
+		if (jit) {
+			*map = e;
+			return jit;
+		}
+	}
 	if (!e) {
 		if (mproc__find_map(&p->machine.kernel, ip)) {
 			*kernel = true;

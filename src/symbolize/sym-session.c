@@ -171,6 +171,7 @@ void sym_session__delete(struct sym_session *s)
 	if (!s)
 		return;
 	sym_unwind__exit(s);
+	sym_jit__exit(s);
 	for (i = 0; i < s->nr_dsos; i++)
 		sym_dso__delete(s->dsos[i]);
 	free(s->dsos);

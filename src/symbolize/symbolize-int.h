@@ -128,6 +128,7 @@ struct sym_session {
 	size_t arena_left;
 
 	struct sym_stats stats;
+	void *jit;		/* sym-jit.c: perf-PID.map symbols per process */
 	void *unwind;		/* sym-unwind.c: libunwind address space */
 	void *unwind_ctx;	/* sym-unwind.c: per-call state, reused */
 };
@@ -153,5 +154,8 @@ void sym_kernel__exit(struct sym_session *s);
 
 /* sym-unwind.c */
 void sym_unwind__exit(struct sym_session *s);
+
+/* sym-jit.c */
+void sym_jit__exit(struct sym_session *s);
 
 #endif /* GX_SYMBOLIZE_INT_H */

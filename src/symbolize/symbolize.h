@@ -163,6 +163,16 @@ const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_d
  */
 const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip);
 
+/*
+ * JIT code: the function at ip in process pid from /tmp/perf-PID.map (under
+ * --symfs when given), the file a JIT writes for perf (node
+ * --perf-basic-prof, the JVM's perf-map-agent). Read only for a recording
+ * of this machine or with --symfs, and only when it is a regular file
+ * owned by root or this user. NULL when there is no such file or it names
+ * nothing at ip. Owned by the session; module "/tmp/perf-PID.map".
+ */
+const struct sym_result *sym_session__lookup_jit(struct sym_session *s, uint32_t pid, uint64_t ip);
+
 /* The path as recorded. Valid until sym_session__delete. */
 const char *sym_dso__name(const struct sym_dso *dso);
 

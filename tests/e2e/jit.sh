@@ -1,0 +1,40 @@
+#!/bin/bash
+# JIT code: samples in anonymous executable memory are named from
+# /tmp/perf-PID.map (perf's convention), and only from a file that may be
+# trusted.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
+command -v jq >/dev/null || skip_all "jq is absent"
+
+"$GX_BIN" record -q -o j -e cpu-clock -- "$WL/wl-jit" 400000000 >out 2>&1
+ok $? "the JIT workload recorded"
+pid=$(tail -1 out)
+map=/tmp/perf-$pid.map
+check "it wrote $map" test -s "$map"
+mkdir -p symfs/tmp && cp "$map" symfs/tmp/	# for the --symfs case below
+"$GX_BIN" report --json --by function --limit 5 j >j.json
+is "$(jq -r '.functions[0].function' j.json)" jit_count_down "the hottest function is the JIT's, by its map name"
+is "$(jq -r '.functions[0].module' j.json)" "$map" "its module is the map file"
+check "it has most of the samples" sh -c "jq -e '.functions[0].share > 0.5' j.json"
+
+# An untrusted map: a symlink is not followed, a FIFO in its place is not
+# opened (no hang); the code stays [unknown].
+rm -f "$map"
+ln -s "$TMP/symfs/tmp/perf-$pid.map" "$map"
+"$GX_BIN" report --json --by function --limit 5 j >l.json
+check "a symlink as the map: not followed" sh -c "jq -e '.functions[0].function != \"jit_count_down\"' l.json"
+
+# An untrusted map: a FIFO in its place is not opened (no hang), and the
+# code stays [unknown].
+rm -f "$map"
+mkfifo "$map"
+timeout 60 "$GX_BIN" report --json --by function --limit 5 j >f.json
+ok $? "a FIFO as the map: the report still ends"
+isnt_jit=$(jq -r '.functions[0].function' f.json)
+check "a FIFO as the map: no JIT name ($isnt_jit)" test "$isnt_jit" != jit_count_down
+rm -f "$map"
+
+# --symfs: the map of a recording made elsewhere, under the symfs root
+"$GX_BIN" report --json --by function --limit 5 --symfs "$TMP/symfs" j >s.json
+is "$(jq -r '.functions[0].function' s.json)" jit_count_down "--symfs: the map under the symfs root"
+done_testing
