@@ -888,6 +888,7 @@ static void load_symbols(struct sym_dso *dso)
 		f->name = name;
 		f->bind = GELF_ST_BIND(sym.st_info);
 	}
+	sym_plt__add_symbols(dso, &cap);	/* "memcpy@plt", not _init */
 	if (!dso->nr_fsyms)
 		return;
 	gx_qsort(dso->fsyms, dso->nr_fsyms, sizeof(*dso->fsyms), fsym_cmp);

@@ -62,6 +62,20 @@ uint32_t sym_session__intern_name(struct sym_session *s, const char *raw)
 
 	if (!raw || !*raw)
 		return s->id_unknown;
+	/* "_ZN3foo3barEv@plt" (sym-plt.c): the demangled name, then "@plt" */
+	{
+		size_t n = strlen(raw);
+
+		if (n > 4 && !strcmp(raw + n - 4, "@plt") && !strchr(raw, ' ')) {
+			char *base = xstrndup(raw, n - 4), *full;
+
+			full = xasprintf("%s@plt", strtab__str(&s->strs, sym_session__intern_name(s, base)));
+			id = strtab__intern(&s->strs, full);
+			free(full);
+			free(base);
+			return id;
+		}
+	}
 	/* "memcpy@@GLIBC_2.14": the symbol version is not part of the name */
 	{
 		const char *at = strchr(raw + 1, '@');

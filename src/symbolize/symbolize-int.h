@@ -155,6 +155,10 @@ void sym_kernel__exit(struct sym_session *s);
 /* sym-unwind.c */
 void sym_unwind__exit(struct sym_session *s);
 
+/* sym-plt.c: append a symbol per PLT slot ("name@plt") to dso->fsyms
+ * (capacity *cap), from the module's section headers. */
+void sym_plt__add_symbols(struct sym_dso *dso, size_t *cap);
+
 /* sym-jit.c */
 void sym_jit__exit(struct sym_session *s);
 
