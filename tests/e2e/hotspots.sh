@@ -3,7 +3,7 @@
 # cpu-clock recordings of workloads whose hot functions and lines are known
 # (the lines carry a "HOT name" comment), and on a perf-recorded fixture.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 SRC="$GX_SRCDIR/tests/workloads"
 
 hot_line() {	# hot_line FILE NAME: the line number of the "HOT NAME" marker
@@ -73,8 +73,14 @@ check "shares add up to 1 (lines)" jq -e '([.lines[].share] | add) > 0.999 and (
 check "samples add up (callpaths)" jq -e '([.callpaths[].samples[0]] | add) == .samples' t.json
 check "three threads sampled" jq -e '[.threads[] | select(.samples[0] > 10)] | length == 3' t.json
 check "total >= self for every function" jq -e 'all(.functions[]; .total_samples[0] >= .samples[0])' t.json
-check "the thread entry start_thread is on most stacks" \
-	jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share < 0.02' t.json
+# glibc's start_thread has a name only with its debug symbols.
+NO_LIBC_DBG="glibc's start_thread is nameless without its symbols (Debian package libc6-dbg)"
+if deb_missing libc6-dbg; then
+	skip 1 "$NO_LIBC_DBG"
+else
+	check "the thread entry start_thread is on most stacks" \
+		jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share < 0.02' t.json
+fi
 "$GX_BIN" report t >t.txt
 check "text: Functions table after the summary" grep -q '^Functions (by cpu-clock' t.txt
 check "text: hot_div row with its hottest line" \
@@ -113,7 +119,11 @@ is "$("$GX_BIN" report --csv --by line t | head -1)" \
 "$GX_BIN" report --folded t >t.folded
 check "folded: every line is 'comm;frames count'" sh -c "! grep -vE '^[^ ;]+(;[^;]+)+ [0-9]+\$' t.folded"
 is "$(awk '{n += $NF} END {print n}' t.folded)" "$(jq .samples t.json)" "folded: counts add up to the samples"
-check "folded: the worker threads' stacks" grep -qE '^wl-hot-threads;.*start_thread;hot_div [0-9]+$' t.folded
+if deb_missing libc6-dbg; then
+	skip 1 "$NO_LIBC_DBG"
+else
+	check "folded: the worker threads' stacks" grep -qE '^wl-hot-threads;.*start_thread;hot_div [0-9]+$' t.folded
+fi
 check "folded is sorted" sh -c "LC_ALL=C sort -c t.folded"
 "$GX_BIN" report --json --csv t >/dev/null 2>err
 is "$?" 2 "--json with --csv is a usage error"

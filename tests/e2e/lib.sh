@@ -45,6 +45,14 @@ done_testing() {
 	[ "$TAP_FAILED" = 0 ]
 }
 
+# deb_missing PKG: true when dpkg says the Debian package PKG is not
+# installed (false where there is no dpkg: the test then just runs). For
+# tests that need what ./bootstrap installs, to skip naming the package.
+deb_missing() {
+	command -v dpkg-query >/dev/null 2>&1 &&
+		! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
 # Can this machine sample software events at all (perf_event_paranoid, seccomp)?
 can_sample() {
 	"$GX_BIN" record -q -o "$TMP/.probe" -e cpu-clock -- true >/dev/null 2>&1
