@@ -3,7 +3,7 @@
 # frame-pointer chains (-g) miss chain_a and chain_b; --call-graph dwarf
 # unwinds main -> chain_a -> chain_b -> chain_c offline.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
 "$GX_BIN" version --build-options | grep -q 'libunwind=yes' || skip_all "built without libunwind"
 

@@ -4,7 +4,7 @@
 # way a run can end leaves a readable result.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
 "$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" 20 3 >/dev/null 2>&1
 is "$?" 3 "workload exit code 3 is gexplore's"
@@ -34,7 +34,7 @@ check "SIGINT: report has no warnings" sh -c "! '$GX_BIN' report r3 | grep -q '^
 if [ -n "$PERF" ]; then
 	check "SIGINT: perf reads the result" sh -c "'$PERF' report -i r3/perf.data --stdio >/dev/null 2>perr && ! grep -qi 'warn\|fail' perr"
 else
-	skip 1 "perf is absent"
+	skip 1 "perf is absent (Debian package linux-perf)"
 fi
 
 # A killed gexplore (SIGKILL: no chance to finish) leaves the records flushed so far.

@@ -2,7 +2,7 @@
 # Every thread and every child process shows up (inherit), with COMM names.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
 "$GX_BIN" record -q -o t -e cpu-clock -- "$WL/wl-threads" 4 300 >/dev/null 2>&1
 ok $? "multithreaded workload recorded"

@@ -81,7 +81,7 @@ SRC
 	check "missing source: said in the view" grep -q 'not on this machine' scr
 	check "missing source: the sampled line is listed" grep -Eq '^>.*%.* 5$' scr
 else
-	skip 2 "no C compiler"
+	skip 2 "no C compiler (Debian package gcc)"
 fi
 
 # An aarch64 binary (cross-built), in a synthetic Neoverse N1 result: its
@@ -119,7 +119,7 @@ EOF_S
 	check "... its branch back and the return" sh -c "grep -Eq ' b\.(ne|lt|gt|le|ge|hi|lo|cc|cs)? ?#0x' scr && grep -q ' ret\$' scr"
 	check "... with source lines" grep -Eq '[0-9a-f]{6} +[0-9]+ ldr x' scr
 else
-	skip 4 "no aarch64 cross compiler"
+	skip 4 "no aarch64 cross compiler (Debian package gcc-aarch64-linux-gnu)"
 fi
 
 # --baseline: two synthetic Skylake results, hot_inner's CPI 1.5 -> 1.2

@@ -4,7 +4,7 @@
 # symbolizing profile), drill to the hottest function's source, find its
 # hottest line under the cursor, go back, quit.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v tmux >/dev/null || skip_all "tmux is absent"
+command -v tmux >/dev/null || skip_all "tmux is absent (Debian package tmux)"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
 
 S="gx-tui-$$"
