@@ -54,7 +54,9 @@ deb_missing() {
 }
 
 # signal_ignored INT|QUIT: prints why and is true when this test started
-# with that signal ignored (SigIgn in /proc/$$/status). A background job of
+# with that signal ignored: SigIgn in the status of a child (sed's own,
+# /proc/self), which gets the dispositions this shell inherited (bash itself
+# always ignores SIGQUIT, so its own /proc/$$ would say so). A background job of
 # a non-interactive shell starts with SIGINT and SIGQUIT ignored; a shell
 # cannot undo that (POSIX), and gexplore rightly keeps an ignored signal
 # ignored, so a test that sends the signal would see nothing happen and
@@ -62,7 +64,7 @@ deb_missing() {
 signal_ignored() {
 	local m bit
 	case $1 in INT) bit=2 ;; QUIT) bit=3 ;; *) return 2 ;; esac
-	m=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$$/status" 2>/dev/null)
+	m=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status 2>/dev/null)
 	[ -n "$m" ] || return 1
 	(((16#${m: -2} >> (bit - 1)) & 1)) || return 1
 	echo "SIG$1 was ignored when the test started (a background job of a non-interactive shell?)"
