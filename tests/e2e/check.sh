@@ -4,7 +4,7 @@
 # perf recording with cycles and instructions, and on a live cpu-clock-only
 # recording; the JUnit, GitHub and JSON outputs.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 X="$GX_BIN"
 
 gen() { gen_skl "$@"; }
@@ -76,7 +76,7 @@ if command -v xmllint >/dev/null; then
 	check "failure message has value, limit and baseline" sh -c \
 		"xmllint --xpath 'string(//failure/@message)' j.xml | grep -q '1.25 > max 1.2, baseline 1.136'"
 else
-	skip 5 "xmllint is absent"
+	skip 5 "xmllint is absent (Debian package libxml2-utils)"
 fi
 "$X" check skl --github --max cpi=1.2 --max nope/cycles=1 >gh
 is "$(grep -c '^::' gh)" 2 "--github: one annotation per failed or skipped check"
@@ -107,7 +107,7 @@ if command -v xmllint >/dev/null; then
 	check "--junit with file and line validates" xmllint --noout --schema "$GX_SRCDIR/tests/junit.xsd" jf.xml
 	is "$(xmllint --xpath 'string(//testcase/@line)' jf.xml)" "$line" "--junit: the testcase has the hottest line"
 else
-	skip 2 "xmllint is absent"
+	skip 2 "xmllint is absent (Debian package libxml2-utils)"
 fi
 gen_skl_funcs fnbase 440000000 >/dev/null	# hot_inner CPI 1.364: ours is 10% above
 is "$(rc "$X" check fn --function hot_inner --baseline fnbase --max-regress cpi=5%)" 1 \

@@ -2,7 +2,7 @@
 # gexplore diff: per scope and metric, A, B and the change, biggest first;
 # the two newest results by default; --json and --csv.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 X="$GX_BIN"
 
 gen() { gen_skl "$@"; }

@@ -3,7 +3,7 @@
 # parses every one; the v1 format is refused in one line.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 [ -d "$GX_FIXTURES" ] || skip_all "fixtures absent ($GX_FIXTURES)"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 F=$GX_FIXTURES
 
 for f in quipper-busy.1-3.4.perf.data quipper-callgraph-3.8.perf.data \

@@ -2,8 +2,8 @@
 # gexplore's per-function self shares agree with `perf report` on the same
 # perf.data: within 1 percentage point for every function perf puts above 2%.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-[ -n "$PERF" ] || skip_all "perf is absent"
-command -v jq >/dev/null || skip_all "jq is absent"
+[ -n "$PERF" ] || skip_all "perf is absent (Debian package linux-perf)"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
 
 # compare NAME RESULT: perf's "--sort sym" against gexplore's function rows

@@ -3,7 +3,7 @@
 # frame-pointer chains (-g) miss chain_a and chain_b; --call-graph dwarf
 # unwinds main -> chain_a -> chain_b -> chain_c offline.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
 "$GX_BIN" version --build-options | grep -q 'libunwind=yes' || skip_all "built without libunwind"
 
@@ -29,9 +29,10 @@ check "dwarf: main's total is over 90%" \
 	jq -e '.functions[] | select(.function == "main") | .total_share > 0.9' dw.json
 check "dwarf: chain_a and chain_b have totals, no self" \
 	jq -e '[.functions[] | select(.function == "chain_a" or .function == "chain_b") | select(.total_share > 0.9 and .share < 0.05)] | length == 2' dw.json
-check "dwarf: chain_c's hottest line is the marked one" \
+# the loop's body (marked) or its control line just above: skid decides
+check "dwarf: chain_c's hottest line is in the marked loop" \
 	jq -e --argjson l "$(grep -n 'HOT chain_c \*/' "$GX_SRCDIR/tests/workloads/wl-nofp-chain.c" | cut -d: -f1)" \
-	'.functions[] | select(.function == "chain_c") | .line == $l' dw.json
+	'.functions[] | select(.function == "chain_c") | .line == $l or .line == $l - 1' dw.json
 check "dwarf: the call site in chain_b is a line with a total (ip - 1)" \
 	jq -e --argjson l "$(grep -n 'x = chain_c(x ^ 0x55);' "$GX_SRCDIR/tests/workloads/wl-nofp-chain.c" | cut -d: -f1)" \
 	'[.lines[] | select(.function == "chain_b" and .line == $l and .total_share > 0.9)] | length == 1' dw.json

@@ -3,11 +3,21 @@
 # cpu-clock recordings of workloads whose hot functions and lines are known
 # (the lines carry a "HOT name" comment), and on a perf-recorded fixture.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 SRC="$GX_SRCDIR/tests/workloads"
 
-hot_line() {	# hot_line FILE NAME: the line number of the "HOT NAME" marker
-	grep -n "HOT $2 \*/" "$SRC/$1" | cut -d: -f1
+# Which line of a hot loop gets the samples, its body or its control line,
+# is skid's choice (the CPU's and the compiler's), so the tests accept both.
+hot_lines() {	# hot_lines FILE NAME: the loop of the "HOT NAME" marker: "FOR BODY"
+	local b
+	b=$(grep -n "HOT $2 \*/" "$SRC/$1" | cut -d: -f1)
+	echo "$((b - 1)) $b"
+}
+in_lines() {	# in_lines GOT "LINES" DESCRIPTION
+	case " $2 " in
+	*" $1 "*) ok 0 "$3" ;;
+	*) ok 1 "$3"; echo "#   got '$1', want one of '$2'" ;;
+	esac
 }
 
 # ---- the perf-recorded fixture (--call-graph dwarf, static C++ binary)
@@ -64,21 +74,28 @@ ok $? "record wl-hot-threads -g"
 "$GX_BIN" report --json --limit 0 t >t.json
 is "$(jq -r '.functions[0].function' t.json)" hot_div "hot_div is the hottest function"
 is "$(jq -r '.functions[1].function' t.json)" hot_mul "hot_mul is next"
-is "$(jq -r '.functions[0].line' t.json)" "$(hot_line wl-hot-threads.c hot_div)" "hot_div's hottest line is the marked one"
-is "$(jq -r '.functions[1].line' t.json)" "$(hot_line wl-hot-threads.c hot_mul)" "hot_mul's hottest line is the marked one"
+in_lines "$(jq -r '.functions[0].line' t.json)" "$(hot_lines wl-hot-threads.c hot_div)" "hot_div's hottest line is in the marked loop"
+in_lines "$(jq -r '.functions[1].line' t.json)" "$(hot_lines wl-hot-threads.c hot_mul)" "hot_mul's hottest line is in the marked loop"
+hl=$(jq -r '.functions[0].line' t.json)	# hot_div's, as the other formats must say
 check "hottest line's file is the workload source" jq -e '.functions[0].file | endswith("wl-hot-threads.c")' t.json
-is "$(jq -r '.lines[0].line' t.json)" "$(hot_line wl-hot-threads.c hot_div)" "--by line: the marked hot_div line first"
+is "$(jq -r '.lines[0].line' t.json)" "$hl" "--by line: hot_div's hottest line first"
 check "shares add up to 1 (functions)" jq -e '([.functions[].share] | add) > 0.999 and ([.functions[].share] | add) < 1.001' t.json
 check "shares add up to 1 (lines)" jq -e '([.lines[].share] | add) > 0.999 and ([.lines[].share] | add) < 1.001' t.json
 check "samples add up (callpaths)" jq -e '([.callpaths[].samples[0]] | add) == .samples' t.json
 check "three threads sampled" jq -e '[.threads[] | select(.samples[0] > 10)] | length == 3' t.json
 check "total >= self for every function" jq -e 'all(.functions[]; .total_samples[0] >= .samples[0])' t.json
-check "the thread entry start_thread is on most stacks" \
-	jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share < 0.02' t.json
+# glibc's start_thread has a name only with its debug symbols.
+NO_LIBC_DBG="glibc's start_thread is nameless without its symbols (Debian package libc6-dbg)"
+if deb_missing libc6-dbg; then
+	skip 1 "$NO_LIBC_DBG"
+else
+	check "the thread entry start_thread is on most stacks" \
+		jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share < 0.02' t.json
+fi
 "$GX_BIN" report t >t.txt
 check "text: Functions table after the summary" grep -q '^Functions (by cpu-clock' t.txt
 check "text: hot_div row with its hottest line" \
-	grep -qE "^ +[0-9.]+% +[0-9.]+% +[0-9,]+ +hot_div +wl-hot-threads +wl-hot-threads.c:$(hot_line wl-hot-threads.c hot_div)\$" t.txt
+	grep -qE "^ +[0-9.]+% +[0-9.]+% +[0-9,]+ +hot_div +wl-hot-threads +wl-hot-threads.c:$hl\$" t.txt
 check "text: the existing tables are still there" grep -q '^Modules (by cpu-clock)' t.txt
 check "text: no raw addresses in resolved rows" sh -c "! sed -n '/^Functions/,/^\$/p' t.txt | grep -q '0x[0-9a-f]'"
 "$GX_BIN" report t >t2.txt
@@ -86,8 +103,8 @@ check "output is stable" cmp -s t.txt t2.txt
 "$GX_BIN" report --by line --limit 3 t >l.txt
 is "$(grep -cE '^ +[0-9.]+%' l.txt)" 3 "--by line --limit 3: three rows"
 check "--by line: no process table" sh -c "! grep -q '^Processes' l.txt"
-check "--by line: the hot_div line first" \
-	sh -c "grep -E '^ +[0-9.]+%' l.txt | head -1 | grep -q 'wl-hot-threads.c:$(hot_line wl-hot-threads.c hot_div) '"
+check "--by line: hot_div's hottest line first" \
+	sh -c "grep -E '^ +[0-9.]+%' l.txt | head -1 | grep -q 'wl-hot-threads.c:$hl '"
 "$GX_BIN" report --by module --sort total t >m.txt
 check "--by module with call stacks: libc (start_thread) has a total, little self" \
 	sh -c "grep -E '^ +[0-9]\.[0-9]% +([4-9][0-9]|100)\.[0-9]% .*/libc\.so' m.txt"
@@ -107,13 +124,17 @@ check "--sort samples: ordered by self samples" jq -e '[.functions[].samples[0]]
 "$GX_BIN" report --csv --limit 0 t >t.csv
 is "$(head -1 t.csv)" "function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated,file,line" "CSV header"
 is "$(($(wc -l <t.csv) - 1))" "$(jq '[.functions[] | select(.samples[0] > 0)] | length' t.json)" "CSV: a line per function with self samples"
-check "CSV: hot_div row" grep -qE "^hot_div,.*wl-hot-threads,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,.*wl-hot-threads.c,$(hot_line wl-hot-threads.c hot_div)\$" t.csv
+check "CSV: hot_div row" grep -qE "^hot_div,.*wl-hot-threads,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,.*wl-hot-threads.c,$hl\$" t.csv
 is "$("$GX_BIN" report --csv --by line t | head -1)" \
 	"file,line,function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated" "CSV --by line header"
 "$GX_BIN" report --folded t >t.folded
 check "folded: every line is 'comm;frames count'" sh -c "! grep -vE '^[^ ;]+(;[^;]+)+ [0-9]+\$' t.folded"
 is "$(awk '{n += $NF} END {print n}' t.folded)" "$(jq .samples t.json)" "folded: counts add up to the samples"
-check "folded: the worker threads' stacks" grep -qE '^wl-hot-threads;.*start_thread;hot_div [0-9]+$' t.folded
+if deb_missing libc6-dbg; then
+	skip 1 "$NO_LIBC_DBG"
+else
+	check "folded: the worker threads' stacks" grep -qE '^wl-hot-threads;.*start_thread;hot_div [0-9]+$' t.folded
+fi
 check "folded is sorted" sh -c "LC_ALL=C sort -c t.folded"
 "$GX_BIN" report --json --csv t >/dev/null 2>err
 is "$?" 2 "--json with --csv is a usage error"
@@ -128,7 +149,7 @@ is "$?" 2 "--event with an unknown event is a usage error"
 ok $? "record wl-deep-calls -g"
 "$GX_BIN" report --json --limit 0 d >d.json
 is "$(jq -r '.functions[0].function' d.json)" deep_leaf "deep_leaf is the hottest"
-is "$(jq -r '.functions[0].line' d.json)" "$(hot_line wl-deep-calls.c deep_leaf)" "deep_leaf's marked line"
+in_lines "$(jq -r '.functions[0].line' d.json)" "$(hot_lines wl-deep-calls.c deep_leaf)" "deep_leaf's hottest line is in the marked loop"
 check "main's total is over 95%" jq -e '.functions[] | select(.function == "main") | .total_share > 0.95' d.json
 check "deep_3's total is over 90% (frame-pointer chain through six levels)" \
 	jq -e '.functions[] | select(.function == "deep_3") | .total_share > 0.9' d.json

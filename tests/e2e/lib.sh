@@ -45,6 +45,32 @@ done_testing() {
 	[ "$TAP_FAILED" = 0 ]
 }
 
+# deb_missing PKG: true when dpkg says the Debian package PKG is not
+# installed (false where there is no dpkg: the test then just runs). For
+# tests that need what ./bootstrap installs, to skip naming the package.
+deb_missing() {
+	command -v dpkg-query >/dev/null 2>&1 &&
+		! dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'
+}
+
+# signal_ignored INT|QUIT: prints why and is true when this test started
+# with that signal ignored: SigIgn in the status of a child (sed's own,
+# /proc/self), which gets the dispositions this shell inherited (bash itself
+# always ignores SIGQUIT, so its own /proc/$$ would say so). A background job of
+# a non-interactive shell starts with SIGINT and SIGQUIT ignored; a shell
+# cannot undo that (POSIX), and gexplore rightly keeps an ignored signal
+# ignored, so a test that sends the signal would see nothing happen and
+# could not tell that from a bug. Such tests skip with this reason.
+signal_ignored() {
+	local m bit
+	case $1 in INT) bit=2 ;; QUIT) bit=4 ;; *) return 2 ;; esac
+	m=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status 2>/dev/null)
+	[ -n "$m" ] || return 1
+	# POSIX sh too (peak*.sh are /bin/sh): the low byte holds both bits.
+	[ $((0x$(printf %s "$m" | tail -c 2) & bit)) != 0 ] || return 1
+	echo "SIG$1 was ignored when the test started (a background job of a non-interactive shell?)"
+}
+
 # Can this machine sample software events at all (perf_event_paranoid, seccomp)?
 can_sample() {
 	"$GX_BIN" record -q -o "$TMP/.probe" -e cpu-clock -- true >/dev/null 2>&1

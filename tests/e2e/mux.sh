@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 
 can_sample || skip_all "cannot open software events here (perf_event_paranoid?)"
-command -v jq >/dev/null || skip_all "jq is needed"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
 GROUPS_SPEC='{page-faults,context-switches},{minor-faults,task-clock}'
 PLAIN_SPEC='cpu-clock,page-faults,context-switches,minor-faults,task-clock'

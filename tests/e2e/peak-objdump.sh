@@ -5,7 +5,7 @@
 # (12 independent chains). x86-64 only; skipped where objdump is absent.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
-command -v objdump >/dev/null 2>&1 || skip_all "objdump is absent"
+command -v objdump >/dev/null 2>&1 || skip_all "objdump is absent (Debian package binutils)"
 [ "$(uname -m)" = x86_64 ] || skip_all "the table below is for x86-64 objects"
 OBJ="$GX_BUILDDIR/src/peak"
 

@@ -30,7 +30,7 @@ if command -v xmllint >/dev/null 2>&1; then
 	xmllint --noout "$TMP/roof.svg"
 	ok $? "the SVG is well-formed XML"
 else
-	skip 1 "xmllint is absent"
+	skip 1 "xmllint is absent (Debian package libxml2-utils)"
 fi
 "$GX_BIN" report --roofline="$TMP/roof.html" r1 >/dev/null 2>&1 &&
 	grep -q '<!DOCTYPE html>' "$TMP/roof.html"

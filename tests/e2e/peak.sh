@@ -4,7 +4,7 @@
 # a list that matches nothing, results are saved where reports look.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
-command -v jq >/dev/null 2>&1 || skip_all "jq is absent"
+command -v jq >/dev/null 2>&1 || skip_all "jq is absent (Debian package jq)"
 
 export XDG_CACHE_HOME="$TMP/cache"
 t0=$(date +%s.%N)
@@ -28,7 +28,7 @@ PY
 	ok $? "JSON validates against peak-schema.json"
 	sed 's/^/# /' "$TMP/v" | head -20
 else
-	skip 1 "python3-jsonschema is absent"
+	skip 1 "python3 jsonschema is absent (Debian package python3-jsonschema)"
 fi
 ghz=$(jq .clock.ghz "$TMP/peak.json")
 diag "clock $ghz GHz"

@@ -2,9 +2,9 @@
 # Linux perf reads gexplore's perf.data without warnings and counts the same
 # samples; gexplore reads perf's.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-[ -n "$PERF" ] || skip_all "perf is absent"
+[ -n "$PERF" ] || skip_all "perf is absent (Debian package linux-perf)"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
 for spec in "cpu-clock" "cpu-clock,page-faults" "-g cpu-clock" "--call-graph=dwarf,4096 cpu-clock"; do
 	set -- $spec

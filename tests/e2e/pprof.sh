@@ -1,26 +1,26 @@
 #!/bin/bash
 # gexplore report --format pprof: a gzip-compressed profile.proto, decoded
-# here by an independent reader (the pprof-format npm package, installed
-# into the build tree when npm can reach its registry; skipped otherwise).
+# here by an independent reader: protoc --decode (protobuf-compiler) against
+# upstream's profile.proto (golang-github-google-pprof-dev), read by
+# pprof-decode.py. Both packages are installed by ./bootstrap.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 X="$GX_BIN"
 
 "$X" version --build-options 2>/dev/null | grep -q 'pprof=yes' ||
-	skip_all "this build has no pprof export (protobuf-c/zlib absent)"
+	skip_all "this build has no pprof export (libprotobuf-c-dev, zlib1g-dev absent)"
 
-# the decoder: pprof-format in $GX_BUILDDIR/tests/npm (installed once)
-NPMDIR="$GX_BUILDDIR/tests/npm"
-if [ -z "${NODE:-}" ] || ! command -v "$NODE" >/dev/null; then NODE=$(command -v node || true); fi
-if [ -n "$NODE" ] && [ ! -d "$NPMDIR/node_modules/pprof-format" ] && command -v "${NPM:-npm}" >/dev/null; then
-	mkdir -p "$NPMDIR"
-	timeout 120 "${NPM:-npm}" install --silent --no-audit --no-fund --prefix "$NPMDIR" pprof-format@2 \
-		>/dev/null 2>&1 || diag "npm could not install pprof-format"
+command -v protoc >/dev/null ||
+	skip_all "no independent pprof decoder: protoc is absent (Debian package protobuf-compiler)"
+command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
+# Upstream's schema where Debian ships it; otherwise ours (the schema only:
+# the decoding is still protoc's, not our protobuf-c encoder's).
+PROTO_DIR=/usr/share/gocode/src/github.com/google/pprof/proto
+if [ ! -f "$PROTO_DIR/profile.proto" ]; then
+	diag "upstream profile.proto absent (golang-github-google-pprof-dev): using src/report/profile.proto"
+	PROTO_DIR="$GX_SRCDIR/src/report"
 fi
-[ -n "$NODE" ] && [ -d "$NPMDIR/node_modules/pprof-format" ] ||
-	skip_all "no independent pprof decoder (node and the pprof-format npm package)"
-export PPROF_FORMAT="$NPMDIR/node_modules/pprof-format"
-decode() { "$NODE" "$GX_SRCDIR/tests/e2e/pprof-decode.js" "$1"; }
+decode() { python3 "$GX_SRCDIR/tests/e2e/pprof-decode.py" "$1" "$PROTO_DIR"; }
 
 # synthetic Skylake result: one sample type per event, totals exact
 "$GEN" -o skl -b "$WL/wl-spin" <<'SPEC'
@@ -38,7 +38,7 @@ SPEC
 ok $? "synthetic: exported"
 is "$(od -An -tx1 -N2 skl.pb.gz | tr -d ' ')" 1f8b "gzip-compressed"
 decode skl.pb.gz >skl.json
-ok $? "pprof-format decodes it"
+ok $? "protoc decodes it against profile.proto"
 is "$(jq -r '.string0 | length' skl.json)" 0 'string_table[0] is ""'
 is "$(jq -c .types skl.json)" '["CPU_CLK_UNHALTED.THREAD/count","INST_RETIRED.ANY/count"]' "one sample type per event"
 is "$(jq -c .totals skl.json)" '[1500000000,800000000]' "values: the summed periods of each event"

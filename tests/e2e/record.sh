@@ -2,7 +2,7 @@
 # record -> result directory -> report, on live software events.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
 # A plain recording: the default events (cycles,instructions or cpu-clock).
 "$GX_BIN" record -o r1 -- "$WL/wl-spin" 300 >out 2>err

@@ -4,7 +4,7 @@
 # report's values are the ones computed by hand from the published
 # formulas (shared/TOPDOWN.md), for the whole run and per process.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
 # value of metric NAME in a tree (JSON), rounded to 4 decimals
 val() { jq -r --arg n "$2" "$1 | .metrics[] | select(.name == \$n) | .value * 10000 | round / 10000"; }

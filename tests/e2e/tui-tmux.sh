@@ -4,7 +4,7 @@
 # symbolizing profile), drill to the hottest function's source, find its
 # hottest line under the cursor, go back, quit.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v tmux >/dev/null || skip_all "tmux is absent"
+command -v tmux >/dev/null || skip_all "tmux is absent (Debian package tmux)"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
 
 S="gx-tui-$$"
@@ -59,6 +59,26 @@ tmux send-keys -t "$S" Escape
 wait_for 'Command'
 ok $? "Esc closes the help"
 
+# What the drill-down below should find, from the recording itself: its
+# hottest function (hot_inner or hot_outer) and that function's hottest
+# line, one of its loop's (the control or the body line: skid decides).
+SRC="$GX_SRCDIR/tests/workloads/wl-spin.c"
+"$GX_BIN" report --json --limit 0 r1 >r1.json 2>/dev/null
+hf=$(jq -r '.functions[0].function' r1.json)
+hl=$(jq -r '.functions[0].line' r1.json)
+case $hf in
+hot_inner) loop=$(grep -n 'i < 100000;' "$SRC" | cut -d: -f1) ;;
+hot_outer) loop=$(grep -n 'i < 50000;' "$SRC" | cut -d: -f1) ;;
+*) loop= ;;
+esac
+check "the recording's hottest function is hot_inner or hot_outer ($hf)" test -n "$loop"
+check "its hottest line ($hl) is its loop's control or body line" \
+	sh -c "[ '$hl' = '${loop:-x}' ] || [ '$hl' = '$((${loop:-0} + 1))' ]"
+
+# cursor_line: the source line number on the cursor's row ('>', share,
+# samples, line, text)
+cursor_line() { awk '/^>/ { print $4; exit }' pane; }
+
 tmux send-keys -t "$S" g
 wait_for 'bottom-up'
 ok $? "g opens the bottom-up grid"
@@ -69,9 +89,9 @@ if grep -q 'hot_inner' pane; then
 	tmux send-keys -t "$S" Enter
 	wait_for 'source: '
 	ok $? "Enter on the hottest function opens its source"
-	check "the hottest function is hot_inner" grep -q 'source: hot_inner' pane
-	# The cursor ('>') starts on the hottest line: the loop body.
-	check "the cursor is on the hottest line" sh -c "grep '^>' pane | grep -q 'wl_sink +='"
+	check "the hottest function is the recording's ($hf)" grep -q "source: $hf" pane
+	# The cursor ('>') starts on the hottest line.
+	is "$(cursor_line)" "$hl" "the cursor is on the recording's hottest line"
 	tmux send-keys -t "$S" Left
 	wait_for 'bottom-up'
 	ok $? "Left goes back to the grid"
@@ -88,6 +108,41 @@ ok $? "back at 100x30: the grid again"
 tmux send-keys -t "$S" q q
 wait_gone 'bottom-up\|Command'
 ok $? "q in the grid goes back, q in the summary quits"
+
+# Every sample on hot_inner's loop control line (a synthetic recording at
+# the address of its increment): the drill-down then lands on that line.
+ctl=$(grep -n 'i < 100000;' "$SRC" | cut -d: -f1)
+if command -v nm >/dev/null && command -v addr2line >/dev/null; then
+	read -r a n < <(nm -S "$WL/wl-spin" | awk '$4 == "hot_inner" { print $1, $2 }')
+	off=$(for i in $(seq 0 $((16#$n - 1))); do printf '0x%x\n' $((16#$a + i)); done |
+		addr2line -e "$WL/wl-spin" | awk -F: -v c="$ctl" '{ sub(/ .*/, "", $2) }
+			$2 == c + 1 { body = 1 } body && $2 == c { print NR - 1; exit }')
+	"$GEN" -o rc -b "$WL/wl-spin" <<EOF_S
+model skl
+smt off
+process 1000 wl-spin
+function hot_inner+${off:-0}
+CPU_CLK_UNHALTED.THREAD 100000000
+EOF_S
+	is "$("$GX_BIN" report --json rc 2>/dev/null | jq -r '.functions[0].line')" "$ctl" \
+		"control line: the report's hottest line is the loop's control line"
+	tmux new-session -d -s "$S-ctl" -x 100 -y 30 "NO_COLOR=1 '$GX_BIN' tui rc; sleep 0.5"
+	S0=$S
+	S="$S-ctl"
+	wait_for 'summary: rc'
+	tmux send-keys -t "$S" g
+	wait_for 'bottom-up'
+	tmux send-keys -t "$S" Home
+	sleep 0.2
+	tmux send-keys -t "$S" Enter
+	wait_for 'source: hot_inner'
+	ok $? "control line: Enter opens hot_inner's source"
+	is "$(cursor_line)" "$ctl" "control line: the cursor is on it"
+	tmux send-keys -t "$S" q q
+	S=$S0
+else
+	skip 3 "nm or addr2line is absent (Debian package binutils)"
+fi
 
 # gexplore -- CMD on a terminal: record, then the TUI on the new result.
 tmux new-session -d -s "$S-run" -x 100 -y 30 \

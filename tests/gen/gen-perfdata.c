@@ -10,6 +10,8 @@
  *   process PID COMM        following events belong to this process
  *   function NAME           ... and, until the next one, to this function
  *                           of BINARY (found in its symbol table)
+ *   function NAME+OFFSET    ... all at that one address (OFFSET in bytes,
+ *                           0x for hex): samples placed on a chosen line
  *   EVENT COUNT             event id of the model and its count there
  *
  * Each (process, event) becomes 100 samples whose periods sum to COUNT
@@ -46,6 +48,7 @@ struct proc {
 	char comm[16];
 	uint64_t count[MAX_FN][MAX_EV];	/* per function slot, per event */
 	uint64_t ip[MAX_FN];		/* first address of each function slot */
+	bool exact[MAX_FN];		/* all samples at ip, not spread over 8 bytes */
 	size_t nr_fn;
 };
 
@@ -157,10 +160,16 @@ int main(int argc, char **argv)
 			nproc++;
 		} else if (!strcmp(a, "function")) {
 			struct proc *p = &procs[nproc ? nproc - 1 : 0];
-			uint64_t off;
+			uint64_t off, plus = 0;
+			char *at = NULL;
 
-			if (!nproc || sscanf(line, "function %127s", b) != 1 ||
-			    !(off = function_offset(binary, b)))
+			if (!nproc || sscanf(line, "function %127s", b) != 1)
+				return die("function not found in the binary", line);
+			if ((at = strchr(b, '+'))) {
+				*at++ = 0;
+				plus = strtoull(at, NULL, 0);
+			}
+			if (!(off = function_offset(binary, b)))
 				return die("function not found in the binary", line);
 			if (p->nr_fn == MAX_FN)
 				return die("too many functions", b);
@@ -173,7 +182,8 @@ int main(int argc, char **argv)
 				if (!used)
 					p->nr_fn = 0;
 			}
-			p->ip[p->nr_fn++] = MAP_START + off;
+			p->exact[p->nr_fn] = at != NULL;
+			p->ip[p->nr_fn++] = MAP_START + off + plus;
 		} else if (m && nproc && sscanf(line, "%127s %llu", a, &n) == 2) {
 			int mi = td_model__find_event(m, a);
 			size_t k;
@@ -318,7 +328,7 @@ int main(int argc, char **argv)
 				} s = {
 					.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
 					.id = id_base + k,
-					.ip = procs[p].ip[f] + (uint64_t)(i % 8),
+					.ip = procs[p].ip[f] + (procs[p].exact[f] ? 0 : (uint64_t)(i % 8)),
 					.pid = procs[p].pid,
 					.tid = procs[p].pid,
 					.time = t++,

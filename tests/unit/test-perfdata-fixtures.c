@@ -76,7 +76,7 @@ static void test_fixture(const char *dir, const struct fixture *f, unsigned flag
 
 #ifndef HAVE_LIBZSTD
 	if (f->zstd) {
-		skip(4, "built without libzstd");
+		skip(4, "built without libzstd (Debian package libzstd-dev)");
 		free(path);
 		return;
 	}

@@ -1123,7 +1123,7 @@ static void test_compressed(void)
 #else
 static void test_compressed(void)
 {
-	skip(24, "built without libzstd");
+	skip(24, "built without libzstd (Debian package libzstd-dev)");
 }
 #endif
 

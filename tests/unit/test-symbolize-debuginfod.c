@@ -12,6 +12,7 @@
 #include "util/util.h"
 
 #include <arpa/inet.h>
+#include <dlfcn.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +109,7 @@ int main(void)
 	pid_t server;
 	int port, tries;
 	ssize_t len;
+	void *dfd;
 
 	snprintf(wl, sizeof(wl), "%s/tests/workloads/wl-sym-inline", b ? b : ".");
 	if (getenv("GX_SYM_DFD_CHILD"))
@@ -116,6 +118,11 @@ int main(void)
 		plan_skip_all("wl-sym-inline not built");
 	if (system("python3 -c 'import http.server' >/dev/null 2>&1"))
 		plan_skip_all("python3 (for a local HTTP server) is absent");
+	/* libdwfl reaches debuginfod through a library it dlopens at run time. */
+	dfd = dlopen("libdebuginfod.so.1", RTLD_LAZY);
+	if (!dfd)
+		plan_skip_all("libdebuginfod.so.1 is absent (Debian package libdebuginfod1)");
+	dlclose(dfd);
 	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (len <= 0)
 		plan_skip_all("cannot find /proc/self/exe");

@@ -92,7 +92,7 @@ int main(void)
 	FILE *f;
 
 #ifndef HAVE_LIBUNWIND
-	plan_skip_all("built without libunwind");
+	plan_skip_all("built without libunwind (Debian package libunwind-dev)");
 #endif
 	snprintf(dir, sizeof(dir), "%s/vector_static_gcc", fx ? fx : "/nonexistent");
 	snprintf(path, sizeof(path), "%s/perf.data", dir);

@@ -378,7 +378,7 @@ static void behaviour(struct tui_model *m)
 
 	s = screen(m, "g Enter", 100, 30, false, NULL);
 	if (has(s, "without capstone"))
-		skip(1, "no capstone");
+		skip(1, "no capstone (Debian package libcapstone-dev)");
 	else
 		ok(has(s, "14^"), "skid at line level: line 14 marked as paying for another line");
 	free(s);
@@ -436,7 +436,7 @@ static void behaviour(struct tui_model *m)
 	s = screen(m, "g Enter Enter", 100, 30, false, NULL);
 	l = cursor_line(s);
 	if (has(s, "without capstone")) {
-		skip(2, "no capstone");
+		skip(2, "no capstone (Debian package libcapstone-dev)");
 	} else {
 		ok(has(l, "add rcx, rax"), "disassembly starts on the line's hottest instruction "
 		   "('%s')", l);
@@ -500,7 +500,7 @@ static void test_disasm_arm64(void)
 	}
 	memset(&d, 0, sizeof(d));
 	if (tui_disasm_bytes(EM_AARCH64, code, sizeof(code), 0, &d) != 0) {
-		skip(9, "built without capstone");
+		skip(9, "built without capstone (Debian package libcapstone-dev)");
 		return;
 	}
 	is_int(d.nr, 8, "aarch64: eight instructions");
