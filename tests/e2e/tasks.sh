@@ -7,7 +7,9 @@ command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 "$GX_BIN" record -q -o t -e cpu-clock -- "$WL/wl-threads" 4 300 >/dev/null 2>&1
 ok $? "multithreaded workload recorded"
 "$GX_BIN" report --json --limit 0 t >t.json
-is "$(jq '[.threads[] | select(.comm == "wl-threads" and .samples[0] > 5)] | length' t.json)" 4 \
+# The main thread only starts them, but loading the program can give it a
+# few samples on a busy machine: count the other threads.
+is "$(jq '[.threads[] | select(.comm == "wl-threads" and .tid != .pid and .samples[0] > 5)] | length' t.json)" 4 \
 	"each of the 4 spinning threads has samples"
 is "$(jq '[.threads[] | select(.pid == .tid)] | length' t.json)" 1 "the main thread is a row of its own"
 is "$(jq '[.processes[] | select(.comm == "wl-threads")] | length' t.json)" 1 "one process"
