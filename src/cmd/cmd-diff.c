@@ -16,8 +16,8 @@
 #include <unistd.h>
 
 #include "cmd-int.h"
+#include "ci/ci.h"
 #include "profile/profile.h"
-#include "report/report-ci.h"
 #include "result/result.h"
 #include "util/util.h"
 

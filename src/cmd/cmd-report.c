@@ -18,7 +18,7 @@
 #include "mux/mux.h"
 #include "profile/profile.h"
 #include "report/report.h"
-#include "report/report-ci.h"
+#include "ci/ci.h"
 #include "result/result.h"
 #include "topdown/topdown.h"
 #include "util/util.h"

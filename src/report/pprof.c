@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "report-ci.h"
+#include "ci/ci.h"
 
 #include "result/result.h"
 

@@ -1,20 +1,22 @@
 /*
- * report-ci: the views of a result that other programs consume — checks
- * (thresholds for CI, `gexplore check`), comparisons of two results
- * (`gexplore diff`), JUnit XML and GitHub annotations, and the pprof export.
+ * ci: the views of a result that CI systems consume — the rows and metrics
+ * of an opened result (ci-metric.c), checks of thresholds on them
+ * (`gexplore check`, ci-check.c), and their outcomes as text, JSON, JUnit
+ * XML and GitHub annotations (ci-junit.c). src/diff evaluates its metrics
+ * through this module too.
  *
  * Everything is built in memory (strings, structs) for src/cmd to print or
  * write; nothing here prints or exits. Errors are negative codes with a
  * message in *cause (caller frees).
  *
- * The unit all of them share is a `struct gx_result`: a result (directory or
- * perf.data file) read once into a profile, with its meta.json, its top-down
- * model and the mapping of its recorded events to the model's, so any metric
- * can be evaluated on the whole run or on one row (process, module,
- * function).
+ * The unit all of them share is a `struct gx_result` (src/result): a result
+ * (directory or perf.data file) read once into a profile, with its
+ * meta.json, its top-down model and the mapping of its recorded events to
+ * the model's, so any metric can be evaluated on the whole run or on one
+ * row (process, module, function).
  */
-#ifndef GX_REPORT_CI_H
-#define GX_REPORT_CI_H
+#ifndef GX_CI_H
+#define GX_CI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,7 +30,7 @@
 #define GX_DIFF_SCHEMA "gexplore-diff 1"
 
 /* ======================================================================
- * Rows and metrics of an opened result (ci-result.c)
+ * Rows and metrics of an opened result (ci-metric.c)
  * ==================================================================== */
 
 struct gx_result;
@@ -106,7 +108,7 @@ bool ci_metric_higher_is_better(const char *metric);
 const char **ci_default_metrics(const struct gx_result *r);
 
 /* ======================================================================
- * Checks (check.c)
+ * Checks (ci-check.c)
  * ==================================================================== */
 
 enum ci_op {
@@ -200,7 +202,7 @@ void ci_report__text(const struct ci_report *rep, struct strbuf *out);
 /* JSON (schema GX_CHECK_SCHEMA, in gexplore-check(1)), pretty, newline. */
 void ci_report__json(const struct ci_report *rep, struct strbuf *out);
 
-/* junit.c: JUnit XML (one testsuite, one testcase per check x row) and
+/* ci-junit.c: JUnit XML (one testsuite, one testcase per check x row) and
  * GitHub workflow commands (::error / ::warning lines). */
 void ci_report__junit(const struct ci_report *rep, struct strbuf *out);
 void ci_report__github(const struct ci_report *rep, struct strbuf *out);
@@ -273,4 +275,4 @@ void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o);
 int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause);
 void ci_pprof__delete(struct ci_pprof *p);
 
-#endif /* GX_REPORT_CI_H */
+#endif /* GX_CI_H */
