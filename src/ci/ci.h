@@ -27,7 +27,6 @@
 #include "util/util.h"
 
 #define GX_CHECK_SCHEMA "gexplore-check 1"
-#define GX_DIFF_SCHEMA "gexplore-diff 1"
 
 /* ======================================================================
  * Rows and metrics of an opened result (ci-metric.c)
@@ -210,44 +209,6 @@ void ci_report__github(const struct ci_report *rep, struct strbuf *out);
 /* The two-sided Student t quantile for `level` (0.95) and df degrees of
  * freedom (table for 0.90/0.95/0.99; normal beyond 30). */
 double ci_t_quantile(double level, size_t df);
-
-/* ======================================================================
- * Comparison of two results (diff.c)
- * ==================================================================== */
-
-struct ci_diff_opts {
-	enum ci_scope scopes[CI_SCOPE_NR_];	/* scopes to compare, in order */
-	size_t nr_scopes;
-	const char *const *metrics;	/* NULL: the default metrics of A and of B */
-	size_t limit;			/* rows per scope from each side (hottest); 0 = 20 */
-	uint64_t min_samples;		/* rows with fewer reference samples skipped */
-};
-
-struct ci_diff_entry {
-	enum ci_scope scope;
-	const char *row;		/* borrowed from A or B */
-	const char *metric;
-	double a, b;			/* NAN when absent or not measurable */
-	double delta;			/* b - a, NAN when either is absent */
-	double rel;			/* delta / |a|, NAN when a is 0 or absent */
-	bool in_a, in_b;		/* the row exists in A / in B */
-	double weight;			/* the row's larger share of samples (run: 1) */
-};
-
-struct ci_diff {
-	struct ci_diff_entry *entries;	/* biggest changes first */
-	size_t nr;
-	const char *a, *b;		/* result paths, borrowed */
-};
-
-/* Compare A and B. Fills *d (free with ci_diff__exit). -EINVAL for an
- * unknown metric. Entries borrow strings from a and b: keep them open. */
-int ci_diff_run(struct gx_result *a, struct gx_result *b, const struct ci_diff_opts *o,
-		struct ci_diff *d, char **cause);
-void ci_diff__exit(struct ci_diff *d);
-void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit);
-void ci_diff__json(const struct ci_diff *d, struct strbuf *out);
-void ci_diff__csv(const struct ci_diff *d, struct strbuf *out);
 
 /* ======================================================================
  * pprof export (pprof.c)
