@@ -210,30 +210,4 @@ void ci_report__github(const struct ci_report *rep, struct strbuf *out);
  * freedom (table for 0.90/0.95/0.99; normal beyond 30). */
 double ci_t_quantile(double level, size_t df);
 
-/* ======================================================================
- * pprof export (pprof.c)
- * ==================================================================== */
-
-/*
- * The samples of a result as a gzip-compressed pprof profile.proto: one
- * sample type per recorded event (value = summed periods, plus a "samples"
- * count per event), one location per distinct address with its inline
- * frames (innermost first), mappings with build-ids. The exporter sees
- * every stack while the result is walked, so it is set up first:
- *
- *	struct ci_pprof *x = ci_pprof__new();
- *	ci_pprof__hook(x, &opts);		// before gx_result__open(.., &opts, ..)
- *	ci_pprof__write(x, result, path, &cause);
- *	ci_pprof__delete(x);
- *
- * __new returns NULL and __write GX_E_NOTSUP when this build has no
- * protobuf-c/zlib; __hook and __delete accept NULL.
- */
-struct ci_pprof;
-struct gx_result_opts;
-struct ci_pprof *ci_pprof__new(void);
-void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o);
-int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause);
-void ci_pprof__delete(struct ci_pprof *p);
-
 #endif /* GX_CI_H */

@@ -1,5 +1,5 @@
 /*
- * pprof.c: export a result as a pprof profile (gzip-compressed
+ * export-pprof.c: export a result as a pprof profile (gzip-compressed
  * profile.proto), the format Parca, Pyroscope and Grafana ingest.
  *
  * The samples are walked once through src/profile, which tracks the
@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "ci/ci.h"
+#include "export.h"
 
 #include "result/result.h"
 
@@ -29,7 +29,7 @@
 
 #include <zlib.h>
 
-#include "report/profile.pb-c.h"
+#include "export/profile.pb-c.h"
 #include "symbolize/symbolize.h"
 
 #define MAX_FRAMES 128
@@ -62,7 +62,7 @@ struct pmapping {
 };
 
 struct exporter {
-	const struct gx_result *res;	/* set by ci_pprof__write */
+	const struct gx_result *res;	/* set by export_pprof__write */
 	const struct pd_env *env;
 	struct sym_session *sym;	/* the profile's: strings of sym_results */
 	size_t nr_events;
@@ -513,7 +513,7 @@ static void on_begin(void *ctx, const struct gx_result *r)
 	x->nr_events = perf_reader__nr_evsels(gx_result__reader(r));
 }
 
-struct ci_pprof *ci_pprof__new(void)
+struct export_pprof *export_pprof__new(void)
 {
 	struct exporter *x = xzalloc(sizeof(*x));
 
@@ -523,17 +523,18 @@ struct ci_pprof *ci_pprof__new(void)
 	u64map__init(&x->loc_idx.idx);
 	u64map__init(&x->func_idx.idx);
 	u64map__init(&x->sample_idx.idx);
-	return (struct ci_pprof *)x;
+	return (struct export_pprof *)x;
 }
 
-void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o)
+void export_pprof__hook(struct export_pprof *p, struct gx_result_opts *o)
 {
 	o->on_begin = on_begin;
 	o->on_stack = on_stack;
 	o->stack_ctx = p;
 }
 
-int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause)
+int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const char *path,
+			char **cause)
 {
 	struct exporter *x = (struct exporter *)p;
 
@@ -542,7 +543,7 @@ int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *p
 	return encode(x, path, cause);
 }
 
-void ci_pprof__delete(struct ci_pprof *p)
+void export_pprof__delete(struct export_pprof *p)
 {
 	struct exporter *x = (struct exporter *)p;
 
@@ -565,18 +566,19 @@ void ci_pprof__delete(struct ci_pprof *p)
 
 #else /* !HAVE_PPROF */
 
-struct ci_pprof *ci_pprof__new(void)
+struct export_pprof *export_pprof__new(void)
 {
 	return NULL;
 }
 
-void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o)
+void export_pprof__hook(struct export_pprof *p, struct gx_result_opts *o)
 {
 	(void)p;
 	(void)o;
 }
 
-int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause)
+int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const char *path,
+			char **cause)
 {
 	(void)p;
 	(void)r;
@@ -586,7 +588,7 @@ int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *p
 			"zlib1g-dev, then rebuild)");
 }
 
-void ci_pprof__delete(struct ci_pprof *p)
+void export_pprof__delete(struct export_pprof *p)
 {
 	(void)p;
 }
