@@ -39,7 +39,7 @@ int report_text(struct strbuf *out, struct gx_result *in, const struct report_op
 /* Append the JSON report (one object, pretty-printed, trailing newline). */
 int report_json(struct strbuf *out, struct gx_result *in, const struct report_opts *o);
 
-/* The top-down section (topdown-view.c): the tree for the whole run and
+/* The top-down section (report-topdown.c): the tree for the whole run and
  * level 1 per function, process and module; or why there is none. */
 int report_topdown_text(struct strbuf *out, struct gx_result *in,
 			const struct report_opts *o);
