@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cmd-int.h"
+#include "ci/ci.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
-#include "report/report-ci.h"
 #include "result/result.h"
 #include "topdown/topdown.h"
 #include "util/util.h"

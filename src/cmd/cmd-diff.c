@@ -16,8 +16,9 @@
 #include <unistd.h>
 
 #include "cmd-int.h"
+#include "ci/ci.h"
+#include "diff/diff.h"
 #include "profile/profile.h"
-#include "report/report-ci.h"
 #include "result/result.h"
 #include "util/util.h"
 
@@ -63,7 +64,7 @@ static int newest_two(const char *dir, char **older, char **newer)
 }
 
 struct diff_cli {
-	struct ci_diff_opts o;
+	struct diff_opts o;
 	const char *cpu;
 	struct cmd_symopts sym;
 	struct cmd_strv metrics;
@@ -110,11 +111,11 @@ static const struct cmd_option diff_options[] = {
 static int cmd_diff_exec(int argc, char **argv)
 {
 	struct diff_cli cli = { .text_limit = 40 };
-	struct ci_diff_opts o;
+	struct diff_opts o;
 	struct gx_result_opts oo = { 0 };
 	struct profile_opts prof = { 0 };
 	struct gx_result *a = NULL, *b = NULL;
-	struct ci_diff d = { 0 };
+	struct diff d = { 0 };
 	struct strbuf out = STRBUF_INIT;
 	char *pa = NULL, *pb = NULL, *cause = NULL;
 	size_t text_limit;
@@ -153,20 +154,20 @@ static int cmd_diff_exec(int argc, char **argv)
 		cmd_error("%s", cause);
 		goto out;
 	}
-	if (ci_diff_run(a, b, &o, &d, &cause)) {
+	if (diff_run(a, b, &o, &d, &cause)) {
 		cmd_error("%s", cause);
 		goto out;
 	}
 	if (json)
-		ci_diff__json(&d, &out);
+		diff__json(&d, &out);
 	else if (csv)
-		ci_diff__csv(&d, &out);
+		diff__csv(&d, &out);
 	else
-		ci_diff__text(&d, &out, text_limit);
+		diff__text(&d, &out, text_limit);
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	ret = fflush(stdout) == 0 ? GX_EXIT_OK : GX_EXIT_FAIL;
 out:
-	ci_diff__exit(&d);
+	diff__exit(&d);
 	gx_result__delete(a);
 	gx_result__delete(b);
 	strbuf__exit(&out);

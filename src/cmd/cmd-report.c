@@ -14,11 +14,11 @@
 #include <string.h>
 
 #include "cmd-int.h"
+#include "export/export.h"
 #include "perfdata/perfdata.h"
 #include "mux/mux.h"
 #include "profile/profile.h"
 #include "report/report.h"
-#include "report/report-ci.h"
 #include "result/result.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
@@ -75,7 +75,7 @@ int report_print_result(struct gx_result *res, const struct report_cmd_opts *o)
 		err = report_csv(&out, res, &ropts);
 		break;
 	case FMT_FOLDED:
-		err = report_folded(&out, res, &ropts);
+		err = export_folded(&out, res, ropts.sort_event);
 		break;
 	default:
 		err = report_text(&out, res, &ropts);
@@ -120,19 +120,19 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 }
 
 /* --format pprof -o FILE: the exporter watches the walk of the result. */
-static int export_pprof(const char *input, const char *output, const struct report_cmd_opts *o)
+static int write_pprof(const char *input, const char *output, const struct report_cmd_opts *o)
 {
-	struct ci_pprof *x = ci_pprof__new();
+	struct export_pprof *x = export_pprof__new();
 	struct gx_result_opts oo = open_opts(".", o);
 	struct gx_result *res = NULL;
 	char *cause = NULL;
 	int err, ret = GX_EXIT_USAGE;
 
-	ci_pprof__hook(x, &oo);
+	export_pprof__hook(x, &oo);
 	err = gx_result__open(&res, input, &oo, &cause);
 	if (!err) {
 		warn_notes(res);
-		err = ci_pprof__write(x, res, output, &cause);
+		err = export_pprof__write(x, res, output, &cause);
 		if (err == GX_E_NOTSUP)
 			ret = GX_EXIT_FAIL;
 	}
@@ -142,7 +142,7 @@ static int export_pprof(const char *input, const char *output, const struct repo
 		ret = GX_EXIT_OK;
 	free(cause);
 	gx_result__delete(res);
-	ci_pprof__delete(x);
+	export_pprof__delete(x);
 	return ret;
 }
 
@@ -165,9 +165,8 @@ static int set_format(struct report_cmd_opts *o, enum report_format f, const cha
 }
 
 /*
- * --format FMT [-o FILE]: the exports. pprof is written by src/report's
- * exporter; the others are the report's own renderers (--json, --csv, --folded), sent
- * to FILE.
+ * --format FMT [-o FILE]: the exports. pprof is written by src/export; the
+ * others are the renderers of --json, --csv and --folded, sent to FILE.
  */
 static int report_format(const char *input, const char *format, const char *output,
 			 struct report_cmd_opts *o)
@@ -179,7 +178,7 @@ static int report_format(const char *input, const char *format, const char *outp
 			cmd_error("--format pprof writes a binary file: name it with -o FILE");
 			return GX_EXIT_USAGE;
 		}
-		return export_pprof(input, output, o);
+		return write_pprof(input, output, o);
 	}
 	if (!strcmp(format, "json"))
 		f = FMT_JSON;

@@ -18,8 +18,8 @@
 #include "peak/peak.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
-#include "report/roofline.h"
 #include "result/result.h"
+#include "roofline/roofline.h"
 #include "util/util.h"
 
 int report_roofline(const char *result, const char *parent, const char *file);

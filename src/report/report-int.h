@@ -1,3 +1,7 @@
+/*
+ * report-int.h: what the report's files share (report.c, report-hotspots.c,
+ * report-csv.c). Private to src/report.
+ */
 #ifndef GX_REPORT_INT_H
 #define GX_REPORT_INT_H
 
@@ -28,7 +32,7 @@ const struct profile_row *const *report__pick(struct gx_result *in,
 double report__pct(struct gx_result *in, const struct report_opts *o,
 		   const struct profile_row *r, bool total);
 
-/* hotspots.c: text tables and JSON arrays of functions, lines, callpaths */
+/* report-hotspots.c: text tables and JSON arrays of functions, lines, callpaths */
 void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by);
 json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,

@@ -1,7 +1,7 @@
 /*
  * report: the views of a result that are not interactive — text and JSON
- * (schema in gexplore-report(1)), CSV and folded stacks, each of an opened
- * result (src/result). Output is built into a string the caller prints;
+ * (schema in gexplore-report(1)) and CSV, each of an opened result
+ * (src/result); folded stacks and pprof are src/export's. Output is built into a string the caller prints;
  * nothing here writes to a terminal.
  */
 #ifndef GX_REPORT_H
@@ -39,7 +39,7 @@ int report_text(struct strbuf *out, struct gx_result *in, const struct report_op
 /* Append the JSON report (one object, pretty-printed, trailing newline). */
 int report_json(struct strbuf *out, struct gx_result *in, const struct report_opts *o);
 
-/* The top-down section (topdown-view.c): the tree for the whole run and
+/* The top-down section (report-topdown.c): the tree for the whole run and
  * level 1 per function, process and module; or why there is none. */
 int report_topdown_text(struct strbuf *out, struct gx_result *in,
 			const struct report_opts *o);
@@ -53,14 +53,6 @@ struct json_t *report_topdown_json(struct gx_result *in, const struct report_opt
  * the values of the sort event. Columns are listed in gexplore-report(1).
  */
 int report_csv(struct strbuf *out, struct gx_result *in, const struct report_opts *o);
-
-/*
- * Append folded stacks (Brendan Gregg's flamegraph.pl input): one line per
- * distinct call path, `comm;root;...;leaf COUNT`, COUNT = samples of the
- * sort event; every path, ordered by the line's text. Without call stacks
- * each path is comm;function.
- */
-int report_folded(struct strbuf *out, struct gx_result *in, const struct report_opts *o);
 
 /* Names of enum profile_sort / enum profile_by values as the options
  * spell them ("self", "function"), NULL-terminated. */

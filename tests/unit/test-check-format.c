@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/report-ci.h"
+#include "ci/ci.h"
 #include "tap.h"
 
 static const struct {

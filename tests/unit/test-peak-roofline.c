@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/roofline.h"
+#include "roofline/roofline.h"
 #include "tap.h"
 
 static const char peak_doc[] =

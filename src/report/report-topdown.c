@@ -1,5 +1,5 @@
 /*
- * topdown-view.c: the top-down tree of a result — for the whole run from
+ * report-topdown.c: the top-down tree of a result — for the whole run from
  * the counting reads (or the sample estimates of a plain perf.data), and
  * level 1 per function, process and module from the sample estimates.
  */

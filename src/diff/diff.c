@@ -6,7 +6,7 @@
  */
 #include "config.h"
 
-#include "report-ci.h"
+#include "diff.h"
 
 #include "result/result.h"
 
@@ -21,7 +21,7 @@
 /* Weight of a change, for ordering: its relative size |b - a| / max(|a|, |b|)
  * (1 for a row new or gone) times the row's share of the samples, so a
  * change that matters to the run outranks a big swing in a cold row. */
-static double magnitude(const struct ci_diff_entry *e)
+static double magnitude(const struct diff_entry *e)
 {
 	double m;
 
@@ -35,7 +35,7 @@ static double magnitude(const struct ci_diff_entry *e)
 
 static int cmp_entry(const void *x, const void *y)
 {
-	const struct ci_diff_entry *p = x, *q = y;
+	const struct diff_entry *p = x, *q = y;
 	double a = magnitude(p), b = magnitude(q);
 	int c;
 
@@ -100,7 +100,7 @@ static const struct ci_row *find(const struct ci_row *rows, size_t nr, const str
 	return NULL;
 }
 
-static void add(struct ci_diff *d, size_t *cap, const struct ci_diff_entry *e)
+static void add(struct diff *d, size_t *cap, const struct diff_entry *e)
 {
 	d->entries = xgrow(d->entries, cap, d->nr + 1, sizeof(*d->entries));
 	d->entries[d->nr++] = *e;
@@ -109,7 +109,7 @@ static void add(struct ci_diff *d, size_t *cap, const struct ci_diff_entry *e)
 /* Compare one scope's rows (the hottest `limit` of each side). */
 static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope scope,
 		      const char *const *metrics, size_t limit, uint64_t min_samples,
-		      struct ci_diff *d, size_t *cap, char **cause)
+		      struct diff *d, size_t *cap, char **cause)
 {
 	struct ci_row *ra = NULL, *rb = NULL;
 	size_t na = 0, nb = 0;
@@ -138,7 +138,7 @@ static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope sc
 			if (side && x)
 				continue;	/* already compared from A */
 			for (const char *const *m = metrics; *m && !err; m++) {
-				struct ci_diff_entry e = { .scope = scope, .row = rows[i].name,
+				struct diff_entry e = { .scope = scope, .row = rows[i].name,
 							   .metric = *m, .in_a = x != NULL,
 							   .in_b = y != NULL };
 
@@ -158,8 +158,8 @@ static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope sc
 	return err;
 }
 
-int ci_diff_run(struct gx_result *a, struct gx_result *b, const struct ci_diff_opts *o,
-		struct ci_diff *d, char **cause)
+int diff_run(struct gx_result *a, struct gx_result *b, const struct diff_opts *o,
+	     struct diff *d, char **cause)
 {
 	static const enum ci_scope all[] = { CI_SCOPE_RUN, CI_SCOPE_PROCESS, CI_SCOPE_MODULE,
 					     CI_SCOPE_FUNCTION };
@@ -204,14 +204,14 @@ int ci_diff_run(struct gx_result *a, struct gx_result *b, const struct ci_diff_o
 				 cause);
 	free(both);
 	if (err) {
-		ci_diff__exit(d);
+		diff__exit(d);
 		return err;
 	}
 	gx_qsort(d->entries, d->nr, sizeof(*d->entries), cmp_entry);
 	return 0;
 }
 
-void ci_diff__exit(struct ci_diff *d)
+void diff__exit(struct diff *d)
 {
 	free(d->entries);
 	memset(d, 0, sizeof(*d));
@@ -227,18 +227,18 @@ static void num(struct strbuf *out, bool sign, double x)
 		strbuf__addf(out, "%10.4g ", x);
 }
 
-static const char *row_label(const struct ci_diff_entry *e)
+static const char *row_label(const struct diff_entry *e)
 {
 	return e->scope == CI_SCOPE_RUN ? "(whole run)" : e->row;
 }
 
-void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit)
+void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 {
 	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", d->a, d->b);
 	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
 		     "delta", "change", "row");
 	for (size_t i = 0; i < d->nr && (!limit || i < limit); i++) {
-		const struct ci_diff_entry *e = &d->entries[i];
+		const struct diff_entry *e = &d->entries[i];
 
 		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), e->metric);
 		num(out, false, e->a);
@@ -259,7 +259,7 @@ static json_t *real_or_null(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
-void ci_diff__json(const struct ci_diff *d, struct strbuf *out)
+void diff__json(const struct diff *d, struct strbuf *out)
 {
 	json_t *root = json_object(), *a = json_array();
 	char *s;
@@ -268,7 +268,7 @@ void ci_diff__json(const struct ci_diff *d, struct strbuf *out)
 	json_object_set_new(root, "a", json_string(d->a));
 	json_object_set_new(root, "b", json_string(d->b));
 	for (size_t i = 0; i < d->nr; i++) {
-		const struct ci_diff_entry *e = &d->entries[i];
+		const struct diff_entry *e = &d->entries[i];
 
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o}",
 						   "scope", ci_scope_name(e->scope), "row", e->row,
@@ -305,11 +305,11 @@ static void csv_num(struct strbuf *out, double x)
 		strbuf__addstr(out, ",");
 }
 
-void ci_diff__csv(const struct ci_diff *d, struct strbuf *out)
+void diff__csv(const struct diff *d, struct strbuf *out)
 {
 	strbuf__addstr(out, "scope,row,metric,a,b,delta,change\n");
 	for (size_t i = 0; i < d->nr; i++) {
-		const struct ci_diff_entry *e = &d->entries[i];
+		const struct diff_entry *e = &d->entries[i];
 
 		strbuf__addf(out, "%s,", ci_scope_name(e->scope));
 		csv_field(out, e->row);

@@ -1,5 +1,5 @@
 /*
- * pprof.c: export a result as a pprof profile (gzip-compressed
+ * export-pprof.c: export a result as a pprof profile (gzip-compressed
  * profile.proto), the format Parca, Pyroscope and Grafana ingest.
  *
  * The samples are walked once through src/profile, which tracks the
@@ -16,7 +16,7 @@
  */
 #include "config.h"
 
-#include "report-ci.h"
+#include "export.h"
 
 #include "result/result.h"
 
@@ -29,7 +29,7 @@
 
 #include <zlib.h>
 
-#include "report/profile.pb-c.h"
+#include "export/profile.pb-c.h"
 #include "symbolize/symbolize.h"
 
 #define MAX_FRAMES 128
@@ -62,7 +62,7 @@ struct pmapping {
 };
 
 struct exporter {
-	const struct gx_result *res;	/* set by ci_pprof__write */
+	const struct gx_result *res;	/* set by export_pprof__write */
 	const struct pd_env *env;
 	struct sym_session *sym;	/* the profile's: strings of sym_results */
 	size_t nr_events;
@@ -336,171 +336,214 @@ static int gzip_write(const char *path, const uint8_t *buf, size_t len, char **c
 	return err;
 }
 
-static int encode(struct exporter *x, const char *path, char **cause)
-{
-	Perftools__Profiles__Profile prof = PERFTOOLS__PROFILES__PROFILE__INIT;
-	Perftools__Profiles__ValueType *vt, period_type;
+/* The protobuf-c messages of one profile, allocated by the encode_*
+ * helpers below and freed by pb__exit; strings point into the exporter. */
+struct pb {
+	Perftools__Profiles__Profile prof;
+	Perftools__Profiles__ValueType *vt, **vtp, period_type;
 	Perftools__Profiles__Sample *sm, **smp;
 	Perftools__Profiles__Label *lb, **lbp;
-	Perftools__Profiles__Mapping *mp, **mpp;
 	Perftools__Profiles__Location *lc, **lcp;
 	Perftools__Profiles__Line *ln, **lnp;
 	Perftools__Profiles__Function *fn, **fnp;
-	Perftools__Profiles__ValueType **vtp;
-	size_t nlines = 0, len, e_count = x->nr_events;
-	uint32_t s_pid, s_comm, s_count, s_ns;
-	uint8_t *buf;
-	int err;
+	Perftools__Profiles__Mapping *mp, **mpp;
+	uint32_t s_pid, s_comm, s_count, s_ns;	/* string ids */
+};
 
-	s_pid = strtab__intern(&x->strs, "pid");
-	s_comm = strtab__intern(&x->strs, "comm");
-	s_count = strtab__intern(&x->strs, "count");
-	s_ns = strtab__intern(&x->strs, "nanoseconds");
+static void pb__exit(struct pb *pb)
+{
+	free(pb->mp);
+	free(pb->mpp);
+	free(pb->fn);
+	free(pb->fnp);
+	free(pb->ln);
+	free(pb->lnp);
+	free(pb->lc);
+	free(pb->lcp);
+	free(pb->lb);
+	free(pb->lbp);
+	free(pb->sm);
+	free(pb->smp);
+	free(pb->vt);
+	free(pb->vtp);
+}
 
-	/* sample types: one per event */
-	vt = xcalloc(e_count + 1, sizeof(*vt));
-	vtp = xcalloc(e_count + 1, sizeof(*vtp));
+/* Sample types: one per event; the default and the period type. */
+static void encode_sample_types(struct exporter *x, struct pb *pb)
+{
+	Perftools__Profiles__Profile *prof = &pb->prof;
+	size_t e_count = x->nr_events;
+
+	pb->vt = xcalloc(e_count + 1, sizeof(*pb->vt));
+	pb->vtp = xcalloc(e_count + 1, sizeof(*pb->vtp));
 	for (size_t i = 0; i < e_count; i++) {
 		const struct gx_event *e = gx_result__event(x->res, i);
 
-		perftools__profiles__value_type__init(&vt[i]);
-		vt[i].type = strtab__intern(&x->strs, e->name);
-		vt[i].unit = time_event(e->attr) ? s_ns : s_count;
-		vtp[i] = &vt[i];
+		perftools__profiles__value_type__init(&pb->vt[i]);
+		pb->vt[i].type = strtab__intern(&x->strs, e->name);
+		pb->vt[i].unit = time_event(e->attr) ? pb->s_ns : pb->s_count;
+		pb->vtp[i] = &pb->vt[i];
 	}
-	prof.n_sample_type = e_count;
-	prof.sample_type = vtp;
+	prof->n_sample_type = e_count;
+	prof->sample_type = pb->vtp;
 	/* viewers open on the result's sort event (cycles when sampled) */
 	if (e_count)
-		prof.default_sample_type = vt[gx_result__sort_event(x->res)].type;
-	perftools__profiles__value_type__init(&period_type);
+		prof->default_sample_type = pb->vt[gx_result__sort_event(x->res)].type;
+	perftools__profiles__value_type__init(&pb->period_type);
 	if (e_count) {
 		const struct perf_event_attr *a0 = gx_result__event(x->res, 0)->attr;
 
-		period_type = vt[0];
-		prof.period_type = &period_type;
-		prof.period = a0->freq ? 0 : (int64_t)a0->sample_period;
+		pb->period_type = pb->vt[0];
+		prof->period_type = &pb->period_type;
+		prof->period = a0->freq ? 0 : (int64_t)a0->sample_period;
 	}
+}
 
-	/* samples with pid and comm labels */
-	sm = xcalloc(x->nr_samples + 1, sizeof(*sm));
-	smp = xcalloc(x->nr_samples + 1, sizeof(*smp));
-	lb = xcalloc(2 * x->nr_samples + 1, sizeof(*lb));
-	lbp = xcalloc(2 * x->nr_samples + 1, sizeof(*lbp));
+/* Samples with pid and comm labels. */
+static void encode_samples(struct exporter *x, struct pb *pb)
+{
+	pb->sm = xcalloc(x->nr_samples + 1, sizeof(*pb->sm));
+	pb->smp = xcalloc(x->nr_samples + 1, sizeof(*pb->smp));
+	pb->lb = xcalloc(2 * x->nr_samples + 1, sizeof(*pb->lb));
+	pb->lbp = xcalloc(2 * x->nr_samples + 1, sizeof(*pb->lbp));
 	for (size_t i = 0; i < x->nr_samples; i++) {
 		const struct psample *s = &x->samples[i];
+		Perftools__Profiles__Sample *sm = &pb->sm[i];
+		Perftools__Profiles__Label *lb = &pb->lb[2 * i];
 
-		perftools__profiles__sample__init(&sm[i]);
-		sm[i].n_location_id = s->nlocs;
-		sm[i].location_id = x->stacks + s->off;
-		sm[i].n_value = e_count;
-		sm[i].value = s->values;
-		perftools__profiles__label__init(&lb[2 * i]);
-		perftools__profiles__label__init(&lb[2 * i + 1]);
-		lb[2 * i].key = s_pid;
-		lb[2 * i].num = s->pid;
-		lb[2 * i + 1].key = s_comm;
-		lb[2 * i + 1].str = s->comm;
-		lbp[2 * i] = &lb[2 * i];
-		lbp[2 * i + 1] = &lb[2 * i + 1];
-		sm[i].n_label = s->comm ? 2 : 1;
-		sm[i].label = &lbp[2 * i];
-		smp[i] = &sm[i];
+		perftools__profiles__sample__init(sm);
+		sm->n_location_id = s->nlocs;
+		sm->location_id = x->stacks + s->off;
+		sm->n_value = x->nr_events;
+		sm->value = s->values;
+		perftools__profiles__label__init(&lb[0]);
+		perftools__profiles__label__init(&lb[1]);
+		lb[0].key = pb->s_pid;
+		lb[0].num = s->pid;
+		lb[1].key = pb->s_comm;
+		lb[1].str = s->comm;
+		pb->lbp[2 * i] = &lb[0];
+		pb->lbp[2 * i + 1] = &lb[1];
+		sm->n_label = s->comm ? 2 : 1;
+		sm->label = &pb->lbp[2 * i];
+		pb->smp[i] = sm;
 	}
-	prof.n_sample = x->nr_samples;
-	prof.sample = smp;
+	pb->prof.n_sample = x->nr_samples;
+	pb->prof.sample = pb->smp;
+}
 
-	/* locations: lines are the inline chain, innermost first */
+/* Locations: lines are the inline chain, innermost first. Interns the
+ * functions they name (encode_functions then lists them). */
+static void encode_locations(struct exporter *x, struct pb *pb)
+{
+	size_t nlines = 0;
+
 	for (size_t i = 0; i < x->nr_locs; i++)
 		nlines += x->locs[i].res->nr_frames;
-	lc = xcalloc(x->nr_locs + 1, sizeof(*lc));
-	lcp = xcalloc(x->nr_locs + 1, sizeof(*lcp));
-	ln = xcalloc(nlines + 1, sizeof(*ln));
-	lnp = xcalloc(nlines + 1, sizeof(*lnp));
+	pb->lc = xcalloc(x->nr_locs + 1, sizeof(*pb->lc));
+	pb->lcp = xcalloc(x->nr_locs + 1, sizeof(*pb->lcp));
+	pb->ln = xcalloc(nlines + 1, sizeof(*pb->ln));
+	pb->lnp = xcalloc(nlines + 1, sizeof(*pb->lnp));
 	nlines = 0;
 	for (size_t i = 0; i < x->nr_locs; i++) {
 		const struct ploc *l = &x->locs[i];
+		Perftools__Profiles__Location *lc = &pb->lc[i];
 
-		perftools__profiles__location__init(&lc[i]);
-		lc[i].id = i + 1;
-		lc[i].mapping_id = l->mapping;
-		lc[i].address = l->address;
-		lc[i].n_line = l->res->nr_frames;
-		lc[i].line = &lnp[nlines];
+		perftools__profiles__location__init(lc);
+		lc->id = i + 1;
+		lc->mapping_id = l->mapping;
+		lc->address = l->address;
+		lc->n_line = l->res->nr_frames;
+		lc->line = &pb->lnp[nlines];
 		for (uint32_t k = 0; k < l->res->nr_frames; k++) {
 			const struct sym_frame *f = &l->res->frames[k];
+			Perftools__Profiles__Line *ln = &pb->ln[nlines];
 
-			perftools__profiles__line__init(&ln[nlines]);
-			ln[nlines].function_id = function_of(x, f->function ?
-							     sym_session__str(x->sym, f->function) :
-							     "[unknown]",
-							     sym_session__str(x->sym, f->file));
-			ln[nlines].line = f->line;
-			lnp[nlines] = &ln[nlines];
-			nlines++;
+			perftools__profiles__line__init(ln);
+			ln->function_id = function_of(x, f->function ?
+						      sym_session__str(x->sym, f->function) :
+						      "[unknown]",
+						      sym_session__str(x->sym, f->file));
+			ln->line = f->line;
+			pb->lnp[nlines++] = ln;
 		}
-		lcp[i] = &lc[i];
+		pb->lcp[i] = lc;
 	}
-	prof.n_location = x->nr_locs;
-	prof.location = lcp;
+	pb->prof.n_location = x->nr_locs;
+	pb->prof.location = pb->lcp;
+}
 
-	fn = xcalloc(x->nr_funcs + 1, sizeof(*fn));
-	fnp = xcalloc(x->nr_funcs + 1, sizeof(*fnp));
+static void encode_functions(struct exporter *x, struct pb *pb)
+{
+	pb->fn = xcalloc(x->nr_funcs + 1, sizeof(*pb->fn));
+	pb->fnp = xcalloc(x->nr_funcs + 1, sizeof(*pb->fnp));
 	for (size_t i = 0; i < x->nr_funcs; i++) {
-		perftools__profiles__function__init(&fn[i]);
-		fn[i].id = i + 1;
-		fn[i].name = fn[i].system_name = x->funcs[i].name;
-		fn[i].filename = x->funcs[i].file;
-		fnp[i] = &fn[i];
-	}
-	prof.n_function = x->nr_funcs;
-	prof.function = fnp;
+		Perftools__Profiles__Function *fn = &pb->fn[i];
 
-	mp = xcalloc(x->nr_mappings + 1, sizeof(*mp));
-	mpp = xcalloc(x->nr_mappings + 1, sizeof(*mpp));
+		perftools__profiles__function__init(fn);
+		fn->id = i + 1;
+		fn->name = fn->system_name = x->funcs[i].name;
+		fn->filename = x->funcs[i].file;
+		pb->fnp[i] = fn;
+	}
+	pb->prof.n_function = x->nr_funcs;
+	pb->prof.function = pb->fnp;
+}
+
+static void encode_mappings(struct exporter *x, struct pb *pb)
+{
+	pb->mp = xcalloc(x->nr_mappings + 1, sizeof(*pb->mp));
+	pb->mpp = xcalloc(x->nr_mappings + 1, sizeof(*pb->mpp));
 	for (size_t i = 0; i < x->nr_mappings; i++) {
 		const struct pmapping *m = &x->mappings[i];
+		Perftools__Profiles__Mapping *mp = &pb->mp[i];
 
-		perftools__profiles__mapping__init(&mp[i]);
-		mp[i].id = i + 1;
-		mp[i].memory_start = m->start;
-		mp[i].memory_limit = m->end;
-		mp[i].file_offset = m->pgoff;
-		mp[i].filename = m->file;
-		mp[i].build_id = m->build_id;
-		mp[i].has_functions = true;
-		mp[i].has_filenames = mp[i].has_line_numbers = m->lines;
-		mp[i].has_inline_frames = m->lines;
-		mpp[i] = &mp[i];
+		perftools__profiles__mapping__init(mp);
+		mp->id = i + 1;
+		mp->memory_start = m->start;
+		mp->memory_limit = m->end;
+		mp->file_offset = m->pgoff;
+		mp->filename = m->file;
+		mp->build_id = m->build_id;
+		mp->has_functions = true;
+		mp->has_filenames = mp->has_line_numbers = m->lines;
+		mp->has_inline_frames = m->lines;
+		pb->mpp[i] = mp;
 	}
-	prof.n_mapping = x->nr_mappings;
-	prof.mapping = mpp;
+	pb->prof.n_mapping = x->nr_mappings;
+	pb->prof.mapping = pb->mpp;
+}
 
-	prof.n_string_table = x->strs.nr;
-	prof.string_table = x->strs.strs;
+/* The profile message, packed and written gzip-compressed to path. The
+ * helpers run in this order so that strings get the same ids every time:
+ * the label keys and units first, then event names, then functions. */
+static int encode(struct exporter *x, const char *path, char **cause)
+{
+	struct pb pb = { .prof = PERFTOOLS__PROFILES__PROFILE__INIT };
+	size_t len;
+	uint8_t *buf;
+	int err;
+
+	pb.s_pid = strtab__intern(&x->strs, "pid");
+	pb.s_comm = strtab__intern(&x->strs, "comm");
+	pb.s_count = strtab__intern(&x->strs, "count");
+	pb.s_ns = strtab__intern(&x->strs, "nanoseconds");
+	encode_sample_types(x, &pb);
+	encode_samples(x, &pb);
+	encode_locations(x, &pb);
+	encode_functions(x, &pb);
+	encode_mappings(x, &pb);
+	pb.prof.n_string_table = x->strs.nr;
+	pb.prof.string_table = x->strs.strs;
 	if (x->last_time > x->first_time)
-		prof.duration_nanos = (int64_t)(x->last_time - x->first_time);
+		pb.prof.duration_nanos = (int64_t)(x->last_time - x->first_time);
 
-	len = perftools__profiles__profile__get_packed_size(&prof);
+	len = perftools__profiles__profile__get_packed_size(&pb.prof);
 	buf = xmalloc(len + 1);
-	perftools__profiles__profile__pack(&prof, buf);
+	perftools__profiles__profile__pack(&pb.prof, buf);
 	err = gzip_write(path, buf, len, cause);
-
 	free(buf);
-	free(mp);
-	free(mpp);
-	free(fn);
-	free(fnp);
-	free(ln);
-	free(lnp);
-	free(lc);
-	free(lcp);
-	free(lb);
-	free(lbp);
-	free(sm);
-	free(smp);
-	free(vt);
-	free(vtp);
+	pb__exit(&pb);
 	return err;
 }
 
@@ -513,7 +556,7 @@ static void on_begin(void *ctx, const struct gx_result *r)
 	x->nr_events = perf_reader__nr_evsels(gx_result__reader(r));
 }
 
-struct ci_pprof *ci_pprof__new(void)
+struct export_pprof *export_pprof__new(void)
 {
 	struct exporter *x = xzalloc(sizeof(*x));
 
@@ -523,17 +566,18 @@ struct ci_pprof *ci_pprof__new(void)
 	u64map__init(&x->loc_idx.idx);
 	u64map__init(&x->func_idx.idx);
 	u64map__init(&x->sample_idx.idx);
-	return (struct ci_pprof *)x;
+	return (struct export_pprof *)x;
 }
 
-void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o)
+void export_pprof__hook(struct export_pprof *p, struct gx_result_opts *o)
 {
 	o->on_begin = on_begin;
 	o->on_stack = on_stack;
 	o->stack_ctx = p;
 }
 
-int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause)
+int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const char *path,
+			char **cause)
 {
 	struct exporter *x = (struct exporter *)p;
 
@@ -542,7 +586,7 @@ int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *p
 	return encode(x, path, cause);
 }
 
-void ci_pprof__delete(struct ci_pprof *p)
+void export_pprof__delete(struct export_pprof *p)
 {
 	struct exporter *x = (struct exporter *)p;
 
@@ -565,18 +609,19 @@ void ci_pprof__delete(struct ci_pprof *p)
 
 #else /* !HAVE_PPROF */
 
-struct ci_pprof *ci_pprof__new(void)
+struct export_pprof *export_pprof__new(void)
 {
 	return NULL;
 }
 
-void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o)
+void export_pprof__hook(struct export_pprof *p, struct gx_result_opts *o)
 {
 	(void)p;
 	(void)o;
 }
 
-int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause)
+int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const char *path,
+			char **cause)
 {
 	(void)p;
 	(void)r;
@@ -586,7 +631,7 @@ int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *p
 			"zlib1g-dev, then rebuild)");
 }
 
-void ci_pprof__delete(struct ci_pprof *p)
+void export_pprof__delete(struct export_pprof *p)
 {
 	(void)p;
 }

@@ -1,20 +1,22 @@
 /*
- * report-ci: the views of a result that other programs consume — checks
- * (thresholds for CI, `gexplore check`), comparisons of two results
- * (`gexplore diff`), JUnit XML and GitHub annotations, and the pprof export.
+ * ci: the views of a result that CI systems consume — the rows and metrics
+ * of an opened result (ci-metric.c), checks of thresholds on them
+ * (`gexplore check`, ci-check.c), and their outcomes as text, JSON, JUnit
+ * XML and GitHub annotations (ci-junit.c). src/diff evaluates its metrics
+ * through this module too.
  *
  * Everything is built in memory (strings, structs) for src/cmd to print or
  * write; nothing here prints or exits. Errors are negative codes with a
  * message in *cause (caller frees).
  *
- * The unit all of them share is a `struct gx_result`: a result (directory or
- * perf.data file) read once into a profile, with its meta.json, its top-down
- * model and the mapping of its recorded events to the model's, so any metric
- * can be evaluated on the whole run or on one row (process, module,
- * function).
+ * The unit all of them share is a `struct gx_result` (src/result): a result
+ * (directory or perf.data file) read once into a profile, with its
+ * meta.json, its top-down model and the mapping of its recorded events to
+ * the model's, so any metric can be evaluated on the whole run or on one
+ * row (process, module, function).
  */
-#ifndef GX_REPORT_CI_H
-#define GX_REPORT_CI_H
+#ifndef GX_CI_H
+#define GX_CI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,10 +27,9 @@
 #include "util/util.h"
 
 #define GX_CHECK_SCHEMA "gexplore-check 1"
-#define GX_DIFF_SCHEMA "gexplore-diff 1"
 
 /* ======================================================================
- * Rows and metrics of an opened result (ci-result.c)
+ * Rows and metrics of an opened result (ci-metric.c)
  * ==================================================================== */
 
 struct gx_result;
@@ -106,7 +107,7 @@ bool ci_metric_higher_is_better(const char *metric);
 const char **ci_default_metrics(const struct gx_result *r);
 
 /* ======================================================================
- * Checks (check.c)
+ * Checks (ci-check.c)
  * ==================================================================== */
 
 enum ci_op {
@@ -200,7 +201,7 @@ void ci_report__text(const struct ci_report *rep, struct strbuf *out);
 /* JSON (schema GX_CHECK_SCHEMA, in gexplore-check(1)), pretty, newline. */
 void ci_report__json(const struct ci_report *rep, struct strbuf *out);
 
-/* junit.c: JUnit XML (one testsuite, one testcase per check x row) and
+/* ci-junit.c: JUnit XML (one testsuite, one testcase per check x row) and
  * GitHub workflow commands (::error / ::warning lines). */
 void ci_report__junit(const struct ci_report *rep, struct strbuf *out);
 void ci_report__github(const struct ci_report *rep, struct strbuf *out);
@@ -209,68 +210,4 @@ void ci_report__github(const struct ci_report *rep, struct strbuf *out);
  * freedom (table for 0.90/0.95/0.99; normal beyond 30). */
 double ci_t_quantile(double level, size_t df);
 
-/* ======================================================================
- * Comparison of two results (diff.c)
- * ==================================================================== */
-
-struct ci_diff_opts {
-	enum ci_scope scopes[CI_SCOPE_NR_];	/* scopes to compare, in order */
-	size_t nr_scopes;
-	const char *const *metrics;	/* NULL: the default metrics of A and of B */
-	size_t limit;			/* rows per scope from each side (hottest); 0 = 20 */
-	uint64_t min_samples;		/* rows with fewer reference samples skipped */
-};
-
-struct ci_diff_entry {
-	enum ci_scope scope;
-	const char *row;		/* borrowed from A or B */
-	const char *metric;
-	double a, b;			/* NAN when absent or not measurable */
-	double delta;			/* b - a, NAN when either is absent */
-	double rel;			/* delta / |a|, NAN when a is 0 or absent */
-	bool in_a, in_b;		/* the row exists in A / in B */
-	double weight;			/* the row's larger share of samples (run: 1) */
-};
-
-struct ci_diff {
-	struct ci_diff_entry *entries;	/* biggest changes first */
-	size_t nr;
-	const char *a, *b;		/* result paths, borrowed */
-};
-
-/* Compare A and B. Fills *d (free with ci_diff__exit). -EINVAL for an
- * unknown metric. Entries borrow strings from a and b: keep them open. */
-int ci_diff_run(struct gx_result *a, struct gx_result *b, const struct ci_diff_opts *o,
-		struct ci_diff *d, char **cause);
-void ci_diff__exit(struct ci_diff *d);
-void ci_diff__text(const struct ci_diff *d, struct strbuf *out, size_t limit);
-void ci_diff__json(const struct ci_diff *d, struct strbuf *out);
-void ci_diff__csv(const struct ci_diff *d, struct strbuf *out);
-
-/* ======================================================================
- * pprof export (pprof.c)
- * ==================================================================== */
-
-/*
- * The samples of a result as a gzip-compressed pprof profile.proto: one
- * sample type per recorded event (value = summed periods, plus a "samples"
- * count per event), one location per distinct address with its inline
- * frames (innermost first), mappings with build-ids. The exporter sees
- * every stack while the result is walked, so it is set up first:
- *
- *	struct ci_pprof *x = ci_pprof__new();
- *	ci_pprof__hook(x, &opts);		// before gx_result__open(.., &opts, ..)
- *	ci_pprof__write(x, result, path, &cause);
- *	ci_pprof__delete(x);
- *
- * __new returns NULL and __write GX_E_NOTSUP when this build has no
- * protobuf-c/zlib; __hook and __delete accept NULL.
- */
-struct ci_pprof;
-struct gx_result_opts;
-struct ci_pprof *ci_pprof__new(void);
-void ci_pprof__hook(struct ci_pprof *p, struct gx_result_opts *o);
-int ci_pprof__write(struct ci_pprof *p, const struct gx_result *r, const char *path, char **cause);
-void ci_pprof__delete(struct ci_pprof *p);
-
-#endif /* GX_REPORT_CI_H */
+#endif /* GX_CI_H */

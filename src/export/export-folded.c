@@ -7,11 +7,14 @@
  */
 #include "config.h"
 
-#include "report-int.h"
+#include "export.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "profile/profile.h"
+#include "result/result.h"
 
 struct folded {
 	char *stack;
@@ -30,9 +33,9 @@ static void add_frame(struct strbuf *sb, const char *s)
 		strbuf__add(sb, *c == ';' ? ":" : *c == '\n' ? " " : c, 1);
 }
 
-int report_folded(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+int export_folded(struct strbuf *sb, struct gx_result *in, size_t sort_event)
 {
-	size_t nr, e = o->sort_event, n = 0;
+	size_t nr, e = sort_event, n = 0;
 	const struct profile_row *const *rows;
 	struct folded *lines;
 

@@ -1,5 +1,5 @@
 /*
- * check.c: thresholds on metrics for CI (`gexplore check`). A spec is a
+ * ci-check.c: thresholds on metrics for CI (`gexplore check`). A spec is a
  * list of checks (max, min, max-regress against a baseline) applied to the
  * rows of one scope; every check x row becomes an outcome: pass, fail or
  * skip (cannot measure). With several runs of the same command the value
@@ -9,7 +9,7 @@
  */
 #include "config.h"
 
-#include "report-ci.h"
+#include "ci.h"
 
 #include "result/result.h"
 

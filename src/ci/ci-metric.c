@@ -1,7 +1,7 @@
 /*
- * ci-result.c: a result opened for checks, diffs and exports — its profile,
- * meta.json and top-down model — and the evaluation of one metric on one
- * row (the whole run, a process, a module, a function).
+ * ci-metric.c: the rows of an opened result (src/result) that checks and
+ * diffs look at — the run, its processes, modules and functions — and the
+ * evaluation of one metric on one row, with the result's top-down model.
  *
  * Whole-run event totals come from meta.json: the multiplexing estimate
  * when there is one, else the exact counting reads, else the summed
@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "report-ci.h"
+#include "ci.h"
 
 #include <errno.h>
 #include <math.h>
@@ -20,7 +20,6 @@
 #include <strings.h>
 
 #include "mux/mux.h"
-#include "report.h"
 #include "result/result.h"
 #include "topdown/topdown.h"
 

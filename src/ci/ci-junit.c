@@ -1,12 +1,12 @@
 /*
- * junit.c: check outcomes in the formats CI systems read — JUnit XML (the
+ * ci-junit.c: check outcomes in the formats CI systems read — JUnit XML (the
  * subset GitLab and Jenkins parse: testsuites/testsuite/testcase with
  * failure and skipped children; tests/junit.xsd is the schema the tests
  * validate against) and GitHub Actions workflow commands.
  */
 #include "config.h"
 
-#include "report-ci.h"
+#include "ci.h"
 
 #include "result/result.h"
 

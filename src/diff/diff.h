@@ -1,0 +1,59 @@
+/*
+ * diff: two results compared (`gexplore diff`) — for each scope (run,
+ * process, module, function) and metric, A, B and the change, biggest
+ * first — as text, JSON (schema GX_DIFF_SCHEMA, in gexplore-diff(1)) or
+ * CSV. Rows and metrics are src/ci's (ci_rows, ci_metric), so a diff and a
+ * check of the same result always agree on a value.
+ *
+ * Built in memory for src/cmd to print; nothing here prints or exits.
+ * Errors are negative codes with a message in *cause (caller frees).
+ */
+#ifndef GX_DIFF_H
+#define GX_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ci/ci.h"
+#include "util/util.h"
+
+#define GX_DIFF_SCHEMA "gexplore-diff 1"
+
+struct gx_result;
+
+struct diff_opts {
+	enum ci_scope scopes[CI_SCOPE_NR_];	/* scopes to compare, in order */
+	size_t nr_scopes;
+	const char *const *metrics;	/* NULL: the default metrics of A and of B */
+	size_t limit;			/* rows per scope from each side (hottest); 0 = 20 */
+	uint64_t min_samples;		/* rows with fewer reference samples skipped */
+};
+
+struct diff_entry {
+	enum ci_scope scope;
+	const char *row;		/* borrowed from A or B */
+	const char *metric;
+	double a, b;			/* NAN when absent or not measurable */
+	double delta;			/* b - a, NAN when either is absent */
+	double rel;			/* delta / |a|, NAN when a is 0 or absent */
+	bool in_a, in_b;		/* the row exists in A / in B */
+	double weight;			/* the row's larger share of samples (run: 1) */
+};
+
+struct diff {
+	struct diff_entry *entries;	/* biggest changes first */
+	size_t nr;
+	const char *a, *b;		/* result paths, borrowed */
+};
+
+/* Compare A and B. Fills *d (free with diff__exit). -EINVAL for an
+ * unknown metric. Entries borrow strings from a and b: keep them open. */
+int diff_run(struct gx_result *a, struct gx_result *b, const struct diff_opts *o,
+	     struct diff *d, char **cause);
+void diff__exit(struct diff *d);
+void diff__text(const struct diff *d, struct strbuf *out, size_t limit);
+void diff__json(const struct diff *d, struct strbuf *out);
+void diff__csv(const struct diff *d, struct strbuf *out);
+
+#endif /* GX_DIFF_H */
