@@ -534,9 +534,7 @@ void collect_session__delete(struct collect_session *s)
 	close_fds(s);
 	workload__exit(&s->wl);
 	collect_events__free(s->ev, s->nr_ev);
-	for (size_t i = 0; i < s->nr_warnings; i++)
-		free(s->warnings[i]);
-	free(s->warnings);
+	gx_free_strv(s->warnings, s->nr_warnings);
 	free(s->cpus);
 	free(s->tids);
 	free(s->bounce);

@@ -180,9 +180,7 @@ void sym_session__delete(struct sym_session *s)
 		next = c->next;
 		free(c);
 	}
-	for (i = 0; i < s->nr_search_paths; i++)
-		free(s->search_paths[i]);
-	free(s->search_paths);
+	gx_free_strv(s->search_paths, s->nr_search_paths);
 	free(s->symfs);
 	free(s->debuginfo_path);
 	free(s->scratch);

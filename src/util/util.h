@@ -60,6 +60,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Grow an array to hold at least `need` elements of size `elem`, doubling. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem);
+/* Free each of v[0..n), then v itself (either may be NULL). */
+void gx_free_strv(char **v, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) GX_PRINTF(1, 2);
