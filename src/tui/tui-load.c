@@ -34,10 +34,7 @@ static int tap_sample(struct pd_tool *t, const struct pd_sample *s)
 	struct tui_model *m = tt->m;
 	struct tui_tsample *x;
 
-	if (m->nr_ts == tt->cap_ts) {
-		tt->cap_ts = tt->cap_ts ? 2 * tt->cap_ts : 4096;
-		m->ts = xrealloc(m->ts, tt->cap_ts * sizeof(*m->ts));
-	}
+	m->ts = xgrow(m->ts, &tt->cap_ts, m->nr_ts + 1, sizeof(*m->ts));
 	x = &m->ts[m->nr_ts++];
 	x->time = s->time;
 	x->ip = s->ip;
@@ -58,10 +55,7 @@ static int tap_mmap(struct pd_tool *t, const struct pd_mmap *mm)
 	struct tui_real *r = tt->real;
 	struct tui_mmap *x;
 
-	if (r->nr_maps == tt->cap_maps) {
-		tt->cap_maps = tt->cap_maps ? 2 * tt->cap_maps : 64;
-		r->maps = xrealloc(r->maps, tt->cap_maps * sizeof(*r->maps));
-	}
+	r->maps = xgrow(r->maps, &tt->cap_maps, r->nr_maps + 1, sizeof(*r->maps));
 	x = &r->maps[r->nr_maps++];
 	memset(x, 0, sizeof(*x));
 	x->pid = mm->pid;
