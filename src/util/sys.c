@@ -39,6 +39,22 @@ char *gx_read_file(const char *path, size_t max)
 	return strbuf__detach(&sb);
 }
 
+bool gx_cpulist_next(const char **s, long *lo, long *hi)
+{
+	const char *p = *s;
+	char *end;
+
+	if (!p || !*p || *p == '\n')
+		return false;
+	*lo = *hi = strtol(p, &end, 10);
+	if (end == p)
+		return false;
+	if (*end == '-')
+		*hi = strtol(end + 1, &end, 10);
+	*s = *end == ',' ? end + 1 : "";
+	return true;
+}
+
 /* write() when off is NO_OFF, else pwrite() at off onwards. */
 #define NO_OFF UINT64_MAX
 
