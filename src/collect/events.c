@@ -165,12 +165,7 @@ struct mods {
 
 static bool is_modifier_string(const char *s)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("ukpP", *s))
-			return false;
-	return true;
+	return *s && s[strspn(s, "ukpP")] == '\0';
 }
 
 static int parse_mods(const char *s, struct mods *m)

@@ -86,7 +86,9 @@ static void session__warn(struct collect_session *s, const char *fmt, ...)
 
 int collect_online_cpus(int **cpus, size_t *nr)
 {
-	char *s = gx_read_file("/sys/devices/system/cpu/online", 4096), *p;
+	char *s = gx_read_file("/sys/devices/system/cpu/online", 4096);
+	const char *p;
+	long a, b;
 	int *v = NULL;
 	size_t n = 0, cap = 0;
 
@@ -95,20 +97,11 @@ int collect_online_cpus(int **cpus, size_t *nr)
 
 		s = xasprintf("0-%ld", c > 0 ? c - 1 : 0);
 	}
-	for (p = s; *p && *p != '\n';) {
-		char *end;
-		long a = strtol(p, &end, 10), b = a;
-
-		if (end == p)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
+	for (p = s; gx_cpulist_next(&p, &a, &b);)
 		for (long c = a; c <= b; c++) {
 			v = xgrow(v, &cap, n + 1, sizeof(*v));
 			v[n++] = (int)c;
 		}
-		p = *end == ',' ? end + 1 : end;
-	}
 	free(s);
 	if (!n) {
 		free(v);
@@ -534,9 +527,7 @@ void collect_session__delete(struct collect_session *s)
 	close_fds(s);
 	workload__exit(&s->wl);
 	collect_events__free(s->ev, s->nr_ev);
-	for (size_t i = 0; i < s->nr_warnings; i++)
-		free(s->warnings[i]);
-	free(s->warnings);
+	gx_free_strv(s->warnings, s->nr_warnings);
 	free(s->cpus);
 	free(s->tids);
 	free(s->bounce);

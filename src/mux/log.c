@@ -494,55 +494,89 @@ void mux_log__interval(const struct mux_log *l, mux_metric_fn metric, void *ctx,
 	free(vals);
 }
 
+/*
+ * Per-node intervals of the top-down tree over n draws of its event counts
+ * (0: 200), at level (outside (0, 1): 0.95): draw(arg, counts) fills the
+ * model's events for one draw. NAN intervals where td_eval fails.
+ */
+static int node_intervals(const struct td_model *m, const struct td_ctx *ctx,
+			  void (*draw)(void *arg, double *counts), void *arg, double level,
+			  unsigned n, double *lo, double *hi, char **cause)
+{
+	size_t nn = td_model__nr_nodes(m), ne = td_model__nr_events(m);
+	double *c = xcalloc(ne + 1, sizeof(*c)), *vals, *col;
+	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
+	int err = 0;
+
+	if (!n)
+		n = 200;
+	if (!(level > 0 && level < 1))
+		level = 0.95;
+	vals = xcalloc(nn * n + 1, sizeof(*vals));
+	col = xcalloc(n + 1, sizeof(*col));
+	for (unsigned r = 0; r < n && !err; r++) {
+		struct td_result res;
+
+		draw(arg, c);
+		err = td_eval(m, c, ctx, &res, cause);
+		if (err)
+			break;
+		for (size_t k = 0; k < nn && k < res.nr; k++)
+			if (!res.v[k].na && !isnan(res.v[k].value))
+				vals[k * n + nv[k]++] = res.v[k].value;
+		td_result__exit(&res);
+	}
+	for (size_t k = 0; k < nn; k++) {
+		memcpy(col, &vals[k * n], nv[k] * sizeof(*col));
+		if (err)
+			lo[k] = hi[k] = NAN;
+		else
+			quantiles(col, nv[k], n, level, &lo[k], &hi[k]);
+	}
+	free(c);
+	free(nv);
+	free(vals);
+	free(col);
+	return err;
+}
+
+/* A bootstrap replicate of the slices, mapped onto the model's events. */
+struct boot_draw {
+	struct boot b;
+	const struct mux_log *l;
+	double *est;			/* [l->nr_events] */
+	const int *model_event;
+	size_t nme;
+};
+
+static void boot_draw(void *arg, double *counts)
+{
+	struct boot_draw *d = arg;
+
+	boot__replicate(&d->b, d->l, d->est);
+	for (size_t k = 0; k < d->nme; k++)
+		counts[k] = NAN;
+	for (size_t e = 0; e < d->l->nr_events; e++)
+		if (d->model_event[e] >= 0 && (size_t)d->model_event[e] < d->nme)
+			counts[d->model_event[e]] = d->est[e];
+}
+
 int mux_log__node_intervals(const struct mux_log *l, const struct td_model *m,
 			    const struct td_ctx *ctx, const int *model_event, double level,
 			    unsigned nboot, double *lo, double *hi, char **cause)
 {
-	size_t nn = td_model__nr_nodes(m), nme = td_model__nr_events(m);
-	double *est = xcalloc(l->nr_events + 1, sizeof(*est));
-	double *counts = xcalloc(nme + 1, sizeof(*counts));
-	double *vals, *col;
-	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
-	struct boot b;
-	int err = 0;
+	struct boot_draw d = {
+		.l = l,
+		.est = xcalloc(l->nr_events + 1, sizeof(double)),
+		.model_event = model_event,
+		.nme = td_model__nr_events(m),
+	};
+	int err;
 
-	if (!nboot)
-		nboot = 200;
-	if (!(level > 0 && level < 1))
-		level = 0.95;
-	vals = xcalloc(nn * nboot + 1, sizeof(*vals));
-	col = xcalloc(nboot + 1, sizeof(*col));
-	boot__init(&b, l, 0x746f70ULL);
-	for (unsigned r = 0; r < nboot && !err; r++) {
-		struct td_result res;
-
-		boot__replicate(&b, l, est);
-		for (size_t k = 0; k < nme; k++)
-			counts[k] = NAN;
-		for (size_t e = 0; e < l->nr_events; e++)
-			if (model_event[e] >= 0 && (size_t)model_event[e] < nme)
-				counts[model_event[e]] = est[e];
-		err = td_eval(m, counts, ctx, &res, cause);
-		if (err)
-			break;
-		for (size_t n = 0; n < nn && n < res.nr; n++)
-			if (!res.v[n].na && !isnan(res.v[n].value))
-				vals[n * nboot + nv[n]++] = res.v[n].value;
-		td_result__exit(&res);
-	}
-	for (size_t n = 0; n < nn; n++) {
-		memcpy(col, &vals[n * nboot], nv[n] * sizeof(*col));
-		if (err)
-			lo[n] = hi[n] = NAN;
-		else
-			quantiles(col, nv[n], nboot, level, &lo[n], &hi[n]);
-	}
-	boot__exit(&b);
-	free(est);
-	free(counts);
-	free(vals);
-	free(col);
-	free(nv);
+	boot__init(&d.b, l, 0x746f70ULL);
+	err = node_intervals(m, ctx, boot_draw, &d, level, nboot, lo, hi, cause);
+	boot__exit(&d.b);
+	free(d.est);
 	return err;
 }
 
@@ -731,52 +765,38 @@ static double normal(uint64_t *rng)
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
+/* The counts, each off by a normal error of its relative sd. */
+struct row_draw {
+	const double *counts, *rel_sd;	/* [ne] */
+	size_t ne;
+	uint64_t rng;
+};
+
+static void row_draw(void *arg, double *c)
+{
+	struct row_draw *d = arg;
+
+	for (size_t i = 0; i < d->ne; i++) {
+		double sd = d->rel_sd && !isnan(d->rel_sd[i]) ? d->rel_sd[i] : 0;
+
+		c[i] = d->counts[i] * (1 + sd * normal(&d->rng));
+		if (c[i] < 0 && !isnan(d->counts[i]))
+			c[i] = 0;
+	}
+}
+
 int mux_row_node_intervals(const struct td_model *m, const struct td_ctx *ctx,
 			   const double *counts, const double *rel_sd, double level, unsigned n,
 			   uint64_t seed, double *lo, double *hi, char **cause)
 {
-	size_t nn = td_model__nr_nodes(m), ne = td_model__nr_events(m);
-	double *c = xcalloc(ne + 1, sizeof(*c)), *vals, *col;
-	size_t *nv = xcalloc(nn + 1, sizeof(*nv));
-	uint64_t rng = seed ? seed : 0x726f77ULL;
-	int err = 0;
+	struct row_draw d = {
+		.counts = counts,
+		.rel_sd = rel_sd,
+		.ne = td_model__nr_events(m),
+		.rng = seed ? seed : 0x726f77ULL,
+	};
 
-	if (!n)
-		n = 200;
-	if (!(level > 0 && level < 1))
-		level = 0.95;
-	vals = xcalloc(nn * n + 1, sizeof(*vals));
-	col = xcalloc(n + 1, sizeof(*col));
-	for (unsigned r = 0; r < n && !err; r++) {
-		struct td_result res;
-
-		for (size_t i = 0; i < ne; i++) {
-			double sd = rel_sd && !isnan(rel_sd[i]) ? rel_sd[i] : 0;
-
-			c[i] = counts[i] * (1 + sd * normal(&rng));
-			if (c[i] < 0 && !isnan(counts[i]))
-				c[i] = 0;
-		}
-		err = td_eval(m, c, ctx, &res, cause);
-		if (err)
-			break;
-		for (size_t k = 0; k < nn && k < res.nr; k++)
-			if (!res.v[k].na && !isnan(res.v[k].value))
-				vals[k * n + nv[k]++] = res.v[k].value;
-		td_result__exit(&res);
-	}
-	for (size_t k = 0; k < nn; k++) {
-		memcpy(col, &vals[k * n], nv[k] * sizeof(*col));
-		if (err)
-			lo[k] = hi[k] = NAN;
-		else
-			quantiles(col, nv[k], n, level, &lo[k], &hi[k]);
-	}
-	free(c);
-	free(nv);
-	free(vals);
-	free(col);
-	return err;
+	return node_intervals(m, ctx, row_draw, &d, level, n, lo, hi, cause);
 }
 
 double mux_log__row_reliability(const struct mux_log *l, const uint64_t *slot_period)

@@ -173,23 +173,14 @@ void pk_isa_names(unsigned isa, char *buf, size_t len)
 static bool cpulist_has(const char *s, int cpu, int *first)
 {
 	bool found = false;
+	long lo, hi;
 
 	*first = -1;
-	while (s && *s && *s != '\n') {
-		char *end;
-		long lo = strtol(s, &end, 10), hi = lo;
-
-		if (end == s)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
+	while (gx_cpulist_next(&s, &lo, &hi)) {
 		if (*first < 0)
 			*first = (int)lo;
 		if (cpu >= lo && cpu <= hi)
 			found = true;
-		s = *end == ',' ? end + 1 : end;
-		if (*end != ',')
-			break;
 	}
 	return found;
 }
@@ -197,20 +188,10 @@ static bool cpulist_has(const char *s, int cpu, int *first)
 static int cpulist_count(const char *s)
 {
 	int n = 0;
+	long lo, hi;
 
-	while (s && *s && *s != '\n') {
-		char *end;
-		long lo = strtol(s, &end, 10), hi = lo;
-
-		if (end == s)
-			break;
-		if (*end == '-')
-			hi = strtol(end + 1, &end, 10);
+	while (gx_cpulist_next(&s, &lo, &hi))
 		n += (int)(hi - lo + 1);
-		if (*end != ',')
-			break;
-		s = end + 1;
-	}
 	return n;
 }
 

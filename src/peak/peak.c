@@ -431,8 +431,6 @@ void peak_result__exit(struct peak_result *res)
 	free(res->chase);
 	free(res->mixes);
 	free(res->skipped);
-	for (size_t i = 0; i < res->nr_warnings; i++)
-		free(res->warnings[i]);
-	free(res->warnings);
+	gx_free_strv(res->warnings, res->nr_warnings);
 	memset(res, 0, sizeof(*res));
 }

@@ -146,9 +146,7 @@ void pd_env__exit(struct pd_env *env)
 	free(env->arch);
 	free(env->cpudesc);
 	free(env->cpuid);
-	for (uint32_t i = 0; i < env->nr_cmdline; i++)
-		free(env->cmdline[i]);
-	free(env->cmdline);
+	gx_free_strv(env->cmdline, env->nr_cmdline);
 	for (size_t i = 0; i < env->nr_build_ids; i++)
 		free(env->build_ids[i].filename);
 	free(env->build_ids);

@@ -28,17 +28,10 @@ void gx_meta__init(struct gx_meta *m)
 	m->mux.reliability = NAN;
 }
 
-static void free_strv(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
-}
-
 void gx_meta__exit(struct gx_meta *m)
 {
 	free(m->gexplore_version);
-	free_strv(m->argv, m->argc);
+	gx_free_strv(m->argv, m->argc);
 	free(m->cpu_desc);
 	free(m->cpu_model);
 	free(m->cpu_variant);
@@ -48,7 +41,7 @@ void gx_meta__exit(struct gx_meta *m)
 		free(m->events[i].encoding);
 	}
 	free(m->events);
-	free_strv(m->warnings, m->nr_warnings);
+	gx_free_strv(m->warnings, m->nr_warnings);
 	free(m->mux.mode);
 	free(m->mux.slice_log);
 	memset(m, 0, sizeof(*m));

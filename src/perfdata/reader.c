@@ -315,9 +315,7 @@ static void feat_cmdline(struct perf_reader *r, struct cur *c)
 	uint32_t nr = cur_u32(c);
 	struct pd_env *env = &r->env;
 
-	for (uint32_t i = 0; i < env->nr_cmdline; i++)
-		free(env->cmdline[i]);
-	free(env->cmdline);
+	gx_free_strv(env->cmdline, env->nr_cmdline);
 	env->cmdline = NULL;
 	env->nr_cmdline = 0;
 	if (c->bad || nr > (c->len - c->pos) / 4)
@@ -757,9 +755,7 @@ void perf_reader__delete(struct perf_reader *r)
 	free(r->evsels);
 	u64map__exit(&r->id_map);
 	pd_env__exit(&r->env);
-	for (size_t i = 0; i < r->nr_warnings; i++)
-		free(r->warnings[i]);
-	free(r->warnings);
+	gx_free_strv(r->warnings, r->nr_warnings);
 	free(r->buf);
 	free(r->path);
 	free(r);

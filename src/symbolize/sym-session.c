@@ -195,9 +195,7 @@ void sym_session__delete(struct sym_session *s)
 		next = c->next;
 		free(c);
 	}
-	for (i = 0; i < s->nr_search_paths; i++)
-		free(s->search_paths[i]);
-	free(s->search_paths);
+	gx_free_strv(s->search_paths, s->nr_search_paths);
 	free(s->symfs);
 	free(s->debuginfo_path);
 	free(s->scratch);
@@ -289,11 +287,33 @@ static const struct sym_result *unmapped_result(struct sym_session *s, uint64_t 
 	return r;
 }
 
+/* Whether key is cached (UINT64_MAX never is): *r, counted as a hit. */
+static bool cache_find(struct sym_session *s, const struct u64map *cache, uint64_t key,
+		       const struct sym_result **r)
+{
+	uint64_t *slot = key != UINT64_MAX ? u64map__find(cache, key) : NULL;
+
+	if (!slot)
+		return false;
+	s->stats.cache_hits++;
+	*r = (const struct sym_result *)(uintptr_t)*slot;
+	return true;
+}
+
+/* Count a resolve and cache its result r under key (UINT64_MAX: not cached). */
+static const struct sym_result *cache_resolved(struct sym_session *s, struct u64map *cache,
+					       uint64_t key, const struct sym_result *r)
+{
+	s->stats.resolves++;
+	if (key != UINT64_MAX)
+		*u64map__findnew(cache, key, 0) = (uint64_t)(uintptr_t)r;
+	return r;
+}
+
 const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_dso *dso,
 					     uint64_t offset)
 {
 	const struct sym_result *r;
-	uint64_t *slot;
 
 	s->stats.lookups++;
 	if (!dso) {
@@ -305,38 +325,19 @@ const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_d
 	}
 	if (dso->kind == SYM_DSO_KERNEL)
 		return sym_session__lookup_kernel(s, offset);
-	if (offset != UINT64_MAX) {
-		slot = u64map__find(&dso->cache, offset);
-		if (slot) {
-			s->stats.cache_hits++;
-			return (const struct sym_result *)(uintptr_t)*slot;
-		}
-	}
-	s->stats.resolves++;
-	r = sym_dso__resolve(dso, offset);
-	if (offset != UINT64_MAX)
-		*u64map__findnew(&dso->cache, offset, 0) = (uint64_t)(uintptr_t)r;
-	return r;
+	if (cache_find(s, &dso->cache, offset, &r))
+		return r;
+	return cache_resolved(s, &dso->cache, offset, sym_dso__resolve(dso, offset));
 }
 
 const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip)
 {
 	const struct sym_result *r;
-	uint64_t *slot;
 
 	s->stats.lookups++;
-	if (ip != UINT64_MAX) {
-		slot = u64map__find(&s->kcache, ip);
-		if (slot) {
-			s->stats.cache_hits++;
-			return (const struct sym_result *)(uintptr_t)*slot;
-		}
-	}
-	s->stats.resolves++;
-	r = sym_kernel__resolve(s, ip);
-	if (ip != UINT64_MAX)
-		*u64map__findnew(&s->kcache, ip, 0) = (uint64_t)(uintptr_t)r;
-	return r;
+	if (cache_find(s, &s->kcache, ip, &r))
+		return r;
+	return cache_resolved(s, &s->kcache, ip, sym_kernel__resolve(s, ip));
 }
 
 void sym_session__stats(const struct sym_session *s, struct sym_stats *out)

@@ -113,12 +113,7 @@ struct acc {
 
 static bool is_modifier_suffix(const char *s)
 {
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!strchr("ukhHGIpPSDWe", *s))
-			return false;
-	return true;
+	return *s && s[strspn(s, "ukhHGIpPSDWe")] == '\0';
 }
 
 /* Value of key= inside a "pmu/a=1,b=2/" term list, or NULL. */

@@ -33,6 +33,14 @@ enum tok {
 	T_IF, T_ELSE, T_AND, T_OR, T_MIN, T_MAX, T_DRATIO,
 };
 
+static const struct {
+	const char *name;
+	enum tok tok;
+} keywords[] = {
+	{ "if", T_IF }, { "else", T_ELSE }, { "and", T_AND }, { "or", T_OR },
+	{ "min", T_MIN }, { "max", T_MAX }, { "d_ratio", T_DRATIO },
+};
+
 struct parser {
 	const char *src;
 	size_t pos;		/* start of the next token */
@@ -52,6 +60,17 @@ static bool name_char(int c)
 static int fail_at(struct parser *p, size_t pos, const char *msg)
 {
 	return gx_fail(p->cause, GX_E_FORMAT, "column %zu: %s", pos + 1, msg);
+}
+
+/* The operator just read is tok, or tok_eq when '=' follows it. */
+static int op_maybe_eq(struct parser *p, enum tok tok, enum tok tok_eq)
+{
+	if (p->src[p->pos] == '=') {
+		p->pos++;
+		tok = tok_eq;
+	}
+	p->tok = tok;
+	return 0;
 }
 
 static int next(struct parser *p)
@@ -96,20 +115,9 @@ static int next(struct parser *p)
 		}
 		p->pos = i;
 		p->tok = T_NAME;
-		if (strcmp(p->name.buf, "if") == 0)
-			p->tok = T_IF;
-		else if (strcmp(p->name.buf, "else") == 0)
-			p->tok = T_ELSE;
-		else if (strcmp(p->name.buf, "and") == 0)
-			p->tok = T_AND;
-		else if (strcmp(p->name.buf, "or") == 0)
-			p->tok = T_OR;
-		else if (strcmp(p->name.buf, "min") == 0)
-			p->tok = T_MIN;
-		else if (strcmp(p->name.buf, "max") == 0)
-			p->tok = T_MAX;
-		else if (strcmp(p->name.buf, "d_ratio") == 0)
-			p->tok = T_DRATIO;
+		for (size_t k = 0; k < ARRAY_SIZE(keywords); k++)
+			if (strcmp(p->name.buf, keywords[k].name) == 0)
+				p->tok = keywords[k].tok;
 		return 0;
 	}
 	p->pos = i + 1;
@@ -123,21 +131,9 @@ static int next(struct parser *p)
 	case '*': p->tok = T_STAR; return 0;
 	case '/': p->tok = T_SLASH; return 0;
 	case '<':
-		if (s[i + 1] == '=') {
-			p->pos++;
-			p->tok = T_LE;
-		} else {
-			p->tok = T_LT;
-		}
-		return 0;
+		return op_maybe_eq(p, T_LT, T_LE);
 	case '>':
-		if (s[i + 1] == '=') {
-			p->pos++;
-			p->tok = T_GE;
-		} else {
-			p->tok = T_GT;
-		}
-		return 0;
+		return op_maybe_eq(p, T_GT, T_GE);
 	case '=':
 		if (s[i + 1] == '=') {
 			p->pos++;

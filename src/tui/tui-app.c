@@ -210,6 +210,20 @@ void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 	}
 }
 
+void *tui_view__new(size_t size, const struct tui_view_ops *ops, struct tui_model *m,
+		    const char *title_fmt, ...)
+{
+	struct tui_view *v = xzalloc(size);
+	va_list ap;
+
+	v->ops = ops;
+	v->m = m;
+	va_start(ap, title_fmt);
+	vsnprintf(v->title, sizeof(v->title), title_fmt, ap);
+	va_end(ap);
+	return v;
+}
+
 unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n)
 {
 	int page = v->page > 1 ? v->page : 1;

@@ -401,6 +401,14 @@ static inline void tui_view__scroll(struct tui_view *v, int rows)
 		v->top = 0;
 }
 
+/*
+ * A zeroed view of size bytes (a struct that starts with its struct
+ * tui_view) with its ops, model and title set. The caller owns it; its
+ * ops->destroy frees it.
+ */
+void *tui_view__new(size_t size, const struct tui_view_ops *ops, struct tui_model *m,
+		    const char *title_fmt, ...) GX_PRINTF(4, 5);
+
 /* Word-wrap text to width w; calls emit for each line. */
 void tui_wrap(const char *text, int w, void (*emit)(void *ctx, const char *line), void *ctx);
 

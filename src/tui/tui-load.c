@@ -34,10 +34,7 @@ static int tap_sample(struct pd_tool *t, const struct pd_sample *s)
 	struct tui_model *m = tt->m;
 	struct tui_tsample *x;
 
-	if (m->nr_ts == tt->cap_ts) {
-		tt->cap_ts = tt->cap_ts ? 2 * tt->cap_ts : 4096;
-		m->ts = xrealloc(m->ts, tt->cap_ts * sizeof(*m->ts));
-	}
+	m->ts = xgrow(m->ts, &tt->cap_ts, m->nr_ts + 1, sizeof(*m->ts));
 	x = &m->ts[m->nr_ts++];
 	x->time = s->time;
 	x->ip = s->ip;
@@ -58,10 +55,7 @@ static int tap_mmap(struct pd_tool *t, const struct pd_mmap *mm)
 	struct tui_real *r = tt->real;
 	struct tui_mmap *x;
 
-	if (r->nr_maps == tt->cap_maps) {
-		tt->cap_maps = tt->cap_maps ? 2 * tt->cap_maps : 64;
-		r->maps = xrealloc(r->maps, tt->cap_maps * sizeof(*r->maps));
-	}
+	r->maps = xgrow(r->maps, &tt->cap_maps, r->nr_maps + 1, sizeof(*r->maps));
 	x = &r->maps[r->nr_maps++];
 	memset(x, 0, sizeof(*x));
 	x->pid = mm->pid;
@@ -122,33 +116,39 @@ static int cmp_edge(const void *a, const void *b)
 	return (x->callee > y->callee) - (x->callee < y->callee);
 }
 
+/* Row i of a function or line table, with its module and counts; NULL
+ * (the row named "?") when the profile has no row i. */
+static struct tui_row *add_code_row(struct tui_model *m, struct profile *p, enum tui_kind k,
+				    enum profile_by by, uint32_t i)
+{
+	const struct profile_row *pr = profile__row(p, by, i);
+	struct tui_row *r = tui_model__add_row(m, k, pr ? pr->name : "?");
+
+	if (!pr)
+		return NULL;
+	r->module = tui_model__str(m, pr->module);
+	copy_counts(m, r, pr);
+	return r;
+}
+
 static void fill_hotspots(struct tui_model *m, struct profile *p)
 {
 	size_t nf, nl, nc, ne = 0, cap = 0;
 
 	profile__rows(p, PROFILE_BY_FUNCTION, m->clk, &nf);
 	/* Function rows in index order, so line rows can name theirs. */
-	for (uint32_t i = 0; i < nf; i++) {
-		const struct profile_row *pr = profile__row(p, PROFILE_BY_FUNCTION, i);
-		struct tui_row *r = tui_model__add_row(m, TK_FUNC, pr ? pr->name : "?");
-
-		if (!pr)
-			continue;
-		r->module = tui_model__str(m, pr->module);
-		copy_counts(m, r, pr);
-	}
+	for (uint32_t i = 0; i < nf; i++)
+		add_code_row(m, p, TK_FUNC, PROFILE_BY_FUNCTION, i);
 	profile__rows(p, PROFILE_BY_LINE, m->clk, &nl);
 	for (uint32_t i = 0; i < nl; i++) {
 		const struct profile_row *pr = profile__row(p, PROFILE_BY_LINE, i);
-		struct tui_row *r = tui_model__add_row(m, TK_LINE, pr ? pr->name : "?");
+		struct tui_row *r = add_code_row(m, p, TK_LINE, PROFILE_BY_LINE, i);
 
-		if (!pr)
+		if (!r)
 			continue;
-		r->module = tui_model__str(m, pr->module);
 		r->file = tui_model__str(m, pr->file);
 		r->line = pr->line;
 		r->func = (int32_t)pr->function;
-		copy_counts(m, r, pr);
 	}
 	m->has_callchains = profile__has_callchains(p);
 	profile__rows(p, PROFILE_BY_CALLPATH, m->clk, &nc);
@@ -158,10 +158,7 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 		if (!pr || !pr->period[m->clk])
 			continue;
 		for (uint32_t j = 0; j + 1 < pr->path_len; j++) {
-			if (ne == cap) {
-				cap = cap ? 2 * cap : 256;
-				m->edges = xrealloc(m->edges, cap * sizeof(*m->edges));
-			}
+			m->edges = xgrow(m->edges, &cap, ne + 1, sizeof(*m->edges));
 			m->edges[ne].caller = pr->path[j];
 			m->edges[ne].callee = pr->path[j + 1];
 			m->edges[ne++].period = (double)pr->period[m->clk];

@@ -37,9 +37,7 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 
 void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *const *names)
 {
-	for (size_t i = 0; i < m->nr_events; i++)
-		free(m->event_names[i]);
-	free(m->event_names);
+	gx_free_strv(m->event_names, m->nr_events);
 	free(m->precise);
 	m->nr_events = nr_events;
 	m->event_names = xcalloc(nr_events + 1, sizeof(char *));
@@ -167,16 +165,10 @@ void tui_model__delete(struct tui_model *m)
 	if (m->priv_free)
 		m->priv_free(m);
 	tui_model__clear_tables(m);
-	for (size_t i = 0; i < m->nr_events; i++)
-		free(m->event_names[i]);
-	free(m->event_names);
+	gx_free_strv(m->event_names, m->nr_events);
 	free(m->precise);
-	for (size_t i = 0; i < m->nr_hints; i++)
-		free(m->hints[i]);
-	free(m->hints);
-	for (size_t i = 0; i < m->nr_confidence; i++)
-		free(m->confidence[i]);
-	free(m->confidence);
+	gx_free_strv(m->hints, m->nr_hints);
+	gx_free_strv(m->confidence, m->nr_confidence);
 	if (m->run_ok)
 		td_result__exit(&m->run);
 	td_model__delete(m->td_own);
@@ -197,9 +189,7 @@ void tui_model__delete(struct tui_model *m)
 	free(m->src_lines);
 	free(m->src_why);
 	free(m->src_names);
-	for (size_t i = 0; i < m->nr_owned; i++)
-		free(m->owned[i]);
-	free(m->owned);
+	gx_free_strv(m->owned, m->nr_owned);
 	free(m->title);
 	free(m->command);
 	free(m->cpu_desc);

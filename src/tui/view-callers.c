@@ -160,13 +160,10 @@ static const struct tui_view_ops callers_ops = {
 
 struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func)
 {
-	struct callers_view *s = xzalloc(sizeof(*s));
+	struct callers_view *s = tui_view__new(sizeof(*s), &callers_ops, m, "callers/callees: %s",
+					       m->tab[TK_FUNC].rows[func].name);
 
-	s->v.ops = &callers_ops;
-	s->v.m = m;
 	s->func = func;
-	snprintf(s->v.title, sizeof(s->v.title), "callers/callees: %s",
-		 m->tab[TK_FUNC].rows[func].name);
 	build(s);
 	return &s->v;
 }

@@ -231,14 +231,12 @@ static const struct tui_view_ops disasm_ops = {
 
 struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line)
 {
-	struct disasm_view *d = xzalloc(sizeof(*d));
+	struct disasm_view *d = tui_view__new(sizeof(*d), &disasm_ops, m, "disassembly: %s",
+					      m->tab[TK_FUNC].rows[func].name);
 	int first_of_line = -1;
 
-	d->v.ops = &disasm_ops;
-	d->v.m = m;
 	d->func = func;
 	d->line = line;
-	snprintf(d->v.title, sizeof(d->v.title), "disassembly: %s", m->tab[TK_FUNC].rows[func].name);
 	if (m->disasm)
 		m->disasm(m, func, &d->d);
 	else

@@ -317,12 +317,10 @@ static const struct tui_view_ops grid_ops = {
 
 struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)
 {
-	struct grid_view *g = xzalloc(sizeof(*g));
+	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, "bottom-up: %s",
+					    tui_kind_name(k));
 
-	g->v.ops = &grid_ops;
-	g->v.m = m;
 	g->kind = k;
-	snprintf(g->v.title, sizeof(g->v.title), "bottom-up: %s", tui_kind_name(k));
 	refresh(g);
 	for (size_t i = 0; i < TUI_MAX_COLS; i++)
 		g->on[i] = true;

@@ -104,12 +104,9 @@ static const struct tui_view_ops help_ops = {
 
 struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of)
 {
-	struct help_view *h = xzalloc(sizeof(*h));
+	struct help_view *h = tui_view__new(sizeof(*h), &help_ops, m, "help: %s", of->ops->name);
 
-	h->v.ops = &help_ops;
-	h->v.m = m;
 	h->keys = of->ops->help;
 	snprintf(h->of, sizeof(h->of), "%s", of->ops->name);
-	snprintf(h->v.title, sizeof(h->v.title), "help: %s", of->ops->name);
 	return &h->v;
 }

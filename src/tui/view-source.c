@@ -396,13 +396,11 @@ static const struct tui_view_ops source_ops = {
 
 struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)
 {
-	struct source_view *s = xzalloc(sizeof(*s));
+	struct source_view *s = tui_view__new(sizeof(*s), &source_ops, m, "source: %s",
+					      m->tab[TK_FUNC].rows[func].name);
 
-	s->v.ops = &source_ops;
-	s->v.m = m;
 	s->func = func;
 	s->cpi = m->td ? td_model__find_node(m->td, "CPI") : -1;
-	snprintf(s->v.title, sizeof(s->v.title), "source: %s", m->tab[TK_FUNC].rows[func].name);
 	build(s);
 	for (size_t i = 0; line && i < s->nr; i++)
 		if (s->lines[i].line == line)

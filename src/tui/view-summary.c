@@ -286,11 +286,9 @@ static const struct tui_view_ops summary_ops = {
 
 struct tui_view *tui_summary_view__new(struct tui_model *m)
 {
-	struct summary_view *s = xzalloc(sizeof(*s));
+	struct summary_view *s = tui_view__new(sizeof(*s), &summary_ops, m, "summary: %s",
+					       m->title ? m->title : "");
 
-	s->v.ops = &summary_ops;
-	s->v.m = m;
-	snprintf(s->v.title, sizeof(s->v.title), "summary: %s", m->title ? m->title : "");
 	/* Start on the bottleneck when there is one. */
 	if (m->td && m->run_ok && m->run.bottleneck >= 0) {
 		build(s, 80);

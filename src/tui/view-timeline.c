@@ -247,11 +247,9 @@ static const struct tui_view_ops timeline_ops = {
 
 struct tui_view *tui_timeline_view__new(struct tui_model *m)
 {
-	struct timeline_view *t = xzalloc(sizeof(*t));
+	struct timeline_view *t = tui_view__new(sizeof(*t), &timeline_ops, m, "timeline: %zu threads",
+						m->nr_threads);
 
-	t->v.ops = &timeline_ops;
-	t->v.m = m;
 	t->mark = -1;
-	snprintf(t->v.title, sizeof(t->v.title), "timeline: %zu threads", m->nr_threads);
 	return &t->v;
 }

@@ -39,12 +39,31 @@ char *gx_read_file(const char *path, size_t max)
 	return strbuf__detach(&sb);
 }
 
-int gx_write_all(int fd, const void *buf, size_t len)
+bool gx_cpulist_next(const char **s, long *lo, long *hi)
+{
+	const char *p = *s;
+	char *end;
+
+	if (!p || !*p || *p == '\n')
+		return false;
+	*lo = *hi = strtol(p, &end, 10);
+	if (end == p)
+		return false;
+	if (*end == '-')
+		*hi = strtol(end + 1, &end, 10);
+	*s = *end == ',' ? end + 1 : "";
+	return true;
+}
+
+/* write() when off is NO_OFF, else pwrite() at off onwards. */
+#define NO_OFF UINT64_MAX
+
+static int write_all_at(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const char *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = off == NO_OFF ? write(fd, p, len) : pwrite(fd, p, len, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -55,27 +74,18 @@ int gx_write_all(int fd, const void *buf, size_t len)
 			return -ENOSPC;
 		p += n;
 		len -= (size_t)n;
+		if (off != NO_OFF)
+			off += (uint64_t)n;
 	}
 	return 0;
 }
 
+int gx_write_all(int fd, const void *buf, size_t len)
+{
+	return write_all_at(fd, buf, len, NO_OFF);
+}
+
 int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = pwrite(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (n == 0)
-			return -ENOSPC;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return write_all_at(fd, buf, len, off);
 }

@@ -60,6 +60,8 @@ void *xcalloc(size_t nmemb, size_t size);
 void *xrealloc(void *p, size_t n);
 /* Grow an array to hold at least `need` elements of size `elem`, doubling. */
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem);
+/* Free each of v[0..n), then v itself (either may be NULL). */
+void gx_free_strv(char **v, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) GX_PRINTF(1, 2);
@@ -133,6 +135,13 @@ uint64_t gx_hash(const void *data, size_t len);
 uint64_t gx_now_ns(void);
 /* Read a whole small text file (sysfs, /proc) into a new string; NULL on error. */
 char *gx_read_file(const char *path, size_t max);
+/*
+ * One item of a CPU list ("0-3,8", as sysfs writes them) at *s: sets
+ * *lo..*hi and moves *s past the item and its comma. false at the end of
+ * the list (NUL or newline) or at anything that is not a number; an item
+ * not followed by a comma is the last.
+ */
+bool gx_cpulist_next(const char **s, long *lo, long *hi);
 /* Write all of buf to fd, retrying on EINTR/short writes; 0 or -errno. */
 int gx_write_all(int fd, const void *buf, size_t len);
 /* pwrite variant of gx_write_all. */

@@ -45,6 +45,13 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void gx_free_strv(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
 {
 	size_t c = *cap;
