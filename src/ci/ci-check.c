@@ -401,15 +401,24 @@ void ci_report__text(const struct ci_report *rep, struct strbuf *out)
 		     rep->baseline ? ", baseline " : "", rep->baseline ? rep->baseline : "");
 }
 
-static json_t *real_or_null(double x)
+json_t *ci_json_real(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();
+}
+
+void ci_json_dump(json_t *root, struct strbuf *out)
+{
+	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+
+	strbuf__addstr(out, s ? s : "null");
+	strbuf__addstr(out, "\n");
+	free(s);
+	json_decref(root);
 }
 
 void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 {
 	json_t *root = json_object(), *a = json_array();
-	char *s;
 
 	json_object_set_new(root, "schema", json_string(GX_CHECK_SCHEMA));
 	json_object_set_new(root, "result", json_string(rep->result));
@@ -436,22 +445,18 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 		if (o->scope == CI_SCOPE_PROCESS)
 			json_object_set_new(c, "pid", json_integer(o->pid));
 		json_object_set_new(c, "status", json_string(status_name(o->status)));
-		json_object_set_new(c, "value", real_or_null(o->value));
+		json_object_set_new(c, "value", ci_json_real(o->value));
 		json_object_set_new(c, "interval", o->nr_values > 1 ?
-				    json_pack("[o,o]", real_or_null(o->lo), real_or_null(o->hi)) :
+				    json_pack("[o,o]", ci_json_real(o->lo), ci_json_real(o->hi)) :
 				    json_null());
-		json_object_set_new(c, "baseline", o->has_baseline ? real_or_null(o->baseline) :
+		json_object_set_new(c, "baseline", o->has_baseline ? ci_json_real(o->baseline) :
 								     json_null());
-		json_object_set_new(c, "threshold", real_or_null(o->limit_value));
+		json_object_set_new(c, "threshold", ci_json_real(o->limit_value));
 		json_object_set_new(c, "file", o->file ? json_string(o->file) : json_null());
 		json_object_set_new(c, "line", o->file ? json_integer(o->line) : json_null());
 		json_object_set_new(c, "message", json_string(o->message ? o->message : ""));
 		json_array_append_new(a, c);
 	}
 	json_object_set_new(root, "checks", a);
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	strbuf__addstr(out, s);
-	strbuf__addstr(out, "\n");
-	free(s);
-	json_decref(root);
+	ci_json_dump(root, out);
 }

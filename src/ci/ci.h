@@ -206,6 +206,13 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out);
 void ci_report__junit(const struct ci_report *rep, struct strbuf *out);
 void ci_report__github(const struct ci_report *rep, struct strbuf *out);
 
+/* JSON helpers shared by check and diff: a real, or null when it is not
+ * finite (NAN: not measured); and a document appended to out pretty-printed
+ * with a newline (root is released). */
+struct json_t;
+struct json_t *ci_json_real(double x);
+void ci_json_dump(struct json_t *root, struct strbuf *out);
+
 /* The two-sided Student t quantile for `level` (0.95) and df degrees of
  * freedom (table for 0.90/0.95/0.99; normal beyond 30). */
 double ci_t_quantile(double level, size_t df);

@@ -254,15 +254,9 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 		strbuf__addf(out, "(%zu more; --limit 0 shows all)\n", d->nr - limit);
 }
 
-static json_t *real_or_null(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
 void diff__json(const struct diff *d, struct strbuf *out)
 {
 	json_t *root = json_object(), *a = json_array();
-	char *s;
 
 	json_object_set_new(root, "schema", json_string(GX_DIFF_SCHEMA));
 	json_object_set_new(root, "a", json_string(d->a));
@@ -272,17 +266,13 @@ void diff__json(const struct diff *d, struct strbuf *out)
 
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o}",
 						   "scope", ci_scope_name(e->scope), "row", e->row,
-						   "metric", e->metric, "a", real_or_null(e->a),
-						   "b", real_or_null(e->b),
-						   "delta", real_or_null(e->delta),
-						   "change", real_or_null(e->rel)));
+						   "metric", e->metric, "a", ci_json_real(e->a),
+						   "b", ci_json_real(e->b),
+						   "delta", ci_json_real(e->delta),
+						   "change", ci_json_real(e->rel)));
 	}
 	json_object_set_new(root, "entries", a);
-	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-	strbuf__addstr(out, s);
-	strbuf__addstr(out, "\n");
-	free(s);
-	json_decref(root);
+	ci_json_dump(root, out);
 }
 
 static void csv_field(struct strbuf *out, const char *s)

@@ -150,11 +150,7 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops callers_ops = {
-	.name = "callers",
-	.help = callers_help,
-	.draw = draw,
-	.handle = handle,
-	.status = status,
+	.name = "callers", .help = callers_help, .draw = draw, .handle = handle, .status = status,
 	.destroy = destroy,
 };
 

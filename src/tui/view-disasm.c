@@ -220,13 +220,8 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops disasm_ops = {
-	.name = "disassembly",
-	.help = disasm_help,
-	.draw = draw,
-	.handle = handle,
-	.search = search,
-	.status = status,
-	.destroy = destroy,
+	.name = "disassembly", .help = disasm_help, .draw = draw, .handle = handle,
+	.search = search, .status = status, .destroy = destroy,
 };
 
 struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line)

@@ -306,13 +306,8 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops grid_ops = {
-	.name = "grid",
-	.help = grid_help,
-	.draw = draw,
-	.handle = handle,
-	.search = search,
-	.status = status,
-	.destroy = destroy,
+	.name = "grid", .help = grid_help, .draw = draw, .handle = handle, .search = search,
+	.status = status, .destroy = destroy,
 };
 
 struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)

@@ -94,12 +94,7 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops help_ops = {
-	.name = "help",
-	.help = NULL,
-	.draw = draw,
-	.handle = handle,
-	.status = status,
-	.destroy = destroy,
+	.name = "help", .draw = draw, .handle = handle, .status = status, .destroy = destroy,
 };
 
 struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of)

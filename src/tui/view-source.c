@@ -385,13 +385,8 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops source_ops = {
-	.name = "source",
-	.help = source_help,
-	.draw = draw,
-	.handle = handle,
-	.search = search,
-	.status = status,
-	.destroy = destroy,
+	.name = "source", .help = source_help, .draw = draw, .handle = handle, .search = search,
+	.status = status, .destroy = destroy,
 };
 
 struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)

@@ -276,11 +276,7 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops summary_ops = {
-	.name = "summary",
-	.help = summary_help,
-	.draw = draw,
-	.handle = handle,
-	.status = status,
+	.name = "summary", .help = summary_help, .draw = draw, .handle = handle, .status = status,
 	.destroy = destroy,
 };
 

@@ -237,12 +237,8 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops timeline_ops = {
-	.name = "timeline",
-	.help = timeline_help,
-	.draw = draw,
-	.handle = handle,
-	.status = status,
-	.destroy = destroy,
+	.name = "timeline", .help = timeline_help, .draw = draw, .handle = handle,
+	.status = status, .destroy = destroy,
 };
 
 struct tui_view *tui_timeline_view__new(struct tui_model *m)
