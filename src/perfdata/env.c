@@ -138,6 +138,24 @@ int pd_env__from_system(struct pd_env *env, int argc, char *const *argv)
 	return 0;
 }
 
+void pd_groups__free(void *arr, size_t n)
+{
+	struct pd_group *g = arr;
+
+	for (size_t i = 0; i < n; i++)
+		free(g[i].name);
+	free(g);
+}
+
+void pd_pmus__free(void *arr, size_t n)
+{
+	struct pd_pmu *m = arr;
+
+	for (size_t i = 0; i < n; i++)
+		free(m[i].name);
+	free(m);
+}
+
 void pd_env__exit(struct pd_env *env)
 {
 	free(env->hostname);
@@ -150,11 +168,7 @@ void pd_env__exit(struct pd_env *env)
 	for (size_t i = 0; i < env->nr_build_ids; i++)
 		free(env->build_ids[i].filename);
 	free(env->build_ids);
-	for (size_t i = 0; i < env->nr_groups; i++)
-		free(env->groups[i].name);
-	free(env->groups);
-	for (size_t i = 0; i < env->nr_pmus; i++)
-		free(env->pmus[i].name);
-	free(env->pmus);
+	pd_groups__free(env->groups, env->nr_groups);
+	pd_pmus__free(env->pmus, env->nr_pmus);
 	memset(env, 0, sizeof(*env));
 }

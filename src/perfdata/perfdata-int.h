@@ -187,4 +187,8 @@ static inline uint64_t pd_align8(uint64_t x)
 	return (x + 7) & ~(uint64_t)7;
 }
 
+/* env.c: free an array of n pd_group / pd_pmu and their names */
+void pd_groups__free(void *arr, size_t n);
+void pd_pmus__free(void *arr, size_t n);
+
 #endif /* GX_PERFDATA_INT_H */

@@ -248,66 +248,77 @@ bad:
 			(unsigned long long)c->base);
 }
 
-static void feat_group_desc(struct perf_reader *r, struct cur *c)
+/*
+ * A feature that is a table: u32 nr, then nr entries of at least `min`
+ * bytes each, read by one(). A pipe can repeat a feature: what an earlier
+ * copy left is freed first (clear). False when malformed (the entries read
+ * so far are kept, *n of them).
+ */
+static bool feat_table(struct cur *c, void **arr, size_t *n, size_t elem, size_t min,
+		       bool (*one)(struct cur *c, void *e), void (*clear)(void *arr, size_t n))
 {
 	uint32_t nr = cur_u32(c);
+
+	clear(*arr, *n);
+	*arr = NULL;
+	*n = 0;
+	if (c->bad || nr > (c->len - c->pos) / min)
+		return false;
+	*arr = xcalloc(nr ? nr : 1, elem);
+	for (uint32_t i = 0; i < nr; i++) {
+		if (!one(c, (char *)*arr + i * elem))
+			return false;
+		(*n)++;
+	}
+	return true;
+}
+
+static bool group_one(struct cur *c, void *e)
+{
+	struct pd_group *g = e;
+
+	g->name = cur_string(c);
+	g->leader_idx = cur_u32(c);
+	g->nr_members = cur_u32(c);
+	if (!c->bad)
+		return true;
+	free(g->name);
+	g->name = NULL;
+	return false;
+}
+
+static bool pmu_one(struct cur *c, void *e)
+{
+	struct pd_pmu *m = e;
+
+	m->type = cur_u32(c);
+	m->name = cur_string(c);
+	if (!c->bad && m->name)
+		return true;
+	free(m->name);
+	m->name = NULL;
+	return false;
+}
+
+static void feat_group_desc(struct perf_reader *r, struct cur *c)
+{
 	struct pd_env *env = &r->env;
 
-	for (size_t i = 0; i < env->nr_groups; i++)
-		free(env->groups[i].name);
-	free(env->groups);
-	env->groups = NULL;
-	env->nr_groups = 0;
-	if (c->bad || nr > (c->len - c->pos) / 12)
-		goto bad;
-	env->groups = xcalloc(nr ? nr : 1, sizeof(*env->groups));
-	for (uint32_t i = 0; i < nr; i++) {
-		struct pd_group *g = &env->groups[i];
-
-		g->name = cur_string(c);
-		g->leader_idx = cur_u32(c);
-		g->nr_members = cur_u32(c);
-		if (c->bad) {
-			free(g->name);
-			goto bad;
-		}
-		env->nr_groups++;
-	}
-	return;
-bad:
-	pd_reader__warn(r, "perf.data: GROUP_DESC at byte %llu is malformed",
-			(unsigned long long)c->base);
+	if (!feat_table(c, (void **)&env->groups, &env->nr_groups, sizeof(*env->groups), 12,
+			group_one, pd_groups__free))
+		pd_reader__warn(r, "perf.data: GROUP_DESC at byte %llu is malformed",
+				(unsigned long long)c->base);
 }
 
 /* PMU_MAPPINGS: u32 nr, then nr times { u32 type; string name }. */
 static void feat_pmu_mappings(struct perf_reader *r, struct cur *c)
 {
-	uint32_t nr = cur_u32(c);
 	struct pd_env *env = &r->env;
 
-	for (size_t i = 0; i < env->nr_pmus; i++)
-		free(env->pmus[i].name);
-	free(env->pmus);
-	env->pmus = NULL;
-	env->nr_pmus = 0;
-	if (c->bad || nr > (c->len - c->pos) / 8)
-		goto bad;
-	env->pmus = xcalloc(nr ? nr : 1, sizeof(*env->pmus));
-	for (uint32_t i = 0; i < nr; i++) {
-		struct pd_pmu *m = &env->pmus[i];
-
-		m->type = cur_u32(c);
-		m->name = cur_string(c);
-		if (c->bad || !m->name) {
-			free(m->name);
-			goto bad;
-		}
-		env->nr_pmus++;
-	}
-	return;
-bad:
-	pd_reader__warn(r, "perf.data: PMU_MAPPINGS at byte %llu is malformed",
-			(unsigned long long)c->base);
+	if (!feat_table(c, (void **)&env->pmus, &env->nr_pmus, sizeof(*env->pmus), 8, pmu_one,
+			pd_pmus__free))
+		pd_reader__warn(r, "perf.data: PMU_MAPPINGS at byte %llu is malformed",
+				(unsigned long long)c->base);
 }
 
 static void feat_cmdline(struct perf_reader *r, struct cur *c)

@@ -409,6 +409,17 @@ static inline void tui_view__scroll(struct tui_view *v, int rows)
 void *tui_view__new(size_t size, const struct tui_view_ops *ops, struct tui_model *m,
 		    const char *title_fmt, ...) GX_PRINTF(4, 5);
 
+/* The hot-spot keys over a ranking of nr (> 0) rows, hottest first:
+ * TA_HOTTEST goes to the first, TA_NEXT_HOT / TA_PREV_HOT step around;
+ * returns the new *pos. */
+static inline int tui_rank__step(int *pos, size_t nr, enum tui_action a)
+{
+	int n = (int)nr;
+
+	*pos = a == TA_HOTTEST ? 0 : (*pos + (a == TA_NEXT_HOT ? 1 : n - 1)) % n;
+	return *pos;
+}
+
 /* Word-wrap text to width w; calls emit for each line. */
 void tui_wrap(const char *text, int w, void (*emit)(void *ctx, const char *line), void *ctx);
 

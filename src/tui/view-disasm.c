@@ -148,14 +148,8 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_NEXT_HOT:
 	case TA_PREV_HOT:
 	case TA_HOTTEST:
-		if (!d->nr_rank)
-			return TR_REDRAW;
-		if (a == TA_HOTTEST)
-			d->rank_pos = 0;
-		else
-			d->rank_pos = (d->rank_pos + (a == TA_NEXT_HOT ? 1 : (int)d->nr_rank - 1)) %
-				      (int)d->nr_rank;
-		v->sel = d->rank[d->rank_pos];
+		if (d->nr_rank)
+			v->sel = d->rank[tui_rank__step(&d->rank_pos, d->nr_rank, a)];
 		return TR_REDRAW;
 	case TA_NEXT:
 	case TA_PREV:

@@ -296,12 +296,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_HOTTEST:
 		if (!s->nr_rank)
 			return TR_REDRAW;
-		if (a == TA_HOTTEST)
-			s->rank_pos = 0;
-		else
-			s->rank_pos = (s->rank_pos + (a == TA_NEXT_HOT ? 1 : (int)s->nr_rank - 1)) %
-				      (int)s->nr_rank;
-		v->sel = s->rank[s->rank_pos];
+		v->sel = s->rank[tui_rank__step(&s->rank_pos, s->nr_rank, a)];
 		tui_app__message(app, "hot line %d of %zu", s->rank_pos + 1, s->nr_rank);
 		return TR_REDRAW;
 	case TA_ENTER:
