@@ -55,6 +55,7 @@ void td_model__delete(struct td_model *m)
 		free((char *)e->perf);
 		free((char *)e->group_hint);
 		free((char *)e->desc);
+		free((char *)e->upstream);
 	}
 	free(m->events);
 	for (size_t i = 0; i < m->nr_nodes; i++) {
@@ -67,6 +68,8 @@ void td_model__delete(struct td_model *m)
 		free((char *)n->desc);
 		free((char *)n->hint);
 		free((char *)n->locate);
+		free((char *)n->upstream);
+		free((char *)n->own);
 		if (m->formula)
 			td_expr__delete(m->formula[i]);
 		if (m->thresh)
@@ -239,6 +242,7 @@ static int load_events(struct loader *ld, json_t *arr)
 		e->pfm = opt_str(o, "pfm");
 		e->perf = opt_str(o, "perf");
 		e->desc = opt_str(o, "desc");
+		e->upstream = opt_str(o, "upstream");
 		e->group_hint = opt_str(o, "group");
 		e->precise = json_is_true(json_object_get(o, "precise"));
 		e->fixed = json_is_true(json_object_get(o, "fixed"));
@@ -318,6 +322,12 @@ static int load_nodes(struct loader *ld, json_t *arr)
 		d->hint = opt_str(o, "hint");
 		d->locate = opt_str(o, "locate");
 		d->hidden = json_is_true(json_object_get(o, "hidden"));
+		d->upstream = opt_str(o, "upstream");
+		d->own = opt_str(o, "own");
+		if (d->upstream && d->own)
+			return gx_fail(ld->cause, GX_E_FORMAT,
+				       "%s: metric %s: \"upstream\" and \"own\" exclude each other",
+				       ld->file, d->name);
 		v = json_object_get(o, "level");
 		d->level = json_is_integer(v) ? (int)json_integer_value(v) : 0;
 		if (d->level < 0 || d->level > 6)

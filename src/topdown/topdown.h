@@ -50,6 +50,8 @@ struct td_event {
 	 */
 	const char *group_hint;
 	const char *desc;	/* one line, or NULL */
+	/* The authority's name for it ("TOPDOWN.SLOTS:perf_metrics"), or NULL. */
+	const char *upstream;
 };
 
 /* ---- metric nodes ------------------------------------------------------- */
@@ -72,6 +74,13 @@ struct td_node {
 	const char *hint;	/* tuning hint, may be NULL */
 	const char *locate;	/* event id to sample to find it in code, or NULL */
 	bool hidden;		/* helper metric (CLKS, CORE_CLKS): not printed by default */
+	/*
+	 * The authority's name for this node (Intel TMA "Heavy_Operations",
+	 * Arm "backend_bound", perf "frontend_bound_latency"), or NULL; then
+	 * `own` says why the node is this project's own definition.
+	 */
+	const char *upstream;
+	const char *own;
 };
 
 /* ---- loading ------------------------------------------------------------- */
