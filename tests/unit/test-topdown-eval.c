@@ -105,7 +105,8 @@ static const struct tcase cases[] = {
 	 * BE 1.5e6/5e6 + 5*2e4/5e6 = .32; Ret .4; Bad 1 - .9 = .1.
 	 * Fetch_Latency (5*1.2e5 - 1e5)/5e6 = .1, BW .08; BrM .8*.1; MC .02;
 	 * MB 5e5/(6e5 + 1.5e5 + .4*2.5e5 + 1e5) * .32 = 5/9.5*.32; Core the rest;
-	 * Heavy (2.1e6 - 1.6e6)/5e6 = .1, Light .3; CPI 1e6/1.6e6.
+	 * Heavy per TMA: MS 2.1e6/2.8e6 * 4e5/5e6 = .06 + Ret .4 * (3e5 - 2e5)/1e6 = .1,
+	 * Light .3; CPI 1e6/1.6e6.
 	 * BE .32 beats FE .18; Core .1516 flagged, MB .168 not -> Core_Bound.
 	 */
 	{ __LINE__, "icl", TD_SMT_OFF, false, NULL,
@@ -117,6 +118,8 @@ static const struct tcase cases[] = {
 	    { "CYCLE_ACTIVITY.STALLS_MEM_ANY", 4e5 }, { "EXE_ACTIVITY.BOUND_ON_STORES", 1e5 },
 	    { "CYCLE_ACTIVITY.STALLS_TOTAL", 6e5 }, { "EXE_ACTIVITY.1_PORTS_UTIL", 1.5e5 },
 	    { "EXE_ACTIVITY.2_PORTS_UTIL", 2.5e5 }, { "UOPS_RETIRED.SLOTS", 2.1e6 },
+	    { "UOPS_ISSUED.ANY", 2.8e6 }, { "IDQ.MS_UOPS", 4e5 }, { "UOPS_DECODED.DEC0", 3e5 },
+	    { "UOPS_DECODED.DEC0:c1", 2e5 }, { "IDQ.MITE_UOPS", 1e6 },
 	    { "INST_RETIRED.ANY", 1.6e6 }, { "cycles", 1e6 } },
 	  { { "Frontend_Bound", .18 }, { "Backend_Bound", .32 }, { "Retiring", .4 },
 	    { "Bad_Speculation", .1 }, { "Fetch_Latency", .1 }, { "Fetch_Bandwidth", .08 },
@@ -352,7 +355,7 @@ static void fill_random(const char *id, const struct td_model *m, double *c, enu
 		set(m, c, "CYCLE_ACTIVITY.STALLS_MEM_ANY", 0.3 * cyc * urand());
 		set(m, c, "CYCLE_ACTIVITY.STALLS_TOTAL", 0.5 * cyc);
 	} else if (strcmp(id, "spr") == 0 || strcmp(id, "icl") == 0) {
-		double S = (strcmp(id, "spr") == 0 ? 6 : 5) * cyc, drop;
+		double S = (strcmp(id, "spr") == 0 ? 6 : 5) * cyc, drop, dec0;
 
 		shares(s, 4);	/* ret bs fe be */
 		drop = s[1] * S * urand() * 0.05;
@@ -369,6 +372,13 @@ static void fill_random(const char *id, const struct td_model *m, double *c, enu
 		set(m, c, "INT_MISC.CLEARS_COUNT", drop * 0.5 / 5 * 0.5);
 		set(m, c, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", s[2] * S / 5 * urand());
 		set(m, c, "UOPS_RETIRED.SLOTS", s[0] * S);
+		/* ICL Heavy_Operations: each of its two terms at most half of Retiring */
+		set(m, c, "UOPS_ISSUED.ANY", s[0] * S / (0.8 + 0.2 * urand()));
+		set(m, c, "IDQ.MS_UOPS", s[0] * S * 0.5 * urand());
+		set(m, c, "IDQ.MITE_UOPS", 2 * cyc);
+		dec0 = cyc * urand();
+		set(m, c, "UOPS_DECODED.DEC0", dec0);
+		set(m, c, "UOPS_DECODED.DEC0:c1", dec0 * urand());
 		set(m, c, "INST_RETIRED.ANY", s[0] * S * (0.5 + 0.5 * urand()));
 		set(m, c, "CYCLE_ACTIVITY.STALLS_MEM_ANY", 0.3 * cyc * urand());
 		set(m, c, "CYCLE_ACTIVITY.STALLS_TOTAL", 0.5 * cyc);
