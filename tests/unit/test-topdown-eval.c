@@ -192,23 +192,26 @@ static const struct tcase cases[] = {
 	    { "Retiring_Fastpath", .36 }, { "CPI", .5 }, { "IPC", 2 } },
 	  "Memory_Bound" },
 	/*
-	 * Neoverse N2 r0p0-r0p2 formulas (width 5): SLOTS 5e6.
-	 * FE (2e6 - 1e6)/5e6 = .2; BE 1.5e6/5e6 = .3; busy = 1 - (3.5e6 - 1e6)/5e6 = .5;
-	 * Ret .9 * .5 = .45; Bad .1 * .5 = .05; CPI 1e6/1.25e6.
+	 * Neoverse N2 r0p0-r0p2 formulas (width 5): SLOTS 5e6; mispredicts M/C = .02
+	 * move slots from the front-end (1x) and back-end (3x) to Bad_Speculation (4x).
+	 * FE (2e6 - 1e6)/5e6 - .02 = .18; BE 1.5e6/5e6 - .06 = .24;
+	 * busy = 1 - (3.5e6 - 1e6)/5e6 = .5; Ret .9 * .5 = .45; Bad .1 * .5 + .08 = .13;
+	 * CPI 1e6/1.25e6.
 	 */
 	{ __LINE__, "n2", TD_SMT_UNKNOWN, false, NULL,
 	  { { "CPU_CYCLES", 1e6 }, { "STALL_SLOT_FRONTEND", 2e6 }, { "STALL_SLOT_BACKEND", 1.5e6 },
 	    { "STALL_SLOT", 3.5e6 }, { "OP_RETIRED", 1.8e6 }, { "OP_SPEC", 2e6 },
-	    { "INST_RETIRED", 1.25e6 } },
-	  { { "Frontend_Bound", .2 }, { "Backend_Bound", .3 }, { "Retiring", .45 },
-	    { "Bad_Speculation", .05 }, { "CPI", .8 } },
+	    { "BR_MIS_PRED", 2e4 }, { "INST_RETIRED", 1.25e6 } },
+	  { { "Frontend_Bound", .18 }, { "Backend_Bound", .24 }, { "Retiring", .45 },
+	    { "Bad_Speculation", .13 }, { "CPI", .8 } },
 	  "Backend_Bound" },
-	/* N2 r0p3: FE 2e6/5e6 = .4; busy 1 - .7 = .3; Ret .27; Bad .03; BE .3. */
+	/* N2 r0p3: FE 2e6/5e6 - .02 = .38; busy 1 - .7 = .3; Ret .27; Bad .03 + .08; BE .24. */
 	{ __LINE__, "n2", TD_SMT_UNKNOWN, false, "r0p3",
 	  { { "CPU_CYCLES", 1e6 }, { "STALL_SLOT_FRONTEND", 2e6 }, { "STALL_SLOT_BACKEND", 1.5e6 },
-	    { "STALL_SLOT", 3.5e6 }, { "OP_RETIRED", 1.8e6 }, { "OP_SPEC", 2e6 } },
-	  { { "Frontend_Bound", .4 }, { "Backend_Bound", .3 }, { "Retiring", .27 },
-	    { "Bad_Speculation", .03 } },
+	    { "STALL_SLOT", 3.5e6 }, { "OP_RETIRED", 1.8e6 }, { "OP_SPEC", 2e6 },
+	    { "BR_MIS_PRED", 2e4 } },
+	  { { "Frontend_Bound", .38 }, { "Backend_Bound", .24 }, { "Retiring", .27 },
+	    { "Bad_Speculation", .11 } },
 	  "Frontend_Bound" },
 	/* generic: CPI 3e6/1.5e6 = 2, IPC .5; no tree, no bottleneck. */
 	{ __LINE__, "generic", TD_SMT_UNKNOWN, false, NULL,
@@ -409,6 +412,8 @@ static void fill_random(const char *id, const struct td_model *m, double *c, enu
 		set(m, c, "STALL_SLOT", (s[0] + s[1]) * S + extra);
 		set(m, c, "OP_SPEC", spec);
 		set(m, c, "OP_RETIRED", spec * urand());
+		/* Arm's corrections take M/C from FE and 3M/C from BE: keep both >= 0 */
+		set(m, c, "BR_MIS_PRED", cyc * fmin(s[0], s[1] / 3) * urand());
 		set(m, c, "INST_RETIRED", cyc * 4 * urand() + 1);
 	}
 }
