@@ -147,9 +147,9 @@ static const struct tcase cases[] = {
 	    { "Bad_Speculation", .11 }, { "Heavy_Operations", .05 }, { "Light_Operations", .25 },
 	    { "Branch_Mispredicts", .07 }, { "Machine_Clears", .04 }, { "Fetch_Latency", .14 },
 	    { "Fetch_Bandwidth", .05 }, { "Memory_Bound", .25 }, { "Core_Bound", .15 },
-	    { "L1_Bound", .1 }, { "L2_Bound", .05 }, { "L3_Bound", .03 }, { "DRAM_Bound", .12 },
+	    { "L1_Bound", .1 }, { "L2_Bound", .05 }, { "L3_Bound", .03 }, { "L3_Miss_Bound", .12 },
 	    { "Store_Bound", .05 }, { "CPI", .5 } },
-	  "DRAM_Bound" },
+	  "L3_Miss_Bound" },
 	/*
 	 * Sapphire Rapids, general-counter variant: FE (1.2e6 - 6e4)/6e6 = .19;
 	 * BE 2.4e6/6e6 = .4; Ret .3; Bad .11; MB 1.2e6/6e6 = .2 (not > .20); BrM 4.2e5/6e6 = .07.
