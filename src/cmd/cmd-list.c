@@ -213,6 +213,12 @@ static int cmd_list_exec(int argc, char **argv)
 		ret = err == -ENOENT ? GX_EXIT_USAGE : GX_EXIT_FAIL;
 		goto out;
 	}
+	if (detected && !variant) {	/* this CPU's revision (N2 r0p3) */
+		struct td_cpu c;
+
+		td_cpu_detect(&c);
+		variant = td_model__cpu_variant(m, &c);
+	}
 	mux_counters__detect(&counters, m, smt == TD_SMT_ON, nmi, detected != NULL);
 	{
 		struct td_ctx ctx = { .smt = smt, .variant = variant };

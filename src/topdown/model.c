@@ -98,6 +98,8 @@ void td_model__delete(struct td_model *m)
 	free(m->match);
 	strv_free(m->aliases);
 	strv_free(m->variants);
+	free(m->rev_from);
+	free(m->rev_variant);
 	free(m->fallback_variant);
 	free(m->id);
 	free(m->name);
@@ -287,6 +289,33 @@ static int parse_formula(struct loader *ld, const char *metric, const char *what
 		free(why);
 	}
 	return err;
+}
+
+/* "revision_variants": [{"from": "r0p3", "variant": "r0p3"}] (Arm MIDR revisions). */
+static int load_revision_variants(struct loader *ld, json_t *arr)
+{
+	struct td_model *m = ld->m;
+	size_t i;
+	json_t *o;
+
+	if (!arr)
+		return 0;
+	m->rev_from = xcalloc(json_array_size(arr) + 1, sizeof(*m->rev_from));
+	m->rev_variant = xcalloc(json_array_size(arr) + 1, sizeof(*m->rev_variant));
+	json_array_foreach(arr, i, o) {
+		const char *from = json_string_value(json_object_get(o, "from"));
+		const char *var = json_string_value(json_object_get(o, "variant"));
+		unsigned r, p;
+		int vi = var ? td_model__variant_idx(m, var) : -1;
+
+		if (!from || sscanf(from, "r%up%u", &r, &p) != 2 || r > 15 || p > 15 || vi < 0)
+			return gx_fail(ld->cause, GX_E_FORMAT,
+				       "%s: revision_variants %zu: needs \"from\": \"rNpM\" and a "
+				       "known \"variant\"", ld->file, i + 1);
+		m->rev_from[m->nr_rev] = r << 4 | p;
+		m->rev_variant[m->nr_rev++] = m->variants[vi];
+	}
+	return 0;
 }
 
 static int load_nodes(struct loader *ld, json_t *arr)
@@ -562,6 +591,9 @@ int td_model__load_string(const char *text, const char *file, struct td_model **
 			      m->fallback_variant);
 		goto out_json;
 	}
+	err = load_revision_variants(&ld, json_object_get(root, "revision_variants"));
+	if (err)
+		goto out_json;
 	v = json_object_get(root, "width");
 	m->width = json_is_integer(v) ? (int)json_integer_value(v) : 0;
 	if (m->width < 0 || m->width > 64) {

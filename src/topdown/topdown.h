@@ -188,6 +188,7 @@ struct td_cpu {
 	char vendor[16];	/* "GenuineIntel", "AuthenticAMD" */
 	unsigned family, model;	/* display family/model (extended fields folded in) */
 	unsigned implementer, part;	/* Arm MIDR fields */
+	unsigned variant, revision;	/* Arm MIDR: the "r0p3" of a part (r<variant>p<revision>) */
 };
 
 /* Decode CPUID leaf 1 EAX (display family/model rules) for `vendor`. */
@@ -205,6 +206,12 @@ void td_cpu_detect(struct td_cpu *cpu);
 char *td_model_match(const struct td_cpu *cpu, const char *dir);
 /* Convenience: td_cpu_detect + td_model_match. Caller frees. */
 char *td_detect_model(void);
+/*
+ * The formula variant m's "revision_variants" pick for cpu (Arm: the
+ * latest rule whose "from" revision, "r0p3", is <= the MIDR's), or NULL
+ * for the default formulas. Borrowed from the model.
+ */
+const char *td_model__cpu_variant(const struct td_model *m, const struct td_cpu *cpu);
 
 enum td_smt { TD_SMT_UNKNOWN = 0, TD_SMT_OFF, TD_SMT_ON };
 /* /sys/devices/system/cpu/smt/active. */

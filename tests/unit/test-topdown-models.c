@@ -321,6 +321,46 @@ static void check_needs(void)
 	}
 }
 
+/* N2 r0p3 and later use Arm's r0p3 formulas; earlier revisions the default. */
+static void revision_variants(void)
+{
+	static const struct {
+		int line;
+		uint64_t midr;
+		const char *want;
+	} revs[] = {
+		{ __LINE__, 0x410fd490, NULL },		/* r0p0 */
+		{ __LINE__, 0x410fd492, NULL },		/* r0p2 */
+		{ __LINE__, 0x410fd493, "r0p3" },
+		{ __LINE__, 0x411fd490, "r0p3" },	/* r1p0 */
+	};
+	struct td_model *m;
+	struct td_cpu cpu;
+	char *cause = NULL;
+
+	if (td_model__load("n2", dir, &m, &cause)) {
+		ok(0, "n2 loads: %s", cause);
+		free(cause);
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(revs); i++) {
+		const char *v;
+
+		td_cpu_from_midr(&cpu, revs[i].midr);
+		v = td_model__cpu_variant(m, &cpu);
+		is_str_at(v ? v : "default", revs[i].want ? revs[i].want : "default", revs[i].line,
+			  "MIDR 0x%llx (r%up%u): n2 variant", (unsigned long long)revs[i].midr,
+			  cpu.variant, cpu.revision);
+	}
+	ok(td_cpu_from_cpuinfo(&cpu, "CPU implementer\t: 0x41\nCPU variant\t: 0x0\n"
+				     "CPU part\t: 0xd49\nCPU revision\t: 3\n") == 0 &&
+	   td_model__cpu_variant(m, &cpu) && !strcmp(td_model__cpu_variant(m, &cpu), "r0p3"),
+	   "cpuinfo r0p3 picks n2's r0p3 formulas");
+	td_cpu_from_cpuid(&cpu, "GenuineIntel", 0x000906ea);
+	ok(td_model__cpu_variant(m, &cpu) == NULL, "x86 never picks an Arm revision");
+	td_model__delete(m);
+}
+
 int main(void)
 {
 	char **ids = NULL, *cause = NULL;
@@ -426,6 +466,7 @@ int main(void)
 		free(id);
 		ok(td_cpu_from_cpuinfo(&cpu, "processor : 0\nvendor_id : GenuineIntel\n") < 0,
 		   "x86 cpuinfo has no Arm fields");
+		revision_variants();
 	}
 	free(cause);
 	return done_testing();
