@@ -362,11 +362,13 @@ static bool close_enough(double a, double b)
 
 static int load_upstream(const char *file, struct upstream *u)
 {
-	char path[1024];
+	char *path;
 	json_error_t jerr;
 
-	snprintf(path, sizeof(path), "%s/%s", fixtures, file);
+	if (asprintf(&path, "%s/%s", fixtures, file) < 0)
+		return -1;
 	u->root = json_load_file(path, 0, &jerr);
+	free(path);
 	if (!u->root)
 		return -1;
 	if (json_is_array(u->root)) {
