@@ -97,6 +97,10 @@ static void print_model(const struct td_model *m, const char *variant,
 			continue;
 		printf("%*s%s\n", ind, "", d->name);
 		printf("%*s  = %s\n", ind, "", td_model__node_formula(m, i, variant));
+		if (d->upstream)
+			printf("%*s  upstream: %s\n", ind, "", d->upstream);
+		else if (d->own)
+			printf("%*s  gexplore's own: %s\n", ind, "", d->own);
 		if (d->threshold)
 			printf("%*s  flag: %s%s\n", ind, "", d->threshold,
 			       d->threshold_parent && d->parent ? " (under flagged parent)" : "");
@@ -110,8 +114,9 @@ static void print_model(const struct td_model *m, const char *variant,
 		const struct td_node *d = td_model__node(m, i);
 
 		if (d->level == 0)
-			printf("  %-16s = %s%s\n", d->name, td_model__node_formula(m, i, variant),
-			       d->hidden ? "  (helper)" : "");
+			printf("  %-16s = %s%s%s%s\n", d->name, td_model__node_formula(m, i, variant),
+			       d->hidden ? "  (helper)" : "", d->upstream ? "  upstream: " : "",
+			       d->upstream ? d->upstream : d->own ? "  (gexplore's own)" : "");
 	}
 
 	printf("\nEvents (group: the multiplexing plan below; F = always on, outside the rotation;\n"
@@ -212,6 +217,12 @@ static int cmd_list_exec(int argc, char **argv)
 		cmd_error("list: %s", cause);
 		ret = err == -ENOENT ? GX_EXIT_USAGE : GX_EXIT_FAIL;
 		goto out;
+	}
+	if (detected && !variant) {	/* this CPU's revision (N2 r0p3) */
+		struct td_cpu c;
+
+		td_cpu_detect(&c);
+		variant = td_model__cpu_variant(m, &c);
 	}
 	mux_counters__detect(&counters, m, smt == TD_SMT_ON, nmi, detected != NULL);
 	{

@@ -229,6 +229,14 @@ static void model_events(const struct record_opts *ro, struct gx_meta *m, char *
 		goto out;
 	}
 	m->cpu_model = xstrdup(td_model__id(model));
+	if (!ro->cpu) {		/* this CPU's revision picks the formulas (N2 r0p3) */
+		struct td_cpu c;
+
+		td_cpu_detect(&c);
+		ctx.variant = td_model__cpu_variant(model, &c);
+		if (ctx.variant)
+			m->cpu_variant = xstrdup(ctx.variant);
+	}
 	if (!strcmp(td_model__id(model), "generic"))
 		goto out;
 	mux_counters__detect(&counters, model, ctx.smt == TD_SMT_ON, mux_nmi_watchdog_active(),

@@ -117,6 +117,12 @@ static int cmd_topdown_exec(int argc, char **argv)
 		ret = err == -ENOENT ? GX_EXIT_USAGE : GX_EXIT_FAIL;
 		goto out;
 	}
+	if (detected && !ctx.variant) {	/* this CPU's revision (N2 r0p3) */
+		struct td_cpu c;
+
+		td_cpu_detect(&c);
+		ctx.variant = td_model__cpu_variant(m, &c);
+	}
 	text = read_input(path);
 	if (!text) {
 		cmd_error("topdown: %s: %s", path, strerror(errno));

@@ -34,6 +34,8 @@ void td_cpu_from_midr(struct td_cpu *cpu, uint64_t midr)
 	cpu->arch = TD_CPU_ARM;
 	cpu->implementer = (unsigned)((midr >> 24) & 0xff);
 	cpu->part = (unsigned)((midr >> 4) & 0xfff);
+	cpu->variant = (unsigned)((midr >> 20) & 0xf);
+	cpu->revision = (unsigned)(midr & 0xf);
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -76,6 +78,8 @@ int td_cpu_from_cpuinfo(struct td_cpu *cpu, const char *text)
 	if (!cpuinfo_field(text, "CPU implementer", &cpu->implementer) ||
 	    !cpuinfo_field(text, "CPU part", &cpu->part))
 		return -ENOENT;
+	cpuinfo_field(text, "CPU variant", &cpu->variant);
+	cpuinfo_field(text, "CPU revision", &cpu->revision);
 	cpu->arch = TD_CPU_ARM;
 	return 0;
 }
@@ -147,6 +151,19 @@ char *td_model_match(const struct td_cpu *cpu, const char *dir)
 	}
 	td_strv_free(ids);
 	return found ? found : xstrdup("generic");
+}
+
+const char *td_model__cpu_variant(const struct td_model *m, const struct td_cpu *cpu)
+{
+	const char *best = NULL;
+	unsigned have = cpu->variant << 4 | cpu->revision, best_from = 0;
+
+	if (cpu->arch != TD_CPU_ARM)
+		return NULL;
+	for (size_t i = 0; i < m->nr_rev; i++)
+		if (m->rev_from[i] <= have && (!best || m->rev_from[i] >= best_from))
+			best = m->rev_variant[i], best_from = m->rev_from[i];
+	return best;
 }
 
 char *td_detect_model(void)

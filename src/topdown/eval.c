@@ -325,6 +325,8 @@ json_t *td_result__to_json(const struct td_model *m, const struct td_result *res
 		json_object_set_new(o, "on_bottleneck_path", json_boolean(v->on_path));
 		json_object_set_new(o, "threshold", json_str_or_null(d->threshold));
 		json_object_set_new(o, "hidden", json_boolean(d->hidden));
+		json_object_set_new(o, "upstream", json_str_or_null(d->upstream));
+		json_object_set_new(o, "own", json_str_or_null(d->own));
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(root, "metrics", arr);

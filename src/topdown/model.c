@@ -55,6 +55,7 @@ void td_model__delete(struct td_model *m)
 		free((char *)e->perf);
 		free((char *)e->group_hint);
 		free((char *)e->desc);
+		free((char *)e->upstream);
 	}
 	free(m->events);
 	for (size_t i = 0; i < m->nr_nodes; i++) {
@@ -67,6 +68,8 @@ void td_model__delete(struct td_model *m)
 		free((char *)n->desc);
 		free((char *)n->hint);
 		free((char *)n->locate);
+		free((char *)n->upstream);
+		free((char *)n->own);
 		if (m->formula)
 			td_expr__delete(m->formula[i]);
 		if (m->thresh)
@@ -95,6 +98,8 @@ void td_model__delete(struct td_model *m)
 	free(m->match);
 	strv_free(m->aliases);
 	strv_free(m->variants);
+	free(m->rev_from);
+	free(m->rev_variant);
 	free(m->fallback_variant);
 	free(m->id);
 	free(m->name);
@@ -239,6 +244,7 @@ static int load_events(struct loader *ld, json_t *arr)
 		e->pfm = opt_str(o, "pfm");
 		e->perf = opt_str(o, "perf");
 		e->desc = opt_str(o, "desc");
+		e->upstream = opt_str(o, "upstream");
 		e->group_hint = opt_str(o, "group");
 		e->precise = json_is_true(json_object_get(o, "precise"));
 		e->fixed = json_is_true(json_object_get(o, "fixed"));
@@ -285,6 +291,33 @@ static int parse_formula(struct loader *ld, const char *metric, const char *what
 	return err;
 }
 
+/* "revision_variants": [{"from": "r0p3", "variant": "r0p3"}] (Arm MIDR revisions). */
+static int load_revision_variants(struct loader *ld, json_t *arr)
+{
+	struct td_model *m = ld->m;
+	size_t i;
+	json_t *o;
+
+	if (!arr)
+		return 0;
+	m->rev_from = xcalloc(json_array_size(arr) + 1, sizeof(*m->rev_from));
+	m->rev_variant = xcalloc(json_array_size(arr) + 1, sizeof(*m->rev_variant));
+	json_array_foreach(arr, i, o) {
+		const char *from = json_string_value(json_object_get(o, "from"));
+		const char *var = json_string_value(json_object_get(o, "variant"));
+		unsigned r, p;
+		int vi = var ? td_model__variant_idx(m, var) : -1;
+
+		if (!from || sscanf(from, "r%up%u", &r, &p) != 2 || r > 15 || p > 15 || vi < 0)
+			return gx_fail(ld->cause, GX_E_FORMAT,
+				       "%s: revision_variants %zu: needs \"from\": \"rNpM\" and a "
+				       "known \"variant\"", ld->file, i + 1);
+		m->rev_from[m->nr_rev] = r << 4 | p;
+		m->rev_variant[m->nr_rev++] = m->variants[vi];
+	}
+	return 0;
+}
+
 static int load_nodes(struct loader *ld, json_t *arr)
 {
 	struct td_model *m = ld->m;
@@ -318,6 +351,12 @@ static int load_nodes(struct loader *ld, json_t *arr)
 		d->hint = opt_str(o, "hint");
 		d->locate = opt_str(o, "locate");
 		d->hidden = json_is_true(json_object_get(o, "hidden"));
+		d->upstream = opt_str(o, "upstream");
+		d->own = opt_str(o, "own");
+		if (d->upstream && d->own)
+			return gx_fail(ld->cause, GX_E_FORMAT,
+				       "%s: metric %s: \"upstream\" and \"own\" exclude each other",
+				       ld->file, d->name);
 		v = json_object_get(o, "level");
 		d->level = json_is_integer(v) ? (int)json_integer_value(v) : 0;
 		if (d->level < 0 || d->level > 6)
@@ -552,6 +591,9 @@ int td_model__load_string(const char *text, const char *file, struct td_model **
 			      m->fallback_variant);
 		goto out_json;
 	}
+	err = load_revision_variants(&ld, json_object_get(root, "revision_variants"));
+	if (err)
+		goto out_json;
 	v = json_object_get(root, "width");
 	m->width = json_is_integer(v) ? (int)json_integer_value(v) : 0;
 	if (m->width < 0 || m->width > 64) {

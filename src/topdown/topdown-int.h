@@ -81,6 +81,10 @@ struct td_model {
 	struct td_expr ***alt;		/* per node: per variant tree or NULL */
 	struct td_expr **thresh;	/* per node, NULL when none */
 	size_t nr_variants;
+	/* "revision_variants": from revision (variant << 4 | revision) -> variant */
+	unsigned *rev_from;
+	char **rev_variant;		/* borrowed from variants[] */
+	size_t nr_rev;
 };
 
 /* Variant slot of `variant` in m (-1: default / unknown). */

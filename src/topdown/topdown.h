@@ -50,6 +50,8 @@ struct td_event {
 	 */
 	const char *group_hint;
 	const char *desc;	/* one line, or NULL */
+	/* The authority's name for it ("TOPDOWN.SLOTS:perf_metrics"), or NULL. */
+	const char *upstream;
 };
 
 /* ---- metric nodes ------------------------------------------------------- */
@@ -72,6 +74,13 @@ struct td_node {
 	const char *hint;	/* tuning hint, may be NULL */
 	const char *locate;	/* event id to sample to find it in code, or NULL */
 	bool hidden;		/* helper metric (CLKS, CORE_CLKS): not printed by default */
+	/*
+	 * The authority's name for this node (Intel TMA "Heavy_Operations",
+	 * Arm "backend_bound", perf "frontend_bound_latency"), or NULL; then
+	 * `own` says why the node is this project's own definition.
+	 */
+	const char *upstream;
+	const char *own;
 };
 
 /* ---- loading ------------------------------------------------------------- */
@@ -179,6 +188,7 @@ struct td_cpu {
 	char vendor[16];	/* "GenuineIntel", "AuthenticAMD" */
 	unsigned family, model;	/* display family/model (extended fields folded in) */
 	unsigned implementer, part;	/* Arm MIDR fields */
+	unsigned variant, revision;	/* Arm MIDR: the "r0p3" of a part (r<variant>p<revision>) */
 };
 
 /* Decode CPUID leaf 1 EAX (display family/model rules) for `vendor`. */
@@ -196,6 +206,12 @@ void td_cpu_detect(struct td_cpu *cpu);
 char *td_model_match(const struct td_cpu *cpu, const char *dir);
 /* Convenience: td_cpu_detect + td_model_match. Caller frees. */
 char *td_detect_model(void);
+/*
+ * The formula variant m's "revision_variants" pick for cpu (Arm: the
+ * latest rule whose "from" revision, "r0p3", is <= the MIDR's), or NULL
+ * for the default formulas. Borrowed from the model.
+ */
+const char *td_model__cpu_variant(const struct td_model *m, const struct td_cpu *cpu);
 
 enum td_smt { TD_SMT_UNKNOWN = 0, TD_SMT_OFF, TD_SMT_ON };
 /* /sys/devices/system/cpu/smt/active. */

@@ -35,6 +35,8 @@ has '"schema": "gexplore-topdown/1"' "$T/json"; ok $? "--json: schema tag"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); m={x["name"]:x for x in d["metrics"]}; sys.exit(0 if abs(m["Backend_Bound"]["value"]-0.3)<1e-9 and m["Core_Bound"]["on_bottleneck_path"] else 1)' "$T/json" 2>/dev/null
 r=$?; [ $r = 127 ] && r=0
 ok $r "--json: parses, Backend_Bound 0.3"
+has '"upstream": "Info_Thread_CPI"' "$T/json"; ok $? "--json: upstream name of CPI"
+has '"own": "Helper: ' "$T/json"; ok $? "--json: a helper says why it is gexplore's own"
 
 # stdin and the general-counter fallback on spr
 printf 'slots 6e6\nIDQ_UOPS_NOT_DELIVERED.CORE 1.2e6\nTOPDOWN.BACKEND_BOUND_SLOTS 2.4e6\nUOPS_RETIRED.SLOTS 1.8e6\n' |
@@ -78,6 +80,9 @@ done
 "$GX_BIN" list --cpu skl --smt on >"$T/list" 2>&1
 has '^      L1_Bound$' "$T/list"; ok $? "list: level-3 nodes indented"
 has '^Multiplexing plan for skl' "$T/list"; ok $? "list: shows the multiplexing plan"
+has '^        upstream: L1_Bound$' "$T/list"; ok $? "list: TMA name of a node"
+"$GX_BIN" list --cpu n1 >"$T/n1" 2>&1
+has "^    gexplore's own: Arm defines no level 1 for Neoverse N1" "$T/n1"; ok $? "list: N1's own nodes say why"
 has 'IDQ_UOPS_NOT_DELIVERED.CORE  *[0-9][0-9]* ' "$T/list"; ok $? "list: group column"
 "$GX_BIN" list --cpu spr --perf >"$T/perf" 2>&1
 has "^perf stat -e '.*{slots,topdown-retiring," "$T/perf"; ok $? "list --perf: PERF_METRICS group led by slots"

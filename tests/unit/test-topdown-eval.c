@@ -105,7 +105,8 @@ static const struct tcase cases[] = {
 	 * BE 1.5e6/5e6 + 5*2e4/5e6 = .32; Ret .4; Bad 1 - .9 = .1.
 	 * Fetch_Latency (5*1.2e5 - 1e5)/5e6 = .1, BW .08; BrM .8*.1; MC .02;
 	 * MB 5e5/(6e5 + 1.5e5 + .4*2.5e5 + 1e5) * .32 = 5/9.5*.32; Core the rest;
-	 * Heavy (2.1e6 - 1.6e6)/5e6 = .1, Light .3; CPI 1e6/1.6e6.
+	 * Heavy per TMA: MS 2.1e6/2.8e6 * 4e5/5e6 = .06 + Ret .4 * (3e5 - 2e5)/1e6 = .1,
+	 * Light .3; CPI 1e6/1.6e6.
 	 * BE .32 beats FE .18; Core .1516 flagged, MB .168 not -> Core_Bound.
 	 */
 	{ __LINE__, "icl", TD_SMT_OFF, false, NULL,
@@ -117,6 +118,8 @@ static const struct tcase cases[] = {
 	    { "CYCLE_ACTIVITY.STALLS_MEM_ANY", 4e5 }, { "EXE_ACTIVITY.BOUND_ON_STORES", 1e5 },
 	    { "CYCLE_ACTIVITY.STALLS_TOTAL", 6e5 }, { "EXE_ACTIVITY.1_PORTS_UTIL", 1.5e5 },
 	    { "EXE_ACTIVITY.2_PORTS_UTIL", 2.5e5 }, { "UOPS_RETIRED.SLOTS", 2.1e6 },
+	    { "UOPS_ISSUED.ANY", 2.8e6 }, { "IDQ.MS_UOPS", 4e5 }, { "UOPS_DECODED.DEC0", 3e5 },
+	    { "UOPS_DECODED.DEC0:c1", 2e5 }, { "IDQ.MITE_UOPS", 1e6 },
 	    { "INST_RETIRED.ANY", 1.6e6 }, { "cycles", 1e6 } },
 	  { { "Frontend_Bound", .18 }, { "Backend_Bound", .32 }, { "Retiring", .4 },
 	    { "Bad_Speculation", .1 }, { "Fetch_Latency", .1 }, { "Fetch_Bandwidth", .08 },
@@ -144,9 +147,9 @@ static const struct tcase cases[] = {
 	    { "Bad_Speculation", .11 }, { "Heavy_Operations", .05 }, { "Light_Operations", .25 },
 	    { "Branch_Mispredicts", .07 }, { "Machine_Clears", .04 }, { "Fetch_Latency", .14 },
 	    { "Fetch_Bandwidth", .05 }, { "Memory_Bound", .25 }, { "Core_Bound", .15 },
-	    { "L1_Bound", .1 }, { "L2_Bound", .05 }, { "L3_Bound", .03 }, { "DRAM_Bound", .12 },
+	    { "L1_Bound", .1 }, { "L2_Bound", .05 }, { "L3_Bound", .03 }, { "L3_Miss_Bound", .12 },
 	    { "Store_Bound", .05 }, { "CPI", .5 } },
-	  "DRAM_Bound" },
+	  "L3_Miss_Bound" },
 	/*
 	 * Sapphire Rapids, general-counter variant: FE (1.2e6 - 6e4)/6e6 = .19;
 	 * BE 2.4e6/6e6 = .4; Ret .3; Bad .11; MB 1.2e6/6e6 = .2 (not > .20); BrM 4.2e5/6e6 = .07.
@@ -189,23 +192,26 @@ static const struct tcase cases[] = {
 	    { "Retiring_Fastpath", .36 }, { "CPI", .5 }, { "IPC", 2 } },
 	  "Memory_Bound" },
 	/*
-	 * Neoverse N2 r0p0-r0p2 formulas (width 5): SLOTS 5e6.
-	 * FE (2e6 - 1e6)/5e6 = .2; BE 1.5e6/5e6 = .3; busy = 1 - (3.5e6 - 1e6)/5e6 = .5;
-	 * Ret .9 * .5 = .45; Bad .1 * .5 = .05; CPI 1e6/1.25e6.
+	 * Neoverse N2 r0p0-r0p2 formulas (width 5): SLOTS 5e6; mispredicts M/C = .02
+	 * move slots from the front-end (1x) and back-end (3x) to Bad_Speculation (4x).
+	 * FE (2e6 - 1e6)/5e6 - .02 = .18; BE 1.5e6/5e6 - .06 = .24;
+	 * busy = 1 - (3.5e6 - 1e6)/5e6 = .5; Ret .9 * .5 = .45; Bad .1 * .5 + .08 = .13;
+	 * CPI 1e6/1.25e6.
 	 */
 	{ __LINE__, "n2", TD_SMT_UNKNOWN, false, NULL,
 	  { { "CPU_CYCLES", 1e6 }, { "STALL_SLOT_FRONTEND", 2e6 }, { "STALL_SLOT_BACKEND", 1.5e6 },
 	    { "STALL_SLOT", 3.5e6 }, { "OP_RETIRED", 1.8e6 }, { "OP_SPEC", 2e6 },
-	    { "INST_RETIRED", 1.25e6 } },
-	  { { "Frontend_Bound", .2 }, { "Backend_Bound", .3 }, { "Retiring", .45 },
-	    { "Bad_Speculation", .05 }, { "CPI", .8 } },
+	    { "BR_MIS_PRED", 2e4 }, { "INST_RETIRED", 1.25e6 } },
+	  { { "Frontend_Bound", .18 }, { "Backend_Bound", .24 }, { "Retiring", .45 },
+	    { "Bad_Speculation", .13 }, { "CPI", .8 } },
 	  "Backend_Bound" },
-	/* N2 r0p3: FE 2e6/5e6 = .4; busy 1 - .7 = .3; Ret .27; Bad .03; BE .3. */
+	/* N2 r0p3: FE 2e6/5e6 - .02 = .38; busy 1 - .7 = .3; Ret .27; Bad .03 + .08; BE .24. */
 	{ __LINE__, "n2", TD_SMT_UNKNOWN, false, "r0p3",
 	  { { "CPU_CYCLES", 1e6 }, { "STALL_SLOT_FRONTEND", 2e6 }, { "STALL_SLOT_BACKEND", 1.5e6 },
-	    { "STALL_SLOT", 3.5e6 }, { "OP_RETIRED", 1.8e6 }, { "OP_SPEC", 2e6 } },
-	  { { "Frontend_Bound", .4 }, { "Backend_Bound", .3 }, { "Retiring", .27 },
-	    { "Bad_Speculation", .03 } },
+	    { "STALL_SLOT", 3.5e6 }, { "OP_RETIRED", 1.8e6 }, { "OP_SPEC", 2e6 },
+	    { "BR_MIS_PRED", 2e4 } },
+	  { { "Frontend_Bound", .38 }, { "Backend_Bound", .24 }, { "Retiring", .27 },
+	    { "Bad_Speculation", .11 } },
 	  "Frontend_Bound" },
 	/* generic: CPI 3e6/1.5e6 = 2, IPC .5; no tree, no bottleneck. */
 	{ __LINE__, "generic", TD_SMT_UNKNOWN, false, NULL,
@@ -352,7 +358,7 @@ static void fill_random(const char *id, const struct td_model *m, double *c, enu
 		set(m, c, "CYCLE_ACTIVITY.STALLS_MEM_ANY", 0.3 * cyc * urand());
 		set(m, c, "CYCLE_ACTIVITY.STALLS_TOTAL", 0.5 * cyc);
 	} else if (strcmp(id, "spr") == 0 || strcmp(id, "icl") == 0) {
-		double S = (strcmp(id, "spr") == 0 ? 6 : 5) * cyc, drop;
+		double S = (strcmp(id, "spr") == 0 ? 6 : 5) * cyc, drop, dec0;
 
 		shares(s, 4);	/* ret bs fe be */
 		drop = s[1] * S * urand() * 0.05;
@@ -369,6 +375,13 @@ static void fill_random(const char *id, const struct td_model *m, double *c, enu
 		set(m, c, "INT_MISC.CLEARS_COUNT", drop * 0.5 / 5 * 0.5);
 		set(m, c, "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE", s[2] * S / 5 * urand());
 		set(m, c, "UOPS_RETIRED.SLOTS", s[0] * S);
+		/* ICL Heavy_Operations: each of its two terms at most half of Retiring */
+		set(m, c, "UOPS_ISSUED.ANY", s[0] * S / (0.8 + 0.2 * urand()));
+		set(m, c, "IDQ.MS_UOPS", s[0] * S * 0.5 * urand());
+		set(m, c, "IDQ.MITE_UOPS", 2 * cyc);
+		dec0 = cyc * urand();
+		set(m, c, "UOPS_DECODED.DEC0", dec0);
+		set(m, c, "UOPS_DECODED.DEC0:c1", dec0 * urand());
 		set(m, c, "INST_RETIRED.ANY", s[0] * S * (0.5 + 0.5 * urand()));
 		set(m, c, "CYCLE_ACTIVITY.STALLS_MEM_ANY", 0.3 * cyc * urand());
 		set(m, c, "CYCLE_ACTIVITY.STALLS_TOTAL", 0.5 * cyc);
@@ -399,6 +412,8 @@ static void fill_random(const char *id, const struct td_model *m, double *c, enu
 		set(m, c, "STALL_SLOT", (s[0] + s[1]) * S + extra);
 		set(m, c, "OP_SPEC", spec);
 		set(m, c, "OP_RETIRED", spec * urand());
+		/* Arm's corrections take M/C from FE and 3M/C from BE: keep both >= 0 */
+		set(m, c, "BR_MIS_PRED", cyc * fmin(s[0], s[1] / 3) * urand());
 		set(m, c, "INST_RETIRED", cyc * 4 * urand() + 1);
 	}
 }
