@@ -344,6 +344,17 @@ bad:
 	pd_reader__warn(r, "perf.data: CMDLINE at byte %llu is malformed", (unsigned long long)c->base);
 }
 
+/* Features that are lists, each read by its own routine. */
+static const struct {
+	int feat;
+	void (*read)(struct perf_reader *r, struct cur *c);
+} list_feats[] = {
+	{ PD_FEAT_CMDLINE, feat_cmdline },
+	{ PD_FEAT_EVENT_DESC, feat_event_desc },
+	{ PD_FEAT_GROUP_DESC, feat_group_desc },
+	{ PD_FEAT_PMU_MAPPINGS, feat_pmu_mappings },
+};
+
 int pd_reader__feature(struct perf_reader *r, int feat, const uint8_t *p, size_t len,
 		       uint64_t off, char **cause)
 {
@@ -351,6 +362,11 @@ int pd_reader__feature(struct perf_reader *r, int feat, const uint8_t *p, size_t
 	struct pd_env *env = &r->env;
 	char **str = NULL;
 
+	for (size_t i = 0; i < ARRAY_SIZE(list_feats); i++)
+		if (list_feats[i].feat == feat) {
+			list_feats[i].read(r, &c);	/* malformed: a warning, not an error */
+			return 0;
+		}
 	switch (feat) {
 	case PD_FEAT_HOSTNAME: str = &env->hostname; break;
 	case PD_FEAT_OSRELEASE: str = &env->osrelease; break;
@@ -362,18 +378,6 @@ int pd_reader__feature(struct perf_reader *r, int feat, const uint8_t *p, size_t
 		env->nr_cpus_avail = cur_u32(&c);
 		env->nr_cpus_online = cur_u32(&c);
 		break;
-	case PD_FEAT_CMDLINE:
-		feat_cmdline(r, &c);
-		return 0;
-	case PD_FEAT_EVENT_DESC:
-		feat_event_desc(r, &c);
-		return 0;
-	case PD_FEAT_GROUP_DESC:
-		feat_group_desc(r, &c);
-		return 0;
-	case PD_FEAT_PMU_MAPPINGS:
-		feat_pmu_mappings(r, &c);
-		return 0;
 	case PD_FEAT_BUILD_ID:
 		return feat_build_ids(r, &c);
 	case PD_FEAT_COMPRESSED:

@@ -168,9 +168,9 @@ static bool any_hardware(struct gx_result *in)
 int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	const struct gx_meta *m = gx_result__meta(in);
-	const struct pd_env *env = perf_reader__env(gx_result__reader(in));
+	const struct pd_env *env = gx_result__env(in);
 	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
-	size_t nev = perf_reader__nr_evsels(gx_result__reader(in));
+	size_t nev = gx_result__nr_events(in);
 	char cb[32];
 
 	strbuf__addf(sb, "gexplore report: %s\n", gx_result__path(in));
@@ -340,9 +340,9 @@ static json_t *json_strv(char **v, size_t n)
 int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	const struct gx_meta *m = gx_result__meta(in);
-	const struct pd_env *env = perf_reader__env(gx_result__reader(in));
+	const struct pd_env *env = gx_result__env(in);
 	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
-	size_t nev = perf_reader__nr_evsels(gx_result__reader(in));
+	size_t nev = gx_result__nr_events(in);
 	json_t *root = json_object(), *evs = json_array(), *w = json_array(), *mach = json_object();
 	char *text;
 

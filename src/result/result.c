@@ -448,17 +448,13 @@ void gx_result__delete(struct gx_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->nr_notes; i++)
-		free(r->notes[i]);
-	free(r->notes);
+	gx_free_strv(r->notes, r->nr_notes);
+	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
 	free(r->ev);
 	free(r->model_why);
 	free(r->model_err);
 	free(r->model_id);
 	td_model__delete(r->model);
-	for (size_t i = 0; r->own && i < 2 * r->nr_events; i++)
-		free(r->own[i]);
-	free(r->own);
 	free(r->events);
 	profile__delete(r->profile);
 	perf_reader__delete(r->reader);

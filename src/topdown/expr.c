@@ -181,6 +181,14 @@ static int expect(struct parser *p, enum tok t, const char *what)
 	return next(p);
 }
 
+/* `what`, then an expression into *out. */
+static int expect_expr(struct parser *p, enum tok t, const char *what, struct td_expr **out)
+{
+	int err = expect(p, t, what);
+
+	return err ? err : parse_expr(p, out);
+}
+
 static int parse_primary(struct parser *p, struct td_expr **out)
 {
 	struct td_expr *e = NULL;
@@ -233,13 +241,9 @@ static int parse_primary(struct parser *p, struct td_expr **out)
 		e = node_new(t == T_MIN ? TD_OP_MIN : t == T_MAX ? TD_OP_MAX : TD_OP_DRATIO, pos);
 		err = next(p);
 		if (!err)
-			err = expect(p, T_LP, "'('");
+			err = expect_expr(p, T_LP, "'('", &e->a);
 		if (!err)
-			err = parse_expr(p, &e->a);
-		if (!err)
-			err = expect(p, T_COMMA, "','");
-		if (!err)
-			err = parse_expr(p, &e->b);
+			err = expect_expr(p, T_COMMA, "','", &e->b);
 		if (!err)
 			err = expect(p, T_RP, "')'");
 		break;
@@ -379,9 +383,7 @@ static int parse_expr(struct parser *p, struct td_expr **out)
 	if (!err)
 		err = parse_or(p, &e->b);
 	if (!err)
-		err = expect(p, T_ELSE, "'else'");
-	if (!err)
-		err = parse_expr(p, &e->c);
+		err = expect_expr(p, T_ELSE, "'else'", &e->c);
 out:
 	p->depth--;
 	if (err) {
