@@ -16,7 +16,7 @@ command -v jq >/dev/null || skip_all "no jq"
 prep=$("$PMU/prepare" 2>prepare.err)
 case $? in
 0) ;;
-77) skip_all "$(sed -n 's/^prepare: SKIP: //p' prepare.err | head -1)" ;;
+77) skip_all "$(sed -n 's/^prepare: SKIP: //p' prepare.err)" ;;
 *) sed 's/^/# /' prepare.err; echo "Bail out! tests/pmu/prepare failed"; exit 1 ;;
 esac
 start=$(date +%s)
