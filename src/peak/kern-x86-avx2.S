@@ -5,6 +5,7 @@
  * bandwidth kernels. Called only when CPUID and XGETBV say AVX (and FMA,
  * AVX2 for those tests) is usable; every function ends with vzeroupper.
  */
+#if defined(__x86_64__)	/* assembled empty elsewhere, as kern-arm64.S is on x86 */
 #include "kern-x86.h"
 
 	VPAIR add_f32_256, F3, vaddps, ymm, Z3, vxorps, 1
@@ -139,3 +140,4 @@
 	PK_END gx_pk_bw_triad_avx, 1
 
 	.section .note.GNU-stack, "", @progbits
+#endif

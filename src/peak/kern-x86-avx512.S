@@ -5,6 +5,7 @@
  * AVX512F (BW, VNNI) and XCR0 has the opmask and upper-zmm state enabled
  * (XCR0 & 0xE6 == 0xE6).
  */
+#if defined(__x86_64__)	/* assembled empty elsewhere, as kern-arm64.S is on x86 */
 #include "kern-x86.h"
 
 	VPAIR add_f32_512, F3, vaddps, zmm, Z3, vpxord, 1
@@ -37,3 +38,4 @@
 	PK_END gx_pk_bw_triad_avx512, 1
 
 	.section .note.GNU-stack, "", @progbits
+#endif

@@ -4,6 +4,7 @@
  * multiply-add, GPR and xmm loads and stores, the pointer chase, SSE2
  * bandwidth kernels. No VEX encoding here: these run on every x86-64 CPU.
  */
+#if defined(__x86_64__)	/* assembled empty elsewhere, as kern-arm64.S is on x86 */
 #include "kern-x86.h"
 
 /* ---- integer: 12 chains in rax..r14, source r15 (callee-saved pushed) --- */
@@ -125,3 +126,4 @@
 	PK_END gx_pk_bw_triad_sse
 
 	.section .note.GNU-stack, "", @progbits
+#endif
