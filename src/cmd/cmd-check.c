@@ -208,7 +208,7 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 {
 	struct gx_result *base = NULL;
 	struct ci_report rep;
-	struct strbuf out = STRBUF_INIT, x = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT, x = STRBUF_INIT, gh = STRBUF_INIT;
 	char *cause = NULL, cwd[4096];
 	int ret = GX_EXIT_USAGE, err;
 
@@ -231,10 +231,14 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 		ci_report__json(&rep, &out);
 	else if (!c->quiet || ret)
 		ci_report__text(&rep, &out);
+	/* with --json, stdout holds one JSON document: the annotations go to
+	 * stderr, which the Actions runner reads as well */
 	if (c->github)
-		ci_report__github(&rep, &out);
+		ci_report__github(&rep, c->json ? &gh : &out);
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	fflush(stdout);
+	if (gh.len)
+		fwrite(gh.buf, 1, gh.len, stderr);
 	if (c->json)	/* the reasons still reach a human */
 		for (size_t i = 0; i < rep.nr; i++)
 			if (rep.outcomes[i].status == CI_SKIP)
@@ -249,6 +253,7 @@ out:
 	gx_result__delete(base);
 	strbuf__exit(&out);
 	strbuf__exit(&x);
+	strbuf__exit(&gh);
 	free(cause);
 	return ret;
 }

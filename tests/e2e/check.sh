@@ -82,6 +82,9 @@ fi
 is "$(grep -c '^::' gh)" 2 "--github: one annotation per failed or skipped check"
 check "--github: an error line in workflow-command syntax" \
 	grep -qE '^::error( file=[^,:]+,line=[0-9]+,)? ?title=gexplore check::cpi of the run = 1\.25 > max 1\.2' gh
+"$X" check skl --json --github --max cpi=1.2 --max nope/cycles=1 >ghj 2>ghe
+check "--json --github: standard output is one JSON document" jq -e .checks ghj
+is "$(grep -c '^::' ghe)" 2 "--json --github: the annotations on standard error"
 check "--github: a skip is a warning" grep -qE '^::warning title=gexplore check::cannot measure' gh
 check "--github: no raw newline or % in the message" sh -c "! grep -E '^::.*%[^0-9A-F]' gh"
 
