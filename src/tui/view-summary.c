@@ -1,7 +1,8 @@
 /*
  * view-summary.c: run facts, the top-down tree (values, threshold marks,
- * the bottleneck path), MUX reliability, hints, and the selected node's
- * description and tuning hint. Enter opens the bottom-up grid with the
+ * the bottleneck path), the main bottleneck with its hint, the hottest
+ * functions, MUX reliability, hints, and the selected node's description
+ * and tuning hint. Enter opens the bottom-up grid with the
  * node's children as columns.
  */
 #include "config.h"
@@ -20,6 +21,8 @@ struct sline {
 	int node;		/* tree node, -1 for other lines */
 };
 
+#define NR_HOT 5
+
 struct summary_view {
 	struct tui_view v;
 	struct sline *lines;
@@ -27,6 +30,12 @@ struct summary_view {
 	int *nodes;		/* selectable lines (indexes into lines) */
 	size_t nr_nodes;
 	int width;		/* the width lines were built for */
+	/* the hottest functions and their hottest lines, for the table they
+	 * were found in (a time range rebuilds the tables) */
+	const struct tui_row *hot_rows;
+	size_t hot_nr;
+	const struct tui_row *hot[NR_HOT], *hot_line[NR_HOT];
+	size_t nr_hot;
 };
 
 static const struct tui_key_help summary_help[] = {
@@ -126,6 +135,88 @@ static void add_tree(struct summary_view *s, const struct tui_model *m, int pare
 	}
 }
 
+static const char *base_name(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return b && b[1] ? b + 1 : path;
+}
+
+/* The NR_HOT functions with most self time of the clock event, and the
+ * hottest line of each: once per function table, not per draw. */
+static void find_hot(struct summary_view *s, const struct tui_model *m)
+{
+	const struct tui_table *f = &m->tab[TK_FUNC], *l = &m->tab[TK_LINE];
+
+	if (s->hot_rows == f->rows && s->hot_nr == f->nr)
+		return;
+	s->hot_rows = f->rows;
+	s->hot_nr = f->nr;
+	s->nr_hot = 0;
+	if (!m->nr_events)
+		return;
+	for (size_t i = 0; i < f->nr; i++) {
+		const struct tui_row *r = &f->rows[i];
+		size_t k;
+
+		if (r->period[m->clk] <= 0)
+			continue;
+		for (k = s->nr_hot; k > 0 && s->hot[k - 1]->period[m->clk] < r->period[m->clk]; k--)
+			if (k < NR_HOT)
+				s->hot[k] = s->hot[k - 1];
+		if (k < NR_HOT) {
+			s->hot[k] = r;
+			if (s->nr_hot < NR_HOT)
+				s->nr_hot++;
+		}
+	}
+	for (size_t k = 0; k < s->nr_hot; k++)
+		s->hot_line[k] = NULL;
+	for (size_t i = 0; i < l->nr; i++) {
+		const struct tui_row *r = &l->rows[i];
+
+		for (size_t k = 0; k < s->nr_hot && r->func >= 0; k++)
+			if (&f->rows[r->func] == s->hot[k] && r->line && r->period[m->clk] > 0 &&
+			    (!s->hot_line[k] || r->period[m->clk] > s->hot_line[k]->period[m->clk]))
+				s->hot_line[k] = r;
+	}
+}
+
+/* Where the time went: the hottest functions, with or without a PMU. */
+static void add_hot(struct summary_view *s, const struct tui_model *m)
+{
+	find_hot(s, m);
+	if (!s->nr_hot)
+		return;
+	add(s, TS_NORMAL, -1, "%s", "");
+	add(s, TS_HEADER, -1, "Hot functions (by %s, self)", m->event_names[m->clk]);
+	for (size_t k = 0; k < s->nr_hot; k++) {
+		const struct tui_row *r = s->hot[k], *ln = s->hot_line[k];
+		char where[96] = "-", name[128], at[128];
+
+		if (ln)
+			snprintf(where, sizeof(where), "%s:%u", base_name(ln->file), ln->line);
+		tui_ellipsize(r->name, 28, name);
+		tui_ellipsize(where, 18, at);
+		add(s, k ? TS_NORMAL : TS_HOT, -1, "  %5.1f%%  %-28s %-18s %s",
+		    100 * tui_row__share(m, r), name, at, base_name(r->module));
+	}
+}
+
+/* The bottleneck of the run and what to do about it. */
+static void add_bottleneck(struct summary_view *s, const struct tui_model *m)
+{
+	const struct td_node *nd;
+
+	if (!m->td || !m->run_ok || m->run.bottleneck < 0)
+		return;
+	nd = td_model__node(m->td, (size_t)m->run.bottleneck);
+	add(s, TS_NORMAL, -1, "%s", "");
+	add(s, TS_HEADER, -1, "Main bottleneck: %s", nd->name);
+	if (nd->hint)
+		add_wrapped(s, TS_WARN, "  ", "  ", nd->hint);
+}
+
 static void build(struct summary_view *s, int width)
 {
 	struct tui_model *m = s->v.m;
@@ -160,6 +251,7 @@ static void build(struct summary_view *s, int width)
 		for (size_t i = 0; i < m->nr_confidence; i++)
 			add(s, TS_DIM, -1, "  %s", m->confidence[i]);
 	}
+	add_hot(s, m);
 	add(s, TS_NORMAL, -1, "%s", "");
 	if (m->td && m->run_ok) {
 		cpi = td_model__find_node(m->td, "CPI");
@@ -175,6 +267,7 @@ static void build(struct summary_view *s, int width)
 	if (!m->nr_samples)
 		add_wrapped(s, TS_WARN, "  ", "  ", "This result has no samples: the workload ran too "
 			    "briefly or nothing could be measured.");
+	add_bottleneck(s, m);
 	if (m->nr_hints) {
 		add(s, TS_NORMAL, -1, "%s", "");
 		add(s, TS_HEADER, -1, "Hints");

@@ -20,11 +20,16 @@ tui_hot_line() {
 "$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" 300 >/dev/null 2>&1
 ok $? "record the spin workload"
 
-"$GX_BIN" tui --keys "" r1 >scr 2>err
+"$GX_BIN" tui --keys "" --dump 100x40 r1 >scr 2>err
 ok $? "tui --keys: exit 0"
 check "summary: the command" grep -q 'Command .*wl-spin 300' scr
 check "summary: no PMU said, MUX n/a" sh -c "grep -q 'PMU no' scr && grep -q 'MUX .*reliability' scr"
 check "summary: the skid hint names the precise level" grep -q 'precise_ip=0' scr
+# without a PMU the summary still says where the time went
+hotfn=$("$GX_BIN" report --json --by function --limit 1 r1 | jq -r '.functions[0].function')
+check "summary: hot functions without a PMU" grep -q 'Hot functions (by cpu-clock, self)' scr
+check "summary: the report's hottest function ($hotfn) leads them" \
+	sh -c "grep -A1 'Hot functions' scr | tail -1 | grep -q '% *$hotfn '"
 
 "$GX_BIN" tui --keys "g" r1 >scr 2>err
 check "grid: the workload's code on top" sh -c "sed -n 3p scr | grep -Eq 'hot_|wl-spin'"

@@ -461,7 +461,7 @@ static void behaviour(struct tui_model *m)
 
 	m->mux = xstrdup("0.93 (reliable; gexplore, 3 groups, 240 slices)");
 	tui_model__add_confidence(m, "cycles 1e+06 [9.8e+05-1.02e+06] x3.00");
-	s = screen(m, "", 80, 24, false, NULL);
+	s = screen(m, "", 80, 40, false, NULL);	/* facts above the hot functions */
 	ok(has(s, "reliability 0.93 (reliable"), "summary: MUX reliability when recorded");
 	ok(has(s, "cycles 1e+06 [9.8e+05-1.02e+06]"), "summary: estimates with their interval");
 	free(s);
