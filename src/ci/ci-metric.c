@@ -383,6 +383,30 @@ bool ci_metric_higher_is_better(const char *metric)
 	return !strcasecmp(metric, "ipc") || !strcasecmp(metric, "retiring");
 }
 
+enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric)
+{
+	const struct td_model *m = gx_result__model_loaded(r);
+	int node = m ? td_model__find_node(m, metric) : -1;
+	size_t i;
+
+	if (!strcasecmp(metric, "share"))
+		return CI_UNIT_FRACTION;
+	if (node >= 0)
+		return td_model__node(m, (size_t)node)->unit == TD_UNIT_FRACTION ? CI_UNIT_FRACTION :
+		       td_model__node(m, (size_t)node)->unit == TD_UNIT_COUNT ? CI_UNIT_COUNT :
+									   CI_UNIT_RATIO;
+	if (strchr(metric, '/') || !strcasecmp(metric, "cpi") || !strcasecmp(metric, "ipc"))
+		return CI_UNIT_RATIO;
+	if (gx_result__find_event(r, metric, &i) == 0) {
+		const struct perf_event_attr *a = gx_result__event(r, i)->attr;
+
+		if (a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
+						      a->config == PERF_COUNT_SW_TASK_CLOCK))
+			return CI_UNIT_NS;
+	}
+	return CI_UNIT_COUNT;
+}
+
 int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		      uint64_t min_samples, double *value, char **cause)
 {

@@ -94,6 +94,15 @@ int ci_find_row(struct gx_result *r, enum ci_scope scope, const char *name,
 int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		      uint64_t min_samples, double *value, char **cause);
 
+/* What a metric's values are, for showing them in human units. */
+enum ci_unit {
+	CI_UNIT_FRACTION,	/* a share: shown in % */
+	CI_UNIT_RATIO,		/* CPI, IPC, EVENT/EVENT */
+	CI_UNIT_COUNT,		/* events */
+	CI_UNIT_NS,		/* time (cpu-clock, task-clock) in nanoseconds */
+};
+enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric);
+
 /* Whether a higher value of metric is better (IPC, Retiring): regressions
  * are then drops. */
 bool ci_metric_higher_is_better(const char *metric);

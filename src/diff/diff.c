@@ -39,6 +39,8 @@ static int cmp_entry(const void *x, const void *y)
 	double a = magnitude(p), b = magnitude(q);
 	int c;
 
+	if (p->noise != q->noise)
+		return p->noise ? 1 : -1;	/* real changes first */
 	if (a != b)
 		return a < b ? 1 : -1;
 	if (p->scope != q->scope)
@@ -106,6 +108,37 @@ static void add(struct diff *d, size_t *cap, const struct diff_entry *e)
 	d->entries[d->nr++] = *e;
 }
 
+/* Samples of the sort event a row's values rest on; 0 for the run (its
+ * values are whole-run counts or estimates over every sample). */
+static uint64_t row_samples(const struct gx_result *r, const struct ci_row *row)
+{
+	return row && row->prow ? row->prow->samples[gx_result__sort_event(r)] : 0;
+}
+
+/*
+ * The 95% interval of b - a when a rests on na samples and b on nb (0: the
+ * side is exact), and whether it holds 0. A row absent on one side counts
+ * as 0 there for additive metrics (time, events, shares): a one-sample row
+ * that is gone is noise, not a change.
+ */
+static void noise(struct diff_entry *e, uint64_t na, uint64_t nb)
+{
+	bool additive = e->unit != CI_UNIT_RATIO;
+	double a = isnan(e->a) && !e->in_a && additive ? 0 : e->a;
+	double b = isnan(e->b) && !e->in_b && additive ? 0 : e->b;
+	double sa = na ? fabs(a) / sqrt((double)na) : 0;
+	double sb = nb ? fabs(b) / sqrt((double)nb) : 0;
+	double half = 1.96 * sqrt(sa * sa + sb * sb);
+
+	e->lo = e->hi = NAN;
+	e->noise = false;
+	if (isnan(a) || isnan(b))
+		return;
+	e->lo = b - a - half;
+	e->hi = b - a + half;
+	e->noise = e->lo <= 0 && e->hi >= 0;
+}
+
 /* Compare one scope's rows (the hottest `limit` of each side). */
 static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope scope,
 		      const char *const *metrics, size_t limit, uint64_t min_samples,
@@ -149,6 +182,8 @@ static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope sc
 					continue;
 				e.delta = e.b - e.a;
 				e.rel = !isnan(e.a) && e.a != 0 ? e.delta / fabs(e.a) : NAN;
+				e.unit = ci_metric_unit(isnan(e.a) ? b : a, *m);
+				noise(&e, row_samples(a, x), row_samples(b, y));
 				add(d, cap, &e);
 			}
 		}
@@ -217,14 +252,50 @@ void diff__exit(struct diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void num(struct strbuf *out, bool sign, double x)
+/* x in human units: "12.3%", "565.2 ms", "1.23 G", "0.812". */
+static void human(char *buf, size_t len, enum ci_unit u, bool sign, double x)
 {
-	if (isnan(x))
-		strbuf__addf(out, "%10s ", "-");
-	else if (sign)
-		strbuf__addf(out, "%+10.4g ", x);
-	else
-		strbuf__addf(out, "%10.4g ", x);
+	static const char *const si[] = { "", " k", " M", " G", " T" };
+	const char *plus = sign && x > 0 ? "+" : "";
+	double ax = fabs(x);
+	size_t k = 0;
+
+	if (isnan(x)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (u) {
+	case CI_UNIT_FRACTION:
+		snprintf(buf, len, "%s%.1f%%", plus, 100 * x);
+		return;
+	case CI_UNIT_NS:
+		if (ax >= 1e9)
+			snprintf(buf, len, "%s%.3g s", plus, x / 1e9);
+		else if (ax >= 1e6)
+			snprintf(buf, len, "%s%.3g ms", plus, x / 1e6);
+		else
+			snprintf(buf, len, "%s%.3g us", plus, x / 1e3);
+		return;
+	case CI_UNIT_COUNT:
+		while (ax >= 1000 && k + 1 < sizeof(si) / sizeof(si[0])) {
+			ax /= 1000;
+			x /= 1000;
+			k++;
+		}
+		snprintf(buf, len, "%s%.4g%s", plus, x, si[k]);
+		return;
+	default:
+		snprintf(buf, len, "%s%.4g", plus, x);
+		return;
+	}
+}
+
+static void num(struct strbuf *out, enum ci_unit u, bool sign, double x)
+{
+	char b[32];
+
+	human(b, sizeof(b), u, sign, x);
+	strbuf__addf(out, "%10s ", b);
 }
 
 static const char *row_label(const struct diff_entry *e)
@@ -232,26 +303,52 @@ static const char *row_label(const struct diff_entry *e)
 	return e->scope == CI_SCOPE_RUN ? "(whole run)" : e->row;
 }
 
+/* A row too small to list: under 0.5% of the samples on both sides and
+ * its change within noise. */
+static bool tiny(const struct diff_entry *e)
+{
+	return e->noise && e->weight < 0.005;
+}
+
 void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 {
+	size_t shown = 0, folded = 0, more = 0;
+	bool noise_head = false;
+
 	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", d->a, d->b);
 	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
 		     "delta", "change", "row");
-	for (size_t i = 0; i < d->nr && (!limit || i < limit); i++) {
+	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
+		if (tiny(e)) {
+			folded++;
+			continue;
+		}
+		if (limit && shown == limit) {
+			more++;
+			continue;
+		}
+		if (e->noise && !noise_head) {
+			strbuf__addstr(out, "-- within noise (the 95% interval of the change holds 0):\n");
+			noise_head = true;
+		}
 		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), e->metric);
-		num(out, false, e->a);
-		num(out, false, e->b);
-		num(out, true, e->delta);
+		num(out, e->unit, false, e->a);
+		num(out, e->unit, false, e->b);
+		num(out, e->unit, true, e->delta);
 		if (isnan(e->rel))
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
 			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
-		strbuf__addf(out, " %s\n", row_label(e));
+		strbuf__addf(out, " %s%s\n", row_label(e), e->noise ? " ~" : "");
+		shown++;
 	}
-	if (limit && d->nr > limit)
-		strbuf__addf(out, "(%zu more; --limit 0 shows all)\n", d->nr - limit);
+	if (more)
+		strbuf__addf(out, "(%zu more; --limit 0 shows all)\n", more);
+	if (folded)
+		strbuf__addf(out, "(%zu changes in rows under 0.5%% of the samples, within noise, "
+			     "not shown; --json lists them)\n", folded);
 }
 
 void diff__json(const struct diff *d, struct strbuf *out)
@@ -264,12 +361,18 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o}",
+		static const char *const units[] = { "fraction", "ratio", "count", "ns" };
+
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:b}",
 						   "scope", ci_scope_name(e->scope), "row", e->row,
 						   "metric", e->metric, "a", ci_json_real(e->a),
 						   "b", ci_json_real(e->b),
 						   "delta", ci_json_real(e->delta),
-						   "change", ci_json_real(e->rel)));
+						   "change", ci_json_real(e->rel),
+						   "unit", units[e->unit],
+						   "delta_lo", ci_json_real(e->lo),
+						   "delta_hi", ci_json_real(e->hi),
+						   "noise", e->noise));
 	}
 	json_object_set_new(root, "entries", a);
 	ci_json_dump(root, out);
@@ -297,7 +400,7 @@ static void csv_num(struct strbuf *out, double x)
 
 void diff__csv(const struct diff *d, struct strbuf *out)
 {
-	strbuf__addstr(out, "scope,row,metric,a,b,delta,change\n");
+	strbuf__addstr(out, "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise\n");
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
@@ -309,6 +412,8 @@ void diff__csv(const struct diff *d, struct strbuf *out)
 		csv_num(out, e->b);
 		csv_num(out, e->delta);
 		csv_num(out, e->rel);
-		strbuf__addstr(out, "\n");
+		csv_num(out, e->lo);
+		csv_num(out, e->hi);
+		strbuf__addstr(out, e->noise ? ",1\n" : ",0\n");
 	}
 }

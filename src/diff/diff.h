@@ -39,10 +39,19 @@ struct diff_entry {
 	double rel;			/* delta / |a|, NAN when a is 0 or absent */
 	bool in_a, in_b;		/* the row exists in A / in B */
 	double weight;			/* the row's larger share of samples (run: 1) */
+	enum ci_unit unit;		/* how to show a, b and delta */
+	/*
+	 * The 95% interval of delta from the samples each side rests on
+	 * (a value from n samples is uncertain by about 1/sqrt(n) of itself;
+	 * whole-run values are exact): NAN when not known. noise: the
+	 * interval holds 0, the change is within what sampling explains.
+	 */
+	double lo, hi;
+	bool noise;
 };
 
 struct diff {
-	struct diff_entry *entries;	/* biggest changes first */
+	struct diff_entry *entries;	/* biggest changes first, changes within noise last */
 	size_t nr;
 	const char *a, *b;		/* result paths, borrowed */
 };

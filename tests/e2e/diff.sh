@@ -20,8 +20,9 @@ is "$(val run CPI change)" -0.2 "run CPI relative change"
 is "$(val process Frontend_Bound change)" 1 "per process: Frontend_Bound doubled"
 is "$(jq -r '.entries[0].metric' d.json)" Frontend_Bound "the biggest change comes first"
 "$X" diff --csv gx001 gx002 >d.csv
-is "$(head -1 d.csv)" "scope,row,metric,a,b,delta,change" "--csv header"
-check "--csv: the run's CPI row" grep -qE '^run,,CPI,1\.25,1,-0\.25,-0\.2$' d.csv
+is "$(head -1 d.csv)" "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise" "--csv header"
+check "--csv: the run's CPI row, exact (no interval), a real change" \
+	grep -qE '^run,,CPI,1\.25,1,-0\.25,-0\.2,-0\.25,-0\.25,0$' d.csv
 "$X" diff gx001 gx002 >d.txt
 check "text: a table with the change in %" grep -qE '^run +CPI +1\.25 +1 +-0\.25 +-20\.0%' d.txt
 "$X" diff --metric cpi --scope run --json gx001 gx002 >one.json
@@ -37,6 +38,29 @@ fv() { jq -r --arg r "$1" --arg m "$2" '.entries[] | select(.row == $r and .metr
 is "$(fv hot_inner CPI a) $(fv hot_inner CPI b)" "1.5 1.2" "per function: A and B"
 is "$(fv hot_inner CPI change)" -0.2 "per function: the change"
 is "$(fv hot_outer CPI change)" 0 "per function: an unchanged function"
+is "$(jq -r '[.entries[] | select(.scope == "process" and .metric == "Frontend_Bound")][0] | (.noise | tostring) + " " + .unit' d.json)" \
+	"false fraction" "per process: Frontend_Bound 10% -> 20% on 100 samples is a real change"
+is "$(jq -r '[.entries[] | select(.row == "hot_inner" and .metric == "CPI")][0].noise' f.json)" \
+	true "per function: CPI 1.5 -> 1.2 on 100 samples is within noise"
+
+# noise: two recordings of the same work; shares move by sampling alone
+if can_sample; then
+	for i in 1 2; do
+		"$X" record -q -o same$i -e cpu-clock -- "$WL/wl-spin" 300 >/dev/null 2>&1
+	done
+	"$X" diff --json --scope function same1 same2 >n.json
+	is "$(jq '[.entries[] | select(.metric == "share" and (.row | startswith("hot_")) and .noise == false)] | length' n.json)" 0 \
+		"noise: the hot functions' shares of two identical runs are within noise"
+	is "$(jq '[.entries[] | select(.metric == "share" and (.a == null or .b == null)) | select(.noise == false and ((.a // .b) < 0.002))] | length' n.json)" 0 \
+		"noise: a one-sample row new or gone is noise, not a change"
+	"$X" diff --scope function same1 same2 >n.txt
+	check "text: changes within noise under their own heading, marked ~" \
+		sh -c "grep -q '^-- within noise' n.txt && grep -q 'hot_inner ~' n.txt"
+	check "text: time in human units" grep -qE ' [0-9.]+ ms ' n.txt
+	check "text: shares in %" grep -qE '^function share +[0-9.]+% ' n.txt
+else
+	skip 5 "cannot sample cpu-clock here"
+fi
 # a real recording against itself: nothing changed, even where several
 # modules each have an [unknown] function
 if [ -r "$GX_FIXTURES/quipper-busy.1-3.4.perf.data" ]; then
