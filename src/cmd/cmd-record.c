@@ -306,6 +306,12 @@ static void fill_meta(struct gx_meta *m, const struct collect_session *s, const 
 		e->count = ce->count;
 		e->time_enabled = ce->time_enabled;
 		e->time_running = ce->time_running;
+		if (collect_pmu_lacks_event(&ce->attr)) {
+			e->unsupported = true;
+			gx_meta__add_warning(m, "%s: this CPU's PMU does not implement it (not in "
+					     "its sysfs events/); it read 0 and its metrics are n/a",
+					     ce->name);
+		}
 	}
 	m->start_ns = st->start_ns;
 	m->end_ns = st->end_ns;

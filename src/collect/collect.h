@@ -187,4 +187,14 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 			 struct collect_event **out, size_t *nr, char **cause);
 void collect_events__free(struct collect_event *ev, size_t nr);
 
+/*
+ * Whether the event is an Arm common architectural event that this
+ * machine's core PMU does not implement: the arm_pmu driver lists the
+ * implemented ones (PMCEID) in its sysfs events/ directory, and any other
+ * opens and reads 0. False wherever that cannot be told (other PMUs, an
+ * IMPLEMENTATION DEFINED event, no events/ directory). GX_SYSFS replaces
+ * /sys for tests.
+ */
+bool collect_pmu_lacks_event(const struct perf_event_attr *a);
+
 #endif /* GX_COLLECT_H */

@@ -23,6 +23,7 @@
 #include "collect/collect-int.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -532,4 +533,79 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 out_free:
 	collect_events__free(ev, n);
 	return err;
+}
+
+/*
+ * Arm's PMU driver lists in its sysfs events/ directory exactly the common
+ * architectural events the core implements (PMCEID0/1). Any other common
+ * event opens and counts 0, which must not be taken for a measurement.
+ */
+static bool arm_lists_event(const char *dir, uint64_t config)
+{
+	char *path = xasprintf("%s/events", dir);
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool found = false;
+
+	while (d && !found && (de = readdir(d))) {
+		char *f, *text;
+		unsigned long long v;
+
+		if (de->d_name[0] == '.')
+			continue;
+		f = xasprintf("%s/%s", path, de->d_name);
+		text = gx_read_file(f, 256);
+		free(f);
+		found = text && sscanf(text, "event=%llx", &v) == 1 && v == config;
+		free(text);
+	}
+	if (d)
+		closedir(d);
+	free(path);
+	return found;
+}
+
+bool collect_pmu_lacks_event(const struct perf_event_attr *a)
+{
+	const char *root = getenv("GX_SYSFS") ? getenv("GX_SYSFS") : "/sys";
+	uint64_t ev = a->config & 0xffff;
+	char *devs = xasprintf("%s/bus/event_source/devices", root);
+	DIR *d = opendir(devs);
+	struct dirent *de;
+	bool lacks = false;
+
+	/* common events only: 0x00-0x3f and the extended 0x4000-0x403f */
+	if (!(ev < 0x40 || (ev >= 0x4000 && ev < 0x4040)) || a->config >> 16)
+		goto out;
+	while (d && (de = readdir(d))) {
+		char *dir, *path, *text;
+		unsigned long type;
+
+		if (strncmp(de->d_name, "armv8_", 6) && strncmp(de->d_name, "armv9_", 6))
+			continue;
+		dir = xasprintf("%s/%s", devs, de->d_name);
+		path = xasprintf("%s/type", dir);
+		text = gx_read_file(path, 32);
+		free(path);
+		type = text ? strtoul(text, NULL, 10) : ~0UL;
+		free(text);
+		if (type == a->type || (a->type == PERF_TYPE_RAW && type != ~0UL)) {
+			char *events = xasprintf("%s/events", dir);
+			DIR *e = opendir(events);
+
+			if (e) {	/* no events/ dir: nothing to go by */
+				closedir(e);
+				lacks = !arm_lists_event(dir, ev);
+			}
+			free(events);
+			free(dir);
+			break;
+		}
+		free(dir);
+	}
+out:
+	if (d)
+		closedir(d);
+	free(devs);
+	return lacks;
 }

@@ -127,6 +127,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 		json_object_set_new(o, "freq", json_integer(e->freq));
 		json_object_set_new(o, "precise", json_integer(e->precise));
 		json_object_set_new(o, "group", json_integer(e->group));
+		if (e->unsupported)
+			json_object_set_new(o, "unsupported", json_true());
 		if (e->has_count) {
 			json_object_set_new(o, "count", json_integer((json_int_t)e->count));
 			json_object_set_new(o, "time_enabled", json_integer((json_int_t)e->time_enabled));
@@ -277,6 +279,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 			e->freq = (uint32_t)get_int(v, "freq", 0);
 			e->precise = (int)get_int(v, "precise", 0);
 			e->group = (int)get_int(v, "group", -1);
+			e->unsupported = json_is_true(json_object_get(v, "unsupported"));
 			e->has_count = json_object_get(v, "count") != NULL;
 			e->count = (uint64_t)get_int(v, "count", 0);
 			e->time_enabled = (uint64_t)get_int(v, "time_enabled", 0);

@@ -253,7 +253,7 @@ int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause
  * ==================================================================== */
 
 #define GX_META_VERSION_MAJOR 1
-#define GX_META_VERSION_MINOR 1
+#define GX_META_VERSION_MINOR 2
 
 struct gx_meta_event {
 	char *name;			/* as given or defaulted */
@@ -264,6 +264,9 @@ struct gx_meta_event {
 	int group;			/* group index, -1 when alone */
 	bool has_count;
 	uint64_t count, time_enabled, time_running;	/* counting read at the end */
+	/* 1.2: the CPU's PMU does not implement it (it opened and read 0):
+	 * not a measurement */
+	bool unsupported;
 	/* 1.1: multiplexed whole-run estimate with its 95% interval and the
 	 * factor applied to what the event saw (run time / its group's time) */
 	bool has_estimate;

@@ -229,6 +229,8 @@ static double run_value(const struct gx_result *r, size_t i, bool *counted)
 	double x;
 
 	*counted = false;
+	if (e && e->unsupported)
+		return NAN;	/* opened and read 0: the PMU lacks it */
 	if (e && e->has_estimate && isfinite(e->estimate)) {
 		*counted = true;	/* rotated by gexplore: the slice log's estimate */
 		return e->estimate;
@@ -564,8 +566,12 @@ int gx_result__find_event(const struct gx_result *r, const char *name, size_t *i
 
 double gx_result__row_value(const struct gx_result *r, const struct profile_row *row, size_t i)
 {
+	const struct gx_meta *meta = gx_result__meta(r);
+
 	if (!r->events[i].sampled)
 		return NAN;	/* counted, never sampled: no per-row value */
+	if (meta && i < meta->nr_events && meta->events[i].unsupported)
+		return NAN;	/* the PMU lacks it */
 	return (double)row->period[i] * r->events[i].scale;
 }
 

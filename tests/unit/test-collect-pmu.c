@@ -1,0 +1,72 @@
+/*
+ * test-collect-pmu: which Arm common events the core PMU implements, from
+ * a fake sysfs tree: the arm_pmu driver lists exactly those in events/.
+ */
+#include "config.h"
+
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "collect/collect.h"
+#include "util/util.h"
+
+static void put(const char *root, const char *rel, const char *text)
+{
+	char *path = xasprintf("%s/%s", root, rel), *dir = xstrdup(path), *cmd;
+	FILE *f;
+
+	*strrchr(dir, '/') = 0;
+	cmd = xasprintf("mkdir -p '%s'", dir);
+	if (system(cmd) != 0)
+		diag("%s failed", cmd);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(cmd);
+	free(dir);
+	free(path);
+}
+
+static bool lacks(uint32_t type, uint64_t config)
+{
+	struct perf_event_attr a = { .type = type, .config = config };
+
+	return collect_pmu_lacks_event(&a);
+}
+
+int main(void)
+{
+	char root[] = "/tmp/gx-sysfs-XXXXXX", *cmd;
+
+	if (!mkdtemp(root))
+		return 1;
+	put(root, "bus/event_source/devices/armv8_pmuv3/type", "8\n");
+	put(root, "bus/event_source/devices/armv8_pmuv3/events/cpu_cycles", "event=0x0011\n");
+	put(root, "bus/event_source/devices/armv8_pmuv3/events/inst_retired", "event=0x0008\n");
+	put(root, "bus/event_source/devices/cpu/type", "4\n");
+	setenv("GX_SYSFS", root, 1);
+	ok(!lacks(8, 0x11), "CPU_CYCLES is listed: implemented");
+	ok(!lacks(8, 0x08), "INST_RETIRED is listed: implemented");
+	ok(lacks(8, 0x23), "STALL_FRONTEND is not listed: the PMU lacks it");
+	ok(lacks(PERF_TYPE_RAW, 0x24), "a raw event goes to the core PMU too");
+	ok(!lacks(8, 0x1234), "an IMPLEMENTATION DEFINED event: cannot be told, assumed there");
+	put(root, "bus/event_source/devices/arm_cmn_0/type", "10\n");
+	ok(!lacks(10, 0x23), "another PMU (an interconnect's): never judged");
+	ok(!lacks(PERF_TYPE_SOFTWARE, 0x2), "software events: never judged");
+	cmd = xasprintf("rm -f %s/bus/event_source/devices/armv8_pmuv3/events/*; "
+			"rmdir %s/bus/event_source/devices/armv8_pmuv3/events", root, root);
+	if (system(cmd) != 0)
+		diag("%s failed", cmd);
+	free(cmd);
+	ok(!lacks(8, 0x23), "no events/ directory: nothing to go by");
+	cmd = xasprintf("rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		diag("%s failed", cmd);
+	free(cmd);
+	return done_testing();
+}
