@@ -17,8 +17,12 @@
  *
  * Signals: while __run drains, SIGINT/SIGTERM/SIGHUP are caught through a
  * self-pipe; with a workload they are forwarded to it and the loop goes on
- * until it exits; without one they end the recording. Only one session can
- * be running at a time in a process (the handlers are process-wide).
+ * until it exits; without one they end the recording. A workload that
+ * ignores (or handles and survives) SIGINT keeps running: at the second
+ * SIGINT opts.notice hears that SIGTERM stops it. A signal ignored when
+ * gexplore started stays ignored, in gexplore and in the workload. Only one
+ * session can be running at a time in a process (the handlers are
+ * process-wide).
  */
 #include "config.h"
 
@@ -949,6 +953,7 @@ struct run_loop {
 	int round_ms;
 	bool stop, rotating, halt, halted;
 	int sink_err;
+	unsigned nr_sigint;	/* SIGINTs passed on to the workload */
 };
 
 static void run_loop__init(struct run_loop *r, const struct collect_session *s, int sig_rfd,
@@ -1021,6 +1026,35 @@ static void run_loop__halt(struct run_loop *r, struct collect_session *s)
 	r->halted = true;
 }
 
+/* True when /proc says task pid ignores sig. */
+static bool task_ignores(pid_t pid, int sig)
+{
+	char path[64], *st, *p;
+	unsigned long long mask = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	st = gx_read_file(path, 1 << 16);
+	p = st ? strstr(st, "\nSigIgn:") : NULL;
+	if (p)
+		mask = strtoull(p + 8, NULL, 16);
+	free(st);
+	return mask & (1ULL << (sig - 1));
+}
+
+/* The second SIGINT and the workload still runs: say what stops it. */
+static void notice_sigint_again(const struct collect_session *s)
+{
+	char *msg;
+
+	if (!s->o.notice)
+		return;
+	msg = xasprintf("the workload (pid %d) %s: stop it with SIGTERM (`kill %d`; gexplore passes it on), or `kill -KILL %d`",
+			(int)s->wl.pid, task_ignores(s->wl.pid, SIGINT) ? "ignores SIGINT" :
+			"still runs after SIGINT", (int)getpid(), (int)s->wl.pid);
+	s->o.notice(s->o.notice_arg, msg);
+	free(msg);
+}
+
 /* Signals caught: forwarded to the workload, or the end of the recording
  * without one. */
 static void run_loop__signals(struct run_loop *r, struct collect_session *s)
@@ -1030,10 +1064,15 @@ static void run_loop__signals(struct run_loop *r, struct collect_session *s)
 
 	while ((k = read(r->sig_rfd, sigs, sizeof(sigs))) > 0) {
 		for (ssize_t j = 0; j < k; j++) {
-			if (s->has_workload && s->wl.pid > 0)
-				kill(s->wl.pid, sigs[j]);
-			else
+			if (s->has_workload && s->wl.pid > 0) {
+				/* alive when the second comes: the first did not stop it */
+				if (sigs[j] == SIGINT && r->nr_sigint++ == 1 && !workload_done(s, false))
+					notice_sigint_again(s);
+				if (s->wl.pid > 0)
+					kill(s->wl.pid, sigs[j]);
+			} else {
 				r->stop = true;
+			}
 		}
 	}
 }
