@@ -170,7 +170,7 @@ static int open_error(const struct collect_session *s, const struct collect_even
 			       e->name, cpu);
 	if (no_such_event(err) && collect_attr__is_pmu(&e->attr))
 		return gx_fail(cause, GX_E_NOPMU,
-			       "cannot open %s: %s (hardware counters are unavailable on this machine, or this CPU has no such event)",
+			       "cannot open %s: %s: hardware counters are unavailable on this machine (a VM without a virtual PMU?), or this CPU has no such event; sample `-e cpu-clock` here, `gexplore list` shows this CPU's events",
 			       e->name, strerror(-err));
 	return gx_fail(cause, GX_E_EVENT, "cannot open %s on CPU %d: %s", e->name, cpu, strerror(-err));
 }
@@ -393,7 +393,7 @@ static int open_events(struct collect_session *s, char **cause)
 		s->nr_warnings = 0;
 		err = parse(s, "cpu-clock", cause);
 		if (!err)
-			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics",
+			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics; for them, record on bare metal or in a VM with a virtual PMU",
 				      what);
 		free(what);
 		if (err)
@@ -907,6 +907,13 @@ static int run_synth(struct collect_session *s, struct collect_sink *sink, char 
 	int err;
 
 	err = synth__kernel(&c);
+	if (!err && c.kernel_hidden && !s->ev[0].attr.exclude_kernel) {
+		char *k = gx_read_file("/proc/sys/kernel/kptr_restrict", 64);
+
+		session__warn(s, "kernel addresses are hidden (kernel.kptr_restrict is %d): kernel samples show as [kernel]; run `sysctl kernel.kptr_restrict=0` (or record as root) to name kernel functions",
+			      k ? atoi(k) : -1);
+		free(k);
+	}
 	if (!err && (s->o.pid || s->o.system_wide))
 		err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
 	s->stats.records += c.records;
