@@ -35,6 +35,21 @@ else
 		sh -c "grep -q 'Hardware counters' '$R' && grep -q 'cpu-clock' '$R' && tr '\\n' ' ' <'$M' | grep -q 'a VM with a virtual PMU'"
 fi
 
+# No debug info: line rows of the program shown as "-" say why and what to do.
+if can_sample; then
+	cp "$WL/wl-spin" stripped && strip stripped
+	"$GX_BIN" record -q -o rs -e cpu-clock -- ./stripped 200 >/dev/null 2>&1
+	"$GX_BIN" report --by line rs >rs.txt 2>&1
+	check "stripped binary: the line report says rebuild with -g" \
+		grep -q -- '-: no line information for stripped (no DWARF: stripped, or built without -g); rebuild it with -g' rs.txt
+	"$GX_BIN" record -q -o rg -e cpu-clock -- "$WL/wl-spin" 200 >/dev/null 2>&1
+	"$GX_BIN" report --by line --limit 3 rg >rg.txt 2>&1
+	check "built with -g: no such note for its hot lines" sh -c "! grep -q 'no line information for wl-spin' rg.txt"
+	check "gexplore-report(1) says the same" grep -q 'rebuild it with' "$GX_SRCDIR/man/gexplore-report.1"
+else
+	skip 3 "perf_event_open of cpu-clock is not permitted here"
+fi
+
 # Every `sysctl ...` a message of src/collect tells to run is in
 # gexplore-record(1) word for word (and README names the setting).
 grep -ho 'run `sysctl [a-z_.]*=[0-9%d]*`' "$GX_SRCDIR"/src/collect/*.c | sed 's/^run `//; s/`$//' |
