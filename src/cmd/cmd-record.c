@@ -397,6 +397,13 @@ static int after_record(struct record_opts *ro, const char *dir, bool then_repor
 	return ret;
 }
 
+/* collect's notice: said even with -q, as the answer to a second Ctrl-C. */
+static void record_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	cmd_warn("%s", msg);
+}
+
 int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
 {
 	struct record_opts ro = *opts;
@@ -444,6 +451,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	}
 	ret = GX_EXIT_FAIL;
 
+	ro.collect.notice = record_notice;
 	err = collect_session__new(&s, &ro.collect, &cause);
 	if (err == GX_E_NOPMU && model_spec) {
 		/* No PMU here: the collector's default says so and falls back

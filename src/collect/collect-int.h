@@ -89,6 +89,7 @@ struct synth_ctx {
 	uint64_t id;		/* its first kernel id */
 	char *buf;		/* COLLECT_MAX_RECORD bytes */
 	uint64_t records, bytes;
+	bool kernel_hidden;	/* /proc/kallsyms shows no addresses (kptr_restrict) */
 };
 
 /* COMM for every thread and MMAP2 for every executable mapping of pid. */

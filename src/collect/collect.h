@@ -46,6 +46,12 @@ struct collect_opts {
 	bool rotate;
 	uint32_t slice_ms;
 	struct collect_slice_sink *slice_sink;
+	/* A line for the user, from the drain loop (never from a signal
+	 * handler): SIGINT came a second time and the workload still runs
+	 * (it ignores or handles SIGINT; the line says SIGTERM stops it).
+	 * msg is valid during the call. NULL: nothing is said. */
+	void (*notice)(void *arg, const char *msg);
+	void *notice_arg;
 };
 
 /* One rotation slice: the group that counted, when, the workload's time

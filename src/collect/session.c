@@ -17,8 +17,12 @@
  *
  * Signals: while __run drains, SIGINT/SIGTERM/SIGHUP are caught through a
  * self-pipe; with a workload they are forwarded to it and the loop goes on
- * until it exits; without one they end the recording. Only one session can
- * be running at a time in a process (the handlers are process-wide).
+ * until it exits; without one they end the recording. A workload that
+ * ignores (or handles and survives) SIGINT keeps running: at the second
+ * SIGINT opts.notice hears that SIGTERM stops it. A signal ignored when
+ * gexplore started stays ignored, in gexplore and in the workload. Only one
+ * session can be running at a time in a process (the handlers are
+ * process-wide).
  */
 #include "config.h"
 
@@ -166,7 +170,7 @@ static int open_error(const struct collect_session *s, const struct collect_even
 			       e->name, cpu);
 	if (no_such_event(err) && collect_attr__is_pmu(&e->attr))
 		return gx_fail(cause, GX_E_NOPMU,
-			       "cannot open %s: %s (hardware counters are unavailable on this machine, or this CPU has no such event)",
+			       "cannot open %s: %s: hardware counters are unavailable on this machine (a VM without a virtual PMU?), or this CPU has no such event; sample `-e cpu-clock` here, `gexplore list` shows this CPU's events",
 			       e->name, strerror(-err));
 	return gx_fail(cause, GX_E_EVENT, "cannot open %s on CPU %d: %s", e->name, cpu, strerror(-err));
 }
@@ -389,7 +393,7 @@ static int open_events(struct collect_session *s, char **cause)
 		s->nr_warnings = 0;
 		err = parse(s, "cpu-clock", cause);
 		if (!err)
-			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics",
+			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics; for them, record on bare metal or in a VM with a virtual PMU",
 				      what);
 		free(what);
 		if (err)
@@ -903,6 +907,13 @@ static int run_synth(struct collect_session *s, struct collect_sink *sink, char 
 	int err;
 
 	err = synth__kernel(&c);
+	if (!err && c.kernel_hidden && !s->ev[0].attr.exclude_kernel) {
+		char *k = gx_read_file("/proc/sys/kernel/kptr_restrict", 64);
+
+		session__warn(s, "kernel addresses are hidden (kernel.kptr_restrict is %d): kernel samples show as [kernel]; run `sysctl kernel.kptr_restrict=0` (or record as root) to name kernel functions",
+			      k ? atoi(k) : -1);
+		free(k);
+	}
 	if (!err && (s->o.pid || s->o.system_wide))
 		err = s->o.pid ? synth__process(&c, s->o.pid, true) : synth__all(&c);
 	s->stats.records += c.records;
@@ -949,6 +960,7 @@ struct run_loop {
 	int round_ms;
 	bool stop, rotating, halt, halted;
 	int sink_err;
+	unsigned nr_sigint;	/* SIGINTs passed on to the workload */
 };
 
 static void run_loop__init(struct run_loop *r, const struct collect_session *s, int sig_rfd,
@@ -1021,6 +1033,35 @@ static void run_loop__halt(struct run_loop *r, struct collect_session *s)
 	r->halted = true;
 }
 
+/* True when /proc says task pid ignores sig. */
+static bool task_ignores(pid_t pid, int sig)
+{
+	char path[64], *st, *p;
+	unsigned long long mask = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	st = gx_read_file(path, 1 << 16);
+	p = st ? strstr(st, "\nSigIgn:") : NULL;
+	if (p)
+		mask = strtoull(p + 8, NULL, 16);
+	free(st);
+	return mask & (1ULL << (sig - 1));
+}
+
+/* The second SIGINT and the workload still runs: say what stops it. */
+static void notice_sigint_again(const struct collect_session *s)
+{
+	char *msg;
+
+	if (!s->o.notice)
+		return;
+	msg = xasprintf("the workload (pid %d) %s: stop it with SIGTERM (`kill %d`; gexplore passes it on), or `kill -KILL %d`",
+			(int)s->wl.pid, task_ignores(s->wl.pid, SIGINT) ? "ignores SIGINT" :
+			"still runs after SIGINT", (int)getpid(), (int)s->wl.pid);
+	s->o.notice(s->o.notice_arg, msg);
+	free(msg);
+}
+
 /* Signals caught: forwarded to the workload, or the end of the recording
  * without one. */
 static void run_loop__signals(struct run_loop *r, struct collect_session *s)
@@ -1030,10 +1071,15 @@ static void run_loop__signals(struct run_loop *r, struct collect_session *s)
 
 	while ((k = read(r->sig_rfd, sigs, sizeof(sigs))) > 0) {
 		for (ssize_t j = 0; j < k; j++) {
-			if (s->has_workload && s->wl.pid > 0)
-				kill(s->wl.pid, sigs[j]);
-			else
+			if (s->has_workload && s->wl.pid > 0) {
+				/* alive when the second comes: the first did not stop it */
+				if (sigs[j] == SIGINT && r->nr_sigint++ == 1 && !workload_done(s, false))
+					notice_sigint_again(s);
+				if (s->wl.pid > 0)
+					kill(s->wl.pid, sigs[j]);
+			} else {
 				r->stop = true;
+			}
 		}
 	}
 }

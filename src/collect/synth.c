@@ -281,8 +281,10 @@ int synth__kernel(struct synth_ctx *c)
 
 	if (!text)
 		text = kallsyms_addr("_stext");
-	if (!text)
+	if (!text) {
+		c->kernel_hidden = true;
 		return 0;	/* hidden: readers show kernel samples as [kernel] */
+	}
 	/* As perf record writes it: the map starts at _text, runs to the end
 	 * of the address space, and pgoff carries _text's address so readers
 	 * can relocate kallsyms ("ref_reloc_sym"). */

@@ -40,7 +40,9 @@ int workload__check(char *const *argv, char **cause)
 		if (executable(name))
 			return 0;
 		err = access(name, F_OK) == 0 ? EACCES : ENOENT;
-		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': %s", name, strerror(err));
+		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': %s; %s", name, strerror(err),
+			       err == EACCES ? "make it executable (`chmod +x`) or name the program that runs it" :
+			       "check the path of the command after `--` (relative to this directory)");
 	}
 	path = getenv("PATH");
 	copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
@@ -52,7 +54,8 @@ int workload__check(char *const *argv, char **cause)
 	}
 	free(copy);
 	if (!found)
-		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': command not found in PATH", name);
+		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': command not found in PATH; give its path (`./%s`) or add its directory to PATH",
+			       name, name);
 	return 0;
 }
 

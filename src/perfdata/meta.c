@@ -145,10 +145,10 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "events", evs);
 	json_object_set_new(root, "start_ns", json_integer((json_int_t)m->start_ns));
 	json_object_set_new(root, "end_ns", json_integer((json_int_t)m->end_ns));
-	json_object_set_new(root, "duration_s", json_real(m->duration_s));
+	json_object_set_new(root, "duration_s", real_or_null(m->duration_s));
 	json_object_set_new(root, "lost_records", json_integer((json_int_t)m->lost_records));
 	json_object_set_new(root, "lost_events", json_integer((json_int_t)m->lost_events));
-	json_object_set_new(root, "self_cpu_s", json_real(m->self_cpu_s));
+	json_object_set_new(root, "self_cpu_s", real_or_null(m->self_cpu_s));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
 	if (m->mux.mode)
 		json_object_set_new(root, "mux", mux_to_json(&m->mux));
@@ -200,6 +200,31 @@ static double get_real(json_t *o, const char *key, double def)
 	return json_is_number(v) ? json_number_value(v) : def;
 }
 
+/*
+ * A time in seconds that a view prints: NAN (unknown) when absent or null,
+ * and, with a warning on m, when it is not a number or out of
+ * [0, GX_META_MAX_SECONDS] (a hand-edited or damaged meta.json): "duration
+ * -5.000 s" or a 300-digit CPU time would be shown as if measured.
+ */
+static double get_seconds(struct gx_meta *m, json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	double d;
+
+	if (!v || json_is_null(v))
+		return NAN;
+	d = json_is_number(v) ? json_number_value(v) : NAN;
+	if (!isfinite(d) || d < 0 || d > GX_META_MAX_SECONDS) {
+		char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		gx_meta__add_warning(m, "meta.json: %s %.40s is out of range (0 to %.0f s): shown as unknown",
+				     key, text ? text : "?", GX_META_MAX_SECONDS);
+		free(text);
+		return NAN;
+	}
+	return d;
+}
+
 static char **get_strv(json_t *o, const char *key, size_t *n)
 {
 	json_t *a = json_object_get(o, key), *v;
@@ -247,6 +272,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		goto out_root;
 	}
 	m->gexplore_version = get_str(root, "gexplore_version");
+	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
 	wl = json_object_get(root, "workload");
 	if (json_is_object(wl)) {
 		m->argv = get_strv(wl, "argv", &n);
@@ -294,11 +320,10 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	}
 	m->start_ns = (uint64_t)get_int(root, "start_ns", 0);
 	m->end_ns = (uint64_t)get_int(root, "end_ns", 0);
-	m->duration_s = get_real(root, "duration_s", 0);
+	m->duration_s = get_seconds(m, root, "duration_s");
 	m->lost_records = (uint64_t)get_int(root, "lost_records", 0);
 	m->lost_events = (uint64_t)get_int(root, "lost_events", 0);
-	m->self_cpu_s = get_real(root, "self_cpu_s", 0);
-	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
+	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {
 		m->mux.mode = get_str(v, "mode");

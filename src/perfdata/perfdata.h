@@ -286,6 +286,9 @@ struct gx_meta_mux {
 	double reliability;		/* whole run; NAN: n/a */
 };
 
+/* The longest time meta.json's durations may hold (about 116 days). */
+#define GX_META_MAX_SECONDS 1e7
+
 struct gx_meta {
 	uint32_t version_major, version_minor;
 	char *gexplore_version;
@@ -306,9 +309,9 @@ struct gx_meta {
 	struct gx_meta_event *events;
 	size_t nr_events;
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, same as sample times */
-	double duration_s;		/* wall-clock of the workload */
+	double duration_s;		/* wall-clock of the workload; NAN: unknown */
 	uint64_t lost_records, lost_events;
-	double self_cpu_s;		/* gexplore's own user+system CPU time */
+	double self_cpu_s;		/* gexplore's own user+system CPU time; NAN: unknown */
 	char **warnings;
 	size_t nr_warnings;
 	struct gx_meta_mux mux;		/* 1.1 */
@@ -321,7 +324,9 @@ void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
 /* Write m as DIR/meta.json (via a temporary file and rename). */
 int gx_meta__write(const struct gx_meta *m, const char *dir, char **cause);
 /* Read DIR/meta.json. Unknown fields are ignored; a newer major version is
- * refused. */
+ * refused. A duration or CPU time that is absent, not a number or out of
+ * [0, GX_META_MAX_SECONDS] reads as NAN (unknown), with a warning in
+ * m->warnings when present but wrong. */
 int gx_meta__read(struct gx_meta *m, const char *dir, char **cause);
 
 /* Create the result directory: `dir` when given (it must not exist or be

@@ -107,6 +107,22 @@ static int col_width(const struct profile_row *const *rows, size_t nr, bool modu
 	return w > max ? max : w;
 }
 
+/* Lines shown as "-" in a module of the program (not the kernel's): say
+ * why and what gives them (the first such module is named). */
+static void no_lines_note(struct strbuf *sb, const struct profile_row *const *rows, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_row *r = rows[i];
+
+		if ((r->file && *r->file) || !r->module || r->module[0] != '/')
+			continue;
+		strbuf__addf(sb, "  -: no line information for %s (no DWARF: stripped, or built without -g); "
+			     "rebuild it with -g, install its debug symbols, or give --search-path DIR\n",
+			     report__base(r->module));
+		return;
+	}
+}
+
 void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by)
 {
@@ -161,6 +177,8 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		strbuf__addf(sb, "  (%zu more; --limit 0 shows all)\n", more);
 	if (!nr)
 		strbuf__addstr(sb, "  (no samples)\n");
+	if (by == PROFILE_BY_LINE)
+		no_lines_note(sb, rows, nr);
 	free((void *)rows);
 }
 

@@ -193,8 +193,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		else if (m->exited)
 			strbuf__addf(sb, "  exit      %d\n", m->exit_code);
 	}
-	if (m)
+	if (m && !isnan(m->duration_s))
 		strbuf__addf(sb, "  duration  %.3f s\n", m->duration_s);
+	else if (m)
+		strbuf__addstr(sb, "  duration  unknown\n");
 	else if (st->last_time > st->first_time)
 		strbuf__addf(sb, "  duration  %.3f s (first to last sample)\n",
 			     (double)(st->last_time - st->first_time) / 1e9);
@@ -207,9 +209,15 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	strbuf__addf(sb, ", lost %s in %" PRIu64 " LOST record%s\n",
 		     report__thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
 		     st->nr_lost_records, st->nr_lost_records == 1 ? "" : "s");
-	if (m && m->self_cpu_s > 0 && m->duration_s > 0)
+	/* meta.json's times are NAN when unknown (gx_meta__read checks them);
+	 * below a millisecond of run the share means nothing */
+	if (m && m->self_cpu_s > 0 && m->duration_s >= 1e-3)
 		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU (%.1f%% of the run)\n",
 			     m->self_cpu_s, 100.0 * m->self_cpu_s / m->duration_s);
+	else if (m && m->self_cpu_s > 0)
+		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU\n", m->self_cpu_s);
+	else if (m && isnan(m->self_cpu_s))
+		strbuf__addstr(sb, "  overhead  unknown\n");
 
 	int w = 22;
 
@@ -361,8 +369,10 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(ex, "code", json_integer(m->exit_code));
 		json_object_set_new(ex, "signal", json_integer(m->term_signal));
 		json_object_set_new(root, "exit", ex);
-		json_object_set_new(root, "duration_s", json_real(m->duration_s));
-		json_object_set_new(root, "self_cpu_s", json_real(m->self_cpu_s));
+		json_object_set_new(root, "duration_s", isnan(m->duration_s) ? json_null() :
+				    json_real(m->duration_s));
+		json_object_set_new(root, "self_cpu_s", isnan(m->self_cpu_s) ? json_null() :
+				    json_real(m->self_cpu_s));
 	}
 	json_object_set_new(mach, "hostname", env->hostname ? json_string(env->hostname) : json_null());
 	json_object_set_new(mach, "cpu", env->cpudesc ? json_string(env->cpudesc) : json_null());

@@ -373,6 +373,8 @@ struct tui_key_help {
 struct tui_view_ops {
 	const char *name;
 	const struct tui_key_help *help;	/* NULL-terminated by keys == NULL */
+	/* What the view's marks and colours mean (same shape), or NULL. */
+	const struct tui_key_help *legend;
 	void (*draw)(struct tui_view *v, struct tui_canvas *c, int y0, int h);
 	unsigned (*handle)(struct tui_view *v, enum tui_action a, struct tui_app *app);
 	/* A '/' string was entered ("" clears); NULL: the view takes none. */

@@ -1,6 +1,7 @@
 /*
- * view-help.c: every key of the view it was opened from, then the keys
- * that work everywhere.
+ * view-help.c: every key of the view it was opened from, what its marks
+ * and colours mean (its legend, when it has one), then the keys that work
+ * everywhere.
  */
 #include "config.h"
 
@@ -21,7 +22,7 @@ static const struct tui_key_help global_help[] = {
 
 struct help_view {
 	struct tui_view v;
-	const struct tui_key_help *keys;
+	const struct tui_key_help *keys, *legend;
 	char of[32];
 	int n;
 };
@@ -38,8 +39,11 @@ static int count(const struct tui_key_help *k)
 static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 {
 	struct help_view *hv = (struct help_view *)v;
-	int nk = count(hv->keys), ng = count(global_help), kw = c->w >= 60 ? 20 : 12;
-	int total = nk + ng + 2;
+	int nk = count(hv->keys), nl = count(hv->legend), ng = count(global_help);
+	int kw = c->w >= 60 ? 20 : 12;
+	/* rows: header, keys, [header, legend], header, global keys */
+	int lg = nl ? nk + 1 : -1, gl = nk + 1 + (nl ? nl + 1 : 0);
+	int total = gl + 1 + ng;
 
 	if (v->top > total - h)
 		v->top = total - h > 0 ? total - h : 0;
@@ -51,11 +55,16 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			canvas__printf(c, 0, y, TS_HEADER, "Keys of the %s view", hv->of);
 			continue;
 		}
-		if (k == nk + 1) {
+		if (k == lg) {
+			canvas__put(c, 0, y, TS_HEADER, "Legend", -1);
+			continue;
+		}
+		if (k == gl) {
 			canvas__put(c, 0, y, TS_HEADER, "Everywhere", -1);
 			continue;
 		}
-		e = k <= nk ? &hv->keys[k - 1] : &global_help[k - nk - 2];
+		e = k <= nk ? &hv->keys[k - 1] : k < gl ? &hv->legend[k - lg - 1] :
+		    &global_help[k - gl - 1];
 		canvas__printf(c, 1, y, TS_HOT, "%-*.*s", kw, kw, e->keys);
 		canvas__put(c, kw + 2, y, TS_NORMAL, e->what, c->w - kw - 2);
 	}
@@ -102,6 +111,7 @@ struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *
 	struct help_view *h = tui_view__new(sizeof(*h), &help_ops, m, "help: %s", of->ops->name);
 
 	h->keys = of->ops->help;
+	h->legend = of->ops->legend;
 	snprintf(h->of, sizeof(h->of), "%s", of->ops->name);
 	return &h->v;
 }

@@ -2,6 +2,8 @@
  * view-timeline.c: samples over time, one row per thread; density shown
  * with characters (" .:+#") so it reads without colour. A time cursor
  * (h/l) and Space select a range that filters every other view; x clears.
+ * A legend line above the ruler says what the marks and colours mean; the
+ * help view (?) says it at length.
  */
 #include "config.h"
 
@@ -34,6 +36,42 @@ static const struct tui_key_help timeline_help[] = {
 	{ "Left/Esc q", "back" },
 	{ NULL, NULL },
 };
+
+static const struct tui_key_help timeline_legend[] = {
+	{ ". : + #", "samples per slice of time, few to most; # the busiest" },
+	{ "hot colour", "+ and #: the busiest slices" },
+	{ "^", "the time cursor (h/l), its column highlighted" },
+	{ "|", "one end of a range being marked (Space)" },
+	{ "=", "the range that filters every view; dim outside it" },
+	{ NULL, NULL },
+};
+
+/* The legend line: each piece in the style it names, a wide and a narrow
+ * wording (under 60 columns). */
+static const struct legend_piece {
+	const char *wide, *narrow;
+	enum tui_style st;
+} legend_line[] = {
+	{ ".", ".", TS_NORMAL }, { " ", "", TS_NORMAL }, { ":", ":", TS_NORMAL },
+	{ " ", "", TS_NORMAL }, { "+", "+", TS_HOT }, { " ", "", TS_NORMAL },
+	{ "#", "#", TS_HOT }, { " samples, few to most (", " few-most  ", TS_NORMAL },
+	{ "+ #", "", TS_HOT }, { " hot)  ", "", TS_NORMAL },
+	{ "^", "^", TS_SELECTED }, { " cursor  ", "cursor ", TS_NORMAL },
+	{ "|", "|", TS_NORMAL }, { " mark  ", "mark ", TS_NORMAL },
+	{ "=", "=", TS_BOTTLENECK }, { " range (", "range", TS_NORMAL },
+	{ "dim", "", TS_DIM }, { " outside)", "", TS_NORMAL },
+};
+
+static void draw_legend(struct tui_canvas *c, int y)
+{
+	int x = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(legend_line); i++) {
+		const struct legend_piece *p = &legend_line[i];
+
+		x += canvas__put(c, x, y, p->st, c->w >= 60 ? p->wide : p->narrow, -1);
+	}
+}
 
 static uint64_t span(const struct tui_model *m)
 {
@@ -85,7 +123,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 {
 	struct timeline_view *t = (struct timeline_view *)v;
 	struct tui_model *m = v->m;
-	int namew = c->w >= 60 ? NAME_W : 10, nb = c->w - namew - 1, rows = h - 2;
+	int namew = c->w >= 60 ? NAME_W : 10, nb = c->w - namew - 1, rows = h - 3;
 	uint32_t max = 1;
 	int rlo = -1, rhi = -1;
 	char buf[256], e[256];
@@ -133,6 +171,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			canvas__put(c, namew + 1 + b, y, st, ch, 1);
 		}
 	}
+	draw_legend(c, y0 + h - 2);
 	/* Ruler: the selected range and the mark. */
 	{
 		int y = y0 + h - 1;
@@ -237,7 +276,7 @@ static void destroy(struct tui_view *v)
 }
 
 static const struct tui_view_ops timeline_ops = {
-	.name = "timeline", .help = timeline_help, .draw = draw, .handle = handle,
+	.name = "timeline", .help = timeline_help, .legend = timeline_legend, .draw = draw, .handle = handle,
 	.status = status, .destroy = destroy,
 };
 

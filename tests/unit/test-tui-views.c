@@ -468,6 +468,20 @@ static void behaviour(struct tui_model *m)
 
 	s = screen(m, "t Down", 100, 24, false, NULL);
 	ok(has(s, "thread 101: MUX reliability 0.64"), "timeline: a thread's MUX reliability");
+	ok(has(s, ". : + # samples, few to most (+ # hot)  ^ cursor  | mark  = range (dim outside)"),
+	   "timeline: a legend of its marks and colours");
+	free(s);
+
+	s = screen(m, "t", 40, 12, false, NULL);
+	ok(has(s, ".:+# few-most  ^cursor |mark =range"), "timeline at 40 columns: a short legend");
+	free(s);
+
+	s = screen(m, "t ?", 80, 40, false, NULL);
+	ok(has(s, "Legend") && has(s, "the range that filters every view; dim outside it"),
+	   "timeline help: the legend at length");
+	free(s);
+	s = screen(m, "g ?", 80, 40, false, NULL);
+	ok(!has(s, "Legend"), "grid help: no legend where a view has none");
 	free(s);
 
 	s = screen(m, "", 20, 6, false, NULL);
@@ -606,6 +620,7 @@ int main(void)
 	golden(m, "disasm", "g Enter Enter");
 	golden(m, "callers", "g Down c");
 	golden(m, "timeline", "t l l l l l l l l");
+	golden(m, "timeline-help", "t ?");
 	golden(m, "back-to-grid", "g Enter Left");
 	if (!regen)
 		behaviour(m);
