@@ -19,14 +19,14 @@
 
 #define N (1u << 22)	/* 32 MiB of doubles */
 
-static __attribute__((noinline)) void fill_table(double *t, unsigned reps)
+static __attribute__((noinline, noclone)) void fill_table(double *t, unsigned reps)
 {
 	for (unsigned r = 0; r < reps; r++)
 		for (uint32_t i = 0; i < N; i++)
 			t[i] = (double)(i ^ r) * 0.5;
 }
 
-static __attribute__((noinline)) double relax(double *t, unsigned reps)
+static __attribute__((noinline, noclone)) double relax(double *t, unsigned reps)
 {
 	double acc = 0;
 
@@ -42,7 +42,7 @@ static __attribute__((noinline)) double relax(double *t, unsigned reps)
 	return acc;
 }
 
-static __attribute__((noinline)) double checksum(const double *t, unsigned reps)
+static __attribute__((noinline, noclone)) double checksum(const double *t, unsigned reps)
 {
 	double s = 0;
 
