@@ -51,6 +51,7 @@ struct gx_result {
 	struct gx_regions *regions;
 	char *region;
 	size_t region_idx;
+	uint64_t *run_samples;		/* narrowed: every sample per event, in or out */
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -124,12 +125,16 @@ struct region_tool {
 	struct tee_tool tee;		/* first */
 	const struct gx_regions *g;
 	size_t idx;
+	uint64_t *seen;			/* samples per event before the filter, or NULL */
+	size_t nr_seen;
 };
 
 static int region_sample(struct pd_tool *t, const struct pd_sample *s)
 {
 	struct region_tool *rt = (struct region_tool *)t;
 
+	if (rt->seen && s->evsel < rt->nr_seen)
+		rt->seen[s->evsel]++;
 	if (!gx_regions__contains(rt->g, rt->idx, s->tid, s->time))
 		return 0;
 	return rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, s) : 0;
@@ -144,6 +149,8 @@ static void region_tool__init(struct region_tool *rt, const struct gx_regions *g
 	rt->tee.tool.sample = region_sample;
 	rt->g = g;
 	rt->idx = idx;
+	rt->seen = NULL;
+	rt->nr_seen = 0;
 }
 
 /* ---- the model ---------------------------------------------------------- */
@@ -485,6 +492,9 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	inner = profile__tool(r->profile);
 	if (r->region) {
 		region_tool__init(&rt, r->regions, r->region_idx, inner);
+		r->run_samples = xcalloc(r->nr_events + 1, sizeof(*r->run_samples));
+		rt.seen = r->run_samples;
+		rt.nr_seen = r->nr_events;
 		inner = &rt.tee.tool;
 	}
 	if (o->tap) {
@@ -513,6 +523,7 @@ void gx_result__delete(struct gx_result *r)
 	gx_free_strv(r->notes, r->nr_notes);
 	gx_regions__delete(r->regions);
 	free(r->region);
+	free(r->run_samples);
 	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
 	free(r->ev);
 	free(r->model_why);
@@ -603,6 +614,12 @@ const struct pd_marker *gx_result__marker(const struct gx_result *r, size_t i)
 }
 uint64_t gx_result__markers_lost(const struct gx_result *r) { return gx_regions__lost(r->regions); }
 const char *gx_result__narrowed(const struct gx_result *r) { return r->region; }
+uint64_t gx_result__run_samples(const struct gx_result *r, size_t e)
+{
+	if (r->run_samples)
+		return e < r->nr_events ? r->run_samples[e] : 0;
+	return profile__total_samples(r->profile, e);
+}
 bool gx_result__in_region(const struct gx_result *r, size_t name_idx, uint32_t tid, uint64_t t)
 {
 	return gx_regions__contains(r->regions, name_idx, tid, t);

@@ -212,6 +212,8 @@ const struct pd_marker *gx_result__marker(const struct gx_result *r, size_t i);
 uint64_t gx_result__markers_lost(const struct gx_result *r);
 /* The region the result was narrowed to (gx_result_opts.region), or NULL. */
 const char *gx_result__narrowed(const struct gx_result *r);
+/* Samples of event e in the whole run, also when narrowed to a region. */
+uint64_t gx_result__run_samples(const struct gx_result *r, size_t e);
 /* Whether thread tid was inside region name_idx at time t. */
 bool gx_result__in_region(const struct gx_result *r, size_t name_idx, uint32_t tid, uint64_t t);
 /* A new profile of the samples in region name_idx (the caller's:
