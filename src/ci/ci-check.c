@@ -148,10 +148,14 @@ static int same_row(struct gx_result *r, const struct ci_row *want, struct ci_ro
 		    char **cause)
 {
 	if (want->scope == CI_SCOPE_RUN) {
-		memset(row, 0, sizeof(*row));
-		row->scope = CI_SCOPE_RUN;
-		row->name = "";
-		row->share = 1.0;
+		struct ci_row *rows;
+		size_t nr;
+		int err = ci_rows(r, CI_SCOPE_RUN, &rows, &nr, cause);	/* a region's share */
+
+		if (err)
+			return err;
+		*row = rows[0];
+		free(rows);
 		return 0;
 	}
 	return ci_find_row(r, want->scope, want->name, row, cause);

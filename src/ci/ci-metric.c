@@ -84,6 +84,11 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		(*rows)[0].scope = CI_SCOPE_RUN;
 		(*rows)[0].name = "";
 		(*rows)[0].share = 1.0;
+		if (gx_result__narrowed(r)) {	/* a region: its share of the run */
+			uint64_t all = gx_result__run_samples(r, gx_result__sort_event(r));
+
+			(*rows)[0].share = all ? (double)total / (double)all : 0;
+		}
 		*nr = 1;
 		return 0;
 	}

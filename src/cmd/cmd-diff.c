@@ -66,6 +66,7 @@ static int newest_two(const char *dir, char **older, char **newer)
 struct diff_cli {
 	struct diff_opts o;
 	const char *cpu;
+	const char *region;	/* --region NAME: the same region of both */
 	struct cmd_symopts sym;
 	struct cmd_strv metrics;
 	size_t text_limit;
@@ -102,6 +103,9 @@ static const struct cmd_option diff_options[] = {
 	CMD_OPT_UINT(0, "min-samples", struct diff_cli, o.min_samples, "N",
 		     "leave out rows with fewer samples on both sides", "0", 0, UINT64_MAX,
 		     "a number of samples"),
+	CMD_OPT_STRING(0, "region", struct diff_cli, region, "NAME",
+		       "compare only the samples inside region NAME of both (gexplore-regions(3))",
+		       "the whole runs"),
 	CMD_OPT_STRING(0, "cpu", struct diff_cli, cpu, "MODEL",
 		       "evaluate the top-down tree with this model", "the recordings'"),
 	CMD_OPT_INCLUDE(struct diff_cli, sym, cmd_symopts_options),
@@ -127,6 +131,7 @@ static int cmd_diff_exec(int argc, char **argv)
 		return args.exit;
 	o = cli.o;
 	oo.cpu = cli.cpu;
+	oo.region = cli.region;
 	text_limit = cli.text_limit;
 	json = cli.json;
 	csv = cli.csv;

@@ -153,6 +153,9 @@ struct record_opts {
 	const char *mux;	/* --mux=gexplore|kernel; NULL = gexplore */
 	uint32_t slice_ms;	/* --slice MS; 0 = 10 */
 	bool mux_runs;		/* --mux-runs */
+	/* perf's --control fifo:CTL[,ACK] | fd:CTL[,ACK], and --delay MS
+	 * (collect.delay_ms) */
+	const char *control;
 };
 
 /*

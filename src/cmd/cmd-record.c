@@ -7,6 +7,7 @@
 #include "cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -56,6 +57,54 @@ static int sink_round_end(struct collect_sink *s)
 	rs->last_flush = now;
 	rs->err = perf_writer__finished_round(rs->w);
 	return rs->err;
+}
+
+/* The workload's markers into DIR/regions.bin (gexplore-regions(3)). */
+struct record_markers {
+	struct collect_marker_sink sink;	/* first */
+	struct pd_regions_writer *w;
+	uint64_t lost;
+	bool finished;
+};
+
+static int markers_add(struct collect_marker_sink *k, const struct collect_marker *m)
+{
+	struct record_markers *rm = (struct record_markers *)k;
+
+	return pd_regions_writer__add(rm->w, m->time, m->pid, m->tid, m->kind, m->depth, m->name);
+}
+
+static int markers_flush(struct collect_marker_sink *k, uint64_t lost)
+{
+	struct record_markers *rm = (struct record_markers *)k;
+
+	rm->lost = lost;
+	rm->finished = true;
+	return 0;
+}
+
+/* After the run: the header's counts, or no file at all when the workload
+ * sent no marker (it does not use gexplore-regions(3)). */
+static void markers_finish(struct record_markers *rm, const char *dir, uint64_t nr,
+			   struct gx_meta *m)
+{
+	char *path = xasprintf("%s/" PD_REGIONS_FILE, dir), *cause = NULL;
+
+	if (!rm->w)
+		goto out;
+	if (pd_regions_writer__finish(rm->w, rm->lost, &cause) != 0)
+		gx_meta__add_warning(m, "regions: %s", cause);
+	pd_regions_writer__delete(rm->w);
+	rm->w = NULL;
+	if (!nr && !rm->lost)
+		unlink(path);
+	else if (rm->lost)
+		gx_meta__add_warning(m, "regions: %" PRIu64 " markers lost (the ring of 32768 "
+				     "filled between two drains, or regions nested deeper than 64)",
+				     rm->lost);
+out:
+	free(cause);
+	free(path);
 }
 
 static char *encoding_of(const struct perf_event_attr *a)
@@ -144,6 +193,78 @@ static int opt_check(const struct cmd_option *opt, void *base, const char *arg, 
 	return 0;
 }
 
+/* --delay MS: perf's -D; -1 waits for an "enable" on --control */
+static int opt_delay(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct record_opts *ro = base;
+	uint64_t v;
+
+	(void)opt;
+	if (!strcmp(arg, "-1")) {
+		ro->collect.delay_ms = -1;
+		return 0;
+	}
+	if (cmd_parse_u64(arg, 0, INT_MAX, &v)) {
+		*cause = xasprintf("expected milliseconds, or -1 to wait for 'enable', got '%s'", arg);
+		return -1;
+	}
+	ro->collect.delay_ms = (int)v;
+	return 0;
+}
+
+static int opt_control(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct record_opts *ro = base;
+
+	(void)opt;
+	if (strncmp(arg, "fifo:", 5) && strncmp(arg, "fd:", 3)) {
+		*cause = xasprintf("expected fifo:CTL[,ACK] or fd:CTL[,ACK], got '%s'", arg);
+		return -1;
+	}
+	ro->control = arg;
+	return 0;
+}
+
+/* Open --control's channel: perf's spelling, fifo:CTL[,ACK] (FIFOs that
+ * exist) or fd:N[,M] (inherited descriptors). */
+static int open_control(const char *spec, struct collect_opts *o, char **cause)
+{
+	bool fifo = !strncmp(spec, "fifo:", 5);
+	char *s = xstrdup(spec + (fifo ? 5 : 3)), *ack = strchr(s, ',');
+	int ret = -1;
+
+	if (ack)
+		*ack++ = 0;
+	o->ack_fd = -1;
+	if (fifo) {
+		o->ctl_fd = open(s, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (o->ctl_fd < 0) {
+			*cause = xasprintf("--control: cannot open %s: %s", s, strerror(errno));
+			goto out;
+		}
+		if (ack && (o->ack_fd = open(ack, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			*cause = xasprintf("--control: cannot open %s: %s", ack, strerror(errno));
+			close(o->ctl_fd);
+			goto out;
+		}
+	} else {
+		uint64_t a, b = 0;
+
+		if (cmd_parse_u64(s, 0, INT_MAX, &a) || (ack && cmd_parse_u64(ack, 0, INT_MAX, &b))) {
+			*cause = xasprintf("--control fd:N[,M]: expected descriptors, got '%s'", spec);
+			goto out;
+		}
+		o->ctl_fd = (int)a;
+		o->ack_fd = ack ? (int)b : -1;
+		fcntl(o->ctl_fd, F_SETFL, fcntl(o->ctl_fd, F_GETFL) | O_NONBLOCK);
+	}
+	o->has_control = true;
+	ret = 0;
+out:
+	free(s);
+	return ret;
+}
+
 static const struct cmd_option record_options[] = {
 	CMD_OPT_STRING('o', "output", struct record_opts, output, "DIR",
 		       "write the result to DIR", "the next free gxNNN here"),
@@ -172,6 +293,10 @@ static const struct cmd_option record_options[] = {
 		       "the top-down model of another CPU", "this CPU's"),
 	CMD_OPT_BOOL(0, "no-inherit", struct record_opts, collect.no_inherit,
 		     "do not follow children and new threads"),
+	CMD_OPT_CALLBACK(0, "control", "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control,
+			 "take enable/disable commands there, answer ack (perf's protocol)", NULL),
+	CMD_OPT_CALLBACK('D', "delay", "MS", opt_delay,
+			 "start collecting MS ms after the start; -1: at --control's enable", "0"),
 	{ .kind = CMD_OPTK_INCLUDE, .sub = record_mux_options },	/* cmd-mux.c */
 	CMD_OPT_BOOL(0, "no-report", struct record_opts, no_report,
 		     "gexplore -- CMD: record only, show nothing"),
@@ -414,6 +539,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	struct pd_env env = { 0 };
 	struct gx_meta meta;
 	struct record_mux *rm = NULL;
+	struct record_markers mk = { .sink = { markers_add, markers_flush } };
 	char *dir = NULL, *data = NULL, *cause = NULL, *model_spec = NULL;
 	const struct collect_stats *st;
 	size_t nev, nw = 0;
@@ -450,10 +576,28 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		goto out;
 	}
 	ret = GX_EXIT_FAIL;
+	if (ro.control && open_control(ro.control, &ro.collect, &cause) != 0) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_USAGE;
+		rmdir(dir);
+		goto out;
+	}
+	if (ro.collect.argv && !ro.collect.pid) {
+		char *path = xasprintf("%s/" PD_REGIONS_FILE, dir);
+
+		if (pd_regions_writer__new(&mk.w, path, &cause) == 0)
+			ro.collect.marker_sink = &mk.sink;
+		else if (!ro.quiet)
+			cmd_warn("%s: the workload's markers are not recorded", cause);
+		free(cause);
+		cause = NULL;
+		free(path);
+	}
 
 	ro.collect.notice = record_notice;
 	err = collect_session__new(&s, &ro.collect, &cause);
 	if (err == GX_E_NOPMU && model_spec) {
+		/* the failed session wrote nothing into regions.bin */
 		/* No PMU here: the collector's default says so and falls back
 		 * to cpu-clock, which does not rotate; what the model's plan
 		 * said no longer applies. */
@@ -472,6 +616,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		cmd_error("%s", cause);
 		ret = (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
 		      err == GX_E_CHILD ? 127 : GX_EXIT_FAIL;
+		markers_finish(&mk, dir, 0, &meta);
 		rmdir(dir);	/* only removes it when nothing was written */
 		goto out;
 	}
@@ -525,6 +670,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	}
 	perf_writer__delete(w);
 	w = NULL;
+	markers_finish(&mk, dir, st->markers, &meta);
 	if (rm && record_mux__finish(rm, s, &meta, dir, ro.quiet) != 0)
 		err = err ? err : -EIO;
 	meta.self_cpu_s = rusage_cpu_s() - cpu0;
@@ -550,6 +696,12 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 out:
 	perf_writer__delete(w);
 	collect_session__delete(s);
+	pd_regions_writer__delete(mk.w);
+	if (ro.collect.has_control && !strncmp(ro.control, "fifo:", 5)) {
+		close(ro.collect.ctl_fd);
+		if (ro.collect.ack_fd >= 0)
+			close(ro.collect.ack_fd);
+	}
 	record_mux__delete(rm);
 	pd_env__exit(&env);
 	gx_meta__exit(&meta);

@@ -33,6 +33,7 @@ struct report_cmd_opts {
 	const char *cpu;	/* --cpu MODEL */
 	int smt;		/* --smt: enum td_smt */
 	const char *event;	/* --event: the event ordering the rows */
+	const char *region;	/* --region NAME: only its samples */
 	struct report_opts r;
 	struct profile_opts prof;
 	struct cmd_symopts sym;	/* what prof's symbol options point into */
@@ -42,7 +43,7 @@ struct report_cmd_opts {
 static struct gx_result_opts open_opts(const char *parent, const struct report_cmd_opts *o)
 {
 	return (struct gx_result_opts){ .parent = parent, .cpu = o->cpu, .smt = o->smt,
-					.sym = &o->prof };
+					.sym = &o->prof, .region = o->region };
 }
 
 /* Warnings met while opening (an unreadable slice log) go to stderr. */
@@ -239,15 +240,21 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 	int k = name_index(report_by_names, arg);
 
 	(void)opt;
+	if (!strcmp(arg, "region") || !strcmp(arg, "regions")) {
+		c->o.r.by_region = true;	/* gexplore-regions(3) */
+		c->o.r.by_given = false;
+		return 0;
+	}
 	if (k < 0)
 		k = name_index(by_aliases, arg);
 	if (k < 0) {
-		*cause = xasprintf("expected function, line, module, thread, process or callpath, "
-				   "got '%s'", arg);
+		*cause = xasprintf("expected function, line, module, thread, process, callpath or "
+				   "region, got '%s'", arg);
 		return -1;
 	}
 	c->o.r.by = (enum profile_by)k;
 	c->o.r.by_given = true;
+	c->o.r.by_region = false;
 	return 0;
 }
 
@@ -296,7 +303,10 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_DATA(0, "folded", NULL, opt_format, FMT_FOLDED,
 			      "print folded stacks for flame graphs", NULL),
 	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
-			 "the table: function, line, module, thread, process or callpath", NULL),
+			 "the table: function, line, module, thread, process, callpath or region",
+			 NULL),
+	CMD_OPT_STRING(0, "region", struct report_cli, o.region, "NAME",
+		       "only the samples inside region NAME (gexplore-regions(3))", "all samples"),
 	CMD_OPT_CALLBACK('s', "sort", "COLUMN", opt_sort,
 			 "order rows by self, total, samples or name", "self"),
 	CMD_OPT_STRING(0, "event", struct report_cli, o.event, "EVENT",

@@ -67,13 +67,38 @@ struct workload {
 
 /* Check that argv[0] can be executed (PATH search as execvp does). */
 int workload__check(char *const *argv, char **cause);
-int workload__start(struct workload *w, char *const *argv, char **cause);
+/* env: one "NAME=VALUE" added to the child's environment, or NULL. */
+int workload__start(struct workload *w, char *const *argv, const char *env, char **cause);
 /* Let the child exec; GX_E_CHILD with a cause when execvp failed (the
  * child is reaped then). */
 int workload__release(struct workload *w, char **cause);
 /* Kill (SIGKILL) and reap a child that is still held or running. */
 void workload__kill(struct workload *w);
 void workload__exit(struct workload *w);
+
+/* ---- markers.c -----------------------------------------------------------
+ * The regions ring shared with the workload and its control FIFOs
+ * (gexplore-regions(3), lib/regions/regions-shm.h).
+ */
+struct marker_ring {
+	char *dir;		/* NULL: none */
+	char *env;		/* "GEXPLORE_REGIONS=dir", for the workload */
+	struct gx_ring_header *hdr;
+	size_t len;
+	uint64_t tail;		/* next position to take */
+	bool sink_failed;	/* the sink refused one: the rest are counted lost */
+	int ctl_fd, ack_fd;	/* gexplore's ends of ctl and ack, O_RDWR */
+};
+
+int marker_ring__create(struct marker_ring *m, char **cause);
+/* Every published marker to k (NULL: dropped), counted in st. Never
+ * allocates. 0, or the sink's first error. */
+int marker_ring__drain(struct marker_ring *m, struct collect_marker_sink *k,
+		       struct collect_stats *st);
+/* Markers the workload dropped so far. */
+uint64_t marker_ring__lost(const struct marker_ring *m);
+/* Unmap and remove the directory; m may be zeroed or half made. */
+void marker_ring__destroy(struct marker_ring *m);
 
 /* ---- cpus --------------------------------------------------------------- */
 /* Online CPUs from /sys/devices/system/cpu/online; allocated array. */

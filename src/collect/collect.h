@@ -52,6 +52,37 @@ struct collect_opts {
 	 * msg is valid during the call. NULL: nothing is said. */
 	void (*notice)(void *arg, const char *msg);
 	void *notice_arg;
+	/* Regions (gexplore-regions(3)): with marker_sink set, a launched
+	 * workload gets GEXPLORE_REGIONS naming a shared-memory ring its
+	 * markers go into; the drain loop hands them to marker_sink. The
+	 * ring also carries the in-process control (gx_pause/gx_resume). */
+	struct collect_marker_sink *marker_sink;
+	/* --control fifo:CTL[,ACK]: descriptors the drain loop reads
+	 * "enable\n"/"disable\n" from and answers "ack\n" on (perf's
+	 * protocol); has_control false: none. */
+	bool has_control;
+	int ctl_fd, ack_fd;		/* ack_fd -1: no answer */
+	/* --delay: start with every event disabled and enable them after
+	 * delay_ms; -1: until an "enable" arrives; 0: no delay */
+	int delay_ms;
+};
+
+/* One marker of the workload (gexplore-regions(3)), valid during the call. */
+struct collect_marker {
+	uint64_t time;			/* CLOCK_MONOTONIC, the samples' clock */
+	uint32_t pid, tid;
+	uint16_t kind;			/* GX_MARK_* of lib/regions/regions-shm.h */
+	uint16_t depth;
+	const char *name;
+};
+
+/* Where markers go (record's regions.bin writer). Called from the drain
+ * loop: marker() must not allocate. flush() once at the end with the
+ * markers the workload dropped (ring full, nesting too deep). 0 or a
+ * negative errno; an error stops taking markers, not the recording. */
+struct collect_marker_sink {
+	int (*marker)(struct collect_marker_sink *k, const struct collect_marker *m);
+	int (*flush)(struct collect_marker_sink *k, uint64_t lost);
 };
 
 /* One rotation slice: the group that counted, when, the workload's time
@@ -110,6 +141,9 @@ struct collect_stats {
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC around the run */
 	uint64_t slices;	/* rotation: slices logged */
 	uint32_t nr_groups;	/* rotation: groups rotated (0: no rotation) */
+	uint64_t markers;	/* regions: markers handed to the marker sink */
+	uint64_t markers_lost;	/* dropped by the workload or by a failed sink */
+	uint64_t controls;	/* enable/disable commands obeyed */
 };
 
 /* Where drained records go. Called from the drain loop: must not block for

@@ -43,6 +43,13 @@
 #include <unistd.h>
 
 
+/* One control channel: commands read from rfd, "ack\n" written to wfd. */
+struct ctl_chan {
+	int rfd, wfd;
+	char buf[64];
+	size_t len;
+};
+
 struct collect_session {
 	struct collect_opts o;
 	struct collect_event *ev;
@@ -73,6 +80,15 @@ struct collect_session {
 	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
 	size_t rot_buf_len;
 	struct collect_slice_sink *rot_log;	/* where slices go, NULL: nowhere */
+	/* regions and control (gexplore-regions(3), --control, --delay) */
+	struct marker_ring mr;
+	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
+	size_t nr_ctl;
+	bool paused;		/* every event disabled by a control or --delay */
+	bool missed_maps;	/* the workload ran while disabled: maps to redo */
+	bool warned_ctl;
+	uint64_t delay_at;	/* --delay: when to enable (0: no timer) */
+	struct collect_sink *sink;	/* during __run: for the synthesized maps */
 };
 
 static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
@@ -358,6 +374,24 @@ static void prepare_rotation(struct collect_session *s)
 	s->nr_rot = (size_t)groups;
 }
 
+/* --delay: every event that could start by itself starts disabled, and
+ * exec does not enable it; the drain loop does (control_enable). */
+static void apply_delay(struct collect_session *s)
+{
+	if (!s->o.delay_ms)
+		return;
+	for (size_t i = 0; i < s->nr_ev; i++) {
+		struct collect_event *e = &s->ev[i];
+
+		if (e->group >= 0 && !e->leader)
+			continue;	/* a member follows its leader */
+		e->attr.disabled = 1;
+		e->attr.enable_on_exec = 0;
+	}
+	s->paused = true;
+	s->missed_maps = true;
+}
+
 static int parse(struct collect_session *s, const char *spec, char **cause)
 {
 	int err = collect_parse_events(spec, &s->o, &s->ev, &s->nr_ev, cause);
@@ -365,6 +399,7 @@ static int parse(struct collect_session *s, const char *spec, char **cause)
 	if (!err) {
 		apply_paranoid(s);
 		prepare_rotation(s);
+		apply_delay(s);
 	}
 	return err;
 }
@@ -452,11 +487,19 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->nr_tids = 1;
 		s->tids[0] = -1;
 	}
+	s->mr.ctl_fd = s->mr.ack_fd = -1;
 	if (has_cmd && !o->pid) {
 		err = workload__check(o->argv, cause);
 		if (err)
 			goto out_free;
-		err = workload__start(&s->wl, o->argv, cause);
+		if (o->marker_sink) {
+			char *why = NULL;
+
+			if (marker_ring__create(&s->mr, &why) != 0)
+				session__warn(s, "%s: the workload's markers are not recorded", why);
+			free(why);
+		}
+		err = workload__start(&s->wl, o->argv, s->mr.env, cause);
 		if (err)
 			goto out_free;
 		s->has_workload = true;
@@ -466,6 +509,10 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 	err = open_events(s, cause);
 	if (err)
 		goto out_free;
+	if (o->has_control)
+		s->ctl[s->nr_ctl++] = (struct ctl_chan){ .rfd = o->ctl_fd, .wfd = o->ack_fd };
+	if (s->mr.ctl_fd >= 0)
+		s->ctl[s->nr_ctl++] = (struct ctl_chan){ .rfd = s->mr.ctl_fd, .wfd = s->mr.ack_fd };
 	if (s->nr_rot) {
 		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
 		s->rot_prev_run = xcalloc(s->nr_rot, sizeof(*s->rot_prev_run));
@@ -542,6 +589,7 @@ void collect_session__delete(struct collect_session *s)
 	free(s->rot_buf);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
+	marker_ring__destroy(&s->mr);
 	free(s);
 }
 
@@ -572,6 +620,8 @@ static int drain_pass(struct collect_session *s, struct collect_sink *sink)
 		if (ret)
 			return ret;
 	}
+	/* a failed marker sink loses markers, not the recording */
+	marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);
 	return sink->round_end ? sink->round_end(sink) : 0;
 }
 
@@ -680,7 +730,7 @@ static int rotation_start(struct collect_session *s)
 
 	s->rot_cur = 0;
 	s->stats.nr_groups = (uint32_t)s->nr_rot;
-	err = rotation_toggle(s, 0, true);
+	err = s->paused ? 0 : rotation_toggle(s, 0, true);	/* else control_enable's */
 	s->rot_start = gx_now_ns();
 	s->rot_next = s->rot_start + s->rot_ns;
 	return err;
@@ -923,6 +973,103 @@ static int run_synth(struct collect_session *s, struct collect_sink *sink, char 
 	return err;
 }
 
+/* ---- control: --control, --delay, gx_pause()/gx_resume() ----------------------
+ * Disabling stops every descriptor (members too); enabling starts them
+ * again except the leaders of the groups rotation has off, and restarts
+ * the current slice. While disabled the tracking event sees no mmap,
+ * comm or fork: before enabling again, the target's threads and maps are
+ * synthesized from /proc as for -p (children forked meanwhile and gone
+ * already are not). */
+static void control_disable(struct collect_session *s)
+{
+	if (s->paused)
+		return;
+	disable_all(s);
+	s->paused = true;
+	s->missed_maps = true;
+}
+
+static void control_enable(struct collect_session *s)
+{
+	pid_t target = s->o.pid ? s->o.pid : s->wl.pid;
+	int err = 0;
+
+	if (!s->paused)
+		return;
+	if (s->missed_maps && target > 0 && s->sink && s->nr_ev && s->ev[0].nr_ids) {
+		struct synth_ctx c = { .sink = s->sink, .sample_type = s->ev[0].attr.sample_type,
+				       .id = s->ev[0].ids[0], .buf = s->bounce };
+
+		if (synth__process(&c, target, true) == 0) {
+			s->stats.records += c.records;
+			s->stats.bytes += c.bytes;
+		}
+	}
+	s->missed_maps = false;
+	s->paused = false;
+	for (size_t e = 0; e < s->nr_ev; e++) {
+		const struct collect_event *ev = &s->ev[e];
+
+		if (s->nr_rot && ev->leader && ev->group >= 0 && (size_t)ev->group != s->rot_cur)
+			continue;
+		for (size_t t = 0; t < s->nr_tids; t++)
+			for (size_t c = 0; c < s->nr_cpus; c++) {
+				int fd = s->fds[fd_index(s, e, t, c)];
+
+				if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0 && !err)
+					err = -errno;
+			}
+	}
+	if (s->nr_rot) {
+		s->rot_start = gx_now_ns();
+		s->rot_next = s->rot_start + s->rot_ns;
+	}
+}
+
+/* One command line of a control channel: perf's "enable" and "disable"
+ * are obeyed and acknowledged; anything else is not, as perf does not
+ * (its other commands are not gexplore's). */
+static void control_line(struct collect_session *s, struct ctl_chan *c, const char *line)
+{
+	if (!strcmp(line, "enable"))
+		control_enable(s);
+	else if (!strcmp(line, "disable"))
+		control_disable(s);
+	else {
+		if (!s->warned_ctl && *line)
+			session__warn(s, "--control: '%.32s' is not a command here (enable, disable)",
+				      line);
+		s->warned_ctl = s->warned_ctl || *line;
+		return;
+	}
+	s->stats.controls++;
+	if (c->wfd >= 0 && write(c->wfd, "ack\n", 4) < 0) {
+		/* nobody reads the acks: the client's business */
+	}
+}
+
+static void control_read(struct collect_session *s, struct ctl_chan *c)
+{
+	ssize_t n;
+
+	while ((n = read(c->rfd, c->buf + c->len, sizeof(c->buf) - 1 - c->len)) > 0) {
+		char *nl;
+
+		c->len += (size_t)n;
+		c->buf[c->len] = 0;
+		while ((nl = memchr(c->buf, '\n', c->len))) {
+			size_t used = (size_t)(nl - c->buf) + 1;
+
+			*nl = 0;
+			control_line(s, c, c->buf);
+			memmove(c->buf, c->buf + used, c->len - used);
+			c->len -= used;
+		}
+		if (c->len == sizeof(c->buf) - 1)
+			c->len = 0;	/* a line too long for any command */
+	}
+}
+
 /*
  * Catch SIGINT, SIGTERM and SIGHUP into the self-pipe wfd; old[] gets the
  * dispositions to restore. SA_RESTART: the sink's own I/O should not see
@@ -954,8 +1101,8 @@ static void signals_restore(const struct sigaction *old)
 
 /* The drain loop's state. */
 struct run_loop {
-	struct pollfd *pfd;	/* the rings, then the signal pipe, then the pidfd */
-	size_t npfd, sig_slot, pid_slot;
+	struct pollfd *pfd;	/* the rings, the signal pipe, the controls, the pidfd */
+	size_t npfd, sig_slot, pid_slot, ctl_slot;
 	int sig_rfd;
 	int round_ms;
 	bool stop, rotating, halt, halted;
@@ -966,7 +1113,7 @@ struct run_loop {
 static void run_loop__init(struct run_loop *r, const struct collect_session *s, int sig_rfd,
 			   int pidfd)
 {
-	r->pfd = xcalloc(s->nr_rings + 2, sizeof(*r->pfd));
+	r->pfd = xcalloc(s->nr_rings + 2 + s->nr_ctl, sizeof(*r->pfd));
 	r->npfd = 0;
 	r->pid_slot = (size_t)-1;
 	for (size_t i = 0; i < s->nr_rings; i++) {
@@ -977,6 +1124,11 @@ static void run_loop__init(struct run_loop *r, const struct collect_session *s, 
 	r->sig_rfd = sig_rfd;
 	r->pfd[r->npfd].fd = sig_rfd;
 	r->pfd[r->npfd++].events = POLLIN;
+	r->ctl_slot = r->npfd;
+	for (size_t i = 0; i < s->nr_ctl; i++) {
+		r->pfd[r->npfd].fd = s->ctl[i].rfd;
+		r->pfd[r->npfd++].events = POLLIN;
+	}
 	if (pidfd >= 0) {
 		r->pid_slot = r->npfd;
 		r->pfd[r->npfd].fd = pidfd;
@@ -993,6 +1145,13 @@ static int run_loop__timeout(const struct run_loop *r, const struct collect_sess
 	if (r->rotating) {
 		uint64_t t = gx_now_ns();
 		int left = t >= s->rot_next ? 0 : (int)((s->rot_next - t + 999999) / 1000000);
+
+		if (left < timeout)
+			timeout = left;
+	}
+	if (s->delay_at) {
+		uint64_t t = gx_now_ns();
+		int left = t >= s->delay_at ? 0 : (int)((s->delay_at - t + 999999) / 1000000);
 
 		if (left < timeout)
 			timeout = left;
@@ -1111,7 +1270,14 @@ static int run_loop__run(struct run_loop *r, struct collect_session *s, struct c
 			break;
 		}
 		run_loop__note_rings(r, s, n);
-		if (r->rotating && gx_now_ns() >= s->rot_next) {
+		for (size_t i = 0; n > 0 && i < s->nr_ctl && !r->halted; i++)
+			if (r->pfd[r->ctl_slot + i].revents & POLLIN)
+				control_read(s, &s->ctl[i]);
+		if (s->delay_at && gx_now_ns() >= s->delay_at && !r->halted) {
+			s->delay_at = 0;
+			control_enable(s);
+		}
+		if (r->rotating && !s->paused && gx_now_ns() >= s->rot_next) {
 			err = rotation_switch(s, false);
 			if (err) {
 				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
@@ -1178,6 +1344,9 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		pidfd = pidfd_of(s->o.pid);
 	}
 
+	s->sink = sink;
+	if (s->o.delay_ms > 0)
+		s->delay_at = gx_now_ns() + (uint64_t)s->o.delay_ms * 1000000ULL;
 	run_loop__init(&r, s, sigp[0], pidfd);
 	err = run_loop__run(&r, s, sink, cause);
 	free(r.pfd);
@@ -1195,6 +1364,14 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		r.sink_err = drain_pass(s, sink);
 	if (s->has_workload)
 		workload_done(s, true);	/* only after a poll error */
+	if (s->mr.hdr) {
+		/* what the workload's children published until they ended */
+		marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);
+		s->stats.markers_lost += marker_ring__lost(&s->mr);
+		if (s->o.marker_sink)
+			s->o.marker_sink->flush(s->o.marker_sink, s->stats.markers_lost);
+	}
+	s->sink = NULL;
 	read_counts(s);
 	if (r.sink_err && !err)
 		err = r.sink_err;

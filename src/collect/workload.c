@@ -59,7 +59,7 @@ int workload__check(char *const *argv, char **cause)
 	return 0;
 }
 
-int workload__start(struct workload *w, char *const *argv, char **cause)
+int workload__start(struct workload *w, char *const *argv, const char *env, char **cause)
 {
 	int go[2], errp[2], err;
 	pid_t pid;
@@ -96,6 +96,8 @@ int workload__start(struct workload *w, char *const *argv, char **cause)
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		signal(SIGPIPE, SIG_DFL);
+		if (env)
+			putenv((char *)env);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)

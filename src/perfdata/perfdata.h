@@ -340,4 +340,56 @@ int pd_result_dir__create(const char *dir, const char *parent, char **path_out, 
 int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out,
 		       char **data_out, char **cause);
 
+/* ---- regions.bin: the workload's markers (gexplore-regions(3)) ------------
+ *
+ * Written by record from the markers its workload sent, in the order they
+ * were drained (per thread in time order; across threads not sorted).
+ * Little-endian, as the host wrote it (gexplore-result(5)):
+ *
+ *   header, 64 bytes: magic "GXREGNS1", u32 version (1), u32 record size
+ *     (128), u64 markers, u64 markers lost, u32 clock id (1:
+ *     CLOCK_MONOTONIC, the samples' clock), 28 bytes zero
+ *   then one 128-byte record per marker: struct pd_marker
+ */
+#define PD_REGIONS_FILE "regions.bin"
+#define PD_REGIONS_MAGIC "GXREGNS1"
+#define PD_REGIONS_VERSION 1
+#define PD_REGIONS_NAME 104
+
+enum pd_marker_kind {
+	PD_MARK_BEGIN = 1,		/* gx_region_begin */
+	PD_MARK_END = 2,		/* gx_region_end: name of the region it ends */
+	PD_MARK_POINT = 3,		/* gx_mark */
+	PD_MARK_PAUSE = 4,		/* gx_pause */
+	PD_MARK_RESUME = 5,		/* gx_resume */
+};
+
+struct pd_marker {			/* 128 bytes */
+	uint64_t time;			/* ns, CLOCK_MONOTONIC */
+	uint32_t pid, tid;
+	uint16_t kind;			/* enum pd_marker_kind */
+	uint16_t depth;			/* the thread's open regions, this one included */
+	uint32_t reserved;
+	char name[PD_REGIONS_NAME];	/* NUL-terminated */
+};
+
+struct pd_regions_writer;
+
+/* Create path (truncating it). *out is the caller's until __delete. */
+int pd_regions_writer__new(struct pd_regions_writer **out, const char *path, char **cause);
+/* Buffer one marker; never allocates; writes when the buffer is full. 0
+ * or -errno. name is truncated to PD_REGIONS_NAME - 1 bytes. */
+int pd_regions_writer__add(struct pd_regions_writer *w, uint64_t time, uint32_t pid, uint32_t tid,
+			   uint16_t kind, uint16_t depth, const char *name);
+/* Write what is buffered and the header with the counts. */
+int pd_regions_writer__finish(struct pd_regions_writer *w, uint64_t lost, char **cause);
+void pd_regions_writer__delete(struct pd_regions_writer *w);
+
+/* Read a regions.bin: *out (caller frees) holds *nr markers; *lost the
+ * markers the workload dropped. Names are NUL-terminated whatever the
+ * file says. -ENOENT when there is no file, GX_E_FORMAT when it is not
+ * one (with *cause). */
+int pd_regions__read(const char *path, struct pd_marker **out, size_t *nr, uint64_t *lost,
+		     char **cause);
+
 #endif /* GX_PERFDATA_H */

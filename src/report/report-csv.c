@@ -56,6 +56,8 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 	const struct profile_row *const *rows = NULL;
 	struct strbuf path = STRBUF_INIT;
 
+	if (o->by_region)
+		return report__csv_regions(sb, in, o);
 	strbuf__addf(sb, "%s\n", csv_headers[by]);
 	if (profile__nr_events(gx_result__profile(in)))
 		rows = report__pick(in, o, by, false, &nr, &more);

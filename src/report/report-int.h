@@ -41,4 +41,11 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 void report__path_str(struct strbuf *sb, struct gx_result *in,
 		      const struct profile_row *r, const char *sep);
 
+/* report-regions.c: the regions table (text, JSON array, CSV with --by
+ * region) and the summary line of a result narrowed to a region */
+int report__text_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__text_region_line(struct strbuf *sb, struct gx_result *in);
+json_t *report__json_regions(struct gx_result *in, const struct report_opts *o);
+int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+
 #endif

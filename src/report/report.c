@@ -200,6 +200,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	else if (st->last_time > st->first_time)
 		strbuf__addf(sb, "  duration  %.3f s (first to last sample)\n",
 			     (double)(st->last_time - st->first_time) / 1e9);
+	report__text_region_line(sb, in);
 	if (env->cpudesc || env->hostname)
 		strbuf__addf(sb, "  machine   %s%s%s%s%s\n", env->hostname ? env->hostname : "",
 			     env->hostname && env->cpudesc ? ", " : "",
@@ -243,6 +244,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		mux_meta__render(m, sb);
 		unreliable_threads(sb, in);
 	}
+	if (o->by_region)
+		return report__text_regions(sb, in, o);
+	if (gx_result__nr_region_names(in) && !gx_result__narrowed(in))
+		report__text_regions(sb, in, o);
 	if (nev && profile__total_samples(gx_result__profile(in), o->sort_event)) {
 		if (o->by_given) {
 			text_table(sb, in, o, o->by);
@@ -409,6 +414,16 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 
 		if (mx)
 			json_object_set_new(root, "mux", mx);
+	}
+	if (gx_result__narrowed(in))
+		json_object_set_new(root, "region", json_string(gx_result__narrowed(in)));
+	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in)) {
+		json_t *mk = json_object();
+
+		json_object_set_new(mk, "count", report__json_u64(gx_result__nr_markers(in)));
+		json_object_set_new(mk, "lost", report__json_u64(gx_result__markers_lost(in)));
+		json_object_set_new(root, "markers", mk);
+		json_object_set_new(root, "regions", report__json_regions(in, o));
 	}
 	json_object_set_new(root, "sort_event", json_integer((json_int_t)o->sort_event));
 	json_object_set_new(root, "processes", json_rows(in, o, PROFILE_BY_PROCESS));

@@ -31,6 +31,9 @@ struct report_opts {
 	bool by_given;
 	enum profile_by by;
 	enum profile_sort sort;		/* --sort column (self by default) */
+	/* --by region: the regions table only (text), or as CSV; by_given
+	 * is false then */
+	bool by_region;
 };
 
 /* Append the text report to out. 0 or a negative code. */

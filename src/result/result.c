@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "result.h"
+#include "result-int.h"
 
 #include <errno.h>
 #include <math.h>
@@ -46,6 +47,11 @@ struct gx_result {
 	size_t nr_matched;
 	char **notes;
 	size_t nr_notes;
+	/* regions.bin, and the region the result is narrowed to */
+	struct gx_regions *regions;
+	char *region;
+	size_t region_idx;
+	uint64_t *run_samples;		/* narrowed: every sample per event, in or out */
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -112,6 +118,39 @@ static int range_sample(struct pd_tool *t, const struct pd_sample *s)
 	if (s->time < rt->lo || s->time > rt->hi)
 		return 0;
 	return rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, s) : 0;
+}
+
+/* A tool that forwards only the samples inside a region. */
+struct region_tool {
+	struct tee_tool tee;		/* first */
+	const struct gx_regions *g;
+	size_t idx;
+	uint64_t *seen;			/* samples per event before the filter, or NULL */
+	size_t nr_seen;
+};
+
+static int region_sample(struct pd_tool *t, const struct pd_sample *s)
+{
+	struct region_tool *rt = (struct region_tool *)t;
+
+	if (rt->seen && s->evsel < rt->nr_seen)
+		rt->seen[s->evsel]++;
+	if (!gx_regions__contains(rt->g, rt->idx, s->tid, s->time))
+		return 0;
+	return rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, s) : 0;
+}
+
+static void region_tool__init(struct region_tool *rt, const struct gx_regions *g, size_t idx,
+			      struct pd_tool *inner)
+{
+	static struct pd_tool none;
+
+	tee_tool__init(&rt->tee, &none, inner);
+	rt->tee.tool.sample = region_sample;
+	rt->g = g;
+	rt->idx = idx;
+	rt->seen = NULL;
+	rt->nr_seen = 0;
 }
 
 /* ---- the model ---------------------------------------------------------- */
@@ -231,6 +270,8 @@ static double run_value(const struct gx_result *r, size_t i, bool *counted)
 	*counted = false;
 	if (e && e->unsupported)
 		return NAN;	/* opened and read 0: the PMU lacks it */
+	if (r->region)
+		e = NULL;	/* counting reads and estimates are the whole run's */
 	if (e && e->has_estimate && isfinite(e->estimate)) {
 		*counted = true;	/* rotated by gexplore: the slice log's estimate */
 		return e->estimate;
@@ -372,6 +413,27 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 	if (r->have_meta && open_slice_log(r, &mcause) != 0) {
 		add_note(r, xasprintf("%s; MUX reliability per row is n/a", mcause));
 		free(mcause);
+		mcause = NULL;
+	}
+	if (r->dir && gx_regions__load(&r->regions, r->dir, r->have_meta ? r->meta.end_ns : 0,
+				       &mcause) != 0) {
+		add_note(r, xasprintf("%s; no regions", mcause));
+		free(mcause);
+	}
+	if (o->region) {
+		if (gx_regions__find(r->regions, o->region, &r->region_idx) != 0) {
+			struct strbuf sb = STRBUF_INIT;
+
+			for (size_t i = 0; i < gx_regions__nr_names(r->regions); i++)
+				strbuf__addf(&sb, "%s%s", i ? ", " : "",
+					    gx_regions__name(r->regions, i)->name);
+			err = gx_fail(cause, -ENOENT, "no region '%s' in %s (%s%s)", o->region,
+				      r->path, sb.len ? "regions: " : "no regions recorded",
+				      sb.len ? sb.buf : "");
+			strbuf__exit(&sb);
+			return err;
+		}
+		r->region = xstrdup(o->region);
 	}
 	return perf_reader__open(&r->reader, r->data, PD_ORDERED, cause);
 }
@@ -408,6 +470,8 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	struct gx_result *r = xzalloc(sizeof(*r));
 	struct profile_opts po;
 	struct tee_tool tee;
+	struct region_tool rt;
+	struct pd_tool *inner;
 	int err;
 
 	*out = NULL;
@@ -427,11 +491,19 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	err = profile__new_opts(&r->profile, r->nr_events, &po, cause);
 	if (err)
 		goto fail;
+	inner = profile__tool(r->profile);
+	if (r->region) {
+		region_tool__init(&rt, r->regions, r->region_idx, inner);
+		r->run_samples = xcalloc(r->nr_events + 1, sizeof(*r->run_samples));
+		rt.seen = r->run_samples;
+		rt.nr_seen = r->nr_events;
+		inner = &rt.tee.tool;
+	}
 	if (o->tap) {
-		tee_tool__init(&tee, o->tap, profile__tool(r->profile));
+		tee_tool__init(&tee, o->tap, inner);
 		err = perf_reader__process(r->reader, &tee.tool, cause);
 	} else {
-		err = perf_reader__process(r->reader, profile__tool(r->profile), cause);
+		err = perf_reader__process(r->reader, inner, cause);
 	}
 	if (err)
 		goto fail;
@@ -451,6 +523,9 @@ void gx_result__delete(struct gx_result *r)
 	if (!r)
 		return;
 	gx_free_strv(r->notes, r->nr_notes);
+	gx_regions__delete(r->regions);
+	free(r->region);
+	free(r->run_samples);
 	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
 	free(r->ev);
 	free(r->model_why);
@@ -492,6 +567,64 @@ int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 	}
 	*out = p;
 	return 0;
+}
+
+int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profile **out,
+			      char **cause)
+{
+	struct region_tool rt;
+	struct profile *p;
+	int err;
+
+	*out = NULL;
+	if (name_idx >= gx_regions__nr_names(r->regions))
+		return gx_fail(cause, -EINVAL, "no region %zu", name_idx);
+	err = profile__new_opts(&p, r->nr_events, &r->po, cause);
+	if (err)
+		return err;
+	region_tool__init(&rt, r->regions, name_idx, profile__tool(p));
+	err = perf_reader__process(r->reader, &rt.tee.tool, cause);
+	if (err) {
+		profile__delete(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+size_t gx_result__nr_regions(const struct gx_result *r) { return gx_regions__nr(r->regions); }
+const struct gx_region *gx_result__region(const struct gx_result *r, size_t i)
+{
+	return gx_regions__get(r->regions, i);
+}
+size_t gx_result__nr_region_names(const struct gx_result *r)
+{
+	return gx_regions__nr_names(r->regions);
+}
+const struct gx_region_name *gx_result__region_name(const struct gx_result *r, size_t i)
+{
+	return gx_regions__name(r->regions, i);
+}
+int gx_result__find_region(const struct gx_result *r, const char *name, size_t *idx)
+{
+	return gx_regions__find(r->regions, name, idx);
+}
+size_t gx_result__nr_markers(const struct gx_result *r) { return gx_regions__nr_markers(r->regions); }
+const struct pd_marker *gx_result__marker(const struct gx_result *r, size_t i)
+{
+	return gx_regions__marker(r->regions, i);
+}
+uint64_t gx_result__markers_lost(const struct gx_result *r) { return gx_regions__lost(r->regions); }
+const char *gx_result__narrowed(const struct gx_result *r) { return r->region; }
+uint64_t gx_result__run_samples(const struct gx_result *r, size_t e)
+{
+	if (r->run_samples)
+		return e < r->nr_events ? r->run_samples[e] : 0;
+	return profile__total_samples(r->profile, e);
+}
+bool gx_result__in_region(const struct gx_result *r, size_t name_idx, uint32_t tid, uint64_t t)
+{
+	return gx_regions__contains(r->regions, name_idx, tid, t);
 }
 
 /* ---- accessors -------------------------------------------------------------- */

@@ -54,6 +54,14 @@ struct gx_result_opts {
 	 * callbacks must not stop the walk; borrowed during gx_result__open.
 	 */
 	struct pd_tool *tap;
+	/*
+	 * Optional: narrow the result to one region (gexplore-regions(3)):
+	 * only the samples taken on a thread while it was inside an instance
+	 * of this region make the profile, and every event's whole-run value
+	 * is its samples' (a counting read covers the whole run). Opening
+	 * fails when the result has no such region.
+	 */
+	const char *region;
 };
 
 /*
@@ -165,6 +173,53 @@ void gx_result__model_counts(const struct gx_result *r, const double *event_valu
 void gx_result__run_counts(const struct gx_result *r, double *c);
 /* One row's model event counts (gx_result__row_value of every event). */
 void gx_result__row_counts(const struct gx_result *r, const struct profile_row *row, double *c);
+
+/* ---- regions (gexplore-regions(3), regions.bin) ---------------------------
+ * Loaded once with the result. An instance is one begin..end of a region
+ * on one thread (an end matches the thread's innermost open begin; one
+ * never ended ends with the recording). A sample is in a region when its
+ * thread was inside one of the region's instances at the sample's time.
+ */
+struct gx_region {			/* one instance */
+	const char *name;
+	size_t name_idx;		/* into gx_result__region_name */
+	uint32_t pid, tid;
+	uint64_t begin, end;		/* ns, the samples' clock */
+	uint16_t depth;			/* 1: outermost */
+	bool unended;			/* no end marker: ended with the recording */
+};
+
+struct gx_region_name {			/* a region over its instances */
+	const char *name;
+	size_t instances;
+	uint64_t total_ns;		/* summed over instances (threads overlap) */
+	size_t threads;			/* distinct threads it ran on */
+	uint64_t first, last;		/* first begin, last end */
+};
+
+/* Instances, by begin time; borrowed, valid as long as r. */
+size_t gx_result__nr_regions(const struct gx_result *r);
+const struct gx_region *gx_result__region(const struct gx_result *r, size_t i);
+/* Distinct region names, in order of first begin. */
+size_t gx_result__nr_region_names(const struct gx_result *r);
+const struct gx_region_name *gx_result__region_name(const struct gx_result *r, size_t i);
+/* The name's index; -ENOENT when the result has no region of that name. */
+int gx_result__find_region(const struct gx_result *r, const char *name, size_t *idx);
+/* Every marker as recorded (gx_mark points, pauses included), by time. */
+size_t gx_result__nr_markers(const struct gx_result *r);
+const struct pd_marker *gx_result__marker(const struct gx_result *r, size_t i);
+/* Markers the workload dropped (lost like samples). */
+uint64_t gx_result__markers_lost(const struct gx_result *r);
+/* The region the result was narrowed to (gx_result_opts.region), or NULL. */
+const char *gx_result__narrowed(const struct gx_result *r);
+/* Samples of event e in the whole run, also when narrowed to a region. */
+uint64_t gx_result__run_samples(const struct gx_result *r, size_t e);
+/* Whether thread tid was inside region name_idx at time t. */
+bool gx_result__in_region(const struct gx_result *r, size_t name_idx, uint32_t tid, uint64_t t);
+/* A new profile of the samples in region name_idx (the caller's:
+ * profile__delete). Not for a pipe-mode input. */
+int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profile **out,
+			      char **cause);
 
 /* ---- walking again -------------------------------------------------------- */
 

@@ -1,0 +1,63 @@
+/*
+ * regions-shm.h: the shared-memory ring between libgexplore-regions (the
+ * producers: every thread and forked child of the workload) and gexplore
+ * record (the one consumer). Private to the two: not installed. The file
+ * format gexplore writes from it (regions.bin) is another thing, see
+ * src/perfdata/perfdata.h and gexplore-result(5).
+ *
+ * GEXPLORE_REGIONS names a directory (made 0700 by gexplore) holding
+ *   ring  this ring, mapped MAP_SHARED by both sides
+ *   ctl   a FIFO gx_pause()/gx_resume() write "disable\n"/"enable\n" to
+ *   ack   a FIFO gexplore answers "ack\n" on
+ *
+ * The ring is a bounded multi-producer queue (D. Vyukov's): slot i starts
+ * with seq = i; a producer claims position p when slot[p & mask].seq == p
+ * by a compare-and-swap of head, fills it and publishes seq = p + 1; the
+ * consumer takes slot p when seq == p + 1 and frees it with
+ * seq = p + nr_slots. A producer that finds seq < p knows the ring is
+ * full: it adds one to `lost` and drops the marker. One CAS and one clock
+ * read per marker, no lock, no system call.
+ */
+#ifndef GX_REGIONS_SHM_H
+#define GX_REGIONS_SHM_H
+
+#include <stdint.h>
+
+#define GX_REGIONS_ENV "GEXPLORE_REGIONS"
+#define GX_RING_MAGIC "GXRING1"		/* 8 bytes with the NUL */
+#define GX_RING_VERSION 1
+#define GX_RING_HEADER 4096		/* slots start one page in */
+#define GX_RING_SLOTS 32768		/* power of two: 4 MiB of slots */
+#define GX_RING_NAME 96			/* name bytes per slot, NUL included */
+
+enum gx_marker_kind {
+	GX_MARK_BEGIN = 1,
+	GX_MARK_END = 2,
+	GX_MARK_POINT = 3,		/* gx_mark() */
+	GX_MARK_PAUSE = 4,
+	GX_MARK_RESUME = 5,
+};
+
+struct gx_ring_slot {			/* 128 bytes */
+	uint64_t seq;
+	uint64_t time;			/* CLOCK_MONOTONIC ns */
+	uint32_t pid, tid;
+	uint16_t kind;			/* enum gx_marker_kind */
+	uint16_t depth;			/* regions open on the thread, this one included */
+	uint32_t reserved;
+	char name[GX_RING_NAME];	/* NUL-terminated, truncated */
+};
+
+struct gx_ring_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t slot_size;		/* sizeof(struct gx_ring_slot) */
+	uint64_t nr_slots;
+	uint64_t pad0[5];
+	uint64_t head;			/* producers: next position to claim */
+	uint64_t pad1[7];
+	uint64_t lost;			/* producers: markers dropped (ring full, too deep) */
+	uint64_t pad2[7];
+};
+
+#endif /* GX_REGIONS_SHM_H */

@@ -1,0 +1,167 @@
+/*
+ * regions.c: regions.bin, the workload's markers in a result directory
+ * (format in perfdata.h and gexplore-result(5)).
+ */
+#include "config.h"
+
+#include "perfdata.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+
+#define HEADER_SIZE 64
+#define BUFFERED 256		/* markers per write */
+
+_Static_assert(sizeof(struct pd_marker) == 128, "regions.bin records are 128 bytes");
+
+struct regions_header {
+	char magic[8];
+	uint32_t version, record_size;
+	uint64_t nr, lost;
+	uint32_t clock;
+	char zero[28];
+};
+_Static_assert(sizeof(struct regions_header) == HEADER_SIZE, "regions.bin header is 64 bytes");
+
+struct pd_regions_writer {
+	int fd;
+	char *path;
+	uint64_t nr;
+	size_t used;
+	int err;
+	struct pd_marker buf[BUFFERED];
+};
+
+int pd_regions_writer__new(struct pd_regions_writer **out, const char *path, char **cause)
+{
+	struct pd_regions_writer *w;
+	struct regions_header h = { .version = PD_REGIONS_VERSION,
+				    .record_size = sizeof(struct pd_marker), .clock = 1 };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	*out = NULL;
+	if (fd < 0)
+		return gx_fail(cause, -errno, "cannot create %s: %s", path, strerror(errno));
+	memcpy(h.magic, PD_REGIONS_MAGIC, 8);
+	if (gx_write_all(fd, &h, sizeof(h)) < 0) {
+		int err = gx_fail(cause, -errno, "cannot write %s: %s", path, strerror(errno));
+
+		close(fd);
+		return err;
+	}
+	w = xzalloc(sizeof(*w));
+	w->fd = fd;
+	w->path = xstrdup(path);
+	*out = w;
+	return 0;
+}
+
+static int flush_buf(struct pd_regions_writer *w)
+{
+	if (w->used && !w->err && gx_write_all(w->fd, w->buf, w->used * sizeof(w->buf[0])) < 0)
+		w->err = -errno;
+	w->used = 0;
+	return w->err;
+}
+
+int pd_regions_writer__add(struct pd_regions_writer *w, uint64_t time, uint32_t pid, uint32_t tid,
+			   uint16_t kind, uint16_t depth, const char *name)
+{
+	struct pd_marker *m;
+	size_t n;
+
+	if (w->err)
+		return w->err;
+	if (w->used == BUFFERED && flush_buf(w))
+		return w->err;
+	m = &w->buf[w->used++];
+	memset(m, 0, sizeof(*m));
+	m->time = time;
+	m->pid = pid;
+	m->tid = tid;
+	m->kind = kind;
+	m->depth = depth;
+	n = name ? strnlen(name, PD_REGIONS_NAME - 1) : 0;
+	memcpy(m->name, name, n);
+	w->nr++;
+	return 0;
+}
+
+int pd_regions_writer__finish(struct pd_regions_writer *w, uint64_t lost, char **cause)
+{
+	struct { uint64_t nr, lost; } counts = { w->nr, lost };
+
+	if (flush_buf(w) == 0 &&
+	    gx_pwrite_all(w->fd, &counts, sizeof(counts), offsetof(struct regions_header, nr)) < 0)
+		w->err = -errno;
+	if (w->err)
+		return gx_fail(cause, w->err, "cannot write %s: %s", w->path, strerror(-w->err));
+	return 0;
+}
+
+void pd_regions_writer__delete(struct pd_regions_writer *w)
+{
+	if (!w)
+		return;
+	close(w->fd);
+	free(w->path);
+	free(w);
+}
+
+int pd_regions__read(const char *path, struct pd_marker **out, size_t *nr, uint64_t *lost,
+		     char **cause)
+{
+	struct regions_header h;
+	struct pd_marker *v = NULL;
+	struct stat st;
+	uint64_t n;
+	ssize_t got;
+	int fd, err = 0;
+
+	*out = NULL;
+	*nr = 0;
+	*lost = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT :
+		       gx_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
+	    memcmp(h.magic, PD_REGIONS_MAGIC, 8) != 0) {
+		err = gx_fail(cause, GX_E_FORMAT, "%s is not a regions file", path);
+		goto out;
+	}
+	if (h.version != PD_REGIONS_VERSION || h.record_size != sizeof(struct pd_marker)) {
+		err = gx_fail(cause, GX_E_VERSION, "%s: version %u with %u-byte records; this "
+				"gexplore reads version %d", path, h.version, h.record_size,
+				PD_REGIONS_VERSION);
+		goto out;
+	}
+	/* a recording that was killed never wrote the counts: trust the size */
+	n = ((uint64_t)st.st_size - sizeof(h)) / sizeof(struct pd_marker);
+	if (h.nr && h.nr < n)
+		n = h.nr;
+	v = xcalloc(n + 1, sizeof(*v));
+	got = n ? pread(fd, v, n * sizeof(*v), sizeof(h)) : 0;
+	if (got < 0) {
+		err = gx_fail(cause, -errno, "cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	n = (uint64_t)got / sizeof(*v);
+	for (uint64_t i = 0; i < n; i++)
+		v[i].name[PD_REGIONS_NAME - 1] = 0;
+	*out = v;
+	*nr = n;
+	*lost = h.lost;
+	v = NULL;
+out:
+	free(v);
+	close(fd);
+	return err;
+}

@@ -1,0 +1,212 @@
+/*
+ * report-regions.c: the regions of a result (gexplore-regions(3)) in the
+ * text, JSON and CSV reports: per region name its instances, threads,
+ * time, the sort event's samples and share of the run, and its hottest
+ * functions. A sample counts in every region open on its thread when it
+ * was taken (nested regions overlap).
+ */
+#include "config.h"
+
+#include "report-int.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HOT 3
+
+struct region_stat {
+	const struct gx_region_name *rn;
+	uint64_t samples;
+	uint64_t period;
+	double estimated;		/* period x the event's scale */
+	double share;			/* of the run's sort event, percent */
+	struct {
+		const char *name;	/* borrowed from the region's profile */
+		double pct;		/* of the region's sort event */
+	} hot[HOT];
+	size_t nhot;
+	struct profile *p;		/* owns hot[].name */
+};
+
+static void stats_free(struct region_stat *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		profile__delete(v[i].p);
+	free(v);
+}
+
+/* One walk per region name; *out is the caller's (stats_free). */
+static int region_stats(struct gx_result *in, const struct report_opts *o,
+			struct region_stat **out, size_t *nr, char **cause)
+{
+	size_t n = gx_result__nr_region_names(in), e = o->sort_event;
+	struct region_stat *v = xcalloc(n + 1, sizeof(*v));
+	double scale = gx_result__nr_events(in) ? gx_result__event(in, e)->scale : 1.0;
+	uint64_t all = gx_result__nr_events(in) ? profile__total_period(gx_result__profile(in), e) : 0;
+	int err;
+
+	for (size_t i = 0; i < n; i++) {
+		struct region_stat *s = &v[i];
+		const struct profile_row *const *rows;
+		size_t nrows;
+
+		s->rn = gx_result__region_name(in, i);
+		if (!gx_result__nr_events(in))
+			continue;
+		err = gx_result__profile_region(in, i, &s->p, cause);
+		if (err) {
+			stats_free(v, n);
+			return err;
+		}
+		s->samples = profile__total_samples(s->p, e);
+		s->period = profile__total_period(s->p, e);
+		s->estimated = (double)s->period * scale;
+		s->share = all ? 100.0 * (double)s->period / (double)all : 0;
+		rows = profile__sort(s->p, PROFILE_BY_FUNCTION, e, PROFILE_SORT_SELF, &nrows);
+		for (size_t k = 0; k < nrows && s->nhot < HOT && s->period; k++) {
+			if (200 * rows[k]->period[e] < s->period)
+				break;	/* under 0.5%: not hot */
+			s->hot[s->nhot].name = rows[k]->name;
+			s->hot[s->nhot++].pct = 100.0 * (double)rows[k]->period[e] / (double)s->period;
+		}
+	}
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+void report__text_region_line(struct strbuf *sb, struct gx_result *in)
+{
+	const char *name = gx_result__narrowed(in);
+	size_t idx;
+
+	if (!name || gx_result__find_region(in, name, &idx))
+		return;
+	{
+		const struct gx_region_name *rn = gx_result__region_name(in, idx);
+
+		strbuf__addf(sb, "  region    %s: %zu instance%s on %zu thread%s, %.3f s; only its "
+				 "samples below\n", rn->name, rn->instances,
+			     rn->instances == 1 ? "" : "s", rn->threads, rn->threads == 1 ? "" : "s",
+			     (double)rn->total_ns / 1e9);
+	}
+}
+
+int report__text_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	struct region_stat *v;
+	size_t n, w = 6;
+	char *cause = NULL;
+	char b[32];
+
+	if (!gx_result__nr_region_names(in)) {
+		if (o->by_region)
+			strbuf__addstr(sb, "\nRegions: none recorded (the program marks none with "
+					   "gexplore-regions(3))\n");
+		return 0;
+	}
+	if (region_stats(in, o, &v, &n, &cause) != 0) {
+		strbuf__addf(sb, "\nRegions: %s\n", cause);
+		free(cause);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (strlen(v[i].rn->name) > w)
+			w = strlen(v[i].rn->name) > 32 ? 32 : strlen(v[i].rn->name);
+	strbuf__addf(sb, "\nRegions (by %s; a sample counts in every region open on its thread)\n",
+		     gx_result__nr_events(in) ? report__event_name(in, o->sort_event) : "-");
+	strbuf__addf(sb, "  %-*s instances threads     time s      samples   share  hot functions\n",
+		     (int)w, "region");
+	for (size_t i = 0; i < n; i++) {
+		const struct region_stat *s = &v[i];
+
+		strbuf__addf(sb, "  %-*.*s %9zu %7zu %10.3f %12s %6.1f%% ", (int)w, (int)w, s->rn->name,
+			     s->rn->instances, s->rn->threads, (double)s->rn->total_ns / 1e9,
+			     report__thousands(s->samples, b, sizeof(b)), s->share);
+		for (size_t k = 0; k < s->nhot; k++)
+			strbuf__addf(sb, "%s%s %.0f%%", k ? ", " : " ", s->hot[k].name, s->hot[k].pct);
+		strbuf__addstr(sb, "\n");
+	}
+	strbuf__addf(sb, "  %zu markers, %" PRIu64 " lost\n", gx_result__nr_markers(in),
+		     gx_result__markers_lost(in));
+	stats_free(v, n);
+	return 0;
+}
+
+json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
+{
+	struct region_stat *v;
+	size_t n;
+	char *cause = NULL;
+	json_t *arr = json_array();
+
+	if (region_stats(in, o, &v, &n, &cause) != 0) {
+		free(cause);
+		return arr;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct region_stat *s = &v[i];
+		json_t *ro = json_object(), *hot = json_array();
+
+		json_object_set_new(ro, "name", json_string(s->rn->name));
+		json_object_set_new(ro, "instances", report__json_u64(s->rn->instances));
+		json_object_set_new(ro, "threads", report__json_u64(s->rn->threads));
+		json_object_set_new(ro, "time_s", json_real((double)s->rn->total_ns / 1e9));
+		json_object_set_new(ro, "samples", report__json_u64(s->samples));
+		json_object_set_new(ro, "estimated", json_real(s->estimated));
+		json_object_set_new(ro, "share_pct", json_real(s->share));
+		for (size_t k = 0; k < s->nhot; k++) {
+			json_t *h = json_object();
+
+			json_object_set_new(h, "function", json_string(s->hot[k].name));
+			json_object_set_new(h, "pct", json_real(s->hot[k].pct));
+			json_array_append_new(hot, h);
+		}
+		json_object_set_new(ro, "hot", hot);
+		json_array_append_new(arr, ro);
+	}
+	stats_free(v, n);
+	return arr;
+}
+
+static void csv_field(struct strbuf *sb, const char *s)
+{
+	if (strpbrk(s, ",\"\n")) {
+		strbuf__addstr(sb, "\"");
+		for (; *s; s++)
+			strbuf__addf(sb, "%s", *s == '"' ? "\"\"" : (char[2]){ *s, 0 });
+		strbuf__addstr(sb, "\"");
+	} else {
+		strbuf__addstr(sb, s);
+	}
+}
+
+int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	struct region_stat *v;
+	size_t n;
+	char *cause = NULL;
+	int err;
+
+	strbuf__addstr(sb, "region,instances,threads,time_s,share_pct,samples,estimated,"
+			   "hot_function,hot_pct\n");
+	err = region_stats(in, o, &v, &n, &cause);
+	if (err) {
+		free(cause);
+		return err;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct region_stat *s = &v[i];
+
+		csv_field(sb, s->rn->name);
+		strbuf__addf(sb, ",%zu,%zu,%.6f,%.4f,%" PRIu64 ",%.0f,", s->rn->instances,
+			     s->rn->threads, (double)s->rn->total_ns / 1e9, s->share, s->samples,
+			     s->estimated);
+		csv_field(sb, s->nhot ? s->hot[0].name : "");
+		strbuf__addf(sb, ",%.4f\n", s->nhot ? s->hot[0].pct : 0.0);
+	}
+	stats_free(v, n);
+	return 0;
+}

@@ -1,0 +1,28 @@
+/*
+ * result-int.h: what the result module's files share. Not for other
+ * modules.
+ */
+#ifndef GX_RESULT_INT_H
+#define GX_RESULT_INT_H
+
+#include "result/result.h"
+
+/* ---- regions.c: regions.bin loaded, instances matched, lookups ---------- */
+struct gx_regions;
+
+/* Read DIR/regions.bin. 0 with *out NULL when there is none; end_ns
+ * ends the instances never ended (0: their last marker's thread's last
+ * marker time). */
+int gx_regions__load(struct gx_regions **out, const char *dir, uint64_t end_ns, char **cause);
+void gx_regions__delete(struct gx_regions *g);
+size_t gx_regions__nr(const struct gx_regions *g);
+const struct gx_region *gx_regions__get(const struct gx_regions *g, size_t i);
+size_t gx_regions__nr_names(const struct gx_regions *g);
+const struct gx_region_name *gx_regions__name(const struct gx_regions *g, size_t i);
+size_t gx_regions__nr_markers(const struct gx_regions *g);
+const struct pd_marker *gx_regions__marker(const struct gx_regions *g, size_t i);
+uint64_t gx_regions__lost(const struct gx_regions *g);
+int gx_regions__find(const struct gx_regions *g, const char *name, size_t *idx);
+bool gx_regions__contains(const struct gx_regions *g, size_t name_idx, uint32_t tid, uint64_t t);
+
+#endif /* GX_RESULT_INT_H */
