@@ -54,7 +54,7 @@ check "absent or null: no warning" sh -c "! grep -q 'out of range' absent.txt"
 
 # The TUI shows meta.json's warnings among its hints.
 if "$GX_BIN" tui --help >/dev/null 2>&1; then
-	"$GX_BIN" tui --keys "" neg >neg.tui 2>&1 || true
+	"$GX_BIN" tui --keys "" --dump 100x50 neg >neg.tui 2>&1 || true
 	check "tui: the warning is a hint" grep -q 'duration_s' neg.tui
 else
 	skip 1 "gexplore was built without the TUI (ncursesw)"
