@@ -287,10 +287,12 @@ static void build_events(struct gx_result *r)
 			e->name = r->own[2 * i + 1] = xasprintf("type%u/0x%llx", pe->attr.type,
 								(unsigned long long)pe->attr.config);
 		e->attr = &pe->attr;
-		e->sampled = attr_sampled(&pe->attr);
 		e->pmu = pmu;
 		e->group = meta && i < meta->nr_events ? meta->events[i].group : -1;
 		e->samples = profile__total_samples(r->profile, i);
+		/* a member of a leader-sampled group has no period of its own,
+		 * but the leader's samples read it: it has per-row values */
+		e->sampled = attr_sampled(&pe->attr) || e->samples;
 		r->ev[i] = !r->model || pe->attr.type == PERF_TYPE_SOFTWARE ? -1 :
 			   td_model__find_event_attr(r->model, pe->attr.type, pe->attr.config,
 						     pe->attr.config1);
@@ -567,6 +569,58 @@ double gx_result__row_value(const struct gx_result *r, const struct profile_row 
 	if (!r->events[i].sampled)
 		return NAN;	/* counted, never sampled: no per-row value */
 	return (double)row->period[i] * r->events[i].scale;
+}
+
+/* 1: the event counts cycles, 2: instructions, 0: neither. */
+static int cpi_kind(const struct gx_result *r, size_t i)
+{
+	const struct perf_event_attr *a = r->events[i].attr;
+	int k = r->ev[i];
+
+	if (a->type == PERF_TYPE_HARDWARE) {
+		if ((a->config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES)
+			return 1;
+		if ((a->config & 0xffffffff) == PERF_COUNT_HW_INSTRUCTIONS)
+			return 2;
+		return 0;
+	}
+	if (!r->model || k < 0)
+		return 0;
+	if (k == td_model__find_event(r->model, "cycles"))
+		return 1;
+	return k == td_model__find_event(r->model, "instructions") ? 2 : 0;
+}
+
+bool gx_result__has_row_cpi(const struct gx_result *r)
+{
+	bool c = false, n = false;
+
+	for (size_t i = 0; i < r->nr_events; i++) {
+		int k = r->events[i].sampled && r->events[i].samples ? cpi_kind(r, i) : 0;
+
+		c |= k == 1;
+		n |= k == 2;
+	}
+	return c && n;
+}
+
+double gx_result__row_cpi(const struct gx_result *r, const struct profile_row *row)
+{
+	double cyc = 0, ins = 0;
+	bool c = false, n = false;
+
+	for (size_t i = 0; i < r->nr_events; i++) {
+		int k = r->events[i].sampled ? cpi_kind(r, i) : 0;
+
+		if (k == 1) {
+			cyc += gx_result__row_value(r, row, i);
+			c = true;
+		} else if (k == 2) {
+			ins += gx_result__row_value(r, row, i);
+			n = true;
+		}
+	}
+	return c && n && ins > 0 ? cyc / ins : NAN;
 }
 
 double gx_result__row_reliability(const struct gx_result *r, const struct profile_row *row)

@@ -98,7 +98,9 @@ struct gx_event {
 	 * name from the file's PMU mappings ("type 42" when unknown) */
 	const char *pmu;
 	const struct perf_event_attr *attr;
-	bool sampled;		/* has a sample period or frequency */
+	/* has a sample period or frequency, or values read by another
+	 * event's samples (a leader-sampled group member): per-row values */
+	bool sampled;
 	int model_event;	/* index of the model's event it counts, -1 */
 	int group;		/* gexplore's multiplexing group, -1: always on */
 	/* run time / the time its group was active: what its samples are
@@ -133,6 +135,15 @@ bool gx_result__sort_is_cycles(const struct gx_result *r);
 /* Event i's value on one row: the row's summed periods times the event's
  * scale; NAN for an event that was only counted. */
 double gx_result__row_value(const struct gx_result *r, const struct profile_row *row, size_t i);
+/*
+ * A row's cycles per instruction: its cycles over its instructions, each
+ * summed over every copy of the event with per-row values (the core PMUs
+ * of a hybrid machine; leader-sampled group members included). NAN when
+ * either is not measured per row or no instruction was counted.
+ */
+double gx_result__row_cpi(const struct gx_result *r, const struct profile_row *row);
+/* Whether rows have a CPI: cycles and instructions both have per-row values. */
+bool gx_result__has_row_cpi(const struct gx_result *r);
 /* MUX reliability of a row (gexplore-mux(7)) from the slice log; NAN when
  * the recording was not multiplexed by gexplore or the row saw no
  * reference sample. */

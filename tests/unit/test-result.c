@@ -138,6 +138,180 @@ static void test_hybrid(void)
 	free(path);
 }
 
+/* ---- a leader-sampled group: perf record -e '{cycles,instructions}:S' ---- */
+
+struct group_rec {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time, period;
+	uint64_t nr;				/* PERF_FORMAT_GROUP | PERF_FORMAT_ID */
+	struct { uint64_t value, id; } v[2];
+};
+
+#define GROUP_PID 4000001u
+
+/*
+ * 20 samples of the leader in thread GROUP_PID, alternating between
+ * fast_fn (2000 instructions per 1000 cycles: CPI 0.5) and slow_fn (250
+ * per 1000: CPI 4), and 5 in a second thread of the same process (an
+ * inherited counter: the same ids, its own values) in slow_fn with 500
+ * instructions per 1000 cycles. The functions are named by a JIT map under
+ * symfs_dir/tmp.
+ */
+static void write_group(const char *path, const char *symfs_dir)
+{
+	static uint64_t ids[2] = { 21, 22 };
+	struct pd_evsel ev[2];
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	struct pd_group grp = { (char *)"", 0, 2 };
+	char *cause = NULL, *map;
+	uint64_t cyc[2] = { 0, 0 }, ins[2] = { 0, 0 };
+	FILE *f;
+
+	map = xasprintf("mkdir -p %s/tmp", symfs_dir);
+	if (system(map) != 0)
+		diag("%s failed", map);
+	free(map);
+	map = xasprintf("%s/tmp/perf-%u.map", symfs_dir, GROUP_PID);
+	f = fopen(map, "w");
+	if (f) {
+		fprintf(f, "10000 100 fast_fn\n20000 100 slow_fn\n");
+		fclose(f);
+	}
+	free(map);
+	evsel(&ev[0], PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, "cycles", &ids[0]);
+	evsel(&ev[1], PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, "instructions", &ids[1]);
+	for (int i = 0; i < 2; i++) {
+		ev[i].attr.sample_type |= PERF_SAMPLE_READ;
+		ev[i].attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	}
+	if (perf_writer__new(&w, path, ev, 2, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (int i = 0; i < 25; i++) {
+		int t = i >= 20;	/* the second thread */
+		bool fast = !t && i % 2 == 0;
+		struct group_rec s = {
+			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+			.id = 21, .ip = fast ? 0x10010 : 0x20010, .pid = GROUP_PID,
+			.tid = GROUP_PID + (uint32_t)t, .time = 1000000 + (uint64_t)i * 1000,
+			.period = 1000, .nr = 2,
+		};
+
+		cyc[t] += 1000;
+		ins[t] += t ? 500 : fast ? 2000 : 250;
+		s.v[0].value = cyc[t];
+		s.v[0].id = 21;
+		s.v[1].value = ins[t];
+		s.v[1].id = 22;
+		perf_writer__write(w, &s, sizeof(s));
+	}
+	perf_writer__finished_round(w);
+	env.groups = &grp;
+	env.nr_groups = 1;
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
+
+static const struct profile_row *function_row(struct gx_result *r, const char *name)
+{
+	size_t nr;
+	const struct profile_row *const *rows =
+		profile__rows(gx_result__profile(r), PROFILE_BY_FUNCTION, 0, &nr);
+
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(rows[i]->name, name))
+			return rows[i];
+	return NULL;
+}
+
+/*
+ * perf report reads the same group: fast_fn's address gets 10000 cycles
+ * and 20000 instructions. (fast_fn only: perf before 6.12 keeps one
+ * previous value per counter, not per thread, so the second thread's
+ * samples in slow_fn differ there.)
+ */
+static void perf_agrees(const char *path)
+{
+	const char *perf = getenv("PERF");
+	char *cmd;
+
+	if (!perf || !*perf) {
+		skip(1, "PERF is not set");
+		return;
+	}
+	cmd = xasprintf("'%s' report -i '%s' --stdio -F period,sym 2>/dev/null | "
+			"grep -Eq ' 10000 +20000 +\\[\\.\\] 0x0*10010$'", perf, path);
+	ok(system(cmd) == 0, "perf report: the same cycles and instructions at fast_fn");
+	free(cmd);
+}
+
+static void test_group_read(void)
+{
+	char *path = xasprintf("%s/group.data", tmpdir), *cause = NULL;
+	char *symfs = xasprintf("%s/symfs", tmpdir);
+	struct profile_opts po = { .symfs = symfs };
+	struct gx_result_opts o = { .sym = &po };
+	struct gx_result *r = NULL;
+	const struct profile_row *fast, *slow;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+	char *rm;
+
+	write_group(path, symfs);
+	is_int(gx_result__open(&r, path, &o, &cause), 0, "a leader-sampled group opens");
+	if (!r) {
+		diag("%s", cause);
+		skip(12, "not opened");
+		free(cause);
+		goto out;
+	}
+	ok(gx_result__event(r, 1)->sampled, "instructions, read by the leader's samples, has per-row values");
+	is_int(gx_result__event(r, 1)->samples, 25, "every leader sample read it");
+	is_double(gx_result__event(r, 1)->run_value, 10 * 2000 + 10 * 250 + 5 * 500, 1e-9,
+		  "its whole-run value: the last value of each thread's counter, summed");
+	is_double(gx_result__event(r, 0)->run_value, 25000, 1e-9, "cycles: 25 x 1000");
+	fast = function_row(r, "fast_fn");
+	slow = function_row(r, "slow_fn");
+	ok(fast && slow, "both functions named");
+	if (fast && slow) {
+		is_int(fast->period[1], 20000, "fast_fn: 10 x 2000 instructions");
+		is_int(fast->period[0], 10000, "fast_fn: 10 x 1000 cycles");
+		is_int(slow->period[1], 10 * 250 + 5 * 500,
+		       "slow_fn: the second thread's counts are its own (not the first thread's)");
+		is_double(gx_result__row_cpi(r, fast), 0.5, 1e-9, "fast_fn CPI 0.5");
+		is_double(gx_result__row_cpi(r, slow), 15000.0 / 5000.0, 1e-9, "slow_fn CPI 3");
+	} else {
+		skip(5, "no function rows");
+	}
+	ro.sort_event = gx_result__sort_event(r);
+	report_json(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "\"cpi\": 0.5"), "report --json: per-function CPI");
+	strbuf__exit(&sb);
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "CPI") && strstr(sb.buf, "0.50"),
+	   "the text report: a CPI column in the functions table");
+	if (sb.buf && !strstr(sb.buf, "0.50"))
+		diag("%s", sb.buf);
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+	perf_agrees(path);
+out:
+	unlink(path);
+	rm = xasprintf("rm -rf %s", symfs);
+	if (system(rm) != 0)
+		diag("%s failed", rm);
+	free(rm);
+	free(symfs);
+	free(path);
+}
+
 static void test_errors(void)
 {
 	char *cause = NULL, *empty = xasprintf("%s/empty", tmpdir);
@@ -216,6 +390,7 @@ int main(void)
 		return 1;
 	}
 	test_hybrid();
+	test_group_read();
 	test_errors();
 	test_pmu_mappings();
 	rmdir(tmpdir);
