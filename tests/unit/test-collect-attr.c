@@ -53,6 +53,9 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "hardware-all", "cache-references,cache-misses,branches,branch-instructions,bus-cycles,ref-cycles,stalled-cycles-frontend,stalled-cycles-backend", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group", "{cycles,instructions},cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group-spaces", " { cycles:u , instructions } , cpu-clock ", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	/* leader sampling: perf record -e '{cycles,instructions}:S' */
+	{ __LINE__, "leader-sampling", "{cycles,instructions}:S,cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "leader-sampling-freq-u", "{cycles,instructions,branches}:Su", NULL, 0, 999, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "attach", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 1, false, false },
 	{ __LINE__, "system-wide", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, true, false },
 	{ __LINE__, "no-inherit", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, true },
@@ -270,6 +273,7 @@ static const struct err_case err_cases[] = {
 	{ __LINE__, "cpu-clock,BOGUS_EVENT:XYZ", "gexplore list" },
 	{ __LINE__, "{cycles,instructions", "missing '}'" },
 	{ __LINE__, "cycles}", "unbalanced" },
+	{ __LINE__, "{cycles,instructions}:X", "unknown group modifier 'X'" },
 	{ __LINE__, "cycles:pppp", "too many" },
 	{ __LINE__, "cycles,,instructions", "empty event name" },
 	{ __LINE__, "cpu/bogus=1/", "unknown term 'bogus'" },
