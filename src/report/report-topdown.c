@@ -273,6 +273,8 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	if (err) {
 		if (err < 0)
 			strbuf__addf(sb, "\nTop-down: not available: %s\n", cause);
+		else if (gx_result__model_note(in))	/* hybrid, E-core events only */
+			strbuf__addf(sb, "\nTop-down: %s.\n", gx_result__model_why(in));
 		else
 			strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has "
 					   "none of the CPU model's events\n(time hotspots above are "
@@ -290,6 +292,8 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 			     v.ctx->variant ? v.ctx->variant : "",
 			     v.ctx->smt == TD_SMT_ON ? "on" : v.ctx->smt == TD_SMT_OFF ? "off" : "unknown",
 			     v.source);
+		if (gx_result__model_note(in))
+			strbuf__addf(sb, "  (%s)\n", gx_result__model_note(in));
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
@@ -384,7 +388,9 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		root = json_object();
 		json_object_set_new(root, "available", json_false());
 		json_object_set_new(root, "reason",
-				    json_string(err < 0 ? cause : "needs hardware counters: the "
+				    json_string(err < 0 ? cause :
+						gx_result__model_note(in) ? gx_result__model_why(in) :
+						"needs hardware counters: the "
 						"recording has none of the CPU model's events"));
 		free(cause);
 		td_view__exit(&v);
@@ -397,6 +403,8 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		json_object_set_new(root, "available", json_true());
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
 		json_object_set_new(root, "source", json_string(v.source));
+		if (gx_result__model_note(in))
+			json_object_set_new(root, "note", json_string(gx_result__model_note(in)));
 		json_object_set_new(root, "run", td_result__to_json(v.model, &res, v.ctx));
 		{
 			double *lo, *hi;

@@ -44,6 +44,7 @@ struct gx_result {
 	struct td_ctx ctx;
 	int *ev;			/* event -> model event, -1 */
 	size_t nr_matched;
+	char *model_note;		/* the core types the model does not cover */
 	char **notes;
 	size_t nr_notes;
 };
@@ -263,12 +264,50 @@ static double event_scale(const struct gx_result *r, size_t i)
 	return 1.0;
 }
 
+/* The E-core PMUs of Intel hybrid parts: no top-down model describes them. */
+static bool pmu_is_other_core(const char *pmu)
+{
+	return !strcmp(pmu, "cpu_atom") || !strcmp(pmu, "cpu_lowpower");
+}
+
+/*
+ * The model event an event counts, -1 for none. On a hybrid machine the
+ * model is the P-cores' (cpu_core): a hardware event's PMU type in the
+ * upper config bits and cpu_core's own dynamic type are the core PMU
+ * (PERF_TYPE_RAW for the model). E-core copies (cpu_atom) count for no
+ * model; *other_core names their PMU.
+ */
+static int model_event_of(const struct gx_result *r, const struct gx_event *e,
+			  const char **other_core)
+{
+	const struct perf_event_attr *a = e->attr;
+	uint32_t type = a->type;
+	uint64_t config = a->config;
+
+	if (!r->model || type == PERF_TYPE_SOFTWARE)
+		return -1;
+	if (pmu_is_other_core(e->pmu)) {
+		if (e->samples || !*other_core)
+			*other_core = e->pmu;
+		return -1;
+	}
+	if (!strcmp(e->pmu, "cpu_core")) {
+		if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE)
+			config &= 0xffffffff;
+		else
+			type = PERF_TYPE_RAW;
+	}
+	return td_model__find_event_attr(r->model, type, config, a->config1);
+}
+
 static void build_events(struct gx_result *r)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
 	int cyc = r->model ? td_model__find_event(r->model, "cycles") : -1;
 	size_t n = r->nr_events;
 	ssize_t model_clk = -1, hw_clk = -1, first = -1;
+
+	const char *other_core = NULL;
 
 	r->events = xcalloc(n + 1, sizeof(*r->events));
 	r->own = xcalloc(2 * n + 1, sizeof(char *));
@@ -293,9 +332,7 @@ static void build_events(struct gx_result *r)
 		/* a member of a leader-sampled group has no period of its own,
 		 * but the leader's samples read it: it has per-row values */
 		e->sampled = attr_sampled(&pe->attr) || e->samples;
-		r->ev[i] = !r->model || pe->attr.type == PERF_TYPE_SOFTWARE ? -1 :
-			   td_model__find_event_attr(r->model, pe->attr.type, pe->attr.config,
-						     pe->attr.config1);
+		r->ev[i] = model_event_of(r, e, &other_core);
 		e->model_event = r->ev[i];
 		if (r->ev[i] >= 0)
 			r->nr_matched++;
@@ -317,6 +354,13 @@ static void build_events(struct gx_result *r)
 	r->sort_is_cycles = model_clk >= 0;
 	r->sort_event = model_clk >= 0 ? (size_t)model_clk : hw_clk >= 0 ? (size_t)hw_clk :
 			first >= 0 ? (size_t)first : 0;
+	if (r->model && other_core)
+		r->model_note = xasprintf("%s: no top-down model for this core type (E-cores); "
+					  "top-down covers the cpu_core (P-core) events only",
+					  other_core);
+	if (r->model && !r->nr_matched && !r->model_why && other_core)
+		r->model_why = xasprintf("%s: no top-down model for this core type (E-cores), "
+					 "and no cpu_core (P-core) event was recorded", other_core);
 	if (r->model && !r->nr_matched && !r->model_why)
 		r->model_why = xstrdup("top-down needs hardware counters: this recording has none "
 				       "of the CPU model's events (time hotspots are still exact)");
@@ -454,6 +498,7 @@ void gx_result__delete(struct gx_result *r)
 	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
 	free(r->ev);
 	free(r->model_why);
+	free(r->model_note);
 	free(r->model_err);
 	free(r->model_id);
 	td_model__delete(r->model);
@@ -636,6 +681,7 @@ const struct td_model *gx_result__model(const struct gx_result *r)
 const struct td_model *gx_result__model_loaded(const struct gx_result *r) { return r->model; }
 const char *gx_result__model_why(const struct gx_result *r) { return r->model_why; }
 const char *gx_result__model_error(const struct gx_result *r) { return r->model_err; }
+const char *gx_result__model_note(const struct gx_result *r) { return r->model_note; }
 const struct td_ctx *gx_result__ctx(const struct gx_result *r) { return &r->ctx; }
 const int *gx_result__model_map(const struct gx_result *r) { return r->ev; }
 size_t gx_result__nr_model_events(const struct gx_result *r) { return r->nr_matched; }

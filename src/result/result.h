@@ -157,6 +157,9 @@ const char *gx_result__model_id(const struct gx_result *r);
  * with the reason in gx_result__model_why(). */
 const struct td_model *gx_result__model(const struct gx_result *r);
 const char *gx_result__model_why(const struct gx_result *r);
+/* What the model leaves out on a hybrid machine ("cpu_atom: no top-down
+ * model for this core type ..."), or NULL. */
+const char *gx_result__model_note(const struct gx_result *r);
 /* Why the model could not be loaded (NULL when it was). */
 const char *gx_result__model_error(const struct gx_result *r);
 /* The model loaded, even when no recorded event is its own (NULL when it

@@ -265,6 +265,8 @@ static void setup_topdown(struct tui_model *m, const struct gx_result *res)
 				    "top-down not available");
 		return;
 	}
+	if (gx_result__model_note(res))
+		tui_model__add_hint(m, "%s", gx_result__model_note(res));
 	m->ctx = *gx_result__ctx(res);
 	if (m->ctx.variant)
 		m->ctx.variant = tui_model__str(m, m->ctx.variant);

@@ -19,6 +19,7 @@
 
 #include "tap.h"
 #include "perfdata/perfdata.h"
+#include "ci/ci.h"
 #include "report/report.h"
 #include "result/result.h"
 #include "util/util.h"
@@ -312,6 +313,113 @@ out:
 	free(path);
 }
 
+/*
+ * Both core types sampled: cycles and instructions on cpu_core (30 samples
+ * each, periods 1000 and 2000) and on cpu_atom (20 each, 1000 and 500).
+ */
+static void write_hybrid_both(const char *path)
+{
+	static uint64_t ids[4] = { 31, 32, 33, 34 };
+	static const struct { uint64_t pmu, config, period; int n; const char *name; } e[4] = {
+		{ 4, PERF_COUNT_HW_CPU_CYCLES, 1000, 30, "cpu_core/cycles/" },
+		{ 8, PERF_COUNT_HW_CPU_CYCLES, 1000, 20, "cpu_atom/cycles/" },
+		{ 4, PERF_COUNT_HW_INSTRUCTIONS, 2000, 30, "cpu_core/instructions/" },
+		{ 8, PERF_COUNT_HW_INSTRUCTIONS, 500, 20, "cpu_atom/instructions/" },
+	};
+	struct pd_evsel ev[4];
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	struct pd_pmu pmus[] = { { 4, (char *)"cpu_core" }, { 8, (char *)"cpu_atom" } };
+	char *cause = NULL;
+	uint64_t t = 1000000;
+
+	for (int k = 0; k < 4; k++)
+		evsel(&ev[k], PERF_TYPE_HARDWARE, e[k].pmu << 32 | e[k].config, e[k].period,
+		      e[k].name, &ids[k]);
+	if (perf_writer__new(&w, path, ev, 4, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (int k = 0; k < 4; k++) {
+		for (int i = 0; i < e[k].n; i++) {
+			struct sample_rec s = {
+				.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+				.id = ids[k], .ip = 0x401000, .pid = 100, .tid = 100,
+				.time = t += 1000, .period = e[k].period,
+			};
+
+			perf_writer__write(w, &s, sizeof(s));
+		}
+	}
+	perf_writer__finished_round(w);
+	env.pmus = pmus;
+	env.nr_pmus = 2;
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
+
+static double run_metric(struct gx_result *r, const char *metric)
+{
+	struct ci_row run = { .scope = CI_SCOPE_RUN, .name = "", .share = 1.0 };
+	double v = NAN;
+	char *why = NULL;
+
+	if (ci_metric(r, &run, metric, 0, &v, &why) != 0)
+		diag("%s: %s", metric, why ? why : "?");
+	free(why);
+	return v;
+}
+
+static void test_hybrid_both(void)
+{
+	char *path = xasprintf("%s/hybrid2.data", tmpdir), *cause = NULL;
+	struct gx_result *r = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+	const char **dm;
+	bool has_cycles = false;
+
+	write_hybrid_both(path);
+	is_int(gx_result__open(&r, path, NULL, &cause), 0, "a hybrid recording with both core types opens");
+	if (!r) {
+		diag("%s", cause);
+		skip(11, "not opened");
+		free(cause);
+		free(path);
+		return;
+	}
+	ok(gx_result__model(r) != NULL, "top-down: the model takes the cpu_core events");
+	ok(gx_result__event(r, 0)->model_event >= 0 && gx_result__event(r, 2)->model_event >= 0,
+	   "cpu_core cycles and instructions are the model's");
+	ok(gx_result__event(r, 1)->model_event < 0 && gx_result__event(r, 3)->model_event < 0,
+	   "cpu_atom copies are no model's");
+	ok(gx_result__model_note(r) && strstr(gx_result__model_note(r), "cpu_atom") &&
+	   strstr(gx_result__model_note(r), "no top-down model for this core type"),
+	   "the E-cores: 'no model for this core type', clearly");
+	is_double(run_metric(r, "cycles"), 50000, 1e-9, "check 'cycles': both core types summed");
+	is_double(run_metric(r, "instructions"), 70000, 1e-9, "check 'instructions': summed, not averaged");
+	is_double(run_metric(r, "cycles/instructions"), 50000.0 / 70000.0, 1e-9,
+		  "an event ratio of the sums");
+	is_double(run_metric(r, "CPI"), 0.5, 1e-9, "the model's CPI: P-cores only (30000 / 60000)");
+	dm = ci_default_metrics(r);
+	for (size_t i = 0; dm[i]; i++)
+		has_cycles |= !strcmp(dm[i], "cycles");
+	ok(has_cycles, "default metrics: 'cycles' sums the per-PMU copies");
+	free(dm);
+	ro.sort_event = gx_result__sort_event(r);
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "cpu_core/cycles/") && strstr(sb.buf, "cpu_atom/cycles/") &&
+	   strstr(sb.buf, "no top-down model for this core type"),
+	   "report: each PMU's copy in the events, the E-core note under top-down");
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+	unlink(path);
+	free(path);
+}
+
 static void test_errors(void)
 {
 	char *cause = NULL, *empty = xasprintf("%s/empty", tmpdir);
@@ -391,6 +499,7 @@ int main(void)
 	}
 	test_hybrid();
 	test_group_read();
+	test_hybrid_both();
 	test_errors();
 	test_pmu_mappings();
 	rmdir(tmpdir);
