@@ -89,6 +89,10 @@ struct collect_event {
 	 * have no period of their own */
 	bool leader_sampling;
 	char group_mods[8];	/* the group's modifiers as written ("S", "Su"), "" */
+	/* the CPUs it is opened on: a hybrid machine's core PMU's (see
+	 * collect_parse_events); NULL: every online CPU */
+	int *cpus;
+	size_t nr_cpus;
 	/* counting read taken after the workload ended (summed over CPUs);
 	 * for tasks, time_enabled is the tasks' time (the largest summed
 	 * running time of the session's events), so enabled/running is the

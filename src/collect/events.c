@@ -216,10 +216,9 @@ static int parse_pmu_terms(const char *name, const char *pmu, size_t pmulen, con
 	if (core) {
 		a->type = PERF_TYPE_RAW;
 	} else {
-		char path[256], *s;
+		char *s;
 
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", p);
-		s = gx_read_file(path, 64);
+		s = collect_pmu_file(p, "type");
 		if (!s) {
 			err = unknown(cause, name, "no such PMU");
 			goto out_free;
@@ -270,6 +269,34 @@ out_free:
 	free(p);
 	free(t);
 	return err;
+}
+
+/* "cpu_core/cycles/": a generic hardware event on one core PMU of a
+ * hybrid machine (its type in the config's upper bits). */
+static bool core_pmu_generic(const char *pmu, size_t pmulen, const char *ev, size_t evlen,
+			     struct perf_event_attr *a, uint64_t *sav)
+{
+	char *p = xstrndup(pmu, pmulen), *type;
+	bool hit = false;
+
+	if (strcmp(p, "cpu_core") && strcmp(p, "cpu_atom") && strcmp(p, "cpu_lowpower")) {
+		free(p);
+		return false;
+	}
+	type = collect_pmu_file(p, "type");
+	for (size_t i = 0; type && i < ARRAY_SIZE(generic_events) && !hit; i++) {
+		if (generic_events[i].type != PERF_TYPE_HARDWARE ||
+		    strlen(generic_events[i].name) != evlen ||
+		    strncmp(generic_events[i].name, ev, evlen))
+			continue;
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = generic_events[i].config | (uint64_t)strtoul(type, NULL, 10) << 32;
+		*sav = generic_events[i].sav;
+		hit = true;
+	}
+	free(type);
+	free(p);
+	return hit;
 }
 
 static int encode_pfm(const char *name, const char *str, const struct mods *m,
@@ -355,6 +382,9 @@ static int parse_one(const char *tok, struct collect_event *e, uint64_t *sav, ch
 			err = unknown(cause, tok, "expected pmu/term=value,.../");
 			goto out_free;
 		}
+		if (core_pmu_generic(base, (size_t)(bs - base), bs + 1, (size_t)(end - bs - 1), a,
+				     sav))
+			goto out_free;
 		err = parse_pmu_terms(tok, base, (size_t)(bs - base), bs + 1, (size_t)(end - bs - 1),
 				      a, sav, cause);
 		goto out_free;
@@ -492,6 +522,7 @@ void collect_events__free(struct collect_event *ev, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		free(ev[i].name);
 		free(ev[i].ids);
+		free(ev[i].cpus);
 	}
 	free(ev);
 }
@@ -583,6 +614,7 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 		err = gx_fail(cause, GX_E_EVENT, "missing '}' in the event list '%s'", spec);
 		goto out_free;
 	}
+	collect_events__hybrid(&ev, &n);
 	*out = ev;
 	*nr = n;
 	return 0;

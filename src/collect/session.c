@@ -210,6 +210,17 @@ static size_t fd_index(const struct collect_session *s, size_t e, size_t t, size
 	return (e * s->nr_tids + t) * s->nr_cpus + c;
 }
 
+/* Is the event opened on cpu (its core PMU's CPUs on a hybrid machine)? */
+static bool event_on_cpu(const struct collect_event *e, int cpu)
+{
+	if (!e->cpus)
+		return true;
+	for (size_t i = 0; i < e->nr_cpus; i++)
+		if (e->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
 /*
  * Before Linux 6.12 the kernel refuses PERF_SAMPLE_READ on an inherited
  * event. Then a leader-sampled group is opened without inherit (as perf
@@ -258,6 +269,8 @@ static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cp
 
 				if (leader != e && gfd < 0)
 					continue;	/* the leader's thread vanished */
+				if (!event_on_cpu(ev, s->cpus[c]))
+					continue;	/* another core type's CPU (hybrid) */
 				fd = open_one(ev, s->tids[t], s->cpus[c], gfd);
 				if (fd == -EINVAL && inherit_read_refused(s, e))
 					fd = open_one(ev, s->tids[t], s->cpus[c], gfd);
