@@ -58,7 +58,9 @@ static bool scope_by(enum ci_scope scope, enum profile_by *by)
 {
 	switch (scope) {
 	case CI_SCOPE_PROCESS:
-		*by = PROFILE_BY_PROCESS;
+		/* by command: the processes of one program are one row, and
+		 * rows match across runs (pids differ) */
+		*by = PROFILE_BY_COMMAND;
 		return true;
 	case CI_SCOPE_MODULE:
 		*by = PROFILE_BY_MODULE;

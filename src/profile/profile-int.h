@@ -26,7 +26,7 @@ struct mproc {
 struct mthread {
 	uint32_t tid, pid;
 	uint32_t comm;		/* strtab id */
-	uint32_t row[2];	/* cached row index: thread, process */
+	uint32_t row[3];	/* cached row index: thread, process, command */
 };
 
 struct machine {

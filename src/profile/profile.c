@@ -392,7 +392,8 @@ static int row_cmp(const void *a, const void *b)
 	case PROFILE_SORT_NAME:
 		break;
 	}
-	if (sort_ctx_.by == PROFILE_BY_PROCESS || sort_ctx_.by == PROFILE_BY_THREAD) {
+	if (sort_ctx_.by == PROFILE_BY_PROCESS || sort_ctx_.by == PROFILE_BY_THREAD ||
+	    sort_ctx_.by == PROFILE_BY_COMMAND) {
 		/* the historical order: pid/tid before the comm */
 		if (x->pid != y->pid)
 			return x->pid < y->pid ? -1 : 1;

@@ -527,9 +527,15 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 		t->row[0] = rowset__findnew(p, &p->sets[PROFILE_BY_THREAD],
 					    (uint64_t)t->tid << 32 | t->comm,
 					    strtab__str(&m->strs, t->comm), t->pid, t->tid);
+		size_t nproc = p->sets[PROFILE_BY_PROCESS].nr;
+
 		t->row[1] = rowset__findnew(p, &p->sets[PROFILE_BY_PROCESS],
 					    (uint64_t)t->pid << 32 | pcomm,
 					    strtab__str(&m->strs, pcomm), t->pid, 0);
+		t->row[2] = rowset__findnew(p, &p->sets[PROFILE_BY_COMMAND], pcomm,
+					    strtab__str(&m->strs, pcomm), t->pid, 0);
+		if (p->sets[PROFILE_BY_PROCESS].nr > nproc)	/* a new process */
+			p->sets[PROFILE_BY_COMMAND].rows[t->row[2]].nr_procs++;
 	}
 	pi = u64map__find(&m->proc_idx, t->pid);
 	proc = pi ? &m->procs[*pi] : NULL;
@@ -543,6 +549,7 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 
 		row_add(p, &p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
 		row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
+		row_add(p, &p->sets[PROFILE_BY_COMMAND].rows[t->row[2]], ev, period);
 		row_add(p, &p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
 		if (p->sym) {
 			credit_stack(p, ri, nc, nf, path_row, ev, period);

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "report.h"
+#include "report-int.h"
 
 #include "result/result.h"
 
@@ -207,7 +207,11 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 			strbuf__addf(sb, " %s (%s)\n", r->name,
 				     base ? base + 1 : r->module && *r->module ? r->module : "?");
 		} else {
-			strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
+			if (by == PROFILE_BY_COMMAND)	/* (N processes) */
+				strbuf__addf(sb, " %s (%u process%s)\n", r->name, r->nr_procs,
+					     r->nr_procs == 1 ? "" : "es");
+			else
+				strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
 		}
 		if (row_bounds(v, in, r, c, lo, hi))
 			text_bounds(sb, v, cols, nc, lo, hi);
@@ -298,7 +302,7 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
 		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
-		text_rows(sb, &v, in, o, PROFILE_BY_PROCESS, "process");
+		text_rows(sb, &v, in, o, report__process_by(o), "process");
 		text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
 	}
 	free(c);
@@ -360,6 +364,8 @@ static json_t *json_rows(struct td_view *v, struct gx_result *in,
 		} else {
 			json_object_set_new(row, "pid", json_integer(r->pid));
 			json_object_set_new(row, "comm", json_string(r->name));
+			json_object_set_new(row, "processes",
+					    json_integer(by == PROFILE_BY_COMMAND ? r->nr_procs : 1));
 		}
 		if (gx_result__mux(in)) {
 			double rel = gx_result__row_reliability(in, r);
@@ -424,7 +430,7 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 			}
 		}
 		json_object_set_new(root, "functions", json_rows(&v, in, o, PROFILE_BY_FUNCTION));
-		json_object_set_new(root, "processes", json_rows(&v, in, o, PROFILE_BY_PROCESS));
+		json_object_set_new(root, "processes", json_rows(&v, in, o, report__process_by(o)));
 		json_object_set_new(root, "modules", json_rows(&v, in, o, PROFILE_BY_MODULE));
 		td_result__exit(&res);
 	}

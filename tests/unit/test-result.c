@@ -420,6 +420,97 @@ static void test_hybrid_both(void)
 	free(path);
 }
 
+/* ---- many processes: a build's short-lived compilers ---------------------- */
+
+struct comm_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+/* 40 processes of cc1 (3 samples each), 2 of make (5 each). */
+static void write_many(const char *path)
+{
+	static uint64_t id = 41;
+	struct pd_evsel ev;
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	char *cause = NULL;
+	uint64_t t = 1000000;
+
+	evsel(&ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 250000, "cpu-clock", &id);
+	ev.attr.sample_id_all = 0;
+	if (perf_writer__new(&w, path, &ev, 1, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (uint32_t p = 0; p < 42; p++) {
+		uint32_t pid = 5000 + p;
+		bool cc1 = p < 40;
+		struct comm_rec c = { { PERF_RECORD_COMM, 0, sizeof(c) }, pid, pid, "" };
+
+		snprintf(c.comm, sizeof(c.comm), "%s", cc1 ? "cc1" : "make");
+		perf_writer__write(w, &c, sizeof(c));
+		for (int i = 0; i < (cc1 ? 3 : 5); i++) {
+			struct sample_rec s = {
+				.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+				.id = id, .ip = 0x401000, .pid = pid, .tid = pid,
+				.time = t += 1000, .period = 250000,
+			};
+
+			perf_writer__write(w, &s, sizeof(s));
+		}
+	}
+	perf_writer__finished_round(w);
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
+
+static void test_many_processes(void)
+{
+	char *path = xasprintf("%s/many.data", tmpdir), *cause = NULL;
+	struct gx_result *r = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+	const struct profile_row *const *rows;
+	size_t nr = 0;
+
+	write_many(path);
+	is_int(gx_result__open(&r, path, NULL, &cause), 0, "42 processes open");
+	if (!r) {
+		diag("%s", cause);
+		skip(6, "not opened");
+		free(cause);
+		free(path);
+		return;
+	}
+	rows = profile__rows(gx_result__profile(r), PROFILE_BY_COMMAND, 0, &nr);
+	is_int(nr, 2, "two commands");
+	ok(nr == 2 && !strcmp(rows[0]->name, "cc1") && rows[0]->nr_procs == 40 &&
+	   rows[0]->samples[0] == 120, "cc1: one row, 40 processes, every sample");
+	ok(nr == 2 && !strcmp(rows[1]->name, "make") && rows[1]->nr_procs == 2,
+	   "make: 2 processes");
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "one row per command") && strstr(sb.buf, "       40  cc1") &&
+	   strstr(sb.buf, "        2  make\n\nThreads"),
+	   "the text report: one row per command with its process count");
+	strbuf__exit(&sb);
+	report_json(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "\"processes\": 40"), "JSON: the count of processes");
+	strbuf__exit(&sb);
+	ro.by_given = true;
+	ro.by = PROFILE_BY_PROCESS;
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "(32 more"), "--by process: one row per pid (10 shown, 32 more)");
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+	unlink(path);
+	free(path);
+}
+
 static void test_errors(void)
 {
 	char *cause = NULL, *empty = xasprintf("%s/empty", tmpdir);
@@ -500,6 +591,7 @@ int main(void)
 	test_hybrid();
 	test_group_read();
 	test_hybrid_both();
+	test_many_processes();
 	test_errors();
 	test_pmu_mappings();
 	rmdir(tmpdir);
