@@ -567,6 +567,23 @@ const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
 size_t gx_result__sort_event(const struct gx_result *r) { return r->sort_event; }
 bool gx_result__sort_is_cycles(const struct gx_result *r) { return r->sort_is_cycles; }
 
+int gx_result__build_id(const struct gx_result *r, const char *path, const uint8_t **id,
+			size_t *size)
+{
+	const struct pd_env *env = perf_reader__env(r->reader);
+
+	for (size_t i = 0; path && i < env->nr_build_ids; i++) {
+		const struct pd_build_id *b = &env->build_ids[i];
+
+		if (b->size && b->filename && !strcmp(b->filename, path)) {
+			*id = b->id;
+			*size = b->size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* "cycles:u" and "cycles/..." name "cycles" for our purpose. */
 static bool name_is(const char *have, const char *want, size_t n)
 {

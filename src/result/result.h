@@ -89,6 +89,13 @@ const char *gx_result__note(const struct gx_result *r, size_t i);
 /* Whether the recording was made on this machine and kernel. */
 bool gx_result__is_local(const struct gx_result *r);
 
+/*
+ * The build-id the recording gives a module (its BUILD_ID feature, for a
+ * path as MMAP records name it): 0 with id (borrowed) and size, -ENOENT.
+ */
+int gx_result__build_id(const struct gx_result *r, const char *path, const uint8_t **id,
+			size_t *size);
+
 /* ---- the event table ---------------------------------------------------- */
 
 struct gx_event {
