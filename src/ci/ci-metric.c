@@ -58,7 +58,9 @@ static bool scope_by(enum ci_scope scope, enum profile_by *by)
 {
 	switch (scope) {
 	case CI_SCOPE_PROCESS:
-		*by = PROFILE_BY_PROCESS;
+		/* by command: the processes of one program are one row, and
+		 * rows match across runs (pids differ) */
+		*by = PROFILE_BY_COMMAND;
 		return true;
 	case CI_SCOPE_MODULE:
 		*by = PROFILE_BY_MODULE;
@@ -266,7 +268,11 @@ static bool evsel_repeats(const struct gx_result *r, size_t i)
 	return false;
 }
 
-/* Sum of every evsel counting `name` on a row. 0, or CI_CANNOT_MEASURE. */
+/*
+ * Sum of every evsel counting `name` on a row: the copies of one event on
+ * several core PMUs (hybrid cpu_core and cpu_atom) add up, values and
+ * samples, never averaged. 0, or CI_CANNOT_MEASURE.
+ */
 static int event_value(const struct gx_result *r, const struct ci_row *row, const char *name,
 		       double *value, uint64_t *samples, char **cause)
 {
@@ -274,7 +280,7 @@ static int event_value(const struct gx_result *r, const struct ci_row *row, cons
 	bool found = false;
 
 	*value = 0;
-	*samples = UINT64_MAX;
+	*samples = 0;
 	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
 		uint64_t s;
 		double x;
@@ -286,8 +292,7 @@ static int event_value(const struct gx_result *r, const struct ci_row *row, cons
 			continue;
 		found = true;
 		*value += x;
-		if (s < *samples)
-			*samples = s;
+		*samples = s > UINT64_MAX - *samples ? UINT64_MAX : *samples + s;
 	}
 	if (!found) {
 		char *list = event_list(r);
@@ -495,6 +500,26 @@ int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		       "an event or EVENT/EVENT", metric);
 }
 
+/* A hardware event on one core PMU (hybrid): its generic name, once, as
+ * the metric that sums every core PMU's copy. */
+static size_t add_generic_name(const struct gx_result *r, size_t i, const char **out, size_t n)
+{
+	const struct perf_event_attr *a = gx_result__event(r, i)->attr;
+
+	if (a->type != PERF_TYPE_HARDWARE)
+		return n;
+	for (size_t k = 0; k < ARRAY_SIZE(hw_names); k++) {
+		if ((a->config & 0xffffffff) != hw_names[k].config)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(out[j], hw_names[k].name))
+				return n;
+		out[n++] = hw_names[k].name;
+		return n;
+	}
+	return n;
+}
+
 const char **ci_default_metrics(const struct gx_result *r)
 {
 	const struct td_model *m = gx_result__model(r);
@@ -508,6 +533,8 @@ const char **ci_default_metrics(const struct gx_result *r)
 
 		if (*name && !strchr(name, '/') && !strchr(name, '=') && !evsel_repeats(r, i))
 			out[n++] = name;
+		else if (strchr(name, '/'))
+			n = add_generic_name(r, i, out, n);	/* cpu_core/cycles/: "cycles" */
 	}
 	if (m) {
 		if (td_model__find_node(m, "CPI") >= 0)

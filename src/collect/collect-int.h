@@ -34,6 +34,26 @@ int collect_paranoid(void);
 /* Root, CAP_PERFMON or CAP_SYS_ADMIN in the effective set. */
 bool collect_privileged(void);
 
+/* ---- pmus.c ------------------------------------------------------------- */
+
+/* A file of a PMU in sysfs (GX_SYSFS replaces /sys), or NULL; allocated. */
+char *collect_pmu_file(const char *pmu, const char *file);
+
+struct collect_core_pmu {
+	const char *name;	/* "cpu_core", "cpu_atom", "cpu_lowpower" */
+	uint32_t type;
+	int *cpus;
+	size_t nr_cpus;
+};
+
+/* The core PMUs of a hybrid machine, P-cores first; 0 (and *out NULL)
+ * when the machine has one core type. */
+size_t collect_core_pmus(struct collect_core_pmu **out);
+void collect_core_pmus__free(struct collect_core_pmu *p, size_t n);
+/* Replace *ev by its copies on every core PMU of a hybrid machine (no
+ * change elsewhere). 0. */
+int collect_events__hybrid(struct collect_event **ev, size_t *nr);
+
 /* ---- ring.c --------------------------------------------------------------
  * One mmapped perf ring buffer (a metadata page + 2^n data pages).
  */

@@ -120,6 +120,16 @@ struct collect_event {
 	size_t nr_ids;
 	int group;		/* index of the group, -1 when the event is alone */
 	bool leader;
+	/* {a,b}:S, leader sampling (perf's spelling): only the leader
+	 * samples, and every sample reads the whole group's counts
+	 * (PERF_SAMPLE_READ, PERF_FORMAT_GROUP | PERF_FORMAT_ID); members
+	 * have no period of their own */
+	bool leader_sampling;
+	char group_mods[8];	/* the group's modifiers as written ("S", "Su"), "" */
+	/* the CPUs it is opened on: a hybrid machine's core PMU's (see
+	 * collect_parse_events); NULL: every online CPU */
+	int *cpus;
+	size_t nr_cpus;
 	/* counting read taken after the workload ended (summed over CPUs);
 	 * for tasks, time_enabled is the tasks' time (the largest summed
 	 * running time of the session's events), so enabled/running is the
@@ -211,7 +221,8 @@ void collect_session__delete(struct collect_session *s);
  * Resolve an event list (-e syntax: comma-separated; libpfm4 names such as
  * INST_RETIRED:ANY_P or skl::INST_RETIRED:ANY_P, perf generic names such as
  * cycles, instructions, cpu-clock, task-clock, page-faults, with :u :k :p
- * :pp :ppp modifiers) into attrs filled as they would be opened with opts
+ * :pp :ppp modifiers; {a,b} groups, {a,b}:S for leader sampling, and :u
+ * or :k after a group for all its events) into attrs filled as they would be opened with opts
  * (sample_type, read_format, period or freq, precise_ip, callchain bits),
  * without opening anything. Used by record, by `gexplore list` and by the
  * perf_event_attr golden tests. *out is an allocated array of *nr events;

@@ -7,7 +7,9 @@
  *   raw                    r1c2 (PERF_TYPE_RAW, hex config)
  *   PMU terms              cpu/event=0x3c,umask=0x0/, msr/config=0x1/,
  *                          with period=N for that event's SAV (0: count only)
- * each with perf's modifiers :u :k :p :pp :ppp :P.
+ * each with perf's modifiers :u :k :p :pp :ppp :P. After a group's '}':
+ * S (leader sampling: the leader's samples read the group, members have
+ * no period) and u / k (for every member), as perf spells them.
  *
  * Default sample-after values (before --rate), when -c is not given:
  *   cycles, instructions, ref-cycles, bus-cycles   2000003 (perf's usual)
@@ -215,10 +217,9 @@ static int parse_pmu_terms(const char *name, const char *pmu, size_t pmulen, con
 	if (core) {
 		a->type = PERF_TYPE_RAW;
 	} else {
-		char path[256], *s;
+		char *s;
 
-		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", p);
-		s = gx_read_file(path, 64);
+		s = collect_pmu_file(p, "type");
 		if (!s) {
 			err = unknown(cause, name, "no such PMU");
 			goto out_free;
@@ -269,6 +270,34 @@ out_free:
 	free(p);
 	free(t);
 	return err;
+}
+
+/* "cpu_core/cycles/": a generic hardware event on one core PMU of a
+ * hybrid machine (its type in the config's upper bits). */
+static bool core_pmu_generic(const char *pmu, size_t pmulen, const char *ev, size_t evlen,
+			     struct perf_event_attr *a, uint64_t *sav)
+{
+	char *p = xstrndup(pmu, pmulen), *type;
+	bool hit = false;
+
+	if (strcmp(p, "cpu_core") && strcmp(p, "cpu_atom") && strcmp(p, "cpu_lowpower")) {
+		free(p);
+		return false;
+	}
+	type = collect_pmu_file(p, "type");
+	for (size_t i = 0; type && i < ARRAY_SIZE(generic_events) && !hit; i++) {
+		if (generic_events[i].type != PERF_TYPE_HARDWARE ||
+		    strlen(generic_events[i].name) != evlen ||
+		    strncmp(generic_events[i].name, ev, evlen))
+			continue;
+		a->type = PERF_TYPE_HARDWARE;
+		a->config = generic_events[i].config | (uint64_t)strtoul(type, NULL, 10) << 32;
+		*sav = generic_events[i].sav;
+		hit = true;
+	}
+	free(type);
+	free(p);
+	return hit;
 }
 
 static int encode_pfm(const char *name, const char *str, const struct mods *m,
@@ -354,6 +383,9 @@ static int parse_one(const char *tok, struct collect_event *e, uint64_t *sav, ch
 			err = unknown(cause, tok, "expected pmu/term=value,.../");
 			goto out_free;
 		}
+		if (core_pmu_generic(base, (size_t)(bs - base), bs + 1, (size_t)(end - bs - 1), a,
+				     sav))
+			goto out_free;
 		err = parse_pmu_terms(tok, base, (size_t)(bs - base), bs + 1, (size_t)(end - bs - 1),
 				      a, sav, cause);
 		goto out_free;
@@ -439,6 +471,51 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 	}
 }
 
+/*
+ * Group modifiers after '}' for events [first, n): S makes the leader's
+ * samples read the group (perf's leader sampling, configured as perf's
+ * evsel__config does), u / k restrict every member.
+ */
+static int group_mods(const char *mods, size_t len, struct collect_event *ev, size_t first,
+		      size_t n, char **cause)
+{
+	bool S = false, u = false, k = false;
+
+	for (size_t i = 0; i < len; i++) {
+		switch (mods[i]) {
+		case 'S': S = true; break;
+		case 'u': u = true; break;
+		case 'k': k = true; break;
+		default:
+			return gx_fail(cause, GX_E_EVENT,
+				       "unknown group modifier '%.*s' (S, u and k are known)",
+				       (int)len, mods);
+		}
+	}
+	if (len >= sizeof(ev[first].group_mods))
+		return gx_fail(cause, GX_E_EVENT, "too many group modifiers '%.*s'", (int)len, mods);
+	for (size_t i = first; i < n; i++) {
+		struct perf_event_attr *a = &ev[i].attr;
+
+		memcpy(ev[i].group_mods, mods, len);
+		ev[i].group_mods[len] = '\0';
+		if (u && !k)
+			a->exclude_kernel = a->exclude_hv = 1;
+		if (k && !u)
+			a->exclude_user = a->exclude_hv = 1;
+		if (!S)
+			continue;
+		ev[i].leader_sampling = true;
+		a->sample_type |= PERF_SAMPLE_READ;
+		a->read_format |= PERF_FORMAT_ID | PERF_FORMAT_GROUP;
+		if (!ev[i].leader) {
+			a->freq = 0;
+			a->sample_freq = 0;	/* sample_period shares the union */
+		}
+	}
+	return 0;
+}
+
 void collect_events__free(struct collect_event *ev, size_t nr)
 {
 	if (!ev)
@@ -446,6 +523,7 @@ void collect_events__free(struct collect_event *ev, size_t nr)
 	for (size_t i = 0; i < nr; i++) {
 		free(ev[i].name);
 		free(ev[i].ids);
+		free(ev[i].cpus);
 	}
 	free(ev);
 }
@@ -458,6 +536,7 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 	const char *p = spec;
 	int group = -1, ngroups = 0, err = 0;
 	bool group_open = false;
+	size_t group_first = 0;
 
 	static const struct collect_opts dflt = { .rate = 1.0 };
 
@@ -483,6 +562,7 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 			}
 			group_open = true;
 			group = ngroups++;
+			group_first = n;
 			p++;
 			while (isspace((unsigned char)*p))
 				p++;
@@ -513,6 +593,14 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 			}
 			group_open = false;
 			p++;
+			if (*p == ':') {
+				size_t ml = strcspn(++p, ", \t");
+
+				err = group_mods(p, ml, ev, group_first, n, cause);
+				if (err)
+					goto out_free;
+				p += ml;
+			}
 		}
 		while (isspace((unsigned char)*p))
 			p++;
@@ -527,6 +615,7 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 		err = gx_fail(cause, GX_E_EVENT, "missing '}' in the event list '%s'", spec);
 		goto out_free;
 	}
+	collect_events__hybrid(&ev, &n);
 	*out = ev;
 	*nr = n;
 	return 0;

@@ -230,6 +230,36 @@ static size_t fd_index(const struct collect_session *s, size_t e, size_t t, size
 	return (e * s->nr_tids + t) * s->nr_cpus + c;
 }
 
+/* Is the event opened on cpu (its core PMU's CPUs on a hybrid machine)? */
+static bool event_on_cpu(const struct collect_event *e, int cpu)
+{
+	if (!e->cpus)
+		return true;
+	for (size_t i = 0; i < e->nr_cpus; i++)
+		if (e->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+/*
+ * Before Linux 6.12 the kernel refuses PERF_SAMPLE_READ on an inherited
+ * event. Then a leader-sampled group is opened without inherit (as perf
+ * does): it follows the workload's first thread only. True when event e
+ * was such a group's leader and its group is changed for a retry.
+ */
+static bool inherit_read_refused(struct collect_session *s, size_t e)
+{
+	struct collect_event *ev = &s->ev[e];
+
+	if (!ev->leader_sampling || !ev->leader || !ev->attr.inherit)
+		return false;
+	for (size_t i = e; i < s->nr_ev && s->ev[i].group == ev->group; i++)
+		s->ev[i].attr.inherit = 0;
+	session__warn(s, "%s: this kernel cannot read a group in inherited counters (Linux 6.12 can): the {...}:S group follows the workload's first thread only",
+		      ev->name);
+	return true;
+}
+
 /* Open every event for every target and CPU. On error, *failed_ev and
  * *failed_cpu tell where, and everything opened so far is closed. */
 static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cpu)
@@ -259,7 +289,11 @@ static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cp
 
 				if (leader != e && gfd < 0)
 					continue;	/* the leader's thread vanished */
+				if (!event_on_cpu(ev, s->cpus[c]))
+					continue;	/* another core type's CPU (hybrid) */
 				fd = open_one(ev, s->tids[t], s->cpus[c], gfd);
+				if (fd == -EINVAL && inherit_read_refused(s, e))
+					fd = open_one(ev, s->tids[t], s->cpus[c], gfd);
 				if (fd == -ESRCH && s->o.pid && t > 0)
 					continue;	/* a thread ended meanwhile */
 				if (fd < 0) {

@@ -2,7 +2,9 @@
  * diff.c: two results side by side — for each scope (run, process, module,
  * function) and metric, A, B and the change, biggest first: the relative
  * change weighted by the row's share of the samples. Rows are matched by name (a process by
- * its comm, since pids differ between runs).
+ * its command, since pids differ between runs); modules, and the module of
+ * a function, by build-id, else by file name: the same program built in
+ * another directory is the same module.
  */
 #include "config.h"
 
@@ -87,19 +89,58 @@ static int known_metric(struct gx_result *a, struct gx_result *b, const char *me
 	return 0;
 }
 
-/* The same row on the other side: same name, and for functions the same
- * module ("[unknown]" of libc is not "[unknown]" of the program). */
-static const struct ci_row *find(const struct ci_row *rows, size_t nr, const struct ci_row *r)
+static const char *base_name(const char *path)
 {
-	const char *mod = r->prow && r->prow->module ? r->prow->module : "";
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* A row's module: the module row's name, a function's module, else "". */
+static const char *row_module(const struct ci_row *r)
+{
+	if (r->scope == CI_SCOPE_MODULE)
+		return r->name;
+	return r->prow && r->prow->module ? r->prow->module : "";
+}
+
+/* Are modules x (of result rx) and y the same file? 2: the same build-id,
+ * 1: the same file name, 0: no. */
+static int same_module(const struct gx_result *rx, const char *x, const struct gx_result *ry,
+		       const char *y)
+{
+	const uint8_t *ix, *iy;
+	size_t nx, ny;
+
+	if (gx_result__build_id(rx, x, &ix, &nx) == 0 && gx_result__build_id(ry, y, &iy, &ny) == 0 &&
+	    nx == ny && !memcmp(ix, iy, nx))
+		return 2;
+	return !strcmp(base_name(x), base_name(y));
+}
+
+/*
+ * The same row on the other side (rows of result rr) as row r (of rx):
+ * the same name, and for functions and modules the same module, by
+ * build-id first, then by file name ("[unknown]" of libc is not "[unknown]"
+ * of the program; /build/a/app is /build/b/app).
+ */
+static const struct ci_row *find(const struct gx_result *rr, const struct ci_row *rows, size_t nr,
+				 const struct gx_result *rx, const struct ci_row *r)
+{
+	const struct ci_row *by_name = NULL;
+	bool module_scope = r->scope == CI_SCOPE_MODULE;
 
 	for (size_t i = 0; i < nr; i++) {
-		const char *m = rows[i].prow && rows[i].prow->module ? rows[i].prow->module : "";
+		int m = same_module(rx, row_module(r), rr, row_module(&rows[i]));
 
-		if (!strcmp(rows[i].name, r->name) && !strcmp(m, mod))
+		if (!module_scope && strcmp(rows[i].name, r->name))
+			continue;
+		if (m == 2)
 			return &rows[i];
+		if (m == 1 && !by_name)
+			by_name = &rows[i];
 	}
-	return NULL;
+	return by_name;
 }
 
 static void add(struct diff *d, size_t *cap, const struct diff_entry *e)
@@ -165,8 +206,8 @@ static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope sc
 		size_t n = side ? nb : na;
 
 		for (size_t i = 0; i < n && !err; i++) {
-			const struct ci_row *x = side ? find(ra, na, &rows[i]) : &rows[i];
-			const struct ci_row *y = side ? &rows[i] : find(rb, nb, &rows[i]);
+			const struct ci_row *x = side ? find(a, ra, na, b, &rows[i]) : &rows[i];
+			const struct ci_row *y = side ? &rows[i] : find(b, rb, nb, a, &rows[i]);
 
 			if (side && x)
 				continue;	/* already compared from A */

@@ -41,13 +41,18 @@ static void add_always(struct strbuf *sb, const struct collect_event *ev, size_t
 
 static void add_group(struct strbuf *sb, const struct collect_event *ev, size_t n, int g)
 {
+	const char *mods = "";
 	size_t k = 0;
 
 	strbuf__addf(sb, "%s{", sb->len ? "," : "");
-	for (size_t i = 0; i < n; i++)
-		if (ev[i].group == g)
-			strbuf__addf(sb, "%s%s", k++ ? "," : "", ev[i].name);
-	strbuf__addstr(sb, "}");
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].group != g)
+			continue;
+		strbuf__addf(sb, "%s%s", k++ ? "," : "", ev[i].name);
+		mods = ev[i].group_mods;
+	}
+	/* the group's modifiers (leader sampling, :u) stay with it */
+	strbuf__addf(sb, "}%s%s", *mods ? ":" : "", mods);
 }
 
 int mux_spec_normalize(const char *spec, const char *reference, char **out, size_t *nr_groups,

@@ -114,6 +114,10 @@ void perf_writer__delete(struct perf_writer *w);
 
 struct pd_read_value {
 	uint64_t value, id, lost;
+	/* the event it counts: by id with PERF_FORMAT_ID, else by position
+	 * (the sampled event, then the group's next events in the file's
+	 * order); UINT32_MAX when the id is not in the file */
+	uint32_t evsel;
 };
 
 #define PD_MAX_READ_VALUES 64

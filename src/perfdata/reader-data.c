@@ -370,9 +370,22 @@ static int sample_evsel(struct perf_reader *r, const uint8_t *p, size_t len, uin
 	return 0;
 }
 
-/* PERF_SAMPLE_READ in read_format rf, into rd (PD_MAX_READ_VALUES values
- * kept, the rest skipped). */
-static bool sample_read(struct rcur *c, uint64_t rf, struct pd_read *rd)
+/* The event a read value counts (see pd_read_value.evsel). */
+static uint32_t read_value_evsel(const struct perf_reader *r, uint64_t rf, uint32_t sampled,
+				 uint64_t i, uint64_t id)
+{
+	const uint64_t *v;
+
+	if (!(rf & PERF_FORMAT_ID))
+		return sampled + i < r->nr_evsels ? (uint32_t)(sampled + i) : UINT32_MAX;
+	v = id == UINT64_MAX ? NULL : u64map__find(&r->id_map, id);
+	return v && *v < r->nr_evsels ? (uint32_t)*v : UINT32_MAX;
+}
+
+/* PERF_SAMPLE_READ in read_format rf of the sampled event, into rd
+ * (PD_MAX_READ_VALUES values kept, the rest skipped). */
+static bool sample_read(const struct perf_reader *r, struct rcur *c, uint64_t rf,
+			uint32_t sampled, struct pd_read *rd)
 {
 	uint64_t nr = 1, dummy, per = 1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST);
 
@@ -400,6 +413,8 @@ static bool sample_read(struct rcur *c, uint64_t rf, struct pd_read *rd)
 			val->id = 0;
 		if (val && !(rf & PERF_FORMAT_LOST))
 			val->lost = 0;
+		if (val)
+			val->evsel = read_value_evsel(r, rf, sampled, i, val->id);
 	}
 	return true;
 }
@@ -551,7 +566,7 @@ static bool parse_sample(struct perf_reader *r, const struct perf_event_header *
 		s->period = a->sample_period;	/* fixed period: not in the record (as perf) */
 	if (t & PERF_SAMPLE_READ) {
 		*field = "READ";
-		if (!sample_read(&c, a->read_format, &r->read_buf))
+		if (!sample_read(r, &c, a->read_format, s->evsel, &r->read_buf))
 			return false;
 		s->read = &r->read_buf;
 	}

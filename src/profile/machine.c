@@ -61,7 +61,7 @@ struct mthread *machine__findnew_thread(struct machine *m, uint32_t pid, uint32_
 		t->tid = tid;
 		t->pid = pid;
 		t->comm = machine__findnew_proc(m, pid)->comm;
-		t->row[0] = t->row[1] = UINT32_MAX;
+		t->row[0] = t->row[1] = t->row[2] = UINT32_MAX;
 		*slot = m->nr_threads++;
 	}
 	t = &m->threads[*slot];

@@ -26,7 +26,7 @@ struct mproc {
 struct mthread {
 	uint32_t tid, pid;
 	uint32_t comm;		/* strtab id */
-	uint32_t row[2];	/* cached row index: thread, process */
+	uint32_t row[3];	/* cached row index: thread, process, command */
 };
 
 struct machine {
@@ -71,6 +71,19 @@ struct rinfo {
 	bool pseudo;		/* [unknown] / [kernel]: no real function */
 };
 
+/* A counter's value at its thread's previous sample (group reads). */
+struct read_prev {
+	uint64_t counter;	/* its sample id (or event and CPU without ids) */
+	uint32_t tid;
+	uint64_t value;
+};
+
+/* One event's share of a sample. */
+struct credit {
+	uint32_t ev;
+	uint64_t period;
+};
+
 #define PROFILE_MAX_STACK 127
 #define PROFILE_MAX_CHAIN 1024	/* frames after inline expansion */
 
@@ -108,6 +121,14 @@ struct profile {
 	uint32_t chain[PROFILE_MAX_CHAIN];	/* function rows, leaf first */
 	uint32_t chain_line[PROFILE_MAX_CHAIN];
 	uint32_t path_tmp[PROFILE_MAX_CHAIN];
+	uint32_t frame_module[PROFILE_MAX_STACK + 1];	/* module row of each ip */
+	struct credit credits[PD_MAX_READ_VALUES];
+
+	/* group reads: previous values per counter and thread */
+	struct u64map read_idx;		/* hash(counter, tid) -> reads index */
+	struct read_prev *reads;
+	size_t nr_reads, reads_cap;
+	uint64_t read_unknown;		/* read values of no event in the file */
 
 	uint64_t unwind_failures;
 	char *unwind_why;
@@ -130,5 +151,8 @@ uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key, cons
 			 uint32_t pid, uint32_t tid);
 uint32_t rowset__add(struct profile *p, struct rowset *s, const char *name, bool own_total);
 int profile__sample(struct pd_tool *tool, const struct pd_sample *s);
+/* The previous value of a counter in a thread (0 the first time); the
+ * caller stores the new one. Allocates only for a new pair. */
+uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid);
 
 #endif

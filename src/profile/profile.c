@@ -73,6 +73,26 @@ uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key, cons
 	return ri;
 }
 
+uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid)
+{
+	uint64_t k[2] = { counter, tid };
+	uint64_t key = gx_hash(k, sizeof(k)), *slot;
+
+	for (;; key++) {
+		if (key == UINT64_MAX)
+			key = 0;
+		slot = u64map__find(&p->read_idx, key);
+		if (!slot)
+			break;
+		if (p->reads[*slot].counter == counter && p->reads[*slot].tid == tid)
+			return &p->reads[*slot].value;
+	}
+	p->reads = xgrow(p->reads, &p->reads_cap, p->nr_reads + 1, sizeof(*p->reads));
+	p->reads[p->nr_reads] = (struct read_prev){ counter, tid, 0 };
+	*u64map__findnew(&p->read_idx, key, 0) = p->nr_reads;
+	return &p->reads[p->nr_reads++].value;
+}
+
 static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 {
 	struct profile *p = (struct profile *)tool;
@@ -137,6 +157,7 @@ static struct profile *profile__alloc(size_t nr_events, const struct profile_opt
 		u64map__init(&p->sets[i].idx);
 	u64map__init(&p->build_id_idx);
 	u64map__init(&p->rinfo_idx);
+	u64map__init(&p->read_idx);
 	p->max_stack = o->max_stack && o->max_stack < PROFILE_MAX_STACK ? o->max_stack
 									 : PROFILE_MAX_STACK;
 	p->env = o->env;
@@ -222,6 +243,8 @@ void profile__delete(struct profile *p)
 	free(p->tot_period);
 	u64map__exit(&p->build_id_idx);
 	u64map__exit(&p->rinfo_idx);
+	u64map__exit(&p->read_idx);
+	free(p->reads);
 	free(p->rinfos);
 	free(p->fnpool);
 	free(p->linepool);
@@ -369,7 +392,8 @@ static int row_cmp(const void *a, const void *b)
 	case PROFILE_SORT_NAME:
 		break;
 	}
-	if (sort_ctx_.by == PROFILE_BY_PROCESS || sort_ctx_.by == PROFILE_BY_THREAD) {
+	if (sort_ctx_.by == PROFILE_BY_PROCESS || sort_ctx_.by == PROFILE_BY_THREAD ||
+	    sort_ctx_.by == PROFILE_BY_COMMAND) {
 		/* the historical order: pid/tid before the comm */
 		if (x->pid != y->pid)
 			return x->pid < y->pid ? -1 : 1;

@@ -34,6 +34,9 @@ enum profile_by {
 	PROFILE_BY_FUNCTION,
 	PROFILE_BY_LINE,
 	PROFILE_BY_CALLPATH,
+	/* processes grouped by command (comm): a build's thousands of short
+	 * processes are one row per program; pid is the first process's */
+	PROFILE_BY_COMMAND,
 	PROFILE_BY_NR_,
 };
 
@@ -67,6 +70,7 @@ struct profile_row {
 	const uint32_t *path;
 	uint32_t path_len;
 	uint32_t index;		/* this row's index within its kind (stable) */
+	uint32_t nr_procs;	/* command rows: the processes (pids) that ran it */
 	/*
 	 * With profile_opts.slot_of: the self period of the slot event split
 	 * by the time slot its samples fell in ([nr_slots]); NULL otherwise.

@@ -380,16 +380,16 @@ static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t
 	return ri;
 }
 
-static void aggregate_stack(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
-			    const char *comm, uint32_t self_module, uint32_t ev, uint64_t period)
+/*
+ * Symbolize the sample's stack once: p->chain / p->chain_line (leaf first,
+ * *nc entries), the module row of every frame in p->frame_module (*nf
+ * entries) and the call path row in *path_row.
+ */
+static void resolve_stack(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
+			  const char *comm, size_t *nc_out, size_t *nf_out, uint32_t *path_row)
 {
-	struct rowset *fs = &p->sets[PROFILE_BY_FUNCTION], *ls = &p->sets[PROFILE_BY_LINE];
-	struct rowset *ms = &p->sets[PROFILE_BY_MODULE];
 	size_t n = collect_ips(p, s, proc), nc = 0;
-	uint32_t ri;
 
-	p->seq++;
-	row_add_total(p, ms, self_module, ev, period);
 	for (size_t i = 0; i < n; i++) {
 		bool in_kernel = p->ip_kernel[i];
 		const struct mmap_ent *map;
@@ -411,7 +411,7 @@ static void aggregate_stack(struct profile *p, const struct pd_sample *s, const 
 			f->build_id_size = map ? map->build_id_size : 0;
 		}
 
-		row_add_total(p, ms, r->module, ev, period);
+		p->frame_module[i] = r->module;
 		if (r->pseudo && nc && p->chain[nc - 1] == p->fnpool[r->off])
 			continue;	/* [kernel];[kernel];...: one frame is enough */
 		for (uint32_t k = 0; k < r->nr && nc < PROFILE_MAX_CHAIN; k++, nc++) {
@@ -419,40 +419,103 @@ static void aggregate_stack(struct profile *p, const struct pd_sample *s, const 
 			p->chain_line[nc] = p->linepool[r->off + k];
 		}
 	}
+	for (size_t j = 0; j < nc; j++)
+		p->path_tmp[nc - 1 - j] = p->chain[j];
+	*path_row = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
+	*nc_out = nc;
+	*nf_out = n;
+	if (p->on_stack)
+		stack_hook(p, s, proc, n);
+}
+
+/* Credit one event's period to the stack resolve_stack() left: self to
+ * the leaf's function, line and path, total to everything on it. */
+static void credit_stack(struct profile *p, uint32_t self_module, size_t nc, size_t nf,
+			 uint32_t path_row, uint32_t ev, uint64_t period)
+{
+	struct rowset *fs = &p->sets[PROFILE_BY_FUNCTION], *ls = &p->sets[PROFILE_BY_LINE];
+	struct rowset *ms = &p->sets[PROFILE_BY_MODULE];
+
+	p->seq++;
+	row_add_total(p, ms, self_module, ev, period);
+	for (size_t i = 0; i < nf; i++)
+		row_add_total(p, ms, p->frame_module[i], ev, period);
 	row_add(p, &fs->rows[p->chain[0]], ev, period);
 	row_add(p, &ls->rows[p->chain_line[0]], ev, period);
 	for (size_t j = 0; j < nc; j++) {
 		row_add_total(p, fs, p->chain[j], ev, period);
 		row_add_total(p, ls, p->chain_line[j], ev, period);
-		p->path_tmp[nc - 1 - j] = p->chain[j];
 	}
-	ri = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
-	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[ri], ev, period);
-	if (p->on_stack)
-		stack_hook(p, s, proc, n);
+	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[path_row], ev, period);
+}
+
+/* ---- group reads ------------------------------------------------------------ */
+
+/*
+ * What a sample credits: its own event and period, or with PERF_SAMPLE_READ
+ * (a leader-sampled group, or one event reading itself) every value's
+ * growth since the previous sample of the same counter and thread, as perf
+ * report delivers them: the counts between two samples go to the second
+ * sample's function and line. A value that did not grow credits nothing.
+ * Fills p->credits; returns how many.
+ */
+static size_t sample_credits(struct profile *p, const struct pd_sample *s)
+{
+	size_t n = 0;
+
+	if (!s->read) {
+		p->credits[0].ev = s->evsel < p->nr_events ? s->evsel : 0;
+		p->credits[0].period = s->period ? s->period : 1;
+		return 1;
+	}
+	for (uint32_t i = 0; i < s->read->nr && i < PD_MAX_READ_VALUES; i++) {
+		const struct pd_read_value *v = &s->read->values[i];
+		/* kernel ids start at 1; without them the counter is the
+		 * event on its CPU */
+		uint64_t cid = v->id ? v->id : (1ull << 63) | (uint64_t)s->cpu << 32 | v->evsel;
+		uint64_t *prev, delta;
+
+		if (v->evsel >= p->nr_events) {
+			p->read_unknown++;
+			continue;
+		}
+		prev = read_prev__findnew(p, cid, s->tid);
+		delta = v->value >= *prev ? v->value - *prev : v->value;
+		*prev = v->value;
+		if (!delta)
+			continue;
+		p->credits[n].ev = v->evsel;
+		p->credits[n].period = delta;
+		n++;
+	}
+	return n;
 }
 
 int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 {
 	struct profile *p = (struct profile *)tool;
 	struct machine *m = &p->machine;
-	uint32_t ev = s->evsel < p->nr_events ? s->evsel : 0;
-	uint64_t period = s->period ? s->period : 1;
 	const struct mproc *proc;
 	struct mthread *t;
 	uint64_t *pi;
-	uint32_t mod, ri;
+	uint32_t mod, ri, path_row = 0;
+	size_t nr, nc = 0, nf = 0;
 
 	if (!p->nr_events)
 		return 0;
 	t = machine__findnew_thread(m, s->pid, s->tid);
-	p->tot_samples[ev]++;
-	p->tot_period[ev] += period;
+	nr = sample_credits(p, s);
+	if (!nr)
+		return 0;
 	p->cur_slot = -1;
-	if (p->slot_of && ev == p->slot_event) {
-		int slot = p->slot_of(p->slot_ctx, s->time);
+	for (size_t c = 0; c < nr; c++) {
+		p->tot_samples[p->credits[c].ev]++;
+		p->tot_period[p->credits[c].ev] += p->credits[c].period;
+		if (p->slot_of && p->credits[c].ev == p->slot_event) {
+			int slot = p->slot_of(p->slot_ctx, s->time);
 
-		p->cur_slot = slot >= 0 && (size_t)slot < p->nr_slots ? slot : -1;
+			p->cur_slot = slot >= 0 && (size_t)slot < p->nr_slots ? slot : -1;
+		}
 	}
 
 	/* cached rows: valid while the thread's comm is unchanged */
@@ -464,23 +527,36 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 		t->row[0] = rowset__findnew(p, &p->sets[PROFILE_BY_THREAD],
 					    (uint64_t)t->tid << 32 | t->comm,
 					    strtab__str(&m->strs, t->comm), t->pid, t->tid);
+		size_t nproc = p->sets[PROFILE_BY_PROCESS].nr;
+
 		t->row[1] = rowset__findnew(p, &p->sets[PROFILE_BY_PROCESS],
 					    (uint64_t)t->pid << 32 | pcomm,
 					    strtab__str(&m->strs, pcomm), t->pid, 0);
+		t->row[2] = rowset__findnew(p, &p->sets[PROFILE_BY_COMMAND], pcomm,
+					    strtab__str(&m->strs, pcomm), t->pid, 0);
+		if (p->sets[PROFILE_BY_PROCESS].nr > nproc)	/* a new process */
+			p->sets[PROFILE_BY_COMMAND].rows[t->row[2]].nr_procs++;
 	}
-	row_add(p, &p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
-	row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
-
 	pi = u64map__find(&m->proc_idx, t->pid);
 	proc = pi ? &m->procs[*pi] : NULL;
 	mod = module_of(p, s, proc);
 	ri = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod), 0, 0);
-	row_add(p, &p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
-	if (p->sym) {
-		aggregate_stack(p, s, proc, strtab__str(&m->strs, t->comm), ri, ev, period);
-	} else {
-		p->seq++;
-		row_add_total(p, &p->sets[PROFILE_BY_MODULE], ri, ev, period);
+	if (p->sym)
+		resolve_stack(p, s, proc, strtab__str(&m->strs, t->comm), &nc, &nf, &path_row);
+	for (size_t c = 0; c < nr; c++) {
+		uint32_t ev = p->credits[c].ev;
+		uint64_t period = p->credits[c].period;
+
+		row_add(p, &p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
+		row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
+		row_add(p, &p->sets[PROFILE_BY_COMMAND].rows[t->row[2]], ev, period);
+		row_add(p, &p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
+		if (p->sym) {
+			credit_stack(p, ri, nc, nf, path_row, ev, period);
+		} else {
+			p->seq++;
+			row_add_total(p, &p->sets[PROFILE_BY_MODULE], ri, ev, period);
+		}
 	}
 	return 0;
 }

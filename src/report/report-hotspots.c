@@ -9,6 +9,7 @@
 #include "report-int.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,7 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by)
 {
 	bool cc = profile__has_callchains(gx_result__profile(in));
+	bool cpi = by != PROFILE_BY_CALLPATH && gx_result__has_row_cpi(in);
 	size_t nr, more, e = o->sort_event;
 	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
 	char cb[32], fb[512];
@@ -137,14 +139,14 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		strbuf__addf(sb, "\nFunctions (by %s; self: in the function itself%s)\n",
 			     report__event_name(in, e),
 			     cc ? ", total: with its callees" : "");
-		strbuf__addf(sb, "    self%s    samples  %-*s  %-*s  %s\n", cc ? "   total" : "", w,
-			     "function", mw, "module", "hottest line");
+		strbuf__addf(sb, "    self%s    samples%s  %-*s  %-*s  %s\n", cc ? "   total" : "",
+			     cpi ? "    CPI" : "", w, "function", mw, "module", "hottest line");
 		break;
 	case PROFILE_BY_LINE:
 		strbuf__addf(sb, "\nSource lines (by %s%s)\n", report__event_name(in, e),
 			     cc ? "; total: lines on the stack, call sites included" : "");
-		strbuf__addf(sb, "    self%s    samples  %-30s  %-*s  %s\n", cc ? "   total" : "",
-			     "line", w, "function", "module");
+		strbuf__addf(sb, "    self%s    samples%s  %-30s  %-*s  %s\n", cc ? "   total" : "",
+			     cpi ? "    CPI" : "", "line", w, "function", "module");
 		break;
 	default:
 		strbuf__addf(sb, "\nCall paths (by %s; root first)\n",
@@ -159,6 +161,14 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		if (cc && by != PROFILE_BY_CALLPATH)
 			strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, true));
 		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[e], cb, sizeof(cb)));
+		if (cpi) {
+			double v = gx_result__row_cpi(in, r);
+
+			if (isnan(v))
+				strbuf__addstr(sb, "    -  ");
+			else
+				strbuf__addf(sb, "%5.2f  ", v);
+		}
 		if (by == PROFILE_BY_FUNCTION) {
 			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index, e);
 
@@ -205,6 +215,14 @@ static void json_add_counts(json_t *o2, struct gx_result *in,
 	}
 }
 
+/* "cpi": the row's cycles per instruction, null when not measured. */
+static void json_add_cpi(json_t *o2, struct gx_result *in, const struct profile_row *r)
+{
+	double cpi = gx_result__row_cpi(in, r);
+
+	json_object_set_new(o2, "cpi", isnan(cpi) ? json_null() : json_real(cpi));
+}
+
 json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			      enum profile_by by)
 {
@@ -223,6 +241,7 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			json_object_set_new(o2, "function", json_string(r->name));
 			json_object_set_new(o2, "module", json_string(r->module));
 			json_add_counts(o2, in, o, r, true);
+			json_add_cpi(o2, in, r);
 			json_object_set_new(o2, "file", l ? json_string(l->file) : json_null());
 			json_object_set_new(o2, "line", l ? json_integer(l->line) : json_null());
 		} else if (by == PROFILE_BY_LINE) {
@@ -231,6 +250,7 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			json_object_set_new(o2, "function", json_string(r->name));
 			json_object_set_new(o2, "module", json_string(r->module));
 			json_add_counts(o2, in, o, r, true);
+			json_add_cpi(o2, in, r);
 		} else {
 			json_t *st = json_array();
 

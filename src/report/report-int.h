@@ -24,6 +24,9 @@ const char *report__base(const char *path);
  * set to the number of rows left out by --limit alone. The caller frees
  * the array (not the rows).
  */
+/* The rows of the process tables: one per command (comm), or one per pid
+ * with --by process. */
+enum profile_by report__process_by(const struct report_opts *o);
 const struct profile_row *const *report__pick(struct gx_result *in,
 					      const struct report_opts *o, enum profile_by by,
 					      bool any_event, size_t *nr, size_t *more);

@@ -5,7 +5,7 @@
  */
 #include "config.h"
 
-#include "report.h"
+#include "report-int.h"
 
 #include "result/result.h"
 
@@ -207,7 +207,11 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 			strbuf__addf(sb, " %s (%s)\n", r->name,
 				     base ? base + 1 : r->module && *r->module ? r->module : "?");
 		} else {
-			strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
+			if (by == PROFILE_BY_COMMAND)	/* (N processes) */
+				strbuf__addf(sb, " %s (%u process%s)\n", r->name, r->nr_procs,
+					     r->nr_procs == 1 ? "" : "es");
+			else
+				strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
 		}
 		if (row_bounds(v, in, r, c, lo, hi))
 			text_bounds(sb, v, cols, nc, lo, hi);
@@ -273,6 +277,8 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	if (err) {
 		if (err < 0)
 			strbuf__addf(sb, "\nTop-down: not available: %s\n", cause);
+		else if (gx_result__model_note(in))	/* hybrid, E-core events only */
+			strbuf__addf(sb, "\nTop-down: %s.\n", gx_result__model_why(in));
 		else
 			strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has "
 					   "none of the CPU model's events\n(time hotspots above are "
@@ -290,11 +296,13 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 			     v.ctx->variant ? v.ctx->variant : "",
 			     v.ctx->smt == TD_SMT_ON ? "on" : v.ctx->smt == TD_SMT_OFF ? "off" : "unknown",
 			     v.source);
+		if (gx_result__model_note(in))
+			strbuf__addf(sb, "  (%s)\n", gx_result__model_note(in));
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
 		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
-		text_rows(sb, &v, in, o, PROFILE_BY_PROCESS, "process");
+		text_rows(sb, &v, in, o, report__process_by(o), "process");
 		text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
 	}
 	free(c);
@@ -356,6 +364,8 @@ static json_t *json_rows(struct td_view *v, struct gx_result *in,
 		} else {
 			json_object_set_new(row, "pid", json_integer(r->pid));
 			json_object_set_new(row, "comm", json_string(r->name));
+			json_object_set_new(row, "processes",
+					    json_integer(by == PROFILE_BY_COMMAND ? r->nr_procs : 1));
 		}
 		if (gx_result__mux(in)) {
 			double rel = gx_result__row_reliability(in, r);
@@ -384,7 +394,9 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		root = json_object();
 		json_object_set_new(root, "available", json_false());
 		json_object_set_new(root, "reason",
-				    json_string(err < 0 ? cause : "needs hardware counters: the "
+				    json_string(err < 0 ? cause :
+						gx_result__model_note(in) ? gx_result__model_why(in) :
+						"needs hardware counters: the "
 						"recording has none of the CPU model's events"));
 		free(cause);
 		td_view__exit(&v);
@@ -397,6 +409,8 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		json_object_set_new(root, "available", json_true());
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
 		json_object_set_new(root, "source", json_string(v.source));
+		if (gx_result__model_note(in))
+			json_object_set_new(root, "note", json_string(gx_result__model_note(in)));
 		json_object_set_new(root, "run", td_result__to_json(v.model, &res, v.ctx));
 		{
 			double *lo, *hi;
@@ -416,7 +430,7 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 			}
 		}
 		json_object_set_new(root, "functions", json_rows(&v, in, o, PROFILE_BY_FUNCTION));
-		json_object_set_new(root, "processes", json_rows(&v, in, o, PROFILE_BY_PROCESS));
+		json_object_set_new(root, "processes", json_rows(&v, in, o, report__process_by(o)));
 		json_object_set_new(root, "modules", json_rows(&v, in, o, PROFILE_BY_MODULE));
 		td_result__exit(&res);
 	}

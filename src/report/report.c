@@ -66,6 +66,11 @@ static void add_estimate(struct strbuf *sb, const struct perf_event_attr *a, uin
 
 static const char *const by_title[] = { "Processes", "Threads", "Modules" };
 
+enum profile_by report__process_by(const struct report_opts *o)
+{
+	return o->by_given && o->by == PROFILE_BY_PROCESS ? PROFILE_BY_PROCESS : PROFILE_BY_COMMAND;
+}
+
 const char *const report_sort_names[] = { "self", "total", "samples", "name", NULL };
 const char *const report_by_names[] = { "process", "thread", "module", "function", "line",
 					"callpath", NULL };
@@ -104,14 +109,22 @@ static void text_table(struct strbuf *sb, struct gx_result *in,
 	char cb[32];
 	bool cc;
 
-	if (by >= PROFILE_BY_FUNCTION) {
+	if (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE || by == PROFILE_BY_CALLPATH) {
 		report__text_hotspots(sb, in, o, by);
 		return;
 	}
 	cc = by == PROFILE_BY_MODULE && profile__has_callchains(gx_result__profile(in));
 	rows = report__pick(in, o, by, false, &nr, &more);
-	strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev));
+	if (by == PROFILE_BY_COMMAND)
+		strbuf__addf(sb, "\nProcesses (by %s; one row per command, --by process for each pid)\n",
+			     report__event_name(in, ev));
+	else
+		strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev));
 	switch (by) {
+	case PROFILE_BY_COMMAND:
+		strbuf__addf(sb, "   share    samples%s  processes  command\n",
+			     gx_result__mux(in) ? "   MUX" : "");
+		break;
 	case PROFILE_BY_PROCESS:
 		strbuf__addf(sb, "   share    samples%s      pid  command\n", gx_result__mux(in) ? "   MUX" : "");
 		break;
@@ -140,7 +153,9 @@ static void text_table(struct strbuf *sb, struct gx_result *in,
 			else
 				strbuf__addf(sb, "%4.2f%c ", rel, rel < 0.7 ? '!' : ' ');
 		}
-		if (by == PROFILE_BY_PROCESS)
+		if (by == PROFILE_BY_COMMAND)
+			strbuf__addf(sb, "%9u  %s\n", r->nr_procs, r->name);
+		else if (by == PROFILE_BY_PROCESS)
 			strbuf__addf(sb, "%7u  %s\n", r->pid, r->name);
 		else if (by == PROFILE_BY_THREAD)
 			strbuf__addf(sb, "%7u  %7u  %s\n", r->tid, r->pid, r->name);
@@ -252,7 +267,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		if (o->by_given) {
 			text_table(sb, in, o, o->by);
 		} else {
-			text_table(sb, in, o, PROFILE_BY_PROCESS);
+			text_table(sb, in, o, PROFILE_BY_COMMAND);
 			text_table(sb, in, o, PROFILE_BY_THREAD);
 			text_table(sb, in, o, PROFILE_BY_MODULE);
 			text_table(sb, in, o, PROFILE_BY_FUNCTION);
@@ -309,6 +324,9 @@ static json_t *json_rows(struct gx_result *in, const struct report_opts *o,
 			if (by == PROFILE_BY_THREAD)
 				json_object_set_new(o2, "tid", json_integer(r->tid));
 			json_object_set_new(o2, "comm", json_string(r->name));
+			if (by != PROFILE_BY_THREAD)
+				json_object_set_new(o2, "processes",
+						    json_integer(by == PROFILE_BY_COMMAND ? r->nr_procs : 1));
 		}
 		for (size_t e = 0; e < nev; e++) {
 			json_array_append_new(s, report__json_u64(r->samples[e]));
@@ -426,7 +444,7 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(root, "regions", report__json_regions(in, o));
 	}
 	json_object_set_new(root, "sort_event", json_integer((json_int_t)o->sort_event));
-	json_object_set_new(root, "processes", json_rows(in, o, PROFILE_BY_PROCESS));
+	json_object_set_new(root, "processes", json_rows(in, o, report__process_by(o)));
 	json_object_set_new(root, "threads", json_rows(in, o, PROFILE_BY_THREAD));
 	json_object_set_new(root, "modules", json_rows(in, o, PROFILE_BY_MODULE));
 	json_object_set_new(root, "sort", json_string(report_sort_names[o->sort]));

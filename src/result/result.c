@@ -45,6 +45,7 @@ struct gx_result {
 	struct td_ctx ctx;
 	int *ev;			/* event -> model event, -1 */
 	size_t nr_matched;
+	char *model_note;		/* the core types the model does not cover */
 	char **notes;
 	size_t nr_notes;
 	/* regions.bin, and the region the result is narrowed to */
@@ -306,12 +307,50 @@ static double event_scale(const struct gx_result *r, size_t i)
 	return 1.0;
 }
 
+/* The E-core PMUs of Intel hybrid parts: no top-down model describes them. */
+static bool pmu_is_other_core(const char *pmu)
+{
+	return !strcmp(pmu, "cpu_atom") || !strcmp(pmu, "cpu_lowpower");
+}
+
+/*
+ * The model event an event counts, -1 for none. On a hybrid machine the
+ * model is the P-cores' (cpu_core): a hardware event's PMU type in the
+ * upper config bits and cpu_core's own dynamic type are the core PMU
+ * (PERF_TYPE_RAW for the model). E-core copies (cpu_atom) count for no
+ * model; *other_core names their PMU.
+ */
+static int model_event_of(const struct gx_result *r, const struct gx_event *e,
+			  const char **other_core)
+{
+	const struct perf_event_attr *a = e->attr;
+	uint32_t type = a->type;
+	uint64_t config = a->config;
+
+	if (!r->model || type == PERF_TYPE_SOFTWARE)
+		return -1;
+	if (pmu_is_other_core(e->pmu)) {
+		if (e->samples || !*other_core)
+			*other_core = e->pmu;
+		return -1;
+	}
+	if (!strcmp(e->pmu, "cpu_core")) {
+		if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE)
+			config &= 0xffffffff;
+		else
+			type = PERF_TYPE_RAW;
+	}
+	return td_model__find_event_attr(r->model, type, config, a->config1);
+}
+
 static void build_events(struct gx_result *r)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
 	int cyc = r->model ? td_model__find_event(r->model, "cycles") : -1;
 	size_t n = r->nr_events;
 	ssize_t model_clk = -1, hw_clk = -1, first = -1;
+
+	const char *other_core = NULL;
 
 	r->events = xcalloc(n + 1, sizeof(*r->events));
 	r->own = xcalloc(2 * n + 1, sizeof(char *));
@@ -330,13 +369,13 @@ static void build_events(struct gx_result *r)
 			e->name = r->own[2 * i + 1] = xasprintf("type%u/0x%llx", pe->attr.type,
 								(unsigned long long)pe->attr.config);
 		e->attr = &pe->attr;
-		e->sampled = attr_sampled(&pe->attr);
 		e->pmu = pmu;
 		e->group = meta && i < meta->nr_events ? meta->events[i].group : -1;
 		e->samples = profile__total_samples(r->profile, i);
-		r->ev[i] = !r->model || pe->attr.type == PERF_TYPE_SOFTWARE ? -1 :
-			   td_model__find_event_attr(r->model, pe->attr.type, pe->attr.config,
-						     pe->attr.config1);
+		/* a member of a leader-sampled group has no period of its own,
+		 * but the leader's samples read it: it has per-row values */
+		e->sampled = attr_sampled(&pe->attr) || e->samples;
+		r->ev[i] = model_event_of(r, e, &other_core);
 		e->model_event = r->ev[i];
 		if (r->ev[i] >= 0)
 			r->nr_matched++;
@@ -358,6 +397,13 @@ static void build_events(struct gx_result *r)
 	r->sort_is_cycles = model_clk >= 0;
 	r->sort_event = model_clk >= 0 ? (size_t)model_clk : hw_clk >= 0 ? (size_t)hw_clk :
 			first >= 0 ? (size_t)first : 0;
+	if (r->model && other_core)
+		r->model_note = xasprintf("%s: no top-down model for this core type (E-cores); "
+					  "top-down covers the cpu_core (P-core) events only",
+					  other_core);
+	if (r->model && !r->nr_matched && !r->model_why && other_core)
+		r->model_why = xasprintf("%s: no top-down model for this core type (E-cores), "
+					 "and no cpu_core (P-core) event was recorded", other_core);
 	if (r->model && !r->nr_matched && !r->model_why)
 		r->model_why = xstrdup("top-down needs hardware counters: this recording has none "
 				       "of the CPU model's events (time hotspots are still exact)");
@@ -529,6 +575,7 @@ void gx_result__delete(struct gx_result *r)
 	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
 	free(r->ev);
 	free(r->model_why);
+	free(r->model_note);
 	free(r->model_err);
 	free(r->model_id);
 	td_model__delete(r->model);
@@ -655,6 +702,23 @@ const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
 size_t gx_result__sort_event(const struct gx_result *r) { return r->sort_event; }
 bool gx_result__sort_is_cycles(const struct gx_result *r) { return r->sort_is_cycles; }
 
+int gx_result__build_id(const struct gx_result *r, const char *path, const uint8_t **id,
+			size_t *size)
+{
+	const struct pd_env *env = perf_reader__env(r->reader);
+
+	for (size_t i = 0; path && i < env->nr_build_ids; i++) {
+		const struct pd_build_id *b = &env->build_ids[i];
+
+		if (b->size && b->filename && !strcmp(b->filename, path)) {
+			*id = b->id;
+			*size = b->size;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 /* "cycles:u" and "cycles/..." name "cycles" for our purpose. */
 static bool name_is(const char *have, const char *want, size_t n)
 {
@@ -708,6 +772,58 @@ double gx_result__row_value(const struct gx_result *r, const struct profile_row 
 	return (double)row->period[i] * r->events[i].scale;
 }
 
+/* 1: the event counts cycles, 2: instructions, 0: neither. */
+static int cpi_kind(const struct gx_result *r, size_t i)
+{
+	const struct perf_event_attr *a = r->events[i].attr;
+	int k = r->ev[i];
+
+	if (a->type == PERF_TYPE_HARDWARE) {
+		if ((a->config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES)
+			return 1;
+		if ((a->config & 0xffffffff) == PERF_COUNT_HW_INSTRUCTIONS)
+			return 2;
+		return 0;
+	}
+	if (!r->model || k < 0)
+		return 0;
+	if (k == td_model__find_event(r->model, "cycles"))
+		return 1;
+	return k == td_model__find_event(r->model, "instructions") ? 2 : 0;
+}
+
+bool gx_result__has_row_cpi(const struct gx_result *r)
+{
+	bool c = false, n = false;
+
+	for (size_t i = 0; i < r->nr_events; i++) {
+		int k = r->events[i].sampled && r->events[i].samples ? cpi_kind(r, i) : 0;
+
+		c |= k == 1;
+		n |= k == 2;
+	}
+	return c && n;
+}
+
+double gx_result__row_cpi(const struct gx_result *r, const struct profile_row *row)
+{
+	double cyc = 0, ins = 0;
+	bool c = false, n = false;
+
+	for (size_t i = 0; i < r->nr_events; i++) {
+		int k = r->events[i].sampled ? cpi_kind(r, i) : 0;
+
+		if (k == 1) {
+			cyc += gx_result__row_value(r, row, i);
+			c = true;
+		} else if (k == 2) {
+			ins += gx_result__row_value(r, row, i);
+			n = true;
+		}
+	}
+	return c && n && ins > 0 ? cyc / ins : NAN;
+}
+
 double gx_result__row_reliability(const struct gx_result *r, const struct profile_row *row)
 {
 	return r->log ? mux_log__row_reliability(r->log, row->slot_period) : NAN;
@@ -721,6 +837,7 @@ const struct td_model *gx_result__model(const struct gx_result *r)
 const struct td_model *gx_result__model_loaded(const struct gx_result *r) { return r->model; }
 const char *gx_result__model_why(const struct gx_result *r) { return r->model_why; }
 const char *gx_result__model_error(const struct gx_result *r) { return r->model_err; }
+const char *gx_result__model_note(const struct gx_result *r) { return r->model_note; }
 const struct td_ctx *gx_result__ctx(const struct gx_result *r) { return &r->ctx; }
 const int *gx_result__model_map(const struct gx_result *r) { return r->ev; }
 size_t gx_result__nr_model_events(const struct gx_result *r) { return r->nr_matched; }

@@ -97,6 +97,13 @@ const char *gx_result__note(const struct gx_result *r, size_t i);
 /* Whether the recording was made on this machine and kernel. */
 bool gx_result__is_local(const struct gx_result *r);
 
+/*
+ * The build-id the recording gives a module (its BUILD_ID feature, for a
+ * path as MMAP records name it): 0 with id (borrowed) and size, -ENOENT.
+ */
+int gx_result__build_id(const struct gx_result *r, const char *path, const uint8_t **id,
+			size_t *size);
+
 /* ---- the event table ---------------------------------------------------- */
 
 struct gx_event {
@@ -106,7 +113,9 @@ struct gx_event {
 	 * name from the file's PMU mappings ("type 42" when unknown) */
 	const char *pmu;
 	const struct perf_event_attr *attr;
-	bool sampled;		/* has a sample period or frequency */
+	/* has a sample period or frequency, or values read by another
+	 * event's samples (a leader-sampled group member): per-row values */
+	bool sampled;
 	int model_event;	/* index of the model's event it counts, -1 */
 	int group;		/* gexplore's multiplexing group, -1: always on */
 	/* run time / the time its group was active: what its samples are
@@ -141,6 +150,15 @@ bool gx_result__sort_is_cycles(const struct gx_result *r);
 /* Event i's value on one row: the row's summed periods times the event's
  * scale; NAN for an event that was only counted. */
 double gx_result__row_value(const struct gx_result *r, const struct profile_row *row, size_t i);
+/*
+ * A row's cycles per instruction: its cycles over its instructions, each
+ * summed over every copy of the event with per-row values (the core PMUs
+ * of a hybrid machine; leader-sampled group members included). NAN when
+ * either is not measured per row or no instruction was counted.
+ */
+double gx_result__row_cpi(const struct gx_result *r, const struct profile_row *row);
+/* Whether rows have a CPI: cycles and instructions both have per-row values. */
+bool gx_result__has_row_cpi(const struct gx_result *r);
 /* MUX reliability of a row (gexplore-mux(7)) from the slice log; NAN when
  * the recording was not multiplexed by gexplore or the row saw no
  * reference sample. */
@@ -154,6 +172,9 @@ const char *gx_result__model_id(const struct gx_result *r);
  * with the reason in gx_result__model_why(). */
 const struct td_model *gx_result__model(const struct gx_result *r);
 const char *gx_result__model_why(const struct gx_result *r);
+/* What the model leaves out on a hybrid machine ("cpu_atom: no top-down
+ * model for this core type ..."), or NULL. */
+const char *gx_result__model_note(const struct gx_result *r);
 /* Why the model could not be loaded (NULL when it was). */
 const char *gx_result__model_error(const struct gx_result *r);
 /* The model loaded, even when no recorded event is its own (NULL when it

@@ -128,6 +128,7 @@ struct tui_row {
 	const char *file;	/* line rows: source file, else "" */
 	uint32_t line;
 	uint32_t pid, tid;
+	uint32_t nr_procs;	/* process rows: the processes of the command (0: one) */
 	int32_t func;		/* line rows: index in the function table, else -1 */
 	double reliability;	/* MUX reliability of the row, NAN: n/a */
 	struct tui_row *base;	/* the same row in the baseline model, or NULL */

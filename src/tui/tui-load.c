@@ -103,6 +103,7 @@ static void fill_simple(struct tui_model *m, struct profile *p, enum tui_kind k,
 
 		r->pid = rows[i]->pid;
 		r->tid = rows[i]->tid;
+		r->nr_procs = rows[i]->nr_procs;
 		copy_counts(m, r, rows[i]);
 	}
 }
@@ -177,7 +178,7 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 
 static void fill_tables(struct tui_model *m, struct profile *p)
 {
-	fill_simple(m, p, TK_PROCESS, PROFILE_BY_PROCESS);
+	fill_simple(m, p, TK_PROCESS, PROFILE_BY_COMMAND);	/* one row per command */
 	fill_simple(m, p, TK_THREAD, PROFILE_BY_THREAD);
 	fill_simple(m, p, TK_MODULE, PROFILE_BY_MODULE);
 	fill_hotspots(m, p);
@@ -265,6 +266,8 @@ static void setup_topdown(struct tui_model *m, const struct gx_result *res)
 				    "top-down not available");
 		return;
 	}
+	if (gx_result__model_note(res))
+		tui_model__add_hint(m, "%s", gx_result__model_note(res));
 	m->ctx = *gx_result__ctx(res);
 	if (m->ctx.variant)
 		m->ctx.variant = tui_model__str(m, m->ctx.variant);

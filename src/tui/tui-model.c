@@ -578,11 +578,62 @@ void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col
 
 /* ---- a baseline to compare with ----------------------------------------- */
 
-static void row_key(const struct tui_row *r, struct strbuf *sb)
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s && s[1] ? s + 1 : path ? path : "";
+}
+
+/* A row's identity across results: name, module and source line; with
+ * short, file names instead of paths (a module row's name included), so
+ * one program built in another directory is the same. */
+static void row_key(const struct tui_row *r, enum tui_kind k, bool short_names,
+		    struct strbuf *sb)
 {
 	sb->len = 0;
-	strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", r->name, r->module ? r->module : "",
-		     r->file ? r->file : "", r->line);
+	if (!short_names)
+		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", r->name, r->module ? r->module : "",
+			     r->file ? r->file : "", r->line);
+	else
+		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", k == TK_MODULE ? base_name(r->name) : r->name,
+			     base_name(r->module), base_name(r->file), r->line);
+}
+
+/* Point every row of a without a base yet at its baseline row in b by
+ * the key (the hottest of equal keys). */
+static void match_pass(struct tui_table *a, const struct tui_table *b, enum tui_kind k,
+		       bool short_names, struct strbuf *key)
+{
+	struct strtab st;
+	uint32_t *first = NULL;	/* key id -> baseline row + 1 */
+	size_t cap = 0, nr = 0;
+
+	strtab__init(&st);
+	for (size_t i = 0; i < b->nr; i++) {
+		uint32_t id;
+
+		row_key(&b->rows[i], k, short_names, key);
+		id = strtab__intern(&st, key->buf);
+		if (id >= nr) {
+			first = xgrow(first, &cap, (size_t)id + 1, sizeof(*first));
+			memset(first + nr, 0, ((size_t)id + 1 - nr) * sizeof(*first));
+			nr = (size_t)id + 1;
+		}
+		if (!first[id])	/* the first (hottest) of equal names */
+			first[id] = (uint32_t)i + 1;
+	}
+	for (size_t i = 0; i < a->nr; i++) {
+		uint32_t id;
+
+		if (a->rows[i].base)
+			continue;
+		row_key(&a->rows[i], k, short_names, key);
+		id = strtab__intern(&st, key->buf);
+		a->rows[i].base = id < nr && first[id] ? &b->rows[first[id] - 1] : NULL;
+	}
+	free(first);
+	strtab__exit(&st);
 }
 
 void tui_model__match_base(struct tui_model *m)
@@ -592,34 +643,13 @@ void tui_model__match_base(struct tui_model *m)
 	if (!m->base)
 		return;
 	for (int k = 0; k < TK_NR_; k++) {
-		struct tui_table *a = &m->tab[k], *b = &m->base->tab[k];
-		struct strtab st;
-		uint32_t *first = NULL;	/* key id -> baseline row + 1 */
-		size_t cap = 0, nr = 0;
+		struct tui_table *a = &m->tab[k];
 
-		strtab__init(&st);
-		for (size_t i = 0; i < b->nr; i++) {
-			uint32_t id;
-
-			row_key(&b->rows[i], &key);
-			id = strtab__intern(&st, key.buf);
-			if (id >= nr) {
-				first = xgrow(first, &cap, (size_t)id + 1, sizeof(*first));
-				memset(first + nr, 0, ((size_t)id + 1 - nr) * sizeof(*first));
-				nr = (size_t)id + 1;
-			}
-			if (!first[id])	/* the first (hottest) of equal names */
-				first[id] = (uint32_t)i + 1;
-		}
-		for (size_t i = 0; i < a->nr; i++) {
-			uint32_t id;
-
-			row_key(&a->rows[i], &key);
-			id = strtab__intern(&st, key.buf);
-			a->rows[i].base = id < nr && first[id] ? &b->rows[first[id] - 1] : NULL;
-		}
-		free(first);
-		strtab__exit(&st);
+		for (size_t i = 0; i < a->nr; i++)
+			a->rows[i].base = NULL;
+		/* the same paths first, then the same file names */
+		match_pass(a, &m->base->tab[k], (enum tui_kind)k, false, &key);
+		match_pass(a, &m->base->tab[k], (enum tui_kind)k, true, &key);
 	}
 	strbuf__exit(&key);
 }

@@ -72,8 +72,11 @@ static void row_name(const struct tui_model *m, enum tui_kind k, const struct tu
 	case TK_THREAD:
 		snprintf(buf, n, "%s (%u)", r->name, r->tid);
 		break;
-	case TK_PROCESS:
-		snprintf(buf, n, "%s (%u)", r->name, r->pid);
+	case TK_PROCESS:	/* one row per command */
+		if (r->nr_procs > 1)
+			snprintf(buf, n, "%s (%u processes)", r->name, r->nr_procs);
+		else
+			snprintf(buf, n, "%s (%u)", r->name, r->pid);
 		break;
 	default:
 		snprintf(buf, n, "%s", r->name);

@@ -78,5 +78,28 @@ if [ -r "$GX_FIXTURES/quipper-busy.1-3.4.perf.data" ]; then
 else
 	skip 4 "fixtures absent"
 fi
+# one program in two directories (a copy: the same build-id; a rebuild:
+# only the file name is the same): its modules and functions match
+if can_sample; then
+	mkdir -p dir-a dir-b && cp "$WL/wl-spin" dir-a/ && cp "$WL/wl-spin" dir-b/
+	"$X" record -q -o ra -e cpu-clock -- "$TMP/dir-a/wl-spin" 150 >/dev/null 2>&1
+	"$X" record -q -o rb -e cpu-clock -- "$TMP/dir-b/wl-spin" 150 >/dev/null 2>&1
+	"$X" diff --json --scope function --scope module --metric share ra rb >mv.json
+	is "$(jq '[.entries[] | select(.row == "hot_inner" and .a != null and .b != null)] | length' mv.json)" 1 \
+		"another directory, same build-id: hot_inner is one row, not gone and new"
+	is "$(jq '[.entries[] | select(.scope == "module" and (.row | endswith("/wl-spin")) and (.a == null or .b == null))] | length' mv.json)" 0 \
+		"the module matches by build-id"
+	if command -v "${CC:-cc}" >/dev/null; then
+		mkdir -p dir-c && "${CC:-cc}" -O1 -g -DREBUILT -o dir-c/wl-spin "$GX_SRCDIR/tests/workloads/wl-spin.c"
+		"$X" record -q -o rc -e cpu-clock -- "$TMP/dir-c/wl-spin" 150 >/dev/null 2>&1
+		"$X" diff --json --scope function --metric share ra rc >mc.json
+		is "$(jq '[.entries[] | select(.row == "hot_inner" and .a != null and .b != null)] | length' mc.json)" 1 \
+			"a rebuild elsewhere: matched by file name"
+	else
+		skip 1 "no C compiler"
+	fi
+else
+	skip 3 "perf_event_open of cpu-clock is not permitted here"
+fi
 mkdir lone && cd lone && { "$X" diff >/dev/null 2>&1; is $? 2 "fewer than two results: 2"; cd ..; }
 done_testing

@@ -44,10 +44,10 @@ check "the message names a byte offset or the size" grep -qi 'byte\|size\|trunca
 # unless a copy of that machine's kallsyms is given (names made up here).
 busy="$F/quipper-busy.1-3.4.perf.data"
 "$GX_BIN" report --by function --limit 3 "$busy" >k0.txt 2>&1
-check "foreign kernel addresses: [kernel]" grep -qE '^ +[0-9.]+% +[0-9,]+ +\[kernel\] +\[kernel.kallsyms\]' k0.txt
+check "foreign kernel addresses: [kernel]" grep -qE '^ +[0-9.]+% +[0-9,]+ +([0-9.]+ +|- +)?\[kernel\] +\[kernel.kallsyms\]' k0.txt
 printf 'ffffffff81019700 T busy_fn\nffffffff811c4700 t walk_fn\n' >ks.txt
 "$GX_BIN" report --by function --limit 3 --kallsyms ks.txt "$busy" >k1.txt 2>&1
-check "--kallsyms names them" grep -qE '^ +[0-9.]+% +[0-9,]+ +busy_fn +\[kernel.kallsyms\]' k1.txt
+check "--kallsyms names them" grep -qE '^ +[0-9.]+% +[0-9,]+ +([0-9.]+ +|- +)?busy_fn +\[kernel.kallsyms\]' k1.txt
 check "... every one it covers" grep -qE ' walk_fn ' k1.txt
 "$GX_BIN" report --kallsyms no-such-file "$busy" >/dev/null 2>k2.txt
 is $? 2 "--kallsyms with a missing file: usage error"

@@ -174,6 +174,17 @@ check "the summary names the baseline and the run's CPI change" grep -q 'CPI 1.1
 is $? 2 "a baseline that cannot be read: exit 2"
 check "... saying so" grep -q 'baseline' err
 
+# --baseline of the same program in another directory: rows match by file name
+if can_sample; then
+	mkdir -p dir-a dir-b && cp "$WL/wl-spin" dir-a/ && cp "$WL/wl-spin" dir-b/
+	"$GX_BIN" record -q -o ba -e cpu-clock -- "$TMP/dir-a/wl-spin" 150 >/dev/null 2>&1
+	"$GX_BIN" record -q -o bb -e cpu-clock -- "$TMP/dir-b/wl-spin" 150 >/dev/null 2>&1
+	"$GX_BIN" tui --baseline ba --keys "g" --dump 100x10 bb >scr 2>err
+	check "another directory: hot_inner has a change, not 'new'" sh -c "grep ' hot_inner\$' scr | grep -vq ' new '"
+else
+	skip 1 "perf_event_open of cpu-clock is not permitted here"
+fi
+
 # An empty result and a broken one.
 "$GX_BIN" record -q -o empty -e cpu-clock -c 1000000000 -- true >/dev/null 2>&1
 "$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err

@@ -38,7 +38,13 @@ struct attr_case {
 	pid_t pid;
 	bool system_wide;
 	bool no_inherit;
+	bool hybrid;		/* a fake sysfs: cpu_core on CPUs 0-3, cpu_atom on 4-7 */
 };
+
+/* sysfs trees for the children: one hybrid, one without core PMUs, so no
+ * golden depends on the machine running the test */
+static char sysfs_hybrid[] = "/tmp/gx-attr-hybrid-XXXXXX";
+static char sysfs_plain[] = "/tmp/gx-attr-plain-XXXXXX";
 
 static const struct attr_case cases[] = {
 	{ __LINE__, "cpu-clock", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
@@ -53,6 +59,13 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "hardware-all", "cache-references,cache-misses,branches,branch-instructions,bus-cycles,ref-cycles,stalled-cycles-frontend,stalled-cycles-backend", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group", "{cycles,instructions},cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group-spaces", " { cycles:u , instructions } , cpu-clock ", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	/* leader sampling: perf record -e '{cycles,instructions}:S' */
+	{ __LINE__, "leader-sampling", "{cycles,instructions}:S,cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "leader-sampling-freq-u", "{cycles,instructions,branches}:Su", NULL, 0, 999, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	/* a hybrid machine: every generic hardware event on both core PMUs,
+	 * each on its CPUs; a group once per PMU; a raw encoding on cpu_core;
+	 * a copy named by its PMU stays there */
+	{ __LINE__, "hybrid", "cycles,cpu-clock,{instructions,branches}:S,r1c2,cpu_atom/cycles/:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, true },
 	{ __LINE__, "attach", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 1, false, false },
 	{ __LINE__, "system-wide", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, true, false },
 	{ __LINE__, "no-inherit", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, true },
@@ -90,6 +103,12 @@ static void dump_attr(struct strbuf *sb, const struct collect_event *e, size_t i
 
 	strbuf__addf(sb, "[event %zu: %s]\n", i, e->name);
 	strbuf__addf(sb, "group = %d\nleader = %d\n", e->group, e->leader);
+	if (e->cpus) {
+		strbuf__addstr(sb, "cpus =");
+		for (size_t k = 0; k < e->nr_cpus; k++)
+			strbuf__addf(sb, " %d", e->cpus[k]);
+		strbuf__addstr(sb, "\n");
+	}
 	F(type);
 	X(config);
 	X(config1);
@@ -156,6 +175,7 @@ static char *run_case(const struct attr_case *c)
 		int err;
 
 		close(p[0]);
+		setenv("GX_SYSFS", c->hybrid ? sysfs_hybrid : sysfs_plain, 1);
 		if (c->force_pmu)
 			setenv("LIBPFM_FORCE_PMU", c->force_pmu, 1);
 		if (!strncmp(c->events, "model:", 6)) {
@@ -270,6 +290,7 @@ static const struct err_case err_cases[] = {
 	{ __LINE__, "cpu-clock,BOGUS_EVENT:XYZ", "gexplore list" },
 	{ __LINE__, "{cycles,instructions", "missing '}'" },
 	{ __LINE__, "cycles}", "unbalanced" },
+	{ __LINE__, "{cycles,instructions}:X", "unknown group modifier 'X'" },
 	{ __LINE__, "cycles:pppp", "too many" },
 	{ __LINE__, "cycles,,instructions", "empty event name" },
 	{ __LINE__, "cpu/bogus=1/", "unknown term 'bogus'" },
@@ -297,14 +318,56 @@ static void test_errors(void)
 	}
 }
 
+/* Write root/bus/event_source/devices/PMU/FILE. */
+static void sysfs_file(const char *root, const char *pmu, const char *file, const char *text)
+{
+	char *cmd = xasprintf("mkdir -p %s/bus/event_source/devices/%s", root, pmu);
+	char *path = xasprintf("%s/bus/event_source/devices/%s/%s", root, pmu, file);
+	FILE *f;
+
+	if (system(cmd) != 0)
+		diag("%s failed", cmd);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+	free(cmd);
+	free(path);
+}
+
+static void make_sysfs(void)
+{
+	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain))
+		diag("mkdtemp failed");
+	sysfs_file(sysfs_plain, "software", "type", "1\n");
+	sysfs_file(sysfs_hybrid, "software", "type", "1\n");
+	/* Alder Lake's numbers: cpu_core is type 4, cpu_atom a dynamic 10 */
+	sysfs_file(sysfs_hybrid, "cpu_core", "type", "4\n");
+	sysfs_file(sysfs_hybrid, "cpu_core", "cpus", "0-3\n");
+	sysfs_file(sysfs_hybrid, "cpu_atom", "type", "10\n");
+	sysfs_file(sysfs_hybrid, "cpu_atom", "cpus", "4-7\n");
+}
+
+static void remove_sysfs(void)
+{
+	char *cmd = xasprintf("rm -rf %s %s", sysfs_hybrid, sysfs_plain);
+
+	if (system(cmd) != 0)
+		diag("%s failed", cmd);
+	free(cmd);
+}
+
 int main(void)
 {
 	const char *src = getenv("GX_SRCDIR");
 	const char *regen = getenv("GX_REGEN_GOLDEN");
 	char *dir = xasprintf("%s/tests/golden/attr", src && *src ? src : ".");
 
+	make_sysfs();
 	test_goldens(dir, regen && *regen == '1');
 	test_errors();
+	remove_sysfs();
 	free(dir);
 	return done_testing();
 }

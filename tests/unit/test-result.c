@@ -19,6 +19,7 @@
 
 #include "tap.h"
 #include "perfdata/perfdata.h"
+#include "ci/ci.h"
 #include "report/report.h"
 #include "result/result.h"
 #include "util/util.h"
@@ -138,6 +139,378 @@ static void test_hybrid(void)
 	free(path);
 }
 
+/* ---- a leader-sampled group: perf record -e '{cycles,instructions}:S' ---- */
+
+struct group_rec {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time, period;
+	uint64_t nr;				/* PERF_FORMAT_GROUP | PERF_FORMAT_ID */
+	struct { uint64_t value, id; } v[2];
+};
+
+#define GROUP_PID 4000001u
+
+/*
+ * 20 samples of the leader in thread GROUP_PID, alternating between
+ * fast_fn (2000 instructions per 1000 cycles: CPI 0.5) and slow_fn (250
+ * per 1000: CPI 4), and 5 in a second thread of the same process (an
+ * inherited counter: the same ids, its own values) in slow_fn with 500
+ * instructions per 1000 cycles. The functions are named by a JIT map under
+ * symfs_dir/tmp.
+ */
+static void write_group(const char *path, const char *symfs_dir)
+{
+	static uint64_t ids[2] = { 21, 22 };
+	struct pd_evsel ev[2];
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	struct pd_group grp = { (char *)"", 0, 2 };
+	char *cause = NULL, *map;
+	uint64_t cyc[2] = { 0, 0 }, ins[2] = { 0, 0 };
+	FILE *f;
+
+	map = xasprintf("mkdir -p %s/tmp", symfs_dir);
+	if (system(map) != 0)
+		diag("%s failed", map);
+	free(map);
+	map = xasprintf("%s/tmp/perf-%u.map", symfs_dir, GROUP_PID);
+	f = fopen(map, "w");
+	if (f) {
+		fprintf(f, "10000 100 fast_fn\n20000 100 slow_fn\n");
+		fclose(f);
+	}
+	free(map);
+	evsel(&ev[0], PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, "cycles", &ids[0]);
+	evsel(&ev[1], PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, "instructions", &ids[1]);
+	for (int i = 0; i < 2; i++) {
+		ev[i].attr.sample_type |= PERF_SAMPLE_READ;
+		ev[i].attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
+	}
+	if (perf_writer__new(&w, path, ev, 2, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (int i = 0; i < 25; i++) {
+		int t = i >= 20;	/* the second thread */
+		bool fast = !t && i % 2 == 0;
+		struct group_rec s = {
+			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+			.id = 21, .ip = fast ? 0x10010 : 0x20010, .pid = GROUP_PID,
+			.tid = GROUP_PID + (uint32_t)t, .time = 1000000 + (uint64_t)i * 1000,
+			.period = 1000, .nr = 2,
+		};
+
+		cyc[t] += 1000;
+		ins[t] += t ? 500 : fast ? 2000 : 250;
+		s.v[0].value = cyc[t];
+		s.v[0].id = 21;
+		s.v[1].value = ins[t];
+		s.v[1].id = 22;
+		perf_writer__write(w, &s, sizeof(s));
+	}
+	perf_writer__finished_round(w);
+	env.groups = &grp;
+	env.nr_groups = 1;
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
+
+static const struct profile_row *function_row(struct gx_result *r, const char *name)
+{
+	size_t nr;
+	const struct profile_row *const *rows =
+		profile__rows(gx_result__profile(r), PROFILE_BY_FUNCTION, 0, &nr);
+
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(rows[i]->name, name))
+			return rows[i];
+	return NULL;
+}
+
+/*
+ * perf report reads the same group: fast_fn's address gets 10000 cycles
+ * and 20000 instructions. (fast_fn only: perf before 6.12 keeps one
+ * previous value per counter, not per thread, so the second thread's
+ * samples in slow_fn differ there.)
+ */
+static void perf_agrees(const char *path)
+{
+	const char *perf = getenv("PERF");
+	char *cmd;
+
+	if (!perf || !*perf) {
+		skip(1, "PERF is not set");
+		return;
+	}
+	cmd = xasprintf("'%s' report -i '%s' --stdio -F period,sym 2>/dev/null | "
+			"grep -Eq ' 10000 +20000 +\\[\\.\\] 0x0*10010$'", perf, path);
+	ok(system(cmd) == 0, "perf report: the same cycles and instructions at fast_fn");
+	free(cmd);
+}
+
+static void test_group_read(void)
+{
+	char *path = xasprintf("%s/group.data", tmpdir), *cause = NULL;
+	char *symfs = xasprintf("%s/symfs", tmpdir);
+	struct profile_opts po = { .symfs = symfs };
+	struct gx_result_opts o = { .sym = &po };
+	struct gx_result *r = NULL;
+	const struct profile_row *fast, *slow;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+	char *rm;
+
+	write_group(path, symfs);
+	is_int(gx_result__open(&r, path, &o, &cause), 0, "a leader-sampled group opens");
+	if (!r) {
+		diag("%s", cause);
+		skip(12, "not opened");
+		free(cause);
+		goto out;
+	}
+	ok(gx_result__event(r, 1)->sampled, "instructions, read by the leader's samples, has per-row values");
+	is_int(gx_result__event(r, 1)->samples, 25, "every leader sample read it");
+	is_double(gx_result__event(r, 1)->run_value, 10 * 2000 + 10 * 250 + 5 * 500, 1e-9,
+		  "its whole-run value: the last value of each thread's counter, summed");
+	is_double(gx_result__event(r, 0)->run_value, 25000, 1e-9, "cycles: 25 x 1000");
+	fast = function_row(r, "fast_fn");
+	slow = function_row(r, "slow_fn");
+	ok(fast && slow, "both functions named");
+	if (fast && slow) {
+		is_int(fast->period[1], 20000, "fast_fn: 10 x 2000 instructions");
+		is_int(fast->period[0], 10000, "fast_fn: 10 x 1000 cycles");
+		is_int(slow->period[1], 10 * 250 + 5 * 500,
+		       "slow_fn: the second thread's counts are its own (not the first thread's)");
+		is_double(gx_result__row_cpi(r, fast), 0.5, 1e-9, "fast_fn CPI 0.5");
+		is_double(gx_result__row_cpi(r, slow), 15000.0 / 5000.0, 1e-9, "slow_fn CPI 3");
+	} else {
+		skip(5, "no function rows");
+	}
+	ro.sort_event = gx_result__sort_event(r);
+	report_json(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "\"cpi\": 0.5"), "report --json: per-function CPI");
+	strbuf__exit(&sb);
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "CPI") && strstr(sb.buf, "0.50"),
+	   "the text report: a CPI column in the functions table");
+	if (sb.buf && !strstr(sb.buf, "0.50"))
+		diag("%s", sb.buf);
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+	perf_agrees(path);
+out:
+	unlink(path);
+	rm = xasprintf("rm -rf %s", symfs);
+	if (system(rm) != 0)
+		diag("%s failed", rm);
+	free(rm);
+	free(symfs);
+	free(path);
+}
+
+/*
+ * Both core types sampled: cycles and instructions on cpu_core (30 samples
+ * each, periods 1000 and 2000) and on cpu_atom (20 each, 1000 and 500).
+ */
+static void write_hybrid_both(const char *path)
+{
+	static uint64_t ids[4] = { 31, 32, 33, 34 };
+	static const struct { uint64_t pmu, config, period; int n; const char *name; } e[4] = {
+		{ 4, PERF_COUNT_HW_CPU_CYCLES, 1000, 30, "cpu_core/cycles/" },
+		{ 8, PERF_COUNT_HW_CPU_CYCLES, 1000, 20, "cpu_atom/cycles/" },
+		{ 4, PERF_COUNT_HW_INSTRUCTIONS, 2000, 30, "cpu_core/instructions/" },
+		{ 8, PERF_COUNT_HW_INSTRUCTIONS, 500, 20, "cpu_atom/instructions/" },
+	};
+	struct pd_evsel ev[4];
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	struct pd_pmu pmus[] = { { 4, (char *)"cpu_core" }, { 8, (char *)"cpu_atom" } };
+	char *cause = NULL;
+	uint64_t t = 1000000;
+
+	for (int k = 0; k < 4; k++)
+		evsel(&ev[k], PERF_TYPE_HARDWARE, e[k].pmu << 32 | e[k].config, e[k].period,
+		      e[k].name, &ids[k]);
+	if (perf_writer__new(&w, path, ev, 4, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (int k = 0; k < 4; k++) {
+		for (int i = 0; i < e[k].n; i++) {
+			struct sample_rec s = {
+				.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+				.id = ids[k], .ip = 0x401000, .pid = 100, .tid = 100,
+				.time = t += 1000, .period = e[k].period,
+			};
+
+			perf_writer__write(w, &s, sizeof(s));
+		}
+	}
+	perf_writer__finished_round(w);
+	env.pmus = pmus;
+	env.nr_pmus = 2;
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
+
+static double run_metric(struct gx_result *r, const char *metric)
+{
+	struct ci_row run = { .scope = CI_SCOPE_RUN, .name = "", .share = 1.0 };
+	double v = NAN;
+	char *why = NULL;
+
+	if (ci_metric(r, &run, metric, 0, &v, &why) != 0)
+		diag("%s: %s", metric, why ? why : "?");
+	free(why);
+	return v;
+}
+
+static void test_hybrid_both(void)
+{
+	char *path = xasprintf("%s/hybrid2.data", tmpdir), *cause = NULL;
+	struct gx_result *r = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+	const char **dm;
+	bool has_cycles = false;
+
+	write_hybrid_both(path);
+	is_int(gx_result__open(&r, path, NULL, &cause), 0, "a hybrid recording with both core types opens");
+	if (!r) {
+		diag("%s", cause);
+		skip(11, "not opened");
+		free(cause);
+		free(path);
+		return;
+	}
+	ok(gx_result__model(r) != NULL, "top-down: the model takes the cpu_core events");
+	ok(gx_result__event(r, 0)->model_event >= 0 && gx_result__event(r, 2)->model_event >= 0,
+	   "cpu_core cycles and instructions are the model's");
+	ok(gx_result__event(r, 1)->model_event < 0 && gx_result__event(r, 3)->model_event < 0,
+	   "cpu_atom copies are no model's");
+	ok(gx_result__model_note(r) && strstr(gx_result__model_note(r), "cpu_atom") &&
+	   strstr(gx_result__model_note(r), "no top-down model for this core type"),
+	   "the E-cores: 'no model for this core type', clearly");
+	is_double(run_metric(r, "cycles"), 50000, 1e-9, "check 'cycles': both core types summed");
+	is_double(run_metric(r, "instructions"), 70000, 1e-9, "check 'instructions': summed, not averaged");
+	is_double(run_metric(r, "cycles/instructions"), 50000.0 / 70000.0, 1e-9,
+		  "an event ratio of the sums");
+	is_double(run_metric(r, "CPI"), 0.5, 1e-9, "the model's CPI: P-cores only (30000 / 60000)");
+	dm = ci_default_metrics(r);
+	for (size_t i = 0; dm[i]; i++)
+		has_cycles |= !strcmp(dm[i], "cycles");
+	ok(has_cycles, "default metrics: 'cycles' sums the per-PMU copies");
+	free(dm);
+	ro.sort_event = gx_result__sort_event(r);
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "cpu_core/cycles/") && strstr(sb.buf, "cpu_atom/cycles/") &&
+	   strstr(sb.buf, "no top-down model for this core type"),
+	   "report: each PMU's copy in the events, the E-core note under top-down");
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+	unlink(path);
+	free(path);
+}
+
+/* ---- many processes: a build's short-lived compilers ---------------------- */
+
+struct comm_rec {
+	struct perf_event_header h;
+	uint32_t pid, tid;
+	char comm[16];
+};
+
+/* 40 processes of cc1 (3 samples each), 2 of make (5 each). */
+static void write_many(const char *path)
+{
+	static uint64_t id = 41;
+	struct pd_evsel ev;
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	char *cause = NULL;
+	uint64_t t = 1000000;
+
+	evsel(&ev, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 250000, "cpu-clock", &id);
+	ev.attr.sample_id_all = 0;
+	if (perf_writer__new(&w, path, &ev, 1, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (uint32_t p = 0; p < 42; p++) {
+		uint32_t pid = 5000 + p;
+		bool cc1 = p < 40;
+		struct comm_rec c = { { PERF_RECORD_COMM, 0, sizeof(c) }, pid, pid, "" };
+
+		snprintf(c.comm, sizeof(c.comm), "%s", cc1 ? "cc1" : "make");
+		perf_writer__write(w, &c, sizeof(c));
+		for (int i = 0; i < (cc1 ? 3 : 5); i++) {
+			struct sample_rec s = {
+				.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+				.id = id, .ip = 0x401000, .pid = pid, .tid = pid,
+				.time = t += 1000, .period = 250000,
+			};
+
+			perf_writer__write(w, &s, sizeof(s));
+		}
+	}
+	perf_writer__finished_round(w);
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
+
+static void test_many_processes(void)
+{
+	char *path = xasprintf("%s/many.data", tmpdir), *cause = NULL;
+	struct gx_result *r = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+	const struct profile_row *const *rows;
+	size_t nr = 0;
+
+	write_many(path);
+	is_int(gx_result__open(&r, path, NULL, &cause), 0, "42 processes open");
+	if (!r) {
+		diag("%s", cause);
+		skip(6, "not opened");
+		free(cause);
+		free(path);
+		return;
+	}
+	rows = profile__rows(gx_result__profile(r), PROFILE_BY_COMMAND, 0, &nr);
+	is_int(nr, 2, "two commands");
+	ok(nr == 2 && !strcmp(rows[0]->name, "cc1") && rows[0]->nr_procs == 40 &&
+	   rows[0]->samples[0] == 120, "cc1: one row, 40 processes, every sample");
+	ok(nr == 2 && !strcmp(rows[1]->name, "make") && rows[1]->nr_procs == 2,
+	   "make: 2 processes");
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "one row per command") && strstr(sb.buf, "       40  cc1") &&
+	   strstr(sb.buf, "        2  make\n\nThreads"),
+	   "the text report: one row per command with its process count");
+	strbuf__exit(&sb);
+	report_json(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "\"processes\": 40"), "JSON: the count of processes");
+	strbuf__exit(&sb);
+	ro.by_given = true;
+	ro.by = PROFILE_BY_PROCESS;
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "(32 more"), "--by process: one row per pid (10 shown, 32 more)");
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+	unlink(path);
+	free(path);
+}
+
 static void test_errors(void)
 {
 	char *cause = NULL, *empty = xasprintf("%s/empty", tmpdir);
@@ -216,6 +589,9 @@ int main(void)
 		return 1;
 	}
 	test_hybrid();
+	test_group_read();
+	test_hybrid_both();
+	test_many_processes();
 	test_errors();
 	test_pmu_mappings();
 	rmdir(tmpdir);
