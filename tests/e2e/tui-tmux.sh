@@ -90,7 +90,9 @@ if grep -q 'hot_inner' pane; then
 	wait_for 'source: '
 	ok $? "Enter on the hottest function opens its source"
 	check "the hottest function is the recording's ($hf)" grep -q "source: $hf" pane
-	# The cursor ('>') starts on the hottest line.
+	# The cursor ('>') starts on the hottest line; the title can be on the
+	# screen a moment before the lines under it.
+	wait_for '^>'
 	is "$(cursor_line)" "$hl" "the cursor is on the recording's hottest line"
 	tmux send-keys -t "$S" Left
 	wait_for 'bottom-up'
