@@ -122,10 +122,11 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 }
 
 /* Workflow command escaping: data escapes % CR LF; property values also
- * ':' and ','. */
+ * ':' and ','. First the terminal rule (util.h): the log that shows the
+ * annotation is a terminal too. */
 static void gh_escape(struct strbuf *out, const char *s, bool property)
 {
-	for (; *s; s++) {
+	for (s = gx_esc(s); *s; s++) {
 		if (*s == '%')
 			strbuf__addstr(out, "%25");
 		else if (*s == '\r')

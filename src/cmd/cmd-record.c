@@ -521,7 +521,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	if (!ro.quiet)
 		fprintf(stderr, "gexplore: recorded %s: %" PRIu64 " records, %" PRIu64
 				" lost; 'gexplore report %s' to see it again\n",
-			dir, st->records, st->lost_events, dir);
+			gx_esc(dir), st->records, st->lost_events, gx_esc(dir));
 	/* The workload's status is ours (128+N when killed by signal N). */
 	if (err)
 		ret = GX_EXIT_FAIL;
@@ -573,7 +573,8 @@ int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bo
 		r.repeat = 0;
 		r.collect.argv = cmd;
 		if (!quiet)
-			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, n, dirs[k]);
+			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, n,
+				gx_esc(dirs[k]));
 		rc = record_run(&r, false, argc, argv);
 		if (rc != 0) {
 			cmd_error("check: run %u of '%s' exited with status %d; not checking it", k + 1,

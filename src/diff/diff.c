@@ -234,13 +234,14 @@ static const char *row_label(const struct diff_entry *e)
 
 void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 {
-	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", d->a, d->b);
+	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", gx_esc(d->a),
+		     gx_esc(d->b));
 	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
 		     "delta", "change", "row");
 	for (size_t i = 0; i < d->nr && (!limit || i < limit); i++) {
 		const struct diff_entry *e = &d->entries[i];
 
-		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), e->metric);
+		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), gx_esc(e->metric));
 		num(out, false, e->a);
 		num(out, false, e->b);
 		num(out, true, e->delta);
@@ -248,7 +249,7 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
 			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
-		strbuf__addf(out, " %s\n", row_label(e));
+		strbuf__addf(out, " %s\n", gx_esc(row_label(e)));
 	}
 	if (limit && d->nr > limit)
 		strbuf__addf(out, "(%zu more; --limit 0 shows all)\n", d->nr - limit);
@@ -277,6 +278,7 @@ void diff__json(const struct diff *d, struct strbuf *out)
 
 static void csv_field(struct strbuf *out, const char *s)
 {
+	s = gx_esc(s);
 	if (!strpbrk(s, ",\"\n")) {
 		strbuf__addstr(out, s);
 		return;

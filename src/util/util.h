@@ -93,6 +93,28 @@ void strbuf__addf(struct strbuf *sb, const char *fmt, ...) GX_PRINTF(2, 3);
 char *strbuf__detach(struct strbuf *sb);
 void strbuf__exit(struct strbuf *sb);
 
+/* ---- text for a terminal ------------------------------------------------
+ * The one rule for an untrusted string (a name from a file, a workload's
+ * comm or argv, a path) printed as text: printable ASCII and valid UTF-8
+ * stay as they are; a control byte (newline and tab included), DEL, a C1
+ * control and every byte of invalid UTF-8 become a visible escape (\n, \t,
+ * \r, \x1b), so nothing a name holds can move the cursor, set the title,
+ * clear the screen or start a line of its own. JSON has its own escaping
+ * and the TUI draws through its canvas; neither uses this.
+ */
+/* Append s[0..len) to sb, escaped. */
+void gx_escape(struct strbuf *sb, const char *s, size_t len);
+/* Append the NUL-terminated s (NULL: nothing) to sb, escaped. */
+void strbuf__addesc(struct strbuf *sb, const char *s);
+/*
+ * s escaped, for a printf argument: s itself when nothing needs escaping
+ * (NULL stays NULL), else a copy owned by a ring of GX_ESC_RING buffers,
+ * valid until GX_ESC_RING further calls. Not thread-safe; the printing
+ * paths are single-threaded.
+ */
+#define GX_ESC_RING 16
+const char *gx_esc(const char *s);
+
 /* ---- u64 -> u64 hash table (open addressing, key UINT64_MAX reserved) --- */
 struct u64map {
 	uint64_t *keys;
