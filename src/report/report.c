@@ -173,7 +173,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	size_t nev = gx_result__nr_events(in);
 	char cb[32];
 
-	strbuf__addf(sb, "gexplore report: %s\n", gx_esc(gx_result__path(in)));
+	strbuf__addf(sb, "gexplore report: %s", gx_esc(gx_result__path(in)));
+	if (gx_result__incomplete(in))
+		strbuf__addf(sb, " (INCOMPLETE: %s)", gx_result__incomplete(in));
+	strbuf__addstr(sb, "\n");
 	if (m && m->argv && m->argc) {
 		strbuf__addstr(sb, "  command   ");
 		for (uint32_t i = 0; i < m->argc; i++)

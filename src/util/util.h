@@ -166,6 +166,15 @@ char *gx_read_file(const char *path, size_t max);
 bool gx_cpulist_next(const char **s, long *lo, long *hi);
 /* Write all of buf to fd, retrying on EINTR/short writes; 0 or -errno. */
 int gx_write_all(int fd, const void *buf, size_t len);
+/*
+ * Create the file name in the directory dirfd (AT_FDCWD: name is a path)
+ * for writing, as perf creates its output: a new file only, never through
+ * a symlink (O_EXCL | O_NOFOLLOW), mode 0600, close-on-exec. A file or
+ * symlink already there (record --force into an old result, or planted)
+ * is unlinked first: unlink removes a symlink itself, never its target.
+ * The new descriptor, or -errno.
+ */
+int gx_create_at(int dirfd, const char *name);
 /* pwrite variant of gx_write_all. */
 int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 
