@@ -336,6 +336,11 @@ static int open_slice_log(struct gx_result *r, char **cause)
 
 	if (!meta->mux.slice_log || meta->mux.reference < 0)
 		return 0;
+	/* a name inside the result directory, never a path out of it */
+	if (!*meta->mux.slice_log || strchr(meta->mux.slice_log, '/') ||
+	    !strcmp(meta->mux.slice_log, ".") || !strcmp(meta->mux.slice_log, ".."))
+		return gx_fail(cause, GX_E_FORMAT, "meta.json: slice log '%s' is not a file name "
+			       "in the result directory", meta->mux.slice_log);
 	path = xasprintf("%s/%s", r->dir, meta->mux.slice_log);
 	err = mux_log__read(&r->log, path, cause);
 	free(path);

@@ -51,6 +51,30 @@ check "error message with a hostile argument: escaped, one line" \
 	sh -c "test \$(wc -l <err) = 1 && grep -qF 'no\\x1b]0;such\\x07\\nexit 0 FAKE' err"
 check "error message: no ESC, BEL or forged line" clean err
 
+# A perf.data naming a FIFO as a mapped file: the symbolizer opens only
+# regular files (O_NONBLOCK, fstat first), so the report does not hang.
+mkfifo fifo
+"$GEN" -o ff -b "$PWD/fifo" <<SPEC
+model skl
+smt off
+process 1000 app
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+timeout 20 "$X" report ff >/dev/null 2>&1
+rc=$?
+check "a FIFO named as a mapped file: report does not block (rc $rc)" test "$rc" != 124
+
+# meta.json's slice log name is a file name in the result, never a path:
+# '../fifo' would block if it were opened.
+cp -r ff sl
+jq '.mux = {"mode": "gexplore", "slice_log": "../fifo", "reference": 0, "slice_ns": 10000000}' \
+	ff/meta.json >sl/meta.json
+timeout 20 "$X" report sl >out 2>err
+rc=$?
+check "slice log '../fifo' in meta.json: not opened (rc $rc)" test "$rc" = 0
+check "... and said so" grep -q "slice log '../fifo' is not a file name in the result directory" err
+
 # A live recording of the hostile program with hostile arguments, -o name.
 if can_sample; then
 	out="r${E}[2J"
