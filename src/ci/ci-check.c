@@ -394,15 +394,15 @@ void ci_report__text(const struct ci_report *rep, struct strbuf *out)
 		const struct ci_outcome *o = &rep->outcomes[i];
 
 		strbuf__addf(out, "%-4s  %s", o->status == CI_PASS ? "PASS" :
-			     o->status == CI_FAIL ? "FAIL" : "SKIP", o->message);
+			     o->status == CI_FAIL ? "FAIL" : "SKIP", gx_esc(o->message));
 		if (o->file && o->status == CI_FAIL)
-			strbuf__addf(out, " (hottest line %s:%u)", o->file, o->line);
+			strbuf__addf(out, " (hottest line %s:%u)", gx_esc(o->file), o->line);
 		strbuf__addstr(out, "\n");
 	}
 	strbuf__addf(out, "gexplore check %s: %zu passed, %zu failed, %zu cannot measure "
-		     "(%zu run%s%s%s)\n", rep->result, rep->nr_pass, rep->nr_fail, rep->nr_skip,
+		     "(%zu run%s%s%s)\n", gx_esc(rep->result), rep->nr_pass, rep->nr_fail, rep->nr_skip,
 		     rep->nr_runs, rep->nr_runs == 1 ? "" : "s",
-		     rep->baseline ? ", baseline " : "", rep->baseline ? rep->baseline : "");
+		     rep->baseline ? ", baseline " : "", rep->baseline ? gx_esc(rep->baseline) : "");
 }
 
 json_t *ci_json_real(double x)

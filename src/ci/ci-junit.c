@@ -121,23 +121,22 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 	strbuf__addstr(out, "  </testsuite>\n</testsuites>\n");
 }
 
-/* Workflow command escaping: data escapes % CR LF; property values also
- * ':' and ','. */
+/* Workflow command escaping: data escapes % CR LF (GitHub shows %0A as a
+ * line break); property values also ':' and ','. Every other control byte
+ * or invalid UTF-8 by the terminal rule (util.h): the log that shows the
+ * annotation is a terminal too. */
 static void gh_escape(struct strbuf *out, const char *s, bool property)
 {
-	for (; *s; s++) {
-		if (*s == '%')
-			strbuf__addstr(out, "%25");
-		else if (*s == '\r')
-			strbuf__addstr(out, "%0D");
-		else if (*s == '\n')
-			strbuf__addstr(out, "%0A");
-		else if (property && *s == ':')
-			strbuf__addstr(out, "%3A");
-		else if (property && *s == ',')
-			strbuf__addstr(out, "%2C");
-		else
-			strbuf__add(out, s, 1);
+	while (*s) {
+		size_t n = strcspn(s, property ? "%\r\n:," : "%\r\n");
+
+		gx_escape(out, s, n);
+		s += n;
+		if (!*s)
+			break;
+		strbuf__addstr(out, *s == '%' ? "%25" : *s == '\r' ? "%0D" : *s == '\n' ? "%0A" :
+				    *s == ':' ? "%3A" : "%2C");
+		s++;
 	}
 }
 

@@ -227,6 +227,16 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 		goto out;
 	}
 	ret = ci_report__exit_status(&rep);
+	/* a result cut short is said first (on stderr beside --json) */
+	for (size_t i = 0; i < n; i++) {
+		const char *why = gx_result__incomplete(runs[i]);
+
+		if (why && c->json)
+			cmd_warn("%s is incomplete: %s", gx_result__path(runs[i]), why);
+		else if (why)
+			strbuf__addf(&out, "gexplore check: %s is INCOMPLETE: %s\n",
+				     gx_esc(gx_result__path(runs[i])), why);
+	}
 	/* annotations name repository paths: relative to the checkout */
 	rep.source_root = getenv("GITHUB_WORKSPACE") ? getenv("GITHUB_WORKSPACE") :
 			  getenv("CI_PROJECT_DIR") ? getenv("CI_PROJECT_DIR") : cwd;

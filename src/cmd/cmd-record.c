@@ -34,12 +34,16 @@ struct record_sink {
 	int err;
 };
 
+/* A failed write (full disk) does not stop the drain: the workload runs on
+ * either way, and the writer counts every record after it as dropped. */
 static int sink_record(struct collect_sink *s, const void *rec, size_t len)
 {
 	struct record_sink *rs = (struct record_sink *)s;
+	int err = perf_writer__write(rs->w, rec, len);
 
-	rs->err = perf_writer__write(rs->w, rec, len);
-	return rs->err;
+	if (err && !rs->err)
+		rs->err = err;
+	return 0;
 }
 
 /* How often the file is brought up to date (FINISHED_ROUND, flush, header
@@ -51,12 +55,15 @@ static int sink_round_end(struct collect_sink *s)
 {
 	struct record_sink *rs = (struct record_sink *)s;
 	uint64_t now = gx_now_ns();
+	int err;
 
 	if (now - rs->last_flush < RECORD_FLUSH_NS)
 		return 0;
 	rs->last_flush = now;
-	rs->err = perf_writer__finished_round(rs->w);
-	return rs->err;
+	err = perf_writer__finished_round(rs->w);
+	if (err && !rs->err)
+		rs->err = err;
+	return 0;
 }
 
 /* The workload's markers into DIR/regions.bin (gexplore-regions(3)). */
@@ -529,6 +536,20 @@ static void record_notice(void *arg, const char *msg)
 	cmd_warn("%s", msg);
 }
 
+/* How a recording that wrote everything ended (meta.json's status): a
+ * signal caught while a workload ran interrupted it; with -p or -a, SIGINT
+ * is how a recording ends. */
+static const char *run_status(const struct collect_session *s)
+{
+	const struct collect_stats *st = collect_session__stats(s);
+
+	if (st->stop_signal == SIGTERM || st->stop_signal == SIGHUP)
+		return GX_META_STATUS_KILLED;
+	if (st->stop_signal && st->child)
+		return GX_META_STATUS_INTERRUPTED;
+	return GX_META_STATUS_COMPLETE;
+}
+
 int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
 {
 	struct record_opts ro = *opts;
@@ -543,8 +564,9 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	char *dir = NULL, *data = NULL, *cause = NULL, *model_spec = NULL;
 	const struct collect_stats *st;
 	size_t nev, nw = 0;
-	int err, ret = GX_EXIT_FAIL;
+	int err, ret = GX_EXIT_FAIL, dfd = -1;
 	double cpu0;
+	char *incomplete = NULL;
 
 	if (!ro.collect.argv && !ro.collect.pid && !ro.collect.system_wide) {
 		cmd_error("nothing to record: give a command after '--', or -p PID, or -a");
@@ -557,9 +579,8 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	gx_meta__init(&meta);
 	cpu0 = rusage_cpu_s();
 
-	if (ro.force && ro.output && access(ro.output, F_OK) == 0) {
-		dir = xstrdup(ro.output);
-	} else if ((err = pd_result_dir__create(ro.output, ".", &dir, &cause)) != 0) {
+	if ((err = pd_result_dir__create(ro.output, ".", ro.force ? PD_RESULT_DIR_REUSE : 0, &dir,
+					 &dfd, &cause)) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_FAIL;
 		goto out;
@@ -572,7 +593,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	}
 	ret = record_mux__setup(&rm, &ro, dir);
 	if (ret) {
-		rmdir(dir);
+		pd_result_dir__discard(dfd, dir);
 		goto out;
 	}
 	ret = GX_EXIT_FAIL;
@@ -617,7 +638,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		ret = (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
 		      err == GX_E_CHILD ? 127 : GX_EXIT_FAIL;
 		markers_finish(&mk, dir, 0, &meta);
-		rmdir(dir);	/* only removes it when nothing was written */
+		pd_result_dir__discard(dfd, dir);
 		goto out;
 	}
 	for (size_t i = 0; i < collect_session__nr_warnings(s); i++)
@@ -634,9 +655,10 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		evsels[i].ids = ce->ids;
 		evsels[i].nr_ids = ce->nr_ids;
 	}
-	err = perf_writer__new(&w, data, evsels, nev, &cause);
+	err = perf_writer__new_at(&w, dfd, "perf.data", evsels, nev, &cause);
 	if (err) {
-		cmd_error("%s", cause);
+		cmd_error("%s: %s", dir, cause);
+		pd_result_dir__discard(dfd, dir);
 		goto out;
 	}
 	rs.w = w;
@@ -645,12 +667,20 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	st = collect_session__stats(s);
 	if (err) {
 		/* Keep what was recorded: flush and finish as far as possible. */
-		if (rs.err)
-			cmd_error("writing %s: %s; the result keeps the records written so far",
-				  data, gx_strerror(rs.err));
-		else
-			cmd_error("%s", cause ? cause : gx_strerror(err));
+		cmd_error("%s", cause ? cause : gx_strerror(err));
 	}
+	if (rs.err && !perf_writer__has_data(w)) {
+		/* nothing reached the disk: no result to keep */
+		cmd_error("writing %s: %s; nothing was recorded (%" PRIu64 " records dropped)",
+			  data, gx_strerror(rs.err), perf_writer__dropped(w));
+		perf_writer__delete(w);
+		w = NULL;
+		pd_result_dir__discard(dfd, dir);
+		ret = GX_EXIT_FAIL;
+		goto out;
+	}
+	if (rs.err)
+		err = err ? err : rs.err;	/* said below, with the records dropped */
 	pd_env__from_system(&env, argc, argv);
 	fill_groups(&env, s);
 	fill_meta(&meta, s, &ro, &env);
@@ -660,6 +690,8 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 		 * features that cannot be written either. */
 		gx_meta__add_warning(&meta, "recording stopped early: writing perf.data: %s",
 				     gx_strerror(rs.err));
+		meta.status = xstrdup(rs.err == -ENOSPC || rs.err == -EDQUOT ? GX_META_STATUS_NOSPACE :
+				      GX_META_STATUS_WRITE_ERROR);
 	} else {
 		perf_writer__flush(w);
 		add_build_ids(data, &env, &meta);
@@ -668,20 +700,35 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 			err = err ? err : -EIO;
 		}
 	}
+	meta.dropped_records = perf_writer__dropped(w);
+	if (!meta.status)
+		meta.status = xstrdup(err ? GX_META_STATUS_FAILED : run_status(s));
 	perf_writer__delete(w);
 	w = NULL;
 	markers_finish(&mk, dir, st->markers, &meta);
 	if (rm && record_mux__finish(rm, s, &meta, dir, ro.quiet) != 0)
 		err = err ? err : -EIO;
 	meta.self_cpu_s = rusage_cpu_s() - cpu0;
-	if (gx_meta__write(&meta, dir, &cause) != 0) {
+	if (gx_meta__write_at(&meta, dfd, dir, &cause) != 0) {
 		cmd_error("%s", cause);
 		err = err ? err : -EIO;
 	}
-	if (!ro.quiet)
+	incomplete = gx_meta__incomplete(&meta);
+	/* never "recorded ...: 0 lost" for a cut-short result */
+	if (rs.err)
+		cmd_error("writing %s: %s; the result keeps the records written so far: %" PRIu64
+			  " written, %" PRIu64 " dropped, %" PRIu64 " lost", data,
+			  gx_strerror(rs.err), st->records - meta.dropped_records,
+			  meta.dropped_records, st->lost_events);
+	else if (incomplete)
+		fprintf(stderr, "gexplore: %s is incomplete (%s): %" PRIu64 " records written, %"
+				PRIu64 " dropped, %" PRIu64 " lost\n", gx_esc(dir), incomplete,
+			st->records - meta.dropped_records, meta.dropped_records,
+			st->lost_events);
+	else if (!ro.quiet)
 		fprintf(stderr, "gexplore: recorded %s: %" PRIu64 " records, %" PRIu64
 				" lost; 'gexplore report %s' to see it again\n",
-			dir, st->records, st->lost_events, dir);
+			gx_esc(dir), st->records, st->lost_events, gx_esc(dir));
 	/* The workload's status is ours (128+N when killed by signal N). */
 	if (err)
 		ret = GX_EXIT_FAIL;
@@ -707,6 +754,9 @@ out:
 	gx_meta__exit(&meta);
 	free(evsels);
 	free(model_spec);
+	if (dfd >= 0)
+		close(dfd);	/* lets go of the result directory's lock */
+	free(incomplete);
 	free(dir);
 	free(data);
 	free(cause);
@@ -724,7 +774,7 @@ int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bo
 		char *cause = NULL;
 		int rc;
 
-		if (pd_result_dir__create(NULL, ".", &dirs[k], &cause)) {
+		if (pd_result_dir__create(NULL, ".", 0, &dirs[k], NULL, &cause)) {
 			cmd_error("%s", cause);
 			free(cause);
 			ret = GX_EXIT_FAIL;
@@ -739,7 +789,8 @@ int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bo
 		r.repeat = 0;
 		r.collect.argv = cmd;
 		if (!quiet)
-			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, n, dirs[k]);
+			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, n,
+				gx_esc(dirs[k]));
 		rc = record_run(&r, false, argc, argv);
 		if (rc != 0) {
 			cmd_error("check: run %u of '%s' exited with status %d; not checking it", k + 1,

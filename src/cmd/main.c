@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_record_entry,
 	&cmd_report_entry,
@@ -21,12 +23,14 @@ const struct cmd_entry *const cmd_table[] = {
 	NULL,
 };
 
+/* A message may hold names from files and argv: one line, escaped (util.h). */
 static void vmsg(const char *prefix, const char *fmt, va_list ap)
 {
+	char *m = xvasprintf(fmt, ap);
+
 	fflush(stdout);
-	fprintf(stderr, "gexplore: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "gexplore: %s%s\n", prefix, gx_esc(m));
+	free(m);
 }
 
 void cmd_error(const char *fmt, ...)

@@ -148,6 +148,7 @@ struct collect_stats {
 	bool exited;		/* the workload exited ... */
 	int exit_code;		/* ... with this code */
 	int term_signal;	/* or was killed by this signal (0 if not) */
+	int stop_signal;	/* the first SIGINT/SIGTERM/SIGHUP caught (0: none) */
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC around the run */
 	uint64_t slices;	/* rotation: slices logged */
 	uint32_t nr_groups;	/* rotation: groups rotated (0: no rotation) */

@@ -1264,6 +1264,8 @@ static void run_loop__signals(struct run_loop *r, struct collect_session *s)
 
 	while ((k = read(r->sig_rfd, sigs, sizeof(sigs))) > 0) {
 		for (ssize_t j = 0; j < k; j++) {
+			if (!s->stats.stop_signal)
+				s->stats.stop_signal = sigs[j];
 			if (s->has_workload && s->wl.pid > 0) {
 				/* alive when the second comes: the first did not stop it */
 				if (sigs[j] == SIGINT && r->nr_sigint++ == 1 && !workload_done(s, false))

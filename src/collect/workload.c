@@ -4,6 +4,12 @@
  * write end is close-on-exec so a gexplore that execs or dies never leaves
  * it waiting. A failed execvp() sends errno back through a second
  * close-on-exec pipe: EOF there means the exec happened.
+ *
+ * The workload never outlives gexplore: the child asks for SIGKILL when its
+ * parent dies (PR_SET_PDEATHSIG, kept across execve() of an ordinary
+ * program), then checks that the parent it was forked from is still its
+ * parent, for a gexplore killed between fork() and prctl(). Attaching with
+ * -p starts no child and only detaches.
  */
 #include "config.h"
 
@@ -15,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,7 +69,7 @@ int workload__check(char *const *argv, char **cause)
 int workload__start(struct workload *w, char *const *argv, const char *env, char **cause)
 {
 	int go[2], errp[2], err;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(w, 0, sizeof(*w));
 	w->go_fd = w->err_fd = -1;
@@ -83,6 +90,8 @@ int workload__start(struct workload *w, char *const *argv, const char *env, char
 		ssize_t n;
 		int e;
 
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+			_exit(127);	/* gexplore is already gone */
 		close(go[1]);
 		close(errp[0]);
 		do

@@ -356,7 +356,8 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 	size_t shown = 0, folded = 0, more = 0;
 	bool noise_head = false;
 
-	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", d->a, d->b);
+	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", gx_esc(d->a),
+		     gx_esc(d->b));
 	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
 		     "delta", "change", "row");
 	for (size_t i = 0; i < d->nr; i++) {
@@ -374,7 +375,7 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			strbuf__addstr(out, "-- within noise (the 95% interval of the change holds 0):\n");
 			noise_head = true;
 		}
-		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), e->metric);
+		strbuf__addf(out, "%-8s %-24s ", ci_scope_name(e->scope), gx_esc(e->metric));
 		num(out, e->unit, false, e->a);
 		num(out, e->unit, false, e->b);
 		num(out, e->unit, true, e->delta);
@@ -382,7 +383,7 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
 			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
-		strbuf__addf(out, " %s%s\n", row_label(e), e->noise ? " ~" : "");
+		strbuf__addf(out, " %s%s\n", gx_esc(row_label(e)), e->noise ? " ~" : "");
 		shown++;
 	}
 	if (more)
@@ -421,6 +422,7 @@ void diff__json(const struct diff *d, struct strbuf *out)
 
 static void csv_field(struct strbuf *out, const char *s)
 {
+	s = gx_esc(s);
 	if (!strpbrk(s, ",\"\n")) {
 		strbuf__addstr(out, s);
 		return;

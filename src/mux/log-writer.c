@@ -30,20 +30,6 @@ struct mux_log_writer {
 	size_t len, cap;
 };
 
-/*
- * A new file only: never through a symlink (O_NOFOLLOW, O_EXCL), 0600.
- * A file already there (gexplore record --force into an old result) is
- * unlinked first; unlink removes a symlink itself, never its target.
- */
-static int create_excl(const char *path)
-{
-	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-	int fd = open(path, flags, 0600);
-
-	if (fd < 0 && errno == EEXIST && unlink(path) == 0)
-		fd = open(path, flags, 0600);
-	return fd < 0 ? -errno : fd;
-}
 
 static void writer__put(struct mux_log_writer *w, const void *p, size_t n)
 {
@@ -62,7 +48,7 @@ int mux_log_writer__new(struct mux_log_writer **out, const char *path, size_t nr
 	if (nr_events == 0 || nr_events > 4096 || reference >= (int)nr_events)
 		return gx_fail(cause, -EINVAL, "%s: cannot log %zu events (reference %d)", path,
 			       nr_events, reference);
-	fd = create_excl(path);
+	fd = gx_create_at(AT_FDCWD, path);	/* new, 0600, no symlink (util.h) */
 	if (fd < 0)
 		return gx_fail(cause, fd, "%s: %s", path, strerror(-fd));
 	w = xzalloc(sizeof(*w));

@@ -12,6 +12,7 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef NT_GNU_BUILD_ID
@@ -53,10 +54,16 @@ int pd_read_build_id(const char *path, uint8_t id[20], uint8_t *size)
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	int fd, err = GX_E_FORMAT;
+	struct stat st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* never block on a FIFO or read a device: regular files only */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return GX_E_FORMAT;
+	}
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)

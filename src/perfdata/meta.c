@@ -8,6 +8,8 @@
 #include "perfdata.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +38,7 @@ void gx_meta__exit(struct gx_meta *m)
 	free(m->cpu_model);
 	free(m->cpu_variant);
 	free(m->callgraph);
+	free(m->status);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
 		free(m->events[i].encoding);
@@ -147,6 +150,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "end_ns", json_integer((json_int_t)m->end_ns));
 	json_object_set_new(root, "duration_s", real_or_null(m->duration_s));
 	json_object_set_new(root, "lost_records", json_integer((json_int_t)m->lost_records));
+	json_object_set_new(root, "status", str_or_null(m->status));
+	json_object_set_new(root, "dropped_records", json_integer((json_int_t)m->dropped_records));
 	json_object_set_new(root, "lost_events", json_integer((json_int_t)m->lost_events));
 	json_object_set_new(root, "self_cpu_s", real_or_null(m->self_cpu_s));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
@@ -157,25 +162,41 @@ static json_t *meta_to_json(const struct gx_meta *m)
 
 int gx_meta__write(const struct gx_meta *m, const char *dir, char **cause)
 {
-	char *tmp = xasprintf("%s/.meta.json.tmp", dir);
-	char *path = xasprintf("%s/meta.json", dir);
-	json_t *root = meta_to_json(m);
-	int err = 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
 
-	if (json_dump_file(root, tmp, JSON_INDENT(2) | JSON_SORT_KEYS) != 0) {
-		err = gx_fail(cause, errno ? -errno : -EIO, "%s: cannot write: %s", tmp,
-			      strerror(errno ? errno : EIO));
-		unlink(tmp);
+	if (dfd < 0)
+		return gx_fail(cause, -errno, "%s: %s", dir, strerror(errno));
+	err = gx_meta__write_at(m, dfd, dir, cause);
+	close(dfd);
+	return err;
+}
+
+int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char **cause)
+{
+	static const char tmp[] = ".meta.json.tmp";
+	json_t *root = meta_to_json(m);
+	int fd = gx_create_at(dirfd, tmp), err = 0;
+
+	if (fd < 0) {
+		err = gx_fail(cause, fd, "%s/%s: %s", dir, tmp, strerror(-fd));
 		goto out;
 	}
-	if (rename(tmp, path) != 0) {
-		err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
-		unlink(tmp);
+	errno = 0;
+	if (json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fsync(fd) != 0) {
+		err = gx_fail(cause, errno ? -errno : -EIO, "%s/%s: cannot write: %s", dir, tmp,
+			      strerror(errno ? errno : EIO));
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		goto out;
+	}
+	close(fd);
+	/* rename replaces a meta.json symlink itself, never its target */
+	if (renameat(dirfd, tmp, dirfd, "meta.json") != 0) {
+		err = gx_fail(cause, -errno, "%s/meta.json: %s", dir, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
 	}
 out:
 	json_decref(root);
-	free(tmp);
-	free(path);
 	return err;
 }
 
@@ -322,6 +343,8 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	m->end_ns = (uint64_t)get_int(root, "end_ns", 0);
 	m->duration_s = get_seconds(m, root, "duration_s");
 	m->lost_records = (uint64_t)get_int(root, "lost_records", 0);
+	m->status = get_str(root, "status");	/* NULL before 1.2: complete */
+	m->dropped_records = (uint64_t)get_int(root, "dropped_records", 0);
 	m->lost_events = (uint64_t)get_int(root, "lost_events", 0);
 	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
 	v = json_object_get(root, "mux");
@@ -340,4 +363,39 @@ out_root:
 out:
 	free(path);
 	return err;
+}
+
+char *gx_meta__incomplete(const struct gx_meta *m)
+{
+	static const struct {
+		const char *status, *phrase;
+	} phrases[] = {
+		{ GX_META_STATUS_INTERRUPTED, "interrupted (SIGINT)" },
+		{ GX_META_STATUS_KILLED, "stopped by SIGTERM or SIGHUP" },
+		{ GX_META_STATUS_NOSPACE, "cut short: the disk was full" },
+		{ GX_META_STATUS_WRITE_ERROR, "cut short: writing perf.data failed" },
+		{ GX_META_STATUS_FAILED, "cut short: the collection failed" },
+	};
+	const char *phrase = NULL;
+	char *s;
+
+	if ((!m->status || !strcmp(m->status, GX_META_STATUS_COMPLETE)) && !m->dropped_records)
+		return NULL;
+	for (size_t i = 0; m->status && i < ARRAY_SIZE(phrases); i++)
+		if (!strcmp(m->status, phrases[i].status))
+			phrase = phrases[i].phrase;
+	if (phrase)
+		s = xstrdup(phrase);
+	else if (m->status && strcmp(m->status, GX_META_STATUS_COMPLETE))
+		s = xasprintf("status '%s'", m->status);
+	else
+		s = xstrdup("complete");
+	if (m->dropped_records) {
+		char *t = xasprintf("%s, %" PRIu64 " record%s dropped", s, m->dropped_records,
+				    m->dropped_records == 1 ? "" : "s");
+
+		free(s);
+		s = t;
+	}
+	return s;
 }

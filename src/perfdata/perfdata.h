@@ -78,11 +78,15 @@ int pd_read_build_id(const char *path, uint8_t id[20], uint8_t *size);
 
 struct perf_writer;
 
-/* Create path (O_EXCL is not used; an existing file is truncated) and write
- * the header and the attr section for the nr evsels. The evsels are copied.
- * On success *out owns the file until perf_writer__delete(). */
+/* Create path (gx_create_at(): a new file, 0600, never through a symlink;
+ * one already there is replaced) and write the header and the attr section
+ * for the nr evsels. The evsels are copied. On success *out owns the file
+ * until perf_writer__delete(). */
 int perf_writer__new(struct perf_writer **out, const char *path,
 		     const struct pd_evsel *evsels, size_t nr, char **cause);
+/* The same with path relative to the directory dirfd (the result's). */
+int perf_writer__new_at(struct perf_writer **out, int dirfd, const char *path,
+			const struct pd_evsel *evsels, size_t nr, char **cause);
 
 /* Append one or more complete records (each starts with a
  * perf_event_header). Buffered; never allocates after __new. */
@@ -94,6 +98,14 @@ int perf_writer__finished_round(struct perf_writer *w);
 
 /* Write buffered records and update the header's data size. */
 int perf_writer__flush(struct perf_writer *w);
+
+/* Records that never reached the file: those buffered when a write failed
+ * and every one given after (the writer's error is sticky). */
+uint64_t perf_writer__dropped(const struct perf_writer *w);
+/* Whether any record data reached the file: the data size written in the
+ * header, or bytes past the data offset that a failed write left (a
+ * reader takes a data size of 0 as "up to the end of the file"). */
+bool perf_writer__has_data(const struct perf_writer *w);
 
 /* Bytes of record data written so far. */
 uint64_t perf_writer__data_size(const struct perf_writer *w);
@@ -315,11 +327,28 @@ struct gx_meta {
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, same as sample times */
 	double duration_s;		/* wall-clock of the workload; NAN: unknown */
 	uint64_t lost_records, lost_events;
+	/* 1.2: how the recording ended (GX_META_STATUS_*; NULL when read from
+	 * an older result: complete), and the records that never reached
+	 * perf.data (a write failed: full disk) */
+	char *status;
+	uint64_t dropped_records;
 	double self_cpu_s;		/* gexplore's own user+system CPU time; NAN: unknown */
 	char **warnings;
 	size_t nr_warnings;
 	struct gx_meta_mux mux;		/* 1.1 */
 };
+
+#define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
+#define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore */
+#define GX_META_STATUS_KILLED "killed"			/* SIGTERM or SIGHUP did */
+#define GX_META_STATUS_NOSPACE "no-space"		/* a write failed: disk full */
+#define GX_META_STATUS_WRITE_ERROR "write-error"	/* a write failed otherwise */
+#define GX_META_STATUS_FAILED "failed"			/* the collection failed */
+
+/* NULL when m says its recording is complete, else a short phrase for a
+ * first line: "interrupted (SIGINT)", "out of disk space, 120 records
+ * dropped". Owned by the caller. */
+char *gx_meta__incomplete(const struct gx_meta *m);
 
 void gx_meta__init(struct gx_meta *m);
 void gx_meta__exit(struct gx_meta *m);
@@ -327,22 +356,48 @@ void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Write m as DIR/meta.json (via a temporary file and rename). */
 int gx_meta__write(const struct gx_meta *m, const char *dir, char **cause);
+/* The same in the directory dirfd (named dir in messages): the temporary
+ * file is created with gx_create_at() (0600, no symlink followed), synced,
+ * and renamed over meta.json. */
+int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char **cause);
 /* Read DIR/meta.json. Unknown fields are ignored; a newer major version is
  * refused. A duration or CPU time that is absent, not a number or out of
  * [0, GX_META_MAX_SECONDS] reads as NAN (unknown), with a warning in
  * m->warnings when present but wrong. */
 int gx_meta__read(struct gx_meta *m, const char *dir, char **cause);
 
-/* Create the result directory: `dir` when given (it must not exist or be
- * empty), else the next free gxNNN under `parent`. *path_out is allocated. */
-int pd_result_dir__create(const char *dir, const char *parent, char **path_out, char **cause);
+/*
+ * Create the result directory: `dir` when given (it must not exist or be
+ * empty; with PD_RESULT_DIR_REUSE, record --force, it may hold an old
+ * result), else the next free gxNNN under `parent`. A directory created
+ * here is 0700. It is opened and locked (flock, exclusive) before the
+ * emptiness check: a second run naming it fails with -EBUSY; a regular
+ * file there fails with -ENOTDIR. *path_out is allocated; *dirfd_out
+ * (when not NULL) is the open directory, holding the lock until closed
+ * (the files of the result are created relative to it); with NULL the
+ * lock is let go at once.
+ */
+#define PD_RESULT_DIR_REUSE 1u
+int pd_result_dir__create(const char *dir, const char *parent, unsigned flags,
+			  char **path_out, int *dirfd_out, char **cause);
+
+/* Remove what a failed record created in the result directory dirfd
+ * (perf.data, meta.json and its temporary file, slices.bin), then the
+ * directory path itself when that left it empty. */
+void pd_result_dir__discard(int dirfd, const char *path);
+
+/* Whether a gexplore record holds the lock of the result directory path
+ * (it is being recorded now). */
+bool pd_result_dir__locked(const char *path);
 
 /* Resolve a RESULT argument: a result directory, a perf.data file, or NULL
- * for the newest gxNNN in `parent`. *data_out is the perf.data path;
- * *dir_out the result directory or NULL when a bare perf.data was named.
- * Both allocated. */
+ * for the newest whole gxNNN in `parent`: one with perf.data and a
+ * meta.json that says it is complete, not locked by a record; the newer
+ * ones skipped are named in *note (allocated, or NULL; note may be NULL).
+ * *data_out is the perf.data path; *dir_out the result directory or NULL
+ * when a bare perf.data was named. Both allocated. */
 int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out,
-		       char **data_out, char **cause);
+			   char **data_out, char **note, char **cause);
 
 /* ---- regions.bin: the workload's markers (gexplore-regions(3)) ------------
  *

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,14 +59,19 @@ static long newest_result(const char *parent, char **name_out)
 	return best;
 }
 
-static bool dir_is_empty(const char *path)
+/* Whether the directory open at fd holds nothing but . and .. */
+static bool fd_is_empty(int fd)
 {
-	DIR *d = opendir(path);
+	int dfd = dup(fd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
 	struct dirent *de;
 	bool empty = true;
 
-	if (!d)
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
 		return false;
+	}
 	while ((de = readdir(d)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
 			empty = false;
@@ -74,58 +81,179 @@ static bool dir_is_empty(const char *path)
 	return empty;
 }
 
-int pd_result_dir__create(const char *dir, const char *parent, char **path_out, char **cause)
+/*
+ * Open the directory path and take its lock (flock, exclusive, not
+ * waiting): a second gexplore writing there fails here. Then, unless
+ * reuse, it must be empty: checked under the lock, so no other run can
+ * fill it between the check and the use.
+ */
+static int open_locked(const char *path, bool reuse, int *fd_out, char **cause)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		if (errno == ENOTDIR)
+			return gx_fail(cause, -ENOTDIR, "%s exists and is not a directory; "
+				       "-o names the result directory to create", path);
+		return gx_fail(cause, -errno, "cannot open result directory %s: %s", path,
+			       strerror(errno));
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		err = errno == EWOULDBLOCK ?
+		      gx_fail(cause, -EBUSY, "result directory %s is being written by another "
+			      "gexplore; name another with -o", path) :
+		      gx_fail(cause, -errno, "cannot lock result directory %s: %s", path,
+			      strerror(errno));
+		close(fd);
+		return err;
+	}
+	if (!reuse && !fd_is_empty(fd)) {
+		close(fd);
+		return gx_fail(cause, -EEXIST, "result directory %s exists and is not empty; "
+			       "remove it or name another with -o", path);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+int pd_result_dir__create(const char *dir, const char *parent, unsigned flags,
+			  char **path_out, int *dirfd_out, char **cause)
 {
 	char *path;
+	int err, fd = -1;
 
 	*path_out = NULL;
+	if (dirfd_out)
+		*dirfd_out = -1;
 	if (dir) {
-		if (mkdir(dir, 0777) != 0) {
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			return gx_fail(cause, -errno, "cannot create result directory %s: %s", dir,
+				       strerror(errno));
+		path = xstrdup(dir);
+	} else {
+		if (!parent)
+			parent = ".";
+		/* Next free number; mkdir's EEXIST settles a race with another run. */
+		for (long n = newest_result(parent, NULL) + 1;; n++) {
+			path = strcmp(parent, ".") ? xasprintf("%s/gx%03ld", parent, n)
+						   : xasprintf("gx%03ld", n);
+			if (mkdir(path, 0700) == 0)
+				break;
+			free(path);
 			if (errno != EEXIST)
-				return gx_fail(cause, -errno, "cannot create result directory %s: %s",
-					       dir, strerror(errno));
-			if (!dir_is_empty(dir))
-				return gx_fail(cause, -EEXIST,
-					       "result directory %s exists and is not empty; "
-					       "remove it or name another with -o", dir);
+				return gx_fail(cause, -errno,
+					       "cannot create a result directory in %s: %s",
+					       parent, strerror(errno));
 		}
-		*path_out = xstrdup(dir);
-		return 0;
 	}
-	if (!parent)
-		parent = ".";
-	/* Next free number; mkdir's EEXIST settles a race with another run. */
-	for (long n = newest_result(parent, NULL) + 1;; n++) {
-		path = strcmp(parent, ".") ? xasprintf("%s/gx%03ld", parent, n)
-					   : xasprintf("gx%03ld", n);
-		if (mkdir(path, 0777) == 0) {
-			*path_out = path;
-			return 0;
-		}
+	err = open_locked(path, flags & PD_RESULT_DIR_REUSE, &fd, cause);
+	if (err) {
 		free(path);
-		if (errno != EEXIST)
-			return gx_fail(cause, -errno, "cannot create a result directory in %s: %s",
-				       parent, strerror(errno));
+		return err;
 	}
+	if (dirfd_out)
+		*dirfd_out = fd;
+	else
+		close(fd);
+	*path_out = path;
+	return 0;
+}
+
+void pd_result_dir__discard(int dirfd, const char *path)
+{
+	static const char *const names[] = { "perf.data", "meta.json", ".meta.json.tmp",
+					     "slices.bin" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		unlinkat(dirfd, names[i], 0);
+	rmdir(path);	/* only when nothing else is in it */
+}
+
+/* Why the result directory path is not one to open by default (NULL: it
+ * is): empty, still being recorded, cut short. Allocated. */
+static char *not_whole(const char *path)
+{
+	struct gx_meta m;
+	char *data = xasprintf("%s/perf.data", path), *why = NULL;
+
+	if (access(data, F_OK) != 0)
+		why = xstrdup("no perf.data");
+	else if (pd_result_dir__locked(path))
+		why = xstrdup("being recorded");
+	free(data);
+	if (why)
+		return why;
+	gx_meta__init(&m);
+	if (gx_meta__read(&m, path, NULL) != 0)
+		why = xstrdup("no readable meta.json: cut short?");
+	else
+		why = gx_meta__incomplete(&m);
+	gx_meta__exit(&m);
+	return why;
+}
+
+/* The newest gxNNN under parent that is whole; those skipped on the way
+ * are named in *note. */
+static int newest_whole(const char *parent, char **dir_out, char **note)
+{
+	struct strbuf sb = STRBUF_INIT;
+	long n = newest_result(parent, NULL);
+
+	for (; n > 0; n--) {
+		char *path = strcmp(parent, ".") ? xasprintf("%s/gx%03ld", parent, n) :
+						   xasprintf("gx%03ld", n);
+		struct stat st;
+		char *why;
+
+		if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		why = not_whole(path);
+		if (!why) {
+			*dir_out = path;
+			break;
+		}
+		strbuf__addf(&sb, "%s%s (%s)", sb.len ? ", " : "skipped ", path, why);
+		free(why);
+		free(path);
+	}
+	if (sb.len && note) {
+		strbuf__addstr(&sb, n > 0 ? "; named, it opens all the same" : "");
+		*note = strbuf__detach(&sb);
+	}
+	strbuf__exit(&sb);
+	return n > 0 ? 0 : -ENOENT;
 }
 
 int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, char **data_out,
-		       char **cause)
+			   char **note, char **cause)
 {
 	struct stat st;
-	char *name;
 
 	*dir_out = *data_out = NULL;
+	if (note)
+		*note = NULL;
 	if (!parent)
 		parent = ".";
 	if (!arg) {
-		if (!newest_result(parent, &name))
-			return gx_fail(cause, -ENOENT,
-				       "no result in %s (gx001, gx002, ...): record one with "
+		char *skipped = NULL;
+
+		if (newest_whole(parent, dir_out, &skipped) != 0) {
+			int err = gx_fail(cause, -ENOENT,
+				       "no %sresult in %s (gx001, gx002, ...)%s%s: record one with "
 				       "'gexplore record -- CMD', or name a result or a perf.data file",
-				       strcmp(parent, ".") ? parent : "the current directory");
-		*dir_out = strcmp(parent, ".") ? xasprintf("%s/%s", parent, name) : xstrdup(name);
-		free(name);
+				       skipped ? "whole " : "",
+				       strcmp(parent, ".") ? parent : "the current directory",
+				       skipped ? "; " : "", skipped ? skipped : "");
+
+			free(skipped);
+			return err;
+		}
+		if (note)
+			*note = skipped;
+		else
+			free(skipped);
 		*data_out = xasprintf("%s/perf.data", *dir_out);
 		return 0;
 	}
@@ -151,4 +279,16 @@ int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, 
 	}
 	*data_out = xstrdup(arg);
 	return 0;
+}
+
+bool pd_result_dir__locked(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool locked;
+
+	if (fd < 0)
+		return false;
+	locked = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);
+	return locked;
 }

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PD_WRITER_BUF (1u << 20)
@@ -28,10 +29,18 @@ struct perf_writer {
 	uint8_t *buf;
 	size_t buf_len;
 	int error;			/* sticky write error, or 0 */
+	uint64_t buf_records;		/* records in buf */
+	uint64_t nr_dropped;		/* records that never reached the file */
 };
 
 int perf_writer__new(struct perf_writer **out, const char *path,
 		     const struct pd_evsel *evsels, size_t nr, char **cause)
+{
+	return perf_writer__new_at(out, AT_FDCWD, path, evsels, nr, cause);
+}
+
+int perf_writer__new_at(struct perf_writer **out, int dirfd, const char *path,
+			const struct pd_evsel *evsels, size_t nr, char **cause)
 {
 	struct perf_writer *w;
 	struct pd_file_section *ids_sec;
@@ -41,9 +50,9 @@ int perf_writer__new(struct perf_writer **out, const char *path,
 	if (nr == 0)
 		return gx_fail(cause, GX_E_USAGE, "%s: a perf.data file needs at least one event", path);
 	w = xzalloc(sizeof(*w));
-	w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	w->fd = gx_create_at(dirfd, path);
 	if (w->fd < 0) {
-		err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+		err = gx_fail(cause, w->fd, "%s: %s", path, strerror(-w->fd));
 		goto out_free;
 	}
 	w->nr = nr;
@@ -97,7 +106,7 @@ int perf_writer__new(struct perf_writer **out, const char *path,
 out_write:
 	gx_fail(cause, err, "%s: writing the header: %s", path, gx_strerror(err));
 	free(ids_sec);
-	unlink(path);
+	unlinkat(dirfd, path, 0);
 out_free:
 	perf_writer__delete(w);
 	return err;
@@ -133,31 +142,73 @@ int perf_writer__flush(struct perf_writer *w)
 	/* on error the buffered records are dropped: data.size still
 	 * describes what is complete on disk */
 	w->buf_len = 0;
-	if (err)
+	if (err) {
 		w->error = err;
+		w->nr_dropped += w->buf_records;
+	}
+	w->buf_records = 0;
 	return err;
+}
+
+/* Records (perf_event_headers) in rec[0..len), our own FINISHED_ROUND
+ * markers left out: the kernel's records are the ones counted. */
+static uint64_t count_records(const void *rec, size_t len)
+{
+	const char *p = rec;
+	uint64_t n = 0;
+
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+		const struct perf_event_header *h = (const void *)(p + off);
+
+		if (h->size < sizeof(*h))
+			return n + 1;
+		n += h->type != PD_REC_FINISHED_ROUND;
+		off += h->size;
+	}
+	return n;
 }
 
 int perf_writer__write(struct perf_writer *w, const void *rec, size_t len)
 {
+	uint64_t n = count_records(rec, len);
 	int err;
 
-	if (w->error)
+	if (w->error) {
+		w->nr_dropped += n;
 		return w->error;
+	}
 	if (len > PD_WRITER_BUF - w->buf_len) {
 		err = perf_writer__flush(w);
-		if (err)
+		if (err) {
+			w->nr_dropped += n;
 			return err;
+		}
 	}
 	if (len > PD_WRITER_BUF) {
 		err = writer__write_data(w, rec, len);
-		if (err)
+		if (err) {
 			w->error = err;
+			w->nr_dropped += n;
+		}
 		return err;
 	}
 	memcpy(w->buf + w->buf_len, rec, len);
 	w->buf_len += len;
+	w->buf_records += n;
 	return 0;
+}
+
+bool perf_writer__has_data(const struct perf_writer *w)
+{
+	struct stat st;
+
+	return w->hdr.data.size > 0 ||
+	       (fstat(w->fd, &st) == 0 && (uint64_t)st.st_size > w->hdr.data.offset);
+}
+
+uint64_t perf_writer__dropped(const struct perf_writer *w)
+{
+	return w->nr_dropped;
 }
 
 int perf_writer__finished_round(struct perf_writer *w)

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A field and its comma, quoted (RFC 4180) when it holds a separator, quote or newline. */
+/* A field and its comma, escaped (util.h: no control byte reaches the
+ * terminal) and quoted (RFC 4180) when it holds a separator or quote. */
 static void csv_str(struct strbuf *sb, const char *s)
 {
+	s = gx_esc(s);
 	if (strpbrk(s, ",\"\r\n")) {
 		strbuf__addstr(sb, "\"");
 		for (const char *c = s; *c; c++)

@@ -77,7 +77,7 @@ void report__path_str(struct strbuf *sb, struct gx_result *in,
 	for (uint32_t i = 0; i < r->path_len; i++) {
 		const struct profile_row *f = profile__row(gx_result__profile(in), PROFILE_BY_FUNCTION, r->path[i]);
 
-		strbuf__addf(sb, "%s%s", i ? sep : "", f ? f->name : "?");
+		strbuf__addf(sb, "%s%s", i ? sep : "", f ? gx_esc(f->name) : "?");
 	}
 }
 
@@ -137,20 +137,20 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 	switch (by) {
 	case PROFILE_BY_FUNCTION:
 		strbuf__addf(sb, "\nFunctions (by %s; self: in the function itself%s)\n",
-			     report__event_name(in, e),
+			     gx_esc(report__event_name(in, e)),
 			     cc ? ", total: with its callees" : "");
 		strbuf__addf(sb, "    self%s    samples%s  %-*s  %-*s  %s\n", cc ? "   total" : "",
 			     cpi ? "    CPI" : "", w, "function", mw, "module", "hottest line");
 		break;
 	case PROFILE_BY_LINE:
-		strbuf__addf(sb, "\nSource lines (by %s%s)\n", report__event_name(in, e),
+		strbuf__addf(sb, "\nSource lines (by %s%s)\n", gx_esc(report__event_name(in, e)),
 			     cc ? "; total: lines on the stack, call sites included" : "");
 		strbuf__addf(sb, "    self%s    samples%s  %-30s  %-*s  %s\n", cc ? "   total" : "",
 			     cpi ? "    CPI" : "", "line", w, "function", "module");
 		break;
 	default:
 		strbuf__addf(sb, "\nCall paths (by %s; root first)\n",
-			     report__event_name(in, e));
+			     gx_esc(report__event_name(in, e)));
 		strbuf__addstr(sb, "    self    samples  command: path\n");
 		break;
 	}
@@ -172,13 +172,13 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		if (by == PROFILE_BY_FUNCTION) {
 			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index, e);
 
-			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, r->name, mw, report__base(r->module),
-				     src_str(l, fb, sizeof(fb)));
+			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, gx_esc(r->name), mw,
+				     gx_esc(report__base(r->module)), gx_esc(src_str(l, fb, sizeof(fb))));
 		} else if (by == PROFILE_BY_LINE) {
-			strbuf__addf(sb, "%-30s  %-*s  %s\n", src_str(r, fb, sizeof(fb)), w, r->name,
-				     report__base(r->module));
+			strbuf__addf(sb, "%-30s  %-*s  %s\n", gx_esc(src_str(r, fb, sizeof(fb))), w,
+				     gx_esc(r->name), gx_esc(report__base(r->module)));
 		} else {
-			strbuf__addf(sb, "%s: ", r->name);
+			strbuf__addf(sb, "%s: ", gx_esc(r->name));
 			report__path_str(sb, in, r, ";");
 			strbuf__addstr(sb, "\n");
 		}

@@ -200,18 +200,18 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 				strbuf__addf(sb, " %4.2f%c", rel, rel < 0.7 ? '!' : ' ');
 		}
 		if (by == PROFILE_BY_MODULE) {
-			strbuf__addf(sb, " %s\n", r->name);
+			strbuf__addf(sb, " %s\n", gx_esc(r->name));
 		} else if (by == PROFILE_BY_FUNCTION) {
 			const char *base = r->module ? strrchr(r->module, '/') : NULL;
 
-			strbuf__addf(sb, " %s (%s)\n", r->name,
-				     base ? base + 1 : r->module && *r->module ? r->module : "?");
+			strbuf__addf(sb, " %s (%s)\n", gx_esc(r->name),
+				     gx_esc(base ? base + 1 : r->module && *r->module ? r->module : "?"));
 		} else {
 			if (by == PROFILE_BY_COMMAND)	/* (N processes) */
-				strbuf__addf(sb, " %s (%u process%s)\n", r->name, r->nr_procs,
+				strbuf__addf(sb, " %s (%u process%s)\n", gx_esc(r->name), r->nr_procs,
 					     r->nr_procs == 1 ? "" : "es");
 			else
-				strbuf__addf(sb, " %s (%u)\n", r->name, by == PROFILE_BY_THREAD ? r->tid : r->pid);
+				strbuf__addf(sb, " %s (%u)\n", gx_esc(r->name), by == PROFILE_BY_THREAD ? r->tid : r->pid);
 		}
 		if (row_bounds(v, in, r, c, lo, hi))
 			text_bounds(sb, v, cols, nc, lo, hi);

@@ -117,9 +117,9 @@ static void text_table(struct strbuf *sb, struct gx_result *in,
 	rows = report__pick(in, o, by, false, &nr, &more);
 	if (by == PROFILE_BY_COMMAND)
 		strbuf__addf(sb, "\nProcesses (by %s; one row per command, --by process for each pid)\n",
-			     report__event_name(in, ev));
+			     gx_esc(report__event_name(in, ev)));
 	else
-		strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], report__event_name(in, ev));
+		strbuf__addf(sb, "\n%s (by %s)\n", by_title[by], gx_esc(report__event_name(in, ev)));
 	switch (by) {
 	case PROFILE_BY_COMMAND:
 		strbuf__addf(sb, "   share    samples%s  processes  command\n",
@@ -154,13 +154,13 @@ static void text_table(struct strbuf *sb, struct gx_result *in,
 				strbuf__addf(sb, "%4.2f%c ", rel, rel < 0.7 ? '!' : ' ');
 		}
 		if (by == PROFILE_BY_COMMAND)
-			strbuf__addf(sb, "%9u  %s\n", r->nr_procs, r->name);
+			strbuf__addf(sb, "%9u  %s\n", r->nr_procs, gx_esc(r->name));
 		else if (by == PROFILE_BY_PROCESS)
-			strbuf__addf(sb, "%7u  %s\n", r->pid, r->name);
+			strbuf__addf(sb, "%7u  %s\n", r->pid, gx_esc(r->name));
 		else if (by == PROFILE_BY_THREAD)
-			strbuf__addf(sb, "%7u  %7u  %s\n", r->tid, r->pid, r->name);
+			strbuf__addf(sb, "%7u  %7u  %s\n", r->tid, r->pid, gx_esc(r->name));
 		else
-			strbuf__addf(sb, "%s\n", r->name);
+			strbuf__addf(sb, "%s\n", gx_esc(r->name));
 	}
 	if (more)
 		strbuf__addf(sb, "  (%zu more; --limit 0 shows all)\n", more);
@@ -188,16 +188,19 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	size_t nev = gx_result__nr_events(in);
 	char cb[32];
 
-	strbuf__addf(sb, "gexplore report: %s\n", gx_result__path(in));
+	strbuf__addf(sb, "gexplore report: %s", gx_esc(gx_result__path(in)));
+	if (gx_result__incomplete(in))
+		strbuf__addf(sb, " (INCOMPLETE: %s)", gx_result__incomplete(in));
+	strbuf__addstr(sb, "\n");
 	if (m && m->argv && m->argc) {
 		strbuf__addstr(sb, "  command   ");
 		for (uint32_t i = 0; i < m->argc; i++)
-			strbuf__addf(sb, "%s%s", i ? " " : "", m->argv[i]);
+			strbuf__addf(sb, "%s%s", i ? " " : "", gx_esc(m->argv[i]));
 		strbuf__addstr(sb, "\n");
 	} else if (env->cmdline && env->nr_cmdline) {
 		strbuf__addstr(sb, "  recorded  ");
 		for (uint32_t i = 0; i < env->nr_cmdline; i++)
-			strbuf__addf(sb, "%s%s", i ? " " : "", env->cmdline[i]);
+			strbuf__addf(sb, "%s%s", i ? " " : "", gx_esc(env->cmdline[i]));
 		strbuf__addstr(sb, "\n");
 	}
 	if (m && m->target_pid)
@@ -217,10 +220,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 			     (double)(st->last_time - st->first_time) / 1e9);
 	report__text_region_line(sb, in);
 	if (env->cpudesc || env->hostname)
-		strbuf__addf(sb, "  machine   %s%s%s%s%s\n", env->hostname ? env->hostname : "",
+		strbuf__addf(sb, "  machine   %s%s%s%s%s\n", env->hostname ? gx_esc(env->hostname) : "",
 			     env->hostname && env->cpudesc ? ", " : "",
-			     env->cpudesc ? env->cpudesc : "",
-			     env->osrelease ? ", Linux " : "", env->osrelease ? env->osrelease : "");
+			     env->cpudesc ? gx_esc(env->cpudesc) : "",
+			     env->osrelease ? ", Linux " : "", env->osrelease ? gx_esc(env->osrelease) : "");
 	strbuf__addf(sb, "  samples   %s", report__thousands(st->nr_samples, cb, sizeof(cb)));
 	strbuf__addf(sb, ", lost %s in %" PRIu64 " LOST record%s\n",
 		     report__thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
@@ -247,7 +250,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 
-		strbuf__addf(sb, "  %-*s %11s  ", w, report__event_name(in, i),
+		strbuf__addf(sb, "  %-*s %11s  ", w, gx_esc(report__event_name(in, i)),
 			     report__thousands(profile__total_samples(gx_result__profile(in), i), cb, sizeof(cb)));
 		add_estimate(sb, &e->attr, profile__total_period(gx_result__profile(in), i));
 		if (me && me->has_count)
@@ -290,13 +293,13 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		if (nw)
 			strbuf__addstr(sb, "\nWarnings\n");
 		for (size_t i = 0; m && i < m->nr_warnings; i++)
-			strbuf__addf(sb, "  - %s\n", m->warnings[i]);
+			strbuf__addf(sb, "  - %s\n", gx_esc(m->warnings[i]));
 		for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
-			strbuf__addf(sb, "  - %s\n", perf_reader__warning(gx_result__reader(in), i));
+			strbuf__addf(sb, "  - %s\n", gx_esc(perf_reader__warning(gx_result__reader(in), i)));
 		if (nuw)
 			strbuf__addf(sb, "  - %" PRIu64 " sample%s could not be unwound (%s); their "
 				     "stacks stop at the sampled function\n",
-				     nuw, nuw == 1 ? "" : "s", why ? why : "unknown reason");
+				     nuw, nuw == 1 ? "" : "s", why ? gx_esc(why) : "unknown reason");
 	}
 	return 0;
 }

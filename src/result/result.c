@@ -53,6 +53,7 @@ struct gx_result {
 	char *region;
 	size_t region_idx;
 	uint64_t *run_samples;		/* narrowed: every sample per event, in or out */
+	char *incomplete;		/* why the recording is not whole, or NULL */
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -424,6 +425,11 @@ static int open_slice_log(struct gx_result *r, char **cause)
 
 	if (!meta->mux.slice_log || meta->mux.reference < 0)
 		return 0;
+	/* a name inside the result directory, never a path out of it */
+	if (!*meta->mux.slice_log || strchr(meta->mux.slice_log, '/') ||
+	    !strcmp(meta->mux.slice_log, ".") || !strcmp(meta->mux.slice_log, ".."))
+		return gx_fail(cause, GX_E_FORMAT, "meta.json: slice log '%s' is not a file name "
+			       "in the result directory", meta->mux.slice_log);
 	path = xasprintf("%s/%s", r->dir, meta->mux.slice_log);
 	err = mux_log__read(&r->log, path, cause);
 	free(path);
@@ -440,12 +446,14 @@ static int open_slice_log(struct gx_result *r, char **cause)
 static int open_files(struct gx_result *r, const char *arg, const struct gx_result_opts *o,
 		      char **cause)
 {
-	char *mcause = NULL;
+	char *mcause = NULL, *skipped = NULL;
 	int err;
 
-	err = pd_result_dir__resolve(arg, o->parent, &r->dir, &r->data, cause);
+	err = pd_result_dir__resolve(arg, o->parent, &r->dir, &r->data, &skipped, cause);
 	if (err)
 		return err;
+	if (skipped)
+		add_note(r, skipped);
 	r->path = xstrdup(r->dir ? r->dir : r->data);
 	if (r->dir) {
 		err = gx_meta__read(&r->meta, r->dir, cause);
@@ -455,6 +463,12 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 			return err;
 		free(*cause);
 		*cause = NULL;
+		if (r->have_meta)
+			r->incomplete = gx_meta__incomplete(&r->meta);
+		else	/* record writes meta.json last */
+			r->incomplete = xstrdup(pd_result_dir__locked(r->dir) ?
+						"being recorded (no meta.json yet)" :
+						"cut short (no meta.json)");
 	}
 	if (r->have_meta && open_slice_log(r, &mcause) != 0) {
 		add_note(r, xasprintf("%s; MUX reliability per row is n/a", mcause));
@@ -572,6 +586,7 @@ void gx_result__delete(struct gx_result *r)
 	gx_regions__delete(r->regions);
 	free(r->region);
 	free(r->run_samples);
+	free(r->incomplete);
 	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
 	free(r->ev);
 	free(r->model_why);
@@ -691,6 +706,7 @@ struct sym_session *gx_result__symbolizer(const struct gx_result *r)
 }
 const struct mux_log *gx_result__mux(const struct gx_result *r) { return r->log; }
 size_t gx_result__nr_notes(const struct gx_result *r) { return r->nr_notes; }
+const char *gx_result__incomplete(const struct gx_result *r) { return r->incomplete; }
 const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
 bool gx_result__is_local(const struct gx_result *r) { return r->local; }
 

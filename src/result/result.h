@@ -90,6 +90,12 @@ struct profile *gx_result__profile(const struct gx_result *r);
 struct sym_session *gx_result__symbolizer(const struct gx_result *r);
 /* The slice log of a recording gexplore multiplexed itself, else NULL. */
 const struct mux_log *gx_result__mux(const struct gx_result *r);
+/* NULL when the result is whole, else why not, for a first line: meta.json
+ * says the recording was interrupted, stopped by a signal or cut short by
+ * a full disk (and how many records it dropped), or a result directory has
+ * no meta.json: still being recorded (its directory is locked) or cut
+ * short (gexplore killed). Owned by r. A bare perf.data file: NULL. */
+const char *gx_result__incomplete(const struct gx_result *r);
 /* Non-fatal problems met while opening (an unreadable slice log), in
  * order; the views show them with the reader's warnings. */
 size_t gx_result__nr_notes(const struct gx_result *r);

@@ -137,7 +137,9 @@ static int try_file(struct sym_dso *dso, const char *path, char **why)
 	Elf *elf;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a perf.data may name a FIFO or a device: O_NONBLOCK so opening one
+	 * does not wait for a writer, and nothing but a regular file is read */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(Elf64_Ehdr)) {

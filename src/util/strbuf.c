@@ -51,3 +51,105 @@ void strbuf__exit(struct strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->cap = 0;
 }
+
+/*
+ * The length of the valid UTF-8 sequence at s (at most n bytes), or 0 when
+ * it is not one: overlong forms, surrogates and code points past U+10FFFF
+ * are invalid, as are C1 controls (U+0080..U+009F), which some terminals
+ * obey like their 8-bit bytes.
+ */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned cp;
+	size_t len;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	len = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (n < len)
+		return 0;
+	cp = s[0] & (0x7f >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
+		return 0;
+	return len;
+}
+
+/* Bytes of s[0..n) that print as themselves. */
+static size_t plain_span(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n) {
+		if (s[i] >= 0x20 && s[i] < 0x7f) {
+			i++;
+			continue;
+		}
+		if (s[i] < 0x80 || !(k = utf8_seq(s + i, n - i)))
+			break;
+		i += k;
+	}
+	return i;
+}
+
+void gx_escape(struct strbuf *sb, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t k = plain_span(p + i, len - i);
+
+		strbuf__add(sb, p + i, k);
+		i += k;
+		if (i >= len)
+			break;
+		switch (p[i]) {
+		case '\n':
+			strbuf__addstr(sb, "\\n");
+			break;
+		case '\t':
+			strbuf__addstr(sb, "\\t");
+			break;
+		case '\r':
+			strbuf__addstr(sb, "\\r");
+			break;
+		default:
+			strbuf__addf(sb, "\\x%02x", p[i]);
+			break;
+		}
+		i++;
+	}
+	if (!sb->buf)
+		strbuf__add(sb, "", 0);
+}
+
+void strbuf__addesc(struct strbuf *sb, const char *s)
+{
+	gx_escape(sb, s ? s : "", s ? strlen(s) : 0);
+}
+
+const char *gx_esc(const char *s)
+{
+	static char *ring[GX_ESC_RING];
+	static unsigned next;
+	struct strbuf sb = STRBUF_INIT;
+	size_t len;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	if (plain_span((const unsigned char *)s, len) == len)
+		return s;
+	gx_escape(&sb, s, len);
+	free(ring[next]);
+	ring[next] = strbuf__detach(&sb);
+	s = ring[next];
+	next = (next + 1) % GX_ESC_RING;
+	return s;
+}

@@ -89,3 +89,13 @@ int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	return write_all_at(fd, buf, len, off);
 }
+
+int gx_create_at(int dirfd, const char *name)
+{
+	int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	int fd = openat(dirfd, name, flags, 0600);
+
+	if (fd < 0 && errno == EEXIST && unlinkat(dirfd, name, 0) == 0)
+		fd = openat(dirfd, name, flags, 0600);
+	return fd < 0 ? -errno : fd;
+}

@@ -93,6 +93,28 @@ void strbuf__addf(struct strbuf *sb, const char *fmt, ...) GX_PRINTF(2, 3);
 char *strbuf__detach(struct strbuf *sb);
 void strbuf__exit(struct strbuf *sb);
 
+/* ---- text for a terminal ------------------------------------------------
+ * The one rule for an untrusted string (a name from a file, a workload's
+ * comm or argv, a path) printed as text: printable ASCII and valid UTF-8
+ * stay as they are; a control byte (newline and tab included), DEL, a C1
+ * control and every byte of invalid UTF-8 become a visible escape (\n, \t,
+ * \r, \x1b), so nothing a name holds can move the cursor, set the title,
+ * clear the screen or start a line of its own. JSON has its own escaping
+ * and the TUI draws through its canvas; neither uses this.
+ */
+/* Append s[0..len) to sb, escaped. */
+void gx_escape(struct strbuf *sb, const char *s, size_t len);
+/* Append the NUL-terminated s (NULL: nothing) to sb, escaped. */
+void strbuf__addesc(struct strbuf *sb, const char *s);
+/*
+ * s escaped, for a printf argument: s itself when nothing needs escaping
+ * (NULL stays NULL), else a copy owned by a ring of GX_ESC_RING buffers,
+ * valid until GX_ESC_RING further calls. Not thread-safe; the printing
+ * paths are single-threaded.
+ */
+#define GX_ESC_RING 16
+const char *gx_esc(const char *s);
+
 /* ---- u64 -> u64 hash table (open addressing, key UINT64_MAX reserved) --- */
 struct u64map {
 	uint64_t *keys;
@@ -144,6 +166,15 @@ char *gx_read_file(const char *path, size_t max);
 bool gx_cpulist_next(const char **s, long *lo, long *hi);
 /* Write all of buf to fd, retrying on EINTR/short writes; 0 or -errno. */
 int gx_write_all(int fd, const void *buf, size_t len);
+/*
+ * Create the file name in the directory dirfd (AT_FDCWD: name is a path)
+ * for writing, as perf creates its output: a new file only, never through
+ * a symlink (O_EXCL | O_NOFOLLOW), mode 0600, close-on-exec. A file or
+ * symlink already there (record --force into an old result, or planted)
+ * is unlinked first: unlink removes a symlink itself, never its target.
+ * The new descriptor, or -errno.
+ */
+int gx_create_at(int dirfd, const char *name);
 /* pwrite variant of gx_write_all. */
 int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 

@@ -248,7 +248,7 @@ int main(int argc, char **argv)
 		strbuf__exit(&spec);
 	}
 
-	if (pd_result_dir__create(dir, NULL, &path, &cause))
+	if (pd_result_dir__create(dir, NULL, 0, &path, NULL, &cause))
 		return die(dir, cause);
 	free(path);
 	path = xasprintf("%s/perf.data", dir);

@@ -1,0 +1,93 @@
+#!/bin/bash
+# Hostile names (issue 17): a program path, comm, argv, function and file
+# names holding terminal controls (ESC]0;...BEL sets the title, ESC[2J
+# clears the screen) and a newline (forges a report line) are printed
+# escaped by every text output: report text and CSV, diff, check's text and
+# GitHub annotations, the end-of-record line and error messages. JSON keeps
+# the exact bytes (its own escaping).
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
+command -v objcopy >/dev/null || skip_all "objcopy is absent (Debian package binutils)"
+X="$GX_BIN"
+E=$'\e' B=$'\a' NL=$'\n'
+
+# clean FILE: no ESC, BEL or CR byte anywhere, no forged line
+clean() { ! LC_ALL=C grep -q "[$E$B]" "$1" && ! grep -q '^exit 0 FAKE' "$1"; }
+
+# A copy of wl-spin whose path and function names are hostile.
+prog="evil${E}]0;TITLE${B}${E}[2J${NL}exit 0 FAKE"
+fn="fn${E}]0;FN${B}${E}[2J"
+mkdir bin && cp "$WL/wl-spin" "bin/$prog" && objcopy --redefine-sym "hot_inner=$fn" "bin/$prog"
+ok $? "a hostile copy of wl-spin"
+"$GEN" -o syn -b "$PWD/bin/$prog" <<SPEC
+model skl
+smt off
+process 1000 c${E}]0;COMM${B}
+function $fn
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+ok $? "synthetic result with the hostile module, comm and function"
+
+"$X" report syn >rep 2>rerr
+ok $? "report of it"
+check "report text: no ESC, BEL or forged line" clean rep
+check "report text: the function shown with visible escapes" grep -qF 'fn\x1b]0;FN\x07\x1b[2J' rep
+check "report text: the module's newline shown as \\n" grep -qF '\x1b[2J\nexit 0 FAKE' rep
+check "report text: the comm shown escaped" grep -qF 'c\x1b]0;COMM\x07' rep
+"$X" report --csv --by function syn >csv 2>/dev/null
+check "report --csv: no ESC, BEL or forged line" clean csv
+"$X" report --json syn >json 2>/dev/null
+is "$(jq -r '.functions[0].function' json)" "$fn" "report --json keeps the exact name"
+"$X" diff syn syn >diff 2>&1
+check "diff: no ESC, BEL or forged line" clean diff
+"$X" check syn --top 1 --max cpi=1.0 >chk 2>&1
+check "check text: no ESC, BEL or forged line" clean chk
+check "check text: the function named, escaped" grep -qF 'fn\x1b]0;FN\x07' chk
+"$X" check syn --top 1 --max cpi=1.0 --github >gh 2>&1
+check "check --github: no ESC, BEL or forged line" clean gh
+"$X" report "no${E}]0;such${B}${NL}exit 0 FAKE" >out 2>err
+check "error message with a hostile argument: escaped, one line" \
+	sh -c "test \$(wc -l <err) = 1 && grep -qF 'no\\x1b]0;such\\x07\\nexit 0 FAKE' err"
+check "error message: no ESC, BEL or forged line" clean err
+
+# A perf.data naming a FIFO as a mapped file: the symbolizer opens only
+# regular files (O_NONBLOCK, fstat first), so the report does not hang.
+mkfifo fifo
+"$GEN" -o ff -b "$PWD/fifo" <<SPEC
+model skl
+smt off
+process 1000 app
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+timeout 20 "$X" report ff >/dev/null 2>&1
+rc=$?
+check "a FIFO named as a mapped file: report does not block (rc $rc)" test "$rc" != 124
+
+# meta.json's slice log name is a file name in the result, never a path:
+# '../fifo' would block if it were opened.
+cp -r ff sl
+jq '.mux = {"mode": "gexplore", "slice_log": "../fifo", "reference": 0, "slice_ns": 10000000}' \
+	ff/meta.json >sl/meta.json
+timeout 20 "$X" report sl >out 2>err
+rc=$?
+check "slice log '../fifo' in meta.json: not opened (rc $rc)" test "$rc" = 0
+check "... and said so" grep -q "slice log '../fifo' is not a file name in the result directory" err
+
+# A live recording of the hostile program with hostile arguments, -o name.
+if can_sample; then
+	out="r${E}[2J"
+	"$X" record -o "$out" -e cpu-clock -- "bin/$prog" 50 0 "arg${E}]0;ARG${B}" "x${NL}exit 0 FAKE" \
+		>rec 2>recerr
+	ok $? "record the hostile program"
+	check "end-of-record line: escaped" grep -qF 'recorded r\x1b[2J:' recerr
+	check "record's stderr: no ESC, BEL or forged line" clean recerr
+	"$X" report "$out" >lrep 2>&1
+	check "live report: no ESC, BEL or forged line" clean lrep
+	check "live report: the argv escaped" grep -qF 'arg\x1b]0;ARG\x07 x\nexit 0 FAKE' lrep
+	check "live report: the comm escaped" grep -qF 'evil\x1b]0;TITLE\x07' lrep
+else
+	skip 6 "perf_event_open of cpu-clock is not permitted here"
+fi
+done_testing
