@@ -47,6 +47,7 @@ kill -TERM $pid
 wait $pid
 is "$?" 143 "SIGTERM stops it as the hint says"
 set +m
-[ "$(grep -c . ign.err)" = 1 ] || diag "stderr: $(cat ign.err)"
-is "$(grep -c . ign.err)" 1 "one line on stderr"
+[ "$(grep -c SIGTERM ign.err)" = 1 ] || diag "stderr: $(cat ign.err)"
+is "$(grep -c 'ignores SIGINT' ign.err)" 1 "the hint is said once"
+check "and the result says it was interrupted" grep -q 'ign is incomplete (interrupted' ign.err
 done_testing
