@@ -15,8 +15,8 @@
 #include <cpuid.h>
 #endif
 
-enum fam { F_NONE, F_ZEN3, F_ZEN4, F_SKL, F_ICL };
-static const char *const fam_name[] = { "", "Zen 3", "Zen 4", "Skylake", "Ice Lake" };
+enum fam { F_NONE, F_ZEN3, F_ZEN4, F_ZEN5, F_SKL, F_ICL };
+static const char *const fam_name[] = { "", "Zen 3", "Zen 4", "Zen 5", "Skylake", "Ice Lake" };
 
 struct fact {
 	unsigned fams;		/* bit per enum fam */
@@ -30,6 +30,8 @@ struct fact {
 
 static const struct fact facts[] = {
 	{ ALL, "int.add", 1, 4 },
+	/* Zen 5: six ALUs; of its other figures only this one is listed yet. */
+	{ B(F_ZEN5), "int.add", 1, 6 },
 	{ ALL, "int.imul", 3, 1 },
 	/* Zen: FADD and FMUL latency 3 on two pipes each; Intel: 4 on p0/p1. */
 	{ ZEN, "add.f32.s", 3, 2 },
@@ -98,6 +100,9 @@ static enum fam host_family(void)
 			return F_ZEN3;
 		return F_ZEN4;	/* 0x10-0x1f, 0x60-0x7f, 0xa0-0xaf */
 	}
+	if (!strcmp(vendor, "AuthenticAMD") && fam == 0x1a &&
+	    (model <= 0x2f || (model >= 0x40 && model <= 0x4f) || (model >= 0x60 && model <= 0x7f)))
+		return F_ZEN5;
 	if (!strcmp(vendor, "GenuineIntel") && fam == 6) {
 		switch (model) {
 		case 0x4e: case 0x5e: case 0x8e: case 0x9e: case 0x55: case 0xa5: case 0xa6:

@@ -31,7 +31,7 @@
 	mov $1, %r15
 	.endm
 
-	.macro IPAIR name, op
+	.macro ILAT name, op
 	PK_BEGIN gx_pk_\name\()_lat
 	PUSH6
 	ZGPR
@@ -42,6 +42,10 @@
 	jnz 1b
 	POP6
 	PK_END gx_pk_\name\()_lat
+	.endm
+
+	.macro IPAIR name, op
+	ILAT \name, \op
 	PK_BEGIN gx_pk_\name\()_tput
 	PUSH6
 	ZGPR
@@ -56,7 +60,60 @@
 	PK_END gx_pk_\name\()_tput
 	.endm
 
-	IPAIR int_add, add
+/*
+ * int.add throughput, written for the front end as much as for the ALUs.
+ * 96 adds of 3 bytes gave Zen 3 3.96 adds per cycle (4 x 96/97: the fused
+ * dec/jnz takes an ALU slot, branches issue on the ALU pipes) and a Zen 5
+ * guest 5.26 of 6, which the ALUs cannot explain: the op cache hands out at
+ * most 6 ops a cycle, and never from two 32- or 64-byte windows in one
+ * cycle, so a window of 21-22 adds takes 4 cycles (5.25 a cycle).  So:
+ *  - every 32-byte window of the loop holds exactly 6 ops (one of 6 ALUs a
+ *    cycle either way; Zen 3/4 and Intel fetch more than that per window),
+ *    `add %r15, reg` padded to 5 or 6 bytes with ignored DS prefixes
+ *    (5+5+5+5+6+6): register operands, no immediates to fill op-cache slots;
+ *  - 48 windows per iteration, 287 adds and the fused dec/jnz: the loop
+ *    costs 1 ALU slot in 288 (0.35%);
+ *  - 12 chains, twice the ALUs of the widest core at latency 1.
+ * kernels.c counts PK_ADD_TPUT_BODY adds per iteration for this kernel.
+ */
+	.macro ADDP r, pad
+	.rept \pad
+	.byte 0x3e
+	.endr
+	add %r15, %\r
+	.endm
+	.macro WIN6 a, b, c, d, e, f
+	ADDP \a, 2
+	ADDP \b, 2
+	ADDP \c, 2
+	ADDP \d, 2
+	ADDP \e, 3
+	ADDP \f, 3
+	.endm
+
+	ILAT int_add, add
+	PK_BEGIN gx_pk_int_add_tput
+	PUSH6
+	ZGPR
+	.p2align 6
+1:	.rept 23
+	WIN6 rax, rcx, rdx, r8, r9, r10
+	WIN6 r11, rbx, rbp, r12, r13, r14
+	.endr
+	WIN6 rax, rcx, rdx, r8, r9, r10
+	ADDP r11, 2
+	ADDP rbx, 2
+	ADDP rbp, 2
+	ADDP r12, 2
+	ADDP r13, 0
+	.if (. - 1b) != 48 * 32 - 9
+	.error "int_add_tput: the loop must end a 32-byte window with its dec/jnz"
+	.endif
+	dec %rdi
+	jnz 1b
+	POP6
+	PK_END gx_pk_int_add_tput
+
 	IPAIR int_imul, imul
 
 /*

@@ -10,6 +10,7 @@
 /* Every kernel: `iters` iterations of PK_BODY instructions over buf. */
 typedef void (*pk_fn)(uint64_t iters, void *buf);
 #define PK_BODY 96		/* instructions per iteration (kern-*.S) */
+#define PK_ADD_TPUT_BODY 287	/* except x86 int.add throughput (kern-x86-sse.S) */
 #define PK_MIX_ROUNDS 8		/* rounds per iteration in the mix kernels */
 
 /* Instruction-set features (bits); PK_BASE is always present. */
@@ -37,6 +38,7 @@ struct pk_test {
 	int lane_bits;		/* 32 or 64 for FP; 0 otherwise */
 	int mem;		/* 1 = moves `bits` bytes/8 per instruction */
 	pk_fn lat, tput;	/* lat NULL: throughput only */
+	unsigned tput_body;	/* instructions per iteration of tput; 0 = PK_BODY */
 };
 
 struct pk_mixk {

@@ -228,7 +228,7 @@ static void run_insn(struct pk_run *run, const struct pk_test *t, int sve_bits, 
 		sample_ns(t->lat, b->p, PK_BODY, samples, len, &lat);
 		out->has_lat = true;
 	}
-	sample_ns(t->tput, b->p, PK_BODY, samples, len, &tput);
+	sample_ns(t->tput, b->p, t->tput_body ? t->tput_body : PK_BODY, samples, len, &tput);
 	g1 = pk_run__clock(run);
 	ghz = (g0 + g1) / 2;
 	out->drift = fabs(g1 - g0) / fmin(g0, g1);

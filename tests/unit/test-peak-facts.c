@@ -1,7 +1,8 @@
 /*
  * Sanity against documented figures: on a CPU family in the table of
- * peak_expected() (Zen 3/4, Skylake, Ice Lake), measured latencies and
- * throughputs are within 10% of the documented ones. Skips elsewhere.
+ * peak_expected() (Zen 3/4, int.add on Zen 5, Skylake, Ice Lake), measured
+ * latencies and throughputs are within 10% of the documented ones. Skips
+ * elsewhere.
  * Robust to a loaded machine: each figure is already the minimum of many
  * samples, and a test out of range is measured again (up to 6 tries,
  * further apart each time).
