@@ -499,7 +499,7 @@ static int after_record(struct record_opts *ro, const char *dir, bool then_repor
 
 #ifdef HAVE_NCURSESW
 	if (show && !ro->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-		tui_open_result(dir, NULL, ro->cpu, NULL, NULL);
+		tui_open_result(dir, NULL, ro->cpu, NULL, NULL, NULL);
 		show = false;
 	}
 #endif

@@ -51,6 +51,22 @@ is "$(jq -r '.functions[0].function' w.json)" spin_worker "--region worker: hott
 is "$(rc "$X" report r --region nope)" 2 "--region of an unknown name: usage error"
 check "... listing the regions" grep -q 'regions: outer, inner, worker, child' err
 
+# ---- the TUI: regions on the timeline, narrowed views
+if "$X" tui --keys "" r >/dev/null 2>&1; then
+	"$X" tui r --keys t --dump 120x30 >tl.txt 2>&1
+	check "tui timeline: a thread's regions as spans, the innermost" grep -q '\[inner-*\]outer' tl.txt
+	check "... the worker threads' too" grep -q '\[worker' tl.txt
+	"$X" tui r --region worker --keys g --dump 120x30 >tg.txt 2>&1
+	check "tui --region worker: the grid is narrowed" grep -q 'region worker' tg.txt
+	check "... its hottest row is spin_worker" grep -Eq '^>.* spin_worker' tg.txt
+	"$X" tui r --region worker --keys t --dump 120x30 >tw.txt 2>&1
+	check "... the timeline's ruler names the region" grep -q '^region worker' tw.txt
+	is "$(rc "$X" tui r --region nope --keys t)" 2 "tui --region of an unknown name: usage error"
+	check "... listing the regions" grep -q 'regions: outer, inner, worker, child' err
+else
+	skip 6 "this gexplore has no TUI"
+fi
+
 # ---- three phases: report and check
 is "$(rc "$X" record -q -o p -e cpu-clock -F 2000 -- "$PH" 2)" 0 "record examples/phases"
 "$X" report p --by region >text 2>&1
