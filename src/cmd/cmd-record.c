@@ -96,6 +96,8 @@ static void markers_finish(struct record_markers *rm, const char *dir, uint64_t 
 		gx_meta__add_warning(m, "regions: %s", cause);
 	pd_regions_writer__delete(rm->w);
 	rm->w = NULL;
+	m->markers = nr;
+	m->markers_lost = rm->lost;
 	if (!nr && !rm->lost)
 		unlink(path);
 	else if (rm->lost)

@@ -522,6 +522,7 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->tids[0] = -1;
 	}
 	s->mr.ctl_fd = s->mr.ack_fd = -1;
+	s->mr.child_fds[0] = s->mr.child_fds[1] = s->mr.child_fds[2] = -1;
 	if (has_cmd && !o->pid) {
 		err = workload__check(o->argv, cause);
 		if (err)
@@ -533,7 +534,8 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 				session__warn(s, "%s: the workload's markers are not recorded", why);
 			free(why);
 		}
-		err = workload__start(&s->wl, o->argv, s->mr.env, cause);
+		err = workload__start(&s->wl, o->argv, s->mr.env, s->mr.env ? s->mr.child_fds : NULL,
+				      s->mr.env ? ARRAY_SIZE(s->mr.child_fds) : 0, cause);
 		if (err)
 			goto out_free;
 		s->has_workload = true;

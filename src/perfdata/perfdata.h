@@ -315,6 +315,9 @@ struct gx_meta {
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC, same as sample times */
 	double duration_s;		/* wall-clock of the workload; NAN: unknown */
 	uint64_t lost_records, lost_events;
+	/* regions (gexplore-regions(3)): markers written to regions.bin and
+	 * markers lost (the ring was full, nesting too deep); 0/0: none */
+	uint64_t markers, markers_lost;
 	double self_cpu_s;		/* gexplore's own user+system CPU time; NAN: unknown */
 	char **warnings;
 	size_t nr_warnings;
