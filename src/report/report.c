@@ -448,7 +448,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	}
 	if (gx_result__narrowed(in))
 		json_object_set_new(root, "region", json_string(gx_result__narrowed(in)));
-	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in)) {
+	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in) ||
+	    gx_result__markers_lost(in)) {
 		json_t *mk = json_object();
 
 		json_object_set_new(mk, "count", report__json_u64(gx_result__nr_markers(in)));
