@@ -5,10 +5,14 @@
  * format gexplore writes from it (regions.bin) is another thing, see
  * src/perfdata/perfdata.h and gexplore-result(5).
  *
- * GEXPLORE_REGIONS names a directory (made 0700 by gexplore) holding
- *   ring  this ring, mapped MAP_SHARED by both sides
- *   ctl   a FIFO gx_pause()/gx_resume() write "disable\n"/"enable\n" to
- *   ack   a FIFO gexplore answers "ack\n" on
+ * GEXPLORE_REGIONS is "fd:R,C,A", three descriptors the workload inherits
+ * from gexplore record (nothing named in a file system, so nothing is
+ * left behind when gexplore is killed):
+ *   R  this ring, a memfd mapped MAP_SHARED by both sides
+ *   C  a pipe gx_pause()/gx_resume() write "disable\n"/"enable\n" to
+ *   A  a pipe gexplore answers "ack\n" on
+ * (Any other value is a directory holding ring, ctl and ack FIFOs, the
+ * form of earlier versions; the library still reads it.)
  *
  * The ring is a bounded multi-producer queue (D. Vyukov's): slot i starts
  * with seq = i; a producer claims position p when slot[p & mask].seq == p

@@ -4,7 +4,8 @@
  *
  * The first call looks for GEXPLORE_REGIONS; without it (the program runs
  * outside gexplore) the library stays off and every call is one load and
- * one branch. With it, the ring (regions-shm.h) is mapped once; a marker
+ * one branch. With it ("fd:R,C,A", descriptors gexplore record left open
+ * across exec), the ring (regions-shm.h) is mapped once; a marker
  * is then a clock read and a slot claimed by compare-and-swap. The
  * thread's id is cached per thread (reset in a forked child, by
  * pthread_atfork), and so is the stack of open region names, so an end
@@ -16,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,25 +67,58 @@ static int open_fifo(const char *dir, const char *name)
 	return open(path, O_RDWR | O_CLOEXEC);
 }
 
+/* "fd:R,C,A": descriptors inherited from gexplore record (the ring, the
+ * write end of ctl, the read end of ack). 0 with them set, -1 when the
+ * value is not of that form. */
+static int parse_fds(const char *v, int *ring_fd, int *c, int *a)
+{
+	char end;
+
+	if (strncmp(v, "fd:", 3) || sscanf(v + 3, "%d,%d,%d%c", ring_fd, c, a, &end) != 3 ||
+	    *ring_fd < 0 || *c < 0 || *a < 0)
+		return -1;
+	return 0;
+}
+
+static int is_fifo(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 static void init(void)
 {
-	const char *dir = getenv(GX_REGIONS_ENV);
+	const char *v = getenv(GX_REGIONS_ENV);
 	char path[4096];
 	struct stat st;
+	bool inherited;
+	int fd, c = -1, a = -1;
 	void *p;
-	int fd;
 
-	if (!dir || !*dir || (size_t)snprintf(path, sizeof(path), "%s/ring", dir) >= sizeof(path))
+	if (!v || !*v)
 		goto off;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		goto off;
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < GX_RING_HEADER) {
-		close(fd);
+	inherited = parse_fds(v, &fd, &c, &a) == 0;
+	if (!inherited) {
+		/* a directory holding ring, ctl and ack (gexplore 0.x before
+		 * the inherited descriptors) */
+		if ((size_t)snprintf(path, sizeof(path), "%s/ring", v) >= sizeof(path))
+			goto off;
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			goto off;
+	}
+	/* an inherited descriptor may have been closed and reused by the
+	 * program: the size, the magic and the layout must be the ring's */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < GX_RING_HEADER) {
+		if (!inherited)
+			close(fd);
 		goto off;
 	}
 	p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
+	/* an inherited ring stays open: programs it execs mark into it too */
+	if (!inherited)
+		close(fd);
 	if (p == MAP_FAILED)
 		goto off;
 	ring = p;
@@ -97,8 +132,13 @@ static void init(void)
 	}
 	slots = (struct gx_ring_slot *)((char *)p + GX_RING_HEADER);
 	mask = ring->nr_slots - 1;
-	ctl_fd = open_fifo(dir, "ctl");
-	ack_fd = open_fifo(dir, "ack");
+	if (inherited) {
+		ctl_fd = is_fifo(c) ? c : -1;
+		ack_fd = is_fifo(a) ? a : -1;
+	} else {
+		ctl_fd = open_fifo(v, "ctl");
+		ack_fd = open_fifo(v, "ack");
+	}
 	pid = (pid_t)syscall(SYS_getpid);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	__atomic_store_n(&state, ST_ON, __ATOMIC_RELEASE);

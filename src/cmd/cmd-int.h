@@ -238,6 +238,6 @@ int check_run_result(struct check_cmd_opts *c, struct gx_result *res);
 /* Open the TUI on a result (the text report when it cannot run); sym and
  * baseline (a result to compare with) may be NULL; exit code. */
 int tui_open_result(const char *result, const char *parent, const char *cpu,
-		    const struct cmd_symopts *sym, const char *baseline);
+		    const struct cmd_symopts *sym, const char *baseline, const char *region);
 
 #endif

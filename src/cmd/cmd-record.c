@@ -103,6 +103,8 @@ static void markers_finish(struct record_markers *rm, const char *dir, uint64_t 
 		gx_meta__add_warning(m, "regions: %s", cause);
 	pd_regions_writer__delete(rm->w);
 	rm->w = NULL;
+	m->markers = nr;
+	m->markers_lost = rm->lost;
 	if (!nr && !rm->lost)
 		unlink(path);
 	else if (rm->lost)
@@ -506,7 +508,7 @@ static int after_record(struct record_opts *ro, const char *dir, bool then_repor
 
 #ifdef HAVE_NCURSESW
 	if (show && !ro->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-		tui_open_result(dir, NULL, ro->cpu, NULL, NULL);
+		tui_open_result(dir, NULL, ro->cpu, NULL, NULL, NULL);
 		show = false;
 	}
 #endif

@@ -45,10 +45,10 @@ static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles
 }
 
 int tui_open_result(const char *result, const char *parent, const char *cpu,
-		    const struct cmd_symopts *sym, const char *baseline)
+		    const struct cmd_symopts *sym, const char *baseline, const char *region)
 {
 	struct tui_open_opts o = { .result = result, .parent = parent ? parent : ".", .cpu = cpu,
-				   .baseline = baseline };
+				   .baseline = baseline, .region = region };
 	struct profile_opts prof = { 0 };
 	struct tui_model *m = NULL;
 	const char *why;
@@ -79,7 +79,7 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 #endif
 
 struct tui_cli {
-	const char *cpu, *keys, *baseline;
+	const char *cpu, *keys, *baseline, *region;
 	struct cmd_symopts sym;
 	bool dumping, styles, timing;
 	int w, h;
@@ -117,6 +117,8 @@ static const struct cmd_option tui_options[] = {
 	CMD_OPT_INCLUDE(struct tui_cli, sym, cmd_symopts_options),
 	CMD_OPT_STRING(0, "baseline", struct tui_cli, baseline, "RESULT",
 		       "show each value's change from RESULT", NULL),
+	CMD_OPT_STRING(0, "region", struct tui_cli, region, "NAME",
+		       "open narrowed to the instances of region NAME", NULL),
 	CMD_OPT_CALLBACK(0, "keys", "KEYS", opt_keys,
 			 "apply these keys headless and print the screen", NULL),
 	CMD_OPT_CALLBACK(0, "dump", "WxH", opt_dump, "the headless screen's size", "80x24"),
@@ -151,7 +153,7 @@ static int cmd_tui_exec(int argc, char **argv)
 #ifdef HAVE_NCURSESW
 	if (dumping) {
 		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu,
-					   .baseline = baseline };
+					   .baseline = baseline, .region = cli.region };
 		struct profile_opts prof = { 0 };
 		struct tui_model *m = NULL;
 		char *cause = NULL;
@@ -176,7 +178,7 @@ static int cmd_tui_exec(int argc, char **argv)
 		tui_model__delete(m);
 		return ret;
 	}
-	return tui_open_result(input, ".", cpu, &sym, baseline);
+	return tui_open_result(input, ".", cpu, &sym, baseline, cli.region);
 #else
 	(void)cpu;
 	(void)input;

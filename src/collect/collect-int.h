@@ -88,7 +88,11 @@ struct workload {
 /* Check that argv[0] can be executed (PATH search as execvp does). */
 int workload__check(char *const *argv, char **cause);
 /* env: one "NAME=VALUE" added to the child's environment, or NULL. */
-int workload__start(struct workload *w, char *const *argv, const char *env, char **cause);
+/* Fork the workload, held before exec; env ("NAME=value") is added to its
+ * environment and the nr_inherit descriptors inherit[] lose FD_CLOEXEC
+ * in it (the regions ring and its pipes), NULL/0: none. */
+int workload__start(struct workload *w, char *const *argv, const char *env,
+		    const int *inherit, size_t nr_inherit, char **cause);
 /* Let the child exec; GX_E_CHILD with a cause when execvp failed (the
  * child is reaped then). */
 int workload__release(struct workload *w, char **cause);
@@ -97,17 +101,22 @@ void workload__kill(struct workload *w);
 void workload__exit(struct workload *w);
 
 /* ---- markers.c -----------------------------------------------------------
- * The regions ring shared with the workload and its control FIFOs
- * (gexplore-regions(3), lib/regions/regions-shm.h).
+ * The regions ring shared with the workload and its control pipes
+ * (gexplore-regions(3), lib/regions/regions-shm.h). Nothing has a name in
+ * a file system: the ring is a memfd and the control channel two pipes,
+ * inherited by the workload, so a gexplore killed by SIGKILL leaves
+ * nothing behind (the kernel frees them with their last user).
  */
 struct marker_ring {
-	char *dir;		/* NULL: none */
-	char *env;		/* "GEXPLORE_REGIONS=dir", for the workload */
+	char *env;		/* "GEXPLORE_REGIONS=fd:R,C,A", for the workload; NULL: none */
 	struct gx_ring_header *hdr;
 	size_t len;
 	uint64_t tail;		/* next position to take */
 	bool sink_failed;	/* the sink refused one: the rest are counted lost */
-	int ctl_fd, ack_fd;	/* gexplore's ends of ctl and ack, O_RDWR */
+	int ctl_fd, ack_fd;	/* gexplore's ends: ctl's read end (non-blocking), ack's write end */
+	/* the workload's (inherited; kept open here too, so that neither
+	 * pipe ever reads EOF or breaks): ring, ctl's write end, ack's read end */
+	int child_fds[3];
 };
 
 int marker_ring__create(struct marker_ring *m, char **cause);
@@ -117,7 +126,7 @@ int marker_ring__drain(struct marker_ring *m, struct collect_marker_sink *k,
 		       struct collect_stats *st);
 /* Markers the workload dropped so far. */
 uint64_t marker_ring__lost(const struct marker_ring *m);
-/* Unmap and remove the directory; m may be zeroed or half made. */
+/* Unmap and close everything; m may be zeroed or half made. */
 void marker_ring__destroy(struct marker_ring *m);
 
 /* ---- cpus --------------------------------------------------------------- */

@@ -154,7 +154,8 @@ struct collect_stats {
 	uint32_t nr_groups;	/* rotation: groups rotated (0: no rotation) */
 	uint64_t markers;	/* regions: markers handed to the marker sink */
 	uint64_t markers_lost;	/* dropped by the workload or by a failed sink */
-	uint64_t controls;	/* enable/disable commands obeyed */
+	uint64_t controls;	/* enable/disable/ping commands obeyed */
+	uint64_t controls_unknown;	/* other lines on a control channel, not obeyed */
 };
 
 /* Where drained records go. Called from the drain loop: must not block for

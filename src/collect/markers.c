@@ -1,12 +1,13 @@
 /*
  * markers.c: the shared-memory ring a workload's markers come through
  * (gexplore-regions(3); the layout is lib/regions/regions-shm.h) and the
- * FIFOs of its in-process control.
+ * pipes of its in-process control.
  *
- * One directory, made 0700 under /dev/shm (else $TMPDIR or /tmp) before
- * the workload is forked, named to it by GEXPLORE_REGIONS, removed when
- * the session ends: ring, ctl, ack. The drain loop takes every published
- * slot (never allocating) and hands it to the marker sink.
+ * The ring is a memfd and ctl/ack two pipes, made before the workload is
+ * forked and inherited by it (GEXPLORE_REGIONS=fd:RING,CTL,ACK names the
+ * descriptors): nothing is named in /dev/shm or /tmp, so a gexplore
+ * killed by SIGKILL leaves nothing behind. The drain loop takes every
+ * published slot (never allocating) and hands it to the marker sink.
  */
 #include "config.h"
 
@@ -19,69 +20,56 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "regions/regions-shm.h"
 
-static char *path_in(const struct marker_ring *m, const char *name)
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U
+#endif
+
+static int ring_fd_new(void)
 {
-	return xasprintf("%s/%s", m->dir, name);
-}
+#ifdef SYS_memfd_create
+	int fd = (int)syscall(SYS_memfd_create, "gexplore-regions", MFD_CLOEXEC);
 
-static int make_dir(struct marker_ring *m)
-{
-	const char *tmp = getenv("TMPDIR");
-	const char *bases[] = { "/dev/shm", tmp && *tmp ? tmp : "/tmp", "/tmp" };
+	if (fd >= 0 || errno != ENOSYS)
+		return fd < 0 ? -errno : fd;
+#endif
+	{
+		/* no memfd (Linux < 3.17): a file unlinked at once */
+		char path[] = "/dev/shm/gexplore-regions-XXXXXX";
+		int tmp = mkostemp(path, O_CLOEXEC);
 
-	for (size_t i = 0; i < ARRAY_SIZE(bases); i++) {
-		char *d = xasprintf("%s/gexplore-regions-XXXXXX", bases[i]);
-
-		if (mkdtemp(d)) {
-			m->dir = d;
-			return 0;
-		}
-		free(d);
+		if (tmp < 0)
+			return -errno;
+		unlink(path);
+		return tmp;
 	}
-	return -errno;
-}
-
-static int open_fifo(const struct marker_ring *m, const char *name)
-{
-	char *p = path_in(m, name);
-	int fd = -1;
-
-	if (mkfifo(p, 0600) == 0)
-		fd = open(p, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	free(p);
-	return fd < 0 ? -errno : fd;
 }
 
 int marker_ring__create(struct marker_ring *m, char **cause)
 {
 	size_t len = GX_RING_HEADER + (size_t)GX_RING_SLOTS * sizeof(struct gx_ring_slot);
 	struct gx_ring_slot *slots;
-	char *p;
+	int ctl[2] = { -1, -1 }, ack[2] = { -1, -1 };
 	void *map;
 	int fd, err;
 
 	memset(m, 0, sizeof(*m));
 	m->ctl_fd = m->ack_fd = -1;
-	err = make_dir(m);
-	if (err)
-		return gx_fail(cause, err, "regions: cannot make a directory for the marker ring: %s",
-			       strerror(-err));
-	p = path_in(m, "ring");
-	fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	free(p);
-	if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
-		err = gx_fail(cause, -errno, "regions: cannot create the marker ring in %s: %s",
-			      m->dir, strerror(errno));
-		if (fd >= 0)
-			close(fd);
+	m->child_fds[0] = m->child_fds[1] = m->child_fds[2] = -1;
+	fd = ring_fd_new();
+	if (fd < 0)
+		return gx_fail(cause, fd, "regions: cannot make the marker ring: %s", strerror(-fd));
+	m->child_fds[0] = fd;
+	if (ftruncate(fd, (off_t)len) < 0) {
+		err = gx_fail(cause, -errno, "regions: cannot size the marker ring: %s",
+			      strerror(errno));
 		goto fail;
 	}
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED) {
 		err = gx_fail(cause, -errno, "regions: cannot map the marker ring: %s",
 			      strerror(errno));
@@ -98,15 +86,27 @@ int marker_ring__create(struct marker_ring *m, char **cause)
 	/* the magic last: a library never maps a half-made ring (it is not
 	 * started before this returns anyway) */
 	memcpy(m->hdr->magic, GX_RING_MAGIC, 8);
-	m->ctl_fd = open_fifo(m, "ctl");
-	m->ack_fd = open_fifo(m, "ack");
-	if (m->ctl_fd < 0 || m->ack_fd < 0) {
-		err = gx_fail(cause, m->ctl_fd < 0 ? m->ctl_fd : m->ack_fd,
-			      "regions: cannot make the control FIFOs in %s", m->dir);
-		goto fail;
+	if (pipe2(ctl, O_CLOEXEC) < 0 || pipe2(ack, O_CLOEXEC) < 0) {
+		err = gx_fail(cause, -errno, "regions: cannot make the control pipes: %s",
+			      strerror(errno));
+		goto fail_pipes;
 	}
-	m->env = xasprintf("%s=%s", GX_REGIONS_ENV, m->dir);
+	fcntl(ctl[0], F_SETFL, O_NONBLOCK);
+	fcntl(ack[1], F_SETFL, O_NONBLOCK);
+	m->ctl_fd = ctl[0];
+	m->ack_fd = ack[1];
+	m->child_fds[1] = ctl[1];
+	m->child_fds[2] = ack[0];
+	m->env = xasprintf("%s=fd:%d,%d,%d", GX_REGIONS_ENV, m->child_fds[0], m->child_fds[1],
+			   m->child_fds[2]);
 	return 0;
+fail_pipes:
+	for (int i = 0; i < 2; i++) {
+		if (ctl[i] >= 0)
+			close(ctl[i]);
+		if (ack[i] >= 0)
+			close(ack[i]);
+	}
 fail:
 	marker_ring__destroy(m);
 	return err;
@@ -154,25 +154,17 @@ uint64_t marker_ring__lost(const struct marker_ring *m)
 
 void marker_ring__destroy(struct marker_ring *m)
 {
-	static const char *const files[] = { "ring", "ctl", "ack" };
-
 	if (m->hdr)
 		munmap(m->hdr, m->len);
 	if (m->ctl_fd >= 0)
 		close(m->ctl_fd);
 	if (m->ack_fd >= 0)
 		close(m->ack_fd);
-	if (m->dir) {
-		for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
-			char *p = path_in(m, files[i]);
-
-			unlink(p);
-			free(p);
-		}
-		rmdir(m->dir);
-	}
-	free(m->dir);
+	for (size_t i = 0; i < ARRAY_SIZE(m->child_fds); i++)
+		if (m->child_fds[i] > 0)
+			close(m->child_fds[i]);
 	free(m->env);
 	memset(m, 0, sizeof(*m));
 	m->ctl_fd = m->ack_fd = -1;
+	m->child_fds[0] = m->child_fds[1] = m->child_fds[2] = -1;
 }

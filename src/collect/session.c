@@ -86,7 +86,6 @@ struct collect_session {
 	size_t nr_ctl;
 	bool paused;		/* every event disabled by a control or --delay */
 	bool missed_maps;	/* the workload ran while disabled: maps to redo */
-	bool warned_ctl;
 	uint64_t delay_at;	/* --delay: when to enable (0: no timer) */
 	struct collect_sink *sink;	/* during __run: for the synthesized maps */
 };
@@ -522,6 +521,7 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->tids[0] = -1;
 	}
 	s->mr.ctl_fd = s->mr.ack_fd = -1;
+	s->mr.child_fds[0] = s->mr.child_fds[1] = s->mr.child_fds[2] = -1;
 	if (has_cmd && !o->pid) {
 		err = workload__check(o->argv, cause);
 		if (err)
@@ -533,7 +533,8 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 				session__warn(s, "%s: the workload's markers are not recorded", why);
 			free(why);
 		}
-		err = workload__start(&s->wl, o->argv, s->mr.env, cause);
+		err = workload__start(&s->wl, o->argv, s->mr.env, s->mr.env ? s->mr.child_fds : NULL,
+				      s->mr.env ? ARRAY_SIZE(s->mr.child_fds) : 0, cause);
 		if (err)
 			goto out_free;
 		s->has_workload = true;
@@ -1061,19 +1062,38 @@ static void control_enable(struct collect_session *s)
 }
 
 /* One command line of a control channel: perf's "enable" and "disable"
- * are obeyed and acknowledged; anything else is not, as perf does not
- * (its other commands are not gexplore's). */
+ * are obeyed and acknowledged, and so is "ping" (perf answers it: a
+ * client checks the channel). perf's other commands (snapshot, stop,
+ * enable/disable of one event, evlist) and anything else are not: each
+ * distinct one is said once in the warnings and left unanswered, as perf
+ * leaves a command it does not support. */
 static void control_line(struct collect_session *s, struct ctl_chan *c, const char *line)
 {
-	if (!strcmp(line, "enable"))
+	static const char *const perfs[] = { "snapshot", "stop", "evlist", "enable ", "disable " };
+
+	if (!strcmp(line, "enable")) {
 		control_enable(s);
-	else if (!strcmp(line, "disable"))
+	} else if (!strcmp(line, "disable")) {
 		control_disable(s);
-	else {
-		if (!s->warned_ctl && *line)
-			session__warn(s, "--control: '%.32s' is not a command here (enable, disable)",
-				      line);
-		s->warned_ctl = s->warned_ctl || *line;
+	} else if (!strcmp(line, "ping")) {
+		/* acknowledged, nothing to do */
+	} else {
+		char said[48];
+		bool perf = false;
+
+		s->stats.controls_unknown++;
+		if (!*line)
+			return;
+		for (size_t i = 0; i < ARRAY_SIZE(perfs); i++)
+			perf = perf || !strncmp(line, perfs[i], strlen(perfs[i]));
+		snprintf(said, sizeof(said), "--control: '%.32s'", line);
+		for (size_t i = 0; i < s->nr_warnings; i++)
+			if (!strncmp(s->warnings[i], said, strlen(said)))
+				return;		/* said already */
+		if (s->nr_warnings < 64)
+			session__warn(s, "--control: '%.32s' %s; not acknowledged (gexplore obeys "
+				      "enable, disable and ping)", line,
+				      perf ? "is perf's, not gexplore's" : "is not a command");
 		return;
 	}
 	s->stats.controls++;

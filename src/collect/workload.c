@@ -66,7 +66,8 @@ int workload__check(char *const *argv, char **cause)
 	return 0;
 }
 
-int workload__start(struct workload *w, char *const *argv, const char *env, char **cause)
+int workload__start(struct workload *w, char *const *argv, const char *env,
+		    const int *inherit, size_t nr_inherit, char **cause)
 {
 	int go[2], errp[2], err;
 	pid_t pid, parent = getpid();
@@ -107,6 +108,9 @@ int workload__start(struct workload *w, char *const *argv, const char *env, char
 		signal(SIGPIPE, SIG_DFL);
 		if (env)
 			putenv((char *)env);
+		for (size_t i = 0; i < nr_inherit; i++)
+			if (inherit[i] >= 0)
+				fcntl(inherit[i], F_SETFD, 0);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(errp[1], &e, sizeof(e)) < 0)

@@ -153,6 +153,13 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "status", str_or_null(m->status));
 	json_object_set_new(root, "dropped_records", json_integer((json_int_t)m->dropped_records));
 	json_object_set_new(root, "lost_events", json_integer((json_int_t)m->lost_events));
+	if (m->markers || m->markers_lost) {
+		json_t *rg = json_object();
+
+		json_object_set_new(rg, "markers", json_integer((json_int_t)m->markers));
+		json_object_set_new(rg, "lost", json_integer((json_int_t)m->markers_lost));
+		json_object_set_new(root, "regions", rg);
+	}
 	json_object_set_new(root, "self_cpu_s", real_or_null(m->self_cpu_s));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
 	if (m->mux.mode)
@@ -346,6 +353,11 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	m->status = get_str(root, "status");	/* NULL before 1.2: complete */
 	m->dropped_records = (uint64_t)get_int(root, "dropped_records", 0);
 	m->lost_events = (uint64_t)get_int(root, "lost_events", 0);
+	v = json_object_get(root, "regions");
+	if (json_is_object(v)) {
+		m->markers = (uint64_t)get_int(v, "markers", 0);
+		m->markers_lost = (uint64_t)get_int(v, "lost", 0);
+	}
 	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {

@@ -332,6 +332,9 @@ struct gx_meta {
 	 * perf.data (a write failed: full disk) */
 	char *status;
 	uint64_t dropped_records;
+	/* regions (gexplore-regions(3)): markers written to regions.bin and
+	 * markers lost (the ring was full, nesting too deep); 0/0: none */
+	uint64_t markers, markers_lost;
 	double self_cpu_s;		/* gexplore's own user+system CPU time; NAN: unknown */
 	char **warnings;
 	size_t nr_warnings;

@@ -46,6 +46,10 @@ void report__path_str(struct strbuf *sb, struct gx_result *in,
 
 /* report-regions.c: the regions table (text, JSON array, CSV with --by
  * region) and the summary line of a result narrowed to a region */
+struct td_model;
+/* The top-down nodes shown per row: CPI, then level 1; returns how many
+ * (node indexes into cols). */
+size_t report__td_columns(const struct td_model *m, int *cols, size_t max);
 int report__text_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 void report__text_region_line(struct strbuf *sb, struct gx_result *in);
 json_t *report__json_regions(struct gx_result *in, const struct report_opts *o);

@@ -2,8 +2,9 @@
  * report-regions.c: the regions of a result (gexplore-regions(3)) in the
  * text, JSON and CSV reports: per region name its instances, threads,
  * time, the sort event's samples and share of the run, and its hottest
- * functions. A sample counts in every region open on its thread when it
- * was taken (nested regions overlap).
+ * functions, and when the model's events were sampled its top-down level
+ * 1 (and CPI) from the region's samples. A sample counts in every region
+ * open on its thread when it was taken (nested regions overlap).
  */
 #include "config.h"
 
@@ -14,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topdown/topdown.h"
+
 #define HOT 3
+#define TD_COLS 8
 
 struct region_stat {
 	const struct gx_region_name *rn;
@@ -28,13 +32,57 @@ struct region_stat {
 	} hot[HOT];
 	size_t nhot;
 	struct profile *p;		/* owns hot[].name */
+	bool td_ok;			/* td holds the region's top-down */
+	struct td_result td;
 };
 
 static void stats_free(struct region_stat *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		profile__delete(v[i].p);
+		if (v[i].td_ok)
+			td_result__exit(&v[i].td);
+	}
 	free(v);
+}
+
+/* The model when any of its events was sampled (per-region values come
+ * from samples), else NULL. */
+static const struct td_model *sampled_model(struct gx_result *in)
+{
+	const struct td_model *m = gx_result__model(in);
+	const int *ev = gx_result__model_map(in);
+
+	for (size_t i = 0; m && ev && i < gx_result__nr_events(in); i++)
+		if (ev[i] >= 0 && gx_result__event(in, i)->sampled)
+			return m;
+	return NULL;
+}
+
+/* The region's level 1 and CPI from its samples' estimates. */
+static void region_topdown(struct gx_result *in, struct region_stat *s)
+{
+	const struct td_model *m = sampled_model(in);
+	double *c;
+
+	if (!m || !s->p)
+		return;
+	c = xcalloc(td_model__nr_events(m) + 1, sizeof(double));
+	gx_result__profile_counts(in, s->p, c);
+	s->td_ok = td_eval(m, c, gx_result__ctx(in), &s->td, NULL) == 0;
+	free(c);
+}
+
+/* "Frontend_Bound" -> "Frontend", "Bad_Speculation" -> "Bad_Spec". */
+static int short_len(const char *name)
+{
+	size_t l = strlen(name);
+
+	if (l > 6 && !strcmp(name + l - 6, "_Bound"))
+		l -= 6;
+	else if (!strcmp(name, "Bad_Speculation"))
+		l = 8;
+	return (int)(l > 10 ? 10 : l);
 }
 
 /* One walk per region name; *out is the caller's (stats_free). */
@@ -71,6 +119,7 @@ static int region_stats(struct gx_result *in, const struct report_opts *o,
 			s->hot[s->nhot].name = rows[k]->name;
 			s->hot[s->nhot++].pct = 100.0 * (double)rows[k]->period[e] / (double)s->period;
 		}
+		region_topdown(in, s);
 	}
 	*out = v;
 	*nr = n;
@@ -91,6 +140,49 @@ void report__text_region_line(struct strbuf *sb, struct gx_result *in)
 				 "samples below\n", rn->name, rn->instances,
 			     rn->instances == 1 ? "" : "s", rn->threads, rn->threads == 1 ? "" : "s",
 			     (double)rn->total_ns / 1e9);
+	}
+}
+
+/* Level 1 and CPI per region, as the per-function table of top-down. */
+static void text_topdown(struct strbuf *sb, struct gx_result *in, const struct region_stat *v,
+			 size_t n, size_t w)
+{
+	const struct td_model *m = sampled_model(in);
+	int cols[TD_COLS];
+	size_t nc;
+	uint64_t all;
+	size_t clk = gx_result__sort_event(in);
+
+	if (!m)
+		return;
+	nc = report__td_columns(m, cols, TD_COLS);
+	all = profile__total_period(gx_result__profile(in), clk);
+	strbuf__addf(sb, "\nTop-down level 1 by region (from samples; * over threshold in a region "
+			 "with > 5%% of the cycles)\n  %-*s", (int)w, "region");
+	for (size_t k = 0; k < nc; k++) {
+		const char *name = td_model__node(m, (size_t)cols[k])->name;
+
+		strbuf__addf(sb, " %10.*s", short_len(name), name);
+	}
+	strbuf__addstr(sb, "\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct region_stat *s = &v[i];
+		bool sig = gx_result__sort_is_cycles(in) && s->p &&
+			   td_row_significant((double)profile__total_period(s->p, clk), (double)all);
+
+		strbuf__addf(sb, "  %-*.*s", (int)w, (int)w, s->rn->name);
+		for (size_t k = 0; k < nc; k++) {
+			const struct td_value *x = s->td_ok ? &s->td.v[cols[k]] : NULL;
+			const struct td_node *nd = td_model__node(m, (size_t)cols[k]);
+
+			if (!x || x->na)
+				strbuf__addf(sb, " %10s", "n/a");
+			else if (nd->unit == TD_UNIT_FRACTION)
+				strbuf__addf(sb, " %8.1f%%%c", 100 * x->value, sig && x->flagged ? '*' : ' ');
+			else
+				strbuf__addf(sb, " %9.2f%c", x->value, sig && x->flagged ? '*' : ' ');
+		}
+		strbuf__addstr(sb, "\n");
 	}
 }
 
@@ -131,8 +223,31 @@ int report__text_regions(struct strbuf *sb, struct gx_result *in, const struct r
 	}
 	strbuf__addf(sb, "  %zu markers, %" PRIu64 " lost\n", gx_result__nr_markers(in),
 		     gx_result__markers_lost(in));
+	text_topdown(sb, in, v, n, w);
 	stats_free(v, n);
 	return 0;
+}
+
+/* {"CPI": 1.25, "Frontend_Bound": 0.1, ...}, or null without the model's
+ * events; a node n/a is null. */
+static json_t *json_topdown(struct gx_result *in, const struct region_stat *s)
+{
+	const struct td_model *m = sampled_model(in);
+	int cols[TD_COLS];
+	size_t nc;
+	json_t *o;
+
+	if (!m || !s->td_ok)
+		return json_null();
+	nc = report__td_columns(m, cols, TD_COLS);
+	o = json_object();
+	for (size_t k = 0; k < nc; k++) {
+		const struct td_value *x = &s->td.v[cols[k]];
+
+		json_object_set_new(o, td_model__node(m, (size_t)cols[k])->name,
+				    x->na ? json_null() : json_real(x->value));
+	}
+	return o;
 }
 
 json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
@@ -165,6 +280,7 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 			json_array_append_new(hot, h);
 		}
 		json_object_set_new(ro, "hot", hot);
+		json_object_set_new(ro, "topdown", json_topdown(in, s));
 		json_array_append_new(arr, ro);
 	}
 	stats_free(v, n);
@@ -190,8 +306,15 @@ int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct re
 	char *cause = NULL;
 	int err;
 
+	const struct td_model *m = sampled_model(in);
+	int cols[TD_COLS];
+	size_t nc = m ? report__td_columns(m, cols, TD_COLS) : 0;
+
 	strbuf__addstr(sb, "region,instances,threads,time_s,share_pct,samples,estimated,"
-			   "hot_function,hot_pct\n");
+			   "hot_function,hot_pct");
+	for (size_t k = 0; k < nc; k++)
+		strbuf__addf(sb, ",%s", td_model__node(m, (size_t)cols[k])->name);
+	strbuf__addstr(sb, "\n");
 	err = region_stats(in, o, &v, &n, &cause);
 	if (err) {
 		free(cause);
@@ -205,7 +328,16 @@ int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct re
 			     s->rn->threads, (double)s->rn->total_ns / 1e9, s->share, s->samples,
 			     s->estimated);
 		csv_field(sb, s->nhot ? s->hot[0].name : "");
-		strbuf__addf(sb, ",%.4f\n", s->nhot ? s->hot[0].pct : 0.0);
+		strbuf__addf(sb, ",%.4f", s->nhot ? s->hot[0].pct : 0.0);
+		for (size_t k = 0; k < nc; k++) {
+			const struct td_value *x = s->td_ok ? &s->td.v[cols[k]] : NULL;
+
+			if (x && !x->na)
+				strbuf__addf(sb, ",%.6g", x->value);
+			else
+				strbuf__addstr(sb, ",");
+		}
+		strbuf__addstr(sb, "\n");
 	}
 	stats_free(v, n);
 	return 0;

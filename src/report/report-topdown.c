@@ -75,7 +75,7 @@ static void row_counts(struct td_view *v, struct gx_result *in, const struct pro
 }
 
 /* The level-1 nodes and CPI: the per-row columns. */
-static size_t row_columns(const struct td_model *m, int *cols, size_t max)
+size_t report__td_columns(const struct td_model *m, int *cols, size_t max)
 {
 	size_t n = 0;
 	int cpi = td_model__find_node(m, "CPI");
@@ -140,7 +140,7 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
 	int cols[8];
-	size_t nc = row_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
+	size_t nc = report__td_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
 	size_t sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event;
 	const struct profile_row *const *rows = profile__rows(gx_result__profile(in), by, sort, &nr);
 	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));

@@ -228,6 +228,19 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	strbuf__addf(sb, ", lost %s in %" PRIu64 " LOST record%s\n",
 		     report__thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
 		     st->nr_lost_records, st->nr_lost_records == 1 ? "" : "s");
+	{
+		uint64_t mlost = gx_result__markers_lost(in);
+
+		if (m && m->markers_lost > mlost)
+			mlost = m->markers_lost;
+		if (gx_result__nr_markers(in) || mlost) {
+			strbuf__addf(sb, "  markers   %s",
+				     report__thousands(gx_result__nr_markers(in), cb, sizeof(cb)));
+			strbuf__addf(sb, ", lost %s%s\n", report__thousands(mlost, cb, sizeof(cb)),
+				     mlost ? " (the program's ring was full, or its regions nested "
+					     "deeper than 64: regions may be cut short)" : "");
+		}
+	}
 	/* meta.json's times are NAN when unknown (gx_meta__read checks them);
 	 * below a millisecond of run the share means nothing */
 	if (m && m->self_cpu_s > 0 && m->duration_s >= 1e-3)
@@ -438,7 +451,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	}
 	if (gx_result__narrowed(in))
 		json_object_set_new(root, "region", json_string(gx_result__narrowed(in)));
-	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in)) {
+	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in) ||
+	    gx_result__markers_lost(in)) {
 		json_t *mk = json_object();
 
 		json_object_set_new(mk, "count", report__json_u64(gx_result__nr_markers(in)));

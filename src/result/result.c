@@ -883,6 +883,19 @@ void gx_result__run_counts(const struct gx_result *r, double *c)
 	free(v);
 }
 
+void gx_result__profile_counts(const struct gx_result *r, const struct profile *p, double *c)
+{
+	const struct gx_meta *meta = gx_result__meta(r);
+	double *v = xcalloc(r->nr_events + 1, sizeof(double));
+
+	for (size_t i = 0; i < r->nr_events; i++)
+		v[i] = r->ev[i] < 0 || !r->events[i].sampled ||
+		       (meta && i < meta->nr_events && meta->events[i].unsupported) ? NAN :
+		       (double)profile__total_period(p, i) * r->events[i].scale;
+	gx_result__model_counts(r, v, c);
+	free(v);
+}
+
 void gx_result__row_counts(const struct gx_result *r, const struct profile_row *row, double *c)
 {
 	double *v = xcalloc(r->nr_events + 1, sizeof(double));

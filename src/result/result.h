@@ -198,6 +198,10 @@ size_t gx_result__nr_model_events(const struct gx_result *r);
 void gx_result__model_counts(const struct gx_result *r, const double *event_values, double *c);
 /* The whole run's model event counts (every event's run_value). */
 void gx_result__run_counts(const struct gx_result *r, double *c);
+/* The model event counts of a whole profile of this result (a region's,
+ * a time range's): each sampled event's total period times its scale,
+ * NAN for one counted only or unsupported. */
+void gx_result__profile_counts(const struct gx_result *r, const struct profile *p, double *c);
 /* One row's model event counts (gx_result__row_value of every event). */
 void gx_result__row_counts(const struct gx_result *r, const struct profile_row *row, double *c);
 

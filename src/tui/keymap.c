@@ -29,7 +29,7 @@ static const struct {
 	{ 'g', TA_GRID }, { 'v', TA_KIND },
 	{ 'c', TA_CALLERS }, { 't', TA_TIMELINE }, { 'd', TA_DISASM }, { 's', TA_SUMMARY },
 	{ 'h', TA_CURSOR_LEFT }, { 'l', TA_CURSOR_RIGHT },
-	{ ' ', TA_MARK }, { 'x', TA_CLEAR },
+	{ ' ', TA_MARK }, { 'x', TA_CLEAR }, { 'r', TA_REGION },
 	{ TK_RESIZE, TA_RESIZE },
 };
 

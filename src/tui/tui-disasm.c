@@ -234,8 +234,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	for (size_t i = 0; i < m->nr_ts; i++) {
 		const struct tui_tsample *s = &m->ts[i];
 
-		if (s->evsel != m->clk ||
-		    (m->range_hi && (s->time < m->range_lo || s->time > m->range_hi)))
+		if (s->evsel != m->clk || !tui_model__keeps(m, s->tid, s->time))
 			continue;
 		for (size_t k = 0; k < nmaps; k++) {
 			const struct tui_mmap *mp = maps[k];

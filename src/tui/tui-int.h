@@ -99,7 +99,8 @@ enum tui_action {
 	TA_CURSOR_LEFT,	/* h (timeline) */
 	TA_CURSOR_RIGHT,/* l (timeline) */
 	TA_MARK,	/* space (timeline: range start/end) */
-	TA_CLEAR,	/* x: clear filter / time range */
+	TA_CLEAR,	/* x: clear filter / time range / region */
+	TA_REGION,	/* r (timeline): narrow to the region under the cursor */
 	TA_RESIZE,
 	TA_NR_,
 };
@@ -159,6 +160,14 @@ struct tui_thread {
 	uint32_t tid, pid;
 	const char *name;
 	double reliability;	/* MUX reliability of the thread, NAN: n/a */
+};
+
+struct tui_region {		/* one instance of a region (gexplore-regions(3)) */
+	const char *name;	/* owned by the model */
+	uint32_t name_idx;	/* into tui_model.region_names */
+	uint32_t tid;
+	uint64_t begin, end;	/* ns, the samples' clock */
+	uint16_t depth;		/* 1: outermost on its thread */
 };
 
 struct tui_insn {
@@ -230,6 +239,14 @@ struct tui_model {
 	size_t nr_threads;
 	uint64_t t_first, t_last;
 	uint64_t range_lo, range_hi;	/* time filter; 0/0 = whole run */
+	/* regions: instances by (tid, begin); the views narrowed to one name
+	 * (a time range per thread: its instances), -1 none. A time range
+	 * and a region exclude each other. */
+	struct tui_region *regions;
+	size_t nr_regions, cap_regions;
+	const char **region_names;	/* owned by the model */
+	size_t nr_region_names;
+	int region;
 
 	/* Providers: real results read files; the synthetic model of the
 	 * tests supplies text in memory. */
@@ -238,6 +255,8 @@ struct tui_model {
 	char **(*source)(struct tui_model *m, const char *file, const char **why);
 	int (*disasm)(struct tui_model *m, size_t func, struct tui_disasm *out);
 	int (*refilter)(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause);
+	/* Narrow to region region_names[name_idx] (-1: the whole run). */
+	int (*renarrow)(struct tui_model *m, int name_idx, char **cause);
 
 	void *priv;		/* real or synthetic backing */
 	void (*priv_free)(struct tui_model *m);
@@ -279,6 +298,21 @@ char **tui_model__source(struct tui_model *m, const char *file, const char **why
 /* Call after filling or changing the tables: totals, lazy evaluations. */
 void tui_model__tables_changed(struct tui_model *m);
 void tui_model__clear_tables(struct tui_model *m);
+/* Add a region instance (tests, tui-load.c); names are interned into
+ * region_names. Call tui_model__regions_done after the last. */
+void tui_model__add_region(struct tui_model *m, const char *name, uint32_t tid, uint64_t begin,
+			   uint64_t end, uint16_t depth);
+void tui_model__regions_done(struct tui_model *m);
+/* The region name's index, -1 when the model has none of that name. */
+int tui_model__find_region(const struct tui_model *m, const char *name);
+/* The deepest instance on thread tid at time t, or NULL. */
+const struct tui_region *tui_model__region_at(const struct tui_model *m, uint32_t tid, uint64_t t);
+/* Whether thread tid's instants in [lo, hi] meet region name_idx. */
+bool tui_model__region_meets(const struct tui_model *m, int name_idx, uint32_t tid, uint64_t lo,
+			     uint64_t hi);
+/* Whether a sample of thread tid at time t is in the views: inside the
+ * time range and the narrowed region, if any. */
+bool tui_model__keeps(const struct tui_model *m, uint32_t tid, uint64_t t);
 /* Whether the clock event of the recording was sampled without precise_ip. */
 bool tui_model__imprecise(const struct tui_model *m);
 

@@ -198,8 +198,54 @@ static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
 	tui_model__match_base(m);
 	m->range_lo = lo;
 	m->range_hi = hi;
+	m->region = -1;
 	profile__delete(p);
 	return 0;
+}
+
+/* Narrow every view to the instances of one region (-1: whole run). */
+static int renarrow(struct tui_model *m, int name_idx, char **cause)
+{
+	struct tui_real *real = m->priv;
+	struct profile *p;
+	size_t idx;
+	int err;
+
+	if (name_idx < 0)
+		return refilter(m, 0, 0, cause);
+	if ((size_t)name_idx >= m->nr_region_names ||
+	    gx_result__find_region(real->res, m->region_names[name_idx], &idx) != 0)
+		return gx_fail(cause, -EINVAL, "no region %d", name_idx);
+	err = gx_result__profile_region(real->res, idx, &p, cause);
+	if (err)
+		return err;
+	tui_model__clear_tables(m);
+	fill_tables(m, p);
+	tui_model__match_base(m);
+	m->range_lo = m->range_hi = 0;
+	m->region = name_idx;
+	profile__delete(p);
+	return 0;
+}
+
+static void set_regions(struct tui_model *m, const struct gx_result *res)
+{
+	size_t n = gx_result__nr_regions(res);
+
+	/* names first, in the result's order (of first begin) */
+	for (size_t i = 0; i < gx_result__nr_region_names(res); i++)
+		if (tui_model__find_region(m, gx_result__region_name(res, i)->name) < 0) {
+			m->region_names = xrealloc(m->region_names, (m->nr_region_names + 1) *
+						   sizeof(*m->region_names));
+			m->region_names[m->nr_region_names++] =
+				tui_model__str(m, gx_result__region_name(res, i)->name);
+		}
+	for (size_t i = 0; i < n; i++) {
+		const struct gx_region *x = gx_result__region(res, i);
+
+		tui_model__add_region(m, x->name, x->tid, x->begin, x->end, x->depth);
+	}
+	tui_model__regions_done(m);
 }
 
 static char **read_source(struct tui_model *m, const char *file, const char **why)
@@ -433,12 +479,34 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	m->priv_free = real_free;
 	m->source = read_source;
 	m->refilter = refilter;
+	m->renarrow = renarrow;
 	m->disasm = tui_disasm_real;
 	set_facts(m, res);
 	setup_topdown(m, res);
 	fill_tables(m, gx_result__profile(res));
 	add_hints(m);
 	set_threads(m);
+	set_regions(m, res);
+	if (o->region) {
+		int r = tui_model__find_region(m, o->region);
+		struct strbuf sb = STRBUF_INIT;
+
+		if (r < 0) {
+			for (size_t i = 0; i < m->nr_region_names; i++)
+				strbuf__addf(&sb, "%s%s", i ? ", " : "", m->region_names[i]);
+			*cause = m->nr_region_names ?
+				xasprintf("no region '%s' in %s (regions: %s)", o->region,
+					  gx_result__path(res), sb.buf) :
+				xasprintf("no region '%s': %s has no regions (the program marks "
+					  "none; gexplore-regions(3))", o->region, gx_result__path(res));
+			strbuf__exit(&sb);
+			err = GX_E_USAGE;
+			goto fail;
+		}
+		err = renarrow(m, r, cause);
+		if (err)
+			goto fail;
+	}
 	if (o->baseline) {
 		struct tui_open_opts bo = *o;
 		struct tui_model *base = NULL;

@@ -32,6 +32,7 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 	for (size_t i = 0; i < nr_events; i++)
 		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
 	m->focus_node = -1;
+	m->region = -1;
 	return m;
 }
 
@@ -178,6 +179,8 @@ void tui_model__delete(struct tui_model *m)
 	free(m->td_why);
 	free(m->ts);
 	free(m->threads);
+	free(m->regions);
+	free(m->region_names);
 	tui_model__delete(m->base);
 	free(m->base_title);
 	for (size_t i = 0; i < m->nr_src; i++) {

@@ -29,6 +29,9 @@ struct tui_open_opts {
 	const struct profile_opts *sym;
 	/* a result to compare with (delta columns in the grids), or NULL */
 	const char *baseline;
+	/* open narrowed to this region's instances (gexplore-regions(3)),
+	 * or NULL; a name the result lacks is an error */
+	const char *region;
 };
 
 /*

@@ -22,6 +22,7 @@ struct grid_view {
 	struct tui_order order;
 	char status[256];
 	uint64_t range_lo, range_hi;	/* the model range the order was made for */
+	int region;			/* and region */
 	bool on[TUI_MAX_COLS];		/* columns shown at the last draw */
 	size_t table_nr;
 };
@@ -50,6 +51,7 @@ static void refresh(struct grid_view *g)
 	tui_model__order(m, g->kind, g->cols, g->ncols, &g->order);
 	g->range_lo = m->range_lo;
 	g->range_hi = m->range_hi;
+	g->region = m->region;
 	g->table_nr = m->tab[g->kind].nr;
 	if (g->v.sel >= (int)g->order.nr)
 		g->v.sel = g->order.nr ? (int)g->order.nr - 1 : 0;
@@ -115,7 +117,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	int x, namew, rows = h - 1;
 	char buf[512], e[512];
 
-	if (g->range_lo != m->range_lo || g->range_hi != m->range_hi ||
+	if (g->range_lo != m->range_lo || g->range_hi != m->range_hi || g->region != m->region ||
 	    g->table_nr != m->tab[g->kind].nr)
 		refresh(g);
 	fit(g, c->w, on);
@@ -296,6 +298,9 @@ static const char *status(struct tui_view *v)
 		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", time %.3f-%.3f s",
 			      (double)(m->range_lo - m->t_first) / 1e9,
 			      (double)(m->range_hi - m->t_first) / 1e9);
+	if (m->region >= 0)
+		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", region %s",
+			      m->region_names[m->region]);
 	snprintf(g->status + n, sizeof(g->status) - (size_t)n, "  * over threshold");
 	return g->status;
 }

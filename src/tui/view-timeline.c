@@ -2,6 +2,10 @@
  * view-timeline.c: samples over time, one row per thread; density shown
  * with characters (" .:+#") so it reads without colour. A time cursor
  * (h/l) and Space select a range that filters every other view; x clears.
+ * With regions (gexplore-regions(3)) each thread gets a second row, its
+ * regions as spans "[solve---]" (the innermost at each instant, names
+ * where they fit); r narrows every view to the region under the cursor
+ * (its instances: a time range per thread).
  * A legend line above the ruler says what the marks and colours mean; the
  * help view (?) says it at length.
  */
@@ -31,7 +35,8 @@ static const struct tui_key_help timeline_help[] = {
 	{ "Up/Down j/k", "select a thread" },
 	{ "h l", "move the time cursor left/right" },
 	{ "Space", "mark one end of a time range; again: the other end (applies it)" },
-	{ "x", "clear the time range (whole run)" },
+	{ "x", "clear the time range or region (whole run)" },
+	{ "r", "narrow every view to the region under the cursor" },
 	{ "Enter/Right", "bottom-up grid (filtered by the range)" },
 	{ "Left/Esc q", "back" },
 	{ NULL, NULL },
@@ -43,6 +48,7 @@ static const struct tui_key_help timeline_legend[] = {
 	{ "^", "the time cursor (h/l), its column highlighted" },
 	{ "|", "one end of a range being marked (Space)" },
 	{ "=", "the range that filters every view; dim outside it" },
+	{ "[name--]", "a region of the thread above; hot: the one narrowed to" },
 	{ NULL, NULL },
 };
 
@@ -119,11 +125,71 @@ static void count(struct timeline_view *t, int nb)
 	}
 }
 
+/* Thread tid's regions row: at each bucket the innermost instance, drawn
+ * as spans "[name---]" ('[' and ']' only where the instance begins and
+ * ends, "|" for one bucket), the narrowed region's in the hot style. */
+static void draw_lane(struct timeline_view *t, struct tui_canvas *c, int x0, int y, uint32_t tid)
+{
+	struct tui_model *m = t->v.m;
+	int nb = t->nb;
+	const struct tui_region **at = xcalloc((size_t)nb + 1, sizeof(*at));
+	size_t first = m->nr_regions;
+
+	for (size_t i = 0; i < m->nr_regions; i++)
+		if (m->regions[i].tid == tid) {
+			first = i;
+			break;
+		}
+	for (size_t i = first; i < m->nr_regions && m->regions[i].tid == tid; i++) {
+		const struct tui_region *r = &m->regions[i];
+		int b0 = bucket_of(m, r->begin < m->t_first ? m->t_first : r->begin, nb);
+		int b1 = bucket_of(m, r->end > m->t_last ? m->t_last : r->end, nb);
+
+		if (r->end < m->t_first || r->begin > m->t_last)
+			continue;
+		for (int b = b0; b <= b1; b++)
+			if (!at[b] || r->depth >= at[b]->depth)
+				at[b] = r;
+	}
+	for (int b = 0; b < nb;) {
+		const struct tui_region *r = at[b];
+		int e = b, w, b0, b1, x;
+		enum tui_style st;
+
+		while (e + 1 < nb && at[e + 1] == r)
+			e++;
+		if (!r) {
+			b = e + 1;
+			continue;
+		}
+		w = e - b + 1;
+		b0 = bucket_of(m, r->begin, nb);
+		b1 = bucket_of(m, r->end, nb);
+		st = m->region == (int)r->name_idx ? TS_HOT : TS_NORMAL;
+		for (int k = b; k <= e; k++)
+			canvas__put(c, x0 + k, y, st, "-", 1);
+		if (b == b0 && e == b1 && w == 1) {
+			canvas__put(c, x0 + b, y, st, "|", 1);
+		} else {
+			if (b == b0)
+				canvas__put(c, x0 + b, y, st, "[", 1);
+			if (e == b1)
+				canvas__put(c, x0 + e, y, st, "]", 1);
+			x = b + (b == b0);
+			if ((int)strlen(r->name) <= e - (e == b1) - x + 1)
+				canvas__put(c, x0 + x, y, st, r->name, -1);
+		}
+		b = e + 1;
+	}
+	free(at);
+}
+
 static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 {
 	struct timeline_view *t = (struct timeline_view *)v;
 	struct tui_model *m = v->m;
 	int namew = c->w >= 60 ? NAME_W : 10, nb = c->w - namew - 1, rows = h - 3;
+	int per = m->nr_regions ? 2 : 1;	/* lines per thread */
 	uint32_t max = 1;
 	int rlo = -1, rhi = -1;
 	char buf[256], e[256];
@@ -150,11 +216,11 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	canvas__printf(c, 0, y0, TS_HEADER, "%-*s 0 s", namew, "thread");
 	snprintf(buf, sizeof(buf), "%.3f s", (double)span(m) / 1e9);
 	canvas__put(c, c->w - (int)strlen(buf), y0, TS_HEADER, buf, -1);
-	tui_view__scroll(v, rows);
-	for (int i = 0; i < rows && v->top + i < (int)m->nr_threads; i++) {
+	tui_view__scroll(v, rows / per);
+	for (int i = 0; i < rows / per && v->top + i < (int)m->nr_threads; i++) {
 		const struct tui_thread *th = &m->threads[v->top + i];
 		bool sel = v->top + i == v->sel;
-		int y = y0 + 1 + i;
+		int y = y0 + 1 + i * per;
 
 		snprintf(buf, sizeof(buf), "%s %u", th->name, th->tid);
 		tui_ellipsize(buf, namew, e);
@@ -164,12 +230,18 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			static const char dens[] = " .:+#";
 			int lvl = n == 0 ? 0 : 1 + (int)(3.0 * n / max);
 			char ch[2] = { dens[lvl > 4 ? 4 : lvl], 0 };
-			enum tui_style st = b == t->cursor ? TS_SELECTED :
-					    rlo >= 0 && (b < rlo || b > rhi) ? TS_DIM :
+			bool out = (rlo >= 0 && (b < rlo || b > rhi)) ||
+				   (m->region >= 0 &&
+				    !tui_model__region_meets(m, m->region, th->tid,
+							     time_of(m, b, nb, false),
+							     time_of(m, b, nb, true)));
+			enum tui_style st = b == t->cursor ? TS_SELECTED : out ? TS_DIM :
 					    lvl >= 3 ? TS_HOT : TS_NORMAL;
 
 			canvas__put(c, namew + 1 + b, y, st, ch, 1);
 		}
+		if (per == 2)
+			draw_lane(t, c, namew + 1, y + 1, th->tid);
 	}
 	draw_legend(c, y0 + h - 2);
 	/* Ruler: the selected range and the mark. */
@@ -183,7 +255,11 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			canvas__put(c, namew + 1 + b, y, rlo >= 0 && b >= rlo && b <= rhi ?
 				    TS_BOTTLENECK : TS_NORMAL, ch, 1);
 		}
-		canvas__put(c, 0, y, TS_DIM, m->range_hi ? "range" : "whole run", namew);
+		if (m->region >= 0)
+			snprintf(buf, sizeof(buf), "region %s", m->region_names[m->region]);
+		else
+			snprintf(buf, sizeof(buf), "%s", m->range_hi ? "range" : "whole run");
+		canvas__put(c, 0, y, m->region >= 0 ? TS_HOT : TS_DIM, buf, namew);
 	}
 }
 
@@ -192,6 +268,16 @@ static unsigned apply(struct timeline_view *t, struct tui_app *app, uint64_t lo,
 	struct tui_model *m = t->v.m;
 	char *cause = NULL;
 
+	if (!hi && m->region >= 0 && m->renarrow) {
+		if (m->renarrow(m, -1, &cause) != 0) {
+			tui_app__message(app, "region: %s", cause ? cause : "failed");
+			free(cause);
+			return TR_REDRAW;
+		}
+		m->region = -1;
+		tui_app__message(app, "region cleared: whole run");
+		return TR_REDRAW;
+	}
 	if (!m->refilter) {
 		tui_app__message(app, "time ranges need a recorded result");
 		return TR_REDRAW;
@@ -206,6 +292,56 @@ static unsigned apply(struct timeline_view *t, struct tui_app *app, uint64_t lo,
 				 (double)(hi - m->t_first) / 1e9);
 	else
 		tui_app__message(app, "time range cleared: whole run");
+	return TR_REDRAW;
+}
+
+/* Narrow every view to the region under the time cursor on the selected
+ * thread: all its instances, on every thread. */
+static unsigned narrow(struct timeline_view *t, struct tui_app *app)
+{
+	struct tui_model *m = t->v.m;
+	int nb = t->nb > 0 ? t->nb : 1;
+	const struct tui_region *r = NULL;
+	size_t inst = 0, threads = 0;
+	char *cause = NULL;
+	uint32_t last = 0;
+
+	if (!m->nr_regions) {
+		tui_app__message(app, "no regions in this result (gexplore-regions(3) marks them)");
+		return TR_REDRAW;
+	}
+	if (t->v.sel < (int)m->nr_threads) {
+		uint32_t tid = m->threads[t->v.sel].tid;
+		uint64_t lo = time_of(m, t->cursor, nb, false), hi = time_of(m, t->cursor, nb, true);
+
+		r = tui_model__region_at(m, tid, hi);
+		if (!r)
+			r = tui_model__region_at(m, tid, lo);
+	}
+	if (!r) {
+		tui_app__message(app, "no region under the cursor on this thread");
+		return TR_REDRAW;
+	}
+	if (!m->renarrow) {
+		tui_app__message(app, "regions need a recorded result");
+		return TR_REDRAW;
+	}
+	t->mark = -1;
+	if (m->renarrow(m, (int)r->name_idx, &cause) != 0) {
+		tui_app__message(app, "region %s: %s", r->name, cause ? cause : "failed");
+		free(cause);
+		return TR_REDRAW;
+	}
+	for (size_t i = 0; i < m->nr_regions; i++)
+		if ((int)m->regions[i].name_idx == m->region) {
+			inst++;
+			if (!threads || m->regions[i].tid != last)
+				threads++;
+			last = m->regions[i].tid;
+		}
+	tui_app__message(app, "views narrowed to region %s (%zu instance%s on %zu thread%s)",
+			 m->region_names[m->region], inst, inst == 1 ? "" : "s", threads,
+			 threads == 1 ? "" : "s");
 	return TR_REDRAW;
 }
 
@@ -241,6 +377,8 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_CLEAR:
 		t->mark = -1;
 		return apply(t, app, 0, 0);
+	case TA_REGION:
+		return narrow(t, app);
 	case TA_ENTER:
 		app->next = tui_grid_view__new(m, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
 		return TR_PUSH;
@@ -256,14 +394,21 @@ static const char *status(struct tui_view *v)
 	int nb = t->nb > 0 ? t->nb : 1;
 
 	const struct tui_thread *th = v->sel < (int)m->nr_threads ? &m->threads[v->sel] : NULL;
-	char rel[48] = "";
+	char rel[48] = "", reg[64] = "";
 
+	if (th && m->nr_regions) {
+		const struct tui_region *r = tui_model__region_at(m, th->tid,
+								  time_of(m, t->cursor, nb, true));
+
+		if (r)
+			snprintf(reg, sizeof(reg), "  in %.40s", r->name);
+	}
 	if (th && !isnan(th->reliability))
 		snprintf(rel, sizeof(rel), "  thread %u: MUX reliability %.2f", th->tid,
 			 th->reliability);
-	snprintf(t->status, sizeof(t->status), "cursor %.3f s%s%s  h/l: move  Space: range  x: clear",
+	snprintf(t->status, sizeof(t->status), "cursor %.3f s%s%s%s  h/l: move  Space: range%s  x: clear",
 		 (double)(time_of(m, t->cursor, nb, false) - m->t_first) / 1e9,
-		 m->range_hi ? " (range set)" : "", rel);
+		 m->range_hi ? " (range set)" : "", reg, rel, m->nr_regions ? "  r: region" : "");
 	return t->status;
 }
 

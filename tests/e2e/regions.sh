@@ -51,6 +51,54 @@ is "$(jq -r '.functions[0].function' w.json)" spin_worker "--region worker: hott
 is "$(rc "$X" report r --region nope)" 2 "--region of an unknown name: usage error"
 check "... listing the regions" grep -q 'regions: outer, inner, worker, child' err
 
+# ---- the TUI: regions on the timeline, narrowed views
+if "$X" tui --keys "" r >/dev/null 2>&1; then
+	"$X" tui r --keys t --dump 120x30 >tl.txt 2>&1
+	check "tui timeline: a thread's regions as spans, the innermost" grep -q '\[inner-*\]outer' tl.txt
+	check "... the worker threads' too" grep -q '\[worker' tl.txt
+	"$X" tui r --region worker --keys g --dump 120x30 >tg.txt 2>&1
+	check "tui --region worker: the grid is narrowed" grep -q 'region worker' tg.txt
+	check "... its hottest row is spin_worker" grep -Eq '^>.* spin_worker' tg.txt
+	"$X" tui r --region worker --keys t --dump 120x30 >tw.txt 2>&1
+	check "... the timeline's ruler names the region" grep -q '^region worker' tw.txt
+	is "$(rc "$X" tui r --region nope --keys t)" 2 "tui --region of an unknown name: usage error"
+	check "... listing the regions" grep -q 'regions: outer, inner, worker, child' err
+else
+	skip 6 "this gexplore has no TUI"
+fi
+
+# ---- lost markers: a flood overflows the ring between two drains
+is "$(rc "$X" record -q -o fl -e cpu-clock -- "$WL/wl-regions" flood 200000)" 0 "record a flood of 200000 markers"
+"$X" report fl --json >fl.json 2>/dev/null
+n=$(jq -r '.markers.count' fl.json); l=$(jq -r '.markers.lost' fl.json)
+[ "$l" -gt 0 ] && ok 0 "the ring overflowed: $l markers lost" || ok 1 "no marker lost ($n kept)"
+is "$((n + l))" 200000 "kept + lost = sent ($n + $l)"
+is "$(jq -r '.regions.lost' fl/meta.json)" "$l" "meta.json: regions.lost"
+is "$(jq -r '.regions.markers' fl/meta.json)" "$n" "meta.json: regions.markers"
+"$X" report fl >fl.txt 2>&1
+check "the report's first lines say markers were lost" sh -c "head -12 fl.txt | grep -q '^  markers .*, lost [0-9,]* (the program.s ring was full'"
+
+# ---- the ring is an inherited memfd: nothing named in /dev/shm or /tmp
+"$X" record -q -o k -e cpu-clock -- "$WL/wl-spin" 3000 >/dev/null 2>&1 &
+rp=$!
+wp=
+for _ in $(seq 50); do
+	wp=$(cat /proc/$rp/task/*/children 2>/dev/null | awk '{ print $1 }')
+	[ -n "$wp" ] && [ "$(readlink /proc/$wp/exe 2>/dev/null)" = "$(readlink -f "$WL/wl-spin")" ] && break
+	sleep 0.1
+done
+env=$(tr '\0' '\n' </proc/$wp/environ 2>/dev/null | sed -n 's/^GEXPLORE_REGIONS=//p')
+case "$env" in
+fd:*) ok 0 "GEXPLORE_REGIONS names inherited descriptors ($env)" ;;
+*) ok 1 "GEXPLORE_REGIONS is '$env'" ;;
+esac
+rfd=${env#fd:}; rfd=${rfd%%,*}
+check "... the ring is a memfd, in no file system" sh -c "readlink /proc/$wp/fd/$rfd | grep -q '^/memfd:gexplore-regions'"
+check "... and the workload holds nothing under /dev/shm or /tmp (a SIGKILL leaves nothing)" \
+	sh -c "! ls -l /proc/$wp/fd/ | grep -Eq ' /(dev/shm|tmp)/'"
+kill -KILL $rp 2>/dev/null; wait $rp 2>/dev/null
+[ -n "$wp" ] && kill -KILL "$wp" 2>/dev/null
+
 # ---- three phases: report and check
 is "$(rc "$X" record -q -o p -e cpu-clock -F 2000 -- "$PH" 2)" 0 "record examples/phases"
 "$X" report p --by region >text 2>&1
@@ -88,9 +136,16 @@ exec 3<>ctl 4<>ack
 sleep 0.3
 echo enable >&3
 ack=$(timeout 5 head -c 4 <&4 | tr -d '\n')
+printf 'snapshot\nbogus\nbogus\nping\n' >&3
+ack2=$(timeout 5 head -c 4 <&4 | tr -d '\n')
 wait
 is "$ack" ack "--control: 'enable' is acknowledged with ack"
+is "$ack2" ack "--control: 'ping' is acknowledged, perf's snapshot and unknown lines are not"
 is "$(cat rec.rc)" 0 "record --delay -1 --control exits 0"
+is "$(jq -r '[.warnings[] | select(test("^--control: .snapshot. is perf.s, not gexplore.s"))] | length' c/meta.json)" 1 \
+	"--control: perf's snapshot is said once in meta.json's warnings"
+is "$(jq -r '[.warnings[] | select(test("^--control: .bogus. is not a command"))] | length' c/meta.json)" 1 \
+	"--control: an unknown command is said once, however often sent"
 "$X" report c --json >c.json 2>/dev/null
 n=$(jq -r '.events[0].samples' c.json)
 [ "$n" -gt 0 ] && ok 0 "samples after enable ($n)" || ok 1 "no samples after enable"

@@ -155,4 +155,41 @@ is "$(val "$M" Backend_Bound <zen4.json)" 0.4 "zen4: per-module row from the sam
 # --cpu overrides the recorded model.
 "$GX_BIN" report --json --cpu generic zen4 >g.json 2>/dev/null
 is "$(jq -r .topdown.available g.json)" false "--cpu generic: zen4's events are not generic's"
+# ---- per-region top-down (gexplore-regions(3)): the skl counts of the
+# two processes above, each process's samples in a region of its own
+# (gen-perfdata's "region"): each region's level 1 is its process's.
+"$GEN" -o sklr -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt off
+process 1000 backend
+region be
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+IDQ_UOPS_NOT_DELIVERED.CORE 400000000
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES 20000000
+process 2000 frontend
+region fe
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 1000000000
+IDQ_UOPS_NOT_DELIVERED.CORE 1600000000
+UOPS_ISSUED.ANY 2000000000
+UOPS_RETIRED.RETIRE_SLOTS 1800000000
+SPEC
+ok $? "regions: synthetic result with two regions written"
+"$GX_BIN" report --by region --json sklr >sklr.json 2>/dev/null
+rtd() { jq -r --arg r "$1" --arg n "$2" '.regions[] | select(.name == $r) | .topdown[$n] * 10000 | round / 10000' sklr.json; }
+is "$(rtd be Frontend_Bound) $(rtd be Bad_Speculation) $(rtd be Retiring) $(rtd be Backend_Bound) $(rtd be CPI)" \
+	"0.1 0.07 0.4 0.43 1.25" "regions: be's level 1 and CPI are the backend process's"
+is "$(rtd fe Frontend_Bound) $(rtd fe Bad_Speculation) $(rtd fe Retiring) $(rtd fe Backend_Bound) $(rtd fe CPI)" \
+	"0.4 0.05 0.45 0.1 1" "regions: fe's are the frontend process's"
+"$GX_BIN" report --by region sklr >sklr.txt 2>&1
+check "regions: the text report has a level-1 table by region" \
+	grep -Eq '^  be +1\.25 +10\.0% +7\.0% +43\.0%\* +40\.0%' sklr.txt
+"$GX_BIN" report --by region --csv sklr >sklr.csv 2>/dev/null
+is "$(head -1 sklr.csv | cut -d, -f10-)" "CPI,Frontend_Bound,Bad_Speculation,Backend_Bound,Retiring" \
+	"regions: CSV level-1 columns after the hot function"
+is "$(awk -F, '$1 == "fe" { print $12 }' sklr.csv)" 0.05 "regions: CSV fe's Bad_Speculation"
+
 done_testing

@@ -13,6 +13,10 @@
  *   function NAME+OFFSET    ... all at that one address (OFFSET in bytes,
  *                           0x for hex): samples placed on a chosen line
  *   EVENT COUNT             event id of the model and its count there
+ *   region NAME             the process's samples are all in region NAME
+ *                           (gexplore-regions(3)): regions.bin gets a
+ *                           begin before its first and an end after its
+ *                           last, on its thread
  *
  * Each (process, event) becomes 100 samples whose periods sum to COUNT
  * exactly (COUNT must be a multiple of 100), at addresses in BINARY
@@ -50,6 +54,8 @@ struct proc {
 	uint64_t ip[MAX_FN];		/* first address of each function slot */
 	bool exact[MAX_FN];		/* all samples at ip, not spread over 8 bytes */
 	size_t nr_fn;
+	char region[64];		/* "": in none */
+	uint64_t t0, t1;		/* its first and last sample time */
 };
 
 /* The file offset of function `name` in the ELF file at path (what a
@@ -158,6 +164,9 @@ int main(int argc, char **argv)
 			procs[nproc].ip[0] = MAP_START + 0x1000;
 			procs[nproc].nr_fn = 1;
 			nproc++;
+		} else if (!strcmp(a, "region")) {
+			if (!nproc || sscanf(line, "region %63s", procs[nproc - 1].region) != 1)
+				return die("region", line);
 		} else if (!strcmp(a, "function")) {
 			struct proc *p = &procs[nproc ? nproc - 1 : 0];
 			uint64_t off, plus = 0;
@@ -334,6 +343,9 @@ int main(int argc, char **argv)
 					.time = t++,
 					.period = procs[p].count[f][k] / NR_SAMPLES,
 				};
+				if (!procs[p].t0)
+					procs[p].t0 = s.time;
+				procs[p].t1 = s.time;
 				put(w, &s, sizeof(s));
 			}
 		}
@@ -350,6 +362,25 @@ int main(int argc, char **argv)
 	meta.duration_s = 1.0;
 	if (gx_meta__write(&meta, dir, &cause))
 		return die("meta.json", cause);
+	for (size_t p = 0; p < nproc; p++) {
+		static struct pd_regions_writer *rw;
+		char *rp = xasprintf("%s/" PD_REGIONS_FILE, dir);
+
+		if (procs[p].region[0] && !rw && pd_regions_writer__new(&rw, rp, &cause))
+			return die("regions.bin", cause);
+		free(rp);
+		if (procs[p].region[0] &&
+		    (pd_regions_writer__add(rw, procs[p].t0 - 1, procs[p].pid, procs[p].pid,
+					    PD_MARK_BEGIN, 1, procs[p].region) ||
+		     pd_regions_writer__add(rw, procs[p].t1 + 1, procs[p].pid, procs[p].pid,
+					    PD_MARK_END, 1, procs[p].region)))
+			return die("regions.bin", "add");
+		if (rw && p + 1 == nproc) {
+			if (pd_regions_writer__finish(rw, 0, &cause))
+				return die("regions.bin", cause);
+			pd_regions_writer__delete(rw);
+		}
+	}
 	gx_meta__exit(&meta);
 	pd_env__exit(&env);
 	td_model__delete(m);

@@ -249,6 +249,50 @@ static struct tui_model *synth_model(bool empty)
 	return m;
 }
 
+/* ---- regions -------------------------------------------------------------
+ * Thread 100: load, solve (a step nested in it), write; thread 101: solve
+ * in the second half. Narrowing (the renarrow provider) puts made-up rows
+ * per region in the tables, as a real result's region profile would. */
+static const struct { const char *name; uint32_t tid; double b, e; uint16_t depth; } synth_regions[] = {
+	{ "load", 100, 1.00, 1.50, 1 }, { "solve", 100, 1.50, 3.00, 1 },
+	{ "step", 100, 2.00, 2.20, 2 }, { "write", 100, 3.00, 3.49, 1 },
+	{ "solve", 101, 2.25, 3.00, 1 },
+};
+
+static int synth_renarrow(struct tui_model *m, int idx, char **cause)
+{
+	static const struct { const char *region, *func; double w; } rows[] = {
+		{ NULL, "hot_inner", 0.52 }, { NULL, "hot_outer", 0.30 }, { NULL, "main", 0.01 },
+		{ "load", "memcpy_like", 0.70 }, { "load", "main", 0.30 },
+		{ "solve", "hot_inner", 0.80 }, { "solve", "hot_outer", 0.20 },
+		{ "step", "hot_inner", 1.00 }, { "write", "main", 1.00 },
+	};
+	const char *name = idx >= 0 ? m->region_names[idx] : NULL;
+
+	(void)cause;
+	tui_model__clear_tables(m);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		if (name ? rows[i].region && !strcmp(rows[i].region, name) : !rows[i].region)
+			row(m, TK_FUNC, rows[i].func, rows[i].w, (int)i)->module = "/usr/bin/synth";
+	row(m, TK_THREAD, "synth", name && !strcmp(name, "solve") ? 0.6 : 1.0, 2)->tid = 100;
+	if (name && !strcmp(name, "solve"))
+		row(m, TK_THREAD, "synth-worker", 0.4, 3)->tid = 101;
+	tui_model__tables_changed(m);
+	m->range_lo = m->range_hi = 0;
+	m->region = idx;
+	return 0;
+}
+
+static void synth_add_regions(struct tui_model *m)
+{
+	for (size_t i = 0; i < sizeof(synth_regions) / sizeof(synth_regions[0]); i++)
+		tui_model__add_region(m, synth_regions[i].name, synth_regions[i].tid,
+				      (uint64_t)(synth_regions[i].b * 1e9),
+				      (uint64_t)(synth_regions[i].e * 1e9), synth_regions[i].depth);
+	tui_model__regions_done(m);
+	m->renarrow = synth_renarrow;
+}
+
 /* ---- scripts and goldens ------------------------------------------------ */
 
 /* Keys one by one with a draw after each, as the terminal loop does. */
@@ -493,6 +537,61 @@ static void behaviour(struct tui_model *m)
 	free(s);
 }
 
+#define L15 "l l l l l l l l l l l l l l l"
+
+static void test_regions(void)
+{
+	struct tui_model *m = synth_model(false);
+	char *s, *l;
+
+	synth_add_regions(m);
+	ok(tui_model__find_region(m, "solve") == 1 && tui_model__find_region(m, "nope") == -1,
+	   "regions: names in order of first begin");
+	ok(tui_model__region_at(m, 100, 2100000000ull) &&
+	   !strcmp(tui_model__region_at(m, 100, 2100000000ull)->name, "step"),
+	   "regions: the innermost instance at an instant");
+	ok(!tui_model__region_at(m, 101, 1100000000ull), "regions: none before a thread's first");
+	golden(m, "timeline-regions", "t l l l l l l l l");
+	golden(m, "timeline-region-narrowed", "t " L15 " r");
+	golden(m, "grid-region", "t " L15 " r g");
+	if (!regen) {
+		s = screen(m, "t", 80, 24, false, NULL);
+		ok(has(s, "[load") && has(s, "[solve") && has(s, "[step]") && has(s, "[write---"),
+		   "timeline: regions as named spans under their thread");
+		ok(has(s, "r: region"), "timeline: the status line offers r");
+		free(s);
+		s = screen(m, "t " L15, 80, 24, false, NULL);
+		ok(has(s, "in solve"), "timeline: the status line names the region under the cursor");
+		free(s);
+		s = screen(m, "t " L15 " r", 80, 24, false, NULL);
+		ok(has(s, "views narrowed to region solve (2 instances on 2 threads)"),
+		   "r: narrows to the region under the cursor, all its instances");
+		ok(has(s, "region solve"), "the ruler names the region");
+		ok(m->region == 1, "the model is narrowed to solve");
+		free(s);
+		s = screen(m, "g", 80, 24, false, NULL);
+		l = cursor_line(s);
+		ok(has(s, "region solve") && has(l, "hot_inner"),
+		   "every view narrowed: the grid says so and shows the region's rows ('%s')", l);
+		free(l);
+		free(s);
+		s = screen(m, "t x", 80, 24, false, NULL);
+		ok(has(s, "region cleared: whole run") && m->region == -1, "x clears the region");
+		free(s);
+		s = screen(m, "t Down r", 80, 24, false, NULL);
+		ok(has(s, "no region under the cursor on this thread"),
+		   "r where the thread is in no region: said");
+		free(s);
+		s = screen(m, "t " L15 " l l l l l l l l l l l l r", 80, 24, false, NULL);
+		ok(has(s, "views narrowed to region step (1 instance on 1 thread)"),
+		   "r in a nested region: the innermost");
+		free(s);
+		m->region = -1;
+	}
+	tui_model__delete(m);
+	free(base);
+}
+
 /* aarch64 code, as aarch64-linux-gnu-as encodes it:
  *   0 ldr x0, [x1]   4 add x0, x0, #1   8 prfm pldl1keep, [x1]
  *   c cbz x0, 0x14  10 bl 0            14 ldp x2, x3, [sp, #16]
@@ -602,6 +701,7 @@ int main(void)
 	regen = getenv("GX_REGEN_GOLDEN") && *getenv("GX_REGEN_GOLDEN");
 	test_disasm_arm64();
 	test_baseline();
+	test_regions();
 	m = synth_model(false);
 
 	golden(m, "summary", "");

@@ -7,10 +7,13 @@
  *   forked child   "child"  { spin_child 200 ms }      (its own pid)
  *   gx_mark("start") once, and gx_pause()/gx_resume() around 150 ms of
  *   spin_paused when given "pause" as argument.
+ * "flood N" instead: N gx_mark("flood") as fast as it can, and nothing
+ * else (the ring of 32768 overflows between two drains).
  */
 #include <gexplore/regions.h>
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -39,6 +42,13 @@ int main(int argc, char **argv)
 	pid_t child;
 	int st;
 
+	if (argc > 2 && !strcmp(argv[1], "flood")) {
+		long n = atol(argv[2]);
+
+		for (long i = 0; i < n; i++)
+			gx_mark("flood");
+		return 0;
+	}
 	gx_mark("start");
 	spin_free();
 	gx_region_begin("outer");
