@@ -134,6 +134,16 @@ static double rusage_cpu_s(void)
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 }
 
+/* The kernel's share of the overhead: the samples written times what one
+ * costs the workload, calibrated now (after self_cpu_s is taken: the
+ * calibration is no part of the run). */
+static void sampling_cost(struct gx_meta *m, const struct collect_session *s)
+{
+	m->sample_records = collect_session__stats(s)->samples;
+	if (collect_session__sample_cost(s, &m->sample_cost_ns) == 0)
+		m->sampling_s = (double)m->sample_records * m->sample_cost_ns / 1e9;
+}
+
 static int opt_callgraph_fp(const struct cmd_option *opt, void *base, const char *arg,
 			    char **cause)
 {
@@ -711,6 +721,7 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 	if (rm && record_mux__finish(rm, s, &meta, dir, ro.quiet) != 0)
 		err = err ? err : -EIO;
 	meta.self_cpu_s = rusage_cpu_s() - cpu0;
+	sampling_cost(&meta, s);
 	if (gx_meta__write_at(&meta, dfd, dir, &cause) != 0) {
 		cmd_error("%s", cause);
 		err = err ? err : -EIO;

@@ -140,6 +140,7 @@ struct collect_event {
 
 struct collect_stats {
 	uint64_t records;	/* records handed to the sink */
+	uint64_t samples;	/* of which PERF_RECORD_SAMPLE */
 	uint64_t bytes;
 	uint64_t lost_records;	/* PERF_RECORD_LOST seen */
 	uint64_t lost_events;	/* events they say were lost */
@@ -215,6 +216,20 @@ int collect_session__enable_event(struct collect_session *s, size_t i, bool enab
  * could be read, -EINVAL for a bad index. */
 int collect_session__read_event(const struct collect_session *s, size_t i, uint64_t *count,
 				uint64_t *enabled, uint64_t *running);
+
+/*
+ * What one sample cost the workload in the kernel, in ns (*ns; NAN when
+ * it could not be measured): call after __run. The calling thread spins a
+ * fixed amount of work, three times without and three times with a
+ * cpu-clock event sampling it every 20 us in samples shaped like the
+ * first sampling event's (sample_type, call chain, user stack copy); the
+ * difference of the fastest runs over the samples taken is the cost.
+ * About 30 ms of CPU. It is a timer interrupt's sample: a software
+ * counter's (taken in the faulting or switching path) costs less, a
+ * hardware counter's NMI about as much. 0, or a negative errno (no
+ * sampling event, perf_event_open or mmap refused).
+ */
+int collect_session__sample_cost(const struct collect_session *s, double *ns);
 
 /* Close everything; kills and reaps a workload that never ran. */
 void collect_session__delete(struct collect_session *s);

@@ -14,11 +14,20 @@
  * Default sample-after values (before --rate), when -c is not given:
  *   cycles, instructions, ref-cycles, bus-cycles   2000003 (perf's usual)
  *   other hardware, raw, PMU-term and libpfm4      100003 (rarer events)
- *   cpu-clock, task-clock                           250000 ns (4 kHz)
- *   page-faults and the other software counters     1 (every occurrence;
- *                                                   -c thins them out)
- * Software counters sampled with a period > 1 carry no PERF_SAMPLE_PERIOD
- * (see config_attr()): their period is attr.sample_period.
+ *   cpu-clock, task-clock                           250000 ns (4 kHz); inside
+ *                                                   a group of a list of two
+ *                                                   or more, 2500000 (400 Hz)
+ *   page-faults and the other software counters     frequency mode, 4000 Hz
+ *                                                   (divided by --rate)
+ * The software counters follow perf's default (-F 4000): the kernel adapts
+ * the period so that a counter samples about 4000 times a second of the
+ * task's time, whatever its rate. Sampled on every occurrence (period 1,
+ * the default before) a fault-heavy workload ran 35% slower, and slower
+ * in the slices of the group that held the faults, which biased the
+ * multiplexed estimates by several percent.
+ * Software counters sampled with a fixed period > 1 carry no
+ * PERF_SAMPLE_PERIOD (see config_attr()): their period is
+ * attr.sample_period. In frequency mode they keep it (the period varies).
  */
 #include "config.h"
 
@@ -42,7 +51,17 @@
  * as in perf (only --rate still scales it). */
 #define SAV_TERM (1ULL << 63)
 #define SAV_CLOCK 250000ULL
-#define SAV_SW 1ULL
+/* A clock inside a group of a list with two or more groups (they rotate,
+ * or the kernel multiplexes them): 400 Hz, a tenth of the always-on
+ * reference's rate. A clock's sample is a timer interrupt (tens of us in
+ * a VM); at 4 kHz in one group's slices only it slowed the workload there
+ * against the other groups' and biased every estimate weighted by the
+ * workload's time by several percent. */
+#define SAV_CLOCK_GROUPS 2500000ULL
+/* Marks the default of a software counter: frequency mode at FREQ_SW Hz
+ * (divided by --rate) unless -c, -F or a period= term says otherwise. */
+#define SAV_FREQ (1ULL << 62)
+#define FREQ_SW 4000.0
 
 /* The registers perf copies for --call-graph dwarf. */
 #if defined(__x86_64__)
@@ -79,16 +98,16 @@ static const struct generic_event generic_events[] = {
 	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, SAV_CYCLES },
 	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, SAV_CLOCK },
 	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, SAV_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SAV_SW },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SAV_SW },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, SAV_SW },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, SAV_SW },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, SAV_SW },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, SAV_SW },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, SAV_SW },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, SAV_SW },
-	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, SAV_SW },
-	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, SAV_SW },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SAV_FREQ },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, SAV_FREQ },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, SAV_FREQ },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, SAV_FREQ },
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, SAV_FREQ },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, SAV_FREQ },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, SAV_FREQ },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, SAV_FREQ },
+	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, SAV_FREQ },
+	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, SAV_FREQ },
 };
 
 int collect_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
@@ -447,6 +466,13 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 	if (o_freq) {
 		a->freq = 1;
 		a->sample_freq = o_freq;
+	} else if (!o_sav && (dflt_sav & SAV_FREQ)) {
+		double f = FREQ_SW / rate;
+
+		/* PERF_SAMPLE_PERIOD stays: with attr.freq the kernel samples
+		 * by period_left and reports the period each sample stands for */
+		a->freq = 1;
+		a->sample_freq = f < 1.0 ? 1 : f > 1e6 ? 1000000 : (uint64_t)(f + 0.5);
 	} else if (!o_sav && !dflt_sav) {
 		a->sample_period = 0;	/* period=0: counted, never sampled */
 	} else {
@@ -535,7 +561,7 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 	size_t n = 0, cap = 0;
 	const char *p = spec;
 	int group = -1, ngroups = 0, err = 0;
-	bool group_open = false;
+	bool group_open = false, groups = false;
 	size_t group_first = 0;
 
 	static const struct collect_opts dflt = { .rate = 1.0 };
@@ -546,6 +572,8 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 	*nr = 0;
 	if (!spec || !*spec)
 		return gx_fail(cause, GX_E_EVENT, "empty event list");
+	/* two or more groups: a '{' after the first ('{' is in no event name) */
+	groups = strchr(spec, '{') && strchr(strchr(spec, '{') + 1, '{');
 	while (*p) {
 		const char *start;
 		bool in_slash = false;
@@ -585,6 +613,8 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 		err = parse_one(tok, e, &sav, cause);
 		if (err)
 			goto out_free;
+		if (groups && e->group >= 0 && sav == SAV_CLOCK)
+			sav = SAV_CLOCK_GROUPS;
 		config_attr(e, sav, n == 1, o);
 		if (*p == '}') {
 			if (!group_open) {

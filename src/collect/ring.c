@@ -75,6 +75,7 @@ int ring__drain(struct ring *r, char *bounce, struct collect_sink *sink,
 		if (ret)
 			break;
 		st->records++;
+		st->samples += h->type == PERF_RECORD_SAMPLE;
 		st->bytes += size;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);

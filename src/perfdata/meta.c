@@ -28,6 +28,8 @@ void gx_meta__init(struct gx_meta *m)
 	m->rate = 1.0;
 	m->mux.reference = -1;
 	m->mux.reliability = NAN;
+	m->sample_cost_ns = NAN;
+	m->sampling_s = NAN;
 }
 
 void gx_meta__exit(struct gx_meta *m)
@@ -161,6 +163,9 @@ static json_t *meta_to_json(const struct gx_meta *m)
 		json_object_set_new(root, "regions", rg);
 	}
 	json_object_set_new(root, "self_cpu_s", real_or_null(m->self_cpu_s));
+	json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
+	json_object_set_new(root, "sample_cost_ns", real_or_null(m->sample_cost_ns));
+	json_object_set_new(root, "sampling_s", real_or_null(m->sampling_s));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
 	if (m->mux.mode)
 		json_object_set_new(root, "mux", mux_to_json(&m->mux));
@@ -359,6 +364,11 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		m->markers_lost = (uint64_t)get_int(v, "lost", 0);
 	}
 	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
+	m->sample_records = (uint64_t)get_int(root, "sample_records", 0);
+	m->sampling_s = get_seconds(m, root, "sampling_s");
+	m->sample_cost_ns = get_real(root, "sample_cost_ns", NAN);
+	if (!(m->sample_cost_ns >= 0 && m->sample_cost_ns <= 1e9))	/* NAN too */
+		m->sample_cost_ns = NAN;
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {
 		m->mux.mode = get_str(v, "mode");

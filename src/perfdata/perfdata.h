@@ -269,7 +269,7 @@ int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause
  * ==================================================================== */
 
 #define GX_META_VERSION_MAJOR 1
-#define GX_META_VERSION_MINOR 2
+#define GX_META_VERSION_MINOR 3
 
 struct gx_meta_event {
 	char *name;			/* as given or defaulted */
@@ -336,6 +336,12 @@ struct gx_meta {
 	 * markers lost (the ring was full, nesting too deep); 0/0: none */
 	uint64_t markers, markers_lost;
 	double self_cpu_s;		/* gexplore's own user+system CPU time; NAN: unknown */
+	/* 1.3: the kernel's cost of sampling, charged to the workload:
+	 * samples taken x the cost of one, calibrated at the end of the
+	 * recording (collect_sample_cost); NAN: not measured */
+	uint64_t sample_records;	/* PERF_RECORD_SAMPLE records written */
+	double sample_cost_ns;		/* one sample's cost in the kernel */
+	double sampling_s;		/* sample_records x sample_cost_ns */
 	char **warnings;
 	size_t nr_warnings;
 	struct gx_meta_mux mux;		/* 1.1 */

@@ -54,6 +54,46 @@ const char *report__thousands(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+/* Share of the run, or "" below a millisecond of run (it means nothing). */
+static void add_share(struct strbuf *sb, double s, double duration_s)
+{
+	if (!(duration_s >= 1e-3))
+		return;
+	if (s / duration_s < 1.0)
+		strbuf__addf(sb, " (%.1f%% of the run)", 100.0 * s / duration_s);
+	else
+		strbuf__addstr(sb, " (about all of the run)");
+}
+
+/*
+ * What recording cost the workload: gexplore's own CPU and the kernel's
+ * cost of the samples it took (samples x one's cost, calibrated at record
+ * time), or, for a result without the calibration, gexplore's CPU and a
+ * plain word that the sampling cost is left out. meta.json's times are
+ * NAN when unknown (gx_meta__read checks them).
+ */
+static void overhead_line(struct strbuf *sb, const struct gx_meta *m)
+{
+	char cb[32];
+
+	if (isnan(m->self_cpu_s)) {
+		strbuf__addstr(sb, "  overhead  unknown\n");
+		return;
+	}
+	if (isnan(m->sampling_s) || isnan(m->sample_cost_ns)) {
+		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU", m->self_cpu_s);
+		add_share(sb, m->self_cpu_s, m->duration_s);
+		strbuf__addstr(sb, "\n            not included: the kernel's cost of taking the "
+				   "samples (not measured)\n");
+		return;
+	}
+	strbuf__addf(sb, "  overhead  about %.3f s", m->self_cpu_s + m->sampling_s);
+	add_share(sb, m->self_cpu_s + m->sampling_s, m->duration_s);
+	strbuf__addf(sb, ": gexplore %.3f s of CPU\n            + the kernel's cost of "
+		     "sampling %.3f s (%s samples x %.1f us, calibrated)\n", m->self_cpu_s, m->sampling_s,
+		     report__thousands(m->sample_records, cb, sizeof(cb)), m->sample_cost_ns / 1e3);
+}
+
 static void add_estimate(struct strbuf *sb, const struct perf_event_attr *a, uint64_t v)
 {
 	char b[40];
@@ -241,15 +281,8 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 					     "deeper than 64: regions may be cut short)" : "");
 		}
 	}
-	/* meta.json's times are NAN when unknown (gx_meta__read checks them);
-	 * below a millisecond of run the share means nothing */
-	if (m && m->self_cpu_s > 0 && m->duration_s >= 1e-3)
-		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU (%.1f%% of the run)\n",
-			     m->self_cpu_s, 100.0 * m->self_cpu_s / m->duration_s);
-	else if (m && m->self_cpu_s > 0)
-		strbuf__addf(sb, "  overhead  gexplore used %.3f s of CPU\n", m->self_cpu_s);
-	else if (m && isnan(m->self_cpu_s))
-		strbuf__addstr(sb, "  overhead  unknown\n");
+	if (m)
+		overhead_line(sb, m);
 
 	int w = 22;
 
@@ -412,6 +445,11 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 				    json_real(m->duration_s));
 		json_object_set_new(root, "self_cpu_s", isnan(m->self_cpu_s) ? json_null() :
 				    json_real(m->self_cpu_s));
+		json_object_set_new(root, "sampling_s", isnan(m->sampling_s) ? json_null() :
+				    json_real(m->sampling_s));
+		json_object_set_new(root, "sample_cost_ns", isnan(m->sample_cost_ns) ? json_null() :
+				    json_real(m->sample_cost_ns));
+		json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
 	}
 	json_object_set_new(mach, "hostname", env->hostname ? json_string(env->hostname) : json_null());
 	json_object_set_new(mach, "cpu", env->cpudesc ? json_string(env->cpudesc) : json_null());

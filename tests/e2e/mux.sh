@@ -79,6 +79,40 @@ ok $? "steady workload: MUX reliability $rel >= 0.9"
 lohi=$(jq -r '.events[] | select(.name == "page-faults") | (.estimate_lo <= .estimate and .estimate <= .estimate_hi)' mux/meta.json)
 is "$lohi" true "page-faults carries a 95% interval around its estimate"
 
+# ---- default sampling: software counters in frequency mode -------------------------
+# Without -c the software counters sample at 4000 Hz (frequency mode, as
+# perf) and the clock inside a group at 400 Hz. Sampled on every
+# occurrence (period 1) they slowed the workload by a third; a clock at
+# 4 kHz in one group only slowed that group's slices: estimates were off
+# by 3-6% with 95% intervals that missed the counted values.
+contains() {	# contains RESULT EVENT WANT: the event's 95% interval holds WANT
+	jq -e --arg n "$2" --argjson w "$3" \
+		'[.events[] | select(.name == $n and .group >= 0)][0] | .estimate_lo <= $w and $w <= .estimate_hi' \
+		"$1/meta.json" >/dev/null
+}
+"$GX_BIN" record -q -o dflt -e "cpu-clock,context-switches,task-clock,$GROUPS_SPEC" -- "$WL/wl-mux-steady" 14000 >/dev/null 2>&1
+ok $? "record with two rotating groups at the default sampling rates"
+is "$(jq -c '[.events[] | select(.group >= 0) | [.freq, .sav]]' dflt/meta.json)" '[[4000,0],[4000,0],[4000,0],[0,2500000]]' \
+	"meta.json: software counters at 4000 Hz, the clock in a group every 2.5 ms"
+for ev in page-faults minor-faults; do
+	want=$(count_of plain "$ev")
+	within5 "$(estimate_of dflt "$ev")" "$want" "default rates: $ev estimate within 5% of the counting run"
+	contains dflt "$ev" "$want"
+	r=$?
+	ok $r "default rates: the 95% interval of $ev contains the counted value"
+	[ $r = 0 ] || diag "$(jq -c --arg n "$ev" '.events[] | select(.name == $n and .group >= 0) | [.estimate_lo, .estimate, .estimate_hi]' dflt/meta.json), counted $want"
+done
+want=$(count_of dflt context-switches)
+contains dflt context-switches "$want"
+ok $? "default rates: context-switches' 95% interval contains the count of the always-on copy"
+# frequency mode keeps PERF_SAMPLE_PERIOD: the samples' periods add up to
+# what the event counted while its group was active (minor-faults: the
+# only event of its kind; the kernel gives two sampled copies of one
+# software event, as page-faults or context-switches here, one id)
+"$GX_BIN" report --json dflt >dflt.json 2>/dev/null
+check "default rates: minor-faults' sample periods add up to its count (within 2%)" \
+	jq -e '.events[] | select(.name == "minor-faults") | .samples > 100 and (.estimated / .counted - 1 | fabs) < 0.02' dflt.json
+
 # ---- children: the ioctls reach inherited copies in forked processes ---------------
 kids="$WL/wl-mux-steady 5000 & $WL/wl-mux-steady 5000; wait"
 "$GX_BIN" record -q -c 10000000 -o kids -e "$GROUPS_SPEC" -- sh -c "$kids" >/dev/null 2>&1

@@ -56,6 +56,11 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "modifiers", "cycles:upp,instructions:k,branch-misses:P,task-clock:u", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "rate-half", "cycles,cpu-clock,page-faults", NULL, 0, 0, 0.5, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "software-all", "task-clock,faults,minor-faults,major-faults,cs,cpu-migrations,alignment-faults,emulation-faults", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	/* software counters in rotating groups: frequency mode (4000 Hz),
+	 * clocks inside the groups 400 Hz, the reference 4 kHz; with one
+	 * group nothing rotates and a clock keeps 4 kHz */
+	{ __LINE__, "software-groups", "cpu-clock,{page-faults,context-switches},{minor-faults,task-clock}", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "software-one-group", "{page-faults,task-clock}", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "hardware-all", "cache-references,cache-misses,branches,branch-instructions,bus-cycles,ref-cycles,stalled-cycles-frontend,stalled-cycles-backend", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group", "{cycles,instructions},cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "group-spaces", " { cycles:u , instructions } , cpu-clock ", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },

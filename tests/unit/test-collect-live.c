@@ -669,8 +669,9 @@ static void test_counts(void)
 	} t[] = {
 		/* one sample per 100 faults (software counter with a period) */
 		{ __LINE__, "page-faults", 100, 0, 25, 60 },
-		/* group read; one sample per fault plus the task-clock ones */
-		{ __LINE__, "{task-clock,page-faults}", 0, 1, 3000, 6000 },
+		/* group read; one sample per fault (period=1: by default a
+		 * software counter samples at 4000 Hz) plus the task-clock ones */
+		{ __LINE__, "{task-clock,software/config=2,period=1/}", 0, 1, 3000, 6000 },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
@@ -701,11 +702,12 @@ static void test_lost(void)
 {
 	char *bin = wl("wl-collect-misc");
 	char *argv[] = { bin, "faults", "20000", "10", NULL };
-	struct collect_opts o = { .argv = argv, .mmap_pages = 1 };
+	struct collect_opts o = { .argv = argv, .mmap_pages = 1, .sav = 1 };
 	struct count_sink c;
 	struct run r;
 
-	/* one page per CPU and a sample per fault: the kernel may drop some */
+	/* one page per CPU and a sample per fault (-c 1): the kernel may
+	 * drop some */
 	count_sink__init(&c);
 	record(&r, &c, "page-faults", &o);
 	is_int(r.new_err + r.run_err, 0, "small buffers: recorded (%s)", r.cause ? r.cause : "");
