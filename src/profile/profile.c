@@ -223,6 +223,7 @@ void profile_opts__sym(const struct profile_opts *o, struct sym_options *so)
 	so->search_paths = o->search_paths;
 	so->nr_search_paths = o->nr_search_paths;
 	so->no_inline = o->no_inline;
+	so->archive = o->archive;
 	so->local = profile_env_is_local(o->env);
 }
 

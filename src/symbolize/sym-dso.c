@@ -163,8 +163,11 @@ static int try_file(struct sym_dso *dso, const char *path, char **why)
 
 			hex(want, dso->build_id, dso->build_id_size);
 			hex(got, bid, (size_t)n > 20 ? 20 : (size_t)n);
-			*why = xasprintf("%s: build-id mismatch (file %s, recording %s)",
-					 path, got, want);
+			*why = xasprintf("%s: build-id mismatch: %s on disk, %s in the recording, and no "
+					 "archived copy: its samples are [unknown] (rebuilt since "
+					 "the recording? keep its result's .build-id archive, or "
+					 "give the old file with --search-path)",
+					 sym_dso__name(dso), got, want);
 		}
 		elf_end(elf);
 		munmap(img, st.st_size);
@@ -257,6 +260,9 @@ static int find_file(struct sym_dso *dso, char **why)
 			first = err;					\
 	} while (0)
 
+	/* the result's own copy first: it has the recorded build-id */
+	if (s->archive && dso->build_id_size)
+		TRY("%s/.build-id/%.2s/%s/elf", s->archive, bid, bid + 2);
 	TRY("%s%s", s->symfs ? s->symfs : "", path);
 	for (i = 0; i < s->nr_search_paths; i++) {
 		const char *d = s->search_paths[i];
@@ -430,6 +436,13 @@ found:
 	dso->mod = dwfl_report_elf(dso->dwfl, sym_session__str(s, dso->short_id),
 				   dso->dwfl_path ? dso->dwfl_path : dso->found_path, -1, 0, true);
 	dwfl_report_end(dso->dwfl, NULL, NULL);
+	if (dso->mod) {	/* sym_dso__find_debuginfo finds its dso there */
+		void **ud = NULL;
+
+		dwfl_module_info(dso->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud)
+			*ud = dso;
+	}
 	if (!dso->mod) {
 		why = xasprintf("%s: %s", dso->found_path, dwfl_errmsg(-1));
 		err = GX_E_FORMAT;
@@ -450,6 +463,34 @@ out:
 	dso->open_err = err;
 	dso->problem = why;
 	return err;
+}
+
+bool sym_dso__stale(const struct sym_dso *dso)
+{
+	return dso->opened && dso->open_err == -ESTALE;
+}
+
+int sym_dso__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			    GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct sym_dso *dso = userdata ? *userdata : NULL;
+
+	if (dso && dso->s->archive && dso->build_id_size) {
+		char bid[41], *path;
+		int fd;
+
+		hex(bid, dso->build_id, dso->build_id_size);
+		path = xasprintf("%s/.build-id/%.2s/%s/debug", dso->s->archive, bid, bid + 2);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			*debuginfo_file_name = path;	/* libdwfl frees it */
+			return fd;
+		}
+		free(path);
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
 bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr)

@@ -44,6 +44,12 @@ struct sym_options {
 	const char *const *search_paths;
 	size_t nr_search_paths;
 	/*
+	 * The result's archive (DIR/.build-id/xx/rest/elf and .../debug, see
+	 * pd_archive): a module with a recorded build-id is read from there
+	 * first, before the recorded path. NULL: none.
+	 */
+	const char *archive;
+	/*
 	 * The recording was made on this machine and kernel: kernel addresses
 	 * may resolve through /proc/kallsyms when it shows real addresses.
 	 * false: every kernel address is `[kernel]` (a foreign recording is
@@ -173,6 +179,10 @@ const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint6
  */
 const struct sym_result *sym_session__lookup_jit(struct sym_session *s, uint32_t pid, uint64_t ip);
 
+/* The modules of the session, in the order they were first named. */
+size_t sym_session__nr_dsos(const struct sym_session *s);
+struct sym_dso *sym_session__dso_at(const struct sym_session *s, size_t i);
+
 /* The path as recorded. Valid until sym_session__delete. */
 const char *sym_dso__name(const struct sym_dso *dso);
 
@@ -185,6 +195,13 @@ const char *sym_dso__name(const struct sym_dso *dso);
  * also kept for sym_dso__problem(). Idempotent.
  */
 int sym_dso__open(struct sym_dso *dso);
+
+/*
+ * Whether the module was opened (a lookup needed it) and failed because
+ * every file found had another build-id than the recording's: its samples
+ * are `[unknown]` and sym_dso__problem() names the file and both build-ids.
+ */
+bool sym_dso__stale(const struct sym_dso *dso);
 
 /* Why the module gives no symbols (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__problem(const struct sym_dso *dso);
