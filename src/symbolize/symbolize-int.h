@@ -112,6 +112,7 @@ struct sym_session {
 
 	bool kallsyms_loaded;
 	char *kallsyms_path;	/* sym_options.kallsyms, or NULL */
+	uint32_t id_kernel_why;	/* no kernel symbols: the row that says why, or 0 */
 	char *kallsyms;		/* /proc/kallsyms as read, names NUL-ended in place */
 	struct sym_ksym *ksyms;
 	size_t nr_ksyms;

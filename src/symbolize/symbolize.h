@@ -163,8 +163,11 @@ const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_d
 /*
  * Symbolize a kernel address: a function from sym_options.kallsyms, or from
  * /proc/kallsyms when the session is local (module "[kernel.kallsyms]" or
- * "[modname]"), when that is readable with real addresses; otherwise
- * symbol "[kernel]". Never NULL;
+ * "[modname]"), when that is readable with real addresses; otherwise one
+ * symbol for every address that says why and how to fix it ("[kernel:
+ * kptr_restrict=2 hides symbols, sysctl kernel.kptr_restrict=0]", "[kernel:
+ * recorded on another machine, report --kallsyms FILE ...]"); an address
+ * below the first symbol is "[kernel]". Never NULL;
  * owned by the session.
  */
 const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip);
