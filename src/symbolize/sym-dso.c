@@ -14,6 +14,7 @@
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -972,6 +973,60 @@ static const char *find_symbol(struct sym_dso *dso, uint64_t addr, uint64_t *off
 	return f->name;
 }
 
+/*
+ * Code no symbol covers (a stripped binary, a gap between symbols): one
+ * row per symbol-less range, named "module+0xSTART" after the ELF address
+ * where the range starts. A range is a 4 KiB page of addresses, cut where
+ * the executable section starts and where the previous symbol ends, so
+ * its start is where disassembly can begin. NULL outside executable code.
+ */
+static const struct sym_result *range_result(struct sym_dso *dso, uint64_t offset,
+					     uint64_t addr)
+{
+	struct sym_session *s = dso->s;
+	uint64_t lo = addr & ~(uint64_t)0xfff;
+	Elf_Scn *scn = NULL;
+	bool in_text = false;
+	struct sym_frame *f;
+	size_t nlo = 0, nhi;
+	char *name;
+
+	while ((scn = elf_nextscn(dso->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
+		    addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		in_text = true;
+		if (sh.sh_addr > lo)
+			lo = sh.sh_addr;
+		break;
+	}
+	if (!in_text && (addr < dso->text_lo || addr >= dso->text_hi))
+		return NULL;
+	for (nhi = dso->nr_fsyms; nlo < nhi;) {	/* the symbol before addr */
+		size_t mid = nlo + (nhi - nlo) / 2;
+
+		if (dso->fsyms[mid].addr <= addr)
+			nlo = mid + 1;
+		else
+			nhi = mid;
+	}
+	if (nlo) {
+		const struct sym_fsym *p = &dso->fsyms[nlo - 1];
+
+		if (p->size && p->addr + p->size <= addr && p->addr + p->size > lo)
+			lo = p->addr + p->size;
+	}
+	name = xasprintf("%s+0x%" PRIx64, sym_session__str(s, dso->short_id), lo);
+	f = scratch_frame(s, 0);
+	f->function = sym_session__intern(s, name);
+	free(name);
+	return make_result(dso, offset, addr, f->function, addr - lo,
+			   SYM_F_UNKNOWN | SYM_F_NO_LINES, 1);
+}
+
 const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 {
 	struct sym_session *s = dso->s;
@@ -1007,8 +1062,11 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 	n = ln ? inline_chain(dso, addr, file, line, col) : 0;
 	if (n && symbol == SYM_STR_NONE)
 		symbol = s->scratch[n - 1].function;
-	if (symbol == SYM_STR_NONE)
-		return unknown_result(dso, offset, addr);
+	if (symbol == SYM_STR_NONE) {
+		const struct sym_result *r = range_result(dso, offset, addr);
+
+		return r ? r : unknown_result(dso, offset, addr);
+	}
 	if (!n) {
 		struct sym_frame *f = scratch_frame(s, 0);
 

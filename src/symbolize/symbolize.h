@@ -115,7 +115,11 @@ static inline uint64_t sym_map_offset(uint64_t ip, uint64_t map_start, uint64_t 
 
 /* Result flags. */
 enum {
-	SYM_F_UNKNOWN = 1u << 0,	/* no symbol: symbol is "[unknown]" */
+	/* no symbol: "[unknown]", or "module+0xSTART" for code of a readable
+	 * module that no symbol covers (one name per symbol-less range: a 4
+	 * KiB page of ELF addresses, cut at its executable section's start and
+	 * the previous symbol's end; sym_offset is from START) */
+	SYM_F_UNKNOWN = 1u << 0,
 	SYM_F_NO_LINES = 1u << 1,	/* no DWARF line info (symtab only or unknown) */
 	SYM_F_KERNEL = 1u << 2,		/* a kernel address */
 	SYM_F_INLINED = 1u << 3,	/* nr_frames > 1 */
