@@ -114,8 +114,10 @@ static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 			bid_size = p->env->build_ids[*bi].size;
 		}
 	}
-	if (p->sym && mm->filename)
+	if (p->sym && mm->filename) {
 		dso = sym_session__dso(p->sym, mm->filename, bid, bid_size);
+		sym_session__jitdump(p->sym, mm->pid, mm->filename);	/* jit-PID.dump */
+	}
 	machine__add_mmap(&p->machine, mm, dso, bid, bid_size);
 	return 0;
 }

@@ -177,7 +177,8 @@ const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_d
 const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip);
 
 /*
- * JIT code: the function at ip in process pid from /tmp/perf-PID.map (under
+ * JIT code: the function at ip in process pid from its jitdump (see
+ * sym_session__jitdump), else from /tmp/perf-PID.map (under
  * --symfs when given), the file a JIT writes for perf (node
  * --perf-basic-prof, the JVM's perf-map-agent). Read only for a recording
  * of this machine or with --symfs, and only when it is a regular file
@@ -189,6 +190,25 @@ const struct sym_result *sym_session__lookup_jit(struct sym_session *s, uint32_t
 /* The modules of the session, in the order they were first named. */
 size_t sym_session__nr_dsos(const struct sym_session *s);
 struct sym_dso *sym_session__dso_at(const struct sym_session *s, size_t i);
+
+/*
+ * An MMAP record of process pid mapped path: when its name is
+ * jit-PID.dump (perf's jitdump, which a JIT maps so that the recording
+ * names it), remember it and return true. sym_session__lookup_jit then
+ * names pid's JIT code from its code load records (read lazily, under the
+ * same trust rules as perf-PID.map; module: the dump's path), before
+ * perf-PID.map. Only the first jitdump of a pid is used.
+ */
+bool sym_session__jitdump(struct sym_session *s, uint32_t pid, const char *path);
+
+/*
+ * The machine code of the JIT function at ip in process pid, from its
+ * jitdump's code load record: *code (owned by the session, valid until
+ * delete), its start address and size, and the dump's ELF machine
+ * (EM_X86_64...). false when ip is not in code a jitdump loaded.
+ */
+bool sym_session__jit_code(struct sym_session *s, uint32_t pid, uint64_t ip,
+			   const uint8_t **code, uint64_t *start, uint64_t *size, int *machine);
 
 /* The path as recorded. Valid until sym_session__delete. */
 const char *sym_dso__name(const struct sym_dso *dso);
