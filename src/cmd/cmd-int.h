@@ -156,7 +156,26 @@ struct record_opts {
 	/* perf's --control fifo:CTL[,ACK] | fd:CTL[,ACK], and --delay MS
 	 * (collect.delay_ms) */
 	const char *control;
+	/* the archive of the sampled files (cmd-archive.c) */
+	uint64_t archive_max;	/* --archive-max; 0: the default, UINT64_MAX: no cap */
+	bool no_archive;	/* --no-archive */
 };
+
+/*
+ * The archive (cmd-archive.c). cmd_parse_size: "512M", "2G", "100000"
+ * (K, M, G, T binary multiples): 0 or -1. cmd_opt_archive_max: the
+ * --archive-max callback, its uint64_t target at base + opt->data.
+ * record_archive: after a recording, dir's .build-id archive of env's
+ * BUILD_ID files (max as --archive-max leaves it); what cannot be archived
+ * goes to meta's warnings.
+ */
+#define CMD_ARCHIVE_MAX_DEFAULT (512ULL << 20)
+int cmd_parse_size(const char *s, uint64_t *out);
+int cmd_opt_archive_max(const struct cmd_option *opt, void *base, const char *arg, char **cause);
+struct pd_env;
+struct gx_meta;
+void record_archive(const char *dir, const struct pd_env *env, uint64_t max, bool quiet,
+		    struct gx_meta *meta);
 
 /*
  * Where a result's files and symbols are (cmd-symopts.c): report, check,

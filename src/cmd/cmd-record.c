@@ -317,6 +317,12 @@ static const struct cmd_option record_options[] = {
 	CMD_OPT_CALLBACK('D', "delay", "MS", opt_delay,
 			 "start collecting MS ms after the start; -1: at --control's enable", "0"),
 	{ .kind = CMD_OPTK_INCLUDE, .sub = record_mux_options },	/* cmd-mux.c */
+	CMD_OPT_CALLBACK_DATA(0, "archive-max", "SIZE", cmd_opt_archive_max,
+			      offsetof(struct record_opts, archive_max),
+			      "archive at most SIZE bytes of sampled files (K, M, G; 0: no cap)",
+			      "512M"),
+	CMD_OPT_BOOL(0, "no-archive", struct record_opts, no_archive,
+		     "do not copy the sampled binaries and debug files into the result"),
 	CMD_OPT_BOOL(0, "no-report", struct record_opts, no_report,
 		     "gexplore -- CMD: record only, show nothing"),
 	CMD_OPT_BOOL(0, "no-tui", struct record_opts, no_tui,
@@ -711,6 +717,8 @@ int record_run(const struct record_opts *opts, bool then_report, int argc, char 
 			cmd_error("%s", cause);
 			err = err ? err : -EIO;
 		}
+		if (!ro.no_archive)
+			record_archive(dir, &env, ro.archive_max, ro.quiet, &meta);
 	}
 	meta.dropped_records = perf_writer__dropped(w);
 	if (!meta.status)

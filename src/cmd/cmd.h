@@ -41,6 +41,7 @@ extern const struct cmd_entry cmd_check_entry;
 extern const struct cmd_entry cmd_diff_entry;
 extern const struct cmd_entry cmd_tui_entry;
 extern const struct cmd_entry cmd_peak_entry;
+extern const struct cmd_entry cmd_archive_entry;
 
 /* The table, NULL-terminated. */
 extern const struct cmd_entry *const cmd_table[];

@@ -18,6 +18,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_diff_entry,
 	&cmd_tui_entry,
 	&cmd_peak_entry,
+	&cmd_archive_entry,
 	&cmd_version_entry,
 	&cmd_help_entry,
 	NULL,

@@ -264,6 +264,47 @@ int pd_collect_build_ids(struct perf_reader *r, struct pd_env *env, char **cause
 /* The same for the perf.data file at path, opened and closed here. */
 int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause);
 
+/* ---- the archive: a result's copies of its binaries ----------------------
+ *
+ * DIR/.build-id/xx/rest/elf is the file with build-id xxrest (hex), and
+ * .../debug its separate debug file when one was found, perf's build-id
+ * cache layout. Symbolization reads them before the recorded paths.
+ */
+struct pd_archive_opts {
+	uint64_t max_bytes;		/* stop adding files past this; 0: no cap */
+	const char *symfs;		/* prefix of every recorded path, or NULL */
+	/* each file not archived and why (mismatch, missing, over the cap) */
+	void (*warn)(void *ctx, const char *msg);
+	void *ctx;
+};
+
+struct pd_archive_stats {
+	size_t files;			/* files added (binaries and debug files) */
+	size_t linked;			/* of which hard links */
+	size_t present;			/* build-ids already in the archive */
+	size_t skipped;			/* not added: missing, changed, over the cap */
+	uint64_t bytes;			/* size of the files added */
+	size_t listed;			/* entries of the BUILD_ID list */
+};
+
+/*
+ * Add to dir's archive every file of env's BUILD_ID list (absolute paths;
+ * not the kernel or [vdso]) whose file still has the recorded build-id,
+ * with its debug file (/usr/lib/debug/.build-id, or .gnu_debuglink's name
+ * beside the file, in its .debug/ or under /usr/lib/debug). Hard links
+ * where possible, else copies (0600, O_EXCL, never through a symlink);
+ * files are added in the list's order while their sizes fit max_bytes.
+ * Files that cannot be added are warnings, not errors. 0, or a negative
+ * code with *cause when dir's archive cannot be written.
+ */
+int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archive_opts *o,
+	       struct pd_archive_stats *st, char **cause);
+/* The same for the BUILD_ID list of the perf.data file at data (a
+ * recording without one, perf record --no-buildid, archives nothing:
+ * st->listed is 0). Also an error when data is no perf.data. */
+int pd_archive_file(const char *data, const char *dir, const struct pd_archive_opts *o,
+		    struct pd_archive_stats *st, char **cause);
+
 /* ======================================================================
  * The result directory and meta.json
  * ==================================================================== */

@@ -114,8 +114,10 @@ static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 			bid_size = p->env->build_ids[*bi].size;
 		}
 	}
-	if (p->sym && mm->filename)
+	if (p->sym && mm->filename) {
 		dso = sym_session__dso(p->sym, mm->filename, bid, bid_size);
+		sym_session__jitdump(p->sym, mm->pid, mm->filename);	/* jit-PID.dump */
+	}
 	machine__add_mmap(&p->machine, mm, dso, bid, bid_size);
 	return 0;
 }
@@ -223,6 +225,7 @@ void profile_opts__sym(const struct profile_opts *o, struct sym_options *so)
 	so->search_paths = o->search_paths;
 	so->nr_search_paths = o->nr_search_paths;
 	so->no_inline = o->no_inline;
+	so->archive = o->archive;
 	so->local = profile_env_is_local(o->env);
 }
 

@@ -24,6 +24,7 @@ struct gx_result {
 	char *path;			/* dir, or the perf.data file */
 	char *dir;			/* NULL for a bare perf.data */
 	char *data;			/* the perf.data path ("-": stdin) */
+	char *archive;			/* where its .build-id archive is (dir, or data's) */
 	struct gx_meta meta;
 	bool have_meta;
 	struct mux_log *log;		/* slice log, or NULL */
@@ -505,6 +506,15 @@ static void profile_options(struct gx_result *r, const struct gx_result_opts *o)
 	if (o->sym)
 		r->po = *o->sym;
 	r->po.env = perf_reader__env(r->reader);
+	if (r->dir) {
+		r->archive = xstrdup(r->dir);
+	} else if (strcmp(r->data, "-")) {	/* a bare perf.data: gexplore archive's place */
+		const char *slash = strrchr(r->data, '/');
+
+		r->archive = slash ? xstrndup(r->data, (size_t)(slash - r->data + (slash == r->data)))
+				   : xstrdup(".");
+	}
+	r->po.archive = r->archive;
 	r->po.on_stack = NULL;
 	r->po.stack_ctx = NULL;
 	r->po.slot_of = NULL;
@@ -521,6 +531,20 @@ static void profile_options(struct gx_result *r, const struct gx_result_opts *o)
 		r->po.slot_event = (size_t)r->meta.mux.reference;
 	}
 	r->local = profile_env_is_local(r->po.env);
+}
+
+/* Modules whose file changed since the recording: a note each (their
+ * samples are [unknown], not the new file's functions). */
+static void stale_notes(struct gx_result *r)
+{
+	struct sym_session *s = profile__symbolizer(r->profile);
+
+	for (size_t i = 0; s && i < sym_session__nr_dsos(s); i++) {
+		struct sym_dso *d = sym_session__dso_at(s, i);
+
+		if (sym_dso__stale(d) && sym_dso__problem(d))
+			add_note(r, xstrdup(sym_dso__problem(d)));
+	}
 }
 
 int gx_result__open(struct gx_result **out, const char *arg, const struct gx_result_opts *o,
@@ -567,6 +591,7 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	}
 	if (err)
 		goto fail;
+	stale_notes(r);
 	err = load_model(r, o, cause);
 	if (err)
 		goto fail;
@@ -600,6 +625,7 @@ void gx_result__delete(struct gx_result *r)
 	mux_log__delete(r->log);
 	gx_meta__exit(&r->meta);
 	free(r->data);
+	free(r->archive);
 	free(r->dir);
 	free(r->path);
 	free(r);

@@ -14,6 +14,7 @@
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,8 +166,11 @@ static int try_file(struct sym_dso *dso, const char *path, char **why)
 
 			hex(want, dso->build_id, dso->build_id_size);
 			hex(got, bid, (size_t)n > 20 ? 20 : (size_t)n);
-			*why = xasprintf("%s: build-id mismatch (file %s, recording %s)",
-					 path, got, want);
+			*why = xasprintf("%s: build-id mismatch: %s on disk, %s in the recording, and no "
+					 "archived copy: its samples are [unknown] (rebuilt since "
+					 "the recording? keep its result's .build-id archive, or "
+					 "give the old file with --search-path)",
+					 sym_dso__name(dso), got, want);
 		}
 		elf_end(elf);
 		munmap(img, st.st_size);
@@ -259,6 +263,9 @@ static int find_file(struct sym_dso *dso, char **why)
 			first = err;					\
 	} while (0)
 
+	/* the result's own copy first: it has the recorded build-id */
+	if (s->archive && dso->build_id_size)
+		TRY("%s/.build-id/%.2s/%s/elf", s->archive, bid, bid + 2);
 	TRY("%s%s", s->symfs ? s->symfs : "", path);
 	for (i = 0; i < s->nr_search_paths; i++) {
 		const char *d = s->search_paths[i];
@@ -432,6 +439,13 @@ found:
 	dso->mod = dwfl_report_elf(dso->dwfl, sym_session__str(s, dso->short_id),
 				   dso->dwfl_path ? dso->dwfl_path : dso->found_path, -1, 0, true);
 	dwfl_report_end(dso->dwfl, NULL, NULL);
+	if (dso->mod) {	/* sym_dso__find_debuginfo finds its dso there */
+		void **ud = NULL;
+
+		dwfl_module_info(dso->mod, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (ud)
+			*ud = dso;
+	}
 	if (!dso->mod) {
 		why = xasprintf("%s: %s", dso->found_path, dwfl_errmsg(-1));
 		err = GX_E_FORMAT;
@@ -452,6 +466,34 @@ out:
 	dso->open_err = err;
 	dso->problem = why;
 	return err;
+}
+
+bool sym_dso__stale(const struct sym_dso *dso)
+{
+	return dso->opened && dso->open_err == -ESTALE;
+}
+
+int sym_dso__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			    GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	struct sym_dso *dso = userdata ? *userdata : NULL;
+
+	if (dso && dso->s->archive && dso->build_id_size) {
+		char bid[41], *path;
+		int fd;
+
+		hex(bid, dso->build_id, dso->build_id_size);
+		path = xasprintf("%s/.build-id/%.2s/%s/debug", dso->s->archive, bid, bid + 2);
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			*debuginfo_file_name = path;	/* libdwfl frees it */
+			return fd;
+		}
+		free(path);
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
 bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr)
@@ -933,6 +975,60 @@ static const char *find_symbol(struct sym_dso *dso, uint64_t addr, uint64_t *off
 	return f->name;
 }
 
+/*
+ * Code no symbol covers (a stripped binary, a gap between symbols): one
+ * row per symbol-less range, named "module+0xSTART" after the ELF address
+ * where the range starts. A range is a 4 KiB page of addresses, cut where
+ * the executable section starts and where the previous symbol ends, so
+ * its start is where disassembly can begin. NULL outside executable code.
+ */
+static const struct sym_result *range_result(struct sym_dso *dso, uint64_t offset,
+					     uint64_t addr)
+{
+	struct sym_session *s = dso->s;
+	uint64_t lo = addr & ~(uint64_t)0xfff;
+	Elf_Scn *scn = NULL;
+	bool in_text = false;
+	struct sym_frame *f;
+	size_t nlo = 0, nhi;
+	char *name;
+
+	while ((scn = elf_nextscn(dso->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    !(sh.sh_flags & SHF_ALLOC) || addr < sh.sh_addr ||
+		    addr >= sh.sh_addr + sh.sh_size)
+			continue;
+		in_text = true;
+		if (sh.sh_addr > lo)
+			lo = sh.sh_addr;
+		break;
+	}
+	if (!in_text && (addr < dso->text_lo || addr >= dso->text_hi))
+		return NULL;
+	for (nhi = dso->nr_fsyms; nlo < nhi;) {	/* the symbol before addr */
+		size_t mid = nlo + (nhi - nlo) / 2;
+
+		if (dso->fsyms[mid].addr <= addr)
+			nlo = mid + 1;
+		else
+			nhi = mid;
+	}
+	if (nlo) {
+		const struct sym_fsym *p = &dso->fsyms[nlo - 1];
+
+		if (p->size && p->addr + p->size <= addr && p->addr + p->size > lo)
+			lo = p->addr + p->size;
+	}
+	name = xasprintf("%s+0x%" PRIx64, sym_session__str(s, dso->short_id), lo);
+	f = scratch_frame(s, 0);
+	f->function = sym_session__intern(s, name);
+	free(name);
+	return make_result(dso, offset, addr, f->function, addr - lo,
+			   SYM_F_UNKNOWN | SYM_F_NO_LINES, 1);
+}
+
 const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 {
 	struct sym_session *s = dso->s;
@@ -968,8 +1064,11 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset)
 	n = ln ? inline_chain(dso, addr, file, line, col) : 0;
 	if (n && symbol == SYM_STR_NONE)
 		symbol = s->scratch[n - 1].function;
-	if (symbol == SYM_STR_NONE)
-		return unknown_result(dso, offset, addr);
+	if (symbol == SYM_STR_NONE) {
+		const struct sym_result *r = range_result(dso, offset, addr);
+
+		return r ? r : unknown_result(dso, offset, addr);
+	}
 	if (!n) {
 		struct sym_frame *f = scratch_frame(s, 0);
 

@@ -3,12 +3,15 @@
  * /proc/kallsyms (a foreign recording's kernel is not this one), unless
  * the user gives a copy of the recording machine's (--kallsyms), and only
  * when it shows real addresses (kptr_restrict hides them as zeros);
- * otherwise every kernel address is one `[kernel]` row.
+ * otherwise every kernel address is one row that says why there are no
+ * names and how to get them ("[kernel: kptr_restrict=2 hides symbols,
+ * sysctl kernel.kptr_restrict=0]"), never a silent `[kernel]`.
  */
 #include "config.h"
 
 #include "symbolize/symbolize-int.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,44 @@ static int hexval(char c)
  * when a sample first lands in them: a kernel has ~10^5 symbols and a
  * profile touches a few hundred.
  */
+static int read_sysctl(const char *path)
+{
+	char *v = gx_read_file(path, 32);
+	int n = v ? atoi(v) : -1;
+
+	free(v);
+	return n;
+}
+
+/* The one row all kernel samples get when no symbol can be read. */
+static void set_why(struct sym_session *s, int read_errno)
+{
+	const char *file = s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms";
+	char *why;
+	int kr;
+
+	if (!s->local && !s->kallsyms_path)
+		why = xstrdup("[kernel: recorded on another machine, report --kallsyms FILE "
+			      "with its /proc/kallsyms]");
+	else if (read_errno)
+		why = xasprintf("[kernel: cannot read %s (%s)%s]", file, strerror(read_errno),
+				s->kallsyms_path ? "" : ", report as root");
+	else if (s->kallsyms_path)
+		why = xasprintf("[kernel: %s shows no addresses (copied under kptr_restrict), "
+				"copy /proc/kallsyms as root]", file);
+	else if ((kr = read_sysctl("/proc/sys/kernel/kptr_restrict")) >= 2)
+		why = xasprintf("[kernel: kptr_restrict=%d hides symbols, "
+				"sysctl kernel.kptr_restrict=0]", kr);
+	else if (kr == 1)
+		why = xstrdup("[kernel: kptr_restrict=1 hides symbols from this user, report as "
+			      "root (CAP_SYSLOG) or sysctl kernel.kptr_restrict=0]");
+	else
+		why = xasprintf("[kernel: /proc/kallsyms hides addresses (perf_event_paranoid=%d), "
+				"report as root]", read_sysctl("/proc/sys/kernel/perf_event_paranoid"));
+	s->id_kernel_why = sym_session__intern(s, why);
+	free(why);
+}
+
 static void load_kallsyms(struct sym_session *s)
 {
 	size_t cap = 0, nonzero = 0, len;
@@ -44,13 +85,18 @@ static void load_kallsyms(struct sym_session *s)
 	char *p, *end;
 
 	s->kallsyms_loaded = true;
-	if (!s->local && !s->kallsyms_path)
+	if (!s->local && !s->kallsyms_path) {
+		set_why(s, 0);
 		return;
+	}
 	/* a kernel's is about 10 MiB; refuse to swallow anything absurd */
+	errno = 0;
 	s->kallsyms = gx_read_file(s->kallsyms_path ? s->kallsyms_path : "/proc/kallsyms",
 				   (size_t)1 << 30);
-	if (!s->kallsyms)
+	if (!s->kallsyms) {
+		set_why(s, errno ? errno : EIO);
 		return;
+	}
 	len = strlen(s->kallsyms);
 	for (p = s->kallsyms, end = p + len; p < end;) {
 		char *eol = memchr(p, '\n', (size_t)(end - p)), *name, *q;
@@ -103,6 +149,7 @@ next:
 	}
 	if (!nonzero) {	/* hidden addresses: useless */
 		sym_kernel__exit(s);
+		set_why(s, 0);
 		return;
 	}
 	if (!sorted)
@@ -135,7 +182,7 @@ const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip)
 	if (k && !k->name)
 		k->name = sym_session__intern(s, k->str);
 	r->module = r->module_short = k ? k->module : s->id_kernel_module;
-	r->symbol = k ? k->name : s->id_kernel;
+	r->symbol = k ? k->name : s->id_kernel_why ? s->id_kernel_why : s->id_kernel;
 	r->flags = SYM_F_KERNEL | SYM_F_NO_LINES;
 	r->addr = r->offset = ip;
 	r->sym_offset = k ? ip - k->addr : 0;

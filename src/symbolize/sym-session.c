@@ -153,6 +153,7 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 				s->search_paths[i] = xstrdup(opts->search_paths[i]);
 			s->nr_search_paths = opts->nr_search_paths;
 		}
+		s->archive = opts->archive && *opts->archive ? xstrdup(opts->archive) : NULL;
 		s->local = opts->local;
 		s->kallsyms_path = opts->kallsyms ? xstrdup(opts->kallsyms) : NULL;
 		s->no_inline = opts->no_inline;
@@ -168,7 +169,7 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 
 	s->debuginfo_path = build_debuginfo_path(s);
 	s->callbacks.find_elf = dwfl_build_id_find_elf;
-	s->callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->callbacks.find_debuginfo = sym_dso__find_debuginfo;
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 
@@ -197,6 +198,7 @@ void sym_session__delete(struct sym_session *s)
 	}
 	gx_free_strv(s->search_paths, s->nr_search_paths);
 	free(s->symfs);
+	free(s->archive);
 	free(s->debuginfo_path);
 	free(s->scratch);
 	free(s->scopes);
@@ -343,4 +345,14 @@ const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint6
 void sym_session__stats(const struct sym_session *s, struct sym_stats *out)
 {
 	*out = s->stats;
+}
+
+size_t sym_session__nr_dsos(const struct sym_session *s)
+{
+	return s->nr_dsos;
+}
+
+struct sym_dso *sym_session__dso_at(const struct sym_session *s, size_t i)
+{
+	return i < s->nr_dsos ? s->dsos[i] : NULL;
 }

@@ -94,6 +94,7 @@ struct sym_chunk {
 
 struct sym_session {
 	char *symfs;
+	char *archive;		/* sym_options.archive, or NULL */
 	char **search_paths;
 	size_t nr_search_paths;
 	bool local, no_inline, no_demangle;
@@ -111,6 +112,7 @@ struct sym_session {
 
 	bool kallsyms_loaded;
 	char *kallsyms_path;	/* sym_options.kallsyms, or NULL */
+	uint32_t id_kernel_why;	/* no kernel symbols: the row that says why, or 0 */
 	char *kallsyms;		/* /proc/kallsyms as read, names NUL-ended in place */
 	struct sym_ksym *ksyms;
 	size_t nr_ksyms;
@@ -147,6 +149,11 @@ const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset);
 bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr);
 /* Copy len bytes at ELF vaddr from the file image; false when not in the file. */
 bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len);
+/* libdwfl's find_debuginfo: the result's archived debug file (by the
+ * module's build-id) first, then dwfl_standard_find_debuginfo. */
+int sym_dso__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			    Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			    GElf_Word debuglink_crc, char **debuginfo_file_name);
 
 /* sym-kernel.c */
 const struct sym_result *sym_kernel__resolve(struct sym_session *s, uint64_t ip);

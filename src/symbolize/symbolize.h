@@ -44,6 +44,12 @@ struct sym_options {
 	const char *const *search_paths;
 	size_t nr_search_paths;
 	/*
+	 * The result's archive (DIR/.build-id/xx/rest/elf and .../debug, see
+	 * pd_archive): a module with a recorded build-id is read from there
+	 * first, before the recorded path. NULL: none.
+	 */
+	const char *archive;
+	/*
 	 * The recording was made on this machine and kernel: kernel addresses
 	 * may resolve through /proc/kallsyms when it shows real addresses.
 	 * false: every kernel address is `[kernel]` (a foreign recording is
@@ -109,7 +115,11 @@ static inline uint64_t sym_map_offset(uint64_t ip, uint64_t map_start, uint64_t 
 
 /* Result flags. */
 enum {
-	SYM_F_UNKNOWN = 1u << 0,	/* no symbol: symbol is "[unknown]" */
+	/* no symbol: "[unknown]", or "module+0xSTART" for code of a readable
+	 * module that no symbol covers (one name per symbol-less range: a 4
+	 * KiB page of ELF addresses, cut at its executable section's start and
+	 * the previous symbol's end; sym_offset is from START) */
+	SYM_F_UNKNOWN = 1u << 0,
 	SYM_F_NO_LINES = 1u << 1,	/* no DWARF line info (symtab only or unknown) */
 	SYM_F_KERNEL = 1u << 2,		/* a kernel address */
 	SYM_F_INLINED = 1u << 3,	/* nr_frames > 1 */
@@ -157,14 +167,18 @@ const struct sym_result *sym_session__lookup(struct sym_session *s, struct sym_d
 /*
  * Symbolize a kernel address: a function from sym_options.kallsyms, or from
  * /proc/kallsyms when the session is local (module "[kernel.kallsyms]" or
- * "[modname]"), when that is readable with real addresses; otherwise
- * symbol "[kernel]". Never NULL;
+ * "[modname]"), when that is readable with real addresses; otherwise one
+ * symbol for every address that says why and how to fix it ("[kernel:
+ * kptr_restrict=2 hides symbols, sysctl kernel.kptr_restrict=0]", "[kernel:
+ * recorded on another machine, report --kallsyms FILE ...]"); an address
+ * below the first symbol is "[kernel]". Never NULL;
  * owned by the session.
  */
 const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint64_t ip);
 
 /*
- * JIT code: the function at ip in process pid from /tmp/perf-PID.map (under
+ * JIT code: the function at ip in process pid from its jitdump (see
+ * sym_session__jitdump), else from /tmp/perf-PID.map (under
  * --symfs when given), the file a JIT writes for perf (node
  * --perf-basic-prof, the JVM's perf-map-agent). Read only for a recording
  * of this machine or with --symfs, and only when it is a regular file
@@ -172,6 +186,29 @@ const struct sym_result *sym_session__lookup_kernel(struct sym_session *s, uint6
  * nothing at ip. Owned by the session; module "/tmp/perf-PID.map".
  */
 const struct sym_result *sym_session__lookup_jit(struct sym_session *s, uint32_t pid, uint64_t ip);
+
+/* The modules of the session, in the order they were first named. */
+size_t sym_session__nr_dsos(const struct sym_session *s);
+struct sym_dso *sym_session__dso_at(const struct sym_session *s, size_t i);
+
+/*
+ * An MMAP record of process pid mapped path: when its name is
+ * jit-PID.dump (perf's jitdump, which a JIT maps so that the recording
+ * names it), remember it and return true. sym_session__lookup_jit then
+ * names pid's JIT code from its code load records (read lazily, under the
+ * same trust rules as perf-PID.map; module: the dump's path), before
+ * perf-PID.map. Only the first jitdump of a pid is used.
+ */
+bool sym_session__jitdump(struct sym_session *s, uint32_t pid, const char *path);
+
+/*
+ * The machine code of the JIT function at ip in process pid, from its
+ * jitdump's code load record: *code (owned by the session, valid until
+ * delete), its start address and size, and the dump's ELF machine
+ * (EM_X86_64...). false when ip is not in code a jitdump loaded.
+ */
+bool sym_session__jit_code(struct sym_session *s, uint32_t pid, uint64_t ip,
+			   const uint8_t **code, uint64_t *start, uint64_t *size, int *machine);
 
 /* The path as recorded. Valid until sym_session__delete. */
 const char *sym_dso__name(const struct sym_dso *dso);
@@ -185,6 +222,13 @@ const char *sym_dso__name(const struct sym_dso *dso);
  * also kept for sym_dso__problem(). Idempotent.
  */
 int sym_dso__open(struct sym_dso *dso);
+
+/*
+ * Whether the module was opened (a lookup needed it) and failed because
+ * every file found had another build-id than the recording's: its samples
+ * are `[unknown]` and sym_dso__problem() names the file and both build-ids.
+ */
+bool sym_dso__stale(const struct sym_dso *dso);
 
 /* Why the module gives no symbols (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__problem(const struct sym_dso *dso);

@@ -196,6 +196,71 @@ out:
 	return buf;
 }
 
+/* Count the samples at each instruction; addrs sorted here. */
+static void count_samples(struct tui_disasm *out, uint64_t *addrs, size_t naddr)
+{
+	gx_qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
+	for (size_t i = 0, j = 0; i < out->nr; i++) {
+		struct tui_insn *x = &out->insns[i];
+
+		while (j < naddr && addrs[j] < x->addr)
+			j++;
+		while (j < naddr && addrs[j] == x->addr) {
+			x->samples++;
+			j++;
+		}
+	}
+}
+
+/* A JIT function named by a jitdump (module jit-PID.dump): its bytes are
+ * in the dump's code load record. false when f is no such function. */
+static bool disasm_jit(struct tui_model *m, const struct tui_row *f, struct sym_session *sym,
+		       struct tui_disasm *out)
+{
+	const char *base = strrchr(f->module, '/');
+	uint64_t *addrs, start = 0, size = 0;
+	const uint8_t *code = NULL;
+	size_t naddr = 0, n;
+	int machine = 0;
+
+	base = base ? base + 1 : f->module;
+	n = strlen(base);
+	if (strncmp(base, "jit-", 4) || n < 9 || strcmp(base + n - 5, ".dump"))
+		return false;
+	addrs = xcalloc(m->nr_ts + 1, sizeof(uint64_t));
+	for (size_t i = 0; i < m->nr_ts; i++) {
+		const struct tui_tsample *s = &m->ts[i];
+		const struct sym_result *res;
+
+		if (s->evsel != m->clk ||
+		    (m->range_hi && (s->time < m->range_lo || s->time > m->range_hi)))
+			continue;
+		res = sym_session__lookup_jit(sym, s->pid, s->ip);
+		if (!res || strcmp(sym_session__str(sym, res->symbol), f->name) ||
+		    strcmp(sym_session__str(sym, res->module), f->module))
+			continue;
+		if (!code && !sym_session__jit_code(sym, s->pid, s->ip, &code, &start, &size,
+						     &machine))
+			continue;
+		if (s->ip >= start && s->ip < start + size)
+			addrs[naddr++] = s->ip;
+	}
+	if (!code) {
+		free(addrs);
+		return false;
+	}
+	if (size > MAX_FUNC_BYTES)
+		size = MAX_FUNC_BYTES;
+	if (tui_disasm_bytes(machine, code, size, start, out) != 0)
+		out->why = "no disassembly for this JIT's machine (x86-64 and aarch64 only, "
+			   "with capstone)";
+	else if (!out->nr)
+		out->why = "capstone decoded no instruction here";
+	count_samples(out, addrs, naddr);
+	free(addrs);
+	return true;
+}
+
 int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 {
 	struct tui_real *real = m->priv;
@@ -216,6 +281,8 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "no symbol for these addresses (stripped binary?): no disassembly";
 		return 0;
 	}
+	if (disasm_jit(m, f, sym, out))
+		return 0;
 	if (f->module[0] == '[' || !f->module[0]) {
 		out->why = "kernel or anonymous code: no disassembly";
 		return 0;

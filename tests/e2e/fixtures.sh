@@ -11,7 +11,8 @@ for f in quipper-busy.1-3.4.perf.data quipper-callgraph-3.8.perf.data \
 	lpd-sleep.perf.data hotspot-true.v2.perf.data vector_static_gcc/perf.data; do
 	"$GX_BIN" report "$F/$f" >out 2>err
 	ok $? "report $f"
-	check "report $f: nothing on stderr" test ! -s err
+	# files of another machine: a warning per rebuilt module, nothing else
+	check "report $f: nothing on stderr but build-id mismatches" sh -c "! grep -v 'build-id mismatch' err"
 done
 is "$("$GX_BIN" report --json "$F/vector_static_gcc/perf.data" | jq .samples)" 45 "vector_static_gcc: 45 samples"
 is "$("$GX_BIN" report --json "$F/hotspot-true.v2.perf.data" | jq .samples)" 1 "hotspot-true.v2: 1 sample"
@@ -40,11 +41,12 @@ head -c 50 "$F/quipper-busy.1-3.4.perf.data" >tiny.data
 "$GX_BIN" report tiny.data >out 2>err
 is "$?" 2 "a 50-byte file is refused"
 check "the message names a byte offset or the size" grep -qi 'byte\|size\|truncat' err
-# A recording from another machine: its kernel addresses stay [kernel]
-# unless a copy of that machine's kallsyms is given (names made up here).
+# A recording from another machine: its kernel addresses are one row that
+# says why they have no names and how to get them, unless a copy of that
+# machine's kallsyms is given (names made up here).
 busy="$F/quipper-busy.1-3.4.perf.data"
 "$GX_BIN" report --by function --limit 3 "$busy" >k0.txt 2>&1
-check "foreign kernel addresses: [kernel]" grep -qE '^ +[0-9.]+% +[0-9,]+ +([0-9.]+ +|- +)?\[kernel\] +\[kernel.kallsyms\]' k0.txt
+check "foreign kernel addresses: a row saying why and how to fix" grep -qE '^ +[0-9.]+% +[0-9,]+ +([0-9.]+ +|- +)?\[kernel: recorded on another machine, report --kallsyms FILE' k0.txt
 printf 'ffffffff81019700 T busy_fn\nffffffff811c4700 t walk_fn\n' >ks.txt
 "$GX_BIN" report --by function --limit 3 --kallsyms ks.txt "$busy" >k1.txt 2>&1
 check "--kallsyms names them" grep -qE '^ +[0-9.]+% +[0-9,]+ +([0-9.]+ +|- +)?busy_fn +\[kernel.kallsyms\]' k1.txt

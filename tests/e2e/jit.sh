@@ -37,4 +37,27 @@ rm -f "$map"
 # --symfs: the map of a recording made elsewhere, under the symfs root
 "$GX_BIN" report --json --by function --limit 5 --symfs "$TMP/symfs" j >s.json
 is "$(jq -r '.functions[0].function' s.json)" jit_count_down "--symfs: the map under the symfs root"
+
+# jitdump: perf's jit-PID.dump, which the JIT maps so the recording names
+# it; its code load records name the code and carry its bytes, so the TUI
+# disassembles it. No perf map is written in this mode.
+mkdir jd
+"$GX_BIN" record -q -o d -e cpu-clock -- "$WL/wl-jit" --jitdump "$TMP/jd" 400000000 >dout 2>&1
+ok $? "the JIT workload recorded with a jitdump"
+pid=$(tail -1 dout)
+dump="$TMP/jd/jit-$pid.dump"
+check "it wrote $dump" test -s "$dump"
+check "and no perf map" test ! -e "/tmp/perf-$pid.map"
+"$GX_BIN" report --json --by function --limit 5 d >d.json
+is "$(jq -r '.functions[0].function' d.json)" jit_dump_count_down "jitdump: the hottest function named by its code load record"
+is "$(jq -r '.functions[0].module' d.json)" "$dump" "jitdump: its module is the dump"
+"$GX_BIN" tui --keys "g d" d >scr 2>err
+check "jitdump: the TUI disassembles the code from the dump" \
+	sh -c "head -1 scr | grep -q 'disassembly: jit_dump_count_down' && grep -Eq '^[> ] *[0-9.]+%.* (jne|b\.ne) ' scr"
+# a torn dump: no name, no crash
+truncate -s 60 "$dump"
+"$GX_BIN" report --json --by function --limit 5 d >t.json
+ok $? "a truncated jitdump: the report still works"
+check "... and names nothing from it" sh -c "jq -e '.functions[0].function != \"jit_dump_count_down\"' t.json"
+rm -f "$dump"
 done_testing

@@ -75,6 +75,9 @@ static void sample_(uint64_t ip, uint16_t mode, const uint64_t *cc, size_t ncc, 
 	tool->sample(tool, &s);
 }
 
+/* a foreign recording's kernel samples: one row that says why (sym-kernel.c) */
+#define KFOREIGN "[kernel: recorded on another machine, report --kallsyms FILE with its /proc/kallsyms]"
+
 static const struct profile_row *fn_row(struct profile *p, const char *name)
 {
 	size_t nr;
@@ -148,7 +151,7 @@ int main(void)
 	ok(r && r->samples[0] == 0 && r->total_samples[0] == 2, "mid_fn: no self, total of 2 stacks");
 	r = fn_row(p, "root_fn");
 	ok(r && r->samples[0] == 1 && r->total_samples[0] == 4, "root_fn: on every stack, self once");
-	r = fn_row(p, "[kernel]");
+	r = fn_row(p, KFOREIGN);
 	ok(r && r->samples[0] == 1 && !strcmp(r->module, "[kernel.kallsyms]"),
 	   "kernel leaf: [kernel] (a recording with no env is foreign)");
 	is_int(profile__total_samples(p, 0), 4, "4 samples");
@@ -169,7 +172,7 @@ int main(void)
 	path_str(p, rows[1], buf, sizeof(buf));
 	is_str(buf, "root_fn;leaf_fn;leaf_fn;leaf_fn", "recursion: every frame in the path, root first");
 	path_str(p, rows[2], buf, sizeof(buf));
-	is_str(buf, "root_fn;mid_fn;[kernel]", "kernel frames after the user frames, [kernel] once");
+	is_str(buf, "root_fn;mid_fn;" KFOREIGN, "kernel frames after the user frames, [kernel] once");
 	path_str(p, rows[3], buf, sizeof(buf));
 	is_str(buf, "root_fn;mid_fn;leaf_fn", "return addresses land in their callers");
 	is_str(nr ? rows[0]->name : NULL, "app", "call paths carry the comm");
@@ -223,7 +226,7 @@ int main(void)
 		sample_(0xffffffff81000010ull, PERF_RECORD_MISC_KERNEL, uonly, 3, 1);
 		rows = profile__sort(p, PROFILE_BY_CALLPATH, 0, PROFILE_SORT_NAME, &nr);
 		path_str(p, nr == 2 ? rows[0] : NULL, buf, sizeof(buf));	/* "[" < "l" */
-		is_str(buf, "root_fn;mid_fn;[kernel]", "kernel sample with a user-only chain: the user ip is exact");
+		is_str(buf, "root_fn;mid_fn;" KFOREIGN, "kernel sample with a user-only chain: the user ip is exact");
 		profile__delete(p);
 	}
 

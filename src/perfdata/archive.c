@@ -1,0 +1,334 @@
+/*
+ * archive.c: a result's own copies of the files its samples hit, keyed by
+ * build-id in perf's build-id cache layout (DIR/.build-id/xx/rest/elf and
+ * .../debug), so the result symbolizes on another machine or after a
+ * rebuild. Hard links where the file system allows, copies otherwise.
+ */
+#include "config.h"
+
+#include "perfdata/perfdata-int.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = 0;
+}
+
+static void warn(const struct pd_archive_opts *o, const char *fmt, ...) GX_PRINTF(2, 3);
+static void warn(const struct pd_archive_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!o->warn)
+		return;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	o->warn(o->ctx, msg);
+	free(msg);
+}
+
+/* mkdir -p of rel under the directory dfd, never through a symlink. */
+static int mkdirs_at(int dfd, const char *rel)
+{
+	char *p = xstrdup(rel), *s = p;
+	int err = 0;
+
+	for (;;) {
+		char *slash = strchr(s, '/');
+
+		if (slash)
+			*slash = 0;
+		if (mkdirat(dfd, p, 0755) != 0 && errno != EEXIST) {
+			err = -errno;
+			break;
+		}
+		if (!slash)
+			break;
+		*slash = '/';
+		s = slash + 1;
+	}
+	if (!err) {	/* what exists must be a real directory */
+		int fd = openat(dfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+		if (fd < 0)
+			err = -errno;
+		else
+			close(fd);
+	}
+	free(p);
+	return err;
+}
+
+/* Copy src to rel under dfd (a new file, 0600). */
+static int copy_at(const char *src, int dfd, const char *rel)
+{
+	char buf[65536];
+	int in, out, err = 0;
+	ssize_t n;
+
+	in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	out = openat(dfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0) {
+		err = -errno;
+		goto out_in;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (gx_write_all(out, buf, (size_t)n) != 0) {
+			err = -EIO;
+			break;
+		}
+	if (n < 0)
+		err = -errno;
+	if (close(out) != 0 && !err)
+		err = -errno;
+	if (err)
+		unlinkat(dfd, rel, 0);
+out_in:
+	close(in);
+	return err;
+}
+
+/* Hard link src as rel under dfd, or copy it; *linked says which. */
+static int link_or_copy(const char *src, int dfd, const char *rel, bool *linked)
+{
+	*linked = linkat(AT_FDCWD, src, dfd, rel, 0) == 0;
+	if (*linked)
+		return 0;
+	if (errno == EEXIST)
+		return -EEXIST;
+	return copy_at(src, dfd, rel);
+}
+
+/* A regular file of the expected build-id: its size, else a negative code. */
+static int64_t check_file(const char *path, const uint8_t *id, uint8_t size, uint8_t got[20],
+			  uint8_t *got_size)
+{
+	struct stat st;
+	int err;
+
+	if (stat(path, &st) != 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return GX_E_FORMAT;
+	err = pd_read_build_id(path, got, got_size);
+	if (err)
+		return err;
+	if (*got_size != size || memcmp(got, id, size))
+		return -ESTALE;
+	return st.st_size;
+}
+
+/* The .gnu_debuglink name of an ELF file, or NULL. */
+static char *debuglink_of(const char *path)
+{
+	Elf_Scn *scn = NULL;
+	char *name = NULL;
+	size_t shstrndx;
+	Elf *elf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *sn;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !(sn = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(sn, ".gnu_debuglink"))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf && d->d_size > 4 && memchr(d->d_buf, 0, d->d_size) &&
+		    !strchr(d->d_buf, '/') && ((const char *)d->d_buf)[0])
+			name = xstrdup(d->d_buf);
+		break;
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return name;
+}
+
+/*
+ * The separate debug file of path (build-id id), as gdb and libdwfl look
+ * for it: /usr/lib/debug/.build-id/xx/rest.debug, then the .gnu_debuglink
+ * name in the file's directory, its .debug/ and /usr/lib/debug/DIR/. The
+ * candidate must carry the same build-id. NULL when there is none.
+ */
+static char *find_debug(const char *root, const char *path, const char *bid,
+			const uint8_t *id, uint8_t size, int64_t *bytes)
+{
+	char *link = debuglink_of(path), *cand, *dir;
+	uint8_t got[20], got_size;
+	const char *slash;
+	int64_t n;
+
+	cand = xasprintf("%s/usr/lib/debug/.build-id/%.2s/%s.debug", root, bid, bid + 2);
+	if ((n = check_file(cand, id, size, got, &got_size)) >= 0)
+		goto found;
+	free(cand);
+	cand = NULL;
+	if (!link)
+		return NULL;
+	slash = strrchr(path, '/');
+	dir = xstrndup(path, slash ? (size_t)(slash - path) : 0);
+	for (int k = 0; k < 3 && !cand; k++) {
+		cand = k == 0 ? xasprintf("%s/%s", dir, link) :
+		       k == 1 ? xasprintf("%s/.debug/%s", dir, link) :
+				xasprintf("%s/usr/lib/debug%s/%s", root,
+					  dir + strlen(root), link);
+		if (strcmp(cand, path) && (n = check_file(cand, id, size, got, &got_size)) >= 0)
+			break;
+		free(cand);
+		cand = NULL;
+	}
+	free(dir);
+	free(link);
+	return cand;
+found:
+	free(link);
+	*bytes = n;
+	return cand;
+}
+
+int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archive_opts *o,
+	       struct pd_archive_stats *st, char **cause)
+{
+	const char *root = o->symfs ? o->symfs : "";
+	struct strbuf over = STRBUF_INIT;
+	size_t nr_over = 0;
+	int dfd, err = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->listed = env->nr_build_ids;
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return gx_fail(cause, -errno, "%s: %s", dir, strerror(errno));
+	for (size_t i = 0; i < env->nr_build_ids; i++) {
+		const struct pd_build_id *b = &env->build_ids[i];
+		char bid[41], *src, *rel, *dbg, *drel;
+		uint8_t got[20], got_size = 0;
+		int64_t size, dsize = 0;
+		struct stat sst;
+		bool linked;
+		int e;
+
+		if (!b->filename || b->filename[0] != '/' || !b->size)
+			continue;	/* the kernel, [vdso]: not files */
+		for (size_t j = 0; j < i; j++)	/* one copy per build-id */
+			if (env->build_ids[j].size == b->size &&
+			    !memcmp(env->build_ids[j].id, b->id, b->size))
+				goto next;
+		hex(bid, b->id, b->size);
+		rel = xasprintf(".build-id/%.2s/%s", bid, bid + 2);
+		if (fstatat(dfd, rel, &sst, AT_SYMLINK_NOFOLLOW) == 0) {
+			st->present++;
+			free(rel);
+			continue;
+		}
+		src = xasprintf("%s%s", root, b->filename);
+		size = check_file(src, b->id, b->size, got, &got_size);
+		if (size == -ESTALE) {
+			char now[41];
+
+			hex(now, got, got_size);
+			warn(o, "%s: not archived: its build-id is now %s, the recording's %s "
+			     "(rebuilt since?)", b->filename, now, bid);
+		} else if (size < 0) {
+			warn(o, "%s: not archived: %s", b->filename, gx_strerror((int)size));
+		}
+		if (size < 0) {
+			st->skipped++;
+			goto free_src;
+		}
+		dbg = find_debug(root, src, bid, b->id, b->size, &dsize);
+		if (o->max_bytes && st->bytes + (uint64_t)size + (uint64_t)dsize > o->max_bytes) {
+			strbuf__addf(&over, "%s%s", nr_over++ ? ", " : "", b->filename);
+			st->skipped++;
+			free(dbg);
+			goto free_src;
+		}
+		e = mkdirs_at(dfd, rel);
+		if (e) {
+			err = gx_fail(cause, e, "%s/%s: %s", dir, rel, gx_strerror(e));
+			free(dbg);
+			free(src);
+			free(rel);
+			break;
+		}
+		drel = xasprintf("%s/elf", rel);
+		e = link_or_copy(src, dfd, drel, &linked);
+		free(drel);
+		if (e) {
+			warn(o, "%s: not archived: %s", b->filename, gx_strerror(e));
+			st->skipped++;
+			free(dbg);
+			goto free_src;
+		}
+		st->files++;
+		st->linked += linked;
+		st->bytes += (uint64_t)size;
+		if (dbg) {
+			drel = xasprintf("%s/debug", rel);
+			if (link_or_copy(dbg, dfd, drel, &linked) == 0) {
+				st->files++;
+				st->linked += linked;
+				st->bytes += (uint64_t)dsize;
+			}
+			free(drel);
+			free(dbg);
+		}
+free_src:
+		free(src);
+		free(rel);
+next:;
+	}
+	if (nr_over)
+		warn(o, "%zu file%s not archived, over the %" PRIu64 " MiB cap (--archive-max): %s",
+		     nr_over, nr_over == 1 ? "" : "s", o->max_bytes >> 20, over.buf);
+	strbuf__exit(&over);
+	close(dfd);
+	return err;
+}
+
+int pd_archive_file(const char *data, const char *dir, const struct pd_archive_opts *o,
+		    struct pd_archive_stats *st, char **cause)
+{
+	struct perf_reader *r;
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	err = perf_reader__open(&r, data, 0, cause);
+	if (err)
+		return err;
+	err = pd_archive(dir, perf_reader__env(r), o, st, cause);
+	perf_reader__delete(r);
+	return err;
+}
