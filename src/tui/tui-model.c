@@ -75,6 +75,7 @@ struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const c
 	r->module = r->file = "";
 	r->func = -1;
 	r->reliability = NAN;
+	r->total = NAN;
 	r->period = xcalloc(m->nr_events + 1, sizeof(double));
 	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
 	return r;
@@ -138,9 +139,16 @@ void tui_model__clear_tables(struct tui_model *m)
 		m->tab[k].rows = NULL;
 		m->tab[k].nr = 0;
 	}
-	free(m->edges);
-	m->edges = NULL;
-	m->nr_edges = 0;
+	free(m->paths);
+	free(m->path_funcs);
+	m->paths = NULL;
+	m->path_funcs = NULL;
+	m->nr_paths = 0;
+	if (m->calltree) {
+		tui_tree__exit(m->calltree);
+		free(m->calltree);
+		m->calltree = NULL;
+	}
 }
 
 static double compute_total(const struct tui_model *m);
@@ -148,6 +156,12 @@ static double compute_total(const struct tui_model *m);
 void tui_model__tables_changed(struct tui_model *m)
 {
 	m->total_clk = compute_total(m);
+	m->generation++;
+	if (m->calltree) {
+		tui_tree__exit(m->calltree);
+		free(m->calltree);
+		m->calltree = NULL;
+	}
 	for (int k = 0; k < TK_NR_; k++)
 		for (size_t i = 0; i < m->tab[k].nr; i++) {
 			struct tui_row *r = &m->tab[k].rows[i];
@@ -357,19 +371,58 @@ static void add_node_col(struct tui_model *m, struct tui_col *cols, size_t *n, s
 	(*n)++;
 }
 
-size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
+static void add_text_cols(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t *n, size_t max)
+{
+	(void)m;
+	if ((k == TK_FUNC || k == TK_LINE) && *n + 1 < max) {
+		cols[*n].kind = TC_MODULE;
+		snprintf(cols[*n].name, sizeof(cols[*n].name), "Module");
+		cols[*n].width = 14;
+		cols[(*n)++].prio = 3;
+	}
+	if (*n < max) {
+		cols[*n].kind = TC_NAME;
+		snprintf(cols[*n].name, sizeof(cols[*n].name), "name");
+		cols[*n].width = 0;
+		cols[(*n)++].prio = 0;
+	}
+}
+
+static size_t number_cols(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max);
+
+size_t tui_model__columns(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max)
+{
+	size_t n;
+
+	if (max < 4)
+		return 0;
+	memset(cols, 0, max * sizeof(*cols));
+	n = number_cols(m, k, cols, max - 2);
+	add_text_cols(m, k, cols, &n, max);
+	return n;
+}
+
+static size_t number_cols(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max)
 {
 	size_t n = 0;
 	int cpi;
 
-	if (max < 2)
-		return 0;
-	memset(cols, 0, max * sizeof(*cols));
 	cols[n].kind = TC_SHARE;
 	snprintf(cols[n].name, sizeof(cols[n].name), "%s", m->clk_is_cycles ? "Cycles%" : "Time%");
 	cols[n].width = 8;
 	cols[n++].prio = 0;
 	add_delta_col(m, cols, &n, max, 0);
+	/* with call stacks: the share with the row anywhere on the stack */
+	if (m->has_callchains && (k == TK_FUNC || k == TK_LINE || k == TK_MODULE) && n < max) {
+		cols[n].kind = TC_TOTAL;
+		snprintf(cols[n].name, sizeof(cols[n].name), "Total%%");
+		cols[n].width = 8;
+		cols[n++].prio = 1;
+	}
 	cols[n].kind = TC_SAMPLES;
 	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
 	cols[n].width = 7;
@@ -429,6 +482,12 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 	switch (c->kind) {
 	case TC_SHARE:
 		return tui_row__share(m, r);
+	case TC_TOTAL:
+		return tui_model__total(m) > 0 ?
+		       (isnan(r->total) ? r->period[m->clk] : r->total) / tui_model__total(m) : 0;
+	case TC_MODULE:
+	case TC_NAME:
+		return NAN;	/* text: see tui_model__order */
 	case TC_SAMPLES:
 		return (double)r->samples[m->clk];
 	case TC_MUX:
@@ -470,7 +529,12 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 	}
 	switch (c->kind) {
 	case TC_SHARE:
+	case TC_TOTAL:
 		snprintf(buf, n, "%.1f%%", 100 * v);
+		break;
+	case TC_MODULE:
+	case TC_NAME:
+		snprintf(buf, n, "%s", "");
 		break;
 	case TC_SAMPLES:
 		snprintf(buf, n, "%.0f", v);
@@ -517,6 +581,20 @@ static int cmp_rows(const void *a, const void *b)
 	double x = sort_ctx_->key[i], y = sort_ctx_->key[j];
 	int c;
 
+	if (tui_col__text(sort_ctx_->col)) {
+		const struct tui_row *a_ = &sort_ctx_->t->rows[i], *b_ = &sort_ctx_->t->rows[j];
+
+		c = sort_ctx_->col->kind == TC_MODULE ?
+		    strcmp(tui_base_name(a_->module), tui_base_name(b_->module)) :
+		    strcmp(a_->name, b_->name);
+		if (!c && sort_ctx_->col->kind == TC_MODULE)
+			c = strcmp(a_->name, b_->name);
+		if (!c)
+			c = (a_->line > b_->line) - (a_->line < b_->line);
+		if (!c)
+			c = (i > j) - (i < j);
+		return sort_ctx_->asc ? c : -c;
+	}
 	/* n/a sorts last in either direction. */
 	if (isnan(x) || isnan(y))
 		c = isnan(x) - isnan(y);
@@ -578,7 +656,7 @@ void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col
 
 /* ---- a baseline to compare with ----------------------------------------- */
 
-static const char *base_name(const char *path)
+const char *tui_base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
@@ -596,8 +674,8 @@ static void row_key(const struct tui_row *r, enum tui_kind k, bool short_names,
 		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", r->name, r->module ? r->module : "",
 			     r->file ? r->file : "", r->line);
 	else
-		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", k == TK_MODULE ? base_name(r->name) : r->name,
-			     base_name(r->module), base_name(r->file), r->line);
+		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", k == TK_MODULE ? tui_base_name(r->name) : r->name,
+			     tui_base_name(r->module), tui_base_name(r->file), r->line);
 }
 
 /* Point every row of a without a base yet at its baseline row in b by

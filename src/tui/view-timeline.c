@@ -157,7 +157,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		int y = y0 + 1 + i;
 
 		snprintf(buf, sizeof(buf), "%s %u", th->name, th->tid);
-		tui_ellipsize(buf, namew, e);
+		tui_ellipsize(buf, namew, e, sizeof(e));
 		canvas__put(c, 0, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
 		for (int b = 0; b < nb; b++) {
 			uint32_t n = t->counts[(size_t)(v->top + i) * (size_t)nb + (size_t)b];
