@@ -113,9 +113,9 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 #endif
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_hit(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;	/* addr first */
 
 	return (x > y) - (x < y);
 }
@@ -203,8 +203,14 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	struct tui_mmap **maps = NULL;
 	struct sym_dso **dsos = NULL;
 	struct sym_dso *dso = NULL;
-	size_t nmaps = 0, naddr = 0;
-	uint64_t *addrs = NULL, start = 0, size, off = 0, maxaddr = 0;
+	size_t nmaps = 0, naddr = 0, nsrc;
+	struct hit {
+		uint64_t addr;
+		uint64_t n;
+	} *hits = NULL;
+	uint64_t start = 0, size, off = 0, maxaddr = 0, last_ip = 0;
+	uint32_t last_pid = 0;
+	bool last_ok = false;
 	uint8_t *code = NULL;
 	const char *path, *why = NULL;
 	bool found_size = false;
@@ -230,27 +236,53 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 							 real->maps[i].build_id,
 							 real->maps[i].build_id_size);
 		}
-	addrs = xcalloc(m->nr_ts + 1, sizeof(uint64_t));
-	for (size_t i = 0; i < m->nr_ts; i++) {
-		const struct tui_tsample *s = &m->ts[i];
+	/* The whole run: each distinct address once, from the model's index
+	 * (a few thousand lookups, not one per sample); a time range: the
+	 * samples inside it, a lookup per new address. */
+	if (!m->range_hi)
+		tui_model__index_ips(m);
+	nsrc = m->range_hi ? m->nr_ts : m->nr_ips;
+	hits = xcalloc(nsrc + 1, sizeof(*hits));
+	for (size_t i = 0; i < nsrc; i++) {
+		uint64_t ip;
+		uint32_t pid, n;
 
-		if (s->evsel != m->clk ||
-		    (m->range_hi && (s->time < m->range_lo || s->time > m->range_hi)))
+		if (m->range_hi) {
+			const struct tui_tsample *s = &m->ts[i];
+
+			if (s->evsel != m->clk || s->time < m->range_lo || s->time > m->range_hi)
+				continue;
+			ip = s->ip;
+			pid = s->pid;
+			n = 1;
+		} else {
+			ip = m->ips[i].ip;
+			pid = m->ips[i].pid;
+			n = m->ips[i].count;
+		}
+		if (naddr && ip == last_ip && pid == last_pid) {
+			if (last_ok)
+				hits[naddr - 1].n += n;
 			continue;
+		}
+		last_ip = ip;
+		last_pid = pid;
+		last_ok = false;
 		for (size_t k = 0; k < nmaps; k++) {
 			const struct tui_mmap *mp = maps[k];
 			const struct sym_result *res;
 
-			if (mp->pid != s->pid || s->ip < mp->start || s->ip >= mp->start + mp->len)
+			if (mp->pid != pid || ip < mp->start || ip >= mp->start + mp->len)
 				continue;
-			res = sym_session__lookup(sym, dsos[k],
-						  sym_map_offset(s->ip, mp->start, mp->pgoff));
+			res = sym_session__lookup(sym, dsos[k], sym_map_offset(ip, mp->start, mp->pgoff));
 			if (strcmp(sym_session__str(sym, res->symbol), f->name) &&
 			    strcmp(sym_session__str(sym, res->frames[0].function), f->name))
 				break;
 			start = res->addr - res->sym_offset;
 			dso = dsos[k];
-			addrs[naddr++] = res->addr;
+			hits[naddr].addr = res->addr;
+			hits[naddr++].n = n;
+			last_ok = true;
 			if (res->addr > maxaddr)
 				maxaddr = res->addr;
 			break;
@@ -272,25 +304,23 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "this gexplore was built without capstone: no disassembly";
 		goto out;
 	}
-	gx_qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
+	gx_qsort(hits, naddr, sizeof(*hits), cmp_hit);
 	for (size_t i = 0, j = 0; i < out->nr; i++) {
 		struct tui_insn *x = &out->insns[i];
 		const struct sym_result *res = sym_session__lookup(sym, dso,
 								   off + (x->addr - start));
 
 		x->line = res->frames[0].line;
-		while (j < naddr && addrs[j] < x->addr)
+		while (j < naddr && hits[j].addr < x->addr)
 			j++;
-		while (j < naddr && addrs[j] == x->addr) {
-			x->samples++;
-			j++;
-		}
+		while (j < naddr && hits[j].addr == x->addr)
+			x->samples += hits[j++].n;
 	}
 	if (!out->nr)
 		out->why = "capstone decoded no instruction here";
 out:
 	free(code);
-	free(addrs);
+	free(hits);
 	free(maps);
 	free(dsos);
 	return 0;

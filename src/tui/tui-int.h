@@ -236,6 +236,13 @@ struct tui_tsample {		/* one sample, for the timeline and disassembly */
 	uint32_t period_lo;	/* saturated, for per-instruction sums */
 };
 
+/* Clock-event samples of the whole run at one address of one process. */
+struct tui_iphist {
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t count;
+};
+
 struct tui_thread {
 	uint32_t tid, pid;
 	const char *name;
@@ -315,6 +322,19 @@ struct tui_model {
 	size_t nr_threads;
 	uint64_t t_first, t_last;
 	uint64_t range_lo, range_hi;	/* time filter; 0/0 = whole run */
+	/* Indexes of the samples, so that no key walks all of them (made at
+	 * open, or on first use): the clock event's sample times per thread
+	 * (m->threads order, each thread's sorted), and its samples by
+	 * address. */
+	uint64_t *thr_times;
+	size_t *thr_off;	/* [nr_threads + 1] into thr_times */
+	struct tui_iphist *ips;	/* by ip */
+	size_t nr_ips;
+	/* the last disassembly, for the source view then the disassembly view */
+	struct tui_disasm disasm_last;
+	size_t disasm_func;
+	unsigned disasm_gen;
+	bool disasm_cached;
 
 	/* Providers: real results read files; the synthetic model of the
 	 * tests supplies text in memory. */
@@ -371,6 +391,13 @@ void tui_collapse_templates(const char *s, char *out, size_t n);
 /* A function name as the views show it: collapsed templates unless
  * m->template_args; returns name itself or buf. */
 const char *tui_model__name(const struct tui_model *m, const char *name, char *buf, size_t n);
+/* Build m->thr_times / m->thr_off, and m->ips, when not yet made. */
+void tui_model__index_times(struct tui_model *m);
+void tui_model__index_ips(struct tui_model *m);
+/* The disassembly of function row func (m->disasm, the last one kept:
+ * the source view asks, then the disassembly view); out is the caller's
+ * copy (tui_disasm__exit). Nonzero when there is no provider. */
+int tui_model__disasm(struct tui_model *m, size_t func, struct tui_disasm *out);
 /* Whether the clock event of the recording was sampled without precise_ip. */
 bool tui_model__imprecise(const struct tui_model *m);
 

@@ -455,6 +455,9 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	fill_tables(m, gx_result__profile(res));
 	add_hints(m);
 	set_threads(m);
+	/* the indexes the keys use, made now rather than on a key */
+	tui_model__index_times(m);
+	tui_model__index_ips(m);
 	if (o->baseline) {
 		struct tui_open_opts bo = *o;
 		struct tui_model *base = NULL;

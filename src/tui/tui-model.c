@@ -192,6 +192,10 @@ void tui_model__delete(struct tui_model *m)
 	free(m->td_why);
 	free(m->ts);
 	free(m->threads);
+	free(m->thr_times);
+	free(m->thr_off);
+	free(m->ips);
+	tui_disasm__exit(&m->disasm_last);
 	tui_model__delete(m->base);
 	free(m->base_title);
 	for (size_t i = 0; i < m->nr_src; i++) {
@@ -294,6 +298,176 @@ char **tui_model__source(struct tui_model *m, const char *file, const char **why
 	m->src_names[m->nr_src] = xstrdup(file);
 	m->src_lines[m->nr_src++] = lines;
 	return lines;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Index in m->threads of tid, or m->nr_threads. */
+static size_t thread_index(const struct tui_model *m, uint32_t tid)
+{
+	size_t lo = 0, hi = m->nr_threads;
+
+	while (lo < hi) {	/* threads are sorted by tid */
+		size_t mid = (lo + hi) / 2;
+
+		if (m->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr_threads && m->threads[lo].tid == tid ? lo : m->nr_threads;
+}
+
+void tui_model__index_times(struct tui_model *m)
+{
+	size_t nt = m->nr_threads, *fill;
+	uint32_t last_tid = UINT32_MAX;
+	size_t last = nt;
+
+	if (m->thr_off)
+		return;
+	m->thr_off = xcalloc(nt + 2, sizeof(size_t));
+	/* counting sort by thread: samples come in time order, mostly */
+	for (int pass = 0; pass < 2; pass++) {
+		fill = pass ? xcalloc(nt + 1, sizeof(size_t)) : NULL;
+		if (pass) {
+			for (size_t t = 0; t < nt; t++)
+				m->thr_off[t + 1] += m->thr_off[t];
+			memcpy(fill, m->thr_off, nt * sizeof(size_t));
+			m->thr_times = xcalloc(m->thr_off[nt] + 1, sizeof(uint64_t));
+		}
+		for (size_t i = 0; i < m->nr_ts; i++) {
+			const struct tui_tsample *x = &m->ts[i];
+
+			if (x->evsel != m->clk || !x->time)
+				continue;
+			if (x->tid != last_tid) {
+				last_tid = x->tid;
+				last = thread_index(m, x->tid);
+			}
+			if (last == nt)
+				continue;
+			if (pass)
+				m->thr_times[fill[last]++] = x->time;
+			else
+				m->thr_off[last + 1]++;
+		}
+		free(fill);
+	}
+	for (size_t t = 0; t < nt; t++) {
+		uint64_t *a = m->thr_times + m->thr_off[t];
+		size_t n = m->thr_off[t + 1] - m->thr_off[t];
+
+		for (size_t i = 1; i < n; i++)
+			if (a[i] < a[i - 1]) {
+				gx_qsort(a, n, sizeof(*a), cmp_u64);
+				break;
+			}
+	}
+}
+
+static uint64_t ip_hash(uint64_t ip, uint32_t pid)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ pid;
+
+	return h ^ (h >> 31);
+}
+
+static int cmp_iphist(const void *a, const void *b)
+{
+	const struct tui_iphist *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+void tui_model__index_ips(struct tui_model *m)
+{
+	size_t cap = 4096, n = 0;
+	struct tui_iphist *h;
+
+	if (m->ips)
+		return;
+	h = xcalloc(cap, sizeof(*h));
+	for (size_t i = 0; i < m->nr_ts; i++) {
+		const struct tui_tsample *x = &m->ts[i];
+		size_t k;
+
+		if (x->evsel != m->clk)
+			continue;
+		if (2 * (n + 1) > cap) {	/* grow: rehash the entries */
+			struct tui_iphist *old = h;
+			size_t oc = cap;
+
+			cap *= 2;
+			h = xcalloc(cap, sizeof(*h));
+			for (size_t j = 0; j < oc; j++) {
+				if (!old[j].count)
+					continue;
+				for (k = ip_hash(old[j].ip, old[j].pid) & (cap - 1); h[k].count;
+				     k = (k + 1) & (cap - 1))
+					;
+				h[k] = old[j];
+			}
+			free(old);
+		}
+		for (k = ip_hash(x->ip, x->pid) & (cap - 1);
+		     h[k].count && (h[k].ip != x->ip || h[k].pid != x->pid); k = (k + 1) & (cap - 1))
+			;
+		if (!h[k].count) {
+			h[k].ip = x->ip;
+			h[k].pid = x->pid;
+			n++;
+		}
+		h[k].count++;
+	}
+	/* pack and sort by address */
+	m->nr_ips = 0;
+	for (size_t j = 0; j < cap; j++)
+		if (h[j].count)
+			h[m->nr_ips++] = h[j];
+	gx_qsort(h, m->nr_ips, sizeof(*h), cmp_iphist);
+	m->ips = h;
+}
+
+static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)
+{
+	memset(to, 0, sizeof(*to));
+	to->nr = from->nr;
+	to->insns = xcalloc(from->nr + 1, sizeof(*to->insns));
+	if (from->nr)
+		memcpy(to->insns, from->insns, from->nr * sizeof(*from->insns));
+	if (from->why_owned) {
+		to->why_owned = xstrdup(from->why_owned);
+		to->why = to->why_owned;
+	} else {
+		to->why = from->why;
+	}
+}
+
+int tui_model__disasm(struct tui_model *m, size_t func, struct tui_disasm *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!m->disasm)
+		return -1;
+	if (!m->disasm_cached || m->disasm_func != func || m->disasm_gen != m->generation) {
+		tui_disasm__exit(&m->disasm_last);
+		if (m->disasm(m, func, &m->disasm_last) != 0) {
+			m->disasm_cached = false;
+			return -1;
+		}
+		m->disasm_cached = true;
+		m->disasm_func = func;
+		m->disasm_gen = m->generation;
+	}
+	disasm_copy(out, &m->disasm_last);
+	return 0;
 }
 
 void tui_disasm__exit(struct tui_disasm *d)

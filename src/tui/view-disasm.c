@@ -226,9 +226,7 @@ struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t
 
 	d->func = func;
 	d->line = line;
-	if (m->disasm)
-		m->disasm(m, func, &d->d);
-	else
+	if (tui_model__disasm(m, func, &d->d) != 0)
 		d->d.why = "no disassembly for this result";
 	d->rank = xcalloc(d->d.nr + 1, sizeof(int));
 	for (size_t i = 0; i < d->d.nr; i++) {

@@ -74,7 +74,7 @@ static void find_culprits(struct source_view *s)
 	struct tui_model *m = s->v.m;
 	struct tui_disasm d;
 
-	if (!m->disasm || m->disasm(m, s->func, &d) != 0)
+	if (tui_model__disasm(m, s->func, &d) != 0)
 		return;
 	for (size_t i = 0; i < s->nr; i++) {
 		struct src_line *l = &s->lines[i];
