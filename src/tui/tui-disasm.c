@@ -211,6 +211,8 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	uint64_t start = 0, size, off = 0, maxaddr = 0, last_ip = 0;
 	uint32_t last_pid = 0;
 	bool last_ok = false;
+	struct tui_iphist *range_ips = NULL;
+	const struct tui_iphist *ips;
 	uint8_t *code = NULL;
 	const char *path, *why = NULL;
 	bool found_size = false;
@@ -236,30 +238,22 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 							 real->maps[i].build_id,
 							 real->maps[i].build_id_size);
 		}
-	/* The whole run: each distinct address once, from the model's index
-	 * (a few thousand lookups, not one per sample); a time range: the
-	 * samples inside it, a lookup per new address. */
-	if (!m->range_hi)
+	/* Each distinct address once: the whole run from the model's index,
+	 * a time range from a histogram of its samples (a few thousand
+	 * lookups, not one per sample). */
+	if (m->range_hi) {
+		nsrc = tui_model__ip_histogram(m, m->range_lo, m->range_hi, &range_ips);
+		ips = range_ips;
+	} else {
 		tui_model__index_ips(m);
-	nsrc = m->range_hi ? m->nr_ts : m->nr_ips;
+		nsrc = m->nr_ips;
+		ips = m->ips;
+	}
 	hits = xcalloc(nsrc + 1, sizeof(*hits));
 	for (size_t i = 0; i < nsrc; i++) {
-		uint64_t ip;
-		uint32_t pid, n;
+		uint64_t ip = ips[i].ip;
+		uint32_t pid = ips[i].pid, n = ips[i].count;
 
-		if (m->range_hi) {
-			const struct tui_tsample *s = &m->ts[i];
-
-			if (s->evsel != m->clk || s->time < m->range_lo || s->time > m->range_hi)
-				continue;
-			ip = s->ip;
-			pid = s->pid;
-			n = 1;
-		} else {
-			ip = m->ips[i].ip;
-			pid = m->ips[i].pid;
-			n = m->ips[i].count;
-		}
 		if (naddr && ip == last_ip && pid == last_pid) {
 			if (last_ok)
 				hits[naddr - 1].n += n;
@@ -321,6 +315,7 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 out:
 	free(code);
 	free(hits);
+	free(range_ips);
 	free(maps);
 	free(dsos);
 	return 0;

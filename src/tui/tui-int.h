@@ -394,6 +394,11 @@ const char *tui_model__name(const struct tui_model *m, const char *name, char *b
 /* Build m->thr_times / m->thr_off, and m->ips, when not yet made. */
 void tui_model__index_times(struct tui_model *m);
 void tui_model__index_ips(struct tui_model *m);
+/* The clock event's samples in the time range [lo, hi] (hi 0: all) by
+ * (ip, pid), sorted by ip, into *out (the caller frees); returns the
+ * entries. */
+size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi,
+			       struct tui_iphist **out);
 /* The disassembly of function row func (m->disasm, the last one kept:
  * the source view asks, then the disassembly view); out is the caller's
  * copy (tui_disasm__exit). Nonzero when there is no provider. */
@@ -579,9 +584,10 @@ struct tui_treelist {
 };
 void tui_treelist__init(struct tui_treelist *l, const struct tui_tree *t, int32_t root);
 void tui_treelist__exit(struct tui_treelist *l);
-/* Open the hottest chain below node from (root: the root's); returns its
- * last node. */
-int32_t tui_treelist__hot_path(struct tui_treelist *l, int32_t from);
+/* Open the hottest chain below node from (-1: the root); all: down to a
+ * leaf, else while the hottest callee holds half of its caller. Returns
+ * the last node. */
+int32_t tui_treelist__hot_path(struct tui_treelist *l, int32_t from, bool all);
 /* Right, Left, +, - and H on row *i (moved to where the cursor goes):
  * TR_REDRAW, or TR_UNHANDLED (Left on a closed top row: back). */
 unsigned tui_treelist__act(struct tui_treelist *l, enum tui_action a, int *i);

@@ -387,19 +387,41 @@ static int cmp_iphist(const void *a, const void *b)
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-void tui_model__index_ips(struct tui_model *m)
+/* First sample at or after time t, when the samples are in time order. */
+static size_t first_at(const struct tui_model *m, uint64_t t)
 {
-	size_t cap = 4096, n = 0;
-	struct tui_iphist *h;
+	size_t lo = 0, hi = m->nr_ts;
 
-	if (m->ips)
-		return;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->ts[mid].time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi,
+			       struct tui_iphist **out)
+{
+	size_t cap = 4096, n = 0, from = 0, to = m->nr_ts, nr = 0;
+	struct tui_iphist *h;
+	bool sorted = true;
+
+	for (size_t i = 1; hi && i < m->nr_ts && sorted; i++)
+		sorted = m->ts[i].time >= m->ts[i - 1].time;
+	if (hi && sorted) {	/* only the samples inside the range */
+		from = first_at(m, lo);
+		to = first_at(m, hi + 1);
+	}
 	h = xcalloc(cap, sizeof(*h));
-	for (size_t i = 0; i < m->nr_ts; i++) {
+	for (size_t i = from; i < to; i++) {
 		const struct tui_tsample *x = &m->ts[i];
 		size_t k;
 
-		if (x->evsel != m->clk)
+		if (x->evsel != m->clk || (hi && (x->time < lo || x->time > hi)))
 			continue;
 		if (2 * (n + 1) > cap) {	/* grow: rehash the entries */
 			struct tui_iphist *old = h;
@@ -428,12 +450,18 @@ void tui_model__index_ips(struct tui_model *m)
 		h[k].count++;
 	}
 	/* pack and sort by address */
-	m->nr_ips = 0;
 	for (size_t j = 0; j < cap; j++)
 		if (h[j].count)
-			h[m->nr_ips++] = h[j];
-	gx_qsort(h, m->nr_ips, sizeof(*h), cmp_iphist);
-	m->ips = h;
+			h[nr++] = h[j];
+	gx_qsort(h, nr, sizeof(*h), cmp_iphist);
+	*out = h;
+	return nr;
+}
+
+void tui_model__index_ips(struct tui_model *m)
+{
+	if (!m->ips)
+		m->nr_ips = tui_model__ip_histogram(m, 0, 0, &m->ips);
 }
 
 static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)

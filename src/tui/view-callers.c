@@ -55,7 +55,7 @@ static void build(struct callers_view *s)
 		tui_model__call_graph(m, s->func, k == 0, &s->tree[k]);
 		tui_treelist__init(&s->l[k], &s->tree[k], 1);
 		/* every direct caller (callee), the hottest path below them open */
-		tui_treelist__hot_path(&s->l[k], -1);
+		tui_treelist__hot_path(&s->l[k], -1, false);
 	}
 	s->gen = m->generation;
 	/* the cursor on the hottest caller, else the hottest callee */

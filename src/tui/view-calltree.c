@@ -45,13 +45,16 @@ static int row_of(const struct tui_treelist *l, int32_t node)
 	return 0;
 }
 
-int32_t tui_treelist__hot_path(struct tui_treelist *l, int32_t from)
+int32_t tui_treelist__hot_path(struct tui_treelist *l, int32_t from, bool all)
 {
 	int32_t at = from;
 
 	if (at < 0)
 		at = l->root;
-	while (l->t->n[at].first >= 0) {
+	/* Not all: only while the hottest callee holds half of its caller
+	 * (a function's rare interrupts stay closed). */
+	while (l->t->n[at].first >= 0 &&
+	       (all || 2 * l->t->n[l->t->n[at].first].total >= l->t->n[at].total)) {
 		l->open[at] = true;
 		at = l->t->n[at].first;
 	}
@@ -117,7 +120,7 @@ unsigned tui_treelist__act(struct tui_treelist *l, enum tui_action a, int *i)
 		*i = row_of(l, node);
 		return TR_REDRAW;
 	case TA_HOTTEST:
-		*i = row_of(l, tui_treelist__hot_path(l, node));
+		*i = row_of(l, tui_treelist__hot_path(l, node, true));
 		return TR_REDRAW;
 	default:
 		return TR_UNHANDLED;
@@ -223,7 +226,7 @@ static void setup(struct calltree_view *s)
 	tui_treelist__init(&s->l, tui_model__calltree(m), 0);
 	s->gen = m->generation;
 	/* open on the hottest path, the cursor at its top */
-	tui_treelist__hot_path(&s->l, 0);
+	tui_treelist__hot_path(&s->l, 0, false);
 	s->v.sel = s->v.top = 0;
 }
 
