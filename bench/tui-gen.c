@@ -1,8 +1,9 @@
 /*
  * tui-gen DIR BINARY NSAMPLES: write DIR/perf.data with NSAMPLES cpu-clock
  * samples over 4 threads and 10 s, at addresses inside BINARY's functions
- * (60% hot_inner, 30% hot_outer, the rest anywhere in .text), for
- * bench/tui. The binary is mapped with file offset == address, as gcc
+ * (60% hot_inner, 30% hot_outer, the rest anywhere in .text), each with
+ * its call chain (hot_inner <- hot_outer <- main, as frame pointers give
+ * it), for bench/tui: the call tree and flame views get call paths. The binary is mapped with file offset == address, as gcc
  * lays out small PIE files.
  */
 #include "config.h"
@@ -20,7 +21,7 @@
 
 #define BASE 0x555555554000ull
 
-static uint64_t sym_lo[3], sym_hi[3];	/* hot_inner, hot_outer, .text */
+static uint64_t sym_lo[4], sym_hi[4];	/* hot_inner, hot_outer, .text, main */
 
 static void find_syms(const char *path)
 {
@@ -50,8 +51,9 @@ static void find_syms(const char *path)
 
 			gelf_getsym(d, (int)i, &s);
 			n = elf_strptr(e, sh.sh_link, s.st_name);
-			for (int k = 0; k < 2 && n; k++)
-				if (!strcmp(n, k ? "hot_outer" : "hot_inner")) {
+			for (int k = 0; k < 4 && n; k++)
+				if (k != 2 && !strcmp(n, k == 0 ? "hot_inner" : k == 1 ? "hot_outer" :
+						      "main")) {
 					sym_lo[k] = s.st_value;
 					sym_hi[k] = s.st_value + s.st_size;
 				}
@@ -85,8 +87,8 @@ int main(int argc, char **argv)
 	}
 	n = strtoull(argv[3], NULL, 10);
 	find_syms(argv[2]);
-	if (!sym_hi[0] || !sym_hi[1] || !sym_hi[2] || stat(argv[2], &st) != 0) {
-		fprintf(stderr, "tui-gen: %s lacks hot_inner/hot_outer/.text\n", argv[2]);
+	if (!sym_hi[0] || !sym_hi[1] || !sym_hi[2] || !sym_hi[3] || stat(argv[2], &st) != 0) {
+		fprintf(stderr, "tui-gen: %s lacks hot_inner/hot_outer/main/.text\n", argv[2]);
 		return 2;
 	}
 	mkdir(argv[1], 0755);
@@ -96,7 +98,7 @@ int main(int argc, char **argv)
 	ev.attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	ev.attr.sample_period = 100000;
 	ev.attr.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			      PERF_SAMPLE_PERIOD;
+			      PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN;
 	ev.name = "cpu-clock";
 	if (perf_writer__new(&w, path, &ev, 1, &cause) != 0) {
 		fprintf(stderr, "tui-gen: %s\n", cause);
@@ -141,13 +143,14 @@ int main(int argc, char **argv)
 			uint64_t ip;
 			uint32_t pid, tid;
 			uint64_t time, period;
+			uint64_t nr, chain[4];
 		} s;
 		uint64_t r, k;
+		size_t len;
 
 		memset(&s, 0, sizeof(s));
 		s.h.type = PERF_RECORD_SAMPLE;
 		s.h.misc = PERF_RECORD_MISC_USER;
-		s.h.size = sizeof(s);
 
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		r = seed >> 33;
@@ -157,7 +160,16 @@ int main(int argc, char **argv)
 		s.tid = 1000 + (uint32_t)(r % 4);
 		s.time = 1000000000ull + i * (10000000000ull / (n ? n : 1));
 		s.period = 100000;
-		put(w, &s, sizeof(s));
+		/* PERF_CONTEXT_USER, the ip, then return addresses: in hot_outer
+		 * (hot_inner's caller) and in main */
+		s.chain[s.nr++] = 0xfffffffffffffe00ull;
+		s.chain[s.nr++] = s.ip;
+		if (k == 0)
+			s.chain[s.nr++] = BASE + sym_lo[1] + (sym_hi[1] - sym_lo[1]) / 2;
+		s.chain[s.nr++] = BASE + sym_lo[3] + (sym_hi[3] - sym_lo[3]) / 2;
+		len = offsetof(__typeof__(s), chain) + s.nr * sizeof(uint64_t);
+		s.h.size = (uint16_t)len;
+		put(w, &s, len);
 		if (i % 10000 == 9999)
 			perf_writer__finished_round(w);
 	}

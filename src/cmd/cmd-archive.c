@@ -141,7 +141,7 @@ static int cmd_archive_exec(int argc, char **argv)
 	po.ctx = &o.quiet;
 	po.symfs = o.symfs;
 	po.max_bytes = !o.max ? CMD_ARCHIVE_MAX_DEFAULT : o.max == UINT64_MAX ? 0 : o.max;
-	if (pd_result_dir__resolve(a.argv[0], ".", &dir, &data, &cause) != 0) {
+	if (pd_result_dir__resolve(a.argv[0], ".", &dir, &data, NULL, &cause) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_USAGE;
 		goto out;

@@ -17,8 +17,8 @@ static const struct {
 	{ TK_DOWN, TA_DOWN }, { 'j', TA_DOWN },
 	{ TK_PGUP, TA_PGUP }, { TK_PGDN, TA_PGDN },
 	{ TK_HOME, TA_HOME }, { TK_END, TA_END },
-	{ TK_ENTER, TA_ENTER }, { TK_RIGHT, TA_ENTER },
-	{ TK_LEFT, TA_BACK }, { TK_ESC, TA_BACK },
+	{ TK_ENTER, TA_ENTER }, { TK_RIGHT, TA_RIGHT },
+	{ TK_LEFT, TA_LEFT }, { TK_ESC, TA_BACK },
 	{ 'q', TA_QUIT },
 	{ '?', TA_HELP },
 	{ '/', TA_FILTER },
@@ -30,6 +30,8 @@ static const struct {
 	{ 'c', TA_CALLERS }, { 't', TA_TIMELINE }, { 'd', TA_DISASM }, { 's', TA_SUMMARY },
 	{ 'h', TA_CURSOR_LEFT }, { 'l', TA_CURSOR_RIGHT },
 	{ ' ', TA_MARK }, { 'x', TA_CLEAR }, { 'r', TA_REGION },
+	{ '+', TA_EXPAND }, { '-', TA_COLLAPSE },
+	{ 'T', TA_CALLTREE }, { 'f', TA_FLAME }, { 'a', TA_TEMPLATES },
 	{ TK_RESIZE, TA_RESIZE },
 };
 

@@ -9,6 +9,9 @@
 #include "tui.h"
 #include "tui-int.h"
 
+#ifndef NCURSES_WIDECHAR
+#define NCURSES_WIDECHAR 1	/* cchar_t and mvadd_wch: the canvas holds code points */
+#endif
 #include <curses.h>
 #include <errno.h>
 #include <locale.h>
@@ -111,10 +114,20 @@ static void blit(const struct tui_canvas *c)
 		for (int x = 0; x < c->w; x++) {
 			const struct tui_cell *cell = &c->cells[y * c->w + x];
 
-			/* The bottom-right cell would scroll some terminals. */
-			if (y == c->h - 1 && x == c->w - 1)
+			wchar_t wc[2] = { (wchar_t)cell->ch, 0 };
+			cchar_t cc;
+
+			/* The bottom-right cell would scroll some terminals; the
+			 * right half of a wide character is drawn with its left. */
+			if ((y == c->h - 1 && x == c->w - 1) || cell->ch == TUI_WIDE_RIGHT)
 				continue;
-			mvaddch(y, x, (chtype)(unsigned char)cell->ch | style_attr[cell->style]);
+			if (cell->ch < 0x80) {
+				mvaddch(y, x, (chtype)cell->ch | style_attr[cell->style]);
+				continue;
+			}
+			setcchar(&cc, wc, style_attr[cell->style] & A_ATTRIBUTES,
+				 (short)PAIR_NUMBER(style_attr[cell->style]), NULL);
+			mvadd_wch(y, x, &cc);
 		}
 }
 

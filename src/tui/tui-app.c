@@ -116,6 +116,12 @@ void tui_app__key(struct tui_app *a, int key)
 	}
 	a->next = NULL;
 	r = v->ops->handle(v, act, a);
+	/* Left and Right are back and drill-in, except in the views that
+	 * collapse and expand with them (trees, the flame graph). */
+	if ((r & TR_UNHANDLED) && (act == TA_LEFT || act == TA_RIGHT)) {
+		act = act == TA_LEFT ? TA_BACK : TA_ENTER;
+		r = v->ops->handle(v, act, a);
+	}
 	if (r & TR_PUSH)
 		push(a, a->next);
 	a->next = NULL;
@@ -150,6 +156,17 @@ void tui_app__key(struct tui_app *a, int key)
 		break;
 	case TA_TIMELINE:
 		push(a, tui_timeline_view__new(a->m));
+		break;
+	case TA_CALLTREE:
+		push(a, tui_calltree_view__new(a->m));
+		break;
+	case TA_FLAME:
+		push(a, tui_flame_view__new(a->m));
+		break;
+	case TA_TEMPLATES:
+		a->m->template_args = !a->m->template_args;
+		tui_app__message(a, "C++ template arguments %s (a toggles)",
+				 a->m->template_args ? "shown" : "collapsed to <...>");
 		break;
 	case TA_SUMMARY:
 		while (a->depth > 1)
@@ -187,13 +204,13 @@ void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 	if (c->w - rl >= 20) {
 		char e[512];
 
-		tui_ellipsize(buf, c->w - rl - 1, e);
+		tui_ellipsize(buf, c->w - rl - 1, e, sizeof(e));
 		canvas__put(c, 0, 0, TS_TITLE, e, -1);
 		canvas__put(c, c->w - rl, 0, TS_TITLE, right, -1);
 	} else {
 		char e[512];
 
-		tui_ellipsize(buf, c->w, e);
+		tui_ellipsize(buf, c->w, e, sizeof(e));
 		canvas__put(c, 0, 0, TS_TITLE, e, -1);
 	}
 	v->ops->draw(v, c, 1, c->h - 2);
@@ -205,7 +222,7 @@ void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 	} else if (v->ops->status && (st = v->ops->status(v)) != NULL) {
 		char e[512];
 
-		tui_ellipsize(st, c->w, e);
+		tui_ellipsize(st, c->w, e, sizeof(e));
 		canvas__put(c, 0, c->h - 1, TS_STATUS, e, -1);
 	}
 }

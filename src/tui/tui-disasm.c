@@ -113,9 +113,9 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 #endif
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_hit(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;	/* addr first */
 
 	return (x > y) - (x < y);
 }
@@ -196,20 +196,19 @@ out:
 	return buf;
 }
 
-/* Count the samples at each instruction; addrs sorted here. */
-static void count_samples(struct tui_disasm *out, uint64_t *addrs, size_t naddr)
+/* The clock event's samples the views keep, by (ip, pid), sorted by ip:
+ * the model's index for the whole run, else a histogram of the time range
+ * or region (*own, which the caller frees). */
+static const struct tui_iphist *kept_ips(struct tui_model *m, size_t *n, struct tui_iphist **own)
 {
-	gx_qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
-	for (size_t i = 0, j = 0; i < out->nr; i++) {
-		struct tui_insn *x = &out->insns[i];
-
-		while (j < naddr && addrs[j] < x->addr)
-			j++;
-		while (j < naddr && addrs[j] == x->addr) {
-			x->samples++;
-			j++;
-		}
+	*own = NULL;
+	if (m->range_hi || m->region >= 0) {
+		*n = tui_model__ip_histogram(m, m->range_lo, m->range_hi, true, own);
+		return *own;
 	}
+	tui_model__index_ips(m);
+	*n = m->nr_ips;
+	return m->ips;
 }
 
 /* A JIT function named by a jitdump (module jit-PID.dump): its bytes are
@@ -218,35 +217,28 @@ static bool disasm_jit(struct tui_model *m, const struct tui_row *f, struct sym_
 		       struct tui_disasm *out)
 {
 	const char *base = strrchr(f->module, '/');
-	uint64_t *addrs, start = 0, size = 0;
+	struct tui_iphist *own;
+	const struct tui_iphist *ips;
+	uint64_t start = 0, size = 0;
 	const uint8_t *code = NULL;
-	size_t naddr = 0, n;
+	size_t nips, n;
 	int machine = 0;
 
 	base = base ? base + 1 : f->module;
 	n = strlen(base);
 	if (strncmp(base, "jit-", 4) || n < 9 || strcmp(base + n - 5, ".dump"))
 		return false;
-	addrs = xcalloc(m->nr_ts + 1, sizeof(uint64_t));
-	for (size_t i = 0; i < m->nr_ts; i++) {
-		const struct tui_tsample *s = &m->ts[i];
-		const struct sym_result *res;
+	ips = kept_ips(m, &nips, &own);
+	for (size_t i = 0; i < nips && !code; i++) {
+		const struct sym_result *res = sym_session__lookup_jit(sym, ips[i].pid, ips[i].ip);
 
-		if (s->evsel != m->clk ||
-		    (m->range_hi && (s->time < m->range_lo || s->time > m->range_hi)))
-			continue;
-		res = sym_session__lookup_jit(sym, s->pid, s->ip);
-		if (!res || strcmp(sym_session__str(sym, res->symbol), f->name) ||
-		    strcmp(sym_session__str(sym, res->module), f->module))
-			continue;
-		if (!code && !sym_session__jit_code(sym, s->pid, s->ip, &code, &start, &size,
-						     &machine))
-			continue;
-		if (s->ip >= start && s->ip < start + size)
-			addrs[naddr++] = s->ip;
+		if (res && !strcmp(sym_session__str(sym, res->symbol), f->name) &&
+		    !strcmp(sym_session__str(sym, res->module), f->module))
+			sym_session__jit_code(sym, ips[i].pid, ips[i].ip, &code, &start, &size,
+					      &machine);
 	}
 	if (!code) {
-		free(addrs);
+		free(own);
 		return false;
 	}
 	if (size > MAX_FUNC_BYTES)
@@ -256,8 +248,16 @@ static bool disasm_jit(struct tui_model *m, const struct tui_row *f, struct sym_
 			   "with capstone)";
 	else if (!out->nr)
 		out->why = "capstone decoded no instruction here";
-	count_samples(out, addrs, naddr);
-	free(addrs);
+	/* ips and instructions are both by address: one pass counts them */
+	for (size_t i = 0, j = 0; i < out->nr; i++) {
+		struct tui_insn *x = &out->insns[i];
+
+		while (j < nips && ips[j].ip < x->addr)
+			j++;
+		for (; j < nips && ips[j].ip == x->addr; j++)
+			x->samples += ips[j].count;
+	}
+	free(own);
 	return true;
 }
 
@@ -268,8 +268,16 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 	struct tui_mmap **maps = NULL;
 	struct sym_dso **dsos = NULL;
 	struct sym_dso *dso = NULL;
-	size_t nmaps = 0, naddr = 0;
-	uint64_t *addrs = NULL, start = 0, size, off = 0, maxaddr = 0;
+	size_t nmaps = 0, naddr = 0, nsrc;
+	struct hit {
+		uint64_t addr;
+		uint64_t n;
+	} *hits = NULL;
+	uint64_t start = 0, size, off = 0, maxaddr = 0, last_ip = 0;
+	uint32_t last_pid = 0;
+	bool last_ok = false;
+	struct tui_iphist *range_ips = NULL;
+	const struct tui_iphist *ips;
 	uint8_t *code = NULL;
 	const char *path, *why = NULL;
 	bool found_size = false;
@@ -297,26 +305,38 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 							 real->maps[i].build_id,
 							 real->maps[i].build_id_size);
 		}
-	addrs = xcalloc(m->nr_ts + 1, sizeof(uint64_t));
-	for (size_t i = 0; i < m->nr_ts; i++) {
-		const struct tui_tsample *s = &m->ts[i];
+	/* Each distinct address once: the whole run from the model's index,
+	 * a time range from a histogram of its samples (a few thousand
+	 * lookups, not one per sample). */
+	ips = kept_ips(m, &nsrc, &range_ips);
+	hits = xcalloc(nsrc + 1, sizeof(*hits));
+	for (size_t i = 0; i < nsrc; i++) {
+		uint64_t ip = ips[i].ip;
+		uint32_t pid = ips[i].pid, n = ips[i].count;
 
-		if (s->evsel != m->clk || !tui_model__keeps(m, s->tid, s->time))
+		if (naddr && ip == last_ip && pid == last_pid) {
+			if (last_ok)
+				hits[naddr - 1].n += n;
 			continue;
+		}
+		last_ip = ip;
+		last_pid = pid;
+		last_ok = false;
 		for (size_t k = 0; k < nmaps; k++) {
 			const struct tui_mmap *mp = maps[k];
 			const struct sym_result *res;
 
-			if (mp->pid != s->pid || s->ip < mp->start || s->ip >= mp->start + mp->len)
+			if (mp->pid != pid || ip < mp->start || ip >= mp->start + mp->len)
 				continue;
-			res = sym_session__lookup(sym, dsos[k],
-						  sym_map_offset(s->ip, mp->start, mp->pgoff));
+			res = sym_session__lookup(sym, dsos[k], sym_map_offset(ip, mp->start, mp->pgoff));
 			if (strcmp(sym_session__str(sym, res->symbol), f->name) &&
 			    strcmp(sym_session__str(sym, res->frames[0].function), f->name))
 				break;
 			start = res->addr - res->sym_offset;
 			dso = dsos[k];
-			addrs[naddr++] = res->addr;
+			hits[naddr].addr = res->addr;
+			hits[naddr++].n = n;
+			last_ok = true;
 			if (res->addr > maxaddr)
 				maxaddr = res->addr;
 			break;
@@ -338,25 +358,24 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
 		out->why = "this gexplore was built without capstone: no disassembly";
 		goto out;
 	}
-	gx_qsort(addrs, naddr, sizeof(*addrs), cmp_u64);
+	gx_qsort(hits, naddr, sizeof(*hits), cmp_hit);
 	for (size_t i = 0, j = 0; i < out->nr; i++) {
 		struct tui_insn *x = &out->insns[i];
 		const struct sym_result *res = sym_session__lookup(sym, dso,
 								   off + (x->addr - start));
 
 		x->line = res->frames[0].line;
-		while (j < naddr && addrs[j] < x->addr)
+		while (j < naddr && hits[j].addr < x->addr)
 			j++;
-		while (j < naddr && addrs[j] == x->addr) {
-			x->samples++;
-			j++;
-		}
+		while (j < naddr && hits[j].addr == x->addr)
+			x->samples += hits[j++].n;
 	}
 	if (!out->nr)
 		out->why = "capstone decoded no instruction here";
 out:
 	free(code);
-	free(addrs);
+	free(hits);
+	free(range_ips);
 	free(maps);
 	free(dsos);
 	return 0;

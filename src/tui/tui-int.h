@@ -38,9 +38,11 @@ enum tui_style {
 char tui_style_letter(enum tui_style s);
 
 struct tui_cell {
-	char ch;
+	uint32_t ch;		/* Unicode code point, or TUI_WIDE_RIGHT */
 	uint8_t style;
 };
+/* The right half of the wide character in the cell before. */
+#define TUI_WIDE_RIGHT 0u
 
 struct tui_canvas {
 	int w, h;
@@ -51,8 +53,9 @@ void canvas__init(struct tui_canvas *c, int w, int h);
 void canvas__exit(struct tui_canvas *c);
 void canvas__resize(struct tui_canvas *c, int w, int h);
 void canvas__clear(struct tui_canvas *c);
-/* Write s at (x, y) clipped to the canvas and to at most max cells (<0:
- * no limit); non-printable bytes become '?'. Returns cells written. */
+/* Write the UTF-8 string s at (x, y) clipped to the canvas and to at most
+ * max cells (<0: no limit); a wide character takes two cells, combining
+ * marks none, control characters become '?'. Returns cells written. */
 int canvas__put(struct tui_canvas *c, int x, int y, enum tui_style st, const char *s, int max);
 int canvas__printf(struct tui_canvas *c, int x, int y, enum tui_style st, const char *fmt, ...)
 	GX_PRINTF(5, 6);
@@ -68,9 +71,23 @@ void canvas__style(struct tui_canvas *c, int x, int y, int n, enum tui_style st)
  * NULL, the style layer in the same shape (one letter per cell). */
 void canvas__dump(const struct tui_canvas *c, struct strbuf *text, struct strbuf *styles);
 
-/* s shortened to width w by an ellipsis in the middle ("libfo~bar.so");
- * written to out (size >= w + 1). */
-void tui_ellipsize(const char *s, int w, char *out);
+/* s shortened to w cells by an ellipsis in the middle ("libfo~bar.so"),
+ * counted in display cells (UTF-8, wide characters), never cutting a
+ * character; written to out (size bytes, NUL-terminated). */
+void tui_ellipsize(const char *s, int w, char *out, size_t size);
+/* tui_ellipsize, then spaces up to exactly w cells: a column that stays
+ * aligned whatever the name holds. */
+void tui_pad(const char *s, int w, char *out, size_t size);
+/* Cells that s takes on the screen. */
+int tui_str_width(const char *s);
+/* Decode one UTF-8 character of s (not at its NUL): bytes used; an invalid
+ * byte is one U+FFFD. */
+int tui_utf8_next(const char *s, uint32_t *cp);
+/* Encode cp into out (4 bytes at most); returns the bytes. */
+int tui_utf8_put(uint32_t cp, char *out);
+/* Cells of a code point: wcwidth under a UTF-8 locale (a built-in table
+ * when there is none); -1 for control characters. */
+int tui_cp_width(uint32_t cp);
 
 /* ======================================================================
  * Actions: what a key means, independent of curses.
@@ -101,6 +118,13 @@ enum tui_action {
 	TA_MARK,	/* space (timeline: range start/end) */
 	TA_CLEAR,	/* x: clear filter / time range / region */
 	TA_REGION,	/* r (timeline): narrow to the region under the cursor */
+	TA_LEFT,	/* Left: collapse in trees; else as TA_BACK */
+	TA_RIGHT,	/* Right: expand in trees; else as TA_ENTER */
+	TA_EXPAND,	/* +: expand everything below */
+	TA_COLLAPSE,	/* -: collapse everything below */
+	TA_CALLTREE,	/* T: top-down call tree */
+	TA_FLAME,	/* f: flame / icicle graph */
+	TA_TEMPLATES,	/* a: C++ template arguments shown or collapsed */
 	TA_RESIZE,
 	TA_NR_,
 };
@@ -132,6 +156,9 @@ struct tui_row {
 	uint32_t nr_procs;	/* process rows: the processes of the command (0: one) */
 	int32_t func;		/* line rows: index in the function table, else -1 */
 	double reliability;	/* MUX reliability of the row, NAN: n/a */
+	double total;		/* clock-event period with the row anywhere on the
+				   stack (self + callees); = period[clk] without
+				   call stacks */
 	struct tui_row *base;	/* the same row in the baseline model, or NULL */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
@@ -144,16 +171,77 @@ struct tui_table {
 	size_t nr;
 };
 
-struct tui_edge {		/* caller -> callee, function row indexes */
-	uint32_t caller, callee;
+/* One distinct call path of the profile (its PROFILE_BY_CALLPATH row, the
+ * data of `report --folded`): the process's command, then the function
+ * rows from the root to the sampled function. */
+struct tui_path {
+	const char *comm;	/* owned by the model */
+	const uint32_t *func;	/* [len] function row indexes, root first */
+	uint32_t len;
 	double period;		/* of the clock event */
+	uint64_t samples;
 };
+
+/*
+ * A tree of call paths (tui-tree.c): the top-down call tree (command,
+ * then callers above callees), or one function's callers or callees to
+ * any depth. Node 0 is the root; every node's children are linked from
+ * the hottest down.
+ */
+#define TUI_TNODE_COMM UINT32_MAX	/* tui_tnode.func of a command's node */
+struct tui_tnode {
+	uint32_t func;		/* function row, or TUI_TNODE_COMM */
+	const char *comm;	/* a command's node: its name */
+	int32_t parent, first, next;	/* -1: none */
+	uint32_t depth;		/* the root's children: 0 */
+	uint32_t nr_children;
+	double self;		/* period of the paths that end here */
+	double total;		/* period of the paths through here */
+};
+
+struct tui_tree {
+	struct tui_tnode *n;
+	size_t nr, cap;
+	int32_t *hash;		/* (parent, func, comm) -> node, while building */
+	size_t hash_cap;
+};
+
+void tui_tree__init(struct tui_tree *t);
+void tui_tree__exit(struct tui_tree *t);
+/*
+ * Add one path below node `under` (0: the root): a command's node first
+ * when comm is not NULL, then funcs[0], funcs[step], ... (n of them; step
+ * -1 starts at funcs[0] and walks down the array). Every node on the way
+ * gets total += w and self += self_each; the last one self += self_last.
+ */
+void tui_tree__add(struct tui_tree *t, int32_t under, const char *comm, const uint32_t *funcs,
+		   size_t n, int step, double w, double self_last, double self_each);
+/* After the last add: children linked hottest first, the hash freed. */
+void tui_tree__finish(struct tui_tree *t);
+/* Append to *rows (grown, *nr and *cap) the children of `parent`, and of
+ * every node open[] says is expanded, depth first, in display order. */
+void tui_tree__flatten(const struct tui_tree *t, int32_t parent, const bool *open,
+		       int32_t **rows, size_t *nr, size_t *cap);
+/* The top-down call tree of the model's paths: built on first use, kept
+ * until the tables change (a time range). */
+const struct tui_tree *tui_model__calltree(struct tui_model *m);
+/* Callers (callers true: F's callers to any depth, F's self through them
+ * as self) or callees (F's callees to any depth) of function row f; node
+ * 1 is f. The caller owns the tree (tui_tree__exit). */
+void tui_model__call_graph(struct tui_model *m, size_t f, bool callers, struct tui_tree *out);
 
 struct tui_tsample {		/* one sample, for the timeline and disassembly */
 	uint64_t time, ip;
 	uint32_t pid, tid;
 	uint32_t evsel;
 	uint32_t period_lo;	/* saturated, for per-instruction sums */
+};
+
+/* Clock-event samples of the whole run at one address of one process. */
+struct tui_iphist {
+	uint64_t ip;
+	uint32_t pid;
+	uint32_t count;
 };
 
 struct tui_thread {
@@ -223,15 +311,19 @@ struct tui_model {
 	int focus_node;		/* node selected in the summary: the grid shows its children */
 
 	struct tui_table tab[TK_NR_];
+	bool template_args;	/* show C++ template arguments (the 'a' key) */
 	/* --baseline: the result compared against, its rows matched to ours
 	 * (tui_row.base); delta columns follow the share and CPI */
 	struct tui_model *base;
 	char *base_title;
 	double total_clk;	/* clock-event period of the (filtered) run */
 	bool has_mux_rows;	/* rows carry MUX reliability: a grid column */
-	struct tui_edge *edges;
-	size_t nr_edges;
 	bool has_callchains;
+	struct tui_path *paths;	/* every distinct call path */
+	size_t nr_paths;
+	uint32_t *path_funcs;	/* the paths' function indexes (one block) */
+	struct tui_tree *calltree;	/* built on first use, or NULL */
+	unsigned generation;	/* bumped when the tables change: views rebuild */
 
 	struct tui_tsample *ts;
 	size_t nr_ts;
@@ -247,6 +339,19 @@ struct tui_model {
 	const char **region_names;	/* owned by the model */
 	size_t nr_region_names;
 	int region;
+	/* Indexes of the samples, so that no key walks all of them (made at
+	 * open, or on first use): the clock event's sample times per thread
+	 * (m->threads order, each thread's sorted), and its samples by
+	 * address. */
+	uint64_t *thr_times;
+	size_t *thr_off;	/* [nr_threads + 1] into thr_times */
+	struct tui_iphist *ips;	/* by ip */
+	size_t nr_ips;
+	/* the last disassembly, for the source view then the disassembly view */
+	struct tui_disasm disasm_last;
+	size_t disasm_func;
+	unsigned disasm_gen;
+	bool disasm_cached;
 
 	/* Providers: real results read files; the synthetic model of the
 	 * tests supplies text in memory. */
@@ -313,13 +418,34 @@ bool tui_model__region_meets(const struct tui_model *m, int name_idx, uint32_t t
 /* Whether a sample of thread tid at time t is in the views: inside the
  * time range and the narrowed region, if any. */
 bool tui_model__keeps(const struct tui_model *m, uint32_t tid, uint64_t t);
+/* s with every C++ template argument list collapsed to "<...>"
+ * ("std::vector<...>::push_back"); operator<, operator<< and the like
+ * are kept. Written to out (n bytes, NUL-terminated, cut if too small). */
+void tui_collapse_templates(const char *s, char *out, size_t n);
+/* A function name as the views show it: collapsed templates unless
+ * m->template_args; returns name itself or buf. */
+const char *tui_model__name(const struct tui_model *m, const char *name, char *buf, size_t n);
+/* Build m->thr_times / m->thr_off, and m->ips, when not yet made. */
+void tui_model__index_times(struct tui_model *m);
+void tui_model__index_ips(struct tui_model *m);
+/* The clock event's samples in the time range [lo, hi] (hi 0: all) by
+ * (ip, pid), sorted by ip, into *out (the caller frees); returns the
+ * entries. narrowed: only those the views keep (tui_model__keeps: the
+ * time range and the narrowed region). */
+size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bool narrowed,
+			       struct tui_iphist **out);
+/* The disassembly of function row func (m->disasm, the last one kept:
+ * the source view asks, then the disassembly view); out is the caller's
+ * copy (tui_disasm__exit). Nonzero when there is no provider. */
+int tui_model__disasm(struct tui_model *m, size_t func, struct tui_disasm *out);
 /* Whether the clock event of the recording was sampled without precise_ip. */
 bool tui_model__imprecise(const struct tui_model *m);
 
-/* Grid columns: the clock share, samples, then top-down nodes (CPI,
- * level 1, the focus node's children). prio: lower survives narrower
- * screens. */
-enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX };
+/* Grid columns: the clock share (self), its total (with call stacks),
+ * samples, then top-down nodes (CPI, level 1, the focus node's children),
+ * the module, and last the name (width 0: the rest of the line). prio:
+ * lower survives narrower screens. Every column sorts (< >). */
+enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX, TC_TOTAL, TC_MODULE, TC_NAME };
 struct tui_col {
 	enum tui_col_kind kind;
 	int node;		/* TC_NODE: node index */
@@ -329,7 +455,15 @@ struct tui_col {
 	int prio;
 };
 #define TUI_MAX_COLS 16
-size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max);
+size_t tui_model__columns(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max);
+/* Whether a column holds text (module, name): sorted by string, A first. */
+static inline bool tui_col__text(const struct tui_col *c)
+{
+	return c->kind == TC_MODULE || c->kind == TC_NAME;
+}
+/* The last part of a path ("libc.so.6"). */
+const char *tui_base_name(const char *path);
 /*
  * Compare with a baseline model (owned by m from now on): each row of
  * every table is matched to the baseline's row of the same function and
@@ -472,6 +606,34 @@ struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t
 struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func);
 struct tui_view *tui_timeline_view__new(struct tui_model *m);
 struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of);
+struct tui_view *tui_calltree_view__new(struct tui_model *m);
+struct tui_view *tui_flame_view__new(struct tui_model *m);
+/* The rows of a tree as a list view shows them: the descendants of root
+ * that are visible under the expanded nodes (view-calltree.c). */
+struct tui_treelist {
+	const struct tui_tree *t;
+	int32_t root;
+	bool *open;		/* [t->nr] */
+	int32_t *rows;
+	size_t nr, cap;
+};
+void tui_treelist__init(struct tui_treelist *l, const struct tui_tree *t, int32_t root);
+void tui_treelist__exit(struct tui_treelist *l);
+/* Open the hottest chain below node from (-1: the root); all: down to a
+ * leaf, else while the hottest callee holds half of its caller. Returns
+ * the last node. */
+int32_t tui_treelist__hot_path(struct tui_treelist *l, int32_t from, bool all);
+/* Right, Left, +, - and H on row *i (moved to where the cursor goes):
+ * TR_REDRAW, or TR_UNHANDLED (Left on a closed top row: back). */
+unsigned tui_treelist__act(struct tui_treelist *l, enum tui_action a, int *i);
+/* One row of a call tree at y: self and total shares, the name indented
+ * by depth (relative to base_depth) after its mark ('+' closed, '-' open),
+ * the module at the right when there is room. */
+void tui_tree_row__draw(struct tui_canvas *c, int y, struct tui_model *m,
+			const struct tui_tree *t, int32_t node, uint32_t base_depth, bool open,
+			bool sel);
+/* The header that goes with tui_tree_row__draw's rows. */
+void tui_tree_row__header(struct tui_canvas *c, int y, const char *what);
 
 /* ======================================================================
  * The app: a stack of views, a prompt, and the message line.

@@ -82,6 +82,10 @@ static void copy_counts(struct tui_model *m, struct tui_row *row, const struct p
 			row->period[e] = (double)pr->period[e];
 		row->samples[e] = pr->samples[e];
 	}
+	/* total: scaled as the row's own period was */
+	row->total = (double)pr->total_period[m->clk];
+	if (pr->period[m->clk])
+		row->total *= row->period[m->clk] / (double)pr->period[m->clk];
 	if (res && gx_result__mux(res) && pr->slot_period) {
 		double rel = gx_result__row_reliability(res, pr);
 
@@ -108,15 +112,6 @@ static void fill_simple(struct tui_model *m, struct profile *p, enum tui_kind k,
 	}
 }
 
-static int cmp_edge(const void *a, const void *b)
-{
-	const struct tui_edge *x = a, *y = b;
-
-	if (x->caller != y->caller)
-		return x->caller < y->caller ? -1 : 1;
-	return (x->callee > y->callee) - (x->callee < y->callee);
-}
-
 /* Row i of a function or line table, with its module and counts; NULL
  * (the row named "?") when the profile has no row i. */
 static struct tui_row *add_code_row(struct tui_model *m, struct profile *p, enum tui_kind k,
@@ -132,9 +127,27 @@ static struct tui_row *add_code_row(struct tui_model *m, struct profile *p, enum
 	return r;
 }
 
+/* The clock event's period of a profile row, scaled as the rows are. */
+static double real_value(struct tui_model *m, const struct profile_row *pr)
+{
+	const struct tui_real *real = m->priv;
+	double v = real ? gx_result__row_value(real->res, pr, m->clk) : NAN;
+
+	return isnan(v) ? (double)pr->period[m->clk] : v;
+}
+
+/* The model's copy of a command name; consecutive paths of one process
+ * share it. */
+static const char *comm_of(struct tui_model *m, const char *name)
+{
+	if (m->nr_paths > 1 && !strcmp(m->paths[m->nr_paths - 2].comm, name))
+		return m->paths[m->nr_paths - 2].comm;
+	return tui_model__str(m, name);
+}
+
 static void fill_hotspots(struct tui_model *m, struct profile *p)
 {
-	size_t nf, nl, nc, ne = 0, cap = 0;
+	size_t nf, nl, nc;
 
 	profile__rows(p, PROFILE_BY_FUNCTION, m->clk, &nf);
 	/* Function rows in index order, so line rows can name theirs. */
@@ -153,26 +166,31 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 	}
 	m->has_callchains = profile__has_callchains(p);
 	profile__rows(p, PROFILE_BY_CALLPATH, m->clk, &nc);
-	for (uint32_t i = 0; i < nc; i++) {
-		const struct profile_row *pr = profile__row(p, PROFILE_BY_CALLPATH, i);
+	m->paths = xcalloc(nc + 1, sizeof(*m->paths));
+	for (uint32_t i = 0, nf_all = 0, pass = 0; pass < 2; pass++) {
+		/* pass 0 sizes the block of function indexes, pass 1 fills it */
+		if (pass == 1)
+			m->path_funcs = xcalloc(nf_all + 1, sizeof(*m->path_funcs));
+		nf_all = 0;
+		for (i = 0; i < nc; i++) {
+			const struct profile_row *pr = profile__row(p, PROFILE_BY_CALLPATH, i);
+			struct tui_path *tp;
 
-		if (!pr || !pr->period[m->clk])
-			continue;
-		for (uint32_t j = 0; j + 1 < pr->path_len; j++) {
-			m->edges = xgrow(m->edges, &cap, ne + 1, sizeof(*m->edges));
-			m->edges[ne].caller = pr->path[j];
-			m->edges[ne].callee = pr->path[j + 1];
-			m->edges[ne++].period = (double)pr->period[m->clk];
+			if (!pr || !pr->period[m->clk] || !pr->path_len)
+				continue;
+			if (pass == 0) {
+				nf_all += pr->path_len;
+				continue;
+			}
+			tp = &m->paths[m->nr_paths++];
+			memcpy(m->path_funcs + nf_all, pr->path, pr->path_len * sizeof(*pr->path));
+			tp->func = m->path_funcs + nf_all;
+			tp->len = pr->path_len;
+			nf_all += pr->path_len;
+			tp->comm = comm_of(m, pr->name);
+			tp->period = real_value(m, pr);
+			tp->samples = pr->samples[m->clk];
 		}
-	}
-	/* Merge duplicate pairs. */
-	gx_qsort(m->edges, ne, sizeof(*m->edges), cmp_edge);
-	m->nr_edges = 0;
-	for (size_t i = 0; i < ne; i++) {
-		if (m->nr_edges && !cmp_edge(&m->edges[m->nr_edges - 1], &m->edges[i]))
-			m->edges[m->nr_edges - 1].period += m->edges[i].period;
-		else
-			m->edges[m->nr_edges++] = m->edges[i];
 	}
 }
 
@@ -486,6 +504,9 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	fill_tables(m, gx_result__profile(res));
 	add_hints(m);
 	set_threads(m);
+	/* the indexes the keys use, made now rather than on a key */
+	tui_model__index_times(m);
+	tui_model__index_ips(m);
 	set_regions(m, res);
 	if (o->region) {
 		int r = tui_model__find_region(m, o->region);

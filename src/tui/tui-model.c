@@ -76,6 +76,7 @@ struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const c
 	r->module = r->file = "";
 	r->func = -1;
 	r->reliability = NAN;
+	r->total = NAN;
 	r->period = xcalloc(m->nr_events + 1, sizeof(double));
 	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
 	return r;
@@ -139,9 +140,16 @@ void tui_model__clear_tables(struct tui_model *m)
 		m->tab[k].rows = NULL;
 		m->tab[k].nr = 0;
 	}
-	free(m->edges);
-	m->edges = NULL;
-	m->nr_edges = 0;
+	free(m->paths);
+	free(m->path_funcs);
+	m->paths = NULL;
+	m->path_funcs = NULL;
+	m->nr_paths = 0;
+	if (m->calltree) {
+		tui_tree__exit(m->calltree);
+		free(m->calltree);
+		m->calltree = NULL;
+	}
 }
 
 static double compute_total(const struct tui_model *m);
@@ -149,6 +157,12 @@ static double compute_total(const struct tui_model *m);
 void tui_model__tables_changed(struct tui_model *m)
 {
 	m->total_clk = compute_total(m);
+	m->generation++;
+	if (m->calltree) {
+		tui_tree__exit(m->calltree);
+		free(m->calltree);
+		m->calltree = NULL;
+	}
 	for (int k = 0; k < TK_NR_; k++)
 		for (size_t i = 0; i < m->tab[k].nr; i++) {
 			struct tui_row *r = &m->tab[k].rows[i];
@@ -181,6 +195,10 @@ void tui_model__delete(struct tui_model *m)
 	free(m->threads);
 	free(m->regions);
 	free(m->region_names);
+	free(m->thr_times);
+	free(m->thr_off);
+	free(m->ips);
+	tui_disasm__exit(&m->disasm_last);
 	tui_model__delete(m->base);
 	free(m->base_title);
 	for (size_t i = 0; i < m->nr_src; i++) {
@@ -285,6 +303,205 @@ char **tui_model__source(struct tui_model *m, const char *file, const char **why
 	return lines;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Index in m->threads of tid, or m->nr_threads. */
+static size_t thread_index(const struct tui_model *m, uint32_t tid)
+{
+	size_t lo = 0, hi = m->nr_threads;
+
+	while (lo < hi) {	/* threads are sorted by tid */
+		size_t mid = (lo + hi) / 2;
+
+		if (m->threads[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr_threads && m->threads[lo].tid == tid ? lo : m->nr_threads;
+}
+
+void tui_model__index_times(struct tui_model *m)
+{
+	size_t nt = m->nr_threads, *fill;
+	uint32_t last_tid = UINT32_MAX;
+	size_t last = nt;
+
+	if (m->thr_off)
+		return;
+	m->thr_off = xcalloc(nt + 2, sizeof(size_t));
+	/* counting sort by thread: samples come in time order, mostly */
+	for (int pass = 0; pass < 2; pass++) {
+		fill = pass ? xcalloc(nt + 1, sizeof(size_t)) : NULL;
+		if (pass) {
+			for (size_t t = 0; t < nt; t++)
+				m->thr_off[t + 1] += m->thr_off[t];
+			memcpy(fill, m->thr_off, nt * sizeof(size_t));
+			m->thr_times = xcalloc(m->thr_off[nt] + 1, sizeof(uint64_t));
+		}
+		for (size_t i = 0; i < m->nr_ts; i++) {
+			const struct tui_tsample *x = &m->ts[i];
+
+			if (x->evsel != m->clk || !x->time)
+				continue;
+			if (x->tid != last_tid) {
+				last_tid = x->tid;
+				last = thread_index(m, x->tid);
+			}
+			if (last == nt)
+				continue;
+			if (pass)
+				m->thr_times[fill[last]++] = x->time;
+			else
+				m->thr_off[last + 1]++;
+		}
+		free(fill);
+	}
+	for (size_t t = 0; t < nt; t++) {
+		uint64_t *a = m->thr_times + m->thr_off[t];
+		size_t n = m->thr_off[t + 1] - m->thr_off[t];
+
+		for (size_t i = 1; i < n; i++)
+			if (a[i] < a[i - 1]) {
+				gx_qsort(a, n, sizeof(*a), cmp_u64);
+				break;
+			}
+	}
+}
+
+static uint64_t ip_hash(uint64_t ip, uint32_t pid)
+{
+	uint64_t h = ip * 0x9e3779b97f4a7c15ull ^ pid;
+
+	return h ^ (h >> 31);
+}
+
+static int cmp_iphist(const void *a, const void *b)
+{
+	const struct tui_iphist *x = a, *y = b;
+
+	if (x->ip != y->ip)
+		return x->ip < y->ip ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* First sample at or after time t, when the samples are in time order. */
+static size_t first_at(const struct tui_model *m, uint64_t t)
+{
+	size_t lo = 0, hi = m->nr_ts;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->ts[mid].time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bool narrowed,
+			       struct tui_iphist **out)
+{
+	size_t cap = 4096, n = 0, from = 0, to = m->nr_ts, nr = 0;
+	struct tui_iphist *h;
+	bool sorted = true;
+
+	for (size_t i = 1; hi && i < m->nr_ts && sorted; i++)
+		sorted = m->ts[i].time >= m->ts[i - 1].time;
+	if (hi && sorted) {	/* only the samples inside the range */
+		from = first_at(m, lo);
+		to = first_at(m, hi + 1);
+	}
+	h = xcalloc(cap, sizeof(*h));
+	for (size_t i = from; i < to; i++) {
+		const struct tui_tsample *x = &m->ts[i];
+		size_t k;
+
+		if (x->evsel != m->clk || (hi && (x->time < lo || x->time > hi)) ||
+		    (narrowed && !tui_model__keeps(m, x->tid, x->time)))
+			continue;
+		if (2 * (n + 1) > cap) {	/* grow: rehash the entries */
+			struct tui_iphist *old = h;
+			size_t oc = cap;
+
+			cap *= 2;
+			h = xcalloc(cap, sizeof(*h));
+			for (size_t j = 0; j < oc; j++) {
+				if (!old[j].count)
+					continue;
+				for (k = ip_hash(old[j].ip, old[j].pid) & (cap - 1); h[k].count;
+				     k = (k + 1) & (cap - 1))
+					;
+				h[k] = old[j];
+			}
+			free(old);
+		}
+		for (k = ip_hash(x->ip, x->pid) & (cap - 1);
+		     h[k].count && (h[k].ip != x->ip || h[k].pid != x->pid); k = (k + 1) & (cap - 1))
+			;
+		if (!h[k].count) {
+			h[k].ip = x->ip;
+			h[k].pid = x->pid;
+			n++;
+		}
+		h[k].count++;
+	}
+	/* pack and sort by address */
+	for (size_t j = 0; j < cap; j++)
+		if (h[j].count)
+			h[nr++] = h[j];
+	gx_qsort(h, nr, sizeof(*h), cmp_iphist);
+	*out = h;
+	return nr;
+}
+
+void tui_model__index_ips(struct tui_model *m)
+{
+	if (!m->ips)
+		m->nr_ips = tui_model__ip_histogram(m, 0, 0, false, &m->ips);
+}
+
+static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)
+{
+	memset(to, 0, sizeof(*to));
+	to->nr = from->nr;
+	to->insns = xcalloc(from->nr + 1, sizeof(*to->insns));
+	if (from->nr)
+		memcpy(to->insns, from->insns, from->nr * sizeof(*from->insns));
+	if (from->why_owned) {
+		to->why_owned = xstrdup(from->why_owned);
+		to->why = to->why_owned;
+	} else {
+		to->why = from->why;
+	}
+}
+
+int tui_model__disasm(struct tui_model *m, size_t func, struct tui_disasm *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!m->disasm)
+		return -1;
+	if (!m->disasm_cached || m->disasm_func != func || m->disasm_gen != m->generation) {
+		tui_disasm__exit(&m->disasm_last);
+		if (m->disasm(m, func, &m->disasm_last) != 0) {
+			m->disasm_cached = false;
+			return -1;
+		}
+		m->disasm_cached = true;
+		m->disasm_func = func;
+		m->disasm_gen = m->generation;
+	}
+	disasm_copy(out, &m->disasm_last);
+	return 0;
+}
+
 void tui_disasm__exit(struct tui_disasm *d)
 {
 	free(d->insns);
@@ -360,19 +577,58 @@ static void add_node_col(struct tui_model *m, struct tui_col *cols, size_t *n, s
 	(*n)++;
 }
 
-size_t tui_model__columns(struct tui_model *m, struct tui_col *cols, size_t max)
+static void add_text_cols(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t *n, size_t max)
+{
+	(void)m;
+	if ((k == TK_FUNC || k == TK_LINE) && *n + 1 < max) {
+		cols[*n].kind = TC_MODULE;
+		snprintf(cols[*n].name, sizeof(cols[*n].name), "Module");
+		cols[*n].width = 14;
+		cols[(*n)++].prio = 3;
+	}
+	if (*n < max) {
+		cols[*n].kind = TC_NAME;
+		snprintf(cols[*n].name, sizeof(cols[*n].name), "name");
+		cols[*n].width = 0;
+		cols[(*n)++].prio = 0;
+	}
+}
+
+static size_t number_cols(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max);
+
+size_t tui_model__columns(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max)
+{
+	size_t n;
+
+	if (max < 4)
+		return 0;
+	memset(cols, 0, max * sizeof(*cols));
+	n = number_cols(m, k, cols, max - 2);
+	add_text_cols(m, k, cols, &n, max);
+	return n;
+}
+
+static size_t number_cols(struct tui_model *m, enum tui_kind k, struct tui_col *cols,
+			  size_t max)
 {
 	size_t n = 0;
 	int cpi;
 
-	if (max < 2)
-		return 0;
-	memset(cols, 0, max * sizeof(*cols));
 	cols[n].kind = TC_SHARE;
 	snprintf(cols[n].name, sizeof(cols[n].name), "%s", m->clk_is_cycles ? "Cycles%" : "Time%");
 	cols[n].width = 8;
 	cols[n++].prio = 0;
 	add_delta_col(m, cols, &n, max, 0);
+	/* with call stacks: the share with the row anywhere on the stack */
+	if (m->has_callchains && (k == TK_FUNC || k == TK_LINE || k == TK_MODULE) && n < max) {
+		cols[n].kind = TC_TOTAL;
+		snprintf(cols[n].name, sizeof(cols[n].name), "Total%%");
+		cols[n].width = 8;
+		cols[n++].prio = 1;
+	}
 	cols[n].kind = TC_SAMPLES;
 	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
 	cols[n].width = 7;
@@ -432,6 +688,12 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 	switch (c->kind) {
 	case TC_SHARE:
 		return tui_row__share(m, r);
+	case TC_TOTAL:
+		return tui_model__total(m) > 0 ?
+		       (isnan(r->total) ? r->period[m->clk] : r->total) / tui_model__total(m) : 0;
+	case TC_MODULE:
+	case TC_NAME:
+		return NAN;	/* text: see tui_model__order */
 	case TC_SAMPLES:
 		return (double)r->samples[m->clk];
 	case TC_MUX:
@@ -473,7 +735,12 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 	}
 	switch (c->kind) {
 	case TC_SHARE:
+	case TC_TOTAL:
 		snprintf(buf, n, "%.1f%%", 100 * v);
+		break;
+	case TC_MODULE:
+	case TC_NAME:
+		snprintf(buf, n, "%s", "");
 		break;
 	case TC_SAMPLES:
 		snprintf(buf, n, "%.0f", v);
@@ -520,6 +787,20 @@ static int cmp_rows(const void *a, const void *b)
 	double x = sort_ctx_->key[i], y = sort_ctx_->key[j];
 	int c;
 
+	if (tui_col__text(sort_ctx_->col)) {
+		const struct tui_row *a_ = &sort_ctx_->t->rows[i], *b_ = &sort_ctx_->t->rows[j];
+
+		c = sort_ctx_->col->kind == TC_MODULE ?
+		    strcmp(tui_base_name(a_->module), tui_base_name(b_->module)) :
+		    strcmp(a_->name, b_->name);
+		if (!c && sort_ctx_->col->kind == TC_MODULE)
+			c = strcmp(a_->name, b_->name);
+		if (!c)
+			c = (a_->line > b_->line) - (a_->line < b_->line);
+		if (!c)
+			c = (i > j) - (i < j);
+		return sort_ctx_->asc ? c : -c;
+	}
 	/* n/a sorts last in either direction. */
 	if (isnan(x) || isnan(y))
 		c = isnan(x) - isnan(y);
@@ -581,7 +862,7 @@ void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col
 
 /* ---- a baseline to compare with ----------------------------------------- */
 
-static const char *base_name(const char *path)
+const char *tui_base_name(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
@@ -599,8 +880,8 @@ static void row_key(const struct tui_row *r, enum tui_kind k, bool short_names,
 		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", r->name, r->module ? r->module : "",
 			     r->file ? r->file : "", r->line);
 	else
-		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", k == TK_MODULE ? base_name(r->name) : r->name,
-			     base_name(r->module), base_name(r->file), r->line);
+		strbuf__addf(sb, "%s\x1f%s\x1f%s:%u", k == TK_MODULE ? tui_base_name(r->name) : r->name,
+			     tui_base_name(r->module), tui_base_name(r->file), r->line);
 }
 
 /* Point every row of a without a base yet at its baseline row in b by

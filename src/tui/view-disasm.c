@@ -80,7 +80,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	canvas__fill(c, 0, y, c->w, TS_HEADER);
 	snprintf(buf, sizeof(buf), "%s  %s", m->tab[TK_FUNC].rows[d->func].name,
 		 m->tab[TK_FUNC].rows[d->func].module);
-	tui_ellipsize(buf, c->w, e);
+	tui_ellipsize(buf, c->w, e, sizeof(e));
 	canvas__put(c, 0, y++, TS_HEADER, e, -1);
 	if (m->nr_events) {
 		if (tui_model__imprecise(m))
@@ -226,9 +226,7 @@ struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t
 
 	d->func = func;
 	d->line = line;
-	if (m->disasm)
-		m->disasm(m, func, &d->d);
-	else
+	if (tui_model__disasm(m, func, &d->d) != 0)
 		d->d.why = "no disassembly for this result";
 	d->rank = xcalloc(d->d.nr + 1, sizeof(int));
 	for (size_t i = 0; i < d->d.nr; i++) {

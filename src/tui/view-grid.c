@@ -33,11 +33,13 @@ static const struct tui_key_help grid_help[] = {
 	{ "Enter/Right", "functions and lines: annotated source" },
 	{ "d", "disassembly of the function" },
 	{ "c", "callers and callees of the function" },
-	{ "< >", "sort by the previous/next column (again: reverse)" },
+	{ "< >", "sort by the previous/next column, names too (past the end: reverse)" },
 	{ "/", "filter rows by name (empty: all rows)" },
 	{ "n N", "next/previous row, wrapping around" },
 	{ "v", "rows: functions, lines, modules, threads, processes" },
 	{ "x", "clear the filter" },
+	{ "T f", "call tree, flame graph" },
+	{ "a", "C++ template arguments collapsed <...> or shown" },
 	{ "t", "timeline; s: back to the summary" },
 	{ "Left/Esc q", "back" },
 	{ NULL, NULL },
@@ -47,7 +49,22 @@ static void refresh(struct grid_view *g)
 {
 	struct tui_model *m = g->v.m;
 
-	g->ncols = tui_model__columns(m, g->cols, TUI_MAX_COLS);
+	struct tui_col was = g->ncols ? g->cols[g->order.sort_col] : g->cols[0];
+
+	g->ncols = tui_model__columns(m, g->kind, g->cols, TUI_MAX_COLS);
+	/* the same column after the columns changed (another kind of rows) */
+	if (g->ncols && (g->order.sort_col >= (int)g->ncols ||
+			 g->cols[g->order.sort_col].kind != was.kind ||
+			 g->cols[g->order.sort_col].node != was.node ||
+			 g->cols[g->order.sort_col].delta != was.delta)) {
+		g->order.sort_col = 0;
+		for (size_t i = 0; i < g->ncols; i++)
+			if (g->cols[i].kind == was.kind && g->cols[i].node == was.node &&
+			    g->cols[i].delta == was.delta)
+				g->order.sort_col = (int)i;
+		if (!g->order.sort_col)
+			g->order.asc = false;
+	}
 	tui_model__order(m, g->kind, g->cols, g->ncols, &g->order);
 	g->range_lo = m->range_lo;
 	g->range_hi = m->range_hi;
@@ -62,14 +79,16 @@ static void row_name(const struct tui_model *m, enum tui_kind k, const struct tu
 {
 	const char *base;
 
+	char full[512];
+
 	switch (k) {
 	case TK_FUNC:
-		snprintf(buf, n, "%s", r->name);
+		snprintf(buf, n, "%s", tui_model__name(m, r->name, full, sizeof(full)));
 		break;
 	case TK_LINE:
 		base = strrchr(r->file, '/');
 		snprintf(buf, n, "%s:%u %s", base ? base + 1 : r->file[0] ? r->file : "??", r->line,
-			 r->name);
+			 tui_model__name(m, r->name, full, sizeof(full)));
 		break;
 	case TK_THREAD:
 		snprintf(buf, n, "%s (%u)", r->name, r->tid);
@@ -84,7 +103,6 @@ static void row_name(const struct tui_model *m, enum tui_kind k, const struct tu
 		snprintf(buf, n, "%s", r->name);
 		break;
 	}
-	(void)m;
 }
 
 /* Which columns fit: drop the highest prio first. The name needs 16. */
@@ -94,13 +112,14 @@ static void fit(const struct grid_view *g, int w, bool *on)
 
 	for (size_t i = 0; i < g->ncols; i++) {
 		on[i] = true;
-		used += g->cols[i].width + 1;
+		if (g->cols[i].kind != TC_NAME)
+			used += g->cols[i].width + 1;
 	}
 	while (used + 16 > w) {
 		int worst = -1;
 
 		for (size_t i = 0; i < g->ncols; i++)
-			if (on[i] && i > 0 && (worst < 0 || g->cols[i].prio >= g->cols[worst].prio))
+			if (on[i] && i > 0 && g->cols[i].kind != TC_NAME && (worst < 0 || g->cols[i].prio >= g->cols[worst].prio))
 				worst = (int)i;
 		if (worst < 0)
 			break;
@@ -123,16 +142,24 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	fit(g, c->w, on);
 	canvas__fill(c, 0, y0, c->w, TS_HEADER);
 	x = 1;
+	namew = c->w - 2;
 	for (size_t i = 0; i < g->ncols; i++) {
+		const struct tui_col *col = &g->cols[i];
+
 		if (!on[i])
 			continue;
 		snprintf(buf, sizeof(buf), "%s%s", (int)i == g->order.sort_col ?
-			 (g->order.asc ? "^" : "v") : "", g->cols[i].name);
-		canvas__printf(c, x, y0, TS_HEADER, "%*.*s", g->cols[i].width, g->cols[i].width, buf);
-		x += g->cols[i].width + 1;
+			 (g->order.asc ? "^" : "v") : "",
+			 col->kind == TC_NAME ? tui_kind_name(g->kind) : col->name);
+		if (col->kind == TC_NAME) {
+			namew = c->w - x - 1;
+			canvas__put(c, x, y0, TS_HEADER, buf, -1);
+			continue;
+		}
+		canvas__printf(c, x, y0, TS_HEADER, tui_col__text(col) ? "%-*.*s" : "%*.*s",
+			       col->width, col->width, buf);
+		x += col->width + 1;
 	}
-	namew = c->w - x - 1;
-	canvas__printf(c, x, y0, TS_HEADER, "%s", tui_kind_name(g->kind));
 	if (!g->order.nr) {
 		const char *why = m->tab[g->kind].nr ? "no row matches the filter (x clears it)" :
 				  g->kind == TK_FUNC || g->kind == TK_LINE ?
@@ -157,8 +184,14 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			double val;
 			enum tui_style st;
 
-			if (!on[k])
+			if (!on[k] || g->cols[k].kind == TC_NAME)
 				continue;
+			if (g->cols[k].kind == TC_MODULE) {
+				tui_pad(tui_base_name(r->module), g->cols[k].width, e, sizeof(e));
+				canvas__put(c, x, y, sel ? TS_SELECTED : TS_DIM, e, -1);
+				x += g->cols[k].width + 1;
+				continue;
+			}
 			val = tui_model__cell(m, r, &g->cols[k], &hot, &dim);
 			tui_model__cell_text(m, &g->cols[k], val, buf, sizeof(buf));
 			st = sel ? TS_SELECTED : hot ? TS_HOT : dim ? TS_DIM : TS_NORMAL;
@@ -173,9 +206,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			int loc = (int)(strchr(buf, ' ') - buf) + 1;
 
 			memcpy(e, buf, (size_t)loc);
-			tui_ellipsize(buf + loc, namew - loc, e + loc);
+			tui_ellipsize(buf + loc, namew - loc, e + loc, sizeof(e) - (size_t)loc);
 		} else {
-			tui_ellipsize(buf, namew, e);
+			tui_ellipsize(buf, namew, e, sizeof(e));
 		}
 		canvas__put(c, x, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
 	}
@@ -240,7 +273,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 			g->order.asc = !g->order.asc;
 		} else {
 			g->order.sort_col = next;
-			g->order.asc = false;
+			g->order.asc = tui_col__text(&g->cols[next]);	/* names: A first */
 		}
 		refresh(g);
 		return TR_REDRAW;
@@ -290,7 +323,8 @@ static const char *status(struct tui_view *v)
 
 	n = snprintf(g->status, sizeof(g->status), "%zu %s, by %s%s", g->order.nr,
 		     tui_kind_name(g->kind), g->ncols ? g->cols[g->order.sort_col].name : "?",
-		     g->order.asc ? " (ascending)" : "");
+		     g->ncols && tui_col__text(&g->cols[g->order.sort_col]) ?
+		     (g->order.asc ? "" : " (descending)") : g->order.asc ? " (ascending)" : "");
 	if (g->order.filter[0])
 		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", filter '%s'",
 			      g->order.filter);

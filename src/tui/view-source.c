@@ -74,7 +74,7 @@ static void find_culprits(struct source_view *s)
 	struct tui_model *m = s->v.m;
 	struct tui_disasm d;
 
-	if (!m->disasm || m->disasm(m, s->func, &d) != 0)
+	if (tui_model__disasm(m, s->func, &d) != 0)
 		return;
 	for (size_t i = 0; i < s->nr; i++) {
 		struct src_line *l = &s->lines[i];
@@ -210,7 +210,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 
 	canvas__fill(c, 0, y, c->w, TS_HEADER);
 	snprintf(buf, sizeof(buf), "%s  %s", f->name, s->file ? s->file : "");
-	tui_ellipsize(buf, c->w, e);
+	tui_ellipsize(buf, c->w, e, sizeof(e));
 	canvas__put(c, 0, y++, TS_HEADER, e, -1);
 	if (skid && h > 6) {
 		snprintf(buf, sizeof(buf), "skid: %s precise_ip=0: a line's samples may belong to "
@@ -220,7 +220,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	if (s->why) {
 		y += canvas__put_wrapped(c, 0, y, 3, TS_WARN, s->why);
 		if (s->file && h > 8) {
-			tui_ellipsize(s->file, c->w - 2, e);
+			tui_ellipsize(s->file, c->w - 2, e, sizeof(e));
 			canvas__put(c, 2, y++, TS_DIM, e, -1);
 		}
 	}

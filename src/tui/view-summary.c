@@ -192,13 +192,13 @@ static void add_hot(struct summary_view *s, const struct tui_model *m)
 	add(s, TS_HEADER, -1, "Hot functions (by %s, self)", m->event_names[m->clk]);
 	for (size_t k = 0; k < s->nr_hot; k++) {
 		const struct tui_row *r = s->hot[k], *ln = s->hot_line[k];
-		char where[96] = "-", name[128], at[128];
+		char where[96] = "-", name[160], at[96], full[512];
 
 		if (ln)
 			snprintf(where, sizeof(where), "%s:%u", base_name(ln->file), ln->line);
-		tui_ellipsize(r->name, 28, name);
-		tui_ellipsize(where, 18, at);
-		add(s, k ? TS_NORMAL : TS_HOT, -1, "  %5.1f%%  %-28s %-18s %s",
+		tui_pad(tui_model__name(m, r->name, full, sizeof(full)), 28, name, sizeof(name));
+		tui_pad(where, 18, at, sizeof(at));
+		add(s, k ? TS_NORMAL : TS_HOT, -1, "  %5.1f%%  %s %s %s",
 		    100 * tui_row__share(m, r), name, at, base_name(r->module));
 	}
 }
@@ -305,7 +305,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		const struct sline *l = &s->lines[v->top + i];
 		bool sel = v->top + i == line_sel;
 
-		tui_ellipsize(l->text, c->w - 1, e);
+		tui_ellipsize(l->text, c->w - 1, e, sizeof(e));
 		if (sel)
 			canvas__fill(c, 0, y0 + i, c->w, TS_SELECTED);
 		canvas__put(c, 0, y0 + i, sel ? TS_SELECTED : TS_NORMAL, sel ? ">" : " ", -1);

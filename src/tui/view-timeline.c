@@ -96,6 +96,25 @@ static uint64_t time_of(const struct tui_model *m, int b, int nb, bool end)
 	return m->t_first + (uint64_t)((double)span(m) * (b + (end ? 1 : 0)) / nb) - (end ? 1 : 0);
 }
 
+/* First sample of times[0..n) in bucket b or later (bucket_of rises with
+ * the time: the same buckets as a sample by sample count). */
+static size_t first_in(const struct tui_model *m, const uint64_t *times, size_t n, int b, int nb)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (bucket_of(m, times[mid], nb) < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Samples per thread and bucket: from the per-thread sorted sample times,
+ * a binary search per bucket edge, not a walk over every sample. */
 static void count(struct timeline_view *t, int nb)
 {
 	struct tui_model *m = t->v.m;
@@ -106,22 +125,17 @@ static void count(struct timeline_view *t, int nb)
 	t->counts = xcalloc((m->nr_threads + 1) * (size_t)nb, sizeof(uint32_t));
 	t->counts_w = nb;
 	t->counts_nts = m->nr_ts;
-	for (size_t i = 0; i < m->nr_ts; i++) {
-		const struct tui_tsample *s = &m->ts[i];
-		size_t lo = 0, hi = m->nr_threads;
+	tui_model__index_times(m);
+	for (size_t th = 0; th < m->nr_threads; th++) {
+		const uint64_t *times = m->thr_times + m->thr_off[th];
+		size_t n = m->thr_off[th + 1] - m->thr_off[th], prev = 0;
 
-		if (s->evsel != m->clk || !s->time)
-			continue;
-		while (lo < hi) {	/* threads are sorted by tid */
-			size_t mid = (lo + hi) / 2;
+		for (int b = 0; b < nb; b++) {
+			size_t next = b + 1 < nb ? first_in(m, times, n, b + 1, nb) : n;
 
-			if (m->threads[mid].tid < s->tid)
-				lo = mid + 1;
-			else
-				hi = mid;
+			t->counts[th * (size_t)nb + (size_t)b] = (uint32_t)(next - prev);
+			prev = next;
 		}
-		if (lo < m->nr_threads && m->threads[lo].tid == s->tid)
-			t->counts[lo * (size_t)nb + (size_t)bucket_of(m, s->time, nb)]++;
 	}
 }
 
@@ -223,7 +237,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		int y = y0 + 1 + i * per;
 
 		snprintf(buf, sizeof(buf), "%s %u", th->name, th->tid);
-		tui_ellipsize(buf, namew, e);
+		tui_ellipsize(buf, namew, e, sizeof(e));
 		canvas__put(c, 0, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
 		for (int b = 0; b < nb; b++) {
 			uint32_t n = t->counts[(size_t)(v->top + i) * (size_t)nb + (size_t)b];

@@ -59,6 +59,37 @@ check "... says why on stderr" grep -q 'not a terminal' err
 ok $? "gexplore --no-tui -- CMD"
 check "... prints the text summary" grep -q 'wl-spin' rep
 
+# Call stacks (-g): the call tree, the flame graph and the callers show
+# the call paths of `report --folded`, with the same shares.
+"$GX_BIN" record -q -g -o rcg -e cpu-clock -- "$WL/wl-spin" 300 >/dev/null 2>&1
+ok $? "record the spin workload with -g"
+"$GX_BIN" report --folded rcg >folded 2>err
+# the hottest path's leaf and its caller, and the leaf's share of the run
+read -r leaf caller share < <(awk '{ n = $NF; t += n; sub(/ [0-9]+$/, ""); k = split($0, f, ";");
+		c[f[k] " " f[k - 1]] += n } END { for (x in c) if (c[x] > best) { best = c[x]; b = x }
+		printf "%s %.1f\n", b, 100 * best / t }' folded)
+check "folded: a hot leaf ($leaf, called by $caller, $share%)" test -n "$leaf" -a -n "$caller"
+"$GX_BIN" tui --keys "T" --dump 120x30 rcg >scr 2>err
+ok $? "call tree on a live -g recording"
+check "call tree: the command and main on the hot path" sh -c "grep -q -- '- wl-spin' scr && grep -q -- '- main' scr"
+check "call tree: $leaf with self and total" grep -Eq "^ +[0-9.]+%\*? +[0-9.]+% +[-+ ] $leaf " scr
+tree_share=$(grep -E " [-+ ] $leaf " scr | head -1 | awk '{ sub(/%.*/, "", $2); print $2 }')
+check "call tree: $leaf's total ($tree_share%) is the folded share ($share%) within 2 points" \
+	awk -v a="${tree_share:-0}" -v b="$share" 'BEGIN { d = a - b; exit !(d < 2 && d > -2) }'
+check "call tree: $leaf indented below its caller" awk -v l="$leaf" -v c="$caller" '
+	$0 ~ " " c " " && !cc { cc = index($0, c) } $0 ~ " " l " " && cc { exit !(index($0, l) > cc) }' scr
+"$GX_BIN" tui --keys "f" --dump 120x30 rcg >scr 2>err
+ok $? "flame graph on a live -g recording"
+check "flame: a bar for $leaf below a bar for $caller" sh -c "grep -n '|$caller' scr | head -1 | cut -d: -f1 >a && grep -n '|$leaf' scr | head -1 | cut -d: -f1 >b && [ \$(cat b) -gt \$(cat a) ]"
+"$GX_BIN" tui --keys "g / $(echo "$leaf" | sed 's/./& /g')Enter c" --dump 120x30 rcg >scr 2>err
+check "callers of $leaf: $caller first" sh -c "grep -A1 'Callers (calling it)' scr | grep -q ' $caller'"
+"$GX_BIN" tui --keys "g" --dump 120x30 rcg >scr 2>err
+check "grid: Total% and Module columns with call stacks" sh -c "sed -n 2p scr | grep -q 'Total%' && sed -n 2p scr | grep -q Module"
+for k in T f "g c"; do
+	"$GX_BIN" tui --keys "$k" --dump 40x12 rcg >scr 2>err
+	check "40x12 '$k': nothing wider than 40 cells" sh -c "! LC_ALL=C.UTF-8 awk 'length > 40' scr | grep -q ."
+done
+
 # Multiplexed by gexplore: reliability, intervals and a MUX grid column.
 "$GX_BIN" record -q -c 1000000 -o rm -e "cpu-clock,{page-faults,minor-faults},{context-switches,task-clock}" \
 	-- "$WL/wl-mux-steady" 3000 >/dev/null 2>&1

@@ -206,14 +206,14 @@ static struct tui_model *synth_model(bool empty)
 		row(m, TK_FUNC, "std::vector<int>::a_very_long_templated_member_function_name",
 		    0.05, 9)->module = "/usr/bin/synth";
 		row(m, TK_FUNC, "[unknown]", 0.02, 10)->module = "/usr/lib/stripped.so";
-		row(m, TK_FUNC, "main", 0.01, 11)->module = "/usr/bin/synth";
+		row(m, TK_FUNC, "main", 0.006, 11)->module = "/usr/bin/synth";
 		static const struct { int func; uint32_t line; double w; const char *file; } lines[] = {
 			{ 0, 10, 0.06, "/src/synth.c" }, { 0, 11, 0.38, "/src/synth.c" },
 			{ 0, 12, 0.07, "/src/synth.c" }, { 0, 14, 0.01, "/src/synth.c" },
 			{ 1, 19, 0.10, "/src/synth.c" }, { 1, 20, 0.20, "/src/synth.c" },
 			{ 2, 40, 0.10, "/build/memcpy.c" },
 			{ 3, 7, 0.05, "/usr/include/c++/vector" },
-			{ 5, 27, 0.005, "/src/synth.c" }, { 5, 77, 0.005, "/src/synth.c" },
+			{ 5, 27, 0.003, "/src/synth.c" }, { 5, 77, 0.003, "/src/synth.c" },
 		};
 		for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 			r = row(m, TK_LINE, m->tab[TK_FUNC].rows[lines[i].func].name, lines[i].w,
@@ -223,11 +223,41 @@ static struct tui_model *synth_model(bool empty)
 			r->file = lines[i].file;
 			r->module = m->tab[TK_FUNC].rows[lines[i].func].module;
 		}
-		m->edges = xcalloc(4, sizeof(*m->edges));
-		m->edges[0] = (struct tui_edge){ 5, 1, 0.82 * base[m->clk] };
-		m->edges[1] = (struct tui_edge){ 1, 0, 0.52 * base[m->clk] };
-		m->edges[2] = (struct tui_edge){ 1, 2, 0.10 * base[m->clk] };
-		m->nr_edges = 3;
+		/* a function with a CJK name: two cells a character */
+		row(m, TK_FUNC, "\xe8\xa8\x88\xe7\xae\x97::\xe5\x87\xa6\xe7\x90\x86(int)",
+		    0.004, 22)->module = "/usr/bin/synth";
+		/* call paths (what report --folded prints), their self shares
+		 * adding up to each function's: hot_inner and hot_outer are
+		 * reached from main directly and through the vector method */
+		{
+			static const struct { double w; uint32_t len, f[4]; } paths[] = {
+				{ 0.42, 3, { 5, 1, 0 } }, { 0.10, 4, { 5, 3, 1, 0 } },
+				{ 0.20, 2, { 5, 1 } }, { 0.10, 3, { 5, 3, 1 } },
+				{ 0.10, 3, { 5, 1, 2 } }, { 0.05, 2, { 5, 3 } },
+				{ 0.02, 2, { 5, 4 } }, { 0.006, 1, { 5 } }, { 0.004, 2, { 5, 6 } },
+			};
+			size_t np = sizeof(paths) / sizeof(paths[0]), nf = 0;
+			struct tui_table *ft = &m->tab[TK_FUNC];
+
+			m->paths = xcalloc(np, sizeof(*m->paths));
+			m->path_funcs = xcalloc(64, sizeof(uint32_t));
+			for (size_t i = 0; i < ft->nr; i++)
+				ft->rows[i].total = 0;
+			for (size_t i = 0; i < np; i++) {
+				struct tui_path *p = &m->paths[m->nr_paths++];
+
+				memcpy(m->path_funcs + nf, paths[i].f, paths[i].len * sizeof(uint32_t));
+				p->func = m->path_funcs + nf;
+				p->len = paths[i].len;
+				nf += paths[i].len;
+				p->comm = "synth";
+				p->period = paths[i].w * base[m->clk];
+				p->samples = (uint64_t)(p->period / 10000);
+				for (uint32_t k = 0; k < p->len; k++)
+					ft->rows[p->func[k]].total += p->period;
+			}
+			m->has_callchains = true;
+		}
 		/* timeline: thread 100 busy all along, 101 in the second half */
 		m->ts = xcalloc(400, sizeof(*m->ts));
 		for (int i = 0; i < 400; i++) {
@@ -320,6 +350,7 @@ static char *screen(struct tui_model *m, const char *keys, int w, int h, bool st
 	struct tui_canvas c;
 	struct strbuf sb = STRBUF_INIT, st = STRBUF_INIT;
 
+	m->template_args = false;	/* each script from a fresh start */
 	tui_app__init(&app, m);
 	canvas__init(&c, w, h);
 	tui_app__draw(&app, &c);	/* views learn their page size */
@@ -408,6 +439,142 @@ static char *cursor_line(const char *scr)
 	return xstrdup("");
 }
 
+/* Cells before needle in the line of s that holds line_has. -1: none. */
+static int column_of(const char *s, const char *line_has, const char *needle)
+{
+	const char *p = s;
+
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *l = xcalloc(1, n + 1);
+		int col = -1;
+
+		memcpy(l, p, n);
+		if (has(l, line_has) && has(l, needle)) {
+			*strstr(l, needle) = 0;
+			col = tui_str_width(l);
+		}
+		free(l);
+		if (col >= 0)
+			return col;
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return -1;
+}
+
+static void behaviour_trees(struct tui_model *m)
+{
+	char *s, *l;
+	int depth;
+
+	s = screen(m, "T", 80, 24, false, NULL);
+	ok(has(s, " 20.0%*  72.0%     - hot_outer"), "call tree: self and total of main -> hot_outer");
+	ok(has(s, " 42.0%*  42.0%         hot_inner"), "... the hot path open down to hot_inner");
+	ok(has(s, "+ std::vector<...>::"), "... a closed node marked +, templates collapsed");
+	free(s);
+
+	s = screen(m, "T Down Down Down Down Down Right Down", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "10.0%*  20.0%       + hot_outer"),
+	   "Right opens a node: hot_outer as called through the vector method ('%s')", l);
+	free(l);
+	free(s);
+
+	s = screen(m, "T Down Left", 80, 24, false, NULL);
+	ok(!has(s, "hot_outer"), "Left closes a node");
+	free(s);
+	s = screen(m, "T Down Down Left Left", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "- main"), "Left on a closed node goes to its caller ('%s')", l);
+	free(l);
+	free(s);
+	s = screen(m, "T Left Left", 80, 24, false, &depth);
+	is_int(depth, 1, "Left on a closed top node: back");
+	free(s);
+
+	s = screen(m, "T Down +", 80, 24, false, NULL);
+	ok(has(s, "10.0%*  10.0%           hot_inner"), "+ opens everything below");
+	free(s);
+	s = screen(m, "T Down + -", 80, 24, false, NULL);
+	ok(!has(s, "hot_outer"), "- closes everything below");
+	free(s);
+
+	s = screen(m, "T Down Down Enter", 80, 24, false, &depth);
+	ok(has(s, "source: hot_outer"), "Enter on a node: the function's source");
+	is_int(depth, 3, "summary -> call tree -> source");
+	free(s);
+
+	s = screen(m, "g c", 80, 24, false, NULL);
+	ok(has(s, "Callers (calling it)") && has(s, "hot_outer") && has(s, "main"),
+	   "callers of hot_inner: hot_outer, and main below it (any depth)");
+	ok(column_of(s, "main", "main") > column_of(s, "hot_outer", "hot_outer"),
+	   "... main indented below hot_outer");
+	free(s);
+
+	s = screen(m, "g Down c Down Right Down", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "10.0%*  20.0%     main"), "callers: main through the vector method ('%s')", l);
+	free(l);
+	free(s);
+
+	s = screen(m, "f", 80, 24, false, NULL);
+	ok(has(s, "|hot_outer") && has(s, "|hot_inner") && has(s, "|all 100.0%"),
+	   "flame: one bar per call path prefix");
+	ok(column_of(s, "|mem", "|mem") > column_of(s, "|hot_inner", "|hot_inner"),
+	   "flame: a callee right of its hotter sibling");
+	free(s);
+	s = screen(m, "f Down Down Enter", 80, 24, false, NULL);
+	ok(has(s, "zoomed to hot_outer"), "flame: Enter zooms");
+	free(s);
+	s = screen(m, "f Down Down Enter Enter", 80, 24, false, NULL);
+	ok(has(s, "zoomed to main"), "flame: Enter on the zoomed bar zooms out");
+	free(s);
+	s = screen(m, "f Down Down Enter x", 80, 24, false, NULL);
+	ok(!has(s, "zoomed"), "flame: x shows the whole run");
+	free(s);
+	s = screen(m, "f Down Down c", 80, 24, false, NULL);
+	ok(has(s, "callers/callees: hot_outer"), "flame: c opens the callers of the bar");
+	free(s);
+
+	/* names */
+	s = screen(m, "g", 160, 24, false, NULL);
+	ok(has(s, "std::vector<...>::a_very_long_templated_member_function_name"),
+	   "templates collapsed by default");
+	ok(column_of(s, "hot_inner", "hot_inner") == column_of(s, "\xe8\xa8\x88", "\xe8\xa8\x88"),
+	   "names start in one column, CJK or not");
+	free(s);
+	s = screen(m, "g a", 160, 24, false, NULL);
+	ok(has(s, "std::vector<int>::a_very_long"), "a shows the template arguments");
+	ok(has(s, "template arguments shown"), "... and says so");
+	free(s);
+	s = screen(m, "g a a", 160, 24, false, NULL);
+	ok(has(s, "std::vector<...>::"), "a again collapses them");
+	free(s);
+	s = screen(m, "T", 120, 24, false, NULL);
+	ok(column_of(s, "hot_inner", "synth") == column_of(s, "\xe8\xa8\x88", "synth"),
+	   "call tree: the module column aligned after a CJK name");
+	free(s);
+
+	/* grid columns: self, total, module, each sorts */
+	s = screen(m, "g", 120, 24, false, NULL);
+	ok(has(s, "Total%") && has(s, "Module"), "grid at 120 columns: Total%% and Module");
+	ok(has(s, "30.0%    92.0%"), "hot_outer: 30%% self, 92%% total");
+	free(s);
+	s = screen(m, "g > > > > > > > >", 120, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(s, "^Module") && has(l, "libc.so.6"), "> reaches Module: sorted A first ('%s')", l);
+	free(l);
+	free(s);
+	s = screen(m, "g > > > > > > > > > >", 120, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(s, "vfunctions") && has(l, "\xe8\xa8\x88"), "past the name: names Z first ('%s')", l);
+	free(l);
+	free(s);
+}
+
 static void behaviour(struct tui_model *m)
 {
 	char *s, *l;
@@ -464,7 +631,11 @@ static void behaviour(struct tui_model *m)
 	free(s);
 
 	s = screen(m, "g >", 80, 24, false, NULL);
-	ok(has(s, "vCPI") && !has(s, "vCycles%"), "> sorts by the next column on screen");
+	ok(has(s, "vTotal%") && !has(s, "vCycles%"), "> sorts by the next column on screen");
+	free(s);
+
+	s = screen(m, "g > >", 80, 24, false, NULL);
+	ok(has(s, "vCPI"), "... and the next");
 	free(s);
 
 	s = screen(m, "g > <", 80, 24, false, NULL);
@@ -473,7 +644,8 @@ static void behaviour(struct tui_model *m)
 
 	s = screen(m, "g <", 80, 24, false, NULL);
 	l = cursor_line(s);
-	ok(has(s, "^Cycles%") && has(l, "main"), "< past the first column: ascending ('%s')", l);
+	ok(has(s, "^Cycles%") && has(l, "\xe8\xa8\x88\xe7\xae\x97"),
+	   "< past the first column: ascending ('%s')", l);
 	free(l);
 	free(s);
 
@@ -655,7 +827,7 @@ static void test_baseline(void)
 		if (!strcmp(t->rows[i].name, "memcpy_like"))
 			t->rows[i].name = "memmove_like";	/* static storage, like the others */
 	tui_model__set_base(m, b, "gx000");
-	nc = tui_model__columns(m, cols, TUI_MAX_COLS);
+	nc = tui_model__columns(m, TK_FUNC, cols, TUI_MAX_COLS);
 	for (size_t i = 0; i < nc; i++) {
 		if (cols[i].delta && cols[i].kind == TC_SHARE)
 			dshare = i;
@@ -719,11 +891,24 @@ int main(void)
 	golden(m, "source-stripped", "g / u n k n o w n Enter Enter");
 	golden(m, "disasm", "g Enter Enter");
 	golden(m, "callers", "g Down c");
+	golden(m, "callers-deep", "g Down c Down Right Down Right");
+	golden(m, "calltree", "T");
+	golden(m, "calltree-keys", "T Down Down Down Down Down Right Down Right Left Left");
+	golden(m, "calltree-expand-all", "T Down +");
+	golden(m, "calltree-templates", "T Down + a");
+	golden(m, "calltree-help", "T ?");
+	golden(m, "flame", "f");
+	golden(m, "flame-zoom", "f Down Down Enter");
+	golden(m, "flame-flip", "f f Up Up Right");
+	golden(m, "grid-by-name", "g > > > > > >");
+	golden(m, "grid-templates", "g a");
 	golden(m, "timeline", "t l l l l l l l l");
 	golden(m, "timeline-help", "t ?");
 	golden(m, "back-to-grid", "g Enter Left");
-	if (!regen)
+	if (!regen) {
 		behaviour(m);
+		behaviour_trees(m);
+	}
 	tui_model__delete(m);
 	free(base);
 
