@@ -45,6 +45,10 @@ is "$(val "$R" Retiring <skl.json)" 0.425 "skl run: Retiring"
 is "$(val "$R" Backend_Bound <skl.json)" 0.265 "skl run: Backend_Bound"
 is "$(val "$R" CPI <skl.json)" 1.1111 "skl run: CPI"
 is "$(jq -r "$R.bottleneck" skl.json)" Backend_Bound "skl run: bottleneck"
+is "$(jq -r "$R.metrics[] | select(.name == \"CPI\") | .upstream" skl.json)" Info_Thread_CPI \
+	"skl run: upstream name of CPI (compare with perf stat -M)"
+is "$(jq -r '.topdown.processes[0].tree.metrics[] | select(.name == "Frontend_Bound") | .upstream' skl.json)" \
+	Frontend_Bound "skl row: upstream name in each row's tree"
 B='.topdown.processes[] | select(.comm == "backend") | .tree'
 F='.topdown.processes[] | select(.comm == "frontend") | .tree'
 is "$(val "$B" Frontend_Bound <skl.json)" 0.1 "skl backend: Frontend_Bound"
