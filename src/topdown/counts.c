@@ -201,6 +201,12 @@ static int find_by_raw(const struct td_model *m, uint64_t config, uint64_t confi
 	return -1;
 }
 
+/* PERF_COUNT_HW_* by config: the generic names the models list. */
+static const char *const hw_names[] = {
+	[0] = "cycles", [1] = "instructions", [3] = "cache-misses", [4] = "branches",
+	[5] = "branch-misses",
+};
+
 int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t config,
 			      uint64_t config1)
 {
@@ -215,11 +221,10 @@ int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t 
 		if (type == 4 /* PERF_TYPE_RAW */ && td_perf_config(e->perf, &c, &c1) == 0 &&
 		    c == config && c1 == config1)
 			return (int)i;
-		if (type == 0 /* PERF_TYPE_HARDWARE */ && config1 == 0 && e->perf &&
-		    ((config == 0 && strcmp(e->perf, "cycles") == 0) ||
-		     (config == 1 && strcmp(e->perf, "instructions") == 0)))
-			return (int)i;
 	}
+	/* PERF_TYPE_HARDWARE: the kernel's generic events, by name */
+	if (type == 0 && config1 == 0 && config < ARRAY_SIZE(hw_names) && hw_names[config])
+		return td_model__find_event(m, hw_names[config]);
 	return -1;
 }
 

@@ -52,6 +52,13 @@ struct td_event {
 	const char *desc;	/* one line, or NULL */
 	/* The authority's name for it ("TOPDOWN.SLOTS:perf_metrics"), or NULL. */
 	const char *upstream;
+	/*
+	 * perf's generic names this event counts on the model's CPU, space
+	 * separated ("cycles cpu-cycles"), or NULL: the kernel maps
+	 * PERF_TYPE_HARDWARE cycles, instructions, branches, branch-misses
+	 * and cache-misses to these encodings.
+	 */
+	const char *generic;
 };
 
 /* ---- metric nodes ------------------------------------------------------- */
@@ -133,16 +140,17 @@ size_t td_model__nr_events(const struct td_model *m);
 const struct td_event *td_model__event(const struct td_model *m, size_t i);
 /*
  * Index of the event called `name`: its id, libpfm4 name (with or without
- * "pmu::"), or perf name, case-insensitively; '.' and ':' are equivalent.
- * -1 when none matches.
+ * "pmu::"), perf name, or one of its generic names ("cpu-cycles"),
+ * case-insensitively; '.' and ':' are equivalent. -1 when none matches.
  */
 int td_model__find_event(const struct td_model *m, const char *name);
 
 /*
  * Index of the event a recorded perf_event_attr counts (type, config,
  * config1), for perf.data readers: raw encodings, the config a perf
- * spelling selects (PERF_TYPE_RAW), and cycles/instructions for
- * PERF_TYPE_HARDWARE. Other PMU types (Arm's dynamic type, hybrid cpu_core)
+ * spelling selects (PERF_TYPE_RAW), and PERF_TYPE_HARDWARE's cycles,
+ * instructions, cache-misses, branches and branch-misses through the
+ * events' generic names. Other PMU types (Arm's dynamic type, hybrid cpu_core)
  * should be passed as 4 when they are the CPU's core PMU. -1 when none.
  */
 int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t config,

@@ -79,6 +79,62 @@ static void parse_err(int line, const char *text, const char *msg)
 	free(c);
 }
 
+/*
+ * perf's generic names on every model: cycles/cpu-cycles and instructions
+ * give CPI and IPC; branches, branch-misses and cache-misses resolve to the
+ * model's events, by name and as PERF_TYPE_HARDWARE attrs.
+ */
+static const char *const all_models[] = {
+	"generic", "skl", "icl", "icx", "spr", "zen3", "zen4", "zen5", "n1", "n2", "v1", "v2",
+};
+
+static void generic_names(void)
+{
+	static const char *const names[] = { "cycles", "instructions", "cache-misses", "branches",
+					     "branch-misses" };
+	static const int hw[] = { 0, 1, 3, 4, 5 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all_models); i++) {
+		struct td_model *m = NULL;
+		struct td_ctx ctx = { .smt = TD_SMT_OFF };
+		struct td_result res = { .bottleneck = -1 };
+		char *cause = NULL;
+		double *c;
+		int cpi, ipc;
+
+		if (!ok(td_model__load(all_models[i], GX_SRC_EVENTS_DIR, &m, &cause) == 0,
+			"%s: loads (%s)", all_models[i], cause ? cause : "ok")) {
+			free(cause);
+			continue;
+		}
+		c = xcalloc(td_model__nr_events(m) + 1, sizeof(double));
+		for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+			int e = td_model__find_event(m, names[k]);
+
+			ok(e >= 0, "%s: %s is one of the model's events", all_models[i], names[k]);
+			is_int(td_model__find_event_attr(m, 0, (uint64_t)hw[k], 0), e,
+			       "%s: PERF_TYPE_HARDWARE %d is %s", all_models[i], hw[k], names[k]);
+		}
+		is_int(td_model__find_event(m, "cpu-cycles"), td_model__find_event(m, "cycles"),
+		       "%s: cpu-cycles is cycles", all_models[i]);
+		ok(td_counts_parse(m, "cpu-cycles:u 3000\ninstructions:u 1500\n", "in.txt", c, NULL,
+				   &cause) == 0, "%s: generic names parse (%s)", all_models[i],
+		   cause ? cause : "ok");
+		ok(td_eval(m, c, &ctx, &res, &cause) == 0, "%s: evaluates", all_models[i]);
+		cpi = td_model__find_node(m, "CPI");
+		ipc = td_model__find_node(m, "IPC");
+		if (ok(cpi >= 0 && ipc >= 0 && res.v, "%s: has CPI and IPC", all_models[i])) {
+			is_double(res.v[cpi].value, 2.0, 1e-12, "%s: CPI from cpu-cycles and instructions",
+				  all_models[i]);
+			is_double(res.v[ipc].value, 0.5, 1e-12, "%s: IPC", all_models[i]);
+		}
+		td_result__exit(&res);
+		free(c);
+		free(cause);
+		td_model__delete(m);
+	}
+}
+
 int main(void)
 {
 	char *cause = NULL;
@@ -147,6 +203,7 @@ int main(void)
 	       "attr hardware cycles");
 	is_int(td_model__find_event_attr(model, 1, 0, 0), -1, "attr software cpu-clock: none");
 	td_model__delete(model);
+	generic_names();
 	free(cause);
 	return done_testing();
 }
