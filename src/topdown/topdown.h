@@ -290,12 +290,66 @@ json_t *td_result__to_json(const struct td_model *m, const struct td_result *res
 			   const struct td_ctx *ctx);
 
 /* ---- event totals measured elsewhere ------------------------------------ */
+/* Why an event has no count in a row. */
+enum td_missing {
+	TD_MISSING_NONE,		/* counted, or never listed */
+	TD_MISSING_NOT_COUNTED,		/* perf: <not counted> (never scheduled) */
+	TD_MISSING_NOT_SUPPORTED,	/* perf: <not supported> (the PMU lacks it) */
+};
+/* "not counted", "not supported", or NULL. */
+const char *td_missing_str(enum td_missing w);
+
+/* One row of counts: the whole run, one interval, one entity, or both. */
+struct td_counts_row {
+	const char *entity;	/* "CPU3", "S0-D0-C1", "S0", "cc1-5759"; NULL: all of them */
+	double time;		/* end of the interval in seconds (perf stat -I); NAN: whole run */
+	double *counts;		/* per model event; NAN: not measured */
+	double *run;		/* per event: share of the time it was counted, 0..1; NAN: unknown */
+	unsigned char *missing;	/* per event: enum td_missing when counts[] is NAN */
+};
+
+struct td_counts {
+	size_t nr_events;	/* == td_model__nr_events() */
+	size_t nr_rows;
+	/*
+	 * rows[0] is the whole run over every entity (the sum of the other
+	 * rows when there are several); then one row per interval and entity
+	 * in input order.
+	 */
+	struct td_counts_row *rows;
+	size_t nr_unknown;	/* lines naming no event of the model */
+	bool intervals;		/* perf stat -I */
+	/* "cpu" (-A), "core", "die", "socket", "node", "thread", or NULL */
+	const char *entity_kind;
+	/* Copies of an event from another PMU that were left out ("cpu_atom"), or NULL. */
+	char *dropped_pmu;
+};
+
 /*
- * Parse event totals from `text` (perf stat default output, perf stat -x
- * CSV, or "EVENT VALUE" lines) into counts[] (td_model__nr_events()
- * entries, set to NAN first; events listed several times are averaged).
- * Unknown events are ignored and counted in *nr_unknown (may be NULL).
- * Returns 0 or GX_E_FORMAT with *cause "FILE:LINE: message".
+ * Parse event totals from `text`: perf stat's default output in any
+ * locale, -x SEP (with or without the -I interval column), -j JSON lines,
+ * -I, -A, --per-core/-die/-socket/-node/-thread, or "EVENT VALUE" lines.
+ * Copies of one event (perf prints one line per group) are combined only
+ * when they come from the same PMU, weighted by their running time (the
+ * core PMU's win over an E-core's: cpu_atom copies are left out). On
+ * success *out owns the counts (td_counts__delete()). Errors: GX_E_FORMAT
+ * with *cause "FILE:LINE: message", GX_E_NODATA when no event of the
+ * model is listed.
+ */
+int td_counts__parse(const struct td_model *m, const char *text, const char *file,
+		     struct td_counts **out, char **cause);
+void td_counts__delete(struct td_counts *c);
+/*
+ * The smallest share of the run any event with a count in row r was
+ * scheduled (1 when nothing was multiplexed), NAN when perf printed no
+ * running shares: what a perf stat input can say of MUX reliability
+ * (<not counted> events are n/a instead).
+ */
+double td_counts_row__min_run(const struct td_counts *c, size_t r);
+
+/*
+ * The whole-run counts only (rows[0] of td_counts__parse()) into counts[]
+ * (td_model__nr_events() entries). Same errors.
  */
 int td_counts_parse(const struct td_model *m, const char *text, const char *file,
 		    double *counts, size_t *nr_unknown, char **cause);
