@@ -222,7 +222,7 @@ char *td_detect_model(void);
 const char *td_model__cpu_variant(const struct td_model *m, const struct td_cpu *cpu);
 
 enum td_smt { TD_SMT_UNKNOWN = 0, TD_SMT_OFF, TD_SMT_ON };
-/* /sys/devices/system/cpu/smt/active. */
+/* /sys/devices/system/cpu/smt/active ($GX_SYSFS replaces /sys for tests). */
 enum td_smt td_smt_detect(void);
 
 /* ---- evaluation ---------------------------------------------------------- */
