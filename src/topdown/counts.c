@@ -268,7 +268,8 @@ static int resolve_terms(const struct td_model *m, char *terms)
 {
 	struct term_mods mods = { 0 };
 	char *base = NULL, *name = NULL, *save = NULL;
-	uint64_t config, config1;
+	uint64_t config = 0, config1 = 0, ev;
+	bool numeric = false, raw = false;
 	int idx;
 
 	for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
@@ -276,12 +277,26 @@ static int resolve_terms(const struct td_model *m, char *terms)
 
 		if (eq)
 			*eq++ = '\0';
-		if (!strcasecmp(t, "name") && eq)
+		if (!strcasecmp(t, "name") && eq) {
 			name = eq;
-		else if (parse_term_mod(t, eq, &mods))
+		} else if (parse_term_mod(t, eq, &mods)) {
 			;
-		else if (!eq && !base)
+		} else if (eq && !strcasecmp(t, "event")) {
+			ev = strtoull(eq, NULL, 0);	/* AMD: event bits 8-11 at 32-35 */
+			config |= (ev & 0xff) | ((ev >> 8) & 0xf) << 32;
+			numeric = true;
+		} else if (eq && !strcasecmp(t, "umask")) {
+			config |= (strtoull(eq, NULL, 0) & 0xff) << 8;
+			numeric = true;
+		} else if (eq && !strcasecmp(t, "config")) {
+			config = strtoull(eq, NULL, 0);
+			numeric = raw = true;
+		} else if (eq && !strcasecmp(t, "config1")) {
+			config1 = strtoull(eq, NULL, 0);
+			numeric = true;
+		} else if (!eq && !base) {
 			base = t;
+		}
 		/* period=, freq=, ldlat= ...: no bearing on what is counted */
 	}
 	if (name && (idx = resolve_plain(m, name)) >= 0)
@@ -295,6 +310,8 @@ static int resolve_terms(const struct td_model *m, char *terms)
 		config &= ~((0xffull << 24) | (1ull << 23) | (1ull << 18) | (1ull << 21));
 		return find_by_raw(m, config | mods.set, config1);
 	}
+	if (numeric)
+		return find_by_raw(m, raw ? config : config | mods.set, config1);
 	return -1;
 }
 
@@ -351,18 +368,8 @@ int td_counts_resolve(const struct td_model *m, const char *name, char *pmu, siz
 		idx = td_model__find_event(m, whole);
 		if (idx >= 0)
 			return idx;
-		if (strchr(terms, '=') || strchr(terms, ',')) {
-			uint64_t config = 0, config1 = 0;
-			char copy[512];
-
-			snprintf(copy, sizeof(copy), "%s", terms);
-			idx = resolve_terms(m, copy);
-			if (idx >= 0)
-				return idx;
-			if (terms_config(terms, &config, &config1))
-				return find_by_raw(m, config, config1);
-			return -1;
-		}
+		if (strchr(terms, '=') || strchr(terms, ','))
+			return resolve_terms(m, terms);
 		return resolve_plain(m, terms);	/* "cpu_core/topdown-retiring/" */
 	}
 	return resolve_plain(m, buf);
