@@ -200,6 +200,8 @@ static int load_model(struct gx_result *r, const struct gx_result_opts *o, char 
 		     !meta || meta->smt < 0 ? TD_SMT_UNKNOWN :
 		     meta->smt ? TD_SMT_ON : TD_SMT_OFF;
 	r->ctx.variant = meta ? meta->cpu_variant : NULL;
+	/* system-wide: every SMT sibling was measured, per-core events are exact */
+	r->ctx.core_wide = meta && meta->system_wide;
 	return 0;
 }
 

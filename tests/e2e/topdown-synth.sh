@@ -156,6 +156,28 @@ is "$(jq -r "$R.bottleneck" zen4.json)" Backend_Bound "zen4 run: bottleneck"
 M='.topdown.modules[0].tree'
 is "$(val "$M" Backend_Bound <zen4.json)" 0.4 "zen4: per-module row from the samples agrees"
 
+# ---- Skylake, SMT on, recorded system-wide (every sibling measured):
+# CORE_CLKS = THREAD_ANY/2 = .8e9, SLOTS 3.2e9: FE .8/3.2=.25 (read from
+# meta.json's smt and system_wide; per-thread, the estimate's events are absent)
+"$GEN" -o sklsmt -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt on
+system-wide
+process 5000 app
+CPU_CLK_UNHALTED.THREAD 1000000000
+CPU_CLK_UNHALTED.THREAD_ANY 1600000000
+INST_RETIRED.ANY 1000000000
+IDQ_UOPS_NOT_DELIVERED.CORE 800000000
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES_ANY 20000000
+SPEC
+ok $? "skl SMT on, system-wide: synthetic result written"
+"$GX_BIN" report --json sklsmt >sklsmt.json 2>/dev/null
+is "$(jq -r "$R.smt" sklsmt.json)" on "skl SMT on: the recording's SMT state"
+is "$(jq -r "$R.core_wide" sklsmt.json)" true "skl system-wide: core-wide formulas"
+is "$(val "$R" Frontend_Bound <sklsmt.json)" 0.25 "skl SMT on, core-wide: Frontend_Bound over THREAD_ANY/2"
+
 # --cpu overrides the recorded model.
 "$GX_BIN" report --json --cpu generic zen4 >g.json 2>/dev/null
 is "$(jq -r .topdown.available g.json)" false "--cpu generic: zen4's events are not generic's"
