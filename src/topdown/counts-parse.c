@@ -571,11 +571,15 @@ static int parse_line(struct counts_parse *cp, char *s, char **cause)
 	if (strstr(s, "seconds time elapsed") || strstr(s, "seconds user") ||
 	    strstr(s, "seconds sys"))
 		return 0;
+	if (strchr(",;|", *s) && s[1] == *s)
+		return 0;	/* -x: a metric without a count (",,,,,19.6,%  tma_...") */
 	if (*s == '{') {
 		err = parse_json(cp, s, &lc, cause);
 		cp->lenient = true;
 	} else {
 		err = parse_csv(cp, s, &lc, cause);
+		if (err == 0)
+			cp->lenient = true;	/* perf stat -x: its notes follow */
 		if (err == 1)
 			err = parse_text(cp, s, &lc, cause);
 	}

@@ -136,7 +136,7 @@ if [ -n "$PERF" ] && "$PERF" stat -e cycles,task-clock -o /dev/null true 2>/dev/
 		i=$((i + 1))
 		# shellcheck disable=SC2086
 		if "$PERF" stat $opts -e $ev -o "$T/real$i.txt" -- sleep 0.25 2>/dev/null &&
-			! grep -q 'cycles\|instructions' "$T/real$i.txt"; then
+			! grep -q '[ ,;"]\(cycles\|instructions\)[ ,;"]' "$T/real$i.txt"; then
 			# --per-thread leaves out events the PMU does not support
 			n=$((n + 1)); echo "ok $n # SKIP perf stat $opts printed no hardware event"
 		elif [ -s "$T/real$i.txt" ]; then

@@ -315,6 +315,9 @@ int main(void)
 	parse_ok(__LINE__, "77,,cpu/event=0xe,umask=0x1/,100,100.00,1.2,insn per cycle\n",
 		 "UOPS_ISSUED.ANY", 77);
 	parse_ok(__LINE__, "\xef\xbb\xbf" "cycles 1\r\ninstructions 2\r\n", "cycles", 1);
+	/* perf 6.x -x: metric-only lines, and a metric group's name line */
+	parse_ok(__LINE__, "5,,cycles,100,100.00,,\n,,,,,19.6,%  tma_frontend_bound\n"
+			   "       TopdownL1 (cpu_core)\n", "cycles", 5);
 	parse_ok(__LINE__, " Performance counter stats for 'x':\n  Some events weren't counted. Try:\n 5 cycles\n",
 		 "cycles", 5);
 	/* perf's multiplexing footnotes and indented notes are skipped */
