@@ -140,6 +140,8 @@ static void print_model(const struct td_model *m, const char *variant,
 		printf("  %-46s %-5s %-10s %-7s %s\n", e->id, g, sav, e->precise ? "yes" : "no", enc);
 		printf("  %-46s %-5s %-10s %-7s perf: %s\n", "", "", "", "",
 		       perf_name(e, pbuf, sizeof(pbuf)));
+		if (e->generic)	/* what perf stat -e cycles ... counts on this CPU */
+			printf("  %-46s %-5s %-10s %-7s generic: %s\n", "", "", "", "", e->generic);
 	}
 	mux_plan__render(plan, m, &sb);
 	printf("\n%s", sb.buf ? sb.buf : "");

@@ -428,10 +428,9 @@ static void fill_meta(struct gx_meta *m, const struct collect_session *s, const 
 	m->term_signal = st->term_signal;
 	m->cpu_desc = env->cpudesc ? xstrdup(env->cpudesc) : NULL;
 	{
-		char *smt = gx_read_file("/sys/devices/system/cpu/smt/active", 16);
+		enum td_smt smt = td_smt_detect();	/* the SMT formulas at report time */
 
-		m->smt = smt ? (smt[0] == '1') : -1;
-		free(smt);
+		m->smt = smt == TD_SMT_ON ? 1 : smt == TD_SMT_OFF ? 0 : -1;
 	}
 	m->pmu = collect_session__has_pmu(s);
 	m->callgraph = o->callgraph == COLLECT_CG_FP ? xstrdup("fp") :

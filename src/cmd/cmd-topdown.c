@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd-int.h"
+#include "mux/mux.h"
 #include "topdown/topdown.h"
 
 /*
@@ -82,17 +83,186 @@ static const struct cmd_option topdown_options[] = {
 	CMD_OPT_END(),
 };
 
+/* Evaluate one row, falling back on the general-counter variant (spr) when
+ * the default's level-1 events are absent; res is always initialized. */
+static void eval_row(const struct td_model *m, const double *counts, struct td_ctx *ctx,
+		     bool chosen_variant, struct td_result *res)
+{
+	*res = (struct td_result){ .bottleneck = -1 };
+	if (td_eval(m, counts, ctx, res, NULL) != 0)
+		return;
+	if (!chosen_variant && td_model__fallback_variant(m) && level1_missing(m, res)) {
+		struct td_ctx alt_ctx = *ctx;
+		struct td_result alt = { .bottleneck = -1 };
+
+		alt_ctx.variant = td_model__fallback_variant(m);
+		if (td_eval(m, counts, &alt_ctx, &alt, NULL) == 0 && !level1_missing(m, &alt)) {
+			td_result__exit(res);
+			*res = alt;
+		} else {
+			td_result__exit(&alt);
+		}
+	}
+}
+
+/* "whole run", "CPU3", "0.200 s", "0.200 s CPU3" */
+static char *row_label(const struct td_counts *c, size_t r)
+{
+	const struct td_counts_row *row = &c->rows[r];
+
+	if (r == 0)
+		return xstrdup(c->nr_rows > 1 ? (c->entity_kind && c->intervals ?
+						  "whole run, every interval and entity" :
+						  c->entity_kind ? "every entity (aggregate)" :
+						  "whole run (every interval)") : "whole run");
+	if (!isnan(row->time) && row->entity)
+		return xasprintf("interval ending %.3f s, %s", row->time, row->entity);
+	if (!isnan(row->time))
+		return xasprintf("interval ending %.3f s", row->time);
+	return xasprintf("%s %s", c->entity_kind ? c->entity_kind : "entity",
+			 row->entity ? row->entity : "?");
+}
+
+/* Events the tree needs that this row lacks, with perf's reason. */
+static void missing_events(const struct td_model *m, const struct td_ctx *ctx,
+			   const struct td_counts_row *row, struct strbuf *sb, json_t *arr)
+{
+	int *idx = NULL;
+	size_t n = 0;
+
+	if (td_model__needed_events(m, ctx, -1, &idx, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *why = td_missing_str((enum td_missing)row->missing[idx[i]]);
+
+		if (!isnan(row->counts[idx[i]]))
+			continue;
+		if (!why)
+			why = "absent from the input";
+		if (sb)
+			strbuf__addf(sb, "%s  %s (%s)\n", sb->len ? "" : "n/a because:\n",
+				     td_model__event(m, (size_t)idx[i])->id, why);
+		if (arr)
+			json_array_append_new(arr, json_pack("{s:s,s:s}", "event",
+							    td_model__event(m, (size_t)idx[i])->id,
+							    "reason", why));
+	}
+	free(idx);
+}
+
+static bool any_na(const struct td_model *m, const struct td_result *res)
+{
+	for (size_t i = 0; i < res->nr; i++)
+		if (res->v[i].na && !td_model__node(m, i)->hidden)
+			return true;
+	return false;
+}
+
+/*
+ * Without --smt the counts are evaluated as SMT off; the nodes SMT on would
+ * move by more than a point are listed with both values.
+ */
+static void smt_both(const struct td_model *m, const double *counts, const struct td_ctx *ctx,
+		     bool chosen_variant, const struct td_result *off, struct strbuf *sb,
+		     json_t *arr)
+{
+	struct td_ctx on_ctx = *ctx;
+	struct td_result on;
+
+	on_ctx.smt = TD_SMT_ON;
+	on_ctx.variant = off->variant;
+	eval_row(m, counts, &on_ctx, chosen_variant || off->variant, &on);
+	for (size_t i = 0; on.v && i < off->nr; i++) {
+		const struct td_node *nd = td_model__node(m, i);
+		double a = off->v[i].value, b = on.v[i].value;
+
+		if (nd->hidden || nd->unit != TD_UNIT_FRACTION || isnan(a) || isnan(b) ||
+		    fabs(a - b) <= 0.01)
+			continue;
+		if (sb)
+			strbuf__addf(sb, "%s  %-22s %6.1f%% with SMT off, %6.1f%% with SMT on\n",
+				     sb->len ? "" : "SMT changes (pass --smt on|off to choose):\n",
+				     nd->name, 100 * a, 100 * b);
+		if (arr)
+			json_array_append_new(arr, json_pack("{s:s,s:f,s:f}", "name", nd->name,
+							    "smt_off", a, "smt_on", b));
+	}
+	td_result__exit(&on);
+}
+
+static void print_row(const struct td_model *m, const struct td_counts *c, size_t r,
+		      struct td_ctx *ctx, bool chosen_variant, bool smt_given, bool brief)
+{
+	const struct td_counts_row *row = &c->rows[r];
+	struct td_result res;
+	struct strbuf sb = STRBUF_INIT, na = STRBUF_INIT, smt = STRBUF_INIT;
+	double run = td_counts_row__min_run(c, r);
+	char *label = row_label(c, r);
+
+	eval_row(m, row->counts, ctx, chosen_variant, &res);
+	if (c->nr_rows > 1)
+		printf("%s== %s ==\n", r ? "\n" : "", label);
+	if (!isnan(run) && run < 1)
+		printf("MUX: some events were counted only %.0f%% of the time (reliability %.2f, %s)\n",
+		       100 * run, run, mux_reliability_word(run));
+	td_result__print(m, &res, &sb, brief ? 0 : TD_PRINT_ALL);
+	fputs(sb.buf ? sb.buf : "", stdout);
+	if (any_na(m, &res)) {
+		struct td_ctx used = *ctx;
+
+		used.variant = res.variant;
+		missing_events(m, &used, row, &na, NULL);
+		fputs(na.buf ? na.buf : "", stdout);
+	}
+	if (!smt_given) {
+		smt_both(m, row->counts, ctx, chosen_variant, &res, &smt, NULL);
+		fputs(smt.buf ? smt.buf : "", stdout);
+	}
+	strbuf__exit(&sb);
+	strbuf__exit(&na);
+	strbuf__exit(&smt);
+	td_result__exit(&res);
+	free(label);
+}
+
+static json_t *row_json(const struct td_model *m, const struct td_counts *c, size_t r,
+			struct td_ctx *ctx, bool chosen_variant, bool smt_given)
+{
+	const struct td_counts_row *row = &c->rows[r];
+	struct td_result res;
+	struct td_ctx used = *ctx;
+	json_t *o, *miss = json_array();
+	double run = td_counts_row__min_run(c, r);
+
+	eval_row(m, row->counts, ctx, chosen_variant, &res);
+	used.variant = res.variant;
+	o = td_result__to_json(m, &res, &used);
+	if (r) {
+		json_object_set_new(o, "time", isnan(row->time) ? json_null() : json_real(row->time));
+		json_object_set_new(o, "entity", row->entity ? json_string(row->entity) : json_null());
+	}
+	missing_events(m, &used, row, NULL, miss);
+	json_object_set_new(o, "missing_events", miss);
+	json_object_set_new(o, "mux_reliability", isnan(run) ? json_null() : json_real(run));
+	if (!smt_given) {
+		json_t *both = json_array();
+
+		smt_both(m, row->counts, ctx, chosen_variant, &res, NULL, both);
+		json_object_set_new(o, "smt_changes", both);
+	}
+	td_result__exit(&res);
+	return o;
+}
+
 static int cmd_topdown_exec(int argc, char **argv)
 {
 	struct topdown_opts o = { .smt = TD_SMT_UNKNOWN };
 	struct td_ctx ctx = { .smt = TD_SMT_UNKNOWN };
-	struct td_result res = { .bottleneck = -1 };
 	const char *cpu, *path;
 	char *detected = NULL, *cause = NULL, *text = NULL;
 	struct td_model *m = NULL;
-	double *counts = NULL;
-	bool json, brief;
-	size_t unknown = 0;
+	struct td_counts *counts = NULL;
+	bool json, brief, chosen_variant, smt_given;
 	int err, ret = GX_EXIT_OK;
 	struct cmd_args a;
 
@@ -105,6 +275,7 @@ static int cmd_topdown_exec(int argc, char **argv)
 	cpu = o.cpu;
 	path = o.counts;
 	ctx.smt = (enum td_smt)o.smt;
+	smt_given = ctx.smt != TD_SMT_UNKNOWN;
 	ctx.core_wide = o.core_wide;
 	ctx.variant = o.variant;
 	json = o.json;
@@ -123,67 +294,60 @@ static int cmd_topdown_exec(int argc, char **argv)
 		td_cpu_detect(&c);
 		ctx.variant = td_model__cpu_variant(m, &c);
 	}
+	chosen_variant = ctx.variant != NULL;
 	text = read_input(path);
 	if (!text) {
 		cmd_error("topdown: %s: %s", path, strerror(errno));
 		ret = GX_EXIT_USAGE;
 		goto out;
 	}
-	counts = calloc(td_model__nr_events(m) + 1, sizeof(double));
-	if (!counts) {
-		ret = GX_EXIT_FAIL;
-		goto out;
-	}
-	err = td_counts_parse(m, text, strcmp(path, "-") == 0 ? "<stdin>" : path, counts, &unknown,
-			      &cause);
+	err = td_counts__parse(m, text, strcmp(path, "-") == 0 ? "<stdin>" : path, &counts,
+			       &cause);
 	if (err) {
 		cmd_error("topdown: %s", cause);
 		ret = GX_EXIT_USAGE;
 		goto out;
-	}
-	err = td_eval(m, counts, &ctx, &res, &cause);
-	if (err) {
-		cmd_error("topdown: %s", cause);
-		ret = GX_EXIT_USAGE;
-		goto out;
-	}
-	/* PERF_METRICS absent but the general-counter events present: use them */
-	if (!ctx.variant && td_model__fallback_variant(m) && level1_missing(m, &res)) {
-		struct td_result alt;
-
-		ctx.variant = td_model__fallback_variant(m);
-		if (td_eval(m, counts, &ctx, &alt, NULL) == 0 && !level1_missing(m, &alt)) {
-			td_result__exit(&res);
-			res = alt;
-		} else {
-			if (alt.v)
-				td_result__exit(&alt);
-			ctx.variant = NULL;
-		}
 	}
 	if (json) {
-		json_t *root = td_result__to_json(m, &res, &ctx);
+		json_t *root = row_json(m, counts, 0, &ctx, chosen_variant, smt_given), *rows;
 		char *s;
 
-		json_object_set_new(root, "unknown_events", json_integer((json_int_t)unknown));
+		json_object_set_new(root, "unknown_events",
+				    json_integer((json_int_t)counts->nr_unknown));
+		json_object_set_new(root, "smt_assumed", smt_given ? json_null() : json_string("off"));
+		json_object_set_new(root, "intervals", json_boolean(counts->intervals));
+		json_object_set_new(root, "entity_kind", counts->entity_kind ?
+					 json_string(counts->entity_kind) : json_null());
+		json_object_set_new(root, "dropped_pmu", counts->dropped_pmu ?
+					 json_string(counts->dropped_pmu) : json_null());
+		rows = json_array();
+		for (size_t r = 1; r < counts->nr_rows; r++)
+			json_array_append_new(rows, row_json(m, counts, r, &ctx, chosen_variant,
+							     smt_given));
+		json_object_set_new(root, "rows", rows);
 		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
 		printf("%s\n", s);
 		free(s);
 		json_decref(root);
 	} else {
-		struct strbuf sb = STRBUF_INIT;
+		struct td_result res;
 
-		printf("Model %s%s%s, SMT %s\n\n", td_model__id(m), res.variant ? ", variant " : "",
+		eval_row(m, counts->rows[0].counts, &ctx, chosen_variant, &res);
+		printf("Model %s%s%s, SMT %s\n", td_model__id(m), res.variant ? ", variant " : "",
 		       res.variant ? res.variant : "",
-		       ctx.smt == TD_SMT_ON ? "on" : ctx.smt == TD_SMT_OFF ? "off" : "unknown");
-		td_result__print(m, &res, &sb, brief ? 0 : TD_PRINT_ALL);
-		fputs(sb.buf ? sb.buf : "", stdout);
-		strbuf__exit(&sb);
+		       ctx.smt == TD_SMT_ON ? "on" : ctx.smt == TD_SMT_OFF ? "off" :
+		       "unknown: assumed off (--smt on|off)");
+		td_result__exit(&res);
+		if (counts->dropped_pmu)
+			printf("%s: copies of events on this PMU left out (no model describes it)\n",
+			       counts->dropped_pmu);
+		printf("\n");
+		for (size_t r = 0; r < counts->nr_rows; r++)
+			print_row(m, counts, r, &ctx, chosen_variant, smt_given, brief);
 		printf("\n(< below threshold, <== bottleneck, n/a not measured)\n");
 	}
 out:
-	td_result__exit(&res);
-	free(counts);
+	td_counts__delete(counts);
 	free(text);
 	td_model__delete(m);
 	free(detected);

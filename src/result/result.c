@@ -202,6 +202,8 @@ static int load_model(struct gx_result *r, const struct gx_result_opts *o, char 
 		     !meta || meta->smt < 0 ? TD_SMT_UNKNOWN :
 		     meta->smt ? TD_SMT_ON : TD_SMT_OFF;
 	r->ctx.variant = meta ? meta->cpu_variant : NULL;
+	/* system-wide: every SMT sibling was measured, per-core events are exact */
+	r->ctx.core_wide = meta && meta->system_wide;
 	return 0;
 }
 
@@ -884,19 +886,53 @@ const struct td_ctx *gx_result__ctx(const struct gx_result *r) { return &r->ctx;
 const int *gx_result__model_map(const struct gx_result *r) { return r->ev; }
 size_t gx_result__nr_model_events(const struct gx_result *r) { return r->nr_matched; }
 
+/* The core PMU (cpu, cpu_core) wins when copies of an event differ in PMU. */
+static int pmu_rank(const char *pmu)
+{
+	return !pmu || !strcmp(pmu, "cpu") || !strcmp(pmu, "cpu_core") ? 0 : 1;
+}
+
 void gx_result__model_counts(const struct gx_result *r, const double *v, double *c)
 {
+	size_t ne;
+	double *w;
+	const char **pmu;
+
 	if (!r->model)
 		return;
-	for (size_t k = 0; k < td_model__nr_events(r->model); k++)
+	ne = td_model__nr_events(r->model);
+	w = xcalloc(ne + 1, sizeof(double));
+	pmu = xcalloc(ne + 1, sizeof(char *));
+	for (size_t k = 0; k < ne; k++)
 		c[k] = NAN;
+	/*
+	 * Copies of one event (in several groups) each estimate the whole:
+	 * combine those of one PMU, weighted by the share of the run each was
+	 * counted (1 / scale); never add them, never mix PMUs.
+	 */
 	for (size_t i = 0; i < r->nr_events; i++) {
+		const struct gx_event *e = &r->events[i];
 		int k = r->ev[i];
+		double wi;
 
 		if (k < 0 || isnan(v[i]))
 			continue;
-		c[k] = isnan(c[k]) ? v[i] : c[k] + v[i];
+		if (pmu[k] && strcmp(pmu[k], e->pmu ? e->pmu : "cpu") != 0) {
+			if (pmu_rank(e->pmu) >= pmu_rank(pmu[k]))
+				continue;
+			c[k] = NAN;	/* a core-PMU copy replaces another PMU's */
+			w[k] = 0;
+		}
+		pmu[k] = e->pmu ? e->pmu : "cpu";
+		wi = isfinite(e->scale) && e->scale > 0 ? 1.0 / e->scale : 1.0;
+		c[k] = isnan(c[k]) ? v[i] * wi : c[k] + v[i] * wi;
+		w[k] += wi;
 	}
+	for (size_t k = 0; k < ne; k++)
+		if (!isnan(c[k]) && w[k] > 0)
+			c[k] /= w[k];
+	free(w);
+	free(pmu);
 }
 
 void gx_result__run_counts(const struct gx_result *r, double *c)

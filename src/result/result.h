@@ -192,8 +192,10 @@ const struct td_ctx *gx_result__ctx(const struct gx_result *r);
 const int *gx_result__model_map(const struct gx_result *r);
 size_t gx_result__nr_model_events(const struct gx_result *r);
 /*
- * Sum per-event values (NAN: not measured) into the model's event counts
- * c[td_model__nr_events()] (NAN where nothing was measured).
+ * Per-event values (NAN: not measured) into the model's event counts
+ * c[td_model__nr_events()] (NAN where nothing was measured). Copies of one
+ * model event are combined only within one PMU (the core PMU's win),
+ * weighted by the share of the run each was counted.
  */
 void gx_result__model_counts(const struct gx_result *r, const double *event_values, double *c);
 /* The whole run's model event counts (every event's run_value). */

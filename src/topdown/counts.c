@@ -1,7 +1,7 @@
 /*
- * counts.c: event totals measured elsewhere, from `perf stat` default
- * output (any locale's digit grouping), `perf stat -x,` CSV, or plain
- * "EVENT VALUE" lines, matched to a model's events.
+ * counts.c: numbers in any locale, and event names as perf stat prints
+ * them (modifiers, PMU terms, raw encodings, hybrid prefixes) resolved to
+ * a model's events. counts-parse.c reads whole perf stat outputs.
  */
 #include "config.h"
 
@@ -105,12 +105,6 @@ int td_parse_number(const char *s, size_t len, double *out)
 	return 0;
 }
 
-struct acc {
-	double *sum;
-	unsigned *nr;
-	bool *missing;
-};
-
 static bool is_modifier_suffix(const char *s)
 {
 	return *s && s[strspn(s, "ukhHGIpPSDWe")] == '\0';
@@ -201,6 +195,12 @@ static int find_by_raw(const struct td_model *m, uint64_t config, uint64_t confi
 	return -1;
 }
 
+/* PERF_COUNT_HW_* by config: the generic names the models list. */
+static const char *const hw_names[] = {
+	[0] = "cycles", [1] = "instructions", [3] = "cache-misses", [4] = "branches",
+	[5] = "branch-misses",
+};
+
 int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t config,
 			      uint64_t config1)
 {
@@ -215,43 +215,111 @@ int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t 
 		if (type == 4 /* PERF_TYPE_RAW */ && td_perf_config(e->perf, &c, &c1) == 0 &&
 		    c == config && c1 == config1)
 			return (int)i;
-		if (type == 0 /* PERF_TYPE_HARDWARE */ && config1 == 0 && e->perf &&
-		    ((config == 0 && strcmp(e->perf, "cycles") == 0) ||
-		     (config == 1 && strcmp(e->perf, "instructions") == 0)))
-			return (int)i;
 	}
+	/* PERF_TYPE_HARDWARE: the kernel's generic events, by name */
+	if (type == 0 && config1 == 0 && config < ARRAY_SIZE(hw_names) && hw_names[config])
+		return td_model__find_event(m, hw_names[config]);
 	return -1;
 }
 
-/* Resolve a name as perf prints it: "cycles:u", "cpu/event=0x3c/", "cpu_core/slots/", "r3c". */
-static int resolve_event(const struct td_model *m, const char *name)
+/* Bits a term sets on top of an event's own encoding (Intel and AMD layouts). */
+struct term_mods {
+	uint64_t set;		/* cmask, inv, edge, any */
+	bool any_set;
+};
+
+static bool parse_term_mod(const char *key, const char *val, struct term_mods *mods)
 {
-	char buf[256], val[64];
-	const char *slash;
+	uint64_t v = val ? strtoull(val, NULL, 0) : 1;
+
+	if (!strcasecmp(key, "cmask") || !strcasecmp(key, "c"))
+		mods->set |= (v & 0xff) << 24;
+	else if (!strcasecmp(key, "inv"))
+		mods->set |= (v & 1) << 23;
+	else if (!strcasecmp(key, "edge"))
+		mods->set |= (v & 1) << 18;
+	else if (!strcasecmp(key, "any"))
+		mods->set |= (v & 1) << 21;
+	else
+		return false;
+	mods->any_set = true;
+	return true;
+}
+
+/* The raw config of model event e (its raw encoding or its perf spelling), or -1. */
+static int event_config(const struct td_event *e, uint64_t *c, uint64_t *c1)
+{
+	if (e->has_raw && e->raw_type == 4) {
+		*c = e->raw_config;
+		*c1 = e->raw_config1;
+		return 0;
+	}
+	return td_perf_config(e->perf, c, c1);
+}
+
+static int resolve_plain(const struct td_model *m, char *buf);
+
+/*
+ * "pmu/terms/mods" with terms split at ',': name=X, event=/umask=/config=
+ * numbers, or a symbolic event ("de_no_dispatch_per_slot.no_ops_from_frontend")
+ * with cmask/inv/edge/any on top of its encoding.
+ */
+static int resolve_terms(const struct td_model *m, char *terms)
+{
+	struct term_mods mods = { 0 };
+	char *base = NULL, *name = NULL, *save = NULL;
+	uint64_t config = 0, config1 = 0, ev;
+	bool numeric = false, raw = false;
 	int idx;
 
-	snprintf(buf, sizeof(buf), "%s", name);
-	slash = strchr(buf, '/');
-	if (slash && slash != buf) {
-		char *terms = (char *)slash + 1;
-		uint64_t config = 0, config1 = 0;
+	for (char *t = strtok_r(terms, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(t, '=');
 
-		if (term_value(terms, "name", val, sizeof(val))) {
-			idx = resolve_event(m, val);
-			if (idx >= 0)
-				return idx;
+		if (eq)
+			*eq++ = '\0';
+		if (!strcasecmp(t, "name") && eq) {
+			name = eq;
+		} else if (parse_term_mod(t, eq, &mods)) {
+			;
+		} else if (eq && !strcasecmp(t, "event")) {
+			ev = strtoull(eq, NULL, 0);	/* AMD: event bits 8-11 at 32-35 */
+			config |= (ev & 0xff) | ((ev >> 8) & 0xf) << 32;
+			numeric = true;
+		} else if (eq && !strcasecmp(t, "umask")) {
+			config |= (strtoull(eq, NULL, 0) & 0xff) << 8;
+			numeric = true;
+		} else if (eq && !strcasecmp(t, "config")) {
+			config = strtoull(eq, NULL, 0);
+			numeric = raw = true;
+		} else if (eq && !strcasecmp(t, "config1")) {
+			config1 = strtoull(eq, NULL, 0);
+			numeric = true;
+		} else if (!eq && !base) {
+			base = t;
 		}
-		if (!strchr(terms, '='))	{	/* "cpu/topdown-retiring/" */
-			char *end = strchr(terms, '/');
-
-			if (end)
-				*end = '\0';
-			return resolve_event(m, terms);
-		}
-		if (!terms_config(terms, &config, &config1))
-			return -1;
-		return find_by_raw(m, config, config1);
+		/* period=, freq=, ldlat= ...: no bearing on what is counted */
 	}
+	if (name && (idx = resolve_plain(m, name)) >= 0)
+		return idx;
+	if (base) {
+		idx = resolve_plain(m, base);
+		if (idx < 0 || !mods.any_set)
+			return idx;
+		if (event_config(td_model__event(m, (size_t)idx), &config, &config1) < 0)
+			return -1;
+		config &= ~((0xffull << 24) | (1ull << 23) | (1ull << 18) | (1ull << 21));
+		return find_by_raw(m, config | mods.set, config1);
+	}
+	if (numeric)
+		return find_by_raw(m, raw ? config : config | mods.set, config1);
+	return -1;
+}
+
+/* A name without a PMU: "cycles:u", "L1D_PEND_MISS.FB_FULL:c1", "r4c2:k". */
+static int resolve_plain(const struct td_model *m, char *buf)
+{
+	int idx;
+
 	for (;;) {
 		char *colon;
 
@@ -268,264 +336,41 @@ static int resolve_event(const struct td_model *m, const char *name)
 	return -1;
 }
 
-static void record(const struct td_model *m, struct acc *a, const char *name, bool missing,
-		   double v, size_t *unknown)
+int td_counts_resolve(const struct td_model *m, const char *name, char *pmu, size_t pmu_len)
 {
-	int idx = resolve_event(m, name);
+	char buf[512], *slash;
+	size_t n = 0;
+	int idx;
 
-	if (idx < 0) {
-		(*unknown)++;
-		return;
-	}
-	if (missing) {
-		a->missing[idx] = true;
-		return;
-	}
-	a->sum[idx] += v;
-	a->nr[idx]++;
-}
-
-static bool starts_with(const char *s, const char *p)
-{
-	return strncmp(s, p, strlen(p)) == 0;
-}
-
-static const char *const units[] = { "msec", "ms", "ns", "us", "sec", "s", "Joules", "MiB", "W",
-				     NULL };
-
-/*
- * A line of perf stat's CSV output ("VALUE,UNIT,EVENT,RUNTIME,PCT,...");
- * false when the line is not CSV. An event such as "cpu/event=0x9c,umask=0x1/"
- * contains the separator itself: it runs to its closing '/'.
- */
-static bool try_csv(const char *line, char **value, char **name)
-{
-	static const char seps[] = ",;";
-
-	for (const char *sp = seps; *sp; sp++) {
-		const char *unit, *ev, *end, *slash;
-
-		if (!isdigit((unsigned char)line[0]) && line[0] != '<' && line[0] != '.' &&
-		    line[0] != '-')
-			return false;
-		unit = strchr(line, *sp);
-		if (!unit)
+	/* unescape perf's metric spelling: cpu@ev\,cmask\=0x6@ -> cpu/ev,cmask=0x6/ */
+	for (const char *p = name; *p && n + 1 < sizeof(buf); p++) {
+		if (*p == '\\' && p[1]) {
+			buf[n++] = *++p;
 			continue;
-		ev = strchr(unit + 1, *sp);
-		if (!ev)
-			continue;
-		ev++;
-		/* the event name never starts with a digit */
-		if (!isalpha((unsigned char)ev[0]) && ev[0] != '_')
-			continue;
-		/* nothing before it has spaces, except "<not counted>" */
-		if (memchr(line[0] == '<' ? unit : line, ' ', (size_t)(ev - (line[0] == '<' ? unit : line))))
-			continue;
-		end = strchr(ev, *sp);
-		slash = strchr(ev, '/');
-		if (slash && (!end || slash < end)) {
-			const char *close = strchr(slash + 1, '/');
-
-			if (close)
-				end = strchr(close, *sp);
 		}
-		*value = xstrndup(line, (size_t)(unit - line));
-		*name = end ? xstrndup(ev, (size_t)(end - ev)) : xstrdup(ev);
-		return true;
+		buf[n++] = *p == '@' ? '/' : *p;
 	}
-	return false;
-}
+	buf[n] = '\0';
+	if (pmu && pmu_len)
+		snprintf(pmu, pmu_len, "cpu");
+	slash = strchr(buf, '/');
+	if (slash && slash != buf) {
+		char *terms = slash + 1, *end = strchr(terms, '/');
+		char whole[1040];
 
-/* Scan a number with digit grouping at the start of s; returns its length. */
-static size_t scan_number(const char *s)
-{
-	size_t i = 0;
-
-	while (s[i]) {
-		size_t g = group_space(s + i);
-
-		if (isdigit((unsigned char)s[i]) || s[i] == ',' || s[i] == '.' ||
-		    (i == 0 && s[i] == '-')) {
-			i++;
-		} else if (g && i > 0 && isdigit((unsigned char)s[i - 1]) &&
-			   isdigit((unsigned char)s[i + g])) {
-			i += g;
-		} else {
-			break;
-		}
+		if (pmu && pmu_len)
+			snprintf(pmu, pmu_len, "%.*s", (int)(slash - buf), buf);
+		if (end)
+			*end = '\0';
+		*slash = '\0';
+		/* the whole spelling first: a model event's perf name ("cpu/event=0x3c/") */
+		snprintf(whole, sizeof(whole), "%s/%s/", buf, terms);
+		idx = td_model__find_event(m, whole);
+		if (idx >= 0)
+			return idx;
+		if (strchr(terms, '=') || strchr(terms, ','))
+			return resolve_terms(m, terms);
+		return resolve_plain(m, terms);	/* "cpu_core/topdown-retiring/" */
 	}
-	return i;
-}
-
-static char *next_word(const char **p)
-{
-	const char *s = *p, *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s;
-	while (*e && *e != ' ' && *e != '\t')
-		e++;
-	*p = e;
-	return e > s ? xstrndup(s, (size_t)(e - s)) : NULL;
-}
-
-/* Where td_counts_parse is. */
-struct counts_parse {
-	const struct td_model *m;
-	struct acc a;
-	const char *file;
-	size_t lineno;
-	size_t unknown;
-	bool perf_header;	/* perf stat's "Performance counter stats" seen */
-};
-
-static void counts_parse__record(struct counts_parse *cp, const char *name, bool missing,
-				 double v)
-{
-	record(cp->m, &cp->a, name, missing, v, &cp->unknown);
-}
-
-/* A CSV line (perf stat -x), already split. */
-static int parse_csv_line(struct counts_parse *cp, const char *value, const char *name,
-			  char **cause)
-{
-	bool missing = value[0] == '<';
-	double v = 0;
-
-	if (!missing && td_parse_number(value, strlen(value), &v) < 0)
-		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad count '%s'", cp->file, cp->lineno,
-			       value);
-	counts_parse__record(cp, name, missing, v);
-	return 0;
-}
-
-/* perf stat's "VALUE [unit] EVENT ..." */
-static int parse_perf_line(struct counts_parse *cp, const char *s, char **cause)
-{
-	size_t nl = scan_number(s);
-	const char *q = s + nl;
-	char *name;
-	double v;
-
-	if (td_parse_number(s, nl, &v) < 0)
-		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad count '%.*s'", cp->file, cp->lineno,
-			       (int)nl, s);
-	name = next_word(&q);
-	for (const char *const *u = units; name && *u; u++)
-		if (strcmp(name, *u) == 0) {
-			free(name);
-			name = next_word(&q);
-			break;
-		}
-	if (!name)
-		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: a count without an event name",
-			       cp->file, cp->lineno);
-	counts_parse__record(cp, name, false, v);
-	free(name);
-	return 0;
-}
-
-/* "EVENT VALUE" (or "EVENT = VALUE", "EVENT: VALUE"). */
-static int parse_pair_line(struct counts_parse *cp, const char *s, char **cause)
-{
-	const char *q = s;
-	char *name = next_word(&q);
-	double v;
-	int err = 0;
-
-	while (*q == ' ' || *q == '\t' || *q == '=' || *q == ':')
-		q++;
-	if (starts_with(q, "<not counted>") || starts_with(q, "<not supported>")) {
-		counts_parse__record(cp, name, true, 0);
-	} else if (td_parse_number(q, strlen(q), &v) == 0) {
-		counts_parse__record(cp, name, false, v);
-	} else if (!cp->perf_header) {
-		/* perf's notes ("Some events weren't counted...") are skipped */
-		err = gx_fail(cause, GX_E_FORMAT,
-			      "%s:%zu: expected 'EVENT VALUE', perf stat or CSV output", cp->file,
-			      cp->lineno);
-	}
-	free(name);
-	return err;
-}
-
-/* One line, without its end of line. */
-static int parse_line(struct counts_parse *cp, char *s, char **cause)
-{
-	char *value = NULL, *name = NULL;
-	size_t l = strlen(s);
-	int err = 0;
-
-	while (l && (s[l - 1] == '\r' || s[l - 1] == ' ' || s[l - 1] == '\t'))
-		s[--l] = '\0';
-	if (cp->lineno == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
-		s += 3;	/* UTF-8 byte order mark */
-	while (*s == ' ' || *s == '\t')
-		s++;
-	l = strlen(s);
-	if (!*s || *s == '#' || (*s == '(' && s[l - 1] == ')'))
-		return 0;
-	if (strstr(s, "Performance counter stats")) {
-		cp->perf_header = true;
-		return 0;
-	}
-	if (strstr(s, "seconds time elapsed") || strstr(s, "seconds user") ||
-	    strstr(s, "seconds sys"))
-		return 0;
-	if (try_csv(s, &value, &name)) {
-		err = parse_csv_line(cp, value, name, cause);
-	} else if (starts_with(s, "<not counted>") || starts_with(s, "<not supported>")) {
-		const char *q = strchr(s, '>') + 1;
-
-		name = next_word(&q);
-		if (name)
-			counts_parse__record(cp, name, true, 0);
-	} else if (isdigit((unsigned char)*s) || *s == '.' || *s == '-') {
-		err = parse_perf_line(cp, s, cause);
-	} else {
-		err = parse_pair_line(cp, s, cause);
-	}
-	free(value);
-	free(name);
-	return err;
-}
-
-int td_counts_parse(const struct td_model *m, const char *text, const char *file,
-		    double *counts, size_t *nr_unknown, char **cause)
-{
-	size_t ne = td_model__nr_events(m), known = 0;
-	struct counts_parse cp = {
-		.m = m,
-		.a = { xcalloc(ne + 1, sizeof(double)), xcalloc(ne + 1, sizeof(unsigned)),
-		       xcalloc(ne + 1, sizeof(bool)) },
-		.file = file,
-	};
-	const char *p = text;
-	int err = 0;
-
-	while (*p && !err) {
-		const char *eol = strchr(p, '\n');
-		size_t len = eol ? (size_t)(eol - p) : strlen(p);
-		char *line = xstrndup(p, len);
-
-		cp.lineno++;
-		p += len + (eol ? 1 : 0);
-		err = parse_line(&cp, line, cause);
-		free(line);
-	}
-	for (size_t i = 0; i < ne; i++) {
-		counts[i] = cp.a.nr[i] ? cp.a.sum[i] / cp.a.nr[i] : NAN;
-		if (cp.a.nr[i] || cp.a.missing[i])
-			known++;
-	}
-	if (!err && known == 0)
-		err = gx_fail(cause, GX_E_NODATA, "%s: no counts for any event of model %s", file,
-			      td_model__id(m));
-	if (nr_unknown)
-		*nr_unknown = cp.unknown;
-	free(cp.a.sum);
-	free(cp.a.nr);
-	free(cp.a.missing);
-	return err;
+	return resolve_plain(m, buf);
 }

@@ -176,8 +176,12 @@ char *td_detect_model(void)
 
 enum td_smt td_smt_detect(void)
 {
-	char *s = gx_read_file("/sys/devices/system/cpu/smt/active", 64);
+	const char *root = getenv("GX_SYSFS") ? getenv("GX_SYSFS") : "/sys";
+	char *path = xasprintf("%s/devices/system/cpu/smt/active", root);
+	char *s = gx_read_file(path, 64);
 	enum td_smt r = TD_SMT_UNKNOWN;
+
+	free(path);
 
 	if (s) {
 		if (s[0] == '1')

@@ -56,6 +56,7 @@ void td_model__delete(struct td_model *m)
 		free((char *)e->group_hint);
 		free((char *)e->desc);
 		free((char *)e->upstream);
+		free((char *)e->generic);
 	}
 	free(m->events);
 	for (size_t i = 0; i < m->nr_nodes; i++) {
@@ -246,6 +247,27 @@ static int load_events(struct loader *ld, json_t *arr)
 		e->desc = opt_str(o, "desc");
 		e->upstream = opt_str(o, "upstream");
 		e->group_hint = opt_str(o, "group");
+		v = json_object_get(o, "generic");
+		if (v) {
+			struct strbuf g = STRBUF_INIT;
+			size_t k;
+			json_t *name;
+
+			if (!json_is_array(v))
+				return gx_fail(ld->cause, GX_E_FORMAT,
+					       "%s: event %s: \"generic\" is a list of names",
+					       ld->file, e->id);
+			json_array_foreach(v, k, name) {
+				if (!json_is_string(name) || strchr(json_string_value(name), ' ')) {
+					strbuf__exit(&g);
+					return gx_fail(ld->cause, GX_E_FORMAT,
+						       "%s: event %s: bad generic name", ld->file,
+						       e->id);
+				}
+				strbuf__addf(&g, "%s%s", k ? " " : "", json_string_value(name));
+			}
+			e->generic = strbuf__detach(&g);
+		}
 		e->precise = json_is_true(json_object_get(o, "precise"));
 		e->fixed = json_is_true(json_object_get(o, "fixed"));
 		v = json_object_get(o, "sav");
@@ -817,6 +839,21 @@ static bool name_eq(const char *a, const char *b)
 	return *a == *b;
 }
 
+/* Is name one of the space-separated words of list? */
+static bool in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, " ");
+
+		if (l == n && strncasecmp(p, name, n) == 0)
+			return true;
+		p += l + (p[l] == ' ');
+	}
+	return false;
+}
+
 int td_model__find_event(const struct td_model *m, const char *name)
 {
 	for (size_t i = 0; i < m->nr_events; i++)
@@ -824,6 +861,9 @@ int td_model__find_event(const struct td_model *m, const char *name)
 			return (int)i;
 	for (size_t i = 0; i < m->nr_events; i++)
 		if (name_eq(m->events[i].pfm, name) || name_eq(m->events[i].perf, name))
+			return (int)i;
+	for (size_t i = 0; i < m->nr_events; i++)
+		if (in_list(m->events[i].generic, name))
 			return (int)i;
 	return -1;
 }

@@ -92,4 +92,15 @@ int td_model__variant_idx(const struct td_model *m, const char *variant);
 /* The tree used for node i under variant slot v (-1 = default). */
 const struct td_expr *td_model__tree(const struct td_model *m, size_t i, int v);
 
+/* ---- perf stat names (counts.c) -------------------------------------------- */
+/*
+ * The model event perf's spelling `name` counts, -1 for none: "cycles:u",
+ * "cpu_core/cycles/", "cpu/event=0x9c,umask=0x1,cmask=4/",
+ * "cpu/de_no_dispatch_per_slot.no_ops_from_frontend,cmask=0x6/" (a named
+ * event with terms on top of its encoding), perf's metric spelling
+ * "cpu@EVENT\\,cmask\\=0x6@", "r4c2". pmu (when not NULL) receives the PMU
+ * prefix ("cpu_core"), "cpu" when there is none.
+ */
+int td_counts_resolve(const struct td_model *m, const char *name, char *pmu, size_t pmu_len);
+
 #endif /* GX_TOPDOWN_INT_H */

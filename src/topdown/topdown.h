@@ -52,6 +52,13 @@ struct td_event {
 	const char *desc;	/* one line, or NULL */
 	/* The authority's name for it ("TOPDOWN.SLOTS:perf_metrics"), or NULL. */
 	const char *upstream;
+	/*
+	 * perf's generic names this event counts on the model's CPU, space
+	 * separated ("cycles cpu-cycles"), or NULL: the kernel maps
+	 * PERF_TYPE_HARDWARE cycles, instructions, branches, branch-misses
+	 * and cache-misses to these encodings.
+	 */
+	const char *generic;
 };
 
 /* ---- metric nodes ------------------------------------------------------- */
@@ -133,16 +140,17 @@ size_t td_model__nr_events(const struct td_model *m);
 const struct td_event *td_model__event(const struct td_model *m, size_t i);
 /*
  * Index of the event called `name`: its id, libpfm4 name (with or without
- * "pmu::"), or perf name, case-insensitively; '.' and ':' are equivalent.
- * -1 when none matches.
+ * "pmu::"), perf name, or one of its generic names ("cpu-cycles"),
+ * case-insensitively; '.' and ':' are equivalent. -1 when none matches.
  */
 int td_model__find_event(const struct td_model *m, const char *name);
 
 /*
  * Index of the event a recorded perf_event_attr counts (type, config,
  * config1), for perf.data readers: raw encodings, the config a perf
- * spelling selects (PERF_TYPE_RAW), and cycles/instructions for
- * PERF_TYPE_HARDWARE. Other PMU types (Arm's dynamic type, hybrid cpu_core)
+ * spelling selects (PERF_TYPE_RAW), and PERF_TYPE_HARDWARE's cycles,
+ * instructions, cache-misses, branches and branch-misses through the
+ * events' generic names. Other PMU types (Arm's dynamic type, hybrid cpu_core)
  * should be passed as 4 when they are the CPU's core PMU. -1 when none.
  */
 int td_model__find_event_attr(const struct td_model *m, uint32_t type, uint64_t config,
@@ -214,7 +222,7 @@ char *td_detect_model(void);
 const char *td_model__cpu_variant(const struct td_model *m, const struct td_cpu *cpu);
 
 enum td_smt { TD_SMT_UNKNOWN = 0, TD_SMT_OFF, TD_SMT_ON };
-/* /sys/devices/system/cpu/smt/active. */
+/* /sys/devices/system/cpu/smt/active ($GX_SYSFS replaces /sys for tests). */
 enum td_smt td_smt_detect(void);
 
 /* ---- evaluation ---------------------------------------------------------- */
@@ -282,12 +290,66 @@ json_t *td_result__to_json(const struct td_model *m, const struct td_result *res
 			   const struct td_ctx *ctx);
 
 /* ---- event totals measured elsewhere ------------------------------------ */
+/* Why an event has no count in a row. */
+enum td_missing {
+	TD_MISSING_NONE,		/* counted, or never listed */
+	TD_MISSING_NOT_COUNTED,		/* perf: <not counted> (never scheduled) */
+	TD_MISSING_NOT_SUPPORTED,	/* perf: <not supported> (the PMU lacks it) */
+};
+/* "not counted", "not supported", or NULL. */
+const char *td_missing_str(enum td_missing w);
+
+/* One row of counts: the whole run, one interval, one entity, or both. */
+struct td_counts_row {
+	const char *entity;	/* "CPU3", "S0-D0-C1", "S0", "cc1-5759"; NULL: all of them */
+	double time;		/* end of the interval in seconds (perf stat -I); NAN: whole run */
+	double *counts;		/* per model event; NAN: not measured */
+	double *run;		/* per event: share of the time it was counted, 0..1; NAN: unknown */
+	unsigned char *missing;	/* per event: enum td_missing when counts[] is NAN */
+};
+
+struct td_counts {
+	size_t nr_events;	/* == td_model__nr_events() */
+	size_t nr_rows;
+	/*
+	 * rows[0] is the whole run over every entity (the sum of the other
+	 * rows when there are several); then one row per interval and entity
+	 * in input order.
+	 */
+	struct td_counts_row *rows;
+	size_t nr_unknown;	/* lines naming no event of the model */
+	bool intervals;		/* perf stat -I */
+	/* "cpu" (-A), "core", "die", "socket", "node", "thread", or NULL */
+	const char *entity_kind;
+	/* Copies of an event from another PMU that were left out ("cpu_atom"), or NULL. */
+	char *dropped_pmu;
+};
+
 /*
- * Parse event totals from `text` (perf stat default output, perf stat -x
- * CSV, or "EVENT VALUE" lines) into counts[] (td_model__nr_events()
- * entries, set to NAN first; events listed several times are averaged).
- * Unknown events are ignored and counted in *nr_unknown (may be NULL).
- * Returns 0 or GX_E_FORMAT with *cause "FILE:LINE: message".
+ * Parse event totals from `text`: perf stat's default output in any
+ * locale, -x SEP (with or without the -I interval column), -j JSON lines,
+ * -I, -A, --per-core/-die/-socket/-node/-thread, or "EVENT VALUE" lines.
+ * Copies of one event (perf prints one line per group) are combined only
+ * when they come from the same PMU, weighted by their running time (the
+ * core PMU's win over an E-core's: cpu_atom copies are left out). On
+ * success *out owns the counts (td_counts__delete()). Errors: GX_E_FORMAT
+ * with *cause "FILE:LINE: message", GX_E_NODATA when no event of the
+ * model is listed.
+ */
+int td_counts__parse(const struct td_model *m, const char *text, const char *file,
+		     struct td_counts **out, char **cause);
+void td_counts__delete(struct td_counts *c);
+/*
+ * The smallest share of the run any event with a count in row r was
+ * scheduled (1 when nothing was multiplexed), NAN when perf printed no
+ * running shares: what a perf stat input can say of MUX reliability
+ * (<not counted> events are n/a instead).
+ */
+double td_counts_row__min_run(const struct td_counts *c, size_t r);
+
+/*
+ * The whole-run counts only (rows[0] of td_counts__parse()) into counts[]
+ * (td_model__nr_events() entries). Same errors.
  */
 int td_counts_parse(const struct td_model *m, const char *text, const char *file,
 		    double *counts, size_t *nr_unknown, char **cause);

@@ -317,7 +317,12 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		int y = y0 + list_h;
 
 		canvas__fill(c, 0, y, c->w, TS_HEADER);
-		canvas__printf(c, 0, y, TS_HEADER, "%s", nd->name);
+		/* the authority's name, to compare with perf stat -M or topdown-tool */
+		if (nd->upstream)
+			canvas__printf(c, 0, y, TS_HEADER, "%s  upstream: %s", nd->name,
+				       nd->upstream);
+		else
+			canvas__printf(c, 0, y, TS_HEADER, "%s  (gexplore's own)", nd->name);
 		tmp.width = c->w - 1;
 		add_wrapped(&tmp, TS_NORMAL, "", "", nd->desc ? nd->desc : "(no description)");
 		if (nd->hint)

@@ -45,6 +45,10 @@ is "$(val "$R" Retiring <skl.json)" 0.425 "skl run: Retiring"
 is "$(val "$R" Backend_Bound <skl.json)" 0.265 "skl run: Backend_Bound"
 is "$(val "$R" CPI <skl.json)" 1.1111 "skl run: CPI"
 is "$(jq -r "$R.bottleneck" skl.json)" Backend_Bound "skl run: bottleneck"
+is "$(jq -r "$R.metrics[] | select(.name == \"CPI\") | .upstream" skl.json)" Info_Thread_CPI \
+	"skl run: upstream name of CPI (compare with perf stat -M)"
+is "$(jq -r '.topdown.processes[0].tree.metrics[] | select(.name == "Frontend_Bound") | .upstream' skl.json)" \
+	Frontend_Bound "skl row: upstream name in each row's tree"
 B='.topdown.processes[] | select(.comm == "backend") | .tree'
 F='.topdown.processes[] | select(.comm == "frontend") | .tree'
 is "$(val "$B" Frontend_Bound <skl.json)" 0.1 "skl backend: Frontend_Bound"
@@ -151,6 +155,28 @@ is "$(val "$R" CPI <zen4.json)" 0.5 "zen4 run: CPI"
 is "$(jq -r "$R.bottleneck" zen4.json)" Backend_Bound "zen4 run: bottleneck"
 M='.topdown.modules[0].tree'
 is "$(val "$M" Backend_Bound <zen4.json)" 0.4 "zen4: per-module row from the samples agrees"
+
+# ---- Skylake, SMT on, recorded system-wide (every sibling measured):
+# CORE_CLKS = THREAD_ANY/2 = .8e9, SLOTS 3.2e9: FE .8/3.2=.25 (read from
+# meta.json's smt and system_wide; per-thread, the estimate's events are absent)
+"$GEN" -o sklsmt -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt on
+system-wide
+process 5000 app
+CPU_CLK_UNHALTED.THREAD 1000000000
+CPU_CLK_UNHALTED.THREAD_ANY 1600000000
+INST_RETIRED.ANY 1000000000
+IDQ_UOPS_NOT_DELIVERED.CORE 800000000
+UOPS_ISSUED.ANY 1800000000
+UOPS_RETIRED.RETIRE_SLOTS 1600000000
+INT_MISC.RECOVERY_CYCLES_ANY 20000000
+SPEC
+ok $? "skl SMT on, system-wide: synthetic result written"
+"$GX_BIN" report --json sklsmt >sklsmt.json 2>/dev/null
+is "$(jq -r "$R.smt" sklsmt.json)" on "skl SMT on: the recording's SMT state"
+is "$(jq -r "$R.core_wide" sklsmt.json)" true "skl system-wide: core-wide formulas"
+is "$(val "$R" Frontend_Bound <sklsmt.json)" 0.25 "skl SMT on, core-wide: Frontend_Bound over THREAD_ANY/2"
 
 # --cpu overrides the recorded model.
 "$GX_BIN" report --json --cpu generic zen4 >g.json 2>/dev/null

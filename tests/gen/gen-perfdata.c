@@ -7,6 +7,7 @@
  * SPEC lines:
  *   model ID [VARIANT]      top-down model (events/ID.json), first line
  *   smt on|off
+ *   system-wide             recorded with -a (every SMT sibling measured)
  *   process PID COMM        following events belong to this process
  *   function NAME           ... and, until the next one, to this function
  *                           of BINARY (found in its symbol table)
@@ -130,6 +131,7 @@ int main(int argc, char **argv)
 	struct pd_env env = { 0 };
 	char variant[32] = "";
 	int smt = 0, c;
+	bool system_wide = false;
 	uint64_t t = 1000000, id_base = 1000;
 
 	setenv("LIBPFM_ENCODE_INACTIVE", "1", 1);
@@ -156,6 +158,8 @@ int main(int argc, char **argv)
 				return die("model", cause);
 		} else if (!strcmp(a, "smt")) {
 			smt = strstr(line, "on") ? 1 : 0;
+		} else if (!strcmp(a, "system-wide")) {
+			system_wide = true;
 		} else if (!strcmp(a, "process")) {
 			if (nproc == MAX_PROC || sscanf(line, "process %llu %127s", &n, b) != 2)
 				return die("process", line);
@@ -222,6 +226,7 @@ int main(int argc, char **argv)
 	meta.cpu_model = xstrdup(td_model__id(m));
 	meta.cpu_variant = variant[0] ? xstrdup(variant) : NULL;
 	meta.smt = smt;
+	meta.system_wide = system_wide;
 	meta.pmu = true;
 	meta.exited = true;
 	meta.events = xcalloc(nev, sizeof(*meta.events));

@@ -72,6 +72,90 @@ else
 	n=$((n + 1)); echo "ok $n # SKIP perf stat not usable"
 fi
 
+# every perf stat layout (tests/topdown/*: the skl counts split over two
+# intervals, CPUs, cores, sockets or threads: 10% and 30% Frontend_Bound,
+# the whole run as above)
+for f in skl-json.txt skl-interval.txt skl-interval-csv.txt skl-interval-json.txt skl-A.txt \
+	skl-per-core-csv.txt skl-per-socket-json.txt skl-per-thread-de.txt skl-hybrid.txt; do
+	"$GX_BIN" topdown --cpu skl --smt off --counts "$D/$f" >"$T/out" 2>"$T/err"
+	ok $? "$f: exit 0"
+	# the whole run is the first tree
+	awk '/^Frontend_Bound/ { print; exit }' "$T/out" | grep -q ' 20\.0%'; ok $? "$f: whole run Frontend_Bound 20.0%"
+	has '^  Core_Bound  *16\.2%  <==$' "$T/out"; ok $? "$f: whole run bottleneck Core_Bound"
+	has '^CPI  *0\.80$' "$T/out"; ok $? "$f: whole run CPI 0.80"
+	case $f in skl-json.txt|skl-hybrid.txt) continue ;; esac
+	[ "$(grep -c '^== ' "$T/out")" = 3 ]; ok $? "$f: the whole run and a tree per interval or entity"
+	has '^Frontend_Bound  *10\.0%  <$' "$T/out" && has '^Frontend_Bound  *30\.0%$' "$T/out"
+	ok $? "$f: the two rows' Frontend_Bound, 10% and 30%"
+	has '^MUX: .* 50% of the time (reliability 0\.50, unreliable)' "$T/out"; ok $? "$f: run percentages give the MUX reliability"
+done
+"$GX_BIN" topdown --cpu skl --smt off --counts "$D/skl-per-thread-de.txt" >"$T/out" 2>&1
+has '^== thread workload-4243 ==$' "$T/out"; ok $? "--per-thread: rows named by thread"
+"$GX_BIN" topdown --cpu skl --smt off --counts "$D/skl-interval.txt" >"$T/out" 2>&1
+has '^== interval ending 0\.200 s ==$' "$T/out"; ok $? "-I: rows named by interval"
+"$GX_BIN" topdown --cpu skl --smt off --counts "$D/skl-hybrid.txt" >"$T/out" 2>&1
+has '^cpu_atom: copies of events on this PMU left out' "$T/out"; ok $? "hybrid: cpu_atom copies left out, said"
+"$GX_BIN" topdown --cpu skl --smt off --json --counts "$D/skl-interval-json.txt" >"$T/json" 2>&1
+ok $? "-I -j --json: exit 0"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); r=d["rows"]; m=lambda t:{x["name"]:x["value"] for x in t["metrics"]}; sys.exit(0 if d["intervals"] and len(r)==2 and abs(r[0]["time"]-0.100093262)<1e-9 and abs(m(r[0])["Frontend_Bound"]-0.1)<1e-9 and abs(m(r[1])["Frontend_Bound"]-0.3)<1e-9 and abs(m(d)["Frontend_Bound"]-0.2)<1e-9 and abs(d["mux_reliability"]-0.5)<1e-9 else 1)' "$T/json" 2>/dev/null
+r=$?; [ $r = 127 ] && r=0
+ok $r "--json: rows[] per interval with their time, whole run and MUX reliability"
+
+# the two real Zen 4 spellings of a named event with a cmask term
+for f in zen4-perfstat.txt zen4-csv.txt; do
+	"$GX_BIN" topdown --cpu zen4 --smt off --counts "$D/$f" >"$T/out" 2>&1
+	ok $? "$f: exit 0"
+	has '^  Frontend_Latency  *10\.0%' "$T/out"; ok $? "$f: cpu/EVENT,cmask=0x6/ gives Frontend_Latency (10.0%), not n/a"
+	has '^Bad_Speculation  *10\.0%' "$T/out"; ok $? "$f: Bad_Speculation 10.0%"
+	has '^  Memory_Bound  *18\.0%  <==$' "$T/out"; ok $? "$f: Memory_Bound 18.0%, the bottleneck"
+	has '^CPI  *0\.50$' "$T/out"; ok $? "$f: CPI 0.50"
+done
+
+# <not counted> / <not supported>: n/a with perf's reason
+"$GX_BIN" topdown --cpu skl --smt on --counts "$D/skl-perfstat.txt" >"$T/out" 2>&1
+has '^  CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE (not supported)$' "$T/out"; ok $? "n/a: <not supported> named with its reason"
+has '^  CPU_CLK_UNHALTED.REF_XCLK (absent from the input)$' "$T/out"; ok $? "n/a: an event not in the input says so"
+"$GX_BIN" topdown --cpu skl --smt on --core-wide --counts "$D/skl-perfstat.txt" >"$T/out" 2>&1
+has '^  CPU_CLK_UNHALTED.THREAD_ANY (not counted)$' "$T/out"; ok $? "n/a: <not counted> named with its reason"
+
+# SMT: without --smt the assumption is printed and big changes shown both ways
+"$GX_BIN" topdown --cpu skl --counts "$D/skl-smt-events.txt" >"$T/out" 2>&1
+has '^Model skl, SMT unknown: assumed off' "$T/out"; ok $? "no --smt: the assumption is printed"
+has '^  Frontend_Bound  *20\.0% with SMT off,  *25\.0% with SMT on$' "$T/out"; ok $? "no --smt: a node SMT moves shown both ways"
+"$GX_BIN" topdown --cpu skl --smt on --counts "$D/skl-smt-events.txt" >"$T/out" 2>&1
+has '^Frontend_Bound  *25\.0%' "$T/out"; ok $? "--smt on: the SMT formulas"
+! has 'SMT changes' "$T/out"; ok $? "--smt given: no both-ways list"
+
+# real perf stat output in every layout, when perf runs here (software
+# events always count; cycles may be <not supported> in a VM)
+if [ -n "$PERF" ] && "$PERF" stat -e cycles,task-clock -o /dev/null true 2>/dev/null; then
+	ev=cycles,instructions,task-clock,page-faults
+	i=0
+	for opts in "" "-x," "-x;" "-j" "-I 100 -x," "-I 100" "-I 100 -j" "-a -A" "-a -A -x," "-a -A -j" \
+		"-a --per-core -x," "-a --per-socket" "-a --per-thread -x,"; do
+		i=$((i + 1))
+		# shellcheck disable=SC2086
+		if ! "$PERF" stat $opts -e $ev -o "$T/real$i.txt" -- sleep 0.25 2>/dev/null; then
+			n=$((n + 1)); echo "ok $n # SKIP perf stat $opts failed (permissions?)"
+		elif ! grep -q '[ ,;"]\(cycles\|instructions\)[ ,;"]' "$T/real$i.txt"; then
+			# --per-thread leaves out events the PMU does not support
+			n=$((n + 1)); echo "ok $n # SKIP perf stat $opts printed no hardware event"
+		else
+			"$GX_BIN" topdown --cpu generic --counts "$T/real$i.txt" >"$T/out" 2>&1
+			r=$?
+			[ $r = 0 ] || sed 's/^/# /' "$T/out" "$T/real$i.txt"
+			ok $r "real perf stat ${opts:-(default)} output parses"
+		fi
+	done
+	"$PERF" stat -I 100 -j -e $ev -o "$T/realj.txt" -- sleep 0.35 2>/dev/null
+	"$GX_BIN" topdown --cpu generic --json --counts "$T/realj.txt" >"$T/json" 2>&1
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d["intervals"] and len(d["rows"])>=3 else 1)' "$T/json" 2>/dev/null
+	r=$?; [ $r = 127 ] && r=0
+	ok $r "real perf stat -I 100 -j: a row per interval"
+else
+	n=$((n + 1)); echo "ok $n # SKIP perf stat not usable"
+fi
+
 # list
 for m in skl skx clx icl icx spr zen3 zen4 zen5 n1 v1 n2 v2 generic amd64_fam1ah_zen5 arm_n2; do
 	"$GX_BIN" list --cpu $m >"$T/list" 2>&1

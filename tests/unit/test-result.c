@@ -139,6 +139,67 @@ static void test_hybrid(void)
 	free(path);
 }
 
+/*
+ * Two copies of cycles (as two groups record it) and an E-core copy: the
+ * model's count is the copies' mean, not their sum, and cpu_atom's copy
+ * is left out (issue 14, part 7).
+ */
+static void test_copies(void)
+{
+	static uint64_t ids[4] = { 41, 42, 43, 44 };
+	char *path = xasprintf("%s/copies.data", tmpdir), *cause = NULL;
+	struct gx_result_opts o = { .cpu = "skl" };
+	struct pd_pmu pmus[] = { { 4, (char *)"cpu_core" }, { 8, (char *)"cpu_atom" } };
+	struct pd_env env = { 0 };
+	struct pd_evsel ev[4];
+	struct perf_writer *w;
+	struct gx_result *r = NULL;
+	double v[4] = { 1000, 3000, 500, 90000 }, c[128];
+	int cyc;
+
+	evsel(&ev[0], PERF_TYPE_HARDWARE, 4ULL << 32 | PERF_COUNT_HW_CPU_CYCLES, 1000,
+	      "cpu_core/cycles/", &ids[0]);
+	evsel(&ev[1], PERF_TYPE_HARDWARE, 4ULL << 32 | PERF_COUNT_HW_CPU_CYCLES, 1000,
+	      "cpu_core/cycles/", &ids[1]);
+	evsel(&ev[2], PERF_TYPE_HARDWARE, 4ULL << 32 | PERF_COUNT_HW_INSTRUCTIONS, 0,
+	      "cpu_core/instructions/", &ids[2]);
+	evsel(&ev[3], PERF_TYPE_HARDWARE, 8ULL << 32 | PERF_COUNT_HW_CPU_CYCLES, 1000,
+	      "cpu_atom/cycles/", &ids[3]);
+	if (perf_writer__new(&w, path, ev, 4, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__finished_round(w);
+	env.pmus = pmus;
+	env.nr_pmus = 2;
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+	if (!ok(gx_result__open(&r, path, &o, &cause) == 0 && gx_result__model_loaded(r),
+		"copies: opens with model skl")) {
+		diag("%s", cause ? cause : "");
+		skip(2, "not opened");
+		goto out;
+	}
+	if (!ok(td_model__nr_events(gx_result__model_loaded(r)) <= ARRAY_SIZE(c),
+		"copies: the model fits the test's array")) {
+		skip(2, "model too big");
+		goto out;
+	}
+	gx_result__model_counts(r, v, c);
+	cyc = td_model__find_event(gx_result__model_loaded(r), "cycles");
+	is_double(c[cyc], 2000, 1e-9, "two cpu_core copies of cycles: their mean, not their sum");
+	is_double(c[td_model__find_event(gx_result__model_loaded(r), "instructions")], 500, 1e-9,
+		  "one copy: itself");
+out:
+	gx_result__delete(r);
+	unlink(path);
+	free(cause);
+	free(path);
+}
+
 /* ---- a leader-sampled group: perf record -e '{cycles,instructions}:S' ---- */
 
 struct group_rec {
@@ -591,6 +652,7 @@ int main(void)
 	test_hybrid();
 	test_group_read();
 	test_hybrid_both();
+	test_copies();
 	test_many_processes();
 	test_errors();
 	test_pmu_mappings();

@@ -79,6 +79,197 @@ static void parse_err(int line, const char *text, const char *msg)
 	free(c);
 }
 
+/* Rows of one text: the whole run first, then per interval/entity. */
+static struct td_counts *rows_of(struct td_model *m, int line, const char *text)
+{
+	struct td_counts *c = NULL;
+	char *cause = NULL;
+
+	ok_at(td_counts__parse(m, text, "in.txt", &c, &cause) == 0, __FILE__, line, "parses (%s)",
+	      cause ? cause : "ok");
+	free(cause);
+	return c;
+}
+
+static double row_count(struct td_model *m, const struct td_counts *c, size_t r, const char *ev)
+{
+	int i = td_model__find_event(m, ev);
+
+	return !c || r >= c->nr_rows || i < 0 ? -1 : c->rows[r].counts[i];
+}
+
+/* perf stat's layouts (as perf 6.1 prints them) and its event spellings. */
+static void layouts(void)
+{
+	struct td_model *skl = NULL, *zen4 = NULL;
+	struct td_counts *c;
+	char *cause = NULL;
+	int e;
+
+	if (td_model__load("skl", GX_SRC_EVENTS_DIR, &skl, &cause) < 0 ||
+	    td_model__load("zen4", GX_SRC_EVENTS_DIR, &zen4, &cause) < 0) {
+		ok(0, "load: %s", cause);
+		free(cause);
+		return;
+	}
+	/* the two real Zen 4 term spellings: a named event with cmask on top */
+	c = rows_of(zen4, __LINE__,
+		    "100000,,cpu/de_no_dispatch_per_slot.no_ops_from_frontend,cmask=0x6/,600,66.67,,\n");
+	is_double(row_count(zen4, c, 0, "de_no_dispatch_per_slot.no_ops_from_frontend:c6"), 100000,
+		  0, "zen4: cpu/NAMED_EVENT,cmask=0x6/ is the :c6 event");
+	td_counts__delete(c);
+	c = rows_of(zen4, __LINE__,
+		    "  100,000  cpu@de_no_dispatch_per_slot.no_ops_from_frontend\\,cmask\\=0x6@\n");
+	is_double(row_count(zen4, c, 0, "de_no_dispatch_per_slot.no_ops_from_frontend:c6"), 100000,
+		  0, "zen4: perf's metric spelling cpu@EVENT\\,cmask\\=0x6@");
+	td_counts__delete(c);
+	c = rows_of(zen4, __LINE__, "7 cpu/de_no_dispatch_per_slot.no_ops_from_frontend/u\n"
+				    "8 cpu/event=0xa0,umask=0x1,cmask=6/\n");
+	is_double(row_count(zen4, c, 0, "de_no_dispatch_per_slot.no_ops_from_frontend"), 7, 0,
+		  "zen4: a named event without terms, with :u");
+	ok(isnan(row_count(zen4, c, 0, "de_no_dispatch_per_slot.no_ops_from_frontend:c6")),
+	   "zen4: event=0xa0 is not event=0x1a0 (AMD's extended event bits)");
+	td_counts__delete(c);
+	/* Intel terms: any, edge, inv, cmask on named and numeric events */
+	c = rows_of(skl, __LINE__, "5 cpu/event=0x3c,umask=0x0,any=1/\n"
+				   "6 cpu/INT_MISC.RECOVERY_CYCLES,any/k\n"
+				   "9 cpu/event=0xc3,umask=0x1,edge,cmask=1/\n"
+				   "4 r4c2:u\n");
+	is_double(row_count(skl, c, 0, "CPU_CLK_UNHALTED.THREAD_ANY"), 5, 0, "skl: any=1");
+	is_double(row_count(skl, c, 0, "INT_MISC.RECOVERY_CYCLES_ANY"), 6, 0,
+		  "skl: a named event with a bare 'any' term");
+	is_double(row_count(skl, c, 0, "MACHINE_CLEARS.COUNT"), 9, 0, "skl: bare edge, cmask=1");
+	is_double(row_count(skl, c, 0, "UOPS_RETIRED.MACRO_FUSED"), 4, 0, "skl: rXXXX:u");
+	td_counts__delete(c);
+	/* -x with the interval column: a row per interval plus their sum */
+	c = rows_of(skl, __LINE__,
+		    "     0.100093262,100,,cycles,50000000,50.00,,\n"
+		    "     0.100093262,<not counted>,,instructions,0,0.00,,\n"
+		    "     0.200186520,300,,cycles,50000000,50.00,,\n"
+		    "     0.200186520,80,,instructions,50000000,50.00,,\n");
+	if (c) {
+		is_int(c->nr_rows, 3, "-I -x,: whole run and two intervals");
+		ok(c->intervals && !c->entity_kind, "-I -x,: intervals, no entity");
+		is_double(c->rows[1].time, 0.100093262, 1e-12, "-I -x,: the first interval's time");
+		is_double(row_count(skl, c, 0, "cycles"), 400, 0, "-I -x,: the whole run is the sum");
+		is_double(row_count(skl, c, 2, "cycles"), 300, 0, "-I -x,: the second interval");
+		is_int(c->rows[1].missing[td_model__find_event(skl, "instructions")],
+		       TD_MISSING_NOT_COUNTED, "-I -x,: <not counted> keeps its reason");
+		is_double(td_counts_row__min_run(c, 2), 0.5, 1e-12, "-I -x,: running share 50%");
+	}
+	td_counts__delete(c);
+	/* -j, -A, --per-core and --per-thread */
+	c = rows_of(skl, __LINE__,
+		    "{\"cpu\" : \"0\", \"counter-value\" : \"100.000000\", \"unit\" : \"\", "
+		    "\"event\" : \"cycles\", \"event-runtime\" : 1000, \"pcnt-running\" : 100.00, "
+		    "\"metric-value\" : 0.000000, \"metric-unit\" : \"\"}\n"
+		    "{\"cpu\" : \"1\", \"counter-value\" : \"<not supported>\", \"unit\" : \"\", "
+		    "\"event\" : \"cycles\", \"event-runtime\" : 0, \"pcnt-running\" : 100.00, "
+		    "\"metric-value\" : 0.000000, \"metric-unit\" : \"\"}\n");
+	if (c) {
+		is_int(c->nr_rows, 3, "-j -A: the aggregate and two CPUs");
+		is_str(c->entity_kind, "cpu", "-j -A: entities are CPUs");
+		is_str(c->rows[1].entity, "CPU0", "-j -A: CPU0 named as perf's text names it");
+		is_int(c->rows[2].missing[td_model__find_event(skl, "cycles")],
+		       TD_MISSING_NOT_SUPPORTED, "-j: <not supported> keeps its reason");
+	}
+	td_counts__delete(c);
+	c = rows_of(skl, __LINE__, "S0-D0-C0,2,100,,cycles,1000,100.00,,\n"
+				   "S0-D0-C1,2,300,,cycles,1000,100.00,,\n");
+	if (c) {
+		is_str(c->entity_kind, "core", "--per-core -x,: cores");
+		is_double(row_count(skl, c, 2, "cycles"), 300, 0, "--per-core -x,: the value after NR");
+		is_double(row_count(skl, c, 0, "cycles"), 400, 0, "--per-core: the aggregate sums");
+	}
+	td_counts__delete(c);
+	c = rows_of(skl, __LINE__, "     0.119963342 CPU0            1.234,5      cycles   (50,00%)\n"
+				   "     0.119963342 CPU1              7.000      cycles   (50,00%)\n");
+	if (c) {
+		is_int(c->nr_rows, 3, "-I -A text (de): the whole run and CPU0, CPU1");
+		is_double(row_count(skl, c, 1, "cycles"), 1234.5, 1e-9, "-I -A text: decimal comma");
+		is_double(row_count(skl, c, 2, "cycles"), 7000, 0, "-I -A text: grouping dot");
+		is_str(c->rows[2].entity, "CPU1", "-I -A text: its entity");
+	}
+	td_counts__delete(c);
+	c = rows_of(skl, __LINE__, "       cc1-5759          1,000      cycles\n");
+	if (c)
+		is_str(c->entity_kind, "thread", "--per-thread: a command-pid entity");
+	td_counts__delete(c);
+	/* copies: same PMU weighted by running time; other PMUs left out */
+	c = rows_of(skl, __LINE__, "100,,cycles,1000,25.00,,\n300,,cycles,3000,75.00,,\n");
+	is_double(row_count(skl, c, 0, "cycles"), 250, 1e-9,
+		  "copies weighted by running time: (100*1000 + 300*3000) / 4000");
+	is_double(td_counts_row__min_run(c, 0), 1, 1e-12, "two copies cover the run");
+	td_counts__delete(c);
+	c = rows_of(skl, __LINE__, "   100   cpu_core/cycles/   (50.00%)\n"
+				   "   900   cpu_atom/cycles/   (50.00%)\n"
+				   "   300   cpu_core/cycles/   (50.00%)\n");
+	if (c) {
+		is_double(row_count(skl, c, 0, "cycles"), 200, 1e-9,
+			  "hybrid: cpu_core copies averaged, cpu_atom's left out");
+		is_str(c->dropped_pmu, "cpu_atom", "hybrid: the PMU left out is named");
+	}
+	td_counts__delete(c);
+	td_model__delete(skl);
+	td_model__delete(zen4);
+}
+
+/*
+ * perf's generic names on every model: cycles/cpu-cycles and instructions
+ * give CPI and IPC; branches, branch-misses and cache-misses resolve to the
+ * model's events, by name and as PERF_TYPE_HARDWARE attrs.
+ */
+static const char *const all_models[] = {
+	"generic", "skl", "icl", "icx", "spr", "zen3", "zen4", "zen5", "n1", "n2", "v1", "v2",
+};
+
+static void generic_names(void)
+{
+	static const char *const names[] = { "cycles", "instructions", "cache-misses", "branches",
+					     "branch-misses" };
+	static const int hw[] = { 0, 1, 3, 4, 5 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all_models); i++) {
+		struct td_model *m = NULL;
+		struct td_ctx ctx = { .smt = TD_SMT_OFF };
+		struct td_result res = { .bottleneck = -1 };
+		char *cause = NULL;
+		double *c;
+		int cpi, ipc;
+
+		if (!ok(td_model__load(all_models[i], GX_SRC_EVENTS_DIR, &m, &cause) == 0,
+			"%s: loads (%s)", all_models[i], cause ? cause : "ok")) {
+			free(cause);
+			continue;
+		}
+		c = xcalloc(td_model__nr_events(m) + 1, sizeof(double));
+		for (size_t k = 0; k < ARRAY_SIZE(names); k++) {
+			int e = td_model__find_event(m, names[k]);
+
+			ok(e >= 0, "%s: %s is one of the model's events", all_models[i], names[k]);
+			is_int(td_model__find_event_attr(m, 0, (uint64_t)hw[k], 0), e,
+			       "%s: PERF_TYPE_HARDWARE %d is %s", all_models[i], hw[k], names[k]);
+		}
+		is_int(td_model__find_event(m, "cpu-cycles"), td_model__find_event(m, "cycles"),
+		       "%s: cpu-cycles is cycles", all_models[i]);
+		ok(td_counts_parse(m, "cpu-cycles:u 3000\ninstructions:u 1500\n", "in.txt", c, NULL,
+				   &cause) == 0, "%s: generic names parse (%s)", all_models[i],
+		   cause ? cause : "ok");
+		ok(td_eval(m, c, &ctx, &res, &cause) == 0, "%s: evaluates", all_models[i]);
+		cpi = td_model__find_node(m, "CPI");
+		ipc = td_model__find_node(m, "IPC");
+		if (ok(cpi >= 0 && ipc >= 0 && res.v, "%s: has CPI and IPC", all_models[i])) {
+			is_double(res.v[cpi].value, 2.0, 1e-12, "%s: CPI from cpu-cycles and instructions",
+				  all_models[i]);
+			is_double(res.v[ipc].value, 0.5, 1e-12, "%s: IPC", all_models[i]);
+		}
+		td_result__exit(&res);
+		free(c);
+		free(cause);
+		td_model__delete(m);
+	}
+}
+
 int main(void)
 {
 	char *cause = NULL;
@@ -124,6 +315,9 @@ int main(void)
 	parse_ok(__LINE__, "77,,cpu/event=0xe,umask=0x1/,100,100.00,1.2,insn per cycle\n",
 		 "UOPS_ISSUED.ANY", 77);
 	parse_ok(__LINE__, "\xef\xbb\xbf" "cycles 1\r\ninstructions 2\r\n", "cycles", 1);
+	/* perf 6.x -x: metric-only lines, and a metric group's name line */
+	parse_ok(__LINE__, "5,,cycles,100,100.00,,\n,,,,,19.6,%  tma_frontend_bound\n"
+			   "       TopdownL1 (cpu_core)\n", "cycles", 5);
 	parse_ok(__LINE__, " Performance counter stats for 'x':\n  Some events weren't counted. Try:\n 5 cycles\n",
 		 "cycles", 5);
 	/* perf's multiplexing footnotes and indented notes are skipped */
@@ -147,6 +341,8 @@ int main(void)
 	       "attr hardware cycles");
 	is_int(td_model__find_event_attr(model, 1, 0, 0), -1, "attr software cpu-clock: none");
 	td_model__delete(model);
+	generic_names();
+	layouts();
 	free(cause);
 	return done_testing();
 }

@@ -361,6 +361,55 @@ static void revision_variants(void)
 	td_model__delete(m);
 }
 
+/* SMT from sysfs (record's meta.json, list): GX_SYSFS stands for /sys. */
+static void smt_detect(void)
+{
+	static const struct {
+		int line;
+		const char *active;	/* NULL: no file */
+		enum td_smt want;
+	} cases[] = {
+		{ __LINE__, "1\n", TD_SMT_ON },
+		{ __LINE__, "0\n", TD_SMT_OFF },
+		{ __LINE__, NULL, TD_SMT_UNKNOWN },
+	};
+	char root[] = "/tmp/gx-smt-XXXXXX";
+
+	if (!mkdtemp(root)) {
+		skip(ARRAY_SIZE(cases), "mkdtemp");
+		return;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *dir = xasprintf("%s/c%zu/devices/system/cpu/smt", root, i);
+		char *cmd = xasprintf("mkdir -p '%s'", dir), *file = xasprintf("%s/active", dir);
+		char *base = xasprintf("%s/c%zu", root, i);
+
+		if (system(cmd) == 0 && cases[i].active) {
+			FILE *f = fopen(file, "w");
+
+			if (f) {
+				fputs(cases[i].active, f);
+				fclose(f);
+			}
+		}
+		setenv("GX_SYSFS", base, 1);
+		is_int_at(td_smt_detect(), cases[i].want, cases[i].line, "smt/active %.1s",
+			  cases[i].active ? cases[i].active : "absent");
+		unsetenv("GX_SYSFS");
+		free(dir);
+		free(cmd);
+		free(file);
+		free(base);
+	}
+	{
+		char *cmd = xasprintf("rm -rf '%s'", root);
+
+		if (system(cmd) != 0)
+			diag("could not remove %s", root);
+		free(cmd);
+	}
+}
+
 int main(void)
 {
 	char **ids = NULL, *cause = NULL;
@@ -467,6 +516,7 @@ int main(void)
 		ok(td_cpu_from_cpuinfo(&cpu, "processor : 0\nvendor_id : GenuineIntel\n") < 0,
 		   "x86 cpuinfo has no Arm fields");
 		revision_variants();
+		smt_detect();
 	}
 	free(cause);
 	return done_testing();
