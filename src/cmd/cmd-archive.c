@@ -88,7 +88,7 @@ void record_archive(const char *dir, const struct pd_env *env, uint64_t max, boo
 	else if (!quiet && st.files)
 		fprintf(stderr, "gexplore: archived %zu file%s (%.1f MiB, %zu hard link%s) in "
 			"%s/.build-id\n", st.files, st.files == 1 ? "" : "s",
-			(double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s", dir);
+			(double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s", gx_esc(dir));
 	free(cause);
 }
 
@@ -169,7 +169,7 @@ static int cmd_archive_exec(int argc, char **argv)
 		fprintf(stderr, "gexplore: archived %zu file%s (%.1f MiB, %zu hard link%s) in "
 			"%s/.build-id; %zu already there, %zu not archived\n",
 			st.files, st.files == 1 ? "" : "s", (double)st.bytes / (1 << 20), st.linked,
-			st.linked == 1 ? "" : "s", out, st.present, st.skipped);
+			st.linked == 1 ? "" : "s", gx_esc(out), st.present, st.skipped);
 	ret = GX_EXIT_OK;
 out:
 	free(dir);

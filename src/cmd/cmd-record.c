@@ -567,218 +567,275 @@ static const char *run_status(const struct collect_session *s)
 	return GX_META_STATUS_COMPLETE;
 }
 
-int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
-{
-	struct record_opts ro = *opts;
-	struct collect_session *s = NULL;
-	struct perf_writer *w = NULL;
-	struct pd_evsel *evsels = NULL;
-	struct record_sink rs = { .sink = { sink_record, sink_round_end } };
-	struct pd_env env = { 0 };
+/* One recording's state, from the result directory to meta.json. */
+struct record_state {
+	struct record_opts ro;
+	struct collect_session *s;
+	struct perf_writer *w;
+	struct record_sink rs;
+	struct pd_env env;
 	struct gx_meta meta;
-	struct record_mux *rm = NULL;
-	struct record_markers mk = { .sink = { markers_add, markers_flush } };
-	char *dir = NULL, *data = NULL, *cause = NULL, *model_spec = NULL;
-	const struct collect_stats *st;
-	size_t nev, nw = 0;
-	int err, ret = GX_EXIT_FAIL, dfd = -1;
-	double cpu0;
-	char *incomplete = NULL;
+	struct record_mux *rm;
+	struct record_markers mk;
+	struct pd_evsel *evsels;
+	char *dir, *data, *model_spec;
+	int dfd;
+	size_t nw;			/* meta's warnings before the model's */
+	double cpu0;			/* gexplore's CPU time at the start */
+};
 
-	if (!ro.collect.argv && !ro.collect.pid && !ro.collect.system_wide) {
-		cmd_error("nothing to record: give a command after '--', or -p PID, or -a");
-		return cmd_usage(&cmd_record_entry);
+static void record_state__exit(struct record_state *r)
+{
+	perf_writer__delete(r->w);
+	collect_session__delete(r->s);
+	pd_regions_writer__delete(r->mk.w);
+	if (r->ro.collect.has_control && !strncmp(r->ro.control, "fifo:", 5)) {
+		close(r->ro.collect.ctl_fd);
+		if (r->ro.collect.ack_fd >= 0)
+			close(r->ro.collect.ack_fd);
 	}
-	if (ro.collect.argv && ro.collect.pid) {
-		cmd_error("-p attaches to a running process: give no command with it");
+	record_mux__delete(r->rm);
+	pd_env__exit(&r->env);
+	gx_meta__exit(&r->meta);
+	free(r->evsels);
+	free(r->model_spec);
+	if (r->dfd >= 0)
+		close(r->dfd);	/* lets go of the result directory's lock */
+	free(r->dir);
+	free(r->data);
+}
+
+/* The result directory, the events (the model's by default), the
+ * multiplexing plan, --control and the markers' file. 0 or an exit code. */
+static int record_prepare(struct record_state *r)
+{
+	struct record_opts *ro = &r->ro;
+	char *cause = NULL;
+	int ret;
+
+	if (pd_result_dir__create(ro->output, ".", ro->force ? PD_RESULT_DIR_REUSE : 0, &r->dir,
+				  &r->dfd, &cause) != 0) {
+		cmd_error("%s", cause);
+		free(cause);
+		return GX_EXIT_FAIL;
+	}
+	r->data = xasprintf("%s/perf.data", r->dir);
+	if (!ro->collect.events) {
+		r->nw = r->meta.nr_warnings;
+		model_events(ro, &r->meta, &r->model_spec);
+		ro->collect.events = r->model_spec;
+	}
+	ret = record_mux__setup(&r->rm, ro, r->dir);
+	if (ret) {
+		pd_result_dir__discard(r->dfd, r->dir);
+		return ret;
+	}
+	if (ro->control && open_control(ro->control, &ro->collect, &cause) != 0) {
+		cmd_error("%s", cause);
+		free(cause);
+		pd_result_dir__discard(r->dfd, r->dir);
 		return GX_EXIT_USAGE;
 	}
-	gx_meta__init(&meta);
-	cpu0 = rusage_cpu_s();
+	if (ro->collect.argv && !ro->collect.pid) {
+		char *path = xasprintf("%s/" PD_REGIONS_FILE, r->dir);
 
-	if ((err = pd_result_dir__create(ro.output, ".", ro.force ? PD_RESULT_DIR_REUSE : 0, &dir,
-					 &dfd, &cause)) != 0) {
-		cmd_error("%s", cause);
-		ret = GX_EXIT_FAIL;
-		goto out;
-	}
-	data = xasprintf("%s/perf.data", dir);
-	if (!ro.collect.events) {
-		nw = meta.nr_warnings;
-		model_events(&ro, &meta, &model_spec);
-		ro.collect.events = model_spec;
-	}
-	ret = record_mux__setup(&rm, &ro, dir);
-	if (ret) {
-		pd_result_dir__discard(dfd, dir);
-		goto out;
-	}
-	ret = GX_EXIT_FAIL;
-	if (ro.control && open_control(ro.control, &ro.collect, &cause) != 0) {
-		cmd_error("%s", cause);
-		ret = GX_EXIT_USAGE;
-		rmdir(dir);
-		goto out;
-	}
-	if (ro.collect.argv && !ro.collect.pid) {
-		char *path = xasprintf("%s/" PD_REGIONS_FILE, dir);
-
-		if (pd_regions_writer__new(&mk.w, path, &cause) == 0)
-			ro.collect.marker_sink = &mk.sink;
-		else if (!ro.quiet)
+		if (pd_regions_writer__new(&r->mk.w, path, &cause) == 0)
+			ro->collect.marker_sink = &r->mk.sink;
+		else if (!ro->quiet)
 			cmd_warn("%s: the workload's markers are not recorded", cause);
 		free(cause);
-		cause = NULL;
 		free(path);
 	}
+	return 0;
+}
 
-	ro.collect.notice = record_notice;
-	err = collect_session__new(&s, &ro.collect, &cause);
-	if (err == GX_E_NOPMU && model_spec) {
-		/* the failed session wrote nothing into regions.bin */
+/* Open the events (falling back to cpu-clock without a PMU) and
+ * perf.data. 0 or an exit code. */
+static int record_open(struct record_state *r)
+{
+	struct record_opts *ro = &r->ro;
+	char *cause = NULL;
+	size_t nev;
+	int err;
+
+	ro->collect.notice = record_notice;
+	err = collect_session__new(&r->s, &ro->collect, &cause);
+	if (err == GX_E_NOPMU && r->model_spec) {
 		/* No PMU here: the collector's default says so and falls back
 		 * to cpu-clock, which does not rotate; what the model's plan
 		 * said no longer applies. */
-		record_mux__delete(rm);
-		rm = NULL;
-		ro.collect.events = NULL;
-		ro.collect.rotate = false;
-		ro.collect.slice_sink = NULL;
-		free(meta.cpu_variant);
-		meta.cpu_variant = NULL;
-		while (meta.nr_warnings > nw)
-			free(meta.warnings[--meta.nr_warnings]);
-		err = collect_session__new(&s, &ro.collect, &cause);
+		record_mux__delete(r->rm);
+		r->rm = NULL;
+		ro->collect.events = NULL;
+		ro->collect.rotate = false;
+		ro->collect.slice_sink = NULL;
+		free(r->meta.cpu_variant);
+		r->meta.cpu_variant = NULL;
+		while (r->meta.nr_warnings > r->nw)
+			free(r->meta.warnings[--r->meta.nr_warnings]);
+		free(cause);
+		cause = NULL;
+		err = collect_session__new(&r->s, &ro->collect, &cause);
 	}
 	if (err) {
 		cmd_error("%s", cause);
-		ret = (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
-		      err == GX_E_CHILD ? 127 : GX_EXIT_FAIL;
-		markers_finish(&mk, dir, 0, &meta);
-		pd_result_dir__discard(dfd, dir);
-		goto out;
+		free(cause);
+		/* the failed session wrote nothing into regions.bin */
+		markers_finish(&r->mk, r->dir, 0, &r->meta);
+		pd_result_dir__discard(r->dfd, r->dir);
+		return (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
+		       err == GX_E_CHILD ? 127 : GX_EXIT_FAIL;
 	}
-	for (size_t i = 0; i < collect_session__nr_warnings(s); i++)
-		if (!ro.quiet)
-			cmd_warn("%s", collect_session__warning(s, i));
-
-	nev = collect_session__nr_events(s);
-	evsels = xcalloc(nev + 1, sizeof(*evsels));
+	for (size_t i = 0; i < collect_session__nr_warnings(r->s); i++)
+		if (!ro->quiet)
+			cmd_warn("%s", collect_session__warning(r->s, i));
+	nev = collect_session__nr_events(r->s);
+	r->evsels = xcalloc(nev + 1, sizeof(*r->evsels));
 	for (size_t i = 0; i < nev; i++) {
-		const struct collect_event *ce = collect_session__event(s, i);
+		const struct collect_event *ce = collect_session__event(r->s, i);
 
-		evsels[i].attr = ce->attr;
-		evsels[i].name = ce->name;
-		evsels[i].ids = ce->ids;
-		evsels[i].nr_ids = ce->nr_ids;
+		r->evsels[i].attr = ce->attr;
+		r->evsels[i].name = ce->name;
+		r->evsels[i].ids = ce->ids;
+		r->evsels[i].nr_ids = ce->nr_ids;
 	}
-	err = perf_writer__new_at(&w, dfd, "perf.data", evsels, nev, &cause);
-	if (err) {
-		cmd_error("%s: %s", dir, cause);
-		pd_result_dir__discard(dfd, dir);
-		goto out;
+	if (perf_writer__new_at(&r->w, r->dfd, "perf.data", r->evsels, nev, &cause) != 0) {
+		cmd_error("%s: %s", r->dir, cause);
+		free(cause);
+		pd_result_dir__discard(r->dfd, r->dir);
+		return GX_EXIT_FAIL;
 	}
-	rs.w = w;
+	r->rs.w = r->w;
+	return 0;
+}
 
-	err = collect_session__run(s, &rs.sink, &cause);
-	st = collect_session__stats(s);
-	if (err) {
-		/* Keep what was recorded: flush and finish as far as possible. */
-		cmd_error("%s", cause ? cause : gx_strerror(err));
-	}
-	if (rs.err && !perf_writer__has_data(w)) {
-		/* nothing reached the disk: no result to keep */
-		cmd_error("writing %s: %s; nothing was recorded (%" PRIu64 " records dropped)",
-			  data, gx_strerror(rs.err), perf_writer__dropped(w));
-		perf_writer__delete(w);
-		w = NULL;
-		pd_result_dir__discard(dfd, dir);
-		ret = GX_EXIT_FAIL;
-		goto out;
-	}
-	if (rs.err)
-		err = err ? err : rs.err;	/* said below, with the records dropped */
-	pd_env__from_system(&env, argc, argv);
-	fill_groups(&env, s);
-	fill_meta(&meta, s, &ro, &env);
-	if (rs.err) {
+/* After the run: perf.data finished (or left as flushed when the disk
+ * refused a write), build-ids, the archive, the markers, the mux section
+ * and meta.json. Returns err, or the first failure of these. */
+static int record_finish(struct record_state *r, int err, int argc, char **argv)
+{
+	const struct collect_stats *st = collect_session__stats(r->s);
+	struct gx_meta *m = &r->meta;
+	char *cause = NULL;
+
+	if (r->rs.err)
+		err = err ? err : r->rs.err;	/* said by record_say, with the records dropped */
+	pd_env__from_system(&r->env, argc, argv);
+	fill_groups(&r->env, r->s);
+	fill_meta(m, r->s, &r->ro, &r->env);
+	if (r->rs.err) {
 		/* The disk refused a write: leave perf.data as flushed (its
 		 * header covers every complete record) rather than append
 		 * features that cannot be written either. */
-		gx_meta__add_warning(&meta, "recording stopped early: writing perf.data: %s",
-				     gx_strerror(rs.err));
-		meta.status = xstrdup(rs.err == -ENOSPC || rs.err == -EDQUOT ? GX_META_STATUS_NOSPACE :
-				      GX_META_STATUS_WRITE_ERROR);
+		gx_meta__add_warning(m, "recording stopped early: writing perf.data: %s",
+				     gx_strerror(r->rs.err));
+		m->status = xstrdup(r->rs.err == -ENOSPC || r->rs.err == -EDQUOT ?
+				    GX_META_STATUS_NOSPACE : GX_META_STATUS_WRITE_ERROR);
 	} else {
-		perf_writer__flush(w);
-		add_build_ids(data, &env, &meta);
-		if (perf_writer__finish(w, &env, &cause) != 0) {
+		perf_writer__flush(r->w);
+		add_build_ids(r->data, &r->env, m);
+		if (perf_writer__finish(r->w, &r->env, &cause) != 0) {
 			cmd_error("%s", cause);
+			free(cause);
+			cause = NULL;
 			err = err ? err : -EIO;
 		}
-		if (!ro.no_archive)
-			record_archive(dir, &env, ro.archive_max, ro.quiet, &meta);
+		if (!r->ro.no_archive)
+			record_archive(r->dir, &r->env, r->ro.archive_max, r->ro.quiet, m);
 	}
-	meta.dropped_records = perf_writer__dropped(w);
-	if (!meta.status)
-		meta.status = xstrdup(err ? GX_META_STATUS_FAILED : run_status(s));
-	perf_writer__delete(w);
-	w = NULL;
-	markers_finish(&mk, dir, st->markers, &meta);
-	if (rm && record_mux__finish(rm, s, &meta, dir, ro.quiet) != 0)
+	m->dropped_records = perf_writer__dropped(r->w);
+	if (!m->status)
+		m->status = xstrdup(err ? GX_META_STATUS_FAILED : run_status(r->s));
+	perf_writer__delete(r->w);
+	r->w = NULL;
+	markers_finish(&r->mk, r->dir, st->markers, m);
+	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet) != 0)
 		err = err ? err : -EIO;
-	meta.self_cpu_s = rusage_cpu_s() - cpu0;
-	sampling_cost(&meta, s);
-	if (gx_meta__write_at(&meta, dfd, dir, &cause) != 0) {
+	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
+	sampling_cost(m, r->s);
+	if (gx_meta__write_at(m, r->dfd, r->dir, &cause) != 0) {
 		cmd_error("%s", cause);
+		free(cause);
 		err = err ? err : -EIO;
 	}
-	incomplete = gx_meta__incomplete(&meta);
-	/* never "recorded ...: 0 lost" for a cut-short result */
-	if (rs.err)
+	return err;
+}
+
+/* The last line: what was recorded, or why the result is incomplete;
+ * never "recorded ...: 0 lost" for a cut-short result. */
+static void record_say(const struct record_state *r)
+{
+	const struct collect_stats *st = collect_session__stats(r->s);
+	const struct gx_meta *m = &r->meta;
+	char *incomplete = gx_meta__incomplete(m);
+
+	if (r->rs.err)
 		cmd_error("writing %s: %s; the result keeps the records written so far: %" PRIu64
-			  " written, %" PRIu64 " dropped, %" PRIu64 " lost", data,
-			  gx_strerror(rs.err), st->records - meta.dropped_records,
-			  meta.dropped_records, st->lost_events);
+			  " written, %" PRIu64 " dropped, %" PRIu64 " lost", r->data,
+			  gx_strerror(r->rs.err), st->records - m->dropped_records,
+			  m->dropped_records, st->lost_events);
 	else if (incomplete)
 		fprintf(stderr, "gexplore: %s is incomplete (%s): %" PRIu64 " records written, %"
-				PRIu64 " dropped, %" PRIu64 " lost\n", gx_esc(dir), incomplete,
-			st->records - meta.dropped_records, meta.dropped_records,
-			st->lost_events);
-	else if (!ro.quiet)
+				PRIu64 " dropped, %" PRIu64 " lost\n", gx_esc(r->dir), incomplete,
+			st->records - m->dropped_records, m->dropped_records, st->lost_events);
+	else if (!r->ro.quiet)
 		fprintf(stderr, "gexplore: recorded %s: %" PRIu64 " records, %" PRIu64
 				" lost; 'gexplore report %s' to see it again\n",
-			gx_esc(dir), st->records, st->lost_events, gx_esc(dir));
-	/* The workload's status is ours (128+N when killed by signal N). */
-	if (err)
-		ret = GX_EXIT_FAIL;
-	else if (st->term_signal)
-		ret = 128 + st->term_signal;
-	else if (st->exited)
-		ret = st->exit_code;
-	else
-		ret = GX_EXIT_OK;
-	if (!err)
-		ret = after_record(&ro, dir, then_report, ret);
-out:
-	perf_writer__delete(w);
-	collect_session__delete(s);
-	pd_regions_writer__delete(mk.w);
-	if (ro.collect.has_control && !strncmp(ro.control, "fifo:", 5)) {
-		close(ro.collect.ctl_fd);
-		if (ro.collect.ack_fd >= 0)
-			close(ro.collect.ack_fd);
-	}
-	record_mux__delete(rm);
-	pd_env__exit(&env);
-	gx_meta__exit(&meta);
-	free(evsels);
-	free(model_spec);
-	if (dfd >= 0)
-		close(dfd);	/* lets go of the result directory's lock */
+			gx_esc(r->dir), st->records, st->lost_events, gx_esc(r->dir));
 	free(incomplete);
-	free(dir);
-	free(data);
+}
+
+/* The workload's status is ours (128+N when killed by signal N). */
+static int workload_status(const struct collect_session *s)
+{
+	const struct collect_stats *st = collect_session__stats(s);
+
+	if (st->term_signal)
+		return 128 + st->term_signal;
+	return st->exited ? st->exit_code : GX_EXIT_OK;
+}
+
+int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
+{
+	struct record_state r = { .ro = *opts, .dfd = -1,
+				  .rs = { .sink = { sink_record, sink_round_end } },
+				  .mk = { .sink = { markers_add, markers_flush } } };
+	char *cause = NULL;
+	int err, ret;
+
+	if (!r.ro.collect.argv && !r.ro.collect.pid && !r.ro.collect.system_wide) {
+		cmd_error("nothing to record: give a command after '--', or -p PID, or -a");
+		return cmd_usage(&cmd_record_entry);
+	}
+	if (r.ro.collect.argv && r.ro.collect.pid) {
+		cmd_error("-p attaches to a running process: give no command with it");
+		return GX_EXIT_USAGE;
+	}
+	gx_meta__init(&r.meta);
+	r.cpu0 = rusage_cpu_s();
+	ret = record_prepare(&r);
+	if (!ret)
+		ret = record_open(&r);
+	if (ret)
+		goto out;
+	err = collect_session__run(r.s, &r.rs.sink, &cause);
+	if (err)	/* keep what was recorded: flush and finish as far as possible */
+		cmd_error("%s", cause ? cause : gx_strerror(err));
+	if (r.rs.err && !perf_writer__has_data(r.w)) {
+		/* nothing reached the disk: no result to keep */
+		cmd_error("writing %s: %s; nothing was recorded (%" PRIu64 " records dropped)",
+			  r.data, gx_strerror(r.rs.err), perf_writer__dropped(r.w));
+		perf_writer__delete(r.w);
+		r.w = NULL;
+		pd_result_dir__discard(r.dfd, r.dir);
+		ret = GX_EXIT_FAIL;
+		goto out;
+	}
+	err = record_finish(&r, err, argc, argv);
+	record_say(&r);
+	ret = err ? GX_EXIT_FAIL : after_record(&r.ro, r.dir, then_report, workload_status(r.s));
+out:
+	record_state__exit(&r);
 	free(cause);
 	return ret;
 }
