@@ -60,4 +60,22 @@ truncate -s 60 "$dump"
 ok $? "a truncated jitdump: the report still works"
 check "... and names nothing from it" sh -c "jq -e '.functions[0].function != \"jit_dump_count_down\"' t.json"
 rm -f "$dump"
+# A real JIT: Debian's node with --perf-basic-prof writes /tmp/perf-PID.map
+if command -v node >/dev/null; then
+	cat >hot.js <<'JS'
+function spinHot(n) { let s = 0; for (let i = 0; i < n; i++) s = (s + i * 7) % 1000003; return s; }
+let t = 0; const end = Date.now() + 600; while (Date.now() < end) t += spinHot(200000);
+console.log(process.pid);
+JS
+	"$GX_BIN" record -q -o node -e cpu-clock -- node --perf-basic-prof hot.js >node.out 2>&1
+	ok $? "node --perf-basic-prof recorded"
+	npid=$(tail -1 node.out)
+	"$GX_BIN" report --json --by function --limit 3 node >node.json
+	check "node: the hot JavaScript function is named from node's map" \
+		sh -c "jq -r '.functions[0].function' node.json | grep -q 'spinHot .*hot.js'"
+	check "node: its module is the map" sh -c "jq -r '.functions[0].module' node.json | grep -q 'perf-$npid.map'"
+	rm -f "/tmp/perf-$npid.map"
+else
+	skip 3 "node is absent (Debian package nodejs)"
+fi
 done_testing
