@@ -72,21 +72,13 @@
 	str z28, [x1, #(\r-16), mul vl]
 	.endm
 
+	.macro MOVI0 r
+	movi v\r\().16b, #0
+	.endm
 	.macro ZV			/* zero v16..v29 (and so z16..z29) */
-	movi v16.16b, #0
-	movi v17.16b, #0
-	movi v18.16b, #0
-	movi v19.16b, #0
-	movi v20.16b, #0
-	movi v21.16b, #0
-	movi v22.16b, #0
-	movi v23.16b, #0
-	movi v24.16b, #0
-	movi v25.16b, #0
-	movi v26.16b, #0
-	movi v27.16b, #0
-	movi v28.16b, #0
-	movi v29.16b, #0
+	.irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29
+	MOVI0 \r
+	.endr
 	.endm
 	.macro ZX
 	mov x2, #0
@@ -246,16 +238,9 @@
 	.endm
 	.macro ZV_FF			/* ZV, and the FADD chains */
 	ZV
-	movi v0.16b, #0
-	movi v1.16b, #0
-	movi v2.16b, #0
-	movi v3.16b, #0
-	movi v4.16b, #0
-	movi v5.16b, #0
-	movi v6.16b, #0
-	movi v7.16b, #0
-	movi v30.16b, #0
-	movi v31.16b, #0
+	.irp r, 0,1,2,3,4,5,6,7,30,31
+	MOVI0 \r
+	.endr
 	.endm
 	MIXK fma_fadd_a, ZV, ROUND_FF, A_FMA
 	MIXK fma_fadd_b, ZV_FF, ROUND_FF, , B_FADD
