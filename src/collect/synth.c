@@ -19,38 +19,28 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* The 8 bytes at v after p when sample_type st has bit; where the next field goes. */
+static char *put8_if(char *p, uint64_t st, uint64_t bit, const void *v)
+{
+	if (!(st & bit))
+		return p;
+	memcpy(p, v, 8);
+	return p + 8;
+}
+
 static size_t put_id_trailer(struct synth_ctx *c, char *p, pid_t pid, pid_t tid)
 {
 	char *s = p;
 	uint64_t st = c->sample_type, zero = 0;
-	uint32_t v[2];
+	uint32_t v[2] = { (uint32_t)pid, (uint32_t)tid };
 
-	if (st & PERF_SAMPLE_TID) {
-		v[0] = (uint32_t)pid;
-		v[1] = (uint32_t)tid;
-		memcpy(p, v, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_TIME) {
-		memcpy(p, &zero, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_ID) {
-		memcpy(p, &c->id, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_STREAM_ID) {
-		memcpy(p, &c->id, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_CPU) {
-		memcpy(p, &zero, 8);
-		p += 8;
-	}
-	if (st & PERF_SAMPLE_IDENTIFIER) {
-		memcpy(p, &c->id, 8);
-		p += 8;
-	}
+	/* the order the kernel writes sample_id_all fields in */
+	p = put8_if(p, st, PERF_SAMPLE_TID, v);
+	p = put8_if(p, st, PERF_SAMPLE_TIME, &zero);
+	p = put8_if(p, st, PERF_SAMPLE_ID, &c->id);
+	p = put8_if(p, st, PERF_SAMPLE_STREAM_ID, &c->id);
+	p = put8_if(p, st, PERF_SAMPLE_CPU, &zero);
+	p = put8_if(p, st, PERF_SAMPLE_IDENTIFIER, &c->id);
 	return (size_t)(p - s);
 }
 

@@ -72,21 +72,13 @@
 	str z28, [x1, #(\r-16), mul vl]
 	.endm
 
+	.macro MOVI0 r
+	movi v\r\().16b, #0
+	.endm
 	.macro ZV			/* zero v16..v29 (and so z16..z29) */
-	movi v16.16b, #0
-	movi v17.16b, #0
-	movi v18.16b, #0
-	movi v19.16b, #0
-	movi v20.16b, #0
-	movi v21.16b, #0
-	movi v22.16b, #0
-	movi v23.16b, #0
-	movi v24.16b, #0
-	movi v25.16b, #0
-	movi v26.16b, #0
-	movi v27.16b, #0
-	movi v28.16b, #0
-	movi v29.16b, #0
+	.irp r, 16,17,18,19,20,21,22,23,24,25,26,27,28,29
+	MOVI0 \r
+	.endr
 	.endm
 	.macro ZX
 	mov x2, #0
@@ -104,11 +96,18 @@
 	mov x14, #1
 	.endm
 
-	.macro APAIR name, form, op, t, z, lat=1, base=16
+/*
+ * gx_pk_NAME_lat (unless lat=0): 96 dependent instructions on chain base;
+ * gx_pk_NAME_tput: 8 rounds over the 12 independent chains from base (2
+ * for GPRs, 16 for vectors). z zeroes the registers; sve sets p0 first.
+ */
+	.macro KPAIR sve, name, form, op, t, z, lat, base
 	.if \lat
 	PK_BEGIN gx_pk_\name\()_lat
 	\z
+	.if \sve
 	ptrue p0.b
+	.endif
 1:	.rept 96
 	\form \op, \t, \base
 	.endr
@@ -117,84 +116,31 @@
 	.endif
 	PK_BEGIN gx_pk_\name\()_tput
 	\z
+	.if \sve
 	ptrue p0.b
+	.endif
 1:	.rept 8
 	.if \base == 2
-	\form \op, \t, 2
-	\form \op, \t, 3
-	\form \op, \t, 4
-	\form \op, \t, 5
-	\form \op, \t, 6
-	\form \op, \t, 7
-	\form \op, \t, 8
-	\form \op, \t, 9
-	\form \op, \t, 10
-	\form \op, \t, 11
-	\form \op, \t, 12
-	\form \op, \t, 13
+	.irp r, 2,3,4,5,6,7,8,9,10,11,12,13
+	\form \op, \t, \r
+	.endr
 	.else
-	\form \op, \t, 16
-	\form \op, \t, 17
-	\form \op, \t, 18
-	\form \op, \t, 19
-	\form \op, \t, 20
-	\form \op, \t, 21
-	\form \op, \t, 22
-	\form \op, \t, 23
-	\form \op, \t, 24
-	\form \op, \t, 25
-	\form \op, \t, 26
-	\form \op, \t, 27
+	.irp r, 16,17,18,19,20,21,22,23,24,25,26,27
+	\form \op, \t, \r
+	.endr
 	.endif
 	.endr
 	LOOP_END
 	PK_END gx_pk_\name\()_tput
 	.endm
 
+	.macro APAIR name, form, op, t, z, lat=1, base=16
+	KPAIR 1, \name, \form, \op, \t, \z, \lat, \base
+	.endm
+
 /* NEON and GPR kernels: no SVE instruction (ptrue) may run on them. */
 	.macro NPAIR name, form, op, t, z, lat=1, base=16
-	.if \lat
-	PK_BEGIN gx_pk_\name\()_lat
-	\z
-1:	.rept 96
-	\form \op, \t, \base
-	.endr
-	LOOP_END
-	PK_END gx_pk_\name\()_lat
-	.endif
-	PK_BEGIN gx_pk_\name\()_tput
-	\z
-1:	.rept 8
-	.if \base == 2
-	\form \op, \t, 2
-	\form \op, \t, 3
-	\form \op, \t, 4
-	\form \op, \t, 5
-	\form \op, \t, 6
-	\form \op, \t, 7
-	\form \op, \t, 8
-	\form \op, \t, 9
-	\form \op, \t, 10
-	\form \op, \t, 11
-	\form \op, \t, 12
-	\form \op, \t, 13
-	.else
-	\form \op, \t, 16
-	\form \op, \t, 17
-	\form \op, \t, 18
-	\form \op, \t, 19
-	\form \op, \t, 20
-	\form \op, \t, 21
-	\form \op, \t, 22
-	\form \op, \t, 23
-	\form \op, \t, 24
-	\form \op, \t, 25
-	\form \op, \t, 26
-	\form \op, \t, 27
-	.endif
-	.endr
-	LOOP_END
-	PK_END gx_pk_\name\()_tput
+	KPAIR 0, \name, \form, \op, \t, \z, \lat, \base
 	.endm
 
 /* ---- base (GPR) and NEON -------------------------------------------------- */
@@ -241,65 +187,31 @@
 	.macro B_ST r
 	str q29, [x1, #1024+(\r-16)*64]
 	.endm
-	.macro MIX3 name, a, b, la, lb
-	PK_BEGIN gx_pk_mix_\name\()_a
-	ZV
+/* gx_pk_mix_NAME: z zeroes, then iterations of 8 rounds `round a, b`
+ * (a or b may be empty). */
+	.macro MIXK name, z, round, a, b
+	PK_BEGIN gx_pk_mix_\name
+	\z
 1:	.rept 8
-	\a 16
-	\a 17
-	\a 18
-	\a 19
-	\a 20
-	\a 21
-	\a 22
-	\a 23
-	\a 24
-	\a 25
+	\round \a, \b
 	.endr
 	LOOP_END
-	PK_END gx_pk_mix_\name\()_a
-	PK_BEGIN gx_pk_mix_\name\()_b
-	ZV
-1:	.rept 8
-	\b 16
-	\b 17
-	\b 18
-	\b 19
-	\b 20
-	\b 21
-	\b 22
-	\b 23
-	\b 24
-	\b 25
+	PK_END gx_pk_mix_\name
+	.endm
+	.macro ROUND10 a, b		/* A and B interleaved on chains 16..25 */
+	.irp r, 16,17,18,19,20,21,22,23,24,25
+	.ifnb \a
+	\a \r
+	.endif
+	.ifnb \b
+	\b \r
+	.endif
 	.endr
-	LOOP_END
-	PK_END gx_pk_mix_\name\()_b
-	PK_BEGIN gx_pk_mix_\name\()_ab
-	ZV
-1:	.rept 8
-	\a 16
-	\b 16
-	\a 17
-	\b 17
-	\a 18
-	\b 18
-	\a 19
-	\b 19
-	\a 20
-	\b 20
-	\a 21
-	\b 21
-	\a 22
-	\b 22
-	\a 23
-	\b 23
-	\a 24
-	\b 24
-	\a 25
-	\b 25
-	.endr
-	LOOP_END
-	PK_END gx_pk_mix_\name\()_ab
+	.endm
+	.macro MIX3 name, a, b
+	MIXK \name\()_a, ZV, ROUND10, \a
+	MIXK \name\()_b, ZV, ROUND10, , \b
+	MIXK \name\()_ab, ZV, ROUND10, \a, \b
 	.endm
 	.macro A_LD r
 	ldr q30, [x1, #(\r-16)*64]
@@ -312,66 +224,27 @@
 	MIX3 load_store, A_LD, B_ST
 
 	/* fma + fadd: 10 FMA chains in v16..v25, 10 FADD chains in v0..v7, v30, v31 */
-	.macro FF_B
-	fadd v0.4s, v0.4s, v28.4s
-	fadd v1.4s, v1.4s, v28.4s
-	fadd v2.4s, v2.4s, v28.4s
-	fadd v3.4s, v3.4s, v28.4s
-	fadd v4.4s, v4.4s, v28.4s
-	fadd v5.4s, v5.4s, v28.4s
-	fadd v6.4s, v6.4s, v28.4s
-	fadd v7.4s, v7.4s, v28.4s
-	fadd v30.4s, v30.4s, v28.4s
-	fadd v31.4s, v31.4s, v28.4s
-	.endm
-	.macro FF_A
-	fmla v16.4s, v28.4s, v29.4s
-	fmla v17.4s, v28.4s, v29.4s
-	fmla v18.4s, v28.4s, v29.4s
-	fmla v19.4s, v28.4s, v29.4s
-	fmla v20.4s, v28.4s, v29.4s
-	fmla v21.4s, v28.4s, v29.4s
-	fmla v22.4s, v28.4s, v29.4s
-	fmla v23.4s, v28.4s, v29.4s
-	fmla v24.4s, v28.4s, v29.4s
-	fmla v25.4s, v28.4s, v29.4s
-	.endm
-	.macro ZV0
-	movi v0.16b, #0
-	movi v1.16b, #0
-	movi v2.16b, #0
-	movi v3.16b, #0
-	movi v4.16b, #0
-	movi v5.16b, #0
-	movi v6.16b, #0
-	movi v7.16b, #0
-	movi v30.16b, #0
-	movi v31.16b, #0
-	.endm
-	PK_BEGIN gx_pk_mix_fma_fadd_a
-	ZV
-1:	.rept 8
-	FF_A
+	.macro ROUND_FF a, b		/* A on v16..v25, then B on v0..v7, v30, v31 */
+	.ifnb \a
+	.irp r, 16,17,18,19,20,21,22,23,24,25
+	\a \r
 	.endr
-	LOOP_END
-	PK_END gx_pk_mix_fma_fadd_a
-	PK_BEGIN gx_pk_mix_fma_fadd_b
-	ZV
-	ZV0
-1:	.rept 8
-	FF_B
+	.endif
+	.ifnb \b
+	.irp r, 0,1,2,3,4,5,6,7,30,31
+	\b \r
 	.endr
-	LOOP_END
-	PK_END gx_pk_mix_fma_fadd_b
-	PK_BEGIN gx_pk_mix_fma_fadd_ab
+	.endif
+	.endm
+	.macro ZV_FF			/* ZV, and the FADD chains */
 	ZV
-	ZV0
-1:	.rept 8
-	FF_A
-	FF_B
+	.irp r, 0,1,2,3,4,5,6,7,30,31
+	MOVI0 \r
 	.endr
-	LOOP_END
-	PK_END gx_pk_mix_fma_fadd_ab
+	.endm
+	MIXK fma_fadd_a, ZV, ROUND_FF, A_FMA
+	MIXK fma_fadd_b, ZV_FF, ROUND_FF, , B_FADD
+	MIXK fma_fadd_ab, ZV_FF, ROUND_FF, A_FMA, B_FADD
 
 /* ---- NEON bandwidth: 8 q registers (128 B) per iteration ---------------- */
 	PK_BEGIN gx_pk_bw_read_neon

@@ -50,94 +50,58 @@
 	vaddps %ymm15, %ymm\r, %ymm\r
 	.endm
 
-	.macro MIX3 name, a, b
-	PK_BEGIN gx_pk_mix_\name\()_a
+/* gx_pk_mix_NAME: iterations of 8 rounds `round a, b` (a or b may be empty). */
+	.macro MIXK name, round, a, b
+	PK_BEGIN gx_pk_mix_\name
 	Z3 vxorps, ymm
 1:	.rept 8
-	.irp r, 0,1,2,3,4,5,6,7,8,9
-	\a \r
-	.endr
+	\round \a, \b
 	.endr
 	dec %rdi
 	jnz 1b
-	PK_END gx_pk_mix_\name\()_a, 1
-	PK_BEGIN gx_pk_mix_\name\()_b
-	Z3 vxorps, ymm
-1:	.rept 8
-	.irp r, 0,1,2,3,4,5,6,7,8,9
-	\b \r
-	.endr
-	.endr
-	dec %rdi
-	jnz 1b
-	PK_END gx_pk_mix_\name\()_b, 1
-	PK_BEGIN gx_pk_mix_\name\()_ab
-	Z3 vxorps, ymm
-1:	.rept 8
-	.irp r, 0,1,2,3,4,5,6,7,8,9
-	\a \r
-	\b \r
-	.endr
-	.endr
-	dec %rdi
-	jnz 1b
-	PK_END gx_pk_mix_\name\()_ab, 1
+	PK_END gx_pk_mix_\name, 1
 	.endm
 
-	MIX3 fma_load, A_FMA, B_LD
-	MIX3 fma_store, A_FMA, B_ST
-	MIX3 load_store, A_LD, B_ST
+/* A round of 10: A and B interleaved on chains 0..9. */
+	.macro ROUND10 a, b
+	.irp r, 0,1,2,3,4,5,6,7,8,9
+	.ifnb \a
+	\a \r
+	.endif
+	.ifnb \b
+	\b \r
+	.endif
+	.endr
+	.endm
 
-	PK_BEGIN gx_pk_mix_fma_fadd_a
-	Z3 vxorps, ymm
-1:	.rept 8
+/* A round of 7: A on chains 0..6, then B on chains 7..13. */
+	.macro ROUND7 a, b
+	.ifnb \a
 	.irp r, 0,1,2,3,4,5,6
-	A_FMA7 \r
+	\a \r
 	.endr
-	.endr
-	dec %rdi
-	jnz 1b
-	PK_END gx_pk_mix_fma_fadd_a, 1
-	PK_BEGIN gx_pk_mix_fma_fadd_b
-	Z3 vxorps, ymm
-1:	.rept 8
+	.endif
+	.ifnb \b
 	.irp r, 7,8,9,10,11,12,13
-	B_ADD7 \r
+	\b \r
 	.endr
-	.endr
-	dec %rdi
-	jnz 1b
-	PK_END gx_pk_mix_fma_fadd_b, 1
-	PK_BEGIN gx_pk_mix_fma_fadd_ab
-	Z3 vxorps, ymm
-1:	.rept 8
-	.irp r, 0,1,2,3,4,5,6
-	A_FMA7 \r
-	.endr
-	.irp r, 7,8,9,10,11,12,13
-	B_ADD7 \r
-	.endr
-	.endr
-	dec %rdi
-	jnz 1b
-	PK_END gx_pk_mix_fma_fadd_ab, 1
+	.endif
+	.endm
+
+	.macro MIX3 name, round, a, b
+	MIXK \name\()_a, \round, \a
+	MIXK \name\()_b, \round, , \b
+	MIXK \name\()_ab, \round, \a, \b
+	.endm
+
+	MIX3 fma_load, ROUND10, A_FMA, B_LD
+	MIX3 fma_store, ROUND10, A_FMA, B_ST
+	MIX3 load_store, ROUND10, A_LD, B_ST
+	MIX3 fma_fadd, ROUND7, A_FMA7, B_ADD7
 
 	BW_RW avx, ymm, 32, vmovaps, vmovaps, 1
 
-	PK_BEGIN gx_pk_bw_triad_avx
-	vbroadcastsd %xmm0, %ymm0
-2:	xor %rax, %rax
-1:	.irp r, 1,2,3,4,5,6,7,8
-	vmulpd (\r-1)*32(%rdx,%rax), %ymm0, %ymm\r
-	vaddpd (\r-1)*32(%rsi,%rax), %ymm\r, %ymm\r
-	vmovapd %ymm\r, (\r-1)*32(%rdi,%rax)
-	.endr
-	add $256, %rax
-	cmp %rcx, %rax
-	jb 1b
-	dec %r8
-	jnz 2b
-	PK_END gx_pk_bw_triad_avx, 1
+	BW_TRIAD_VEX avx, ymm, 32
 
 	.section .note.GNU-stack, "", @progbits
 #endif

@@ -22,20 +22,7 @@
 
 	BW_RW avx512, zmm, 64, vmovaps, vmovaps, 1
 
-	PK_BEGIN gx_pk_bw_triad_avx512
-	vbroadcastsd %xmm0, %zmm0
-2:	xor %rax, %rax
-1:	.irp r, 1,2,3,4,5,6,7,8
-	vmulpd (\r-1)*64(%rdx,%rax), %zmm0, %zmm\r
-	vaddpd (\r-1)*64(%rsi,%rax), %zmm\r, %zmm\r
-	vmovapd %zmm\r, (\r-1)*64(%rdi,%rax)
-	.endr
-	add $512, %rax
-	cmp %rcx, %rax
-	jb 1b
-	dec %r8
-	jnz 2b
-	PK_END gx_pk_bw_triad_avx512, 1
+	BW_TRIAD_VEX avx512, zmm, 64
 
 	.section .note.GNU-stack, "", @progbits
 #endif

@@ -69,25 +69,25 @@
 	.endr
 	.endm
 
-/* gx_pk_NAME_lat and gx_pk_NAME_tput for a vector instruction. */
-	.macro VPAIR name, form, op, p, zform, zop, vz
-	PK_BEGIN gx_pk_\name\()_lat
+/* gx_pk_NAME: zform zeroes the registers, then iterations of body. */
+	.macro VKERN name, body, form, op, p, zform, zop, vz
+	PK_BEGIN gx_pk_\name
 	\zform \zop, \p
-1:	BODY_LAT \form, \op, \p
+1:	\body \form, \op, \p
 	dec %rdi
 	jnz 1b
-	PK_END gx_pk_\name\()_lat, \vz
+	PK_END gx_pk_\name, \vz
+	.endm
+
+/* gx_pk_NAME_lat and gx_pk_NAME_tput for a vector instruction. */
+	.macro VPAIR name, form, op, p, zform, zop, vz
+	VKERN \name\()_lat, BODY_LAT, \form, \op, \p, \zform, \zop, \vz
 	VTPUT \name, \form, \op, \p, \zform, \zop, \vz
 	.endm
 
 /* Throughput only (loads and stores have no register chain). */
 	.macro VTPUT name, form, op, p, zform, zop, vz
-	PK_BEGIN gx_pk_\name\()_tput
-	\zform \zop, \p
-1:	BODY_TPUT \form, \op, \p
-	dec %rdi
-	jnz 1b
-	PK_END gx_pk_\name\()_tput, \vz
+	VKERN \name\()_tput, BODY_TPUT, \form, \op, \p, \zform, \zop, \vz
 	.endm
 
 /*
@@ -139,6 +139,24 @@
 	dec %rcx
 	jnz 2b
 	PK_END gx_pk_bw_copy_\isa, \vz
+	.endm
+
+/* gx_pk_bw_triad_ISA with VEX/EVEX three-operand forms, W-byte vectors. */
+	.macro BW_TRIAD_VEX isa, p, W
+	PK_BEGIN gx_pk_bw_triad_\isa
+	vbroadcastsd %xmm0, %\p\()0
+2:	xor %rax, %rax
+1:	.irp r, 1,2,3,4,5,6,7,8
+	vmulpd (\r-1)*\W(%rdx,%rax), %\p\()0, %\p\r
+	vaddpd (\r-1)*\W(%rsi,%rax), %\p\r, %\p\r
+	vmovapd %\p\r, (\r-1)*\W(%rdi,%rax)
+	.endr
+	add $8*\W, %rax
+	cmp %rcx, %rax
+	jb 1b
+	dec %r8
+	jnz 2b
+	PK_END gx_pk_bw_triad_\isa, 1
 	.endm
 
 /* Dependent GPR loads: the pointer chase (buf[i] holds the next address);

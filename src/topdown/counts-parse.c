@@ -372,20 +372,6 @@ out:
 
 /* ---- the default text layout ---------------------------------------------- */
 
-/* Length of a digit-group separator at s (0 when none). */
-static size_t group_len(const char *s)
-{
-	const unsigned char *u = (const unsigned char *)s;
-
-	if (u[0] == ' ' || u[0] == '\'')
-		return 1;
-	if (u[0] == 0xc2 && u[1] == 0xa0)
-		return 2;
-	if (u[0] == 0xe2 && u[1] == 0x80 && (u[2] == 0xaf || u[2] == 0x89))
-		return 3;
-	return 0;
-}
-
 enum tok_kind { TOK_NUM, TOK_MISS, TOK_WORD };
 
 struct tok {
@@ -420,7 +406,7 @@ static size_t tokenize(const char *s, struct tok *t, size_t max)
 		if (isdigit((unsigned char)*s) || ((*s == '-' || *s == '.') &&
 						   isdigit((unsigned char)s[1]))) {
 			while (*s && *s != '\t') {
-				size_t g = group_len(s);
+				size_t g = td_group_sep_len(s);
 
 				if (*s == ' ' && !(isdigit((unsigned char)s[-1]) &&
 						   isdigit((unsigned char)s[1])))

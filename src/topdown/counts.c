@@ -14,8 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* Length of a digit-group separator at s (0 when none): ' ', '\'', U+00A0, U+2009, U+202F. */
-static size_t group_space(const char *s)
+size_t td_group_sep_len(const char *s)
 {
 	const unsigned char *u = (const unsigned char *)s;
 
@@ -38,7 +37,7 @@ int td_parse_number(const char *s, size_t len, double *out)
 	char *end;
 
 	for (size_t i = 0; i < len;) {
-		size_t g = group_space(s + i);
+		size_t g = td_group_sep_len(s + i);
 		char c = s[i];
 
 		if (g) {

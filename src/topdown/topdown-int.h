@@ -94,6 +94,13 @@ const struct td_expr *td_model__tree(const struct td_model *m, size_t i, int v);
 
 /* ---- perf stat names (counts.c) -------------------------------------------- */
 /*
+ * Length of the digit-group separator perf stat's locale may print at s
+ * (' ', '\'', U+00A0, U+2009, U+202F), 0 when none; reads at most 3 bytes
+ * of a NUL-terminated s.
+ */
+size_t td_group_sep_len(const char *s);
+
+/*
  * The model event perf's spelling `name` counts, -1 for none: "cycles:u",
  * "cpu_core/cycles/", "cpu/event=0x9c,umask=0x1,cmask=4/",
  * "cpu/de_no_dispatch_per_slot.no_ops_from_frontend,cmask=0x6/" (a named
