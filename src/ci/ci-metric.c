@@ -321,27 +321,24 @@ static int few_samples(const struct gx_result *r, const struct ci_row *row, uint
 static int node_value(struct gx_result *r, const struct ci_row *row, int node,
 		      uint64_t min_samples, double *value, char **cause)
 {
-	size_t ne = td_model__nr_events(gx_result__model_loaded(r));
-	double *c = xcalloc(ne + 1, sizeof(double));
+	size_t ne = td_model__nr_events(gx_result__model_loaded(r)), n = gx_result__nr_events(r);
+	double *c = xcalloc(ne + 1, sizeof(double)), *x = xcalloc(n + 1, sizeof(double));
 	const struct td_value *v;
 	struct td_result res;
 	uint64_t ref_samples = UINT64_MAX;
 	int ret = 0;
 
-	for (size_t i = 0; i < ne; i++)
-		c[i] = NAN;
-	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
+	/* every event's value on the row; copies of one event combine as the
+	 * result combines them (one PMU, weighted by running share) */
+	for (size_t i = 0; i < n; i++) {
 		uint64_t s;
-		double x;
 
-		if (gx_result__model_map(r)[i] < 0 || evsel_repeats(r, i))
-			continue;
-		x = evsel_value(r, row, i, &s);
-		if (i == gx_result__sort_event(r))
+		x[i] = gx_result__model_map(r)[i] < 0 ? NAN : evsel_value(r, row, i, &s);
+		if (i == gx_result__sort_event(r) && gx_result__model_map(r)[i] >= 0)
 			ref_samples = s;
-		if (!isnan(x))
-			c[gx_result__model_map(r)[i]] = isnan(c[gx_result__model_map(r)[i]]) ? x : c[gx_result__model_map(r)[i]] + x;
 	}
+	gx_result__model_counts(r, x, c);
+	free(x);
 	if (td_eval(gx_result__model_loaded(r), c, gx_result__ctx(r), &res, cause) != 0) {
 		free(c);
 		return -EINVAL;

@@ -304,6 +304,9 @@ struct tui_model {
 	struct td_model *td_own;	/* deleted with the model, or NULL */
 	struct td_ctx ctx;
 	int *ev_map;		/* evsel -> model event, -1 */
+	/* each evsel's weight when copies of one model event are combined
+	 * (the share of the run it counted); NULL: all 1 */
+	double *ev_weight;
 	char *td_why;		/* why there is no tree, or NULL */
 	bool run_ok;
 	struct td_result run;

@@ -338,6 +338,12 @@ static void setup_topdown(struct tui_model *m, const struct gx_result *res)
 	c = xcalloc(td_model__nr_events(td) + 1, sizeof(double));
 	gx_result__run_counts(res, c);
 	tui_model__set_topdown(m, td, gx_result__model_map(res), c);
+	m->ev_weight = xcalloc(m->nr_events + 1, sizeof(double));
+	for (size_t i = 0; i < m->nr_events; i++) {
+		double sc = gx_result__event(res, i)->scale;
+
+		m->ev_weight[i] = isfinite(sc) && sc > 0 ? 1.0 / sc : 1.0;
+	}
 	free(c);
 	if (log && m->run_ok && mux_log__nr_events(log) == m->nr_events) {
 		size_t nn = td_model__nr_nodes(td);

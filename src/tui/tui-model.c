@@ -188,6 +188,7 @@ void tui_model__delete(struct tui_model *m)
 		td_result__exit(&m->run);
 	td_model__delete(m->td_own);
 	free(m->ev_map);
+	free(m->ev_weight);
 	free(m->run_lo);
 	free(m->run_hi);
 	free(m->td_why);
@@ -222,7 +223,7 @@ void tui_model__delete(struct tui_model *m)
 
 const struct td_result *tui_row__td(struct tui_model *m, struct tui_row *r)
 {
-	double *c;
+	double *c, *w;
 	size_t ne;
 
 	if (!m->td)
@@ -233,13 +234,22 @@ const struct td_result *tui_row__td(struct tui_model *m, struct tui_row *r)
 	c = xcalloc(ne + 1, sizeof(double));
 	for (size_t i = 0; i < ne; i++)
 		c[i] = NAN;
+	/* copies of one event (in several groups) each estimate the whole:
+	 * their mean, weighted by the share of the run each counted */
+	w = xcalloc(ne + 1, sizeof(double));
 	for (size_t e = 0; e < m->nr_events; e++) {
 		int me = m->ev_map[e];
+		double we = m->ev_weight ? m->ev_weight[e] : 1.0;
 
 		if (me < 0)
 			continue;
-		c[me] = isnan(c[me]) ? r->period[e] : c[me] + r->period[e];
+		c[me] = isnan(c[me]) ? we * r->period[e] : c[me] + we * r->period[e];
+		w[me] += we;
 	}
+	for (size_t i = 0; i < ne; i++)
+		if (!isnan(c[i]) && w[i] > 0)
+			c[i] /= w[i];
+	free(w);
 	r->td_ok = td_eval(m->td, c, &m->ctx, &r->td, NULL) == 0;
 	r->td_done = true;
 	free(c);

@@ -35,7 +35,9 @@ is "$(jq -r '.regions[] | select(.name == "worker") | "\(.instances) \(.threads)
 ge "$(hot inner spin_inner)" 90 && ok 0 "inner: spin_inner >= 90%" || ok 1 "inner: spin_inner ($(hot inner spin_inner)%)"
 ge "$(hot worker spin_worker)" 90 && ok 0 "threads line up: worker is spin_worker" ||
 	ok 1 "worker: spin_worker ($(hot worker spin_worker)%)"
-ge "$(hot child spin_child)" 90 && ok 0 "a forked child lines up: child is spin_child" ||
+# the child's region also holds its fork and exit, which a loaded machine
+# stretches: a misplaced region would show under half
+ge "$(hot child spin_child)" 75 && ok 0 "a forked child lines up: child is spin_child" ||
 	ok 1 "child: spin_child ($(hot child spin_child)%)"
 o=$(hot outer spin_outer); i=$(hot outer spin_inner)
 ge "$(awk -v a="$o" -v b="$i" 'BEGIN { print a + b }')" 90 && ok 0 "nesting: outer holds inner's samples too" ||
