@@ -22,6 +22,7 @@
 #include "ci/ci.h"
 #include "report/report.h"
 #include "result/result.h"
+#include "topdown/topdown.h"
 #include "util/util.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
@@ -35,6 +36,19 @@ struct sample_rec {
 	uint32_t pid, tid;
 	uint64_t time, period;
 };
+
+/* The last round, the features and the file closed; a failure ends the test. */
+static void finish_file(struct perf_writer *w, const struct pd_env *env)
+{
+	char *cause = NULL;
+
+	perf_writer__finished_round(w);
+	if (perf_writer__finish(w, env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+}
 
 static void evsel(struct pd_evsel *e, uint32_t type, uint64_t config, uint64_t period,
 		  const char *name, uint64_t *id)
@@ -81,14 +95,9 @@ static void write_hybrid(const char *path, int n)
 		s.h.misc = PERF_RECORD_MISC_USER;
 		perf_writer__write(w, &s, sizeof(s));
 	}
-	perf_writer__finished_round(w);
 	env.pmus = pmus;
 	env.nr_pmus = 2;
-	if (perf_writer__finish(w, &env, &cause) != 0) {
-		diag("%s", cause);
-		exit(1);
-	}
-	perf_writer__delete(w);
+	finish_file(w, &env);
 }
 
 static void test_hybrid(void)
@@ -412,14 +421,9 @@ static void write_hybrid_both(const char *path)
 			perf_writer__write(w, &s, sizeof(s));
 		}
 	}
-	perf_writer__finished_round(w);
 	env.pmus = pmus;
 	env.nr_pmus = 2;
-	if (perf_writer__finish(w, &env, &cause) != 0) {
-		diag("%s", cause);
-		exit(1);
-	}
-	perf_writer__delete(w);
+	finish_file(w, &env);
 }
 
 static double run_metric(struct gx_result *r, const char *metric)
@@ -522,12 +526,7 @@ static void write_many(const char *path)
 			perf_writer__write(w, &s, sizeof(s));
 		}
 	}
-	perf_writer__finished_round(w);
-	if (perf_writer__finish(w, &env, &cause) != 0) {
-		diag("%s", cause);
-		exit(1);
-	}
-	perf_writer__delete(w);
+	finish_file(w, &env);
 }
 
 static void test_many_processes(void)
