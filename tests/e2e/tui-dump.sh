@@ -64,10 +64,13 @@ check "... prints the text summary" grep -q 'wl-spin' rep
 "$GX_BIN" record -q -g -o rcg -e cpu-clock -- "$WL/wl-spin" 300 >/dev/null 2>&1
 ok $? "record the spin workload with -g"
 "$GX_BIN" report --folded rcg >folded 2>err
-# the hottest path's leaf and its caller, and the leaf's share of the run
-read -r leaf caller share < <(awk '{ n = $NF; t += n; sub(/ [0-9]+$/, ""); k = split($0, f, ";");
-		c[f[k] " " f[k - 1]] += n } END { for (x in c) if (c[x] > best) { best = c[x]; b = x }
-		printf "%s %.1f\n", b, 100 * best / t }' folded)
+# the hottest call path, its leaf and caller, and the share of the run
+# under that path (a tree node's total: samples deeper below it, such as
+# kernel frames of an interrupt, count too)
+read -r leaf caller share < <(awk '{ n = $NF; t += n; sub(/ [0-9]+$/, ""); c[$0] += n }
+	END { for (x in c) if (c[x] > best) { best = c[x]; b = x }
+		k = split(b, f, ";"); for (x in c) if (x == b || index(x, b ";") == 1) s += c[x]
+		printf "%s %s %.1f\n", f[k], f[k - 1], 100 * s / t }' folded)
 check "folded: a hot leaf ($leaf, called by $caller, $share%)" test -n "$leaf" -a -n "$caller"
 "$GX_BIN" tui --keys "T" --dump 120x30 rcg >scr 2>err
 ok $? "call tree on a live -g recording"
