@@ -218,10 +218,6 @@ const struct gx_region_name *gx_regions__name(const struct gx_regions *g, size_t
 	return g && i < g->nr_names ? &g->names[i] : NULL;
 }
 size_t gx_regions__nr_markers(const struct gx_regions *g) { return g ? g->nr_markers : 0; }
-const struct pd_marker *gx_regions__marker(const struct gx_regions *g, size_t i)
-{
-	return g && i < g->nr_markers ? &g->markers[i] : NULL;
-}
 uint64_t gx_regions__lost(const struct gx_regions *g) { return g ? g->lost : 0; }
 
 int gx_regions__find(const struct gx_regions *g, const char *name, size_t *idx)

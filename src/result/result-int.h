@@ -20,7 +20,6 @@ const struct gx_region *gx_regions__get(const struct gx_regions *g, size_t i);
 size_t gx_regions__nr_names(const struct gx_regions *g);
 const struct gx_region_name *gx_regions__name(const struct gx_regions *g, size_t i);
 size_t gx_regions__nr_markers(const struct gx_regions *g);
-const struct pd_marker *gx_regions__marker(const struct gx_regions *g, size_t i);
 uint64_t gx_regions__lost(const struct gx_regions *g);
 int gx_regions__find(const struct gx_regions *g, const char *name, size_t *idx);
 bool gx_regions__contains(const struct gx_regions *g, size_t name_idx, uint32_t tid, uint64_t t);

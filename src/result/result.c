@@ -31,7 +31,6 @@ struct gx_result {
 	struct perf_reader *reader;
 	struct profile_opts po;		/* the profile's options (for range walks) */
 	struct profile *profile;
-	bool local;
 	/* the event table */
 	struct gx_event *events;
 	char **own;			/* owned strings the table points to, 2 per event */
@@ -532,7 +531,6 @@ static void profile_options(struct gx_result *r, const struct gx_result_opts *o)
 		r->po.nr_slots = mux_log__nr_groups(r->log);
 		r->po.slot_event = (size_t)r->meta.mux.reference;
 	}
-	r->local = profile_env_is_local(r->po.env);
 }
 
 /* Modules whose file changed since the recording: a note each (their
@@ -700,10 +698,6 @@ int gx_result__find_region(const struct gx_result *r, const char *name, size_t *
 	return gx_regions__find(r->regions, name, idx);
 }
 size_t gx_result__nr_markers(const struct gx_result *r) { return gx_regions__nr_markers(r->regions); }
-const struct pd_marker *gx_result__marker(const struct gx_result *r, size_t i)
-{
-	return gx_regions__marker(r->regions, i);
-}
 uint64_t gx_result__markers_lost(const struct gx_result *r) { return gx_regions__lost(r->regions); }
 const char *gx_result__narrowed(const struct gx_result *r) { return r->region; }
 uint64_t gx_result__run_samples(const struct gx_result *r, size_t e)
@@ -711,10 +705,6 @@ uint64_t gx_result__run_samples(const struct gx_result *r, size_t e)
 	if (r->run_samples)
 		return e < r->nr_events ? r->run_samples[e] : 0;
 	return profile__total_samples(r->profile, e);
-}
-bool gx_result__in_region(const struct gx_result *r, size_t name_idx, uint32_t tid, uint64_t t)
-{
-	return gx_regions__contains(r->regions, name_idx, tid, t);
 }
 
 /* ---- accessors -------------------------------------------------------------- */
@@ -736,7 +726,6 @@ const struct mux_log *gx_result__mux(const struct gx_result *r) { return r->log;
 size_t gx_result__nr_notes(const struct gx_result *r) { return r->nr_notes; }
 const char *gx_result__incomplete(const struct gx_result *r) { return r->incomplete; }
 const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
-bool gx_result__is_local(const struct gx_result *r) { return r->local; }
 
 size_t gx_result__nr_events(const struct gx_result *r) { return r->nr_events; }
 const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
@@ -884,7 +873,6 @@ const char *gx_result__model_error(const struct gx_result *r) { return r->model_
 const char *gx_result__model_note(const struct gx_result *r) { return r->model_note; }
 const struct td_ctx *gx_result__ctx(const struct gx_result *r) { return &r->ctx; }
 const int *gx_result__model_map(const struct gx_result *r) { return r->ev; }
-size_t gx_result__nr_model_events(const struct gx_result *r) { return r->nr_matched; }
 
 /* The core PMU (cpu, cpu_core) wins when copies of an event differ in PMU. */
 static int pmu_rank(const char *pmu)

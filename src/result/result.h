@@ -100,8 +100,6 @@ const char *gx_result__incomplete(const struct gx_result *r);
  * order; the views show them with the reader's warnings. */
 size_t gx_result__nr_notes(const struct gx_result *r);
 const char *gx_result__note(const struct gx_result *r, size_t i);
-/* Whether the recording was made on this machine and kernel. */
-bool gx_result__is_local(const struct gx_result *r);
 
 /*
  * The build-id the recording gives a module (its BUILD_ID feature, for a
@@ -190,7 +188,6 @@ const struct td_model *gx_result__model_loaded(const struct gx_result *r);
 const struct td_ctx *gx_result__ctx(const struct gx_result *r);
 /* event -> model event index (-1), gx_result__nr_events() entries. */
 const int *gx_result__model_map(const struct gx_result *r);
-size_t gx_result__nr_model_events(const struct gx_result *r);
 /*
  * Per-event values (NAN: not measured) into the model's event counts
  * c[td_model__nr_events()] (NAN where nothing was measured). Copies of one
@@ -238,17 +235,14 @@ size_t gx_result__nr_region_names(const struct gx_result *r);
 const struct gx_region_name *gx_result__region_name(const struct gx_result *r, size_t i);
 /* The name's index; -ENOENT when the result has no region of that name. */
 int gx_result__find_region(const struct gx_result *r, const char *name, size_t *idx);
-/* Every marker as recorded (gx_mark points, pauses included), by time. */
+/* How many markers were recorded (gx_mark points and pauses included). */
 size_t gx_result__nr_markers(const struct gx_result *r);
-const struct pd_marker *gx_result__marker(const struct gx_result *r, size_t i);
 /* Markers the workload dropped (lost like samples). */
 uint64_t gx_result__markers_lost(const struct gx_result *r);
 /* The region the result was narrowed to (gx_result_opts.region), or NULL. */
 const char *gx_result__narrowed(const struct gx_result *r);
 /* Samples of event e in the whole run, also when narrowed to a region. */
 uint64_t gx_result__run_samples(const struct gx_result *r, size_t e);
-/* Whether thread tid was inside region name_idx at time t. */
-bool gx_result__in_region(const struct gx_result *r, size_t name_idx, uint32_t tid, uint64_t t);
 /* A new profile of the samples in region name_idx (the caller's:
  * profile__delete). Not for a pipe-mode input. */
 int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profile **out,

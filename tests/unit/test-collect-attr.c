@@ -24,6 +24,7 @@
 #include "topdown/topdown.h"
 #include "util/util.h"
 #include "tap.h"
+#include "fake-sysfs.h"
 
 struct attr_case {
 	int line;
@@ -323,35 +324,17 @@ static void test_errors(void)
 	}
 }
 
-/* Write root/bus/event_source/devices/PMU/FILE. */
-static void sysfs_file(const char *root, const char *pmu, const char *file, const char *text)
-{
-	char *cmd = xasprintf("mkdir -p %s/bus/event_source/devices/%s", root, pmu);
-	char *path = xasprintf("%s/bus/event_source/devices/%s/%s", root, pmu, file);
-	FILE *f;
-
-	if (system(cmd) != 0)
-		diag("%s failed", cmd);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(cmd);
-	free(path);
-}
-
 static void make_sysfs(void)
 {
 	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain))
 		diag("mkdtemp failed");
-	sysfs_file(sysfs_plain, "software", "type", "1\n");
-	sysfs_file(sysfs_hybrid, "software", "type", "1\n");
+	fake_sysfs_pmu_file(sysfs_plain, "software", "type", "1\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "software", "type", "1\n");
 	/* Alder Lake's numbers: cpu_core is type 4, cpu_atom a dynamic 10 */
-	sysfs_file(sysfs_hybrid, "cpu_core", "type", "4\n");
-	sysfs_file(sysfs_hybrid, "cpu_core", "cpus", "0-3\n");
-	sysfs_file(sysfs_hybrid, "cpu_atom", "type", "10\n");
-	sysfs_file(sysfs_hybrid, "cpu_atom", "cpus", "4-7\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "cpu_core", "type", "4\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "cpu_core", "cpus", "0-3\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "cpu_atom", "type", "10\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "cpu_atom", "cpus", "4-7\n");
 }
 
 static void remove_sysfs(void)

@@ -10,27 +10,9 @@
 #include <string.h>
 
 #include "tap.h"
+#include "fake-sysfs.h"
 #include "collect/collect.h"
 #include "util/util.h"
-
-static void put(const char *root, const char *rel, const char *text)
-{
-	char *path = xasprintf("%s/%s", root, rel), *dir = xstrdup(path), *cmd;
-	FILE *f;
-
-	*strrchr(dir, '/') = 0;
-	cmd = xasprintf("mkdir -p '%s'", dir);
-	if (system(cmd) != 0)
-		diag("%s failed", cmd);
-	f = fopen(path, "w");
-	if (f) {
-		fputs(text, f);
-		fclose(f);
-	}
-	free(cmd);
-	free(dir);
-	free(path);
-}
 
 static bool lacks(uint32_t type, uint64_t config)
 {
@@ -45,17 +27,17 @@ int main(void)
 
 	if (!mkdtemp(root))
 		return 1;
-	put(root, "bus/event_source/devices/armv8_pmuv3/type", "8\n");
-	put(root, "bus/event_source/devices/armv8_pmuv3/events/cpu_cycles", "event=0x0011\n");
-	put(root, "bus/event_source/devices/armv8_pmuv3/events/inst_retired", "event=0x0008\n");
-	put(root, "bus/event_source/devices/cpu/type", "4\n");
+	fake_sysfs_pmu_file(root, "armv8_pmuv3", "type", "8\n");
+	fake_sysfs_pmu_file(root, "armv8_pmuv3", "events/cpu_cycles", "event=0x0011\n");
+	fake_sysfs_pmu_file(root, "armv8_pmuv3", "events/inst_retired", "event=0x0008\n");
+	fake_sysfs_pmu_file(root, "cpu", "type", "4\n");
 	setenv("GX_SYSFS", root, 1);
 	ok(!lacks(8, 0x11), "CPU_CYCLES is listed: implemented");
 	ok(!lacks(8, 0x08), "INST_RETIRED is listed: implemented");
 	ok(lacks(8, 0x23), "STALL_FRONTEND is not listed: the PMU lacks it");
 	ok(lacks(PERF_TYPE_RAW, 0x24), "a raw event goes to the core PMU too");
 	ok(!lacks(8, 0x1234), "an IMPLEMENTATION DEFINED event: cannot be told, assumed there");
-	put(root, "bus/event_source/devices/arm_cmn_0/type", "10\n");
+	fake_sysfs_pmu_file(root, "arm_cmn_0", "type", "10\n");
 	ok(!lacks(10, 0x23), "another PMU (an interconnect's): never judged");
 	ok(!lacks(PERF_TYPE_SOFTWARE, 0x2), "software events: never judged");
 	cmd = xasprintf("rm -f %s/bus/event_source/devices/armv8_pmuv3/events/*; "

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "fake-sysfs.h"
 #include "perfdata/perfdata.h"
 #include "ci/ci.h"
 #include "report/report.h"
@@ -605,26 +606,12 @@ static void test_errors(void)
 static void test_pmu_mappings(void)
 {
 	char *root = xasprintf("%s/sys", tmpdir), *p;
-	const char *names[] = { "cpu_core", "cpu_atom", "software" };
-	const unsigned types[] = { 4, 10, 1 };
 	struct pd_env env;
 	bool core = false, atom = false;
 
-	for (size_t i = 0; i < 3; i++) {
-		FILE *f;
-
-		p = xasprintf("mkdir -p %s/bus/event_source/devices/%s", root, names[i]);
-		if (system(p) != 0)
-			diag("%s failed", p);
-		free(p);
-		p = xasprintf("%s/bus/event_source/devices/%s/type", root, names[i]);
-		f = fopen(p, "w");
-		if (f) {
-			fprintf(f, "%u\n", types[i]);
-			fclose(f);
-		}
-		free(p);
-	}
+	fake_sysfs_pmu_file(root, "cpu_core", "type", "4\n");
+	fake_sysfs_pmu_file(root, "cpu_atom", "type", "10\n");
+	fake_sysfs_pmu_file(root, "software", "type", "1\n");
 	setenv("GX_SYSFS", root, 1);
 	pd_env__from_system(&env, 0, NULL);
 	unsetenv("GX_SYSFS");
