@@ -178,8 +178,5 @@ out:
 	return ret;
 }
 
-const struct cmd_entry cmd_archive_entry = {
-	.name = "archive", .usage = "FILE",
-	.exec = cmd_archive_exec, .options = archive_options, .max_args = 1,
-	.summary = "copy a recording's binaries and debug files into it, by build-id",
-};
+GX_COMMAND(archive, "FILE", 1,
+	   "copy a recording's binaries and debug files into it, by build-id");

@@ -401,8 +401,5 @@ int check_run_result(struct check_cmd_opts *c, struct gx_result *res)
 	return check_spec_given(c) ? GX_EXIT_USAGE : check_opened(c, &res, 1);
 }
 
-const struct cmd_entry cmd_check_entry = {
-	.name = "check", .usage = "[RESULT...] [-- CMD [ARGS]]",
-	.exec = cmd_check_exec, .options = check_options, .max_args = -1,
-	.summary = "check metrics against thresholds for CI (exit 0 pass, 1 fail, 77 cannot measure)",
-};
+GX_COMMAND(check, "[RESULT...] [-- CMD [ARGS]]", -1,
+	   "check metrics against thresholds for CI (exit 0 pass, 1 fail, 77 cannot measure)");

@@ -39,8 +39,5 @@ static int cmd_help_exec(int argc, char **argv)
 	return GX_EXIT_OK;
 }
 
-const struct cmd_entry cmd_help_entry = {
-	.name = "help", .usage = "[COMMAND]",
-	.exec = cmd_help_exec, .options = help_options, .max_args = 1,
-	.summary = "list the commands, or show one command's options",
-};
+GX_COMMAND(help, "[COMMAND]", 1,
+	   "list the commands, or show one command's options");

@@ -259,8 +259,5 @@ out:
 	return ret;
 }
 
-const struct cmd_entry cmd_list_entry = {
-	.name = "list", .usage = "",
-	.exec = cmd_list_exec, .options = list_options, .max_args = 0,
-	.summary = "show the metric tree and the events for this (or another) CPU",
-};
+GX_COMMAND(list, "", 0,
+	   "show the metric tree and the events for this (or another) CPU");

@@ -123,11 +123,9 @@ void record_mux__delete(struct record_mux *rm)
 {
 	if (!rm)
 		return;
-	free(rm->spec);
 	mux_strv_free(rm->runs);
 	mux_log_sink__delete(rm->sink);
-	free(rm->slice_path);
-	free(rm);
+	GX_FREE(rm->spec, rm->slice_path, rm);
 }
 
 static void warn(struct gx_meta *meta, bool quiet, const char *msg)

@@ -123,8 +123,5 @@ out:
 	return ret;
 }
 
-const struct cmd_entry cmd_peak_entry = {
-	.name = "peak", .usage = "",
-	.exec = cmd_peak_exec, .options = peak_options, .max_args = 0,
-	.summary = "measure this processor's peaks (latency, throughput, bandwidth)",
-};
+GX_COMMAND(peak, "", 0,
+	   "measure this processor's peaks (latency, throughput, bandwidth)");

@@ -352,8 +352,5 @@ static int cmd_report_exec(int argc, char **argv)
 	return report_print(input, ".", &o);
 }
 
-const struct cmd_entry cmd_report_entry = {
-	.name = "report", .usage = "[RESULT]",
-	.exec = cmd_report_exec, .options = report_options, .max_args = 1,
-	.summary = "print a result: events, processes, threads, modules and hotspots",
-};
+GX_COMMAND(report, "[RESULT]", 1,
+	   "print a result: events, processes, threads, modules and hotspots");

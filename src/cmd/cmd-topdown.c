@@ -355,8 +355,5 @@ out:
 	return ret;
 }
 
-const struct cmd_entry cmd_topdown_entry = {
-	.name = "topdown", .usage = "--counts FILE",
-	.exec = cmd_topdown_exec, .options = topdown_options, .max_args = 0,
-	.summary = "evaluate the top-down tree on event counts measured elsewhere",
-};
+GX_COMMAND(topdown, "--counts FILE", 0,
+	   "evaluate the top-down tree on event counts measured elsewhere");

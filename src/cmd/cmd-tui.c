@@ -195,8 +195,5 @@ static int cmd_tui_exec(int argc, char **argv)
 #endif
 }
 
-const struct cmd_entry cmd_tui_entry = {
-	.name = "tui", .usage = "[RESULT]",
-	.exec = cmd_tui_exec, .options = tui_options, .max_args = 1,
-	.summary = "explore a result interactively: summary, functions, lines, instructions",
-};
+GX_COMMAND(tui, "[RESULT]", 1,
+	   "explore a result interactively: summary, functions, lines, instructions");

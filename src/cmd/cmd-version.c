@@ -32,8 +32,5 @@ static int cmd_version_exec(int argc, char **argv)
 	return GX_EXIT_OK;
 }
 
-const struct cmd_entry cmd_version_entry = {
-	.name = "version", .usage = "",
-	.exec = cmd_version_exec, .options = version_options, .max_args = 0,
-	.summary = "print the version (and the features this build has)",
-};
+GX_COMMAND(version, "", 0,
+	   "print the version (and the features this build has)");

@@ -31,6 +31,15 @@ struct cmd_entry {
 	bool stop_at_arg;	/* options end at the first argument (a command's argv) */
 };
 
+/*
+ * Define command ID's entry: cmd_ID_exec and ID_options, its usage line,
+ * how many arguments it takes (-1: any) and its one-line summary.
+ */
+#define GX_COMMAND(id, use, nargs, line)                                          \
+	const struct cmd_entry cmd_##id##_entry = { .name = #id, .usage = use,    \
+		.exec = cmd_##id##_exec, .options = id##_options, .max_args = nargs, \
+		.summary = line }
+
 extern const struct cmd_entry cmd_record_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_version_entry;

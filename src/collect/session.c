@@ -614,14 +614,8 @@ void collect_session__delete(struct collect_session *s)
 	workload__exit(&s->wl);
 	collect_events__free(s->ev, s->nr_ev);
 	gx_free_strv(s->warnings, s->nr_warnings);
-	free(s->cpus);
-	free(s->tids);
-	free(s->bounce);
-	free(s->rot_leader);
-	free(s->rot_prev);
-	free(s->rot_prev_run);
-	free(s->rot_delta);
-	free(s->rot_buf);
+	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run,
+		s->rot_delta, s->rot_buf);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
 	marker_ring__destroy(&s->mr);

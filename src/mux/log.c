@@ -187,13 +187,7 @@ void mux_log__delete(struct mux_log *l)
 {
 	if (!l)
 		return;
-	free(l->group_of);
-	free(l->total);
-	free(l->has_total);
-	free(l->group_ns);
-	free(l->slices);
-	free(l->deltas);
-	free(l);
+	GX_FREE(l->group_of, l->total, l->has_total, l->group_ns, l->slices, l->deltas, l);
 }
 
 size_t mux_log__nr_slices(const struct mux_log *l) { return l->nr; }

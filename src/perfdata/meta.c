@@ -34,21 +34,16 @@ void gx_meta__init(struct gx_meta *m)
 
 void gx_meta__exit(struct gx_meta *m)
 {
-	free(m->gexplore_version);
 	gx_free_strv(m->argv, m->argc);
-	free(m->cpu_desc);
-	free(m->cpu_model);
-	free(m->cpu_variant);
-	free(m->callgraph);
-	free(m->status);
+	GX_FREE(m->gexplore_version, m->cpu_desc, m->cpu_model, m->cpu_variant, m->callgraph,
+		m->status);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
 		free(m->events[i].encoding);
 	}
 	free(m->events);
 	gx_free_strv(m->warnings, m->nr_warnings);
-	free(m->mux.mode);
-	free(m->mux.slice_log);
+	GX_FREE(m->mux.mode, m->mux.slice_log);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -56,9 +51,8 @@ void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
 {
 	va_list ap;
 
-	m->warnings = xrealloc(m->warnings, (m->nr_warnings + 1) * sizeof(*m->warnings));
 	va_start(ap, fmt);
-	m->warnings[m->nr_warnings++] = xvasprintf(fmt, ap);
+	gx_strv_vaddf(&m->warnings, &m->nr_warnings, fmt, ap);
 	va_end(ap);
 }
 

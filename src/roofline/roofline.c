@@ -119,11 +119,7 @@ void roofline__exit(struct roofline *rl)
 		free(rl->points[i].name);
 	for (size_t i = 0; i < rl->nr_notes; i++)
 		free(rl->notes[i]);
-	free(rl->compute);
-	free(rl->memory);
-	free(rl->points);
-	free(rl->notes);
-	free(rl->machine);
+	GX_FREE(rl->compute, rl->memory, rl->points, rl->notes, rl->machine);
 	memset(rl, 0, sizeof(*rl));
 }
 
@@ -131,9 +127,8 @@ void roofline__note(struct roofline *rl, const char *fmt, ...)
 {
 	va_list ap;
 
-	rl->notes = xrealloc(rl->notes, (rl->nr_notes + 1) * sizeof(*rl->notes));
 	va_start(ap, fmt);
-	rl->notes[rl->nr_notes++] = xvasprintf(fmt, ap);
+	gx_strv_vaddf(&rl->notes, &rl->nr_notes, fmt, ap);
 	va_end(ap);
 }
 

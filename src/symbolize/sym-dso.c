@@ -86,15 +86,9 @@ void sym_dso__delete(struct sym_dso *dso)
 	if (dso->dwfl)
 		dwfl_end(dso->dwfl);
 	close_file(dso);
-	free(dso->loads);
-	free(dso->problem);
-	free(dso->found_path);
-	free(dso->dwfl_path);
-	free(dso->fsyms);
-	free(dso->franges);
-	free(dso->eh_synth);
 	u64map__exit(&dso->cache);
-	free(dso);
+	GX_FREE(dso->loads, dso->problem, dso->found_path, dso->dwfl_path, dso->fsyms,
+		dso->franges, dso->eh_synth, dso);
 }
 
 const char *sym_dso__name(const struct sym_dso *dso)

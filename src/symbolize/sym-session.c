@@ -197,11 +197,7 @@ void sym_session__delete(struct sym_session *s)
 		free(c);
 	}
 	gx_free_strv(s->search_paths, s->nr_search_paths);
-	free(s->symfs);
-	free(s->archive);
-	free(s->debuginfo_path);
-	free(s->scratch);
-	free(s->scopes);
+	GX_FREE(s->symfs, s->archive, s->debuginfo_path, s->scratch, s->scopes);
 	u64map__exit(&s->demangled);
 	u64map__exit(&s->dso_index);
 	u64map__exit(&s->kcache);

@@ -164,8 +164,7 @@ void td_expr__delete(struct td_expr *e)
 	td_expr__delete(e->a);
 	td_expr__delete(e->b);
 	td_expr__delete(e->c);
-	free(e->name);
-	free(e);
+	GX_FREE(e->name, e);
 }
 
 static int parse_expr(struct parser *p, struct td_expr **out);

@@ -86,11 +86,7 @@ void td_model__delete(struct td_model *m)
 		if (m->alt)
 			free(m->alt[i]);
 	}
-	free(m->nodes);
-	free(m->formula);
-	free(m->thresh);
-	free(m->alt_src);
-	free(m->alt);
+	GX_FREE(m->nodes, m->formula, m->thresh, m->alt_src, m->alt);
 	for (size_t i = 0; i < m->nr_match; i++) {
 		free(m->match[i].vendor);
 		free(m->match[i].models);
@@ -99,15 +95,8 @@ void td_model__delete(struct td_model *m)
 	free(m->match);
 	strv_free(m->aliases);
 	strv_free(m->variants);
-	free(m->rev_from);
-	free(m->rev_variant);
-	free(m->fallback_variant);
-	free(m->id);
-	free(m->name);
-	free(m->file);
-	free(m->threshold_note);
-	free(m->smt_note);
-	free(m);
+	GX_FREE(m->rev_from, m->rev_variant, m->fallback_variant, m->id, m->name, m->file,
+		m->threshold_note, m->smt_note, m);
 }
 
 /* ---- JSON helpers ---------------------------------------------------------- */

@@ -62,6 +62,14 @@ void *xrealloc(void *p, size_t n);
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem);
 /* Free each of v[0..n), then v itself (either may be NULL). */
 void gx_free_strv(char **v, size_t n);
+/* free() each of n pointers; GX_FREE(a->x, a->y, ...) lists them. */
+void gx_free_each(void *const *p, size_t n);
+#define GX_FREE(...)                                  \
+	gx_free_each((void *const[]){ __VA_ARGS__ }, \
+		     sizeof((void *const[]){ __VA_ARGS__ }) / sizeof(void *))
+/* Append a formatted string to the array *v of *n strings. */
+void gx_strv_addf(char ***v, size_t *n, const char *fmt, ...) GX_PRINTF(3, 4);
+void gx_strv_vaddf(char ***v, size_t *n, const char *fmt, va_list ap) GX_PRINTF(3, 0);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) GX_PRINTF(1, 2);

@@ -52,6 +52,27 @@ void gx_free_strv(char **v, size_t n)
 	free(v);
 }
 
+void gx_free_each(void *const *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(p[i]);
+}
+
+void gx_strv_vaddf(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+	(*v)[(*n)++] = xvasprintf(fmt, ap);
+}
+
+void gx_strv_addf(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gx_strv_vaddf(v, n, fmt, ap);
+	va_end(ap);
+}
+
 void *xgrow(void *p, size_t *cap, size_t need, size_t elem)
 {
 	size_t c = *cap;
