@@ -26,11 +26,11 @@
 #include "profile/profile.h"
 #include "util/util.h"
 
-static char dir[64], symfs[80];
+static char dir[256], symfs[272];
 
 static void put(const char *name, const uint8_t *p, size_t n)
 {
-	char path[128];
+	char path[320];
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
@@ -48,10 +48,13 @@ static void put(const char *name, const uint8_t *p, size_t n)
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char *tmp = getenv("TMPDIR");
+
 	(void)argc;
 	(void)argv;
 	unsetenv("DEBUGINFOD_URLS");
-	snprintf(dir, sizeof(dir), "/tmp/gx-fuzz-result.XXXXXX");
+	/* TMPDIR=/dev/shm keeps the three files of an input off the disk */
+	snprintf(dir, sizeof(dir), "%s/gx-fuzz-result.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		abort();
 	snprintf(symfs, sizeof(symfs), "%s.symfs", dir);
