@@ -26,11 +26,20 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct folded *)a)->stack, ((const struct folded *)b)->stack);
 }
 
-/* flamegraph.pl splits frames on ';' and the count on the last space */
+/*
+ * A frame by the escaping rule of every text output (util.h: a control
+ * byte or a bidi control cannot reach the terminal or forge a line), then
+ * ';' as ':' since flamegraph.pl splits frames on ';' (and the count on
+ * the last space).
+ */
 static void add_frame(struct strbuf *sb, const char *s)
 {
-	for (const char *c = s; *c; c++)
-		strbuf__add(sb, *c == ';' ? ":" : *c == '\n' ? " " : c, 1);
+	size_t from = sb->len;
+
+	strbuf__addesc(sb, s);
+	for (size_t i = from; i < sb->len; i++)
+		if (sb->buf[i] == ';')
+			sb->buf[i] = ':';
 }
 
 int export_folded(struct strbuf *sb, struct gx_result *in, size_t sort_event)

@@ -58,7 +58,7 @@ void strbuf__exit(struct strbuf *sb)
  * are invalid, as are C1 controls (U+0080..U+009F), which some terminals
  * obey like their 8-bit bytes.
  */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+static size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cpp)
 {
 	unsigned cp;
 	size_t len;
@@ -77,20 +77,33 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
 	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
 		return 0;
+	*cpp = cp;
 	return len;
+}
+
+/*
+ * Unicode's bidirectional formatting characters: valid, invisible, and
+ * able to reorder what follows on the line ("Trojan Source", CVE-2021-42574),
+ * so a name cannot make the text around it read differently.
+ */
+static bool bidi_control(unsigned cp)
+{
+	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+	       (cp >= 0x2066 && cp <= 0x2069);
 }
 
 /* Bytes of s[0..n) that print as themselves. */
 static size_t plain_span(const unsigned char *s, size_t n)
 {
 	size_t i = 0, k;
+	unsigned cp;
 
 	while (i < n) {
-		if (s[i] >= 0x20 && s[i] < 0x7f) {
+		if (s[i] >= 0x20 && s[i] < 0x7f && s[i] != '\\') {
 			i++;
 			continue;
 		}
-		if (s[i] < 0x80 || !(k = utf8_seq(s + i, n - i)))
+		if (s[i] < 0x80 || !(k = utf8_seq(s + i, n - i, &cp)) || bidi_control(cp))
 			break;
 		i += k;
 	}
@@ -104,12 +117,22 @@ void gx_escape(struct strbuf *sb, const char *s, size_t len)
 
 	while (i < len) {
 		size_t k = plain_span(p + i, len - i);
+		unsigned cp;
 
 		strbuf__add(sb, p + i, k);
 		i += k;
 		if (i >= len)
 			break;
+		k = utf8_seq(p + i, len - i, &cp);
+		if (k) {	/* a bidi control: its code point */
+			strbuf__addf(sb, "\\u%04x", cp);
+			i += k;
+			continue;
+		}
 		switch (p[i]) {
+		case '\\':
+			strbuf__addstr(sb, "\\\\");
+			break;
 		case '\n':
 			strbuf__addstr(sb, "\\n");
 			break;

@@ -106,8 +106,10 @@ void strbuf__exit(struct strbuf *sb);
  * comm or argv, a path) printed as text: printable ASCII and valid UTF-8
  * stay as they are; a control byte (newline and tab included), DEL, a C1
  * control and every byte of invalid UTF-8 become a visible escape (\n, \t,
- * \r, \x1b), so nothing a name holds can move the cursor, set the title,
- * clear the screen or start a line of its own. JSON has its own escaping
+ * \r, \x1b), a bidirectional formatting character its code point (\u202e),
+ * and a backslash doubles (\\), so nothing a name holds can move the cursor,
+ * set the title, clear the screen, start a line of its own, reorder the
+ * text around it or pass for an escape. JSON has its own escaping
  * and the TUI draws through its canvas; neither uses this.
  */
 /* Append s[0..len) to sb, escaped. */

@@ -37,6 +37,9 @@ check "report text: the module's newline shown as \\n" grep -qF '\x1b[2J\nexit 0
 check "report text: the comm shown escaped" grep -qF 'c\x1b]0;COMM\x07' rep
 "$X" report --csv --by function syn >csv 2>/dev/null
 check "report --csv: no ESC, BEL or forged line" clean csv
+"$X" report --folded syn >folded 2>/dev/null
+check "report --folded: no ESC, BEL or forged line" clean folded
+check "report --folded: the function shown with visible escapes" grep -qF ';fn\x1b]0:FN\x07\x1b[2J ' folded
 "$X" report --json syn >json 2>/dev/null
 is "$(jq -r '.functions[0].function' json)" "$fn" "report --json keeps the exact name"
 "$X" diff syn syn >diff 2>&1
@@ -50,6 +53,28 @@ check "check --github: no ESC, BEL or forged line" clean gh
 check "error message with a hostile argument: escaped, one line" \
 	sh -c "test \$(wc -l <err) = 1 && grep -qF 'no\\x1b]0;such\\x07\\nexit 0 FAKE' err"
 check "error message: no ESC, BEL or forged line" clean err
+
+# A name with Unicode's bidi controls (Trojan Source: U+202E reverses what
+# follows on the line) and a backslash that spells an escape: shown as
+# code points, the backslash doubled, so the text reads as it is.
+rlo=$'\u202e' lri=$'\u2066' pdi=$'\u2069'
+bfn="user${rlo}nimda${lri}x${pdi}\\x1b"
+cp "$WL/wl-spin" bidi && objcopy --redefine-sym "hot_inner=$bfn" bidi
+"$GEN" -o bd -b "$PWD/bidi" <<SPEC
+model skl
+smt off
+process 1000 app
+function $bfn
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+ok $? "synthetic result with a bidi-control function name"
+"$X" report bd >rep 2>&1
+check "report text: no bidi control byte" sh -c "! grep -qF '$rlo' rep && ! grep -qF '$lri' rep"
+check "report text: bidi controls as code points, the backslash doubled" \
+	grep -qF 'user\u202enimda\u2066x\u2069\\x1b' rep
+"$X" report --folded bd >folded 2>&1
+check "report --folded: bidi controls as code points" grep -qF 'user\u202enimda' folded
 
 # A perf.data naming a FIFO as a mapped file: the symbolizer opens only
 # regular files (O_NONBLOCK, fstat first), so the report does not hang.

@@ -28,6 +28,17 @@ static const struct {
 	{ __LINE__, "surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80" },
 	{ __LINE__, "big \xf4\x90\x80\x80", "big \\xf4\\x90\\x80\\x80" },
 	{ __LINE__, "nbsp\xc2\xa0ok", "nbsp\xc2\xa0ok" },
+	/* a backslash doubles: a name spelling "\x1b" is not an escaped ESC */
+	{ __LINE__, "fake\\x1b", "fake\\\\x1b" },
+	{ __LINE__, "C:\\tmp\\a.exe", "C:\\\\tmp\\\\a.exe" },
+	/* bidi controls (Trojan Source): RLO, LRI..PDI, LRM, RLM, ALM */
+	{ __LINE__, "admin\xe2\x80\xae" "fdp.exe", "admin\\u202efdp.exe" },
+	{ __LINE__, "a\xe2\x81\xa6" "b\xe2\x81\xa9", "a\\u2066b\\u2069" },
+	{ __LINE__, "\xe2\x80\x8e\xe2\x80\x8f\xd8\x9c", "\\u200e\\u200f\\u061c" },
+	{ __LINE__, "\xe2\x80\xaa\xe2\x80\xac", "\\u202a\\u202c" },
+	/* their neighbours are ordinary text */
+	{ __LINE__, "dash\xe2\x80\x94ok", "dash\xe2\x80\x94ok" },
+	{ __LINE__, "\xe2\x81\xb0", "\xe2\x81\xb0" },
 };
 
 int main(void)
