@@ -209,7 +209,7 @@ struct record_mux;
  * section, estimates and warnings. Both print their own errors; they
  * return 0 or an exit code.
  */
-int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir);
+int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd);
 int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
 		       struct gx_meta *meta, const char *dir, bool quiet);
 void record_mux__delete(struct record_mux *rm);

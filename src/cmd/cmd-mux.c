@@ -59,7 +59,7 @@ const struct cmd_option record_mux_options[] = {
 	CMD_OPT_END(),
 };
 
-int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir)
+int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd)
 {
 	struct record_mux *rm;
 	enum mux_mode mode = MUX_MODE_GEXPLORE;
@@ -108,7 +108,7 @@ int record_mux__setup(struct record_mux **out, struct record_opts *ro, const cha
 		rm->slice_path = xasprintf("%s/slices.bin", dir);
 		ro->collect.rotate = true;
 		ro->collect.slice_ms = rm->slice_ms;
-		rm->sink = mux_log_sink__new(rm->slice_path);
+		rm->sink = mux_log_sink__new(dirfd, "slices.bin");
 		ro->collect.slice_sink = rm->sink;
 		/* wake at least once per slice even when no sample arrives */
 		if (!ro->collect.round_ms || ro->collect.round_ms > rm->slice_ms)

@@ -92,10 +92,9 @@ static int markers_flush(struct collect_marker_sink *k, uint64_t lost)
 
 /* After the run: the header's counts, or no file at all when the workload
  * sent no marker (it does not use gexplore-regions(3)). */
-static void markers_finish(struct record_markers *rm, const char *dir, uint64_t nr,
-			   struct gx_meta *m)
+static void markers_finish(struct record_markers *rm, int dirfd, uint64_t nr, struct gx_meta *m)
 {
-	char *path = xasprintf("%s/" PD_REGIONS_FILE, dir), *cause = NULL;
+	char *cause = NULL;
 
 	if (!rm->w)
 		goto out;
@@ -106,14 +105,13 @@ static void markers_finish(struct record_markers *rm, const char *dir, uint64_t 
 	m->markers = nr;
 	m->markers_lost = rm->lost;
 	if (!nr && !rm->lost)
-		unlink(path);
+		unlinkat(dirfd, PD_REGIONS_FILE, 0);
 	else if (rm->lost)
 		gx_meta__add_warning(m, "regions: %" PRIu64 " markers lost (the ring of 32768 "
 				     "filled between two drains, or regions nested deeper than 64)",
 				     rm->lost);
 out:
 	free(cause);
-	free(path);
 }
 
 static char *encoding_of(const struct perf_event_attr *a)
@@ -625,7 +623,7 @@ static int record_prepare(struct record_state *r)
 		model_events(ro, &r->meta, &r->model_spec);
 		ro->collect.events = r->model_spec;
 	}
-	ret = record_mux__setup(&r->rm, ro, r->dir);
+	ret = record_mux__setup(&r->rm, ro, r->dir, r->dfd);
 	if (ret) {
 		pd_result_dir__discard(r->dfd, r->dir);
 		return ret;
@@ -637,14 +635,11 @@ static int record_prepare(struct record_state *r)
 		return GX_EXIT_USAGE;
 	}
 	if (ro->collect.argv && !ro->collect.pid) {
-		char *path = xasprintf("%s/" PD_REGIONS_FILE, r->dir);
-
-		if (pd_regions_writer__new(&r->mk.w, path, &cause) == 0)
+		if (pd_regions_writer__new(&r->mk.w, r->dfd, PD_REGIONS_FILE, &cause) == 0)
 			ro->collect.marker_sink = &r->mk.sink;
 		else if (!ro->quiet)
 			cmd_warn("%s: the workload's markers are not recorded", cause);
 		free(cause);
-		free(path);
 	}
 	return 0;
 }
@@ -681,7 +676,7 @@ static int record_open(struct record_state *r)
 		cmd_error("%s", cause);
 		free(cause);
 		/* the failed session wrote nothing into regions.bin */
-		markers_finish(&r->mk, r->dir, 0, &r->meta);
+		markers_finish(&r->mk, r->dfd, 0, &r->meta);
 		pd_result_dir__discard(r->dfd, r->dir);
 		return (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
 		       err == GX_E_CHILD ? 127 : GX_EXIT_FAIL;
@@ -748,7 +743,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 		m->status = xstrdup(err ? GX_META_STATUS_FAILED : run_status(r->s));
 	perf_writer__delete(r->w);
 	r->w = NULL;
-	markers_finish(&r->mk, r->dir, st->markers, m);
+	markers_finish(&r->mk, r->dfd, st->markers, m);
 	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet) != 0)
 		err = err ? err : -EIO;
 	m->self_cpu_s = rusage_cpu_s() - r->cpu0;

@@ -37,8 +37,8 @@ static void writer__put(struct mux_log_writer *w, const void *p, size_t n)
 	w->len += n;
 }
 
-int mux_log_writer__new(struct mux_log_writer **out, const char *path, size_t nr_events,
-			int reference, uint64_t slice_ns, char **cause)
+int mux_log_writer__new(struct mux_log_writer **out, int dirfd, const char *name,
+			size_t nr_events, int reference, uint64_t slice_ns, char **cause)
 {
 	struct mux_log_writer *w;
 	struct log_header h;
@@ -46,11 +46,11 @@ int mux_log_writer__new(struct mux_log_writer **out, const char *path, size_t nr
 
 	*out = NULL;
 	if (nr_events == 0 || nr_events > 4096 || reference >= (int)nr_events)
-		return gx_fail(cause, -EINVAL, "%s: cannot log %zu events (reference %d)", path,
+		return gx_fail(cause, -EINVAL, "%s: cannot log %zu events (reference %d)", name,
 			       nr_events, reference);
-	fd = gx_create_at(AT_FDCWD, path);	/* new, 0600, no symlink (util.h) */
+	fd = gx_create_at(dirfd, name);	/* new, 0600, no symlink (util.h) */
 	if (fd < 0)
-		return gx_fail(cause, fd, "%s: %s", path, strerror(-fd));
+		return gx_fail(cause, fd, "%s: %s", name, strerror(-fd));
 	w = xzalloc(sizeof(*w));
 	w->fd = fd;
 	w->nr_events = nr_events;
@@ -124,7 +124,8 @@ void mux_log_writer__delete(struct mux_log_writer *w)
 
 struct log_sink {
 	struct collect_slice_sink sink;	/* first: collect passes &sink */
-	char *path;
+	int dirfd;
+	char *name;
 	struct mux_log_writer *w;
 };
 
@@ -135,7 +136,8 @@ static int sink_begin(struct collect_slice_sink *k, size_t nr_events, int refere
 
 	mux_log_writer__delete(ls->w);
 	ls->w = NULL;
-	return mux_log_writer__new(&ls->w, ls->path, nr_events, reference, slice_ns, cause);
+	return mux_log_writer__new(&ls->w, ls->dirfd, ls->name, nr_events, reference, slice_ns,
+				   cause);
 }
 
 static int sink_slice(struct collect_slice_sink *k, const struct collect_slice *s)
@@ -159,12 +161,13 @@ static int sink_flush(struct collect_slice_sink *k)
 	return ls->w ? mux_log_writer__flush(ls->w) : 0;
 }
 
-struct collect_slice_sink *mux_log_sink__new(const char *path)
+struct collect_slice_sink *mux_log_sink__new(int dirfd, const char *name)
 {
 	struct log_sink *ls = xzalloc(sizeof(*ls));
 
 	ls->sink = (struct collect_slice_sink){ sink_begin, sink_slice, sink_totals, sink_flush };
-	ls->path = xstrdup(path);
+	ls->dirfd = dirfd;
+	ls->name = xstrdup(name);
 	return &ls->sink;
 }
 
@@ -175,6 +178,5 @@ void mux_log_sink__delete(struct collect_slice_sink *k)
 	if (!ls)
 		return;
 	mux_log_writer__delete(ls->w);
-	free(ls->path);
-	free(ls);
+	GX_FREE(ls->name, ls);
 }

@@ -214,14 +214,15 @@ struct mux_slice {
 struct mux_log_writer;
 
 /*
- * Create path (a new file, 0600, never through a symlink; a file already
- * there is replaced) and write the header: nr_events events (1..4096),
+ * Create name in the directory dirfd (AT_FDCWD: name is a path; a new
+ * file, 0600, never through a symlink; a file already there is replaced)
+ * and write the header: nr_events events (1..4096),
  * reference event index or -1, the requested slice length. *out is owned
  * by the caller: free with mux_log_writer__delete(). 0, or a negative
  * errno with *cause naming the file.
  */
-int mux_log_writer__new(struct mux_log_writer **out, const char *path, size_t nr_events,
-			int reference, uint64_t slice_ns, char **cause);
+int mux_log_writer__new(struct mux_log_writer **out, int dirfd, const char *name,
+			size_t nr_events, int reference, uint64_t slice_ns, char **cause);
 /* Append one slice; s->delta holds nr_events values (copied, not kept).
  * 0, or the -errno of a failed write (the records buffered before this
  * one are dropped then; this one stays buffered). */
@@ -238,12 +239,13 @@ void mux_log_writer__delete(struct mux_log_writer *w);
 
 /*
  * The slice log as collect's slice sink (collect_opts.slice_sink): the
- * writer for path is created when collect begins, and every slice and the
+ * writer for name in dirfd (borrowed: keep it open while collect runs)
+ * is created when collect begins, and every slice and the
  * totals are written through it. Free with mux_log_sink__delete (which
  * writes what is still buffered).
  */
 struct collect_slice_sink;
-struct collect_slice_sink *mux_log_sink__new(const char *path);
+struct collect_slice_sink *mux_log_sink__new(int dirfd, const char *name);
 void mux_log_sink__delete(struct collect_slice_sink *k);
 
 struct mux_log;

@@ -484,8 +484,11 @@ struct pd_marker {			/* 128 bytes */
 
 struct pd_regions_writer;
 
-/* Create path (truncating it). *out is the caller's until __delete. */
-int pd_regions_writer__new(struct pd_regions_writer **out, const char *path, char **cause);
+/* Create path in the directory dirfd (AT_FDCWD: path as it is): a new
+ * file, 0600, never through a symlink (gx_create_at). *out is the
+ * caller's until __delete. */
+int pd_regions_writer__new(struct pd_regions_writer **out, int dirfd, const char *path,
+			   char **cause);
 /* Buffer one marker; never allocates; writes when the buffer is full. 0
  * or -errno. name is truncated to PD_REGIONS_NAME - 1 bytes. */
 int pd_regions_writer__add(struct pd_regions_writer *w, uint64_t time, uint32_t pid, uint32_t tid,

@@ -39,16 +39,17 @@ struct pd_regions_writer {
 	struct pd_marker buf[BUFFERED];
 };
 
-int pd_regions_writer__new(struct pd_regions_writer **out, const char *path, char **cause)
+int pd_regions_writer__new(struct pd_regions_writer **out, int dirfd, const char *path,
+			   char **cause)
 {
 	struct pd_regions_writer *w;
 	struct regions_header h = { .version = PD_REGIONS_VERSION,
 				    .record_size = sizeof(struct pd_marker), .clock = 1 };
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = gx_create_at(dirfd, path);	/* new, 0600, no symlink (util.h) */
 
 	*out = NULL;
 	if (fd < 0)
-		return gx_fail(cause, -errno, "cannot create %s: %s", path, strerror(errno));
+		return gx_fail(cause, fd, "cannot create %s: %s", path, strerror(-fd));
 	memcpy(h.magic, PD_REGIONS_MAGIC, 8);
 	if (gx_write_all(fd, &h, sizeof(h)) < 0) {
 		int err = gx_fail(cause, -errno, "cannot write %s: %s", path, strerror(errno));

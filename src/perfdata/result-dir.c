@@ -85,7 +85,9 @@ static bool fd_is_empty(int fd)
  * Open the directory path and take its lock (flock, exclusive, not
  * waiting): a second gexplore writing there fails here. Then, unless
  * reuse, it must be empty: checked under the lock, so no other run can
- * fill it between the check and the use.
+ * fill it between the check and the use; and it is made private (0700)
+ * like one mkdir made, since an empty directory the user made may be
+ * open to others and the result will hold their program's memory.
  */
 static int open_locked(const char *path, bool reuse, int *fd_out, char **cause)
 {
@@ -111,6 +113,12 @@ static int open_locked(const char *path, bool reuse, int *fd_out, char **cause)
 		close(fd);
 		return gx_fail(cause, -EEXIST, "result directory %s exists and is not empty; "
 			       "remove it or name another with -o", path);
+	}
+	if (!reuse && fchmod(fd, 0700) != 0) {
+		err = gx_fail(cause, -errno, "cannot make result directory %s private (mode "
+			      "0700): %s; name one of your own with -o", path, strerror(errno));
+		close(fd);
+		return err;
 	}
 	*fd_out = fd;
 	return 0;
@@ -162,7 +170,7 @@ int pd_result_dir__create(const char *dir, const char *parent, unsigned flags,
 void pd_result_dir__discard(int dirfd, const char *path)
 {
 	static const char *const names[] = { "perf.data", "meta.json", ".meta.json.tmp",
-					     "slices.bin" };
+					     "slices.bin", PD_REGIONS_FILE };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		unlinkat(dirfd, names[i], 0);

@@ -74,9 +74,15 @@ wait $first
 ok $? "the first run finishes"
 is "$(cat victim)" precious "a planted .meta.json.tmp symlink: its target is untouched"
 check "... and meta.json was written" jq -e '.status == "complete"' r2/meta.json
-mkdir empty
+mkdir -m 0755 empty
 "$X" record -q -o empty -e cpu-clock -- true >/dev/null 2>&1
 ok $? "an existing empty directory is accepted"
+is "$(stat -c %a empty)" 700 "... and made private: 0755 became 0700"
+# with markers and rotation: regions.bin and slices.bin are 0600 too
+"$X" record -q -o r3 --slice 5 -e '{cpu-clock},{task-clock}' -- "$WL/wl-spin" 50 \
+	>/dev/null 2>&1
+ok $? "record -o r3 with two rotating groups"
+is "$(stat -c %a r3/slices.bin)" 600 "slices.bin is 0600"
 
 # A failed record leaves nothing behind; 'report' still opens the newest.
 mkdir p && cd p || exit 99

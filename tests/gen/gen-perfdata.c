@@ -371,7 +371,7 @@ int main(int argc, char **argv)
 		static struct pd_regions_writer *rw;
 		char *rp = xasprintf("%s/" PD_REGIONS_FILE, dir);
 
-		if (procs[p].region[0] && !rw && pd_regions_writer__new(&rw, rp, &cause))
+		if (procs[p].region[0] && !rw && pd_regions_writer__new(&rw, AT_FDCWD, rp, &cause))
 			return die("regions.bin", cause);
 		free(rp);
 		if (procs[p].region[0] &&

@@ -318,7 +318,7 @@ static void test_writer(void)
 	close(fd);
 	ok(symlink(target, path) == 0, "a symlink where the log goes");
 
-	is_int(mux_log_writer__new(&w, path, 3, 0, 10 * MS, &cause), 0, "writer: new");
+	is_int(mux_log_writer__new(&w, AT_FDCWD, path, 3, 0, 10 * MS, &cause), 0, "writer: new");
 	for (size_t i = 0; i < nslices; i++) {
 		struct mux_slice sl = {
 			.group = (uint32_t)(i % 2),
@@ -370,7 +370,7 @@ static void test_writer(void)
 	is_int(mux_log__slice(l, 2)->delta[1], 8 * MS / 1000, "a delta");
 	mux_log__delete(l);
 
-	err = mux_log_writer__new(&w, path, 0, -1, 10 * MS, &cause);
+	err = mux_log_writer__new(&w, AT_FDCWD, path, 0, -1, 10 * MS, &cause);
 	ok(err < 0 && !w && cause, "no events: refused (%s)", cause);
 	free(cause);
 	unlink(path);

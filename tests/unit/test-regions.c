@@ -9,9 +9,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -36,7 +38,7 @@ static void write_file(const struct mk *v, size_t n, uint64_t lost)
 	struct pd_regions_writer *w;
 	char *cause = NULL;
 
-	if (pd_regions_writer__new(&w, path, &cause) != 0)
+	if (pd_regions_writer__new(&w, AT_FDCWD, path, &cause) != 0)
 		BAIL_OUT("%s", cause);
 	for (size_t i = 0; i < n; i++)
 		if (pd_regions_writer__add(w, v[i].time, 7, v[i].tid, v[i].kind, v[i].depth,
@@ -173,11 +175,32 @@ static void test_matching(void)
 	ok(!g, "... and no regions");
 }
 
+/* A symlink planted where regions.bin goes is replaced, never followed,
+ * and the file is private (0600) like the rest of the result. */
+static void test_symlink(void)
+{
+	char target[4200];
+	struct stat st;
+	int fd;
+
+	snprintf(target, sizeof(target), "%s/target", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	close(fd);
+	ok(symlink(target, path) == 0, "a symlink planted where regions.bin goes");
+	write_file((const struct mk[]){ { 100, 1, PD_MARK_BEGIN, 1, "a" } }, 1, 0);
+	ok(stat(target, &st) == 0 && st.st_size == 0, "its target is untouched");
+	ok(lstat(path, &st) == 0 && S_ISREG(st.st_mode), "regions.bin is a file of its own");
+	is_int((int)(st.st_mode & 07777), 0600, "regions.bin is 0600");
+	unlink(target);
+	unlink(path);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		BAIL_OUT("mkdtemp");
 	snprintf(path, sizeof(path), "%s/" PD_REGIONS_FILE, dir);
+	test_symlink();
 	test_file();
 	test_matching();
 	unlink(path);
