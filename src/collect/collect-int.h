@@ -79,9 +79,12 @@ int ring__drain(struct ring *r, char *bounce, struct collect_sink *sink,
  * A forked child held before execvp() until released.
  */
 struct workload {
-	pid_t pid;		/* 0: none */
+	pid_t pid;		/* the workload; 0: none, or ended */
+	pid_t keeper;		/* its parent, the child subreaper; 0: none */
 	int go_fd;		/* write end: one byte releases the child */
 	int err_fd;		/* read end: errno of a failed execvp, or EOF */
+	int life_fd;		/* write end: EOF without the release byte kills the tree */
+	int status_fd;		/* read end: the workload's pid, then its wait status */
 	char *argv0;
 };
 
@@ -96,7 +99,12 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 /* Let the child exec; GX_E_CHILD with a cause when execvp failed (the
  * child is reaped then). */
 int workload__release(struct workload *w, char **cause);
-/* Kill (SIGKILL) and reap a child that is still held or running. */
+/* Whether the workload ended (block: wait until it does); *status is its
+ * wait status, -1 when unknown. */
+bool workload__wait(struct workload *w, bool block, int *status);
+/* A descriptor that polls readable when the workload ends; -1: none. */
+int workload__event_fd(const struct workload *w);
+/* Kill the workload, held or running, and every process it started. */
 void workload__kill(struct workload *w);
 void workload__exit(struct workload *w);
 

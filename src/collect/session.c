@@ -668,18 +668,13 @@ static void note_status(struct collect_session *s, int st)
 static bool workload_done(struct collect_session *s, bool block)
 {
 	int st;
-	pid_t r;
 
 	if (s->wl.pid <= 0)
 		return true;
-	do
-		r = waitpid(s->wl.pid, &st, block ? 0 : WNOHANG);
-	while (r < 0 && errno == EINTR);
-	if (r == 0)
+	if (!workload__wait(&s->wl, block, &st))
 		return false;
-	if (r == s->wl.pid)
+	if (st != -1)
 		note_status(s, st);
-	s->wl.pid = 0;
 	return true;
 }
 
@@ -1389,7 +1384,9 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		if (err)
 			goto out_restore;
 		s->stats.child = child;
-		pidfd = pidfd_of(child);
+		/* the keeper's status pipe: readable when the workload ends */
+		pidfd = workload__event_fd(&s->wl) >= 0 ?
+			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
 	} else if (s->o.pid) {
 		pidfd = pidfd_of(s->o.pid);
 	}

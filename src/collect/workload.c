@@ -5,26 +5,49 @@
  * it waiting. A failed execvp() sends errno back through a second
  * close-on-exec pipe: EOF there means the exec happened.
  *
- * The workload never outlives gexplore: the child asks for SIGKILL when its
- * parent dies (PR_SET_PDEATHSIG, kept across execve() of an ordinary
- * program), then checks that the parent it was forked from is still its
- * parent, for a gexplore killed between fork() and prctl(). Attaching with
- * -p starts no child and only detaches.
+ * The workload never outlives gexplore, and neither do the processes it
+ * starts. Between the two stands a keeper: a forked copy of gexplore that
+ * is a child subreaper (PR_SET_CHILD_SUBREAPER), so every process the
+ * workload leaves behind becomes its child, and that forks the workload.
+ * The keeper reads one end of a pipe whose other end only gexplore holds:
+ * end of file there, without the release byte, means gexplore is gone (a
+ * SIGKILL included) or gave up, and the keeper kills the workload and all
+ * its descendants, then exits. After a normal end gexplore sends the
+ * release byte, and what the workload left running is left alone, as perf
+ * leaves it. The keeper reports the workload's wait status through a
+ * second pipe, and ignores the terminal's and kill's signals (restored for
+ * the workload) so that it outlives a gexplore they stop.
+ *
+ * The workload itself asks for SIGKILL when its parent (the keeper) dies
+ * (PR_SET_PDEATHSIG, kept across execve() of an ordinary program), then
+ * checks that the keeper is still its parent, for a keeper killed between
+ * fork() and prctl(). Attaching with -p starts no child and only detaches.
  */
 #include "config.h"
 
 #include "collect/collect-int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+/* The byte that tells the keeper gexplore ended normally. */
+#define KEEPER_RELEASE 'R'
+
+/* The signals the keeper ignores and the workload gets back as they were. */
+static const int keeper_ignores[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE };
 
 static bool executable(const char *path)
 {
@@ -66,64 +89,237 @@ int workload__check(char *const *argv, char **cause)
 	return 0;
 }
 
+/* ---- the workload (a child of the keeper) -------------------------------- */
+
+struct launch {
+	char *const *argv;
+	const char *env;
+	const int *inherit;
+	size_t nr_inherit;
+	int go_rd, err_wr;
+	struct sigaction old[ARRAY_SIZE(keeper_ignores)];
+};
+
+static void __attribute__((noreturn)) workload_run(const struct launch *l, pid_t keeper)
+{
+	sigset_t none;
+	char c;
+	ssize_t n;
+	int e;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != keeper)
+		_exit(127);	/* the keeper is already gone */
+	do
+		n = read(l->go_rd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		_exit(127);	/* gexplore gave up */
+	close(l->go_rd);
+	/* run as if started directly: gexplore's signal dispositions, not
+	 * the keeper's; neither's blocked signals; SIGPIPE not ignored (usual
+	 * in a writer, not the workload's) */
+	for (size_t i = 0; i < ARRAY_SIZE(keeper_ignores); i++)
+		sigaction(keeper_ignores[i], &l->old[i], NULL);
+	signal(SIGPIPE, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	if (l->env)
+		putenv((char *)l->env);
+	for (size_t i = 0; i < l->nr_inherit; i++)
+		if (l->inherit[i] >= 0)
+			fcntl(l->inherit[i], F_SETFD, 0);
+	execvp(l->argv[0], l->argv);
+	e = errno;
+	if (write(l->err_wr, &e, sizeof(e)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* ---- the keeper ------------------------------------------------------------ */
+
+/* The parent pid in /proc/PID/stat, or -1. */
+static pid_t ppid_of(const char *pid)
+{
+	char path[300], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the comm may hold anything, ')' too */
+	if (!p || strlen(p) < 4)
+		return -1;
+	return (pid_t)strtol(p + 4, NULL, 10);	/* ") S PPID" */
+}
+
+/*
+ * Kill every descendant: a round kills the keeper's children (the
+ * workload, and what reparented to the keeper), whose own children then
+ * reparent to it for the next round; done when none is left.
+ */
+static void kill_tree(void)
+{
+	pid_t self = getpid();
+	struct timespec ms = { 0, 1000000 };
+
+	for (int round = 0; round < 100000; round++) {
+		DIR *d = opendir("/proc");
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (de->d_name[0] >= '1' && de->d_name[0] <= '9' && ppid_of(de->d_name) == self)
+				kill((pid_t)strtol(de->d_name, NULL, 10), SIGKILL);
+		if (d)
+			closedir(d);
+		while (waitpid(-1, NULL, WNOHANG) > 0)
+			;
+		if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+			return;
+		nanosleep(&ms, NULL);
+	}
+}
+
+/* Reap what ended; the workload's status goes to gexplore once. */
+static void keeper_reap(pid_t child, int status_wr, bool *reported)
+{
+	pid_t r;
+	int st;
+
+	while ((r = waitpid(-1, &st, WNOHANG)) > 0)
+		if (r == child && !*reported) {
+			*reported = true;
+			if (write(status_wr, &st, sizeof(st)) < 0)
+				continue;	/* gexplore is gone: the life pipe says so */
+		}
+}
+
+static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, int status_wr)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	bool reported = false;
+	sigset_t chld;
+	pid_t child;
+	int sfd;
+
+	for (size_t i = 0; i < ARRAY_SIZE(keeper_ignores); i++)
+		sigaction(keeper_ignores[i], &ign, &l->old[i]);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+		_exit(127);
+	child = fork();
+	if (child < 0)
+		_exit(127);
+	if (child == 0) {
+		close(life_rd);
+		close(status_wr);
+		workload_run(l, getppid());
+	}
+	close(l->go_rd);
+	close(l->err_wr);
+	if (write(status_wr, &child, sizeof(child)) != sizeof(child))
+		_exit(127);	/* gexplore is gone: the workload follows (PDEATHSIG) */
+	sfd = signalfd(-1, &chld, SFD_CLOEXEC);
+	for (;;) {
+		struct pollfd p[2] = { { .fd = life_rd, .events = POLLIN },
+				       { .fd = sfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+		char c;
+		ssize_t n;
+
+		keeper_reap(child, status_wr, &reported);
+		/* without a signalfd, look for ended children every 100 ms */
+		if (poll(p, sfd >= 0 ? 2 : 1, sfd >= 0 ? -1 : 100) < 0 && errno != EINTR)
+			break;
+		if (sfd >= 0 && (p[1].revents & POLLIN) && read(sfd, &si, sizeof(si)) < 0)
+			continue;
+		if (!(p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = read(life_rd, &c, 1);
+		if (n == 1 && c == KEEPER_RELEASE)
+			_exit(0);	/* a normal end: leftovers are left alone */
+		if (n == 0 || (n < 0 && errno != EINTR))
+			break;		/* gexplore is gone or gave up */
+	}
+	kill_tree();
+	_exit(0);
+}
+
+/* ---- gexplore's side -------------------------------------------------------- */
+
 int workload__start(struct workload *w, char *const *argv, const char *env,
 		    const int *inherit, size_t nr_inherit, char **cause)
 {
-	int go[2], errp[2], err;
-	pid_t pid, parent = getpid();
+	struct launch l = { .argv = argv, .env = env, .inherit = inherit,
+			    .nr_inherit = nr_inherit };
+	int go[2], errp[2], life[2], status[2], err;
+	pid_t keeper, child;
+	ssize_t n;
 
 	memset(w, 0, sizeof(*w));
-	w->go_fd = w->err_fd = -1;
+	w->go_fd = w->err_fd = w->life_fd = w->status_fd = -1;
 	if (pipe2(go, O_CLOEXEC) < 0)
 		return gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 	if (pipe2(errp, O_CLOEXEC) < 0) {
 		err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 		goto out_close_go;
 	}
-	pid = fork();
-	if (pid < 0) {
-		err = gx_fail(cause, -errno, "cannot fork: %s", strerror(errno));
+	if (pipe2(life, O_CLOEXEC) < 0) {
+		err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 		goto out_close_err;
 	}
-	if (pid == 0) {
-		sigset_t none;
-		char c;
-		ssize_t n;
-		int e;
-
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
-			_exit(127);	/* gexplore is already gone */
+	if (pipe2(status, O_CLOEXEC) < 0) {
+		err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
+		goto out_close_life;
+	}
+	keeper = fork();
+	if (keeper < 0) {
+		err = gx_fail(cause, -errno, "cannot fork: %s", strerror(errno));
+		goto out_close_status;
+	}
+	if (keeper == 0) {
 		close(go[1]);
 		close(errp[0]);
-		do
-			n = read(go[0], &c, 1);
-		while (n < 0 && errno == EINTR);
-		if (n != 1)
-			_exit(127);	/* the parent gave up */
-		close(go[0]);
-		/* run as if started directly: gexplore's blocked signals and an
-		 * ignored SIGPIPE (usual in a writer) are not the workload's */
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		signal(SIGPIPE, SIG_DFL);
-		if (env)
-			putenv((char *)env);
-		for (size_t i = 0; i < nr_inherit; i++)
-			if (inherit[i] >= 0)
-				fcntl(inherit[i], F_SETFD, 0);
-		execvp(argv[0], argv);
-		e = errno;
-		if (write(errp[1], &e, sizeof(e)) < 0)
-			_exit(127);
-		_exit(127);
+		close(life[1]);
+		close(status[0]);
+		l.go_rd = go[0];
+		l.err_wr = errp[1];
+		keeper_run(&l, life[0], status[1]);
 	}
 	close(go[0]);
 	close(errp[1]);
-	w->pid = pid;
+	close(life[0]);
+	close(status[1]);
+	w->keeper = keeper;
 	w->go_fd = go[1];
 	w->err_fd = errp[0];
+	w->life_fd = life[1];
+	w->status_fd = status[0];
 	w->argv0 = xstrdup(argv[0]);
+	do
+		n = read(w->status_fd, &child, sizeof(child));
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(child) || child <= 0) {
+		workload__exit(w);
+		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': the process that starts it "
+			       "failed (fork or PR_SET_CHILD_SUBREAPER)", argv[0]);
+	}
+	w->pid = child;
 	return 0;
+out_close_status:
+	close(status[0]);
+	close(status[1]);
+out_close_life:
+	close(life[0]);
+	close(life[1]);
 out_close_err:
 	close(errp[0]);
 	close(errp[1]);
@@ -136,7 +332,7 @@ out_close_go:
 int workload__release(struct workload *w, char **cause)
 {
 	char c = 1;
-	int e = 0;
+	int e = 0, st;
 	ssize_t n;
 
 	if (gx_write_all(w->go_fd, &c, 1) < 0) {
@@ -151,36 +347,79 @@ int workload__release(struct workload *w, char **cause)
 	close(w->err_fd);
 	w->err_fd = -1;
 	if (n == (ssize_t)sizeof(e)) {
-		int st;
-
-		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
-			;
-		w->pid = 0;
+		workload__wait(w, true, &st);
 		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': %s", w->argv0, strerror(e));
 	}
 	return 0;
 }
 
-void workload__kill(struct workload *w)
+int workload__event_fd(const struct workload *w)
 {
+	return w->pid > 0 ? w->status_fd : -1;
+}
+
+bool workload__wait(struct workload *w, bool block, int *status)
+{
+	struct pollfd p = { .fd = w->status_fd, .events = POLLIN };
+	ssize_t n;
 	int st;
 
+	*status = -1;
+	if (w->pid <= 0)
+		return true;
+	if (!block && poll(&p, 1, 0) <= 0)
+		return false;
+	do
+		n = read(w->status_fd, &st, sizeof(st));
+	while (n < 0 && errno == EINTR);
+	/* end of file: the keeper died, and the workload with it (PDEATHSIG) */
+	if (n == (ssize_t)sizeof(st))
+		*status = st;
+	w->pid = 0;
+	return true;
+}
+
+/* Tell the keeper to go (release: a normal end, else it kills what the
+ * workload left) and reap it. */
+static void keeper_end(struct workload *w, bool release)
+{
+	char c = KEEPER_RELEASE;
+	int st;
+
+	if (w->life_fd >= 0) {
+		if (release && write(w->life_fd, &c, 1) < 0)
+			release = false;
+		close(w->life_fd);
+		w->life_fd = -1;
+	}
+	if (w->keeper > 0) {
+		while (waitpid(w->keeper, &st, 0) < 0 && errno == EINTR)
+			;
+		w->keeper = 0;
+	}
+}
+
+void workload__kill(struct workload *w)
+{
 	if (w->pid > 0) {
 		kill(w->pid, SIGKILL);
-		while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
-			;
 		w->pid = 0;
 	}
+	keeper_end(w, false);
 }
 
 void workload__exit(struct workload *w)
 {
-	workload__kill(w);
+	if (w->pid > 0)
+		workload__kill(w);
+	keeper_end(w, true);
 	if (w->go_fd >= 0)
 		close(w->go_fd);
 	if (w->err_fd >= 0)
 		close(w->err_fd);
-	w->go_fd = w->err_fd = -1;
+	if (w->status_fd >= 0)
+		close(w->status_fd);
+	w->go_fd = w->err_fd = w->status_fd = -1;
 	free(w->argv0);
 	w->argv0 = NULL;
 }

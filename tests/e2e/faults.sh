@@ -1,6 +1,6 @@
 #!/bin/bash
 # Faults and other users (issue 17): a SIGKILLed gexplore takes its workload
-# with it; -o must be new or empty, is locked for the run, refuses a file;
+# and every process it started with it; -o must be new or empty, is locked for the run, refuses a file;
 # results are 0600 in a 0700 directory and no symlink planted in them is
 # followed; a failed record leaves nothing behind; a full disk is said so,
 # with the records dropped counted; meta.json says how a recording ended.
@@ -30,11 +30,12 @@ child_of() {
 	return 1
 }
 
-# SIGKILL of gexplore: the workload goes too (PR_SET_PDEATHSIG).
+# SIGKILL of gexplore: the workload goes too. Its parent is gexplore's
+# keeper (src/collect/workload.c), which sees gexplore gone.
 "$X" record -q -o k1 -e cpu-clock -- "$WL/wl-spin" 20000 >/dev/null 2>&1 &
 gx=$!
-wl=$(child_of $gx)
-ok $? "the workload started (pid ${wl:-none})"
+keeper=$(child_of $gx) && wl=$(child_of "$keeper")
+ok $? "the workload started (pid ${wl:-none}, keeper ${keeper:-none})"
 for i in $(seq 50); do [ "$(stat -c %s k1/perf.data 2>/dev/null || echo 0)" -gt 8192 ] && break; sleep 0.1; done
 kill -KILL $gx
 wait $gx 2>/dev/null
@@ -45,6 +46,33 @@ if [ -n "$wl" ]; then
 else
 	ok 1 "SIGKILL of gexplore: no workload seen"
 fi
+# ... and so does every process the workload started, a daemon that
+# left its parent (double fork) included; the keeper goes last.
+"$X" record -q -o k2 -e cpu-clock -- sh -c \
+	"'$WL/wl-spin' 20000 & echo \$! >spin.pid; (sh -c 'sleep 300 & echo \$! >sleep.pid') & wait" \
+	>/dev/null 2>&1 &
+gx=$!
+for i in $(seq 50); do [ -s spin.pid ] && [ -s sleep.pid ] && break; sleep 0.1; done
+keeper=$(child_of $gx)
+spin=$(cat spin.pid 2>/dev/null) slp=$(cat sleep.pid 2>/dev/null)
+check "a workload with a child and an orphaned grandchild (${spin:-none}, ${slp:-none})" \
+	test -n "$spin" -a -n "$slp" -a -e "/proc/$slp"
+kill -KILL $gx
+wait $gx 2>/dev/null
+wait_gone "$spin"
+ok $? "SIGKILL of gexplore: the workload's child is gone within 5 s"
+wait_gone "$slp"
+ok $? "... and its orphaned grandchild"
+wait_gone "$keeper"
+ok $? "... and the keeper"
+kill -KILL "$spin" "$slp" 2>/dev/null
+# After a normal end, what the workload left running is left alone (perf's way).
+"$X" record -q -o k3 -e cpu-clock -- sh -c "sleep 300 & echo \$! >left.pid" >/dev/null 2>&1
+ok $? "a workload that leaves a process behind"
+left=$(cat left.pid 2>/dev/null)
+check "... which still runs after gexplore ended (${left:-none})" test -n "$left" -a -e "/proc/$left"
+kill -KILL "$left" 2>/dev/null
+
 "$X" report k1 >kr 2>kerr
 check "the cut-short result says so on its first line" \
 	sh -c "head -1 kr | grep -q 'k1 (INCOMPLETE: cut short (no meta.json))'"

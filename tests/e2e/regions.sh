@@ -85,7 +85,9 @@ check "the report's first lines say markers were lost" sh -c "head -12 fl.txt | 
 rp=$!
 wp=
 for _ in $(seq 50); do
-	wp=$(cat /proc/$rp/task/*/children 2>/dev/null | awk '{ print $1 }')
+	# the workload is the child of gexplore's keeper (src/collect/workload.c)
+	wp=$(for c in $(cat /proc/$rp/task/*/children 2>/dev/null); do
+		cat /proc/"$c"/task/*/children 2>/dev/null; done | awk '{ print $1 }')
 	[ -n "$wp" ] && [ "$(readlink /proc/$wp/exe 2>/dev/null)" = "$(readlink -f "$WL/wl-spin")" ] && break
 	sleep 0.1
 done
