@@ -65,4 +65,28 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit);
 void diff__json(const struct diff *d, struct strbuf *out);
 void diff__csv(const struct diff *d, struct strbuf *out);
 
+/* ---- statistics (welch.c) ------------------------------------------------ */
+
+/* n values of one side: their mean and sample standard deviation. */
+struct diff_side {
+	double mean;		/* NAN when n is 0 */
+	double sd;		/* with n - 1 in the denominator; NAN when n < 2 */
+	size_t n;
+};
+void diff_side__set(struct diff_side *s, const double *v, size_t n);
+
+/* The two-sided Student t quantile: P(|T| <= t) = level (0.95) for df > 0
+ * degrees of freedom, fractional ones too. NAN for a df or level out of
+ * range. */
+double diff_t_quantile(double level, double df);
+
+/*
+ * Welch's t interval of b->mean - a->mean at level: *half its half-width,
+ * *df the Welch-Satterthwaite degrees of freedom (NAN when neither side
+ * varies; *half is then 0). -EDOM with both NAN when a side has fewer
+ * than two values.
+ */
+int diff_welch(const struct diff_side *a, const struct diff_side *b, double level,
+	       double *half, double *df);
+
 #endif /* GX_DIFF_H */
