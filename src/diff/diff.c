@@ -131,10 +131,11 @@ static const struct ci_row *find(const struct gx_result *rr, const struct ci_row
 	bool module_scope = r->scope == CI_SCOPE_MODULE;
 
 	for (size_t i = 0; i < nr; i++) {
-		int m = same_module(rx, row_module(r), rr, row_module(&rows[i]));
+		int m;
 
 		if (!module_scope && strcmp(rows[i].name, r->name))
 			continue;
+		m = same_module(rx, row_module(r), rr, row_module(&rows[i]));
 		if (m == 2)
 			return &rows[i];
 		if (m == 1 && !by_name)
