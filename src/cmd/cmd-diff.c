@@ -1,7 +1,8 @@
 /*
  * gexplore diff [A [B]]: compare two results per scope and metric. Without
  * arguments A and B are the two newest gxNNN results here (A the older);
- * with one, A is it and B the newest.
+ * with one, A is it and B the newest. With --runs N, A and B are N
+ * results each (repeated runs), named in that order.
  */
 #include "config.h"
 
@@ -70,6 +71,7 @@ struct diff_cli {
 	struct cmd_symopts sym;
 	struct cmd_strv metrics;
 	size_t text_limit;
+	unsigned runs;		/* results a side */
 	bool json, csv;
 };
 
@@ -100,6 +102,9 @@ static const struct cmd_option diff_options[] = {
 	CMD_OPT_UINT(0, "limit", struct diff_cli, text_limit, "N",
 		     "at most N lines of text; 0 prints all", "40", 0, UINT32_MAX,
 		     "a number of lines"),
+	CMD_OPT_UINT(0, "runs", struct diff_cli, runs, "N",
+		     "each side is N repeated runs: N results of A, then N of B", "1", 1, 10000,
+		     "a number of runs"),
 	CMD_OPT_UINT(0, "min-samples", struct diff_cli, o.min_samples, "N",
 		     "leave out rows with fewer samples on both sides", "0", 0, UINT64_MAX,
 		     "a number of samples"),
@@ -112,18 +117,49 @@ static const struct cmd_option diff_options[] = {
 	CMD_OPT_END(),
 };
 
+/* The results to compare, 2 * runs of them, from the arguments (or the
+ * newest results here): 0, or -1 after saying why. */
+static int diff_paths(int argc, char **argv, unsigned runs, char **paths)
+{
+	char *ignored = NULL;
+
+	if (runs > 1 && (size_t)argc != 2 * (size_t)runs) {
+		cmd_error("--runs %u takes %zu results, %u of A then %u of B; got %d", runs,
+			  2 * (size_t)runs, runs, runs, argc);
+		return -1;
+	}
+	if (argc > 2 && runs == 1) {
+		cmd_error("too many arguments: '%s' (repeated runs of A and B: --runs N)",
+			  gx_esc(argv[2]));
+		return -1;
+	}
+	if (runs > 1 || argc == 2) {
+		for (size_t i = 0; i < 2 * (size_t)runs; i++)
+			paths[i] = xstrdup(argv[i]);
+		return 0;
+	}
+	if (newest_two(".", argc == 1 ? &ignored : &paths[0], &paths[1]) != 0) {
+		cmd_error("diff needs two results: name them, or record two (gx001, gx002, ...) here");
+		return -1;
+	}
+	if (argc == 1) {
+		free(ignored);
+		paths[0] = xstrdup(argv[0]);
+	}
+	return 0;
+}
+
 static int cmd_diff_exec(int argc, char **argv)
 {
-	struct diff_cli cli = { .text_limit = 40 };
+	struct diff_cli cli = { .text_limit = 40, .runs = 1 };
 	struct diff_opts o;
 	struct gx_result_opts oo = { 0 };
 	struct profile_opts prof = { 0 };
-	struct gx_result *a = NULL, *b = NULL;
+	struct gx_result **res = NULL;
 	struct diff d = { 0 };
 	struct strbuf out = STRBUF_INIT;
-	char *pa = NULL, *pb = NULL, *cause = NULL;
-	size_t text_limit;
-	bool json, csv;
+	char **paths = NULL, *cause = NULL;
+	size_t nr = 0;
 	int ret = GX_EXIT_USAGE;
 	struct cmd_args args;
 
@@ -132,58 +168,51 @@ static int cmd_diff_exec(int argc, char **argv)
 	o = cli.o;
 	oo.cpu = cli.cpu;
 	oo.region = cli.region;
-	text_limit = cli.text_limit;
-	json = cli.json;
-	csv = cli.csv;
-	argc = args.argc;
-	argv = args.argv;
-	if (json && csv) {
+	if (cli.json && cli.csv) {
 		cmd_error("--json and --csv exclude each other");
 		goto out;
 	}
-	if (argc == 2) {
-		pa = xstrdup(argv[0]);
-		pb = xstrdup(argv[1]);
-	} else if (newest_two(".", argc == 1 ? &cause : &pa, &pb) != 0) {
-		cmd_error("diff needs two results: name them, or record two (gx001, gx002, ...) here");
+	nr = 2 * (size_t)cli.runs;
+	paths = xcalloc(nr, sizeof(*paths));
+	res = xcalloc(nr, sizeof(*res));
+	if (diff_paths(args.argc, args.argv, cli.runs, paths))
 		goto out;
-	} else if (argc == 1) {
-		free(cause);
-		cause = NULL;
-		pa = xstrdup(argv[0]);
-	}
 	o.metrics = cli.metrics.n ? cli.metrics.v : NULL;
 	cmd_symopts__apply(&cli.sym, &prof);
 	oo.sym = &prof;
-	if (gx_result__open(&a, pa, &oo, &cause) || gx_result__open(&b, pb, &oo, &cause)) {
+	for (size_t i = 0; i < nr; i++) {
+		if (gx_result__open(&res[i], paths[i], &oo, &cause)) {
+			cmd_error("%s", cause);
+			goto out;
+		}
+	}
+	if (diff_run(res, cli.runs, cli.runs, &o, &d, &cause)) {
 		cmd_error("%s", cause);
 		goto out;
 	}
-	if (diff_run(a, b, &o, &d, &cause)) {
-		cmd_error("%s", cause);
-		goto out;
-	}
-	if (json)
+	if (cli.json)
 		diff__json(&d, &out);
-	else if (csv)
+	else if (cli.csv)
 		diff__csv(&d, &out);
 	else
-		diff__text(&d, &out, text_limit);
+		diff__text(&d, &out, cli.text_limit);
 	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
 	ret = fflush(stdout) == 0 ? GX_EXIT_OK : GX_EXIT_FAIL;
 out:
 	diff__exit(&d);
-	gx_result__delete(a);
-	gx_result__delete(b);
+	for (size_t i = 0; i < nr; i++) {
+		gx_result__delete(res[i]);
+		free(paths[i]);
+	}
+	free(res);
+	free(paths);
 	strbuf__exit(&out);
-	free(pa);
-	free(pb);
 	free(cause);
 	return ret;
 }
 
 const struct cmd_entry cmd_diff_entry = {
-	.name = "diff", .usage = "[A [B]]",
-	.exec = cmd_diff_exec, .options = diff_options, .max_args = 2,
+	.name = "diff", .usage = "[A [B]] | --runs N A1..AN B1..BN",
+	.exec = cmd_diff_exec, .options = diff_options, .max_args = -1,
 	.summary = "compare two results per scope and metric, biggest changes first",
 };

@@ -4,7 +4,10 @@
  * change weighted by the row's share of the samples. Rows are matched by name (a process by
  * its command, since pids differ between runs); modules, and the module of
  * a function, by build-id, else by file name: the same program built in
- * another directory is the same module.
+ * another directory is the same module. Each side may be several runs of
+ * the same thing: a row is looked up in every run, its values averaged
+ * over each side's, and the spread between them widens its interval
+ * (welch.c).
  */
 #include "config.h"
 
@@ -68,18 +71,18 @@ static double value_of(struct gx_result *r, const struct ci_row *row, const char
 }
 
 /* A name one of the results understands; else -EINVAL with *cause. */
-static int known_metric(struct gx_result *a, struct gx_result *b, const char *metric,
+static int known_metric(struct gx_result *const *runs, size_t nr, const char *metric,
 			char **cause)
 {
 	struct ci_row run = { .scope = CI_SCOPE_RUN, .name = "", .share = 1.0 };
 	char *why = NULL;
 	double v;
-	int e = ci_metric(a, &run, metric, 0, &v, &why);
+	int e = -EINVAL;
 
-	if (e < 0) {
+	for (size_t k = 0; k < nr && e < 0; k++) {
 		free(why);
 		why = NULL;
-		e = ci_metric(b, &run, metric, 0, &v, &why);
+		e = ci_metric(runs[k], &run, metric, 0, &v, &why);
 	}
 	if (e < 0) {
 		*cause = why;
@@ -87,6 +90,33 @@ static int known_metric(struct gx_result *a, struct gx_result *b, const char *me
 	}
 	free(why);
 	return 0;
+}
+
+/* The default metrics of every run, each once: B may measure what A could
+ * not. NULL-terminated; the caller frees the array, not the strings. */
+static const char **default_metrics(struct gx_result *const *runs, size_t nr)
+{
+	const char **all = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t k = 0; k < nr; k++) {
+		const char **mk = ci_default_metrics(runs[k]);
+
+		for (const char **m = mk; *m; m++) {
+			size_t i;
+
+			for (i = 0; i < n && strcasecmp(all[i], *m); i++)
+				;
+			if (i == n) {
+				all = xgrow(all, &cap, n + 1, sizeof(*all));
+				all[n++] = *m;
+			}
+		}
+		free(mk);
+	}
+	all = xgrow(all, &cap, n + 1, sizeof(*all));
+	all[n] = NULL;
+	return all;
 }
 
 static const char *base_name(const char *path)
@@ -131,10 +161,11 @@ static const struct ci_row *find(const struct gx_result *rr, const struct ci_row
 	bool module_scope = r->scope == CI_SCOPE_MODULE;
 
 	for (size_t i = 0; i < nr; i++) {
-		int m = same_module(rx, row_module(r), rr, row_module(&rows[i]));
+		int m;
 
 		if (!module_scope && strcmp(rows[i].name, r->name))
 			continue;
+		m = same_module(rx, row_module(r), rr, row_module(&rows[i]));
 		if (m == 2)
 			return &rows[i];
 		if (m == 1 && !by_name)
@@ -156,133 +187,199 @@ static uint64_t row_samples(const struct gx_result *r, const struct ci_row *row)
 	return row && row->prow ? row->prow->samples[gx_result__sort_event(r)] : 0;
 }
 
-/*
- * The 95% interval of b - a when a rests on na samples and b on nb (0: the
- * side is exact), and whether it holds 0. A row absent on one side counts
- * as 0 there for additive metrics (time, events, shares): a one-sample row
- * that is gone is noise, not a change.
- */
-static void noise(struct diff_entry *e, uint64_t na, uint64_t nb)
+/* Whether a row missing from a run counts as 0 there: its share, events
+ * and time are sums over its samples, and it had none. A ratio (CPI, a
+ * top-down fraction) of a row with no samples is unknown, not 0. */
+static bool additive(const char *metric, enum ci_unit u)
 {
-	bool additive = e->unit != CI_UNIT_RATIO;
-	double a = isnan(e->a) && !e->in_a && additive ? 0 : e->a;
-	double b = isnan(e->b) && !e->in_b && additive ? 0 : e->b;
-	double sa = na ? fabs(a) / sqrt((double)na) : 0;
-	double sb = nb ? fabs(b) / sqrt((double)nb) : 0;
-	double half = 1.96 * sqrt(sa * sa + sb * sb);
+	return !strcasecmp(metric, "share") || u == CI_UNIT_COUNT || u == CI_UNIT_NS;
+}
+
+/* One run's rows of a scope. */
+struct run_rows {
+	struct gx_result *r;
+	struct ci_row *rows;
+	size_t nr;		/* every row: where a compared row is looked up */
+	size_t top;		/* the hottest `limit` (the run: its row): those compared */
+};
+
+/*
+ * One side of a compared row (its match in each of the side's n runs, NULL
+ * where absent, and the metric's value there in v, NAN when not
+ * measurable): the mean and spread of the values that count (an absent
+ * row is 0 of an additive metric, nothing of a ratio), into *st; the
+ * variance of that mean from sampling (a value from s samples is uncertain
+ * by about 1/sqrt(s) of itself; whole-run values are exact) into *var;
+ * the row's mean share of the samples into *share. v is overwritten.
+ * Returns whether the row is in any of the runs.
+ */
+static bool side_stats(const struct run_rows *rr, const struct ci_row *const *match, double *v,
+		       size_t n, bool add0, struct diff_side *st, double *var, double *share)
+{
+	size_t used = 0;
+	double sv = 0, sh = 0;
+	bool present = false;
+
+	for (size_t k = 0; k < n; k++) {
+		uint64_t s = row_samples(rr[k].r, match[k]);
+
+		present |= match[k] != NULL;
+		sh += match[k] ? match[k]->share : 0;
+		if (!match[k] && add0)
+			v[k] = 0;
+		if (isnan(v[k]))
+			continue;
+		sv += s ? v[k] * v[k] / (double)s : 0;
+		v[used++] = v[k];
+	}
+	diff_side__set(st, v, used);
+	*var = used ? sv / ((double)used * (double)used) : NAN;
+	*share = sh / (double)n;
+	return present;
+}
+
+/*
+ * The 95% interval of b - a and whether it holds 0: the sampling interval
+ * of the two means, or Welch's interval from the spread between runs
+ * where both sides have two runs or more and it is the wider (a handful
+ * of runs can agree by chance more closely than their samples allow).
+ */
+static void noise(struct diff_entry *e, const struct diff_side *a, const struct diff_side *b,
+		  double var_a, double var_b)
+{
+	double half = 1.96 * sqrt(var_a + var_b), welch;
 
 	e->lo = e->hi = NAN;
 	e->noise = false;
-	if (isnan(a) || isnan(b))
+	if (diff_welch(a, b, 0.95, &welch, &e->df) == 0 && welch > half)
+		half = welch;
+	if (isnan(a->mean) || isnan(b->mean))
 		return;
-	e->lo = b - a - half;
-	e->hi = b - a + half;
+	e->lo = b->mean - a->mean - half;
+	e->hi = b->mean - a->mean + half;
 	e->noise = e->lo <= 0 && e->hi >= 0;
 }
 
-/* Compare one scope's rows (the hottest `limit` of each side). */
-static int diff_scope(struct gx_result *a, struct gx_result *b, enum ci_scope scope,
-		      const char *const *metrics, size_t limit, uint64_t min_samples,
-		      struct diff *d, size_t *cap, char **cause)
+/* One metric of a compared row, matched in each run (NULL: absent). v:
+ * room for a value per run. */
+static void compare(const struct run_rows *rr, size_t nr_a, size_t nr_b,
+		    const struct ci_row *const *match, const struct ci_row *row, const char *metric,
+		    uint64_t min_samples, double *v, struct diff *d, size_t *cap)
 {
-	struct ci_row *ra = NULL, *rb = NULL;
-	size_t na = 0, nb = 0;
-	int err = 0;
+	struct diff_entry e = { .scope = row->scope, .row = row->name, .metric = metric };
+	struct diff_side a, b;
+	double var_a, var_b, share_a, share_b;
+	size_t first = nr_a + nr_b;
+	bool add0;
 
-	if (ci_rows(a, scope, &ra, &na, cause) ||
-	    ci_rows(b, scope, &rb, &nb, cause)) {
-		free(ra);
-		free(rb);
-		free(*cause);
-		*cause = NULL;
-		return 0;	/* a scope this build cannot show: leave it out */
+	for (size_t k = 0; k < nr_a + nr_b; k++) {
+		v[k] = value_of(rr[k].r, match[k], metric, min_samples);
+		if (!isnan(v[k]) && first == nr_a + nr_b)
+			first = k;
 	}
-	if (scope != CI_SCOPE_RUN) {
-		na = na > limit ? limit : na;
-		nb = nb > limit ? limit : nb;
-	}
-	for (size_t side = 0; side < 2 && !err; side++) {
-		const struct ci_row *rows = side ? rb : ra;
-		size_t n = side ? nb : na;
-
-		for (size_t i = 0; i < n && !err; i++) {
-			const struct ci_row *x = side ? find(a, ra, na, b, &rows[i]) : &rows[i];
-			const struct ci_row *y = side ? &rows[i] : find(b, rb, nb, a, &rows[i]);
-
-			if (side && x)
-				continue;	/* already compared from A */
-			for (const char *const *m = metrics; *m && !err; m++) {
-				struct diff_entry e = { .scope = scope, .row = rows[i].name,
-							   .metric = *m, .in_a = x != NULL,
-							   .in_b = y != NULL };
-
-				e.weight = fmax(x ? x->share : 0, y ? y->share : 0);
-				e.a = value_of(a, x, *m, min_samples);
-				e.b = value_of(b, y, *m, min_samples);
-				if (isnan(e.a) && isnan(e.b))
-					continue;
-				e.delta = e.b - e.a;
-				e.rel = !isnan(e.a) && e.a != 0 ? e.delta / fabs(e.a) : NAN;
-				e.unit = ci_metric_unit(isnan(e.a) ? b : a, *m);
-				noise(&e, row_samples(a, x), row_samples(b, y));
-				add(d, cap, &e);
-			}
-		}
-	}
-	free(ra);
-	free(rb);
-	return err;
+	if (first == nr_a + nr_b)
+		return;		/* measurable in no run */
+	e.unit = ci_metric_unit(rr[first].r, metric);
+	add0 = additive(metric, e.unit);
+	e.in_a = side_stats(rr, match, v, nr_a, add0, &a, &var_a, &share_a);
+	e.in_b = side_stats(rr + nr_a, match + nr_a, v + nr_a, nr_b, add0, &b, &var_b, &share_b);
+	e.weight = fmax(share_a, share_b);
+	e.a = e.in_a ? a.mean : NAN;
+	e.b = e.in_b ? b.mean : NAN;
+	e.a_n = e.in_a ? a.n : 0;
+	e.b_n = e.in_b ? b.n : 0;
+	e.a_sd = e.in_a ? a.sd : NAN;
+	e.b_sd = e.in_b ? b.sd : NAN;
+	e.delta = e.b - e.a;
+	e.rel = !isnan(e.a) && e.a != 0 ? e.delta / fabs(e.a) : NAN;
+	noise(&e, &a, &b, var_a, var_b);
+	add(d, cap, &e);
 }
 
-int diff_run(struct gx_result *a, struct gx_result *b, const struct diff_opts *o,
-	     struct diff *d, char **cause)
+/* Whether row (of run k) was compared already: it matches a compared row
+ * of an earlier run. */
+static bool compared(const struct run_rows *rr, size_t k, const struct ci_row *row)
+{
+	for (size_t j = 0; j < k; j++)
+		if (find(rr[j].r, rr[j].rows, rr[j].top, rr[k].r, row))
+			return true;
+	return false;
+}
+
+/* Compare one scope's rows: the hottest `limit` of each run, each looked up
+ * in every run by find(). */
+static void diff_scope(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
+		       enum ci_scope scope, const char *const *metrics, size_t limit,
+		       uint64_t min_samples, struct diff *d, size_t *cap)
+{
+	size_t nr = nr_a + nr_b;
+	struct run_rows *rr = xcalloc(nr, sizeof(*rr));
+	const struct ci_row **match = xcalloc(nr, sizeof(*match));
+	double *v = xcalloc(nr, sizeof(*v));
+	char *cause = NULL;
+
+	for (size_t k = 0; k < nr; k++) {
+		rr[k].r = runs[k];
+		if (ci_rows(runs[k], scope, &rr[k].rows, &rr[k].nr, &cause))
+			goto out;	/* a scope this build cannot show: leave it out */
+		rr[k].top = scope == CI_SCOPE_RUN || rr[k].nr < limit ? rr[k].nr : limit;
+	}
+	for (size_t k = 0; k < nr; k++) {
+		for (size_t i = 0; i < rr[k].top; i++) {
+			const struct ci_row *row = &rr[k].rows[i];
+
+			if (compared(rr, k, row))
+				continue;
+			for (size_t j = 0; j < nr; j++)
+				match[j] = j == k ? row :
+					   find(rr[j].r, rr[j].rows, rr[j].nr, rr[k].r, row);
+			for (const char *const *m = metrics; *m; m++)
+				compare(rr, nr_a, nr_b, match, row, *m, min_samples, v, d, cap);
+		}
+	}
+out:
+	for (size_t k = 0; k < nr; k++)
+		free(rr[k].rows);
+	free(cause);
+	free(rr);
+	free(match);
+	free(v);
+}
+
+int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
+	     const struct diff_opts *o, struct diff *d, char **cause)
 {
 	static const enum ci_scope all[] = { CI_SCOPE_RUN, CI_SCOPE_PROCESS, CI_SCOPE_MODULE,
 					     CI_SCOPE_FUNCTION };
 	const enum ci_scope *scopes = o && o->nr_scopes ? o->scopes : all;
 	size_t nscopes = o && o->nr_scopes ? o->nr_scopes : ARRAY_SIZE(all), cap = 0;
+	size_t nr = nr_a + nr_b, limit = o && o->limit ? o->limit : 20;
 	const char *const *metrics = o && o->metrics ? o->metrics : NULL;
-	const char **both = NULL;
-	size_t limit = o && o->limit ? o->limit : 20;
+	const char **defaults = NULL;
 	int err = 0;
 
-	if (!metrics) {
-		/* the defaults of both sides: B may measure what A could not */
-		const char **ma = ci_default_metrics(a);
-		const char **mb = ci_default_metrics(b);
-		size_t n = 0, na = 0, nb = 0;
-
-		while (ma[na])
-			na++;
-		while (mb[nb])
-			nb++;
-		both = xcalloc(na + nb + 1, sizeof(*both));
-		for (size_t i = 0; i < na + nb; i++) {
-			const char *m = i < na ? ma[i] : mb[i - na];
-			size_t k;
-
-			for (k = 0; k < n && strcasecmp(both[k], m); k++)
-				;
-			if (k == n)
-				both[n++] = m;
-		}
-		free(ma);
-		free(mb);
-		metrics = both;
-	}
 	memset(d, 0, sizeof(*d));
+	if (!nr_a || !nr_b)
+		return gx_fail(cause, -EINVAL, "diff needs a result on each side");
+	if (!metrics)
+		metrics = defaults = default_metrics(runs, nr);
 	for (const char *const *m = metrics; *m && !err; m++)
-		err = known_metric(a, b, *m, cause);
-	d->a = gx_result__path(a);
-	d->b = gx_result__path(b);
-	for (size_t s = 0; s < nscopes && !err; s++)
-		err = diff_scope(a, b, scopes[s], metrics, limit, o ? o->min_samples : 0, d, &cap,
-				 cause);
-	free(both);
+		err = known_metric(runs, nr, *m, cause);
 	if (err) {
-		diff__exit(d);
+		free(defaults);
 		return err;
 	}
+	d->paths = xcalloc(nr, sizeof(*d->paths));
+	for (size_t k = 0; k < nr; k++)
+		d->paths[k] = gx_result__path(runs[k]);
+	d->nr_a = nr_a;
+	d->nr_b = nr_b;
+	d->a = d->paths[0];
+	d->b = d->paths[nr_a];
+	for (size_t s = 0; s < nscopes; s++)
+		diff_scope(runs, nr_a, nr_b, scopes[s], metrics, limit, o ? o->min_samples : 0, d,
+			   &cap);
+	free(defaults);
 	gx_qsort(d->entries, d->nr, sizeof(*d->entries), cmp_entry);
 	return 0;
 }
@@ -290,6 +387,7 @@ int diff_run(struct gx_result *a, struct gx_result *b, const struct diff_opts *o
 void diff__exit(struct diff *d)
 {
 	free(d->entries);
+	free(d->paths);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -351,15 +449,64 @@ static bool tiny(const struct diff_entry *e)
 	return e->noise && e->weight < 0.005;
 }
 
+/* "A: 3 runs (gx001 gx002 gx003)" */
+static void runs_line(struct strbuf *out, const char *side, const char *const *paths, size_t n)
+{
+	strbuf__addf(out, "%s: %zu run%s (", side, n, n == 1 ? "" : "s");
+	for (size_t k = 0; k < n; k++)
+		strbuf__addf(out, "%s%s", k ? " " : "", gx_esc(paths[k]));
+	strbuf__addstr(out, ")\n");
+}
+
+/* The half-width of the interval, "±1.2 M", in a column of 10. */
+static void plus_minus(struct strbuf *out, const struct diff_entry *e)
+{
+	char b[32], pm[40];
+
+	if (isnan(e->lo)) {
+		strbuf__addf(out, "%10s ", "-");
+		return;
+	}
+	human(b, sizeof(b), e->unit, false, (e->hi - e->lo) / 2);
+	snprintf(pm, sizeof(pm), "\u00b1%s", b);
+	strbuf__addf(out, "%11s ", pm);	/* "±" is two bytes, one column */
+}
+
+/* " (A in 2 of 3 runs)": a value resting on fewer runs than its side has. */
+static void partial(struct strbuf *out, const struct diff *d, const struct diff_entry *e)
+{
+	const char *sep = " (";
+
+	if (e->a_n && e->a_n < d->nr_a) {
+		strbuf__addf(out, "%sA in %zu of %zu runs", sep, e->a_n, d->nr_a);
+		sep = ", ";
+	}
+	if (e->b_n && e->b_n < d->nr_b) {
+		strbuf__addf(out, "%sB in %zu of %zu runs", sep, e->b_n, d->nr_b);
+		sep = ", ";
+	}
+	if (sep[0] == ',')
+		strbuf__addstr(out, ")");
+}
+
 void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 {
 	size_t shown = 0, folded = 0, more = 0;
-	bool noise_head = false;
+	bool noise_head = false, runs = d->nr_a > 1 || d->nr_b > 1;
 
-	strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n", gx_esc(d->a),
-		     gx_esc(d->b));
-	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
-		     "delta", "change", "row");
+	if (runs) {
+		strbuf__addstr(out, "gexplore diff: means over repeated runs (biggest changes first; "
+			       "\u00b1 the 95% interval of the change)\n");
+		runs_line(out, "A", d->paths, d->nr_a);
+		runs_line(out, "B", d->paths + d->nr_a, d->nr_b);
+		strbuf__addf(out, "%-8s %-24s %10s %10s %10s %11s %8s  %s\n", "scope", "metric", "A",
+			     "B", "delta", "\u00b195%", "change", "row");
+	} else {
+		strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n",
+			     gx_esc(d->a), gx_esc(d->b));
+		strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
+			     "delta", "change", "row");
+	}
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
@@ -379,11 +526,15 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 		num(out, e->unit, false, e->a);
 		num(out, e->unit, false, e->b);
 		num(out, e->unit, true, e->delta);
+		if (runs)
+			plus_minus(out, e);
 		if (isnan(e->rel))
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
 			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
-		strbuf__addf(out, " %s%s\n", gx_esc(row_label(e)), e->noise ? " ~" : "");
+		strbuf__addf(out, " %s%s", gx_esc(row_label(e)), e->noise ? " ~" : "");
+		partial(out, d, e);
+		strbuf__addstr(out, "\n");
 		shown++;
 	}
 	if (more)
@@ -393,6 +544,15 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			     "not shown; --json lists them)\n", folded);
 }
 
+static json_t *json_paths(const char *const *paths, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(a, json_string(paths[k]));
+	return a;
+}
+
 void diff__json(const struct diff *d, struct strbuf *out)
 {
 	json_t *root = json_object(), *a = json_array();
@@ -400,12 +560,15 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	json_object_set_new(root, "schema", json_string(GX_DIFF_SCHEMA));
 	json_object_set_new(root, "a", json_string(d->a));
 	json_object_set_new(root, "b", json_string(d->b));
+	json_object_set_new(root, "a_runs", json_paths(d->paths, d->nr_a));
+	json_object_set_new(root, "b_runs", json_paths(d->paths + d->nr_a, d->nr_b));
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
 		static const char *const units[] = { "fraction", "ratio", "count", "ns" };
 
-		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:b}",
+		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:b,"
+						   "s:I,s:I,s:o,s:o,s:o}",
 						   "scope", ci_scope_name(e->scope), "row", e->row,
 						   "metric", e->metric, "a", ci_json_real(e->a),
 						   "b", ci_json_real(e->b),
@@ -414,7 +577,11 @@ void diff__json(const struct diff *d, struct strbuf *out)
 						   "unit", units[e->unit],
 						   "delta_lo", ci_json_real(e->lo),
 						   "delta_hi", ci_json_real(e->hi),
-						   "noise", e->noise));
+						   "noise", e->noise,
+						   "a_n", (json_int_t)e->a_n, "b_n", (json_int_t)e->b_n,
+						   "a_sd", ci_json_real(e->a_sd),
+						   "b_sd", ci_json_real(e->b_sd),
+						   "df", ci_json_real(e->df)));
 	}
 	json_object_set_new(root, "entries", a);
 	ci_json_dump(root, out);
@@ -443,7 +610,8 @@ static void csv_num(struct strbuf *out, double x)
 
 void diff__csv(const struct diff *d, struct strbuf *out)
 {
-	strbuf__addstr(out, "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise\n");
+	strbuf__addstr(out, "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise,"
+		       "a_n,b_n,a_sd,b_sd,df\n");
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
@@ -457,6 +625,10 @@ void diff__csv(const struct diff *d, struct strbuf *out)
 		csv_num(out, e->rel);
 		csv_num(out, e->lo);
 		csv_num(out, e->hi);
-		strbuf__addstr(out, e->noise ? ",1\n" : ",0\n");
+		strbuf__addf(out, ",%d,%zu,%zu", e->noise, e->a_n, e->b_n);
+		csv_num(out, e->a_sd);
+		csv_num(out, e->b_sd);
+		csv_num(out, e->df);
+		strbuf__addstr(out, "\n");
 	}
 }

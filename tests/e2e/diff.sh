@@ -20,9 +20,10 @@ is "$(val run CPI change)" -0.2 "run CPI relative change"
 is "$(val process Frontend_Bound change)" 1 "per process: Frontend_Bound doubled"
 is "$(jq -r '.entries[0].metric' d.json)" Frontend_Bound "the biggest change comes first"
 "$X" diff --csv gx001 gx002 >d.csv
-is "$(head -1 d.csv)" "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise" "--csv header"
-check "--csv: the run's CPI row, exact (no interval), a real change" \
-	grep -qE '^run,,CPI,1\.25,1,-0\.25,-0\.2,-0\.25,-0\.25,0$' d.csv
+is "$(head -1 d.csv)" "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise,a_n,b_n,a_sd,b_sd,df" \
+	"--csv header"
+check "--csv: the run's CPI row, exact (no interval), a real change, one run a side" \
+	grep -qE '^run,,CPI,1\.25,1,-0\.25,-0\.2,-0\.25,-0\.25,0,1,1,,,$' d.csv
 "$X" diff gx001 gx002 >d.txt
 check "text: a table with the change in %" grep -qE '^run +CPI +1\.25 +1 +-0\.25 +-20\.0%' d.txt
 "$X" diff --metric cpi --scope run --json gx001 gx002 >one.json
