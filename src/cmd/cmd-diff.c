@@ -211,8 +211,5 @@ out:
 	return ret;
 }
 
-const struct cmd_entry cmd_diff_entry = {
-	.name = "diff", .usage = "[A [B]] | --runs N A1..AN B1..BN",
-	.exec = cmd_diff_exec, .options = diff_options, .max_args = -1,
-	.summary = "compare two results per scope and metric, biggest changes first",
-};
+GX_COMMAND(diff, "[A [B]] | --runs N A1..AN B1..BN", -1,
+	   "compare two results per scope and metric, biggest changes first");
