@@ -139,3 +139,64 @@ uint32_t strtab__intern(struct strtab *t, const char *s)
 {
 	return strtab__intern_n(t, s, strlen(s));
 }
+
+void u32seq__init(struct u32seq *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->off = xcalloc(1, sizeof(*t->off));
+	t->cap = 1;
+}
+
+void u32seq__exit(struct u32seq *t)
+{
+	free(t->pool);
+	free(t->off);
+	free(t->slots);
+	memset(t, 0, sizeof(*t));
+}
+
+/* A word at a time: per sample, FNV-1a's byte loop costs too much. */
+static size_t u32seq_hash(const uint32_t *v, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ v[i]) * 0xff51afd7ed558ccdULL;
+	return mix64(h);
+}
+
+static void u32seq__rehash(struct u32seq *t, size_t nslots)
+{
+	free(t->slots);
+	t->slots = xcalloc(nslots, sizeof(*t->slots));
+	t->nslots = nslots;
+	for (size_t i = 0; i < t->nr; i++) {
+		size_t j = u32seq_hash(t->pool + t->off[i], t->off[i + 1] - t->off[i]) & (nslots - 1);
+
+		while (t->slots[j])
+			j = (j + 1) & (nslots - 1);
+		t->slots[j] = (uint32_t)i + 1;
+	}
+}
+
+uint32_t u32seq__intern(struct u32seq *t, const uint32_t *v, size_t n)
+{
+	size_t j;
+
+	if ((t->nr + 1) * 2 >= t->nslots)
+		u32seq__rehash(t, t->nslots ? t->nslots * 2 : 64);
+	for (j = u32seq_hash(v, n) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
+		size_t id = t->slots[j] - 1, len = t->off[id + 1] - t->off[id];
+
+		if (len == n && !memcmp(t->pool + t->off[id], v, n * sizeof(*v)))
+			return (uint32_t)id;
+	}
+	t->pool = xgrow(t->pool, &t->cap_pool, t->nr_pool + n + 1, sizeof(*t->pool));
+	if (n)
+		memcpy(t->pool + t->nr_pool, v, n * sizeof(*v));
+	t->nr_pool += n;
+	t->off = xgrow(t->off, &t->cap, t->nr + 2, sizeof(*t->off));
+	t->off[t->nr + 1] = t->nr_pool;
+	t->slots[j] = (uint32_t)t->nr + 1;
+	return (uint32_t)t->nr++;
+}

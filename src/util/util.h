@@ -158,6 +158,30 @@ static inline const char *strtab__str(const struct strtab *t, uint32_t id)
 	return t->strs[id];
 }
 
+/* ---- interned u32 sequences ---------------------------------------------
+ * u32seq__intern returns a stable id (>= 0, dense) for a sequence of u32,
+ * one id per distinct sequence; u32seq__get gives the sequence back. For
+ * small records deduplicated per sample (a stack as rows, a thread's rows):
+ * copied once, nothing allocated when the sequence is known.
+ */
+struct u32seq {
+	uint32_t *pool;		/* the sequences back to back */
+	size_t nr_pool, cap_pool;
+	size_t *off;		/* [nr + 1]: sequence id is pool[off[id]..off[id + 1]) */
+	size_t nr, cap;
+	uint32_t *slots;	/* hash slots holding id + 1; 0 = empty */
+	size_t nslots;
+};
+void u32seq__init(struct u32seq *t);
+void u32seq__exit(struct u32seq *t);
+uint32_t u32seq__intern(struct u32seq *t, const uint32_t *v, size_t n);
+/* Sequence id (borrowed, valid until the next intern); *n its length. */
+static inline const uint32_t *u32seq__get(const struct u32seq *t, uint32_t id, size_t *n)
+{
+	*n = t->off[id + 1] - t->off[id];
+	return t->pool + t->off[id];
+}
+
 /* 64-bit FNV-1a over len bytes. */
 uint64_t gx_hash(const void *data, size_t len);
 

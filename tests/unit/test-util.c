@@ -87,11 +87,45 @@ static void test_strtab(void)
 	strtab__exit(&t);
 }
 
+static void test_u32seq(void)
+{
+	struct u32seq t;
+	uint32_t abc[] = { 1, 2, 3 }, ab[] = { 1, 2 }, v[3];
+	uint32_t a, b, e;
+	const uint32_t *got;
+	size_t n;
+	int bad = 0;
+
+	u32seq__init(&t);
+	a = u32seq__intern(&t, abc, 3);
+	b = u32seq__intern(&t, ab, 2);
+	e = u32seq__intern(&t, NULL, 0);
+	is_int(u32seq__intern(&t, abc, 3), a, "same sequence same id");
+	ok(a != b && b != e && a != e, "a prefix and the empty sequence differ");
+	got = u32seq__get(&t, b, &n);
+	ok(n == 2 && got[0] == 1 && got[1] == 2, "lookup");
+	u32seq__get(&t, e, &n);
+	is_int(n, 0, "the empty sequence");
+	for (uint32_t i = 0; i < 5000; i++) {
+		v[0] = i;
+		v[1] = i * 7;
+		v[2] = ~i;
+		if (u32seq__intern(&t, v, 3) != i + 3)
+			bad++;
+	}
+	is_int(bad, 0, "ids are dense and stable across rehash");
+	got = u32seq__get(&t, 4999 + 3, &n);
+	ok(n == 3 && got[0] == 4999 && got[2] == ~4999u, "the last one back");
+	is_int(u32seq__intern(&t, ab, 2), b, "stable after growth");
+	u32seq__exit(&t);
+}
+
 int main(void)
 {
 	test_errors();
 	test_strbuf();
 	test_u64map();
 	test_strtab();
+	test_u32seq();
 	return done_testing();
 }
