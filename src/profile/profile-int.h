@@ -27,6 +27,7 @@ struct mthread {
 	uint32_t tid, pid;
 	uint32_t comm;		/* strtab id */
 	uint32_t row[3];	/* cached row index: thread, process, command */
+	uint32_t task;		/* those rows' id in profile.keep.tasks */
 };
 
 struct machine {
@@ -69,6 +70,7 @@ struct rinfo {
 	uint32_t nr;		/* frames (inline chain), innermost first */
 	uint32_t module;	/* module row */
 	bool pseudo;		/* [unknown] / [kernel]: no real function */
+	uint32_t canon;		/* kept samples: the first rinfo with these rows */
 };
 
 /* A counter's value at its thread's previous sample (group reads). */
@@ -86,6 +88,44 @@ struct credit {
 
 #define PROFILE_MAX_STACK 127
 #define PROFILE_MAX_CHAIN 1024	/* frames after inline expansion */
+
+/* ---- kept samples (keep.c) ------------------------------------------------ */
+
+#define KEEP_CHUNK 65536	/* samples per chunk: no large reallocation */
+
+/* What a sample changes beyond its rows' counters. */
+enum {
+	KEEP_UNMAPPED = 1,	/* no mapping held its address (profile.unmapped) */
+	KEEP_CALLCHAIN = 2,	/* it had a call stack (has_callchains) */
+	KEEP_UNWIND_FAILED = 4,	/* its DWARF unwinding failed (unwind_failures) */
+};
+
+/*
+ * profile_opts.keep_samples: every sample as its time, period and class,
+ * where a class is all its rows are (its stack, its thread's rows, its
+ * event and time slot), each distinct class stored once. A subset totals
+ * its samples per class, then credits each class's rows once.
+ */
+struct keep {
+	bool on;
+	bool sorted;			/* the times never went back */
+	uint64_t last_time;
+	uint64_t **time;		/* chunks of KEEP_CHUNK samples */
+	uint32_t **cls, **period;	/* period UINT32_MAX: the value is in big */
+	size_t nr, nr_chunks, chunks_cap;
+	struct u64map big;		/* sample index -> a period >= UINT32_MAX */
+	/* rinfos by their rows (module, pseudo, function and line rows):
+	 * addresses with the same rows are one frame of a stack */
+	struct u32seq rinfo_rows;
+	uint32_t *canon;		/* rinfo_rows id -> its first rinfo */
+	size_t canon_cap;
+	struct u32seq stacks;		/* module, path, flags, then the canonical
+					 * rinfo of each frame, leaf first */
+	struct u32seq tasks;		/* thread, process and command row */
+	struct u32seq classes;		/* stack, task, event, slot */
+	uint32_t *buf;			/* scratch for a sequence */
+	size_t buf_cap;
+};
 
 struct profile {
 	struct pd_tool tool;		/* first: the callbacks get a pd_tool * */
@@ -145,12 +185,44 @@ struct profile {
 	/* profile__hot_line: per event, per function the hottest line row */
 	uint32_t **hot;
 	size_t *hot_nr;
+
+	struct keep keep;
+	unsigned cur_flags;		/* KEEP_* of the current sample */
+	uint32_t frame_rinfo[PROFILE_MAX_STACK + 1];	/* rinfo of each ip */
 };
 
+struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o);
 uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key, const char *name,
 			 uint32_t pid, uint32_t tid);
 uint32_t rowset__add(struct profile *p, struct rowset *s, const char *name, bool own_total);
 int profile__sample(struct pd_tool *tool, const struct pd_sample *s);
+/* Room for a call path of len function ids that stays where it is for
+ * the profile's lifetime. */
+uint32_t *profile__path_alloc(struct profile *p, uint32_t len);
+/*
+ * p->chain / chain_line (leaf first; returns their length) and
+ * p->frame_module of a stack of n frames, frame i being src's rinfo
+ * rix[i]: row indexes of src.
+ */
+size_t profile__chain(struct profile *p, const struct profile *src, const uint32_t *rix, size_t n);
+/*
+ * Credit n samples of event ev summing period to the rows of a sample:
+ * task[3] (thread, process, command), its module row, and with stack the
+ * chain profile__chain() left (nc functions, nf frames) and path row.
+ */
+void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, bool stack,
+		     size_t nc, size_t nf, uint32_t path, uint32_t ev, uint64_t n, uint64_t period);
+
+void keep__init(struct keep *k, bool on);
+void keep__exit(struct keep *k);
+/* Stop keeping and free what was kept (a group read came). */
+void keep__stop(struct keep *k);
+/* The canonical rinfo of a new rinfo rix. */
+uint32_t keep__canon(struct profile *p, uint32_t rix);
+/* Keep the current sample: its time, task, module row, p->frame_rinfo[0..nf),
+ * path row, event and period (p->cur_slot and p->cur_flags too). */
+void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t module, size_t nf,
+		  uint32_t path, uint32_t ev, uint64_t period);
 /* The previous value of a counter in a thread (0 the first time); the
  * caller stores the new one. Allocates only for a new pair. */
 uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid);

@@ -143,7 +143,7 @@ bool profile_env_is_local(const struct pd_env *env)
 	return !strcmp(env->hostname, u.nodename) && !strcmp(env->osrelease, u.release);
 }
 
-static struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
+struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 {
 	struct profile *p = xzalloc(sizeof(*p));
 
@@ -172,6 +172,7 @@ static struct profile *profile__alloc(size_t nr_events, const struct profile_opt
 	p->cur_slot = -1;
 	p->on_stack = o->on_stack;
 	p->stack_ctx = o->stack_ctx;
+	keep__init(&p->keep, o->keep_samples);
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
 
@@ -261,6 +262,7 @@ void profile__delete(struct profile *p)
 	free(p->hot_nr);
 	sym_session__delete(p->sym);
 	machine__exit(&p->machine);
+	keep__exit(&p->keep);
 	free(p);
 }
 

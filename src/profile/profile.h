@@ -134,6 +134,12 @@ struct profile_opts {
 	/* Optional: every sample's resolved stack (see profile_frame). */
 	profile_stack_fn on_stack;
 	void *stack_ctx;
+	/*
+	 * Keep every sample's time and rows (16 bytes a sample, plus each
+	 * distinct stack once) for profile__subset: a time range or a region
+	 * re-totalled in memory, without the records or the symbolizer.
+	 */
+	bool keep_samples;
 };
 
 /* A profile for nr_events events (the reader's evsels, in order), with
@@ -198,6 +204,21 @@ const struct profile_row *profile__row(const struct profile *p, enum profile_by 
  * sample landed on a known line in it. Owned by p.
  */
 const struct profile_row *profile__hot_line(struct profile *p, uint32_t function, size_t e);
+
+/*
+ * A new profile of the samples p kept (profile_opts.keep_samples) with
+ * time in [lo, hi] and, when keep is not NULL, keep(ctx, tid, time) true:
+ * the rows, their indexes and every counter are those of a profile fed
+ * only these samples (the same records, a reader tool filtering them).
+ * Nothing is read or symbolized again. The new profile's strings are p's
+ * (valid while p is) and it takes no records. Returns 0 and sets *out
+ * (the caller's: profile__delete), or -ENOTSUP when p kept no samples: not
+ * asked to, or the recording has group reads (PERF_SAMPLE_READ), whose
+ * credits depend on the samples left out.
+ */
+int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
+		    bool (*keep)(void *ctx, uint32_t tid, uint64_t time), void *ctx,
+		    struct profile **out);
 
 /* Number of samples whose address was in no known mapping. */
 uint64_t profile__unmapped_samples(const struct profile *p);

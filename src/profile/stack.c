@@ -17,10 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static inline void row_add(struct profile *p, struct profile_row *r, uint32_t ev,
+static inline void row_add(struct profile *p, struct profile_row *r, uint32_t ev, uint64_t n,
 			   uint64_t period)
 {
-	r->samples[ev]++;
+	r->samples[ev] += n;
 	r->period[ev] += period;
 	if (p->cur_slot >= 0 && ev == p->slot_event)
 		r->slot_period[p->cur_slot] += period;
@@ -28,12 +28,12 @@ static inline void row_add(struct profile *p, struct profile_row *r, uint32_t ev
 
 /* Add to a row's total once per sample. */
 static inline void row_add_total(struct profile *p, struct rowset *s, uint32_t ri, uint32_t ev,
-				 uint64_t period)
+				 uint64_t n, uint64_t period)
 {
 	if (s->stamp[ri] == p->seq)
 		return;
 	s->stamp[ri] = p->seq;
-	s->rows[ri].total_samples[ev]++;
+	s->rows[ri].total_samples[ev] += n;
 	s->rows[ri].total_period[ev] += period;
 }
 
@@ -70,6 +70,7 @@ static uint32_t module_of(struct profile *p, const struct pd_sample *s, const st
 		e = mproc__find_map(&m->kernel, s->ip);	/* e.g. no cpumode bits */
 	if (!e) {
 		p->unmapped++;
+		p->cur_flags |= KEEP_UNMAPPED;
 		return m->str_unknown;
 	}
 	return e->module;
@@ -156,6 +157,8 @@ static uint32_t rinfo_of(struct profile *p, const struct sym_result *r)
 	p->rinfos = xgrow(p->rinfos, &p->rinfos_cap, p->nr_rinfos + 1, sizeof(*p->rinfos));
 	p->rinfos[p->nr_rinfos] = ri;
 	*u64map__findnew(&p->rinfo_idx, (uint64_t)(uintptr_t)r, 0) = p->nr_rinfos;
+	if (p->keep.on)
+		p->rinfos[p->nr_rinfos].canon = keep__canon(p, (uint32_t)p->nr_rinfos);
 	return (uint32_t)p->nr_rinfos++;
 }
 
@@ -238,6 +241,7 @@ static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint6
 static void unwind_failed(struct profile *p, int err, char *cause)
 {
 	p->unwind_failures++;
+	p->cur_flags |= KEEP_UNWIND_FAILED;
 	if (!p->unwind_why)
 		p->unwind_why = cause ? cause : xstrdup(err ? gx_strerror(err) : "no frames");
 	else
@@ -271,6 +275,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 		bool k = kernel, first = true, leaf = true;
 
 		p->has_callchains = true;
+		p->cur_flags |= KEEP_CALLCHAIN;
 		for (uint64_t i = 0; i < s->nr_callchain && n < max; i++) {
 			uint64_t c = s->callchain[i];
 
@@ -312,6 +317,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 		int err;
 
 		p->has_callchains = true;
+		p->cur_flags |= KEEP_CALLCHAIN;
 		err = sym_unwind(p->sym, &in, &p->ips[base], max - base, &got, &cause);
 		if (err || got == 0)
 			unwind_failed(p, err, cause);
@@ -330,8 +336,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 
 #define PATH_CHUNK 65536	/* function ids per chunk */
 
-/* Room for len ids that stays where it is for the profile's lifetime. */
-static uint32_t *path_alloc(struct profile *p, uint32_t len)
+uint32_t *profile__path_alloc(struct profile *p, uint32_t len)
 {
 	uint32_t *c;
 
@@ -372,7 +377,7 @@ static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t
 			return (uint32_t)*slot;
 	}
 	ri = rowset__add(p, cs, comm, false);
-	copy = path_alloc(p, len);
+	copy = profile__path_alloc(p, len);
 	memcpy(copy, path, len * sizeof(*path));
 	cs->rows[ri].path = copy;
 	cs->rows[ri].path_len = len;
@@ -380,23 +385,41 @@ static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t
 	return ri;
 }
 
+size_t profile__chain(struct profile *p, const struct profile *src, const uint32_t *rix, size_t n)
+{
+	size_t nc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct rinfo *r = &src->rinfos[rix[i]];
+
+		p->frame_module[i] = r->module;
+		if (r->pseudo && nc && p->chain[nc - 1] == src->fnpool[r->off])
+			continue;	/* [kernel];[kernel];...: one frame is enough */
+		for (uint32_t k = 0; k < r->nr && nc < PROFILE_MAX_CHAIN; k++, nc++) {
+			p->chain[nc] = src->fnpool[r->off + k];
+			p->chain_line[nc] = src->linepool[r->off + k];
+		}
+	}
+	return nc;
+}
+
 /*
- * Symbolize the sample's stack once: p->chain / p->chain_line (leaf first,
- * *nc entries), the module row of every frame in p->frame_module (*nf
- * entries) and the call path row in *path_row.
+ * Symbolize the sample's stack once: the rinfo of every frame in
+ * p->frame_rinfo (*nf entries), p->chain / p->chain_line (leaf first, *nc
+ * entries), the module row of every frame in p->frame_module and the call
+ * path row in *path_row.
  */
 static void resolve_stack(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
 			  const char *comm, size_t *nc_out, size_t *nf_out, uint32_t *path_row)
 {
-	size_t n = collect_ips(p, s, proc), nc = 0;
+	size_t n = collect_ips(p, s, proc), nc;
 
 	for (size_t i = 0; i < n; i++) {
 		bool in_kernel = p->ip_kernel[i];
 		const struct mmap_ent *map;
 		const struct sym_result *res = resolve(p, proc, p->ips[i], &in_kernel, &map);
-		uint32_t rix = rinfo_of(p, res);
-		const struct rinfo *r = &p->rinfos[rix];	/* after rinfo_of grew the array */
 
+		p->frame_rinfo[i] = rinfo_of(p, res);
 		if (p->on_stack) {
 			struct profile_frame *f = &p->frames[i];
 
@@ -410,15 +433,8 @@ static void resolve_stack(struct profile *p, const struct pd_sample *s, const st
 			f->build_id = map ? map->build_id : NULL;
 			f->build_id_size = map ? map->build_id_size : 0;
 		}
-
-		p->frame_module[i] = r->module;
-		if (r->pseudo && nc && p->chain[nc - 1] == p->fnpool[r->off])
-			continue;	/* [kernel];[kernel];...: one frame is enough */
-		for (uint32_t k = 0; k < r->nr && nc < PROFILE_MAX_CHAIN; k++, nc++) {
-			p->chain[nc] = p->fnpool[r->off + k];
-			p->chain_line[nc] = p->linepool[r->off + k];
-		}
 	}
+	nc = profile__chain(p, p, p->frame_rinfo, n);
 	for (size_t j = 0; j < nc; j++)
 		p->path_tmp[nc - 1 - j] = p->chain[j];
 	*path_row = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
@@ -431,22 +447,37 @@ static void resolve_stack(struct profile *p, const struct pd_sample *s, const st
 /* Credit one event's period to the stack resolve_stack() left: self to
  * the leaf's function, line and path, total to everything on it. */
 static void credit_stack(struct profile *p, uint32_t self_module, size_t nc, size_t nf,
-			 uint32_t path_row, uint32_t ev, uint64_t period)
+			 uint32_t path_row, uint32_t ev, uint64_t n, uint64_t period)
 {
 	struct rowset *fs = &p->sets[PROFILE_BY_FUNCTION], *ls = &p->sets[PROFILE_BY_LINE];
 	struct rowset *ms = &p->sets[PROFILE_BY_MODULE];
 
 	p->seq++;
-	row_add_total(p, ms, self_module, ev, period);
+	row_add_total(p, ms, self_module, ev, n, period);
 	for (size_t i = 0; i < nf; i++)
-		row_add_total(p, ms, p->frame_module[i], ev, period);
-	row_add(p, &fs->rows[p->chain[0]], ev, period);
-	row_add(p, &ls->rows[p->chain_line[0]], ev, period);
+		row_add_total(p, ms, p->frame_module[i], ev, n, period);
+	row_add(p, &fs->rows[p->chain[0]], ev, n, period);
+	row_add(p, &ls->rows[p->chain_line[0]], ev, n, period);
 	for (size_t j = 0; j < nc; j++) {
-		row_add_total(p, fs, p->chain[j], ev, period);
-		row_add_total(p, ls, p->chain_line[j], ev, period);
+		row_add_total(p, fs, p->chain[j], ev, n, period);
+		row_add_total(p, ls, p->chain_line[j], ev, n, period);
 	}
-	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[path_row], ev, period);
+	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[path_row], ev, n, period);
+}
+
+void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, bool stack,
+		     size_t nc, size_t nf, uint32_t path, uint32_t ev, uint64_t n, uint64_t period)
+{
+	row_add(p, &p->sets[PROFILE_BY_THREAD].rows[task[0]], ev, n, period);
+	row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[task[1]], ev, n, period);
+	row_add(p, &p->sets[PROFILE_BY_COMMAND].rows[task[2]], ev, n, period);
+	row_add(p, &p->sets[PROFILE_BY_MODULE].rows[module], ev, n, period);
+	if (stack) {
+		credit_stack(p, module, nc, nf, path, ev, n, period);
+	} else {
+		p->seq++;
+		row_add_total(p, &p->sets[PROFILE_BY_MODULE], module, ev, n, period);
+	}
 }
 
 /* ---- group reads ------------------------------------------------------------ */
@@ -503,6 +534,9 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 
 	if (!p->nr_events)
 		return 0;
+	if (s->read && p->keep.on)
+		keep__stop(&p->keep);	/* its credits depend on the samples before */
+	p->cur_flags = 0;
 	t = machine__findnew_thread(m, s->pid, s->tid);
 	nr = sample_credits(p, s);
 	if (!nr)
@@ -536,6 +570,8 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 					    strtab__str(&m->strs, pcomm), t->pid, 0);
 		if (p->sets[PROFILE_BY_PROCESS].nr > nproc)	/* a new process */
 			p->sets[PROFILE_BY_COMMAND].rows[t->row[2]].nr_procs++;
+		if (p->keep.on)
+			t->task = u32seq__intern(&p->keep.tasks, t->row, 3);
 	}
 	pi = u64map__find(&m->proc_idx, t->pid);
 	proc = pi ? &m->procs[*pi] : NULL;
@@ -543,20 +579,11 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 	ri = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod), 0, 0);
 	if (p->sym)
 		resolve_stack(p, s, proc, strtab__str(&m->strs, t->comm), &nc, &nf, &path_row);
-	for (size_t c = 0; c < nr; c++) {
-		uint32_t ev = p->credits[c].ev;
-		uint64_t period = p->credits[c].period;
-
-		row_add(p, &p->sets[PROFILE_BY_THREAD].rows[t->row[0]], ev, period);
-		row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[t->row[1]], ev, period);
-		row_add(p, &p->sets[PROFILE_BY_COMMAND].rows[t->row[2]], ev, period);
-		row_add(p, &p->sets[PROFILE_BY_MODULE].rows[ri], ev, period);
-		if (p->sym) {
-			credit_stack(p, ri, nc, nf, path_row, ev, period);
-		} else {
-			p->seq++;
-			row_add_total(p, &p->sets[PROFILE_BY_MODULE], ri, ev, period);
-		}
-	}
+	for (size_t c = 0; c < nr; c++)
+		profile__credit(p, t->row, ri, p->sym != NULL, nc, nf, path_row, p->credits[c].ev, 1,
+				p->credits[c].period);
+	if (p->keep.on)	/* without group reads: one credit */
+		keep__sample(p, s->time, t->task, ri, nf, p->sym ? path_row : UINT32_MAX,
+			     p->credits[0].ev, p->credits[0].period);
 	return 0;
 }
