@@ -142,6 +142,14 @@ static int region_sample(struct pd_tool *t, const struct pd_sample *s)
 	return rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, s) : 0;
 }
 
+/* profile__subset's filter: rt's region holds the sample. */
+static bool in_region(void *ctx, uint32_t tid, uint64_t time)
+{
+	const struct region_tool *rt = ctx;
+
+	return gx_regions__contains(rt->g, rt->idx, tid, time);
+}
+
 static void region_tool__init(struct region_tool *rt, const struct gx_regions *g, size_t idx,
 			      struct pd_tool *inner)
 {
@@ -516,6 +524,7 @@ static void profile_options(struct gx_result *r, const struct gx_result_opts *o)
 				   : xstrdup(".");
 	}
 	r->po.archive = r->archive;
+	r->po.keep_samples = false;	/* the walks again keep nothing */
 	r->po.on_stack = NULL;
 	r->po.stack_ctx = NULL;
 	r->po.slot_of = NULL;
@@ -572,6 +581,7 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	po = r->po;
 	po.on_stack = o->on_stack;
 	po.stack_ctx = o->stack_ctx;
+	po.keep_samples = o->keep_samples && !r->region;
 	err = profile__new_opts(&r->profile, r->nr_events, &po, cause);
 	if (err)
 		goto fail;
@@ -639,6 +649,8 @@ int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 	int err;
 
 	*out = NULL;
+	if (profile__subset(r->profile, lo, hi ? hi : UINT64_MAX, NULL, NULL, out) == 0)
+		return 0;	/* kept samples: no walk */
 	err = profile__new_opts(&p, r->nr_events, &r->po, cause);
 	if (err)
 		return err;
@@ -667,6 +679,10 @@ int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profi
 	*out = NULL;
 	if (name_idx >= gx_regions__nr_names(r->regions))
 		return gx_fail(cause, -EINVAL, "no region %zu", name_idx);
+	rt.g = r->regions;
+	rt.idx = name_idx;
+	if (profile__subset(r->profile, 0, UINT64_MAX, in_region, &rt, out) == 0)
+		return 0;	/* kept samples: no walk */
 	err = profile__new_opts(&p, r->nr_events, &r->po, cause);
 	if (err)
 		return err;

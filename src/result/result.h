@@ -62,6 +62,13 @@ struct gx_result_opts {
 	 * fails when the result has no such region.
 	 */
 	const char *region;
+	/*
+	 * Keep every sample's time and rows (16 bytes a sample) so that
+	 * gx_result__profile_range and gx_result__profile_region total in
+	 * memory instead of walking perf.data again (the TUI's time ranges
+	 * and regions). Not with region, whose profile has only its samples.
+	 */
+	bool keep_samples;
 };
 
 /*
@@ -244,16 +251,21 @@ const char *gx_result__narrowed(const struct gx_result *r);
 /* Samples of event e in the whole run, also when narrowed to a region. */
 uint64_t gx_result__run_samples(const struct gx_result *r, size_t e);
 /* A new profile of the samples in region name_idx (the caller's:
- * profile__delete). Not for a pipe-mode input. */
+ * profile__delete). Opened with keep_samples: totalled in memory, its
+ * names borrowed from the result (valid as long as r); else perf.data is
+ * walked again, which a pipe-mode input cannot. */
 int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profile **out,
 			      char **cause);
 
 /* ---- walking again -------------------------------------------------------- */
 
 /*
- * A new profile of the samples with time in [lo, hi] (the TUI's time
- * range), symbolized by the result's session options. On success *out is
- * the caller's (profile__delete). Not for a pipe-mode input.
+ * A new profile of the samples with time in [lo, hi] (hi 0: no end; the
+ * TUI's time range). On success *out is the caller's (profile__delete).
+ * Opened with keep_samples: totalled in memory from the kept samples,
+ * its names borrowed from the result (valid as long as r); else perf.data
+ * is walked again and symbolized by the result's session options, which
+ * a pipe-mode input cannot.
  */
 int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 			     struct profile **out, char **cause);

@@ -3,8 +3,9 @@
  * result walks perf.data once into its profile (rows per process, thread,
  * module, function, line and call path) while a thin tap beside it keeps
  * every sample's time, thread and ip (32 bytes each) for the timeline and
- * the disassembly. A time range asks the result for a profile of the
- * samples inside the range.
+ * the disassembly. A time range or a region asks the result for a
+ * profile of the samples inside it, which the result totals in memory
+ * from the samples its profile kept (keep_samples).
  */
 #include "config.h"
 
@@ -475,7 +476,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	struct tui_real *real = xzalloc(sizeof(*real));
 	struct tap_tool tt = { .tool = { .sample = tap_sample, .mmap = tap_mmap }, .real = real };
 	struct gx_result_opts ro = { .parent = o->parent, .cpu = o->cpu, .sym = o->sym,
-				     .tap = &tt.tool };
+				     .tap = &tt.tool, .keep_samples = true };
 	struct tui_model *m = NULL;
 	struct gx_result *res;
 	const char **names = NULL;
