@@ -177,6 +177,7 @@ void machine__comm(struct machine *m, const struct pd_comm *c)
 	struct mproc *p = machine__findnew_proc(m, c->pid);
 
 	t->comm = id;
+	t->own_comm = true;
 	if (c->pid == c->tid || p->comm == m->str_unknown)
 		p->comm = id;
 	if (c->exec && c->pid == c->tid)
@@ -186,10 +187,11 @@ void machine__comm(struct machine *m, const struct pd_comm *c)
 void machine__fork(struct machine *m, const struct pd_task *f)
 {
 	struct mthread *parent = machine__findnew_thread(m, f->ppid, f->ptid);
-	uint32_t comm = parent->comm;
+	uint32_t comm = parent->own_comm ? parent->comm : machine__findnew_proc(m, parent->pid)->comm;
 	struct mthread *child = machine__findnew_thread(m, f->pid, f->tid);
 
 	child->comm = comm;
+	child->own_comm = true;
 	if (f->pid != f->ppid) {
 		/* a new process: it starts with a copy of the parent's maps */
 		struct mproc *pp = machine__findnew_proc(m, f->ppid);

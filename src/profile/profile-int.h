@@ -26,6 +26,10 @@ struct mproc {
 struct mthread {
 	uint32_t tid, pid;
 	uint32_t comm;		/* strtab id */
+	/* named by a COMM or FORK record; else it has its process's name,
+	 * whenever a sample asks (what it is named then does not depend on
+	 * which samples came before) */
+	bool own_comm;
 	uint32_t row[3];	/* cached row index: thread, process, command */
 	uint32_t task;		/* those rows' id in profile.keep.tasks */
 };

@@ -522,13 +522,52 @@ static size_t sample_credits(struct profile *p, const struct pd_sample *s)
 	return n;
 }
 
+/*
+ * The rows of thread t (thread, process, command) in t->row, made again
+ * when its name, its process or its process's name changed since they
+ * were made, and its process (*proc, NULL when unknown). A thread no COMM
+ * or FORK named has its process's name now. So the rows a sample credits
+ * depend on the records before it, never on which samples came before: a
+ * time range's walk credits them as the whole run's does.
+ */
+static struct mthread *thread_rows(struct profile *p, struct mthread *t, const struct mproc **proc)
+{
+	struct machine *m = &p->machine;
+	uint64_t *pi = u64map__find(&m->proc_idx, t->pid);
+	struct mproc *mp = pi ? &m->procs[*pi] : NULL;
+	uint32_t pcomm = mp ? mp->comm : m->str_unknown;
+	struct rowset *ps = &p->sets[PROFILE_BY_PROCESS];
+	size_t nproc = ps->nr;
+
+	if (!t->own_comm)
+		t->comm = pcomm;
+	*proc = mp;
+	if (t->row[0] != UINT32_MAX &&
+	    p->sets[PROFILE_BY_THREAD].rows[t->row[0]].name == strtab__str(&m->strs, t->comm) &&
+	    ps->rows[t->row[1]].pid == t->pid &&
+	    ps->rows[t->row[1]].name == strtab__str(&m->strs, pcomm))
+		return t;
+	if (!mp)
+		*proc = machine__findnew_proc(m, t->pid);
+	t->row[0] = rowset__findnew(p, &p->sets[PROFILE_BY_THREAD], (uint64_t)t->tid << 32 | t->comm,
+				    strtab__str(&m->strs, t->comm), t->pid, t->tid);
+	t->row[1] = rowset__findnew(p, ps, (uint64_t)t->pid << 32 | pcomm,
+				    strtab__str(&m->strs, pcomm), t->pid, 0);
+	t->row[2] = rowset__findnew(p, &p->sets[PROFILE_BY_COMMAND], pcomm,
+				    strtab__str(&m->strs, pcomm), t->pid, 0);
+	if (ps->nr > nproc)	/* a new process */
+		p->sets[PROFILE_BY_COMMAND].rows[t->row[2]].nr_procs++;
+	if (p->keep.on)
+		t->task = u32seq__intern(&p->keep.tasks, t->row, 3);
+	return t;
+}
+
 int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 {
 	struct profile *p = (struct profile *)tool;
 	struct machine *m = &p->machine;
 	const struct mproc *proc;
 	struct mthread *t;
-	uint64_t *pi;
 	uint32_t mod, ri, path_row = 0;
 	size_t nr, nc = 0, nf = 0;
 
@@ -552,29 +591,7 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 		}
 	}
 
-	/* cached rows: valid while the thread's comm is unchanged */
-	if (t->row[0] == UINT32_MAX || p->sets[PROFILE_BY_THREAD].rows[t->row[0]].name !=
-					       strtab__str(&m->strs, t->comm)) {
-		uint32_t pcomm = machine__findnew_proc(m, t->pid)->comm;
-
-		t = machine__findnew_thread(m, s->pid, s->tid);
-		t->row[0] = rowset__findnew(p, &p->sets[PROFILE_BY_THREAD],
-					    (uint64_t)t->tid << 32 | t->comm,
-					    strtab__str(&m->strs, t->comm), t->pid, t->tid);
-		size_t nproc = p->sets[PROFILE_BY_PROCESS].nr;
-
-		t->row[1] = rowset__findnew(p, &p->sets[PROFILE_BY_PROCESS],
-					    (uint64_t)t->pid << 32 | pcomm,
-					    strtab__str(&m->strs, pcomm), t->pid, 0);
-		t->row[2] = rowset__findnew(p, &p->sets[PROFILE_BY_COMMAND], pcomm,
-					    strtab__str(&m->strs, pcomm), t->pid, 0);
-		if (p->sets[PROFILE_BY_PROCESS].nr > nproc)	/* a new process */
-			p->sets[PROFILE_BY_COMMAND].rows[t->row[2]].nr_procs++;
-		if (p->keep.on)
-			t->task = u32seq__intern(&p->keep.tasks, t->row, 3);
-	}
-	pi = u64map__find(&m->proc_idx, t->pid);
-	proc = pi ? &m->procs[*pi] : NULL;
+	t = thread_rows(p, t, &proc);
 	mod = module_of(p, s, proc);
 	ri = rowset__findnew(p, &p->sets[PROFILE_BY_MODULE], mod, strtab__str(&m->strs, mod), 0, 0);
 	if (p->sym)

@@ -261,8 +261,9 @@ static void add_sample(uint64_t time, uint64_t leaf, uint64_t mid, uint64_t root
 }
 
 /* Records in the order a reader hands them: threads named (two processes
- * of one command), the binary mapped in each process, a thread renamed
- * and a process exec'ing a new name midway; sample times mostly rising,
+ * of one command; thread 21 never is: it has its process's name), the
+ * binary mapped in each process, a thread renamed, a process exec'ing a
+ * new name and a main thread renamed midway; sample times mostly rising,
  * some late, some equal. */
 static void make_recs(uint64_t leaf, uint64_t mid, uint64_t root, const struct pd_mmap *m)
 {
@@ -284,6 +285,8 @@ static void make_recs(uint64_t leaf, uint64_t mid, uint64_t root, const struct p
 			add_comm(10, 11, "worker-b", false);
 		if (nr_recs == 2 * NR_RECS / 3)
 			add_comm(20, 20, "other-b", true);
+		if (nr_recs == 3 * NR_RECS / 4)	/* its thread 11 keeps its name */
+			add_comm(10, 10, "app-b", false);
 		time += rnd(5) == 0 ? 0 : 10 + rnd(20);
 		add_sample(rnd(30) == 0 ? time - 100 : time, leaf, mid, root);
 	}
@@ -352,7 +355,7 @@ static void test_fed(void)
 	uint64_t root = (uint64_t)(uintptr_t)&root_fn + 4, last;
 	struct pd_mmap m = { 0 };
 	struct profile *all = new_profile(true), *plain = new_profile(false), *sub = NULL;
-	struct filter f[10];
+	struct filter f[12];
 	size_t nf = 0;
 
 	root_fn();
@@ -374,6 +377,8 @@ static void test_fed(void)
 	f[nf++] = (struct filter){ last / 2, UINT64_MAX, NULL };
 	f[nf++] = (struct filter){ recs[nr_recs / 2].s.time, recs[nr_recs / 2].s.time, NULL };
 	f[nf++] = (struct filter){ last + 1, UINT64_MAX, NULL };
+	f[nf++] = (struct filter){ 4 * last / 5, UINT64_MAX, NULL };
+	f[nf++] = (struct filter){ 7 * last / 10, 9 * last / 10, NULL };
 	f[nf++] = (struct filter){ 0, UINT64_MAX, some_threads };
 	f[nf++] = (struct filter){ last / 4, 3 * last / 4, some_threads };
 	f[nf++] = (struct filter){ 0, UINT64_MAX, app_late };
