@@ -348,8 +348,15 @@ struct tui_model {
 	 * address. */
 	uint64_t *thr_times;
 	size_t *thr_off;	/* [nr_threads + 1] into thr_times */
+	/* whether ts is in time order, checked for ts_checked - 1 samples
+	 * (0: not yet): a range's samples are then found by binary search */
+	bool ts_sorted;
+	size_t ts_checked;
 	struct tui_iphist *ips;	/* by ip */
 	size_t nr_ips;
+	/* [nr_ts]: each clock-event sample's entry in ips (UINT32_MAX for
+	 * the other events), so a range's histogram is counting, not hashing */
+	uint32_t *ts_ip;
 	/* the last disassembly, for the source view then the disassembly view */
 	struct tui_disasm disasm_last;
 	size_t disasm_func;

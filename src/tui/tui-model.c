@@ -199,6 +199,7 @@ void tui_model__delete(struct tui_model *m)
 	free(m->thr_times);
 	free(m->thr_off);
 	free(m->ips);
+	free(m->ts_ip);
 	tui_disasm__exit(&m->disasm_last);
 	tui_model__delete(m->base);
 	free(m->base_title);
@@ -336,12 +337,25 @@ static size_t thread_index(const struct tui_model *m, uint32_t tid)
 	return lo < m->nr_threads && m->threads[lo].tid == tid ? lo : m->nr_threads;
 }
 
+/* Whether m->ts is in time order: one pass per number of samples. */
+static bool ts_sorted(struct tui_model *m)
+{
+	if (m->ts_checked != m->nr_ts + 1) {
+		m->ts_sorted = true;
+		for (size_t i = 1; i < m->nr_ts && m->ts_sorted; i++)
+			m->ts_sorted = m->ts[i].time >= m->ts[i - 1].time;
+		m->ts_checked = m->nr_ts + 1;
+	}
+	return m->ts_sorted;
+}
+
 void tui_model__index_times(struct tui_model *m)
 {
 	size_t nt = m->nr_threads, *fill;
 	uint32_t last_tid = UINT32_MAX;
 	size_t last = nt;
 
+	ts_sorted(m);	/* now, not on the first key that asks */
 	if (m->thr_off)
 		return;
 	m->thr_off = xcalloc(nt + 2, sizeof(size_t));
@@ -416,19 +430,55 @@ static size_t first_at(const struct tui_model *m, uint64_t t)
 	return lo;
 }
 
+/*
+ * The histogram of samples [from, to) that the range [lo, hi] (hi 0: all)
+ * and, narrowed, the views keep, from the whole run's (m->ips, m->ts_ip):
+ * a count per entry, no hashing.
+ */
+static size_t ip_histogram_indexed(struct tui_model *m, size_t from, size_t to, uint64_t lo,
+				   uint64_t hi, bool narrowed, struct tui_iphist **out)
+{
+	uint32_t *count = xcalloc(m->nr_ips + 1, sizeof(*count));
+	/* sorted: [from, to) is the range; a region is per thread */
+	bool check = (narrowed && m->region >= 0) || (hi && !ts_sorted(m));
+	struct tui_iphist *h;
+	size_t nr = 0;
+
+	for (size_t i = from; i < to; i++) {
+		uint32_t x = m->ts_ip[i];
+		const struct tui_tsample *s;
+
+		if (x == UINT32_MAX)
+			continue;
+		s = &m->ts[i];
+		if (check && ((hi && (s->time < lo || s->time > hi)) ||
+			      (narrowed && !tui_model__keeps(m, s->tid, s->time))))
+			continue;
+		count[x]++;
+	}
+	h = xcalloc(m->nr_ips + 1, sizeof(*h));
+	for (size_t j = 0; j < m->nr_ips; j++)
+		if (count[j]) {
+			h[nr] = m->ips[j];
+			h[nr++].count = count[j];
+		}
+	free(count);
+	*out = h;
+	return nr;
+}
+
 size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bool narrowed,
 			       struct tui_iphist **out)
 {
 	size_t cap = 4096, n = 0, from = 0, to = m->nr_ts, nr = 0;
 	struct tui_iphist *h;
-	bool sorted = true;
 
-	for (size_t i = 1; hi && i < m->nr_ts && sorted; i++)
-		sorted = m->ts[i].time >= m->ts[i - 1].time;
-	if (hi && sorted) {	/* only the samples inside the range */
+	if (hi && ts_sorted(m)) {	/* only the samples inside the range */
 		from = first_at(m, lo);
 		to = first_at(m, hi + 1);
 	}
+	if (m->ts_ip)
+		return ip_histogram_indexed(m, from, to, lo, hi, narrowed, out);
 	h = xcalloc(cap, sizeof(*h));
 	for (size_t i = from; i < to; i++) {
 		const struct tui_tsample *x = &m->ts[i];
@@ -474,8 +524,35 @@ size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bo
 
 void tui_model__index_ips(struct tui_model *m)
 {
-	if (!m->ips)
-		m->nr_ips = tui_model__ip_histogram(m, 0, 0, false, &m->ips);
+	size_t cap = 16;
+	uint32_t *slot;
+
+	if (m->ips)
+		return;
+	m->nr_ips = tui_model__ip_histogram(m, 0, 0, false, &m->ips);
+	/* each sample's entry: a hash of the entries, then one probe a sample */
+	while (cap < 2 * m->nr_ips)
+		cap *= 2;
+	slot = xmalloc(cap * sizeof(*slot));
+	memset(slot, 0xff, cap * sizeof(*slot));
+	for (uint32_t j = 0; j < m->nr_ips; j++) {
+		size_t k = ip_hash(m->ips[j].ip, m->ips[j].pid) & (cap - 1);
+
+		while (slot[k] != UINT32_MAX)
+			k = (k + 1) & (cap - 1);
+		slot[k] = j;
+	}
+	m->ts_ip = xmalloc((m->nr_ts + 1) * sizeof(*m->ts_ip));
+	for (size_t i = 0; i < m->nr_ts; i++) {
+		const struct tui_tsample *x = &m->ts[i];
+		size_t k = ip_hash(x->ip, x->pid) & (cap - 1);
+
+		while (slot[k] != UINT32_MAX &&
+		       (m->ips[slot[k]].ip != x->ip || m->ips[slot[k]].pid != x->pid))
+			k = (k + 1) & (cap - 1);
+		m->ts_ip[i] = x->evsel == m->clk ? slot[k] : UINT32_MAX;
+	}
+	free(slot);
 }
 
 static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)

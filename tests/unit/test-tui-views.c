@@ -764,6 +764,73 @@ static void test_regions(void)
 	free(base);
 }
 
+/* A range's histogram of addresses counted from the whole run's index
+ * (tui_model__index_ips) is the one hashed from its samples: ranges,
+ * a region, the whole run, samples out of time order. */
+static void test_ip_histogram(void)
+{
+	const char *names[] = { "cycles", "instructions" };
+	struct tui_model *m = tui_model__new(2, names);
+	struct { uint64_t lo, hi; int region; } cases[] = {
+		{ 0, 0, -1 }, { 1000, 5000, -1 }, { 4000, 4030, -1 }, { 9000, 20000, -1 },
+		{ 0, 0, 0 }, { 2000, 7000, 0 },
+	};
+	struct tui_iphist *want[2][ARRAY_SIZE(cases)], *got;
+	size_t nwant[2][ARRAY_SIZE(cases)], n;
+	uint64_t seed = 3;
+
+	m->ts = xcalloc(3000, sizeof(*m->ts));
+	for (int i = 0; i < 3000; i++) {
+		struct tui_tsample *x = &m->ts[m->nr_ts++];
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		x->time = 1000 + (uint64_t)i * 3 - (seed >> 60 == 0 ? 50 : 0);
+		x->ip = 0x400000 + (seed >> 40) % 64;
+		x->pid = x->tid = 10 + (uint32_t)(seed >> 20) % 3;
+		x->evsel = (seed >> 30) % 4 == 0;
+	}
+	tui_model__add_region(m, "r", 11, 2500, 6000, 1);
+	tui_model__add_region(m, "r", 12, 8000, 9000, 1);
+	tui_model__regions_done(m);
+	for (int pass = 0; pass < 2; pass++) {	/* times out of order, then sorted */
+		for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+			m->range_lo = cases[k].lo;
+			m->range_hi = cases[k].hi;
+			m->region = cases[k].region;
+			nwant[pass][k] = tui_model__ip_histogram(m, cases[k].lo, cases[k].hi, true,
+								 &want[pass][k]);
+		}
+		for (int i = 0; i < 3000; i++)
+			m->ts[i].time = 1000 + (uint64_t)i * 3;
+		m->ts_checked = 0;	/* the order is checked again */
+	}
+	tui_model__index_ips(m);
+	for (int pass = 1; pass >= 0; pass--) {
+		for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+			m->range_lo = cases[k].lo;
+			m->range_hi = cases[k].hi;
+			m->region = cases[k].region;
+			n = tui_model__ip_histogram(m, cases[k].lo, cases[k].hi, true, &got);
+			ok(n == nwant[pass][k] && n > 0 &&
+			   !memcmp(got, want[pass][k], n * sizeof(*got)),
+			   "addresses in [%llu, %llu]%s%s: counted from the index as hashed",
+			   (unsigned long long)cases[k].lo, (unsigned long long)cases[k].hi,
+			   cases[k].region >= 0 ? " in a region" : "",
+			   pass ? "" : ", times out of order");
+			free(got);
+			free(want[pass][k]);
+		}
+		seed = 3;
+		for (int i = 0; i < 3000; i++) {	/* back out of order */
+			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+			m->ts[i].time -= seed >> 60 == 0 ? 50 : 0;
+		}
+		m->ts_checked = 0;
+	}
+	m->region = -1;
+	tui_model__delete(m);
+}
+
 /* aarch64 code, as aarch64-linux-gnu-as encodes it:
  *   0 ldr x0, [x1]   4 add x0, x0, #1   8 prfm pldl1keep, [x1]
  *   c cbz x0, 0x14  10 bl 0            14 ldp x2, x3, [sp, #16]
@@ -874,6 +941,7 @@ int main(void)
 	test_disasm_arm64();
 	test_baseline();
 	test_regions();
+	test_ip_histogram();
 	m = synth_model(false);
 
 	golden(m, "summary", "");
