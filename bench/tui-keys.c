@@ -1,9 +1,11 @@
 /*
  * tui-keys RESULT BUDGET_MS KEYS...: open RESULT as `gexplore tui` does,
  * apply the keys headless at 120x40 (handle + redraw, as the terminal
- * loop does) and print the time of every key, then per key name the worst
- * press, and one verdict line against BUDGET_MS. For bench/tui: the
- * figures of issue 18 part 5 (16 ms per key on 1 M samples, 50 ms on 10 M).
+ * loop does) and print the time of every key, then the worst press of
+ * each key per what it did (the view it left and the one it showed, and
+ * whether a time range was set: "Enter grid -> source, range"), and one
+ * verdict line against BUDGET_MS. For bench/tui: the figures of issue 18
+ * part 5 (16 ms per key on 1 M samples, 50 ms on 10 M).
  * Exit 0 when every key is within the budget, 1 when one is not, 2 on
  * error.
  */
@@ -26,10 +28,21 @@ static double now_ms(void)
 }
 
 struct per_name {
-	char name[16];
+	char name[64];		/* "Space timeline, range" */
 	double worst;
 	int n;
 };
+
+/* Key k's line in the summary: its name, the views it left and showed,
+ * and whether a time range is set after it. */
+static void key_label(char *buf, size_t len, const char *key, const char *from, const char *to,
+		      bool range)
+{
+	if (strcmp(from, to))
+		snprintf(buf, len, "%s %s -> %s%s", key, from, to, range ? ", range" : "");
+	else
+		snprintf(buf, len, "%s %s%s", key, from, range ? ", range" : "");
+}
 
 int main(int argc, char **argv)
 {
@@ -60,6 +73,8 @@ int main(int argc, char **argv)
 	tui_app__draw(&app, &c);
 	for (int i = 3; i < argc && !app.quit; i++) {
 		int k = tui_key_parse(argv[i]);
+		const char *from = app.stack[app.depth - 1]->ops->name;
+		char label[64];
 		double dt;
 		size_t j;
 
@@ -74,11 +89,14 @@ int main(int argc, char **argv)
 		sum += dt;
 		nk++;
 		printf("key %3d %-6s %8.3f ms  (%s)\n", nk, argv[i], dt, app.stack[app.depth - 1]->ops->name);
-		for (j = 0; j < nn && strcmp(names[j].name, argv[i]); j++)
+		key_label(label, sizeof(label), argv[i], from, app.stack[app.depth - 1]->ops->name,
+			  m->range_hi != 0);
+		for (j = 0; j < nn && strcmp(names[j].name, label); j++)
 			;
 		if (j == nn && nn < ARRAY_SIZE(names)) {
-			snprintf(names[nn].name, sizeof(names[nn].name), "%s", argv[i]);
-			names[nn++].worst = 0;
+			snprintf(names[nn].name, sizeof(names[nn].name), "%s", label);
+			names[nn].worst = 0;
+			names[nn++].n = 0;
 		}
 		if (j < nn) {
 			names[j].n++;
@@ -90,10 +108,10 @@ int main(int argc, char **argv)
 			snprintf(worst_name, sizeof(worst_name), "%s", argv[i]);
 		}
 	}
-	printf("worst per key:");
+	printf("worst press per key (ms, handle + redraw):\n");
 	for (size_t j = 0; j < nn; j++)
-		printf(" %s %.2f", names[j].name, names[j].worst);
-	printf(" (ms)\n");
+		printf("  %-36s %9.3f  (%d press%s)\n", names[j].name, names[j].worst, names[j].n,
+		       names[j].n == 1 ? "" : "es");
 	printf("keys: %d, mean %.3f ms, worst %.3f ms (%s), budget %.0f ms: %s\n", nk,
 	       nk ? sum / nk : 0, worst, worst_name, budget, worst <= budget ? "ok" : "OVER");
 	tui_app__exit(&app);
