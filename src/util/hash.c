@@ -186,9 +186,14 @@ uint32_t u32seq__intern(struct u32seq *t, const uint32_t *v, size_t n)
 	if ((t->nr + 1) * 2 >= t->nslots)
 		u32seq__rehash(t, t->nslots ? t->nslots * 2 : 64);
 	for (j = u32seq_hash(v, n) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		size_t id = t->slots[j] - 1, len = t->off[id + 1] - t->off[id];
+		size_t id = t->slots[j] - 1, k = 0;
+		const uint32_t *c = t->pool + t->off[id];
 
-		if (len == n && !memcmp(t->pool + t->off[id], v, n * sizeof(*v)))
+		if (t->off[id + 1] - t->off[id] != n)
+			continue;
+		while (k < n && c[k] == v[k])	/* short: no memcmp call */
+			k++;
+		if (k == n)
 			return (uint32_t)id;
 	}
 	t->pool = xgrow(t->pool, &t->cap_pool, t->nr_pool + n + 1, sizeof(*t->pool));
