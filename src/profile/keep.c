@@ -4,8 +4,8 @@
  * While the records are walked, every sample is stored as its time, its
  * period and its class: the rows it credits (its thread's, its module's,
  * the function and line rows of each frame, its call path), its event and
- * its time slot. Classes, and the stacks inside them, are interned, so a
- * sample costs 16 bytes and its rows are stored once per distinct class.
+ * its time slot. Classes are interned (one lookup a sample), so a sample
+ * costs 16 bytes and its rows are stored once per distinct class.
  *
  * A subset (a time range, a region) walks the samples in it once, adding
  * each one's count and period to its class, then credits every class it
@@ -30,7 +30,6 @@ void keep__init(struct keep *k, bool on)
 	k->sorted = true;
 	u64map__init(&k->big);
 	u32seq__init(&k->rinfo_rows);
-	u32seq__init(&k->stacks);
 	u32seq__init(&k->tasks);
 	u32seq__init(&k->classes);
 }
@@ -47,7 +46,6 @@ void keep__exit(struct keep *k)
 	free(k->period);
 	u64map__exit(&k->big);
 	u32seq__exit(&k->rinfo_rows);
-	u32seq__exit(&k->stacks);
 	u32seq__exit(&k->tasks);
 	u32seq__exit(&k->classes);
 	free(k->canon);
@@ -91,18 +89,17 @@ void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t modu
 		  uint32_t path, uint32_t ev, uint64_t period)
 {
 	struct keep *k = &p->keep;
-	uint32_t *b = keep_buf(k, 3 + nf), cls[4];
+	uint32_t *b = keep_buf(k, CLS_FRAMES + nf);
 	size_t c = k->nr / KEEP_CHUNK, i = k->nr % KEEP_CHUNK;
 
-	b[0] = module;
-	b[1] = path;
-	b[2] = p->cur_flags;
+	b[CLS_TASK] = task;
+	b[CLS_EV] = ev;
+	b[CLS_SLOT] = (uint32_t)p->cur_slot;
+	b[CLS_MODULE] = module;
+	b[CLS_PATH] = path;
+	b[CLS_FLAGS] = p->cur_flags;
 	for (size_t f = 0; f < nf; f++)
-		b[3 + f] = p->rinfos[p->frame_rinfo[f]].canon;
-	cls[0] = u32seq__intern(&k->stacks, b, 3 + nf);
-	cls[1] = task;
-	cls[2] = ev;
-	cls[3] = (uint32_t)p->cur_slot;
+		b[CLS_FRAMES + f] = p->rinfos[p->frame_rinfo[f]].canon;
 	if (!i) {
 		k->time = xgrow(k->time, &k->chunks_cap, c + 1, sizeof(*k->time));
 		k->cls = xrealloc(k->cls, k->chunks_cap * sizeof(*k->cls));
@@ -113,7 +110,7 @@ void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t modu
 		k->nr_chunks = c + 1;
 	}
 	k->time[c][i] = time;
-	k->cls[c][i] = u32seq__intern(&k->classes, cls, 4);
+	k->cls[c][i] = u32seq__intern(&k->classes, b, CLS_FRAMES + nf);
 	k->period[c][i] = period >= UINT32_MAX ? UINT32_MAX : (uint32_t)period;
 	if (period >= UINT32_MAX)
 		*u64map__findnew(&k->big, k->nr, 0) = period;
@@ -229,11 +226,11 @@ static void subset_credit(struct subset *ss, uint32_t x)
 	const struct profile *p = ss->p;
 	const struct keep *k = &p->keep;
 	struct profile *q = ss->q;
-	size_t n, nst, nf, nc, nproc = q->sets[PROFILE_BY_PROCESS].nr;
-	const uint32_t *cls = u32seq__get(&k->classes, x, &n);
-	const uint32_t *task = u32seq__get(&k->tasks, cls[1], &n);
-	const uint32_t *st = u32seq__get(&k->stacks, cls[0], &nst);
-	uint32_t qt[3], module, path = 0, ev = cls[2];
+	size_t n, ncls, nf, nc, nproc = q->sets[PROFILE_BY_PROCESS].nr;
+	const uint32_t *cls = u32seq__get(&k->classes, x, &ncls);
+	const uint32_t *task = u32seq__get(&k->tasks, cls[CLS_TASK], &n);
+	const uint32_t *frames = cls + CLS_FRAMES;
+	uint32_t qt[3], module, path = 0, ev = cls[CLS_EV], flags = cls[CLS_FLAGS];
 	uint64_t cnt = ss->n[x], period = ss->period[x];
 	size_t nthr = q->sets[PROFILE_BY_THREAD].nr, ncmd = q->sets[PROFILE_BY_COMMAND].nr;
 	uint32_t pid = p->sets[PROFILE_BY_PROCESS].rows[task[1]].pid;
@@ -249,10 +246,10 @@ static void subset_credit(struct subset *ss, uint32_t x)
 		q->sets[PROFILE_BY_THREAD].rows[qt[0]].pid = pid;
 	if (q->sets[PROFILE_BY_COMMAND].nr > ncmd)
 		q->sets[PROFILE_BY_COMMAND].rows[qt[2]].pid = pid;
-	module = subset_row(ss, PROFILE_BY_MODULE, st[0]);
-	nf = nst - 3;
+	module = subset_row(ss, PROFILE_BY_MODULE, cls[CLS_MODULE]);
+	nf = ncls - CLS_FRAMES;
 	for (size_t f = 0; f < nf; f++) {
-		const struct rinfo *r = &p->rinfos[st[3 + f]];
+		const struct rinfo *r = &p->rinfos[frames[f]];
 
 		for (uint32_t j = 0; j < r->nr; j++) {
 			subset_row(ss, PROFILE_BY_FUNCTION, p->fnpool[r->off + j]);
@@ -260,26 +257,26 @@ static void subset_credit(struct subset *ss, uint32_t x)
 		}
 		subset_row(ss, PROFILE_BY_MODULE, r->module);
 	}
-	if (st[1] != UINT32_MAX)
-		path = subset_row(ss, PROFILE_BY_CALLPATH, st[1]);
+	if (cls[CLS_PATH] != UINT32_MAX)
+		path = subset_row(ss, PROFILE_BY_CALLPATH, cls[CLS_PATH]);
 	/* the chain in p's rows, then in q's */
-	nc = profile__chain(q, p, st + 3, nf);
+	nc = profile__chain(q, p, frames, nf);
 	for (size_t j = 0; j < nc; j++) {
 		q->chain[j] = ss->map[PROFILE_BY_FUNCTION][q->chain[j]];
 		q->chain_line[j] = ss->map[PROFILE_BY_LINE][q->chain_line[j]];
 	}
 	for (size_t f = 0; f < nf; f++)
 		q->frame_module[f] = ss->map[PROFILE_BY_MODULE][q->frame_module[f]];
-	if (st[2] & KEEP_UNMAPPED)
+	if (flags & KEEP_UNMAPPED)
 		q->unmapped += cnt;
-	if (st[2] & KEEP_CALLCHAIN)
+	if (flags & KEEP_CALLCHAIN)
 		q->has_callchains = true;
-	if (st[2] & KEEP_UNWIND_FAILED)
+	if (flags & KEEP_UNWIND_FAILED)
 		q->unwind_failures += cnt;
 	q->tot_samples[ev] += cnt;
 	q->tot_period[ev] += period;
-	q->cur_slot = (int32_t)cls[3];
-	profile__credit(q, qt, module, st[1] != UINT32_MAX, nc, nf, path, ev, cnt, period);
+	q->cur_slot = (int32_t)cls[CLS_SLOT];
+	profile__credit(q, qt, module, cls[CLS_PATH] != UINT32_MAX, nc, nf, path, ev, cnt, period);
 }
 
 int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
@@ -304,7 +301,8 @@ int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 		for (uint32_t x = 0; x < ncls; x++) {
 			size_t n;
 			const uint32_t *task = u32seq__get(&k->tasks,
-							   u32seq__get(&k->classes, x, &n)[1], &n);
+							   u32seq__get(&k->classes, x, &n)[CLS_TASK],
+							   &n);
 
 			tid[x] = p->sets[PROFILE_BY_THREAD].rows[task[0]].tid;
 		}

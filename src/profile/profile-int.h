@@ -104,6 +104,11 @@ enum {
 	KEEP_UNWIND_FAILED = 4,	/* its DWARF unwinding failed (unwind_failures) */
 };
 
+/* A class: its task (tasks id), event and time slot (-1: none), its
+ * module row, path row (UINT32_MAX without symbols) and KEEP_* flags, then
+ * the canonical rinfo of each frame, leaf first. */
+enum { CLS_TASK, CLS_EV, CLS_SLOT, CLS_MODULE, CLS_PATH, CLS_FLAGS, CLS_FRAMES };
+
 /*
  * profile_opts.keep_samples: every sample as its time, period and class,
  * where a class is all its rows are (its stack, its thread's rows, its
@@ -123,10 +128,8 @@ struct keep {
 	struct u32seq rinfo_rows;
 	uint32_t *canon;		/* rinfo_rows id -> its first rinfo */
 	size_t canon_cap;
-	struct u32seq stacks;		/* module, path, flags, then the canonical
-					 * rinfo of each frame, leaf first */
 	struct u32seq tasks;		/* thread, process and command row */
-	struct u32seq classes;		/* stack, task, event, slot */
+	struct u32seq classes;		/* CLS_* */
 	uint32_t *buf;			/* scratch for a sequence */
 	size_t buf_cap;
 };

@@ -385,7 +385,9 @@ static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t
 	return ri;
 }
 
-size_t profile__chain(struct profile *p, const struct profile *src, const uint32_t *rix, size_t n)
+/* profile__chain, inlined into the per-sample path */
+static inline size_t chain_of(struct profile *p, const struct profile *src, const uint32_t *rix,
+			      size_t n)
 {
 	size_t nc = 0;
 
@@ -401,6 +403,11 @@ size_t profile__chain(struct profile *p, const struct profile *src, const uint32
 		}
 	}
 	return nc;
+}
+
+size_t profile__chain(struct profile *p, const struct profile *src, const uint32_t *rix, size_t n)
+{
+	return chain_of(p, src, rix, n);
 }
 
 /*
@@ -434,7 +441,7 @@ static void resolve_stack(struct profile *p, const struct pd_sample *s, const st
 			f->build_id_size = map ? map->build_id_size : 0;
 		}
 	}
-	nc = profile__chain(p, p, p->frame_rinfo, n);
+	nc = chain_of(p, p, p->frame_rinfo, n);
 	for (size_t j = 0; j < nc; j++)
 		p->path_tmp[nc - 1 - j] = p->chain[j];
 	*path_row = callpath_row(p, comm, p->path_tmp, (uint32_t)nc);
@@ -465,8 +472,10 @@ static void credit_stack(struct profile *p, uint32_t self_module, size_t nc, siz
 	row_add(p, &p->sets[PROFILE_BY_CALLPATH].rows[path_row], ev, n, period);
 }
 
-void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, bool stack,
-		     size_t nc, size_t nf, uint32_t path, uint32_t ev, uint64_t n, uint64_t period)
+/* profile__credit, inlined into the per-sample path */
+static inline void credit(struct profile *p, const uint32_t *task, uint32_t module, bool stack,
+			  size_t nc, size_t nf, uint32_t path, uint32_t ev, uint64_t n,
+			  uint64_t period)
 {
 	row_add(p, &p->sets[PROFILE_BY_THREAD].rows[task[0]], ev, n, period);
 	row_add(p, &p->sets[PROFILE_BY_PROCESS].rows[task[1]], ev, n, period);
@@ -478,6 +487,12 @@ void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, b
 		p->seq++;
 		row_add_total(p, &p->sets[PROFILE_BY_MODULE], module, ev, n, period);
 	}
+}
+
+void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, bool stack,
+		     size_t nc, size_t nf, uint32_t path, uint32_t ev, uint64_t n, uint64_t period)
+{
+	credit(p, task, module, stack, nc, nf, path, ev, n, period);
 }
 
 /* ---- group reads ------------------------------------------------------------ */
@@ -597,8 +612,8 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 	if (p->sym)
 		resolve_stack(p, s, proc, strtab__str(&m->strs, t->comm), &nc, &nf, &path_row);
 	for (size_t c = 0; c < nr; c++)
-		profile__credit(p, t->row, ri, p->sym != NULL, nc, nf, path_row, p->credits[c].ev, 1,
-				p->credits[c].period);
+		credit(p, t->row, ri, p->sym != NULL, nc, nf, path_row, p->credits[c].ev, 1,
+		       p->credits[c].period);
 	if (p->keep.on)	/* without group reads: one credit */
 		keep__sample(p, s->time, t->task, ri, nf, p->sym ? path_row : UINT32_MAX,
 			     p->credits[0].ev, p->credits[0].period);
