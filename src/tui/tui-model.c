@@ -355,9 +355,9 @@ void tui_model__index_times(struct tui_model *m)
 	uint32_t last_tid = UINT32_MAX;
 	size_t last = nt;
 
-	ts_sorted(m);	/* now, not on the first key that asks */
 	if (m->thr_off)
 		return;
+	m->ts_sorted = true;	/* found out in the pass below */
 	m->thr_off = xcalloc(nt + 2, sizeof(size_t));
 	/* counting sort by thread: samples come in time order, mostly */
 	for (int pass = 0; pass < 2; pass++) {
@@ -371,6 +371,8 @@ void tui_model__index_times(struct tui_model *m)
 		for (size_t i = 0; i < m->nr_ts; i++) {
 			const struct tui_tsample *x = &m->ts[i];
 
+			if (!pass && i && x->time < x[-1].time)
+				m->ts_sorted = false;
 			if (x->evsel != m->clk || !x->time)
 				continue;
 			if (x->tid != last_tid) {
@@ -386,6 +388,7 @@ void tui_model__index_times(struct tui_model *m)
 		}
 		free(fill);
 	}
+	m->ts_checked = m->nr_ts + 1;
 	for (size_t t = 0; t < nt; t++) {
 		uint64_t *a = m->thr_times + m->thr_off[t];
 		size_t n = m->thr_off[t + 1] - m->thr_off[t];
@@ -405,13 +408,86 @@ static uint64_t ip_hash(uint64_t ip, uint32_t pid)
 	return h ^ (h >> 31);
 }
 
-static int cmp_iphist(const void *a, const void *b)
+/* An entry of the address index while it is made: its insertion order. */
+struct ipent {
+	struct tui_iphist h;
+	uint32_t id;
+};
+
+static int cmp_ipent(const void *a, const void *b)
 {
-	const struct tui_iphist *x = a, *y = b;
+	const struct tui_iphist *x = &((const struct ipent *)a)->h;
+	const struct tui_iphist *y = &((const struct ipent *)b)->h;
 
 	if (x->ip != y->ip)
 		return x->ip < y->ip ? -1 : 1;
 	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* (ip, pid)'s entry in the open-addressing table h of cap entries. */
+static struct ipent *ipent_find(struct ipent *h, size_t cap, uint64_t ip, uint32_t pid)
+{
+	size_t k = ip_hash(ip, pid) & (cap - 1);
+
+	while (h[k].h.count && (h[k].h.ip != ip || h[k].h.pid != pid))
+		k = (k + 1) & (cap - 1);
+	return &h[k];
+}
+
+void tui_model__index_ips(struct tui_model *m)
+{
+	size_t cap = 4096, n = 0;
+	struct ipent *h;
+	uint32_t *pos;
+
+	if (m->ips)
+		return;
+	/* one pass: each clock sample's entry by insertion order, then the
+	 * entries sorted by address and the samples' ids made positions */
+	h = xcalloc(cap, sizeof(*h));
+	m->ts_ip = xmalloc((m->nr_ts + 1) * sizeof(*m->ts_ip));
+	for (size_t i = 0; i < m->nr_ts; i++) {
+		const struct tui_tsample *x = &m->ts[i];
+		struct ipent *e;
+
+		m->ts_ip[i] = UINT32_MAX;
+		if (x->evsel != m->clk)
+			continue;
+		if (2 * (n + 1) > cap) {	/* grow: rehash the entries */
+			struct ipent *old = h;
+
+			h = xcalloc(2 * cap, sizeof(*h));
+			for (size_t j = 0; j < cap; j++)
+				if (old[j].h.count)
+					*ipent_find(h, 2 * cap, old[j].h.ip, old[j].h.pid) = old[j];
+			cap *= 2;
+			free(old);
+		}
+		e = ipent_find(h, cap, x->ip, x->pid);
+		if (!e->h.count) {
+			e->h.ip = x->ip;
+			e->h.pid = x->pid;
+			e->id = (uint32_t)n++;
+		}
+		e->h.count++;
+		m->ts_ip[i] = e->id;
+	}
+	for (size_t j = 0, k = 0; j < cap; j++)	/* pack */
+		if (h[j].h.count)
+			h[k++] = h[j];
+	gx_qsort(h, n, sizeof(*h), cmp_ipent);
+	pos = xmalloc((n + 1) * sizeof(*pos));
+	m->ips = xcalloc(n + 1, sizeof(*m->ips));
+	for (size_t k = 0; k < n; k++) {
+		m->ips[k] = h[k].h;
+		pos[h[k].id] = (uint32_t)k;
+	}
+	m->nr_ips = n;
+	for (size_t i = 0; i < m->nr_ts; i++)
+		if (m->ts_ip[i] != UINT32_MAX)
+			m->ts_ip[i] = pos[m->ts_ip[i]];
+	free(pos);
+	free(h);
 }
 
 /* First sample at or after time t, when the samples are in time order. */
@@ -430,20 +506,23 @@ static size_t first_at(const struct tui_model *m, uint64_t t)
 	return lo;
 }
 
-/*
- * The histogram of samples [from, to) that the range [lo, hi] (hi 0: all)
- * and, narrowed, the views keep, from the whole run's (m->ips, m->ts_ip):
- * a count per entry, no hashing.
- */
-static size_t ip_histogram_indexed(struct tui_model *m, size_t from, size_t to, uint64_t lo,
-				   uint64_t hi, bool narrowed, struct tui_iphist **out)
+size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bool narrowed,
+			       struct tui_iphist **out)
 {
-	uint32_t *count = xcalloc(m->nr_ips + 1, sizeof(*count));
-	/* sorted: [from, to) is the range; a region is per thread */
-	bool check = (narrowed && m->region >= 0) || (hi && !ts_sorted(m));
+	size_t from = 0, to = m->nr_ts, nr = 0;
+	/* in time order, [from, to) is the range; a region is per thread */
+	bool keeps_all = m->region < 0 && (!m->range_hi || (m->range_lo == lo && m->range_hi == hi));
+	bool check = (narrowed && !keeps_all) || (hi && !ts_sorted(m));
+	uint32_t *count;
 	struct tui_iphist *h;
-	size_t nr = 0;
 
+	tui_model__index_ips(m);
+	if (hi && ts_sorted(m)) {
+		from = first_at(m, lo);
+		to = first_at(m, hi + 1);
+	}
+	/* a count per entry of the whole run's index */
+	count = xcalloc(m->nr_ips + 1, sizeof(*count));
 	for (size_t i = from; i < to; i++) {
 		uint32_t x = m->ts_ip[i];
 		const struct tui_tsample *s;
@@ -465,94 +544,6 @@ static size_t ip_histogram_indexed(struct tui_model *m, size_t from, size_t to, 
 	free(count);
 	*out = h;
 	return nr;
-}
-
-size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bool narrowed,
-			       struct tui_iphist **out)
-{
-	size_t cap = 4096, n = 0, from = 0, to = m->nr_ts, nr = 0;
-	struct tui_iphist *h;
-
-	if (hi && ts_sorted(m)) {	/* only the samples inside the range */
-		from = first_at(m, lo);
-		to = first_at(m, hi + 1);
-	}
-	if (m->ts_ip)
-		return ip_histogram_indexed(m, from, to, lo, hi, narrowed, out);
-	h = xcalloc(cap, sizeof(*h));
-	for (size_t i = from; i < to; i++) {
-		const struct tui_tsample *x = &m->ts[i];
-		size_t k;
-
-		if (x->evsel != m->clk || (hi && (x->time < lo || x->time > hi)) ||
-		    (narrowed && !tui_model__keeps(m, x->tid, x->time)))
-			continue;
-		if (2 * (n + 1) > cap) {	/* grow: rehash the entries */
-			struct tui_iphist *old = h;
-			size_t oc = cap;
-
-			cap *= 2;
-			h = xcalloc(cap, sizeof(*h));
-			for (size_t j = 0; j < oc; j++) {
-				if (!old[j].count)
-					continue;
-				for (k = ip_hash(old[j].ip, old[j].pid) & (cap - 1); h[k].count;
-				     k = (k + 1) & (cap - 1))
-					;
-				h[k] = old[j];
-			}
-			free(old);
-		}
-		for (k = ip_hash(x->ip, x->pid) & (cap - 1);
-		     h[k].count && (h[k].ip != x->ip || h[k].pid != x->pid); k = (k + 1) & (cap - 1))
-			;
-		if (!h[k].count) {
-			h[k].ip = x->ip;
-			h[k].pid = x->pid;
-			n++;
-		}
-		h[k].count++;
-	}
-	/* pack and sort by address */
-	for (size_t j = 0; j < cap; j++)
-		if (h[j].count)
-			h[nr++] = h[j];
-	gx_qsort(h, nr, sizeof(*h), cmp_iphist);
-	*out = h;
-	return nr;
-}
-
-void tui_model__index_ips(struct tui_model *m)
-{
-	size_t cap = 16;
-	uint32_t *slot;
-
-	if (m->ips)
-		return;
-	m->nr_ips = tui_model__ip_histogram(m, 0, 0, false, &m->ips);
-	/* each sample's entry: a hash of the entries, then one probe a sample */
-	while (cap < 2 * m->nr_ips)
-		cap *= 2;
-	slot = xmalloc(cap * sizeof(*slot));
-	memset(slot, 0xff, cap * sizeof(*slot));
-	for (uint32_t j = 0; j < m->nr_ips; j++) {
-		size_t k = ip_hash(m->ips[j].ip, m->ips[j].pid) & (cap - 1);
-
-		while (slot[k] != UINT32_MAX)
-			k = (k + 1) & (cap - 1);
-		slot[k] = j;
-	}
-	m->ts_ip = xmalloc((m->nr_ts + 1) * sizeof(*m->ts_ip));
-	for (size_t i = 0; i < m->nr_ts; i++) {
-		const struct tui_tsample *x = &m->ts[i];
-		size_t k = ip_hash(x->ip, x->pid) & (cap - 1);
-
-		while (slot[k] != UINT32_MAX &&
-		       (m->ips[slot[k]].ip != x->ip || m->ips[slot[k]].pid != x->pid))
-			k = (k + 1) & (cap - 1);
-		m->ts_ip[i] = x->evsel == m->clk ? slot[k] : UINT32_MAX;
-	}
-	free(slot);
 }
 
 static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)
