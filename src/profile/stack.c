@@ -136,6 +136,7 @@ static uint32_t rinfo_of(struct profile *p, const struct sym_result *r)
 	p->linepool = xgrow(p->linepool, &p->linepool_cap, p->nr_pool + n, sizeof(*p->linepool));
 	ri.off = (uint32_t)p->nr_pool;
 	ri.nr = n;
+	ri.canon = (uint32_t)p->nr_rinfos;	/* itself, until keep__canon says */
 	for (uint32_t k = 0; k < n; k++) {
 		const struct sym_frame *f = r->nr_frames ? &r->frames[k] : NULL;
 		uint32_t fn = f && f->function != SYM_STR_NONE ? f->function : r->symbol;
