@@ -103,26 +103,44 @@ void strtab__exit(struct strtab *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static void strtab__rehash(struct strtab *t, size_t nslots)
+/*
+ * Room for one more id in an open-addressing table of slots (id + 1; 0:
+ * empty) holding ids 0..nr-1: at half full, twice the slots (`first` the
+ * first time), every id again at its hash(ctx, id). For strtab and u32seq.
+ */
+static void id_slots__reserve(uint32_t **slots, size_t *nslots, size_t nr, size_t first,
+			      size_t (*hash)(const void *ctx, size_t id), const void *ctx)
 {
-	free(t->slots);
-	t->slots = xcalloc(nslots, sizeof(*t->slots));
-	t->nslots = nslots;
-	for (size_t i = 0; i < t->nr; i++) {
-		size_t j = gx_hash(t->strs[i], strlen(t->strs[i])) & (nslots - 1);
+	size_t n = *nslots ? *nslots * 2 : first;
+	uint32_t *s;
 
-		while (t->slots[j])
-			j = (j + 1) & (nslots - 1);
-		t->slots[j] = (uint32_t)i + 1;
+	if ((nr + 1) * 2 < *nslots)
+		return;
+	s = xcalloc(n, sizeof(*s));
+	for (size_t i = 0; i < nr; i++) {
+		size_t j = hash(ctx, i) & (n - 1);
+
+		while (s[j])
+			j = (j + 1) & (n - 1);
+		s[j] = (uint32_t)i + 1;
 	}
+	free(*slots);
+	*slots = s;
+	*nslots = n;
+}
+
+static size_t strtab_hash(const void *ctx, size_t id)
+{
+	const struct strtab *t = ctx;
+
+	return gx_hash(t->strs[id], strlen(t->strs[id]));
 }
 
 uint32_t strtab__intern_n(struct strtab *t, const char *s, size_t len)
 {
 	size_t j;
 
-	if ((t->nr + 1) * 2 >= t->nslots)
-		strtab__rehash(t, t->nslots ? t->nslots * 2 : 256);
+	id_slots__reserve(&t->slots, &t->nslots, t->nr, 256, strtab_hash, t);
 	for (j = gx_hash(s, len) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 		const char *c = t->strs[t->slots[j] - 1];
 
@@ -165,26 +183,18 @@ static size_t u32seq_hash(const uint32_t *v, size_t n)
 	return mix64(h);
 }
 
-static void u32seq__rehash(struct u32seq *t, size_t nslots)
+static size_t u32seq_hash_id(const void *ctx, size_t id)
 {
-	free(t->slots);
-	t->slots = xcalloc(nslots, sizeof(*t->slots));
-	t->nslots = nslots;
-	for (size_t i = 0; i < t->nr; i++) {
-		size_t j = u32seq_hash(t->pool + t->off[i], t->off[i + 1] - t->off[i]) & (nslots - 1);
+	const struct u32seq *t = ctx;
 
-		while (t->slots[j])
-			j = (j + 1) & (nslots - 1);
-		t->slots[j] = (uint32_t)i + 1;
-	}
+	return u32seq_hash(t->pool + t->off[id], t->off[id + 1] - t->off[id]);
 }
 
 uint32_t u32seq__intern(struct u32seq *t, const uint32_t *v, size_t n)
 {
 	size_t j;
 
-	if ((t->nr + 1) * 2 >= t->nslots)
-		u32seq__rehash(t, t->nslots ? t->nslots * 2 : 64);
+	id_slots__reserve(&t->slots, &t->nslots, t->nr, 64, u32seq_hash_id, t);
 	for (j = u32seq_hash(v, n) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 		size_t id = t->slots[j] - 1, k = 0;
 		const uint32_t *c = t->pool + t->off[id];
