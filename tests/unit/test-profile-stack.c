@@ -16,56 +16,9 @@
 #include <string.h>
 
 #include "tap.h"
-
-volatile int sink_;
-
-static __attribute__((noinline)) void leaf_fn(void)
-{
-	for (int i = 0; i < 10; i++)
-		sink_ += i;
-}
-
-static __attribute__((noinline)) void mid_fn(void)
-{
-	leaf_fn();
-	sink_++;
-}
-
-static __attribute__((noinline)) void root_fn(void)
-{
-	mid_fn();
-	sink_++;
-}
+#include "self-stack.h"
 
 static struct pd_tool *tool;
-
-/* The mapping of this executable that holds addr, from /proc/self/maps. */
-static int self_map(uint64_t addr, struct pd_mmap *m, char *path, size_t len)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	int found = -1;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		uint64_t s, e, off;
-		char perm[8], p[512] = "";
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %511s", &s, &e, perm,
-			   &off, p) < 4)
-			continue;
-		if (addr >= s && addr < e) {
-			snprintf(path, len, "%s", p);
-			m->start = s;
-			m->len = e - s;
-			m->pgoff = off;
-			found = 0;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
 
 static void sample_(uint64_t ip, uint16_t mode, const uint64_t *cc, size_t ncc, uint64_t period)
 {
@@ -158,7 +111,7 @@ int main(void)
 
 	r = fn_row(p, "leaf_fn");
 	r = r ? profile__hot_line(p, r->index, 0) : NULL;
-	ok(r && strstr(r->file, "test-profile-stack.c") && r->line > 0, "leaf_fn's hottest line is in this file");
+	ok(r && strstr(r->file, "self-stack.h") && r->line > 0, "leaf_fn's hottest line is in its file");
 	ok(r && r->samples[0] == 2, "that line has both samples");
 
 	rows = profile__sort(p, PROFILE_BY_CALLPATH, 0, PROFILE_SORT_NAME, &nr);

@@ -19,37 +19,17 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
+#include "self-stack.h"
 #include "mux/mux.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "result/result.h"
 #include "util/util.h"
-
-volatile int sink_;
-
-static __attribute__((noinline)) void leaf_fn(void)
-{
-	for (int i = 0; i < 10; i++)
-		sink_ += i;
-}
-
-static __attribute__((noinline)) void mid_fn(void)
-{
-	leaf_fn();
-	sink_++;
-}
-
-static __attribute__((noinline)) void root_fn(void)
-{
-	mid_fn();
-	sink_++;
-}
 
 /* ---- comparing two profiles ------------------------------------------------ */
 
@@ -147,35 +127,6 @@ struct rec {
 static struct rec recs[NR_RECS];
 static size_t nr_recs;
 static char self_path[512];
-
-/* The mapping of this executable that holds addr, from /proc/self/maps. */
-static int self_map(uint64_t addr, struct pd_mmap *m)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[1024];
-	int found = -1;
-
-	while (f && fgets(line, sizeof(line), f)) {
-		uint64_t s, e, off;
-		char perm[8], p[512] = "";
-
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %511s", &s, &e, perm,
-			   &off, p) < 4)
-			continue;
-		if (addr >= s && addr < e && p[0] == '/') {
-			snprintf(self_path, sizeof(self_path), "%s", p);
-			m->start = s;
-			m->len = e - s;
-			m->pgoff = off;
-			m->filename = self_path;
-			found = 0;
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-	return found;
-}
 
 static struct rec *add_rec(int type)
 {
@@ -359,12 +310,13 @@ static void test_fed(void)
 	size_t nf = 0;
 
 	root_fn();
-	if (self_map(leaf, &m) != 0) {
+	if (self_map(leaf, &m, self_path, sizeof(self_path)) != 0 || self_path[0] != '/') {
 		skip(1, "cannot find this executable's mapping");
 		profile__delete(all);
 		profile__delete(plain);
 		return;
 	}
+	m.filename = self_path;
 	make_recs(leaf, mid, root, &m);
 	last = recs[nr_recs - 1].s.time;
 	feed(all, NULL);
@@ -419,33 +371,29 @@ static struct gx_result *open_result(const char *path, bool keep)
 	return r;
 }
 
-static void compare_range(struct gx_result *a, struct gx_result *b, uint64_t lo, uint64_t hi,
-			  size_t nslots, const char *path)
+/* Region `region`'s profile, or with region SIZE_MAX time [lo, hi]'s. */
+static int subset_of(struct gx_result *r, uint64_t lo, uint64_t hi, size_t region,
+		     struct profile **p, char **cause)
 {
-	struct profile *pa = NULL, *pb = NULL;
-	char *cause = NULL, what[512];
-
-	snprintf(what, sizeof(what), "%s: time [%" PRIu64 ", %" PRIu64 "]", path, lo, hi);
-	if (gx_result__profile_range(a, lo, hi, &pa, &cause) != 0 ||
-	    gx_result__profile_range(b, lo, hi, &pb, &cause) != 0) {
-		ok(0, "%s: %s", what, cause);
-		free(cause);
-	} else {
-		same_profile(pa, pb, nslots, what);
-	}
-	profile__delete(pa);
-	profile__delete(pb);
+	if (region == SIZE_MAX)
+		return gx_result__profile_range(r, lo, hi, p, cause);
+	return gx_result__profile_region(r, region, p, cause);
 }
 
-static void compare_region(struct gx_result *a, struct gx_result *b, size_t i, size_t nslots,
-			   const char *path)
+/* The subset of a (totalled in memory) and of b (walked): the same. */
+static void compare(struct gx_result *a, struct gx_result *b, uint64_t lo, uint64_t hi,
+		    size_t region, size_t nslots, const char *path)
 {
 	struct profile *pa = NULL, *pb = NULL;
 	char *cause = NULL, what[512];
 
-	snprintf(what, sizeof(what), "%s: region %s", path, gx_result__region_name(a, i)->name);
-	if (gx_result__profile_region(a, i, &pa, &cause) != 0 ||
-	    gx_result__profile_region(b, i, &pb, &cause) != 0) {
+	if (region == SIZE_MAX)
+		snprintf(what, sizeof(what), "%s: time [%" PRIu64 ", %" PRIu64 "]", path, lo, hi);
+	else
+		snprintf(what, sizeof(what), "%s: region %s", path,
+			 gx_result__region_name(a, region)->name);
+	if (subset_of(a, lo, hi, region, &pa, &cause) != 0 ||
+	    subset_of(b, lo, hi, region, &pb, &cause) != 0) {
 		ok(0, "%s: %s", what, cause);
 		free(cause);
 	} else {
@@ -474,14 +422,14 @@ static void test_result(const char *path)
 	t0 = st->first_time;
 	t1 = st->last_time;
 	d = t1 > t0 ? t1 - t0 : 0;
-	compare_range(a, b, 0, 0, nslots, path);
-	compare_range(a, b, t0, t0 + d / 2, nslots, path);
-	compare_range(a, b, t0 + d / 3, t0 + 2 * d / 3, nslots, path);
-	compare_range(a, b, t0 + d / 2, 0, nslots, path);
-	compare_range(a, b, t0 + d / 10, t0 + d / 10 + d / 50, nslots, path);
-	compare_range(a, b, t1 + 1, t1 + 1000, nslots, path);
+	compare(a, b, 0, 0, SIZE_MAX, nslots, path);
+	compare(a, b, t0, t0 + d / 2, SIZE_MAX, nslots, path);
+	compare(a, b, t0 + d / 3, t0 + 2 * d / 3, SIZE_MAX, nslots, path);
+	compare(a, b, t0 + d / 2, 0, SIZE_MAX, nslots, path);
+	compare(a, b, t0 + d / 10, t0 + d / 10 + d / 50, SIZE_MAX, nslots, path);
+	compare(a, b, t1 + 1, t1 + 1000, SIZE_MAX, nslots, path);
 	for (size_t i = 0; i < gx_result__nr_region_names(a); i++)
-		compare_region(a, b, i, nslots, path);
+		compare(a, b, 0, 0, i, nslots, path);
 	gx_result__delete(a);
 	gx_result__delete(b);
 }
