@@ -36,20 +36,13 @@ void keep__init(struct keep *k, bool on)
 
 void keep__exit(struct keep *k)
 {
-	for (size_t i = 0; i < k->nr_chunks; i++) {
-		free(k->time[i]);
-		free(k->cls[i]);
-		free(k->period[i]);
-	}
-	free(k->time);
-	free(k->cls);
-	free(k->period);
+	for (size_t i = 0; i < k->nr_chunks; i++)
+		GX_FREE(k->time[i], k->cls[i], k->period[i]);
+	GX_FREE(k->time, k->cls, k->period, k->canon, k->buf);
 	u64map__exit(&k->big);
 	u32seq__exit(&k->rinfo_rows);
 	u32seq__exit(&k->tasks);
 	u32seq__exit(&k->classes);
-	free(k->canon);
-	free(k->buf);
 	memset(k, 0, sizeof(*k));
 }
 
