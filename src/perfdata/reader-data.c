@@ -1010,7 +1010,9 @@ static int decompress(struct perf_reader *r, struct pd_tool *tool,
 			break;
 		pos += ih.size;
 	}
-	memmove(r->dbuf, r->dbuf + pos, r->dbuf_len - pos);
+	/* dbuf is still NULL when a record decompressed to nothing */
+	if (pos < r->dbuf_len)
+		memmove(r->dbuf, r->dbuf + pos, r->dbuf_len - pos);
 	r->dbuf_len -= pos;
 	return ret;
 }
