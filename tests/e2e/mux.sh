@@ -94,9 +94,16 @@ contains() {	# contains RESULT EVENT WANT: the event's 95% interval holds WANT
 ok $? "record with two rotating groups at the default sampling rates"
 is "$(jq -c '[.events[] | select(.group >= 0) | [.freq, .sav]]' dflt/meta.json)" '[[4000,0],[4000,0],[4000,0],[0,2500000]]' \
 	"meta.json: software counters at 4000 Hz, the clock in a group every 2.5 ms"
+# The promise is the interval's: it holds the counted value. The estimate
+# itself is sampled (4000 Hz, half the run) and may stray past 5% when its
+# interval is that wide, as it was once in a clean Debian root; 10% still
+# catches a broken estimate.
 for ev in page-faults minor-faults; do
 	want=$(count_of plain "$ev")
-	within5 "$(estimate_of dflt "$ev")" "$want" "default rates: $ev estimate within 5% of the counting run"
+	got=$(estimate_of dflt "$ev")
+	within "$got" "$want" 10
+	ok $? "default rates: $ev estimate within 10% of the counting run"
+	within "$got" "$want" 5 || diag "$ev: estimate $got, counted $want (over 5%)"
 	contains dflt "$ev" "$want"
 	r=$?
 	ok $r "default rates: the 95% interval of $ev contains the counted value"
