@@ -255,54 +255,61 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 
 /* ---- gexplore's side -------------------------------------------------------- */
 
+/* Close both ends of the first n pipes of p. */
+static void close_pipes(int (*p)[2], size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+}
+
 int workload__start(struct workload *w, char *const *argv, const char *env,
 		    const int *inherit, size_t nr_inherit, char **cause)
 {
 	struct launch l = { .argv = argv, .env = env, .inherit = inherit,
 			    .nr_inherit = nr_inherit };
-	int go[2], errp[2], life[2], status[2], err;
+	/* go: releases the exec; err: errno of a failed exec; life: only
+	 * gexplore holds its write end; status: the keeper's reports */
+	enum { GO, ERR, LIFE, STATUS, NR_PIPES };
+	int p[NR_PIPES][2];
 	pid_t keeper, child;
 	ssize_t n;
 
 	memset(w, 0, sizeof(*w));
 	w->go_fd = w->err_fd = w->life_fd = w->status_fd = -1;
-	if (pipe2(go, O_CLOEXEC) < 0)
-		return gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
-	if (pipe2(errp, O_CLOEXEC) < 0) {
-		err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
-		goto out_close_go;
-	}
-	if (pipe2(life, O_CLOEXEC) < 0) {
-		err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
-		goto out_close_err;
-	}
-	if (pipe2(status, O_CLOEXEC) < 0) {
-		err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
-		goto out_close_life;
-	}
+	for (size_t i = 0; i < NR_PIPES; i++)
+		if (pipe2(p[i], O_CLOEXEC) < 0) {
+			int err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
+
+			close_pipes(p, i);
+			return err;
+		}
 	keeper = fork();
 	if (keeper < 0) {
-		err = gx_fail(cause, -errno, "cannot fork: %s", strerror(errno));
-		goto out_close_status;
+		int err = gx_fail(cause, -errno, "cannot fork: %s", strerror(errno));
+
+		close_pipes(p, NR_PIPES);
+		return err;
 	}
 	if (keeper == 0) {
-		close(go[1]);
-		close(errp[0]);
-		close(life[1]);
-		close(status[0]);
-		l.go_rd = go[0];
-		l.err_wr = errp[1];
-		keeper_run(&l, life[0], status[1]);
+		close(p[GO][1]);
+		close(p[ERR][0]);
+		close(p[LIFE][1]);
+		close(p[STATUS][0]);
+		l.go_rd = p[GO][0];
+		l.err_wr = p[ERR][1];
+		keeper_run(&l, p[LIFE][0], p[STATUS][1]);
 	}
-	close(go[0]);
-	close(errp[1]);
-	close(life[0]);
-	close(status[1]);
+	close(p[GO][0]);
+	close(p[ERR][1]);
+	close(p[LIFE][0]);
+	close(p[STATUS][1]);
 	w->keeper = keeper;
-	w->go_fd = go[1];
-	w->err_fd = errp[0];
-	w->life_fd = life[1];
-	w->status_fd = status[0];
+	w->go_fd = p[GO][1];
+	w->err_fd = p[ERR][0];
+	w->life_fd = p[LIFE][1];
+	w->status_fd = p[STATUS][0];
 	w->argv0 = xstrdup(argv[0]);
 	do
 		n = read(w->status_fd, &child, sizeof(child));
@@ -314,19 +321,6 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 	}
 	w->pid = child;
 	return 0;
-out_close_status:
-	close(status[0]);
-	close(status[1]);
-out_close_life:
-	close(life[0]);
-	close(life[1]);
-out_close_err:
-	close(errp[0]);
-	close(errp[1]);
-out_close_go:
-	close(go[0]);
-	close(go[1]);
-	return err;
 }
 
 int workload__release(struct workload *w, char **cause)
