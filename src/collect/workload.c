@@ -137,26 +137,20 @@ static void __attribute__((noreturn)) workload_run(const struct launch *l, pid_t
 
 /* ---- the keeper ------------------------------------------------------------ */
 
-/* The parent pid in /proc/PID/stat, or -1. */
+/* The parent pid in /proc/PID/stat, or -1. (gexplore does not run
+ * threads while it records, so the keeper may allocate.) */
 static pid_t ppid_of(const char *pid)
 {
-	char path[300], buf[512], *p;
-	ssize_t n;
-	int fd;
+	char path[300], *buf, *p;
+	pid_t ppid = -1;
 
 	snprintf(path, sizeof(path), "/proc/%s/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the comm may hold anything, ')' too */
-	if (!p || strlen(p) < 4)
-		return -1;
-	return (pid_t)strtol(p + 4, NULL, 10);	/* ") S PPID" */
+	buf = gx_read_file(path, 4096);
+	p = buf ? strrchr(buf, ')') : NULL;	/* the comm may hold anything, ')' too */
+	if (p && strlen(p) >= 4)
+		ppid = (pid_t)strtol(p + 4, NULL, 10);	/* ") S PPID" */
+	free(buf);
+	return ppid;
 }
 
 /*
