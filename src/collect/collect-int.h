@@ -149,12 +149,14 @@ struct synth_ctx {
 	struct collect_sink *sink;
 	uint64_t sample_type;	/* of the tracking event */
 	uint64_t id;		/* its first kernel id */
+	bool data_maps;		/* its attr.mmap_data: file data mappings too */
 	char *buf;		/* COLLECT_MAX_RECORD bytes */
 	uint64_t records, bytes;
 	bool kernel_hidden;	/* /proc/kallsyms shows no addresses (kptr_restrict) */
 };
 
-/* COMM for every thread and MMAP2 for every executable mapping of pid. */
+/* COMM for every thread and MMAP2 for every executable mapping of pid, and
+ * with data_maps for every mapping of a file and the stack. */
 int synth__process(struct synth_ctx *c, pid_t pid, bool all_threads);
 /* The same for every process in /proc. */
 int synth__all(struct synth_ctx *c);

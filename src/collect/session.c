@@ -976,6 +976,7 @@ static int run_synth(struct collect_session *s, struct collect_sink *sink, char 
 		.sink = sink,
 		.sample_type = s->ev[0].attr.sample_type,
 		.id = s->ev[0].ids[0],
+		.data_maps = s->ev[0].attr.mmap_data,
 		.buf = s->bounce,
 	};
 	int err;
@@ -1022,7 +1023,8 @@ static void control_enable(struct collect_session *s)
 		return;
 	if (s->missed_maps && target > 0 && s->sink && s->nr_ev && s->ev[0].nr_ids) {
 		struct synth_ctx c = { .sink = s->sink, .sample_type = s->ev[0].attr.sample_type,
-				       .id = s->ev[0].ids[0], .buf = s->bounce };
+				       .id = s->ev[0].ids[0], .buf = s->bounce,
+				       .data_maps = s->ev[0].attr.mmap_data };
 
 		if (synth__process(&c, target, true) == 0) {
 			s->stats.records += c.records;

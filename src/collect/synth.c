@@ -101,6 +101,7 @@ static int synth_maps(struct synth_ctx *c, pid_t pid)
 		int off = 0;
 		const char *name;
 		size_t n, padded;
+		bool exec;
 		char *p;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &pgoff, &maj,
@@ -109,7 +110,13 @@ static int synth_maps(struct synth_ctx *c, pid_t pid)
 		name = line + off;
 		while (*name == ' ')
 			name++;
-		if (!*name || strlen(perms) < 4 || perms[2] != 'x')
+		if (!*name || strlen(perms) < 4)
+			continue;
+		exec = perms[2] == 'x';
+		/* a data mapping only of a file (or the stack): perf's dwarf
+		 * unwinder reads .eh_frame_hdr at its address in the file's
+		 * read-only segment, next to the code */
+		if (!exec && (!c->data_maps || (name[0] != '/' && strcmp(name, "[stack]"))))
 			continue;
 		n = strlen(name);
 		if (n >= 4096)
@@ -123,10 +130,10 @@ static int synth_maps(struct synth_ctx *c, pid_t pid)
 		b.min = min;
 		b.ino = ino;
 		b.prot = (perms[0] == 'r' ? PROT_READ : 0) | (perms[1] == 'w' ? PROT_WRITE : 0) |
-			 PROT_EXEC;
+			 (exec ? PROT_EXEC : 0);
 		b.flags = perms[3] == 's' ? MAP_SHARED : MAP_PRIVATE;
 		h->type = PERF_RECORD_MMAP2;
-		h->misc = PERF_RECORD_MISC_USER;
+		h->misc = PERF_RECORD_MISC_USER | (exec ? 0 : PERF_RECORD_MISC_MMAP_DATA);
 		p = c->buf + sizeof(*h);
 		memcpy(p, &b, sizeof(b));
 		p += sizeof(b);
