@@ -360,6 +360,51 @@ static void test_stripped(const char *wl, const char *dir)
 	sym_session__delete(s);
 }
 
+/*
+ * A stripped copy without section headers (as sstrip leaves a file): its
+ * .eh_frame is found through PT_GNU_EH_FRAME's .eh_frame_hdr.
+ */
+static void test_no_sections(const char *wl, const char *dir)
+{
+	char path[4096 + 16], src[4096 + 8], want[64];
+	const struct sym_result *r;
+	struct sym_session *s;
+	struct sym_dso *dso;
+	uint64_t a = nm_addr(wl, "fde_two");
+	Elf64_Ehdr eh;
+	FILE *in, *out;
+	int c;
+
+	snprintf(src, sizeof(src), "%s/wls", dir);
+	snprintf(path, sizeof(path), "%s/wls-noshdr", dir);
+	in = fopen(src, "rb");
+	out = fopen(path, "wb");
+	if (!in || !out || !a || fread(&eh, sizeof(eh), 1, in) != 1) {
+		if (in)
+			fclose(in);
+		if (out)
+			fclose(out);
+		skip(3, "no stripped copy to rewrite");
+		return;
+	}
+	eh.e_shoff = 0;
+	eh.e_shnum = 0;
+	eh.e_shstrndx = 0;
+	fwrite(&eh, sizeof(eh), 1, out);
+	while ((c = getc(in)) != EOF)
+		putc(c, out);
+	fclose(in);
+	fclose(out);
+	sym_session__new(&s, NULL, NULL);
+	dso = sym_session__dso(s, path, NULL, 0);
+	is_int(sym_dso__open(dso), 0, "a file without section headers opens");
+	r = sym_session__lookup(s, dso, addr_off(dso, a + 1));
+	snprintf(want, sizeof(want), "wls-noshdr+0x%" PRIx64, a);
+	is_str(sym_session__str(s, r->symbol), want, "no section headers: fde_two by its FDE");
+	ok(dso->nr_fdes >= 4, "... through .eh_frame_hdr: %zu FDEs", dso->nr_fdes);
+	sym_session__delete(s);
+}
+
 int main(void)
 {
 	const char *b = getenv("GX_BUILDDIR");
@@ -375,9 +420,10 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
 	strcat(dir, "/symbolize-fde.XXXXXX");
 	if (access(wl, R_OK) || system(cmd) || !mkdtemp(dir)) {
-		skip(19, "wl-fde not built, or no temporary directory");
+		skip(22, "wl-fde not built, or no temporary directory");
 	} else {
 		test_stripped(wl, dir);
+		test_no_sections(wl, dir);
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 		if (system(cmd))
 			diag("could not remove %s", dir);
