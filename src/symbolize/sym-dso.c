@@ -516,10 +516,11 @@ bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, s
 	for (i = 0; i < dso->nr_loads; i++) {
 		const struct sym_load *l = &dso->loads[i];
 
-		if (vaddr >= l->vaddr && vaddr + len <= l->vaddr + l->filesz) {
+		/* compared without sums that a hostile header could wrap */
+		if (vaddr >= l->vaddr && len <= l->filesz && vaddr - l->vaddr <= l->filesz - len) {
 			uint64_t off = l->offset + (vaddr - l->vaddr);
 
-			if (off + len > dso->image_size)
+			if (off < l->offset || off > dso->image_size || len > dso->image_size - off)
 				return false;
 			memcpy(buf, dso->image + off, len);
 			return true;

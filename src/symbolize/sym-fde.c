@@ -318,7 +318,9 @@ const uint8_t *sym_fde__section(const struct sym_dso *dso, const char *name, uin
 		const char *sname;
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		/* a compressed section (-gz) is not read: its bytes are no FDEs */
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED))
 			continue;
 		sname = elf_strptr(dso->elf, shstrndx, sh.sh_name);
 		if (sname && !strcmp(sname, name) && sh.sh_offset <= dso->image_size &&
