@@ -88,7 +88,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	close_file(dso);
 	u64map__exit(&dso->cache);
 	GX_FREE(dso->loads, dso->problem, dso->found_path, dso->dwfl_path, dso->fsyms,
-		dso->franges, dso->eh_synth, dso);
+		dso->fdes, dso->franges, dso->eh_synth, dso);
 }
 
 const char *sym_dso__name(const struct sym_dso *dso)
@@ -516,10 +516,11 @@ bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, s
 	for (i = 0; i < dso->nr_loads; i++) {
 		const struct sym_load *l = &dso->loads[i];
 
-		if (vaddr >= l->vaddr && vaddr + len <= l->vaddr + l->filesz) {
+		/* compared without sums that a hostile header could wrap */
+		if (vaddr >= l->vaddr && len <= l->filesz && vaddr - l->vaddr <= l->filesz - len) {
 			uint64_t off = l->offset + (vaddr - l->vaddr);
 
-			if (off + len > dso->image_size)
+			if (off < l->offset || off > dso->image_size || len > dso->image_size - off)
 				return false;
 			memcpy(buf, dso->image + off, len);
 			return true;
@@ -970,21 +971,25 @@ static const char *find_symbol(struct sym_dso *dso, uint64_t addr, uint64_t *off
 }
 
 /*
- * Code no symbol covers (a stripped binary, a gap between symbols): one
- * row per symbol-less range, named "module+0xSTART" after the ELF address
- * where the range starts. A range is a 4 KiB page of addresses, cut where
- * the executable section starts and where the previous symbol ends, so
- * its start is where disassembly can begin. NULL outside executable code.
+ * Code no symbol covers (a stripped binary, a static function of a
+ * library that keeps only .dynsym): one row per function, named
+ * "module+0xSTART" after the ELF address where it starts. The function is
+ * its FDE's range (.eh_frame, .debug_frame), cut where a symbol before it
+ * ends; code outside every FDE is one range from the last boundary below
+ * it (the end of an FDE or symbol, or the start of its executable
+ * section). START is where disassembly can begin. NULL outside executable
+ * code.
  */
 static const struct sym_result *range_result(struct sym_dso *dso, uint64_t offset,
 					     uint64_t addr)
 {
 	struct sym_session *s = dso->s;
-	uint64_t lo = addr & ~(uint64_t)0xfff;
+	const struct sym_fde *fde;
+	uint64_t lo = dso->text_lo;
 	Elf_Scn *scn = NULL;
 	bool in_text = false;
 	struct sym_frame *f;
-	size_t nlo = 0, nhi;
+	size_t nlo = 0, nhi, k;
 	char *name;
 
 	while ((scn = elf_nextscn(dso->elf, scn)) != NULL) {
@@ -995,12 +1000,19 @@ static const struct sym_result *range_result(struct sym_dso *dso, uint64_t offse
 		    addr >= sh.sh_addr + sh.sh_size)
 			continue;
 		in_text = true;
-		if (sh.sh_addr > lo)
-			lo = sh.sh_addr;
+		lo = sh.sh_addr;
 		break;
 	}
 	if (!in_text && (addr < dso->text_lo || addr >= dso->text_hi))
 		return NULL;
+	if (!dso->fdes_loaded)
+		sym_fde__load(dso);
+	k = sym_fde__upper(dso->fdes, dso->nr_fdes, addr);
+	fde = k && addr < dso->fdes[k - 1].hi ? &dso->fdes[k - 1] : NULL;
+	if (fde)
+		lo = fde->lo;
+	else if (k && dso->fdes[k - 1].hi > lo)
+		lo = dso->fdes[k - 1].hi;
 	for (nhi = dso->nr_fsyms; nlo < nhi;) {	/* the symbol before addr */
 		size_t mid = nlo + (nhi - nlo) / 2;
 

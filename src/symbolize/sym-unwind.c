@@ -28,14 +28,6 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 #define MAX_KNOWN 16
 #define SYNTH_BASE 0x4000000000000000ull	/* synthetic search tables (below) */
 
-static uint32_t rd32_le(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
 struct unwind_ctx {
 	struct sym_session *s;
 	const struct sym_unwind_input *in;
@@ -220,62 +212,6 @@ static void probe_eh_frame_hdr(struct sym_dso *dso)
  * no process can map (SYNTH_BASE + module index << 32).
  */
 
-static bool rd_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	unsigned shift = 0;
-
-	*v = 0;
-	while (*p < end && shift < 64) {
-		uint8_t b = *(*p)++;
-
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
-}
-
-/* A DW_EH_PE-encoded pointer at vaddr `at`; false for encodings not handled. */
-static bool rd_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t at,
-		       uint64_t *v)
-{
-	const uint8_t *q = *p;
-	uint64_t x = 0;
-	size_t n;
-
-	if (enc == 0xff)	/* DW_EH_PE_omit */
-		return false;
-	switch (enc & 0x0f) {
-	case 0x00: n = 8; break;	/* absptr */
-	case 0x02: case 0x0a: n = 2; break;
-	case 0x03: case 0x0b: n = 4; break;
-	case 0x04: case 0x0c: n = 8; break;
-	case 0x01: case 0x09:
-		if (!rd_uleb(p, end, &x))
-			return false;
-		n = 0;
-		break;
-	default:
-		return false;
-	}
-	if (n) {
-		if (q + n > end)
-			return false;
-		memcpy(&x, q, n);
-		if ((enc & 0x08) && n < 8 && (x & (1ull << (8 * n - 1))))
-			x |= ~0ull << (8 * n);	/* sign-extend sdataN */
-		*p = q + n;
-	}
-	switch (enc & 0x70) {
-	case 0x00: break;
-	case 0x10: x += at; break;	/* pcrel */
-	default: return false;
-	}
-	*v = x;
-	return true;
-}
-
 static int synth_cmp(const void *a, const void *b)
 {
 	const int32_t *x = a, *y = b;
@@ -283,141 +219,42 @@ static int synth_cmp(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The image's .eh_frame section: its bytes, address and size; NULL when
- * there is none. */
-static const uint8_t *find_eh_frame(const struct sym_dso *dso, uint64_t *vaddr, uint64_t *size)
+struct synth {
+	int32_t *tab;
+	size_t n, cap;
+	uint64_t sec_vaddr;
+};
+
+static void synth_add(void *arg, uint64_t fde_off, uint64_t lo, uint64_t len)
 {
-	const uint8_t *sec = NULL;
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	struct synth *t = arg;
 
-	if (elf_getshdrstrndx(dso->elf, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(dso->elf, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(dso->elf, shstrndx, sh.sh_name);
-		if (name && !strcmp(name, ".eh_frame") && sh.sh_offset + sh.sh_size <= dso->image_size) {
-			sec = dso->image + sh.sh_offset;
-			*vaddr = sh.sh_addr;
-			*size = sh.sh_size;
-		}
-	}
-	return sec;
-}
-
-/* The CIE or FDE at p: its header length (4, or 12 for 64-bit lengths)
- * and where the next one starts; false at the end or a bad length. */
-static bool eh_entry(const uint8_t *p, const uint8_t *end, size_t *hdr, const uint8_t **next)
-{
-	uint64_t len = rd32_le(p);
-
-	*hdr = 4;
-	if (!len)
-		return false;
-	if (len == 0xffffffffu) {
-		if (p + 12 > end)
-			return false;
-		memcpy(&len, p + 4, 8);
-		*hdr = 12;
-	}
-	if (len > (uint64_t)(end - p) - *hdr)
-		return false;
-	*next = p + *hdr + len;
-	return true;
-}
-
-/* A CIE's FDE pointer encoding (augmentation 'R'), from its body after the
- * id, q..next; false when the CIE is malformed. */
-static bool cie_fde_encoding(const uint8_t *q, const uint8_t *next, uint8_t *enc)
-{
-	const char *aug;
-	uint64_t skip;
-	uint8_t version = *q++;
-
-	*enc = 0;
-	aug = (const char *)q;
-	q = memchr(q, 0, next - q);
-	if (!q)
-		return false;
-	q++;
-	if (!rd_uleb(&q, next, &skip) || !rd_uleb(&q, next, &skip))	/* aligns */
-		return false;
-	if (version == 1)
-		q++;
-	else if (!rd_uleb(&q, next, &skip))
-		return false;
-	if (aug[0] != 'z')
-		return true;
-	if (!rd_uleb(&q, next, &skip))
-		return false;
-	for (const char *a = aug + 1; *a && q < next; a++) {
-		if (*a == 'R') {
-			*enc = *q++;
-		} else if (*a == 'P') {
-			uint8_t penc = *q++;
-			uint64_t dummy;
-
-			if (!rd_encoded(&q, next, penc & 0x7f, 0, &dummy))
-				break;
-		} else if (*a == 'L') {
-			q++;
-		}
-	}
-	return true;
+	t->tab = xgrow(t->tab, &t->cap, 2 * (t->n + 1), sizeof(*t->tab));
+	t->tab[2 * t->n] = (int32_t)(lo - t->sec_vaddr);
+	t->tab[2 * t->n + 1] = (int32_t)fde_off;
+	t->n++;
 }
 
 static void synth_eh_table(struct sym_dso *dso)
 {
-	struct { uint64_t off; uint8_t enc; } cies[64];
-	size_t nr_cies = 0, cap = 0, n = 0, hdr;
-	const uint8_t *sec, *p, *end, *next;
-	uint64_t sec_vaddr = 0, sec_size = 0;
-	int32_t *tab = NULL;
+	struct synth t = { 0 };
+	const uint8_t *sec;
+	uint64_t sec_size = 0;
 
-	sec = find_eh_frame(dso, &sec_vaddr, &sec_size);
+	sec = sym_fde__section(dso, ".eh_frame", &t.sec_vaddr, &sec_size);
 	if (!sec)
 		return;
-	end = sec + sec_size;
-	for (p = sec; p + 8 <= end && eh_entry(p, end, &hdr, &next); p = next) {
-		const uint8_t *entry = p, *q = p + hdr + 4;
-		uint64_t id = rd32_le(p + hdr), cie_off, loc;
-		uint8_t enc = 0;
-		size_t k;
-
-		if (id == 0) {	/* CIE: remember its FDE pointer encoding */
-			if (cie_fde_encoding(q, next, &enc) && nr_cies < ARRAY_SIZE(cies)) {
-				cies[nr_cies].off = entry - sec;
-				cies[nr_cies++].enc = enc;
-			}
-			continue;
-		}
-		/* FDE: CIE pointer is relative to this field */
-		cie_off = (uint64_t)((entry + hdr) - sec) - id;
-		for (k = 0; k < nr_cies && cies[k].off != cie_off; k++)
-			;
-		if (k < nr_cies)
-			enc = cies[k].enc;
-		if (!rd_encoded(&q, next, enc, sec_vaddr + (q - sec), &loc) || !loc)
-			continue;	/* unreadable, or a discarded FDE */
-		tab = xgrow(tab, &cap, 2 * (n + 1), sizeof(*tab));
-		tab[2 * n] = (int32_t)(loc - sec_vaddr);
-		tab[2 * n + 1] = (int32_t)(entry - sec);
-		n++;
-	}
-	if (!n) {
-		free(tab);
+	sym_fde__walk(sec, sec_size, t.sec_vaddr, true, 8, synth_add, &t);
+	if (!t.n) {
+		free(t.tab);
 		return;
 	}
-	gx_qsort(tab, n, 2 * sizeof(*tab), synth_cmp);
-	dso->eh_synth = tab;
+	gx_qsort(t.tab, t.n, 2 * sizeof(*t.tab), synth_cmp);
+	dso->eh_synth = t.tab;
 	dso->have_eh_hdr = true;
-	dso->eh_hdr_vaddr = sec_vaddr;	/* segbase: entries are relative to it */
+	dso->eh_hdr_vaddr = t.sec_vaddr;	/* segbase: entries are relative to it */
 	dso->eh_table_vaddr = 0;
-	dso->eh_table_entries = n;
+	dso->eh_table_entries = t.n;
 }
 
 static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,

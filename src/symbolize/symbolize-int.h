@@ -31,6 +31,10 @@ struct sym_frange {		/* pc range of a DW_TAG_subprogram */
 	uint64_t die;		/* its DIE offset */
 };
 
+struct sym_fde {		/* an FDE's code: one function's [lo, hi), ELF addresses */
+	uint64_t lo, hi;
+};
+
 struct sym_dso {
 	struct sym_session *s;
 	uint32_t path_id, short_id;
@@ -63,6 +67,10 @@ struct sym_dso {
 	bool fsyms_loaded;
 	struct sym_fsym *fsyms;
 	size_t nr_fsyms;
+	/* function boundaries from .eh_frame and .debug_frame (sym-fde.c) */
+	bool fdes_loaded;
+	struct sym_fde *fdes;
+	size_t nr_fdes;
 
 	/* unwinding: .eh_frame_hdr's search table */
 	bool unwind_probed;
@@ -165,6 +173,45 @@ void sym_unwind__exit(struct sym_session *s);
 /* sym-plt.c: append a symbol per PLT slot ("name@plt") to dso->fsyms
  * (capacity *cap), from the module's section headers. */
 void sym_plt__add_symbols(struct sym_dso *dso, size_t *cap);
+
+/* sym-fde.c */
+/*
+ * Read a DW_EH_PE-encoded value at *p (its ELF address `at`, for pcrel)
+ * and advance *p; absptr is addr_size bytes. False for omit, indirect,
+ * textrel, datarel, funcrel and aligned, or a value past end.
+ */
+bool sym_fde__read_encoded(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t at,
+			   unsigned addr_size, uint64_t *v);
+/* Called per FDE: its offset in the section and its code [lo, lo + len). */
+typedef void sym_fde_fn(void *arg, uint64_t fde_off, uint64_t lo, uint64_t len);
+/*
+ * Walk the CIEs and FDEs of an .eh_frame (eh) or .debug_frame section,
+ * size bytes at ELF address sec_vaddr, little-endian, of a module whose
+ * pointers are addr_size (4 or 8) bytes; fn gets every readable FDE except
+ * those of discarded code (address 0). Stops at a terminator or a length
+ * past the section. Returns how many FDEs fn got.
+ */
+size_t sym_fde__walk(const uint8_t *sec, size_t size, uint64_t sec_vaddr, bool eh,
+		     unsigned addr_size, sym_fde_fn *fn, void *arg);
+/*
+ * Sort a table by start and make its ranges disjoint: empty ranges and a
+ * second FDE of the same start are dropped, and a range overlapping the
+ * next one ends where the next starts. Returns the new count.
+ */
+size_t sym_fde__sort(struct sym_fde *t, size_t n);
+/* In a sorted table: how many ranges start at or before addr. */
+size_t sym_fde__upper(const struct sym_fde *t, size_t n, uint64_t addr);
+/* In a sorted table: the range holding addr, or NULL (before, between or
+ * after every range). Borrowed from t. */
+const struct sym_fde *sym_fde__find(const struct sym_fde *t, size_t n, uint64_t addr);
+/* The bytes, address and size of the module's section `name`; NULL when
+ * it has none (or its bytes are not in the file). */
+const uint8_t *sym_fde__section(const struct sym_dso *dso, const char *name, uint64_t *vaddr,
+				uint64_t *size);
+/* Build dso->fdes from .eh_frame (by section, or through PT_GNU_EH_FRAME
+ * when the file has no section headers) and .debug_frame: ranges that
+ * start in executable segments, sorted and disjoint. Once per module. */
+void sym_fde__load(struct sym_dso *dso);
 
 /* sym-jit.c */
 void sym_jit__exit(struct sym_session *s);

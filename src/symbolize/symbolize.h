@@ -116,9 +116,11 @@ static inline uint64_t sym_map_offset(uint64_t ip, uint64_t map_start, uint64_t 
 /* Result flags. */
 enum {
 	/* no symbol: "[unknown]", or "module+0xSTART" for code of a readable
-	 * module that no symbol covers (one name per symbol-less range: a 4
-	 * KiB page of ELF addresses, cut at its executable section's start and
-	 * the previous symbol's end; sym_offset is from START) */
+	 * module that no symbol covers: one name per function, its bounds
+	 * from its .eh_frame/.debug_frame FDE (cut at the previous symbol's
+	 * end); outside every FDE one name per gap from the last FDE or
+	 * symbol end, or the executable section's start. START is an ELF
+	 * address; sym_offset is from START */
 	SYM_F_UNKNOWN = 1u << 0,
 	SYM_F_NO_LINES = 1u << 1,	/* no DWARF line info (symtab only or unknown) */
 	SYM_F_KERNEL = 1u << 2,		/* a kernel address */

@@ -39,4 +39,21 @@ check "dwarf: the call site in chain_b is a line with a total (ip - 1)" \
 is "$(jq .unwind_failures dw.json)" 0 "dwarf: every sample unwound"
 "$GX_BIN" report --by callpath --limit 1 dw >cp.txt
 check "--by callpath shows the chain" grep -q 'wl-nofp-chain: _start;.*main;chain_a;chain_b;chain_c$' cp.txt
+
+# linked without .eh_frame_hdr: the search table is built from .eh_frame
+CC=${CC:-cc}
+if "$CC" -g -O1 -fomit-frame-pointer -fno-inline -fasynchronous-unwind-tables \
+	-fno-optimize-sibling-calls -Wl,--no-eh-frame-hdr -o nohdr \
+	"$GX_SRCDIR/tests/workloads/wl-nofp-chain.c" -lpthread -lm 2>/dev/null &&
+	! readelf -lW nohdr 2>/dev/null | grep -q GNU_EH_FRAME; then
+	"$GX_BIN" record -q -o nh -e cpu-clock --call-graph dwarf,4096 -- ./nohdr 300 >/dev/null 2>&1
+	ok $? "record --call-graph dwarf of a binary without .eh_frame_hdr"
+	"$GX_BIN" report --folded nh >nh.folded
+	n=$("$GX_BIN" report --json nh | jq .samples)
+	got=$(grep ';main;chain_a;chain_b;chain_c' nh.folded | awk '{s += $NF} END {print s + 0}')
+	check "no .eh_frame_hdr: main;chain_a;chain_b;chain_c on most samples ($got of $n)" \
+		test $((got * 10)) -ge $((n * 8))
+else
+	skip 2 "cannot link without .eh_frame_hdr here ($CC, readelf)"
+fi
 done_testing
