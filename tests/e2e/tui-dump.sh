@@ -57,7 +57,8 @@ check "... says why on stderr" grep -q 'not a terminal' err
 
 "$GX_BIN" --no-tui -- "$WL/wl-spin" 50 >rep 2>err
 ok $? "gexplore --no-tui -- CMD"
-check "... prints the text summary" grep -q 'wl-spin' rep
+check "... prints the text summary on stderr" grep -q 'wl-spin' err
+check "... and nothing on CMD's stdout but CMD's" sh -c "! grep -q 'Processes' rep"
 
 # Call stacks (-g): the call tree, the flame graph and the callers show
 # the call paths of `report --folded`, with the same shares.
