@@ -772,6 +772,75 @@ static void behaviour(struct tui_model *m)
 	ok(has(s, "terminal too small"), "below the minimum size: a message");
 	free(s);
 
+	/* navigation as in perf report, htop and tig */
+	s = screen(m, "g Enter Q", 80, 24, false, &depth);
+	is_int(depth, 0, "Q quits from any view at once");
+	free(s);
+	s = screen(m, "g / H O T Enter", 80, 24, false, NULL);
+	ok(!has(s, "hot_inner"), "a filter with a capital is case-sensitive");
+	free(s);
+	s = screen(m, "g / H o t _ I n n e r Enter", 80, 24, false, NULL);
+	ok(!has(s, "hot_outer") && !has(s, "hot_inner"), "... any capital");
+	free(s);
+	s = screen(m, "g / m E M Enter", 80, 24, false, NULL);
+	ok(!has(s, "memcpy_like"), "... mixed case too");
+	free(s);
+	s = screen(m, "g / o u t Enter", 80, 24, false, NULL);
+	ok(has(s, "hot_outer") && !has(s, "hot_inner"), "a lower-case filter matches");
+	free(s);
+	ok(tui_match("Hot_Outer", "hot_o") && !tui_match("hot_outer", "Hot") &&
+	   tui_match("hot_outer", "") && tui_match("MEMCPY", "memcpy"),
+	   "smart case: ignored unless the pattern has a capital");
+	s = screen(m, "g Enter / S I N K Enter", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(!has(l, "sink"), "source search: a capital means it ('%s')", l);
+	free(l);
+	free(s);
+	s = screen(m, "g Enter / r e t u r n Enter", 80, 24, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "return s;"), "source search: lower case finds ('%s')", l);
+	free(l);
+	free(s);
+	s = screen(m, "t l l", 80, 24, false, NULL);
+	l = xstrdup(strstr(s, "cursor ") ? strstr(s, "cursor ") : "");
+	free(s);
+	s = screen(m, "t Right Right", 80, 24, false, &depth);
+	ok(depth == 2 && strstr(s, "cursor ") && !strncmp(strstr(s, "cursor "), l, 14),
+	   "timeline: Right moves the time cursor as l does, the view stays");
+	free(s);
+	free(l);
+	s = screen(m, "t Right Right Left Left", 80, 24, false, &depth);
+	ok(depth == 2 && has(s, "cursor 0.000 s"), "timeline: Left moves it back, the view stays");
+	free(s);
+	s = screen(m, "t End", 80, 24, false, NULL);
+	ok(has(s, "cursor 2.4"), "timeline: End puts the cursor at the end of the run");
+	free(s);
+	s = screen(m, "t End Home", 80, 24, false, NULL);
+	ok(has(s, "cursor 0.000 s"), "... Home at the start");
+	free(s);
+	s = screen(m, "t L", 80, 24, false, NULL);
+	ok(has(s, "cursor 0.1") || has(s, "cursor 0.2"), "timeline: L, a page step right");
+	free(s);
+	s = screen(m, "t L L H", 80, 24, false, NULL);
+	ok(has(s, "cursor 0.1") || has(s, "cursor 0.2"), "... H, a page step left");
+	free(s);
+	s = screen(m, "t Down Enter", 80, 24, false, NULL);
+	ok(has(s, "per-thread rows need a recorded result"),
+	   "timeline Enter without per-thread rows: the whole grid, said");
+	free(s);
+	s = screen(m, "Home", 80, 40, false, NULL);
+	l = cursor_line(s);
+	ok(has(l, "hot_inner"), "summary: the hot functions are selectable ('%s')", l);
+	free(l);
+	free(s);
+	s = screen(m, "Home Down Enter", 80, 40, false, &depth);
+	ok(depth == 2 && has(s, "source: hot_outer"), "summary: Enter on a hot function opens "
+	   "its source");
+	free(s);
+	s = screen(m, "C-l", 80, 24, false, &depth);
+	ok(depth == 1 && has(s, "summary"), "Ctrl-L: nothing changes but the repaint");
+	free(s);
+
 	s = screen(m, "g", 40, 12, false, NULL);
 	ok(has(s, "~"), "40 columns: long names are shortened in the middle");
 	free(s);
