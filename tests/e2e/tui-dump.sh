@@ -117,6 +117,18 @@ for v in "g Enter:source" "g Enter Enter:disassembly" "g c:callers/callees" \
 	done
 done
 
+# Enter on a timeline thread: that thread's grid, its own samples (the
+# workload's three threads share the work).
+"$GX_BIN" record -q -o rth -e cpu-clock -- "$WL/wl-hot-threads" 300 >/dev/null 2>&1
+samples_of() { awk '$NF == "hot_div" { print $(NF - 2); exit }' "$1"; }
+"$GX_BIN" tui --keys "g" --dump 100x12 rth >all 2>err
+"$GX_BIN" tui --keys "t Down Enter" --dump 100x12 rth >one 2>err
+tid=$(sed -n 1p one | sed -n 's/.*of thread .* \([0-9][0-9]*\) .*/\1/p')
+check "timeline Enter: the grid of the selected thread ($tid)" sh -c "[ -n '$tid' ] && tail -1 one | grep -q 'thread $tid'"
+a=$(samples_of all) o=$(samples_of one)
+check "... its own samples of hot_div ($o of the run's $a)" \
+	sh -c "[ -n '$o' ] && [ -n '$a' ] && [ '$o' -gt 0 ] && [ '$o' -lt '$a' ]"
+
 # Random keys on a real recording with call stacks, ranges among them.
 keys="Up Down PgUp PgDn Home End Enter Left Right Esc q ? n N < > Tab H g v c d s h l L Space Space x + - T f a t t C-l"
 for seed in 1 2 3 4 5 6 7 8; do
