@@ -510,7 +510,8 @@ static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *
  * After a recording: `gexplore -- CMD` shows it (the TUI on a terminal,
  * else the text summary) and --check checks it, both from one opened
  * result. ret is the workload's status; the check's replaces it when the
- * workload succeeded.
+ * workload succeeded. CMD's standard output is its own (`gexplore -- xz
+ * -c f > f.xz`): what gexplore says goes to stderr, as perf record's.
  */
 static int after_record(struct record_opts *ro, const char *dir, bool then_report, int ret)
 {
@@ -518,21 +519,30 @@ static int after_record(struct record_opts *ro, const char *dir, bool then_repor
 	struct gx_result_opts oo = { .cpu = ro->cpu };
 	struct gx_result *res = NULL;
 	char *cause = NULL;
+	int out = -1;
 
 #ifdef HAVE_NCURSESW
 	if (show && !ro->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-		tui_open_result(dir, NULL, ro->cpu, NULL, NULL, NULL);
+		if (tui_open_result(dir, NULL, ro->cpu, NULL, NULL, NULL) == 128 + SIGINT)
+			ret = 128 + SIGINT;	/* Ctrl-C in the TUI */
 		show = false;
 	}
 #endif
 	if (!show && !check)
 		return ret;
+	if (then_report) {	/* stdout is stderr until we are done */
+		fflush(stdout);
+		out = dup(STDOUT_FILENO);
+		if (out >= 0)
+			dup2(STDERR_FILENO, STDOUT_FILENO);
+	}
 	if (check)
 		oo = *check_cmd_opts__open(ro->check);
 	if (gx_result__open(&res, dir, &oo, &cause) != 0) {
 		cmd_error("%s", cause);
 		free(cause);
-		return check ? GX_EXIT_USAGE : ret;
+		ret = check ? GX_EXIT_USAGE : ret;
+		goto out;
 	}
 	for (size_t i = 0; show && i < gx_result__nr_notes(res); i++)
 		cmd_warn("%s", gx_result__note(res, i));
@@ -541,6 +551,12 @@ static int after_record(struct record_opts *ro, const char *dir, bool then_repor
 	if (check)
 		ret = check_run_result(ro->check, res);
 	gx_result__delete(res);
+out:
+	if (out >= 0) {
+		fflush(stdout);
+		dup2(out, STDOUT_FILENO);
+		close(out);
+	}
 	return ret;
 }
 

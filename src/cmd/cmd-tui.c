@@ -8,6 +8,8 @@
 
 #include "cmd.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +55,7 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 	struct tui_model *m = NULL;
 	const char *why;
 	char *cause = NULL;
-	int ret = GX_EXIT_OK;
+	int ret = GX_EXIT_OK, err;
 
 	if (!tui_usable(&why)) {
 		cmd_warn("%s: printing the text report instead of the TUI", why);
@@ -68,7 +70,10 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 		free(cause);
 		return GX_EXIT_USAGE;
 	}
-	if (tui_run(m, &cause) != 0) {
+	err = tui_run(m, &cause);
+	if (err == -EINTR) {
+		ret = 128 + SIGINT;	/* Ctrl-C: as a shell says it */
+	} else if (err) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_FAIL;
 	}

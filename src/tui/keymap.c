@@ -32,6 +32,7 @@ static const struct {
 	{ ' ', TA_MARK }, { 'x', TA_CLEAR }, { 'r', TA_REGION },
 	{ '+', TA_EXPAND }, { '-', TA_COLLAPSE },
 	{ 'T', TA_CALLTREE }, { 'f', TA_FLAME }, { 'a', TA_TEMPLATES },
+	{ 'Q', TA_QUIT_ALL }, { TK_CTRL_L, TA_REPAINT }, { 'L', TA_PAGE_RIGHT },
 	{ TK_RESIZE, TA_RESIZE },
 };
 
@@ -43,6 +44,7 @@ static const struct {
 	{ TK_PGUP, "PgUp" }, { TK_PGDN, "PgDn" }, { TK_HOME, "Home" }, { TK_END, "End" },
 	{ TK_ENTER, "Enter" }, { TK_ESC, "Esc" }, { TK_TAB, "Tab" }, { TK_BTAB, "BTab" },
 	{ TK_BACKSPACE, "BSpace" }, { TK_RESIZE, "Resize" }, { ' ', "Space" },
+	{ TK_CTRL_L, "C-l" },
 };
 
 enum tui_action tui_key_action(int key)

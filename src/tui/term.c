@@ -15,6 +15,7 @@
 #include <curses.h>
 #include <errno.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,6 +88,7 @@ static int map_key(int k)
 	case KEY_BTAB: return TK_BTAB;
 	case KEY_BACKSPACE: case 127: case 8: return TK_BACKSPACE;
 	case KEY_RESIZE: return TK_RESIZE;
+	case TK_CTRL_L: return TK_CTRL_L;
 	default: return k >= 0x20 && k < 0x7f ? k : -1;
 	}
 }
@@ -131,16 +133,32 @@ static void blit(const struct tui_canvas *c)
 		}
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
 int tui_run(struct tui_model *m, char **cause)
 {
 	SCREEN *scr;
 	struct tui_app app;
 	struct tui_canvas c;
+	/* Ctrl-C: leave the loop and the terminal as found. Installed before
+	 * curses, which would otherwise put its own (exit status 1); no
+	 * SA_RESTART, so a getch() waiting returns. */
+	struct sigaction sa = { .sa_handler = on_sigint }, old;
 	int w, h;
 
 	setlocale(LC_CTYPE, "");
+	interrupted = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
 	scr = newterm(NULL, stdout, stdin);
 	if (!scr) {
+		sigaction(SIGINT, &old, NULL);
 		*cause = xasprintf("cannot set up the terminal '%s'",
 				   getenv("TERM") ? getenv("TERM") : "");
 		return -ENOTTY;
@@ -156,18 +174,22 @@ int tui_run(struct tui_model *m, char **cause)
 	tui_app__init(&app, m);
 	getmaxyx(stdscr, h, w);
 	canvas__init(&c, w, h);
-	while (!app.quit) {
+	while (!app.quit && !interrupted) {
 		int k;
 
 		getmaxyx(stdscr, h, w);
 		if (w != c.w || h != c.h)
 			canvas__resize(&c, w, h);
 		tui_app__draw(&app, &c);
+		if (app.repaint) {	/* Ctrl-L: every cell sent again */
+			clearok(curscr, TRUE);
+			app.repaint = false;
+		}
 		erase();
 		blit(&c);
 		refresh();
 		k = getch();
-		if (k == ERR)
+		if (k == ERR || interrupted)
 			continue;
 		if (k == 27 && unknown_sequence())
 			continue;
@@ -179,5 +201,6 @@ int tui_run(struct tui_model *m, char **cause)
 	canvas__exit(&c);
 	endwin();
 	delscreen(scr);
-	return 0;
+	sigaction(SIGINT, &old, NULL);
+	return interrupted ? -EINTR : 0;
 }

@@ -15,6 +15,7 @@ void tui_app__init(struct tui_app *a, struct tui_model *m)
 {
 	memset(a, 0, sizeof(*a));
 	a->m = m;
+	a->gen = m->generation;
 	a->stack[a->depth++] = tui_summary_view__new(m);
 }
 
@@ -52,6 +53,43 @@ static void push(struct tui_app *a, struct tui_view *v)
 		a->depth--;
 	}
 	a->stack[a->depth++] = v;
+}
+
+void tui_app__sync(struct tui_app *a)
+{
+	struct tui_model *m = a->m;
+	char closed[160] = "";
+	int n = 0, gone = 0;
+
+	if (a->gen == m->generation)
+		return;
+	/* bottom up: a view pushed from one that closes may still stand on
+	 * its own (its function is in the range) */
+	for (int i = 0; i < a->depth; i++) {
+		struct tui_view *v = a->stack[i];
+
+		if (!v->ops->sync || v->ops->sync(v)) {
+			a->stack[n++] = v;
+			continue;
+		}
+		if (!gone++)
+			snprintf(closed, sizeof(closed), "%s", v->title);
+		v->ops->destroy(v);
+	}
+	a->depth = n;
+	a->gen = m->generation;
+	tui_model__drop_old(m);
+	if (gone) {
+		size_t l = strlen(a->msg);
+
+		char more[32] = "";
+
+		if (gone > 1)
+			snprintf(more, sizeof(more), " (+%d more)", gone - 1);
+		snprintf(a->msg + l, sizeof(a->msg) - l, "%sclosed %s%s: no samples %s", l ? "; " : "",
+			 closed, more,
+			 m->range_hi ? "in the range" : m->region >= 0 ? "in the region" : "now");
+	}
 }
 
 static void pop(struct tui_app *a)
@@ -109,6 +147,14 @@ void tui_app__key(struct tui_app *a, int key)
 	v = top(a);
 	if (act == TA_NONE || act == TA_RESIZE)
 		return;
+	if (act == TA_QUIT_ALL) {	/* Q: at once, whatever the view */
+		a->quit = true;
+		return;
+	}
+	if (act == TA_REPAINT) {
+		a->repaint = true;
+		return;
+	}
 	if (act == TA_HELP) {
 		if (v->ops->help)	/* the help view has none: ? again does nothing */
 			push(a, tui_help_view__new(a->m, v));
@@ -129,6 +175,7 @@ void tui_app__key(struct tui_app *a, int key)
 		pop(a);
 	if (r & TR_QUIT)
 		a->quit = true;
+	tui_app__sync(a);	/* the key applied or cleared a range */
 	if (!(r & TR_UNHANDLED))
 		return;
 	switch (act) {
@@ -141,6 +188,12 @@ void tui_app__key(struct tui_app *a, int key)
 			pop(a);
 		else
 			a->quit = true;
+		break;
+	case TA_QUIT_ALL:
+		a->quit = true;
+		break;
+	case TA_REPAINT:
+		a->repaint = true;
 		break;
 	case TA_FILTER:
 		if (v->ops->search) {

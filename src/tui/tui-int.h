@@ -125,6 +125,9 @@ enum tui_action {
 	TA_CALLTREE,	/* T: top-down call tree */
 	TA_FLAME,	/* f: flame / icicle graph */
 	TA_TEMPLATES,	/* a: C++ template arguments shown or collapsed */
+	TA_QUIT_ALL,	/* Q: quit from any view */
+	TA_REPAINT,	/* Ctrl-L: redraw the whole terminal */
+	TA_PAGE_RIGHT,	/* L (timeline): the time cursor a page step right */
 	TA_RESIZE,
 	TA_NR_,
 };
@@ -134,6 +137,7 @@ enum {
 	TK_UP = 0x1000, TK_DOWN, TK_LEFT, TK_RIGHT, TK_PGUP, TK_PGDN, TK_HOME, TK_END,
 	TK_ENTER, TK_ESC, TK_TAB, TK_BTAB, TK_BACKSPACE, TK_RESIZE,
 };
+#define TK_CTRL_L 12	/* the byte Ctrl-L sends */
 
 enum tui_action tui_key_action(int key);
 /* "Up", "q", "PgDn"... for a key; static storage. */
@@ -327,6 +331,17 @@ struct tui_model {
 	uint32_t *path_funcs;	/* the paths' function indexes (one block) */
 	struct tui_tree *calltree;	/* built on first use, or NULL */
 	unsigned generation;	/* bumped when the tables change: views rebuild */
+	/* The tables (and call tree) the views last saw, kept through a
+	 * rebuild (a time range, a region) until the app has moved every view
+	 * onto the new ones by identity (tui_model__drop_old); has_old: held */
+	struct tui_table old_tab[TK_NR_];
+	struct tui_tree *old_calltree;
+	bool has_old;
+	/* Per-thread rows (the timeline's Enter): function, line and module
+	 * rows of thread tid in the time range and region, added to tab[]
+	 * (tui_table__add_row); NULL when the result cannot tell. */
+	int (*thread_rows)(struct tui_model *m, uint32_t tid, struct tui_table *tab,
+			   char **cause);
 
 	struct tui_tsample *ts;
 	size_t nr_ts;
@@ -394,6 +409,37 @@ void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *co
 const char *tui_model__str(struct tui_model *m, const char *s);
 /* Append a row to table k; returns it with period/samples zeroed. */
 struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const char *name);
+/* The same for a table of the caller's (a thread's rows); tui_table__clear
+ * frees its rows. */
+struct tui_row *tui_table__add_row(struct tui_model *m, struct tui_table *t, const char *name);
+void tui_table__clear(struct tui_table *t);
+
+/*
+ * A row's identity across rebuilds of the tables (a time range or a
+ * region renumbers every row): its kind, name, module, file, line and
+ * thread. The strings are the model's (kept for its lifetime) or static:
+ * a key stays valid when its row is gone.
+ */
+struct tui_rkey {
+	enum tui_kind kind;
+	const char *name, *module, *file;
+	uint32_t line, tid;
+};
+void tui_rkey__of(struct tui_rkey *k, enum tui_kind kind, const struct tui_row *r);
+bool tui_rkey__is(const struct tui_rkey *k, const struct tui_row *r);
+/* The row of t with key k, -1 when none (no sample in the range). */
+int tui_table__find(const struct tui_table *t, const struct tui_rkey *k);
+/* The key of function row func as the views last saw it: of the old
+ * tables while the model holds them (between a rebuild and the views'
+ * sync), else of the current ones. */
+void tui_model__old_fkey(const struct tui_model *m, size_t func, struct tui_rkey *k);
+/* The function table the views last saw (old_tab while held). */
+const struct tui_table *tui_model__old_table(const struct tui_model *m, enum tui_kind k);
+/* Free the old tables: every view is on the new ones. */
+void tui_model__drop_old(struct tui_model *m);
+/* Case as people expect of a filter (smart case): s contains pattern,
+ * ignoring case unless pattern has an upper-case letter. "" matches. */
+bool tui_match(const char *s, const char *pattern);
 void tui_model__add_hint(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
 void tui_model__add_confidence(struct tui_model *m, const char *fmt, ...) GX_PRINTF(2, 3);
 /* Set the top-down model (borrowed: it must outlive m, or be m->td_own)
@@ -500,8 +546,9 @@ struct tui_order {
 	char filter[64];	/* substring of the name (or file), "" = all */
 };
 void tui_order__exit(struct tui_order *o);
-/* Recompute o->idx for table k under o's sort column and filter. */
-void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col *cols,
+/* Recompute o->idx for table t (of the model's kind k, or a thread's)
+ * under o's sort column and filter. */
+void tui_model__order(struct tui_model *m, struct tui_table *t, const struct tui_col *cols,
 		      size_t ncols, struct tui_order *o);
 
 /* ---- the backing of a real result (tui-load.c, tui-disasm.c) ---------- */
@@ -560,6 +607,14 @@ struct tui_view_ops {
 	void (*search)(struct tui_view *v, const char *pattern);
 	/* One line for the status bar, or NULL. */
 	const char *(*status)(struct tui_view *v);
+	/*
+	 * The model's tables were rebuilt (a time range or a region, applied
+	 * or cleared): find what the view shows again by identity (the old
+	 * tables are still there, tui_model__old_table). false: it is gone
+	 * (a function without samples in the range); the app closes the view
+	 * and says so. NULL: the view holds nothing of the tables.
+	 */
+	bool (*sync)(struct tui_view *v);
 	void (*destroy)(struct tui_view *v);
 };
 
@@ -610,6 +665,8 @@ unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n);
 
 struct tui_view *tui_summary_view__new(struct tui_model *m);
 struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k);
+/* The grid of one thread's rows (m->thread_rows must be set). */
+struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, const char *name);
 /* line 0: the cursor starts on the hottest line. */
 struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line);
 struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line);
@@ -636,6 +693,22 @@ int32_t tui_treelist__hot_path(struct tui_treelist *l, int32_t from, bool all);
 /* Right, Left, +, - and H on row *i (moved to where the cursor goes):
  * TR_REDRAW, or TR_UNHANDLED (Left on a closed top row: back). */
 unsigned tui_treelist__act(struct tui_treelist *l, enum tui_action a, int *i);
+/* A tree node's identity across rebuilds of the tables: its path from
+ * the root, each step a command's name (kind TK_PROCESS) or a function's
+ * key. */
+struct tui_tpath {
+	struct tui_rkey *step;
+	size_t nr;
+};
+/* The path of node in t, a tree of the function rows the views last saw
+ * (tui_model__old_table). */
+void tui_tpath__of(struct tui_tpath *p, const struct tui_model *m, const struct tui_tree *t,
+		   int32_t node);
+/* The node of t (over the current tables) at the end of p, or at the
+ * deepest step of p that t still has (0: the root). */
+int32_t tui_tpath__find(const struct tui_tpath *p, const struct tui_model *m,
+			const struct tui_tree *t);
+void tui_tpath__exit(struct tui_tpath *p);
 /* One row of a call tree at y: self and total shares, the name indented
  * by depth (relative to base_depth) after its mark ('+' closed, '-' open),
  * the module at the right when there is room. */
@@ -658,14 +731,21 @@ struct tui_app {
 	bool prompting;
 	char prompt[64];
 	size_t prompt_len;
-	char msg[160];		/* one-shot message for the status bar */
+	char msg[256];		/* one-shot message for the status bar */
 	bool quit;
+	bool interrupted;	/* quit by Ctrl-C (term.c) */
+	bool repaint;		/* Ctrl-L: the terminal redraws every cell */
+	unsigned gen;		/* the model's generation the views are on */
 };
 
 void tui_app__init(struct tui_app *a, struct tui_model *m);
 void tui_app__exit(struct tui_app *a);
 /* Feed one key (TK_* or ASCII). */
 void tui_app__key(struct tui_app *a, int key);
+/* After the model's tables changed: every view synced (ops->sync), the
+ * views whose function is gone closed with a message, the old tables
+ * dropped. tui_app__key calls it; nothing to do when nothing changed. */
+void tui_app__sync(struct tui_app *a);
 /* Draw the whole screen (title, current view, status) into c. */
 void tui_app__draw(struct tui_app *a, struct tui_canvas *c);
 void tui_app__message(struct tui_app *a, const char *fmt, ...) GX_PRINTF(2, 3);

@@ -97,14 +97,14 @@ static void copy_counts(struct tui_model *m, struct tui_row *row, const struct p
 	}
 }
 
-static void fill_simple(struct tui_model *m, struct profile *p, enum tui_kind k,
-			enum profile_by by)
+static void fill_simple(struct tui_model *m, struct tui_table *tab, struct profile *p,
+			enum tui_kind k, enum profile_by by)
 {
 	size_t nr;
 	const struct profile_row *const *rows = profile__rows(p, by, m->clk, &nr);
 
 	for (size_t i = 0; i < nr; i++) {
-		struct tui_row *r = tui_model__add_row(m, k, rows[i]->name);
+		struct tui_row *r = tui_table__add_row(m, &tab[k], rows[i]->name);
 
 		r->pid = rows[i]->pid;
 		r->tid = rows[i]->tid;
@@ -115,11 +115,11 @@ static void fill_simple(struct tui_model *m, struct profile *p, enum tui_kind k,
 
 /* Row i of a function or line table, with its module and counts; NULL
  * (the row named "?") when the profile has no row i. */
-static struct tui_row *add_code_row(struct tui_model *m, struct profile *p, enum tui_kind k,
-				    enum profile_by by, uint32_t i)
+static struct tui_row *add_code_row(struct tui_model *m, struct tui_table *tab, struct profile *p,
+				    enum tui_kind k, enum profile_by by, uint32_t i)
 {
 	const struct profile_row *pr = profile__row(p, by, i);
-	struct tui_row *r = tui_model__add_row(m, k, pr ? pr->name : "?");
+	struct tui_row *r = tui_table__add_row(m, &tab[k], pr ? pr->name : "?");
 
 	if (!pr)
 		return NULL;
@@ -146,18 +146,19 @@ static const char *comm_of(struct tui_model *m, const char *name)
 	return tui_model__str(m, name);
 }
 
-static void fill_hotspots(struct tui_model *m, struct profile *p)
+/* Function and line rows into tab[]. */
+static void fill_code(struct tui_model *m, struct tui_table *tab, struct profile *p)
 {
-	size_t nf, nl, nc;
+	size_t nf, nl;
 
 	profile__rows(p, PROFILE_BY_FUNCTION, m->clk, &nf);
 	/* Function rows in index order, so line rows can name theirs. */
 	for (uint32_t i = 0; i < nf; i++)
-		add_code_row(m, p, TK_FUNC, PROFILE_BY_FUNCTION, i);
+		add_code_row(m, tab, p, TK_FUNC, PROFILE_BY_FUNCTION, i);
 	profile__rows(p, PROFILE_BY_LINE, m->clk, &nl);
 	for (uint32_t i = 0; i < nl; i++) {
 		const struct profile_row *pr = profile__row(p, PROFILE_BY_LINE, i);
-		struct tui_row *r = add_code_row(m, p, TK_LINE, PROFILE_BY_LINE, i);
+		struct tui_row *r = add_code_row(m, tab, p, TK_LINE, PROFILE_BY_LINE, i);
 
 		if (!r)
 			continue;
@@ -165,6 +166,13 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 		r->line = pr->line;
 		r->func = (int32_t)pr->function;
 	}
+}
+
+static void fill_hotspots(struct tui_model *m, struct profile *p)
+{
+	size_t nc;
+
+	fill_code(m, m->tab, p);
 	m->has_callchains = profile__has_callchains(p);
 	profile__rows(p, PROFILE_BY_CALLPATH, m->clk, &nc);
 	m->paths = xcalloc(nc + 1, sizeof(*m->paths));
@@ -197,9 +205,9 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 
 static void fill_tables(struct tui_model *m, struct profile *p)
 {
-	fill_simple(m, p, TK_PROCESS, PROFILE_BY_COMMAND);	/* one row per command */
-	fill_simple(m, p, TK_THREAD, PROFILE_BY_THREAD);
-	fill_simple(m, p, TK_MODULE, PROFILE_BY_MODULE);
+	fill_simple(m, m->tab, p, TK_PROCESS, PROFILE_BY_COMMAND);	/* one row per command */
+	fill_simple(m, m->tab, p, TK_THREAD, PROFILE_BY_THREAD);
+	fill_simple(m, m->tab, p, TK_MODULE, PROFILE_BY_MODULE);
 	fill_hotspots(m, p);
 	tui_model__tables_changed(m);
 }
@@ -218,6 +226,36 @@ static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
 	m->range_lo = lo;
 	m->range_hi = hi;
 	m->region = -1;
+	profile__delete(p);
+	return 0;
+}
+
+struct thread_ctx {
+	const struct tui_model *m;
+	uint32_t tid;
+};
+
+static bool keep_thread(void *ctx, uint32_t tid, uint64_t time)
+{
+	const struct thread_ctx *c = ctx;
+
+	return tid == c->tid && tui_model__keeps(c->m, tid, time);
+}
+
+/* Thread tid's function, line and module rows in the views' time range
+ * and region: the samples the result kept, totalled again. */
+static int thread_rows(struct tui_model *m, uint32_t tid, struct tui_table *tab, char **cause)
+{
+	struct tui_real *real = m->priv;
+	struct thread_ctx c = { m, tid };
+	struct profile *p;
+
+	if (profile__subset(gx_result__profile(real->res), m->range_hi ? m->range_lo : 0,
+			    m->range_hi ? m->range_hi : UINT64_MAX, keep_thread, &c, &p) != 0)
+		return gx_fail(cause, GX_E_NOTSUP, "this recording's samples are not kept one by "
+			       "one (group reads)");
+	fill_simple(m, tab, p, TK_MODULE, PROFILE_BY_MODULE);
+	fill_code(m, tab, p);
 	profile__delete(p);
 	return 0;
 }
@@ -505,6 +543,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	m->source = read_source;
 	m->refilter = refilter;
 	m->renarrow = renarrow;
+	m->thread_rows = thread_rows;
 	m->disasm = tui_disasm_real;
 	set_facts(m, res);
 	setup_topdown(m, res);

@@ -64,7 +64,11 @@ const char *tui_model__str(struct tui_model *m, const char *s)
 
 struct tui_row *tui_model__add_row(struct tui_model *m, enum tui_kind k, const char *name)
 {
-	struct tui_table *t = &m->tab[k];
+	return tui_table__add_row(m, &m->tab[k], name);
+}
+
+struct tui_row *tui_table__add_row(struct tui_model *m, struct tui_table *t, const char *name)
+{
 	struct tui_row *r;
 
 	/* Tables grow by powers of two: nr is the size. */
@@ -131,25 +135,108 @@ static void row__exit(struct tui_row *r)
 		td_result__exit(&r->td);
 }
 
+void tui_table__clear(struct tui_table *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		row__exit(&t->rows[i]);
+	free(t->rows);
+	t->rows = NULL;
+	t->nr = 0;
+}
+
+static void tree_free(struct tui_tree **t)
+{
+	if (*t) {
+		tui_tree__exit(*t);
+		free(*t);
+		*t = NULL;
+	}
+}
+
+/* The call tree is rebuilt: the old one stays while a view may hold it. */
+static void retire_calltree(struct tui_model *m)
+{
+	if (!m->calltree)
+		return;
+	if (m->old_calltree)
+		tree_free(&m->calltree);
+	m->old_calltree = m->calltree;
+	m->calltree = NULL;
+}
+
 void tui_model__clear_tables(struct tui_model *m)
 {
-	for (int k = 0; k < TK_NR_; k++) {
-		for (size_t i = 0; i < m->tab[k].nr; i++)
-			row__exit(&m->tab[k].rows[i]);
-		free(m->tab[k].rows);
-		m->tab[k].rows = NULL;
-		m->tab[k].nr = 0;
+	/* The views hold rows of the tables they last saw: those wait for
+	 * tui_model__drop_old; tables made since (two rebuilds between two
+	 * syncs) no view has seen. */
+	if (!m->has_old) {
+		memcpy(m->old_tab, m->tab, sizeof(m->tab));
+		memset(m->tab, 0, sizeof(m->tab));
+		m->has_old = true;
 	}
+	for (int k = 0; k < TK_NR_; k++)
+		tui_table__clear(&m->tab[k]);
 	free(m->paths);
 	free(m->path_funcs);
 	m->paths = NULL;
 	m->path_funcs = NULL;
 	m->nr_paths = 0;
-	if (m->calltree) {
-		tui_tree__exit(m->calltree);
-		free(m->calltree);
-		m->calltree = NULL;
-	}
+	retire_calltree(m);
+}
+
+void tui_model__drop_old(struct tui_model *m)
+{
+	for (int k = 0; k < TK_NR_; k++)
+		tui_table__clear(&m->old_tab[k]);
+	m->has_old = false;
+	tree_free(&m->old_calltree);
+}
+
+const struct tui_table *tui_model__old_table(const struct tui_model *m, enum tui_kind k)
+{
+	return m->has_old ? &m->old_tab[k] : &m->tab[k];
+}
+
+static const char *nz(const char *s)
+{
+	return s ? s : "";
+}
+
+void tui_rkey__of(struct tui_rkey *k, enum tui_kind kind, const struct tui_row *r)
+{
+	k->kind = kind;
+	k->name = r->name;
+	k->module = nz(r->module);
+	k->file = nz(r->file);
+	k->line = r->line;
+	/* a command's row: its first process differs from range to range */
+	k->tid = kind == TK_THREAD ? r->tid : 0;
+}
+
+bool tui_rkey__is(const struct tui_rkey *k, const struct tui_row *r)
+{
+	return (k->kind != TK_THREAD || r->tid == k->tid) && r->line == k->line &&
+	       !strcmp(r->name, k->name) && !strcmp(nz(r->module), k->module) &&
+	       !strcmp(nz(r->file), k->file);
+}
+
+int tui_table__find(const struct tui_table *t, const struct tui_rkey *k)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (tui_rkey__is(k, &t->rows[i]))
+			return (int)i;
+	return -1;
+}
+
+void tui_model__old_fkey(const struct tui_model *m, size_t func, struct tui_rkey *k)
+{
+	const struct tui_table *t = tui_model__old_table(m, TK_FUNC);
+
+	memset(k, 0, sizeof(*k));
+	k->kind = TK_FUNC;
+	k->name = k->module = k->file = "";
+	if (func < t->nr)
+		tui_rkey__of(k, TK_FUNC, &t->rows[func]);
 }
 
 static double compute_total(const struct tui_model *m);
@@ -158,11 +245,7 @@ void tui_model__tables_changed(struct tui_model *m)
 {
 	m->total_clk = compute_total(m);
 	m->generation++;
-	if (m->calltree) {
-		tui_tree__exit(m->calltree);
-		free(m->calltree);
-		m->calltree = NULL;
-	}
+	retire_calltree(m);
 	for (int k = 0; k < TK_NR_; k++)
 		for (size_t i = 0; i < m->tab[k].nr; i++) {
 			struct tui_row *r = &m->tab[k].rows[i];
@@ -180,6 +263,7 @@ void tui_model__delete(struct tui_model *m)
 	if (m->priv_free)
 		m->priv_free(m);
 	tui_model__clear_tables(m);
+	tui_model__drop_old(m);
 	gx_free_strv(m->event_names, m->nr_events);
 	free(m->precise);
 	gx_free_strv(m->hints, m->nr_hints);
@@ -894,10 +978,31 @@ static int cmp_rows(const void *a, const void *b)
 	return c;
 }
 
+bool tui_match(const char *s, const char *pattern)
+{
+	bool fold = true;
+	size_t n = strlen(pattern);
+
+	for (const char *p = pattern; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			fold = false;	/* smart case: an upper-case letter means it */
+	if (!fold)
+		return strstr(s, pattern) != NULL;
+	for (; *s; s++) {
+		size_t i = 0;
+
+		while (i < n && s[i] && (s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]) == pattern[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return n == 0;
+}
+
 static bool row_matches(const struct tui_row *r, const char *f)
 {
-	return !*f || strstr(r->name, f) || (r->file && strstr(r->file, f)) ||
-	       (r->module && strstr(r->module, f));
+	return !*f || tui_match(r->name, f) || (r->file && tui_match(r->file, f)) ||
+	       (r->module && tui_match(r->module, f));
 }
 
 void tui_order__exit(struct tui_order *o)
@@ -907,10 +1012,9 @@ void tui_order__exit(struct tui_order *o)
 	o->nr = 0;
 }
 
-void tui_model__order(struct tui_model *m, enum tui_kind k, const struct tui_col *cols,
+void tui_model__order(struct tui_model *m, struct tui_table *t, const struct tui_col *cols,
 		      size_t ncols, struct tui_order *o)
 {
-	struct tui_table *t = &m->tab[k];
 	struct sort_ctx sc = { m, t, NULL, NULL, o->asc };
 	bool hot, dim;
 

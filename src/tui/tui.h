@@ -55,7 +55,9 @@ bool tui_usable(const char **why);
 
 /*
  * Run the interface on the controlling terminal until the user quits.
- * Returns 0, or a negative code with *cause (terminal could not be set up).
+ * Returns 0; -EINTR when Ctrl-C (SIGINT) ended it, the terminal restored
+ * (the caller exits 130); or a negative code with *cause (terminal could
+ * not be set up).
  */
 int tui_run(struct tui_model *m, char **cause);
 

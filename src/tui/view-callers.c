@@ -18,7 +18,6 @@
 struct callers_view {
 	struct tui_view v;
 	size_t func;
-	unsigned gen;
 	struct tui_tree tree[2];	/* callers, callees */
 	struct tui_treelist l[2];
 	char status[256];
@@ -57,7 +56,6 @@ static void build(struct callers_view *s)
 		/* every direct caller (callee), the hottest path below them open */
 		tui_treelist__hot_path(&s->l[k], -1, false);
 	}
-	s->gen = m->generation;
 	/* the cursor on the hottest caller, else the hottest callee */
 	s->v.sel = s->l[0].nr ? 1 : s->l[1].nr ? 2 : 0;
 }
@@ -90,8 +88,6 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	char buf[512], full[512], e[600];
 	int y = y0;
 
-	if (s->gen != m->generation)
-		build(s);
 	canvas__fill(c, 0, y, c->w, TS_HEADER);
 	snprintf(buf, sizeof(buf), "%s: self %.1f%%, total %.1f%% of the run",
 		 tui_model__name(m, f->name, full, sizeof(full)),
@@ -168,6 +164,24 @@ static const char *status(struct tui_view *v)
 	return "Right/Left: open/close  Enter: source  c: centre on it  Esc: back";
 }
 
+/* A time range or region: the same function's callers and callees
+ * there; gone when it has no sample there. */
+static bool sync(struct tui_view *v)
+{
+	struct callers_view *s = (struct callers_view *)v;
+	struct tui_rkey k;
+	int f;
+
+	tui_model__old_fkey(v->m, s->func, &k);
+	f = tui_table__find(&v->m->tab[TK_FUNC], &k);
+	if (f < 0)
+		return false;
+	s->func = (size_t)f;
+	v->top = 0;
+	build(s);
+	return true;
+}
+
 static void destroy(struct tui_view *v)
 {
 	struct callers_view *s = (struct callers_view *)v;
@@ -181,7 +195,7 @@ static void destroy(struct tui_view *v)
 
 static const struct tui_view_ops callers_ops = {
 	.name = "callers", .help = callers_help, .legend = callers_legend, .draw = draw,
-	.handle = handle, .status = status, .destroy = destroy,
+	.handle = handle, .status = status, .sync = sync, .destroy = destroy,
 };
 
 struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func)

@@ -127,6 +127,67 @@ unsigned tui_treelist__act(struct tui_treelist *l, enum tui_action a, int *i)
 	}
 }
 
+/* ---- a node by identity ------------------------------------------------ */
+
+void tui_tpath__of(struct tui_tpath *p, const struct tui_model *m, const struct tui_tree *t,
+		   int32_t node)
+{
+	const struct tui_table *ft = tui_model__old_table(m, TK_FUNC);
+	size_t n = 0;
+
+	memset(p, 0, sizeof(*p));
+	if (!t || node <= 0 || (size_t)node >= t->nr)
+		return;
+	for (int32_t at = node; at > 0; at = t->n[at].parent)
+		n++;
+	p->step = xcalloc(n + 1, sizeof(*p->step));
+	p->nr = n;
+	for (int32_t at = node; at > 0; at = t->n[at].parent) {
+		const struct tui_tnode *x = &t->n[at];
+		struct tui_rkey *k = &p->step[--n];
+
+		k->name = k->module = k->file = "";
+		if (x->func == TUI_TNODE_COMM) {
+			k->kind = TK_PROCESS;
+			k->name = x->comm ? x->comm : "";
+		} else if (x->func < ft->nr) {
+			tui_rkey__of(k, TK_FUNC, &ft->rows[x->func]);
+		}
+	}
+}
+
+int32_t tui_tpath__find(const struct tui_tpath *p, const struct tui_model *m,
+			const struct tui_tree *t)
+{
+	const struct tui_table *ft = &m->tab[TK_FUNC];
+	int32_t at = 0;
+
+	for (size_t i = 0; i < p->nr && t->nr; i++) {
+		const struct tui_rkey *k = &p->step[i];
+		int32_t c;
+
+		for (c = t->n[at].first; c >= 0; c = t->n[c].next) {
+			const struct tui_tnode *x = &t->n[c];
+
+			if (k->kind == TK_PROCESS ? x->func == TUI_TNODE_COMM &&
+						    !strcmp(x->comm ? x->comm : "", k->name) :
+			    x->func != TUI_TNODE_COMM && x->func < ft->nr &&
+			    tui_rkey__is(k, &ft->rows[x->func]))
+				break;
+		}
+		if (c < 0)
+			break;
+		at = c;
+	}
+	return at;
+}
+
+void tui_tpath__exit(struct tui_tpath *p)
+{
+	free(p->step);
+	memset(p, 0, sizeof(*p));
+}
+
 /* ---- drawing a row ---------------------------------------------------- */
 
 void tui_tree_row__header(struct tui_canvas *c, int y, const char *what)
@@ -312,6 +373,28 @@ static const char *status(struct tui_view *v)
 	return s->status;
 }
 
+/* A time range or region: the new tree, the cursor on the same call
+ * path as far as the new tree has it, the nodes above it open. */
+static bool sync(struct tui_view *v)
+{
+	struct calltree_view *s = (struct calltree_view *)v;
+	struct tui_tpath p;
+	int32_t node;
+
+	tui_tpath__of(&p, v->m, s->l.t, s->l.nr && v->sel >= 0 && v->sel < (int)s->l.nr ?
+		      s->l.rows[v->sel] : 0);
+	setup(s);
+	node = tui_tpath__find(&p, v->m, s->l.t);
+	tui_tpath__exit(&p);
+	if (node > 0) {
+		for (int32_t at = s->l.t->n[node].parent; at >= 0; at = s->l.t->n[at].parent)
+			s->l.open[at] = true;
+		rebuild(&s->l);
+		v->sel = row_of(&s->l, node);
+	}
+	return true;
+}
+
 static void destroy(struct tui_view *v)
 {
 	struct calltree_view *s = (struct calltree_view *)v;
@@ -322,7 +405,7 @@ static void destroy(struct tui_view *v)
 
 static const struct tui_view_ops calltree_ops = {
 	.name = "call tree", .help = calltree_help, .legend = calltree_legend, .draw = draw,
-	.handle = handle, .status = status, .destroy = destroy,
+	.handle = handle, .status = status, .sync = sync, .destroy = destroy,
 };
 
 struct tui_view *tui_calltree_view__new(struct tui_model *m)

@@ -32,7 +32,7 @@ static const struct tui_key_help disasm_help[] = {
 	{ "PgUp/PgDn Home/End", "page, first/last instruction" },
 	{ "Tab / Shift-Tab", "next/previous hot instruction" },
 	{ "H", "the hottest instruction" },
-	{ "/", "search the instructions" },
+	{ "/", "search the instructions (smart case)" },
 	{ "n N", "next/previous match" },
 	{ "Left/Esc q", "back" },
 	{ NULL, NULL },
@@ -156,7 +156,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		for (int k = 1; k <= (int)d->d.nr && d->pattern[0]; k++) {
 			int i = (v->sel + (a == TA_NEXT ? k : (int)d->d.nr - k)) % (int)d->d.nr;
 
-			if (strstr(d->d.insns[i].text, d->pattern)) {
+			if (tui_match(d->d.insns[i].text, d->pattern)) {
 				v->sel = i;
 				return TR_REDRAW;
 			}
@@ -179,7 +179,7 @@ static void search(struct tui_view *v, const char *pattern)
 	for (int k = 0; k < (int)d->d.nr && d->pattern[0]; k++) {
 		int i = (v->sel + k) % (int)d->d.nr;
 
-		if (strstr(d->d.insns[i].text, d->pattern)) {
+		if (tui_match(d->d.insns[i].text, d->pattern)) {
 			v->sel = i;
 			return;
 		}
@@ -213,20 +213,21 @@ static void destroy(struct tui_view *v)
 	free(d);
 }
 
-static const struct tui_view_ops disasm_ops = {
-	.name = "disassembly", .help = disasm_help, .draw = draw, .handle = handle,
-	.search = search, .status = status, .destroy = destroy,
-};
-
-struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line)
+/* The function's instructions and their counts (in the time range), the
+ * cursor on the instruction at addr, else the line's hottest, else the
+ * function's. */
+static void load(struct disasm_view *d, uint64_t addr)
 {
-	struct disasm_view *d = tui_view__new(sizeof(*d), &disasm_ops, m, "disassembly: %s",
-					      m->tab[TK_FUNC].rows[func].name);
+	struct tui_model *m = d->v.m;
+	uint32_t line = d->line;
 	int first_of_line = -1;
 
-	d->func = func;
-	d->line = line;
-	if (tui_model__disasm(m, func, &d->d) != 0)
+	tui_disasm__exit(&d->d);
+	free(d->rank);
+	d->nr_rank = 0;
+	d->rank_pos = 0;
+	d->total = 0;
+	if (tui_model__disasm(m, d->func, &d->d) != 0)
 		d->d.why = "no disassembly for this result";
 	d->rank = xcalloc(d->d.nr + 1, sizeof(int));
 	for (size_t i = 0; i < d->d.nr; i++) {
@@ -237,8 +238,11 @@ struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t
 	dv_ = d;
 	gx_qsort(d->rank, d->nr_rank, sizeof(int), cmp_heat);
 	dv_ = NULL;
+	for (size_t i = 0; addr && i < d->d.nr; i++)
+		if (d->d.insns[i].addr == addr)
+			first_of_line = (int)i;
 	/* Start on the line's hottest instruction, else the function's. */
-	for (size_t i = 0; i < d->nr_rank; i++)
+	for (size_t i = 0; first_of_line < 0 && i < d->nr_rank; i++)
 		if (line && d->d.insns[d->rank[i]].line == line) {
 			first_of_line = d->rank[i];
 			break;
@@ -250,5 +254,38 @@ struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t
 				break;
 			}
 	d->v.sel = first_of_line >= 0 ? first_of_line : d->nr_rank ? d->rank[0] : 0;
+}
+
+/* A time range or region: the same function, its counts there, the
+ * cursor on the same instruction; gone when it has no sample there. */
+static bool sync(struct tui_view *v)
+{
+	struct disasm_view *d = (struct disasm_view *)v;
+	uint64_t addr = d->d.nr && v->sel >= 0 && v->sel < (int)d->d.nr ? d->d.insns[v->sel].addr : 0;
+	struct tui_rkey k;
+	int f;
+
+	tui_model__old_fkey(v->m, d->func, &k);
+	f = tui_table__find(&v->m->tab[TK_FUNC], &k);
+	if (f < 0)
+		return false;
+	d->func = (size_t)f;
+	load(d, addr);
+	return true;
+}
+
+static const struct tui_view_ops disasm_ops = {
+	.name = "disassembly", .help = disasm_help, .draw = draw, .handle = handle,
+	.search = search, .status = status, .sync = sync, .destroy = destroy,
+};
+
+struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line)
+{
+	struct disasm_view *d = tui_view__new(sizeof(*d), &disasm_ops, m, "disassembly: %s",
+					      m->tab[TK_FUNC].rows[func].name);
+
+	d->func = func;
+	d->line = line;
+	load(d, 0);
 	return &d->v;
 }

@@ -283,6 +283,24 @@ static const char *status(struct tui_view *v)
 	return f->status;
 }
 
+/* A time range or region: the new tree, the zoom and the cursor on the
+ * same call paths as far as the new tree has them. */
+static bool sync(struct tui_view *v)
+{
+	struct flame_view *f = (struct flame_view *)v;
+	struct tui_tpath cur, zoom;
+
+	tui_tpath__of(&cur, v->m, f->t, f->cur);
+	tui_tpath__of(&zoom, v->m, f->t, f->zoom);
+	setup(f);
+	f->zoom = tui_tpath__find(&zoom, v->m, f->t);
+	if (cur.nr)
+		f->cur = tui_tpath__find(&cur, v->m, f->t);
+	tui_tpath__exit(&cur);
+	tui_tpath__exit(&zoom);
+	return true;
+}
+
 static void destroy(struct tui_view *v)
 {
 	struct flame_view *f = (struct flame_view *)v;
@@ -297,7 +315,7 @@ static void destroy(struct tui_view *v)
 
 static const struct tui_view_ops flame_ops = {
 	.name = "flame", .help = flame_help, .legend = flame_legend, .draw = draw,
-	.handle = handle, .status = status, .destroy = destroy,
+	.handle = handle, .status = status, .sync = sync, .destroy = destroy,
 };
 
 struct tui_view *tui_flame_view__new(struct tui_model *m)

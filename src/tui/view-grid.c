@@ -20,12 +20,38 @@ struct grid_view {
 	struct tui_col cols[TUI_MAX_COLS];
 	size_t ncols;
 	struct tui_order order;
-	char status[256];
-	uint64_t range_lo, range_hi;	/* the model range the order was made for */
-	int region;			/* and region */
+	char status[320];
+	unsigned gen;			/* the model's tables the order was made for */
 	bool on[TUI_MAX_COLS];		/* columns shown at the last draw */
-	size_t table_nr;
+	/* a thread's grid (the timeline's Enter): its own rows */
+	bool thread;
+	uint32_t tid;
+	char tname[64];
+	struct tui_table own[TK_NR_];
+	char *why;			/* why a thread has no rows, or NULL */
 };
+
+/* The rows shown: the model's, or the thread's. */
+static struct tui_table *table(struct grid_view *g, enum tui_kind k)
+{
+	return g->thread ? &g->own[k] : &g->v.m->tab[k];
+}
+
+/* A thread's rows again, in the model's time range and region. */
+static void reload(struct grid_view *g)
+{
+	struct tui_model *m = g->v.m;
+	char *cause = NULL;
+
+	for (int k = 0; k < TK_NR_; k++)
+		tui_table__clear(&g->own[k]);
+	free(g->why);
+	g->why = NULL;
+	if (m->thread_rows(m, g->tid, g->own, &cause) != 0) {
+		g->why = xasprintf("no rows for thread %u: %s", g->tid, cause ? cause : "failed");
+		free(cause);
+	}
+}
 
 static const struct tui_key_help grid_help[] = {
 	{ "Up/Down j/k", "move the cursor" },
@@ -34,7 +60,7 @@ static const struct tui_key_help grid_help[] = {
 	{ "d", "disassembly of the function" },
 	{ "c", "callers and callees of the function" },
 	{ "< >", "sort by the previous/next column, names too (past the end: reverse)" },
-	{ "/", "filter rows by name (empty: all rows)" },
+	{ "/", "filter rows by name; case ignored unless it has a capital" },
 	{ "n N", "next/previous row, wrapping around" },
 	{ "v", "rows: functions, lines, modules, threads, processes" },
 	{ "x", "clear the filter" },
@@ -65,11 +91,8 @@ static void refresh(struct grid_view *g)
 		if (!g->order.sort_col)
 			g->order.asc = false;
 	}
-	tui_model__order(m, g->kind, g->cols, g->ncols, &g->order);
-	g->range_lo = m->range_lo;
-	g->range_hi = m->range_hi;
-	g->region = m->region;
-	g->table_nr = m->tab[g->kind].nr;
+	tui_model__order(m, table(g, g->kind), g->cols, g->ncols, &g->order);
+	g->gen = m->generation;
 	if (g->v.sel >= (int)g->order.nr)
 		g->v.sel = g->order.nr ? (int)g->order.nr - 1 : 0;
 }
@@ -136,9 +159,11 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	int x, namew, rows = h - 1;
 	char buf[512], e[512];
 
-	if (g->range_lo != m->range_lo || g->range_hi != m->range_hi || g->region != m->region ||
-	    g->table_nr != m->tab[g->kind].nr)
+	if (g->gen != m->generation) {	/* not synced (tui_app__sync): no cursor kept */
+		if (g->thread)
+			reload(g);
 		refresh(g);
+	}
 	fit(g, c->w, on);
 	canvas__fill(c, 0, y0, c->w, TS_HEADER);
 	x = 1;
@@ -161,7 +186,10 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		x += col->width + 1;
 	}
 	if (!g->order.nr) {
-		const char *why = m->tab[g->kind].nr ? "no row matches the filter (x clears it)" :
+		const char *why = g->why ? g->why :
+				  table(g, g->kind)->nr ? "no row matches the filter (x clears it)" :
+				  g->thread ? "no samples of this thread in the views (the range, "
+					      "the region)" :
 				  g->kind == TK_FUNC || g->kind == TK_LINE ?
 				  "no function rows: this result was not symbolized (v: other rows)" :
 				  "no rows: the result has no samples";
@@ -171,7 +199,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 	tui_view__scroll(v, rows);
 	for (int i = 0; i < rows && v->top + i < (int)g->order.nr; i++) {
-		struct tui_row *r = &m->tab[g->kind].rows[g->order.idx[v->top + i]];
+		struct tui_row *r = &table(g, g->kind)->rows[g->order.idx[v->top + i]];
 		bool sel = v->top + i == v->sel;
 		int y = y0 + 1 + i;
 
@@ -218,21 +246,27 @@ static struct tui_row *selected(struct grid_view *g)
 {
 	if (!g->order.nr || g->v.sel < 0 || g->v.sel >= (int)g->order.nr)
 		return NULL;
-	return &g->v.m->tab[g->kind].rows[g->order.idx[g->v.sel]];
+	return &table(g, g->kind)->rows[g->order.idx[g->v.sel]];
 }
 
-/* The function row of the selection: a function, or a line's function. */
+/* The function row of the selection in the model's tables: a function,
+ * or a line's function (a thread's, found by its name and module). */
 static int selected_func(struct grid_view *g)
 {
 	struct tui_row *r = selected(g);
+	struct tui_rkey k;
 
 	if (!r)
 		return -1;
-	if (g->kind == TK_FUNC)
-		return (int)g->order.idx[g->v.sel];
-	if (g->kind == TK_LINE)
-		return r->func;
-	return -1;
+	if (!g->thread)
+		return g->kind == TK_FUNC ? (int)g->order.idx[g->v.sel] :
+		       g->kind == TK_LINE ? r->func : -1;
+	if (g->kind == TK_LINE && r->func >= 0 && (size_t)r->func < g->own[TK_FUNC].nr)
+		r = &g->own[TK_FUNC].rows[r->func];
+	else if (g->kind != TK_FUNC)
+		return -1;
+	tui_rkey__of(&k, TK_FUNC, r);
+	return tui_table__find(&g->v.m->tab[TK_FUNC], &k);
 }
 
 static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
@@ -282,13 +316,17 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		for (int i = 1; i <= TK_NR_; i++) {
 			enum tui_kind k = (enum tui_kind)((g->kind + i) % TK_NR_);
 
-			if (m->tab[k].nr) {
+			if (table(g, k)->nr) {
 				g->kind = k;
 				break;
 			}
 		}
 		v->sel = v->top = 0;
-		snprintf(v->title, sizeof(v->title), "bottom-up: %s", tui_kind_name(g->kind));
+		if (g->thread)
+			snprintf(v->title, sizeof(v->title), "bottom-up: %s of thread %s %u",
+				 tui_kind_name(g->kind), g->tname, g->tid);
+		else
+			snprintf(v->title, sizeof(v->title), "bottom-up: %s", tui_kind_name(g->kind));
 		refresh(g);
 		return TR_REDRAW;
 	case TA_CLEAR:
@@ -335,8 +373,36 @@ static const char *status(struct tui_view *v)
 	if (m->region >= 0)
 		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", region %s",
 			      m->region_names[m->region]);
+	if (g->thread)
+		n += snprintf(g->status + n, sizeof(g->status) - (size_t)n, ", thread %u", g->tid);
 	snprintf(g->status + n, sizeof(g->status) - (size_t)n, "  * over threshold");
 	return g->status;
+}
+
+/* A time range or region: the rows there, the cursor on the same row
+ * when it is still one. */
+static bool sync(struct tui_view *v)
+{
+	struct grid_view *g = (struct grid_view *)v;
+	const struct tui_table *old = g->thread ? &g->own[g->kind] :
+				      tui_model__old_table(v->m, g->kind);
+	struct tui_rkey k;
+	bool had = false;
+
+	if (g->order.nr && v->sel >= 0 && v->sel < (int)g->order.nr &&
+	    g->order.idx[v->sel] < old->nr) {
+		tui_rkey__of(&k, g->kind, &old->rows[g->order.idx[v->sel]]);
+		had = true;	/* the key's strings outlive the rows */
+	}
+	if (g->thread)
+		reload(g);
+	refresh(g);
+	for (size_t i = 0; had && i < g->order.nr; i++)
+		if (tui_rkey__is(&k, &table(g, g->kind)->rows[g->order.idx[i]])) {
+			v->sel = (int)i;
+			break;
+		}
+	return true;
 }
 
 static void destroy(struct tui_view *v)
@@ -344,13 +410,35 @@ static void destroy(struct tui_view *v)
 	struct grid_view *g = (struct grid_view *)v;
 
 	tui_order__exit(&g->order);
+	for (int k = 0; k < TK_NR_; k++)
+		tui_table__clear(&g->own[k]);
+	free(g->why);
 	free(g);
 }
 
 static const struct tui_view_ops grid_ops = {
 	.name = "grid", .help = grid_help, .draw = draw, .handle = handle, .search = search,
-	.status = status, .destroy = destroy,
+	.status = status, .sync = sync, .destroy = destroy,
 };
+
+struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, const char *name)
+{
+	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, "bottom-up: functions of "
+					    "thread %s %u", name, tid);
+
+	g->thread = true;
+	g->tid = tid;
+	snprintf(g->tname, sizeof(g->tname), "%s", name);
+	reload(g);
+	g->kind = g->own[TK_FUNC].nr || !g->own[TK_MODULE].nr ? TK_FUNC : TK_MODULE;
+	if (g->kind != TK_FUNC)
+		snprintf(g->v.title, sizeof(g->v.title), "bottom-up: %s of thread %s %u",
+			 tui_kind_name(g->kind), name, tid);
+	refresh(g);
+	for (size_t i = 0; i < TUI_MAX_COLS; i++)
+		g->on[i] = true;
+	return &g->v;
+}
 
 struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)
 {

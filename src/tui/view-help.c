@@ -18,8 +18,10 @@ static const struct tui_key_help global_help[] = {
 	{ "f", "flame graph (icicle: callers above callees)" },
 	{ "a", "C++ template arguments: collapsed <...> or shown" },
 	{ "s", "back to the summary" },
-	{ "Left/Esc", "back (the views form a stack)" },
+	{ "Esc", "back (the views form a stack)" },
 	{ "q", "back; quit from the summary" },
+	{ "Q", "quit at once, from any view" },
+	{ "Ctrl-L", "repaint the screen" },
 	{ NULL, NULL },
 };
 

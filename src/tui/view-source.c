@@ -46,7 +46,7 @@ static const struct tui_key_help source_help[] = {
 	{ "H", "the hottest line" },
 	{ "Enter/Right d", "disassembly of the line, with per-instruction counts" },
 	{ "c", "callers and callees of the function" },
-	{ "/", "search the source text" },
+	{ "/", "search the source text (smart case)" },
 	{ "n N", "next/previous match" },
 	{ "Left/Esc q", "back" },
 	{ NULL, NULL },
@@ -283,7 +283,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 
 static bool line_matches(struct source_view *s, int i)
 {
-	return s->pattern[0] && s->text && strstr(s->text[s->lines[i].line - 1], s->pattern);
+	return s->pattern[0] && s->text && tui_match(s->text[s->lines[i].line - 1], s->pattern);
 }
 
 static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
@@ -370,6 +370,37 @@ static const char *status(struct tui_view *v)
 	return s->status;
 }
 
+/* A time range or region: the same function in the new tables, the
+ * cursor on the same source line; gone when it has no sample there. */
+static bool sync(struct tui_view *v)
+{
+	struct source_view *s = (struct source_view *)v;
+	uint32_t line = s->nr && v->sel >= 0 && v->sel < (int)s->nr ? s->lines[v->sel].line : 0;
+	struct tui_rkey k;
+	int f;
+
+	tui_model__old_fkey(v->m, s->func, &k);
+	f = tui_table__find(&v->m->tab[TK_FUNC], &k);
+	if (f < 0)
+		return false;
+	free(s->lines);
+	free(s->rank);
+	s->lines = NULL;
+	s->rank = NULL;
+	s->nr = s->nr_rank = 0;
+	s->rank_pos = 0;
+	s->file = NULL;
+	s->text = NULL;
+	s->why = NULL;
+	s->func = (size_t)f;
+	v->sel = v->top = 0;
+	build(s);
+	for (size_t i = 0; line && i < s->nr; i++)
+		if (s->lines[i].line == line)
+			v->sel = (int)i;
+	return true;
+}
+
 static void destroy(struct tui_view *v)
 {
 	struct source_view *s = (struct source_view *)v;
@@ -381,7 +412,7 @@ static void destroy(struct tui_view *v)
 
 static const struct tui_view_ops source_ops = {
 	.name = "source", .help = source_help, .draw = draw, .handle = handle, .search = search,
-	.status = status, .destroy = destroy,
+	.status = status, .sync = sync, .destroy = destroy,
 };
 
 struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)

@@ -19,6 +19,7 @@ struct sline {
 	char text[256];
 	enum tui_style st;
 	int node;		/* tree node, -1 for other lines */
+	int hot;		/* a hot function's line: its index in hot[], else -1 */
 };
 
 #define NR_HOT 5
@@ -27,21 +28,22 @@ struct summary_view {
 	struct tui_view v;
 	struct sline *lines;
 	size_t nr, cap;
-	int *nodes;		/* selectable lines (indexes into lines) */
+	int *nodes;		/* selectable lines (indexes into lines): hot
+				   functions, then nodes of the tree */
 	size_t nr_nodes;
 	int width;		/* the width lines were built for */
 	/* the hottest functions and their hottest lines, for the table they
 	 * were found in (a time range rebuilds the tables) */
-	const struct tui_row *hot_rows;
-	size_t hot_nr;
+	unsigned hot_gen;
+	bool hot_done;
 	const struct tui_row *hot[NR_HOT], *hot_line[NR_HOT];
 	size_t nr_hot;
 };
 
 static const struct tui_key_help summary_help[] = {
-	{ "Up/Down j/k", "select a node of the top-down tree" },
-	{ "PgUp/PgDn Home/End", "move by a page, to the first/last node" },
-	{ "Enter/Right", "bottom-up grid with this node's children as columns" },
+	{ "Up/Down j/k", "select a hot function or a node of the top-down tree" },
+	{ "PgUp/PgDn Home/End", "move by a page, to the first/last entry" },
+	{ "Enter/Right", "hot function: its source; node: grid by its children" },
 	{ "g", "bottom-up grid (functions, or modules/threads)" },
 	{ "t", "per-thread timeline; select a time range there" },
 	{ "?", "this help" },
@@ -68,6 +70,7 @@ static struct sline *add(struct summary_view *s, enum tui_style st, int node, co
 	va_end(ap);
 	l->st = st;
 	l->node = node;
+	l->hot = -1;
 	return l;
 }
 
@@ -148,10 +151,10 @@ static void find_hot(struct summary_view *s, const struct tui_model *m)
 {
 	const struct tui_table *f = &m->tab[TK_FUNC], *l = &m->tab[TK_LINE];
 
-	if (s->hot_rows == f->rows && s->hot_nr == f->nr)
+	if (s->hot_done && s->hot_gen == m->generation)
 		return;
-	s->hot_rows = f->rows;
-	s->hot_nr = f->nr;
+	s->hot_done = true;
+	s->hot_gen = m->generation;
 	s->nr_hot = 0;
 	if (!m->nr_events)
 		return;
@@ -199,7 +202,9 @@ static void add_hot(struct summary_view *s, const struct tui_model *m)
 		tui_pad(tui_model__name(m, r->name, full, sizeof(full)), 28, name, sizeof(name));
 		tui_pad(where, 18, at, sizeof(at));
 		add(s, k ? TS_NORMAL : TS_HOT, -1, "  %5.1f%%  %s %s %s",
-		    100 * tui_row__share(m, r), name, at, base_name(r->module));
+		    100 * tui_row__share(m, r), name, at, base_name(r->module))->hot = (int)k;
+		s->nodes = xrealloc(s->nodes, (s->nr_nodes + 1) * sizeof(int));
+		s->nodes[s->nr_nodes++] = (int)s->nr - 1;
 	}
 }
 
@@ -311,7 +316,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		canvas__put(c, 0, y0 + i, sel ? TS_SELECTED : TS_NORMAL, sel ? ">" : " ", -1);
 		canvas__put(c, 1, y0 + i, sel ? TS_SELECTED : l->st, e, -1);
 	}
-	if (desc_h && line_sel >= 0) {
+	if (desc_h && line_sel >= 0 && s->lines[line_sel].node >= 0) {
 		const struct td_node *nd = td_model__node(m->td, (size_t)s->lines[line_sel].node);
 		struct summary_view tmp = { .v = *v };
 		int y = y0 + list_h;
@@ -342,9 +347,16 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	if (a == TA_ENTER) {
 		static const enum tui_kind pref[] = { TK_FUNC, TK_MODULE, TK_THREAD, TK_PROCESS };
 		enum tui_kind k = TK_FUNC;
+		const struct sline *l = s->nr_nodes && v->sel < (int)s->nr_nodes ?
+					&s->lines[s->nodes[v->sel]] : NULL;
 
-		if (s->nr_nodes && v->sel < (int)s->nr_nodes)
-			m->focus_node = s->lines[s->nodes[v->sel]].node;
+		if (l && l->hot >= 0 && (size_t)l->hot < s->nr_hot) {	/* a hot function */
+			app->next = tui_source_view__new(m, (size_t)(s->hot[l->hot] -
+								     m->tab[TK_FUNC].rows), 0);
+			return TR_PUSH;
+		}
+		if (l && l->node >= 0)
+			m->focus_node = l->node;
 		for (size_t i = 0; i < ARRAY_SIZE(pref); i++)
 			if (m->tab[pref[i]].nr) {
 				k = pref[i];
@@ -360,8 +372,22 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 
 static const char *status(struct tui_view *v)
 {
-	(void)v;
+	struct summary_view *s = (struct summary_view *)v;
+
+	if (s->nr_nodes && v->sel < (int)s->nr_nodes && s->lines[s->nodes[v->sel]].hot >= 0)
+		return "Enter: source of this function  g: grid  t: timeline  ?: help  q: quit";
 	return "Enter: grid by this node  g: grid  t: timeline  ?: help  q: quit";
+}
+
+/* A time range or region: the hot functions are found again at the next
+ * draw (the cursor stays on its entry). */
+static bool sync(struct tui_view *v)
+{
+	struct summary_view *s = (struct summary_view *)v;
+
+	s->hot_done = false;
+	s->nr_hot = 0;
+	return true;
 }
 
 static void destroy(struct tui_view *v)
@@ -375,7 +401,7 @@ static void destroy(struct tui_view *v)
 
 static const struct tui_view_ops summary_ops = {
 	.name = "summary", .help = summary_help, .draw = draw, .handle = handle, .status = status,
-	.destroy = destroy,
+	.sync = sync, .destroy = destroy,
 };
 
 struct tui_view *tui_summary_view__new(struct tui_model *m)

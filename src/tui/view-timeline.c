@@ -28,24 +28,28 @@ struct timeline_view {
 	uint32_t *counts;	/* [threads * nb] */
 	int counts_w;
 	size_t counts_nts;
-	char status[200];
+	char status[240];
 };
 
 static const struct tui_key_help timeline_help[] = {
 	{ "Up/Down j/k", "select a thread" },
-	{ "h l", "move the time cursor left/right" },
+	{ "PgUp/PgDn", "threads by a page" },
+	{ "Left/Right h/l", "move the time cursor left/right" },
+	{ "H L", "move the time cursor a page step (a tenth of the width)" },
+	{ "Home/End", "the time cursor to the start/end of the run" },
 	{ "Space", "mark one end of a time range; again: the other end (applies it)" },
 	{ "x", "clear the time range or region (whole run)" },
 	{ "r", "narrow every view to the region under the cursor" },
-	{ "Enter/Right", "bottom-up grid (filtered by the range)" },
-	{ "Left/Esc q", "back" },
+	{ "Enter", "bottom-up grid of the selected thread (in the range)" },
+	{ "g", "bottom-up grid of every thread (in the range)" },
+	{ "Esc q", "back" },
 	{ NULL, NULL },
 };
 
 static const struct tui_key_help timeline_legend[] = {
 	{ ". : + #", "samples per slice of time, few to most; # the busiest" },
 	{ "hot colour", "+ and #: the busiest slices" },
-	{ "^", "the time cursor (h/l), its column highlighted" },
+	{ "^", "the time cursor (Left/Right, h/l), its column highlighted" },
 	{ "|", "one end of a range being marked (Space)" },
 	{ "=", "the range that filters every view; dim outside it" },
 	{ "[name--]", "a region of the thread above; hot: the one narrowed to" },
@@ -365,14 +369,28 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	struct tui_model *m = v->m;
 	int nb = t->nb > 0 ? t->nb : 1;
 
+	int step = nb / 10 > 1 ? nb / 10 : 1;
+
 	switch (a) {
 	case TA_CURSOR_LEFT:
-		if (t->cursor > 0)
-			t->cursor--;
+	case TA_LEFT:
+	case TA_HOTTEST:	/* H: a page step left */
+		t->cursor -= a == TA_HOTTEST ? step : 1;
+		if (t->cursor < 0)
+			t->cursor = 0;
 		return TR_REDRAW;
 	case TA_CURSOR_RIGHT:
-		if (t->cursor + 1 < nb)
-			t->cursor++;
+	case TA_RIGHT:
+	case TA_PAGE_RIGHT:
+		t->cursor += a == TA_PAGE_RIGHT ? step : 1;
+		if (t->cursor >= nb)
+			t->cursor = nb - 1;
+		return TR_REDRAW;
+	case TA_HOME:
+		t->cursor = 0;
+		return TR_REDRAW;
+	case TA_END:
+		t->cursor = nb - 1;
 		return TR_REDRAW;
 	case TA_MARK:
 		if (!m->nr_ts)
@@ -394,6 +412,15 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_REGION:
 		return narrow(t, app);
 	case TA_ENTER:
+		if (m->thread_rows && v->sel >= 0 && v->sel < (int)m->nr_threads) {
+			const struct tui_thread *th = &m->threads[v->sel];
+
+			app->next = tui_thread_grid_view__new(m, th->tid, th->name);
+			return TR_PUSH;
+		}
+		if (m->nr_threads)
+			tui_app__message(app, "per-thread rows need a recorded result: the grid of "
+					 "every thread");
 		app->next = tui_grid_view__new(m, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
 		return TR_PUSH;
 	default:

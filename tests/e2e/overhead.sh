@@ -35,7 +35,7 @@ check "report: the line gives the total and its share of the run" \
 check "report: ... and the kernel's cost of sampling, samples x cost" \
 	grep -qE '^            \+ the kernel.s cost of sampling [0-9.]+ s \([0-9,]+ samples x [0-9.]+ us, calibrated\)$' high.txt
 # `gexplore -- CMD` prints the same summary at the end of the recording
-"$GX_BIN" --no-tui -o run -e cpu-clock -c 10000 -- "$WL/wl-spin" 100 >run.txt 2>/dev/null
+"$GX_BIN" --no-tui -o run -e cpu-clock -c 10000 -- "$WL/wl-spin" 100 >/dev/null 2>run.txt
 check "the end-of-record summary carries the same line" grep -q "the kernel.s cost of sampling" run.txt
 
 # a result from before the calibration: the figure says what it leaves out

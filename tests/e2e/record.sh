@@ -37,10 +37,22 @@ is "$("$GX_BIN" report --json | jq -r .result)" "gx002" "report without RESULT o
 check "-o on a non-empty directory is refused" sh -c "! '$GX_BIN' record -q -o r1 -- true 2>/dev/null"
 check "-f reuses it" "$GX_BIN" record -q -f -o r1 -e cpu-clock -- true
 
-# gexplore [options] -- CMD records then prints the summary on stdout.
-"$GX_BIN" -o r2 -e cpu-clock -- "$WL/wl-spin" 100 >sum 2>/dev/null
+# gexplore [options] -- CMD records then prints the summary on stderr:
+# CMD's standard output is CMD's alone (gexplore -- xz -c f > f.xz).
+"$GX_BIN" -o r2 -e cpu-clock -- "$WL/wl-spin" 100 >out2 2>sum
 ok $? "gexplore -- CMD exits 0"
-check "gexplore -- CMD prints the summary" grep -q '^Processes' sum
+check "gexplore -- CMD prints the summary on stderr" grep -q '^Processes' sum
+check "... and the recorded line" grep -q 'gexplore: recorded r2:' sum
+head -c 200000 "$GX_BIN" >in.bin
+"$GX_BIN" -q -o r2b -e cpu-clock -- cat in.bin >out.bin 2>sum2
+ok $? "gexplore -- cat FILE > OUT exits 0"
+check "... OUT is byte-identical to FILE: nothing of gexplore in it" cmp -s in.bin out.bin
+check "... the report went to stderr" grep -q '^Processes' sum2
+"$GX_BIN" -q -o r2c -e cpu-clock --check '--max cpu-clock=1e15' -- cat in.bin >out.bin 2>sum3
+check "--check with -- CMD: OUT still byte-identical" cmp -s in.bin out.bin
+"$GX_BIN" -q -o r2d -e cpu-clock -- sh -c 'echo x; exit 3' >out3 2>/dev/null
+is "$?" 3 "gexplore -- CMD exits with CMD's status"
+is "$(cat out3)" "x" "... its stdout CMD's own"
 check "--no-report records only" sh -c "'$GX_BIN' -q --no-report -o r3 -e cpu-clock -- true >o3 && test ! -s o3 && test -f r3/perf.data"
 
 # Events: perf's generic names, libpfm4 names, -c and -F.

@@ -146,6 +146,33 @@ else
 	skip 3 "nm or addr2line is absent (Debian package binutils)"
 fi
 
+# Ctrl-C: the terminal restored and exit status 130, as a shell says
+# SIGINT (curses' own handler would exit 1); Q quits from any view at once.
+tmux new-session -d -s "$S-int" -x 100 -y 30 \
+	"cd '$TMP' && NO_COLOR=1 '$GX_BIN' tui r1; echo \$? >rc-int; sleep 5"
+S0=$S
+S="$S-int"
+wait_for 'Command'
+tmux send-keys -t "$S" g
+wait_for 'bottom-up'
+tmux send-keys -t "$S" C-c
+for i in $(seq 50); do [ -s "$TMP/rc-int" ] && break; sleep 0.1; done
+is "$(cat "$TMP/rc-int" 2>/dev/null)" 130 "Ctrl-C in the TUI exits 130"
+tmux new-session -d -s "$S0-Q" -x 100 -y 30 \
+	"cd '$TMP' && NO_COLOR=1 '$GX_BIN' tui r1; echo \$? >rc-Q; sleep 5"
+S="$S0-Q"
+wait_for 'Command'
+tmux send-keys -t "$S" g
+wait_for 'bottom-up'
+tmux send-keys -t "$S" Enter
+wait_for 'source: '
+tmux send-keys -t "$S" C-l
+sleep 0.2
+tmux send-keys -t "$S" Q
+for i in $(seq 50); do [ -s "$TMP/rc-Q" ] && break; sleep 0.1; done
+is "$(cat "$TMP/rc-Q" 2>/dev/null)" 0 "Q in the source view quits at once, exit 0 (Ctrl-L before it harmless)"
+S=$S0
+
 # gexplore -- CMD on a terminal: record, then the TUI on the new result.
 tmux new-session -d -s "$S-run" -x 100 -y 30 \
 	"cd '$TMP' && '$GX_BIN' -q -e cpu-clock -o r3 -- '$WL/wl-spin' 100; sleep 5"
