@@ -67,31 +67,6 @@ int cmd_opt_archive_max(const struct cmd_option *opt, void *base, const char *ar
 	return 0;
 }
 
-static void warn_meta(void *ctx, const char *msg)
-{
-	gx_meta__add_warning(ctx, "archive: %s", msg);
-}
-
-void record_archive(const char *dir, const struct pd_env *env, uint64_t max, bool quiet,
-		    struct gx_meta *meta)
-{
-	struct pd_archive_opts o = {
-		.max_bytes = !max ? CMD_ARCHIVE_MAX_DEFAULT : max == UINT64_MAX ? 0 : max,
-		.warn = warn_meta, .ctx = meta,
-	};
-	struct pd_archive_stats st;
-	char *cause = NULL;
-
-	if (pd_archive(dir, env, &o, &st, &cause) != 0)
-		gx_meta__add_warning(meta, "archive: %s; the result needs the recorded files to "
-				     "show function names", cause);
-	else if (!quiet && st.files)
-		fprintf(stderr, "gexplore: archived %zu file%s (%.1f MiB, %zu hard link%s) in "
-			"%s/.build-id\n", st.files, st.files == 1 ? "" : "s",
-			(double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s", gx_esc(dir));
-	free(cause);
-}
-
 struct archive_opts {
 	const char *output;
 	const char *symfs;

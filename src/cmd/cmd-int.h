@@ -229,6 +229,10 @@ int record_run(const struct record_opts *ro, bool then_report, int argc, char **
 int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
 		  int argc, char **argv, char ***dirs);
 
+/* After a recording (cmd-record.c): the report or TUI, and --check; ret
+ * is the workload's status, the exit code. */
+int after_record(struct record_opts *ro, const char *dir, bool then_report, int ret);
+
 struct report_cmd_opts;
 /* Print the text report of a result (NULL opts: defaults); exit code. */
 int report_print(const char *result, const char *parent, const struct report_cmd_opts *o);
