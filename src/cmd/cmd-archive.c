@@ -4,7 +4,7 @@
  * Copy the binaries and debug files a recording's samples hit into
  * DIR/.build-id (perf archive's build-id layout), so that the result
  * symbolizes elsewhere and after a rebuild. `record` does the same at the
- * end of every recording (record_archive); this command is for a
+ * end of every recording (src/record); this command is for a
  * perf.data from perf, or a result recorded with --no-archive.
  */
 #include "config.h"
@@ -115,7 +115,7 @@ static int cmd_archive_exec(int argc, char **argv)
 	}
 	po.ctx = &o.quiet;
 	po.symfs = o.symfs;
-	po.max_bytes = !o.max ? CMD_ARCHIVE_MAX_DEFAULT : o.max == UINT64_MAX ? 0 : o.max;
+	po.max_bytes = !o.max ? PD_ARCHIVE_MAX_DEFAULT : o.max == UINT64_MAX ? 0 : o.max;
 	if (pd_result_dir__resolve(a.argv[0], ".", &dir, &data, NULL, &cause) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_USAGE;

@@ -10,6 +10,7 @@
 
 #include "cmd-int.h"
 #include "mux/mux.h"
+#include "record/record.h"
 #include "util/util.h"
 
 static int opt_mux(const struct cmd_option *opt, void *base, const char *arg, char **cause)

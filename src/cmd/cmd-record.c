@@ -1,89 +1,39 @@
 /*
  * gexplore record [options] -- CMD [ARGS]   record only
  * gexplore [options] -- CMD [ARGS]          record, then print the summary
+ *
+ * The recording itself is src/record's (gx_record); here are the command
+ * line, what follows a recording (the report or the TUI, --check) and the
+ * exit code.
  */
 #include "config.h"
 
 #include "cmd.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
-#include <inttypes.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd-int.h"
-#include "collect/collect.h"
-#include "perfdata/perfdata.h"
+#include "record/record.h"
 #include "result/result.h"
-#include "mux/mux.h"
-#include "topdown/topdown.h"
 #include "util/util.h"
 
-static int opt_callgraph_fp(const struct cmd_option *opt, void *base, const char *arg,
-			    char **cause)
-{
-	struct record_opts *ro = base;
-
-	(void)opt;
-	(void)arg;
-	(void)cause;
-	ro->collect.callgraph = COLLECT_CG_FP;
-	return 0;
-}
-
-static int opt_callgraph(const struct cmd_option *opt, void *base, const char *arg, char **cause)
-{
-	struct record_opts *ro = base;
-	uint64_t v;
-
-	(void)opt;
-	if (!strcmp(arg, "fp")) {
-		ro->collect.callgraph = COLLECT_CG_FP;
-		return 0;
-	}
-	if (strncmp(arg, "dwarf", 5) || (arg[5] && arg[5] != ',')) {
-		*cause = xasprintf("expected fp or dwarf[,SIZE], got '%s'", arg);
-		return -1;
-	}
-	ro->collect.callgraph = COLLECT_CG_DWARF;
-	if (!arg[5])
-		return 0;
-	if (cmd_parse_u64(arg + 6, 8, 65528, &v) || v % 8) {
-		*cause = xasprintf("dwarf,SIZE: expected a multiple of 8 from 8 to 65528, got '%s'",
-				   arg + 6);
-		return -1;
-	}
-	ro->collect.stack_size = (uint32_t)v;
-	return 0;
-}
-
-static int opt_mmap_pages(const struct cmd_option *opt, void *base, const char *arg, char **cause)
-{
-	struct record_opts *ro = base;
-	uint64_t v;
-
-	(void)opt;
-	if (cmd_parse_u64(arg, 1, 1u << 20, &v) || (v & (v - 1))) {
-		*cause = xasprintf("expected a power of two number of pages from 1 to 1048576, "
-				   "got '%s'", arg);
-		return -1;
-	}
-	ro->collect.mmap_pages = (uint32_t)v;
-	return 0;
-}
+/* record's options: the recording's, and what follows it */
+struct record_cmd_opts {
+	struct record_opts rec;
+	bool no_report;		/* --no-report */
+	bool no_tui;		/* --no-tui: text summary even on a terminal */
+	struct check_cmd_opts *check;	/* --check 'SPEC', parsed by check's table */
+	unsigned repeat;	/* --repeat N (with --check) */
+};
 
 /* --check 'SPEC': check's options, parsed now by check's own table */
 static int opt_check(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
-	struct record_opts *ro = base;
+	struct record_cmd_opts *ro = base;
 
 	(void)opt;
 	check_cmd_opts__delete(ro->check);
@@ -95,85 +45,16 @@ static int opt_check(const struct cmd_option *opt, void *base, const char *arg, 
 	return 0;
 }
 
-/* --delay MS: perf's -D; -1 waits for an "enable" on --control */
-static int opt_delay(const struct cmd_option *opt, void *base, const char *arg, char **cause)
-{
-	struct record_opts *ro = base;
-	uint64_t v;
-
-	(void)opt;
-	if (!strcmp(arg, "-1")) {
-		ro->collect.delay_ms = -1;
-		return 0;
-	}
-	if (cmd_parse_u64(arg, 0, INT_MAX, &v)) {
-		*cause = xasprintf("expected milliseconds, or -1 to wait for 'enable', got '%s'", arg);
-		return -1;
-	}
-	ro->collect.delay_ms = (int)v;
-	return 0;
-}
-
-static int opt_control(const struct cmd_option *opt, void *base, const char *arg, char **cause)
-{
-	struct record_opts *ro = base;
-
-	(void)opt;
-	if (strncmp(arg, "fifo:", 5) && strncmp(arg, "fd:", 3)) {
-		*cause = xasprintf("expected fifo:CTL[,ACK] or fd:CTL[,ACK], got '%s'", arg);
-		return -1;
-	}
-	ro->control = arg;
-	return 0;
-}
-
+/* record's options: the recording's (cmd-recopts.c), then what follows it */
 static const struct cmd_option record_options[] = {
-	CMD_OPT_STRING('o', "output", struct record_opts, output, "DIR",
-		       "write the result to DIR", "the next free gxNNN here"),
-	CMD_OPT_BOOL('f', "force", struct record_opts, force, "reuse a non-empty -o DIR"),
-	CMD_OPT_STRING('e', "event", struct record_opts, collect.events, "EVENTS",
-		       "sample these events ({a,b} groups them)", "the CPU's top-down events"),
-	CMD_OPT_UINT('c', "count", struct record_opts, collect.sav, "SAV",
-		     "sample every SAV occurrences of each event", "the model's", 1, UINT64_MAX,
-		     "a sample-after value"),
-	CMD_OPT_UINT('F', "freq", struct record_opts, collect.freq, "HZ",
-		     "sample HZ times a second instead (not with -c)", NULL, 1, 1000000,
-		     "a frequency in Hz"),
-	CMD_OPT_DOUBLE(0, "rate", struct record_opts, collect.rate, "X",
-		       "multiply every sample-after value by X", "1", 1e-6, 1e6, "a factor"),
-	CMD_OPT_CALLBACK('g', NULL, NULL, opt_callgraph_fp,
-			 "record call stacks by frame pointers (--call-graph fp)", NULL),
-	CMD_OPT_CALLBACK(0, "call-graph", "fp|dwarf[,SIZE]", opt_callgraph,
-			 "record call stacks; dwarf copies SIZE bytes of stack", "no stacks; SIZE 8192"),
-	CMD_OPT_UINT('p', "pid", struct record_opts, collect.pid, "PID",
-		     "attach to the running process PID", NULL, 1, INT_MAX, "a process id"),
-	CMD_OPT_BOOL('a', "all-cpus", struct record_opts, collect.system_wide,
-		     "record every CPU (system-wide)"),
-	CMD_OPT_CALLBACK('m', "mmap-pages", "PAGES", opt_mmap_pages,
-			 "data pages per ring buffer, a power of two", "auto"),
-	CMD_OPT_STRING(0, "cpu", struct record_opts, cpu, "MODEL",
-		       "the top-down model of another CPU", "this CPU's"),
-	CMD_OPT_BOOL(0, "no-inherit", struct record_opts, collect.no_inherit,
-		     "do not follow children and new threads"),
-	CMD_OPT_CALLBACK(0, "control", "fifo:CTL[,ACK]|fd:CTL[,ACK]", opt_control,
-			 "take enable/disable commands there, answer ack (perf's protocol)", NULL),
-	CMD_OPT_CALLBACK('D', "delay", "MS", opt_delay,
-			 "start collecting MS ms after the start; -1: at --control's enable", "0"),
-	{ .kind = CMD_OPTK_INCLUDE, .sub = record_mux_options },	/* cmd-mux.c */
-	CMD_OPT_CALLBACK_DATA(0, "archive-max", "SIZE", cmd_opt_archive_max,
-			      offsetof(struct record_opts, archive_max),
-			      "archive at most SIZE bytes of sampled files (K, M, G; 0: no cap)",
-			      "512M"),
-	CMD_OPT_BOOL(0, "no-archive", struct record_opts, no_archive,
-		     "do not copy the sampled binaries and debug files into the result"),
-	CMD_OPT_BOOL(0, "no-report", struct record_opts, no_report,
+	CMD_OPT_INCLUDE(struct record_cmd_opts, rec, cmd_recopts_options),
+	CMD_OPT_BOOL(0, "no-report", struct record_cmd_opts, no_report,
 		     "gexplore -- CMD: record only, show nothing"),
-	CMD_OPT_BOOL(0, "no-tui", struct record_opts, no_tui,
+	CMD_OPT_BOOL(0, "no-tui", struct record_cmd_opts, no_tui,
 		     "gexplore -- CMD: the text summary even on a terminal"),
-	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_CALLBACK(0, "check", "SPEC", opt_check,
 			 "then check the result with these gexplore check options", NULL),
-	CMD_OPT_UINT(0, "repeat", struct record_opts, repeat, "N",
+	CMD_OPT_UINT(0, "repeat", struct record_cmd_opts, repeat, "N",
 		     "with --check: record N times and check the runs together", "1", 1, 1000,
 		     "a number of runs"),
 	CMD_OPT_END(),
@@ -185,16 +66,16 @@ static const struct cmd_option record_options[] = {
  * result. ret is the workload's status; the check's replaces it when the
  * workload succeeded.
  */
-int after_record(struct record_opts *ro, const char *dir, bool then_report, int ret)
+static int after_record(struct record_cmd_opts *ro, const char *dir, bool then_report, int ret)
 {
 	bool show = then_report && !ro->no_report, check = ro->check && ret == GX_EXIT_OK;
-	struct gx_result_opts oo = { .cpu = ro->cpu };
+	struct gx_result_opts oo = { .cpu = ro->rec.cpu };
 	struct gx_result *res = NULL;
 	char *cause = NULL;
 
 #ifdef HAVE_NCURSESW
 	if (show && !ro->no_tui && isatty(STDOUT_FILENO) && isatty(STDIN_FILENO)) {
-		tui_open_result(dir, NULL, ro->cpu, NULL, NULL, NULL);
+		tui_open_result(dir, NULL, ro->rec.cpu, NULL, NULL, NULL);
 		show = false;
 	}
 #endif
@@ -217,41 +98,77 @@ int after_record(struct record_opts *ro, const char *dir, bool then_report, int 
 	return ret;
 }
 
+/* Record what ro says (with then_report, show the result after); argv is
+ * the command line kept in perf.data. The exit code: the workload's
+ * status, or the check's. */
+static int record_run(struct record_cmd_opts *ro, bool then_report, int argc, char **argv)
+{
+	struct record_result res;
+	char *cause = NULL;
+	int err, ret;
+
+	err = gx_record(&ro->rec, &cmd_record_notice, argc, argv, &res, &cause);
+	if (err) {
+		cmd_error("%s", cause);
+		free(cause);
+		if (!ro->rec.collect.argv && !ro->rec.collect.pid && !ro->rec.collect.system_wide)
+			return cmd_usage(&cmd_record_entry);	/* nothing to record */
+		return cmd_record_exit(err);
+	}
+	ret = res.err ? GX_EXIT_FAIL : after_record(ro, res.dir, then_report, res.status);
+	record_result__exit(&res);
+	return ret;
+}
+
+/* record --repeat N --check SPEC -- CMD: N runs, checked together */
+static int record_repeat_check(struct record_cmd_opts *ro, int argc, char **argv)
+{
+	char *cause = NULL, **dirs = NULL;
+	int err, ret;
+
+	err = record_repeat(&ro->rec, ro->rec.collect.argv, ro->repeat,
+			    check_cmd_opts__quiet(ro->check), &cmd_record_notice, argc, argv, &dirs,
+			    &cause);
+	if (err) {
+		cmd_error("%s", cause);
+		free(cause);
+		ret = cmd_record_exit(err);
+	} else {
+		ret = check_run(ro->check, dirs, ro->repeat);
+	}
+	for (unsigned k = 0; dirs && k < ro->repeat; k++)
+		free(dirs[k]);
+	free(dirs);
+	return ret;
+}
+
 static int cmd_record_exec(int argc, char **argv)
 {
-	struct record_opts ro;
+	struct record_cmd_opts ro = { 0 };
 	struct cmd_args a;
-	char *cause = NULL, **dirs = NULL;
+	char *cause = NULL;
 	int ret;
 
-	record_opts__init(&ro);
+	record_opts__init(&ro.rec);
 	if (cmd_parse(&cmd_record_entry, &ro, argc, argv, &a)) {
 		ret = a.exit;
 		goto out;
 	}
 	ret = GX_EXIT_USAGE;
-	if (record_opts__check(&ro, &cause)) {
+	if (record_opts__check(&ro.rec, &cause)) {
 		cmd_error("%s", cause);
 		free(cause);
 		goto out;
 	}
-	ro.collect.argv = a.argc ? a.argv : NULL;
+	ro.rec.collect.argv = a.argc ? a.argv : NULL;
 	if (ro.repeat > 1 && !(ro.check && a.argc)) {
 		cmd_error("--repeat N needs --check SPEC and a command");
 		goto out;
 	}
-	if (ro.repeat <= 1) {
+	if (ro.repeat <= 1)
 		ret = record_run(&ro, !strcmp(argv[0], "run"), argc, argv);
-		goto out;
-	}
-	/* record --repeat N --check SPEC -- CMD: N runs, checked together */
-	ret = record_repeat(&ro, a.argv, ro.repeat, check_cmd_opts__quiet(ro.check), argc, argv,
-			    &dirs);
-	if (!ret)
-		ret = check_run(ro.check, dirs, ro.repeat);
-	for (unsigned k = 0; dirs && k < ro.repeat; k++)
-		free(dirs[k]);
-	free(dirs);
+	else
+		ret = record_repeat_check(&ro, argc, argv);
 out:
 	check_cmd_opts__delete(ro.check);
 	return ret;

@@ -6,17 +6,16 @@
  */
 #include "config.h"
 
-#include "cmd/cmd.h"
+#include "record.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stddef.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/cmd-int.h"
+#include "record-int.h"
 #include "collect/collect.h"
 #include "mux/mux.h"
 #include "perfdata/perfdata.h"
@@ -32,33 +31,29 @@ struct record_mux {
 	char *slice_path;
 	struct collect_slice_sink *sink;	/* collect writes the slice log through it */
 	struct record_opts ro;	/* for the other --mux-runs runs */
+	const struct record_notice *nt;	/* __finish's */
 };
 
-int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd)
+int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd,
+		      char **cause)
 {
 	struct record_mux *rm;
 	enum mux_mode mode = MUX_MODE_GEXPLORE;
-	char *cause = NULL, *spec = NULL;
+	char *spec = NULL;
 	size_t ng = 0;
 
 	*out = NULL;
-	if (ro->mux && mux_mode_parse(ro->mux, &mode) != 0) {
-		cmd_error("--mux: '%s' is not gexplore or kernel", ro->mux);
-		return GX_EXIT_USAGE;
-	}
-	if (ro->mux && ro->mux_runs) {
-		cmd_error("--mux and --mux-runs exclude each other: --mux-runs does not multiplex");
-		return GX_EXIT_USAGE;
-	}
+	if (ro->mux && mux_mode_parse(ro->mux, &mode) != 0)
+		return gx_fail(cause, GX_E_USAGE, "--mux: '%s' is not gexplore or kernel", ro->mux);
+	if (ro->mux && ro->mux_runs)
+		return gx_fail(cause, GX_E_USAGE, "--mux and --mux-runs exclude each other: "
+			       "--mux-runs does not multiplex");
 	if (ro->mux_runs)
 		mode = MUX_MODE_RUNS;
 	if (!ro->collect.events)
 		return 0;
-	if (mux_spec_normalize(ro->collect.events, NULL, &spec, &ng, &cause) != 0) {
-		cmd_error("%s", cause);
-		free(cause);
-		return GX_EXIT_USAGE;
-	}
+	if (mux_spec_normalize(ro->collect.events, NULL, &spec, &ng, cause) != 0)
+		return GX_E_USAGE;
 	if (ng < 2) {
 		free(spec);
 		return 0;	/* one group or none: nothing rotates */
@@ -69,11 +64,9 @@ int record_mux__setup(struct record_mux **out, struct record_opts *ro, const cha
 	rm->slice_ms = ro->slice_ms ? ro->slice_ms : MUX_DEFAULT_SLICE_MS;
 	rm->spec = spec;
 	if (mode == MUX_MODE_RUNS) {
-		if (mux_spec_split_runs(spec, &rm->runs, &rm->nr_runs, &cause) != 0) {
-			cmd_error("%s", cause);
-			free(cause);
+		if (mux_spec_split_runs(spec, &rm->runs, &rm->nr_runs, cause) != 0) {
 			record_mux__delete(rm);
-			return GX_EXIT_USAGE;
+			return GX_E_USAGE;
 		}
 		ro->collect.events = rm->runs[0];
 	} else {
@@ -103,10 +96,10 @@ void record_mux__delete(struct record_mux *rm)
 	GX_FREE(rm->spec, rm->slice_path, rm);
 }
 
-static void warn(struct gx_meta *meta, bool quiet, const char *msg)
+static void warn(const struct record_mux *rm, struct gx_meta *meta, bool quiet, const char *msg)
 {
 	if (!quiet)
-		cmd_warn("%s", msg);
+		record_notice__say(rm->nt, RECORD_WARN, "%s", msg);
 	gx_meta__add_warning(meta, "%s", msg);
 }
 
@@ -147,21 +140,21 @@ static int finish_rotation(struct record_mux *rm, const struct collect_session *
 	}
 	hint = mux_estimate__hint(&est, rm->slice_ms);
 	if (hint)
-		warn(meta, quiet, hint);
+		warn(rm, meta, quiet, hint);
 	free(hint);
 	if (!isnan(est.reliability) && est.reliability < MUX_UNRELIABLE) {
 		char *w = xasprintf("MUX reliability %.2f is low: the workload changed while the groups took turns; run longer, use shorter slices (--slice), or --mux-runs",
 				    est.reliability);
 
-		warn(meta, quiet, w);
+		warn(rm, meta, quiet, w);
 		free(w);
 	}
 	if (!quiet) {
 		if (isnan(est.reliability))
-			fprintf(stderr, "gexplore: multiplexed %zu groups in %zu slices of %u ms; MUX reliability n/a (no reference event)\n",
+			record_notice__say(rm->nt, RECORD_INFO, "multiplexed %zu groups in %zu slices of %u ms; MUX reliability n/a (no reference event)",
 				est.nr_groups, mux_log__nr_slices(log), rm->slice_ms);
 		else
-			fprintf(stderr, "gexplore: multiplexed %zu groups in %zu slices of %u ms; MUX reliability %.2f (%s)\n",
+			record_notice__say(rm->nt, RECORD_INFO, "multiplexed %zu groups in %zu slices of %u ms; MUX reliability %.2f (%s)",
 				est.nr_groups, mux_log__nr_slices(log), rm->slice_ms, est.reliability,
 				mux_reliability_word(est.reliability));
 	}
@@ -173,7 +166,7 @@ out_err:
 	{
 		char *w = xasprintf("multiplexing: no estimates: %s", cause ? cause : gx_strerror(err));
 
-		warn(meta, quiet, w);
+		warn(rm, meta, quiet, w);
 		free(w);
 	}
 	mux_log__delete(log);
@@ -236,7 +229,8 @@ static int finish_runs(struct record_mux *rm, const struct collect_session *s0,
 		ro.collect.rotate = false;
 		if (collect_session__new(&s, &ro.collect, &cause) != 0 ||
 		    collect_session__run(s, &sink, &cause) != 0) {
-			cmd_error("--mux-runs: run %zu: %s", r + 1, cause ? cause : "failed");
+			record_notice__say(rm->nt, RECORD_ERROR, "--mux-runs: run %zu: %s", r + 1,
+					   cause ? cause : "failed");
 			free(cause);
 			collect_session__delete(s);
 			ret = -EIO;
@@ -275,7 +269,7 @@ static int finish_runs(struct record_mux *rm, const struct collect_session *s0,
 			char *w = xasprintf("--mux-runs: run %zu differs from run 1 by more than 10%% (%.3f s vs %.3f s, reference %.0f vs %.0f): the workload does not repeat itself, so the groups' counts do not combine well",
 					    r + 1, dur, dur0, refc, refc0);
 
-			warn(meta, quiet, w);
+			warn(rm, meta, quiet, w);
 			free(w);
 		}
 		if (st->term_signal || (st->exited && st->exit_code))
@@ -287,11 +281,13 @@ static int finish_runs(struct record_mux *rm, const struct collect_session *s0,
 }
 
 int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
-		       struct gx_meta *meta, const char *dir, bool quiet)
+		       struct gx_meta *meta, const char *dir, bool quiet,
+		       const struct record_notice *nt)
 {
 	const struct collect_stats *st = collect_session__stats(s);
 	int ret = 0;
 
+	rm->nt = nt;
 	meta->mux.mode = xstrdup(mux_mode_name(rm->mode));
 	meta->mux.nr_groups = (uint32_t)rm->nr_groups;
 	meta->mux.reference = 0;

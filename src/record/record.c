@@ -5,28 +5,43 @@
  */
 #include "config.h"
 
-#include "cmd/cmd.h"
+#include "record.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmd/cmd-int.h"
+#include "record-int.h"
 #include "collect/collect.h"
 #include "perfdata/perfdata.h"
-#include "result/result.h"
 #include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
+
+void record_notice__say(const struct record_notice *nt, enum record_level level,
+			const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!nt || !nt->say)
+		return;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	nt->say(nt->arg, level, msg);
+	free(msg);
+}
 
 struct record_sink {
 	struct collect_sink sink;	/* first: collect calls us with this */
@@ -143,6 +158,24 @@ static void sampling_cost(struct gx_meta *m, const struct collect_session *s)
 		m->sampling_s = (double)m->sample_records * m->sample_cost_ns / 1e9;
 }
 
+/* A descriptor number, all of s (decimal, or 0x hexadecimal): 0 or -1. */
+static int parse_fd(const char *s, int *fd)
+{
+	bool hex = s[0] == '0' && (s[1] | 0x20) == 'x';
+	const char *d = hex ? s + 2 : s;
+	unsigned long long v;
+	char *end;
+
+	if (!(hex ? isxdigit((unsigned char)*d) : isdigit((unsigned char)*d)))
+		return -1;
+	errno = 0;
+	v = strtoull(d, &end, hex ? 16 : 10);
+	if (errno || *end || v > INT_MAX)
+		return -1;
+	*fd = (int)v;
+	return 0;
+}
+
 /* Open --control's channel: perf's spelling, fifo:CTL[,ACK] (FIFOs that
  * exist) or fd:N[,M] (inherited descriptors). */
 static int open_control(const char *spec, struct collect_opts *o, char **cause)
@@ -166,14 +199,14 @@ static int open_control(const char *spec, struct collect_opts *o, char **cause)
 			goto out;
 		}
 	} else {
-		uint64_t a, b = 0;
+		int a, b = -1;
 
-		if (cmd_parse_u64(s, 0, INT_MAX, &a) || (ack && cmd_parse_u64(ack, 0, INT_MAX, &b))) {
+		if (parse_fd(s, &a) || (ack && parse_fd(ack, &b))) {
 			*cause = xasprintf("--control fd:N[,M]: expected descriptors, got '%s'", spec);
 			goto out;
 		}
-		o->ctl_fd = (int)a;
-		o->ack_fd = ack ? (int)b : -1;
+		o->ctl_fd = a;
+		o->ack_fd = b;
 		fcntl(o->ctl_fd, F_SETFL, fcntl(o->ctl_fd, F_GETFL) | O_NONBLOCK);
 	}
 	o->has_control = true;
@@ -358,8 +391,7 @@ static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *
 /* collect's notice: said even with -q, as the answer to a second Ctrl-C. */
 static void record_notice(void *arg, const char *msg)
 {
-	(void)arg;
-	cmd_warn("%s", msg);
+	record_notice__say(arg, RECORD_WARN, "%s", msg);
 }
 
 /* How a recording that wrote everything ended (meta.json's status): a
@@ -379,6 +411,7 @@ static const char *run_status(const struct collect_session *s)
 /* One recording's state, from the result directory to meta.json. */
 struct record_state {
 	struct record_opts ro;
+	const struct record_notice *nt;
 	struct collect_session *s;
 	struct perf_writer *w;
 	struct record_sink rs;
@@ -414,58 +447,64 @@ static void record_state__exit(struct record_state *r)
 	free(r->data);
 }
 
+/* A failure of the recording itself (the disk, the system), which the
+ * caller must not read as bad options or a workload that did not start. */
+static int failed(int err)
+{
+	return err == GX_E_USAGE || err == GX_E_EVENT || err == GX_E_CHILD || err >= 0 ? -EIO : err;
+}
+
 /* The result directory, the events (the model's by default), the
- * multiplexing plan, --control and the markers' file. 0 or an exit code. */
-static int record_prepare(struct record_state *r)
+ * multiplexing plan, --control and the markers' file. 0 or an error with
+ * *cause. */
+static int record_prepare(struct record_state *r, char **cause)
 {
 	struct record_opts *ro = &r->ro;
-	char *cause = NULL;
-	int ret;
+	char *why = NULL;
+	int err;
 
-	if (pd_result_dir__create(ro->output, ".", ro->force ? PD_RESULT_DIR_REUSE : 0, &r->dir,
-				  &r->dfd, &cause) != 0) {
-		cmd_error("%s", cause);
-		free(cause);
-		return GX_EXIT_FAIL;
-	}
+	err = pd_result_dir__create(ro->output, ".", ro->force ? PD_RESULT_DIR_REUSE : 0, &r->dir,
+				    &r->dfd, cause);
+	if (err)
+		return failed(err);
 	r->data = xasprintf("%s/perf.data", r->dir);
 	if (!ro->collect.events) {
 		r->nw = r->meta.nr_warnings;
 		model_events(ro, &r->meta, &r->model_spec);
 		ro->collect.events = r->model_spec;
 	}
-	ret = record_mux__setup(&r->rm, ro, r->dir, r->dfd);
-	if (ret) {
+	err = record_mux__setup(&r->rm, ro, r->dir, r->dfd, cause);
+	if (err) {
 		pd_result_dir__discard(r->dfd, r->dir);
-		return ret;
+		return err;
 	}
-	if (ro->control && open_control(ro->control, &ro->collect, &cause) != 0) {
-		cmd_error("%s", cause);
-		free(cause);
+	if (ro->control && open_control(ro->control, &ro->collect, cause) != 0) {
 		pd_result_dir__discard(r->dfd, r->dir);
-		return GX_EXIT_USAGE;
+		return GX_E_USAGE;
 	}
 	if (ro->collect.argv && !ro->collect.pid) {
-		if (pd_regions_writer__new(&r->mk.w, r->dfd, PD_REGIONS_FILE, &cause) == 0)
+		if (pd_regions_writer__new(&r->mk.w, r->dfd, PD_REGIONS_FILE, &why) == 0)
 			ro->collect.marker_sink = &r->mk.sink;
 		else if (!ro->quiet)
-			cmd_warn("%s: the workload's markers are not recorded", cause);
-		free(cause);
+			record_notice__say(r->nt, RECORD_WARN,
+					   "%s: the workload's markers are not recorded", why);
+		free(why);
 	}
 	return 0;
 }
 
 /* Open the events (falling back to cpu-clock without a PMU) and
- * perf.data. 0 or an exit code. */
-static int record_open(struct record_state *r)
+ * perf.data. 0 or an error with *cause. */
+static int record_open(struct record_state *r, char **cause)
 {
 	struct record_opts *ro = &r->ro;
-	char *cause = NULL;
+	char *why = NULL;
 	size_t nev;
 	int err;
 
 	ro->collect.notice = record_notice;
-	err = collect_session__new(&r->s, &ro->collect, &cause);
+	ro->collect.notice_arg = (void *)r->nt;
+	err = collect_session__new(&r->s, &ro->collect, cause);
 	if (err == GX_E_NOPMU && r->model_spec) {
 		/* No PMU here: the collector's default says so and falls back
 		 * to cpu-clock, which does not rotate; what the model's plan
@@ -479,22 +518,19 @@ static int record_open(struct record_state *r)
 		r->meta.cpu_variant = NULL;
 		while (r->meta.nr_warnings > r->nw)
 			free(r->meta.warnings[--r->meta.nr_warnings]);
-		free(cause);
-		cause = NULL;
-		err = collect_session__new(&r->s, &ro->collect, &cause);
+		free(*cause);
+		*cause = NULL;
+		err = collect_session__new(&r->s, &ro->collect, cause);
 	}
 	if (err) {
-		cmd_error("%s", cause);
-		free(cause);
 		/* the failed session wrote nothing into regions.bin */
 		markers_finish(&r->mk, r->dfd, 0, &r->meta);
 		pd_result_dir__discard(r->dfd, r->dir);
-		return (err == GX_E_EVENT || err == GX_E_USAGE) ? GX_EXIT_USAGE :
-		       err == GX_E_CHILD ? 127 : GX_EXIT_FAIL;
+		return err == GX_E_EVENT || err == GX_E_USAGE || err == GX_E_CHILD ? err : failed(err);
 	}
 	for (size_t i = 0; i < collect_session__nr_warnings(r->s); i++)
 		if (!ro->quiet)
-			cmd_warn("%s", collect_session__warning(r->s, i));
+			record_notice__say(r->nt, RECORD_WARN, "%s", collect_session__warning(r->s, i));
 	nev = collect_session__nr_events(r->s);
 	r->evsels = xcalloc(nev + 1, sizeof(*r->evsels));
 	for (size_t i = 0; i < nev; i++) {
@@ -505,19 +541,48 @@ static int record_open(struct record_state *r)
 		r->evsels[i].ids = ce->ids;
 		r->evsels[i].nr_ids = ce->nr_ids;
 	}
-	if (perf_writer__new_at(&r->w, r->dfd, "perf.data", r->evsels, nev, &cause) != 0) {
-		cmd_error("%s: %s", r->dir, cause);
-		free(cause);
+	err = perf_writer__new_at(&r->w, r->dfd, "perf.data", r->evsels, nev, &why);
+	if (err) {
+		*cause = xasprintf("%s: %s", r->dir, why);
+		free(why);
 		pd_result_dir__discard(r->dfd, r->dir);
-		return GX_EXIT_FAIL;
+		return failed(err);
 	}
 	r->rs.w = r->w;
 	return 0;
 }
 
+/* The archive of the sampled files in dir/.build-id; what cannot be
+ * archived goes to meta's warnings. */
+static void warn_meta(void *ctx, const char *msg)
+{
+	gx_meta__add_warning(ctx, "archive: %s", msg);
+}
+
+static void record_archive(const struct record_state *r, struct gx_meta *meta)
+{
+	uint64_t max = r->ro.archive_max;
+	struct pd_archive_opts o = {
+		.max_bytes = !max ? PD_ARCHIVE_MAX_DEFAULT : max == UINT64_MAX ? 0 : max,
+		.warn = warn_meta, .ctx = meta,
+	};
+	struct pd_archive_stats st;
+	char *cause = NULL;
+
+	if (pd_archive(r->dir, &r->env, &o, &st, &cause) != 0)
+		gx_meta__add_warning(meta, "archive: %s; the result needs the recorded files to "
+				     "show function names", cause);
+	else if (!r->ro.quiet && st.files)
+		record_notice__say(r->nt, RECORD_INFO, "archived %zu file%s (%.1f MiB, %zu hard "
+				   "link%s) in %s/.build-id", st.files, st.files == 1 ? "" : "s",
+				   (double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s",
+				   r->dir);
+	free(cause);
+}
+
 /* After the run: perf.data finished (or left as flushed when the disk
  * refused a write), build-ids, the archive, the markers, the mux section
- * and meta.json. Returns err, or the first failure of these. */
+ * and meta.json. Returns err, or the first failure of these (said). */
 static int record_finish(struct record_state *r, int err, int argc, char **argv)
 {
 	const struct collect_stats *st = collect_session__stats(r->s);
@@ -541,13 +606,13 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 		perf_writer__flush(r->w);
 		add_build_ids(r->data, &r->env, m);
 		if (perf_writer__finish(r->w, &r->env, &cause) != 0) {
-			cmd_error("%s", cause);
+			record_notice__say(r->nt, RECORD_ERROR, "%s", cause);
 			free(cause);
 			cause = NULL;
 			err = err ? err : -EIO;
 		}
 		if (!r->ro.no_archive)
-			record_archive(r->dir, &r->env, r->ro.archive_max, r->ro.quiet, m);
+			record_archive(r, m);
 	}
 	m->dropped_records = perf_writer__dropped(r->w);
 	if (!m->status)
@@ -555,12 +620,12 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 	perf_writer__delete(r->w);
 	r->w = NULL;
 	markers_finish(&r->mk, r->dfd, st->markers, m);
-	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet) != 0)
+	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)
 		err = err ? err : -EIO;
 	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
 	sampling_cost(m, r->s);
 	if (gx_meta__write_at(m, r->dfd, r->dir, &cause) != 0) {
-		cmd_error("%s", cause);
+		record_notice__say(r->nt, RECORD_ERROR, "%s", cause);
 		free(cause);
 		err = err ? err : -EIO;
 	}
@@ -576,18 +641,20 @@ static void record_say(const struct record_state *r)
 	char *incomplete = gx_meta__incomplete(m);
 
 	if (r->rs.err)
-		cmd_error("writing %s: %s; the result keeps the records written so far: %" PRIu64
-			  " written, %" PRIu64 " dropped, %" PRIu64 " lost", r->data,
-			  gx_strerror(r->rs.err), st->records - m->dropped_records,
-			  m->dropped_records, st->lost_events);
+		record_notice__say(r->nt, RECORD_ERROR, "writing %s: %s; the result keeps the "
+				   "records written so far: %" PRIu64 " written, %" PRIu64
+				   " dropped, %" PRIu64 " lost", r->data, gx_strerror(r->rs.err),
+				   st->records - m->dropped_records, m->dropped_records,
+				   st->lost_events);
 	else if (incomplete)
-		fprintf(stderr, "gexplore: %s is incomplete (%s): %" PRIu64 " records written, %"
-				PRIu64 " dropped, %" PRIu64 " lost\n", gx_esc(r->dir), incomplete,
-			st->records - m->dropped_records, m->dropped_records, st->lost_events);
+		record_notice__say(r->nt, RECORD_INFO, "%s is incomplete (%s): %" PRIu64
+				   " records written, %" PRIu64 " dropped, %" PRIu64 " lost",
+				   r->dir, incomplete, st->records - m->dropped_records,
+				   m->dropped_records, st->lost_events);
 	else if (!r->ro.quiet)
-		fprintf(stderr, "gexplore: recorded %s: %" PRIu64 " records, %" PRIu64
-				" lost; 'gexplore report %s' to see it again\n",
-			gx_esc(r->dir), st->records, st->lost_events, gx_esc(r->dir));
+		record_notice__say(r->nt, RECORD_INFO, "recorded %s: %" PRIu64 " records, %" PRIu64
+				   " lost; 'gexplore report %s' to see it again", r->dir,
+				   st->records, st->lost_events, r->dir);
 	free(incomplete);
 }
 
@@ -598,115 +665,106 @@ static int workload_status(const struct collect_session *s)
 
 	if (st->term_signal)
 		return 128 + st->term_signal;
-	return st->exited ? st->exit_code : GX_EXIT_OK;
+	return st->exited ? st->exit_code : 0;
 }
 
-int record_run(const struct record_opts *opts, bool then_report, int argc, char **argv)
+int gx_record(const struct record_opts *opts, const struct record_notice *nt, int argc,
+	      char **argv, struct record_result *res, char **cause)
 {
-	struct record_state r = { .ro = *opts, .dfd = -1,
+	struct record_state r = { .ro = *opts, .nt = nt, .dfd = -1,
 				  .rs = { .sink = { sink_record, sink_round_end } },
 				  .mk = { .sink = { markers_add, markers_flush } } };
-	char *cause = NULL;
-	int err, ret;
+	char *why = NULL;
+	int err;
 
-	if (!r.ro.collect.argv && !r.ro.collect.pid && !r.ro.collect.system_wide) {
-		cmd_error("nothing to record: give a command after '--', or -p PID, or -a");
-		return cmd_usage(&cmd_record_entry);
-	}
-	if (r.ro.collect.argv && r.ro.collect.pid) {
-		cmd_error("-p attaches to a running process: give no command with it");
-		return GX_EXIT_USAGE;
-	}
+	memset(res, 0, sizeof(*res));
+	if (!r.ro.collect.argv && !r.ro.collect.pid && !r.ro.collect.system_wide)
+		return gx_fail(cause, GX_E_USAGE,
+			       "nothing to record: give a command after '--', or -p PID, or -a");
+	if (r.ro.collect.argv && r.ro.collect.pid)
+		return gx_fail(cause, GX_E_USAGE,
+			       "-p attaches to a running process: give no command with it");
 	gx_meta__init(&r.meta);
 	r.cpu0 = rusage_cpu_s();
-	ret = record_prepare(&r);
-	if (!ret)
-		ret = record_open(&r);
-	if (ret)
+	err = record_prepare(&r, cause);
+	if (!err)
+		err = record_open(&r, cause);
+	if (err)
 		goto out;
-	err = collect_session__run(r.s, &r.rs.sink, &cause);
+	err = collect_session__run(r.s, &r.rs.sink, &why);
 	if (err)	/* keep what was recorded: flush and finish as far as possible */
-		cmd_error("%s", cause ? cause : gx_strerror(err));
+		record_notice__say(nt, RECORD_ERROR, "%s", why ? why : gx_strerror(err));
 	if (r.rs.err && !perf_writer__has_data(r.w)) {
 		/* nothing reached the disk: no result to keep */
-		cmd_error("writing %s: %s; nothing was recorded (%" PRIu64 " records dropped)",
-			  r.data, gx_strerror(r.rs.err), perf_writer__dropped(r.w));
+		err = gx_fail(cause, failed(r.rs.err), "writing %s: %s; nothing was recorded (%"
+			      PRIu64 " records dropped)", r.data, gx_strerror(r.rs.err),
+			      perf_writer__dropped(r.w));
 		perf_writer__delete(r.w);
 		r.w = NULL;
 		pd_result_dir__discard(r.dfd, r.dir);
-		ret = GX_EXIT_FAIL;
 		goto out;
 	}
-	err = record_finish(&r, err, argc, argv);
+	res->err = record_finish(&r, err, argc, argv);
 	record_say(&r);
-	ret = err ? GX_EXIT_FAIL : after_record(&r.ro, r.dir, then_report, workload_status(r.s));
+	res->status = workload_status(r.s);
+	res->dir = r.dir;
+	r.dir = NULL;
+	err = 0;
 out:
 	record_state__exit(&r);
-	free(cause);
-	return ret;
+	free(why);
+	return err;
+}
+
+void record_result__exit(struct record_result *res)
+{
+	free(res->dir);
+	res->dir = NULL;
 }
 
 int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
-		  int argc, char **argv, char ***dirs_out)
+		  const struct record_notice *nt, int argc, char **argv, char ***dirs_out,
+		  char **cause)
 {
 	char **dirs = xcalloc(n + 1, sizeof(char *));
-	int ret = GX_EXIT_OK;
+	int err = 0;
 
 	for (unsigned k = 0; k < n; k++) {
 		struct record_opts r = *ro;
-		char *cause = NULL;
-		int rc;
+		struct record_result res;
+		char *why = NULL;
 
-		if (pd_result_dir__create(NULL, ".", 0, &dirs[k], NULL, &cause)) {
-			cmd_error("%s", cause);
-			free(cause);
-			ret = GX_EXIT_FAIL;
+		err = pd_result_dir__create(NULL, ".", 0, &dirs[k], NULL, cause);
+		if (err) {
+			err = failed(err);
 			break;
 		}
 		/* each run its own new result, recorded only */
 		r.output = dirs[k];
 		r.force = false;
 		r.quiet = true;
-		r.no_report = true;
-		r.check = NULL;
-		r.repeat = 0;
 		r.collect.argv = cmd;
 		if (!quiet)
-			fprintf(stderr, "gexplore: check: run %u/%u -> %s\n", k + 1, n,
-				gx_esc(dirs[k]));
-		rc = record_run(&r, false, argc, argv);
-		if (rc != 0) {
-			cmd_error("check: run %u of '%s' exited with status %d; not checking it", k + 1,
-				  cmd[0], rc);
-			ret = GX_EXIT_USAGE;
+			record_notice__say(nt, RECORD_INFO, "check: run %u/%u -> %s", k + 1, n,
+					   dirs[k]);
+		err = gx_record(&r, nt, argc, argv, &res, &why);
+		if (err) {
+			record_notice__say(nt, RECORD_ERROR, "%s", why);
+			free(why);
+			err = gx_fail(cause, GX_E_USAGE, "check: run %u of '%s' could not be "
+				      "recorded; not checking it", k + 1, cmd[0]);
 			break;
 		}
+		if (res.err || res.status)
+			err = res.err ? gx_fail(cause, GX_E_USAGE, "check: run %u of '%s' was not "
+						"recorded whole; not checking it", k + 1, cmd[0]) :
+					gx_fail(cause, GX_E_USAGE, "check: run %u of '%s' exited with "
+						"status %d; not checking it", k + 1, cmd[0],
+						res.status);
+		record_result__exit(&res);
+		if (err)
+			break;
 	}
 	*dirs_out = dirs;
-	return ret;
-}
-
-static void warn_meta(void *ctx, const char *msg)
-{
-	gx_meta__add_warning(ctx, "archive: %s", msg);
-}
-
-void record_archive(const char *dir, const struct pd_env *env, uint64_t max, bool quiet,
-		    struct gx_meta *meta)
-{
-	struct pd_archive_opts o = {
-		.max_bytes = !max ? CMD_ARCHIVE_MAX_DEFAULT : max == UINT64_MAX ? 0 : max,
-		.warn = warn_meta, .ctx = meta,
-	};
-	struct pd_archive_stats st;
-	char *cause = NULL;
-
-	if (pd_archive(dir, env, &o, &st, &cause) != 0)
-		gx_meta__add_warning(meta, "archive: %s; the result needs the recorded files to "
-				     "show function names", cause);
-	else if (!quiet && st.files)
-		fprintf(stderr, "gexplore: archived %zu file%s (%.1f MiB, %zu hard link%s) in "
-			"%s/.build-id\n", st.files, st.files == 1 ? "" : "s",
-			(double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s", gx_esc(dir));
-	free(cause);
+	return err;
 }
