@@ -51,5 +51,21 @@ check "src/cmd calls no perf_event_open, ring or writer function (src/record doe
 	"$(grep -rnE '(^|[^a-z_])(perf_event_open|collect_perf_event_open|collect_session__[a-z_]+|ring__[a-z_]+|marker_ring__[a-z_]+|perf_writer__[a-z_]+|pd_regions_writer__[a-z_]+|mux_log_writer__[a-z_]+|mux_log_sink__[a-z_]+|pd_collect_build_ids[a-z_]*|gx_meta__(write|write_at|add_warning)|pd_result_dir__create|pd_archive)[[:space:]]*\(' \
 		--include='*.c' cmd/)"
 
+# A function one .c file defines and another calls is declared in a header,
+# not by hand in the caller (two hand-made prototypes drift apart from
+# the definition unseen). A declaration in a .c file of something no other
+# .c file defines (an assembly kernel) is fine.
+bad=""
+for hit in $(grep -rnE '^[a-z][a-z_0-9 *]*[ *][a-z_][a-z_0-9]*\([^;]*\);$' --include='*.c' . |
+		grep -v '^[^:]*:[0-9]*:\(static\|extern\|typedef\) ' |
+		sed -n 's/^\([^:]*\):\([0-9]*\):[^(]*[ *]\([a-z_][a-z_0-9]*\)(.*/\1:\2:\3/p'); do
+	f=${hit%%:*} fn=${hit##*:}
+	for d in $(grep -rlE "^[a-z][a-z_0-9 *]*[ *]$fn\\([^;]*\$" --include='*.c' .); do
+		[ "$d" = "$f" ] || bad="$bad${hit%:*}: $fn is $d's: declare it in a header
+"
+	done
+done
+check "no function of another .c file declared by hand" "$bad"
+
 echo "1..$n"
 [ "$failed" = 0 ]

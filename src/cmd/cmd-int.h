@@ -186,6 +186,10 @@ struct gx_result;
 int report_print_result(struct gx_result *res, const struct report_cmd_opts *o);
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
+/* report --roofline (cmd-roofline.c): this machine's roofline with the
+ * points of a result, as text, and as SVG or HTML into file (NULL: none);
+ * exit code. */
+int report_roofline(const char *result, const char *parent, const char *file);
 
 /*
  * cmd-check.c: check's options, for `record --check 'SPEC'`. __new parses
