@@ -2,7 +2,8 @@
 # The house rules that a grep can hold (shared/DESIGN.md, shared/STYLE.md):
 # perf.data is opened through src/result (or inside src/perfdata), no
 # module includes another's private -int.h, curses lives in one file of
-# the TUI, and only src/cmd prints or exits.
+# the TUI, only src/cmd prints or exits, and src/cmd records only through
+# src/record.
 src="$GX_SRCDIR/src"
 n=0 failed=0
 check() {	# check DESCRIPTION OFFENDERS
@@ -40,6 +41,31 @@ check "only src/cmd prints or exits" \
 	"$(grep -rnE '(^|[^a-z_])(printf|fprintf|puts|fputs|exit|_exit)[[:space:]]*\(' --include='*.c' . |
 		grep -v '^\./cmd/' | grep -v '^\./util/xalloc\.c:' | grep -v 'snprintf\|->exit(\|\.exit *=' |
 		grep -v '^\./collect/workload\.c:[0-9]*:.*_exit([0-9]*)')"
+
+# A recording is src/record's (gx_record): src/cmd opens no event, drains
+# no ring, writes no perf.data, regions.bin, slices.bin or meta.json, and
+# makes no result directory or archive of its own (`gexplore archive`
+# archives an existing perf.data through pd_archive_file, which is no
+# recording).
+check "src/cmd calls no perf_event_open, ring or writer function (src/record does)" \
+	"$(grep -rnE '(^|[^a-z_])(perf_event_open|collect_perf_event_open|collect_session__[a-z_]+|ring__[a-z_]+|marker_ring__[a-z_]+|perf_writer__[a-z_]+|pd_regions_writer__[a-z_]+|mux_log_writer__[a-z_]+|mux_log_sink__[a-z_]+|pd_collect_build_ids[a-z_]*|gx_meta__(write|write_at|add_warning)|pd_result_dir__create|pd_archive)[[:space:]]*\(' \
+		--include='*.c' cmd/)"
+
+# A function one .c file defines and another calls is declared in a header,
+# not by hand in the caller (two hand-made prototypes drift apart from
+# the definition unseen). A declaration in a .c file of something no other
+# .c file defines (an assembly kernel) is fine.
+bad=""
+for hit in $(grep -rnE '^[a-z][a-z_0-9 *]*[ *][a-z_][a-z_0-9]*\([^;]*\);$' --include='*.c' . |
+		grep -v '^[^:]*:[0-9]*:\(static\|extern\|typedef\) ' |
+		sed -n 's/^\([^:]*\):\([0-9]*\):[^(]*[ *]\([a-z_][a-z_0-9]*\)(.*/\1:\2:\3/p'); do
+	f=${hit%%:*} fn=${hit##*:}
+	for d in $(grep -rlE "^[a-z][a-z_0-9 *]*[ *]$fn\\([^;]*\$" --include='*.c' .); do
+		[ "$d" = "$f" ] || bad="$bad${hit%:*}: $fn is $d's: declare it in a header
+"
+	done
+done
+check "no function of another .c file declared by hand" "$bad"
 
 echo "1..$n"
 [ "$failed" = 0 ]

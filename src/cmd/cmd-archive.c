@@ -4,7 +4,7 @@
  * Copy the binaries and debug files a recording's samples hit into
  * DIR/.build-id (perf archive's build-id layout), so that the result
  * symbolizes elsewhere and after a rebuild. `record` does the same at the
- * end of every recording (record_archive); this command is for a
+ * end of every recording (src/record); this command is for a
  * perf.data from perf, or a result recorded with --no-archive.
  */
 #include "config.h"
@@ -67,31 +67,6 @@ int cmd_opt_archive_max(const struct cmd_option *opt, void *base, const char *ar
 	return 0;
 }
 
-static void warn_meta(void *ctx, const char *msg)
-{
-	gx_meta__add_warning(ctx, "archive: %s", msg);
-}
-
-void record_archive(const char *dir, const struct pd_env *env, uint64_t max, bool quiet,
-		    struct gx_meta *meta)
-{
-	struct pd_archive_opts o = {
-		.max_bytes = !max ? CMD_ARCHIVE_MAX_DEFAULT : max == UINT64_MAX ? 0 : max,
-		.warn = warn_meta, .ctx = meta,
-	};
-	struct pd_archive_stats st;
-	char *cause = NULL;
-
-	if (pd_archive(dir, env, &o, &st, &cause) != 0)
-		gx_meta__add_warning(meta, "archive: %s; the result needs the recorded files to "
-				     "show function names", cause);
-	else if (!quiet && st.files)
-		fprintf(stderr, "gexplore: archived %zu file%s (%.1f MiB, %zu hard link%s) in "
-			"%s/.build-id\n", st.files, st.files == 1 ? "" : "s",
-			(double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s", gx_esc(dir));
-	free(cause);
-}
-
 struct archive_opts {
 	const char *output;
 	const char *symfs;
@@ -140,7 +115,7 @@ static int cmd_archive_exec(int argc, char **argv)
 	}
 	po.ctx = &o.quiet;
 	po.symfs = o.symfs;
-	po.max_bytes = !o.max ? CMD_ARCHIVE_MAX_DEFAULT : o.max == UINT64_MAX ? 0 : o.max;
+	po.max_bytes = !o.max ? PD_ARCHIVE_MAX_DEFAULT : o.max == UINT64_MAX ? 0 : o.max;
 	if (pd_result_dir__resolve(a.argv[0], ".", &dir, &data, NULL, &cause) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_USAGE;

@@ -20,6 +20,7 @@
 #include "ci/ci.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
+#include "record/record.h"
 #include "result/result.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
@@ -52,7 +53,6 @@ static void check_cmd_opts__init(struct check_cmd_opts *c)
 static void check_cmd_opts__exit(struct check_cmd_opts *c)
 {
 	ci_spec__exit(&c->spec);
-	check_cmd_opts__delete(c->rec.check);	/* a --record 'OPTS' refused for its --check */
 	cmd_words__exit(&c->rec_words);
 	cmd_words__exit(&c->spec_words);
 }
@@ -104,7 +104,8 @@ static int opt_per(const struct cmd_option *opt, void *base, const char *arg, ch
 	return set_scope(c, s, cause);
 }
 
-/* --record 'OPTS': record's options, parsed now by record's own table */
+/* --record 'OPTS': a recording's options, parsed now by their own table
+ * (record's own, --check and --repeat among them, are not in it) */
 static int opt_record(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
 	struct check_cmd_opts *c = base;
@@ -112,12 +113,8 @@ static int opt_record(const struct cmd_option *opt, void *base, const char *arg,
 	(void)opt;
 	cmd_words__exit(&c->rec_words);
 	record_opts__init(&c->rec);
-	if (cmd_parse_words(&cmd_record_entry, &c->rec, arg, &c->rec_words) != 0) {
+	if (cmd_parse_words(&cmd_recopts_entry, &c->rec, arg, &c->rec_words) != 0) {
 		*cause = xasprintf("'%s' is not a set of record options (gexplore-record(1))", arg);
-		return -1;
-	}
-	if (c->rec.check || c->rec.repeat) {
-		*cause = xstrdup("--check and --repeat belong to check here, not to --record");
 		return -1;
 	}
 	return record_opts__check(&c->rec, cause);
@@ -182,10 +179,19 @@ static void check_cmd_opts__finish(struct check_cmd_opts *c)
 	c->open.sym = &c->prof;
 }
 
-/* Record the command nr times into new gxNNN results; *dirs gets their names. */
+/* Record the command nr times into new gxNNN results; *dirs gets their
+ * names. 0 or the exit code. */
 static int record_runs(struct check_cmd_opts *c, int argc, char **argv, char ***dirs)
 {
-	return record_repeat(&c->rec, c->cmd, c->repeat, c->quiet, argc, argv, dirs);
+	char *cause = NULL;
+	int err = record_repeat(&c->rec, c->cmd, c->repeat, c->quiet, &cmd_record_notice, argc,
+				argv, dirs, &cause);
+
+	if (!err)
+		return GX_EXIT_OK;
+	cmd_error("%s", cause);
+	free(cause);
+	return cmd_record_exit(err);
 }
 
 static int write_file(const char *path, const struct strbuf *sb)

@@ -5,8 +5,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collect/collect.h"
-
 struct cmd_entry;
 
 /*
@@ -137,45 +135,29 @@ int cmd_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* cmd_error() for a command: "gexplore NAME: <message>". */
 void cmd_error_in(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-struct check_cmd_opts;
-
-struct record_opts {
-	struct collect_opts collect;
-	const char *output;	/* -o */
-	const char *cpu;	/* --cpu MODEL: the top-down model instead of this CPU's */
-	bool force;		/* -f: reuse a non-empty -o DIR */
-	bool no_report;		/* --no-report */
-	bool no_tui;		/* --no-tui: text summary even on a terminal */
-	bool quiet;		/* -q */
-	struct check_cmd_opts *check;	/* --check 'SPEC', parsed by check's table */
-	unsigned repeat;	/* --repeat N (with --check) */
-	/* multiplexing (cmd-mux.c) */
-	const char *mux;	/* --mux=gexplore|kernel; NULL = gexplore */
-	uint32_t slice_ms;	/* --slice MS; 0 = 10 */
-	bool mux_runs;		/* --mux-runs */
-	/* perf's --control fifo:CTL[,ACK] | fd:CTL[,ACK], and --delay MS
-	 * (collect.delay_ms) */
-	const char *control;
-	/* the archive of the sampled files (cmd-archive.c) */
-	uint64_t archive_max;	/* --archive-max; 0: the default, UINT64_MAX: no cap */
-	bool no_archive;	/* --no-archive */
-};
-
 /*
  * The archive (cmd-archive.c). cmd_parse_size: "512M", "2G", "100000"
  * (K, M, G, T binary multiples): 0 or -1. cmd_opt_archive_max: the
- * --archive-max callback, its uint64_t target at base + opt->data.
- * record_archive: after a recording, dir's .build-id archive of env's
- * BUILD_ID files (max as --archive-max leaves it); what cannot be archived
- * goes to meta's warnings.
+ * --archive-max callback, its uint64_t target at base + opt->data (0
+ * stays the default, PD_ARCHIVE_MAX_DEFAULT; "0" is UINT64_MAX, no cap).
  */
-#define CMD_ARCHIVE_MAX_DEFAULT (512ULL << 20)
 int cmd_parse_size(const char *s, uint64_t *out);
 int cmd_opt_archive_max(const struct cmd_option *opt, void *base, const char *arg, char **cause);
-struct pd_env;
-struct gx_meta;
-void record_archive(const char *dir, const struct pd_env *env, uint64_t max, bool quiet,
-		    struct gx_meta *meta);
+
+/*
+ * A recording's options (cmd-recopts.c), their target a struct
+ * record_opts (src/record): record includes cmd_recopts_options in its
+ * table; check --record 'OPTS' parses OPTS with cmd_recopts_entry
+ * (record's name, these options only). cmd_record_notice prints what a
+ * recording says on stderr ("gexplore: MSG", warnings as cmd_warn);
+ * cmd_record_exit is the exit code of gx_record's or record_repeat's
+ * error: 2 for GX_E_USAGE and GX_E_EVENT, 127 for GX_E_CHILD, else 1.
+ */
+extern const struct cmd_option cmd_recopts_options[];
+extern const struct cmd_entry cmd_recopts_entry;
+struct record_notice;
+extern const struct record_notice cmd_record_notice;
+int cmd_record_exit(int err);
 
 /*
  * Where a result's files and symbols are (cmd-symopts.c): report, check,
@@ -196,39 +178,6 @@ void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po);
 /* record's --slice, --mux and --mux-runs (cmd-mux.c); targets in struct record_opts */
 extern const struct cmd_option record_mux_options[];
 
-struct gx_meta;
-struct collect_session;
-struct record_mux;
-
-/*
- * Multiplexing around a recording (cmd-mux.c). __setup checks the options,
- * rewrites the event list for the chosen mode (reference first, one group
- * per run with --mux-runs) and sets the collect options (rotation, slice
- * log in dir); NULL *out when there is nothing to multiplex. __finish,
- * after the run, runs the other --mux-runs groups and fills meta's mux
- * section, estimates and warnings. Both print their own errors; they
- * return 0 or an exit code.
- */
-int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd);
-int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
-		       struct gx_meta *meta, const char *dir, bool quiet);
-void record_mux__delete(struct record_mux *rm);
-
-/* record's defaults (rate 1, 8 KiB dwarf stacks), before parsing into ro. */
-void record_opts__init(struct record_opts *ro);
-/* What the options cannot be together (-c with -F, -p with -a): 0, or -1
- * with *cause. */
-int record_opts__check(const struct record_opts *ro, char **cause);
-/* Record what ro says, ro->collect.argv the workload (with then_report,
- * show the result after); argv is the command line kept in perf.data.
- * Returns the exit code. */
-int record_run(const struct record_opts *ro, bool then_report, int argc, char **argv);
-/* Record the workload cmd n times with ro's options, each into a new
- * gxNNN result here; *dirs gets their names (free each and the array).
- * Progress on stderr unless quiet. The exit code. */
-int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
-		  int argc, char **argv, char ***dirs);
-
 struct report_cmd_opts;
 /* Print the text report of a result (NULL opts: defaults); exit code. */
 int report_print(const char *result, const char *parent, const struct report_cmd_opts *o);
@@ -237,6 +186,10 @@ struct gx_result;
 int report_print_result(struct gx_result *res, const struct report_cmd_opts *o);
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
+/* report --roofline (cmd-roofline.c): this machine's roofline with the
+ * points of a result, as text, and as SVG or HTML into file (NULL: none);
+ * exit code. */
+int report_roofline(const char *result, const char *parent, const char *file);
 
 /*
  * cmd-check.c: check's options, for `record --check 'SPEC'`. __new parses
@@ -244,6 +197,7 @@ int report_print_sym(const char *result, const char *parent, const struct cmd_sy
  * GX_EXIT_USAGE after printing why. check_run() checks results[0..n) (n 0:
  * the newest result here) and prints the verdict; its exit code.
  */
+struct check_cmd_opts;
 int check_cmd_opts__new(struct check_cmd_opts **out, const char *spec);
 void check_cmd_opts__delete(struct check_cmd_opts *c);
 bool check_cmd_opts__quiet(const struct check_cmd_opts *c);

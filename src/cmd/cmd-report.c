@@ -23,9 +23,6 @@
 #include "topdown/topdown.h"
 #include "util/util.h"
 
-/* roofline (issue 8): src/cmd/cmd-roofline.c */
-int report_roofline(const char *result, const char *parent, const char *file);
-
 enum report_format { FMT_TEXT, FMT_JSON, FMT_CSV, FMT_FOLDED };
 
 struct report_cmd_opts {

@@ -15,14 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd-int.h"
 #include "peak/peak.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "result/result.h"
 #include "roofline/roofline.h"
 #include "util/util.h"
-
-int report_roofline(const char *result, const char *parent, const char *file);
 
 /* The stored peak document, or a fresh --quick measurement (saved). */
 static json_t *load_peak(struct roofline *rl)

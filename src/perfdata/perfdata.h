@@ -270,6 +270,8 @@ int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause
  * .../debug its separate debug file when one was found, perf's build-id
  * cache layout. Symbolization reads them before the recorded paths.
  */
+/* The cap gexplore puts on an archive unless told (--archive-max). */
+#define PD_ARCHIVE_MAX_DEFAULT (512ULL << 20)
 struct pd_archive_opts {
 	uint64_t max_bytes;		/* stop adding files past this; 0: no cap */
 	const char *symfs;		/* prefix of every recorded path, or NULL */

@@ -198,6 +198,33 @@ struct profile {
 	uint32_t frame_rinfo[PROFILE_MAX_STACK + 1];	/* rinfo of each ip */
 };
 
+/*
+ * A key wider than 64 bits (a line of a function, a call path, a counter
+ * of a thread) found through a u64map of its 64-bit hash -> index: hashes
+ * that collide take the next ones (UINT64_MAX, the map's reserved key,
+ * skipped). wide_key__first gives the index stored at hash *key, or NULL;
+ * wide_key__next the one at the next hash. The caller compares the entry
+ * each names with its key; at NULL, *key is the free hash where the new
+ * index goes:
+ *
+ *	for (slot = wide_key__first(idx, &key); slot; slot = wide_key__next(idx, &key))
+ *		if (<entry *slot is this key>)
+ *			return *slot;
+ *	*u64map__findnew(idx, key, 0) = <new index>;
+ */
+static inline uint64_t *wide_key__first(const struct u64map *idx, uint64_t *key)
+{
+	if (*key == UINT64_MAX)
+		*key = 0;
+	return u64map__find(idx, *key);
+}
+
+static inline uint64_t *wide_key__next(const struct u64map *idx, uint64_t *key)
+{
+	++*key;
+	return wide_key__first(idx, key);
+}
+
 struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o);
 uint32_t rowset__findnew(struct profile *p, struct rowset *s, uint64_t key, const char *name,
 			 uint32_t pid, uint32_t tid);

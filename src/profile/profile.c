@@ -78,15 +78,10 @@ uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid)
 	uint64_t k[2] = { counter, tid };
 	uint64_t key = gx_hash(k, sizeof(k)), *slot;
 
-	for (;; key++) {
-		if (key == UINT64_MAX)
-			key = 0;
-		slot = u64map__find(&p->read_idx, key);
-		if (!slot)
-			break;
+	for (slot = wide_key__first(&p->read_idx, &key); slot;
+	     slot = wide_key__next(&p->read_idx, &key))
 		if (p->reads[*slot].counter == counter && p->reads[*slot].tid == tid)
 			return &p->reads[*slot].value;
-	}
 	p->reads = xgrow(p->reads, &p->reads_cap, p->nr_reads + 1, sizeof(*p->reads));
 	p->reads[p->nr_reads] = (struct read_prev){ counter, tid, 0 };
 	*u64map__findnew(&p->read_idx, key, 0) = p->nr_reads;

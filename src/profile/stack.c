@@ -103,12 +103,7 @@ static uint32_t line_row(struct profile *p, uint32_t fn_row, uint32_t file, uint
 	uint64_t *slot;
 	uint32_t ri;
 
-	for (;; key++) {
-		if (key == UINT64_MAX)
-			key = 0;
-		slot = u64map__find(&ls->idx, key);
-		if (!slot)
-			break;
+	for (slot = wide_key__first(&ls->idx, &key); slot; slot = wide_key__next(&ls->idx, &key)) {
 		fr = &ls->rows[*slot];
 		if (fr->function == fn_row && fr->line == line && fr->file == fstr)
 			return (uint32_t)*slot;
@@ -366,12 +361,7 @@ static uint32_t callpath_row(struct profile *p, const char *comm, const uint32_t
 	uint64_t *slot;
 	uint32_t ri;
 
-	for (;; key++) {
-		if (key == UINT64_MAX)
-			key = 0;
-		slot = u64map__find(&cs->idx, key);
-		if (!slot)
-			break;
+	for (slot = wide_key__first(&cs->idx, &key); slot; slot = wide_key__next(&cs->idx, &key)) {
 		r = &cs->rows[*slot];
 		if (r->name == comm && r->path_len == len &&
 		    !memcmp(r->path, path, len * sizeof(*path)))

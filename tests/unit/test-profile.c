@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/profile-int.h"
 #include "tap.h"
 
 static struct pd_tool *tool;
@@ -73,8 +74,43 @@ static const struct profile_row *find(struct profile *p, enum profile_by by, con
 	return NULL;
 }
 
+/* The probe of keys wider than 64 bits (wide_key__first/next): three
+ * keys whose hashes collide at UINT64_MAX - 1 take that hash, then 0
+ * (UINT64_MAX is the map's reserved key), then 1. */
+static void test_wide_key(void)
+{
+	uint64_t wide[3][2] = { { 1, 2 }, { 3, 4 }, { 5, 6 } }, want[3] = { UINT64_MAX - 1, 0, 1 };
+	struct u64map idx;
+	uint64_t *slot, key;
+	int steps;
+
+	u64map__init(&idx);
+	for (int i = 0; i < 3; i++) {
+		key = UINT64_MAX - 1;	/* the hash of every key here */
+		for (slot = wide_key__first(&idx, &key); slot; slot = wide_key__next(&idx, &key))
+			if (!memcmp(wide[*slot], wide[i], sizeof(wide[i])))
+				break;
+		ok(!slot, "wide key %d: new", i);
+		if (key != want[i])
+			diag("its hash: %llu", (unsigned long long)key);
+		ok(key == want[i], "... stored at the next free hash, past the reserved one");
+		*u64map__findnew(&idx, key, 0) = (uint64_t)i;
+	}
+	for (int i = 2; i >= 0; i--) {
+		key = UINT64_MAX - 1;
+		steps = 0;
+		for (slot = wide_key__first(&idx, &key); slot; slot = wide_key__next(&idx, &key), steps++)
+			if (!memcmp(wide[*slot], wide[i], sizeof(wide[i])))
+				break;
+		ok(slot && *slot == (uint64_t)i && steps == i, "wide key %d found after %d collisions",
+		   i, i);
+	}
+	u64map__exit(&idx);
+}
+
 int main(void)
 {
+	test_wide_key();
 	struct profile *p = profile__new(2);
 	const struct profile_row *r;
 	size_t nr;

@@ -1,0 +1,770 @@
+/*
+ * record.c: one recording, from the result directory to meta.json: the
+ * sinks collect drains into (perf.data, regions.bin), the events of the
+ * model, the run, the features, build-ids, the archive and meta.json.
+ */
+#include "config.h"
+
+#include "record.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "record-int.h"
+#include "collect/collect.h"
+#include "perfdata/perfdata.h"
+#include "mux/mux.h"
+#include "topdown/topdown.h"
+#include "util/util.h"
+
+void record_notice__say(const struct record_notice *nt, enum record_level level,
+			const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!nt || !nt->say)
+		return;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	nt->say(nt->arg, level, msg);
+	free(msg);
+}
+
+struct record_sink {
+	struct collect_sink sink;	/* first: collect calls us with this */
+	struct perf_writer *w;
+	uint64_t last_flush;		/* gx_now_ns() of the last round flushed */
+	int err;
+};
+
+/* A failed write (full disk) does not stop the drain: the workload runs on
+ * either way, and the writer counts every record after it as dropped. */
+static int sink_record(struct collect_sink *s, const void *rec, size_t len)
+{
+	struct record_sink *rs = (struct record_sink *)s;
+	int err = perf_writer__write(rs->w, rec, len);
+
+	if (err && !rs->err)
+		rs->err = err;
+	return 0;
+}
+
+/* How often the file is brought up to date (FINISHED_ROUND, flush, header
+ * data size): what a killed recording keeps. Multiplexing drains every
+ * slice (10 ms); flushing that often cost it several points of overhead. */
+#define RECORD_FLUSH_NS (100 * 1000000ULL)
+
+static int sink_round_end(struct collect_sink *s)
+{
+	struct record_sink *rs = (struct record_sink *)s;
+	uint64_t now = gx_now_ns();
+	int err;
+
+	if (now - rs->last_flush < RECORD_FLUSH_NS)
+		return 0;
+	rs->last_flush = now;
+	err = perf_writer__finished_round(rs->w);
+	if (err && !rs->err)
+		rs->err = err;
+	return 0;
+}
+
+/* The workload's markers into DIR/regions.bin (gexplore-regions(3)). */
+struct record_markers {
+	struct collect_marker_sink sink;	/* first */
+	struct pd_regions_writer *w;
+	uint64_t lost;
+	bool finished;
+};
+
+static int markers_add(struct collect_marker_sink *k, const struct collect_marker *m)
+{
+	struct record_markers *rm = (struct record_markers *)k;
+
+	return pd_regions_writer__add(rm->w, m->time, m->pid, m->tid, m->kind, m->depth, m->name);
+}
+
+static int markers_flush(struct collect_marker_sink *k, uint64_t lost)
+{
+	struct record_markers *rm = (struct record_markers *)k;
+
+	rm->lost = lost;
+	rm->finished = true;
+	return 0;
+}
+
+/* After the run: the header's counts, or no file at all when the workload
+ * sent no marker (it does not use gexplore-regions(3)). */
+static void markers_finish(struct record_markers *rm, int dirfd, uint64_t nr, struct gx_meta *m)
+{
+	char *cause = NULL;
+
+	if (!rm->w)
+		goto out;
+	if (pd_regions_writer__finish(rm->w, rm->lost, &cause) != 0)
+		gx_meta__add_warning(m, "regions: %s", cause);
+	pd_regions_writer__delete(rm->w);
+	rm->w = NULL;
+	m->markers = nr;
+	m->markers_lost = rm->lost;
+	if (!nr && !rm->lost)
+		unlinkat(dirfd, PD_REGIONS_FILE, 0);
+	else if (rm->lost)
+		gx_meta__add_warning(m, "regions: %" PRIu64 " markers lost (the ring of 32768 "
+				     "filled between two drains, or regions nested deeper than 64)",
+				     rm->lost);
+out:
+	free(cause);
+}
+
+static char *encoding_of(const struct perf_event_attr *a)
+{
+	if (a->config1 || a->config2)
+		return xasprintf("type=%u config=0x%" PRIx64 " config1=0x%" PRIx64
+				 " config2=0x%" PRIx64, a->type, (uint64_t)a->config,
+				 (uint64_t)a->config1, (uint64_t)a->config2);
+	return xasprintf("type=%u config=0x%" PRIx64, a->type, (uint64_t)a->config);
+}
+
+static double rusage_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/* The kernel's share of the overhead: the samples written times what one
+ * costs the workload, calibrated now (after self_cpu_s is taken: the
+ * calibration is no part of the run). */
+static void sampling_cost(struct gx_meta *m, const struct collect_session *s)
+{
+	m->sample_records = collect_session__stats(s)->samples;
+	if (collect_session__sample_cost(s, &m->sample_cost_ns) == 0)
+		m->sampling_s = (double)m->sample_records * m->sample_cost_ns / 1e9;
+}
+
+/* A descriptor number, all of s (decimal, or 0x hexadecimal): 0 or -1. */
+static int parse_fd(const char *s, int *fd)
+{
+	bool hex = s[0] == '0' && (s[1] | 0x20) == 'x';
+	const char *d = hex ? s + 2 : s;
+	unsigned long long v;
+	char *end;
+
+	if (!(hex ? isxdigit((unsigned char)*d) : isdigit((unsigned char)*d)))
+		return -1;
+	errno = 0;
+	v = strtoull(d, &end, hex ? 16 : 10);
+	if (errno || *end || v > INT_MAX)
+		return -1;
+	*fd = (int)v;
+	return 0;
+}
+
+/* Open --control's channel: perf's spelling, fifo:CTL[,ACK] (FIFOs that
+ * exist) or fd:N[,M] (inherited descriptors). */
+static int open_control(const char *spec, struct collect_opts *o, char **cause)
+{
+	bool fifo = !strncmp(spec, "fifo:", 5);
+	char *s = xstrdup(spec + (fifo ? 5 : 3)), *ack = strchr(s, ',');
+	int ret = -1;
+
+	if (ack)
+		*ack++ = 0;
+	o->ack_fd = -1;
+	if (fifo) {
+		o->ctl_fd = open(s, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (o->ctl_fd < 0) {
+			*cause = xasprintf("--control: cannot open %s: %s", s, strerror(errno));
+			goto out;
+		}
+		if (ack && (o->ack_fd = open(ack, O_RDWR | O_NONBLOCK | O_CLOEXEC)) < 0) {
+			*cause = xasprintf("--control: cannot open %s: %s", ack, strerror(errno));
+			close(o->ctl_fd);
+			goto out;
+		}
+	} else {
+		int a, b = -1;
+
+		if (parse_fd(s, &a) || (ack && parse_fd(ack, &b))) {
+			*cause = xasprintf("--control fd:N[,M]: expected descriptors, got '%s'", spec);
+			goto out;
+		}
+		o->ctl_fd = a;
+		o->ack_fd = b;
+		fcntl(o->ctl_fd, F_SETFL, fcntl(o->ctl_fd, F_GETFL) | O_NONBLOCK);
+	}
+	o->has_control = true;
+	ret = 0;
+out:
+	free(s);
+	return ret;
+}
+
+void record_opts__init(struct record_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->collect.rate = 1.0;
+	ro->collect.stack_size = 8192;
+}
+
+int record_opts__check(const struct record_opts *ro, char **cause)
+{
+	const struct collect_opts *o = &ro->collect;
+
+	if (o->sav && o->freq) {
+		*cause = xstrdup("-c and -F exclude each other: choose a sample-after value or a frequency");
+		return -1;
+	}
+	if (o->pid && o->system_wide) {
+		*cause = xstrdup("-p and -a exclude each other");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Without -e: every event of this CPU's top-down model (or --cpu's), packed
+ * by the multiplexing planner into groups that fit the counters; the
+ * groups then rotate (src/mux). The generic model and a failed load leave
+ * *spec NULL: the collector's own default (cycles,instructions, or
+ * cpu-clock without a PMU).
+ */
+static void model_events(const struct record_opts *ro, struct gx_meta *m, char **spec)
+{
+	struct td_model *model = NULL;
+	struct td_ctx ctx = { .smt = td_smt_detect() };
+	struct mux_counters counters;
+	struct mux_plan plan;
+	char *id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model(), *cause = NULL;
+
+	*spec = NULL;
+	if (td_model__load(id, NULL, &model, &cause) != 0) {
+		gx_meta__add_warning(m, "no top-down model: %s", cause);
+		goto out;
+	}
+	m->cpu_model = xstrdup(td_model__id(model));
+	if (!ro->cpu) {		/* this CPU's revision picks the formulas (N2 r0p3) */
+		struct td_cpu c;
+
+		td_cpu_detect(&c);
+		ctx.variant = td_model__cpu_variant(model, &c);
+		if (ctx.variant)
+			m->cpu_variant = xstrdup(ctx.variant);
+	}
+	if (!strcmp(td_model__id(model), "generic"))
+		goto out;
+	mux_counters__detect(&counters, model, ctx.smt == TD_SMT_ON, mux_nmi_watchdog_active(),
+			     !ro->cpu);
+	if (mux_plan__model(&plan, model, &ctx, &counters, &cause) != 0) {
+		gx_meta__add_warning(m, "model %s: no plan for its events: %s", td_model__id(model),
+				     cause);
+		goto out;
+	}
+	*spec = mux_plan__spec(&plan, model, MUX_SPELL_COLLECT);
+	for (char **h = plan.hints; h && *h; h++)
+		gx_meta__add_warning(m, "%s", *h);
+	mux_plan__exit(&plan);
+out:
+	free(cause);
+	free(id);
+	td_model__delete(model);
+}
+
+/* Fill the meta from the session and the run. */
+static void fill_meta(struct gx_meta *m, const struct collect_session *s, const struct record_opts *ro,
+		      const struct pd_env *env)
+{
+	const struct collect_opts *o = &ro->collect;
+	const struct collect_stats *st = collect_session__stats(s);
+
+	m->gexplore_version = xstrdup(PACKAGE_VERSION);
+	if (o->argv && o->argv[0]) {
+		while (o->argv[m->argc])
+			m->argc++;
+		m->argv = xcalloc(m->argc + 1, sizeof(*m->argv));
+		for (uint32_t i = 0; i < m->argc; i++)
+			m->argv[i] = xstrdup(o->argv[i]);
+	}
+	m->target_pid = o->pid;
+	m->system_wide = o->system_wide;
+	m->exited = st->exited;
+	m->exit_code = st->exit_code;
+	m->term_signal = st->term_signal;
+	m->cpu_desc = env->cpudesc ? xstrdup(env->cpudesc) : NULL;
+	{
+		enum td_smt smt = td_smt_detect();	/* the SMT formulas at report time */
+
+		m->smt = smt == TD_SMT_ON ? 1 : smt == TD_SMT_OFF ? 0 : -1;
+	}
+	m->pmu = collect_session__has_pmu(s);
+	m->callgraph = o->callgraph == COLLECT_CG_FP ? xstrdup("fp") :
+		       o->callgraph == COLLECT_CG_DWARF ? xasprintf("dwarf,%u", o->stack_size) :
+							  xstrdup("none");
+	m->rate = o->rate;
+	m->nr_events = collect_session__nr_events(s);
+	m->events = xcalloc(m->nr_events + 1, sizeof(*m->events));
+	for (size_t i = 0; i < m->nr_events; i++) {
+		const struct collect_event *ce = collect_session__event(s, i);
+		struct gx_meta_event *e = &m->events[i];
+
+		e->name = xstrdup(ce->name);
+		e->encoding = encoding_of(&ce->attr);
+		if (ce->attr.freq)
+			e->freq = (uint32_t)ce->attr.sample_freq;
+		else
+			e->sav = ce->attr.sample_period;
+		e->precise = ce->attr.precise_ip;
+		e->group = ce->group;
+		e->has_count = ce->has_count;
+		e->count = ce->count;
+		e->time_enabled = ce->time_enabled;
+		e->time_running = ce->time_running;
+		if (collect_pmu_lacks_event(&ce->attr)) {
+			e->unsupported = true;
+			gx_meta__add_warning(m, "%s: this CPU's PMU does not implement it (not in "
+					     "its sysfs events/); it read 0 and its metrics are n/a",
+					     ce->name);
+		}
+	}
+	m->start_ns = st->start_ns;
+	m->end_ns = st->end_ns;
+	m->duration_s = st->end_ns > st->start_ns ? (double)(st->end_ns - st->start_ns) / 1e9 : 0;
+	m->lost_records = st->lost_records;
+	m->lost_events = st->lost_events;
+	for (size_t i = 0; i < collect_session__nr_warnings(s); i++)
+		gx_meta__add_warning(m, "%s", collect_session__warning(s, i));
+	if (st->lost_records)
+		gx_meta__add_warning(m, "%" PRIu64 " events lost in %" PRIu64
+				     " LOST records: the ring buffers overflowed; "
+				     "raise -m or lower the rate",
+				     st->lost_events, st->lost_records);
+}
+
+/* GROUP_DESC entries from the events' group indexes. */
+static void fill_groups(struct pd_env *env, const struct collect_session *s)
+{
+	size_t n = collect_session__nr_events(s);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct collect_event *e = collect_session__event(s, i);
+		uint32_t members = 0;
+
+		if (!e->leader || e->group < 0)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (collect_session__event(s, j)->group == e->group)
+				members++;
+		env->groups = xrealloc(env->groups, (env->nr_groups + 1) * sizeof(*env->groups));
+		env->groups[env->nr_groups].name = xstrdup("");
+		env->groups[env->nr_groups].leader_idx = (uint32_t)i;
+		env->groups[env->nr_groups].nr_members = members;
+		env->nr_groups++;
+	}
+}
+
+/* Build ids of the files samples hit, read back from what was written. */
+static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *m)
+{
+	char *cause = NULL;
+
+	if (pd_collect_build_ids_file(data, env, &cause) != 0)
+		gx_meta__add_warning(m, "build ids not collected: %s", cause);
+	free(cause);
+}
+
+/* collect's notice: said even with -q, as the answer to a second Ctrl-C. */
+static void record_notice(void *arg, const char *msg)
+{
+	record_notice__say(arg, RECORD_WARN, "%s", msg);
+}
+
+/* How a recording that wrote everything ended (meta.json's status): a
+ * signal caught while a workload ran interrupted it; with -p or -a, SIGINT
+ * is how a recording ends. */
+static const char *run_status(const struct collect_session *s)
+{
+	const struct collect_stats *st = collect_session__stats(s);
+
+	if (st->stop_signal == SIGTERM || st->stop_signal == SIGHUP)
+		return GX_META_STATUS_KILLED;
+	if (st->stop_signal && st->child)
+		return GX_META_STATUS_INTERRUPTED;
+	return GX_META_STATUS_COMPLETE;
+}
+
+/* One recording's state, from the result directory to meta.json. */
+struct record_state {
+	struct record_opts ro;
+	const struct record_notice *nt;
+	struct collect_session *s;
+	struct perf_writer *w;
+	struct record_sink rs;
+	struct pd_env env;
+	struct gx_meta meta;
+	struct record_mux *rm;
+	struct record_markers mk;
+	struct pd_evsel *evsels;
+	char *dir, *data, *model_spec;
+	int dfd;
+	size_t nw;			/* meta's warnings before the model's */
+	double cpu0;			/* gexplore's CPU time at the start */
+};
+
+static void record_state__exit(struct record_state *r)
+{
+	perf_writer__delete(r->w);
+	collect_session__delete(r->s);
+	pd_regions_writer__delete(r->mk.w);
+	if (r->ro.collect.has_control && !strncmp(r->ro.control, "fifo:", 5)) {
+		close(r->ro.collect.ctl_fd);
+		if (r->ro.collect.ack_fd >= 0)
+			close(r->ro.collect.ack_fd);
+	}
+	record_mux__delete(r->rm);
+	pd_env__exit(&r->env);
+	gx_meta__exit(&r->meta);
+	free(r->evsels);
+	free(r->model_spec);
+	if (r->dfd >= 0)
+		close(r->dfd);	/* lets go of the result directory's lock */
+	free(r->dir);
+	free(r->data);
+}
+
+/* A failure of the recording itself (the disk, the system), which the
+ * caller must not read as bad options or a workload that did not start. */
+static int failed(int err)
+{
+	return err == GX_E_USAGE || err == GX_E_EVENT || err == GX_E_CHILD || err >= 0 ? -EIO : err;
+}
+
+/* The result directory, the events (the model's by default), the
+ * multiplexing plan, --control and the markers' file. 0 or an error with
+ * *cause. */
+static int record_prepare(struct record_state *r, char **cause)
+{
+	struct record_opts *ro = &r->ro;
+	char *why = NULL;
+	int err;
+
+	err = pd_result_dir__create(ro->output, ".", ro->force ? PD_RESULT_DIR_REUSE : 0, &r->dir,
+				    &r->dfd, cause);
+	if (err)
+		return failed(err);
+	r->data = xasprintf("%s/perf.data", r->dir);
+	if (!ro->collect.events) {
+		r->nw = r->meta.nr_warnings;
+		model_events(ro, &r->meta, &r->model_spec);
+		ro->collect.events = r->model_spec;
+	}
+	err = record_mux__setup(&r->rm, ro, r->dir, r->dfd, cause);
+	if (err) {
+		pd_result_dir__discard(r->dfd, r->dir);
+		return err;
+	}
+	if (ro->control && open_control(ro->control, &ro->collect, cause) != 0) {
+		pd_result_dir__discard(r->dfd, r->dir);
+		return GX_E_USAGE;
+	}
+	if (ro->collect.argv && !ro->collect.pid) {
+		if (pd_regions_writer__new(&r->mk.w, r->dfd, PD_REGIONS_FILE, &why) == 0)
+			ro->collect.marker_sink = &r->mk.sink;
+		else if (!ro->quiet)
+			record_notice__say(r->nt, RECORD_WARN,
+					   "%s: the workload's markers are not recorded", why);
+		free(why);
+	}
+	return 0;
+}
+
+/* Open the events (falling back to cpu-clock without a PMU) and
+ * perf.data. 0 or an error with *cause. */
+static int record_open(struct record_state *r, char **cause)
+{
+	struct record_opts *ro = &r->ro;
+	char *why = NULL;
+	size_t nev;
+	int err;
+
+	ro->collect.notice = record_notice;
+	ro->collect.notice_arg = (void *)r->nt;
+	err = collect_session__new(&r->s, &ro->collect, cause);
+	if (err == GX_E_NOPMU && r->model_spec) {
+		/* No PMU here: the collector's default says so and falls back
+		 * to cpu-clock, which does not rotate; what the model's plan
+		 * said no longer applies. */
+		record_mux__delete(r->rm);
+		r->rm = NULL;
+		ro->collect.events = NULL;
+		ro->collect.rotate = false;
+		ro->collect.slice_sink = NULL;
+		free(r->meta.cpu_variant);
+		r->meta.cpu_variant = NULL;
+		while (r->meta.nr_warnings > r->nw)
+			free(r->meta.warnings[--r->meta.nr_warnings]);
+		free(*cause);
+		*cause = NULL;
+		err = collect_session__new(&r->s, &ro->collect, cause);
+	}
+	if (err) {
+		/* the failed session wrote nothing into regions.bin */
+		markers_finish(&r->mk, r->dfd, 0, &r->meta);
+		pd_result_dir__discard(r->dfd, r->dir);
+		return err == GX_E_EVENT || err == GX_E_USAGE || err == GX_E_CHILD ? err : failed(err);
+	}
+	for (size_t i = 0; i < collect_session__nr_warnings(r->s); i++)
+		if (!ro->quiet)
+			record_notice__say(r->nt, RECORD_WARN, "%s", collect_session__warning(r->s, i));
+	nev = collect_session__nr_events(r->s);
+	r->evsels = xcalloc(nev + 1, sizeof(*r->evsels));
+	for (size_t i = 0; i < nev; i++) {
+		const struct collect_event *ce = collect_session__event(r->s, i);
+
+		r->evsels[i].attr = ce->attr;
+		r->evsels[i].name = ce->name;
+		r->evsels[i].ids = ce->ids;
+		r->evsels[i].nr_ids = ce->nr_ids;
+	}
+	err = perf_writer__new_at(&r->w, r->dfd, "perf.data", r->evsels, nev, &why);
+	if (err) {
+		*cause = xasprintf("%s: %s", r->dir, why);
+		free(why);
+		pd_result_dir__discard(r->dfd, r->dir);
+		return failed(err);
+	}
+	r->rs.w = r->w;
+	return 0;
+}
+
+/* The archive of the sampled files in dir/.build-id; what cannot be
+ * archived goes to meta's warnings. */
+static void warn_meta(void *ctx, const char *msg)
+{
+	gx_meta__add_warning(ctx, "archive: %s", msg);
+}
+
+static void record_archive(const struct record_state *r, struct gx_meta *meta)
+{
+	uint64_t max = r->ro.archive_max;
+	struct pd_archive_opts o = {
+		.max_bytes = !max ? PD_ARCHIVE_MAX_DEFAULT : max == UINT64_MAX ? 0 : max,
+		.warn = warn_meta, .ctx = meta,
+	};
+	struct pd_archive_stats st;
+	char *cause = NULL;
+
+	if (pd_archive(r->dir, &r->env, &o, &st, &cause) != 0)
+		gx_meta__add_warning(meta, "archive: %s; the result needs the recorded files to "
+				     "show function names", cause);
+	else if (!r->ro.quiet && st.files)
+		record_notice__say(r->nt, RECORD_INFO, "archived %zu file%s (%.1f MiB, %zu hard "
+				   "link%s) in %s/.build-id", st.files, st.files == 1 ? "" : "s",
+				   (double)st.bytes / (1 << 20), st.linked, st.linked == 1 ? "" : "s",
+				   r->dir);
+	free(cause);
+}
+
+/* After the run: perf.data finished (or left as flushed when the disk
+ * refused a write), build-ids, the archive, the markers, the mux section
+ * and meta.json. Returns err, or the first failure of these (said). */
+static int record_finish(struct record_state *r, int err, int argc, char **argv)
+{
+	const struct collect_stats *st = collect_session__stats(r->s);
+	struct gx_meta *m = &r->meta;
+	char *cause = NULL;
+
+	if (r->rs.err)
+		err = err ? err : r->rs.err;	/* said by record_say, with the records dropped */
+	pd_env__from_system(&r->env, argc, argv);
+	fill_groups(&r->env, r->s);
+	fill_meta(m, r->s, &r->ro, &r->env);
+	if (r->rs.err) {
+		/* The disk refused a write: leave perf.data as flushed (its
+		 * header covers every complete record) rather than append
+		 * features that cannot be written either. */
+		gx_meta__add_warning(m, "recording stopped early: writing perf.data: %s",
+				     gx_strerror(r->rs.err));
+		m->status = xstrdup(r->rs.err == -ENOSPC || r->rs.err == -EDQUOT ?
+				    GX_META_STATUS_NOSPACE : GX_META_STATUS_WRITE_ERROR);
+	} else {
+		perf_writer__flush(r->w);
+		add_build_ids(r->data, &r->env, m);
+		if (perf_writer__finish(r->w, &r->env, &cause) != 0) {
+			record_notice__say(r->nt, RECORD_ERROR, "%s", cause);
+			free(cause);
+			cause = NULL;
+			err = err ? err : -EIO;
+		}
+		if (!r->ro.no_archive)
+			record_archive(r, m);
+	}
+	m->dropped_records = perf_writer__dropped(r->w);
+	if (!m->status)
+		m->status = xstrdup(err ? GX_META_STATUS_FAILED : run_status(r->s));
+	perf_writer__delete(r->w);
+	r->w = NULL;
+	markers_finish(&r->mk, r->dfd, st->markers, m);
+	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)
+		err = err ? err : -EIO;
+	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
+	sampling_cost(m, r->s);
+	if (gx_meta__write_at(m, r->dfd, r->dir, &cause) != 0) {
+		record_notice__say(r->nt, RECORD_ERROR, "%s", cause);
+		free(cause);
+		err = err ? err : -EIO;
+	}
+	return err;
+}
+
+/* The last line: what was recorded, or why the result is incomplete;
+ * never "recorded ...: 0 lost" for a cut-short result. */
+static void record_say(const struct record_state *r)
+{
+	const struct collect_stats *st = collect_session__stats(r->s);
+	const struct gx_meta *m = &r->meta;
+	char *incomplete = gx_meta__incomplete(m);
+
+	if (r->rs.err)
+		record_notice__say(r->nt, RECORD_ERROR, "writing %s: %s; the result keeps the "
+				   "records written so far: %" PRIu64 " written, %" PRIu64
+				   " dropped, %" PRIu64 " lost", r->data, gx_strerror(r->rs.err),
+				   st->records - m->dropped_records, m->dropped_records,
+				   st->lost_events);
+	else if (incomplete)
+		record_notice__say(r->nt, RECORD_INFO, "%s is incomplete (%s): %" PRIu64
+				   " records written, %" PRIu64 " dropped, %" PRIu64 " lost",
+				   r->dir, incomplete, st->records - m->dropped_records,
+				   m->dropped_records, st->lost_events);
+	else if (!r->ro.quiet)
+		record_notice__say(r->nt, RECORD_INFO, "recorded %s: %" PRIu64 " records, %" PRIu64
+				   " lost; 'gexplore report %s' to see it again", r->dir,
+				   st->records, st->lost_events, r->dir);
+	free(incomplete);
+}
+
+/* The workload's status is ours (128+N when killed by signal N). */
+static int workload_status(const struct collect_session *s)
+{
+	const struct collect_stats *st = collect_session__stats(s);
+
+	if (st->term_signal)
+		return 128 + st->term_signal;
+	return st->exited ? st->exit_code : 0;
+}
+
+int gx_record(const struct record_opts *opts, const struct record_notice *nt, int argc,
+	      char **argv, struct record_result *res, char **cause)
+{
+	struct record_state r = { .ro = *opts, .nt = nt, .dfd = -1,
+				  .rs = { .sink = { sink_record, sink_round_end } },
+				  .mk = { .sink = { markers_add, markers_flush } } };
+	char *why = NULL;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	if (!r.ro.collect.argv && !r.ro.collect.pid && !r.ro.collect.system_wide)
+		return gx_fail(cause, GX_E_USAGE,
+			       "nothing to record: give a command after '--', or -p PID, or -a");
+	if (r.ro.collect.argv && r.ro.collect.pid)
+		return gx_fail(cause, GX_E_USAGE,
+			       "-p attaches to a running process: give no command with it");
+	gx_meta__init(&r.meta);
+	r.cpu0 = rusage_cpu_s();
+	err = record_prepare(&r, cause);
+	if (!err)
+		err = record_open(&r, cause);
+	if (err)
+		goto out;
+	err = collect_session__run(r.s, &r.rs.sink, &why);
+	if (err)	/* keep what was recorded: flush and finish as far as possible */
+		record_notice__say(nt, RECORD_ERROR, "%s", why ? why : gx_strerror(err));
+	if (r.rs.err && !perf_writer__has_data(r.w)) {
+		/* nothing reached the disk: no result to keep */
+		err = gx_fail(cause, failed(r.rs.err), "writing %s: %s; nothing was recorded (%"
+			      PRIu64 " records dropped)", r.data, gx_strerror(r.rs.err),
+			      perf_writer__dropped(r.w));
+		perf_writer__delete(r.w);
+		r.w = NULL;
+		pd_result_dir__discard(r.dfd, r.dir);
+		goto out;
+	}
+	res->err = record_finish(&r, err, argc, argv);
+	record_say(&r);
+	res->status = workload_status(r.s);
+	res->dir = r.dir;
+	r.dir = NULL;
+	err = 0;
+out:
+	record_state__exit(&r);
+	free(why);
+	return err;
+}
+
+void record_result__exit(struct record_result *res)
+{
+	free(res->dir);
+	res->dir = NULL;
+}
+
+int record_repeat(const struct record_opts *ro, char *const *cmd, unsigned n, bool quiet,
+		  const struct record_notice *nt, int argc, char **argv, char ***dirs_out,
+		  char **cause)
+{
+	char **dirs = xcalloc(n + 1, sizeof(char *));
+	int err = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct record_opts r = *ro;
+		struct record_result res;
+		char *why = NULL;
+
+		err = pd_result_dir__create(NULL, ".", 0, &dirs[k], NULL, cause);
+		if (err) {
+			err = failed(err);
+			break;
+		}
+		/* each run its own new result, recorded only */
+		r.output = dirs[k];
+		r.force = false;
+		r.quiet = true;
+		r.collect.argv = cmd;
+		if (!quiet)
+			record_notice__say(nt, RECORD_INFO, "check: run %u/%u -> %s", k + 1, n,
+					   dirs[k]);
+		err = gx_record(&r, nt, argc, argv, &res, &why);
+		if (err) {
+			record_notice__say(nt, RECORD_ERROR, "%s", why);
+			free(why);
+			err = gx_fail(cause, GX_E_USAGE, "check: run %u of '%s' could not be "
+				      "recorded; not checking it", k + 1, cmd[0]);
+			break;
+		}
+		if (res.err || res.status)
+			err = res.err ? gx_fail(cause, GX_E_USAGE, "check: run %u of '%s' was not "
+						"recorded whole; not checking it", k + 1, cmd[0]) :
+					gx_fail(cause, GX_E_USAGE, "check: run %u of '%s' exited with "
+						"status %d; not checking it", k + 1, cmd[0],
+						res.status);
+		record_result__exit(&res);
+		if (err)
+			break;
+	}
+	*dirs_out = dirs;
+	return err;
+}
