@@ -10,6 +10,7 @@
 
 #include "cmd.h"
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
