@@ -133,13 +133,26 @@ static double rusage_cpu_s(void)
 }
 
 /* The kernel's share of the overhead: the samples written times what one
- * costs the workload, calibrated now (after self_cpu_s is taken: the
- * calibration is no part of the run). */
-static void sampling_cost(struct gx_meta *m, const struct collect_session *s)
+ * costs the workload, from the cache of this machine and kernel, else
+ * calibrated now (after self_cpu_s is taken: the calibration is no part
+ * of the run). */
+static void sampling_cost(struct gx_meta *m, const struct collect_session *s,
+			  const struct pd_env *env)
 {
+	char *dir = gx_cache_dir();
+	char *machine = xasprintf("%s %s; %s %s", env->cpuid ? env->cpuid : "?",
+				  env->cpudesc ? env->cpudesc : "?", env->arch ? env->arch : "?",
+				  env->osrelease ? env->osrelease : "?");
+	enum collect_cost_from from;
+
 	m->sample_records = collect_session__stats(s)->samples;
-	if (collect_session__sample_cost(s, &m->sample_cost_ns) == 0)
+	if (collect_session__sample_cost(s, dir, machine, &m->sample_cost_ns, &from) == 0) {
 		m->sampling_s = (double)m->sample_records * m->sample_cost_ns / 1e9;
+		m->sample_cost_from = xstrdup(from == COLLECT_COST_CACHED ? GX_META_COST_CACHED :
+							GX_META_COST_MEASURED);
+	}
+	free(machine);
+	free(dir);
 }
 
 static int opt_callgraph_fp(const struct cmd_option *opt, void *base, const char *arg,
@@ -747,7 +760,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet) != 0)
 		err = err ? err : -EIO;
 	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
-	sampling_cost(m, r->s);
+	sampling_cost(m, r->s, &r->env);
 	if (gx_meta__write_at(m, r->dfd, r->dir, &cause) != 0) {
 		cmd_error("%s", cause);
 		free(cause);

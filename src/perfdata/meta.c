@@ -36,7 +36,7 @@ void gx_meta__exit(struct gx_meta *m)
 {
 	gx_free_strv(m->argv, m->argc);
 	GX_FREE(m->gexplore_version, m->cpu_desc, m->cpu_model, m->cpu_variant, m->callgraph,
-		m->status);
+		m->status, m->sample_cost_from);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
 		free(m->events[i].encoding);
@@ -160,6 +160,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
 	json_object_set_new(root, "sample_cost_ns", real_or_null(m->sample_cost_ns));
 	json_object_set_new(root, "sampling_s", real_or_null(m->sampling_s));
+	if (m->sample_cost_from)
+		json_object_set_new(root, "sample_cost_from", json_string(m->sample_cost_from));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
 	if (m->mux.mode)
 		json_object_set_new(root, "mux", mux_to_json(&m->mux));
@@ -363,6 +365,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	m->sample_cost_ns = get_real(root, "sample_cost_ns", NAN);
 	if (!(m->sample_cost_ns >= 0 && m->sample_cost_ns <= 1e9))	/* NAN too */
 		m->sample_cost_ns = NAN;
+	m->sample_cost_from = get_str(root, "sample_cost_from");
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {
 		m->mux.mode = get_str(v, "mode");
