@@ -183,6 +183,8 @@ int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char 
 {
 	static const char tmp[] = ".meta.json.tmp";
 	json_t *root = meta_to_json(m);
+	/* one write (json_dumpfd writes every token on its own) */
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	int fd = gx_create_at(dirfd, tmp), err = 0;
 
 	if (fd < 0) {
@@ -190,7 +192,7 @@ int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char 
 		goto out;
 	}
 	errno = 0;
-	if (json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fsync(fd) != 0) {
+	if (!text || gx_write_all(fd, text, strlen(text)) != 0 || fsync(fd) != 0) {
 		err = gx_fail(cause, errno ? -errno : -EIO, "%s/%s: cannot write: %s", dir, tmp,
 			      strerror(errno ? errno : EIO));
 		close(fd);
@@ -204,6 +206,7 @@ int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char 
 		unlinkat(dirfd, tmp, 0);
 	}
 out:
+	free(text);
 	json_decref(root);
 	return err;
 }
