@@ -70,6 +70,13 @@ void peak_result__print(const struct peak_result *r, struct strbuf *sb)
 		}
 		strbuf__addf(sb, "(latency and cyc/insn: min of %u samples; p90 of cyc/insn)\n",
 			     r->insns[0].tput.n);
+		for (size_t i = 0; i < r->nr_insns; i++) {
+			char *why = peak_limit(&r->insns[i]);
+
+			if (why)
+				strbuf__addf(sb, "limit: %s\n", why);
+			free(why);
+		}
 	}
 	if (r->nr_mixes) {
 		strbuf__addf(sb, "\n%-12s %8s %8s %8s %6s  %s\n", "mix", "A", "B", "A+B", "ratio",
@@ -191,6 +198,17 @@ json_t *peak_result__to_json(const struct peak_result *r)
 						    json_pack("{s:s, s:f, s:f}", "family", fam,
 							      "latency_cycles", dl,
 							      "instr_per_cycle", di));
+		}
+		if (in->ref_insn) {
+			char *why = peak_limit(in);
+
+			json_object_set_new(t, "reference",
+					    json_pack("{s:s, s:f, s:f}", "instruction", in->ref_insn,
+						      "cycles_per_instr", in->ref.min,
+						      "instr_per_cycle", 1 / in->ref.min));
+			if (why)
+				json_object_set_new(t, "limit", json_string(why));
+			free(why);
 		}
 		json_array_append_new(a, t);
 	}
