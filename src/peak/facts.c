@@ -147,7 +147,7 @@ char *pk_limit_text(const struct peak_insn *in, const char *family, double ipc)
 		return xasprintf("%s: %.2f a cycle of the %g documented (%s); %s, which reads no "
 				 "register, runs %.2f a cycle on the same units: they are all there "
 				 "and the front end feeds them; what falls short is issuing %g a cycle "
-				 "of operations that each wait on a register", in->name, got, ipc,
+				 "of operations that read registers", in->name, got, ipc,
 				 family, in->ref_insn, ref, ipc);
 	return xasprintf("%s: %.2f a cycle of the %g documented (%s); %s, which reads no "
 			 "register, falls short too (%.2f a cycle): something else takes the "

@@ -79,8 +79,9 @@
  * a loop; 6 to 14 chains; or, sub, lea, not), while `mov $1, reg`, an ALU
  * operation with no source register, runs 5.95 (gx_pk_alu_movi_tput below,
  * int.add's reference). Six ALUs are there and the front end feeds them;
- * what Zen 5 does not sustain is six operations a cycle that each wait on
- * a register, and peak says so beside the figure (peak_limit()).
+ * what Zen 5 does not sustain is six operations a cycle that read registers
+ * (lea from a register no one writes: 5.49), and peak says so beside the
+ * figure (peak_limit()).
  */
 	.macro ADDP r, pad
 	.rept \pad
