@@ -657,6 +657,26 @@ static int record_prepare(struct record_state *r)
 	return 0;
 }
 
+/* No PMU here: the collector's default says so and falls back to
+ * cpu-clock, which does not rotate; what the model's plan said no longer
+ * applies. */
+static void record_no_model(struct record_state *r)
+{
+	struct record_opts *ro = &r->ro;
+
+	record_mux__delete(r->rm);
+	r->rm = NULL;
+	free(r->model_spec);
+	r->model_spec = NULL;
+	ro->collect.events = NULL;
+	ro->collect.rotate = false;
+	ro->collect.slice_sink = NULL;
+	free(r->meta.cpu_variant);
+	r->meta.cpu_variant = NULL;
+	while (r->meta.nr_warnings > r->nw)
+		free(r->meta.warnings[--r->meta.nr_warnings]);
+}
+
 /* Open the events (falling back to cpu-clock without a PMU) and
  * perf.data. 0 or an exit code. */
 static int record_open(struct record_state *r)
@@ -667,20 +687,13 @@ static int record_open(struct record_state *r)
 	int err;
 
 	ro->collect.notice = record_notice;
+	/* Known before anything starts (a session starts the workload): no
+	 * first session to open the model's events, fail and be torn down */
+	if (r->model_spec && collect_no_pmu())
+		record_no_model(r);
 	err = collect_session__new(&r->s, &ro->collect, &cause);
 	if (err == GX_E_NOPMU && r->model_spec) {
-		/* No PMU here: the collector's default says so and falls back
-		 * to cpu-clock, which does not rotate; what the model's plan
-		 * said no longer applies. */
-		record_mux__delete(r->rm);
-		r->rm = NULL;
-		ro->collect.events = NULL;
-		ro->collect.rotate = false;
-		ro->collect.slice_sink = NULL;
-		free(r->meta.cpu_variant);
-		r->meta.cpu_variant = NULL;
-		while (r->meta.nr_warnings > r->nw)
-			free(r->meta.warnings[--r->meta.nr_warnings]);
+		record_no_model(r);
 		free(cause);
 		cause = NULL;
 		err = collect_session__new(&r->s, &ro->collect, &cause);

@@ -188,6 +188,14 @@ const struct collect_event *collect_session__event(const struct collect_session 
 size_t collect_session__nr_warnings(const struct collect_session *s);
 const char *collect_session__warning(const struct collect_session *s, size_t i);
 
+/*
+ * True when this machine has no hardware counter for this process: cycles
+ * cannot be opened (ENOENT, EOPNOTSUPP, ENODEV: a VM without a virtual
+ * PMU). False when it opens, and for any other refusal (permissions),
+ * which opening the events says better. Starts nothing.
+ */
+bool collect_no_pmu(void);
+
 /* True when the events opened are hardware (PMU) events. */
 bool collect_session__has_pmu(const struct collect_session *s);
 
