@@ -39,6 +39,7 @@ static int state;			/* atomic */
 static struct gx_ring_header *ring;
 static struct gx_ring_slot *slots;
 static uint64_t mask;
+static uint32_t version;		/* the ring's (regions-shm.h) */
 static pid_t pid;			/* this process (reset after fork) */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t ctl_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -122,7 +123,8 @@ static void init(void)
 	if (p == MAP_FAILED)
 		goto off;
 	ring = p;
-	if (memcmp(ring->magic, GX_RING_MAGIC, 8) || ring->version != GX_RING_VERSION ||
+	if (memcmp(ring->magic, GX_RING_MAGIC, 8) || ring->version < 1 ||
+	    ring->version > GX_RING_VERSION ||
 	    ring->slot_size != sizeof(struct gx_ring_slot) || !ring->nr_slots ||
 	    (ring->nr_slots & (ring->nr_slots - 1)) ||
 	    GX_RING_HEADER + ring->nr_slots * sizeof(struct gx_ring_slot) > (uint64_t)st.st_size) {
@@ -132,6 +134,7 @@ static void init(void)
 	}
 	slots = (struct gx_ring_slot *)((char *)p + GX_RING_HEADER);
 	mask = ring->nr_slots - 1;
+	version = ring->version;
 	if (inherited) {
 		ctl_fd = is_fifo(c) ? c : -1;
 		ack_fd = is_fifo(a) ? a : -1;
@@ -172,7 +175,8 @@ static void put(enum gx_marker_kind kind, unsigned depth, const char *name)
 		int64_t diff;
 
 		sl = &slots[pos & mask];
-		diff = (int64_t)(__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) - pos);
+		diff = (int64_t)(__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) -
+				 gx_ring_bias(version, pos & mask) - pos);
 		if (diff == 0) {
 			if (__atomic_compare_exchange_n(&ring->head, &pos, pos + 1, 1,
 							__ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -193,7 +197,7 @@ static void put(enum gx_marker_kind kind, unsigned depth, const char *name)
 	n = name ? strnlen(name, GX_RING_NAME - 1) : 0;
 	memcpy(sl->name, name ? name : "", n);
 	sl->name[n] = 0;
-	__atomic_store_n(&sl->seq, pos + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&sl->seq, pos + 1 + gx_ring_bias(version, pos & mask), __ATOMIC_RELEASE);
 }
 
 GX_API void gx_region_begin(const char *name)

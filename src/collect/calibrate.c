@@ -10,6 +10,11 @@
  * buffer, in samples shaped like the recording's (sample_type, call
  * chain, user stack copy), and the difference of the fastest runs is
  * divided by the samples taken.
+ *
+ * That takes some 30 ms of CPU, more than the rest of a short recording:
+ * so the figure is kept in a cache file per machine (the caller's text:
+ * CPU model and kernel release) and sample shape, and measured only when
+ * the cache has none.
  */
 #include "config.h"
 
@@ -18,6 +23,8 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -27,6 +34,7 @@
 #define CALIB_WORK_NS 4000000ULL	/* each spin, without sampling */
 #define CALIB_REPS 3
 #define CALIB_MAX_PAGES 1024		/* 4 MiB of ring */
+#define CALIB_CACHE_HEAD "gexplore sample cost 1\n"	/* the file's first line */
 
 static volatile uint64_t calib_sink;
 
@@ -54,38 +62,28 @@ static size_t sample_size(const struct perf_event_attr *a)
 	return sz;
 }
 
-int collect_session__sample_cost(const struct collect_session *s, double *ns)
+static int measure(const struct perf_event_attr *like, double *ns)
 {
-	const struct collect_event *like = NULL;
 	struct perf_event_attr a;
 	uint64_t n = 1 << 16, plain = UINT64_MAX, sampled = UINT64_MAX, samples = 0, count;
 	size_t pages = 1, len;
 	void *ring = MAP_FAILED;
 	int fd, err = 0;
 
-	*ns = NAN;
-	for (size_t i = 0; i < collect_session__nr_events(s) && !like; i++) {
-		const struct collect_event *e = collect_session__event(s, i);
-
-		if (e->attr.freq || e->attr.sample_period)
-			like = e;
-	}
-	if (!like)
-		return -ENOENT;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = CALIB_PERIOD_NS;
-	a.sample_type = like->attr.sample_type & ~(uint64_t)PERF_SAMPLE_READ;
-	a.sample_regs_user = like->attr.sample_regs_user;
-	a.sample_stack_user = like->attr.sample_stack_user;
-	a.exclude_callchain_user = like->attr.exclude_callchain_user;
-	a.exclude_kernel = like->attr.exclude_kernel;
-	a.exclude_hv = like->attr.exclude_hv;
+	a.sample_type = like->sample_type & ~(uint64_t)PERF_SAMPLE_READ;
+	a.sample_regs_user = like->sample_regs_user;
+	a.sample_stack_user = like->sample_stack_user;
+	a.exclude_callchain_user = like->exclude_callchain_user;
+	a.exclude_kernel = like->exclude_kernel;
+	a.exclude_hv = like->exclude_hv;
 	a.sample_id_all = 1;
-	a.use_clockid = like->attr.use_clockid;
-	a.clockid = like->attr.clockid;
+	a.use_clockid = like->use_clockid;
+	a.clockid = like->clockid;
 	a.disabled = 1;
 	fd = collect_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
@@ -139,5 +137,90 @@ out_unmap:
 	munmap(ring, len);
 out_close:
 	close(fd);
+	return err;
+}
+
+/*
+ * The cache file's text up to the figure: its first line, the machine and
+ * the shape of the samples, each on a line of its own (control characters
+ * of the machine's text made '?'), then "ns ".
+ */
+static char *cache_head(const struct perf_event_attr *a, const char *machine)
+{
+	char *m = xstrdup(machine ? machine : ""), *head;
+
+	for (char *p = m; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	head = xasprintf(CALIB_CACHE_HEAD "machine %s\nshape sample_type=%#llx regs_user=%#llx "
+			 "stack_user=%u exclude_callchain_user=%u exclude_kernel=%u exclude_hv=%u "
+			 "clockid=%d\nns ", m, (unsigned long long)a->sample_type,
+			 (unsigned long long)a->sample_regs_user, a->sample_stack_user,
+			 (unsigned)a->exclude_callchain_user, (unsigned)a->exclude_kernel,
+			 (unsigned)a->exclude_hv, a->use_clockid ? a->clockid : -1);
+	free(m);
+	return head;
+}
+
+/* Is there a figure in the cache file at path, written for head? (*ns) */
+static bool cache_read(const char *path, const char *head, double *ns)
+{
+	char *text = gx_read_file(path, 4096), *end;
+	size_t n = strlen(head);
+	bool hit = false;
+	double v;
+
+	if (!text || strncmp(text, head, n))
+		goto out;
+	v = strtod(text + n, &end);
+	hit = end != text + n && (*end == '\n' || !*end) && v > 0 && v <= 1e9;
+	if (hit)
+		*ns = v;
+out:
+	free(text);
+	return hit;
+}
+
+int collect_session__sample_cost(const struct collect_session *s, const char *cache_dir,
+				 const char *machine, double *ns, enum collect_cost_from *from)
+{
+	const struct collect_event *like = NULL;
+	char *head = NULL, *path = NULL, *text;
+	int err;
+
+	*ns = NAN;
+	*from = COLLECT_COST_NONE;
+	for (size_t i = 0; i < collect_session__nr_events(s) && !like; i++) {
+		const struct collect_event *e = collect_session__event(s, i);
+
+		if (e->attr.freq || e->attr.sample_period)
+			like = e;
+	}
+	if (!like)
+		return -ENOENT;
+	if (cache_dir) {
+		head = cache_head(&like->attr, machine);
+		path = xasprintf("%s/sample-cost-%016llx", cache_dir,
+				 (unsigned long long)gx_hash(head, strlen(head)));
+		if (cache_read(path, head, ns)) {
+			*from = COLLECT_COST_CACHED;
+			err = 0;
+			goto out;
+		}
+	}
+	err = measure(&like->attr, ns);
+	if (err)
+		goto out;
+	*from = COLLECT_COST_MEASURED;
+	/* a zero (noise hid the cost) is not kept; nor is a failure to write
+	 * the cache any of the recording's business */
+	if (path && *ns > 0) {
+		text = xasprintf("%s%.6g\n", head, *ns);
+		gx_replace_file(path, text, strlen(text));
+		free(text);
+	}
+out:
+	free(path);
+	free(head);
 	return err;
 }

@@ -188,6 +188,14 @@ const struct collect_event *collect_session__event(const struct collect_session 
 size_t collect_session__nr_warnings(const struct collect_session *s);
 const char *collect_session__warning(const struct collect_session *s, size_t i);
 
+/*
+ * True when this machine has no hardware counter for this process: cycles
+ * cannot be opened (ENOENT, EOPNOTSUPP, ENODEV: a VM without a virtual
+ * PMU). False when it opens, and for any other refusal (permissions),
+ * which opening the events says better. Starts nothing.
+ */
+bool collect_no_pmu(void);
+
 /* True when the events opened are hardware (PMU) events. */
 bool collect_session__has_pmu(const struct collect_session *s);
 
@@ -217,6 +225,13 @@ int collect_session__enable_event(struct collect_session *s, size_t i, bool enab
 int collect_session__read_event(const struct collect_session *s, size_t i, uint64_t *count,
 				uint64_t *enabled, uint64_t *running);
 
+/* Where collect_session__sample_cost found its figure. */
+enum collect_cost_from {
+	COLLECT_COST_NONE,	/* nowhere: *ns is NAN */
+	COLLECT_COST_MEASURED,	/* calibrated now */
+	COLLECT_COST_CACHED,	/* read from the cache, calibrated by an earlier run */
+};
+
 /*
  * What one sample cost the workload in the kernel, in ns (*ns; NAN when
  * it could not be measured): call after __run. The calling thread spins a
@@ -226,10 +241,17 @@ int collect_session__read_event(const struct collect_session *s, size_t i, uint6
  * difference of the fastest runs over the samples taken is the cost.
  * About 30 ms of CPU. It is a timer interrupt's sample: a software
  * counter's (taken in the faulting or switching path) costs less, a
- * hardware counter's NMI about as much. 0, or a negative errno (no
- * sampling event, perf_event_open or mmap refused).
+ * hardware counter's NMI about as much.
+ *
+ * cache_dir (NULL: none) keeps the figure: a file per machine (the text
+ * `machine` names it, the CPU model and the kernel release) and sample
+ * shape, read instead of the spin when it is there, written (the
+ * directory made) after a spin; a cache that cannot be read or written is
+ * no error. *from says which. 0, or a negative errno (no sampling event,
+ * perf_event_open or mmap refused).
  */
-int collect_session__sample_cost(const struct collect_session *s, double *ns);
+int collect_session__sample_cost(const struct collect_session *s, const char *cache_dir,
+				 const char *machine, double *ns, enum collect_cost_from *from);
 
 /* Close everything; kills and reaps a workload that never ran. */
 void collect_session__delete(struct collect_session *s);

@@ -118,6 +118,26 @@ int collect_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
 	return r < 0 ? -errno : (int)r;
 }
 
+bool collect_no_pmu(void)
+{
+	struct perf_event_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_HARDWARE;
+	a.config = PERF_COUNT_HW_CPU_CYCLES;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = collect_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return false;
+	}
+	return fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV;
+}
+
 int collect_paranoid(void)
 {
 	char *s = gx_read_file("/proc/sys/kernel/perf_event_paranoid", 64);

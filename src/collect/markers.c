@@ -52,7 +52,6 @@ static int ring_fd_new(void)
 int marker_ring__create(struct marker_ring *m, char **cause)
 {
 	size_t len = GX_RING_HEADER + (size_t)GX_RING_SLOTS * sizeof(struct gx_ring_slot);
-	struct gx_ring_slot *slots;
 	int ctl[2] = { -1, -1 }, ack[2] = { -1, -1 };
 	void *map;
 	int fd, err;
@@ -77,9 +76,8 @@ int marker_ring__create(struct marker_ring *m, char **cause)
 	}
 	m->hdr = map;
 	m->len = len;
-	slots = (struct gx_ring_slot *)((char *)map + GX_RING_HEADER);
-	for (uint64_t i = 0; i < GX_RING_SLOTS; i++)
-		slots[i].seq = i;
+	/* every slot i holds seq i as it is, all zeros (regions-shm.h):
+	 * nothing to write into them, no page faulted in */
 	m->hdr->version = GX_RING_VERSION;
 	m->hdr->slot_size = sizeof(struct gx_ring_slot);
 	m->hdr->nr_slots = GX_RING_SLOTS;
@@ -122,17 +120,18 @@ int marker_ring__drain(struct marker_ring *m, struct collect_marker_sink *k,
 		return 0;
 	slots = (struct gx_ring_slot *)((char *)m->hdr + GX_RING_HEADER);
 	for (;;) {
-		struct gx_ring_slot *sl = &slots[m->tail & (GX_RING_SLOTS - 1)];
+		uint64_t i = m->tail & (GX_RING_SLOTS - 1), bias = gx_ring_bias(GX_RING_VERSION, i);
+		struct gx_ring_slot *sl = &slots[i];
 		struct collect_marker mk;
 		char name[GX_RING_NAME];
 
-		if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != m->tail + 1)
+		if (__atomic_load_n(&sl->seq, __ATOMIC_ACQUIRE) != m->tail + 1 + bias)
 			break;
 		memcpy(name, sl->name, sizeof(name));
 		name[sizeof(name) - 1] = 0;	/* the workload may have written anything */
 		mk = (struct collect_marker){ .time = sl->time, .pid = sl->pid, .tid = sl->tid,
 					      .kind = sl->kind, .depth = sl->depth, .name = name };
-		__atomic_store_n(&sl->seq, m->tail + GX_RING_SLOTS, __ATOMIC_RELEASE);
+		__atomic_store_n(&sl->seq, m->tail + GX_RING_SLOTS + bias, __ATOMIC_RELEASE);
 		m->tail++;
 		if (k && !m->sink_failed && !err) {
 			err = k->marker(k, &mk);

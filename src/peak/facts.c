@@ -9,6 +9,7 @@
 
 #include "peak-int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -130,4 +131,36 @@ bool peak_expected(const char *insn_name, const char **family, double *lat, doub
 			return true;
 		}
 	return false;
+}
+
+char *pk_limit_text(const struct peak_insn *in, const char *family, double ipc)
+{
+	double got, ref;
+
+	if (!in->ref_insn || !(in->tput.min > 0) || !(in->ref.min > 0) || !(ipc > 0))
+		return NULL;
+	got = 1 / in->tput.min;
+	ref = 1 / in->ref.min;
+	if (got >= 0.98 * ipc)
+		return NULL;
+	if (ref >= 0.98 * ipc)
+		return xasprintf("%s: %.2f a cycle of the %g documented (%s); %s, which reads no "
+				 "register, runs %.2f a cycle on the same units: they are all there "
+				 "and the front end feeds them; what falls short is issuing %g a cycle "
+				 "of operations that read registers", in->name, got, ipc,
+				 family, in->ref_insn, ref, ipc);
+	return xasprintf("%s: %.2f a cycle of the %g documented (%s); %s, which reads no "
+			 "register, falls short too (%.2f a cycle): something else takes the "
+			 "units' slots (another thread on the core, the host)", in->name, got, ipc,
+			 family, in->ref_insn, ref);
+}
+
+char *peak_limit(const struct peak_insn *in)
+{
+	const char *fam;
+	double lat, ipc;
+
+	if (!peak_expected(in->name, &fam, &lat, &ipc))
+		return NULL;
+	return pk_limit_text(in, fam, ipc);
 }

@@ -64,9 +64,8 @@
  * int.add throughput, written for the front end as much as for the ALUs.
  * 96 adds of 3 bytes gave Zen 3 3.96 adds per cycle (4 x 96/97: the fused
  * dec/jnz takes an ALU slot, branches issue on the ALU pipes) and a Zen 5
- * guest 5.26 of 6, which the ALUs cannot explain: the op cache hands out at
- * most 6 ops a cycle, and never from two 32- or 64-byte windows in one
- * cycle, so a window of 21-22 adds takes 4 cycles (5.25 a cycle).  So:
+ * guest 5.26 of 6, blamed first on the op cache (at most 6 ops a cycle,
+ * never from two 32- or 64-byte windows in one cycle). So:
  *  - every 32-byte window of the loop holds exactly 6 ops (one of 6 ALUs a
  *    cycle either way; Zen 3/4 and Intel fetch more than that per window),
  *    `add %r15, reg` padded to 5 or 6 bytes with ignored DS prefixes
@@ -75,6 +74,14 @@
  *    costs 1 ALU slot in 288 (0.35%);
  *  - 12 chains, twice the ALUs of the widest core at latency 1.
  * kernels.c counts PK_ADD_TPUT_BODY adds per iteration for this kernel.
+ * On a Zen 5 (EPYC, family 26) it still reads 5.3: so does every other
+ * layout tried (3-byte adds, 96 or 288 a loop; `add $1` on 14 chains, 560
+ * a loop; 6 to 14 chains; or, sub, lea, not), while `mov $1, reg`, an ALU
+ * operation with no source register, runs 5.95 (gx_pk_alu_movi_tput below,
+ * int.add's reference). Six ALUs are there and the front end feeds them;
+ * what Zen 5 does not sustain is six operations a cycle that read registers
+ * (lea from a register no one writes: 5.49), and peak says so beside the
+ * figure (peak_limit()).
  */
 	.macro ADDP r, pad
 	.rept \pad
@@ -113,6 +120,26 @@
 	jnz 1b
 	POP6
 	PK_END gx_pk_int_add_tput
+
+/*
+ * int.add's reference: PK_ADD_TPUT_BODY ALU operations that read no
+ * register (mov of an immediate into 14 registers in turn), so nothing
+ * waits on a result: what the ALUs deliver when dependences do not count.
+ */
+	PK_BEGIN gx_pk_alu_movi_tput
+	PUSH6
+1:	.rept 20
+	.irp r, rax,rcx,rdx,rsi,r8,r9,r10,r11,rbx,rbp,r12,r13,r14,r15
+	mov $1, %\r
+	.endr
+	.endr
+	.irp r, rax,rcx,rdx,rsi,r8,r9,r10
+	mov $1, %\r
+	.endr
+	dec %rdi
+	jnz 1b
+	POP6
+	PK_END gx_pk_alu_movi_tput
 
 	IPAIR int_imul, imul
 

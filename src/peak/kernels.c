@@ -20,15 +20,16 @@
 	void gx_pk_bw_triad_##i(void *, const void *, const void *, size_t, uint64_t, double);
 
 /* Table rows: name, group, isa, isa name, instruction, bits, flops/lane, lane bits, mem, kernels */
-#define L(n) gx_pk_##n##_lat, gx_pk_##n##_tput, 0
-#define T(n) NULL, gx_pk_##n##_tput, 0
-#define LB(n, body) gx_pk_##n##_lat, gx_pk_##n##_tput, body	/* body instructions per tput lap */
+#define L(n) gx_pk_##n##_lat, gx_pk_##n##_tput, 0, NULL, NULL
+#define T(n) NULL, gx_pk_##n##_tput, 0, NULL, NULL
+/* body instructions per tput lap; r: a reference kernel (pk_test.ref) and its instruction */
+#define LBR(n, body, r, ri) gx_pk_##n##_lat, gx_pk_##n##_tput, body, gx_pk_##r##_tput, ri
 #define BWROW(i, bit, al) { #i, bit, al, gx_pk_bw_read_##i, gx_pk_bw_write_##i, \
 	gx_pk_bw_copy_##i, gx_pk_bw_triad_##i }
 #define MIXROW(s, n, bit) { s, bit, gx_pk_mix_##n##_a, gx_pk_mix_##n##_b, gx_pk_mix_##n##_ab }
 
 #if defined(__x86_64__)
-PAIR(int_add) PAIR(int_imul) PAIR(ld_gpr) TPUT(st_gpr)
+PAIR(int_add) PAIR(int_imul) PAIR(ld_gpr) TPUT(st_gpr) TPUT(alu_movi)
 PAIR(add_f32_s) PAIR(add_f64_s) PAIR(mul_f32_s) PAIR(mul_f64_s) PAIR(fma_f32_s) PAIR(fma_f64_s)
 PAIR(add_f32_128) PAIR(add_f64_128) PAIR(mul_f32_128) PAIR(mul_f64_128)
 PAIR(fma_f32_128) PAIR(fma_f64_128)
@@ -45,7 +46,7 @@ BW(sse) BW(avx) BW(avx512)
 #define AVX512 (PK_AVX512F)
 static const struct pk_test tests[] = {
 	{ "int.add", "int", PK_BASE, "x86-64", "add r64", 64, 0, 0, 0,
-	  LB(int_add, PK_ADD_TPUT_BODY) },
+	  LBR(int_add, PK_ADD_TPUT_BODY, alu_movi, "mov r64, imm32") },
 	{ "int.imul", "int", PK_BASE, "x86-64", "imul r64", 64, 0, 0, 0, L(int_imul) },
 	{ "add.f32.s", "fp", PK_SSE2, "sse2", "addss", 32, 1, 32, 0, L(add_f32_s) },
 	{ "add.f64.s", "fp", PK_SSE2, "sse2", "addsd", 64, 1, 64, 0, L(add_f64_s) },

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 static double gflops(const struct peak_result *r, const struct peak_insn *i)
@@ -71,6 +70,13 @@ void peak_result__print(const struct peak_result *r, struct strbuf *sb)
 		}
 		strbuf__addf(sb, "(latency and cyc/insn: min of %u samples; p90 of cyc/insn)\n",
 			     r->insns[0].tput.n);
+		for (size_t i = 0; i < r->nr_insns; i++) {
+			char *why = peak_limit(&r->insns[i]);
+
+			if (why)
+				strbuf__addf(sb, "limit: %s\n", why);
+			free(why);
+		}
 	}
 	if (r->nr_mixes) {
 		strbuf__addf(sb, "\n%-12s %8s %8s %8s %6s  %s\n", "mix", "A", "B", "A+B", "ratio",
@@ -193,6 +199,17 @@ json_t *peak_result__to_json(const struct peak_result *r)
 							      "latency_cycles", dl,
 							      "instr_per_cycle", di));
 		}
+		if (in->ref_insn) {
+			char *why = peak_limit(in);
+
+			json_object_set_new(t, "reference",
+					    json_pack("{s:s, s:f, s:f}", "instruction", in->ref_insn,
+						      "cycles_per_instr", in->ref.min,
+						      "instr_per_cycle", 1 / in->ref.min));
+			if (why)
+				json_object_set_new(t, "limit", json_string(why));
+			free(why);
+		}
 		json_array_append_new(a, t);
 	}
 	json_object_set_new(root, "tests", a);
@@ -233,39 +250,16 @@ json_t *peak_result__to_json(const struct peak_result *r)
 
 char *peak_cache_path(void)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *base = gx_cache_dir(), *path;
 	struct peak_machine m;
-	char *base;
-	char *path;
 
-	if (xdg && *xdg)
-		base = xasprintf("%s/gexplore", xdg);
-	else if (home && *home)
-		base = xasprintf("%s/.cache/gexplore", home);
-	else
+	if (!base)
 		return NULL;
 	peak_machine_detect(&m);
 	path = xasprintf("%s/peak-%s-%08llx.json", base, m.hostname,
 			 (unsigned long long)(gx_hash(m.cpu, strlen(m.cpu)) & 0xffffffffu));
 	free(base);
 	return path;
-}
-
-static int mkdir_p(char *dir)
-{
-	for (char *p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 int peak_save(const json_t *json, const char *path, char **cause)
@@ -275,7 +269,7 @@ int peak_save(const json_t *json, const char *path, char **cause)
 
 	if (slash && slash != dir) {
 		*slash = '\0';
-		err = mkdir_p(dir);
+		err = gx_mkdir_p(dir);
 		if (err) {
 			err = gx_fail(cause, err, "creating %s: %s", dir, strerror(-err));
 			goto out;

@@ -39,6 +39,11 @@ struct pk_test {
 	int mem;		/* 1 = moves `bits` bytes/8 per instruction */
 	pk_fn lat, tput;	/* lat NULL: throughput only */
 	unsigned tput_body;	/* instructions per iteration of tput; 0 = PK_BODY */
+	/* NULL, or a kernel on the same units whose operations read no
+	 * register (tput_body of them an iteration): what the units deliver
+	 * when nothing waits on a result (peak_limit) */
+	pk_fn ref;
+	const char *ref_insn;
 };
 
 struct pk_mixk {
@@ -73,6 +78,9 @@ pk_fn pk_clock_kernel(void);
  */
 pk_fn pk_chase_kernel(void);
 typedef void *(*pk_chase_fn)(uint64_t iters, void *start);
+
+/* peak_limit() for a documented throughput of ipc a cycle on family. */
+char *pk_limit_text(const struct peak_insn *in, const char *family, double ipc);
 
 /* Features of this CPU usable by this process (CPUID + XGETBV / HWCAP). */
 unsigned pk_isa_detect(int *sve_bits);

@@ -204,7 +204,7 @@ static void run_insn(struct pk_run *run, const struct pk_test *t, int sve_bits, 
 {
 	unsigned samples = run->o->single_sample ? 1 : run->o->quick ? 40 : 200;
 	uint64_t len = run->o->single_sample ? 1000000 : run->o->quick ? 20000 : 40000;
-	struct peak_stat lat = { 0 }, tput = { 0 };
+	struct peak_stat lat = { 0 }, tput = { 0 }, ref = { 0 };
 	double g0, g1, ghz;
 	int bits = t->bits ? t->bits : sve_bits;
 
@@ -229,12 +229,19 @@ static void run_insn(struct pk_run *run, const struct pk_test *t, int sve_bits, 
 		out->has_lat = true;
 	}
 	sample_ns(t->tput, b->p, t->tput_body ? t->tput_body : PK_BODY, samples, len, &tput);
+	if (t->ref)
+		sample_ns(t->ref, b->p, t->tput_body ? t->tput_body : PK_BODY, samples, len, &ref);
 	g1 = pk_run__clock(run);
 	ghz = (g0 + g1) / 2;
 	out->drift = fabs(g1 - g0) / fmin(g0, g1);
 	/* ns -> cycles with the clock of this very test. */
 	out->lat = (struct peak_stat){ lat.min * ghz, lat.median * ghz, lat.p90 * ghz, lat.n };
 	out->tput = (struct peak_stat){ tput.min * ghz, tput.median * ghz, tput.p90 * ghz, tput.n };
+	if (t->ref) {
+		out->ref_insn = t->ref_insn;
+		out->ref = (struct peak_stat){ ref.min * ghz, ref.median * ghz, ref.p90 * ghz,
+					       ref.n };
+	}
 }
 
 static void run_mix(struct pk_run *run, const struct pk_mixk *k, struct tbuf *b,

@@ -65,6 +65,10 @@ struct peak_insn {
 	struct peak_stat lat;	/* cycles per instruction, dependent */
 	struct peak_stat tput;	/* cycles per instruction, independent */
 	double drift;		/* relative clock change around this test */
+	/* the reference kernel, when the test has one: the same units with
+	 * operations that read no register ("mov r64, imm32" for int.add) */
+	const char *ref_insn;	/* NULL: none */
+	struct peak_stat ref;	/* cycles per operation */
 };
 
 /* Bandwidth of one kernel at one working set with `threads` threads. */
@@ -162,6 +166,15 @@ const char *const *peak_test_names(void);
 
 /* Machine description only (no measurement), for the roofline's notes. */
 void peak_machine_detect(struct peak_machine *m);
+
+/*
+ * Why a measured throughput falls more than 2% short of the documented
+ * one, when its reference kernel tells: "int.add: 5.30 a cycle of the 6
+ * documented (Zen 5); mov r64, imm32 ... runs 5.95 on the same ALUs: ...".
+ * NULL when the figure is within 2%, nothing is documented, or the test
+ * has no reference. Newly allocated.
+ */
+char *peak_limit(const struct peak_insn *in);
 
 /*
  * The expected latency/throughput of an instruction on this host's CPU

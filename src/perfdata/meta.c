@@ -36,7 +36,7 @@ void gx_meta__exit(struct gx_meta *m)
 {
 	gx_free_strv(m->argv, m->argc);
 	GX_FREE(m->gexplore_version, m->cpu_desc, m->cpu_model, m->cpu_variant, m->callgraph,
-		m->status);
+		m->status, m->sample_cost_from);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
 		free(m->events[i].encoding);
@@ -160,6 +160,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
 	json_object_set_new(root, "sample_cost_ns", real_or_null(m->sample_cost_ns));
 	json_object_set_new(root, "sampling_s", real_or_null(m->sampling_s));
+	if (m->sample_cost_from)
+		json_object_set_new(root, "sample_cost_from", json_string(m->sample_cost_from));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
 	if (m->mux.mode)
 		json_object_set_new(root, "mux", mux_to_json(&m->mux));
@@ -181,6 +183,8 @@ int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char 
 {
 	static const char tmp[] = ".meta.json.tmp";
 	json_t *root = meta_to_json(m);
+	/* one write (json_dumpfd writes every token on its own) */
+	char *text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS);
 	int fd = gx_create_at(dirfd, tmp), err = 0;
 
 	if (fd < 0) {
@@ -188,7 +192,7 @@ int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char 
 		goto out;
 	}
 	errno = 0;
-	if (json_dumpfd(root, fd, JSON_INDENT(2) | JSON_SORT_KEYS) != 0 || fsync(fd) != 0) {
+	if (!text || gx_write_all(fd, text, strlen(text)) != 0 || fsync(fd) != 0) {
 		err = gx_fail(cause, errno ? -errno : -EIO, "%s/%s: cannot write: %s", dir, tmp,
 			      strerror(errno ? errno : EIO));
 		close(fd);
@@ -202,6 +206,7 @@ int gx_meta__write_at(const struct gx_meta *m, int dirfd, const char *dir, char 
 		unlinkat(dirfd, tmp, 0);
 	}
 out:
+	free(text);
 	json_decref(root);
 	return err;
 }
@@ -363,6 +368,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	m->sample_cost_ns = get_real(root, "sample_cost_ns", NAN);
 	if (!(m->sample_cost_ns >= 0 && m->sample_cost_ns <= 1e9))	/* NAN too */
 		m->sample_cost_ns = NAN;
+	m->sample_cost_from = get_str(root, "sample_cost_from");
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {
 		m->mux.mode = get_str(v, "mode");

@@ -385,6 +385,8 @@ struct gx_meta {
 	uint64_t sample_records;	/* PERF_RECORD_SAMPLE records written */
 	double sample_cost_ns;		/* one sample's cost in the kernel */
 	double sampling_s;		/* sample_records x sample_cost_ns */
+	/* where sample_cost_ns came from: GX_META_COST_*; NULL: not said */
+	char *sample_cost_from;
 	char **warnings;
 	size_t nr_warnings;
 	struct gx_meta_mux mux;		/* 1.1 */
@@ -396,6 +398,9 @@ struct gx_meta {
 #define GX_META_STATUS_NOSPACE "no-space"		/* a write failed: disk full */
 #define GX_META_STATUS_WRITE_ERROR "write-error"	/* a write failed otherwise */
 #define GX_META_STATUS_FAILED "failed"			/* the collection failed */
+
+#define GX_META_COST_MEASURED "measured"	/* calibrated by this recording */
+#define GX_META_COST_CACHED "cached"		/* calibrated earlier on this machine and kernel */
 
 /* NULL when m says its recording is complete, else a short phrase for a
  * first line: "interrupted (SIGINT)", "out of disk space, 120 records

@@ -149,13 +149,26 @@ static double rusage_cpu_s(void)
 }
 
 /* The kernel's share of the overhead: the samples written times what one
- * costs the workload, calibrated now (after self_cpu_s is taken: the
- * calibration is no part of the run). */
-static void sampling_cost(struct gx_meta *m, const struct collect_session *s)
+ * costs the workload, from the cache of this machine and kernel, else
+ * calibrated now (after self_cpu_s is taken: the calibration is no part
+ * of the run). */
+static void sampling_cost(struct gx_meta *m, const struct collect_session *s,
+			  const struct pd_env *env)
 {
+	char *dir = gx_cache_dir();
+	char *machine = xasprintf("%s %s; %s %s", env->cpuid ? env->cpuid : "?",
+				  env->cpudesc ? env->cpudesc : "?", env->arch ? env->arch : "?",
+				  env->osrelease ? env->osrelease : "?");
+	enum collect_cost_from from;
+
 	m->sample_records = collect_session__stats(s)->samples;
-	if (collect_session__sample_cost(s, &m->sample_cost_ns) == 0)
+	if (collect_session__sample_cost(s, dir, machine, &m->sample_cost_ns, &from) == 0) {
 		m->sampling_s = (double)m->sample_records * m->sample_cost_ns / 1e9;
+		m->sample_cost_from = xstrdup(from == COLLECT_COST_CACHED ? GX_META_COST_CACHED :
+							GX_META_COST_MEASURED);
+	}
+	free(machine);
+	free(dir);
 }
 
 /* A descriptor number, all of s (decimal, or 0x hexadecimal): 0 or -1. */
@@ -493,6 +506,26 @@ static int record_prepare(struct record_state *r, char **cause)
 	return 0;
 }
 
+/* No PMU here: the collector's default says so and falls back to
+ * cpu-clock, which does not rotate; what the model's plan said no longer
+ * applies. */
+static void record_no_model(struct record_state *r)
+{
+	struct record_opts *ro = &r->ro;
+
+	record_mux__delete(r->rm);
+	r->rm = NULL;
+	free(r->model_spec);
+	r->model_spec = NULL;
+	ro->collect.events = NULL;
+	ro->collect.rotate = false;
+	ro->collect.slice_sink = NULL;
+	free(r->meta.cpu_variant);
+	r->meta.cpu_variant = NULL;
+	while (r->meta.nr_warnings > r->nw)
+		free(r->meta.warnings[--r->meta.nr_warnings]);
+}
+
 /* Open the events (falling back to cpu-clock without a PMU) and
  * perf.data. 0 or an error with *cause. */
 static int record_open(struct record_state *r, char **cause)
@@ -504,20 +537,13 @@ static int record_open(struct record_state *r, char **cause)
 
 	ro->collect.notice = record_notice;
 	ro->collect.notice_arg = (void *)r->nt;
+	/* Known before anything starts (a session starts the workload): no
+	 * first session to open the model's events, fail and be torn down */
+	if (r->model_spec && collect_no_pmu())
+		record_no_model(r);
 	err = collect_session__new(&r->s, &ro->collect, cause);
 	if (err == GX_E_NOPMU && r->model_spec) {
-		/* No PMU here: the collector's default says so and falls back
-		 * to cpu-clock, which does not rotate; what the model's plan
-		 * said no longer applies. */
-		record_mux__delete(r->rm);
-		r->rm = NULL;
-		ro->collect.events = NULL;
-		ro->collect.rotate = false;
-		ro->collect.slice_sink = NULL;
-		free(r->meta.cpu_variant);
-		r->meta.cpu_variant = NULL;
-		while (r->meta.nr_warnings > r->nw)
-			free(r->meta.warnings[--r->meta.nr_warnings]);
+		record_no_model(r);
 		free(*cause);
 		*cause = NULL;
 		err = collect_session__new(&r->s, &ro->collect, cause);
@@ -623,7 +649,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)
 		err = err ? err : -EIO;
 	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
-	sampling_cost(m, r->s);
+	sampling_cost(m, r->s, &r->env);
 	if (gx_meta__write_at(m, r->dfd, r->dir, &cause) != 0) {
 		record_notice__say(r->nt, RECORD_ERROR, "%s", cause);
 		free(cause);

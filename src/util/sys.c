@@ -4,7 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -98,4 +101,64 @@ int gx_create_at(int dirfd, const char *name)
 	if (fd < 0 && errno == EEXIST && unlinkat(dirfd, name, 0) == 0)
 		fd = openat(dirfd, name, flags, 0600);
 	return fd < 0 ? -errno : fd;
+}
+
+char *gx_cache_dir(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return xasprintf("%s/gexplore", xdg);
+	if (home && *home)
+		return xasprintf("%s/.cache/gexplore", home);
+	return NULL;
+}
+
+int gx_mkdir_p(const char *dir)
+{
+	char *d = xstrdup(dir);
+	int err = 0;
+
+	for (char *p = d + 1; *p && !err; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(d, 0755) != 0 && errno != EEXIST)
+			err = -errno;
+		*p = '/';
+	}
+	if (!err && mkdir(d, 0755) != 0 && errno != EEXIST)
+		err = -errno;
+	free(d);
+	return err;
+}
+
+int gx_replace_file(const char *path, const void *data, size_t len)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/'), *tmp = NULL;
+	int fd, err = 0;
+
+	if (slash && slash != dir) {
+		*slash = '\0';
+		err = gx_mkdir_p(dir);
+		if (err)
+			goto out;
+	}
+	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	err = gx_write_all(fd, data, len);
+	if (close(fd) != 0 && !err)
+		err = -errno;
+	if (!err && rename(tmp, path) != 0)
+		err = -errno;
+	if (err)
+		unlink(tmp);
+out:
+	free(tmp);
+	free(dir);
+	return err;
 }

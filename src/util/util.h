@@ -211,5 +211,21 @@ int gx_write_all(int fd, const void *buf, size_t len);
 int gx_create_at(int dirfd, const char *name);
 /* pwrite variant of gx_write_all. */
 int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
+/*
+ * gexplore's cache directory: $XDG_CACHE_HOME/gexplore when that is set,
+ * else $HOME/.cache/gexplore; not made here. Newly allocated; NULL when
+ * neither variable is set.
+ */
+char *gx_cache_dir(void);
+/* Make dir and whatever directories above it are missing (mode 0755);
+ * 0 (it exists) or -errno. */
+int gx_mkdir_p(const char *dir);
+/*
+ * Put len bytes at path in one step: written to a file beside it (mode
+ * 0644), then renamed over it, so a reader sees the old file or the whole
+ * new one, never a part. Makes the directory when missing. 0 or -errno
+ * (nothing left behind).
+ */
+int gx_replace_file(const char *path, const void *data, size_t len);
 
 #endif /* GX_UTIL_H */

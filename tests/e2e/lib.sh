@@ -12,6 +12,10 @@ TAP_FAILED=0
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/gx-e2e.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 cd "$TMP" || exit 99
+# A cache of the test's own (the sample cost's, peak's), never the user's
+# nor another test's; the arm64 guest's downloads stay where they are.
+export GX_PMU_CACHE="${GX_PMU_CACHE:-${XDG_CACHE_HOME:-${HOME:-}/.cache}/gexplore-pmu}"
+export XDG_CACHE_HOME="$TMP/cache"
 
 ok() {		# ok COND-EXIT-STATUS DESCRIPTION
 	TAP_N=$((TAP_N + 1))

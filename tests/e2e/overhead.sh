@@ -8,6 +8,7 @@
 can_sample || skip_all "cannot open software events here (perf_event_paranoid?)"
 command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 
+rm -rf "$XDG_CACHE_HOME"	# can_sample's probe filled it
 # wl-spin spins for a fixed time: both runs last as long, whatever they cost
 "$GX_BIN" record -q -o dflt -e cpu-clock -- "$WL/wl-spin" 300 >/dev/null 2>&1
 ok $? "record at the default rate (4 kHz)"
@@ -37,6 +38,38 @@ check "report: ... and the kernel's cost of sampling, samples x cost" \
 # `gexplore -- CMD` prints the same summary at the end of the recording
 "$GX_BIN" --no-tui -o run -e cpu-clock -c 10000 -- "$WL/wl-spin" 100 >/dev/null 2>run.txt
 check "the end-of-record summary carries the same line" grep -q "the kernel.s cost of sampling" run.txt
+
+# The calibration is kept per machine, kernel and sample shape in
+# $XDG_CACHE_HOME/gexplore (this test's own, lib.sh): the first recording
+# spun it, every later one of the same shape reads it (no spin on every
+# record, which was most of a short recording's cost).
+cost_from() { jq -r .sample_cost_from "$1/meta.json"; }
+is "$(cost_from dflt)" measured "the first recording calibrated the sample cost (meta.json: sample_cost_from)"
+is "$(cost_from high)" cached "the second, its samples shaped alike, read it from the cache"
+is "$(cost_from run)" cached "... and so did the third"
+awk -v a="$(jq .sample_cost_ns dflt/meta.json)" -v b="$(jq .sample_cost_ns high/meta.json)" \
+	'BEGIN { d = a - b; exit !(a > 0 && (d < 0 ? -d : d) <= a * 1e-5) }'
+ok $? "... the same figure"
+n=$(find "$XDG_CACHE_HOME/gexplore" -name 'sample-cost-*' | wc -l)
+is "$n" 1 "one cache file under \$XDG_CACHE_HOME/gexplore"
+"$GX_BIN" record -q -o fp -e cpu-clock -g -- "$WL/wl-spin" 50 >/dev/null 2>&1
+is "$(cost_from fp)" measured "samples of another shape (-g: call chains) are calibrated apart"
+"$GX_BIN" record -q -o fp2 -e cpu-clock -g -- "$WL/wl-spin" 50 >/dev/null 2>&1
+is "$(cost_from fp2)" cached "... and cached apart"
+for f in "$XDG_CACHE_HOME"/gexplore/sample-cost-*; do echo garbage >"$f"; done
+"$GX_BIN" record -q -o bad -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+is "$(cost_from bad)" measured "a cache file that does not read right is measured again"
+"$GX_BIN" record -q -o bad2 -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+is "$(cost_from bad2)" cached "... and written anew"
+# a cache that cannot be made: a file where its directory should be
+: >notadir
+XDG_CACHE_HOME=$TMP/notadir "$GX_BIN" record -q -o ro -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>ro.err
+ok $? "a cache that cannot be written is no failure of the recording"
+is "$(cost_from ro)" measured "... the cost measured then"
+is "$(cat ro.err)" "" "... and nothing said about it"
+env -u XDG_CACHE_HOME -u HOME "$GX_BIN" record -q -o nohome -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+ok $? "no \$XDG_CACHE_HOME nor \$HOME: recorded"
+is "$(cost_from nohome)" measured "... the cost measured"
 
 # a result from before the calibration: the figure says what it leaves out
 cp -r dflt old && jq 'del(.sample_records, .sample_cost_ns, .sampling_s)' dflt/meta.json >old/meta.json

@@ -39,6 +39,7 @@ while read -r file sym mnem reg chains count; do
 done <<'TABLE'
 sse gx_pk_int_add_lat add %r15 1
 sse gx_pk_int_add_tput add %r15 12 287
+sse gx_pk_alu_movi_tput mov $0x1 14 287
 sse gx_pk_int_imul_tput imul %r15 12
 sse gx_pk_add_f64_s_lat addsd %xmm 1
 sse gx_pk_mul_f32_128_tput mulps %xmm 12

@@ -5,6 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "tap.h"
 
@@ -120,9 +122,56 @@ static void test_u32seq(void)
 	u32seq__exit(&t);
 }
 
+/* The cache directory, and files replaced whole in directories made on the way. */
+static void test_files(void)
+{
+	char dir[] = "/tmp/gx-test-util-XXXXXX", *p, *q, *text;
+	struct stat st;
+
+	setenv("XDG_CACHE_HOME", "/x/cache", 1);
+	p = gx_cache_dir();
+	is_str(p, "/x/cache/gexplore", "cache dir: $XDG_CACHE_HOME/gexplore");
+	free(p);
+	unsetenv("XDG_CACHE_HOME");
+	setenv("HOME", "/home/u", 1);
+	p = gx_cache_dir();
+	is_str(p, "/home/u/.cache/gexplore", "... else $HOME/.cache/gexplore");
+	free(p);
+	unsetenv("HOME");
+	ok(!gx_cache_dir(), "... else none");
+
+	if (!mkdtemp(dir)) {
+		skip(7, "no temporary directory");
+		return;
+	}
+	p = xasprintf("%s/a/b/c", dir);
+	is_int(gx_mkdir_p(p), 0, "mkdir -p of a new path");
+	is_int(gx_mkdir_p(p), 0, "... and again, it exists");
+	free(p);
+	p = xasprintf("%s/d/e/file", dir);
+	is_int(gx_replace_file(p, "one\n", 4), 0, "a file written, its directories made");
+	is_int(gx_replace_file(p, "two\n", 4), 0, "... and replaced");
+	text = gx_read_file(p, 100);
+	is_str(text, "two\n", "... holding the new text only");
+	free(text);
+	free(p);
+	p = xasprintf("%s/file", dir);
+	q = xasprintf("%s/file/x", dir);	/* a file where a directory must be */
+	is_int(gx_replace_file(p, "", 0), 0, "an empty file");
+	ok(gx_replace_file(q, "x", 1) < 0 && stat(q, &st) != 0,
+	   "a path through a file fails, writes nothing");
+	free(q);
+	free(p);
+	p = xasprintf("rm -rf '%s'", dir);
+	if (system(p) != 0)
+		diag("could not remove %s", dir);
+	free(p);
+}
+
 int main(void)
 {
 	test_errors();
+	test_files();
 	test_strbuf();
 	test_u64map();
 	test_strtab();
