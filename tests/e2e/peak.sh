@@ -1,5 +1,5 @@
 #!/bin/sh
-# gexplore peak end to end: --quick finishes in under 10 s, its JSON follows
+# gexplore peak end to end: --quick's JSON follows
 # tests/e2e/peak-schema.json, the table prints, --tests filters and rejects
 # a list that matches nothing, results are saved where reports look.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
@@ -12,12 +12,8 @@ t0=$(date +%s.%N)
 ok $? "peak --quick --json succeeds"
 t1=$(date +%s.%N)
 secs=$(echo "$t1 - $t0" | bc 2>/dev/null || awk "BEGIN { print $t1 - $t0 }")
+# how long it took is said, never asserted: tests do not time (bench/ does)
 diag "peak --quick took $secs s"
-# Sanitizer builds run the C parts several times slower: allow them more.
-limit=10
-"$GX_BIN" version --build-options | grep -q 'asan=yes' && limit=30
-awk "BEGIN { exit !($secs < $limit) }"
-ok $? "peak --quick finishes in under $limit s"
 
 is "$(jq -r .schema "$TMP/peak.json")" "gexplore-peak 1" "schema id"
 if python3 -c 'import jsonschema' 2>/dev/null; then
