@@ -157,9 +157,9 @@ if can_sample; then
 	check "... an absolute limit in ms" grep -q 'up by at most 5 ms (limit' out
 	is "$(rc "$X" check live --max cpu-clock=5%)" 2 "a percentage of a time is a usage error"
 	check "... that says so" grep -q 'cpu-clock is a time' err
-	is "$(rc "$X" check live --max share=2s --function nosuch)" 2 "a time limit on a share is a usage error"
-	is "$(rc "$X" check live --max share=2s)" 2 "... on the run's share too"
+	is "$(rc "$X" check live --max share=2s)" 2 "a time limit on a share is a usage error"
 	check "... that says so" grep -q 'share is not a time' err
+	is "$(rc "$X" check live --max cpi=2s)" 2 "... and on CPI, though CPI cannot be measured here"
 	is "$(rc "$X" check live --process wl-spin --max share=101% --min share=50%)" 0 "a share in %"
 	is "$(rc "$X" record -q -o rec2 -e cpu-clock --check '--max cpi=1.2' -- "$WL/wl-spin" 20)" 77 \
 		"record --check: the check's status"
