@@ -46,24 +46,38 @@ void ci_spec__exit(struct ci_spec *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* Time units of a limit, in nanoseconds. */
+static const struct {
+	const char *name;
+	double ns;
+} time_units[] = { { "s", 1e9 }, { "ms", 1e6 }, { "us", 1e3 }, { "ns", 1 } };
+
 int ci_spec__add(struct ci_spec *s, enum ci_op op, const char *arg, char **cause)
 {
 	const char *eq = strrchr(arg, '=');
 	struct ci_check c = { .op = op };
+	bool number;
 	char *end;
 
 	if (!eq || eq == arg || !eq[1])
 		return gx_fail(cause, -EINVAL, "'%s' is not METRIC=VALUE", arg);
 	errno = 0;
 	c.limit = strtod(eq + 1, &end);
+	number = end != eq + 1;
 	if (*end == '%') {
 		c.percent = true;
 		c.limit /= 100;
 		end++;
 	}
-	if (errno || end == eq + 1 || *end || !isfinite(c.limit))
-		return gx_fail(cause, -EINVAL, "'%s': '%s' is not a number (or a percentage)", arg,
-			       eq + 1);
+	for (size_t i = 0; i < sizeof(time_units) / sizeof(time_units[0]) && !c.percent; i++)
+		if (*end && !strcmp(end, time_units[i].name)) {
+			c.time = true;
+			c.limit *= time_units[i].ns;
+			end += strlen(end);
+		}
+	if (errno || !number || *end || !isfinite(c.limit))
+		return gx_fail(cause, -EINVAL, "'%s': '%s' is not a number, a percentage or a time "
+			       "(2s, 500ms, 10us, 100ns)", arg, eq + 1);
 	if (op == CI_MAX_REGRESS && c.limit < 0)
 		return gx_fail(cause, -EINVAL, "'%s': a regression limit cannot be negative", arg);
 	c.metric = xstrndup(arg, (size_t)(eq - arg));
@@ -161,6 +175,48 @@ static int same_row(struct gx_result *r, const struct ci_row *want, struct ci_ro
 	return ci_find_row(r, want->scope, want->name, row, cause);
 }
 
+/*
+ * The unit a limit is given in against the metric's (u, on the first
+ * run): a time only for a time, a percentage only for a share or a ratio
+ * (or a relative regression). Where the metric is not known here (a node
+ * of a model the recording lacks) the unit cannot be checked: the
+ * measurement says why it cannot be made. -EINVAL with *cause.
+ */
+static int check_unit(const struct gx_result *r, const struct ci_check *c, enum ci_unit u,
+		      char **cause)
+{
+	size_t ev;
+	bool known = u != CI_UNIT_COUNT || gx_result__find_event(r, c->metric, &ev) == 0;
+
+	if (c->time && u != CI_UNIT_NS && known)
+		return gx_fail(cause, -EINVAL, "--%s %s: %s is not a time (cpu-clock and task-clock "
+			       "are): give its limit as a number", op_name(c->op), c->metric,
+			       c->metric);
+	if (c->percent && c->op != CI_MAX_REGRESS && known &&
+	    (u == CI_UNIT_NS || u == CI_UNIT_COUNT))
+		return gx_fail(cause, -EINVAL, "--%s %s: a percentage limits a share or a ratio, "
+			       "and %s is a %s: give a number%s", op_name(c->op), c->metric,
+			       c->metric, u == CI_UNIT_NS ? "time" : "count",
+			       u == CI_UNIT_NS ? " or a time (2s, 500ms)" : "");
+	return 0;
+}
+
+/* The digits beyond the usual ones that tell x from y in human units (0
+ * when the usual ones do, or when they are equal). */
+static int extra_digits(enum ci_unit u, double x, double y)
+{
+	char a[48], b[48];
+	int extra = 0;
+
+	for (; extra < 6 && x != y && isfinite(x) && isfinite(y); extra++) {
+		ci_human(a, sizeof(a), u, false, extra, x);
+		ci_human(b, sizeof(b), u, false, extra, y);
+		if (strcmp(a, b))
+			break;
+	}
+	return extra;
+}
+
 static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
 {
 	const struct ci_check *c = o->check;
@@ -170,14 +226,9 @@ static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
 	double hi = multi ? o->hi : o->value, lo = multi ? o->lo : o->value;
 	double lim;
 	bool worse_up = true;
-	char base[96] = "", interval[96] = "";
+	int extra;
+	char base[160] = "", interval[160] = "", v[48], l[48], b[48], x[48], y[48];
 
-	if (multi)
-		snprintf(interval, sizeof(interval), " [%.4g, %.4g] %g%% CI over %zu runs", o->lo,
-			 o->hi, 100 * spec->confidence, o->nr_values);
-	if (o->has_baseline)
-		snprintf(base, sizeof(base), ", baseline %.4g (%+.1f%%)", o->baseline,
-			 o->baseline ? 100 * (o->value - o->baseline) / fabs(o->baseline) : 0.0);
 	switch (c->op) {
 	case CI_MAX:
 		lim = c->limit;
@@ -197,16 +248,42 @@ static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
 		o->status = CI_FAIL;
 	else
 		o->status = CI_PASS;
-	if (c->op == CI_MAX_REGRESS)
-		set_message(o, "%s of %s = %.4g%s%s; %s by at most %g%s from the baseline %.4g "
-			    "(limit %.4g)", c->metric, w, o->value, interval,
-			    o->status == CI_FAIL ? " regressed" : "", worse_up ? "up" : "down",
-			    c->percent ? 100 * c->limit : c->limit, c->percent ? "%" : "",
-			    o->baseline, lim);
-	else
-		set_message(o, "%s of %s = %.4g%s %s %s %.4g%s", c->metric, w, o->value, interval,
+	/* value, limit and baseline in the metric's unit, with the digits
+	 * that tell the value from the others */
+	extra = extra_digits(o->unit, o->value, lim);
+	if (o->has_baseline && extra_digits(o->unit, o->value, o->baseline) > extra)
+		extra = extra_digits(o->unit, o->value, o->baseline);
+	ci_human(v, sizeof(v), o->unit, false, extra, o->value);
+	ci_human(l, sizeof(l), o->unit, false, extra, lim);
+	if (multi) {
+		int e2 = extra_digits(o->unit, o->lo, o->hi);
+
+		ci_human(x, sizeof(x), o->unit, false, e2 > extra ? e2 : extra, o->lo);
+		ci_human(y, sizeof(y), o->unit, false, e2 > extra ? e2 : extra, o->hi);
+		snprintf(interval, sizeof(interval), " [%s, %s] %g%% CI over %zu runs", x, y,
+			 100 * spec->confidence, o->nr_values);
+	}
+	if (o->has_baseline) {
+		ci_human(b, sizeof(b), o->unit, false, extra, o->baseline);
+		if (o->baseline)
+			snprintf(base, sizeof(base), ", baseline %s (%+.1f%%)", b,
+				 100 * (o->value - o->baseline) / fabs(o->baseline));
+		else
+			snprintf(base, sizeof(base), ", baseline %s", b);
+	}
+	if (c->op == CI_MAX_REGRESS) {
+		if (c->percent)
+			snprintf(x, sizeof(x), "%g%%", 100 * c->limit);
+		else
+			ci_human(x, sizeof(x), o->unit, false, 0, c->limit);
+		set_message(o, "%s of %s = %s%s%s%s; %s by at most %s (limit %s)", c->metric, w, v,
+			    interval, base, o->status == CI_FAIL ? ": regressed" : "",
+			    worse_up ? "up" : "down", x, l);
+	} else {
+		set_message(o, "%s of %s = %s%s %s %s %s%s", c->metric, w, v, interval,
 			    o->status == CI_FAIL ? (worse_up ? ">" : "<") : (worse_up ? "<=" : ">="),
-			    op_name(c->op), c->limit, base);
+			    op_name(c->op), l, base);
+	}
 	if (o->status == CI_PASS && multi && (worse_up ? hi > lim : lo < lim))
 		set_message(o, "%s (inconclusive: the interval spans the limit; noise does not fail)",
 			    o->message);
@@ -227,6 +304,7 @@ static int eval_one(struct gx_result *const *runs, size_t nr_runs, struct gx_res
 	o->row = xstrdup(row->name);
 	o->pid = row->pid;
 	o->value = o->lo = o->hi = o->baseline = o->limit_value = NAN;
+	o->unit = CI_UNIT_RATIO;	/* a plain number until the metric is known */
 	if (row->file) {
 		o->file = xstrdup(row->file);
 		o->line = row->line;
@@ -249,6 +327,13 @@ static int eval_one(struct gx_result *const *runs, size_t nr_runs, struct gx_res
 			*cause = why;
 			why = NULL;
 			goto out;
+		}
+		if (k == 0) {
+			o->unit = ci_metric_unit(runs[0], c->metric);
+			if (check_unit(runs[0], c, o->unit, cause)) {
+				err = -EINVAL;
+				goto out;
+			}
 		}
 		if (rel < spec->min_reliability) {
 			err = 0;

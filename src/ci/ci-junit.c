@@ -61,8 +61,12 @@ static char *case_name(const struct ci_outcome *o)
 	const struct ci_check *c = o->check;
 	char lim[48];
 
-	snprintf(lim, sizeof(lim), "%g%s", c->percent ? 100 * c->limit : c->limit,
-		 c->percent ? "%" : "");
+	if (c->percent)
+		snprintf(lim, sizeof(lim), "%g%%", 100 * c->limit);
+	else if (c->time)
+		ci_human(lim, sizeof(lim), CI_UNIT_NS, false, 3, c->limit);
+	else
+		snprintf(lim, sizeof(lim), "%g", c->limit);
 	if (o->scope == CI_SCOPE_RUN)
 		return xasprintf("%s %s %s [run]", c->metric, op_word(c->op), lim);
 	if (o->scope == CI_SCOPE_PROCESS)
@@ -70,6 +74,13 @@ static char *case_name(const struct ci_outcome *o)
 				 o->row, o->pid);
 	return xasprintf("%s %s %s [%s %s]", c->metric, op_word(c->op), lim,
 			 ci_scope_name(o->scope), o->row);
+}
+
+/* x in the outcome's unit, to 6 digits (buf holds 48) */
+static const char *human(const struct ci_outcome *o, double x, char *buf)
+{
+	ci_human(buf, 48, o->unit, false, 2, x);
+	return buf;
 }
 
 void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
@@ -84,7 +95,7 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 		     "time=\"%.3f\">\n", rep->nr, rep->nr_fail, rep->nr_skip, rep->seconds);
 	for (size_t i = 0; i < rep->nr; i++) {
 		const struct ci_outcome *o = &rep->outcomes[i];
-		char *name = case_name(o);
+		char *name = case_name(o), v[48], l[48];
 
 		strbuf__addstr(out, "    <testcase name=\"");
 		xml_escape(out, name);
@@ -101,13 +112,15 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 			strbuf__addstr(out, ">\n      <failure type=\"threshold\" message=\"");
 			xml_escape(out, o->message);
 			strbuf__addstr(out, "\">");
-			strbuf__addf(out, "metric: %s&#10;value: %.6g&#10;limit: %.6g",
-				     o->check->metric, o->value, o->limit_value);
+			strbuf__addstr(out, "metric: ");
+			xml_escape(out, o->check->metric);
+			strbuf__addf(out, "&#10;value: %s&#10;limit: %s", human(o, o->value, v),
+				     human(o, o->limit_value, l));
 			if (o->nr_values > 1)
-				strbuf__addf(out, "&#10;interval: [%.6g, %.6g] over %zu runs", o->lo,
-					     o->hi, o->nr_values);
+				strbuf__addf(out, "&#10;interval: [%s, %s] over %zu runs",
+					     human(o, o->lo, v), human(o, o->hi, l), o->nr_values);
 			if (o->has_baseline)
-				strbuf__addf(out, "&#10;baseline: %.6g", o->baseline);
+				strbuf__addf(out, "&#10;baseline: %s", human(o, o->baseline, v));
 			if (o->file)
 				strbuf__addf(out, "&#10;hottest line: %s:%u", o->file, o->line);
 			strbuf__addstr(out, "</failure>\n    </testcase>\n");

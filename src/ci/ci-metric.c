@@ -414,6 +414,45 @@ enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric)
 	return CI_UNIT_COUNT;
 }
 
+void ci_human(char *buf, size_t len, enum ci_unit u, bool sign, int extra, double x)
+{
+	static const char *const si[] = { "", " k", " M", " G", " T" };
+	const char *plus = sign && x > 0 ? "+" : "";
+	double ax = fabs(x);
+	size_t k = 0;
+
+	if (isnan(x)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	switch (u) {
+	case CI_UNIT_FRACTION:
+		snprintf(buf, len, "%s%.*f%%", plus, 1 + extra, 100 * x);
+		return;
+	case CI_UNIT_NS:
+		if (ax >= 1e9)
+			snprintf(buf, len, "%s%.*g s", plus, 3 + extra, x / 1e9);
+		else if (ax >= 1e6)
+			snprintf(buf, len, "%s%.*g ms", plus, 3 + extra, x / 1e6);
+		else if (ax >= 1e3)
+			snprintf(buf, len, "%s%.*g us", plus, 3 + extra, x / 1e3);
+		else
+			snprintf(buf, len, "%s%.*g ns", plus, 3 + extra, x);
+		return;
+	case CI_UNIT_COUNT:
+		while (ax >= 1000 && k + 1 < sizeof(si) / sizeof(si[0])) {
+			ax /= 1000;
+			x /= 1000;
+			k++;
+		}
+		snprintf(buf, len, "%s%.*g%s", plus, 4 + extra, x, si[k]);
+		return;
+	default:
+		snprintf(buf, len, "%s%.*g", plus, 4 + extra, x);
+		return;
+	}
+}
+
 int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		      uint64_t min_samples, double *value, char **cause)
 {

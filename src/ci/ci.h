@@ -103,6 +103,15 @@ enum ci_unit {
 };
 enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric);
 
+/*
+ * x in human units into buf: a share in % ("12.3%"), time in s, ms, us or ns
+ * ("2.29 s"), a count with k, M, G, T ("1.23 G"), a ratio as a number
+ * ("0.812"); "-" for NAN. sign: "+" before a positive x. extra: digits
+ * beyond the usual (3 significant for time, 4 for counts and ratios, one
+ * decimal of a percent), to tell two close values apart.
+ */
+void ci_human(char *buf, size_t len, enum ci_unit u, bool sign, int extra, double x);
+
 /* Whether a higher value of metric is better (IPC, Retiring): regressions
  * are then drops. */
 bool ci_metric_higher_is_better(const char *metric);
@@ -130,8 +139,9 @@ enum ci_status { CI_PASS, CI_FAIL, CI_SKIP };
 struct ci_check {
 	enum ci_op op;
 	char *metric;
-	double limit;
-	bool percent;		/* MAX_REGRESS: limit is relative (5% -> 0.05) */
+	double limit;		/* a time in nanoseconds */
+	bool percent;		/* given in % (5% -> 0.05); MAX_REGRESS: relative */
+	bool time;		/* given with a time unit (2s, 500ms, 10us, 100ns) */
 };
 
 struct ci_spec {
@@ -150,9 +160,11 @@ void ci_spec__init(struct ci_spec *s);
 void ci_spec__exit(struct ci_spec *s);
 /*
  * Add one threshold: op and "METRIC=VALUE" ("cpi=1.2", "Backend_Bound=40%",
- * "cpi=5%" for CI_MAX_REGRESS, or an absolute delta "cpi=0.1"). Percent
- * limits of CI_MAX/CI_MIN on fraction metrics are divided by 100. -EINVAL
- * with *cause on a malformed argument.
+ * "cpu-clock=2s", "cpi=5%" for CI_MAX_REGRESS, or an absolute delta
+ * "cpi=0.1", "cpu-clock=100ms"). Percent limits are divided by 100; a time
+ * (s, ms, us, ns) is held in nanoseconds. -EINVAL with *cause on a
+ * malformed argument. Whether the unit fits the metric is known only with
+ * a result: ci_check_run says.
  */
 int ci_spec__add(struct ci_spec *s, enum ci_op op, const char *arg, char **cause);
 
@@ -171,6 +183,7 @@ struct ci_outcome {
 	bool has_baseline;
 	double baseline;		/* the baseline's value */
 	double limit_value;		/* the absolute limit the value was held to */
+	enum ci_unit unit;		/* of value, baseline and limits, for showing them */
 	char *message;			/* one line: why it failed or was skipped, or the verdict */
 };
 

@@ -391,49 +391,11 @@ void diff__exit(struct diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* x in human units: "12.3%", "565.2 ms", "1.23 G", "0.812". */
-static void human(char *buf, size_t len, enum ci_unit u, bool sign, double x)
-{
-	static const char *const si[] = { "", " k", " M", " G", " T" };
-	const char *plus = sign && x > 0 ? "+" : "";
-	double ax = fabs(x);
-	size_t k = 0;
-
-	if (isnan(x)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	switch (u) {
-	case CI_UNIT_FRACTION:
-		snprintf(buf, len, "%s%.1f%%", plus, 100 * x);
-		return;
-	case CI_UNIT_NS:
-		if (ax >= 1e9)
-			snprintf(buf, len, "%s%.3g s", plus, x / 1e9);
-		else if (ax >= 1e6)
-			snprintf(buf, len, "%s%.3g ms", plus, x / 1e6);
-		else
-			snprintf(buf, len, "%s%.3g us", plus, x / 1e3);
-		return;
-	case CI_UNIT_COUNT:
-		while (ax >= 1000 && k + 1 < sizeof(si) / sizeof(si[0])) {
-			ax /= 1000;
-			x /= 1000;
-			k++;
-		}
-		snprintf(buf, len, "%s%.4g%s", plus, x, si[k]);
-		return;
-	default:
-		snprintf(buf, len, "%s%.4g", plus, x);
-		return;
-	}
-}
-
 static void num(struct strbuf *out, enum ci_unit u, bool sign, double x)
 {
 	char b[32];
 
-	human(b, sizeof(b), u, sign, x);
+	ci_human(b, sizeof(b), u, sign, 0, x);
 	strbuf__addf(out, "%10s ", b);
 }
 
@@ -467,7 +429,7 @@ static void plus_minus(struct strbuf *out, const struct diff_entry *e)
 		strbuf__addf(out, "%10s ", "-");
 		return;
 	}
-	human(b, sizeof(b), e->unit, false, (e->hi - e->lo) / 2);
+	ci_human(b, sizeof(b), e->unit, false, 0, (e->hi - e->lo) / 2);
 	snprintf(pm, sizeof(pm), "\u00b1%s", b);
 	strbuf__addf(out, "%11s ", pm);	/* "±" is two bytes, one column */
 }
@@ -499,14 +461,12 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			       "\u00b1 the 95% interval of the change)\n");
 		runs_line(out, "A", d->paths, d->nr_a);
 		runs_line(out, "B", d->paths + d->nr_a, d->nr_b);
-		strbuf__addf(out, "%-8s %-24s %10s %10s %10s %11s %8s  %s\n", "scope", "metric", "A",
-			     "B", "delta", "\u00b195%", "change", "row");
 	} else {
-		strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first)\n",
-			     gx_esc(d->a), gx_esc(d->b));
-		strbuf__addf(out, "%-8s %-24s %10s %10s %10s %8s  %s\n", "scope", "metric", "A", "B",
-			     "delta", "change", "row");
+		strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first; \u00b1 the "
+			     "95%% interval of the change)\n", gx_esc(d->a), gx_esc(d->b));
 	}
+	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %11s %8s  %s\n", "scope", "metric", "A", "B",
+		     "delta", "\u00b195%", "change", "row");
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
@@ -526,8 +486,7 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 		num(out, e->unit, false, e->a);
 		num(out, e->unit, false, e->b);
 		num(out, e->unit, true, e->delta);
-		if (runs)
-			plus_minus(out, e);
+		plus_minus(out, e);
 		if (isnan(e->rel))
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else

@@ -139,6 +139,9 @@ struct profile {
 	struct machine machine;
 	size_t nr_events;
 	uint64_t *tot_samples, *tot_period;
+	/* per event, what went to a function inlined where the sample fell
+	 * (profile__inlined) */
+	uint64_t *inl_samples, *inl_period;
 	struct rowset sets[PROFILE_BY_NR_];
 	uint64_t unmapped;
 	/* counters live in fixed-size slabs so row pointers stay valid */
@@ -166,6 +169,7 @@ struct profile {
 	struct profile_frame frames[PROFILE_MAX_STACK + 1];	/* for on_stack */
 	bool ip_kernel[PROFILE_MAX_STACK + 1];
 	uint32_t chain[PROFILE_MAX_CHAIN];	/* function rows, leaf first */
+	bool leaf_inlined;			/* chain[0] is an inlined function */
 	uint32_t chain_line[PROFILE_MAX_CHAIN];
 	uint32_t path_tmp[PROFILE_MAX_CHAIN];
 	uint32_t frame_module[PROFILE_MAX_STACK + 1];	/* module row of each ip */

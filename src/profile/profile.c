@@ -150,6 +150,8 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->nr_events = nr_events;
 	p->tot_samples = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->tot_period = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->inl_samples = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->inl_period = xcalloc(nr_events + 1, sizeof(uint64_t));
 	for (int i = 0; i < PROFILE_BY_NR_; i++)
 		u64map__init(&p->sets[i].idx);
 	u64map__init(&p->build_id_idx);
@@ -240,6 +242,8 @@ void profile__delete(struct profile *p)
 	free(p->slabs);
 	free(p->tot_samples);
 	free(p->tot_period);
+	free(p->inl_samples);
+	free(p->inl_period);
 	u64map__exit(&p->build_id_idx);
 	u64map__exit(&p->rinfo_idx);
 	u64map__exit(&p->read_idx);
@@ -284,6 +288,13 @@ uint64_t profile__total_samples(const struct profile *p, size_t e)
 uint64_t profile__total_period(const struct profile *p, size_t e)
 {
 	return e < p->nr_events ? p->tot_period[e] : 0;
+}
+
+uint64_t profile__inlined(const struct profile *p, size_t e, uint64_t *period)
+{
+	if (period)
+		*period = e < p->nr_events ? p->inl_period[e] : 0;
+	return e < p->nr_events ? p->inl_samples[e] : 0;
 }
 
 bool profile__has_callchains(const struct profile *p)

@@ -176,6 +176,13 @@ size_t profile__nr_events(const struct profile *p);
 uint64_t profile__total_samples(const struct profile *p, size_t e);
 uint64_t profile__total_period(const struct profile *p, size_t e);
 
+/*
+ * Samples of event e whose self went to an inlined function (the code they
+ * fell in was inlined into another function; see above), and with period
+ * their summed periods. 0 with profile_opts.no_inline.
+ */
+uint64_t profile__inlined(const struct profile *p, size_t e, uint64_t *period);
+
 /* Whether any sample had a call stack (frame-pointer chain or unwound). */
 bool profile__has_callchains(const struct profile *p);
 

@@ -382,6 +382,9 @@ static inline size_t chain_of(struct profile *p, const struct profile *src, cons
 {
 	size_t nc = 0;
 
+	/* the sample's own frame, an inline chain of more than one function:
+	 * its self goes to the innermost, inlined one */
+	p->leaf_inlined = n && !src->rinfos[rix[0]].pseudo && src->rinfos[rix[0]].nr > 1;
 	for (size_t i = 0; i < n; i++) {
 		const struct rinfo *r = &src->rinfos[rix[i]];
 
@@ -456,6 +459,10 @@ static void credit_stack(struct profile *p, uint32_t self_module, size_t nc, siz
 		row_add_total(p, ms, p->frame_module[i], ev, n, period);
 	row_add(p, &fs->rows[p->chain[0]], ev, n, period);
 	row_add(p, &ls->rows[p->chain_line[0]], ev, n, period);
+	if (p->leaf_inlined) {
+		p->inl_samples[ev] += n;
+		p->inl_period[ev] += period;
+	}
 	for (size_t j = 0; j < nc; j++) {
 		row_add_total(p, fs, p->chain[j], ev, n, period);
 		row_add_total(p, ls, p->chain_line[j], ev, n, period);

@@ -124,6 +124,17 @@ static void no_lines_note(struct strbuf *sb, const struct profile_row *const *ro
 	}
 }
 
+bool report__inlined(struct gx_result *in, size_t e, double *share)
+{
+	const struct profile *p = gx_result__profile(in);
+	uint64_t period, total = profile__total_period(p, e);
+
+	if (!profile__inlined(p, e, &period))
+		return false;
+	*share = total ? (double)period / (double)total : 0;
+	return true;
+}
+
 void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by)
 {
@@ -189,6 +200,15 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		strbuf__addstr(sb, "  (no samples)\n");
 	if (by == PROFILE_BY_LINE)
 		no_lines_note(sb, rows, nr);
+	if (by == PROFILE_BY_FUNCTION) {
+		double share;
+
+		if (report__inlined(in, e, &share))
+			strbuf__addf(sb, "  note: inlined code is credited to the inlined function "
+				     "(%.1f%% of %s here); --no-inline credits the function it was "
+				     "inlined into, as perf report's symbol view does\n", 100 * share,
+				     gx_esc(report__event_name(in, e)));
+	}
 	free((void *)rows);
 }
 

@@ -35,6 +35,17 @@ const struct profile_row *const *report__pick(struct gx_result *in,
 double report__pct(struct gx_result *in, const struct report_opts *o,
 		   const struct profile_row *r, bool total);
 
+/*
+ * Whether samples of event e fell in inlined code (credited to the inlined
+ * function, as perf report --inline does), with *share their share of e's
+ * period; false when none did (or with --no-inline). REPORT_INLINED_NOTE
+ * says what that means and how to get perf's symbol view.
+ */
+bool report__inlined(struct gx_result *in, size_t e, double *share);
+#define REPORT_INLINED_NOTE \
+	"inlined code is credited to the inlined function; --no-inline credits the " \
+	"function it was inlined into, as perf report's symbol view does"
+
 /* report-hotspots.c: text tables and JSON arrays of functions, lines, callpaths */
 void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 			   const struct report_opts *o, enum profile_by by);

@@ -505,6 +505,17 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	json_object_set_new(root, "sort", json_string(report_sort_names[o->sort]));
 	json_object_set_new(root, "callchains", json_boolean(profile__has_callchains(gx_result__profile(in))));
 	json_object_set_new(root, "functions", report__json_hotspots(in, o, PROFILE_BY_FUNCTION));
+	{
+		double share;
+		bool inl = report__inlined(in, o->sort_event, &share);
+		uint64_t period, n = profile__inlined(gx_result__profile(in), o->sort_event, &period);
+
+		/* null when no sample fell in inlined code */
+		json_object_set_new(root, "inlined", inl ?
+				    json_pack("{s:o,s:o,s:f,s:s}", "samples", report__json_u64(n),
+					      "period", report__json_u64(period), "share", share,
+					      "note", REPORT_INLINED_NOTE) : json_null());
+	}
 	json_object_set_new(root, "lines", report__json_hotspots(in, o, PROFILE_BY_LINE));
 	json_object_set_new(root, "callpaths", report__json_hotspots(in, o, PROFILE_BY_CALLPATH));
 	{

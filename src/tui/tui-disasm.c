@@ -65,8 +65,10 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 {
 #ifdef HAVE_CAPSTONE
 	csh h;
-	cs_insn *insn;
-	size_t cnt;
+	cs_insn *in;
+	const uint8_t *p = code;
+	size_t left = n, cap = 0;
+	uint64_t pc = addr;
 	cs_err e;
 
 	if (machine == EM_X86_64)
@@ -78,16 +80,25 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 	if (e != CS_ERR_OK)
 		return GX_E_NOTSUP;
 	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
-	cnt = cs_disasm(h, code, n, addr, 0, &insn);
-	out->insns = xcalloc(cnt + 1, sizeof(*out->insns));
-	out->nr = cnt;
-	for (size_t i = 0; i < cnt; i++) {
-		struct tui_insn *x = &out->insns[i];
-		const cs_detail *d = insn[i].detail;
+	/* One instruction at a time into one cs_insn: cs_disasm() allocates
+	 * a detail per instruction and grows its array by realloc, which
+	 * under ASan costs seconds for a function of 40,000 instructions. */
+	in = cs_malloc(h);
+	out->insns = NULL;
+	out->nr = 0;
+	while (in && cs_disasm_iter(h, &p, &left, &pc, in)) {
+		struct tui_insn *x;
+		const cs_detail *d = in->detail;
 
-		x->addr = insn[i].address;
-		snprintf(x->text, sizeof(x->text), "%.15s%s%.46s", insn[i].mnemonic,
-			 insn[i].op_str[0] ? " " : "", insn[i].op_str);
+		if (out->nr + 1 >= cap) {
+			cap = cap ? 2 * cap : 1024;
+			out->insns = xrealloc(out->insns, cap * sizeof(*out->insns));
+		}
+		x = &out->insns[out->nr++];
+		memset(x, 0, sizeof(*x));
+		x->addr = in->address;
+		snprintf(x->text, sizeof(x->text), "%.15s%s%.46s", in->mnemonic,
+			 in->op_str[0] ? " " : "", in->op_str);
 		if (!d)
 			continue;
 		for (uint8_t g = 0; g < d->groups_count; g++)
@@ -95,12 +106,16 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 			    d->groups[g] == CS_GRP_RET)
 				x->is_branch = true;
 		if (machine == EM_X86_64)
-			classify_x86(&insn[i], x);
+			classify_x86(in, x);
 		else
-			classify_arm64(&insn[i], x);
+			classify_arm64(in, x);
 	}
-	if (cnt)
-		cs_free(insn, cnt);
+	if (!out->insns)
+		out->insns = xcalloc(1, sizeof(*out->insns));
+	else	/* a zeroed entry past the last, as there always was */
+		memset(&out->insns[out->nr], 0, sizeof(*out->insns));
+	if (in)
+		cs_free(in, 1);
 	cs_close(&h);
 	return 0;
 #else

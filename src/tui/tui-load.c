@@ -309,7 +309,7 @@ static char **read_source(struct tui_model *m, const char *file, const char **wh
 {
 	FILE *f;
 	char **lines = NULL;
-	size_t n = 0;
+	size_t n = 0, nalloc = 0;
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -328,7 +328,12 @@ static char **read_source(struct tui_model *m, const char *file, const char **wh
 	while ((len = getline(&buf, &cap, f)) >= 0) {
 		while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
 			buf[--len] = 0;
-		lines = xrealloc(lines, (n + 2) * sizeof(char *));
+		/* doubling: a realloc per line is quadratic where realloc
+		 * always moves (ASan's does; sqlite3.c has 250,000 lines) */
+		if (n + 2 > nalloc) {
+			nalloc = nalloc ? 2 * nalloc : 256;
+			lines = xrealloc(lines, nalloc * sizeof(char *));
+		}
 		lines[n++] = xstrdup(buf);
 	}
 	free(buf);
@@ -466,8 +471,11 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 			tui_model__add_hint(m, "%s", meta->warnings[i]);
 }
 
-static void add_hints(struct tui_model *m)
+static void add_hints(struct tui_model *m, struct gx_result *res)
 {
+	const struct profile *p = gx_result__profile(res);
+	uint64_t inl, total = profile__total_period(p, m->clk);
+
 	if (!m->pmu)
 		tui_model__add_hint(m, "No PMU: the recording sampled software events (time "
 				       "hotspots only); top-down needs hardware counters.");
@@ -485,6 +493,13 @@ static void add_hints(struct tui_model *m)
 	if (m->lost)
 		tui_model__add_hint(m, "Lost %llu samples/records: shares may be biased; lower the "
 				       "rate.", (unsigned long long)m->lost);
+	/* as the report's note says it (gexplore-report(1)) */
+	if (profile__inlined(p, m->clk, &inl))
+		tui_model__add_hint(m, "Inlined code is credited to the inlined function (%.1f%% of "
+				       "%s here); --no-inline credits the function it was inlined "
+				       "into, as perf report's symbol view does.",
+				    total ? 100.0 * (double)inl / (double)total : 0.0,
+				    m->event_names[m->clk]);
 }
 
 static int cmp_thread(const void *a, const void *b)
@@ -548,7 +563,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 	set_facts(m, res);
 	setup_topdown(m, res);
 	fill_tables(m, gx_result__profile(res));
-	add_hints(m);
+	add_hints(m, res);
 	set_threads(m);
 	/* the indexes the keys use, made now rather than on a key */
 	tui_model__index_times(m);

@@ -69,35 +69,76 @@ static int cmp_heat(const void *a, const void *b)
  * instruction likely pays for an instruction of another line (a load just
  * before it, a branch jumping to it) names that line.
  */
+static int cmp_u64_key(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Index in s->lines of line l, or -1. */
+static long line_index(const struct source_view *s, uint32_t l)
+{
+	size_t lo = 0, hi = s->nr;
+
+	while (lo < hi) {	/* in line order, with text or without */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->lines[mid].line < l)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nr && s->lines[lo].line == l ? (long)lo : -1;
+}
+
 static void find_culprits(struct source_view *s)
 {
 	struct tui_model *m = s->v.m;
 	struct tui_disasm d;
+	size_t *best, nt = 0;
+	uint64_t *targets;
 
 	if (tui_model__disasm(m, s->func, &d) != 0)
 		return;
+	/*
+	 * One pass for each line's hottest instruction and the sorted branch
+	 * targets, so a function of 40,000 instructions over thousands of
+	 * lines is not a scan of every instruction per line.
+	 */
+	best = xcalloc(s->nr + 1, sizeof(*best));	/* instruction + 1; 0 none */
+	targets = xcalloc(d.nr + 1, sizeof(*targets));
+	for (size_t k = 0; k < d.nr; k++) {
+		long li = d.insns[k].samples ? line_index(s, d.insns[k].line) : -1;
+
+		if (d.insns[k].is_branch && d.insns[k].target)
+			targets[nt++] = d.insns[k].target;
+		if (li >= 0 && (!best[li] || d.insns[k].samples > d.insns[best[li] - 1].samples))
+			best[li] = k + 1;
+	}
+	gx_qsort(targets, nt, sizeof(*targets), cmp_u64_key);
 	for (size_t i = 0; i < s->nr; i++) {
 		struct src_line *l = &s->lines[i];
-		uint64_t best = 0;
-		int bi = -1;
+		size_t bi = best[i] ? best[i] - 1 : 0;
+		const char *why;
+		int c;
 
-		if (!l->row)
+		if (!l->row || !best[i])
 			continue;
-		for (size_t k = 0; k < d.nr; k++)
-			if (d.insns[k].line == l->line && d.insns[k].samples > best) {
-				best = d.insns[k].samples;
-				bi = (int)k;
-			}
-		if (bi >= 0) {
-			const char *why;
-			int c = tui_disasm__culprit(&d, (size_t)bi, &why);
-
-			if (c >= 0 && d.insns[c].line && d.insns[c].line != l->line) {
-				l->culprit = d.insns[c].line;
-				l->culprit_why = why;
-			}
+		/* tui_disasm__culprit names the instruction before a load or a
+		 * branch, or a branch to this one: when none can be, it need
+		 * not scan the instructions for branches here */
+		if (!(bi > 0 && (d.insns[bi - 1].is_load || d.insns[bi - 1].is_branch)) &&
+		    !bsearch(&d.insns[bi].addr, targets, nt, sizeof(*targets), cmp_u64_key))
+			continue;
+		c = tui_disasm__culprit(&d, bi, &why);
+		if (c >= 0 && d.insns[c].line && d.insns[c].line != l->line) {
+			l->culprit = d.insns[c].line;
+			l->culprit_why = why;
 		}
 	}
+	free(targets);
+	free(best);
 	tui_disasm__exit(&d);
 }
 

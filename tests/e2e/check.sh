@@ -142,6 +142,25 @@ if can_sample; then
 	proc=$(jq -r '.checks[0].value' out2)
 	check "the run's exact count agrees with the process's samples ($run vs $proc ns)" \
 		awk -v r="$run" -v p="$proc" 'BEGIN { exit !(r > 0.8 * p && r < 1.25 * p) }'
+	# time in human units: limits with units, messages in s/ms with the change
+	is "$(rc "$X" check live --max cpu-clock=1000s --min cpu-clock=1us)" 0 "--max cpu-clock=1000s, --min 1us pass"
+	is "$(rc "$X" check live --max cpu-clock=1ms)" 1 "--max cpu-clock=1ms fails a 50 ms run"
+	check "... in human units" grep -qE '^FAIL  cpu-clock of the run = [0-9.]+ ms > max 1 ms$' out
+	is "$(rc "$X" check live --max cpu-clock=500000ns --junit jl.xml --github)" 1 "--max in ns: the same limit"
+	check "--github: the time in ms" grep -qE '^::error title=gexplore check::cpu-clock of the run = [0-9.]+ ms > max 500 us$' out
+	check "--junit: value and limit in human units" \
+		grep -qE 'value: [0-9.]+ ms&#10;limit: 500 us' jl.xml
+	is "$(rc "$X" check live --baseline live --max-regress cpu-clock=10% --max-regress cpu-clock=5ms)" 0 \
+		"--max-regress cpu-clock against itself: 10% and 5ms pass"
+	check "... the baseline and the change in %" \
+		grep -qE 'cpu-clock of the run = [0-9.]+ ms, baseline [0-9.]+ ms \(\+0\.0%\); up by at most 10% \(limit [0-9.]+ ms\)' out
+	check "... an absolute limit in ms" grep -q 'up by at most 5 ms (limit' out
+	is "$(rc "$X" check live --max cpu-clock=5%)" 2 "a percentage of a time is a usage error"
+	check "... that says so" grep -q 'cpu-clock is a time' err
+	is "$(rc "$X" check live --max share=2s)" 2 "a time limit on a share is a usage error"
+	check "... that says so" grep -q 'share is not a time' err
+	is "$(rc "$X" check live --max cpi=2s)" 2 "... and on CPI, though CPI cannot be measured here"
+	is "$(rc "$X" check live --process wl-spin --max share=101% --min share=50%)" 0 "a share in %"
 	is "$(rc "$X" record -q -o rec2 -e cpu-clock --check '--max cpi=1.2' -- "$WL/wl-spin" 20)" 77 \
 		"record --check: the check's status"
 	is "$(rc "$X" record -q -o rec3 -e cpu-clock --check '--max cpu-clock=1' -- "$WL/wl-spin" 20)" 1 \
@@ -159,6 +178,6 @@ if can_sample; then
 	is "$(rc "$X" check mx --process wl-spin --min task-clock/cpu-clock=0.7 --max task-clock/cpu-clock=1.3)" 0 \
 		"multiplexed: per process too (periods scaled by the group's share)"
 else
-	skip 11 "cannot sample cpu-clock here"
+	skip 26 "cannot sample cpu-clock here"
 fi
 done_testing

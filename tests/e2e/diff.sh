@@ -25,7 +25,11 @@ is "$(head -1 d.csv)" "scope,row,metric,a,b,delta,change,delta_lo,delta_hi,noise
 check "--csv: the run's CPI row, exact (no interval), a real change, one run a side" \
 	grep -qE '^run,,CPI,1\.25,1,-0\.25,-0\.2,-0\.25,-0\.25,0,1,1,,,$' d.csv
 "$X" diff gx001 gx002 >d.txt
-check "text: a table with the change in %" grep -qE '^run +CPI +1\.25 +1 +-0\.25 +-20\.0%' d.txt
+check "text: a table with the change in % (a whole-run value is exact: ±0)" \
+	grep -qE '^run +CPI +1\.25 +1 +-0\.25 +±0 +-20\.0%' d.txt
+check "text: one run a side, each change with its 95% interval from the samples" \
+	grep -qE '^process +Frontend_Bound +10\.0% +20\.0% +\+10\.0% +±4\.4% +\+100\.0% +backend$' d.txt
+check "text: the header names the interval" grep -q '±95%' d.txt
 "$X" diff --metric cpi --scope run --json gx001 gx002 >one.json
 is "$(jq -r '.entries | length' one.json)" 1 "--metric and --scope narrow it"
 "$X" diff --metric nonsense gx001 gx002 >/dev/null 2>&1

@@ -66,7 +66,29 @@ else
 	skip 2 "quipper-callgraph fixture absent"
 fi
 
+# ---- inlined code: the report says how it is credited only when some took samples
+gen_skl_funcs fn 400000000 >/dev/null
+"$GX_BIN" report --json fn >fn.json
+is "$(jq -c .inlined fn.json)" null "no sample fell in inlined code: JSON's inlined is null"
+"$GX_BIN" report fn >fn.txt
+check "... and the text has no note about it" sh -c "! grep -qi 'inline' fn.txt"
+
 can_sample || { done_testing; exit; }
+
+# hot_inner is always inlined into outer: its samples are hot_inner's, and
+# the report says so and how to get perf's view (outer's)
+"$GX_BIN" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 200000000 >/dev/null 2>&1
+ok $? "record wl-sym-inline"
+"$GX_BIN" report --json inl >inl.json
+is "$(jq -r '.functions[0].function' inl.json)" hot_inner "inlined hot_inner is the hottest function"
+check "JSON: inlined says most samples fell in inlined code, with the note" \
+	jq -e '.inlined.share > 0.5 and .inlined.samples > 0 and (.inlined.note | test("--no-inline credits the function it was inlined into"))' inl.json
+"$GX_BIN" report inl >inl.txt
+check "text: a note under Functions with the share and --no-inline" \
+	sh -c "sed -n '/^Functions/,/^\$/p' inl.txt | grep -qE '^  note: inlined code is credited to the inlined function \([0-9.]+% of cpu-clock here\); --no-inline credits the function it was inlined into'"
+"$GX_BIN" report --json --no-inline inl >inl-n.json
+is "$(jq -r '.functions[0].function + " " + (.inlined | tostring)' inl-n.json)" "outer null" \
+	"--no-inline: outer has the samples, and no note"
 
 # ---- multithreaded: hot_div (3 parts) and hot_mul (1 part), -g
 "$GX_BIN" record -q -o t -e cpu-clock -g -- "$WL/wl-hot-threads" 300 >/dev/null 2>&1

@@ -115,6 +115,24 @@ for c in $cmds; do
 		"$c: 'gexplore help $c' is '$c --help'"
 done
 
+# gexplore(1) lists every command of the table (an `.It Cm NAME` item) and
+# no other, and names each command's own page under SEE ALSO.
+items=$(awk '/^\.Sh DESCRIPTION/ { on = 1 } /^\.Sh / && !/DESCRIPTION/ { on = 0 }
+	on && /^\.It Cm / { print $3 }' "$MAN/gexplore.1" | sort -u)
+missing="" extra="" nosee=""
+for c in $cmds; do
+	printf '%s\n' "$items" | grep -qxF "$c" || missing="$missing $c"
+	if [ -f "$MAN/gexplore-$c.1" ] && ! grep -q "^\.Xr gexplore-$c 1" "$MAN/gexplore.1"; then
+		nosee="$nosee $c"
+	fi
+done
+for c in $items; do
+	printf '%s\n' $cmds | grep -qxF "$c" || extra="$extra $c"
+done
+is "$missing" "" "gexplore(1) lists every command of the table"
+is "$extra" "" "gexplore(1) lists no command the table lacks"
+is "$nosee" "" "gexplore(1) refers to every command's own page"
+
 # The parser's errors name the command and the option, and exit 2.
 "$GX_BIN" record --slice x -- true 2>err
 is "$?" 2 "a bad number: exit 2"

@@ -38,7 +38,7 @@ ok $? "gen-perfdata: two processes, a region each"
 same genr "synthetic regions and hardware events"
 
 if ! can_sample; then
-	skip 8 "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
+	skip 10 "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
 	done_testing
 	exit
 fi
@@ -57,4 +57,7 @@ same mux "multiplexed by gexplore (time slots)"
 "$GX_BIN" record -q -o reg -e cpu-clock -F 4000 -- "$WL/wl-regions" pause >/dev/null 2>&1
 ok $? "record wl-regions"
 same reg "regions on threads and a forked child"
+"$GX_BIN" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 100000000 >/dev/null 2>&1
+ok $? "record wl-sym-inline"
+same inl "samples in inlined code (hot_inner, inlined into outer)"
 done_testing

@@ -265,6 +265,17 @@ else
 	skip 1 "perf_event_open of cpu-clock is not permitted here"
 fi
 
+# Inlined code: the summary says how it is credited, only where some took samples.
+"$GX_BIN" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 200000000 >/dev/null 2>&1
+"$GX_BIN" tui --keys "" --dump 100x40 inl >scr 2>err
+check "summary: inlined code took samples: the hint says so, with --no-inline" \
+	sh -c "tr -s ' \n' ' ' <scr | grep -q 'Inlined code is credited to the inlined function ([0-9.]*% of cpu-clock here); --no-inline credits the function it was inlined into'"
+"$GX_BIN" tui --no-inline --keys "" --dump 100x40 inl >scr 2>err
+check "summary with --no-inline: no such hint" sh -c "! grep -q 'Inlined code' scr"
+gen_skl_funcs fn 400000000 >/dev/null	# samples in two out-of-line functions only
+"$GX_BIN" tui --keys "" --dump 100x40 fn >scr 2>err
+check "summary with no sample in inlined code: no such hint" sh -c "! grep -q 'Inlined code' scr"
+
 # An empty result and a broken one.
 "$GX_BIN" record -q -o empty -e cpu-clock -c 1000000000 -- true >/dev/null 2>&1
 "$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err

@@ -20,6 +20,7 @@ static const struct {
 	const char *metric;
 	double limit;
 	bool percent;
+	bool time;
 } spec_cases[] = {
 	{ __LINE__, CI_MAX, "cpi=1.2", 0, "cpi", 1.2, false },
 	{ __LINE__, CI_MIN, "ipc=0.8", 0, "ipc", 0.8, false },
@@ -33,6 +34,18 @@ static const struct {
 	{ __LINE__, CI_MAX, "cpi=1.2x", -22, NULL, 0, false },
 	{ __LINE__, CI_MAX, "cpi=nan", -22, NULL, 0, false },
 	{ __LINE__, CI_MAX_REGRESS, "cpi=-5%", -22, NULL, 0, false },
+	/* times in nanoseconds */
+	{ __LINE__, CI_MAX, "cpu-clock=2s", 0, "cpu-clock", 2e9, false, true },
+	{ __LINE__, CI_MAX, "cpu-clock=500ms", 0, "cpu-clock", 5e8, false, true },
+	{ __LINE__, CI_MIN, "task-clock=1.5us", 0, "task-clock", 1500, false, true },
+	{ __LINE__, CI_MAX, "cpu-clock=100ns", 0, "cpu-clock", 100, false, true },
+	{ __LINE__, CI_MAX_REGRESS, "cpu-clock=20ms", 0, "cpu-clock", 2e7, false, true },
+	{ __LINE__, CI_MAX, "cpu-clock=2e9", 0, "cpu-clock", 2e9, false, false },
+	{ __LINE__, CI_MAX, "share=5%", 0, "share", 0.05, true, false },
+	{ __LINE__, CI_MAX, "cpu-clock=2sec", -22, NULL, 0, false },
+	{ __LINE__, CI_MAX, "cpu-clock=2 s", -22, NULL, 0, false },
+	{ __LINE__, CI_MAX, "cpu-clock=s", -22, NULL, 0, false },
+	{ __LINE__, CI_MAX, "cpu-clock=2%s", -22, NULL, 0, false },
 };
 
 static void test_spec(void)
@@ -53,11 +66,46 @@ static void test_spec(void)
 				     "spec '%s': limit", spec_cases[i].arg);
 			is_int_at(s.checks[0].percent, spec_cases[i].percent, spec_cases[i].line,
 				  "spec '%s': percent", spec_cases[i].arg);
+			is_int_at(s.checks[0].time, spec_cases[i].time, spec_cases[i].line,
+				  "spec '%s': time", spec_cases[i].arg);
 		} else {
 			ok(cause && *cause, "spec '%s': a message", spec_cases[i].arg);
 		}
 		free(cause);
 		ci_spec__exit(&s);
+	}
+}
+
+static const struct {
+	int line;
+	enum ci_unit u;
+	bool sign;
+	int extra;
+	double x;
+	const char *want;
+} human_cases[] = {
+	{ __LINE__, CI_UNIT_NS, false, 0, 2.289e9, "2.29 s" },
+	{ __LINE__, CI_UNIT_NS, false, 0, 1.865e9, "1.86 s" },
+	{ __LINE__, CI_UNIT_NS, false, 1, 1.865e9, "1.865 s" },
+	{ __LINE__, CI_UNIT_NS, false, 0, 5e8, "500 ms" },
+	{ __LINE__, CI_UNIT_NS, true, 0, 2.5e4, "+25 us" },
+	{ __LINE__, CI_UNIT_NS, false, 0, 100, "100 ns" },
+	{ __LINE__, CI_UNIT_FRACTION, false, 0, 0.432, "43.2%" },
+	{ __LINE__, CI_UNIT_FRACTION, true, 1, 0.0512, "+5.12%" },
+	{ __LINE__, CI_UNIT_COUNT, false, 0, 1234567, "1.235 M" },
+	{ __LINE__, CI_UNIT_RATIO, false, 0, 1.25, "1.25" },
+	{ __LINE__, CI_UNIT_RATIO, false, 0, NAN, "-" },
+};
+
+static void test_human(void)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(human_cases); i++) {
+		char b[48];
+
+		ci_human(b, sizeof(b), human_cases[i].u, human_cases[i].sign, human_cases[i].extra,
+			 human_cases[i].x);
+		is_str_at(b, human_cases[i].want, human_cases[i].line, "human units of %g",
+			  human_cases[i].x);
 	}
 }
 
@@ -75,7 +123,8 @@ static void test_outputs(void)
 {
 	struct ci_check c1 = { .op = CI_MAX, .metric = "cpi", .limit = 1.2 };
 	struct ci_check c2 = { .op = CI_MAX_REGRESS, .metric = "cpi", .limit = 0.05, .percent = true };
-	struct ci_outcome o[3] = {
+	struct ci_check c3 = { .op = CI_MAX, .metric = "cpu-clock", .limit = 2e9, .time = true };
+	struct ci_outcome o[4] = {
 		{ .check = &c1, .scope = CI_SCOPE_FUNCTION, .row = "a<b>&\"c\"", .file = "/ws/src/x,y:z.c",
 		  .line = 42, .status = CI_FAIL, .value = 1.25, .nr_values = 1, .limit_value = 1.2,
 		  .message = "cpi of function a<b> = 1.25 > max 1.2: 100% over\nnext" },
@@ -83,8 +132,11 @@ static void test_outputs(void)
 		  .message = "cannot measure cpi of the run: no PMU" },
 		{ .check = &c1, .scope = CI_SCOPE_PROCESS, .row = "app", .pid = 7, .status = CI_PASS,
 		  .value = 1.0, .nr_values = 1, .message = "ok" },
+		{ .check = &c3, .scope = CI_SCOPE_RUN, .row = "", .status = CI_FAIL, .value = 2.289e9,
+		  .nr_values = 1, .limit_value = 2e9, .has_baseline = true, .baseline = 1.865e9,
+		  .unit = CI_UNIT_NS, .message = "time" },
 	};
-	struct ci_report rep = { .result = "gx001", .nr_runs = 1, .outcomes = o, .nr = 3,
+	struct ci_report rep = { .result = "gx001", .nr_runs = 1, .outcomes = o, .nr = 4,
 				 .nr_pass = 1, .nr_fail = 1, .nr_skip = 1, .source_root = "/ws/" };
 	struct strbuf sb = STRBUF_INIT;
 
@@ -96,7 +148,7 @@ static void test_outputs(void)
 	rep.nr_fail = rep.nr_skip = 1;
 
 	ci_report__junit(&rep, &sb);
-	ok(strstr(sb.buf, "<testsuites name=\"gexplore check\" tests=\"3\" failures=\"1\" errors=\"0\" "
+	ok(strstr(sb.buf, "<testsuites name=\"gexplore check\" tests=\"4\" failures=\"1\" errors=\"0\" "
 			  "skipped=\"1\"") != NULL, "junit: testsuites counts");
 	ok(strstr(sb.buf, "name=\"cpi max 1.2 [function a&lt;b&gt;&amp;&quot;c&quot;]\"") != NULL,
 	   "junit: names are escaped");
@@ -108,6 +160,9 @@ static void test_outputs(void)
 	ok(strstr(sb.buf, "<skipped message=\"cannot measure cpi of the run: no PMU\"/>") != NULL,
 	   "junit: skipped with the reason");
 	ok(strstr(sb.buf, "name=\"cpi max-regress 5% [run]\"") != NULL, "junit: relative limit in %");
+	ok(strstr(sb.buf, "name=\"cpu-clock max 2 s [run]\"") != NULL, "junit: a time limit in s");
+	ok(strstr(sb.buf, "value: 2.289 s&#10;limit: 2 s&#10;baseline: 1.865 s") != NULL,
+	   "junit: value, limit and baseline of a time in s");
 	ok(strstr(sb.buf, "classname=\"gexplore.check.process\" time=") != NULL &&
 	   strstr(sb.buf, "[process app (7)]\"") != NULL, "junit: a passing process case");
 	strbuf__exit(&sb);
@@ -116,7 +171,8 @@ static void test_outputs(void)
 	is_str(sb.buf,
 	       "::error file=src/x%2Cy%3Az.c,line=42,title=gexplore check::cpi of function a<b> = "
 	       "1.25 > max 1.2: 100%25 over%0Anext\n"
-	       "::warning title=gexplore check::cannot measure cpi of the run: no PMU\n",
+	       "::warning title=gexplore check::cannot measure cpi of the run: no PMU\n"
+	       "::error title=gexplore check::time\n",
 	       "github: annotations with escaped properties and data; passes are silent");
 	strbuf__exit(&sb);
 }
@@ -124,6 +180,7 @@ static void test_outputs(void)
 int main(void)
 {
 	test_spec();
+	test_human();
 	test_quantiles();
 	test_outputs();
 	return done_testing();

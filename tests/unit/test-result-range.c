@@ -77,6 +77,14 @@ static void same_profile(struct profile *a, struct profile *b, size_t nslots, co
 			     profile__total_period(b, e));
 			bad++;
 		}
+	for (size_t e = 0; e < ne; e++) {
+		uint64_t pa, pb;
+
+		if (profile__inlined(a, e, &pa) != profile__inlined(b, e, &pb) || pa != pb) {
+			diag("%s: event %zu: samples in inlined code differ", what, e);
+			bad++;
+		}
+	}
 	if (profile__has_callchains(a) != profile__has_callchains(b) ||
 	    profile__unmapped_samples(a) != profile__unmapped_samples(b) ||
 	    profile__unwind_failures(a, &why1) != profile__unwind_failures(b, &why2)) {
