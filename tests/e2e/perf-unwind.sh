@@ -47,7 +47,12 @@ compare() {
 	n=$(gx_samples "$r")
 	gx_paths "$r" >"$r.gx"
 	perf_paths "$r" >"$r.perf"
-	check "$r: perf script reads it without a word on stderr" test ! -s "$r.perf-err"
+	# a chunk the ring lost on a busy machine is perf's rightful warning, no
+	# unwinding error: drop that block and look at the rest
+	sed -E '/^Warning:$/d; /^Processed [0-9]+ events and lost [0-9]+ chunks!$/d;
+		/^Check IO\/CPU overload!$/d; /^[[:space:]]*$/d' "$r.perf-err" >"$r.perf-err2"
+	check "$r: perf script reads it without a word on stderr (but lost chunks)" \
+		test ! -s "$r.perf-err2"
 	sed 's/^/#   /' "$r.perf-err" | head -5
 	read -r gcount gtop <"$r.gx"
 	check "$r: gexplore's heaviest path from main is $want ($gtop)" \
