@@ -291,7 +291,9 @@ double mux_log__scale(const struct mux_log *l, size_t e)
 	if (e >= l->nr_events || l->group_of[e] < 0)
 		return 1.0;
 	gw = log__weight(l, l->group_of[e], BY_WALL);
-	return gw > 0 ? log__weight(l, -1, BY_WALL) / gw : 0.0;
+	/* the one rule: the run's time is what it was enabled for, its
+	 * group's time what it ran */
+	return gw > 0 ? mux_scale_factor(log__weight(l, -1, BY_WALL), gw) : 0.0;
 }
 
 /* ---- reliability ------------------------------------------------------------ */
@@ -371,7 +373,7 @@ static void log__point(const struct mux_log *l, double *est)
 		if (l->group_of[e] < 0)
 			est[e] = l->has_total[e] ? (double)l->total[e] : raw;
 		else
-			est[e] = gw > 0 ? raw * run / gw : NAN;
+			est[e] = gw > 0 ? raw * mux_scale_factor(run, gw) : NAN;
 	}
 }
 

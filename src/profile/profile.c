@@ -155,6 +155,8 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->nr_events = nr_events;
 	p->tot_samples = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->tot_period = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->read_enabled = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->read_running = xcalloc(nr_events + 1, sizeof(uint64_t));
 	for (int i = 0; i < PROFILE_BY_NR_; i++)
 		u64map__init(&p->sets[i].idx);
 	u64map__init(&p->build_id_idx);
@@ -249,6 +251,8 @@ void profile__delete(struct profile *p)
 	u64map__exit(&p->rinfo_idx);
 	u64map__exit(&p->read_idx);
 	free(p->reads);
+	free(p->read_enabled);
+	free(p->read_running);
 	free(p->rinfos);
 	free(p->fnpool);
 	free(p->linepool);
@@ -289,6 +293,13 @@ uint64_t profile__total_samples(const struct profile *p, size_t e)
 uint64_t profile__total_period(const struct profile *p, size_t e)
 {
 	return e < p->nr_events ? p->tot_period[e] : 0;
+}
+
+bool profile__read_times(const struct profile *p, size_t e, uint64_t *enabled, uint64_t *running)
+{
+	*enabled = e < p->nr_events ? p->read_enabled[e] : 0;
+	*running = e < p->nr_events ? p->read_running[e] : 0;
+	return *enabled > 0;
 }
 
 bool profile__has_callchains(const struct profile *p)

@@ -574,8 +574,57 @@ static void test_meta_render(void)
 	json_decref(j);
 }
 
+/* The one scaling rule (mux_scale), every case. */
+static void test_scale(void)
+{
+	static const struct {
+		int line;
+		double count, enabled, running;
+		double value, scale, share;	/* NAN: NAN expected */
+		bool multiplexed;
+	} t[] = {
+		{ __LINE__, 26853388, 1000, 533.3, 26853388.0 * 1000 / 533.3, 1000 / 533.3, 0.5333, true },
+		{ __LINE__, 100, 2e9, 2e9, 100, 1, 1, false },		/* never left its counter */
+		{ __LINE__, 100, 2e9, 2.0001e9, 100, 1, 1, false },	/* clocks read apart */
+		{ __LINE__, 100, 1e9, 0.9995e9, 100 / 0.9995, 1 / 0.9995, 0.9995, false },
+		{ __LINE__, 100, 0, 0, 100, 1, NAN, false },		/* no times: it stands */
+		{ __LINE__, 100, 1e9, 0, NAN, NAN, NAN, false },	/* never counted */
+		{ __LINE__, 0, 1e9, 1e8, 0, 10, 0.1, true },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct mux_scaled s;
+
+		mux_scale(t[i].count, t[i].enabled, t[i].running, &s);
+		ok_at(isnan(t[i].value) ? isnan(s.value) : fabs(s.value - t[i].value) <= 1e-9 * fabs(t[i].value) + 1e-9,
+		      __FILE__, t[i].line, "mux_scale value %g", s.value);
+		ok_at(isnan(t[i].scale) ? isnan(s.scale) : fabs(s.scale - t[i].scale) < 1e-9,
+		      __FILE__, t[i].line, "mux_scale scale %g", s.scale);
+		ok_at(isnan(t[i].share) ? isnan(s.running) : fabs(s.running - t[i].share) < 1e-9,
+		      __FILE__, t[i].line, "mux_scale running %g", s.running);
+		ok_at(s.multiplexed == t[i].multiplexed, __FILE__, t[i].line, "mux_scale multiplexed");
+	}
+	is_double(mux_scale_factor(3e9, 1e9), 3.0, 1e-12, "the factor alone");
+	{
+		char *w = mux_running_warning("r11", 0.05), *none = mux_running_warning("r11", 0.5);
+		struct strbuf sb = STRBUF_INIT;
+
+		ok(w && strstr(w, "r11 counted only 5.00% of the run"), "a warning below 10%%");
+		ok(!none, "none at half the run");
+		mux_format_running(&sb, 0.53333);
+		is_str(sb.buf, "(53.33%)", "perf stat's running share");
+		strbuf__exit(&sb);
+		mux_format_running(&sb, 1.0);
+		ok(!sb.len, "nothing for the whole run");
+		strbuf__exit(&sb);
+		free(w);
+		free(none);
+	}
+}
+
 int main(void)
 {
+	test_scale();
 	test_reliability();
 	test_rows();
 	test_estimates();
