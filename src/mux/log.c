@@ -730,9 +730,10 @@ json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const 
 		json_t *x = json_object();
 
 		json_object_set_new(x, "name", names && names[e] ? json_string(names[e]) : json_null());
-		json_object_set_new(x, "value", num_or_null(v->value));
-		json_object_set_new(x, "lo", num_or_null(v->lo));
-		json_object_set_new(x, "hi", num_or_null(v->hi));
+		/* the keys meta.json and the report give them */
+		json_object_set_new(x, "estimate", num_or_null(v->value));
+		json_object_set_new(x, "estimate_lo", num_or_null(v->lo));
+		json_object_set_new(x, "estimate_hi", num_or_null(v->hi));
 		json_object_set_new(x, "scale", num_or_null(v->scale));
 		json_object_set_new(x, "slices", json_integer((json_int_t)v->slices));
 		json_array_append_new(a, x);

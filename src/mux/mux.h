@@ -425,7 +425,8 @@ void mux_format_interval(struct strbuf *sb, double value, double lo, double hi, 
 void mux_estimate__render(const struct mux_estimate *est, const char *const *names,
 			  struct strbuf *sb);
 /* The same as JSON (new reference): {"reliability":..,"events":[{name,
- * value, lo, hi, scale, slices}], "min_slices":.., "run_ns":..}. */
+ * estimate, estimate_lo, estimate_hi, scale, slices}], "min_slices":..,
+ * "run_ns":..}: an estimate's keys are meta.json's everywhere. */
 json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const *names);
 
 /* A hint when some group got fewer than MUX_MIN_SLICES slices, else NULL

@@ -78,6 +78,8 @@ awk -v r="$rel" 'BEGIN { exit !(r >= 0.9) }'
 ok $? "steady workload: MUX reliability $rel >= 0.9"
 lohi=$(jq -r '.events[] | select(.name == "page-faults") | (.estimate_lo <= .estimate and .estimate <= .estimate_hi)' mux/meta.json)
 is "$lohi" true "page-faults carries a 95% interval around its estimate"
+check "report --json names the interval as meta.json does (estimate_lo, estimate_hi)" \
+	jq -e '[.mux.events[] | select(.group >= 0) | has("estimate_lo") and has("estimate_hi") and (has("lo") | not)] | all and length > 0' dense.json
 
 # ---- default sampling: software counters in frequency mode -------------------------
 # Without -c the software counters sample at 4000 Hz (frequency mode, as

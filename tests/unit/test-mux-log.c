@@ -157,6 +157,13 @@ static void test_estimates(void)
 
 		ok(json_is_array(json_object_get(j, "events")) &&
 		   json_array_size(json_object_get(j, "events")) == 4, "JSON lists the events");
+		{
+			json_t *e0 = json_array_get(json_object_get(j, "events"), 0);
+
+			ok(json_object_get(e0, "estimate") && json_object_get(e0, "estimate_lo") &&
+			   json_object_get(e0, "estimate_hi") && !json_object_get(e0, "lo"),
+			   "an estimate's keys are meta.json's: estimate, estimate_lo, estimate_hi");
+		}
 		json_decref(j);
 	}
 	mux_estimate__exit(&est);
