@@ -322,9 +322,10 @@ ssize_t mux_log__find(const struct mux_log *l, uint64_t t);
 uint64_t mux_log__run_ns(const struct mux_log *l);
 uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g);
 /* The factor that turns what event e saw in a row into the row's
- * estimate: run time / time its group was active (wall clock; 1 for
- * always-on events; 0 when the group never ran). Row estimates = sample
- * periods x this (DESIGN section 4). */
+ * estimate: run time (the slices and the gaps between them) / time its
+ * group was active (wall clock; 1 for always-on events; 0 when the group
+ * never ran), through mux_scale. Row estimates = sample periods x this
+ * (DESIGN section 4). */
 double mux_log__scale(const struct mux_log *l, size_t e);
 
 /* ======================================================================
@@ -357,7 +358,10 @@ const char *mux_reliability_word(double rel);
  */
 struct mux_event_estimate {
 	double value;		/* scaled whole-run count */
-	double lo, hi;		/* 95% interval (bootstrap over slices) */
+	double lo, hi;		/* 95% interval (bootstrap over slices, widened
+				   for few slices and the gaps' time; NAN when
+				   none can be given: never zero width around an
+				   estimate that is not exact) */
 	double raw;		/* counted while active */
 	double scale;		/* value / raw */
 	size_t slices;		/* slices its group got */
