@@ -629,9 +629,54 @@ static void test_scale(void)
 	}
 }
 
+/*
+ * Issue 26: task-clock in a rotating group counts exactly the group's
+ * running time, so every slice's ratio is 1 and the bootstrap saw no
+ * spread; the workload's time between slices was in no slice, and the
+ * estimate came out short inside an interval of zero width. Here the
+ * workload runs all the time (task = wall), 9.9 ms slices with 0.1 ms
+ * gaps: the truth is the whole 40 x 10 ms.
+ */
+static void test_gaps(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct mux_log *l = mux_log__new(3, group_of, 0, 10 * MS);
+	struct mux_estimate est;
+	double truth = 40 * 10 * MS - 0.1 * MS;	/* first start to last end */
+
+	for (size_t i = 0; i < 40; i++) {
+		uint64_t t0 = i * 10 * MS, task = 99 * MS / 10;
+		uint64_t d[3] = { 0, i % 2 ? 0 : 3 * task, i % 2 ? task : 0 };
+
+		mux_log__add(l, (uint32_t)(i % 2), t0, t0 + task, task, d);
+	}
+	is_int(mux_log__estimate(l, &est, NULL), 0, "estimates from slices with gaps");
+	diag("task-clock-like: [%.0f %.0f %.0f], truth %.0f", est.ev[2].lo, est.ev[2].value,
+	     est.ev[2].hi, truth);
+	ok(est.ev[2].hi > est.ev[2].lo, "a constant ratio still has an interval of some width");
+	ok(est.ev[2].lo <= truth && truth <= est.ev[2].hi, "and it holds the truth (gaps included)");
+	ok(est.ev[2].value > 40 * 99 * MS / 10, "the estimate counts some of the gaps' time");
+	ok(est.ev[1].lo <= 3 * truth && 3 * truth <= est.ev[1].hi, "so does g0's event's");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	/* one slice per group: no interval, rather than one of zero width */
+	l = mux_log__new(3, group_of, 0, 10 * MS);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t d[3] = { 0, i ? 0 : 5 * MS, i ? 7 * MS : 0 };
+
+		mux_log__add(l, (uint32_t)i, i * 10 * MS, (i + 1) * 10 * MS, 10 * MS, d);
+	}
+	mux_log__estimate(l, &est, NULL);
+	ok(isnan(est.ev[1].lo) && isnan(est.ev[1].hi), "one slice: no interval (n/a)");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+}
+
 int main(void)
 {
 	test_scale();
+	test_gaps();
 	test_reliability();
 	test_rows();
 	test_estimates();
