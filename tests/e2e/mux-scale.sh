@@ -4,7 +4,7 @@
 # enabled and running), written by gen-perfdata as if recorded on
 # Skylake: every count is scaled by enabled/running on every path (text,
 # JSON, CSV, top-down), its running share shown as perf stat's
-# "(50.00%)", and an event that counted under 10% of the run is warned
+# "(50.00%)" (the TUI too), and an event that counted under 10% of the run is warned
 # about. The live twin is tests/pmu/live.sh's "flat" recording.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
@@ -52,4 +52,11 @@ is "$(head -1 kmx.csv)" "pid,comm,self_pct,samples,estimated,running_pct" "CSV: 
 is "$(sed -n 2p kmx.csv)" "1000,spin,100.0000,100,800000000,50.00" "CSV: scaled, with the share"
 is "$("$GX_BIN" report --csv --by process kmx | sed -n 2p)" "1000,spin,100.0000,100,1000000000," \
 	"CSV by cycles: no share"
+if "$GX_BIN" tui --keys "" --dump 120x40 kmx >scr 2>/dev/null; then
+	check "TUI: the summary lists instructions scaled with its share" \
+		grep -Eq 'INST_RETIRED.ANY 8e\+08 x2\.00 \(50\.00%\)' scr
+	check "TUI: the warning among the hints" grep -q 'UOPS_ISSUED.ANY counted only 5.00% of the run' scr
+else
+	skip 2 "no TUI in this build"
+fi
 done_testing
