@@ -17,7 +17,7 @@
 # holds the truth 85% of the time passes a check with probability 0.2.
 # GX_COVERAGE_RUNS and GX_COVERAGE_ITERS change N (the bound follows at
 # the same false-failure rate) and the workload's length (default 14000
-# iterations, as in issue 26).
+# iterations, as in issue 26); GX_COVERAGE_MODES picks workloads.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 N=${GX_COVERAGE_RUNS:-60}
@@ -41,7 +41,7 @@ need=$(awk -v n="$N" 'BEGIN {
 	print n }')
 diag "$N runs of each workload ($ITERS iterations); each event's interval must hold the truth in >= $need of them"
 
-for mode in steady bursty periodic; do
+for mode in ${GX_COVERAGE_MODES:-steady bursty periodic}; do
 	declare -A held=() width=() miss=()
 	for ev in $EVENTS; do held[$ev]=0; width[$ev]=0; miss[$ev]=""; done
 	runs=0
