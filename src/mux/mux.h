@@ -61,6 +61,48 @@ const char *mux_mode_name(enum mux_mode m);
 int mux_mode_parse(const char *s, enum mux_mode *out);
 
 /* ======================================================================
+ * Scaling: the one rule (scale.c)
+ * ==================================================================== */
+
+/*
+ * An event that counted for `running` of the `enabled` time it was meant
+ * to cover saw only that share of the work: its estimate is
+ *	value = count x enabled / running
+ * (perf stat's rule). Every path uses this one: gexplore's rotation passes
+ * the run's time and the time its group was on (mux_log__scale), the
+ * kernel's multiplexing a counting read's time enabled and running
+ * (--mux=kernel, more events than counters, group reads carried by
+ * samples, results written by perf). Row estimates are sample periods x
+ * scale, for the same reason.
+ */
+struct mux_scaled {
+	double value;		/* the estimate; NAN when it never counted */
+	double scale;		/* enabled / running: 1 when it never left its
+				   counter (or no times are known); NAN never ran */
+	double running;		/* running / enabled in (0, 1]; NAN when the
+				   times are unknown or it never ran */
+	bool multiplexed;	/* it counted less than MUX_FULL_RUNNING of the time */
+};
+
+/* A share of the time at least this is "all of it" (clocks read apart). */
+#define MUX_FULL_RUNNING 0.999
+/* An event that counted less than this share of the run gets a warning. */
+#define MUX_LOW_RUNNING 0.10
+
+/* The rule above into *out. enabled <= 0 (or running NAN): no times, the
+ * count stands (scale 1, running NAN); running <= 0 < enabled: never
+ * counted (value, scale and running NAN); running >= enabled: scale 1. */
+void mux_scale(double count, double enabled, double running, struct mux_scaled *out);
+/* The factor alone: mux_scale(1, enabled, running).scale. */
+double mux_scale_factor(double enabled, double running);
+/* The warning for an event `name` that counted `running` (a share) of the
+ * run when that is below MUX_LOW_RUNNING, else NULL. Newly allocated. */
+char *mux_running_warning(const char *name, double running);
+/* perf stat's "(53.33%)" appended to sb for a share below
+ * MUX_FULL_RUNNING; nothing for 1 or NAN. */
+void mux_format_running(struct strbuf *sb, double running);
+
+/* ======================================================================
  * Counters and the planner
  * ==================================================================== */
 
@@ -280,9 +322,10 @@ ssize_t mux_log__find(const struct mux_log *l, uint64_t t);
 uint64_t mux_log__run_ns(const struct mux_log *l);
 uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g);
 /* The factor that turns what event e saw in a row into the row's
- * estimate: run time / time its group was active (wall clock; 1 for
- * always-on events; 0 when the group never ran). Row estimates = sample
- * periods x this (DESIGN section 4). */
+ * estimate: run time (the slices and the gaps between them) / time its
+ * group was active (wall clock; 1 for always-on events; 0 when the group
+ * never ran), through mux_scale. Row estimates = sample periods x this
+ * (DESIGN section 4). */
 double mux_log__scale(const struct mux_log *l, size_t e);
 
 /* ======================================================================
@@ -315,7 +358,10 @@ const char *mux_reliability_word(double rel);
  */
 struct mux_event_estimate {
 	double value;		/* scaled whole-run count */
-	double lo, hi;		/* 95% interval (bootstrap over slices) */
+	double lo, hi;		/* 95% interval (bootstrap over slices, widened
+				   for few slices and the gaps' time; NAN when
+				   none can be given: never zero width around an
+				   estimate that is not exact) */
 	double raw;		/* counted while active */
 	double scale;		/* value / raw */
 	size_t slices;		/* slices its group got */
@@ -383,7 +429,8 @@ void mux_format_interval(struct strbuf *sb, double value, double lo, double hi, 
 void mux_estimate__render(const struct mux_estimate *est, const char *const *names,
 			  struct strbuf *sb);
 /* The same as JSON (new reference): {"reliability":..,"events":[{name,
- * value, lo, hi, scale, slices}], "min_slices":.., "run_ns":..}. */
+ * estimate, estimate_lo, estimate_hi, scale, slices}], "min_slices":..,
+ * "run_ns":..}: an estimate's keys are meta.json's everywhere. */
 json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const *names);
 
 /* A hint when some group got fewer than MUX_MIN_SLICES slices, else NULL

@@ -79,8 +79,9 @@ json_t *mux_meta__to_json(const struct gx_meta *meta)
 		json_object_set_new(j, "name", json_string(me->name ? me->name : ""));
 		json_object_set_new(j, "group", json_integer(me->group));
 		json_object_set_new(j, "estimate", num(me->estimate));
-		json_object_set_new(j, "lo", num(me->estimate_lo));
-		json_object_set_new(j, "hi", num(me->estimate_hi));
+		/* the keys meta.json gives them (gexplore-result(5)) */
+		json_object_set_new(j, "estimate_lo", num(me->estimate_lo));
+		json_object_set_new(j, "estimate_hi", num(me->estimate_hi));
 		json_object_set_new(j, "scale", num(me->scale));
 		json_array_append_new(evs, j);
 	}

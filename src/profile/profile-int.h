@@ -180,6 +180,9 @@ struct profile {
 	struct read_prev *reads;
 	size_t nr_reads, reads_cap;
 	uint64_t read_unknown;		/* read values of no event in the file */
+	/* per event: the reads' time enabled and running, summed over
+	 * counters and threads (profile__read_times) */
+	uint64_t *read_enabled, *read_running;
 
 	uint64_t unwind_failures;
 	char *unwind_why;

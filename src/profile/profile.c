@@ -152,6 +152,8 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->tot_period = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->inl_samples = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->inl_period = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->read_enabled = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->read_running = xcalloc(nr_events + 1, sizeof(uint64_t));
 	for (int i = 0; i < PROFILE_BY_NR_; i++)
 		u64map__init(&p->sets[i].idx);
 	u64map__init(&p->build_id_idx);
@@ -248,6 +250,8 @@ void profile__delete(struct profile *p)
 	u64map__exit(&p->rinfo_idx);
 	u64map__exit(&p->read_idx);
 	free(p->reads);
+	free(p->read_enabled);
+	free(p->read_running);
 	free(p->rinfos);
 	free(p->fnpool);
 	free(p->linepool);
@@ -295,6 +299,13 @@ uint64_t profile__inlined(const struct profile *p, size_t e, uint64_t *period)
 	if (period)
 		*period = e < p->nr_events ? p->inl_period[e] : 0;
 	return e < p->nr_events ? p->inl_samples[e] : 0;
+}
+
+bool profile__read_times(const struct profile *p, size_t e, uint64_t *enabled, uint64_t *running)
+{
+	*enabled = e < p->nr_events ? p->read_enabled[e] : 0;
+	*running = e < p->nr_events ? p->read_running[e] : 0;
+	return *enabled > 0;
 }
 
 bool profile__has_callchains(const struct profile *p)

@@ -495,6 +495,32 @@ void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, b
 
 /* ---- group reads ------------------------------------------------------------ */
 
+/* Keys of a counter's previous time enabled and running (beside its value's). */
+#define READ_KEY_ENABLED (1ull << 62)
+#define READ_KEY_RUNNING (1ull << 61)
+
+/*
+ * A read's time enabled and running: their growth since the counter's
+ * previous read on the thread, added to the event's (a first read adds
+ * all of it, as a first value credits all of it).
+ */
+static void read_times(struct profile *p, const struct pd_sample *s, uint64_t cid, uint32_t ev)
+{
+	const struct pd_read *r = s->read;
+	uint64_t *pe, *pr;
+
+	/* a read before the counter first ran adds nothing: the next one
+	 * carries its time from 0 (and a file without running times none) */
+	if (!(s->sample_type & PERF_SAMPLE_READ) || !r->time_enabled || !r->time_running)
+		return;
+	pe = read_prev__findnew(p, cid ^ READ_KEY_ENABLED, s->tid);
+	p->read_enabled[ev] += r->time_enabled >= *pe ? r->time_enabled - *pe : r->time_enabled;
+	*pe = r->time_enabled;
+	pr = read_prev__findnew(p, cid ^ READ_KEY_RUNNING, s->tid);
+	p->read_running[ev] += r->time_running >= *pr ? r->time_running - *pr : r->time_running;
+	*pr = r->time_running;
+}
+
 /*
  * What a sample credits: its own event and period, or with PERF_SAMPLE_READ
  * (a leader-sampled group, or one event reading itself) every value's
@@ -523,6 +549,7 @@ static size_t sample_credits(struct profile *p, const struct pd_sample *s)
 			p->read_unknown++;
 			continue;
 		}
+		read_times(p, s, cid, v->evsel);
 		prev = read_prev__findnew(p, cid, s->tid);
 		delta = v->value >= *prev ? v->value - *prev : v->value;
 		*prev = v->value;

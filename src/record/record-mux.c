@@ -179,13 +179,17 @@ static void finish_kernel(struct gx_meta *meta)
 {
 	for (size_t e = 0; e < meta->nr_events; e++) {
 		struct gx_meta_event *me = &meta->events[e];
+		struct mux_scaled sc;
 
 		if (!me->has_count)
 			continue;
+		mux_scale((double)me->count, (double)me->time_enabled, (double)me->time_running, &sc);
 		me->has_estimate = true;
-		me->scale = me->time_running ? (double)me->time_enabled / (double)me->time_running : NAN;
-		me->estimate = me->time_running ? (double)me->count * me->scale : NAN;
-		me->estimate_lo = me->estimate_hi = me->estimate;
+		me->scale = sc.scale;
+		me->estimate = sc.value;
+		/* exact when it never left its counter; else no interval: the
+		 * kernel's rotation leaves no slices to measure one from */
+		me->estimate_lo = me->estimate_hi = sc.multiplexed ? NAN : sc.value;
 	}
 }
 

@@ -7,6 +7,7 @@
 #include "report-int.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,18 @@ static void csv_str(struct strbuf *sb, const char *s)
 	strbuf__addstr(sb, ",");
 }
 
+/* Periods of event e scaled by mux's rule (as they are when exact). */
+static uint64_t scaled(struct gx_result *in, size_t e, uint64_t v)
+{
+	const struct gx_event *ge = gx_result__event(in, e);
+	double x;
+
+	if (!ge || !ge->multiplexed || isnan(ge->scale))
+		return v;
+	x = (double)v * ge->scale;
+	return x < 1.8e19 ? (uint64_t)llround(x) : v;
+}
+
 static void csv_counts(struct strbuf *sb, struct gx_result *in,
 		       const struct report_opts *o, const struct profile_row *r, bool total)
 {
@@ -34,21 +47,33 @@ static void csv_counts(struct strbuf *sb, struct gx_result *in,
 	strbuf__addf(sb, "%.4f,", report__pct(in, o, r, false));
 	if (total)
 		strbuf__addf(sb, "%.4f,", report__pct(in, o, r, true));
-	strbuf__addf(sb, "%" PRIu64 ",%" PRIu64, r->samples[e], r->period[e]);
+	strbuf__addf(sb, "%" PRIu64 ",%" PRIu64, r->samples[e], scaled(in, e, r->period[e]));
 	if (total)
-		strbuf__addf(sb, ",%" PRIu64 ",%" PRIu64, r->total_samples[e], r->total_period[e]);
+		strbuf__addf(sb, ",%" PRIu64 ",%" PRIu64, r->total_samples[e],
+			     scaled(in, e, r->total_period[e]));
+}
+
+/* The last column: the sort event's running share in percent when it was
+ * multiplexed (perf stat's figure), else empty. */
+static void csv_running(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	const struct gx_event *ge = gx_result__event(in, o->sort_event);
+
+	strbuf__addstr(sb, ",");
+	if (ge && ge->multiplexed)
+		strbuf__addf(sb, "%.2f", 100 * ge->running);
 }
 
 static const char *const csv_headers[] = {
-	[PROFILE_BY_PROCESS] = "pid,comm,self_pct,samples,estimated",
-	[PROFILE_BY_THREAD] = "tid,pid,comm,self_pct,samples,estimated",
+	[PROFILE_BY_PROCESS] = "pid,comm,self_pct,samples,estimated,running_pct",
+	[PROFILE_BY_THREAD] = "tid,pid,comm,self_pct,samples,estimated,running_pct",
 	[PROFILE_BY_MODULE] = "module,self_pct,total_pct,samples,estimated,total_samples,"
-			      "total_estimated",
+			      "total_estimated,running_pct",
 	[PROFILE_BY_FUNCTION] = "function,module,self_pct,total_pct,samples,estimated,"
-				"total_samples,total_estimated,file,line",
+				"total_samples,total_estimated,file,line,running_pct",
 	[PROFILE_BY_LINE] = "file,line,function,module,self_pct,total_pct,samples,estimated,"
-			    "total_samples,total_estimated",
-	[PROFILE_BY_CALLPATH] = "comm,path,self_pct,samples,estimated",
+			    "total_samples,total_estimated,running_pct",
+	[PROFILE_BY_CALLPATH] = "comm,path,self_pct,samples,estimated,running_pct",
 };
 
 int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
@@ -111,6 +136,7 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 			csv_counts(sb, in, o, r, false);
 			break;
 		}
+		csv_running(sb, in, o);
 		strbuf__addstr(sb, "\n");
 	}
 	strbuf__exit(&path);

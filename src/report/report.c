@@ -104,6 +104,37 @@ static void add_estimate(struct strbuf *sb, const struct perf_event_attr *a, uin
 		strbuf__addf(sb, "%15s", report__thousands(v, b, sizeof(b)));
 }
 
+static void strv_free(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* mux's warning for every event that counted too small a share of the
+ * run; a NULL-terminated array (strv_free). */
+static char **running_warnings(struct gx_result *in)
+{
+	size_t n = gx_result__nr_events(in), k = 0;
+	char **v = xcalloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++) {
+		char *w = mux_running_warning(report__event_name(in, i), gx_result__event(in, i)->running);
+
+		if (w)
+			v[k++] = w;
+	}
+	return v;
+}
+
+/* A value scaled by mux's rule (x scale; exact when 1). */
+static uint64_t scaled_u64(double v, double scale)
+{
+	double x = isnan(scale) ? v : v * scale;
+
+	return x > 0 && x < 1.8e19 ? (uint64_t)llround(x) : 0;
+}
+
 static const char *const by_title[] = { "Processes", "Threads", "Modules" };
 
 enum profile_by report__process_by(const struct report_opts *o)
@@ -298,9 +329,21 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 
 		strbuf__addf(sb, "  %-*s %11s  ", w, gx_esc(report__event_name(in, i)),
 			     report__thousands(profile__total_samples(gx_result__profile(in), i), cb, sizeof(cb)));
-		add_estimate(sb, &e->attr, profile__total_period(gx_result__profile(in), i));
+		const struct gx_event *ge = gx_result__event(in, i);
+
+		/* multiplexed: both scaled by its running share, which follows
+		 * as perf stat prints it */
+		add_estimate(sb, &e->attr, scaled_u64((double)profile__total_period(gx_result__profile(in), i),
+						      ge->scale));
 		if (me && me->has_count)
-			add_estimate(sb, &e->attr, me->count);
+			add_estimate(sb, &e->attr, isfinite(ge->run_value) && ge->counted &&
+				     !gx_result__narrowed(in) ? scaled_u64(ge->run_value, 1.0) : me->count);
+		else if (ge->multiplexed)
+			strbuf__addf(sb, "%15s", "");
+		if (ge->multiplexed) {
+			strbuf__addstr(sb, "  ");
+			mux_format_running(sb, ge->running);
+		}
 		strbuf__addstr(sb, "\n");
 	}
 	if (m && m->mux.mode && strcmp(m->mux.mode, "none")) {
@@ -334,10 +377,16 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	{
 		const char *why = NULL;
 		uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
+		char **low = running_warnings(in);
 		size_t nw = perf_reader__nr_warnings(gx_result__reader(in)) + (m ? m->nr_warnings : 0) + !!nuw;
 
+		for (char **l = low; *l; l++)
+			nw++;
 		if (nw)
 			strbuf__addstr(sb, "\nWarnings\n");
+		for (char **l = low; *l; l++)
+			strbuf__addf(sb, "  - %s\n", gx_esc(*l));
+		strv_free(low);
 		for (size_t i = 0; m && i < m->nr_warnings; i++)
 			strbuf__addf(sb, "  - %s\n", gx_esc(m->warnings[i]));
 		for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
@@ -476,8 +525,27 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(eo, "config", report__json_u64(e->attr.config));
 		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
 		json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(gx_result__profile(in), i)));
-		json_object_set_new(eo, "estimated", report__json_u64(profile__total_period(gx_result__profile(in), i)));
-		json_object_set_new(eo, "counted", me && me->has_count ? report__json_u64(me->count) : json_null());
+		{
+			const struct gx_event *ge = gx_result__event(in, i);
+			uint64_t per = profile__total_period(gx_result__profile(in), i);
+
+			/* estimated and counted scaled by mux's rule when it was
+			 * multiplexed; the raw figures and the share beside them */
+			json_object_set_new(eo, "estimated", report__json_u64(scaled_u64((double)per, ge->scale)));
+			json_object_set_new(eo, "counted", me && me->has_count ?
+					    report__json_u64(isfinite(ge->run_value) && ge->counted &&
+							     !gx_result__narrowed(in) ?
+							     scaled_u64(ge->run_value, 1.0) : me->count) :
+					    json_null());
+			json_object_set_new(eo, "multiplexed", json_boolean(ge->multiplexed));
+			json_object_set_new(eo, "running", isnan(ge->running) ? json_null() :
+					    json_real(ge->running));
+			json_object_set_new(eo, "scale", isnan(ge->scale) ? json_null() :
+					    json_real(ge->scale));
+			json_object_set_new(eo, "estimated_raw", report__json_u64(per));
+			json_object_set_new(eo, "counted_raw", me && me->has_count ?
+					    report__json_u64(me->count) : json_null());
+		}
 		json_array_append_new(evs, eo);
 	}
 	json_object_set_new(root, "events", evs);
@@ -533,6 +601,13 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_array_append_new(w, json_string(m->warnings[i]));
 	for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
 		json_array_append_new(w, json_string(perf_reader__warning(gx_result__reader(in), i)));
+	{
+		char **low = running_warnings(in);
+
+		for (char **l = low; *l; l++)
+			json_array_append_new(w, json_string(*l));
+		strv_free(low);
+	}
 	json_object_set_new(root, "warnings", w);
 
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

@@ -273,49 +273,82 @@ static bool is_hw_cycles(const struct perf_event_attr *a)
 	return a->type == PERF_TYPE_HARDWARE && (a->config & 0xffffffff) == PERF_COUNT_HW_CPU_CYCLES;
 }
 
+/* gexplore rotated the groups itself (meta.json's mux mode). */
+static bool rotated(const struct gx_meta *meta)
+{
+	return meta && meta->mux.mode && !strcmp(meta->mux.mode, "gexplore");
+}
+
+/*
+ * How event i is scaled (mux's one rule, mux_scale): *sc from the slice
+ * log of gexplore's rotation (the run's time over its group's), else
+ * meta.json's counting read (time enabled over running: the kernel
+ * multiplexed it), else the samples' group reads, else meta.json's scale
+ * (--mux-runs, logs that did not survive), else 1.
+ */
+static void event_scaling(const struct gx_result *r, size_t i, struct mux_scaled *sc)
+{
+	const struct gx_meta *meta = gx_result__meta(r);
+	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
+	uint64_t en, run;
+
+	mux_scale(1.0, 0, 0, sc);		/* no times: 1 */
+	if (r->log && i < mux_log__nr_events(r->log)) {
+		/* it saw the run only while its group was on */
+		double s = mux_log__scale(r->log, i);
+
+		if (s > 0)
+			mux_scale(1.0, s, 1.0, sc);
+		return;
+	}
+	if (e && e->has_estimate && isfinite(e->scale) && e->scale > 0 && rotated(meta)) {
+		mux_scale(1.0, e->scale, 1.0, sc);	/* the log did not survive */
+		return;
+	}
+	if (e && e->has_count && e->time_enabled) {
+		mux_scale(1.0, (double)e->time_enabled, (double)e->time_running, sc);
+		if (isnan(sc->scale))
+			mux_scale(1.0, 0, 0, sc);	/* never counted: its samples stand */
+		return;
+	}
+	if (profile__read_times(r->profile, i, &en, &run)) {
+		mux_scale(1.0, (double)en, (double)run, sc);
+		return;
+	}
+	if (e && e->has_estimate && isfinite(e->scale) && e->scale > 0)
+		mux_scale(1.0, e->scale, 1.0, sc);
+}
+
 static double run_value(const struct gx_result *r, size_t i, bool *counted)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
 	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
-	double x;
+	struct mux_scaled sc;
 
 	*counted = false;
 	if (e && e->unsupported)
 		return NAN;	/* opened and read 0: the PMU lacks it */
 	if (r->region)
 		e = NULL;	/* counting reads and estimates are the whole run's */
-	if (e && e->has_estimate && isfinite(e->estimate)) {
+	if (e && e->has_estimate && isfinite(e->estimate) && rotated(meta)) {
 		*counted = true;	/* rotated by gexplore: the slice log's estimate */
 		return e->estimate;
 	}
 	if (e && e->has_count) {
-		if (!e->time_running)
+		mux_scale((double)e->count, (double)e->time_enabled, (double)e->time_running, &sc);
+		if (isnan(sc.value))
 			return NAN;	/* never counted */
 		*counted = true;
-		x = (double)e->count;
-		if (e->time_running < e->time_enabled)	/* the kernel multiplexed it */
-			x *= (double)e->time_enabled / (double)e->time_running;
-		return x;
+		return sc.value;
+	}
+	if (e && e->has_estimate && isfinite(e->estimate)) {
+		*counted = true;
+		return e->estimate;
 	}
 	if (!r->events[i].sampled)
 		return NAN;
-	return (double)profile__total_period(r->profile, i);
-}
-
-static double event_scale(const struct gx_result *r, size_t i)
-{
-	const struct gx_meta *meta = gx_result__meta(r);
-	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
-
-	/* multiplexed: the event saw the run only while its group was on */
-	if (r->log && i < mux_log__nr_events(r->log)) {
-		double s = mux_log__scale(r->log, i);
-
-		return s > 0 ? s : 1.0;
-	}
-	if (e && e->has_estimate && isfinite(e->scale) && e->scale > 0)
-		return e->scale;
-	return 1.0;
+	/* the samples' periods, scaled when their group reads were multiplexed */
+	return (double)profile__total_period(r->profile, i) * r->events[i].scale;
 }
 
 /* The E-core PMUs of Intel hybrid parts: no top-down model describes them. */
@@ -394,7 +427,12 @@ static void build_events(struct gx_result *r)
 	for (size_t i = 0; i < n; i++) {
 		struct gx_event *e = &r->events[i];
 
-		e->scale = event_scale(r, i);
+		struct mux_scaled sc;
+
+		event_scaling(r, i, &sc);
+		e->scale = sc.scale;
+		e->running = sc.running;
+		e->multiplexed = sc.multiplexed;
 		e->run_value = run_value(r, i, &e->counted);
 		if (!e->sampled || !e->samples)
 			continue;

@@ -443,13 +443,29 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 	} else if (meta && meta->mux.mode && strcmp(meta->mux.mode, "none")) {
 		m->mux = xasprintf("n/a (%s)", meta->mux.mode);
 	}
-	/* Multiplexed whole-run estimates with their 95% intervals. */
-	for (size_t i = 0; meta && i < meta->nr_events; i++) {
-		const struct gx_meta_event *e = &meta->events[i];
+	/* Multiplexed whole-run estimates with their 95% intervals (when
+	 * known) and the share of the run each counted, as perf stat's. */
+	for (size_t i = 0; i < gx_result__nr_events(res); i++) {
+		const struct gx_event *ge = gx_result__event(res, i);
+		const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
+		struct strbuf run = STRBUF_INIT;
+		char *w;
 
-		if (e->has_estimate && e->estimate_hi > e->estimate_lo)
-			tui_model__add_confidence(m, "%s %.4g [%.4g-%.4g] x%.2f", e->name, e->estimate,
-						  e->estimate_lo, e->estimate_hi, e->scale);
+		if (!ge->multiplexed)
+			continue;
+		mux_format_running(&run, ge->running);
+		if (e && e->has_estimate && e->estimate_hi > e->estimate_lo)
+			tui_model__add_confidence(m, "%s %.4g [%.4g-%.4g] x%.2f %s", ge->name,
+						  ge->run_value, e->estimate_lo, e->estimate_hi,
+						  ge->scale, run.buf ? run.buf : "");
+		else
+			tui_model__add_confidence(m, "%s %.4g x%.2f %s", ge->name, ge->run_value,
+						  ge->scale, run.buf ? run.buf : "");
+		strbuf__exit(&run);
+		w = mux_running_warning(ge->name, ge->running);
+		if (w)
+			tui_model__add_hint(m, "%s", w);
+		free(w);
 	}
 	m->nr_samples = st->nr_samples;
 	m->lost = st->nr_lost + st->nr_lost_samples;

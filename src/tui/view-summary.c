@@ -252,7 +252,7 @@ static void build(struct summary_view *s, int width)
 			    100 * (m->run.v[ca].value / b->run.v[cb].value - 1));
 	}
 	if (m->nr_confidence) {
-		add(s, TS_NORMAL, -1, "Multiplexed estimates, 95%% interval, scale:");
+		add(s, TS_NORMAL, -1, "Multiplexed estimates, 95%% interval, scale, share of the run counted:");
 		for (size_t i = 0; i < m->nr_confidence; i++)
 			add(s, TS_DIM, -1, "  %s", m->confidence[i]);
 	}

@@ -147,11 +147,11 @@ check "--sort samples: ordered by self samples" jq -e '[.functions[].samples[0]]
 
 # CSV: header and one line per row; folded: one path per line
 "$GX_BIN" report --csv --limit 0 t >t.csv
-is "$(head -1 t.csv)" "function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated,file,line" "CSV header"
+is "$(head -1 t.csv)" "function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated,file,line,running_pct" "CSV header"
 is "$(($(wc -l <t.csv) - 1))" "$(jq '[.functions[] | select(.samples[0] > 0)] | length' t.json)" "CSV: a line per function with self samples"
-check "CSV: hot_div row" grep -qE "^hot_div,.*wl-hot-threads,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,.*wl-hot-threads.c,$hl\$" t.csv
+check "CSV: hot_div row (running_pct empty: cpu-clock never multiplexed)" grep -qE "^hot_div,.*wl-hot-threads,[0-9.]+,[0-9.]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,.*wl-hot-threads.c,$hl,\$" t.csv
 is "$("$GX_BIN" report --csv --by line t | head -1)" \
-	"file,line,function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated" "CSV --by line header"
+	"file,line,function,module,self_pct,total_pct,samples,estimated,total_samples,total_estimated,running_pct" "CSV --by line header"
 "$GX_BIN" report --folded t >t.folded
 check "folded: every line is 'comm;frames count'" sh -c "! grep -vE '^[^ ;]+(;[^;]+)+ [0-9]+\$' t.folded"
 is "$(awk '{n += $NF} END {print n}' t.folded)" "$(jq .samples t.json)" "folded: counts add up to the samples"

@@ -78,6 +78,8 @@ awk -v r="$rel" 'BEGIN { exit !(r >= 0.9) }'
 ok $? "steady workload: MUX reliability $rel >= 0.9"
 lohi=$(jq -r '.events[] | select(.name == "page-faults") | (.estimate_lo <= .estimate and .estimate <= .estimate_hi)' mux/meta.json)
 is "$lohi" true "page-faults carries a 95% interval around its estimate"
+check "report --json names the interval as meta.json does (estimate_lo, estimate_hi)" \
+	jq -e '[.mux.events[] | select(.group >= 0) | has("estimate_lo") and has("estimate_hi") and (has("lo") | not)] | all and length > 0' dense.json
 
 # ---- default sampling: software counters in frequency mode -------------------------
 # Without -c the software counters sample at 4000 Hz (frequency mode, as
@@ -85,33 +87,46 @@ is "$lohi" true "page-faults carries a 95% interval around its estimate"
 # occurrence (period 1) they slowed the workload by a third; a clock at
 # 4 kHz in one group only slowed that group's slices: estimates were off
 # by 3-6% with 95% intervals that missed the counted values.
-contains() {	# contains RESULT EVENT WANT: the event's 95% interval holds WANT
-	jq -e --arg n "$2" --argjson w "$3" \
-		'[.events[] | select(.name == $n and .group >= 0)][0] | .estimate_lo <= $w and $w <= .estimate_hi' \
-		"$1/meta.json" >/dev/null
+interval() {	# interval RESULT EVENT: "lo estimate hi" of the event in a group
+	jq -r --arg n "$2" '[.events[] | select(.name == $n and .group >= 0)][0] |
+		"\(.estimate_lo) \(.estimate) \(.estimate_hi)"' "$1/meta.json"
+}
+# holds LO EST HI WANT K: WANT within K times the interval's half-widths
+holds() {
+	awk -v l="$1" -v e="$2" -v h="$3" -v w="$4" -v k="$5" \
+		'BEGIN { exit !(l != "null" && h != "null" && e - k * (e - l) <= w && w <= e + k * (h - e)) }'
 }
 "$GX_BIN" record -q -o dflt -e "cpu-clock,context-switches,task-clock,$GROUPS_SPEC" -- "$WL/wl-mux-steady" 14000 >/dev/null 2>&1
 ok $? "record with two rotating groups at the default sampling rates"
 is "$(jq -c '[.events[] | select(.group >= 0) | [.freq, .sav]]' dflt/meta.json)" '[[4000,0],[4000,0],[4000,0],[0,2500000]]' \
 	"meta.json: software counters at 4000 Hz, the clock in a group every 2.5 ms"
-# The promise is the interval's: it holds the counted value. The estimate
-# itself is sampled (4000 Hz, half the run) and may stray past 5% when its
-# interval is that wide, as it was once in a clean Debian root; 10% still
-# catches a broken estimate.
-for ev in page-faults minor-faults; do
-	want=$(count_of plain "$ev")
-	got=$(estimate_of dflt "$ev")
-	within "$got" "$want" 10
-	ok $? "default rates: $ev estimate within 10% of the counting run"
-	within "$got" "$want" 5 || diag "$ev: estimate $got, counted $want (over 5%)"
-	contains dflt "$ev" "$want"
+# The promise is the interval's: it holds the truth in 95% of runs, which
+# tests/slow/mux-coverage.sh checks over 60 runs (make check-slow). One
+# run can only check it loosely: every estimate has an interval of some
+# width (none of zero width: task-clock's was, around an estimate 0.4%
+# short), one that says something (under 25% of the estimate: a machine
+# loaded tenfold made minor-faults' 12% wide), and the
+# truth lies within twice its half-widths (about four standard errors: a
+# correct interval misses that about once in 10^4 runs). The truth: the
+# counting run's count (page-faults, minor-faults: the same every run),
+# else the always-on copy in the same run.
+for ev in page-faults minor-faults context-switches task-clock; do
+	case $ev in
+	page-faults|minor-faults) want=$(count_of plain "$ev") ;;
+	*) want=$(count_of dflt "$ev") ;;
+	esac
+	read -r lo est hi <<<"$(interval dflt "$ev")"
+	check "default rates: $ev has a 95% interval of some width around its estimate" \
+		awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { exit !(l != "null" && h != "null" && l < h && l <= e && e <= h) }'
+	w=$(awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { if (l == "null" || !(e > 0)) print "n/a"; else printf "%.1f%%", 100 * (h - l) / e }')
+	check "default rates: $ev's interval ($w) is under 25% of its estimate" \
+		awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { exit !(l != "null" && (h - l) < 0.25 * e) }'
+	holds "$lo" "$est" "$hi" "$want" 2
 	r=$?
-	ok $r "default rates: the 95% interval of $ev contains the counted value"
-	[ $r = 0 ] || diag "$(jq -c --arg n "$ev" '.events[] | select(.name == $n and .group >= 0) | [.estimate_lo, .estimate, .estimate_hi]' dflt/meta.json), counted $want"
+	ok $r "default rates: $ev's truth within twice its interval's half-widths"
+	[ $r = 0 ] || diag "$ev: [$lo $est $hi], truth $want"
+	holds "$lo" "$est" "$hi" "$want" 1 || diag "$ev: outside the interval itself: [$lo $est $hi], truth $want"
 done
-want=$(count_of dflt context-switches)
-contains dflt context-switches "$want"
-ok $? "default rates: context-switches' 95% interval contains the count of the always-on copy"
 # frequency mode keeps PERF_SAMPLE_PERIOD: the samples' periods add up to
 # what the event counted while its group was active (minor-faults: the
 # only event of its kind; the kernel gives two sampled copies of one
@@ -173,7 +188,8 @@ is "$(jq -r '[.events[] | select(.name == "minor-faults") | .group] | .[0]' runs
 ok $? "--mux=kernel"
 is "$(jq -r .mux.mode kern/meta.json)" kernel "meta.json: mux mode kernel"
 check "--mux=kernel writes no slice log" test ! -e kern/slices.bin
-same=$(jq -r '[.events[] | select(.time_running > 0) | (.estimate == (.count * .time_enabled / .time_running))] | all' kern/meta.json)
+# perf stat's rule: scaled only when it ran less than it was enabled
+same=$(jq -r '[.events[] | select(.time_running > 0) | (.estimate == (if .time_running < .time_enabled then .count * .time_enabled / .time_running else .count end))] | all' kern/meta.json)
 is "$same" true "--mux=kernel: estimates are counts scaled by enabled/running"
 "$GX_BIN" record -q -o e1 --mux=bogus -e "$GROUPS_SPEC" -- true >/dev/null 2>&1
 is $? 2 "--mux=bogus is a usage error"
@@ -189,7 +205,10 @@ is $? 2 "--slice 0 is a usage error"
 # tens of slices however loaded the machine is.
 sw() { echo "software/config=$1,period=0/"; }	# 2 page-faults, 3 cs, 5 minflt, 1 task-clock
 FULL_SPEC="cpu-clock,{$(sw 2),$(sw 3)},{$(sw 5),$(sw 1)}"
-(ulimit -f 64; trap '' XFSZ; "$GX_BIN" record -o full -e "$FULL_SPEC" -- "$WL/wl-mux-steady" 20000 >/dev/null 2>full.err)
+# Slices of 100 ms: at 10 ms a machine loaded tenfold (the workload on a
+# tenth of a CPU) logged 909 slices, whose log reached the same 64 KiB
+# limit before perf.data did.
+(ulimit -f 64; trap '' XFSZ; "$GX_BIN" record -o full --slice 100 -e "$FULL_SPEC" -- "$WL/wl-mux-steady" 20000 >/dev/null 2>full.err)
 is $? 1 "a full disk fails the recording"
 check "... with the reason" grep -q 'writing full/perf.data: File too large; the result keeps the records written so far' full.err
 check "... and keeps a result report can read" sh -c "'$GX_BIN' report full >/dev/null"

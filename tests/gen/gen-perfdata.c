@@ -14,6 +14,10 @@
  *   function NAME+OFFSET    ... all at that one address (OFFSET in bytes,
  *                           0x for hex): samples placed on a chosen line
  *   EVENT COUNT             event id of the model and its count there
+ *   running EVENT PCT       event EVENT (of the model) counted PCT% of the
+ *                           time it was enabled, as when the kernel
+ *                           multiplexes it: meta.json's time_running (its
+ *                           counts above are what it counted, not the truth)
  *   region NAME             the process's samples are all in region NAME
  *                           (gexplore-regions(3)): regions.bin gets a
  *                           begin before its first and an end after its
@@ -145,6 +149,10 @@ int main(int argc, char **argv)
 	}
 	if (!dir)
 		return die("usage", "gen-perfdata -o DIR [-b BINARY] < SPEC");
+	char run_ev[MAX_EV][128];	/* running EVENT PCT */
+	double run_pct[MAX_EV];
+	size_t nrun = 0;
+
 	memset(procs, 0, sizeof(procs));
 	while (fgets(line, sizeof(line), stdin)) {
 		char a[128], b[128] = "";
@@ -168,6 +176,14 @@ int main(int argc, char **argv)
 			procs[nproc].ip[0] = MAP_START + 0x1000;
 			procs[nproc].nr_fn = 1;
 			nproc++;
+		} else if (!strcmp(a, "running")) {
+			double pct;
+
+			if (nrun == MAX_EV || sscanf(line, "running %127s %lf", b, &pct) != 2 ||
+			    !(pct > 0 && pct <= 100))
+				return die("running", line);
+			snprintf(run_ev[nrun], sizeof(run_ev[nrun]), "%s", b);
+			run_pct[nrun++] = pct;
 		} else if (!strcmp(a, "region")) {
 			if (!nproc || sscanf(line, "region %63s", procs[nproc - 1].region) != 1)
 				return die("region", line);
@@ -258,6 +274,9 @@ int main(int argc, char **argv)
 			for (size_t f = 0; f < procs[p].nr_fn; f++)
 				meta.events[k].count += procs[p].count[f][k];
 		meta.events[k].time_enabled = meta.events[k].time_running = 1000000000;
+		for (size_t r = 0; r < nrun; r++)
+			if (!strcmp(run_ev[r], te->id))
+				meta.events[k].time_running = (uint64_t)(1e7 * run_pct[r] + 0.5);
 		collect_events__free(ce, nce);
 		strbuf__exit(&spec);
 	}

@@ -30,6 +30,12 @@ step flat gexplore record -q -o flat -c 20000000 \
 	-e instructions:u,cycles:u,r08:u,r11:u,instructions:k,cycles:k,r08,r11,instructions,cycles,r08:k,r11:k \
 	-- ./wl-loop
 step mux-report gexplore report mux
+# issue 26's recording: thirteen ungrouped events on seven counters (five
+# of them unimplemented here); the kernel multiplexes, every count is
+# scaled and shown with its running share
+step flat13 gexplore record -q -o flat13 \
+	-e cycles:u,instructions:u,r03,r04,r10,r12,r1b,r23,r24,r3f,r01,r00,r11 -- ./wl-loop
+step flat13-report gexplore report flat13
 
 # CPI is exactly 1.00 here (icount): --max 0.9 fails, --max 1.1 passes
 step check09 gexplore check --max CPI=0.9 -- ./wl-loop

@@ -113,6 +113,28 @@ check "--mux=kernel: the kernel multiplexed (running < enabled)" \
 check "12 ungrouped events: the kernel multiplexed them" \
 	test "$(ev flat r11:u time_running)" -lt "$(ev flat r11:u time_enabled)"
 
+# ---- the kernel's multiplexing, scaled by the one rule, as the report shows it
+is "$(step_rc flat13)" 0 "flat13: record 13 ungrouped events on 7 counters"
+"$GX_BIN" report --json flat13 >flat13.json 2>/dev/null
+ok $? "flat13: this host's gexplore reads it"
+rep() { jq -r --arg n "$1" --arg f "$2" '.events[] | select(.name == $n) | .[$f] // empty' flat13.json | head -1; }
+for e in instructions:u cycles:u; do
+	got=$(rep $e counted) run=$(rep $e running)
+	diag "flat13: $e reported $got ($(pct "${got:-0}" $TRUTH)), counted $(rep $e counted_raw) while running ${run:-?} of the time"
+	check "flat13: the report's $e (scaled by enabled/running) within 1% of the truth" within "$got" $TRUTH 1
+	check "flat13: $e ran part of the time (0 < running < 0.9)" \
+		awk -v r="$run" 'BEGIN { exit !(r > 0 && r < 0.9) }'
+done
+check "flat13: the guest's text report shows instructions:u's running share as perf stat does" \
+	grep -Eq '^  instructions:u +[0-9,]+ +[0-9,]+ +[0-9,]+  \([0-9]+\.[0-9]{2}%\)$' flat13-report.out
+if ! grep -Eq '^  instructions:u .*%\)$' flat13-report.out; then
+	sed -n '/^Events/,/^$/p' flat13-report.out | sed 's/^/#   /'
+fi
+for r in kmux flat; do
+	got=$("$GX_BIN" report --json $r 2>/dev/null | jq -r '.events[] | select(.name == "r08:u") | .counted')
+	check "$r: the report's r08:u (scaled) within 1% of the truth" within "$got" $TRUTH 1
+done
+
 # ---- CI checks on live counts
 is "$(step_rc check09)" 1 "check --max CPI=0.9 -- ./wl-loop exits 1 (CPI 1.00)"
 is "$(step_rc check11)" 0 "check --max CPI=1.1 -- ./wl-loop exits 0"

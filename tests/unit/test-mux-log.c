@@ -157,6 +157,13 @@ static void test_estimates(void)
 
 		ok(json_is_array(json_object_get(j, "events")) &&
 		   json_array_size(json_object_get(j, "events")) == 4, "JSON lists the events");
+		{
+			json_t *e0 = json_array_get(json_object_get(j, "events"), 0);
+
+			ok(json_object_get(e0, "estimate") && json_object_get(e0, "estimate_lo") &&
+			   json_object_get(e0, "estimate_hi") && !json_object_get(e0, "lo"),
+			   "an estimate's keys are meta.json's: estimate, estimate_lo, estimate_hi");
+		}
 		json_decref(j);
 	}
 	mux_estimate__exit(&est);
@@ -574,8 +581,102 @@ static void test_meta_render(void)
 	json_decref(j);
 }
 
+/* The one scaling rule (mux_scale), every case. */
+static void test_scale(void)
+{
+	static const struct {
+		int line;
+		double count, enabled, running;
+		double value, scale, share;	/* NAN: NAN expected */
+		bool multiplexed;
+	} t[] = {
+		{ __LINE__, 26853388, 1000, 533.3, 26853388.0 * 1000 / 533.3, 1000 / 533.3, 0.5333, true },
+		{ __LINE__, 100, 2e9, 2e9, 100, 1, 1, false },		/* never left its counter */
+		{ __LINE__, 100, 2e9, 2.0001e9, 100, 1, 1, false },	/* clocks read apart */
+		{ __LINE__, 100, 1e9, 0.9995e9, 100 / 0.9995, 1 / 0.9995, 0.9995, false },
+		{ __LINE__, 100, 0, 0, 100, 1, NAN, false },		/* no times: it stands */
+		{ __LINE__, 100, 1e9, 0, NAN, NAN, NAN, false },	/* never counted */
+		{ __LINE__, 0, 1e9, 1e8, 0, 10, 0.1, true },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct mux_scaled s;
+
+		mux_scale(t[i].count, t[i].enabled, t[i].running, &s);
+		ok_at(isnan(t[i].value) ? isnan(s.value) : fabs(s.value - t[i].value) <= 1e-9 * fabs(t[i].value) + 1e-9,
+		      __FILE__, t[i].line, "mux_scale value %g", s.value);
+		ok_at(isnan(t[i].scale) ? isnan(s.scale) : fabs(s.scale - t[i].scale) < 1e-9,
+		      __FILE__, t[i].line, "mux_scale scale %g", s.scale);
+		ok_at(isnan(t[i].share) ? isnan(s.running) : fabs(s.running - t[i].share) < 1e-9,
+		      __FILE__, t[i].line, "mux_scale running %g", s.running);
+		ok_at(s.multiplexed == t[i].multiplexed, __FILE__, t[i].line, "mux_scale multiplexed");
+	}
+	is_double(mux_scale_factor(3e9, 1e9), 3.0, 1e-12, "the factor alone");
+	{
+		char *w = mux_running_warning("r11", 0.05), *none = mux_running_warning("r11", 0.5);
+		struct strbuf sb = STRBUF_INIT;
+
+		ok(w && strstr(w, "r11 counted only 5.00% of the run"), "a warning below 10%%");
+		ok(!none, "none at half the run");
+		mux_format_running(&sb, 0.53333);
+		is_str(sb.buf, "(53.33%)", "perf stat's running share");
+		strbuf__exit(&sb);
+		mux_format_running(&sb, 1.0);
+		ok(!sb.len, "nothing for the whole run");
+		strbuf__exit(&sb);
+		free(w);
+		free(none);
+	}
+}
+
+/*
+ * Issue 26: task-clock in a rotating group counts exactly the group's
+ * running time, so every slice's ratio is 1 and the bootstrap saw no
+ * spread; the workload's time between slices was in no slice, and the
+ * estimate came out short inside an interval of zero width. Here the
+ * workload runs all the time (task = wall), 9.9 ms slices with 0.1 ms
+ * gaps: the truth is the whole 40 x 10 ms.
+ */
+static void test_gaps(void)
+{
+	static const int group_of[] = { -1, 0, 1 };
+	struct mux_log *l = mux_log__new(3, group_of, 0, 10 * MS);
+	struct mux_estimate est;
+	double truth = 40 * 10 * MS - 0.1 * MS;	/* first start to last end */
+
+	for (size_t i = 0; i < 40; i++) {
+		uint64_t t0 = i * 10 * MS, task = 99 * MS / 10;
+		uint64_t d[3] = { 0, i % 2 ? 0 : 3 * task, i % 2 ? task : 0 };
+
+		mux_log__add(l, (uint32_t)(i % 2), t0, t0 + task, task, d);
+	}
+	is_int(mux_log__estimate(l, &est, NULL), 0, "estimates from slices with gaps");
+	diag("task-clock-like: [%.0f %.0f %.0f], truth %.0f", est.ev[2].lo, est.ev[2].value,
+	     est.ev[2].hi, truth);
+	ok(est.ev[2].hi > est.ev[2].lo, "a constant ratio still has an interval of some width");
+	ok(est.ev[2].lo <= truth && truth <= est.ev[2].hi, "and it holds the truth (gaps included)");
+	ok(est.ev[2].value > 40 * 99 * MS / 10, "the estimate counts some of the gaps' time");
+	ok(est.ev[1].lo <= 3 * truth && 3 * truth <= est.ev[1].hi, "so does g0's event's");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+
+	/* one slice per group: no interval, rather than one of zero width */
+	l = mux_log__new(3, group_of, 0, 10 * MS);
+	for (size_t i = 0; i < 2; i++) {
+		uint64_t d[3] = { 0, i ? 0 : 5 * MS, i ? 7 * MS : 0 };
+
+		mux_log__add(l, (uint32_t)i, i * 10 * MS, (i + 1) * 10 * MS, 10 * MS, d);
+	}
+	mux_log__estimate(l, &est, NULL);
+	ok(isnan(est.ev[1].lo) && isnan(est.ev[1].hi), "one slice: no interval (n/a)");
+	mux_estimate__exit(&est);
+	mux_log__delete(l);
+}
+
 int main(void)
 {
+	test_scale();
+	test_gaps();
 	test_reliability();
 	test_rows();
 	test_estimates();

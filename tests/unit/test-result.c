@@ -384,6 +384,97 @@ out:
 	free(path);
 }
 
+/* A group read with its times (PERF_FORMAT_TOTAL_TIME_ENABLED|RUNNING). */
+struct timed_rec {
+	struct perf_event_header h;
+	uint64_t id, ip;
+	uint32_t pid, tid;
+	uint64_t time, period;
+	uint64_t nr, enabled, running;
+	struct { uint64_t value, id; } v[2];
+};
+
+/*
+ * A group the kernel multiplexed (perf record -e '{cycles,instructions}:S'
+ * with more events than counters): 10 leader samples, each read 1000
+ * cycles and 3000 instructions more while the group ran 1 us of the 2 us
+ * it was enabled. mux's one rule scales both by 2.
+ */
+static void test_group_read_timed(void)
+{
+	static uint64_t ids[2] = { 31, 32 };
+	char *path = xasprintf("%s/timed.data", tmpdir), *cause = NULL;
+	struct pd_evsel ev[2];
+	struct perf_writer *w;
+	struct pd_env env = { 0 };
+	struct pd_group grp = { (char *)"", 0, 2 };
+	struct gx_result *r = NULL;
+	struct gx_result_opts o = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	struct report_opts ro = { .limit = 10 };
+
+	evsel(&ev[0], PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1000, "cycles", &ids[0]);
+	evsel(&ev[1], PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0, "instructions", &ids[1]);
+	for (int i = 0; i < 2; i++) {
+		ev[i].attr.sample_type |= PERF_SAMPLE_READ;
+		ev[i].attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID |
+					 PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	}
+	if (perf_writer__new(&w, path, ev, 2, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	for (uint64_t i = 1; i <= 10; i++) {
+		struct timed_rec s = {
+			.h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(s) },
+			.id = 31, .ip = 0x10010, .pid = GROUP_PID, .tid = GROUP_PID,
+			.time = 1000000 + i * 2000, .period = 1000, .nr = 2,
+			.enabled = 2000 * i, .running = 1000 * i,
+		};
+
+		s.v[0].value = 1000 * i;
+		s.v[0].id = 31;
+		s.v[1].value = 3000 * i;
+		s.v[1].id = 32;
+		perf_writer__write(w, &s, sizeof(s));
+	}
+	perf_writer__finished_round(w);
+	env.groups = &grp;
+	env.nr_groups = 1;
+	if (perf_writer__finish(w, &env, &cause) != 0) {
+		diag("%s", cause);
+		exit(1);
+	}
+	perf_writer__delete(w);
+	is_int(gx_result__open(&r, path, &o, &cause), 0, "a multiplexed group read opens");
+	if (!r) {
+		diag("%s", cause);
+		skip(7, "not opened");
+		free(cause);
+		goto out;
+	}
+	is_double(gx_result__event(r, 1)->running, 0.5, 1e-9,
+		  "instructions counted half the time its group was enabled (the reads' times)");
+	ok(gx_result__event(r, 1)->multiplexed, "so it is multiplexed");
+	is_double(gx_result__event(r, 1)->scale, 2.0, 1e-9, "scaled by enabled/running");
+	is_double(gx_result__event(r, 1)->run_value, 60000, 1e-9,
+		  "its whole-run value: 30000 counted, x2");
+	is_double(gx_result__event(r, 0)->run_value, 20000, 1e-9, "cycles: 10000 counted, x2");
+	ro.sort_event = gx_result__sort_event(r);
+	report_text(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "(50.00%)"), "the text report shows the running share");
+	if (sb.buf && !strstr(sb.buf, "(50.00%)"))
+		diag("%s", sb.buf);
+	strbuf__exit(&sb);
+	report_json(&sb, r, &ro);
+	ok(sb.buf && strstr(sb.buf, "\"running\": 0.5"), "and the JSON report");
+	strbuf__exit(&sb);
+	gx_result__delete(r);
+out:
+	unlink(path);
+	free(path);
+}
+
 /*
  * Both core types sampled: cycles and instructions on cpu_core (30 samples
  * each, periods 1000 and 2000) and on cpu_atom (20 each, 1000 and 500).
@@ -637,6 +728,7 @@ int main(void)
 	}
 	test_hybrid();
 	test_group_read();
+	test_group_read_timed();
 	test_hybrid_both();
 	test_copies();
 	test_many_processes();
