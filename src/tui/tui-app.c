@@ -28,7 +28,7 @@ void tui_app__exit(struct tui_app *a)
 	}
 }
 
-void tui_app__message(struct tui_app *a, const char *fmt, ...)
+static void GX_PRINTF(2, 3) message(struct tui_app *a, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -134,6 +134,7 @@ static void prompt_key(struct tui_app *a, int key)
 
 void tui_app__key(struct tui_app *a, int key)
 {
+	struct tui_reaction re = { 0 };
 	struct tui_view *v;
 	enum tui_action act;
 	unsigned r;
@@ -160,17 +161,17 @@ void tui_app__key(struct tui_app *a, int key)
 			push(a, tui_help_view__new(a->m, v));
 		return;
 	}
-	a->next = NULL;
-	r = v->ops->handle(v, act, a);
+	r = v->ops->handle(v, act, &re);
 	/* Left and Right are back and drill-in, except in the views that
 	 * collapse and expand with them (trees, the flame graph). */
 	if ((r & TR_UNHANDLED) && (act == TA_LEFT || act == TA_RIGHT)) {
 		act = act == TA_LEFT ? TA_BACK : TA_ENTER;
-		r = v->ops->handle(v, act, a);
+		r = v->ops->handle(v, act, &re);
 	}
+	/* what the view said, before what a sync adds to it */
+	snprintf(a->msg, sizeof(a->msg), "%s", re.msg);
 	if (r & TR_PUSH)
-		push(a, a->next);
-	a->next = NULL;
+		push(a, re.next);
 	if (r & TR_POP)
 		pop(a);
 	if (r & TR_QUIT)
@@ -201,7 +202,7 @@ void tui_app__key(struct tui_app *a, int key)
 			a->prompt_len = 0;
 			a->prompt[0] = 0;
 		} else {
-			tui_app__message(a, "nothing to filter or search here");
+			message(a, "nothing to filter or search here");
 		}
 		break;
 	case TA_GRID:
@@ -218,8 +219,8 @@ void tui_app__key(struct tui_app *a, int key)
 		break;
 	case TA_TEMPLATES:
 		a->m->template_args = !a->m->template_args;
-		tui_app__message(a, "C++ template arguments %s (a toggles)",
-				 a->m->template_args ? "shown" : "collapsed to <...>");
+		message(a, "C++ template arguments %s (a toggles)",
+			a->m->template_args ? "shown" : "collapsed to <...>");
 		break;
 	case TA_SUMMARY:
 		while (a->depth > 1)

@@ -582,15 +582,23 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out);
 enum {
 	TR_NONE = 0,
 	TR_REDRAW = 1 << 0,
-	TR_PUSH = 1 << 1,	/* app->next holds a view to open */
+	TR_PUSH = 1 << 1,	/* the reaction's next holds a view to open */
 	TR_POP = 1 << 2,	/* close this view */
 	TR_QUIT = 1 << 3,
 	TR_UNHANDLED = 1 << 4,
 	TR_PROMPT = 1 << 5,	/* ask for a filter/search string */
 };
 
-struct tui_app;
 struct tui_view;
+
+/* What a view's handle says besides its flags: the view to open
+ * (TR_PUSH) and a one-shot message for the status bar ("" none), which
+ * the app shows. */
+struct tui_reaction {
+	struct tui_view *next;
+	char msg[256];
+};
+void tui_reaction__say(struct tui_reaction *r, const char *fmt, ...) GX_PRINTF(2, 3);
 
 struct tui_key_help {
 	const char *keys, *what;
@@ -602,7 +610,7 @@ struct tui_view_ops {
 	/* What the view's marks and colours mean (same shape), or NULL. */
 	const struct tui_key_help *legend;
 	void (*draw)(struct tui_view *v, struct tui_canvas *c, int y0, int h);
-	unsigned (*handle)(struct tui_view *v, enum tui_action a, struct tui_app *app);
+	unsigned (*handle)(struct tui_view *v, enum tui_action a, struct tui_reaction *r);
 	/* A '/' string was entered ("" clears); NULL: the view takes none. */
 	void (*search)(struct tui_view *v, const char *pattern);
 	/* One line for the status bar, or NULL. */
@@ -727,7 +735,6 @@ struct tui_app {
 	struct tui_model *m;
 	struct tui_view *stack[TUI_MAX_STACK];
 	int depth;
-	struct tui_view *next;	/* set by a view returning TR_PUSH */
 	bool prompting;
 	char prompt[64];
 	size_t prompt_len;
@@ -748,7 +755,6 @@ void tui_app__key(struct tui_app *a, int key);
 void tui_app__sync(struct tui_app *a);
 /* Draw the whole screen (title, current view, status) into c. */
 void tui_app__draw(struct tui_app *a, struct tui_canvas *c);
-void tui_app__message(struct tui_app *a, const char *fmt, ...) GX_PRINTF(2, 3);
 
 /* Smallest size drawn at all (below: "terminal too small"). */
 #define TUI_MIN_W 30

@@ -114,7 +114,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct callers_view *s = (struct callers_view *)v;
 	int k, r = locate(s, v->sel, &k), old = v->sel;
@@ -138,7 +138,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		{
 			uint32_t fn = s->tree[k].n[s->l[k].rows[r]].func;
 
-			app->next = a == TA_ENTER ? tui_source_view__new(v->m, fn, 0) :
+			re->next = a == TA_ENTER ? tui_source_view__new(v->m, fn, 0) :
 				    tui_callers_view__new(v->m, fn);
 		}
 		return TR_PUSH;

@@ -327,7 +327,7 @@ static int selected_func(struct calltree_view *s)
 	return x->func == TUI_TNODE_COMM ? -1 : (int)x->func;
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct calltree_view *s = (struct calltree_view *)v;
 	int f = selected_func(s);
@@ -346,7 +346,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 			return tui_treelist__act(&s->l, s->l.nr && s->l.open[s->l.rows[v->sel]] ?
 						 TA_LEFT : TA_RIGHT, &v->sel) & TR_REDRAW;
 		}
-		app->next = a == TA_ENTER ? tui_source_view__new(v->m, (size_t)f, 0) :
+		re->next = a == TA_ENTER ? tui_source_view__new(v->m, (size_t)f, 0) :
 			    a == TA_CALLERS ? tui_callers_view__new(v->m, (size_t)f) :
 			    tui_disasm_view__new(v->m, (size_t)f, 0);
 		return TR_PUSH;

@@ -140,7 +140,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct disasm_view *d = (struct disasm_view *)v;
 
@@ -161,7 +161,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 				return TR_REDRAW;
 			}
 		}
-		tui_app__message(app, d->pattern[0] ? "'%s' not found" : "no search: / first",
+		tui_reaction__say(re, d->pattern[0] ? "'%s' not found" : "no search: / first",
 				 d->pattern);
 		return TR_REDRAW;
 	case TA_ENTER:

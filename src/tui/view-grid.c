@@ -269,7 +269,7 @@ static int selected_func(struct grid_view *g)
 	return tui_table__find(&g->v.m->tab[TK_FUNC], &k);
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct grid_view *g = (struct grid_view *)v;
 	struct tui_model *m = v->m;
@@ -282,18 +282,18 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_CALLERS:
 		f = selected_func(g);
 		if (f < 0) {
-			tui_app__message(app, g->order.nr ? "drill-down needs function or line rows "
+			tui_reaction__say(re, g->order.nr ? "drill-down needs function or line rows "
 					 "(v changes rows)" : "nothing selected");
 			return TR_REDRAW;
 		}
 		r = selected(g);
 		if (a == TA_CALLERS)
-			app->next = tui_callers_view__new(m, (size_t)f);
+			re->next = tui_callers_view__new(m, (size_t)f);
 		else if (a == TA_DISASM)
-			app->next = tui_disasm_view__new(m, (size_t)f,
+			re->next = tui_disasm_view__new(m, (size_t)f,
 							 g->kind == TK_LINE ? r->line : 0);
 		else
-			app->next = tui_source_view__new(m, (size_t)f, g->kind == TK_LINE ? r->line : 0);
+			re->next = tui_source_view__new(m, (size_t)f, g->kind == TK_LINE ? r->line : 0);
 		return TR_PUSH;
 	case TA_SORT_PREV:
 	case TA_SORT_NEXT: {

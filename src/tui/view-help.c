@@ -75,9 +75,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
-	(void)app;
+	(void)re;
 	switch (a) {
 	case TA_UP:
 	case TA_PGUP:

@@ -286,7 +286,7 @@ static bool line_matches(struct source_view *s, int i)
 	return s->pattern[0] && s->text && tui_match(s->text[s->lines[i].line - 1], s->pattern);
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct source_view *s = (struct source_view *)v;
 
@@ -297,15 +297,15 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		if (!s->nr_rank)
 			return TR_REDRAW;
 		v->sel = s->rank[tui_rank__step(&s->rank_pos, s->nr_rank, a)];
-		tui_app__message(app, "hot line %d of %zu", s->rank_pos + 1, s->nr_rank);
+		tui_reaction__say(re, "hot line %d of %zu", s->rank_pos + 1, s->nr_rank);
 		return TR_REDRAW;
 	case TA_ENTER:
 	case TA_DISASM:
-		app->next = tui_disasm_view__new(v->m, s->func,
+		re->next = tui_disasm_view__new(v->m, s->func,
 						 s->nr ? s->lines[v->sel].line : 0);
 		return TR_PUSH;
 	case TA_CALLERS:
-		app->next = tui_callers_view__new(v->m, s->func);
+		re->next = tui_callers_view__new(v->m, s->func);
 		return TR_PUSH;
 	case TA_NEXT:
 	case TA_PREV:
@@ -317,7 +317,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 				return TR_REDRAW;
 			}
 		}
-		tui_app__message(app, s->pattern[0] ? "'%s' not found" : "no search: / first",
+		tui_reaction__say(re, s->pattern[0] ? "'%s' not found" : "no search: / first",
 				 s->pattern);
 		return TR_REDRAW;
 	default:

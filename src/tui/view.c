@@ -1,6 +1,7 @@
 /*
  * view.c: the base every view shares — making one, moving its cursor
- * over a list — apart from the app that stacks them.
+ * over a list, the message its reaction carries back — apart from the
+ * app that stacks them.
  */
 #include "config.h"
 
@@ -54,4 +55,13 @@ unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n)
 	if (v->sel < 0)
 		v->sel = 0;
 	return TR_REDRAW;
+}
+
+void tui_reaction__say(struct tui_reaction *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->msg, sizeof(r->msg), fmt, ap);
+	va_end(ap);
 }
