@@ -11,12 +11,15 @@
 #include <stdio.h>
 #include <string.h>
 
-void tui_app__init(struct tui_app *a, struct tui_model *m)
+void tui_app__init(struct tui_app *a, struct tui_model *m, struct tui_loader *ld)
 {
+	static struct tui_loader none;	/* can do nothing */
+
 	memset(a, 0, sizeof(*a));
 	a->m = m;
+	a->ld = ld ? ld : &none;
 	a->gen = m->generation;
-	a->stack[a->depth++] = tui_summary_view__new(m);
+	a->stack[a->depth++] = tui_summary_view__new(m, a->ld);
 }
 
 void tui_app__exit(struct tui_app *a)
@@ -158,7 +161,7 @@ void tui_app__key(struct tui_app *a, int key)
 	}
 	if (act == TA_HELP) {
 		if (v->ops->help)	/* the help view has none: ? again does nothing */
-			push(a, tui_help_view__new(a->m, v));
+			push(a, tui_help_view__new(a->m, a->ld, v));
 		return;
 	}
 	r = v->ops->handle(v, act, &re);
@@ -206,16 +209,16 @@ void tui_app__key(struct tui_app *a, int key)
 		}
 		break;
 	case TA_GRID:
-		push(a, tui_grid_view__new(a->m, default_kind(a->m)));
+		push(a, tui_grid_view__new(a->m, a->ld, default_kind(a->m)));
 		break;
 	case TA_TIMELINE:
-		push(a, tui_timeline_view__new(a->m));
+		push(a, tui_timeline_view__new(a->m, a->ld));
 		break;
 	case TA_CALLTREE:
-		push(a, tui_calltree_view__new(a->m));
+		push(a, tui_calltree_view__new(a->m, a->ld));
 		break;
 	case TA_FLAME:
-		push(a, tui_flame_view__new(a->m));
+		push(a, tui_flame_view__new(a->m, a->ld));
 		break;
 	case TA_TEMPLATES:
 		a->m->template_args = !a->m->template_args;

@@ -47,7 +47,7 @@ static void reload(struct grid_view *g)
 		tui_table__clear(&g->own[k]);
 	free(g->why);
 	g->why = NULL;
-	if (m->thread_rows(m, g->tid, g->own, &cause) != 0) {
+	if (g->v.ld->thread_rows(g->v.ld, m, g->tid, g->own, &cause) != 0) {
 		g->why = xasprintf("no rows for thread %u: %s", g->tid, cause ? cause : "failed");
 		free(cause);
 	}
@@ -288,12 +288,13 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reactio
 		}
 		r = selected(g);
 		if (a == TA_CALLERS)
-			re->next = tui_callers_view__new(m, (size_t)f);
+			re->next = tui_callers_view__new(m, v->ld, (size_t)f);
 		else if (a == TA_DISASM)
-			re->next = tui_disasm_view__new(m, (size_t)f,
+			re->next = tui_disasm_view__new(m, v->ld, (size_t)f,
 							 g->kind == TK_LINE ? r->line : 0);
 		else
-			re->next = tui_source_view__new(m, (size_t)f, g->kind == TK_LINE ? r->line : 0);
+			re->next = tui_source_view__new(m, v->ld, (size_t)f,
+							g->kind == TK_LINE ? r->line : 0);
 		return TR_PUSH;
 	case TA_SORT_PREV:
 	case TA_SORT_NEXT: {
@@ -421,9 +422,10 @@ static const struct tui_view_ops grid_ops = {
 	.status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, const char *name)
+struct tui_view *tui_thread_grid_view__new(struct tui_model *m, struct tui_loader *ld,
+				uint32_t tid, const char *name)
 {
-	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, "bottom-up: functions of "
+	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, ld, "bottom-up: functions of "
 					    "thread %s %u", name, tid);
 
 	g->thread = true;
@@ -440,9 +442,9 @@ struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, co
 	return &g->v;
 }
 
-struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)
+struct tui_view *tui_grid_view__new(struct tui_model *m, struct tui_loader *ld, enum tui_kind k)
 {
-	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, "bottom-up: %s",
+	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, ld, "bottom-up: %s",
 					    tui_kind_name(k));
 
 	g->kind = k;

@@ -111,9 +111,11 @@ static const struct tui_view_ops help_ops = {
 	.name = "help", .draw = draw, .handle = handle, .status = status, .destroy = destroy,
 };
 
-struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of)
+struct tui_view *tui_help_view__new(struct tui_model *m, struct tui_loader *ld,
+				const struct tui_view *of)
 {
-	struct help_view *h = tui_view__new(sizeof(*h), &help_ops, m, "help: %s", of->ops->name);
+	struct help_view *h = tui_view__new(sizeof(*h), &help_ops, m, ld, "help: %s",
+					    of->ops->name);
 
 	h->keys = of->ops->help;
 	h->legend = of->ops->legend;

@@ -74,7 +74,7 @@ static void find_culprits(struct source_view *s)
 	struct tui_model *m = s->v.m;
 	struct tui_disasm d;
 
-	if (tui_model__disasm(m, s->func, &d) != 0)
+	if (tui_model__disasm(m, s->v.ld, s->func, &d) != 0)
 		return;
 	for (size_t i = 0; i < s->nr; i++) {
 		struct src_line *l = &s->lines[i];
@@ -134,7 +134,7 @@ static void build(struct source_view *s)
 		if (r->line > hi)
 			hi = r->line;
 	}
-	s->text = tui_model__source(m, s->file, &s->why);
+	s->text = tui_model__source(m, s->v.ld, s->file, &s->why);
 	if (s->text)
 		s->why = NULL;
 	if (s->text) {
@@ -301,11 +301,11 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reactio
 		return TR_REDRAW;
 	case TA_ENTER:
 	case TA_DISASM:
-		re->next = tui_disasm_view__new(v->m, s->func,
+		re->next = tui_disasm_view__new(v->m, v->ld, s->func,
 						 s->nr ? s->lines[v->sel].line : 0);
 		return TR_PUSH;
 	case TA_CALLERS:
-		re->next = tui_callers_view__new(v->m, s->func);
+		re->next = tui_callers_view__new(v->m, v->ld, s->func);
 		return TR_PUSH;
 	case TA_NEXT:
 	case TA_PREV:
@@ -415,9 +415,10 @@ static const struct tui_view_ops source_ops = {
 	.status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)
+struct tui_view *tui_source_view__new(struct tui_model *m, struct tui_loader *ld,
+				size_t func, uint32_t line)
 {
-	struct source_view *s = tui_view__new(sizeof(*s), &source_ops, m, "source: %s",
+	struct source_view *s = tui_view__new(sizeof(*s), &source_ops, m, ld, "source: %s",
 					      m->tab[TK_FUNC].rows[func].name);
 
 	s->func = func;

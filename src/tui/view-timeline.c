@@ -284,10 +284,11 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 static unsigned apply(struct timeline_view *t, struct tui_reaction *re, uint64_t lo, uint64_t hi)
 {
 	struct tui_model *m = t->v.m;
+	struct tui_loader *ld = t->v.ld;
 	char *cause = NULL;
 
-	if (!hi && m->region >= 0 && m->renarrow) {
-		if (m->renarrow(m, -1, &cause) != 0) {
+	if (!hi && m->region >= 0 && ld->renarrow) {
+		if (ld->renarrow(ld, m, -1, &cause) != 0) {
 			tui_reaction__say(re, "region: %s", cause ? cause : "failed");
 			free(cause);
 			return TR_REDRAW;
@@ -296,11 +297,11 @@ static unsigned apply(struct timeline_view *t, struct tui_reaction *re, uint64_t
 		tui_reaction__say(re, "region cleared: whole run");
 		return TR_REDRAW;
 	}
-	if (!m->refilter) {
+	if (!ld->refilter) {
 		tui_reaction__say(re, "time ranges need a recorded result");
 		return TR_REDRAW;
 	}
-	if (m->refilter(m, lo, hi, &cause) != 0) {
+	if (ld->refilter(ld, m, lo, hi, &cause) != 0) {
 		tui_reaction__say(re, "time range: %s", cause ? cause : "failed");
 		free(cause);
 		return TR_REDRAW;
@@ -340,12 +341,12 @@ static unsigned narrow(struct timeline_view *t, struct tui_reaction *re)
 		tui_reaction__say(re, "no region under the cursor on this thread");
 		return TR_REDRAW;
 	}
-	if (!m->renarrow) {
+	if (!t->v.ld->renarrow) {
 		tui_reaction__say(re, "regions need a recorded result");
 		return TR_REDRAW;
 	}
 	t->mark = -1;
-	if (m->renarrow(m, (int)r->name_idx, &cause) != 0) {
+	if (t->v.ld->renarrow(t->v.ld, m, (int)r->name_idx, &cause) != 0) {
 		tui_reaction__say(re, "region %s: %s", r->name, cause ? cause : "failed");
 		free(cause);
 		return TR_REDRAW;
@@ -412,16 +413,16 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reactio
 	case TA_REGION:
 		return narrow(t, re);
 	case TA_ENTER:
-		if (m->thread_rows && v->sel >= 0 && v->sel < (int)m->nr_threads) {
+		if (v->ld->thread_rows && v->sel >= 0 && v->sel < (int)m->nr_threads) {
 			const struct tui_thread *th = &m->threads[v->sel];
 
-			re->next = tui_thread_grid_view__new(m, th->tid, th->name);
+			re->next = tui_thread_grid_view__new(m, v->ld, th->tid, th->name);
 			return TR_PUSH;
 		}
 		if (m->nr_threads)
 			tui_reaction__say(re, "per-thread rows need a recorded result: the grid of "
 					 "every thread");
-		re->next = tui_grid_view__new(m, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
+		re->next = tui_grid_view__new(m, v->ld, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
 		return TR_PUSH;
 	default:
 		return tui_view__move(v, a, (int)m->nr_threads);
@@ -466,10 +467,10 @@ static const struct tui_view_ops timeline_ops = {
 	.status = status, .destroy = destroy,
 };
 
-struct tui_view *tui_timeline_view__new(struct tui_model *m)
+struct tui_view *tui_timeline_view__new(struct tui_model *m, struct tui_loader *ld)
 {
-	struct timeline_view *t = tui_view__new(sizeof(*t), &timeline_ops, m, "timeline: %zu threads",
-						m->nr_threads);
+	struct timeline_view *t = tui_view__new(sizeof(*t), &timeline_ops, m, ld,
+						"timeline: %zu threads", m->nr_threads);
 
 	t->mark = -1;
 	return &t->v;

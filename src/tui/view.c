@@ -11,13 +11,14 @@
 #include <stdio.h>
 
 void *tui_view__new(size_t size, const struct tui_view_ops *ops, struct tui_model *m,
-		    const char *title_fmt, ...)
+		    struct tui_loader *ld, const char *title_fmt, ...)
 {
 	struct tui_view *v = xzalloc(size);
 	va_list ap;
 
 	v->ops = ops;
 	v->m = m;
+	v->ld = ld;
 	va_start(ap, title_fmt);
 	vsnprintf(v->title, sizeof(v->title), title_fmt, ap);
 	va_end(ap);
