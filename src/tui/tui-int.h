@@ -399,8 +399,7 @@ void tui_model__delete(struct tui_model *m);
  * (tui_model__source, tui_model__disasm) or call it on the model. A NULL
  * function: this loader cannot (a time range without a recording).
  */
-struct tui_loader {
-	void *priv;		/* the loader's own */
+struct tui_loader {		/* first in a loader that holds more (tui_real) */
 	/* Lines of a source file (a NULL-terminated array the model then
 	 * owns), or NULL with *why. */
 	char **(*source)(struct tui_loader *ld, const char *file, const char **why);
