@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 	tui_app__draw(&app, &c);
 	for (int i = 3; i < argc && !app.quit; i++) {
 		int k = tui_key_parse(argv[i]);
-		const char *from = app.stack[app.depth - 1]->ops->name;
+		const char *from = tui_stack__top(&app.views)->ops->name, *to;
 		char label[64];
 		double dt;
 		size_t j;
@@ -90,9 +90,9 @@ int main(int argc, char **argv)
 		dt = now_ms() - t0;
 		sum += dt;
 		nk++;
-		printf("key %3d %-6s %8.3f ms  (%s)\n", nk, argv[i], dt, app.stack[app.depth - 1]->ops->name);
-		key_label(label, sizeof(label), argv[i], from, app.stack[app.depth - 1]->ops->name,
-			  m->range_hi != 0);
+		to = tui_stack__top(&app.views)->ops->name;
+		printf("key %3d %-6s %8.3f ms  (%s)\n", nk, argv[i], dt, to);
+		key_label(label, sizeof(label), argv[i], from, to, m->range_hi != 0);
 		for (j = 0; j < nn && strcmp(names[j].name, label); j++)
 			;
 		if (j == nn && nn < ARRAY_SIZE(names)) {

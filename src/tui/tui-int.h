@@ -700,6 +700,30 @@ void tui_wrap(const char *text, int w, void (*emit)(void *ctx, const char *line)
  * TR_UNHANDLED. */
 unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n);
 
+/* A back stack of views (view.c), which owns them; the bottom one (the
+ * summary) stays. */
+#define TUI_MAX_STACK 32
+struct tui_stack {
+	struct tui_view *v[TUI_MAX_STACK];
+	int depth;
+};
+/* The view on top (the stack is not empty). */
+static inline struct tui_view *tui_stack__top(const struct tui_stack *s)
+{
+	return s->v[s->depth - 1];
+}
+/* Push v (NULL: nothing); a full stack drops its oldest view above the
+ * bottom one. */
+void tui_stack__push(struct tui_stack *s, struct tui_view *v);
+/* Close the top view unless it is the bottom one. */
+void tui_stack__pop(struct tui_stack *s);
+/* Close every view. */
+void tui_stack__clear(struct tui_stack *s);
+/* After the model's tables were rebuilt: every view synced bottom up
+ * (ops->sync), the ones whose rows are gone closed. Returns how many
+ * closed, the title of the first in closed (n bytes). */
+int tui_stack__sync(struct tui_stack *s, char *closed, size_t n);
+
 struct tui_view *tui_summary_view__new(struct tui_model *m, struct tui_loader *ld);
 struct tui_view *tui_grid_view__new(struct tui_model *m, struct tui_loader *ld, enum tui_kind k);
 /* The grid of one thread's rows (ld->thread_rows must be set). */
@@ -762,13 +786,10 @@ void tui_tree_row__header(struct tui_canvas *c, int y, const char *what);
 /* ======================================================================
  * The app: a stack of views, a prompt, and the message line.
  * ==================================================================== */
-#define TUI_MAX_STACK 32
-
 struct tui_app {
 	struct tui_model *m;
 	struct tui_loader *ld;	/* the model's loader (not owned) */
-	struct tui_view *stack[TUI_MAX_STACK];
-	int depth;
+	struct tui_stack views;
 	bool prompting;
 	char prompt[64];
 	size_t prompt_len;

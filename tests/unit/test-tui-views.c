@@ -473,7 +473,7 @@ static char *screen(struct tui_model *m, const char *keys, int w, int h, bool st
 		strbuf__add(&sb, st.buf ? st.buf : "", st.len);
 	}
 	if (depth)
-		*depth = app.quit ? 0 : app.depth;
+		*depth = app.quit ? 0 : app.views.depth;
 	strbuf__exit(&st);
 	canvas__exit(&c);
 	tui_app__exit(&app);
@@ -1299,7 +1299,7 @@ static void test_fuzz(void)
 			tui_app__key(&app, k);
 			tui_app__draw(&app, &c);
 			nr_keys++;
-			if (app.depth < 1 || app.gen != m->generation || m->has_old)
+			if (app.views.depth < 1 || app.gen != m->generation || m->has_old)
 				bad++;
 		}
 		ranges += m->generation - gen;
