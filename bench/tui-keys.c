@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 {
 	struct tui_open_opts o = { .parent = "." };
 	struct per_name names[64];
-	struct tui_model *m = NULL;
+	struct tui_session *s = NULL;
+	struct tui_model *m;
 	struct tui_canvas c;
 	struct tui_app app;
 	char *cause = NULL, worst_name[16] = "";
@@ -63,17 +64,18 @@ int main(int argc, char **argv)
 	o.result = argv[1];
 	budget = atof(argv[2]);
 	t0 = now_ms();
-	if (tui_model__open(&m, &o, &cause) != 0) {
+	if (tui_session__open(&s, &o, &cause) != 0) {
 		fprintf(stderr, "tui-keys: %s\n", cause);
 		return 2;
 	}
-	printf("open: %.0f ms, %zu samples kept\n", now_ms() - t0, tui_model__nr_samples(m));
-	tui_app__init(&app, m);
+	printf("open: %.0f ms, %zu samples kept\n", now_ms() - t0, tui_session__nr_samples(s));
+	m = s->m;
+	tui_app__init(&app, m, s->ld);
 	canvas__init(&c, 120, 40);
 	tui_app__draw(&app, &c);
 	for (int i = 3; i < argc && !app.quit; i++) {
 		int k = tui_key_parse(argv[i]);
-		const char *from = app.stack[app.depth - 1]->ops->name;
+		const char *from = tui_stack__top(&app.views)->ops->name, *to;
 		char label[64];
 		double dt;
 		size_t j;
@@ -88,9 +90,9 @@ int main(int argc, char **argv)
 		dt = now_ms() - t0;
 		sum += dt;
 		nk++;
-		printf("key %3d %-6s %8.3f ms  (%s)\n", nk, argv[i], dt, app.stack[app.depth - 1]->ops->name);
-		key_label(label, sizeof(label), argv[i], from, app.stack[app.depth - 1]->ops->name,
-			  m->range_hi != 0);
+		to = tui_stack__top(&app.views)->ops->name;
+		printf("key %3d %-6s %8.3f ms  (%s)\n", nk, argv[i], dt, to);
+		key_label(label, sizeof(label), argv[i], from, to, m->range_hi != 0);
 		for (j = 0; j < nn && strcmp(names[j].name, label); j++)
 			;
 		if (j == nn && nn < ARRAY_SIZE(names)) {
@@ -116,6 +118,6 @@ int main(int argc, char **argv)
 	       nk ? sum / nk : 0, worst, worst_name, budget, worst <= budget ? "ok" : "OVER");
 	tui_app__exit(&app);
 	canvas__exit(&c);
-	tui_model__delete(m);
+	tui_session__delete(s);
 	return worst <= budget ? 0 : 1;
 }

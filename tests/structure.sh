@@ -2,8 +2,9 @@
 # The house rules that a grep can hold (shared/DESIGN.md, shared/STYLE.md):
 # perf.data is opened through src/result (or inside src/perfdata), no
 # module includes another's private -int.h, curses lives in one file of
-# the TUI, only src/cmd prints or exits, and src/cmd records only through
-# src/record.
+# the TUI, only src/cmd prints or exits, src/cmd records only through
+# src/record, and TUI views and the model stay apart from the app and the
+# loader.
 src="$GX_SRCDIR/src"
 n=0 failed=0
 check() {	# check DESCRIPTION OFFENDERS
@@ -66,6 +67,16 @@ for hit in $(grep -rnE '^[a-z][a-z_0-9 *]*[ *][a-z_][a-z_0-9]*\([^;]*\);$' --inc
 	done
 done
 check "no function of another .c file declared by hand" "$bad"
+
+# The TUI as htop's (shared/STYLE.md): a view returns its reaction (flags,
+# the view to open, a message) and calls nothing of the app; the model
+# points at nothing of the loader that fills it (struct tui_loader, which
+# the app holds beside it) nor at a view: no function pointer in it.
+check "TUI views call nothing of the app; the model holds no function pointer" \
+	"$(grep -nE 'tui_app__[a-z_]+[[:space:]]*\(|struct tui_app[[:space:]]*\*' tui/view-*.c tui/view.c
+	   sed -n '/^struct tui_model {/,/^};/p' tui/tui-int.h |
+		grep -nE '\(\*[a-z_]+\)|struct tui_(loader|view|app)[[:space:]]*\*|void[[:space:]]*\*' |
+		sed 's|^|struct tui_model, line |')"
 
 echo "1..$n"
 [ "$failed" = 0 ]

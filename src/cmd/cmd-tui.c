@@ -25,14 +25,14 @@
 #include "util/util.h"
 
 /* Apply a key script and print the final screen (text, then styles). */
-static int dump(struct tui_model *m, const char *keys, int w, int h, bool styles, bool timing)
+static int dump(struct tui_session *s, const char *keys, int w, int h, bool styles, bool timing)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct tui_dump_stats st;
 	char *cause = NULL;
 	int ret = GX_EXIT_OK;
 
-	if (tui_dump(m, keys, w, h, styles, &out, &st, &cause) != 0) {
+	if (tui_dump(s, keys, w, h, styles, &out, &st, &cause) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_USAGE;
 	}
@@ -52,7 +52,7 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 	struct tui_open_opts o = { .result = result, .parent = parent ? parent : ".", .cpu = cpu,
 				   .baseline = baseline, .region = region };
 	struct profile_opts prof = { 0 };
-	struct tui_model *m = NULL;
+	struct tui_session *s = NULL;
 	const char *why;
 	char *cause = NULL;
 	int ret = GX_EXIT_OK, err;
@@ -65,12 +65,12 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 		cmd_symopts__apply(sym, &prof);
 		o.sym = &prof;
 	}
-	if (tui_model__open(&m, &o, &cause) != 0) {
+	if (tui_session__open(&s, &o, &cause) != 0) {
 		cmd_error("%s", cause);
 		free(cause);
 		return GX_EXIT_USAGE;
 	}
-	err = tui_run(m, &cause);
+	err = tui_run(s, &cause);
 	if (err == -EINTR) {
 		ret = 128 + SIGINT;	/* Ctrl-C: as a shell says it */
 	} else if (err) {
@@ -78,7 +78,7 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 		ret = GX_EXIT_FAIL;
 	}
 	free(cause);
-	tui_model__delete(m);
+	tui_session__delete(s);
 	return ret;
 }
 #endif
@@ -160,7 +160,7 @@ static int cmd_tui_exec(int argc, char **argv)
 		struct tui_open_opts o = { .result = input, .parent = ".", .cpu = cpu,
 					   .baseline = baseline, .region = cli.region };
 		struct profile_opts prof = { 0 };
-		struct tui_model *m = NULL;
+		struct tui_session *s = NULL;
 		char *cause = NULL;
 		struct timespec t0, t1;
 		int ret;
@@ -169,7 +169,7 @@ static int cmd_tui_exec(int argc, char **argv)
 
 		cmd_symopts__apply(&sym, &prof);
 		o.sym = &prof;
-		if (tui_model__open(&m, &o, &cause) != 0) {
+		if (tui_session__open(&s, &o, &cause) != 0) {
 			cmd_error("%s", cause);
 			free(cause);
 			return GX_EXIT_USAGE;
@@ -178,9 +178,9 @@ static int cmd_tui_exec(int argc, char **argv)
 		if (timing)
 			fprintf(stderr, "open: %.3f s, %zu samples\n",
 				(double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-				tui_model__nr_samples(m));
-		ret = dump(m, keys, w, h, styles, timing);
-		tui_model__delete(m);
+				tui_session__nr_samples(s));
+		ret = dump(s, keys, w, h, styles, timing);
+		tui_session__delete(s);
 		return ret;
 	}
 	return tui_open_result(input, ".", cpu, &sym, baseline, cli.region);

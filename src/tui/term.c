@@ -141,7 +141,7 @@ static void on_sigint(int sig)
 	interrupted = 1;
 }
 
-int tui_run(struct tui_model *m, char **cause)
+int tui_run(struct tui_session *s, char **cause)
 {
 	SCREEN *scr;
 	struct tui_app app;
@@ -171,7 +171,7 @@ int tui_run(struct tui_model *m, char **cause)
 	set_escdelay(25);
 	curs_set(0);
 	setup_styles();
-	tui_app__init(&app, m);
+	tui_app__init(&app, s->m, s->ld);
 	getmaxyx(stdscr, h, w);
 	canvas__init(&c, w, h);
 	while (!app.quit && !interrupted) {

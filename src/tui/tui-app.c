@@ -1,5 +1,5 @@
 /*
- * tui-app.c: the view stack (back stack), the '/' prompt, the title and
+ * tui-app.c: the views (their back stack, view.c), the '/' prompt, the title and
  * status bars, and the keys every view shares. Curses-free: term.c feeds
  * keys and copies the canvas out; tests do the same headless.
  */
@@ -11,24 +11,23 @@
 #include <stdio.h>
 #include <string.h>
 
-void tui_app__init(struct tui_app *a, struct tui_model *m)
+void tui_app__init(struct tui_app *a, struct tui_model *m, struct tui_loader *ld)
 {
+	static struct tui_loader none;	/* can do nothing */
+
 	memset(a, 0, sizeof(*a));
 	a->m = m;
+	a->ld = ld ? ld : &none;
 	a->gen = m->generation;
-	a->stack[a->depth++] = tui_summary_view__new(m);
+	tui_stack__push(&a->views, tui_summary_view__new(m, a->ld));
 }
 
 void tui_app__exit(struct tui_app *a)
 {
-	while (a->depth > 0) {
-		struct tui_view *v = a->stack[--a->depth];
-
-		v->ops->destroy(v);
-	}
+	tui_stack__clear(&a->views);
 }
 
-void tui_app__message(struct tui_app *a, const char *fmt, ...)
+static void GX_PRINTF(2, 3) message(struct tui_app *a, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -37,46 +36,15 @@ void tui_app__message(struct tui_app *a, const char *fmt, ...)
 	va_end(ap);
 }
 
-static struct tui_view *top(struct tui_app *a)
-{
-	return a->stack[a->depth - 1];
-}
-
-static void push(struct tui_app *a, struct tui_view *v)
-{
-	if (!v)
-		return;
-	if (a->depth == TUI_MAX_STACK) {
-		/* Drop the oldest sub-view: the summary stays at the bottom. */
-		a->stack[1]->ops->destroy(a->stack[1]);
-		memmove(&a->stack[1], &a->stack[2], (TUI_MAX_STACK - 2) * sizeof(a->stack[0]));
-		a->depth--;
-	}
-	a->stack[a->depth++] = v;
-}
-
 void tui_app__sync(struct tui_app *a)
 {
 	struct tui_model *m = a->m;
 	char closed[160] = "";
-	int n = 0, gone = 0;
+	int gone;
 
 	if (a->gen == m->generation)
 		return;
-	/* bottom up: a view pushed from one that closes may still stand on
-	 * its own (its function is in the range) */
-	for (int i = 0; i < a->depth; i++) {
-		struct tui_view *v = a->stack[i];
-
-		if (!v->ops->sync || v->ops->sync(v)) {
-			a->stack[n++] = v;
-			continue;
-		}
-		if (!gone++)
-			snprintf(closed, sizeof(closed), "%s", v->title);
-		v->ops->destroy(v);
-	}
-	a->depth = n;
+	gone = tui_stack__sync(&a->views, closed, sizeof(closed));
 	a->gen = m->generation;
 	tui_model__drop_old(m);
 	if (gone) {
@@ -89,15 +57,6 @@ void tui_app__sync(struct tui_app *a)
 		snprintf(a->msg + l, sizeof(a->msg) - l, "%sclosed %s%s: no samples %s", l ? "; " : "",
 			 closed, more,
 			 m->range_hi ? "in the range" : m->region >= 0 ? "in the region" : "now");
-	}
-}
-
-static void pop(struct tui_app *a)
-{
-	if (a->depth > 1) {
-		struct tui_view *v = a->stack[--a->depth];
-
-		v->ops->destroy(v);
 	}
 }
 
@@ -115,7 +74,7 @@ static enum tui_kind default_kind(const struct tui_model *m)
 
 static void prompt_key(struct tui_app *a, int key)
 {
-	struct tui_view *v = top(a);
+	struct tui_view *v = tui_stack__top(&a->views);
 
 	if (key == TK_ENTER) {
 		a->prompting = false;
@@ -134,6 +93,7 @@ static void prompt_key(struct tui_app *a, int key)
 
 void tui_app__key(struct tui_app *a, int key)
 {
+	struct tui_reaction re = { 0 };
 	struct tui_view *v;
 	enum tui_action act;
 	unsigned r;
@@ -144,7 +104,7 @@ void tui_app__key(struct tui_app *a, int key)
 	}
 	a->msg[0] = 0;
 	act = tui_key_action(key);
-	v = top(a);
+	v = tui_stack__top(&a->views);
 	if (act == TA_NONE || act == TA_RESIZE)
 		return;
 	if (act == TA_QUIT_ALL) {	/* Q: at once, whatever the view */
@@ -157,22 +117,22 @@ void tui_app__key(struct tui_app *a, int key)
 	}
 	if (act == TA_HELP) {
 		if (v->ops->help)	/* the help view has none: ? again does nothing */
-			push(a, tui_help_view__new(a->m, v));
+			tui_stack__push(&a->views, tui_help_view__new(a->m, a->ld, v));
 		return;
 	}
-	a->next = NULL;
-	r = v->ops->handle(v, act, a);
+	r = v->ops->handle(v, act, &re);
 	/* Left and Right are back and drill-in, except in the views that
 	 * collapse and expand with them (trees, the flame graph). */
 	if ((r & TR_UNHANDLED) && (act == TA_LEFT || act == TA_RIGHT)) {
 		act = act == TA_LEFT ? TA_BACK : TA_ENTER;
-		r = v->ops->handle(v, act, a);
+		r = v->ops->handle(v, act, &re);
 	}
+	/* what the view said, before what a sync adds to it */
+	snprintf(a->msg, sizeof(a->msg), "%s", re.msg);
 	if (r & TR_PUSH)
-		push(a, a->next);
-	a->next = NULL;
+		tui_stack__push(&a->views, re.next);
 	if (r & TR_POP)
-		pop(a);
+		tui_stack__pop(&a->views);
 	if (r & TR_QUIT)
 		a->quit = true;
 	tui_app__sync(a);	/* the key applied or cleared a range */
@@ -180,12 +140,12 @@ void tui_app__key(struct tui_app *a, int key)
 		return;
 	switch (act) {
 	case TA_BACK:
-		if (a->depth > 1)
-			pop(a);
+		if (a->views.depth > 1)
+			tui_stack__pop(&a->views);
 		break;
 	case TA_QUIT:
-		if (a->depth > 1)
-			pop(a);
+		if (a->views.depth > 1)
+			tui_stack__pop(&a->views);
 		else
 			a->quit = true;
 		break;
@@ -201,29 +161,29 @@ void tui_app__key(struct tui_app *a, int key)
 			a->prompt_len = 0;
 			a->prompt[0] = 0;
 		} else {
-			tui_app__message(a, "nothing to filter or search here");
+			message(a, "nothing to filter or search here");
 		}
 		break;
 	case TA_GRID:
-		push(a, tui_grid_view__new(a->m, default_kind(a->m)));
+		tui_stack__push(&a->views, tui_grid_view__new(a->m, a->ld, default_kind(a->m)));
 		break;
 	case TA_TIMELINE:
-		push(a, tui_timeline_view__new(a->m));
+		tui_stack__push(&a->views, tui_timeline_view__new(a->m, a->ld));
 		break;
 	case TA_CALLTREE:
-		push(a, tui_calltree_view__new(a->m));
+		tui_stack__push(&a->views, tui_calltree_view__new(a->m, a->ld));
 		break;
 	case TA_FLAME:
-		push(a, tui_flame_view__new(a->m));
+		tui_stack__push(&a->views, tui_flame_view__new(a->m, a->ld));
 		break;
 	case TA_TEMPLATES:
 		a->m->template_args = !a->m->template_args;
-		tui_app__message(a, "C++ template arguments %s (a toggles)",
-				 a->m->template_args ? "shown" : "collapsed to <...>");
+		message(a, "C++ template arguments %s (a toggles)",
+			a->m->template_args ? "shown" : "collapsed to <...>");
 		break;
 	case TA_SUMMARY:
-		while (a->depth > 1)
-			pop(a);
+		while (a->views.depth > 1)
+			tui_stack__pop(&a->views);
 		break;
 	default:
 		break;
@@ -240,7 +200,7 @@ static void draw_small(struct tui_canvas *c)
 
 void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 {
-	struct tui_view *v = top(a);
+	struct tui_view *v = tui_stack__top(&a->views);
 	const char *st;
 	char buf[512], right[64];
 	int rl;
@@ -251,7 +211,7 @@ void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 	}
 	canvas__clear(c);
 	canvas__fill(c, 0, 0, c->w, TS_TITLE);
-	snprintf(right, sizeof(right), " ?:help q:%s ", a->depth > 1 ? "back" : "quit");
+	snprintf(right, sizeof(right), " ?:help q:%s ", a->views.depth > 1 ? "back" : "quit");
 	rl = (int)strlen(right);
 	snprintf(buf, sizeof(buf), "%s%s", c->w >= 60 ? "gexplore " : "", v->title);
 	if (c->w - rl >= 20) {
@@ -278,51 +238,4 @@ void tui_app__draw(struct tui_app *a, struct tui_canvas *c)
 		tui_ellipsize(st, c->w, e, sizeof(e));
 		canvas__put(c, 0, c->h - 1, TS_STATUS, e, -1);
 	}
-}
-
-void *tui_view__new(size_t size, const struct tui_view_ops *ops, struct tui_model *m,
-		    const char *title_fmt, ...)
-{
-	struct tui_view *v = xzalloc(size);
-	va_list ap;
-
-	v->ops = ops;
-	v->m = m;
-	va_start(ap, title_fmt);
-	vsnprintf(v->title, sizeof(v->title), title_fmt, ap);
-	va_end(ap);
-	return v;
-}
-
-unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n)
-{
-	int page = v->page > 1 ? v->page : 1;
-
-	switch (a) {
-	case TA_UP:
-		v->sel--;
-		break;
-	case TA_DOWN:
-		v->sel++;
-		break;
-	case TA_PGUP:
-		v->sel -= page;
-		break;
-	case TA_PGDN:
-		v->sel += page;
-		break;
-	case TA_HOME:
-		v->sel = 0;
-		break;
-	case TA_END:
-		v->sel = n - 1;
-		break;
-	default:
-		return TR_UNHANDLED;
-	}
-	if (v->sel >= n)
-		v->sel = n - 1;
-	if (v->sel < 0)
-		v->sel = 0;
-	return TR_REDRAW;
 }

@@ -276,9 +276,10 @@ static bool disasm_jit(struct tui_model *m, const struct tui_row *f, struct sym_
 	return true;
 }
 
-int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out)
+int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
+		    struct tui_disasm *out)
 {
-	struct tui_real *real = m->priv;
+	struct tui_real *real = (struct tui_real *)ld;
 	const struct tui_row *f = &m->tab[TK_FUNC].rows[func];
 	struct tui_mmap **maps = NULL;
 	struct sym_dso **dsos = NULL;

@@ -24,7 +24,7 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int tui_dump(struct tui_model *m, const char *keys, int w, int h, bool styles,
+int tui_dump(struct tui_session *s, const char *keys, int w, int h, bool styles,
 	     struct strbuf *out, struct tui_dump_stats *st, char **cause)
 {
 	struct tui_app app;
@@ -35,8 +35,8 @@ int tui_dump(struct tui_model *m, const char *keys, int w, int h, bool styles,
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
-	st->nr_samples = m->nr_ts;
-	tui_app__init(&app, m);
+	st->nr_samples = s->m->nr_ts;
+	tui_app__init(&app, s->m, s->ld);
 	canvas__init(&c, w, h);
 	tui_app__draw(&app, &c);
 	for (char *tok = strtok_r(copy, " ", &save); tok && !app.quit;

@@ -15,6 +15,8 @@
 #include "topdown/topdown.h"
 #include "util/util.h"
 
+struct tui_model;
+
 /* ======================================================================
  * Canvas: a grid of {char, style} cells. Styles are semantic; term.c maps
  * them to colours or (NO_COLOR, monochrome) to attributes. Everything a
@@ -337,11 +339,6 @@ struct tui_model {
 	struct tui_table old_tab[TK_NR_];
 	struct tui_tree *old_calltree;
 	bool has_old;
-	/* Per-thread rows (the timeline's Enter): function, line and module
-	 * rows of thread tid in the time range and region, added to tab[]
-	 * (tui_table__add_row); NULL when the result cannot tell. */
-	int (*thread_rows)(struct tui_model *m, uint32_t tid, struct tui_table *tab,
-			   char **cause);
 
 	struct tui_tsample *ts;
 	size_t nr_ts;
@@ -378,18 +375,6 @@ struct tui_model {
 	unsigned disasm_gen;
 	bool disasm_cached;
 
-	/* Providers: real results read files; the synthetic model of the
-	 * tests supplies text in memory. */
-	/* Lines of a source file (NULL-terminated array, owned by the
-	 * model), or NULL with *why. */
-	char **(*source)(struct tui_model *m, const char *file, const char **why);
-	int (*disasm)(struct tui_model *m, size_t func, struct tui_disasm *out);
-	int (*refilter)(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause);
-	/* Narrow to region region_names[name_idx] (-1: the whole run). */
-	int (*renarrow)(struct tui_model *m, int name_idx, char **cause);
-
-	void *priv;		/* real or synthetic backing */
-	void (*priv_free)(struct tui_model *m);
 	/* cache of loaded source files */
 	char **src_names;
 	char ***src_lines;
@@ -401,8 +386,46 @@ struct tui_model {
 };
 
 /* An empty model for nr_events events with the given names; the caller
- * fills the tables (tests, tui-model.c). */
+ * fills the tables (tests, tui-load.c). */
 struct tui_model *tui_model__new(size_t nr_events, const char *const *names);
+/* The model, its baseline model and all it holds. */
+void tui_model__delete(struct tui_model *m);
+
+/*
+ * The loader: where a model's rows, source and code come from — a
+ * recorded result (tui-load.c) or the tests' synthetic one. The model
+ * knows nothing of it: the app and the views hold it beside the model
+ * and hand it to the model's functions that read through it
+ * (tui_model__source, tui_model__disasm) or call it on the model. A NULL
+ * function: this loader cannot (a time range without a recording).
+ */
+struct tui_loader {		/* first in a loader that holds more (tui_real) */
+	/* Lines of a source file (a NULL-terminated array the model then
+	 * owns), or NULL with *why. */
+	char **(*source)(struct tui_loader *ld, const char *file, const char **why);
+	/* The disassembly of m's function row func. */
+	int (*disasm)(struct tui_loader *ld, struct tui_model *m, size_t func,
+		      struct tui_disasm *out);
+	/* Rebuild m's tables for the time range [lo, hi] (0/0: whole run). */
+	int (*refilter)(struct tui_loader *ld, struct tui_model *m, uint64_t lo, uint64_t hi,
+			char **cause);
+	/* Rebuild m's tables narrowed to region region_names[name_idx] (-1:
+	 * the whole run). */
+	int (*renarrow)(struct tui_loader *ld, struct tui_model *m, int name_idx, char **cause);
+	/* Per-thread rows (the timeline's Enter): function, line and module
+	 * rows of thread tid in m's time range and region, added to tab[]
+	 * (tui_table__add_row). */
+	int (*thread_rows)(struct tui_loader *ld, struct tui_model *m, uint32_t tid,
+			   struct tui_table *tab, char **cause);
+	/* Free the loader (after the models it loaded), or NULL. */
+	void (*free)(struct tui_loader *ld);
+};
+
+/* What tui_session__open gives: the model and its loader. */
+struct tui_session {
+	struct tui_model *m;
+	struct tui_loader *ld;
+};
 /* Replace the events (names copied); before any row is added. */
 void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *const *names);
 /* Keep s for the model's lifetime. */
@@ -454,8 +477,9 @@ double tui_row__share(const struct tui_model *m, const struct tui_row *r);
 double tui_model__total(const struct tui_model *m);
 /* VTune's rule: the row holds > 5% of the run's clock event. */
 bool tui_row__significant(const struct tui_model *m, const struct tui_row *r);
-/* The source lines of a file, cached; NULL with *why. */
-char **tui_model__source(struct tui_model *m, const char *file, const char **why);
+/* The source lines of a file, read through ld and cached; NULL with *why. */
+char **tui_model__source(struct tui_model *m, struct tui_loader *ld, const char *file,
+			 const char **why);
 /* Call after filling or changing the tables: totals, lazy evaluations. */
 void tui_model__tables_changed(struct tui_model *m);
 void tui_model__clear_tables(struct tui_model *m);
@@ -490,10 +514,11 @@ void tui_model__index_ips(struct tui_model *m);
  * time range and the narrowed region). */
 size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bool narrowed,
 			       struct tui_iphist **out);
-/* The disassembly of function row func (m->disasm, the last one kept:
+/* The disassembly of function row func (ld->disasm, the last one kept:
  * the source view asks, then the disassembly view); out is the caller's
- * copy (tui_disasm__exit). Nonzero when there is no provider. */
-int tui_model__disasm(struct tui_model *m, size_t func, struct tui_disasm *out);
+ * copy (tui_disasm__exit). Nonzero when the loader has none. */
+int tui_model__disasm(struct tui_model *m, struct tui_loader *ld, size_t func,
+		      struct tui_disasm *out);
 /* Whether the clock event of the recording was sampled without precise_ip. */
 bool tui_model__imprecise(const struct tui_model *m);
 
@@ -563,9 +588,11 @@ struct tui_mmap {
 struct gx_result;
 struct mux_log;
 struct tui_real {
+	struct tui_loader ld;		/* first: the loader is the real */
 	struct gx_result *res;		/* the opened result (owned) */
 	struct tui_mmap *maps;		/* every MMAP record, for the disassembly */
 	size_t nr_maps;
+	struct tui_loader *base;	/* the baseline's loader, or NULL (owned) */
 };
 
 /* Disassemble code at addr into out->insns (capstone) for an ELF machine:
@@ -573,8 +600,9 @@ struct tui_real {
  * without capstone or for another machine. */
 int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 		     struct tui_disasm *out);
-/* The disassembly provider of a real result, and its cleanup. */
-int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out);
+/* The disassembly of a real result (its loader's disasm). */
+int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
+		    struct tui_disasm *out);
 
 /* ======================================================================
  * Views
@@ -582,15 +610,23 @@ int tui_disasm_real(struct tui_model *m, size_t func, struct tui_disasm *out);
 enum {
 	TR_NONE = 0,
 	TR_REDRAW = 1 << 0,
-	TR_PUSH = 1 << 1,	/* app->next holds a view to open */
+	TR_PUSH = 1 << 1,	/* the reaction's next holds a view to open */
 	TR_POP = 1 << 2,	/* close this view */
 	TR_QUIT = 1 << 3,
 	TR_UNHANDLED = 1 << 4,
 	TR_PROMPT = 1 << 5,	/* ask for a filter/search string */
 };
 
-struct tui_app;
 struct tui_view;
+
+/* What a view's handle says besides its flags: the view to open
+ * (TR_PUSH) and a one-shot message for the status bar ("" none), which
+ * the app shows. */
+struct tui_reaction {
+	struct tui_view *next;
+	char msg[256];
+};
+void tui_reaction__say(struct tui_reaction *r, const char *fmt, ...) GX_PRINTF(2, 3);
 
 struct tui_key_help {
 	const char *keys, *what;
@@ -602,7 +638,7 @@ struct tui_view_ops {
 	/* What the view's marks and colours mean (same shape), or NULL. */
 	const struct tui_key_help *legend;
 	void (*draw)(struct tui_view *v, struct tui_canvas *c, int y0, int h);
-	unsigned (*handle)(struct tui_view *v, enum tui_action a, struct tui_app *app);
+	unsigned (*handle)(struct tui_view *v, enum tui_action a, struct tui_reaction *r);
 	/* A '/' string was entered ("" clears); NULL: the view takes none. */
 	void (*search)(struct tui_view *v, const char *pattern);
 	/* One line for the status bar, or NULL. */
@@ -621,6 +657,7 @@ struct tui_view_ops {
 struct tui_view {
 	const struct tui_view_ops *ops;
 	struct tui_model *m;
+	struct tui_loader *ld;	/* the model's loader (the app's) */
 	char title[128];
 	int sel, top, page;	/* cursor row, first row shown, rows per page */
 };
@@ -639,11 +676,11 @@ static inline void tui_view__scroll(struct tui_view *v, int rows)
 
 /*
  * A zeroed view of size bytes (a struct that starts with its struct
- * tui_view) with its ops, model and title set. The caller owns it; its
- * ops->destroy frees it.
+ * tui_view) with its ops, model, loader and title set. The caller owns
+ * it; its ops->destroy frees it.
  */
 void *tui_view__new(size_t size, const struct tui_view_ops *ops, struct tui_model *m,
-		    const char *title_fmt, ...) GX_PRINTF(4, 5);
+		    struct tui_loader *ld, const char *title_fmt, ...) GX_PRINTF(5, 6);
 
 /* The hot-spot keys over a ranking of nr (> 0) rows, hottest first:
  * TA_HOTTEST goes to the first, TA_NEXT_HOT / TA_PREV_HOT step around;
@@ -663,18 +700,46 @@ void tui_wrap(const char *text, int w, void (*emit)(void *ctx, const char *line)
  * TR_UNHANDLED. */
 unsigned tui_view__move(struct tui_view *v, enum tui_action a, int n);
 
-struct tui_view *tui_summary_view__new(struct tui_model *m);
-struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k);
-/* The grid of one thread's rows (m->thread_rows must be set). */
-struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, const char *name);
+/* A back stack of views (view.c), which owns them; the bottom one (the
+ * summary) stays. */
+#define TUI_MAX_STACK 32
+struct tui_stack {
+	struct tui_view *v[TUI_MAX_STACK];
+	int depth;
+};
+/* The view on top (the stack is not empty). */
+static inline struct tui_view *tui_stack__top(const struct tui_stack *s)
+{
+	return s->v[s->depth - 1];
+}
+/* Push v (NULL: nothing); a full stack drops its oldest view above the
+ * bottom one. */
+void tui_stack__push(struct tui_stack *s, struct tui_view *v);
+/* Close the top view unless it is the bottom one. */
+void tui_stack__pop(struct tui_stack *s);
+/* Close every view. */
+void tui_stack__clear(struct tui_stack *s);
+/* After the model's tables were rebuilt: every view synced bottom up
+ * (ops->sync), the ones whose rows are gone closed. Returns how many
+ * closed, the title of the first in closed (n bytes). */
+int tui_stack__sync(struct tui_stack *s, char *closed, size_t n);
+
+struct tui_view *tui_summary_view__new(struct tui_model *m, struct tui_loader *ld);
+struct tui_view *tui_grid_view__new(struct tui_model *m, struct tui_loader *ld, enum tui_kind k);
+/* The grid of one thread's rows (ld->thread_rows must be set). */
+struct tui_view *tui_thread_grid_view__new(struct tui_model *m, struct tui_loader *ld,
+					   uint32_t tid, const char *name);
 /* line 0: the cursor starts on the hottest line. */
-struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line);
-struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line);
-struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func);
-struct tui_view *tui_timeline_view__new(struct tui_model *m);
-struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of);
-struct tui_view *tui_calltree_view__new(struct tui_model *m);
-struct tui_view *tui_flame_view__new(struct tui_model *m);
+struct tui_view *tui_source_view__new(struct tui_model *m, struct tui_loader *ld, size_t func,
+				      uint32_t line);
+struct tui_view *tui_disasm_view__new(struct tui_model *m, struct tui_loader *ld, size_t func,
+				      uint32_t line);
+struct tui_view *tui_callers_view__new(struct tui_model *m, struct tui_loader *ld, size_t func);
+struct tui_view *tui_timeline_view__new(struct tui_model *m, struct tui_loader *ld);
+struct tui_view *tui_help_view__new(struct tui_model *m, struct tui_loader *ld,
+				    const struct tui_view *of);
+struct tui_view *tui_calltree_view__new(struct tui_model *m, struct tui_loader *ld);
+struct tui_view *tui_flame_view__new(struct tui_model *m, struct tui_loader *ld);
 /* The rows of a tree as a list view shows them: the descendants of root
  * that are visible under the expanded nodes (view-calltree.c). */
 struct tui_treelist {
@@ -721,13 +786,10 @@ void tui_tree_row__header(struct tui_canvas *c, int y, const char *what);
 /* ======================================================================
  * The app: a stack of views, a prompt, and the message line.
  * ==================================================================== */
-#define TUI_MAX_STACK 32
-
 struct tui_app {
 	struct tui_model *m;
-	struct tui_view *stack[TUI_MAX_STACK];
-	int depth;
-	struct tui_view *next;	/* set by a view returning TR_PUSH */
+	struct tui_loader *ld;	/* the model's loader (not owned) */
+	struct tui_stack views;
 	bool prompting;
 	char prompt[64];
 	size_t prompt_len;
@@ -738,7 +800,9 @@ struct tui_app {
 	unsigned gen;		/* the model's generation the views are on */
 };
 
-void tui_app__init(struct tui_app *a, struct tui_model *m);
+/* The app over model m, whose loader is ld (NULL: one that can do
+ * nothing, as for a model made in memory). */
+void tui_app__init(struct tui_app *a, struct tui_model *m, struct tui_loader *ld);
 void tui_app__exit(struct tui_app *a);
 /* Feed one key (TK_* or ASCII). */
 void tui_app__key(struct tui_app *a, int key);
@@ -748,7 +812,6 @@ void tui_app__key(struct tui_app *a, int key);
 void tui_app__sync(struct tui_app *a);
 /* Draw the whole screen (title, current view, status) into c. */
 void tui_app__draw(struct tui_app *a, struct tui_canvas *c);
-void tui_app__message(struct tui_app *a, const char *fmt, ...) GX_PRINTF(2, 3);
 
 /* Smallest size drawn at all (below: "terminal too small"). */
 #define TUI_MIN_W 30

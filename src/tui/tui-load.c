@@ -71,9 +71,9 @@ static int tap_mmap(struct pd_tool *t, const struct pd_mmap *mm)
 	return 0;
 }
 
-static void copy_counts(struct tui_model *m, struct tui_row *row, const struct profile_row *pr)
+static void copy_counts(const struct tui_real *real, struct tui_model *m, struct tui_row *row,
+			const struct profile_row *pr)
 {
-	const struct tui_real *real = m->priv;
 	const struct gx_result *res = real ? real->res : NULL;
 
 	for (size_t e = 0; e < m->nr_events; e++) {
@@ -97,8 +97,8 @@ static void copy_counts(struct tui_model *m, struct tui_row *row, const struct p
 	}
 }
 
-static void fill_simple(struct tui_model *m, struct tui_table *tab, struct profile *p,
-			enum tui_kind k, enum profile_by by)
+static void fill_simple(const struct tui_real *real, struct tui_model *m, struct tui_table *tab,
+			struct profile *p, enum tui_kind k, enum profile_by by)
 {
 	size_t nr;
 	const struct profile_row *const *rows = profile__rows(p, by, m->clk, &nr);
@@ -109,14 +109,15 @@ static void fill_simple(struct tui_model *m, struct tui_table *tab, struct profi
 		r->pid = rows[i]->pid;
 		r->tid = rows[i]->tid;
 		r->nr_procs = rows[i]->nr_procs;
-		copy_counts(m, r, rows[i]);
+		copy_counts(real, m, r, rows[i]);
 	}
 }
 
 /* Row i of a function or line table, with its module and counts; NULL
  * (the row named "?") when the profile has no row i. */
-static struct tui_row *add_code_row(struct tui_model *m, struct tui_table *tab, struct profile *p,
-				    enum tui_kind k, enum profile_by by, uint32_t i)
+static struct tui_row *add_code_row(const struct tui_real *real, struct tui_model *m,
+				    struct tui_table *tab, struct profile *p, enum tui_kind k,
+				    enum profile_by by, uint32_t i)
 {
 	const struct profile_row *pr = profile__row(p, by, i);
 	struct tui_row *r = tui_table__add_row(m, &tab[k], pr ? pr->name : "?");
@@ -124,14 +125,14 @@ static struct tui_row *add_code_row(struct tui_model *m, struct tui_table *tab, 
 	if (!pr)
 		return NULL;
 	r->module = tui_model__str(m, pr->module);
-	copy_counts(m, r, pr);
+	copy_counts(real, m, r, pr);
 	return r;
 }
 
 /* The clock event's period of a profile row, scaled as the rows are. */
-static double real_value(struct tui_model *m, const struct profile_row *pr)
+static double real_value(const struct tui_real *real, struct tui_model *m,
+			 const struct profile_row *pr)
 {
-	const struct tui_real *real = m->priv;
 	double v = real ? gx_result__row_value(real->res, pr, m->clk) : NAN;
 
 	return isnan(v) ? (double)pr->period[m->clk] : v;
@@ -147,18 +148,19 @@ static const char *comm_of(struct tui_model *m, const char *name)
 }
 
 /* Function and line rows into tab[]. */
-static void fill_code(struct tui_model *m, struct tui_table *tab, struct profile *p)
+static void fill_code(const struct tui_real *real, struct tui_model *m, struct tui_table *tab,
+		      struct profile *p)
 {
 	size_t nf, nl;
 
 	profile__rows(p, PROFILE_BY_FUNCTION, m->clk, &nf);
 	/* Function rows in index order, so line rows can name theirs. */
 	for (uint32_t i = 0; i < nf; i++)
-		add_code_row(m, tab, p, TK_FUNC, PROFILE_BY_FUNCTION, i);
+		add_code_row(real, m, tab, p, TK_FUNC, PROFILE_BY_FUNCTION, i);
 	profile__rows(p, PROFILE_BY_LINE, m->clk, &nl);
 	for (uint32_t i = 0; i < nl; i++) {
 		const struct profile_row *pr = profile__row(p, PROFILE_BY_LINE, i);
-		struct tui_row *r = add_code_row(m, tab, p, TK_LINE, PROFILE_BY_LINE, i);
+		struct tui_row *r = add_code_row(real, m, tab, p, TK_LINE, PROFILE_BY_LINE, i);
 
 		if (!r)
 			continue;
@@ -168,11 +170,11 @@ static void fill_code(struct tui_model *m, struct tui_table *tab, struct profile
 	}
 }
 
-static void fill_hotspots(struct tui_model *m, struct profile *p)
+static void fill_hotspots(const struct tui_real *real, struct tui_model *m, struct profile *p)
 {
 	size_t nc;
 
-	fill_code(m, m->tab, p);
+	fill_code(real, m, m->tab, p);
 	m->has_callchains = profile__has_callchains(p);
 	profile__rows(p, PROFILE_BY_CALLPATH, m->clk, &nc);
 	m->paths = xcalloc(nc + 1, sizeof(*m->paths));
@@ -197,31 +199,33 @@ static void fill_hotspots(struct tui_model *m, struct profile *p)
 			tp->len = pr->path_len;
 			nf_all += pr->path_len;
 			tp->comm = comm_of(m, pr->name);
-			tp->period = real_value(m, pr);
+			tp->period = real_value(real, m, pr);
 			tp->samples = pr->samples[m->clk];
 		}
 	}
 }
 
-static void fill_tables(struct tui_model *m, struct profile *p)
+static void fill_tables(const struct tui_real *real, struct tui_model *m, struct profile *p)
 {
-	fill_simple(m, m->tab, p, TK_PROCESS, PROFILE_BY_COMMAND);	/* one row per command */
-	fill_simple(m, m->tab, p, TK_THREAD, PROFILE_BY_THREAD);
-	fill_simple(m, m->tab, p, TK_MODULE, PROFILE_BY_MODULE);
-	fill_hotspots(m, p);
+	/* one row per command */
+	fill_simple(real, m, m->tab, p, TK_PROCESS, PROFILE_BY_COMMAND);
+	fill_simple(real, m, m->tab, p, TK_THREAD, PROFILE_BY_THREAD);
+	fill_simple(real, m, m->tab, p, TK_MODULE, PROFILE_BY_MODULE);
+	fill_hotspots(real, m, p);
 	tui_model__tables_changed(m);
 }
 
-static int refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
+static int refilter(struct tui_loader *ld, struct tui_model *m, uint64_t lo, uint64_t hi,
+		    char **cause)
 {
-	struct tui_real *real = m->priv;
+	struct tui_real *real = (struct tui_real *)ld;
 	struct profile *p;
 	int err = gx_result__profile_range(real->res, lo, hi, &p, cause);
 
 	if (err)
 		return err;
 	tui_model__clear_tables(m);
-	fill_tables(m, p);
+	fill_tables(real, m, p);
 	tui_model__match_base(m);
 	m->range_lo = lo;
 	m->range_hi = hi;
@@ -244,9 +248,10 @@ static bool keep_thread(void *ctx, uint32_t tid, uint64_t time)
 
 /* Thread tid's function, line and module rows in the views' time range
  * and region: the samples the result kept, totalled again. */
-static int thread_rows(struct tui_model *m, uint32_t tid, struct tui_table *tab, char **cause)
+static int thread_rows(struct tui_loader *ld, struct tui_model *m, uint32_t tid,
+		       struct tui_table *tab, char **cause)
 {
-	struct tui_real *real = m->priv;
+	struct tui_real *real = (struct tui_real *)ld;
 	struct thread_ctx c = { m, tid };
 	struct profile *p;
 
@@ -254,22 +259,22 @@ static int thread_rows(struct tui_model *m, uint32_t tid, struct tui_table *tab,
 			    m->range_hi ? m->range_hi : UINT64_MAX, keep_thread, &c, &p) != 0)
 		return gx_fail(cause, GX_E_NOTSUP, "this recording's samples are not kept one by "
 			       "one (group reads)");
-	fill_simple(m, tab, p, TK_MODULE, PROFILE_BY_MODULE);
-	fill_code(m, tab, p);
+	fill_simple(real, m, tab, p, TK_MODULE, PROFILE_BY_MODULE);
+	fill_code(real, m, tab, p);
 	profile__delete(p);
 	return 0;
 }
 
 /* Narrow every view to the instances of one region (-1: whole run). */
-static int renarrow(struct tui_model *m, int name_idx, char **cause)
+static int renarrow(struct tui_loader *ld, struct tui_model *m, int name_idx, char **cause)
 {
-	struct tui_real *real = m->priv;
+	struct tui_real *real = (struct tui_real *)ld;
 	struct profile *p;
 	size_t idx;
 	int err;
 
 	if (name_idx < 0)
-		return refilter(m, 0, 0, cause);
+		return refilter(ld, m, 0, 0, cause);
 	if ((size_t)name_idx >= m->nr_region_names ||
 	    gx_result__find_region(real->res, m->region_names[name_idx], &idx) != 0)
 		return gx_fail(cause, -EINVAL, "no region %d", name_idx);
@@ -277,7 +282,7 @@ static int renarrow(struct tui_model *m, int name_idx, char **cause)
 	if (err)
 		return err;
 	tui_model__clear_tables(m);
-	fill_tables(m, p);
+	fill_tables(real, m, p);
 	tui_model__match_base(m);
 	m->range_lo = m->range_hi = 0;
 	m->region = name_idx;
@@ -305,7 +310,7 @@ static void set_regions(struct tui_model *m, const struct gx_result *res)
 	tui_model__regions_done(m);
 }
 
-static char **read_source(struct tui_model *m, const char *file, const char **why)
+static char **read_source(struct tui_loader *ld, const char *file, const char **why)
 {
 	FILE *f;
 	char **lines = NULL;
@@ -314,7 +319,7 @@ static char **read_source(struct tui_model *m, const char *file, const char **wh
 	size_t cap = 0;
 	ssize_t len;
 
-	(void)m;
+	(void)ld;
 	if (!file || !*file) {
 		*why = "no line information: the binary has no DWARF (stripped, or built "
 		       "without -g)";
@@ -346,9 +351,9 @@ static char **read_source(struct tui_model *m, const char *file, const char **wh
 
 
 
-static void real_free(struct tui_model *m)
+static void real_free(struct tui_loader *ld)
 {
-	struct tui_real *real = m->priv;
+	struct tui_real *real = (struct tui_real *)ld;
 
 	if (!real)
 		return;
@@ -356,9 +361,19 @@ static void real_free(struct tui_model *m)
 		free(real->maps[i].path);
 	free(real->maps);
 	gx_result__delete(real->res);
+	if (real->base)
+		real->base->free(real->base);
 	free(real);
-	m->priv = NULL;
 }
+
+static const struct tui_loader real_loader = {
+	.source = read_source,
+	.disasm = tui_disasm_real,
+	.refilter = refilter,
+	.renarrow = renarrow,
+	.thread_rows = thread_rows,
+	.free = real_free,
+};
 
 /* ---- top-down ----------------------------------------------------------- */
 
@@ -540,7 +555,9 @@ static void set_threads(struct tui_model *m)
 	gx_qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
 }
 
-int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause)
+/* The model of a result and its loader (*ld_out, a struct tui_real). */
+static int open_model(struct tui_model **out, struct tui_loader **ld_out,
+		      const struct tui_open_opts *o, char **cause)
 {
 	struct tui_real *real = xzalloc(sizeof(*real));
 	struct tap_tool tt = { .tool = { .sample = tap_sample, .mmap = tap_mmap }, .real = real };
@@ -569,16 +586,10 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 		m->precise[i] = gx_result__event(res, i)->attr->precise_ip;
 	m->clk = gx_result__sort_event(res);
 	m->clk_is_cycles = gx_result__sort_is_cycles(res);
-	m->priv = real;
-	m->priv_free = real_free;
-	m->source = read_source;
-	m->refilter = refilter;
-	m->renarrow = renarrow;
-	m->thread_rows = thread_rows;
-	m->disasm = tui_disasm_real;
+	real->ld = real_loader;
 	set_facts(m, res);
 	setup_topdown(m, res);
-	fill_tables(m, gx_result__profile(res));
+	fill_tables(real, m, gx_result__profile(res));
 	add_hints(m, res);
 	set_threads(m);
 	/* the indexes the keys use, made now rather than on a key */
@@ -601,7 +612,7 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 			err = GX_E_USAGE;
 			goto fail;
 		}
-		err = renarrow(m, r, cause);
+		err = renarrow(&real->ld, m, r, cause);
 		if (err)
 			goto fail;
 	}
@@ -612,7 +623,9 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 
 		bo.result = o->baseline;
 		bo.baseline = NULL;
-		err = tui_model__open(&base, &bo, &bcause);
+		/* the baseline's loader lives as long as ours: its model's
+		 * rows are read, never reloaded */
+		err = open_model(&base, &real->base, &bo, &bcause);
 		if (err) {
 			*cause = xasprintf("baseline %s", bcause);
 			free(bcause);
@@ -621,13 +634,39 @@ int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char 
 		tui_model__set_base(m, base, o->baseline);
 	}
 	*out = m;
+	*ld_out = &real->ld;
 	return 0;
 fail:
-	if (m->priv)
-		tui_model__delete(m);
-	else {
-		real_free(&(struct tui_model){ .priv = real });
-		tui_model__delete(m);
-	}
+	tui_model__delete(m);
+	real_free(&real->ld);
 	return err;
+}
+
+int tui_session__open(struct tui_session **out, const struct tui_open_opts *o, char **cause)
+{
+	struct tui_session *s = xzalloc(sizeof(*s));
+	int err = open_model(&s->m, &s->ld, o, cause);
+
+	if (err) {
+		free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+void tui_session__delete(struct tui_session *s)
+{
+	if (!s)
+		return;
+	/* the model first: its rows may point into what the loader holds */
+	tui_model__delete(s->m);
+	if (s->ld && s->ld->free)
+		s->ld->free(s->ld);
+	free(s);
+}
+
+size_t tui_session__nr_samples(const struct tui_session *s)
+{
+	return s->m->nr_ts;
 }

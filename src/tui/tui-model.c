@@ -47,11 +47,6 @@ void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *co
 		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
 }
 
-size_t tui_model__nr_samples(const struct tui_model *m)
-{
-	return m->nr_ts;
-}
-
 const char *tui_model__str(struct tui_model *m, const char *s)
 {
 	if (m->nr_owned == m->cap_owned) {
@@ -260,8 +255,6 @@ void tui_model__delete(struct tui_model *m)
 {
 	if (!m)
 		return;
-	if (m->priv_free)
-		m->priv_free(m);
 	tui_model__clear_tables(m);
 	tui_model__drop_old(m);
 	gx_free_strv(m->event_names, m->nr_events);
@@ -376,7 +369,8 @@ bool tui_model__imprecise(const struct tui_model *m)
 	return m->nr_events && m->precise[m->clk] == 0;
 }
 
-char **tui_model__source(struct tui_model *m, const char *file, const char **why)
+char **tui_model__source(struct tui_model *m, struct tui_loader *ld, const char *file,
+			 const char **why)
 {
 	char **lines;
 
@@ -386,7 +380,7 @@ char **tui_model__source(struct tui_model *m, const char *file, const char **why
 			return m->src_lines[i];
 		}
 	*why = "no source available";
-	lines = m->source ? m->source(m, file, why) : NULL;
+	lines = ld && ld->source ? ld->source(ld, file, why) : NULL;
 	if (lines)
 		*why = NULL;
 	m->src_names = xrealloc(m->src_names, (m->nr_src + 1) * sizeof(char *));
@@ -645,14 +639,15 @@ static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)
 	}
 }
 
-int tui_model__disasm(struct tui_model *m, size_t func, struct tui_disasm *out)
+int tui_model__disasm(struct tui_model *m, struct tui_loader *ld, size_t func,
+		      struct tui_disasm *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!m->disasm)
+	if (!ld || !ld->disasm)
 		return -1;
 	if (!m->disasm_cached || m->disasm_func != func || m->disasm_gen != m->generation) {
 		tui_disasm__exit(&m->disasm_last);
-		if (m->disasm(m, func, &m->disasm_last) != 0) {
+		if (ld->disasm(ld, m, func, &m->disasm_last) != 0) {
 			m->disasm_cached = false;
 			return -1;
 		}

@@ -5,7 +5,8 @@
  * per-thread timeline.
  *
  * Structure (see shared/STYLE.md): a model (tui-model.c: rows, top-down
- * results, sort/filter/time-range state) that knows nothing of the views;
+ * results, sort/filter/time-range state) that knows nothing of the views
+ * nor of the loader that fills it (tui-load.c), which the app holds;
  * views that draw into a canvas of {char, style} cells and turn abstract
  * actions into reaction flags; one file (term.c) that includes curses,
  * maps keys to actions and copies the canvas to the screen. Nothing here
@@ -17,7 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct tui_model;
+struct tui_session;
 
 struct profile_opts;
 struct tui_open_opts {
@@ -35,16 +36,17 @@ struct tui_open_opts {
 };
 
 /*
- * Read a result (perf.data + meta.json) into a model: profile rows,
- * top-down results per row, per-thread sample times. On success *out owns
- * the model (free with tui_model__delete). Errors: a negative code with a
- * message in *cause (caller frees). An empty result is not an error: the
- * views say so.
+ * Read a result (perf.data + meta.json) into a session: a model (profile
+ * rows, top-down results per row, per-thread sample times) and the
+ * loader that goes back to the result for time ranges, regions, source
+ * and disassembly. On success *out owns both (free with
+ * tui_session__delete). Errors: a negative code with a message in *cause
+ * (caller frees). An empty result is not an error: the views say so.
  */
-int tui_model__open(struct tui_model **out, const struct tui_open_opts *o, char **cause);
-void tui_model__delete(struct tui_model *m);
+int tui_session__open(struct tui_session **out, const struct tui_open_opts *o, char **cause);
+void tui_session__delete(struct tui_session *s);
 /* The samples the model keeps (the timeline's). */
-size_t tui_model__nr_samples(const struct tui_model *m);
+size_t tui_session__nr_samples(const struct tui_session *s);
 
 /*
  * Whether this build has the interactive interface (ncursesw), and whether
@@ -59,7 +61,7 @@ bool tui_usable(const char **why);
  * (the caller exits 130); or a negative code with *cause (terminal could
  * not be set up).
  */
-int tui_run(struct tui_model *m, char **cause);
+int tui_run(struct tui_session *s, char **cause);
 
 /* What a headless run measured: keys applied and their cost (handle +
  * draw), and the samples the model keeps for the timeline. */
@@ -71,14 +73,14 @@ struct tui_dump_stats {
 };
 
 /*
- * Run the views headless at w x h: apply the space-separated key script
- * (names as in gexplore-tui(1): "Enter", "j", "<", ...) and append the
+ * Run the views of a session headless at w x h: apply the space-separated
+ * key script (names as in gexplore-tui(1): "Enter", "j", "<", ...) and append the
  * final screen to out (text; with styles, then "--- styles" and the style
  * of every cell). An unknown key stops the script: -EINVAL with *cause,
  * the screen so far still appended.
  */
 struct strbuf;
-int tui_dump(struct tui_model *m, const char *keys, int w, int h, bool styles,
+int tui_dump(struct tui_session *s, const char *keys, int w, int h, bool styles,
 	     struct strbuf *out, struct tui_dump_stats *st, char **cause);
 
 #endif /* GX_TUI_H */

@@ -114,7 +114,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct callers_view *s = (struct callers_view *)v;
 	int k, r = locate(s, v->sel, &k), old = v->sel;
@@ -138,8 +138,8 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		{
 			uint32_t fn = s->tree[k].n[s->l[k].rows[r]].func;
 
-			app->next = a == TA_ENTER ? tui_source_view__new(v->m, fn, 0) :
-				    tui_callers_view__new(v->m, fn);
+			re->next = a == TA_ENTER ? tui_source_view__new(v->m, v->ld, fn, 0) :
+				    tui_callers_view__new(v->m, v->ld, fn);
 		}
 		return TR_PUSH;
 	default:
@@ -198,12 +198,13 @@ static const struct tui_view_ops callers_ops = {
 	.handle = handle, .status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_callers_view__new(struct tui_model *m, size_t func)
+struct tui_view *tui_callers_view__new(struct tui_model *m, struct tui_loader *ld, size_t func)
 {
 	char full[512];
-	struct callers_view *s = tui_view__new(sizeof(*s), &callers_ops, m, "callers/callees: %s",
-					       tui_model__name(m, m->tab[TK_FUNC].rows[func].name,
-							       full, sizeof(full)));
+	struct callers_view *s =
+		tui_view__new(sizeof(*s), &callers_ops, m, ld, "callers/callees: %s",
+			      tui_model__name(m, m->tab[TK_FUNC].rows[func].name, full,
+					      sizeof(full)));
 
 	s->func = func;
 	build(s);

@@ -327,7 +327,7 @@ static int selected_func(struct calltree_view *s)
 	return x->func == TUI_TNODE_COMM ? -1 : (int)x->func;
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct calltree_view *s = (struct calltree_view *)v;
 	int f = selected_func(s);
@@ -346,9 +346,9 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 			return tui_treelist__act(&s->l, s->l.nr && s->l.open[s->l.rows[v->sel]] ?
 						 TA_LEFT : TA_RIGHT, &v->sel) & TR_REDRAW;
 		}
-		app->next = a == TA_ENTER ? tui_source_view__new(v->m, (size_t)f, 0) :
-			    a == TA_CALLERS ? tui_callers_view__new(v->m, (size_t)f) :
-			    tui_disasm_view__new(v->m, (size_t)f, 0);
+		re->next = a == TA_ENTER ? tui_source_view__new(v->m, v->ld, (size_t)f, 0) :
+			    a == TA_CALLERS ? tui_callers_view__new(v->m, v->ld, (size_t)f) :
+			    tui_disasm_view__new(v->m, v->ld, (size_t)f, 0);
 		return TR_PUSH;
 	default:
 		return tui_view__move(v, a, (int)s->l.nr);
@@ -408,9 +408,9 @@ static const struct tui_view_ops calltree_ops = {
 	.handle = handle, .status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_calltree_view__new(struct tui_model *m)
+struct tui_view *tui_calltree_view__new(struct tui_model *m, struct tui_loader *ld)
 {
-	struct calltree_view *s = tui_view__new(sizeof(*s), &calltree_ops, m, "call tree "
+	struct calltree_view *s = tui_view__new(sizeof(*s), &calltree_ops, m, ld, "call tree "
 						"(top-down)");
 
 	setup(s);

@@ -140,7 +140,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct disasm_view *d = (struct disasm_view *)v;
 
@@ -161,7 +161,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 				return TR_REDRAW;
 			}
 		}
-		tui_app__message(app, d->pattern[0] ? "'%s' not found" : "no search: / first",
+		tui_reaction__say(re, d->pattern[0] ? "'%s' not found" : "no search: / first",
 				 d->pattern);
 		return TR_REDRAW;
 	case TA_ENTER:
@@ -227,7 +227,7 @@ static void load(struct disasm_view *d, uint64_t addr)
 	d->nr_rank = 0;
 	d->rank_pos = 0;
 	d->total = 0;
-	if (tui_model__disasm(m, d->func, &d->d) != 0)
+	if (tui_model__disasm(m, d->v.ld, d->func, &d->d) != 0)
 		d->d.why = "no disassembly for this result";
 	d->rank = xcalloc(d->d.nr + 1, sizeof(int));
 	for (size_t i = 0; i < d->d.nr; i++) {
@@ -279,9 +279,10 @@ static const struct tui_view_ops disasm_ops = {
 	.search = search, .status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_disasm_view__new(struct tui_model *m, size_t func, uint32_t line)
+struct tui_view *tui_disasm_view__new(struct tui_model *m, struct tui_loader *ld,
+				size_t func, uint32_t line)
 {
-	struct disasm_view *d = tui_view__new(sizeof(*d), &disasm_ops, m, "disassembly: %s",
+	struct disasm_view *d = tui_view__new(sizeof(*d), &disasm_ops, m, ld, "disassembly: %s",
 					      m->tab[TK_FUNC].rows[func].name);
 
 	d->func = func;

@@ -218,7 +218,7 @@ static int32_t neighbour(const struct flame_view *f, int dir)
 	return best;
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct flame_view *f = (struct flame_view *)v;
 	const struct tui_tnode *x = &f->t->n[f->cur];
@@ -253,10 +253,10 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		return TR_REDRAW;
 	case TA_CALLERS:
 		if (x->func == TUI_TNODE_COMM) {
-			tui_app__message(app, "callers and callees are a function's: move to one");
+			tui_reaction__say(re, "callers and callees are a function's: move to one");
 			return TR_REDRAW;
 		}
-		app->next = tui_callers_view__new(v->m, x->func);
+		re->next = tui_callers_view__new(v->m, v->ld, x->func);
 		return TR_PUSH;
 	case TA_HOME:
 		n = 0;
@@ -318,9 +318,9 @@ static const struct tui_view_ops flame_ops = {
 	.handle = handle, .status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_flame_view__new(struct tui_model *m)
+struct tui_view *tui_flame_view__new(struct tui_model *m, struct tui_loader *ld)
 {
-	struct flame_view *f = tui_view__new(sizeof(*f), &flame_ops, m, "flame graph");
+	struct flame_view *f = tui_view__new(sizeof(*f), &flame_ops, m, ld, "flame graph");
 
 	setup(f);
 	return &f->v;

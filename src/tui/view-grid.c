@@ -47,7 +47,7 @@ static void reload(struct grid_view *g)
 		tui_table__clear(&g->own[k]);
 	free(g->why);
 	g->why = NULL;
-	if (m->thread_rows(m, g->tid, g->own, &cause) != 0) {
+	if (g->v.ld->thread_rows(g->v.ld, m, g->tid, g->own, &cause) != 0) {
 		g->why = xasprintf("no rows for thread %u: %s", g->tid, cause ? cause : "failed");
 		free(cause);
 	}
@@ -269,7 +269,7 @@ static int selected_func(struct grid_view *g)
 	return tui_table__find(&g->v.m->tab[TK_FUNC], &k);
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct grid_view *g = (struct grid_view *)v;
 	struct tui_model *m = v->m;
@@ -282,18 +282,19 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 	case TA_CALLERS:
 		f = selected_func(g);
 		if (f < 0) {
-			tui_app__message(app, g->order.nr ? "drill-down needs function or line rows "
+			tui_reaction__say(re, g->order.nr ? "drill-down needs function or line rows "
 					 "(v changes rows)" : "nothing selected");
 			return TR_REDRAW;
 		}
 		r = selected(g);
 		if (a == TA_CALLERS)
-			app->next = tui_callers_view__new(m, (size_t)f);
+			re->next = tui_callers_view__new(m, v->ld, (size_t)f);
 		else if (a == TA_DISASM)
-			app->next = tui_disasm_view__new(m, (size_t)f,
+			re->next = tui_disasm_view__new(m, v->ld, (size_t)f,
 							 g->kind == TK_LINE ? r->line : 0);
 		else
-			app->next = tui_source_view__new(m, (size_t)f, g->kind == TK_LINE ? r->line : 0);
+			re->next = tui_source_view__new(m, v->ld, (size_t)f,
+							g->kind == TK_LINE ? r->line : 0);
 		return TR_PUSH;
 	case TA_SORT_PREV:
 	case TA_SORT_NEXT: {
@@ -421,9 +422,10 @@ static const struct tui_view_ops grid_ops = {
 	.status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, const char *name)
+struct tui_view *tui_thread_grid_view__new(struct tui_model *m, struct tui_loader *ld,
+				uint32_t tid, const char *name)
 {
-	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, "bottom-up: functions of "
+	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, ld, "bottom-up: functions of "
 					    "thread %s %u", name, tid);
 
 	g->thread = true;
@@ -440,9 +442,9 @@ struct tui_view *tui_thread_grid_view__new(struct tui_model *m, uint32_t tid, co
 	return &g->v;
 }
 
-struct tui_view *tui_grid_view__new(struct tui_model *m, enum tui_kind k)
+struct tui_view *tui_grid_view__new(struct tui_model *m, struct tui_loader *ld, enum tui_kind k)
 {
-	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, "bottom-up: %s",
+	struct grid_view *g = tui_view__new(sizeof(*g), &grid_ops, m, ld, "bottom-up: %s",
 					    tui_kind_name(k));
 
 	g->kind = k;

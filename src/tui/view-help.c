@@ -75,9 +75,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
-	(void)app;
+	(void)re;
 	switch (a) {
 	case TA_UP:
 	case TA_PGUP:
@@ -111,9 +111,11 @@ static const struct tui_view_ops help_ops = {
 	.name = "help", .draw = draw, .handle = handle, .status = status, .destroy = destroy,
 };
 
-struct tui_view *tui_help_view__new(struct tui_model *m, const struct tui_view *of)
+struct tui_view *tui_help_view__new(struct tui_model *m, struct tui_loader *ld,
+				const struct tui_view *of)
 {
-	struct help_view *h = tui_view__new(sizeof(*h), &help_ops, m, "help: %s", of->ops->name);
+	struct help_view *h = tui_view__new(sizeof(*h), &help_ops, m, ld, "help: %s",
+					    of->ops->name);
 
 	h->keys = of->ops->help;
 	h->legend = of->ops->legend;

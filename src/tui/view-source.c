@@ -99,7 +99,7 @@ static void find_culprits(struct source_view *s)
 	size_t *best, nt = 0;
 	uint64_t *targets;
 
-	if (tui_model__disasm(m, s->func, &d) != 0)
+	if (tui_model__disasm(m, s->v.ld, s->func, &d) != 0)
 		return;
 	/*
 	 * One pass for each line's hottest instruction and the sorted branch
@@ -175,7 +175,7 @@ static void build(struct source_view *s)
 		if (r->line > hi)
 			hi = r->line;
 	}
-	s->text = tui_model__source(m, s->file, &s->why);
+	s->text = tui_model__source(m, s->v.ld, s->file, &s->why);
 	if (s->text)
 		s->why = NULL;
 	if (s->text) {
@@ -327,7 +327,7 @@ static bool line_matches(struct source_view *s, int i)
 	return s->pattern[0] && s->text && tui_match(s->text[s->lines[i].line - 1], s->pattern);
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct source_view *s = (struct source_view *)v;
 
@@ -338,15 +338,15 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 		if (!s->nr_rank)
 			return TR_REDRAW;
 		v->sel = s->rank[tui_rank__step(&s->rank_pos, s->nr_rank, a)];
-		tui_app__message(app, "hot line %d of %zu", s->rank_pos + 1, s->nr_rank);
+		tui_reaction__say(re, "hot line %d of %zu", s->rank_pos + 1, s->nr_rank);
 		return TR_REDRAW;
 	case TA_ENTER:
 	case TA_DISASM:
-		app->next = tui_disasm_view__new(v->m, s->func,
+		re->next = tui_disasm_view__new(v->m, v->ld, s->func,
 						 s->nr ? s->lines[v->sel].line : 0);
 		return TR_PUSH;
 	case TA_CALLERS:
-		app->next = tui_callers_view__new(v->m, s->func);
+		re->next = tui_callers_view__new(v->m, v->ld, s->func);
 		return TR_PUSH;
 	case TA_NEXT:
 	case TA_PREV:
@@ -358,7 +358,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 				return TR_REDRAW;
 			}
 		}
-		tui_app__message(app, s->pattern[0] ? "'%s' not found" : "no search: / first",
+		tui_reaction__say(re, s->pattern[0] ? "'%s' not found" : "no search: / first",
 				 s->pattern);
 		return TR_REDRAW;
 	default:
@@ -456,9 +456,10 @@ static const struct tui_view_ops source_ops = {
 	.status = status, .sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_source_view__new(struct tui_model *m, size_t func, uint32_t line)
+struct tui_view *tui_source_view__new(struct tui_model *m, struct tui_loader *ld,
+				size_t func, uint32_t line)
 {
-	struct source_view *s = tui_view__new(sizeof(*s), &source_ops, m, "source: %s",
+	struct source_view *s = tui_view__new(sizeof(*s), &source_ops, m, ld, "source: %s",
 					      m->tab[TK_FUNC].rows[func].name);
 
 	s->func = func;

@@ -339,7 +339,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct summary_view *s = (struct summary_view *)v;
 	struct tui_model *m = v->m;
@@ -351,7 +351,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 					&s->lines[s->nodes[v->sel]] : NULL;
 
 		if (l && l->hot >= 0 && (size_t)l->hot < s->nr_hot) {	/* a hot function */
-			app->next = tui_source_view__new(m, (size_t)(s->hot[l->hot] -
+			re->next = tui_source_view__new(m, v->ld, (size_t)(s->hot[l->hot] -
 								     m->tab[TK_FUNC].rows), 0);
 			return TR_PUSH;
 		}
@@ -362,7 +362,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 				k = pref[i];
 				break;
 			}
-		app->next = tui_grid_view__new(m, k);
+		re->next = tui_grid_view__new(m, v->ld, k);
 		return TR_PUSH;
 	}
 	if (!s->nr_nodes)
@@ -404,9 +404,9 @@ static const struct tui_view_ops summary_ops = {
 	.sync = sync, .destroy = destroy,
 };
 
-struct tui_view *tui_summary_view__new(struct tui_model *m)
+struct tui_view *tui_summary_view__new(struct tui_model *m, struct tui_loader *ld)
 {
-	struct summary_view *s = tui_view__new(sizeof(*s), &summary_ops, m, "summary: %s",
+	struct summary_view *s = tui_view__new(sizeof(*s), &summary_ops, m, ld, "summary: %s",
 					       m->title ? m->title : "");
 
 	/* Start on the bottleneck when there is one. */

@@ -281,41 +281,42 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	}
 }
 
-static unsigned apply(struct timeline_view *t, struct tui_app *app, uint64_t lo, uint64_t hi)
+static unsigned apply(struct timeline_view *t, struct tui_reaction *re, uint64_t lo, uint64_t hi)
 {
 	struct tui_model *m = t->v.m;
+	struct tui_loader *ld = t->v.ld;
 	char *cause = NULL;
 
-	if (!hi && m->region >= 0 && m->renarrow) {
-		if (m->renarrow(m, -1, &cause) != 0) {
-			tui_app__message(app, "region: %s", cause ? cause : "failed");
+	if (!hi && m->region >= 0 && ld->renarrow) {
+		if (ld->renarrow(ld, m, -1, &cause) != 0) {
+			tui_reaction__say(re, "region: %s", cause ? cause : "failed");
 			free(cause);
 			return TR_REDRAW;
 		}
 		m->region = -1;
-		tui_app__message(app, "region cleared: whole run");
+		tui_reaction__say(re, "region cleared: whole run");
 		return TR_REDRAW;
 	}
-	if (!m->refilter) {
-		tui_app__message(app, "time ranges need a recorded result");
+	if (!ld->refilter) {
+		tui_reaction__say(re, "time ranges need a recorded result");
 		return TR_REDRAW;
 	}
-	if (m->refilter(m, lo, hi, &cause) != 0) {
-		tui_app__message(app, "time range: %s", cause ? cause : "failed");
+	if (ld->refilter(ld, m, lo, hi, &cause) != 0) {
+		tui_reaction__say(re, "time range: %s", cause ? cause : "failed");
 		free(cause);
 		return TR_REDRAW;
 	}
 	if (hi)
-		tui_app__message(app, "views filtered to %.3f-%.3f s", (double)(lo - m->t_first) / 1e9,
+		tui_reaction__say(re, "views filtered to %.3f-%.3f s", (double)(lo - m->t_first) / 1e9,
 				 (double)(hi - m->t_first) / 1e9);
 	else
-		tui_app__message(app, "time range cleared: whole run");
+		tui_reaction__say(re, "time range cleared: whole run");
 	return TR_REDRAW;
 }
 
 /* Narrow every view to the region under the time cursor on the selected
  * thread: all its instances, on every thread. */
-static unsigned narrow(struct timeline_view *t, struct tui_app *app)
+static unsigned narrow(struct timeline_view *t, struct tui_reaction *re)
 {
 	struct tui_model *m = t->v.m;
 	int nb = t->nb > 0 ? t->nb : 1;
@@ -325,7 +326,7 @@ static unsigned narrow(struct timeline_view *t, struct tui_app *app)
 	uint32_t last = 0;
 
 	if (!m->nr_regions) {
-		tui_app__message(app, "no regions in this result (gexplore-regions(3) marks them)");
+		tui_reaction__say(re, "no regions in this result (gexplore-regions(3) marks them)");
 		return TR_REDRAW;
 	}
 	if (t->v.sel < (int)m->nr_threads) {
@@ -337,16 +338,16 @@ static unsigned narrow(struct timeline_view *t, struct tui_app *app)
 			r = tui_model__region_at(m, tid, lo);
 	}
 	if (!r) {
-		tui_app__message(app, "no region under the cursor on this thread");
+		tui_reaction__say(re, "no region under the cursor on this thread");
 		return TR_REDRAW;
 	}
-	if (!m->renarrow) {
-		tui_app__message(app, "regions need a recorded result");
+	if (!t->v.ld->renarrow) {
+		tui_reaction__say(re, "regions need a recorded result");
 		return TR_REDRAW;
 	}
 	t->mark = -1;
-	if (m->renarrow(m, (int)r->name_idx, &cause) != 0) {
-		tui_app__message(app, "region %s: %s", r->name, cause ? cause : "failed");
+	if (t->v.ld->renarrow(t->v.ld, m, (int)r->name_idx, &cause) != 0) {
+		tui_reaction__say(re, "region %s: %s", r->name, cause ? cause : "failed");
 		free(cause);
 		return TR_REDRAW;
 	}
@@ -357,13 +358,13 @@ static unsigned narrow(struct timeline_view *t, struct tui_app *app)
 				threads++;
 			last = m->regions[i].tid;
 		}
-	tui_app__message(app, "views narrowed to region %s (%zu instance%s on %zu thread%s)",
+	tui_reaction__say(re, "views narrowed to region %s (%zu instance%s on %zu thread%s)",
 			 m->region_names[m->region], inst, inst == 1 ? "" : "s", threads,
 			 threads == 1 ? "" : "s");
 	return TR_REDRAW;
 }
 
-static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *app)
+static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reaction *re)
 {
 	struct timeline_view *t = (struct timeline_view *)v;
 	struct tui_model *m = v->m;
@@ -397,31 +398,31 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_app *ap
 			return TR_REDRAW;
 		if (t->mark < 0) {
 			t->mark = t->cursor;
-			tui_app__message(app, "range start marked: move with h/l, Space again to apply");
+			tui_reaction__say(re, "range start marked: move with h/l, Space again to apply");
 			return TR_REDRAW;
 		} else {
 			int lo = t->mark < t->cursor ? t->mark : t->cursor;
 			int hi = t->mark < t->cursor ? t->cursor : t->mark;
 
 			t->mark = -1;
-			return apply(t, app, time_of(m, lo, nb, false), time_of(m, hi, nb, true));
+			return apply(t, re, time_of(m, lo, nb, false), time_of(m, hi, nb, true));
 		}
 	case TA_CLEAR:
 		t->mark = -1;
-		return apply(t, app, 0, 0);
+		return apply(t, re, 0, 0);
 	case TA_REGION:
-		return narrow(t, app);
+		return narrow(t, re);
 	case TA_ENTER:
-		if (m->thread_rows && v->sel >= 0 && v->sel < (int)m->nr_threads) {
+		if (v->ld->thread_rows && v->sel >= 0 && v->sel < (int)m->nr_threads) {
 			const struct tui_thread *th = &m->threads[v->sel];
 
-			app->next = tui_thread_grid_view__new(m, th->tid, th->name);
+			re->next = tui_thread_grid_view__new(m, v->ld, th->tid, th->name);
 			return TR_PUSH;
 		}
 		if (m->nr_threads)
-			tui_app__message(app, "per-thread rows need a recorded result: the grid of "
+			tui_reaction__say(re, "per-thread rows need a recorded result: the grid of "
 					 "every thread");
-		app->next = tui_grid_view__new(m, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
+		re->next = tui_grid_view__new(m, v->ld, m->tab[TK_FUNC].nr ? TK_FUNC : TK_THREAD);
 		return TR_PUSH;
 	default:
 		return tui_view__move(v, a, (int)m->nr_threads);
@@ -466,10 +467,10 @@ static const struct tui_view_ops timeline_ops = {
 	.status = status, .destroy = destroy,
 };
 
-struct tui_view *tui_timeline_view__new(struct tui_model *m)
+struct tui_view *tui_timeline_view__new(struct tui_model *m, struct tui_loader *ld)
 {
-	struct timeline_view *t = tui_view__new(sizeof(*t), &timeline_ops, m, "timeline: %zu threads",
-						m->nr_threads);
+	struct timeline_view *t = tui_view__new(sizeof(*t), &timeline_ops, m, ld,
+						"timeline: %zu threads", m->nr_threads);
 
 	t->mark = -1;
 	return &t->v;

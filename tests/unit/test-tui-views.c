@@ -56,12 +56,12 @@ static const char *const synth_c[] = {
 	NULL,
 };
 
-static char **synth_source(struct tui_model *m, const char *file, const char **why)
+static char **synth_source(struct tui_loader *ld, const char *file, const char **why)
 {
 	char **l;
 	size_t n = 0;
 
-	(void)m;
+	(void)ld;
 	if (strcmp(file, "/src/synth.c")) {
 		*why = "the source file is not on this machine (moved, or built elsewhere)";
 		return NULL;
@@ -84,8 +84,10 @@ static const struct { uint64_t addr; uint32_t line; uint64_t samples; } inner_me
 	{ 0x100a, 10, 2 }, { 0x100d, 10, 10 }, { 0x100f, 14, 1 },
 };
 
-static int synth_disasm(struct tui_model *m, size_t func, struct tui_disasm *out)
+static int synth_disasm(struct tui_loader *ld, struct tui_model *m, size_t func,
+			struct tui_disasm *out)
 {
+	(void)ld;
 	memset(out, 0, sizeof(*out));
 	if (strcmp(m->tab[TK_FUNC].rows[func].name, "hot_inner")) {
 		out->why = "the binary is not on this machine: no disassembly";
@@ -222,8 +224,10 @@ static void synth_fill(struct tui_model *m, bool range)
 
 /* The refilter provider: a range's tables (synth_fill), or the whole
  * run's again. */
-static int synth_refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **cause)
+static int synth_refilter(struct tui_loader *ld, struct tui_model *m, uint64_t lo, uint64_t hi,
+			  char **cause)
 {
+	(void)ld;
 	(void)cause;
 	tui_model__clear_tables(m);
 	synth_fill(m, hi != 0);
@@ -236,8 +240,8 @@ static int synth_refilter(struct tui_model *m, uint64_t lo, uint64_t hi, char **
 
 /* The thread_rows provider: thread 101 ran hot_outer and (outside a
  * range) memcpy_like; thread 100 the rest. */
-static int synth_thread_rows(struct tui_model *m, uint32_t tid, struct tui_table *tab,
-			     char **cause)
+static int synth_thread_rows(struct tui_loader *ld, struct tui_model *m, uint32_t tid,
+			     struct tui_table *tab, char **cause)
 {
 	static const struct { uint32_t tid; const char *name, *module; double w; } rows[] = {
 		{ 101, "hot_outer", "/usr/bin/synth", 0.2 },
@@ -247,6 +251,7 @@ static int synth_thread_rows(struct tui_model *m, uint32_t tid, struct tui_table
 		{ 100, "main", "/usr/bin/synth", 0.006 },
 	};
 
+	(void)ld;
 	(void)cause;
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct tui_row *r;
@@ -259,6 +264,45 @@ static int synth_thread_rows(struct tui_model *m, uint32_t tid, struct tui_table
 	}
 	fill(m, tui_table__add_row(m, &tab[TK_MODULE], "/usr/bin/synth"), 0.5, 4);
 	return 0;
+}
+
+/* The synthetic models' loaders, found by model: the model knows
+ * nothing of its loader, the app is handed it beside the model. */
+static struct {
+	const struct tui_model *m;
+	struct tui_loader ld;
+} loaders[8];
+
+/* m's loader; NULL for a model made without one. */
+static struct tui_loader *loader_of(const struct tui_model *m)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(loaders); i++)
+		if (m && loaders[i].m == m)
+			return &loaders[i].ld;
+	return NULL;
+}
+
+/* A fresh loader for m (with the source and disassembly of synth.c). */
+static struct tui_loader *loader_new(const struct tui_model *m)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(loaders); i++)
+		if (!loaders[i].m) {
+			loaders[i].m = m;
+			loaders[i].ld = (struct tui_loader){ .source = synth_source,
+							     .disasm = synth_disasm };
+			return &loaders[i].ld;
+		}
+	diag("too many synthetic models");
+	exit(1);
+}
+
+/* Delete a model (and its baseline), forgetting their loaders. */
+static void synth_delete(struct tui_model *m)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(loaders); i++)
+		if (m && loaders[i].m && (loaders[i].m == m || loaders[i].m == m->base))
+			loaders[i].m = NULL;
+	tui_model__delete(m);
 }
 
 static struct tui_model *synth_model(bool empty)
@@ -295,8 +339,7 @@ static struct tui_model *synth_model(bool empty)
 	m->pmu = true;
 	m->duration_s = 2.5;
 	m->nr_samples = empty ? 0 : 12345;
-	m->source = synth_source;
-	m->disasm = synth_disasm;
+	loader_new(m);
 	base = xcalloc(ne + 1, sizeof(double));
 	snprintf(path, sizeof(path), "%s/tests/topdown/skl-perfstat.txt", srcdir);
 	f = fopen(path, "r");
@@ -354,7 +397,7 @@ static const struct { const char *name; uint32_t tid; double b, e; uint16_t dept
 	{ "solve", 101, 2.25, 3.00, 1 },
 };
 
-static int synth_renarrow(struct tui_model *m, int idx, char **cause)
+static int synth_renarrow(struct tui_loader *ld, struct tui_model *m, int idx, char **cause)
 {
 	static const struct { const char *region, *func; double w; } rows[] = {
 		{ NULL, "hot_inner", 0.52 }, { NULL, "hot_outer", 0.30 }, { NULL, "main", 0.01 },
@@ -365,7 +408,7 @@ static int synth_renarrow(struct tui_model *m, int idx, char **cause)
 	const char *name = idx >= 0 ? m->region_names[idx] : NULL;
 
 	if (idx < 0) {	/* the whole run again */
-		synth_refilter(m, 0, 0, cause);
+		synth_refilter(ld, m, 0, 0, cause);
 		return 0;
 	}
 	tui_model__clear_tables(m);
@@ -388,7 +431,7 @@ static void synth_add_regions(struct tui_model *m)
 				      (uint64_t)(synth_regions[i].b * 1e9),
 				      (uint64_t)(synth_regions[i].e * 1e9), synth_regions[i].depth);
 	tui_model__regions_done(m);
-	m->renarrow = synth_renarrow;
+	loader_of(m)->renarrow = synth_renarrow;
 }
 
 /* ---- scripts and goldens ------------------------------------------------ */
@@ -419,7 +462,7 @@ static char *screen(struct tui_model *m, const char *keys, int w, int h, bool st
 	struct strbuf sb = STRBUF_INIT, st = STRBUF_INIT;
 
 	m->template_args = false;	/* each script from a fresh start */
-	tui_app__init(&app, m);
+	tui_app__init(&app, m, loader_of(m));
 	canvas__init(&c, w, h);
 	tui_app__draw(&app, &c);	/* views learn their page size */
 	run_keys(&app, &c, keys);
@@ -430,7 +473,7 @@ static char *screen(struct tui_model *m, const char *keys, int w, int h, bool st
 		strbuf__add(&sb, st.buf ? st.buf : "", st.len);
 	}
 	if (depth)
-		*depth = app.quit ? 0 : app.depth;
+		*depth = app.quit ? 0 : app.views.depth;
 	strbuf__exit(&st);
 	canvas__exit(&c);
 	tui_app__exit(&app);
@@ -897,7 +940,7 @@ static void test_regions(void)
 		free(s);
 		m->region = -1;
 	}
-	tui_model__delete(m);
+	synth_delete(m);
 	free(base);
 }
 
@@ -983,7 +1026,7 @@ static void test_ip_histogram(void)
 	}
 	m->region = -1;
 	m->range_lo = m->range_hi = 0;
-	tui_model__delete(m);
+	synth_delete(m);
 }
 
 /* aarch64 code, as aarch64-linux-gnu-as encodes it:
@@ -1082,7 +1125,7 @@ static void test_baseline(void)
 	golden(m, "grid-baseline", "g");
 	golden(m, "summary-baseline", "");
 out:
-	tui_model__delete(m);
+	synth_delete(m);
 	free(base);
 }
 
@@ -1131,8 +1174,8 @@ static void test_ranges(void)
 	};
 	struct tui_model *m = synth_model(false);
 
-	m->refilter = synth_refilter;
-	m->thread_rows = synth_thread_rows;
+	loader_of(m)->refilter = synth_refilter;
+	loader_of(m)->thread_rows = synth_thread_rows;
 	synth_add_regions(m);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		static const char *const after[] = { RANGE " q", RANGE " q" CLEAR " q",
@@ -1174,7 +1217,7 @@ static void test_ranges(void)
 			free(scr);
 			m->region = -1;
 			m->range_lo = m->range_hi = 0;
-			synth_refilter(m, 0, 0, NULL);	/* the next case from the whole run */
+			synth_refilter(NULL, m, 0, 0, NULL);	/* the next case from the whole run */
 			tui_model__drop_old(m);
 		}
 	}
@@ -1199,7 +1242,7 @@ static void test_ranges(void)
 			   "... and q goes back to the grid under it (%s)", keys);
 			free(title);
 			free(scr);
-			synth_refilter(m, 0, 0, NULL);
+			synth_refilter(NULL, m, 0, 0, NULL);
 			tui_model__drop_old(m);
 		}
 	}
@@ -1214,10 +1257,10 @@ static void test_ranges(void)
 		ok(!has(scr, "memcpy_like") && has(scr, "hot_outer") && has(scr, "thread 101"),
 		   "... and a range applied under it narrows them");
 		free(scr);
-		synth_refilter(m, 0, 0, NULL);
+		synth_refilter(NULL, m, 0, 0, NULL);
 		tui_model__drop_old(m);
 	}
-	tui_model__delete(m);
+	synth_delete(m);
 	free(base);
 }
 
@@ -1237,15 +1280,15 @@ static void test_fuzz(void)
 	size_t nr_keys = 0, ranges = 0;
 	int bad = 0;
 
-	m->refilter = synth_refilter;
-	m->thread_rows = synth_thread_rows;
+	loader_of(m)->refilter = synth_refilter;
+	loader_of(m)->thread_rows = synth_thread_rows;
 	synth_add_regions(m);
 	for (int run = 0; run < 300; run++) {
 		struct tui_app app;
 		struct tui_canvas c;
 		unsigned gen = m->generation;
 
-		tui_app__init(&app, m);
+		tui_app__init(&app, m, loader_of(m));
 		canvas__init(&c, run % 3 ? 80 : 40, run % 3 ? 24 : 12);
 		tui_app__draw(&app, &c);
 		for (int i = 0; i < 120 && !app.quit; i++) {
@@ -1256,7 +1299,7 @@ static void test_fuzz(void)
 			tui_app__key(&app, k);
 			tui_app__draw(&app, &c);
 			nr_keys++;
-			if (app.depth < 1 || app.gen != m->generation || m->has_old)
+			if (app.views.depth < 1 || app.gen != m->generation || m->has_old)
 				bad++;
 		}
 		ranges += m->generation - gen;
@@ -1267,7 +1310,7 @@ static void test_fuzz(void)
 	   "step with the model", nr_keys, ranges);
 	ok(ranges > 100, "... ranges and regions applied often enough to mean something");
 	m->region = -1;
-	tui_model__delete(m);
+	synth_delete(m);
 	free(base);
 }
 
@@ -1319,14 +1362,14 @@ int main(void)
 		behaviour(m);
 		behaviour_trees(m);
 	}
-	tui_model__delete(m);
+	synth_delete(m);
 	free(base);
 
 	empty = synth_model(true);
 	golden(empty, "empty-summary", "");
 	golden(empty, "empty-grid", "g");
 	golden(empty, "empty-timeline", "t");
-	tui_model__delete(empty);
+	synth_delete(empty);
 	free(base);
 	return done_testing();
 }
