@@ -456,6 +456,9 @@ int tui_table__find(const struct tui_table *t, const struct tui_rkey *k);
  * tables while the model holds them (between a rebuild and the views'
  * sync), else of the current ones. */
 void tui_model__old_fkey(const struct tui_model *m, size_t func, struct tui_rkey *k);
+/* Function row func of the tables the views last saw, found again in the
+ * current ones: its new index, -1 when it has no sample there. */
+int tui_model__refind_func(const struct tui_model *m, size_t func);
 /* The function table the views last saw (old_tab while held). */
 const struct tui_table *tui_model__old_table(const struct tui_model *m, enum tui_kind k);
 /* Free the old tables: every view is on the new ones. */

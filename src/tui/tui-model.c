@@ -234,6 +234,14 @@ void tui_model__old_fkey(const struct tui_model *m, size_t func, struct tui_rkey
 		tui_rkey__of(k, TK_FUNC, &t->rows[func]);
 }
 
+int tui_model__refind_func(const struct tui_model *m, size_t func)
+{
+	struct tui_rkey k;
+
+	tui_model__old_fkey(m, func, &k);
+	return tui_table__find(&m->tab[TK_FUNC], &k);
+}
+
 static double compute_total(const struct tui_model *m);
 
 void tui_model__tables_changed(struct tui_model *m)

@@ -169,11 +169,9 @@ static const char *status(struct tui_view *v)
 static bool sync(struct tui_view *v)
 {
 	struct callers_view *s = (struct callers_view *)v;
-	struct tui_rkey k;
 	int f;
 
-	tui_model__old_fkey(v->m, s->func, &k);
-	f = tui_table__find(&v->m->tab[TK_FUNC], &k);
+	f = tui_model__refind_func(v->m, s->func);
 	if (f < 0)
 		return false;
 	s->func = (size_t)f;

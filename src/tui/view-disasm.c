@@ -262,11 +262,9 @@ static bool sync(struct tui_view *v)
 {
 	struct disasm_view *d = (struct disasm_view *)v;
 	uint64_t addr = d->d.nr && v->sel >= 0 && v->sel < (int)d->d.nr ? d->d.insns[v->sel].addr : 0;
-	struct tui_rkey k;
 	int f;
 
-	tui_model__old_fkey(v->m, d->func, &k);
-	f = tui_table__find(&v->m->tab[TK_FUNC], &k);
+	f = tui_model__refind_func(v->m, d->func);
 	if (f < 0)
 		return false;
 	d->func = (size_t)f;

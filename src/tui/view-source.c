@@ -417,11 +417,9 @@ static bool sync(struct tui_view *v)
 {
 	struct source_view *s = (struct source_view *)v;
 	uint32_t line = s->nr && v->sel >= 0 && v->sel < (int)s->nr ? s->lines[v->sel].line : 0;
-	struct tui_rkey k;
 	int f;
 
-	tui_model__old_fkey(v->m, s->func, &k);
-	f = tui_table__find(&v->m->tab[TK_FUNC], &k);
+	f = tui_model__refind_func(v->m, s->func);
 	if (f < 0)
 		return false;
 	free(s->lines);
