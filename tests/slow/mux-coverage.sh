@@ -7,25 +7,30 @@
 #   -e cpu-clock,context-switches,task-clock,page-faults,minor-faults,
 #      {page-faults,context-switches},{minor-faults,task-clock}
 # over a steady, a bursty and a periodic workload (tests/workloads/
-# wl-mux-steady ITERATIONS [bursty|periodic]). Slow (N = 60 runs of each,
+# wl-mux-steady ITERATIONS [bursty|periodic]). Slow (N = 40 runs of each,
 # minutes): run by `make check-slow`, not `make check`.
 #
-# The bound: a correct 95% interval holds the truth in X ~ Binomial(60,
-# 0.95) runs; P(X <= 49) = 1.7e-4, so each check below (an event on a
-# workload; 12 of them) requires at least 50 of 60, and the suite fails a
-# correct interval about once in 500 runs (12 x 1.7e-4). An interval that
-# holds the truth 85% of the time passes a check with probability 0.2.
-# GX_COVERAGE_RUNS and GX_COVERAGE_ITERS change N (the bound follows at
-# the same false-failure rate) and the workload's length (default 14000
-# iterations, as in issue 26); GX_COVERAGE_MODES picks workloads.
+# The bound: a correct 95% interval holds the truth in X ~ Binomial(N,
+# 0.95) runs. Each check below (an event on a workload; 12 of them)
+# requires the least k with P(X < k) <= 2e-4: 32 of 40 (P = 1.3e-4), 50 of
+# 60 (1.7e-4). So the suite fails a correct interval about once in 600
+# runs (12 x 1.3e-4). What it catches: the intervals of issue 26, which
+# held the truth in half the runs (P(pass) < 1e-6 a check) or never
+# (task-clock's zero width); an interval that holds the truth 85% of the
+# time still passes a check with probability 0.86 at N = 40, so a slightly
+# narrow interval is beyond its power.
+# GX_COVERAGE_RUNS changes N (default 40; the bound follows at the same
+# false-failure rate); GX_COVERAGE_MODES picks the workloads, each as
+# MODE[:ITERATIONS] (default steady:14000, the run of issue 26 where the
+# old intervals held page-faults 9 times in 20, and bursty and periodic at
+# 3000); GX_COVERAGE_ITERS, where set, is every mode's length.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
-N=${GX_COVERAGE_RUNS:-60}
-ITERS=${GX_COVERAGE_ITERS:-14000}
+N=${GX_COVERAGE_RUNS:-40}
 SPEC='cpu-clock,context-switches,task-clock,page-faults,minor-faults,{page-faults,context-switches},{minor-faults,task-clock}'
 EVENTS="page-faults context-switches minor-faults task-clock"
 
-# the largest k with P(Binomial(N, 0.95) < k) <= 2e-4 (50 for N = 60)
+# the largest k with P(Binomial(N, 0.95) < k) <= 2e-4: 32 for N = 40
 need=$(awk -v n="$N" 'BEGIN {
 	p = 0.95; q = 1 - p
 	for (k = 0; k <= n; k++) {
@@ -39,9 +44,12 @@ need=$(awk -v n="$N" 'BEGIN {
 		if (cum > 2e-4) { print k; exit }
 	}
 	print n }')
-diag "$N runs of each workload ($ITERS iterations); each event's interval must hold the truth in >= $need of them"
+diag "$N runs of each workload; each event's interval must hold the truth in >= $need of them"
 
-for mode in ${GX_COVERAGE_MODES:-steady bursty periodic}; do
+for spec in ${GX_COVERAGE_MODES:-steady:14000 bursty:3000 periodic:3000}; do
+	mode=${spec%%:*} ITERS=${GX_COVERAGE_ITERS:-3000}
+	[ "$spec" != "$mode" ] && [ -z "${GX_COVERAGE_ITERS:-}" ] && ITERS=${spec#*:}
+	diag "$mode: $ITERS iterations"
 	declare -A held=() width=() miss=()
 	for ev in $EVENTS; do held[$ev]=0; width[$ev]=0; miss[$ev]=""; done
 	runs=0
