@@ -271,19 +271,27 @@ static char **get_strv(json_t *o, const char *key, size_t *n)
 
 int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 {
-	char *path = xasprintf("%s/meta.json", dir);
+	char *path = xasprintf("%s/meta.json", dir), *text = NULL;
 	json_error_t jerr;
 	json_t *root, *wl, *evs, *v;
-	size_t i, n;
+	size_t i, n, len;
 	int err = 0;
 
 	gx_meta__init(m);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	/* a FIFO or a device in its place is refused, not waited on */
+	text = gx_read_regular(path, GX_META_MAX_SIZE, &len, &err, cause);
+	if (!text)
+		goto out;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		if (access(path, F_OK) != 0)
-			err = gx_fail(cause, -ENOENT, "%s: %s", path, strerror(ENOENT));
-		else
-			err = gx_fail(cause, GX_E_FORMAT, "%s: line %d: %s", path, jerr.line, jerr.text);
+		/* where, never what: meta.json may be a link to a file the
+		 * user cannot read, and jansson quotes the text it stopped at */
+		char *near = strstr(jerr.text, " near ");
+
+		if (near)
+			*near = 0;
+		err = gx_fail(cause, GX_E_FORMAT, "%s: not valid JSON at line %d, column %d: %s",
+			      path, jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
 	if (!json_is_object(root)) {
@@ -377,6 +385,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 out_root:
 	json_decref(root);
 out:
+	free(text);
 	free(path);
 	return err;
 }

@@ -505,7 +505,9 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 		}
 		r->region = xstrdup(o->region);
 	}
-	return perf_reader__open(&r->reader, r->data, PD_ORDERED, cause);
+	/* a result's perf.data is a regular file: a FIFO there is refused */
+	return perf_reader__open(&r->reader, r->data, PD_ORDERED | (r->dir ? PD_REGULAR : 0),
+				 cause);
 }
 
 /* The profile's options: the user's symbol options, the recording's

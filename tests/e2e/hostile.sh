@@ -100,6 +100,73 @@ rc=$?
 check "slice log '../fifo' in meta.json: not opened (rc $rc)" test "$rc" = 0
 check "... and said so" grep -q "slice log '../fifo' is not a file name in the result directory" err
 
+# A FIFO, or a directory, in place of each file of a result (issue 30): every
+# file is opened O_NONBLOCK and must be a regular file, so report, check,
+# diff and tui say what it is and never block on it.
+"$GEN" -o base -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 app
+region phase
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+ok $? "synthetic result with regions"
+jq '.mux = {"mode": "gexplore", "slice_log": "slices.bin", "reference": 0, "slice_ms": 10}' \
+	base/meta.json >base/m && mv base/m base/meta.json
+for f in perf.data meta.json slices.bin regions.bin; do
+	for kind in fifo dir; do
+		d="r-$kind-${f%.*}"
+		cp -r base "$d" && rm -f "$d/$f"
+		if [ $kind = fifo ]; then mkfifo "$d/$f"; else mkdir "$d/$f"; fi
+		for cmd in report check diff tui; do
+			case $cmd in
+			diff) args=("$d" base) ;;
+			tui) args=(--keys "" --dump 80x24 "$d") ;;
+			check) args=("$d" --max cpi=100) ;;
+			*) args=("$d") ;;
+			esac
+			timeout 20 "$X" $cmd "${args[@]}" >out 2>err
+			rc=$?
+			check "$kind as $f: $cmd does not block (rc $rc)" test "$rc" != 124
+			case $f in
+			perf.data|meta.json) want=$([ $kind = fifo ] && echo "is a FIFO, not a regular file" ||
+							echo "is a directory")
+				check "$kind as $f: $cmd says '$want'" grep -qF "$f $want" err ;;
+			esac
+		done
+	done
+done
+# meta.json that is not JSON (a link to some other file, say one only root
+# can read): the error names the line and column, never the text there.
+cp -r base secret && printf 'TOPSECRETTOKENabcdef and more\n' >secret/meta.json
+"$X" report secret >out 2>err
+check "meta.json not JSON: an error" test $? != 0
+check "... naming the position" grep -qF "secret/meta.json: not valid JSON at line 1, column" err
+check "... without the file's text" sh -c '! grep -q TOPSECRET err'
+# The newest-result search passes over a result it cannot read.
+mkdir newest && cp -r base newest/gx001 && cp -r base newest/gx002 && cp -r base newest/gx003
+rm newest/gx002/perf.data newest/gx003/meta.json
+mkfifo newest/gx002/perf.data newest/gx003/meta.json
+(cd newest && timeout 20 "$X" report >../out 2>../err)
+rc=$?
+is "$rc" 0 "a bare report skips gx003 (FIFO meta.json) and gx002 (FIFO perf.data)"
+check "... and names them" grep -qF "gx003 (meta.json: not a regular file" err
+check "... both" grep -qF "gx002 (perf.data: not a regular file)" err
+check "... and reports gx001" grep -q "gx001" out
+mkdir newest/gx004 && cp base/meta.json newest/gx004/ && cp base/perf.data newest/gx004/ &&
+	chmod 000 newest/gx004/perf.data
+if [ "$(id -u)" != 0 ]; then
+	(cd newest && timeout 20 "$X" report >../out 2>../err)
+	check "an unreadable perf.data: skipped, permission denied said" \
+		grep -qF "gx004 (perf.data: permission denied)" err
+	timeout 20 "$X" report newest/gx004 >out 2>err
+	check "named, an unreadable perf.data: 'Permission denied', not 'no perf.data'" \
+		grep -qF "gx004/perf.data: Permission denied" err
+else
+	skip 2 "root reads a mode-000 file"
+fi
+
 # A live recording of the hostile program with hostile arguments, -o name.
 if can_sample; then
 	out="r${E}[2J"
