@@ -100,6 +100,74 @@ rc=$?
 check "slice log '../fifo' in meta.json: not opened (rc $rc)" test "$rc" = 0
 check "... and said so" grep -q "slice log '../fifo' is not a file name in the result directory" err
 
+# Every output format with every hostile name source (issue 30): function,
+# comm (= thread name), module, region, argv, event and, when a compiler is
+# here, the source file. No format but JSON lets an ESC, a BEL or a
+# forged line through; JSON keeps the bytes.
+hfile="src${E}]0;FILE${B}.c"
+if command -v cc >/dev/null; then
+	printf 'int hot_inner(int n){int s=0;for(int i=0;i<n;i++)s+=i*n;return s;}\nint main(void){return hot_inner(3);}\n' >"$hfile"
+	cc -g -O0 -o "bin/w${E}[2J" "$hfile" && objcopy --redefine-sym "hot_inner=$fn" "bin/w${E}[2J"
+	hbin="$PWD/bin/w${E}[2J"
+else
+	hbin="$PWD/bin/$prog"
+fi
+"$GEN" -o all -b "$hbin" <<SPEC
+model skl
+smt off
+process 1000 c${E}]0;COMM${B}
+region rg${E}]0;REGION${B}${E}[2J
+function $fn
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+ok $? "synthetic result with every hostile name"
+jq --arg a "arg${E}]0;ARG${B}${NL}exit 0 FAKE" '.workload.argv = ["w", $a]' all/meta.json >m &&
+	mv m all/meta.json
+# the event's name in perf.data, same length so nothing else moves
+LC_ALL=C perl -pi -e 's/INST_RETIRED\.ANY/INST\e]0;EV\aIRED.A/g' all/perf.data
+outs=()
+i=0
+for by in process thread module function line callpath region; do
+	"$X" report --by $by all >"o$i.txt" 2>&1; outs+=("o$i.txt:report --by $by"); i=$((i + 1))
+	"$X" report --csv --by $by all >"o$i.txt" 2>&1; outs+=("o$i.txt:report --csv --by $by"); i=$((i + 1))
+done
+"$X" report all >"o$i.txt" 2>&1; outs+=("o$i.txt:report"); i=$((i + 1))
+"$X" report --region "rg${E}]0;REGION${B}${E}[2J" all >"o$i.txt" 2>&1
+outs+=("o$i.txt:report --region"); i=$((i + 1))
+"$X" report --region "no${E}]0;such${B}" all >"o$i.txt" 2>&1
+outs+=("o$i.txt:report --region (absent)"); i=$((i + 1))
+"$X" report --folded all >"o$i.txt" 2>&1; outs+=("o$i.txt:report --folded"); i=$((i + 1))
+"$X" diff all all >"o$i.txt" 2>&1; outs+=("o$i.txt:diff"); i=$((i + 1))
+"$X" check all --top 3 --max cpi=0.1 >"o$i.txt" 2>&1; outs+=("o$i.txt:check"); i=$((i + 1))
+"$X" check all --top 3 --max cpi=0.1 --github >"o$i.txt" 2>&1; outs+=("o$i.txt:check --github"); i=$((i + 1))
+"$X" check all --top 3 --max cpi=0.1 --junit junit.xml >/dev/null 2>&1
+cp junit.xml "o$i.txt"; outs+=("o$i.txt:check --junit"); i=$((i + 1))
+"$X" tui --keys "" --dump 120x40 all >"o$i.txt" 2>&1; outs+=("o$i.txt:tui --dump"); i=$((i + 1))
+"$X" tui --keys "t" --dump 120x40 all >"o$i.txt" 2>&1; outs+=("o$i.txt:tui --dump (timeline)"); i=$((i + 1))
+"$X" tui --keys "g" --dump 120x40 all >"o$i.txt" 2>&1; outs+=("o$i.txt:tui --dump (grid)"); i=$((i + 1))
+for o in "${outs[@]}"; do
+	check "${o#*:}: no ESC, BEL or forged line" clean "${o%%:*}"
+done
+check "report --by region: the region shown escaped" grep -qF 'rg\x1b]0;REGION\x07\x1b[2J' o12.txt
+check "report --csv --by region: the region shown escaped" grep -qF 'rg\x1b]0;REGION\x07\x1b[2J' o13.txt
+check "report: the argv shown escaped" grep -qF 'arg\x1b]0;ARG\x07\nexit 0 FAKE' o14.txt
+check "report --by thread: the thread's comm escaped" grep -qF 'c\x1b]0;COMM\x07' o2.txt
+check "report --by module: the module escaped" grep -qF '\x1b[2J' o4.txt
+check "report: the event escaped" grep -qF 'INST\x1b]0;EV\x07IRED.A' o14.txt
+if command -v cc >/dev/null; then
+	check "report --by line: the source file escaped" grep -qF 'src\x1b]0;FILE\x07.c' o8.txt
+else
+	skip 1 "no C compiler for a hostile source file name"
+fi
+"$X" report --json --by region all >j.json 2>&1
+is "$(jq -r '.regions[0].name' j.json)" "rg${E}]0;REGION${B}${E}[2J" "report --json: the exact region name"
+if command -v xmllint >/dev/null; then
+	check "check --junit: well-formed XML" xmllint --noout junit.xml
+else
+	skip 1 "xmllint is absent (Debian package libxml2-utils)"
+fi
+
 # A FIFO, or a directory, in place of each file of a result (issue 30): every
 # file is opened O_NONBLOCK and must be a regular file, so report, check,
 # diff and tui say what it is and never block on it.
