@@ -185,6 +185,9 @@ static int cmd_diff_exec(int argc, char **argv)
 			cmd_error("%s", cause);
 			goto out;
 		}
+		if (gx_result__incomplete(res[i]))	/* its counts are partial */
+			cmd_warn("%s is incomplete: %s; its numbers cover only what was recorded",
+				 gx_result__path(res[i]), gx_result__incomplete(res[i]));
 	}
 	if (diff_run(res, cli.runs, cli.runs, &o, &d, &cause)) {
 		cmd_error("%s", cause);

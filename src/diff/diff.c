@@ -370,8 +370,11 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 		return err;
 	}
 	d->paths = xcalloc(nr, sizeof(*d->paths));
-	for (size_t k = 0; k < nr; k++)
+	d->status = xcalloc(nr, sizeof(*d->status));
+	for (size_t k = 0; k < nr; k++) {
 		d->paths[k] = gx_result__path(runs[k]);
+		d->status[k] = gx_result__status(runs[k]);
+	}
 	d->nr_a = nr_a;
 	d->nr_b = nr_b;
 	d->a = d->paths[0];
@@ -388,6 +391,7 @@ void diff__exit(struct diff *d)
 {
 	free(d->entries);
 	free(d->paths);
+	free(d->status);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -562,6 +566,8 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	json_object_set_new(root, "b", json_string(d->b));
 	json_object_set_new(root, "a_runs", json_paths(d->paths, d->nr_a));
 	json_object_set_new(root, "b_runs", json_paths(d->paths + d->nr_a, d->nr_b));
+	json_object_set_new(root, "a_status", json_paths(d->status, d->nr_a));
+	json_object_set_new(root, "b_status", json_paths(d->status + d->nr_a, d->nr_b));
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 

@@ -428,6 +428,10 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 
 	json_object_set_new(root, "schema", json_string(GX_REPORT_SCHEMA));
 	json_object_set_new(root, "result", json_string(gx_result__path(in)));
+	/* how the recording ended: a partial run is never read as whole */
+	json_object_set_new(root, "status", json_string(gx_result__status(in)));
+	json_object_set_new(root, "incomplete", gx_result__incomplete(in) ?
+			    json_string(gx_result__incomplete(in)) : json_null());
 	if (m && m->argv)
 		json_object_set_new(root, "command", json_strv(m->argv, m->argc));
 	else if (env->cmdline)

@@ -743,6 +743,16 @@ struct sym_session *gx_result__symbolizer(const struct gx_result *r)
 const struct mux_log *gx_result__mux(const struct gx_result *r) { return r->log; }
 size_t gx_result__nr_notes(const struct gx_result *r) { return r->nr_notes; }
 const char *gx_result__incomplete(const struct gx_result *r) { return r->incomplete; }
+
+const char *gx_result__status(const struct gx_result *r)
+{
+	if (r->have_meta)
+		return r->meta.status ? r->meta.status : GX_META_STATUS_COMPLETE;
+	if (!r->dir)
+		return "unknown";
+	return r->incomplete && strstr(r->incomplete, "being recorded") ? "being-recorded" :
+	       "cut-short";
+}
 const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
 
 size_t gx_result__nr_events(const struct gx_result *r) { return r->nr_events; }

@@ -235,6 +235,35 @@ else
 	skip 2 "root reads a mode-000 file"
 fi
 
+# An incomplete result passes no gate (issue 30): check exits 2 unless
+# --allow-incomplete, every JSON output carries the status, diff warns.
+cp -r base killed && jq '.status = "killed"' base/meta.json >killed/meta.json
+cp -r base nometa && rm nometa/meta.json
+"$X" check killed --max cpi=1000 >out 2>err
+is "$?" 2 "check of a killed run: exit 2"
+check "... saying why" grep -qF "killed is INCOMPLETE: stopped by SIGTERM or SIGHUP; exit status 2" out
+"$X" check killed --max cpi=1000 --allow-incomplete >out 2>err
+is "$?" 0 "check --allow-incomplete: checked as it is"
+"$X" check nometa --max cpi=1000 >out 2>err
+is "$?" 2 "check of a run without meta.json: exit 2"
+"$X" check killed --max cpi=0.001 >out 2>err
+is "$?" 1 "check of a killed run that fails a threshold: exit 1 (a failure wins)"
+"$X" check killed --max cpi=1000 --json >out 2>err
+is "$(jq -r '[.status, .exit, .run_status[0].status] | join(" ")' out)" "incomplete 2 killed" \
+	"check --json: status incomplete, exit 2, the run's status"
+"$X" report --json killed >out 2>err
+is "$(jq -r '.status' out)" killed "report --json: status killed"
+check "report --json: why it is incomplete" jq -e '.incomplete | test("SIGTERM")' out
+"$X" report --json base >out 2>err
+is "$(jq -r '[.status, .incomplete] | map(tostring) | join(" ")' out)" "complete null" \
+	"report --json of a whole run: status complete, incomplete null"
+"$X" report --json nometa >out 2>err
+is "$(jq -r '.status' out)" cut-short "report --json without meta.json: status cut-short"
+"$X" diff base killed >out 2>err
+check "diff warns of the killed run" grep -qF "warning: killed is incomplete: stopped by SIGTERM" err
+"$X" diff --json base killed >out 2>err
+is "$(jq -r '[.a_status[0], .b_status[0]] | join(" ")' out)" "complete killed" "diff --json: each side's status"
+
 # A live recording of the hostile program with hostile arguments, -o name.
 if can_sample; then
 	out="r${E}[2J"
