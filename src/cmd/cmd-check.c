@@ -253,8 +253,8 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 	 * stderr, which the Actions runner reads as well */
 	if (c->github)
 		ci_report__github(&rep, c->json ? &gh : &out);
-	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
-	fflush(stdout);
+	if (cmd_write_stdout(out.buf, out.len, "the verdict") != 0)
+		ret = GX_EXIT_USAGE;	/* the verdict did not reach its reader */
 	if (gh.len)
 		fwrite(gh.buf, 1, gh.len, stderr);
 	if (c->json)	/* the reasons still reach a human */

@@ -264,6 +264,36 @@ check "diff warns of the killed run" grep -qF "warning: killed is incomplete: st
 "$X" diff --json base killed >out 2>err
 is "$(jq -r '[.a_status[0], .b_status[0]] | join(" ")' out)" "complete killed" "diff --json: each side's status"
 
+# Errors that say what happened (issue 30): a full disk (/dev/full) for
+# every output, a directory or endless binary data given as --counts.
+if [ -w /dev/full ]; then
+	for c in "report base" "report --json base" "report --csv base" "diff base base" \
+		 "diff --json base base" "check base --max cpi=1000"; do
+		$X $c >/dev/full 2>err
+		rc=$?
+		check "$c >/dev/full: exit $rc, 'No space left on device'" \
+			sh -c "[ $rc != 0 ] && grep -q 'No space left on device' err"
+	done
+	"$X" report -o /dev/full base 2>err
+	check "report -o /dev/full: 'No space left on device'" grep -q 'No space left on device' err
+	"$X" check base --max cpi=1000 --junit /dev/full >/dev/null 2>err
+	check "check --junit /dev/full: 'No space left on device'" grep -q 'No space left on device' err
+	printf 'cycles 1000\ninstructions 500\n' >counts.txt
+	"$X" topdown --cpu skl --counts counts.txt >/dev/full 2>err
+	check "topdown >/dev/full: exit 1, 'No space left on device'" \
+		sh -c "[ $? = 1 ] && grep -q 'No space left on device' err"
+else
+	skip 9 "no /dev/full"
+fi
+mkdir cdir
+"$X" topdown --cpu skl --counts cdir >out 2>err
+check "topdown --counts DIR: 'is a directory', not an I/O error" \
+	sh -c "grep -q 'cdir is a directory' err && ! grep -q 'Input/output' err"
+timeout 20 "$X" topdown --cpu skl --counts /dev/zero >out 2>err
+rc=$?
+check "topdown --counts /dev/zero: stops at once (rc $rc), not text" \
+	sh -c "[ $rc = 2 ] && grep -q 'a NUL byte at offset 0: not text' err"
+
 # A live recording of the hostile program with hostile arguments, -o name.
 if can_sample; then
 	out="r${E}[2J"
