@@ -438,8 +438,8 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 	json_t *root = json_object(), *a = json_array(), *r = json_array();
 
 	json_object_set_new(root, "schema", json_string(GX_CHECK_SCHEMA));
-	json_object_set_new(root, "result", json_string(rep->result));
-	json_object_set_new(root, "baseline", rep->baseline ? json_string(rep->baseline) :
+	json_object_set_new(root, "result", json_string(gx_utf8(rep->result)));
+	json_object_set_new(root, "baseline", rep->baseline ? json_string(gx_utf8(rep->baseline)) :
 							      json_null());
 	json_object_set_new(root, "runs", json_integer((json_int_t)rep->nr_runs));
 	json_object_set_new(root, "status", json_string(rep->nr_fail ? "fail" :
@@ -447,8 +447,8 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 							 "incomplete" :
 							 rep->nr_skip ? "skip" : "pass"));
 	for (size_t i = 0; i < rep->nr_runs; i++)
-		json_array_append_new(r, json_pack("{s:s?,s:s?}", "status", rep->run_status[i],
-						   "incomplete", rep->run_incomplete[i]));
+		json_array_append_new(r, json_pack("{s:s?,s:s?}", "status", gx_utf8(rep->run_status[i]),
+						   "incomplete", gx_utf8(rep->run_incomplete[i])));
 	json_object_set_new(root, "run_status", r);
 	json_object_set_new(root, "exit", json_integer(ci_report__exit_status(rep)));
 	json_object_set_new(root, "passed", json_integer((json_int_t)rep->nr_pass));
@@ -458,13 +458,13 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 		const struct ci_outcome *o = &rep->outcomes[i];
 		json_t *c = json_object();
 
-		json_object_set_new(c, "metric", json_string(o->check->metric));
+		json_object_set_new(c, "metric", json_string(gx_utf8(o->check->metric)));
 		json_object_set_new(c, "op", json_string(op_name(o->check->op)));
 		json_object_set_new(c, "limit", json_real(o->check->limit));
 		json_object_set_new(c, "relative", json_boolean(o->check->percent &&
 								o->check->op == CI_MAX_REGRESS));
 		json_object_set_new(c, "scope", json_string(ci_scope_name(o->scope)));
-		json_object_set_new(c, "row", json_string(o->row));
+		json_object_set_new(c, "row", json_string(gx_utf8(o->row)));
 		if (o->scope == CI_SCOPE_PROCESS)
 			json_object_set_new(c, "pid", json_integer(o->pid));
 		json_object_set_new(c, "status", json_string(status_name(o->status)));
@@ -475,9 +475,9 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 		json_object_set_new(c, "baseline", o->has_baseline ? ci_json_real(o->baseline) :
 								     json_null());
 		json_object_set_new(c, "threshold", ci_json_real(o->limit_value));
-		json_object_set_new(c, "file", o->file ? json_string(o->file) : json_null());
+		json_object_set_new(c, "file", o->file ? json_string(gx_utf8(o->file)) : json_null());
 		json_object_set_new(c, "line", o->file ? json_integer(o->line) : json_null());
-		json_object_set_new(c, "message", json_string(o->message ? o->message : ""));
+		json_object_set_new(c, "message", json_string(o->message ? gx_utf8(o->message) : ""));
 		json_array_append_new(a, c);
 	}
 	json_object_set_new(root, "checks", a);

@@ -273,7 +273,7 @@ static json_t *row_json(const struct td_model *m, const struct td_counts *c, siz
 	o = td_result__to_json(m, &res, &used);
 	if (r) {
 		json_object_set_new(o, "time", isnan(row->time) ? json_null() : json_real(row->time));
-		json_object_set_new(o, "entity", row->entity ? json_string(row->entity) : json_null());
+		json_object_set_new(o, "entity", row->entity ? json_string(gx_utf8(row->entity)) : json_null());
 	}
 	missing_events(m, &used, row, NULL, miss);
 	json_object_set_new(o, "missing_events", miss);

@@ -553,7 +553,7 @@ static json_t *json_paths(const char *const *paths, size_t n)
 	json_t *a = json_array();
 
 	for (size_t k = 0; k < n; k++)
-		json_array_append_new(a, json_string(paths[k]));
+		json_array_append_new(a, json_string(gx_utf8(paths[k])));
 	return a;
 }
 
@@ -562,8 +562,8 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	json_t *root = json_object(), *a = json_array();
 
 	json_object_set_new(root, "schema", json_string(GX_DIFF_SCHEMA));
-	json_object_set_new(root, "a", json_string(d->a));
-	json_object_set_new(root, "b", json_string(d->b));
+	json_object_set_new(root, "a", json_string(gx_utf8(d->a)));
+	json_object_set_new(root, "b", json_string(gx_utf8(d->b)));
 	json_object_set_new(root, "a_runs", json_paths(d->paths, d->nr_a));
 	json_object_set_new(root, "b_runs", json_paths(d->paths + d->nr_a, d->nr_b));
 	json_object_set_new(root, "a_status", json_paths(d->status, d->nr_a));
@@ -575,8 +575,8 @@ void diff__json(const struct diff *d, struct strbuf *out)
 
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:b,"
 						   "s:I,s:I,s:o,s:o,s:o}",
-						   "scope", ci_scope_name(e->scope), "row", e->row,
-						   "metric", e->metric, "a", ci_json_real(e->a),
+						   "scope", ci_scope_name(e->scope), "row", gx_utf8(e->row),
+						   "metric", gx_utf8(e->metric), "a", ci_json_real(e->a),
 						   "b", ci_json_real(e->b),
 						   "delta", ci_json_real(e->delta),
 						   "change", ci_json_real(e->rel),

@@ -58,7 +58,7 @@ void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_string(gx_utf8(s)) : json_null();
 }
 
 static json_t *strv(char **v, size_t n)
@@ -66,7 +66,7 @@ static json_t *strv(char **v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_string(gx_utf8(v[i])));
 	return a;
 }
 

@@ -271,7 +271,7 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 		const struct region_stat *s = &v[i];
 		json_t *ro = json_object(), *hot = json_array();
 
-		json_object_set_new(ro, "name", json_string(s->rn->name));
+		json_object_set_new(ro, "name", json_string(gx_utf8(s->rn->name)));
 		json_object_set_new(ro, "instances", report__json_u64(s->rn->instances));
 		json_object_set_new(ro, "threads", report__json_u64(s->rn->threads));
 		json_object_set_new(ro, "time_s", json_real((double)s->rn->total_ns / 1e9));
@@ -281,7 +281,7 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 		for (size_t k = 0; k < s->nhot; k++) {
 			json_t *h = json_object();
 
-			json_object_set_new(h, "function", json_string(s->hot[k].name));
+			json_object_set_new(h, "function", json_string(gx_utf8(s->hot[k].name)));
 			json_object_set_new(h, "pct", json_real(s->hot[k].pct));
 			json_array_append_new(hot, h);
 		}

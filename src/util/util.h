@@ -124,6 +124,14 @@ void strbuf__addesc(struct strbuf *sb, const char *s);
  */
 #define GX_ESC_RING 16
 const char *gx_esc(const char *s);
+/*
+ * s for a JSON string, which must be valid UTF-8 (jansson refuses anything
+ * else, and a key whose value it refused vanished): s itself when it is
+ * valid (NULL stays NULL), else a copy with each byte of invalid UTF-8
+ * written as the four characters \xNN, from the same kind of ring as
+ * gx_esc(). Names are bytes: nothing is dropped.
+ */
+const char *gx_utf8(const char *s);
 
 /* ---- u64 -> u64 hash table (open addressing, key UINT64_MAX reserved) --- */
 struct u64map {

@@ -168,6 +168,48 @@ else
 	skip 1 "xmllint is absent (Debian package libxml2-utils)"
 fi
 
+# Names are bytes (issue 30): invalid UTF-8 in a function, comm, module and
+# region name is kept, escaped \xNN, in text and JSON (jansson refuses it:
+# the key used to vanish), and the JUnit XML stays well-formed.
+X8=$'\xff\xfe' C8=$'\xc3'
+cp "$WL/wl-spin" "bin/m$X8" && objcopy --redefine-sym "hot_inner=hot$X8" "bin/m$X8"
+"$GEN" -o u8 -b "$PWD/bin/m$X8" <<SPEC
+model skl
+smt off
+process 1000 c$C8
+region r$X8
+function hot$X8
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+ok $? "synthetic result with invalid UTF-8 names"
+"$X" report --json --by function u8 >j 2>&1
+is "$(jq -r '.functions[0].function' j)" 'hot\xff\xfe' "report --json: the function kept, \\xNN"
+is "$(jq -r '.functions[0].module | sub(".*/"; "")' j)" 'm\xff\xfe' "report --json: the module kept"
+"$X" report --json --by process u8 >j 2>&1
+is "$(jq -r '.processes[0].comm' j)" 'c\xc3' "report --json: the comm kept"
+"$X" report --json --by region u8 >j 2>&1
+is "$(jq -r '.regions[0].name' j)" 'r\xff\xfe' "report --json: the region kept"
+"$X" report --by function u8 >t 2>&1
+check "report text: \\xNN, no invalid byte" sh -c "grep -qF 'hot\\xff\\xfe' t && ! LC_ALL=C grep -q \$'\\xff' t"
+"$X" check u8 --top 1 --max cpi=0.1 --json >j 2>/dev/null
+is "$(jq -r '.checks[0].row' j)" 'hot\xff\xfe' "check --json: the row kept"
+"$X" diff --json u8 u8 >j 2>/dev/null
+check "diff --json: valid JSON with the rows" jq -e '.entries | length > 0' j
+"$X" check u8 --top 1 --max cpi=0.1 --junit u8.xml >/dev/null 2>&1
+if command -v xmllint >/dev/null; then
+	check "check --junit with invalid UTF-8: well-formed XML" xmllint --noout u8.xml
+else
+	check "check --junit with invalid UTF-8: no invalid byte" sh -c "! LC_ALL=C grep -q \$'\\xff' u8.xml"
+fi
+if can_sample; then
+	"$X" record -o u8rec -e cpu-clock -- "$WL/wl-spin" 20 0 "a${X8}b" >/dev/null 2>&1
+	is "$(jq -r '.workload.argv | length' u8rec/meta.json)" 4 "record: argv with invalid UTF-8 kept in meta.json"
+	is "$(jq -r '.workload.argv[3]' u8rec/meta.json)" 'a\xff\xfeb' "... as \\xNN"
+else
+	skip 2 "perf_event_open of cpu-clock is not permitted here"
+fi
+
 # A FIFO, or a directory, in place of each file of a result (issue 30): every
 # file is opened O_NONBLOCK and must be a regular file, so report, check,
 # diff and tui say what it is and never block on it.
