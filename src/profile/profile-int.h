@@ -139,6 +139,7 @@ struct profile {
 	struct machine machine;
 	size_t nr_events;
 	uint64_t *tot_samples, *tot_period;
+	uint64_t nr_overflowed;		/* samples left out: their period overflowed a sum */
 	struct rowset sets[PROFILE_BY_NR_];
 	uint64_t unmapped;
 	/* counters live in fixed-size slabs so row pointers stay valid */

@@ -9,6 +9,7 @@
 #include "result-int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -489,7 +490,19 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 				       &mcause) != 0) {
 		add_note(r, xasprintf("%s; no regions", mcause));
 		free(mcause);
+		mcause = NULL;
+	} else if (r->have_meta && r->meta.markers > gx_regions__nr_markers(r->regions)) {
+		/* one file checked against the other: a damaged or cut
+		 * regions.bin is said, not shown as "none recorded" */
+		add_note(r, xasprintf("%s: %zu of the %" PRIu64 " markers meta.json counts: "
+				      "damaged or cut short; regions may be missing",
+				      PD_REGIONS_FILE, gx_regions__nr_markers(r->regions),
+				      r->meta.markers));
 	}
+	if (r->log && r->meta.mux.nr_slices > mux_log__nr_slices(r->log))
+		add_note(r, xasprintf("%s: %zu of the %" PRIu64 " slices meta.json counts: "
+				      "damaged or cut short", r->meta.mux.slice_log,
+				      mux_log__nr_slices(r->log), r->meta.mux.nr_slices));
 	if (o->region) {
 		if (gx_regions__find(r->regions, o->region, &r->region_idx) != 0) {
 			struct strbuf sb = STRBUF_INIT;
@@ -603,6 +616,12 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	}
 	if (err)
 		goto fail;
+	if (profile__nr_overflowed(r->profile))
+		add_note(r, xasprintf("%" PRIu64 " sample%s left out: adding %s period would "
+				      "overflow the 64-bit total (a damaged perf.data?)",
+				      profile__nr_overflowed(r->profile),
+				      profile__nr_overflowed(r->profile) == 1 ? "" : "s",
+				      profile__nr_overflowed(r->profile) == 1 ? "its" : "their"));
 	stale_notes(r);
 	err = load_model(r, o, cause);
 	if (err)

@@ -336,6 +336,39 @@ rc=$?
 check "topdown --counts /dev/zero: stops at once (rc $rc), not text" \
 	sh -c "[ $rc = 2 ] && grep -q 'a NUL byte at offset 0: not text' err"
 
+# Every number of meta.json checked against its range and the others, the
+# other files against meta.json, sums that overflow reported (issue 30).
+cp -r base rng
+jq '.events[0].group = 2147483647 | .events[0].count = -1 |
+    .events[1].time_running = 10 | .events[1].time_enabled = 5 |
+    .regions = {"markers": 11, "lost": 0} | .mux.groups = 99999 | .mux.reference = 7' \
+	base/meta.json >rng/meta.json
+rm rng/regions.bin
+timeout 20 "$X" report rng >out 2>err
+is "$?" 0 "meta.json out of range: report works"
+check "group INT_MAX: refused with a warning" grep -qF "event 0 group 2147483647 is out of range (-1 to 1)" out
+check "count -1: refused with a warning" grep -qF "event 0 count -1 is out of range" out
+check "... never printed as 18446744073709551615" sh -c "! grep -q 18446744073709551615 out"
+check "time_running > time_enabled: said impossible" grep -qF "event 1 ran 10 ns of 5 enabled: impossible" out
+check "mux groups past the events: refused" grep -qF "mux groups 99999 is out of range" out
+check "mux reference past the events: refused" grep -qF "mux reference 7 is out of range" out
+check "markers 11 without regions.bin: said, not 'none recorded' alone" \
+	grep -qF "regions.bin: 0 of the 11 markers meta.json counts: damaged or cut short" err
+"$X" report --json rng >j 2>/dev/null
+is "$(jq -r '.events[0].counted' j)" null "report --json: a count of -1 is no count"
+"$GEN" -o ovf -b "$WL/wl-spin" <<SPEC
+model skl
+smt off
+process 1000 a
+CPU_CLK_UNHALTED.THREAD 18446744073709551600
+process 1001 b
+CPU_CLK_UNHALTED.THREAD 1000000000
+SPEC
+"$X" report ovf >out 2>err
+check "periods that overflow 64 bits: the samples left out are said" \
+	grep -qF "100 samples left out: adding their period would overflow the 64-bit total" err
+check "... and no share past 100%" sh -c "! grep -qE '^ *([0-9]{4,}|[2-9][0-9]{2}|1[0-9][1-9]|10[1-9])\\.[0-9]%' out"
+
 # A live recording of the hostile program with hostile arguments, -o name.
 if can_sample; then
 	out="r${E}[2J"
