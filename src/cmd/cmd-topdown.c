@@ -343,8 +343,8 @@ static int cmd_topdown_exec(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		json_t *root = row_json(m, counts, 0, &ctx, chosen_variant, smt_given), *rows;
-		char *s;
+		json_t *root = row_json(m, counts, 0, &ctx, chosen_variant, smt_given);
+		char *s, *tail;
 
 		json_object_set_new(root, "unknown_events",
 				    json_integer((json_int_t)counts->nr_unknown));
@@ -354,15 +354,40 @@ static int cmd_topdown_exec(int argc, char **argv)
 					 json_string(counts->entity_kind) : json_null());
 		json_object_set_new(root, "dropped_pmu", counts->dropped_pmu ?
 					 json_string(counts->dropped_pmu) : json_null());
-		rows = json_array();
-		for (size_t r = 1; r < counts->nr_rows; r++)
-			json_array_append_new(rows, row_json(m, counts, r, &ctx, chosen_variant,
-							     smt_given));
-		json_object_set_new(root, "rows", rows);
+		/* the rows are written one at a time, never held as one tree:
+		 * memory stays that of one row whatever their number */
+		json_object_set_new(root, "rows", json_array());
 		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		printf("%s\n", s);
-		free(s);
 		json_decref(root);
+		if (!s || !(tail = strstr(s, "\"rows\": []"))) {
+			free(s);
+			cmd_error("topdown: cannot write the JSON");
+			ret = GX_EXIT_FAIL;
+			goto out;
+		}
+		printf("%.*s\"rows\": [", (int)(tail - s), s);
+		for (size_t r = 1; r < counts->nr_rows; r++) {
+			json_t *row = row_json(m, counts, r, &ctx, chosen_variant, smt_given);
+			char *rs = json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					      JSON_REAL_PRECISION(10));
+
+			/* indented as a member of "rows" (a JSON string holds no
+			 * raw newline, so each newline is layout) */
+			fputs(r > 1 ? ",\n    " : "\n    ", stdout);
+			for (const char *c = rs ? rs : "null", *nl; *c; c = nl + 1) {
+				nl = strchr(c, '\n');
+				if (!nl) {
+					fputs(c, stdout);
+					break;
+				}
+				fwrite(c, 1, (size_t)(nl - c), stdout);
+				fputs("\n    ", stdout);
+			}
+			free(rs);
+			json_decref(row);
+		}
+		printf("%s]%s\n", counts->nr_rows > 1 ? "\n  " : "", tail + strlen("\"rows\": []"));
+		free(s);
 	} else {
 		struct td_result res;
 

@@ -369,6 +369,35 @@ check "periods that overflow 64 bits: the samples left out are said" \
 	grep -qF "100 samples left out: adding their period would overflow the 64-bit total" err
 check "... and no share past 100%" sh -c "! grep -qE '^ *([0-9]{4,}|[2-9][0-9]{2}|1[0-9][1-9]|10[1-9])\\.[0-9]%' out"
 
+# topdown --counts (issue 30): linear in its rows (10 k rows of 40 events
+# took minutes when each line searched every row), bounded (a row limit
+# with the reason), impossible values refused.
+jq -r '.events[].id' "$GX_SRCDIR/events/skl.json" >evs
+awk 'NR == FNR { ev[n++] = $1; next }
+     END { for (t = 1; t <= 250; t++) for (c = 0; c < 40; c++) for (e = 0; e < n; e++)
+		printf "%d.000100,CPU%d,%d,,%s,1000000,100.00,,\n", t, c, 1000 + t, ev[e] }' \
+	evs /dev/null >big.csv
+timeout 120 "$X" topdown --cpu skl --counts big.csv --brief >out 2>err
+rc=$?
+is "$rc" 0 "topdown --counts: 10,000 rows x $(wc -l <evs) events in linear time (rc $rc)"
+is "$(grep -c '^== ' out)" 10001 "... every row evaluated"
+timeout 120 "$X" topdown --cpu skl --counts big.csv --json >j 2>err
+is "$(jq '.rows | length' j)" 10000 "topdown --json: every row, written one at a time"
+awk 'BEGIN { for (i = 1; i <= 200001; i++)
+	printf "%d.0,CPU0,100,,INST_RETIRED.ANY,1000,100.00,,\n", i }' >many.csv
+timeout 120 "$X" topdown --cpu skl --counts many.csv >out 2>err
+is "$?" 2 "topdown --counts past 200,000 rows: refused"
+check "... saying so" grep -qF "many.csv:200001: more than 200000 rows" err
+for bad in "-5.00:running share -5% is impossible" "150.00:running share 150% is impossible"; do
+	printf '1.0,CPU0,100,,INST_RETIRED.ANY,1000,%s,,\n' "${bad%%:*}" >bad.csv
+	"$X" topdown --cpu skl --counts bad.csv >out 2>err
+	check "topdown --counts: ${bad#*:}" sh -c "[ $? = 2 ] && grep -qF '${bad#*:}' err"
+done
+printf 'INST_RETIRED.ANY -5\n' >bad.txt
+"$X" topdown --cpu skl --counts bad.txt >out 2>err
+check "topdown --counts: a negative count is impossible" grep -qF "count -5 is impossible" err
+check "... and no 'reliability -1.00'" sh -c "! grep -q 'reliability -' out"
+
 # A live recording of the hostile program with hostile arguments, -o name.
 if can_sample; then
 	out="r${E}[2J"
