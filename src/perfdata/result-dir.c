@@ -203,7 +203,7 @@ static char *not_whole(const char *path)
 	gx_meta__init(&m);
 	err = gx_meta__read(&m, path, &cause);
 	if (err == -ENOENT)
-		why = xstrdup("no meta.json: cut short?");
+		why = xstrdup("no readable meta.json: cut short?");
 	else if (err)
 		why = xasprintf("meta.json: %s", err == -EACCES ? "permission denied" :
 				err == GX_E_FORMAT ? "not a regular file or not valid JSON" :
