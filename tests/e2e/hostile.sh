@@ -254,6 +254,10 @@ cp -r base secret && printf 'TOPSECRETTOKENabcdef and more\n' >secret/meta.json
 check "meta.json not JSON: an error" test $? != 0
 check "... naming the position" grep -qF "secret/meta.json: not valid JSON at line 1, column" err
 check "... without the file's text" sh -c '! grep -q TOPSECRET err'
+timeout 20 "$X" archive r-fifo-perf >out 2>err
+rc=$?
+check "fifo as perf.data: archive does not block (rc $rc) and says so" \
+	sh -c "[ $rc != 124 ] && grep -qF 'perf.data is a FIFO, not a regular file' err"
 # The newest-result search passes over a result it cannot read.
 mkdir newest && cp -r base newest/gx001 && cp -r base newest/gx002 && cp -r base newest/gx003
 rm newest/gx002/perf.data newest/gx003/meta.json
