@@ -131,6 +131,10 @@ int pd_regions__read(const char *path, struct pd_marker **out, size_t *nr, uint6
 	*lost = 0;
 	/* a FIFO or a device in its place is refused, not waited on */
 	fd = gx_open_regular(path, NULL, cause);
+	if (fd == -ENOENT && cause) {	/* no file: no regions, no message */
+		free(*cause);
+		*cause = NULL;
+	}
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) < 0 || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
