@@ -429,6 +429,16 @@ int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result
 	rep->result = xstrdup(gx_result__path(runs[0]));
 	rep->baseline = baseline ? xstrdup(gx_result__path(baseline)) : NULL;
 	rep->nr_runs = nr_runs;
+	rep->allow_incomplete = spec->allow_incomplete;
+	rep->run_status = xcalloc(nr_runs + 1, sizeof(*rep->run_status));
+	rep->run_incomplete = xcalloc(nr_runs + 1, sizeof(*rep->run_incomplete));
+	for (size_t i = 0; i < nr_runs; i++) {
+		const char *why = gx_result__incomplete(runs[i]);
+
+		rep->run_status[i] = xstrdup(gx_result__status(runs[i]));
+		rep->run_incomplete[i] = why ? xstrdup(why) : NULL;
+		rep->nr_incomplete += why != NULL;
+	}
 	rep->outcomes = xcalloc(spec->nr_checks * nr + 1, sizeof(*rep->outcomes));
 	for (size_t i = 0; i < spec->nr_checks && !err; i++)
 		for (size_t j = 0; j < nr && !err; j++) {
@@ -458,6 +468,8 @@ void ci_report__exit(struct ci_report *rep)
 		free(rep->outcomes[i].message);
 	}
 	free(rep->outcomes);
+	gx_free_strv(rep->run_status, rep->run_status ? rep->nr_runs : 0);
+	gx_free_strv(rep->run_incomplete, rep->run_incomplete ? rep->nr_runs : 0);
 	free(rep->result);
 	free(rep->baseline);
 	memset(rep, 0, sizeof(*rep));
@@ -465,7 +477,8 @@ void ci_report__exit(struct ci_report *rep)
 
 int ci_report__exit_status(const struct ci_report *rep)
 {
-	return rep->nr_fail ? 1 : rep->nr_skip ? 77 : 0;
+	return rep->nr_fail ? 1 : rep->nr_incomplete && !rep->allow_incomplete ? 2 :
+	       rep->nr_skip ? 77 : 0;
 }
 
 static const char *status_name(enum ci_status s)
@@ -507,15 +520,21 @@ void ci_json_dump(json_t *root, struct strbuf *out)
 
 void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 {
-	json_t *root = json_object(), *a = json_array();
+	json_t *root = json_object(), *a = json_array(), *r = json_array();
 
 	json_object_set_new(root, "schema", json_string(GX_CHECK_SCHEMA));
-	json_object_set_new(root, "result", json_string(rep->result));
-	json_object_set_new(root, "baseline", rep->baseline ? json_string(rep->baseline) :
+	json_object_set_new(root, "result", json_string(gx_utf8(rep->result)));
+	json_object_set_new(root, "baseline", rep->baseline ? json_string(gx_utf8(rep->baseline)) :
 							      json_null());
 	json_object_set_new(root, "runs", json_integer((json_int_t)rep->nr_runs));
 	json_object_set_new(root, "status", json_string(rep->nr_fail ? "fail" :
+							 ci_report__exit_status(rep) == 2 ?
+							 "incomplete" :
 							 rep->nr_skip ? "skip" : "pass"));
+	for (size_t i = 0; i < rep->nr_runs; i++)
+		json_array_append_new(r, json_pack("{s:s?,s:s?}", "status", gx_utf8(rep->run_status[i]),
+						   "incomplete", gx_utf8(rep->run_incomplete[i])));
+	json_object_set_new(root, "run_status", r);
 	json_object_set_new(root, "exit", json_integer(ci_report__exit_status(rep)));
 	json_object_set_new(root, "passed", json_integer((json_int_t)rep->nr_pass));
 	json_object_set_new(root, "failed", json_integer((json_int_t)rep->nr_fail));
@@ -524,13 +543,13 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 		const struct ci_outcome *o = &rep->outcomes[i];
 		json_t *c = json_object();
 
-		json_object_set_new(c, "metric", json_string(o->check->metric));
+		json_object_set_new(c, "metric", json_string(gx_utf8(o->check->metric)));
 		json_object_set_new(c, "op", json_string(op_name(o->check->op)));
 		json_object_set_new(c, "limit", json_real(o->check->limit));
 		json_object_set_new(c, "relative", json_boolean(o->check->percent &&
 								o->check->op == CI_MAX_REGRESS));
 		json_object_set_new(c, "scope", json_string(ci_scope_name(o->scope)));
-		json_object_set_new(c, "row", json_string(o->row));
+		json_object_set_new(c, "row", json_string(gx_utf8(o->row)));
 		if (o->scope == CI_SCOPE_PROCESS)
 			json_object_set_new(c, "pid", json_integer(o->pid));
 		json_object_set_new(c, "status", json_string(status_name(o->status)));
@@ -541,9 +560,9 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 		json_object_set_new(c, "baseline", o->has_baseline ? ci_json_real(o->baseline) :
 								     json_null());
 		json_object_set_new(c, "threshold", ci_json_real(o->limit_value));
-		json_object_set_new(c, "file", o->file ? json_string(o->file) : json_null());
+		json_object_set_new(c, "file", o->file ? json_string(gx_utf8(o->file)) : json_null());
 		json_object_set_new(c, "line", o->file ? json_integer(o->line) : json_null());
-		json_object_set_new(c, "message", json_string(o->message ? o->message : ""));
+		json_object_set_new(c, "message", json_string(o->message ? gx_utf8(o->message) : ""));
 		json_array_append_new(a, c);
 	}
 	json_object_set_new(root, "checks", a);

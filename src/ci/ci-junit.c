@@ -15,27 +15,51 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void xml_escape(struct strbuf *out, const char *s)
+/* Text already escaped (printable ASCII and valid UTF-8) as XML character
+ * data or an attribute value. */
+static void xml_chars(struct strbuf *out, const char *s, size_t n)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		switch (c) {
+	for (size_t i = 0; i < n; i++) {
+		switch (s[i]) {
 		case '&': strbuf__addstr(out, "&amp;"); break;
 		case '<': strbuf__addstr(out, "&lt;"); break;
 		case '>': strbuf__addstr(out, "&gt;"); break;
 		case '"': strbuf__addstr(out, "&quot;"); break;
 		case '\'': strbuf__addstr(out, "&apos;"); break;
-		case '\n': strbuf__addstr(out, "&#10;"); break;
-		case '\t': strbuf__addstr(out, "&#9;"); break;
 		default:
-			/* XML 1.0 has no other control characters */
-			if (c < 0x20)
-				strbuf__addstr(out, "?");
-			else
-				strbuf__add(out, s, 1);
+			/* U+FFFE and U+FFFF are valid UTF-8 but no XML 1.0 character */
+			if (i + 2 < n && !memcmp(s + i, "\xef\xbf", 2) &&
+			    ((unsigned char)s[i + 2] & 0xfe) == 0xbe) {
+				strbuf__addf(out, "\\u%s", s[i + 2] & 1 ? "ffff" : "fffe");
+				i += 2;
+			} else {
+				strbuf__add(out, s + i, 1);
+			}
 		}
 	}
+}
+
+/*
+ * A name or message in the XML: escaped by the one rule for text (util.h:
+ * a control byte, a bidi control and each byte of invalid UTF-8 become a
+ * visible escape), so the file is well-formed whatever the names hold;
+ * its newlines and tabs stay, as character references.
+ */
+static void xml_escape(struct strbuf *out, const char *s)
+{
+	struct strbuf esc = STRBUF_INIT;
+
+	while (*s) {
+		size_t n = strcspn(s, "\n\t");
+
+		esc.len = 0;
+		gx_escape(&esc, s, n);
+		xml_chars(out, esc.buf, esc.len);
+		s += n;
+		if (*s)
+			strbuf__addstr(out, *s++ == '\n' ? "&#10;" : "&#9;");
+	}
+	strbuf__exit(&esc);
 }
 
 /* file relative to the report's source root when it lies under it */
@@ -121,8 +145,11 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 					     human(o, o->lo, v), human(o, o->hi, l), o->nr_values);
 			if (o->has_baseline)
 				strbuf__addf(out, "&#10;baseline: %s", human(o, o->baseline, v));
-			if (o->file)
-				strbuf__addf(out, "&#10;hottest line: %s:%u", o->file, o->line);
+			if (o->file) {
+				strbuf__addstr(out, "&#10;hottest line: ");
+				xml_escape(out, o->file);
+				strbuf__addf(out, ":%u", o->line);
+			}
 			strbuf__addstr(out, "</failure>\n    </testcase>\n");
 		} else {
 			strbuf__addstr(out, ">\n      <skipped message=\"");

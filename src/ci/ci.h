@@ -154,6 +154,7 @@ struct ci_spec {
 	uint64_t min_samples;		/* per row; default 20 */
 	double min_reliability;		/* MUX floor; default 0.7 */
 	double confidence;		/* --repeat interval level; default 0.95 */
+	bool allow_incomplete;		/* a run cut short is checked as it is */
 };
 
 void ci_spec__init(struct ci_spec *s);
@@ -195,6 +196,12 @@ struct ci_report {
 	size_t nr;
 	size_t nr_pass, nr_fail, nr_skip;
 	double seconds;			/* wall time of the evaluation */
+	/* Per run (nr_runs): how its recording ended (gx_result__status) and
+	 * why it is not whole (NULL: it is); copies. Unless allow_incomplete,
+	 * a run cut short makes the exit status 2: its counts are partial. */
+	char **run_status, **run_incomplete;
+	size_t nr_incomplete;
+	bool allow_incomplete;
 	/* Source paths under this directory are written relative to it in
 	 * JUnit and GitHub output (CI tools want repository paths). Borrowed;
 	 * NULL keeps them as recorded. */

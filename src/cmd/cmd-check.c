@@ -165,6 +165,8 @@ static const struct cmd_option check_options[] = {
 		       "also write a JUnit XML report to FILE", NULL),
 	CMD_OPT_BOOL(0, "github", struct check_cmd_opts, github,
 		     "also print GitHub Actions annotations"),
+	CMD_OPT_BOOL(0, "allow-incomplete", struct check_cmd_opts, spec.allow_incomplete,
+		     "check a result cut short as it is (else: exit status 2)"),
 	CMD_OPT_BOOL('q', "quiet", struct check_cmd_opts, quiet, "print nothing when every check passes"),
 	CMD_OPT_END(),
 };
@@ -233,15 +235,18 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 		goto out;
 	}
 	ret = ci_report__exit_status(&rep);
-	/* a result cut short is said first (on stderr beside --json) */
+	/* a result cut short is said first (on stderr beside --json); its
+	 * partial counts pass no gate unless --allow-incomplete */
 	for (size_t i = 0; i < n; i++) {
 		const char *why = gx_result__incomplete(runs[i]);
+		const char *then = c->spec.allow_incomplete ? "checked as it is (--allow-incomplete)" :
+				   "exit status 2 (--allow-incomplete checks it as it is)";
 
 		if (why && c->json)
-			cmd_warn("%s is incomplete: %s", gx_result__path(runs[i]), why);
+			cmd_warn("%s is incomplete: %s; %s", gx_result__path(runs[i]), why, then);
 		else if (why)
-			strbuf__addf(&out, "gexplore check: %s is INCOMPLETE: %s\n",
-				     gx_esc(gx_result__path(runs[i])), why);
+			strbuf__addf(&out, "gexplore check: %s is INCOMPLETE: %s; %s\n",
+				     gx_esc(gx_result__path(runs[i])), gx_esc(why), then);
 	}
 	/* annotations name repository paths: relative to the checkout */
 	rep.source_root = getenv("GITHUB_WORKSPACE") ? getenv("GITHUB_WORKSPACE") :
@@ -254,8 +259,8 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 	 * stderr, which the Actions runner reads as well */
 	if (c->github)
 		ci_report__github(&rep, c->json ? &gh : &out);
-	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
-	fflush(stdout);
+	if (cmd_write_stdout(out.buf, out.len, "the verdict") != 0)
+		ret = GX_EXIT_USAGE;	/* the verdict did not reach its reader */
 	if (gh.len)
 		fwrite(gh.buf, 1, gh.len, stderr);
 	if (c->json)	/* the reasons still reach a human */

@@ -185,6 +185,9 @@ static int cmd_diff_exec(int argc, char **argv)
 			cmd_error("%s", cause);
 			goto out;
 		}
+		if (gx_result__incomplete(res[i]))	/* its counts are partial */
+			cmd_warn("%s is incomplete: %s; its numbers cover only what was recorded",
+				 gx_result__path(res[i]), gx_result__incomplete(res[i]));
 	}
 	if (diff_run(res, cli.runs, cli.runs, &o, &d, &cause)) {
 		cmd_error("%s", cause);
@@ -196,8 +199,7 @@ static int cmd_diff_exec(int argc, char **argv)
 		diff__csv(&d, &out);
 	else
 		diff__text(&d, &out, cli.text_limit);
-	fwrite(out.buf ? out.buf : "", 1, out.len, stdout);
-	ret = fflush(stdout) == 0 ? GX_EXIT_OK : GX_EXIT_FAIL;
+	ret = cmd_write_stdout(out.buf, out.len, "the diff") == 0 ? GX_EXIT_OK : GX_EXIT_FAIL;
 out:
 	diff__exit(&d);
 	for (size_t i = 0; i < nr; i++) {

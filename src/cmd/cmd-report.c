@@ -83,12 +83,8 @@ int report_print_result(struct gx_result *res, const struct report_cmd_opts *o)
 		cmd_error("report: %s", gx_strerror(err));
 		goto out;
 	}
-	if (out.len)
-		fwrite(out.buf, 1, out.len, stdout);
-	if (fflush(stdout) != 0) {
-		cmd_error("writing the report: %s", strerror(errno));
+	if (cmd_write_stdout(out.buf, out.len, "the report") != 0)
 		goto out;
-	}
 	ret = GX_EXIT_OK;
 out:
 	strbuf__exit(&out);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd-int.h"
 #include "mux/mux.h"
@@ -18,27 +19,60 @@
  * elsewhere (perf stat output, CSV, or EVENT VALUE lines).
  */
 
-static char *read_input(const char *path)
+/* The most --counts may hold: perf stat's output of 100 k rows of 64
+ * events is about 400 MiB less than this bound needs; more is refused
+ * before it is read rather than held in memory. */
+#define COUNTS_MAX_BYTES ((size_t)256 << 20)
+
+/* The text of --counts (path "-": stdin), or NULL with *cause: a
+ * directory, binary data (a NUL byte: /dev/zero) or more than
+ * COUNTS_MAX_BYTES is said so, and a read error by its name. */
+static char *read_input(const char *path, char **cause)
 {
 	struct strbuf sb = STRBUF_INIT;
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	struct stat st;
 	char buf[8192];
 	size_t n;
 
-	if (!f)
+	if (!f) {
+		gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
 		return NULL;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		gx_fail(cause, -EISDIR, "%s is a directory; --counts takes a file of perf stat "
+			"output, CSV or NAME VALUE lines", path);
+		goto fail;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0) {
+		const char *nul = memchr(buf, 0, n);
+
+		if (nul) {
+			gx_fail(cause, GX_E_FORMAT, "%s: a NUL byte at offset %zu: not text (perf "
+				"stat output, CSV or NAME VALUE lines)", path,
+				sb.len + (size_t)(nul - buf));
+			goto fail;
+		}
+		if (sb.len + n > COUNTS_MAX_BYTES) {
+			gx_fail(cause, GX_E_FORMAT, "%s: more than %zu MiB of counts; give fewer "
+				"rows (a longer perf stat -I interval, or no -A)", path,
+				COUNTS_MAX_BYTES >> 20);
+			goto fail;
+		}
 		strbuf__add(&sb, buf, n);
+	}
 	if (ferror(f)) {
-		if (f != stdin)
-			fclose(f);
-		strbuf__exit(&sb);
-		errno = EIO;
-		return NULL;
+		gx_fail(cause, -errno, "%s: cannot read: %s", path, strerror(errno));
+		goto fail;
 	}
 	if (f != stdin)
 		fclose(f);
 	return strbuf__detach(&sb);
+fail:
+	if (f != stdin)
+		fclose(f);
+	strbuf__exit(&sb);
+	return NULL;
 }
 
 /* True when every level-1 node is n/a (the events of this variant are absent). */
@@ -239,7 +273,7 @@ static json_t *row_json(const struct td_model *m, const struct td_counts *c, siz
 	o = td_result__to_json(m, &res, &used);
 	if (r) {
 		json_object_set_new(o, "time", isnan(row->time) ? json_null() : json_real(row->time));
-		json_object_set_new(o, "entity", row->entity ? json_string(row->entity) : json_null());
+		json_object_set_new(o, "entity", row->entity ? json_string(gx_utf8(row->entity)) : json_null());
 	}
 	missing_events(m, &used, row, NULL, miss);
 	json_object_set_new(o, "missing_events", miss);
@@ -295,9 +329,9 @@ static int cmd_topdown_exec(int argc, char **argv)
 		ctx.variant = td_model__cpu_variant(m, &c);
 	}
 	chosen_variant = ctx.variant != NULL;
-	text = read_input(path);
+	text = read_input(path, &cause);
 	if (!text) {
-		cmd_error("topdown: %s: %s", path, strerror(errno));
+		cmd_error("topdown: %s", cause);
 		ret = GX_EXIT_USAGE;
 		goto out;
 	}
@@ -309,8 +343,8 @@ static int cmd_topdown_exec(int argc, char **argv)
 		goto out;
 	}
 	if (json) {
-		json_t *root = row_json(m, counts, 0, &ctx, chosen_variant, smt_given), *rows;
-		char *s;
+		json_t *root = row_json(m, counts, 0, &ctx, chosen_variant, smt_given);
+		char *s, *tail;
 
 		json_object_set_new(root, "unknown_events",
 				    json_integer((json_int_t)counts->nr_unknown));
@@ -320,15 +354,40 @@ static int cmd_topdown_exec(int argc, char **argv)
 					 json_string(counts->entity_kind) : json_null());
 		json_object_set_new(root, "dropped_pmu", counts->dropped_pmu ?
 					 json_string(counts->dropped_pmu) : json_null());
-		rows = json_array();
-		for (size_t r = 1; r < counts->nr_rows; r++)
-			json_array_append_new(rows, row_json(m, counts, r, &ctx, chosen_variant,
-							     smt_given));
-		json_object_set_new(root, "rows", rows);
+		/* the rows are written one at a time, never held as one tree:
+		 * memory stays that of one row whatever their number */
+		json_object_set_new(root, "rows", json_array());
 		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		printf("%s\n", s);
-		free(s);
 		json_decref(root);
+		if (!s || !(tail = strstr(s, "\"rows\": []"))) {
+			free(s);
+			cmd_error("topdown: cannot write the JSON");
+			ret = GX_EXIT_FAIL;
+			goto out;
+		}
+		printf("%.*s\"rows\": [", (int)(tail - s), s);
+		for (size_t r = 1; r < counts->nr_rows; r++) {
+			json_t *row = row_json(m, counts, r, &ctx, chosen_variant, smt_given);
+			char *rs = json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+					      JSON_REAL_PRECISION(10));
+
+			/* indented as a member of "rows" (a JSON string holds no
+			 * raw newline, so each newline is layout) */
+			fputs(r > 1 ? ",\n    " : "\n    ", stdout);
+			for (const char *c = rs ? rs : "null", *nl; *c; c = nl + 1) {
+				nl = strchr(c, '\n');
+				if (!nl) {
+					fputs(c, stdout);
+					break;
+				}
+				fwrite(c, 1, (size_t)(nl - c), stdout);
+				fputs("\n    ", stdout);
+			}
+			free(rs);
+			json_decref(row);
+		}
+		printf("%s]%s\n", counts->nr_rows > 1 ? "\n  " : "", tail + strlen("\"rows\": []"));
+		free(s);
 	} else {
 		struct td_result res;
 

@@ -7,6 +7,7 @@
 #define GX_CMD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Exit codes (documented in gexplore(1)). */
 enum {
@@ -59,6 +60,12 @@ extern const struct cmd_entry *const cmd_table[];
 void cmd_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "gexplore: warning: <message>" to stderr. */
 void cmd_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Flush stdout; when it (or an earlier write) failed, say "writing WHAT:
+ * No space left on device" and return GX_EXIT_FAIL, else 0. */
+int cmd_flush_stdout(const char *what);
+/* Write buf[0..len) to stdout and flush it, saying what failed as
+ * cmd_flush_stdout() does. */
+int cmd_write_stdout(const char *buf, size_t len, const char *what);
 /* Print the usage line of e to stderr and return GX_EXIT_USAGE. */
 int cmd_usage(const struct cmd_entry *e);
 /* Print e's usage line and one line per option to stdout (`--help`). */

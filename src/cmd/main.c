@@ -3,6 +3,7 @@
 #include "cmd.h"
 
 #include <stdarg.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,45 @@ static void list_candidates(const char *name)
 	fputc('\n', stderr);
 }
 
+int cmd_flush_stdout(const char *what)
+{
+	int err;
+
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	err = errno;
+	/* said once: the check at exit finds the error cleared */
+	clearerr(stdout);
+	if (err)
+		cmd_error("writing %s: %s", what, strerror(err));
+	else
+		cmd_error("writing %s failed (an earlier write to standard output failed)", what);
+	return GX_EXIT_FAIL;
+}
+
+int cmd_write_stdout(const char *buf, size_t len, const char *what)
+{
+	int err;
+
+	errno = 0;
+	if (!len || fwrite(buf, 1, len, stdout) == len)
+		return cmd_flush_stdout(what);
+	err = errno ? errno : EIO;
+	clearerr(stdout);
+	cmd_error("writing %s: %s", what, strerror(err));
+	return GX_EXIT_FAIL;
+}
+
+/* Whatever a command wrote to stdout reached it: a full disk, a closed
+ * pipe's EIO or a quota is said, and the exit status says so. */
+static int finish(int ret)
+{
+	if (cmd_flush_stdout("standard output") != 0 && ret == GX_EXIT_OK)
+		return GX_EXIT_FAIL;
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const struct cmd_entry *e;
@@ -123,5 +163,5 @@ int main(int argc, char **argv)
 			cmd_error("unknown command '%s'; see 'gexplore help'", argv[1]);
 		return GX_EXIT_USAGE;
 	}
-	return e->exec(argc - 1, argv + 1);
+	return finish(e->exec(argc - 1, argv + 1));
 }

@@ -370,8 +370,11 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 		return err;
 	}
 	d->paths = xcalloc(nr, sizeof(*d->paths));
-	for (size_t k = 0; k < nr; k++)
+	d->status = xcalloc(nr, sizeof(*d->status));
+	for (size_t k = 0; k < nr; k++) {
 		d->paths[k] = gx_result__path(runs[k]);
+		d->status[k] = gx_result__status(runs[k]);
+	}
 	d->nr_a = nr_a;
 	d->nr_b = nr_b;
 	d->a = d->paths[0];
@@ -388,6 +391,7 @@ void diff__exit(struct diff *d)
 {
 	free(d->entries);
 	free(d->paths);
+	free(d->status);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -508,7 +512,7 @@ static json_t *json_paths(const char *const *paths, size_t n)
 	json_t *a = json_array();
 
 	for (size_t k = 0; k < n; k++)
-		json_array_append_new(a, json_string(paths[k]));
+		json_array_append_new(a, json_string(gx_utf8(paths[k])));
 	return a;
 }
 
@@ -517,10 +521,12 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	json_t *root = json_object(), *a = json_array();
 
 	json_object_set_new(root, "schema", json_string(GX_DIFF_SCHEMA));
-	json_object_set_new(root, "a", json_string(d->a));
-	json_object_set_new(root, "b", json_string(d->b));
+	json_object_set_new(root, "a", json_string(gx_utf8(d->a)));
+	json_object_set_new(root, "b", json_string(gx_utf8(d->b)));
 	json_object_set_new(root, "a_runs", json_paths(d->paths, d->nr_a));
 	json_object_set_new(root, "b_runs", json_paths(d->paths + d->nr_a, d->nr_b));
+	json_object_set_new(root, "a_status", json_paths(d->status, d->nr_a));
+	json_object_set_new(root, "b_status", json_paths(d->status + d->nr_a, d->nr_b));
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 
@@ -528,8 +534,8 @@ void diff__json(const struct diff *d, struct strbuf *out)
 
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:b,"
 						   "s:I,s:I,s:o,s:o,s:o}",
-						   "scope", ci_scope_name(e->scope), "row", e->row,
-						   "metric", e->metric, "a", ci_json_real(e->a),
+						   "scope", ci_scope_name(e->scope), "row", gx_utf8(e->row),
+						   "metric", gx_utf8(e->metric), "a", ci_json_real(e->a),
 						   "b", ci_json_real(e->b),
 						   "delta", ci_json_real(e->delta),
 						   "change", ci_json_real(e->rel),

@@ -64,6 +64,8 @@ struct diff {
 	size_t nr;
 	const char *a, *b;		/* the first result path of each side, borrowed */
 	const char **paths;		/* every path: nr_a of A, then nr_b of B (array owned) */
+	const char **status;		/* how each recording ended (gx_result__status),
+					   as paths (array owned) */
 	size_t nr_a, nr_b;
 };
 

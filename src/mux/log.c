@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct mux_log {
 	size_t nr_events;
@@ -132,7 +133,9 @@ void mux_log__set_totals(struct mux_log *l, const uint64_t *count)
 
 int mux_log__read(struct mux_log **out, const char *path, char **cause)
 {
-	FILE *f = fopen(path, "rb");
+	/* a FIFO or a device in its place is refused, not waited on */
+	int fd = gx_open_regular(path, NULL, cause);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	struct log_header h;
 	struct log_slice s;
 	struct mux_log *l;
@@ -142,8 +145,12 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	int err = 0;
 
 	*out = NULL;
-	if (!f)
+	if (fd < 0)
+		return fd;
+	if (!f) {
+		close(fd);
 		return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
+	}
 	if (fread(&h, sizeof(h), 1, f) != 1 ||
 	    (memcmp(h.magic, MUX_LOG_MAGIC, 8) != 0 && memcmp(h.magic, "GXSLICE1", 8) != 0)) {
 		err = gx_fail(cause, GX_E_FORMAT, "%s: not a gexplore slice log", path);

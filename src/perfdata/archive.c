@@ -325,7 +325,7 @@ int pd_archive_file(const char *data, const char *dir, const struct pd_archive_o
 	int err;
 
 	memset(st, 0, sizeof(*st));
-	err = perf_reader__open(&r, data, 0, cause);
+	err = perf_reader__open(&r, data, PD_REGULAR, cause);	/* a FIFO is never waited on */
 	if (err)
 		return err;
 	err = pd_archive(dir, perf_reader__env(r), o, st, cause);

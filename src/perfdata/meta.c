@@ -58,7 +58,7 @@ void gx_meta__add_warning(struct gx_meta *m, const char *fmt, ...)
 
 static json_t *str_or_null(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return s ? json_string(gx_utf8(s)) : json_null();
 }
 
 static json_t *strv(char **v, size_t n)
@@ -66,7 +66,7 @@ static json_t *strv(char **v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_string(gx_utf8(v[i])));
 	return a;
 }
 
@@ -225,6 +225,33 @@ static int64_t get_int(json_t *o, const char *key, int64_t def)
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
 }
 
+/*
+ * An integer that must lie in [lo, hi]: def when absent, and def with a
+ * warning on m when it is not an integer or out of range (a hand-edited or
+ * damaged meta.json): a group of INT_MAX would size an allocation, a count
+ * of -1 would print as 18446744073709551615.
+ */
+static int64_t get_range(struct gx_meta *m, json_t *o, const char *what, const char *key,
+			 int64_t lo, int64_t hi, int64_t def)
+{
+	json_t *v = json_object_get(o, key);
+	int64_t x;
+
+	if (!v || json_is_null(v))
+		return def;
+	x = json_is_integer(v) ? (int64_t)json_integer_value(v) : lo - 1;
+	if (!json_is_integer(v) || x < lo || x > hi) {
+		char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		gx_meta__add_warning(m, "meta.json: %s%s%s %.40s is out of range (%" PRId64 " to %"
+				     PRId64 "): ignored", what ? what : "", what ? " " : "", key,
+				     text ? text : "?", lo, hi);
+		free(text);
+		return def;
+	}
+	return x;
+}
+
 static double get_real(json_t *o, const char *key, double def)
 {
 	json_t *v = json_object_get(o, key);
@@ -276,19 +303,28 @@ static char **get_strv(json_t *o, const char *key, size_t *n)
 
 int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 {
-	char *path = xasprintf("%s/meta.json", dir);
+	char *path = xasprintf("%s/meta.json", dir), *text = NULL;
 	json_error_t jerr;
 	json_t *root, *wl, *evs, *v;
-	size_t i, n;
+	char what[32];
+	size_t i, n, len;
 	int err = 0;
 
 	gx_meta__init(m);
-	root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	/* a FIFO or a device in its place is refused, not waited on */
+	text = gx_read_regular(path, GX_META_MAX_SIZE, &len, &err, cause);
+	if (!text)
+		goto out;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
-		if (access(path, F_OK) != 0)
-			err = gx_fail(cause, -ENOENT, "%s: %s", path, strerror(ENOENT));
-		else
-			err = gx_fail(cause, GX_E_FORMAT, "%s: line %d: %s", path, jerr.line, jerr.text);
+		/* where, never what: meta.json may be a link to a file the
+		 * user cannot read, and jansson quotes the text it stopped at */
+		char *near = strstr(jerr.text, " near ");
+
+		if (near)
+			*near = 0;
+		err = gx_fail(cause, GX_E_FORMAT, "%s: not valid JSON at line %d, column %d: %s",
+			      path, jerr.line, jerr.column, jerr.text);
 		goto out;
 	}
 	if (!json_is_object(root)) {
@@ -309,11 +345,11 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	if (json_is_object(wl)) {
 		m->argv = get_strv(wl, "argv", &n);
 		m->argc = (uint32_t)n;
-		m->target_pid = (int32_t)get_int(wl, "pid", 0);
+		m->target_pid = (int32_t)get_range(m, wl, "workload", "pid", -1, INT32_MAX, 0);
 		m->system_wide = json_is_true(json_object_get(wl, "system_wide"));
 		m->exited = json_is_true(json_object_get(wl, "exited"));
-		m->exit_code = (int)get_int(wl, "exit_code", 0);
-		m->term_signal = (int)get_int(wl, "term_signal", 0);
+		m->exit_code = (int)get_range(m, wl, "workload", "exit_code", -255, 255, 0);
+		m->term_signal = (int)get_range(m, wl, "workload", "term_signal", 0, 64, 0);
 	}
 	m->cpu_desc = get_str(root, "cpu_desc");
 	m->cpu_model = get_str(root, "cpu_model");
@@ -333,15 +369,26 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 				continue;
 			e->name = get_str(v, "name");
 			e->encoding = get_str(v, "encoding");
-			e->sav = (uint64_t)get_int(v, "sav", 0);
-			e->freq = (uint32_t)get_int(v, "freq", 0);
-			e->precise = (int)get_int(v, "precise", 0);
-			e->group = (int)get_int(v, "group", -1);
+			snprintf(what, sizeof(what), "event %zu", i);
+			e->sav = (uint64_t)get_range(m, v, what, "sav", 0, INT64_MAX, 0);
+			e->freq = (uint32_t)get_range(m, v, what, "freq", 0, UINT32_MAX, 0);
+			e->precise = (int)get_range(m, v, what, "precise", 0, 3, 0);
+			/* a group is one of the events' own: at most one per event */
+			e->group = (int)get_range(m, v, what, "group", -1,
+						  (int64_t)json_array_size(evs) - 1, -1);
 			e->unsupported = json_is_true(json_object_get(v, "unsupported"));
-			e->has_count = json_object_get(v, "count") != NULL;
-			e->count = (uint64_t)get_int(v, "count", 0);
-			e->time_enabled = (uint64_t)get_int(v, "time_enabled", 0);
-			e->time_running = (uint64_t)get_int(v, "time_running", 0);
+			e->count = (uint64_t)get_range(m, v, what, "count", 0, INT64_MAX, -1);
+			e->has_count = json_object_get(v, "count") != NULL && e->count != UINT64_MAX;
+			if (!e->has_count)
+				e->count = 0;
+			e->time_enabled = (uint64_t)get_range(m, v, what, "time_enabled", 0, INT64_MAX, 0);
+			e->time_running = (uint64_t)get_range(m, v, what, "time_running", 0, INT64_MAX, 0);
+			if (e->time_running > e->time_enabled) {
+				gx_meta__add_warning(m, "meta.json: %s ran %" PRIu64 " ns of %" PRIu64
+						     " enabled: impossible, its times are ignored",
+						     what, e->time_running, e->time_enabled);
+				e->time_enabled = e->time_running = 0;
+			}
 			e->has_estimate = json_object_get(v, "estimate") != NULL;
 			e->estimate = get_real(v, "estimate", NAN);
 			e->estimate_lo = get_real(v, "estimate_lo", NAN);
@@ -350,20 +397,25 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 			m->nr_events++;
 		}
 	}
-	m->start_ns = (uint64_t)get_int(root, "start_ns", 0);
-	m->end_ns = (uint64_t)get_int(root, "end_ns", 0);
+	m->start_ns = (uint64_t)get_range(m, root, NULL, "start_ns", 0, INT64_MAX, 0);
+	m->end_ns = (uint64_t)get_range(m, root, NULL, "end_ns", 0, INT64_MAX, 0);
+	if (m->end_ns && m->end_ns < m->start_ns) {
+		gx_meta__add_warning(m, "meta.json: end_ns %" PRIu64 " is before start_ns %" PRIu64
+				     ": both ignored", m->end_ns, m->start_ns);
+		m->start_ns = m->end_ns = 0;
+	}
 	m->duration_s = get_seconds(m, root, "duration_s");
-	m->lost_records = (uint64_t)get_int(root, "lost_records", 0);
+	m->lost_records = (uint64_t)get_range(m, root, NULL, "lost_records", 0, INT64_MAX, 0);
 	m->status = get_str(root, "status");	/* NULL before 1.2: complete */
-	m->dropped_records = (uint64_t)get_int(root, "dropped_records", 0);
-	m->lost_events = (uint64_t)get_int(root, "lost_events", 0);
+	m->dropped_records = (uint64_t)get_range(m, root, NULL, "dropped_records", 0, INT64_MAX, 0);
+	m->lost_events = (uint64_t)get_range(m, root, NULL, "lost_events", 0, INT64_MAX, 0);
 	v = json_object_get(root, "regions");
 	if (json_is_object(v)) {
-		m->markers = (uint64_t)get_int(v, "markers", 0);
-		m->markers_lost = (uint64_t)get_int(v, "lost", 0);
+		m->markers = (uint64_t)get_range(m, v, "regions", "markers", 0, INT64_MAX, 0);
+		m->markers_lost = (uint64_t)get_range(m, v, "regions", "lost", 0, INT64_MAX, 0);
 	}
 	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
-	m->sample_records = (uint64_t)get_int(root, "sample_records", 0);
+	m->sample_records = (uint64_t)get_range(m, root, NULL, "sample_records", 0, INT64_MAX, 0);
 	m->sampling_s = get_seconds(m, root, "sampling_s");
 	m->sample_cost_ns = get_real(root, "sample_cost_ns", NAN);
 	if (!(m->sample_cost_ns >= 0 && m->sample_cost_ns <= 1e9))	/* NAN too */
@@ -372,17 +424,20 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	v = json_object_get(root, "mux");
 	if (json_is_object(v)) {
 		m->mux.mode = get_str(v, "mode");
-		m->mux.slice_ms = (uint32_t)get_int(v, "slice_ms", 0);
-		m->mux.nr_groups = (uint32_t)get_int(v, "groups", 0);
-		m->mux.nr_slices = (uint64_t)get_int(v, "slices", 0);
-		m->mux.min_slices = (uint32_t)get_int(v, "min_slices", 0);
+		m->mux.slice_ms = (uint32_t)get_range(m, v, "mux", "slice_ms", 0, 3600000, 0);
+		m->mux.nr_groups = (uint32_t)get_range(m, v, "mux", "groups", 0,
+						       (int64_t)m->nr_events, 0);
+		m->mux.nr_slices = (uint64_t)get_range(m, v, "mux", "slices", 0, INT64_MAX, 0);
+		m->mux.min_slices = (uint32_t)get_range(m, v, "mux", "min_slices", 0, UINT32_MAX, 0);
 		m->mux.slice_log = get_str(v, "slice_log");
-		m->mux.reference = (int)get_int(v, "reference", -1);
+		m->mux.reference = (int)get_range(m, v, "mux", "reference", -1,
+						  (int64_t)m->nr_events - 1, -1);
 		m->mux.reliability = get_real(v, "reliability", NAN);
 	}
 out_root:
 	json_decref(root);
 out:
+	free(text);
 	free(path);
 	return err;
 }

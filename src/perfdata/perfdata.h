@@ -228,6 +228,8 @@ struct pd_stats {
 enum pd_flags {
 	PD_ORDERED = 1 << 0,	/* deliver records sorted by time within
 				   FINISHED_ROUND windows, as perf does */
+	PD_REGULAR = 1 << 1,	/* a file of a result: anything but a regular
+				   file (a FIFO, a device) is refused unread */
 };
 
 struct perf_reader;
@@ -347,6 +349,9 @@ struct gx_meta_mux {
 
 /* The longest time meta.json's durations may hold (about 116 days). */
 #define GX_META_MAX_SECONDS 1e7
+/* The largest meta.json read (a real one is a few kB; the event list is
+ * bounded by the counters a machine can have). */
+#define GX_META_MAX_SIZE (16u << 20)
 
 struct gx_meta {
 	uint32_t version_major, version_minor;

@@ -129,10 +129,14 @@ int pd_regions__read(const char *path, struct pd_marker **out, size_t *nr, uint6
 	*out = NULL;
 	*nr = 0;
 	*lost = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO or a device in its place is refused, not waited on */
+	fd = gx_open_regular(path, NULL, cause);
+	if (fd == -ENOENT && cause) {	/* no file: no regions, no message */
+		free(*cause);
+		*cause = NULL;
+	}
 	if (fd < 0)
-		return errno == ENOENT ? -ENOENT :
-		       gx_fail(cause, -errno, "cannot open %s: %s", path, strerror(errno));
+		return fd;
 	if (fstat(fd, &st) < 0 || read(fd, &h, sizeof(h)) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, PD_REGIONS_MAGIC, 8) != 0) {
 		err = gx_fail(cause, GX_E_FORMAT, "%s is not a regions file", path);

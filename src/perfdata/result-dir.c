@@ -182,20 +182,35 @@ void pd_result_dir__discard(int dirfd, const char *path)
 static char *not_whole(const char *path)
 {
 	struct gx_meta m;
-	char *data = xasprintf("%s/perf.data", path), *why = NULL;
+	char *data = xasprintf("%s/perf.data", path), *why = NULL, *cause = NULL;
+	int fd = gx_open_regular(data, NULL, &cause), err;
 
-	if (access(data, F_OK) != 0)
+	/* a FIFO, a device or an unreadable file is skipped, never waited on */
+	if (fd == -ENOENT)
 		why = xstrdup("no perf.data");
+	else if (fd < 0)
+		why = xasprintf("perf.data: %s", fd == -EACCES ? "permission denied" :
+				fd == GX_E_FORMAT ? "not a regular file" : gx_strerror(fd));
 	else if (pd_result_dir__locked(path))
 		why = xstrdup("being recorded");
+	if (fd >= 0)
+		close(fd);
 	free(data);
+	free(cause);
+	cause = NULL;
 	if (why)
 		return why;
 	gx_meta__init(&m);
-	if (gx_meta__read(&m, path, NULL) != 0)
+	err = gx_meta__read(&m, path, &cause);
+	if (err == -ENOENT)
 		why = xstrdup("no readable meta.json: cut short?");
+	else if (err)
+		why = xasprintf("meta.json: %s", err == -EACCES ? "permission denied" :
+				err == GX_E_FORMAT ? "not a regular file or not valid JSON" :
+				gx_strerror(err));
 	else
 		why = gx_meta__incomplete(&m);
+	free(cause);
 	gx_meta__exit(&m);
 	return why;
 }
@@ -238,6 +253,7 @@ int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, 
 			   char **note, char **cause)
 {
 	struct stat st;
+	int fd;
 
 	*dir_out = *data_out = NULL;
 	if (note)
@@ -274,9 +290,14 @@ int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, 
 	if (S_ISDIR(st.st_mode)) {
 		*dir_out = xstrdup(arg);
 		*data_out = xasprintf("%s/perf.data", arg);
-		if (access(*data_out, F_OK) != 0) {
-			int err = gx_fail(cause, -ENOENT, "%s: not a gexplore result (no perf.data in it)",
-					  arg);
+		/* what stops it being read: absent, permission denied, a FIFO */
+		fd = gx_open_regular(*data_out, NULL, cause);
+		if (fd >= 0) {
+			close(fd);
+		} else {
+			int err = fd == -ENOENT ?
+				  gx_fail(cause, -ENOENT, "%s: not a gexplore result (no perf.data "
+					  "in it)", arg) : fd;
 
 			free(*dir_out);
 			free(*data_out);

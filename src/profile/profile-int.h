@@ -142,6 +142,7 @@ struct profile {
 	/* per event, what went to a function inlined where the sample fell
 	 * (profile__inlined) */
 	uint64_t *inl_samples, *inl_period;
+	uint64_t nr_overflowed;		/* samples left out: their period overflowed a sum */
 	struct rowset sets[PROFILE_BY_NR_];
 	uint64_t unmapped;
 	/* counters live in fixed-size slabs so row pointers stay valid */

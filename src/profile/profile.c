@@ -289,6 +289,11 @@ uint64_t profile__total_samples(const struct profile *p, size_t e)
 	return e < p->nr_events ? p->tot_samples[e] : 0;
 }
 
+uint64_t profile__nr_overflowed(const struct profile *p)
+{
+	return p->nr_overflowed;
+}
+
 uint64_t profile__total_period(const struct profile *p, size_t e)
 {
 	return e < p->nr_events ? p->tot_period[e] : 0;

@@ -175,6 +175,9 @@ size_t profile__nr_events(const struct profile *p);
 /* Totals over every sample of event e. */
 uint64_t profile__total_samples(const struct profile *p, size_t e);
 uint64_t profile__total_period(const struct profile *p, size_t e);
+/* Samples left out because adding their period would overflow the 64-bit
+ * total of their event (a damaged or hostile perf.data). */
+uint64_t profile__nr_overflowed(const struct profile *p);
 
 /*
  * Samples of event e whose self went to an inlined function (the code they

@@ -620,6 +620,18 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 	nr = sample_credits(p, s);
 	if (!nr)
 		return 0;
+	/* A sum past 64 bits (hostile or damaged periods) would make every
+	 * share a wrapped number: the sample is left out and counted. Each
+	 * row is part of the totals, so no row can overflow either. */
+	for (size_t c = 0; c < nr; c++) {
+		uint64_t sum;
+
+		if (__builtin_add_overflow(p->tot_period[p->credits[c].ev], p->credits[c].period,
+					   &sum)) {
+			p->nr_overflowed++;
+			return 0;
+		}
+	}
 	p->cur_slot = -1;
 	for (size_t c = 0; c < nr; c++) {
 		p->tot_samples[p->credits[c].ev]++;

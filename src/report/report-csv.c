@@ -11,9 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A field and its comma, escaped (util.h: no control byte reaches the
- * terminal) and quoted (RFC 4180) when it holds a separator or quote. */
-static void csv_str(struct strbuf *sb, const char *s)
+void report__csv_field(struct strbuf *sb, const char *s)
 {
 	s = gx_esc(s);
 	if (strpbrk(s, ",\"\r\n")) {
@@ -24,6 +22,12 @@ static void csv_str(struct strbuf *sb, const char *s)
 	} else {
 		strbuf__addstr(sb, s);
 	}
+}
+
+/* A field and its comma. */
+static void csv_str(struct strbuf *sb, const char *s)
+{
+	report__csv_field(sb, s);
 	strbuf__addstr(sb, ",");
 }
 

@@ -258,17 +258,17 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index,
 									o->sort_event);
 
-			json_object_set_new(o2, "function", json_string(r->name));
-			json_object_set_new(o2, "module", json_string(r->module));
+			json_object_set_new(o2, "function", json_string(gx_utf8(r->name)));
+			json_object_set_new(o2, "module", json_string(gx_utf8(r->module)));
 			json_add_counts(o2, in, o, r, true);
 			json_add_cpi(o2, in, r);
-			json_object_set_new(o2, "file", l ? json_string(l->file) : json_null());
+			json_object_set_new(o2, "file", l ? json_string(gx_utf8(l->file)) : json_null());
 			json_object_set_new(o2, "line", l ? json_integer(l->line) : json_null());
 		} else if (by == PROFILE_BY_LINE) {
-			json_object_set_new(o2, "file", *r->file ? json_string(r->file) : json_null());
+			json_object_set_new(o2, "file", *r->file ? json_string(gx_utf8(r->file)) : json_null());
 			json_object_set_new(o2, "line", r->line ? json_integer(r->line) : json_null());
-			json_object_set_new(o2, "function", json_string(r->name));
-			json_object_set_new(o2, "module", json_string(r->module));
+			json_object_set_new(o2, "function", json_string(gx_utf8(r->name)));
+			json_object_set_new(o2, "module", json_string(gx_utf8(r->module)));
 			json_add_counts(o2, in, o, r, true);
 			json_add_cpi(o2, in, r);
 		} else {
@@ -278,9 +278,9 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 				const struct profile_row *f =
 					profile__row(gx_result__profile(in), PROFILE_BY_FUNCTION, r->path[k]);
 
-				json_array_append_new(st, json_string(f ? f->name : "?"));
+				json_array_append_new(st, json_string(f ? gx_utf8(f->name) : "?"));
 			}
-			json_object_set_new(o2, "comm", json_string(r->name));
+			json_object_set_new(o2, "comm", json_string(gx_utf8(r->name)));
 			json_object_set_new(o2, "stack", st);
 			json_add_counts(o2, in, o, r, false);
 		}

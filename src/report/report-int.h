@@ -14,6 +14,11 @@ const char *report__event_name(struct gx_result *in, size_t i);
 const char *report__thousands(uint64_t v, char *buf, size_t len);
 json_t *report__json_u64(uint64_t v);
 
+/* report-csv.c */
+/* A CSV field (no comma): escaped as every name printed as text is (util.h),
+ * then quoted (RFC 4180) when it holds a separator or a quote. */
+void report__csv_field(struct strbuf *sb, const char *s);
+
 /* The basename of a path (no copy). */
 const char *report__base(const char *path);
 

@@ -137,7 +137,7 @@ void report__text_region_line(struct strbuf *sb, struct gx_result *in)
 		const struct gx_region_name *rn = gx_result__region_name(in, idx);
 
 		strbuf__addf(sb, "  region    %s: %zu instance%s on %zu thread%s, %.3f s; only its "
-				 "samples below\n", rn->name, rn->instances,
+				 "samples below\n", gx_esc(rn->name), rn->instances,
 			     rn->instances == 1 ? "" : "s", rn->threads, rn->threads == 1 ? "" : "s",
 			     (double)rn->total_ns / 1e9);
 	}
@@ -170,7 +170,7 @@ static void text_topdown(struct strbuf *sb, struct gx_result *in, const struct r
 		bool sig = gx_result__sort_is_cycles(in) && s->p &&
 			   td_row_significant((double)profile__total_period(s->p, clk), (double)all);
 
-		strbuf__addf(sb, "  %-*.*s", (int)w, (int)w, s->rn->name);
+		strbuf__addf(sb, "  %-*s", (int)w, gx_esc(s->rn->name));
 		for (size_t k = 0; k < nc; k++) {
 			const struct td_value *x = s->td_ok ? &s->td.v[cols[k]] : NULL;
 			const struct td_node *nd = td_model__node(m, (size_t)cols[k]);
@@ -204,9 +204,14 @@ int report__text_regions(struct strbuf *sb, struct gx_result *in, const struct r
 		free(cause);
 		return 0;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (strlen(v[i].rn->name) > w)
-			w = strlen(v[i].rn->name) > 32 ? 32 : strlen(v[i].rn->name);
+	/* the width of the names as shown (escaped), at most 32: a longer
+	 * one overflows its column rather than be cut inside an escape */
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(gx_esc(v[i].rn->name));
+
+		if (l > w)
+			w = l > 32 ? 32 : l;
+	}
 	strbuf__addf(sb, "\nRegions (by %s; a sample counts in every region open on its thread)\n",
 		     gx_result__nr_events(in) ? report__event_name(in, o->sort_event) : "-");
 	strbuf__addf(sb, "  %-*s instances threads     time s      samples   share  hot functions\n",
@@ -214,11 +219,12 @@ int report__text_regions(struct strbuf *sb, struct gx_result *in, const struct r
 	for (size_t i = 0; i < n; i++) {
 		const struct region_stat *s = &v[i];
 
-		strbuf__addf(sb, "  %-*.*s %9zu %7zu %10.3f %12s %6.1f%% ", (int)w, (int)w, s->rn->name,
+		strbuf__addf(sb, "  %-*s %9zu %7zu %10.3f %12s %6.1f%% ", (int)w, gx_esc(s->rn->name),
 			     s->rn->instances, s->rn->threads, (double)s->rn->total_ns / 1e9,
 			     report__thousands(s->samples, b, sizeof(b)), s->share);
 		for (size_t k = 0; k < s->nhot; k++)
-			strbuf__addf(sb, "%s%s %.0f%%", k ? ", " : " ", s->hot[k].name, s->hot[k].pct);
+			strbuf__addf(sb, "%s%s %.0f%%", k ? ", " : " ", gx_esc(s->hot[k].name),
+				     s->hot[k].pct);
 		strbuf__addstr(sb, "\n");
 	}
 	strbuf__addf(sb, "  %zu markers, %" PRIu64 " lost\n", gx_result__nr_markers(in),
@@ -265,7 +271,7 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 		const struct region_stat *s = &v[i];
 		json_t *ro = json_object(), *hot = json_array();
 
-		json_object_set_new(ro, "name", json_string(s->rn->name));
+		json_object_set_new(ro, "name", json_string(gx_utf8(s->rn->name)));
 		json_object_set_new(ro, "instances", report__json_u64(s->rn->instances));
 		json_object_set_new(ro, "threads", report__json_u64(s->rn->threads));
 		json_object_set_new(ro, "time_s", json_real((double)s->rn->total_ns / 1e9));
@@ -275,7 +281,7 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 		for (size_t k = 0; k < s->nhot; k++) {
 			json_t *h = json_object();
 
-			json_object_set_new(h, "function", json_string(s->hot[k].name));
+			json_object_set_new(h, "function", json_string(gx_utf8(s->hot[k].name)));
 			json_object_set_new(h, "pct", json_real(s->hot[k].pct));
 			json_array_append_new(hot, h);
 		}
@@ -285,18 +291,6 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 	}
 	stats_free(v, n);
 	return arr;
-}
-
-static void csv_field(struct strbuf *sb, const char *s)
-{
-	if (strpbrk(s, ",\"\n")) {
-		strbuf__addstr(sb, "\"");
-		for (; *s; s++)
-			strbuf__addf(sb, "%s", *s == '"' ? "\"\"" : (char[2]){ *s, 0 });
-		strbuf__addstr(sb, "\"");
-	} else {
-		strbuf__addstr(sb, s);
-	}
 }
 
 int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
@@ -323,11 +317,11 @@ int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct re
 	for (size_t i = 0; i < n; i++) {
 		const struct region_stat *s = &v[i];
 
-		csv_field(sb, s->rn->name);
+		report__csv_field(sb, s->rn->name);
 		strbuf__addf(sb, ",%zu,%zu,%.6f,%.4f,%" PRIu64 ",%.0f,", s->rn->instances,
 			     s->rn->threads, (double)s->rn->total_ns / 1e9, s->share, s->samples,
 			     s->estimated);
-		csv_field(sb, s->nhot ? s->hot[0].name : "");
+		report__csv_field(sb, s->nhot ? s->hot[0].name : "");
 		strbuf__addf(sb, ",%.4f", s->nhot ? s->hot[0].pct : 0.0);
 		for (size_t k = 0; k < nc; k++) {
 			const struct td_value *x = s->td_ok ? &s->td.v[cols[k]] : NULL;

@@ -357,13 +357,13 @@ static json_t *json_rows(struct td_view *v, struct gx_result *in,
 			continue;
 		row = json_object();
 		if (by == PROFILE_BY_MODULE) {
-			json_object_set_new(row, "module", json_string(r->name));
+			json_object_set_new(row, "module", json_string(gx_utf8(r->name)));
 		} else if (by == PROFILE_BY_FUNCTION) {
-			json_object_set_new(row, "function", json_string(r->name));
-			json_object_set_new(row, "module", json_string(r->module ? r->module : ""));
+			json_object_set_new(row, "function", json_string(gx_utf8(r->name)));
+			json_object_set_new(row, "module", json_string(r->module ? gx_utf8(r->module) : ""));
 		} else {
 			json_object_set_new(row, "pid", json_integer(r->pid));
-			json_object_set_new(row, "comm", json_string(r->name));
+			json_object_set_new(row, "comm", json_string(gx_utf8(r->name)));
 			json_object_set_new(row, "processes",
 					    json_integer(by == PROFILE_BY_COMMAND ? r->nr_procs : 1));
 		}

@@ -416,12 +416,12 @@ static json_t *json_rows(struct gx_result *in, const struct report_opts *o,
 		json_t *o2 = json_object(), *s = json_array(), *p = json_array();
 
 		if (by == PROFILE_BY_MODULE) {
-			json_object_set_new(o2, "module", json_string(r->name));
+			json_object_set_new(o2, "module", json_string(gx_utf8(r->name)));
 		} else {
 			json_object_set_new(o2, "pid", json_integer(r->pid));
 			if (by == PROFILE_BY_THREAD)
 				json_object_set_new(o2, "tid", json_integer(r->tid));
-			json_object_set_new(o2, "comm", json_string(r->name));
+			json_object_set_new(o2, "comm", json_string(gx_utf8(r->name)));
 			if (by != PROFILE_BY_THREAD)
 				json_object_set_new(o2, "processes",
 						    json_integer(by == PROFILE_BY_COMMAND ? r->nr_procs : 1));
@@ -462,7 +462,7 @@ static json_t *json_strv(char **v, size_t n)
 	json_t *a = json_array();
 
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_string(gx_utf8(v[i])));
 	return a;
 }
 
@@ -476,7 +476,11 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	char *text;
 
 	json_object_set_new(root, "schema", json_string(GX_REPORT_SCHEMA));
-	json_object_set_new(root, "result", json_string(gx_result__path(in)));
+	json_object_set_new(root, "result", json_string(gx_utf8(gx_result__path(in))));
+	/* how the recording ended: a partial run is never read as whole */
+	json_object_set_new(root, "status", json_string(gx_result__status(in)));
+	json_object_set_new(root, "incomplete", gx_result__incomplete(in) ?
+			    json_string(gx_utf8(gx_result__incomplete(in))) : json_null());
 	if (m && m->argv)
 		json_object_set_new(root, "command", json_strv(m->argv, m->argc));
 	else if (env->cmdline)
@@ -500,10 +504,10 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 				    json_real(m->sample_cost_ns));
 		json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
 	}
-	json_object_set_new(mach, "hostname", env->hostname ? json_string(env->hostname) : json_null());
-	json_object_set_new(mach, "cpu", env->cpudesc ? json_string(env->cpudesc) : json_null());
-	json_object_set_new(mach, "osrelease", env->osrelease ? json_string(env->osrelease) : json_null());
-	json_object_set_new(mach, "arch", env->arch ? json_string(env->arch) : json_null());
+	json_object_set_new(mach, "hostname", env->hostname ? json_string(gx_utf8(env->hostname)) : json_null());
+	json_object_set_new(mach, "cpu", env->cpudesc ? json_string(gx_utf8(env->cpudesc)) : json_null());
+	json_object_set_new(mach, "osrelease", env->osrelease ? json_string(gx_utf8(env->osrelease)) : json_null());
+	json_object_set_new(mach, "arch", env->arch ? json_string(gx_utf8(env->arch)) : json_null());
 	json_object_set_new(mach, "nr_cpus", json_integer(env->nr_cpus_online));
 	json_object_set_new(root, "machine", mach);
 	json_object_set_new(root, "samples", report__json_u64(st->nr_samples));
@@ -519,8 +523,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 		json_t *eo = json_object();
 
-		json_object_set_new(eo, "name", json_string(report__event_name(in, i)));
-		json_object_set_new(eo, "pmu", json_string(gx_result__event(in, i)->pmu));
+		json_object_set_new(eo, "name", json_string(gx_utf8(report__event_name(in, i))));
+		json_object_set_new(eo, "pmu", json_string(gx_utf8(gx_result__event(in, i)->pmu)));
 		json_object_set_new(eo, "type", json_integer(e->attr.type));
 		json_object_set_new(eo, "config", report__json_u64(e->attr.config));
 		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
@@ -556,7 +560,7 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 			json_object_set_new(root, "mux", mx);
 	}
 	if (gx_result__narrowed(in))
-		json_object_set_new(root, "region", json_string(gx_result__narrowed(in)));
+		json_object_set_new(root, "region", json_string(gx_utf8(gx_result__narrowed(in))));
 	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in) ||
 	    gx_result__markers_lost(in)) {
 		json_t *mk = json_object();
@@ -598,14 +602,14 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	else
 		json_object_set_new(root, "topdown", report_topdown_json(in, o));
 	for (size_t i = 0; m && i < m->nr_warnings; i++)
-		json_array_append_new(w, json_string(m->warnings[i]));
+		json_array_append_new(w, json_string(gx_utf8(m->warnings[i])));
 	for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
-		json_array_append_new(w, json_string(perf_reader__warning(gx_result__reader(in), i)));
+		json_array_append_new(w, json_string(gx_utf8(perf_reader__warning(gx_result__reader(in), i))));
 	{
 		char **low = running_warnings(in);
 
 		for (char **l = low; *l; l++)
-			json_array_append_new(w, json_string(*l));
+			json_array_append_new(w, json_string(gx_utf8(*l)));
 		strv_free(low);
 	}
 	json_object_set_new(root, "warnings", w);

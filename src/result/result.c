@@ -9,6 +9,7 @@
 #include "result-int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,7 +528,19 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 				       &mcause) != 0) {
 		add_note(r, xasprintf("%s; no regions", mcause));
 		free(mcause);
+		mcause = NULL;
+	} else if (r->have_meta && r->meta.markers > gx_regions__nr_markers(r->regions)) {
+		/* one file checked against the other: a damaged or cut
+		 * regions.bin is said, not shown as "none recorded" */
+		add_note(r, xasprintf("%s: %zu of the %" PRIu64 " markers meta.json counts: "
+				      "damaged or cut short; regions may be missing",
+				      PD_REGIONS_FILE, gx_regions__nr_markers(r->regions),
+				      r->meta.markers));
 	}
+	if (r->log && r->meta.mux.nr_slices > mux_log__nr_slices(r->log))
+		add_note(r, xasprintf("%s: %zu of the %" PRIu64 " slices meta.json counts: "
+				      "damaged or cut short", r->meta.mux.slice_log,
+				      mux_log__nr_slices(r->log), r->meta.mux.nr_slices));
 	if (o->region) {
 		if (gx_regions__find(r->regions, o->region, &r->region_idx) != 0) {
 			struct strbuf sb = STRBUF_INIT;
@@ -543,7 +556,9 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 		}
 		r->region = xstrdup(o->region);
 	}
-	return perf_reader__open(&r->reader, r->data, PD_ORDERED, cause);
+	/* a result's perf.data is a regular file: a FIFO there is refused */
+	return perf_reader__open(&r->reader, r->data, PD_ORDERED | (r->dir ? PD_REGULAR : 0),
+				 cause);
 }
 
 /* The profile's options: the user's symbol options, the recording's
@@ -639,6 +654,12 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	}
 	if (err)
 		goto fail;
+	if (profile__nr_overflowed(r->profile))
+		add_note(r, xasprintf("%" PRIu64 " sample%s left out: adding %s period would "
+				      "overflow the 64-bit total (a damaged perf.data?)",
+				      profile__nr_overflowed(r->profile),
+				      profile__nr_overflowed(r->profile) == 1 ? "" : "s",
+				      profile__nr_overflowed(r->profile) == 1 ? "its" : "their"));
 	stale_notes(r);
 	err = load_model(r, o, cause);
 	if (err)
@@ -779,6 +800,16 @@ struct sym_session *gx_result__symbolizer(const struct gx_result *r)
 const struct mux_log *gx_result__mux(const struct gx_result *r) { return r->log; }
 size_t gx_result__nr_notes(const struct gx_result *r) { return r->nr_notes; }
 const char *gx_result__incomplete(const struct gx_result *r) { return r->incomplete; }
+
+const char *gx_result__status(const struct gx_result *r)
+{
+	if (r->have_meta)
+		return r->meta.status ? r->meta.status : GX_META_STATUS_COMPLETE;
+	if (!r->dir)
+		return "unknown";
+	return r->incomplete && strstr(r->incomplete, "being recorded") ? "being-recorded" :
+	       "cut-short";
+}
 const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
 
 size_t gx_result__nr_events(const struct gx_result *r) { return r->nr_events; }

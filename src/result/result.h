@@ -103,6 +103,11 @@ const struct mux_log *gx_result__mux(const struct gx_result *r);
  * no meta.json: still being recorded (its directory is locked) or cut
  * short (gexplore killed). Owned by r. A bare perf.data file: NULL. */
 const char *gx_result__incomplete(const struct gx_result *r);
+/* How the recording ended, for JSON: meta.json's status ("complete",
+ * "interrupted", "killed", "no-space", ...), "cut-short" or "being-recorded"
+ * for a result directory without meta.json, "unknown" for a bare
+ * perf.data. Static or owned by r. */
+const char *gx_result__status(const struct gx_result *r);
 /* Non-fatal problems met while opening (an unreadable slice log), in
  * order; the views show them with the reader's warnings. */
 size_t gx_result__nr_notes(const struct gx_result *r);

@@ -39,18 +39,30 @@ struct copy_acc {
 	unsigned char missing;
 };
 
+/* One row (interval and entity) being read; its events' copy_accs are
+ * found through counts_parse.acc_of. */
 struct row_acc {
 	char *entity;
 	double time;
-	struct copy_acc *ev;
+	size_t next;		/* the next row of the same hash, or SIZE_MAX */
 };
 
+/*
+ * Rows and their events are found by hash, so reading is linear in the
+ * lines, and a row keeps only the events it has (a dense array per row
+ * made 100 k rows cost gigabytes before they were printed).
+ */
 struct counts_parse {
 	const struct td_model *m;
 	const char *file;
 	size_t lineno, ne;
 	struct row_acc *rows;
 	size_t nr_rows, alloc;
+	struct u64map row_of;	/* hash of (time, entity) -> first row */
+	size_t last;		/* the row of the previous line (SIZE_MAX: none) */
+	struct copy_acc *accs;
+	size_t nr_accs, alloc_accs;
+	struct u64map acc_of;	/* row * ne + event -> accs index */
 	size_t unknown;
 	bool lenient;		/* perf stat's header or a perf layout seen: skip notes */
 	bool intervals;
@@ -77,27 +89,69 @@ static void line_count__exit(struct line_count *lc)
 	free(lc->event);
 }
 
-static struct row_acc *row_findnew(struct counts_parse *cp, double time, const char *entity)
+static bool row_is(const struct row_acc *r, double time, const char *entity)
 {
-	for (size_t i = 0; i < cp->nr_rows; i++) {
-		struct row_acc *r = &cp->rows[i];
+	return ((isnan(time) && isnan(r->time)) || time == r->time) &&
+	       ((!entity && !r->entity) || (entity && r->entity && !strcmp(entity, r->entity)));
+}
 
-		if (((isnan(time) && isnan(r->time)) || time == r->time) &&
-		    ((!entity && !r->entity) || (entity && r->entity && !strcmp(entity, r->entity))))
-			return r;
-	}
+static uint64_t row_hash(double time, const char *entity)
+{
+	uint64_t bits = 0, h;
+
+	if (!isnan(time))
+		memcpy(&bits, &time, sizeof(bits));
+	h = (entity ? gx_hash(entity, strlen(entity)) : 0) ^ (bits * 0x9e3779b97f4a7c15ULL);
+	return h == UINT64_MAX ? 0 : h;	/* UINT64_MAX: u64map's reserved key */
+}
+
+/* The row of (time, entity), made when new: its index, or SIZE_MAX past
+ * TD_COUNTS_MAX_ROWS. */
+static size_t row_findnew(struct counts_parse *cp, double time, const char *entity)
+{
+	uint64_t h, *first;
+	size_t i;
+
+	if (cp->last != SIZE_MAX && row_is(&cp->rows[cp->last], time, entity))
+		return cp->last;
+	h = row_hash(time, entity);
+	first = u64map__find(&cp->row_of, h);
+	for (i = first ? (size_t)*first : SIZE_MAX; i != SIZE_MAX; i = cp->rows[i].next)
+		if (row_is(&cp->rows[i], time, entity))
+			return cp->last = i;
+	if (cp->nr_rows == TD_COUNTS_MAX_ROWS)
+		return SIZE_MAX;
 	if (cp->nr_rows == cp->alloc) {
 		cp->alloc = cp->alloc ? 2 * cp->alloc : 8;
 		cp->rows = xrealloc(cp->rows, cp->alloc * sizeof(*cp->rows));
 	}
-	cp->rows[cp->nr_rows] = (struct row_acc){
+	i = cp->nr_rows++;
+	first = u64map__findnew(&cp->row_of, h, SIZE_MAX);
+	cp->rows[i] = (struct row_acc){
 		.entity = entity ? xstrdup(entity) : NULL,
 		.time = time,
-		.ev = xcalloc(cp->ne + 1, sizeof(struct copy_acc)),
+		.next = (size_t)*first,
 	};
-	for (size_t k = 0; k < cp->ne; k++)
-		cp->rows[cp->nr_rows].ev[k].run = NAN;
-	return &cp->rows[cp->nr_rows++];
+	*first = i;	/* the newest heads its chain */
+	return cp->last = i;
+}
+
+/* The copies of event k in row r: NULL when none was read (unless make). */
+static struct copy_acc *acc_find(struct counts_parse *cp, size_t r, size_t k, bool make)
+{
+	uint64_t key = (uint64_t)r * cp->ne + k, *at = u64map__find(&cp->acc_of, key);
+
+	if (at)
+		return &cp->accs[*at];
+	if (!make)
+		return NULL;
+	if (cp->nr_accs == cp->alloc_accs) {
+		cp->alloc_accs = cp->alloc_accs ? 2 * cp->alloc_accs : 64;
+		cp->accs = xrealloc(cp->accs, cp->alloc_accs * sizeof(*cp->accs));
+	}
+	cp->accs[cp->nr_accs] = (struct copy_acc){ .run = NAN };
+	*u64map__findnew(&cp->acc_of, key, 0) = cp->nr_accs;
+	return &cp->accs[cp->nr_accs++];
 }
 
 /* The core PMU (unprefixed, cpu, cpu_core) wins over another (cpu_atom ...). */
@@ -112,32 +166,50 @@ static void note_dropped(struct counts_parse *cp, const char *pmu)
 		cp->dropped_pmu = xstrdup(pmu);
 }
 
-static void counts_parse__add(struct counts_parse *cp, const struct line_count *lc)
+static int counts_parse__add(struct counts_parse *cp, const struct line_count *lc,
+			     char **cause)
 {
 	char pmu[32];
 	int idx = td_counts_resolve(cp->m, lc->event, pmu, sizeof(pmu));
-	struct row_acc *r;
+	size_t r;
 	struct copy_acc *a;
 	double w, run;
 
 	if (idx < 0) {
 		cp->unknown++;
-		return;
+		return 0;
 	}
+	/* what perf cannot print: a negative count or running time, or a
+	 * running share past 100% (running > enabled) */
+	if (!lc->missing && !(lc->value >= 0 && isfinite(lc->value)))
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: %s count %g is impossible (a count is "
+			       "0 or more)", cp->file, cp->lineno, lc->event, lc->value);
+	if (!isnan(lc->runtime) && !(lc->runtime >= 0 && isfinite(lc->runtime)))
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: %s running time %g is impossible",
+			       cp->file, cp->lineno, lc->event, lc->runtime);
+	if (!isnan(lc->pct) && !(lc->pct >= 0 && lc->pct <= 100.005))
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: %s running share %g%% is impossible "
+			       "(0 to 100%%: it cannot run longer than it was enabled)", cp->file,
+			       cp->lineno, lc->event, lc->pct);
 	if (!isnan(lc->time))
 		cp->intervals = true;
 	if (lc->kind && !cp->entity_kind)
 		cp->entity_kind = lc->kind;
 	r = row_findnew(cp, lc->time, lc->entity);
-	a = &r->ev[idx];
+	if (r == SIZE_MAX)
+		return gx_fail(cause, GX_E_FORMAT, "%s:%zu: more than %d rows (intervals x %ss): "
+			       "more than topdown evaluates at once; give a longer perf stat -I "
+			       "interval or fewer entities", cp->file, cp->lineno,
+			       TD_COUNTS_MAX_ROWS, lc->kind ? lc->kind : "entitie");
+	a = acc_find(cp, r, (size_t)idx, true);
 	if (!strcmp(pmu, "cpu_atom") || !strcmp(pmu, "cpu_lowpower")) {
 		note_dropped(cp, pmu);	/* E-cores: no model describes them */
-		return;
+		return 0;
 	}
 	if (a->pmu[0] && strcmp(a->pmu, pmu) != 0) {
 		if (pmu_rank(pmu) >= pmu_rank(a->pmu)) {
 			note_dropped(cp, pmu);
-			return;
+			return 0;
 		}
 		note_dropped(cp, a->pmu);
 		*a = (struct copy_acc){ .run = NAN };
@@ -146,7 +218,7 @@ static void counts_parse__add(struct counts_parse *cp, const struct line_count *
 	if (lc->missing) {
 		if (!a->missing || lc->why == TD_MISSING_NOT_SUPPORTED)
 			a->missing = lc->why;
-		return;
+		return 0;
 	}
 	/* weight: running time, else the running share, else 1 */
 	run = !isnan(lc->pct) ? lc->pct / 100.0 : NAN;
@@ -156,6 +228,7 @@ static void counts_parse__add(struct counts_parse *cp, const struct line_count *
 	a->n++;
 	if (!isnan(run))
 		a->run = isnan(a->run) ? run : a->run + run;
+	return 0;
 }
 
 /* ---- fields ----------------------------------------------------------------- */
@@ -570,7 +643,7 @@ static int parse_line(struct counts_parse *cp, char *s, char **cause)
 			err = parse_text(cp, s, &lc, cause);
 	}
 	if (!err && lc.event)
-		counts_parse__add(cp, &lc);
+		err = counts_parse__add(cp, &lc, cause);
 	line_count__exit(&lc);
 	return err;
 }
@@ -586,14 +659,19 @@ static void row__init(struct td_counts_row *r, size_t ne)
 		r->counts[k] = r->run[k] = NAN;
 }
 
-static void row_from_acc(struct td_counts_row *r, const struct row_acc *a, size_t ne)
+static void row_from_acc(struct td_counts_row *r, struct counts_parse *cp, size_t i)
 {
-	row__init(r, ne);
-	r->entity = a->entity;
-	r->time = a->time;
-	for (size_t k = 0; k < ne; k++) {
-		const struct copy_acc *c = &a->ev[k];
+	static const struct copy_acc none = { .run = NAN };
+	size_t ne = cp->ne;
 
+	row__init(r, ne);
+	r->entity = cp->rows[i].entity;
+	r->time = cp->rows[i].time;
+	for (size_t k = 0; k < ne; k++) {
+		const struct copy_acc *c = acc_find(cp, i, k, false);
+
+		if (!c)
+			c = &none;
 		if (c->n && c->w > 0)
 			r->counts[k] = c->vw / c->w;
 		else
@@ -667,12 +745,15 @@ double td_counts_row__min_run(const struct td_counts *c, size_t r)
 int td_counts__parse(const struct td_model *m, const char *text, const char *file,
 		     struct td_counts **out, char **cause)
 {
-	struct counts_parse cp = { .m = m, .file = file, .ne = td_model__nr_events(m) };
+	struct counts_parse cp = { .m = m, .file = file, .ne = td_model__nr_events(m),
+				   .last = SIZE_MAX };
 	struct td_counts *c = xcalloc(1, sizeof(*c));
 	const char *p = text;
 	size_t known = 0;
 	int err = 0;
 
+	u64map__init(&cp.row_of);
+	u64map__init(&cp.acc_of);
 	while (*p && !err) {
 		const char *eol = strchr(p, '\n');
 		size_t len = eol ? (size_t)(eol - p) : strlen(p);
@@ -688,20 +769,24 @@ int td_counts__parse(const struct td_model *m, const char *text, const char *fil
 	c->intervals = cp.intervals;
 	c->entity_kind = cp.entity_kind;
 	c->dropped_pmu = cp.dropped_pmu;
-	if (cp.nr_rows == 1 && isnan(cp.rows[0].time) && !cp.rows[0].entity) {
+	if (err) {	/* nothing to build: the entity strings are freed here */
+		for (size_t i = 0; i < cp.nr_rows; i++)
+			free(cp.rows[i].entity);
+	} else if (cp.nr_rows == 1 && isnan(cp.rows[0].time) && !cp.rows[0].entity) {
 		c->nr_rows = 1;
 		c->rows = xcalloc(1, sizeof(*c->rows));
-		row_from_acc(&c->rows[0], &cp.rows[0], cp.ne);
+		row_from_acc(&c->rows[0], &cp, 0);
 	} else {
 		c->nr_rows = cp.nr_rows + 1;
 		c->rows = xcalloc(c->nr_rows, sizeof(*c->rows));
 		for (size_t i = 0; i < cp.nr_rows; i++)
-			row_from_acc(&c->rows[i + 1], &cp.rows[i], cp.ne);
+			row_from_acc(&c->rows[i + 1], &cp, i);
 		row_sum(c);
 	}
-	for (size_t i = 0; i < cp.nr_rows; i++)
-		free(cp.rows[i].ev);	/* the entity strings moved to c */
-	free(cp.rows);
+	free(cp.rows);	/* the entity strings moved to c */
+	free(cp.accs);
+	u64map__exit(&cp.row_of);
+	u64map__exit(&cp.acc_of);
 	for (size_t k = 0; !err && k < cp.ne; k++)
 		if (!isnan(c->rows[0].counts[k]) || c->rows[0].missing[k])
 			known++;

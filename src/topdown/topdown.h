@@ -308,6 +308,11 @@ struct td_counts_row {
 	unsigned char *missing;	/* per event: enum td_missing when counts[] is NAN */
 };
 
+/* The most rows (intervals x entities) td_counts__parse() reads: each costs
+ * a few bytes per model event, so memory stays bounded; past it the input
+ * is refused with the reason. */
+#define TD_COUNTS_MAX_ROWS 200000
+
 struct td_counts {
 	size_t nr_events;	/* == td_model__nr_events() */
 	size_t nr_rows;

@@ -140,7 +140,7 @@ static int cmp_hit(const void *a, const void *b)
 static uint8_t *read_code(const char *path, uint64_t start, uint64_t *size, uint64_t *off,
 			  int *machine, bool *found_size, const char **why)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = gx_open_regular(path, NULL, NULL);	/* never waits on a FIFO */
 	Elf *e;
 	Elf_Scn *scn = NULL;
 	uint8_t *buf = NULL;

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mux/mux.h"
 #include "perfdata/perfdata.h"
@@ -315,6 +316,7 @@ static char **read_source(struct tui_loader *ld, const char *file, const char **
 	FILE *f;
 	char **lines = NULL;
 	size_t n = 0, nalloc = 0;
+	int fd;
 	char *buf = NULL;
 	size_t cap = 0;
 	ssize_t len;
@@ -325,8 +327,12 @@ static char **read_source(struct tui_loader *ld, const char *file, const char **
 		       "without -g)";
 		return NULL;
 	}
-	f = fopen(file, "r");
+	/* a FIFO or a device named by the debug info is not waited on */
+	fd = gx_open_regular(file, NULL, NULL);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
 	if (!f) {
+		if (fd >= 0)
+			close(fd);
 		*why = "the source file is not on this machine (moved, or built elsewhere)";
 		return NULL;
 	}

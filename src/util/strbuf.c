@@ -58,7 +58,7 @@ void strbuf__exit(struct strbuf *sb)
  * are invalid, as are C1 controls (U+0080..U+009F), which some terminals
  * obey like their 8-bit bytes.
  */
-static size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cpp)
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned *cpp)
 {
 	unsigned cp;
 	size_t len;
@@ -75,10 +75,18 @@ static size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cpp)
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
 	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp < 0xa0)
+	    (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	*cpp = cp;
 	return len;
+}
+
+/* utf8_decode() of a character that prints: not a C1 control. */
+static size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cpp)
+{
+	size_t len = utf8_decode(s, n, cpp);
+
+	return len && *cpp >= 0xa0 ? len : 0;
 }
 
 /*
@@ -170,6 +178,40 @@ const char *gx_esc(const char *s)
 	if (plain_span((const unsigned char *)s, len) == len)
 		return s;
 	gx_escape(&sb, s, len);
+	free(ring[next]);
+	ring[next] = strbuf__detach(&sb);
+	s = ring[next];
+	next = (next + 1) % GX_ESC_RING;
+	return s;
+}
+
+const char *gx_utf8(const char *s)
+{
+	static char *ring[GX_ESC_RING];
+	static unsigned next;
+	const unsigned char *p = (const unsigned char *)s;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0, len, k = 0;
+	unsigned cp;
+
+	if (!s)
+		return NULL;
+	len = strlen(s);
+	while (i < len && (p[i] < 0x80 || (k = utf8_decode(p + i, len - i, &cp))))
+		i += p[i] < 0x80 ? 1 : k;
+	if (i == len)
+		return s;
+	strbuf__add(&sb, s, i);
+	while (i < len) {
+		if (p[i] < 0x80) {
+			strbuf__add(&sb, p + i++, 1);
+		} else if ((k = utf8_decode(p + i, len - i, &cp))) {
+			strbuf__add(&sb, p + i, k);
+			i += k;
+		} else {
+			strbuf__addf(&sb, "\\x%02x", p[i++]);
+		}
+	}
 	free(ring[next]);
 	ring[next] = strbuf__detach(&sb);
 	s = ring[next];

@@ -42,6 +42,93 @@ char *gx_read_file(const char *path, size_t max)
 	return strbuf__detach(&sb);
 }
 
+const char *gx_file_kind(unsigned mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG: return "a regular file";
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	case S_IFLNK: return "a symbolic link";
+	default: return "not a regular file";
+	}
+}
+
+int gx_open_regular(const char *path, uint64_t *size_out, char **cause)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), err;
+	struct stat st;
+
+	if (size_out)
+		*size_out = 0;
+	if (fd < 0) {
+		err = errno;
+		if (err == ENOENT)
+			return gx_fail(cause, -ENOENT, "%s: no such file", path);
+		return gx_fail(cause, -err, "%s: %s", path, strerror(err));
+	}
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		close(fd);
+		return gx_fail(cause, -err, "%s: %s", path, strerror(err));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		if (S_ISDIR(st.st_mode))
+			return gx_fail(cause, -EISDIR, "%s is a directory, not a file", path);
+		return gx_fail(cause, GX_E_FORMAT, "%s is %s, not a regular file: not read",
+			       path, gx_file_kind(st.st_mode));
+	}
+	if (size_out)
+		*size_out = (uint64_t)st.st_size;
+	return fd;
+}
+
+char *gx_read_regular(const char *path, size_t max, size_t *len_out, int *err_out,
+		      char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	uint64_t size;
+	char buf[8192];
+	ssize_t n;
+	int fd = gx_open_regular(path, &size, cause);
+
+	if (len_out)
+		*len_out = 0;
+	*err_out = 0;
+	if (fd < 0) {
+		*err_out = fd;
+		return NULL;
+	}
+	if (size > max)
+		goto too_big;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			*err_out = gx_fail(cause, -errno, "%s: cannot read: %s", path,
+					   strerror(errno));
+			goto fail;
+		}
+		if (sb.len + (size_t)n > max)
+			goto too_big;	/* it grew while read */
+		strbuf__add(&sb, buf, (size_t)n);
+	}
+	close(fd);
+	if (len_out)
+		*len_out = sb.len;
+	return strbuf__detach(&sb);
+too_big:
+	*err_out = gx_fail(cause, GX_E_FORMAT, "%s: larger than the %zu bytes such a file may "
+			   "hold: not read", path, max);
+fail:
+	close(fd);
+	strbuf__exit(&sb);
+	return NULL;
+}
+
 bool gx_cpulist_next(const char **s, long *lo, long *hi)
 {
 	const char *p = *s;

@@ -124,6 +124,14 @@ void strbuf__addesc(struct strbuf *sb, const char *s);
  */
 #define GX_ESC_RING 16
 const char *gx_esc(const char *s);
+/*
+ * s for a JSON string, which must be valid UTF-8 (jansson refuses anything
+ * else, and a key whose value it refused vanished): s itself when it is
+ * valid (NULL stays NULL), else a copy with each byte of invalid UTF-8
+ * written as the four characters \xNN, from the same kind of ring as
+ * gx_esc(). Names are bytes: nothing is dropped.
+ */
+const char *gx_utf8(const char *s);
 
 /* ---- u64 -> u64 hash table (open addressing, key UINT64_MAX reserved) --- */
 struct u64map {
@@ -191,6 +199,26 @@ uint64_t gx_hash(const void *data, size_t len);
 uint64_t gx_now_ns(void);
 /* Read a whole small text file (sysfs, /proc) into a new string; NULL on error. */
 char *gx_read_file(const char *path, size_t max);
+/*
+ * Open path read-only as a file of a result, or any file a user may have
+ * replaced: O_NONBLOCK, so a FIFO or a device never blocks the open, then
+ * fstat, so anything but a regular file is refused before it is read.
+ * Returns the fd (the caller closes it) or a negative code with *cause
+ * saying what happened ("PATH: Permission denied", "PATH is a FIFO, not a
+ * regular file", "PATH is a directory"); -ENOENT when it is absent.
+ * *size_out (may be NULL) gets the file's size.
+ */
+int gx_open_regular(const char *path, uint64_t *size_out, char **cause);
+/*
+ * The whole of the regular file path (opened as gx_open_regular does) in a
+ * new NUL-terminated buffer, its length in *len_out (may be NULL); NULL
+ * with *err_out and *cause set when it cannot be opened or read or is
+ * larger than max bytes.
+ */
+char *gx_read_regular(const char *path, size_t max, size_t *len_out, int *err_out,
+		      char **cause);
+/* What a file of mode m is, for a message: "a FIFO", "a directory", ... */
+const char *gx_file_kind(unsigned mode);
 /*
  * One item of a CPU list ("0-3,8", as sysfs writes them) at *s: sets
  * *lo..*hi and moves *s past the item and its comma. false at the end of

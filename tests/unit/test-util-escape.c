@@ -41,8 +41,33 @@ static const struct {
 	{ __LINE__, "\xe2\x81\xb0", "\xe2\x81\xb0" },
 };
 
+/* gx_utf8: JSON text; each byte of invalid UTF-8 kept as \xNN, the rest
+ * (controls, C1, bidi: JSON escapes them itself) as it is. */
+static const struct {
+	int line;
+	const char *in, *out;
+} utf8_rows[] = {
+	{ __LINE__, "plain", "plain" },
+	{ __LINE__, "ctl\x1b\n", "ctl\x1b\n" },
+	{ __LINE__, "c1 \xc2\x85 ok", "c1 \xc2\x85 ok" },
+	{ __LINE__, "caf\xc3\xa9", "caf\xc3\xa9" },
+	{ __LINE__, "bad\xff\xfe", "bad\\xff\\xfe" },
+	{ __LINE__, "cut \xe6\x97", "cut \\xe6\\x97" },
+	{ __LINE__, "overlong \xc0\xaf", "overlong \\xc0\\xaf" },
+	{ __LINE__, "surrogate \xed\xa0\x80", "surrogate \\xed\\xa0\\x80" },
+	{ __LINE__, "\x80lead and \xe2\x80\xae", "\\x80lead and \xe2\x80\xae" },
+};
+
 int main(void)
 {
+	for (size_t i = 0; i < ARRAY_SIZE(utf8_rows); i++)
+		is_str_at(gx_utf8(utf8_rows[i].in), utf8_rows[i].out, utf8_rows[i].line, "gx_utf8");
+	ok(gx_utf8(NULL) == NULL, "gx_utf8: NULL stays NULL");
+	{
+		const char *s = "valid \xc3\xa9";
+
+		ok(gx_utf8(s) == s, "gx_utf8: valid UTF-8 is returned as is");
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 		struct strbuf sb = STRBUF_INIT;
 
