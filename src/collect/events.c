@@ -191,12 +191,9 @@ bool collect_attr__is_pmu(const struct perf_event_attr *a)
  * linked: its 41,000 relocations cost every gexplore command, a record of
  * the default events or of /bin/true included (issue 26, part 4).
  */
-#define PFM_STR_(x) #x
-#define PFM_STR(x) PFM_STR_(x)
-#define PFM_SONAME "libpfm.so." PFM_STR(LIBPFM_MAJ_VERSION(LIBPFM_VERSION))
-
 static struct {
 	int state;	/* 0: not tried, 1: ready, -1: no library, <0: pfm error */
+	char soname[32];	/* the library of the headers built with */
 	pfm_err_t (*initialize)(void);
 	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
 	const char *(*strerror)(int);
@@ -210,7 +207,8 @@ static int pfm_ready(void)
 	if (pfm.state)
 		return pfm.state;
 	pfm.state = -1;
-	h = dlopen(PFM_SONAME, RTLD_NOW | RTLD_LOCAL);
+	snprintf(pfm.soname, sizeof(pfm.soname), "libpfm.so.%d", LIBPFM_VERSION >> 16);
+	h = dlopen(pfm.soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h)
 		return pfm.state;
 	*(void **)&pfm.initialize = dlsym(h, "pfm_initialize");
@@ -227,7 +225,12 @@ static int pfm_ready(void)
 
 static const char *pfm_error(int r)
 {
-	return pfm.strerror ? pfm.strerror(r) : "cannot load " PFM_SONAME;
+	static char msg[64];
+
+	if (pfm.strerror)
+		return pfm.strerror(r);
+	snprintf(msg, sizeof(msg), "cannot load %s", pfm.soname);
+	return msg;
 }
 
 /* ---- one event ------------------------------------------------------------ */
