@@ -106,6 +106,10 @@ bool workload__wait(struct workload *w, bool block, int *status);
 int workload__event_fd(const struct workload *w);
 /* Kill the workload, held or running, and every process it started. */
 void workload__kill(struct workload *w);
+/* The workload ended (workload__wait said so): tell the keeper it was a
+ * normal end now, so that it exits while gexplore writes the result;
+ * workload__exit reaps it. Nothing when the workload still runs. */
+void workload__ended(struct workload *w);
 void workload__exit(struct workload *w);
 
 /* ---- markers.c -----------------------------------------------------------

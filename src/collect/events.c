@@ -35,6 +35,7 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
@@ -185,16 +186,51 @@ bool collect_attr__is_pmu(const struct perf_event_attr *a)
 
 /* ---- libpfm4 ------------------------------------------------------------ */
 
-static int pfm_state;	/* 0: not tried, 1: ready, <0: pfm error */
+/*
+ * libpfm4 is opened (dlopen) the first time an event name needs it, not
+ * linked: its 41,000 relocations cost every gexplore command, a record of
+ * the default events or of /bin/true included (issue 26, part 4).
+ */
+static struct {
+	int state;	/* 0: not tried, 1: ready, -1: no library, <0: pfm error */
+	char soname[32];	/* the library of the headers built with */
+	pfm_err_t (*initialize)(void);
+	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
+	const char *(*strerror)(int);
+} pfm;
 
 static int pfm_ready(void)
 {
-	if (!pfm_state) {
-		int r = pfm_initialize();
+	void *h;
+	int r;
 
-		pfm_state = r == PFM_SUCCESS ? 1 : (r < 0 ? r : -1);
+	if (pfm.state)
+		return pfm.state;
+	pfm.state = -1;
+	snprintf(pfm.soname, sizeof(pfm.soname), "libpfm.so.%d", LIBPFM_VERSION >> 16);
+	h = dlopen(pfm.soname, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return pfm.state;
+	*(void **)&pfm.initialize = dlsym(h, "pfm_initialize");
+	*(void **)&pfm.encode = dlsym(h, "pfm_get_os_event_encoding");
+	*(void **)&pfm.strerror = dlsym(h, "pfm_strerror");
+	if (!pfm.initialize || !pfm.encode || !pfm.strerror) {
+		dlclose(h);
+		return pfm.state;
 	}
-	return pfm_state;
+	r = pfm.initialize();
+	pfm.state = r == PFM_SUCCESS ? 1 : (r < 0 ? r : PFM_ERR_NOINIT);
+	return pfm.state;
+}
+
+static const char *pfm_error(int r)
+{
+	static char msg[64];
+
+	if (pfm.strerror)
+		return pfm.strerror(r);
+	snprintf(msg, sizeof(msg), "cannot load %s", pfm.soname);
+	return msg;
 }
 
 /* ---- one event ------------------------------------------------------------ */
@@ -349,7 +385,7 @@ static int encode_pfm(const char *name, const char *str, const struct mods *m,
 	r = pfm_ready();
 	if (r < 0)
 		return gx_fail(cause, GX_E_EVENT, "event '%s': libpfm4 failed to initialize (%s)", name,
-			       pfm_strerror(r));
+			       pfm_error(r));
 	if (m->u && !m->k)
 		plm = PFM_PLM3;
 	else if (m->k && !m->u)
@@ -358,9 +394,9 @@ static int encode_pfm(const char *name, const char *str, const struct mods *m,
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &pa;
 	arg.size = sizeof(arg);
-	r = pfm_get_os_event_encoding(str, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	r = pfm.encode(str, plm, PFM_OS_PERF_EVENT_EXT, &arg);
 	if (r != PFM_SUCCESS)
-		return unknown(cause, name, r == PFM_ERR_NOTFOUND ? NULL : pfm_strerror(r));
+		return unknown(cause, name, r == PFM_ERR_NOTFOUND ? NULL : pfm_error(r));
 	a->type = pa.type;
 	a->config = pa.config;
 	a->config1 = pa.config1;

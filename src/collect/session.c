@@ -1411,8 +1411,12 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		disable_all(s);
 	if (!r.sink_err)
 		r.sink_err = drain_pass(s, sink);
-	if (s->has_workload)
+	if (s->has_workload) {
 		workload_done(s, true);	/* only after a poll error */
+		/* the keeper exits while the result is written: waiting for it
+		 * at the end was the last wait of a record (issue 26, part 4) */
+		workload__ended(&s->wl);
+	}
 	if (s->mr.hdr) {
 		/* what the workload's children published until they ended */
 		marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);

@@ -93,7 +93,7 @@ int workload__check(char *const *argv, char **cause)
 
 struct launch {
 	char *const *argv;
-	const char *env;
+	char **envp;		/* gexplore's environment with env, or NULL */
 	const int *inherit;
 	size_t nr_inherit;
 	int go_rd, err_wr;
@@ -123,12 +123,10 @@ static void __attribute__((noreturn)) workload_run(const struct launch *l, pid_t
 	signal(SIGPIPE, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
-	if (l->env)
-		putenv((char *)l->env);
 	for (size_t i = 0; i < l->nr_inherit; i++)
 		if (l->inherit[i] >= 0)
 			fcntl(l->inherit[i], F_SETFD, 0);
-	execvp(l->argv[0], l->argv);
+	execvpe(l->argv[0], l->argv, l->envp ? l->envp : environ);
 	e = errno;
 	if (write(l->err_wr, &e, sizeof(e)) < 0)
 		_exit(127);
@@ -261,6 +259,24 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 
 /* ---- gexplore's side -------------------------------------------------------- */
 
+/* gexplore's environment with "NAME=value" env set in it, built before
+ * the forks: a putenv() in the workload's child allocated and copied there
+ * (2% of a record of /bin/true, issue 26, part 4). */
+static char **env_with(const char *env)
+{
+	size_t n = 0, k = 0, name = strcspn(env, "=") + 1;
+	char **v;
+
+	while (environ && environ[n])
+		n++;
+	v = xcalloc(n + 2, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], env, name) != 0)
+			v[k++] = environ[i];
+	v[k] = (char *)env;
+	return v;
+}
+
 /* Close both ends of the first n pipes of p. */
 static void close_pipes(int (*p)[2], size_t n)
 {
@@ -273,7 +289,7 @@ static void close_pipes(int (*p)[2], size_t n)
 int workload__start(struct workload *w, char *const *argv, const char *env,
 		    const int *inherit, size_t nr_inherit, char **cause)
 {
-	struct launch l = { .argv = argv, .env = env, .inherit = inherit,
+	struct launch l = { .argv = argv, .envp = env ? env_with(env) : NULL, .inherit = inherit,
 			    .nr_inherit = nr_inherit };
 	/* go: releases the exec; err: errno of a failed exec; life: only
 	 * gexplore holds its write end; status: the keeper's reports */
@@ -289,6 +305,7 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 			int err = gx_fail(cause, -errno, "cannot create a pipe: %s", strerror(errno));
 
 			close_pipes(p, i);
+			free(l.envp);
 			return err;
 		}
 	keeper = fork();
@@ -296,6 +313,7 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 		int err = gx_fail(cause, -errno, "cannot fork: %s", strerror(errno));
 
 		close_pipes(p, NR_PIPES);
+		free(l.envp);
 		return err;
 	}
 	if (keeper == 0) {
@@ -307,6 +325,7 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 		l.err_wr = p[ERR][1];
 		keeper_run(&l, p[LIFE][0], p[STATUS][1]);
 	}
+	free(l.envp);	/* the keeper has its copy */
 	close(p[GO][0]);
 	close(p[ERR][1]);
 	close(p[LIFE][0]);
@@ -397,6 +416,19 @@ static void keeper_end(struct workload *w, bool release)
 			;
 		w->keeper = 0;
 	}
+}
+
+void workload__ended(struct workload *w)
+{
+	char c = KEEPER_RELEASE;
+
+	if (w->pid > 0 || w->life_fd < 0)
+		return;
+	if (write(w->life_fd, &c, 1) != 1) {
+		/* the keeper is gone already, and its work with it */
+	}
+	close(w->life_fd);
+	w->life_fd = -1;
 }
 
 void workload__kill(struct workload *w)

@@ -267,6 +267,14 @@ static void model_events(const struct record_opts *ro, struct gx_meta *m, char *
 	char *id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model(), *cause = NULL;
 
 	*spec = NULL;
+	/* No PMU: the collector falls back to cpu-clock and the result keeps
+	 * only the model's name (record_no_model); loading the model and
+	 * planning its groups for nothing was a third of a record of
+	 * /bin/true (issue 26, part 4). --cpu's name is still checked. */
+	if (!ro->cpu && collect_no_pmu()) {
+		m->cpu_model = id;
+		return;
+	}
 	if (td_model__load(id, NULL, &model, &cause) != 0) {
 		gx_meta__add_warning(m, "no top-down model: %s", cause);
 		goto out;

@@ -641,6 +641,25 @@ out_model:
 	return err;
 }
 
+int td_model__load_rules(const char *text, const char *file, struct td_model **out)
+{
+	struct td_model *m = xzalloc(sizeof(*m));
+	struct loader ld = { m, file, NULL };
+	json_t *root = json_loads(text, 0, NULL);
+	int err = GX_E_FORMAT;
+
+	*out = NULL;
+	if (root && get_str(&ld, root, "id", "model", &m->id) == 0)
+		err = load_match(&ld, json_object_get(root, "match"));
+	json_decref(root);
+	if (err) {
+		td_model__delete(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
 int td_model__load_file(const char *path, struct td_model **out, char **cause)
 {
 	char *text = gx_read_file(path, 4 << 20);

@@ -87,6 +87,10 @@ struct td_model {
 	size_t nr_rev;
 };
 
+/* A model's id and match rules only, from its file's text (for detection:
+ * no events, metrics or formulas). 0 or GX_E_FORMAT. */
+int td_model__load_rules(const char *text, const char *file, struct td_model **out);
+
 /* Variant slot of `variant` in m (-1: default / unknown). */
 int td_model__variant_idx(const struct td_model *m, const char *variant);
 /* The tree used for node i under variant slot v (-1 = default). */

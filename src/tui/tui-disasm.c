@@ -3,6 +3,11 @@
  * sample counts, for the disassembly view. The function's bytes come from
  * its ELF file (libelf), instructions from capstone, source lines from
  * src/symbolize, counts from the samples the model kept.
+ *
+ * libcapstone is opened (dlopen) the first time something is
+ * disassembled, not linked: its 77,000 relocations were the larger part of
+ * what loading gexplore cost every command, a record of /bin/true
+ * included (issue 26, part 4).
  */
 #include "config.h"
 
@@ -17,6 +22,7 @@
 
 #ifdef HAVE_CAPSTONE
 #include <capstone/capstone.h>
+#include <dlfcn.h>
 #endif
 
 #include "profile/profile.h"
@@ -26,6 +32,46 @@
 #define MAX_FUNC_BYTES (256 * 1024)
 
 #ifdef HAVE_CAPSTONE
+#define CS_STR_(x) #x
+#define CS_STR(x) CS_STR_(x)
+/* The library of the headers this was built with (its soname). */
+#define CS_SONAME "libcapstone.so." CS_STR(CS_API_MAJOR)
+
+/* The capstone functions used here, from the library once it is open. */
+static struct {
+	int state;	/* 0: not tried, 1: open, -1: cannot be opened */
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+} cs;
+
+static bool cs_load(void)
+{
+	void *h;
+
+	if (cs.state)
+		return cs.state > 0;
+	cs.state = -1;
+	h = dlopen(CS_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	*(void **)&cs.open = dlsym(h, "cs_open");
+	*(void **)&cs.option = dlsym(h, "cs_option");
+	*(void **)&cs.malloc = dlsym(h, "cs_malloc");
+	*(void **)&cs.disasm_iter = dlsym(h, "cs_disasm_iter");
+	*(void **)&cs.free = dlsym(h, "cs_free");
+	*(void **)&cs.close = dlsym(h, "cs_close");
+	if (!cs.open || !cs.option || !cs.malloc || !cs.disasm_iter || !cs.free || !cs.close) {
+		dlclose(h);
+		return false;
+	}
+	cs.state = 1;
+	return true;
+}
+
 /* Loads and direct branch targets from the operands. */
 static void classify_x86(const cs_insn *in, struct tui_insn *x)
 {
@@ -71,22 +117,24 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 	uint64_t pc = addr;
 	cs_err e;
 
-	if (machine == EM_X86_64)
-		e = cs_open(CS_ARCH_X86, CS_MODE_64, &h);
-	else if (machine == EM_AARCH64)
-		e = cs_open(CS_ARCH_ARM64, CS_MODE_ARM, &h);
-	else
+	if (machine != EM_X86_64 && machine != EM_AARCH64)
 		return GX_E_NOTSUP;
+	if (!cs_load())
+		return GX_E_NODATA;
+	if (machine == EM_X86_64)
+		e = cs.open(CS_ARCH_X86, CS_MODE_64, &h);
+	else
+		e = cs.open(CS_ARCH_ARM64, CS_MODE_ARM, &h);
 	if (e != CS_ERR_OK)
 		return GX_E_NOTSUP;
-	cs_option(h, CS_OPT_DETAIL, CS_OPT_ON);
+	cs.option(h, CS_OPT_DETAIL, CS_OPT_ON);
 	/* One instruction at a time into one cs_insn: cs_disasm() allocates
 	 * a detail per instruction and grows its array by realloc, which
 	 * under ASan costs seconds for a function of 40,000 instructions. */
-	in = cs_malloc(h);
+	in = cs.malloc(h);
 	out->insns = NULL;
 	out->nr = 0;
-	while (in && cs_disasm_iter(h, &p, &left, &pc, in)) {
+	while (in && cs.disasm_iter(h, &p, &left, &pc, in)) {
 		struct tui_insn *x;
 		const cs_detail *d = in->detail;
 
@@ -115,8 +163,8 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 	else	/* a zeroed entry past the last, as there always was */
 		memset(&out->insns[out->nr], 0, sizeof(*out->insns));
 	if (in)
-		cs_free(in, 1);
-	cs_close(&h);
+		cs.free(in, 1);
+	cs.close(&h);
 	return 0;
 #else
 	(void)machine;
@@ -125,6 +173,15 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 	(void)addr;
 	(void)out;
 	return GX_E_NOTSUP;
+#endif
+}
+
+const char *tui_disasm_missing(void)
+{
+#ifdef HAVE_CAPSTONE
+	return cs_load() ? NULL : "cannot load " CS_SONAME " (Debian package libcapstone" CS_STR(CS_API_MAJOR) "): no disassembly";
+#else
+	return "this gexplore was built without capstone: no disassembly";
 #endif
 }
 
@@ -371,7 +428,8 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		goto out;
 	}
 	if (tui_disasm_bytes(machine, code, size, start, out) != 0) {
-		out->why = "this gexplore was built without capstone: no disassembly";
+		out->why = tui_disasm_missing() ? tui_disasm_missing() :
+			   "no disassembly for this machine (x86-64 and aarch64 only)";
 		goto out;
 	}
 	gx_qsort(hits, naddr, sizeof(*hits), cmp_hit);

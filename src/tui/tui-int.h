@@ -599,13 +599,17 @@ struct tui_real {
 };
 
 /* Disassemble code at addr into out->insns (capstone) for an ELF machine:
- * EM_X86_64 or EM_AARCH64. Counts and lines are left 0. 0, or GX_E_NOTSUP
- * without capstone or for another machine. */
+ * EM_X86_64 or EM_AARCH64. Counts and lines are left 0. 0, GX_E_NOTSUP
+ * without capstone or for another machine, GX_E_NODATA when the capstone
+ * library cannot be loaded. */
 int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 		     struct tui_disasm *out);
 /* The disassembly of a real result (its loader's disasm). */
 int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		    struct tui_disasm *out);
+/* Why there is no disassembly at all (no capstone in this build, or its
+ * library cannot be loaded; it is loaded here), or NULL. */
+const char *tui_disasm_missing(void);
 
 /* ======================================================================
  * Views

@@ -1049,6 +1049,12 @@ static void test_disasm_arm64(void)
 		code[4 * i + 3] = (uint8_t)(words[i] >> 24);
 	}
 	memset(&d, 0, sizeof(d));
+#ifdef HAVE_CAPSTONE
+	/* opened when first needed (dlopen), not linked: by the soname of
+	 * the headers it was built with */
+	ok(tui_disasm_missing() == NULL, "libcapstone loads when first needed (%s)",
+	   tui_disasm_missing() ? tui_disasm_missing() : "loaded");
+#endif
 	if (tui_disasm_bytes(EM_AARCH64, code, sizeof(code), 0, &d) != 0) {
 		skip(9, "built without capstone (Debian package libcapstone-dev)");
 		return;

@@ -1,0 +1,65 @@
+#!/bin/bash
+# What a recording costs before its workload does anything (issue 26,
+# part 4: record of /bin/true under 10 ms). No time is asserted (the
+# machine may be loaded); what made it slow is, each where it can be seen:
+# the libraries loaded at start, the symbols bound after fork, the waits
+# (sleeps, syncs) and the work a record did for nothing.
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+
+# libpfm4 and libcapstone are opened when first needed, never at start
+# (their 118,000 relocations were 12 ms of every command)
+LD_TRACE_LOADED_OBJECTS=1 "$GX_BIN" >libs 2>&1
+ok $? "the loader lists gexplore's libraries"
+check "libpfm is not loaded at start" sh -c "! grep -q 'libpfm' libs"
+check "libcapstone is not loaded at start" sh -c "! grep -q 'libcapstone' libs"
+check "the libraries are there at all (libc)" grep -q 'libc\.so' libs
+
+# -z now: bound once, in gexplore, not again in the keeper and the
+# workload's child after each fork
+if command -v readelf >/dev/null; then
+	check "gexplore is linked -z now (BIND_NOW)" sh -c "readelf -d '$GX_BIN' | grep -q 'BIND_NOW\|Flags:.* NOW'"
+else
+	skip 1 "readelf is absent (Debian package binutils)"
+fi
+
+if ! can_sample; then
+	skip_all "perf_event_open of cpu-clock is not permitted here"
+fi
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
+
+"$GX_BIN" record -q -o r0 -- /bin/true >/dev/null 2>&1
+ok $? "record of /bin/true"
+"$GX_BIN" record -q -f -o r0 -- /bin/true >/dev/null 2>&1
+ok $? "record -f of /bin/true over the first"
+check "the second record's sample cost is the cached one" \
+	sh -c "jq -e '.sample_cost_from == \"cached\"' r0/meta.json"
+check "meta.json names the CPU model" sh -c "jq -e '.cpu_model | length > 0' r0/meta.json"
+
+# Every system call of a record of /bin/true: nothing sleeps, nothing
+# waits for the disk, capstone is not opened, and the fixed count of
+# forks holds (the keeper and the workload: the workload starts once)
+if ! command -v strace >/dev/null; then
+	skip 6 "strace is absent (Debian package strace)"
+elif ! strace -f -o /dev/null /bin/true 2>/dev/null; then
+	skip 6 "strace cannot trace here (ptrace not permitted)"
+else
+	strace -f -qq -o trace -e trace=%process,%file,nanosleep,clock_nanosleep,fsync,fdatasync,syncfs,sync,sync_file_range \
+		"$GX_BIN" record -q -f -o r1 -- /bin/true >/dev/null 2>&1
+	ok $? "record of /bin/true under strace"
+	check "no sleep in any of its processes" sh -c "! grep -E '(^|[^_])nanosleep\\(|clock_nanosleep\\(' trace"
+	check "no fsync, fdatasync or sync" sh -c "! grep -E '(fsync|fdatasync|syncfs|sync_file_range|[^a-z_]sync)\\(' trace"
+	check "libcapstone is not opened by a record" sh -c "! grep -q 'libcapstone' trace"
+	n=$(grep -cE '(clone|clone3|fork|vfork)\(' trace)
+	is "$n" 2 "two forks: the keeper and the workload (once)"
+	check "the workload is executed once" sh -c "[ \$(grep -c 'execve(\"/bin/true\"' trace) = 1 ]"
+fi
+
+# A record of an event list libpfm does not need does not open it either
+if command -v strace >/dev/null && strace -f -o /dev/null /bin/true 2>/dev/null; then
+	strace -f -qq -o trace2 -e trace=%file "$GX_BIN" record -q -o r2 -e cpu-clock -- /bin/true >/dev/null 2>&1
+	check "record -e cpu-clock does not open libpfm" sh -c "! grep -q 'libpfm' trace2"
+else
+	skip 1 "strace is absent or cannot trace here"
+fi
+
+done_testing
