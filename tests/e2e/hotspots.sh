@@ -175,7 +175,10 @@ ok $? "record wl-deep-calls -g"
 "$GX_BIN" report --json --limit 0 d >d.json
 is "$(jq -r '.functions[0].function' d.json)" deep_leaf "deep_leaf is the hottest"
 in_lines "$(jq -r '.functions[0].line' d.json)" "$(hot_lines wl-deep-calls.c deep_leaf)" "deep_leaf's hottest line is in the marked loop"
-check "main's total is over 95%" jq -e '.functions[] | select(.function == "main") | .total_share > 0.95' d.json
+# what runs before main (the loader's relocations, libc's start) is a few
+# percent of this short run and more on a busy machine (0.945 seen under
+# a load of 10): main's chain is what is checked, with deep_3's bound
+check "main's total is over 90%" jq -e '.functions[] | select(.function == "main") | .total_share > 0.9' d.json
 check "deep_3's total is over 90% (frame-pointer chain through six levels)" \
 	jq -e '.functions[] | select(.function == "deep_3") | .total_share > 0.9' d.json
 check "recursion counted once: deep_rec's total <= 100%" \
