@@ -80,6 +80,11 @@ struct collect_session {
 	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
 	size_t rot_buf_len;
 	struct collect_slice_sink *rot_log;	/* where slices go, NULL: nowhere */
+	/* the kernel's multiplexing read in periods (opts.kernel_slices): the
+	 * rot_* clock, rot_prev and rot_delta serve it too */
+	bool kper;
+	uint64_t *kper_prev_run;	/* last running time per event */
+	uint64_t *kper_run;		/* one period's running times */
 	/* regions and control (gexplore-regions(3), --control, --delay) */
 	struct marker_ring mr;
 	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
@@ -563,6 +568,18 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 				goto out_free;
 			s->rot_log = s->o.slice_sink;
 		}
+	} else if (s->o.kernel_slices && s->o.slice_sink && s->nr_ev &&
+		   collect_session__has_pmu(s)) {
+		s->kper = true;
+		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
+		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
+		s->kper_prev_run = xcalloc(s->nr_ev, sizeof(*s->kper_prev_run));
+		s->kper_run = xcalloc(s->nr_ev, sizeof(*s->kper_run));
+		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
+		err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev, -1, s->rot_ns, cause);
+		if (err)
+			goto out_free;
+		s->rot_log = s->o.slice_sink;
 	}
 	*out = s;
 	return 0;
@@ -615,7 +632,7 @@ void collect_session__delete(struct collect_session *s)
 	collect_events__free(s->ev, s->nr_ev);
 	gx_free_strv(s->warnings, s->nr_warnings);
 	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run,
-		s->rot_delta, s->rot_buf);
+		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
 	marker_ring__destroy(&s->mr);
@@ -892,6 +909,49 @@ static int rotation_switch(struct collect_session *s, bool last)
 			err = werr;
 	}
 	return err;
+}
+
+/*
+ * A period of the kernel's multiplexing ends: every event read (value,
+ * time enabled and running; the same read as collect_session__read_event
+ * and the final counts), differenced, and logged as one slice with the
+ * running times beside the counts. Called from the drain loop like
+ * rotation_switch: no allocation.
+ */
+static int kernel_period(struct collect_session *s, bool last)
+{
+	struct collect_slice slice = { .group = 0, .delta = s->rot_delta, .running = s->kper_run };
+	int err = 0;
+
+	slice.start_ns = s->rot_start;
+	slice.end_ns = gx_now_ns();
+	for (size_t e = 0; e < s->nr_ev; e++) {
+		uint64_t c, en, run;
+
+		s->rot_delta[e] = s->kper_run[e] = 0;
+		if (collect_session__read_event(s, e, &c, &en, &run) != 0)
+			continue;
+		s->rot_delta[e] = c >= s->rot_prev[e] ? c - s->rot_prev[e] : 0;
+		s->kper_run[e] = run >= s->kper_prev_run[e] ? run - s->kper_prev_run[e] : 0;
+		s->rot_prev[e] = c;
+		s->kper_prev_run[e] = run;
+	}
+	if (!last) {
+		s->rot_start = slice.end_ns;
+		s->rot_next = s->rot_start + s->rot_ns;
+	}
+	s->stats.slices++;
+	if (s->rot_log)
+		err = s->rot_log->slice(s->rot_log, &slice);
+	if (!err && last && s->rot_log)
+		err = s->rot_log->flush(s->rot_log);
+	return err;
+}
+
+/* The end of a slice or of a kernel period. */
+static int period_end(struct collect_session *s, bool last)
+{
+	return s->kper ? kernel_period(s, last) : rotation_switch(s, last);
 }
 
 /*
@@ -1226,7 +1286,7 @@ static void run_loop__note_rings(struct run_loop *r, struct collect_session *s, 
 static void run_loop__halt(struct run_loop *r, struct collect_session *s)
 {
 	if (r->rotating) {
-		rotation_switch(s, true);
+		period_end(s, true);
 		r->rotating = false;
 	}
 	disable_all(s);
@@ -1323,7 +1383,7 @@ static int run_loop__run(struct run_loop *r, struct collect_session *s, struct c
 			control_enable(s);
 		}
 		if (r->rotating && !s->paused && gx_now_ns() >= s->rot_next) {
-			err = rotation_switch(s, false);
+			err = period_end(s, false);
 			if (err) {
 				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
 					gx_strerror(err));
@@ -1376,6 +1436,10 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 			goto out_restore;
 		}
 		r.rotating = true;
+	} else if (s->kper) {
+		s->rot_start = gx_now_ns();
+		s->rot_next = s->rot_start + s->rot_ns;
+		r.rotating = true;
 	}
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
@@ -1400,7 +1464,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	if (r.rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */
-		err = rotation_switch(s, true);
+		err = period_end(s, true);
 		if (err)
 			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
 				gx_strerror(err));
