@@ -85,6 +85,7 @@ struct collect_session {
 	bool kper;
 	uint64_t *kper_prev_run;	/* last running time per event */
 	uint64_t *kper_run;		/* one period's running times */
+	uint64_t *kper_prev_en;		/* last largest one-descriptor enabled time per event */
 	/* regions and control (gexplore-regions(3), --control, --delay) */
 	struct marker_ring mr;
 	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
@@ -575,6 +576,7 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
 		s->kper_prev_run = xcalloc(s->nr_ev, sizeof(*s->kper_prev_run));
 		s->kper_run = xcalloc(s->nr_ev, sizeof(*s->kper_run));
+		s->kper_prev_en = xcalloc(s->nr_ev, sizeof(*s->kper_prev_en));
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
 		err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev, -1, s->rot_ns, cause);
 		if (err)
@@ -632,7 +634,7 @@ void collect_session__delete(struct collect_session *s)
 	collect_events__free(s->ev, s->nr_ev);
 	gx_free_strv(s->warnings, s->nr_warnings);
 	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run,
-		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run);
+		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run, s->kper_prev_en);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
 	marker_ring__destroy(&s->mr);
@@ -695,15 +697,28 @@ static bool workload_done(struct collect_session *s, bool block)
 	return true;
 }
 
+/* collect_session__read_event, and in *copy_max the largest time enabled
+ * of one descriptor (the tasks' time: read_counts). */
+static int read_event_copies(const struct collect_session *s, size_t e, uint64_t *count,
+			     uint64_t *enabled, uint64_t *running, uint64_t *copy_max);
+
 int collect_session__read_event(const struct collect_session *s, size_t e, uint64_t *count,
 				uint64_t *enabled, uint64_t *running)
+{
+	uint64_t copy_max;
+
+	return read_event_copies(s, e, count, enabled, running, &copy_max);
+}
+
+static int read_event_copies(const struct collect_session *s, size_t e, uint64_t *count,
+			     uint64_t *enabled, uint64_t *running, uint64_t *copy_max)
 {
 	/* a group read: nr, enabled, running, then {value, id} per member */
 	uint64_t buf[3 + 2 * s->nr_ev + 1];
 	const struct collect_event *ev;
 	bool any = false;
 
-	*count = *enabled = *running = 0;
+	*count = *enabled = *running = *copy_max = 0;
 	if (e >= s->nr_ev || !s->fds)
 		return -EINVAL;
 	ev = &s->ev[e];
@@ -717,6 +732,8 @@ int collect_session__read_event(const struct collect_session *s, size_t e, uint6
 			n = read(s->fds[i], buf, sizeof(buf));
 			if (n < (ssize_t)(4 * sizeof(uint64_t)))
 				continue;
+			if (buf[1] > *copy_max)
+				*copy_max = buf[1];
 			if (ev->attr.read_format & PERF_FORMAT_GROUP) {
 				uint64_t nr = buf[0];
 
@@ -915,7 +932,9 @@ static int rotation_switch(struct collect_session *s, bool last)
  * A period of the kernel's multiplexing ends: every event read (value,
  * time enabled and running; the same read as collect_session__read_event
  * and the final counts), differenced, and logged as one slice with the
- * running times beside the counts. Called from the drain loop like
+ * running times beside the counts; its task_ns is the tasks' time in it
+ * (the largest growth of one descriptor's time enabled, read_counts'
+ * base). Called from the drain loop like
  * rotation_switch: no allocation.
  */
 static int kernel_period(struct collect_session *s, bool last)
@@ -926,11 +945,16 @@ static int kernel_period(struct collect_session *s, bool last)
 	slice.start_ns = s->rot_start;
 	slice.end_ns = gx_now_ns();
 	for (size_t e = 0; e < s->nr_ev; e++) {
-		uint64_t c, en, run;
+		uint64_t c, en, run, one;
 
 		s->rot_delta[e] = s->kper_run[e] = 0;
-		if (collect_session__read_event(s, e, &c, &en, &run) != 0)
+		if (read_event_copies(s, e, &c, &en, &run, &one) != 0)
 			continue;
+		/* the tasks' time in the period: as read_counts finds it */
+		if (one >= s->kper_prev_en[e] && one - s->kper_prev_en[e] > slice.task_ns)
+			slice.task_ns = one - s->kper_prev_en[e];
+		if (one > s->kper_prev_en[e])
+			s->kper_prev_en[e] = one;
 		s->rot_delta[e] = c >= s->rot_prev[e] ? c - s->rot_prev[e] : 0;
 		s->kper_run[e] = run >= s->kper_prev_run[e] ? run - s->kper_prev_run[e] : 0;
 		s->rot_prev[e] = c;

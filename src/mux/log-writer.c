@@ -104,8 +104,8 @@ int mux_log_writer__slice(struct mux_log_writer *w, const struct mux_slice *s)
 	if (!s->running)
 		return writer__record(w, s->group, 0, s->start_ns, s->end_ns, s->task_ns, s->delta);
 	/* a kernel period: its counts, then its running times */
-	err = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL, s->start_ns, s->end_ns, 0,
-			     s->delta);
+	err = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL, s->start_ns, s->end_ns,
+			     s->task_ns, s->delta);
 	err2 = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL | MUX_SLICE_RUNNING,
 			      s->start_ns, s->end_ns, 0, s->running);
 	return err ? err : err2;

@@ -30,7 +30,7 @@ struct mux_log {
 	uint64_t *group_ns;	/* nr_group_ns values */
 	size_t nr_group_ns;
 	/* the kernel's periods: nr_k * nr_events counts and running ns */
-	uint64_t *k_count, *k_run;
+	uint64_t *k_count, *k_run, *k_task;
 	size_t nr_k, cap_k;
 };
 
@@ -140,6 +140,7 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	struct log_slice s;
 	struct mux_log *l;
 	uint64_t *delta = NULL, *kcount = NULL;
+	uint64_t ktask = 0;
 	bool have_kcount = false;
 	size_t slice_len;
 	bool v1;
@@ -181,9 +182,10 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 			/* a kernel period: counts, then running times */
 			if (!(s.flags & MUX_SLICE_RUNNING)) {
 				memcpy(kcount, delta, h.nr_events * sizeof(*delta));
+				ktask = s.task_ns;
 				have_kcount = true;
 			} else if (have_kcount) {
-				mux_log__add_kernel(l, s.start_ns, s.end_ns, kcount, delta);
+				mux_log__add_kernel(l, s.start_ns, s.end_ns, ktask, kcount, delta);
 				have_kcount = false;
 			}
 			continue;
@@ -205,7 +207,7 @@ void mux_log__delete(struct mux_log *l)
 	if (!l)
 		return;
 	GX_FREE(l->group_of, l->total, l->has_total, l->group_ns, l->slices, l->deltas, l->k_count,
-		l->k_run, l);
+		l->k_run, l->k_task, l);
 }
 
 size_t mux_log__nr_slices(const struct mux_log *l) { return l->nr; }
@@ -702,7 +704,7 @@ static void widen(const struct mux_log *l, struct mux_event_estimate *v)
 
 /* ---- the kernel's rotation ------------------------------------------------ */
 
-void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns,
+void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns, uint64_t task_ns,
 			 const uint64_t *count, const uint64_t *running)
 {
 	(void)start_ns;
@@ -711,7 +713,9 @@ void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns,
 		l->cap_k = l->cap_k ? 2 * l->cap_k : 64;
 		l->k_count = xrealloc(l->k_count, l->cap_k * l->nr_events * sizeof(*l->k_count));
 		l->k_run = xrealloc(l->k_run, l->cap_k * l->nr_events * sizeof(*l->k_run));
+		l->k_task = xrealloc(l->k_task, l->cap_k * sizeof(*l->k_task));
 	}
+	l->k_task[l->nr_k] = task_ns;
 	memcpy(l->k_count + l->nr_k * l->nr_events, count, l->nr_events * sizeof(*count));
 	memcpy(l->k_run + l->nr_k * l->nr_events, running, l->nr_events * sizeof(*running));
 	l->nr_k++;
@@ -750,12 +754,13 @@ void mux_log__kernel_estimate(const struct mux_log *l, size_t e, double count, d
 			      double running, struct mux_kernel_estimate *out)
 {
 	struct mux_scaled sc;
-	double *c, *u, sc_sum = 0, su = 0, r, d2 = 0, n = 0, rel, f, half;
+	double *c, *u, sc_sum = 0, su = 0, r, d2 = 0, n = 0, rel, f, half, strat = 0, lo, hi;
+	bool tasks = l->nr_k > 0;
 
 	memset(out, 0, sizeof(*out));
 	mux_scale(count, enabled, running, &sc);
 	out->value = sc.value;
-	out->lo = out->hi = out->reliability = NAN;
+	out->lo = out->hi = out->reliability = out->stratified = NAN;
 	if (!sc.multiplexed) {
 		out->exact = !isnan(sc.value);
 		out->lo = out->hi = sc.value;
@@ -785,8 +790,23 @@ void mux_log__kernel_estimate(const struct mux_log *l, size_t e, double count, d
 	rel = sqrt(d2 / (n * (n - 1))) / (su / n) / r;
 	f = sc.running;
 	half = t95(n - 1) * rel * sqrt(isnan(f) || f > 1 ? 0 : 1 - f) + MUX_KERNEL_SLACK;
-	out->lo = sc.value * (1 - half);
-	out->hi = sc.value * (1 + half);
+	/* the periods' own scaling, each by the tasks' time in it */
+	for (size_t p = 0; p < l->nr_k && tasks; p++) {
+		double t = (double)l->k_task[p];
+
+		if (t <= 0)
+			tasks = false;
+		else
+			strat += u[p] > 0 ? c[p] * fmax(t, u[p]) / u[p] : r * t;
+	}
+	lo = hi = sc.value;
+	if (tasks) {
+		out->stratified = strat;
+		lo = fmin(lo, strat);
+		hi = fmax(hi, strat);
+	}
+	out->lo = lo * (1 - half);
+	out->hi = hi * (1 + half);
 	if (out->lo < 0)
 		out->lo = 0;
 out:

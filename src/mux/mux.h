@@ -245,6 +245,7 @@ void mux_strv_free(char **v);
  * counters) leaves no slices of its own: collect reads every event each
  * slice length instead, and each such period is two records with group
  * UINT32_MAX (which earlier readers stop at): flags MUX_SLICE_KERNEL,
+ * task_ns the tasks' time in the period (their events' time enabled),
  * delta[e] what event e counted in the period, then flags
  * MUX_SLICE_KERNEL | MUX_SLICE_RUNNING, delta[e] the nanoseconds event e
  * was on a counter in it (the reads' time running, differenced).
@@ -344,10 +345,11 @@ uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g);
 double mux_log__scale(const struct mux_log *l, size_t e);
 
 /*
- * The kernel's periods (records MUX_SLICE_KERNEL): count[e] and running[e]
- * (ns on a counter) of every event in one period.
+ * The kernel's periods (records MUX_SLICE_KERNEL): the tasks' time in one
+ * period (task_ns, their events' time enabled; 0 unknown), count[e] and
+ * running[e] (ns on a counter) of every event in it.
  */
-void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns,
+void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns, uint64_t task_ns,
 			 const uint64_t *count, const uint64_t *running);
 size_t mux_log__nr_kernel(const struct mux_log *l);
 
@@ -359,7 +361,11 @@ size_t mux_log__nr_kernel(const struct mux_log *l);
  *  - the interval: the ratio estimator's standard error over the periods,
  *	se(R) = sqrt(sum (c_p - R u_p)^2 / (n (n-1))) / mean(u_p)
  *    times the share of the run it did not see, sqrt(1 - running/enabled),
- *    t(n-1) of it either way of the estimate, and MUX_KERNEL_SLACK of it;
+ *    t(n-1) of it either way, and MUX_KERNEL_SLACK of it, around both the
+ *    estimate and the periods' own scaling, sum c_p T_p / u_p over the
+ *    periods (T_p the tasks' time in p; R T_p where it did not run), when
+ *    the tasks' times are known: the kernel may give an event more of
+ *    its counter in one phase of the run than in another;
  *  - the reliability: 1 - min(1, sqrt(sum u_p (rho_p - 1)^2 / sum u_p))
  *    with rho_p = (c_p / u_p) / R: 1 when its rate was the same whenever it
  *    ran, lower as the rate changed between periods.
@@ -370,6 +376,7 @@ size_t mux_log__nr_kernel(const struct mux_log *l);
 struct mux_kernel_estimate {
 	double value, lo, hi;
 	double reliability;
+	double stratified;	/* sum c_p T_p / u_p; NAN when unknown */
 	size_t periods;		/* periods in which it ran */
 	bool exact;		/* never multiplexed */
 };

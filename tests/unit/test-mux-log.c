@@ -697,7 +697,7 @@ static struct mux_log *kernel_log(double *truth1, double *truth2, double *run1, 
 				  (uint64_t)(r2 * (double)u2 / MS), 0 };
 		uint64_t run[4] = { 10 * MS, u, u2, 0 };
 
-		mux_log__add_kernel(l, p * 10 * MS, (p + 1) * 10 * MS, c, run);
+		mux_log__add_kernel(l, p * 10 * MS, (p + 1) * 10 * MS, 10 * MS, c, run);
 		*truth1 += r1 * 10;
 		*truth2 += r2 * 10;
 		*run1 += (double)u;
@@ -742,6 +742,31 @@ static void test_kernel(void)
 	   k.reliability);
 	ok(k.lo <= truth2 && truth2 <= k.hi, "kernel phases: the interval holds the truth");
 
+	{
+		/* the kernel gave the event 80% of each period while its rate
+		 * was low, 20% once it quadrupled: the one rule is far low,
+		 * the periods' own scaling is not, and the interval spans both */
+		static const int g4[] = { -1 };
+		struct mux_log *b = mux_log__new(1, g4, -1, 10 * MS);
+		double cnt = 0, run = 0, truth = 0;
+
+		for (size_t p = 0; p < KP; p++) {
+			uint64_t u = (p < KP / 2 ? 8 : 2) * MS, c = (p < KP / 2 ? 500 : 2000) * (u / MS);
+
+			mux_log__add_kernel(b, p * 10 * MS, (p + 1) * 10 * MS, 10 * MS, &c, &u);
+			cnt += (double)c;
+			run += (double)u;
+			truth += (p < KP / 2 ? 500 : 2000) * 10.0;
+		}
+		mux_log__kernel_estimate(b, 0, cnt, en, run, &k);
+		diag("biased shares: %.0f [%.0f-%.0f], periods' scaling %.0f, truth %.0f", k.value, k.lo,
+		     k.hi, k.stratified, truth);
+		ok(k.value < 0.7 * truth, "kernel shares follow the phases: the one rule is low");
+		is_double(k.stratified, truth, 1e-9 * truth, "... the periods' own scaling is the truth");
+		ok(k.lo <= truth && truth <= k.hi, "... and the interval holds it");
+		mux_log__delete(b);
+	}
+
 	mux_log__kernel_estimate(l, 3, 0, en, 0, &k);
 	ok(isnan(k.value) && isnan(k.lo) && isnan(k.reliability) && !k.exact,
 	   "kernel: an event that never ran has no estimate");
@@ -764,7 +789,8 @@ static void test_kernel(void)
 	for (size_t p = 0; p < KP; p++) {
 		uint64_t c[4], run[4];
 		struct mux_slice sl = { .group = 0, .start_ns = p * 10 * MS,
-					.end_ns = (p + 1) * 10 * MS, .delta = c, .running = run };
+					.end_ns = (p + 1) * 10 * MS, .task_ns = 10 * MS, .delta = c,
+					.running = run };
 
 		c[0] = run[0] = 10 * MS;
 		run[1] = (3 + p % 5) * MS;
@@ -784,6 +810,7 @@ static void test_kernel(void)
 		mux_log__kernel_estimate(back, 2, 3000.0 * 5 * KP, en, 5.0 * MS * KP, &k2);
 		ok(same && k.periods == KP && k.reliability > 0.999 && k2.reliability > 0.999,
 		   "kernel: the periods' counts and running times as written");
+		is_double(k.stratified, 1000.0 * 10 * KP, 1e-6, "kernel: and the tasks' times");
 	}
 	mux_log__delete(back);
 	unlink(path);
