@@ -730,8 +730,8 @@ static void test_kernel(void)
 	ok(!k.exact && k.periods == KP, "kernel steady: multiplexed, in every period");
 	is_double(k.value, cnt1 * en / run1, 1e-6, "kernel steady: the one rule's estimate");
 	ok(k.lo <= truth1 && truth1 <= k.hi, "kernel steady: the interval holds the truth");
-	ok(k.hi > k.lo && (k.hi - k.lo) / k.value < 0.02,
-	   "kernel steady: the interval has some width, under 2%% (%.3f%%)",
+	ok(k.hi > k.lo && (k.hi - k.lo) / k.value < 0.05,
+	   "kernel steady: the interval has some width, under 5%% (%.3f%%)",
 	   100 * (k.hi - k.lo) / k.value);
 	ok(k.reliability > 0.95, "kernel steady: reliability near 1 (%.3f)", k.reliability);
 
