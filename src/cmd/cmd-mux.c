@@ -69,8 +69,7 @@ static void kernel_log(struct record_mux *rm, struct record_opts *ro, const char
 	ro->collect.slice_ms = rm->slice_ms;
 	rm->sink = mux_log_sink__new(dirfd, "slices.bin");
 	ro->collect.slice_sink = rm->sink;
-	if (!ro->collect.round_ms || ro->collect.round_ms > rm->slice_ms)
-		ro->collect.round_ms = rm->slice_ms;
+	/* the drain loop wakes for each period itself, only when it logs */
 }
 
 int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd)
