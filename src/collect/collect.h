@@ -102,6 +102,9 @@ struct collect_slice {
 	/* a period of the kernel's multiplexing (kernel_slices): every event's
 	 * running ns in it, valid during the call; NULL for a rotation slice */
 	const uint64_t *running;
+	/* and every event's time enabled in it: the largest growth of one
+	 * descriptor's (the tasks' time, as read_counts finds it) */
+	const uint64_t *enabled;
 };
 
 /*

@@ -86,6 +86,7 @@ struct collect_session {
 	uint64_t *kper_prev_run;	/* last running time per event */
 	uint64_t *kper_run;		/* one period's running times */
 	uint64_t *kper_prev_en;		/* last largest one-descriptor enabled time per event */
+	uint64_t *kper_en;		/* one period's enabled times */
 	/* regions and control (gexplore-regions(3), --control, --delay) */
 	struct marker_ring mr;
 	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
@@ -577,6 +578,7 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->kper_prev_run = xcalloc(s->nr_ev, sizeof(*s->kper_prev_run));
 		s->kper_run = xcalloc(s->nr_ev, sizeof(*s->kper_run));
 		s->kper_prev_en = xcalloc(s->nr_ev, sizeof(*s->kper_prev_en));
+		s->kper_en = xcalloc(s->nr_ev, sizeof(*s->kper_en));
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
 		err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev, -1, s->rot_ns, cause);
 		if (err)
@@ -634,7 +636,7 @@ void collect_session__delete(struct collect_session *s)
 	collect_events__free(s->ev, s->nr_ev);
 	gx_free_strv(s->warnings, s->nr_warnings);
 	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run,
-		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run, s->kper_prev_en);
+		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run, s->kper_prev_en, s->kper_en);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
 	marker_ring__destroy(&s->mr);
@@ -939,7 +941,8 @@ static int rotation_switch(struct collect_session *s, bool last)
  */
 static int kernel_period(struct collect_session *s, bool last)
 {
-	struct collect_slice slice = { .group = 0, .delta = s->rot_delta, .running = s->kper_run };
+	struct collect_slice slice = { .group = 0, .delta = s->rot_delta, .running = s->kper_run,
+				       .enabled = s->kper_en };
 	int err = 0;
 
 	slice.start_ns = s->rot_start;
@@ -947,12 +950,14 @@ static int kernel_period(struct collect_session *s, bool last)
 	for (size_t e = 0; e < s->nr_ev; e++) {
 		uint64_t c, en, run, one;
 
-		s->rot_delta[e] = s->kper_run[e] = 0;
+		s->rot_delta[e] = s->kper_run[e] = s->kper_en[e] = 0;
 		if (read_event_copies(s, e, &c, &en, &run, &one) != 0)
 			continue;
-		/* the tasks' time in the period: as read_counts finds it */
-		if (one >= s->kper_prev_en[e] && one - s->kper_prev_en[e] > slice.task_ns)
-			slice.task_ns = one - s->kper_prev_en[e];
+		/* the tasks' time in the period, read with this event's count
+		 * (as read_counts finds it; the largest is the slice's) */
+		s->kper_en[e] = one >= s->kper_prev_en[e] ? one - s->kper_prev_en[e] : 0;
+		if (s->kper_en[e] > slice.task_ns)
+			slice.task_ns = s->kper_en[e];
 		if (one > s->kper_prev_en[e])
 			s->kper_prev_en[e] = one;
 		s->rot_delta[e] = c >= s->rot_prev[e] ? c - s->rot_prev[e] : 0;

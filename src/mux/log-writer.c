@@ -108,7 +108,15 @@ int mux_log_writer__slice(struct mux_log_writer *w, const struct mux_slice *s)
 			     s->task_ns, s->delta);
 	err2 = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL | MUX_SLICE_RUNNING,
 			      s->start_ns, s->end_ns, 0, s->running);
-	return err ? err : err2;
+	if (!err)
+		err = err2;
+	if (s->enabled) {
+		err2 = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL | MUX_SLICE_ENABLED,
+				      s->start_ns, s->end_ns, 0, s->enabled);
+		if (!err)
+			err = err2;
+	}
+	return err;
 }
 
 int mux_log_writer__totals(struct mux_log_writer *w, const uint64_t *count)
@@ -154,7 +162,7 @@ static int sink_slice(struct collect_slice_sink *k, const struct collect_slice *
 	struct log_sink *ls = (struct log_sink *)k;
 	struct mux_slice m = { .group = s->group, .start_ns = s->start_ns, .end_ns = s->end_ns,
 			       .task_ns = s->task_ns, .delta = s->delta,
-			       .running = s->running };
+			       .running = s->running, .enabled = s->enabled };
 
 	return mux_log_writer__slice(ls->w, &m);
 }

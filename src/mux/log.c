@@ -30,7 +30,7 @@ struct mux_log {
 	uint64_t *group_ns;	/* nr_group_ns values */
 	size_t nr_group_ns;
 	/* the kernel's periods: nr_k * nr_events counts and running ns */
-	uint64_t *k_count, *k_run, *k_task;
+	uint64_t *k_count, *k_run, *k_task, *k_en;	/* k_en: per event, 0 unknown */
 	size_t nr_k, cap_k;
 };
 
@@ -141,7 +141,7 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	struct mux_log *l;
 	uint64_t *delta = NULL, *kcount = NULL;
 	uint64_t ktask = 0;
-	bool have_kcount = false;
+	bool have_kcount = false, kadded = false;
 	size_t slice_len;
 	bool v1;
 	int err = 0;
@@ -180,13 +180,19 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 		}
 		if (s.flags & MUX_SLICE_KERNEL) {
 			/* a kernel period: counts, then running times */
-			if (!(s.flags & MUX_SLICE_RUNNING)) {
+			if (s.flags & MUX_SLICE_ENABLED) {
+				if (kadded)
+					mux_log__set_kernel_enabled(l, delta);
+				kadded = false;
+			} else if (!(s.flags & MUX_SLICE_RUNNING)) {
 				memcpy(kcount, delta, h.nr_events * sizeof(*delta));
 				ktask = s.task_ns;
 				have_kcount = true;
+				kadded = false;
 			} else if (have_kcount) {
 				mux_log__add_kernel(l, s.start_ns, s.end_ns, ktask, kcount, delta);
 				have_kcount = false;
+				kadded = true;
 			}
 			continue;
 		}
@@ -207,7 +213,7 @@ void mux_log__delete(struct mux_log *l)
 	if (!l)
 		return;
 	GX_FREE(l->group_of, l->total, l->has_total, l->group_ns, l->slices, l->deltas, l->k_count,
-		l->k_run, l->k_task, l);
+		l->k_run, l->k_task, l->k_en, l);
 }
 
 size_t mux_log__nr_slices(const struct mux_log *l) { return l->nr; }
@@ -714,11 +720,20 @@ void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns, 
 		l->k_count = xrealloc(l->k_count, l->cap_k * l->nr_events * sizeof(*l->k_count));
 		l->k_run = xrealloc(l->k_run, l->cap_k * l->nr_events * sizeof(*l->k_run));
 		l->k_task = xrealloc(l->k_task, l->cap_k * sizeof(*l->k_task));
+		l->k_en = xrealloc(l->k_en, l->cap_k * l->nr_events * sizeof(*l->k_en));
 	}
 	l->k_task[l->nr_k] = task_ns;
+	memset(l->k_en + l->nr_k * l->nr_events, 0, l->nr_events * sizeof(*l->k_en));
 	memcpy(l->k_count + l->nr_k * l->nr_events, count, l->nr_events * sizeof(*count));
 	memcpy(l->k_run + l->nr_k * l->nr_events, running, l->nr_events * sizeof(*running));
 	l->nr_k++;
+}
+
+void mux_log__set_kernel_enabled(struct mux_log *l, const uint64_t *enabled)
+{
+	if (l->nr_k)
+		memcpy(l->k_en + (l->nr_k - 1) * l->nr_events, enabled,
+		       l->nr_events * sizeof(*enabled));
 }
 
 size_t mux_log__nr_kernel(const struct mux_log *l)
@@ -792,7 +807,8 @@ void mux_log__kernel_estimate(const struct mux_log *l, size_t e, double count, d
 	half = t95(n - 1) * rel * sqrt(isnan(f) || f > 1 ? 0 : 1 - f) + MUX_KERNEL_SLACK;
 	/* the periods' own scaling, each by the tasks' time in it */
 	for (size_t p = 0; p < l->nr_k && tasks; p++) {
-		double t = (double)l->k_task[p];
+		double t = (double)(l->k_en[p * l->nr_events + e] ? l->k_en[p * l->nr_events + e] :
+				    l->k_task[p]);
 
 		if (t <= 0)
 			tasks = false;

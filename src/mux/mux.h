@@ -248,10 +248,13 @@ void mux_strv_free(char **v);
  * task_ns the tasks' time in the period (their events' time enabled),
  * delta[e] what event e counted in the period, then flags
  * MUX_SLICE_KERNEL | MUX_SLICE_RUNNING, delta[e] the nanoseconds event e
- * was on a counter in it (the reads' time running, differenced).
+ * was on a counter in it (the reads' time running, differenced), then
+ * (when known) flags MUX_SLICE_KERNEL | MUX_SLICE_ENABLED, delta[e] the
+ * tasks' time in it read with event e (its time enabled).
  */
 #define MUX_SLICE_KERNEL 2u
 #define MUX_SLICE_RUNNING 4u
+#define MUX_SLICE_ENABLED 8u
 #define MUX_KERNEL_GROUP UINT32_MAX
 
 struct mux_slice {
@@ -261,6 +264,7 @@ struct mux_slice {
 	const uint64_t *delta;	/* nr_events values, inside the log */
 	const uint64_t *running;	/* a kernel period's running ns per event
 					   (group MUX_KERNEL_GROUP); else NULL */
+	const uint64_t *enabled;	/* and its enabled ns per event, or NULL */
 };
 
 /*
@@ -351,6 +355,9 @@ double mux_log__scale(const struct mux_log *l, size_t e);
  */
 void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns, uint64_t task_ns,
 			 const uint64_t *count, const uint64_t *running);
+/* The tasks' time in the last period added as read with each event
+ * (enabled[e]): used instead of its task_ns for that event. */
+void mux_log__set_kernel_enabled(struct mux_log *l, const uint64_t *enabled);
 size_t mux_log__nr_kernel(const struct mux_log *l);
 
 /*
@@ -363,7 +370,8 @@ size_t mux_log__nr_kernel(const struct mux_log *l);
  *    times the share of the run it did not see, sqrt(1 - running/enabled),
  *    t(n-1) of it either way, and MUX_KERNEL_SLACK of it, around both the
  *    estimate and the periods' own scaling, sum c_p T_p / u_p over the
- *    periods (T_p the tasks' time in p; R T_p where it did not run), when
+ *    periods (T_p the tasks' time in p, read with the event when the log
+ *    has it; R T_p where it did not run), when
  *    the tasks' times are known: the kernel may give an event more of
  *    its counter in one phase of the run than in another;
  *  - the reliability: 1 - min(1, sqrt(sum u_p (rho_p - 1)^2 / sum u_p))

@@ -788,9 +788,12 @@ static void test_kernel(void)
 	is_int(mux_log_writer__new(&w, AT_FDCWD, path, 4, -1, 10 * MS, &cause), 0, "kernel: writer");
 	for (size_t p = 0; p < KP; p++) {
 		uint64_t c[4], run[4];
+		/* the tasks' time read with each event: 10 ms, but 20 ms the
+		 * task_ns says (taken over every event); the per-event wins */
+		uint64_t en10[4] = { 10 * MS, 10 * MS, 10 * MS, 10 * MS };
 		struct mux_slice sl = { .group = 0, .start_ns = p * 10 * MS,
-					.end_ns = (p + 1) * 10 * MS, .task_ns = 10 * MS, .delta = c,
-					.running = run };
+					.end_ns = (p + 1) * 10 * MS, .task_ns = 20 * MS, .delta = c,
+					.running = run, .enabled = en10 };
 
 		c[0] = run[0] = 10 * MS;
 		run[1] = (3 + p % 5) * MS;
@@ -810,7 +813,8 @@ static void test_kernel(void)
 		mux_log__kernel_estimate(back, 2, 3000.0 * 5 * KP, en, 5.0 * MS * KP, &k2);
 		ok(same && k.periods == KP && k.reliability > 0.999 && k2.reliability > 0.999,
 		   "kernel: the periods' counts and running times as written");
-		is_double(k.stratified, 1000.0 * 10 * KP, 1e-6, "kernel: and the tasks' times");
+		is_double(k.stratified, 1000.0 * 10 * KP, 1e-6,
+			  "kernel: and the tasks' times read with each event");
 	}
 	mux_log__delete(back);
 	unlink(path);
