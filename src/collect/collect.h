@@ -46,6 +46,12 @@ struct collect_opts {
 	bool rotate;
 	uint32_t slice_ms;
 	struct collect_slice_sink *slice_sink;
+	/* The kernel's multiplexing, observed: without rotation, and with
+	 * some event on a PMU (software events never leave their counter),
+	 * every event is read each slice_ms and each period goes to
+	 * slice_sink with what every event counted and the time it ran
+	 * (collect_slice.running). */
+	bool kernel_slices;
 	/* A line for the user, from the drain loop (never from a signal
 	 * handler): SIGINT came a second time and the workload still runs
 	 * (it ignores or handles SIGINT; the line says SIGTERM stops it).
@@ -93,6 +99,12 @@ struct collect_slice {
 	uint64_t start_ns, end_ns;
 	uint64_t task_ns;
 	const uint64_t *delta;		/* one value per event, valid during the call */
+	/* a period of the kernel's multiplexing (kernel_slices): every event's
+	 * running ns in it, valid during the call; NULL for a rotation slice */
+	const uint64_t *running;
+	/* and every event's time enabled in it: the largest growth of one
+	 * descriptor's (the tasks' time, as read_counts finds it) */
+	const uint64_t *enabled;
 };
 
 /*

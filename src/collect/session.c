@@ -80,6 +80,13 @@ struct collect_session {
 	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
 	size_t rot_buf_len;
 	struct collect_slice_sink *rot_log;	/* where slices go, NULL: nowhere */
+	/* the kernel's multiplexing read in periods (opts.kernel_slices): the
+	 * rot_* clock, rot_prev and rot_delta serve it too */
+	bool kper;
+	uint64_t *kper_prev_run;	/* last running time per event */
+	uint64_t *kper_run;		/* one period's running times */
+	uint64_t *kper_prev_en;		/* last largest one-descriptor enabled time per event */
+	uint64_t *kper_en;		/* one period's enabled times */
 	/* regions and control (gexplore-regions(3), --control, --delay) */
 	struct marker_ring mr;
 	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
@@ -563,6 +570,20 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 				goto out_free;
 			s->rot_log = s->o.slice_sink;
 		}
+	} else if (s->o.kernel_slices && s->o.slice_sink && s->nr_ev &&
+		   collect_session__has_pmu(s)) {
+		s->kper = true;
+		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
+		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
+		s->kper_prev_run = xcalloc(s->nr_ev, sizeof(*s->kper_prev_run));
+		s->kper_run = xcalloc(s->nr_ev, sizeof(*s->kper_run));
+		s->kper_prev_en = xcalloc(s->nr_ev, sizeof(*s->kper_prev_en));
+		s->kper_en = xcalloc(s->nr_ev, sizeof(*s->kper_en));
+		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
+		err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev, -1, s->rot_ns, cause);
+		if (err)
+			goto out_free;
+		s->rot_log = s->o.slice_sink;
 	}
 	*out = s;
 	return 0;
@@ -615,7 +636,7 @@ void collect_session__delete(struct collect_session *s)
 	collect_events__free(s->ev, s->nr_ev);
 	gx_free_strv(s->warnings, s->nr_warnings);
 	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run,
-		s->rot_delta, s->rot_buf);
+		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run, s->kper_prev_en, s->kper_en);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
 	marker_ring__destroy(&s->mr);
@@ -678,15 +699,28 @@ static bool workload_done(struct collect_session *s, bool block)
 	return true;
 }
 
+/* collect_session__read_event, and in *copy_max the largest time enabled
+ * of one descriptor (the tasks' time: read_counts). */
+static int read_event_copies(const struct collect_session *s, size_t e, uint64_t *count,
+			     uint64_t *enabled, uint64_t *running, uint64_t *copy_max);
+
 int collect_session__read_event(const struct collect_session *s, size_t e, uint64_t *count,
 				uint64_t *enabled, uint64_t *running)
+{
+	uint64_t copy_max;
+
+	return read_event_copies(s, e, count, enabled, running, &copy_max);
+}
+
+static int read_event_copies(const struct collect_session *s, size_t e, uint64_t *count,
+			     uint64_t *enabled, uint64_t *running, uint64_t *copy_max)
 {
 	/* a group read: nr, enabled, running, then {value, id} per member */
 	uint64_t buf[3 + 2 * s->nr_ev + 1];
 	const struct collect_event *ev;
 	bool any = false;
 
-	*count = *enabled = *running = 0;
+	*count = *enabled = *running = *copy_max = 0;
 	if (e >= s->nr_ev || !s->fds)
 		return -EINVAL;
 	ev = &s->ev[e];
@@ -700,6 +734,8 @@ int collect_session__read_event(const struct collect_session *s, size_t e, uint6
 			n = read(s->fds[i], buf, sizeof(buf));
 			if (n < (ssize_t)(4 * sizeof(uint64_t)))
 				continue;
+			if (buf[1] > *copy_max)
+				*copy_max = buf[1];
 			if (ev->attr.read_format & PERF_FORMAT_GROUP) {
 				uint64_t nr = buf[0];
 
@@ -892,6 +928,59 @@ static int rotation_switch(struct collect_session *s, bool last)
 			err = werr;
 	}
 	return err;
+}
+
+/*
+ * A period of the kernel's multiplexing ends: every event read (value,
+ * time enabled and running; the same read as collect_session__read_event
+ * and the final counts), differenced, and logged as one slice with the
+ * running times beside the counts; its task_ns is the tasks' time in it
+ * (the largest growth of one descriptor's time enabled, read_counts'
+ * base). Called from the drain loop like
+ * rotation_switch: no allocation.
+ */
+static int kernel_period(struct collect_session *s, bool last)
+{
+	struct collect_slice slice = { .group = 0, .delta = s->rot_delta, .running = s->kper_run,
+				       .enabled = s->kper_en };
+	int err = 0;
+
+	slice.start_ns = s->rot_start;
+	slice.end_ns = gx_now_ns();
+	for (size_t e = 0; e < s->nr_ev; e++) {
+		uint64_t c, en, run, one;
+
+		s->rot_delta[e] = s->kper_run[e] = s->kper_en[e] = 0;
+		if (read_event_copies(s, e, &c, &en, &run, &one) != 0)
+			continue;
+		/* the tasks' time in the period, read with this event's count
+		 * (as read_counts finds it; the largest is the slice's) */
+		s->kper_en[e] = one >= s->kper_prev_en[e] ? one - s->kper_prev_en[e] : 0;
+		if (s->kper_en[e] > slice.task_ns)
+			slice.task_ns = s->kper_en[e];
+		if (one > s->kper_prev_en[e])
+			s->kper_prev_en[e] = one;
+		s->rot_delta[e] = c >= s->rot_prev[e] ? c - s->rot_prev[e] : 0;
+		s->kper_run[e] = run >= s->kper_prev_run[e] ? run - s->kper_prev_run[e] : 0;
+		s->rot_prev[e] = c;
+		s->kper_prev_run[e] = run;
+	}
+	if (!last) {
+		s->rot_start = slice.end_ns;
+		s->rot_next = s->rot_start + s->rot_ns;
+	}
+	s->stats.slices++;
+	if (s->rot_log)
+		err = s->rot_log->slice(s->rot_log, &slice);
+	if (!err && last && s->rot_log)
+		err = s->rot_log->flush(s->rot_log);
+	return err;
+}
+
+/* The end of a slice or of a kernel period. */
+static int period_end(struct collect_session *s, bool last)
+{
+	return s->kper ? kernel_period(s, last) : rotation_switch(s, last);
 }
 
 /*
@@ -1228,7 +1317,7 @@ static void run_loop__note_rings(struct run_loop *r, struct collect_session *s, 
 static void run_loop__halt(struct run_loop *r, struct collect_session *s)
 {
 	if (r->rotating) {
-		rotation_switch(s, true);
+		period_end(s, true);
 		r->rotating = false;
 	}
 	disable_all(s);
@@ -1325,7 +1414,7 @@ static int run_loop__run(struct run_loop *r, struct collect_session *s, struct c
 			control_enable(s);
 		}
 		if (r->rotating && !s->paused && gx_now_ns() >= s->rot_next) {
-			err = rotation_switch(s, false);
+			err = period_end(s, false);
 			if (err) {
 				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
 					gx_strerror(err));
@@ -1378,6 +1467,10 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 			goto out_restore;
 		}
 		r.rotating = true;
+	} else if (s->kper) {
+		s->rot_start = gx_now_ns();
+		s->rot_next = s->rot_start + s->rot_ns;
+		r.rotating = true;
 	}
 	if (s->has_workload) {
 		pid_t child = s->wl.pid;
@@ -1402,7 +1495,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	if (r.rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */
-		err = rotation_switch(s, true);
+		err = period_end(s, true);
 		if (err)
 			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
 				gx_strerror(err));

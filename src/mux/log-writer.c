@@ -99,7 +99,24 @@ static int writer__record(struct mux_log_writer *w, uint32_t group, uint32_t fla
 
 int mux_log_writer__slice(struct mux_log_writer *w, const struct mux_slice *s)
 {
-	return writer__record(w, s->group, 0, s->start_ns, s->end_ns, s->task_ns, s->delta);
+	int err, err2;
+
+	if (!s->running)
+		return writer__record(w, s->group, 0, s->start_ns, s->end_ns, s->task_ns, s->delta);
+	/* a kernel period: its counts, then its running times */
+	err = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL, s->start_ns, s->end_ns,
+			     s->task_ns, s->delta);
+	err2 = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL | MUX_SLICE_RUNNING,
+			      s->start_ns, s->end_ns, 0, s->running);
+	if (!err)
+		err = err2;
+	if (s->enabled) {
+		err2 = writer__record(w, MUX_KERNEL_GROUP, MUX_SLICE_KERNEL | MUX_SLICE_ENABLED,
+				      s->start_ns, s->end_ns, 0, s->enabled);
+		if (!err)
+			err = err2;
+	}
+	return err;
 }
 
 int mux_log_writer__totals(struct mux_log_writer *w, const uint64_t *count)
@@ -144,7 +161,8 @@ static int sink_slice(struct collect_slice_sink *k, const struct collect_slice *
 {
 	struct log_sink *ls = (struct log_sink *)k;
 	struct mux_slice m = { .group = s->group, .start_ns = s->start_ns, .end_ns = s->end_ns,
-			       .task_ns = s->task_ns, .delta = s->delta };
+			       .task_ns = s->task_ns, .delta = s->delta,
+			       .running = s->running, .enabled = s->enabled };
 
 	return mux_log_writer__slice(ls->w, &m);
 }

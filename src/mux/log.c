@@ -30,6 +30,9 @@ struct mux_log {
 	uint64_t run_ns;
 	uint64_t *group_ns;	/* nr_group_ns values */
 	size_t nr_group_ns;
+	/* the kernel's periods: nr_k * nr_events counts and running ns */
+	uint64_t *k_count, *k_run, *k_task, *k_en;	/* k_en: per event, 0 unknown */
+	size_t nr_k, cap_k;
 };
 
 const char *mux_mode_name(enum mux_mode m)
@@ -139,7 +142,9 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	struct log_header h;
 	struct log_slice s;
 	struct mux_log *l;
-	uint64_t *delta = NULL;
+	uint64_t *delta = NULL, *kcount = NULL;
+	uint64_t ktask = 0;
+	bool have_kcount = false, kadded = false;
 	size_t slice_len;
 	bool v1;
 	int err = 0;
@@ -169,6 +174,7 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 	l = mux_log__new(h.nr_events, NULL, h.reference == UINT32_MAX ? -1 : (int)h.reference,
 			 h.slice_ns);
 	delta = xcalloc(h.nr_events, sizeof(*delta));
+	kcount = xcalloc(h.nr_events, sizeof(*kcount));
 	memset(&s, 0, sizeof(s));
 	while (fread(&s, slice_len, 1, f) == 1) {
 		if (fread(delta, sizeof(*delta), h.nr_events, f) != h.nr_events)
@@ -179,11 +185,30 @@ int mux_log__read(struct mux_log **out, const char *path, char **cause)
 			mux_log__set_totals(l, delta);
 			continue;
 		}
+		if (s.flags & MUX_SLICE_KERNEL) {
+			/* a kernel period: counts, then running times */
+			if (s.flags & MUX_SLICE_ENABLED) {
+				if (kadded)
+					mux_log__set_kernel_enabled(l, delta);
+				kadded = false;
+			} else if (!(s.flags & MUX_SLICE_RUNNING)) {
+				memcpy(kcount, delta, h.nr_events * sizeof(*delta));
+				ktask = s.task_ns;
+				have_kcount = true;
+				kadded = false;
+			} else if (have_kcount) {
+				mux_log__add_kernel(l, s.start_ns, s.end_ns, ktask, kcount, delta);
+				have_kcount = false;
+				kadded = true;
+			}
+			continue;
+		}
 		if (s.group > 4096)
 			break;
 		mux_log__add(l, s.group, s.start_ns, s.end_ns, s.task_ns, delta);
 	}
 	free(delta);
+	free(kcount);
 	*out = l;
 out_close:
 	fclose(f);
@@ -194,7 +219,8 @@ void mux_log__delete(struct mux_log *l)
 {
 	if (!l)
 		return;
-	GX_FREE(l->group_of, l->total, l->has_total, l->group_ns, l->slices, l->deltas, l);
+	GX_FREE(l->group_of, l->total, l->has_total, l->group_ns, l->slices, l->deltas, l->k_count,
+		l->k_run, l->k_task, l->k_en, l);
 }
 
 size_t mux_log__nr_slices(const struct mux_log *l) { return l->nr; }
@@ -687,6 +713,128 @@ static void widen(const struct mux_log *l, struct mux_event_estimate *v)
 	}
 	if (!(v->hi > v->lo) && v->value != 0)
 		v->lo = v->hi = NAN;
+}
+
+/* ---- the kernel's rotation ------------------------------------------------ */
+
+void mux_log__add_kernel(struct mux_log *l, uint64_t start_ns, uint64_t end_ns, uint64_t task_ns,
+			 const uint64_t *count, const uint64_t *running)
+{
+	(void)start_ns;
+	(void)end_ns;
+	if (l->nr_k + 1 > l->cap_k) {
+		l->cap_k = l->cap_k ? 2 * l->cap_k : 64;
+		l->k_count = xrealloc(l->k_count, l->cap_k * l->nr_events * sizeof(*l->k_count));
+		l->k_run = xrealloc(l->k_run, l->cap_k * l->nr_events * sizeof(*l->k_run));
+		l->k_task = xrealloc(l->k_task, l->cap_k * sizeof(*l->k_task));
+		l->k_en = xrealloc(l->k_en, l->cap_k * l->nr_events * sizeof(*l->k_en));
+	}
+	l->k_task[l->nr_k] = task_ns;
+	memset(l->k_en + l->nr_k * l->nr_events, 0, l->nr_events * sizeof(*l->k_en));
+	memcpy(l->k_count + l->nr_k * l->nr_events, count, l->nr_events * sizeof(*count));
+	memcpy(l->k_run + l->nr_k * l->nr_events, running, l->nr_events * sizeof(*running));
+	l->nr_k++;
+}
+
+void mux_log__set_kernel_enabled(struct mux_log *l, const uint64_t *enabled)
+{
+	if (l->nr_k)
+		memcpy(l->k_en + (l->nr_k - 1) * l->nr_events, enabled,
+		       l->nr_events * sizeof(*enabled));
+}
+
+size_t mux_log__nr_kernel(const struct mux_log *l)
+{
+	return l->nr_k;
+}
+
+double mux_kernel_reliability(const double *count, const double *running, size_t n)
+{
+	double c = 0, u = 0, r, ss = 0;
+
+	for (size_t p = 0; p < n; p++) {
+		if (!(running[p] > 0))
+			continue;
+		c += count[p];
+		u += running[p];
+	}
+	if (!(u > 0) || !(c > 0))
+		return NAN;
+	r = c / u;
+	for (size_t p = 0; p < n; p++) {
+		double rho;
+
+		if (!(running[p] > 0))
+			continue;
+		rho = count[p] / running[p] / r;
+		ss += running[p] * (rho - 1) * (rho - 1);
+	}
+	return 1 - fmin(1.0, sqrt(ss / u));
+}
+
+void mux_log__kernel_estimate(const struct mux_log *l, size_t e, double count, double enabled,
+			      double running, struct mux_kernel_estimate *out)
+{
+	struct mux_scaled sc;
+	double *c, *u, sc_sum = 0, su = 0, r, d2 = 0, n = 0, rel, f, half, strat = 0, lo, hi;
+	bool tasks = l->nr_k > 0;
+
+	memset(out, 0, sizeof(*out));
+	mux_scale(count, enabled, running, &sc);
+	out->value = sc.value;
+	out->lo = out->hi = out->reliability = out->stratified = NAN;
+	if (!sc.multiplexed) {
+		out->exact = !isnan(sc.value);
+		out->lo = out->hi = sc.value;
+		return;
+	}
+	if (e >= l->nr_events || isnan(sc.value))
+		return;
+	c = xcalloc(l->nr_k + 1, sizeof(*c));
+	u = xcalloc(l->nr_k + 1, sizeof(*u));
+	for (size_t p = 0; p < l->nr_k; p++) {
+		c[p] = (double)l->k_count[p * l->nr_events + e];
+		u[p] = (double)l->k_run[p * l->nr_events + e];
+		if (u[p] > 0) {
+			sc_sum += c[p];
+			su += u[p];
+			n++;
+		}
+	}
+	out->periods = (size_t)n;
+	out->reliability = mux_kernel_reliability(c, u, l->nr_k);
+	if (n < 2 || !(su > 0) || !(sc_sum > 0))
+		goto out;
+	r = sc_sum / su;
+	for (size_t p = 0; p < l->nr_k; p++)
+		if (u[p] > 0)
+			d2 += (c[p] - r * u[p]) * (c[p] - r * u[p]);
+	rel = sqrt(d2 / (n * (n - 1))) / (su / n) / r;
+	f = sc.running;
+	half = t95(n - 1) * rel * sqrt(isnan(f) || f > 1 ? 0 : 1 - f) + MUX_KERNEL_SLACK;
+	/* the periods' own scaling, each by the tasks' time in it */
+	for (size_t p = 0; p < l->nr_k && tasks; p++) {
+		double t = (double)(l->k_en[p * l->nr_events + e] ? l->k_en[p * l->nr_events + e] :
+				    l->k_task[p]);
+
+		if (t <= 0)
+			tasks = false;
+		else
+			strat += u[p] > 0 ? c[p] * fmax(t, u[p]) / u[p] : r * t;
+	}
+	lo = hi = sc.value;
+	if (tasks) {
+		out->stratified = strat;
+		lo = fmin(lo, strat);
+		hi = fmax(hi, strat);
+	}
+	out->lo = lo * (1 - half);
+	out->hi = hi * (1 + half);
+	if (out->lo < 0)
+		out->lo = 0;
+out:
+	free(c);
+	free(u);
 }
 
 int mux_log__estimate(const struct mux_log *l, struct mux_estimate *est, char **cause)

@@ -19,7 +19,7 @@ struct log_header {
 
 struct log_slice {
 	uint32_t group;
-	uint32_t flags;		/* MUX_SLICE_TOTALS */
+	uint32_t flags;		/* MUX_SLICE_TOTALS, MUX_SLICE_KERNEL[|RUNNING] */
 	uint64_t start_ns, end_ns;
 	uint64_t task_ns;	/* GXSLICE2 only */
 	/* then u64 delta[nr_events] */

@@ -18,7 +18,13 @@ void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb)
 
 	if (!x->mode || !strcmp(x->mode, "none"))
 		return;
-	strbuf__addf(sb, "Multiplexing: %s, %u groups", x->mode, x->nr_groups);
+	if (!strcmp(x->mode, "kernel") && !x->nr_groups)
+		strbuf__addstr(sb, "Multiplexing: kernel (more events than counters)");
+	else
+		strbuf__addf(sb, "Multiplexing: %s, %u groups", x->mode, x->nr_groups);
+	if (!strcmp(x->mode, "kernel") && x->nr_slices)
+		strbuf__addf(sb, ", read in %llu periods of %u ms",
+			     (unsigned long long)x->nr_slices, x->slice_ms);
 	if (!strcmp(x->mode, "gexplore"))
 		strbuf__addf(sb, ", %llu slices of %u ms (fewest per group: %u)",
 			     (unsigned long long)x->nr_slices, x->slice_ms, x->min_slices);
@@ -39,10 +45,22 @@ void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb)
 				    me->estimate_lo == me->estimate_hi ? NAN : me->estimate_lo,
 				    me->estimate_lo == me->estimate_hi ? NAN : me->estimate_hi, false);
 		strbuf__addf(sb, "  %-24s %-36s", me->name ? me->name : "?", v.buf ? v.buf : "");
-		if (me->group >= 0)
+		if (!strcmp(x->mode, "kernel")) {
+			/* the kernel's multiplexing: exact, or its reliability */
+			if (me->estimate_lo == me->estimate_hi && me->estimate_lo == me->estimate)
+				strbuf__addstr(sb, " exact");
+			else
+				strbuf__addf(sb, " x%.2f", me->scale);
+			if (me->has_reliability && !isnan(me->reliability))
+				strbuf__addf(sb, ", reliability %.2f (%s)", me->reliability,
+					     mux_reliability_word(me->reliability));
+			else if (!(me->estimate_lo == me->estimate_hi))
+				strbuf__addstr(sb, ", reliability n/a");
+		} else if (me->group >= 0) {
 			strbuf__addf(sb, " group %d, x%.2f", me->group + 1, me->scale);
-		else
+		} else {
 			strbuf__addstr(sb, " always on");
+		}
 		strbuf__addstr(sb, "\n");
 		strbuf__exit(&v);
 	}
@@ -83,6 +101,11 @@ json_t *mux_meta__to_json(const struct gx_meta *meta)
 		json_object_set_new(j, "estimate_lo", num(me->estimate_lo));
 		json_object_set_new(j, "estimate_hi", num(me->estimate_hi));
 		json_object_set_new(j, "scale", num(me->scale));
+		/* exact: the count itself (never multiplexed, or --mux-runs) */
+		json_object_set_new(j, "exact", json_boolean(me->estimate_lo == me->estimate &&
+							     me->estimate_hi == me->estimate));
+		if (me->has_reliability)
+			json_object_set_new(j, "reliability", num(me->reliability));
 		json_array_append_new(evs, j);
 	}
 	json_object_set_new(o, "events", evs);

@@ -139,6 +139,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 			json_object_set_new(o, "estimate_hi", real_or_null(e->estimate_hi));
 			json_object_set_new(o, "scale", real_or_null(e->scale));
 		}
+		if (e->has_reliability)
+			json_object_set_new(o, "mux_reliability", real_or_null(e->reliability));
 		json_array_append_new(evs, o);
 	}
 	json_object_set_new(root, "events", evs);
@@ -397,6 +399,8 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 			e->estimate_lo = get_real(v, "estimate_lo", NAN);
 			e->estimate_hi = get_real(v, "estimate_hi", NAN);
 			e->scale = get_real(v, "scale", NAN);
+			e->has_reliability = json_object_get(v, "mux_reliability") != NULL;
+			e->reliability = get_real(v, "mux_reliability", NAN);
 			m->nr_events++;
 		}
 	}

@@ -332,6 +332,10 @@ struct gx_meta_event {
 	 * factor applied to what the event saw (run time / its group's time) */
 	bool has_estimate;
 	double estimate, estimate_lo, estimate_hi, scale;
+	/* 1.3: the kernel multiplexed it and its periods were logged
+	 * (gexplore-mux(7), Kernel multiplexing): its MUX reliability */
+	bool has_reliability;
+	double reliability;
 };
 
 /* 1.1: the "mux" section (mode NULL: none). Per-row reliability is not

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record-int.h"
 #include "collect/collect.h"
@@ -30,9 +31,21 @@ struct record_mux {
 	size_t nr_groups;
 	char *slice_path;
 	struct collect_slice_sink *sink;	/* collect writes the slice log through it */
+	bool watch;		/* no groups: the kernel's multiplexing, if any, observed */
 	struct record_opts ro;	/* for the other --mux-runs runs */
 	const struct record_notice *nt;	/* __finish's */
 };
+
+/* The kernel's multiplexing read every slice length into the slice log. */
+static void kernel_log(struct record_mux *rm, struct record_opts *ro, const char *dir, int dirfd)
+{
+	rm->slice_path = xasprintf("%s/slices.bin", dir);
+	ro->collect.kernel_slices = true;
+	ro->collect.slice_ms = rm->slice_ms;
+	rm->sink = mux_log_sink__new(dirfd, "slices.bin");
+	ro->collect.slice_sink = rm->sink;
+	/* the drain loop wakes for each period itself, only when it logs */
+}
 
 int record_mux__setup(struct record_mux **out, struct record_opts *ro, const char *dir, int dirfd,
 		      char **cause)
@@ -56,7 +69,19 @@ int record_mux__setup(struct record_mux **out, struct record_opts *ro, const cha
 		return GX_E_USAGE;
 	if (ng < 2) {
 		free(spec);
-		return 0;	/* one group or none: nothing rotates */
+		/* one group or none: nothing rotates, but more events than
+		 * counters are the kernel's to multiplex: its periods are
+		 * logged (collect does when some event is on a PMU) */
+		if (mode == MUX_MODE_RUNS || !strchr(ro->collect.events, ','))
+			return 0;
+		rm = xzalloc(sizeof(*rm));
+		rm->mode = MUX_MODE_NONE;
+		rm->watch = true;
+		rm->slice_ms = ro->slice_ms ? ro->slice_ms : MUX_DEFAULT_SLICE_MS;
+		kernel_log(rm, ro, dir, dirfd);
+		rm->ro = *ro;
+		*out = rm;
+		return 0;
 	}
 	rm = xzalloc(sizeof(*rm));
 	rm->mode = mode;
@@ -81,6 +106,8 @@ int record_mux__setup(struct record_mux **out, struct record_opts *ro, const cha
 		/* wake at least once per slice even when no sample arrives */
 		if (!ro->collect.round_ms || ro->collect.round_ms > rm->slice_ms)
 			ro->collect.round_ms = rm->slice_ms;
+	} else if (mode == MUX_MODE_KERNEL) {
+		kernel_log(rm, ro, dir, dirfd);
 	}
 	rm->ro = *ro;
 	*out = rm;
@@ -175,10 +202,59 @@ out_err:
 	return 0;
 }
 
-static void finish_kernel(struct gx_meta *meta)
+/*
+ * The kernel's multiplexing: every count scaled by the one rule; an event
+ * it multiplexed gets its interval and MUX reliability from the periods
+ * collect logged (mux_log__kernel_estimate), one it never did is exact.
+ * Without the log (no PMU event, a failed read) the multiplexed ones get
+ * no interval. With rm->watch (no groups) nothing is kept unless the
+ * kernel multiplexed something. The run's reliability is the first
+ * multiplexed event's (the list's first, cycles, when it was).
+ */
+static void finish_kernel(struct record_mux *rm, struct gx_meta *meta, bool quiet)
 {
+	struct mux_log *log = NULL;
+	char *cause = NULL;
+	bool any = false;
+
+	meta->mux.reliability = NAN;
+	for (size_t e = 0; e < meta->nr_events; e++) {
+		const struct gx_meta_event *me = &meta->events[e];
+		struct mux_scaled sc;
+
+		if (!me->has_count)
+			continue;
+		mux_scale((double)me->count, (double)me->time_enabled, (double)me->time_running, &sc);
+		any |= sc.multiplexed;
+	}
+	if (rm->slice_path && access(rm->slice_path, F_OK) == 0) {
+		if (rm->watch && !any) {
+			unlink(rm->slice_path);	/* the kernel multiplexed nothing */
+		} else if (mux_log__read(&log, rm->slice_path, &cause) != 0) {
+			char *w = xasprintf("multiplexing: no intervals: %s", cause);
+
+			warn(rm, meta, quiet, w);
+			free(w);
+			free(cause);
+			log = NULL;
+		}
+	}
+	if (rm->watch && !any)
+		return;
+	if (rm->watch) {
+		free(meta->mux.mode);
+		meta->mux.mode = xstrdup(mux_mode_name(MUX_MODE_KERNEL));
+		meta->mux.nr_groups = 0;
+	}
+	meta->mux.reference = -1;
+	if (log) {
+		meta->mux.slice_ms = rm->slice_ms;
+		meta->mux.slice_log = xstrdup("slices.bin");
+		meta->mux.nr_slices = mux_log__nr_kernel(log);
+	}
 	for (size_t e = 0; e < meta->nr_events; e++) {
 		struct gx_meta_event *me = &meta->events[e];
+		struct mux_kernel_estimate ke;
 		struct mux_scaled sc;
 
 		if (!me->has_count)
@@ -187,10 +263,21 @@ static void finish_kernel(struct gx_meta *meta)
 		me->has_estimate = true;
 		me->scale = sc.scale;
 		me->estimate = sc.value;
-		/* exact when it never left its counter; else no interval: the
-		 * kernel's rotation leaves no slices to measure one from */
+		/* exact when it never left its counter; else its interval from
+		 * the periods, none without them */
 		me->estimate_lo = me->estimate_hi = sc.multiplexed ? NAN : sc.value;
+		if (!log || !sc.multiplexed || e >= mux_log__nr_events(log))
+			continue;
+		mux_log__kernel_estimate(log, e, (double)me->count, (double)me->time_enabled,
+					 (double)me->time_running, &ke);
+		me->estimate_lo = ke.lo;
+		me->estimate_hi = ke.hi;
+		me->has_reliability = true;
+		me->reliability = ke.reliability;
+		if (isnan(meta->mux.reliability))
+			meta->mux.reliability = ke.reliability;
 	}
+	mux_log__delete(log);
 }
 
 static int null_record(struct collect_sink *s, const void *rec, size_t len)
@@ -292,6 +379,10 @@ int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
 	int ret = 0;
 
 	rm->nt = nt;
+	if (rm->watch) {
+		finish_kernel(rm, meta, quiet);
+		return 0;
+	}
 	meta->mux.mode = xstrdup(mux_mode_name(rm->mode));
 	meta->mux.nr_groups = (uint32_t)rm->nr_groups;
 	meta->mux.reference = 0;
@@ -302,7 +393,7 @@ int record_mux__finish(struct record_mux *rm, const struct collect_session *s,
 			ret = finish_rotation(rm, s, meta, dir, quiet);
 		break;
 	case MUX_MODE_KERNEL:
-		finish_kernel(meta);
+		finish_kernel(rm, meta, quiet);
 		break;
 	case MUX_MODE_RUNS:
 		ret = finish_runs(rm, s, meta, quiet);

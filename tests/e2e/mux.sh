@@ -191,6 +191,19 @@ check "--mux=kernel writes no slice log" test ! -e kern/slices.bin
 # perf stat's rule: scaled only when it ran less than it was enabled
 same=$(jq -r '[.events[] | select(.time_running > 0) | (.estimate == (if .time_running < .time_enabled then .count * .time_enabled / .time_running else .count end))] | all' kern/meta.json)
 is "$same" true "--mux=kernel: estimates are counts scaled by enabled/running"
+# software events never leave their counter: nothing for the kernel's
+# periods to show (no log), every estimate exact and said so
+same=$(jq -r '[.events[] | select(.time_running > 0) | (.estimate_lo == .estimate and .estimate_hi == .estimate and (has("mux_reliability") | not))] | all' kern/meta.json)
+is "$same" true "--mux=kernel, software events: every estimate exact, no reliability"
+"$GX_BIN" report kern >kern.txt 2>/dev/null
+check "--mux=kernel: the report says exact" grep -Eq '^  page-faults .* exact$' kern.txt
+"$GX_BIN" report --json kern 2>/dev/null | jq -e '[.mux.events[] | .exact] | all' >/dev/null
+ok $? "--mux=kernel: the report's JSON says exact"
+# ungrouped events: the kernel's to multiplex; none was, so nothing changes
+"$GX_BIN" record -q -o flatsw -e cpu-clock,page-faults,task-clock -- "$WL/wl-mux-steady" 200 >/dev/null 2>&1
+ok $? "ungrouped software events recorded"
+check "ungrouped software events: no slice log" test ! -e flatsw/slices.bin
+is "$(jq -r '.mux // "none"' flatsw/meta.json)" none "ungrouped software events: no mux section"
 "$GX_BIN" record -q -o e1 --mux=bogus -e "$GROUPS_SPEC" -- true >/dev/null 2>&1
 is $? 2 "--mux=bogus is a usage error"
 "$GX_BIN" record -q -o e2 --mux=kernel --mux-runs -e "$GROUPS_SPEC" -- true >/dev/null 2>&1

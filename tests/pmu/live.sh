@@ -130,6 +130,27 @@ check "flat13: the guest's text report shows instructions:u's running share as p
 if ! grep -Eq '^  instructions:u .*%\)$' flat13-report.out; then
 	sed -n '/^Events/,/^$/p' flat13-report.out | sed 's/^/#   /'
 fi
+# the kernel's periods (collect reads every event each slice length):
+# an interval and a MUX reliability for each event it multiplexed
+is "$(jq -r '.mux.mode' flat13/meta.json)" kernel "flat13: meta.json says the kernel multiplexed"
+check "flat13: the kernel's periods were logged (slices.bin)" test -s flat13/slices.bin
+for r in flat13 kmux; do
+	for e in instructions:u cycles:u; do
+		t=$inst
+		[ $e = cycles:u ] && t=$cyc
+		lo=$(ev $r $e estimate_lo) hi=$(ev $r $e estimate_hi)
+		rel=$(ev $r $e mux_reliability)
+		diag "$r: $e $(ev $r $e estimate) [$lo-$hi], exact $t, MUX reliability $rel, $(jq -r .mux.slices $r/meta.json) periods"
+		check "$r: $e's interval holds the exact count ($t)" \
+			awk -v l="$lo" -v h="$hi" -v t="$t" 'BEGIN { exit !(l != "" && l != "null" && l + 0 <= t + 0 && t + 0 <= h + 0 && h > l) }'
+		check "$r: $e's interval is under 6% wide" \
+			awk -v l="$lo" -v h="$hi" -v t="$t" 'BEGIN { exit !(h - l < 0.06 * t) }'
+		check "$r: $e has a MUX reliability (a number, not n/a)" \
+			awk -v r="$rel" 'BEGIN { exit !(r ~ /^[0-9.eE+-]+$/ && r >= 0 && r <= 1) }'
+	done
+done
+check "flat13: the report shows instructions:u's reliability" \
+	grep -Eq '^  instructions:u .*reliability [0-9.]+ \((reliable|fair|unreliable)\)' flat13-report.out
 for r in kmux flat; do
 	got=$("$GX_BIN" report --json $r 2>/dev/null | jq -r '.events[] | select(.name == "r08:u") | .counted')
 	check "$r: the report's r08:u (scaled) within 1% of the truth" within "$got" $TRUTH 1

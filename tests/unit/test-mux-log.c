@@ -673,8 +673,208 @@ static void test_gaps(void)
 	mux_log__delete(l);
 }
 
+/*
+ * The kernel's multiplexing from a synthetic log of periods (10 ms each,
+ * the task running all of it): event 0 never left its counter, event 1
+ * counted at a steady rate (+-2%, deterministic) for 3-7 ms of each
+ * period, event 2 the same but its rate quadrupled half way through, event
+ * 3 like 1 but it ran in no period. The truth: each period's rate over
+ * the whole period.
+ */
+#define KP 200
+static struct mux_log *kernel_log(double *truth1, double *truth2, double *run1, double *run2,
+				  double *cnt1, double *cnt2)
+{
+	static const int group_of[] = { -1, -1, -1, -1 };
+	struct mux_log *l = mux_log__new(4, group_of, -1, 10 * MS);
+
+	*truth1 = *truth2 = *run1 = *run2 = *cnt1 = *cnt2 = 0;
+	for (size_t p = 0; p < KP; p++) {
+		double wobble = 1.0 + 0.01 * (double)((p * 7) % 5) - 0.02;
+		double r1 = 1000 * wobble, r2 = (p < KP / 2 ? 500 : 2000) * wobble;
+		uint64_t u = (3 + p % 5) * MS, u2 = (7 - p % 5) * MS;
+		uint64_t c[4] = { 10 * MS, (uint64_t)(r1 * (double)u / MS),
+				  (uint64_t)(r2 * (double)u2 / MS), 0 };
+		uint64_t run[4] = { 10 * MS, u, u2, 0 };
+
+		mux_log__add_kernel(l, p * 10 * MS, (p + 1) * 10 * MS, 10 * MS, c, run);
+		*truth1 += r1 * 10;
+		*truth2 += r2 * 10;
+		*run1 += (double)u;
+		*run2 += (double)u2;
+		*cnt1 += (double)c[1];
+		*cnt2 += (double)c[2];
+	}
+	return l;
+}
+
+static void test_kernel(void)
+{
+	double truth1, truth2, run1, run2, cnt1, cnt2, en = (double)KP * 10 * MS;
+	struct mux_log *l = kernel_log(&truth1, &truth2, &run1, &run2, &cnt1, &cnt2), *back = NULL;
+	struct mux_kernel_estimate k, k2;
+	char dir[] = "/tmp/test-mux-kernel.XXXXXX", *path, *cause = NULL;
+	struct mux_log_writer *w = NULL;
+	int same = 1;
+
+	is_int(mux_log__nr_kernel(l), KP, "kernel: %d periods", KP);
+	is_int(mux_log__nr_slices(l), 0, "kernel: no rotation slices");
+
+	mux_log__kernel_estimate(l, 0, en, en, en, &k);
+	ok(k.exact && k.lo == k.value && k.hi == k.value && isnan(k.reliability),
+	   "kernel: an event never multiplexed is exact, no reliability");
+
+	mux_log__kernel_estimate(l, 1, cnt1, en, run1, &k);
+	diag("steady: %.0f [%.0f-%.0f], truth %.0f, reliability %.3f", k.value, k.lo, k.hi, truth1,
+	     k.reliability);
+	ok(!k.exact && k.periods == KP, "kernel steady: multiplexed, in every period");
+	is_double(k.value, cnt1 * en / run1, 1e-6, "kernel steady: the one rule's estimate");
+	ok(k.lo <= truth1 && truth1 <= k.hi, "kernel steady: the interval holds the truth");
+	ok(k.hi > k.lo && (k.hi - k.lo) / k.value < 0.05,
+	   "kernel steady: the interval has some width, under 5%% (%.3f%%)",
+	   100 * (k.hi - k.lo) / k.value);
+	ok(k.reliability > 0.95, "kernel steady: reliability near 1 (%.3f)", k.reliability);
+
+	mux_log__kernel_estimate(l, 2, cnt2, en, run2, &k);
+	diag("phases: %.0f [%.0f-%.0f], truth %.0f, reliability %.3f", k.value, k.lo, k.hi, truth2,
+	     k.reliability);
+	ok(k.reliability < MUX_UNRELIABLE, "kernel phases: the rate changed, reliability drops (%.3f)",
+	   k.reliability);
+	ok(k.lo <= truth2 && truth2 <= k.hi, "kernel phases: the interval holds the truth");
+
+	{
+		/* the kernel gave the event 80% of each period while its rate
+		 * was low, 20% once it quadrupled: the one rule is far low,
+		 * the periods' own scaling is not, and the interval spans both */
+		static const int g4[] = { -1 };
+		struct mux_log *b = mux_log__new(1, g4, -1, 10 * MS);
+		double cnt = 0, run = 0, truth = 0;
+
+		for (size_t p = 0; p < KP; p++) {
+			uint64_t u = (p < KP / 2 ? 8 : 2) * MS, c = (p < KP / 2 ? 500 : 2000) * (u / MS);
+
+			mux_log__add_kernel(b, p * 10 * MS, (p + 1) * 10 * MS, 10 * MS, &c, &u);
+			cnt += (double)c;
+			run += (double)u;
+			truth += (p < KP / 2 ? 500 : 2000) * 10.0;
+		}
+		mux_log__kernel_estimate(b, 0, cnt, en, run, &k);
+		diag("biased shares: %.0f [%.0f-%.0f], periods' scaling %.0f, truth %.0f", k.value, k.lo,
+		     k.hi, k.stratified, truth);
+		ok(k.value < 0.7 * truth, "kernel shares follow the phases: the one rule is low");
+		is_double(k.stratified, truth, 1e-9 * truth, "... the periods' own scaling is the truth");
+		ok(k.lo <= truth && truth <= k.hi, "... and the interval holds it");
+		mux_log__delete(b);
+	}
+
+	mux_log__kernel_estimate(l, 3, 0, en, 0, &k);
+	ok(isnan(k.value) && isnan(k.lo) && isnan(k.reliability) && !k.exact,
+	   "kernel: an event that never ran has no estimate");
+
+	{
+		double c[3] = { 100, 100, 400 }, u[3] = { 1, 1, 1 }, c1[2] = { 5, 10 }, u1[2] = { 1, 2 };
+
+		is_double(mux_kernel_reliability(c1, u1, 2), 1.0, 1e-12,
+			  "reliability: one rate however long it ran");
+		/* R = 200; rho = .5, .5, 2: sqrt((.25 + .25 + 1) / 3) */
+		is_double(mux_kernel_reliability(c, u, 3), 1 - sqrt(1.5 / 3), 1e-12,
+			  "reliability: the definition");
+		ok(isnan(mux_kernel_reliability(c, u, 0)), "reliability: no periods, n/a");
+	}
+
+	/* the log's kernel records: written through the writer, read back */
+	ok(mkdtemp(dir) != NULL, "kernel: temp dir");
+	path = xasprintf("%s/slices.bin", dir);
+	is_int(mux_log_writer__new(&w, AT_FDCWD, path, 4, -1, 10 * MS, &cause), 0, "kernel: writer");
+	for (size_t p = 0; p < KP; p++) {
+		uint64_t c[4], run[4];
+		/* the tasks' time read with each event: 10 ms, but 20 ms the
+		 * task_ns says (taken over every event); the per-event wins */
+		uint64_t en10[4] = { 10 * MS, 10 * MS, 10 * MS, 10 * MS };
+		struct mux_slice sl = { .group = 0, .start_ns = p * 10 * MS,
+					.end_ns = (p + 1) * 10 * MS, .task_ns = 20 * MS, .delta = c,
+					.running = run, .enabled = en10 };
+
+		c[0] = run[0] = 10 * MS;
+		run[1] = (3 + p % 5) * MS;
+		run[2] = (7 - p % 5) * MS;
+		run[3] = c[3] = 0;
+		c[1] = 1000 * (run[1] / MS);
+		c[2] = 3000 * (run[2] / MS);
+		if (mux_log_writer__slice(w, &sl) != 0)
+			same = 0;
+	}
+	mux_log_writer__delete(w);
+	is_int(mux_log__read(&back, path, &cause), 0, "kernel: read back");
+	is_int(back ? mux_log__nr_kernel(back) : 0, KP, "kernel: every period read back");
+	is_int(back ? mux_log__nr_slices(back) : 1, 0, "kernel: none taken for a rotation slice");
+	if (back) {
+		mux_log__kernel_estimate(back, 1, 1000.0 * 5 * KP, en, 5.0 * MS * KP, &k);
+		mux_log__kernel_estimate(back, 2, 3000.0 * 5 * KP, en, 5.0 * MS * KP, &k2);
+		ok(same && k.periods == KP && k.reliability > 0.999 && k2.reliability > 0.999,
+		   "kernel: the periods' counts and running times as written");
+		is_double(k.stratified, 1000.0 * 10 * KP, 1e-6,
+			  "kernel: and the tasks' times read with each event");
+	}
+	mux_log__delete(back);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(cause);
+	mux_log__delete(l);
+}
+
+/* The kernel's block in the report: exact events, reliabilities. */
+static void test_kernel_render(void)
+{
+	struct gx_meta meta;
+	struct gx_meta_event ev[2];
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j, *e1;
+
+	gx_meta__init(&meta);
+	memset(ev, 0, sizeof(ev));
+	ev[0].name = "cpu-clock";
+	ev[0].group = -1;
+	ev[0].has_estimate = true;
+	ev[0].estimate = ev[0].estimate_lo = ev[0].estimate_hi = 1000;
+	ev[0].scale = 1;
+	ev[1].name = "instructions";
+	ev[1].group = -1;
+	ev[1].has_estimate = true;
+	ev[1].estimate = 2000;
+	ev[1].estimate_lo = 1900;
+	ev[1].estimate_hi = 2100;
+	ev[1].scale = 2;
+	ev[1].has_reliability = true;
+	ev[1].reliability = 0.93;
+	meta.events = ev;
+	meta.nr_events = 2;
+	meta.mux.mode = "kernel";
+	meta.mux.nr_slices = 40;
+	meta.mux.slice_ms = 10;
+	meta.mux.reliability = 0.93;
+	mux_meta__render(&meta, &sb);
+	diag("%s", sb.buf ? sb.buf : "");
+	ok(sb.buf && strstr(sb.buf, "kernel (more events than counters), read in 40 periods of 10 ms"),
+	   "kernel block: its periods");
+	ok(sb.buf && strstr(sb.buf, "2000 [1900-2100]") && strstr(sb.buf, "reliability 0.93 (reliable)"),
+	   "kernel block: a multiplexed event's interval and reliability");
+	ok(sb.buf && strstr(sb.buf, " exact"), "kernel block: the event never multiplexed is exact");
+	strbuf__exit(&sb);
+	j = mux_meta__to_json(&meta);
+	e1 = j ? json_array_get(json_object_get(j, "events"), 1) : NULL;
+	ok(e1 && json_real_value(json_object_get(e1, "reliability")) == 0.93 &&
+	   json_is_false(json_object_get(e1, "exact")) &&
+	   json_is_true(json_object_get(json_array_get(json_object_get(j, "events"), 0), "exact")),
+	   "kernel block as JSON: reliability, exact");
+	json_decref(j);
+}
+
 int main(void)
 {
+	test_kernel();
+	test_kernel_render();
 	test_scale();
 	test_gaps();
 	test_reliability();
