@@ -150,16 +150,16 @@ check "record stores no per-row reliability (readers compute it from the slice l
 	jq -e '.mux | has("rows") | not' phases/meta.json
 # the report computes it per row, for every kind of row
 "$GX_BIN" report --json --limit 0 phases >phases.json 2>/dev/null
-rows=$(jq '[.threads[] | select(.samples[0] >= 100)] | length' phases.json)
+rows=$(jq '[.threads[] | select(.samples[0] >= 40)] | length' phases.json)
 [ "$rows" -ge 2 ]
 ok $? "two busy thread rows ($rows)"
-is "$(jq '[.threads[] | select(.samples[0] >= 100 and .mux_reliability >= 0.7)] | length' phases.json)" 0 \
+is "$(jq '[.threads[] | select(.samples[0] >= 40 and .mux_reliability >= 0.7)] | length' phases.json)" 0 \
 	"report: the phases' thread rows have MUX reliability < 0.7"
 "$GX_BIN" report phases >phases.txt 2>/dev/null
 check "report text: the multiplexing block names the unreliable threads" \
 	grep -qE '^  [0-9]+ threads? with MUX reliability below 0\.7: [0-9]+ \(0\.[0-6][0-9]\)' phases.txt
 check "report: the process row (both phases together) is more reliable than either thread" \
-	jq -e '(.processes[0].mux_reliability) > ([.threads[] | select(.samples[0] >= 100) | .mux_reliability] | max)' phases.json
+	jq -e '(.processes[0].mux_reliability) > ([.threads[] | select(.samples[0] >= 40) | .mux_reliability] | max)' phases.json
 check "report text: unreliable rows marked with !" sh -c "'$GX_BIN' report phases | grep -qE '0\.[0-6][0-9]! '"
 # check gates every row on its own reliability, not the whole run's
 "$GX_BIN" check phases --function fault_phase --max cpi=1 >check.out 2>&1

@@ -25,7 +25,9 @@ share() {	# share RESULT: (gexplore's CPU + sampling) / duration, from report --
 }
 sd=$(share dflt)
 sh=$(share high)
-awk -v d="$sd" -v h="$sh" 'BEGIN { exit !(h > 3 * d && h > 0.1) }'
+# 8x alone, 2.2-2.5x on a busy machine (the run's duration stretches while
+# the default's own CPU does not shrink): twice is what holds for both
+awk -v d="$sd" -v h="$sh" 'BEGIN { exit !(h > 2 * d && h > 0.1) }'
 ok $? "the high-rate recording's overhead ($sh of the run) is visibly larger than the default's ($sd)"
 awk -v d="$(jq .sample_records dflt/meta.json)" -v h="$(jq .sample_records high/meta.json)" 'BEGIN { exit !(h > 5 * d) }'
 ok $? "... with many more samples"

@@ -8,7 +8,11 @@
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 COPY="$GX_SRCDIR/tests/pmu/tree-copy"
 command -v git >/dev/null || skip_all "no git"
-git -C "$GX_SRCDIR" rev-parse --git-dir >/dev/null 2>&1 || skip_all "the source tree is not a git checkout"
+# the top of a checkout: CI's ASan tree is a copy inside the checkout's
+# ignored build-asan/, where git finds the outer repository
+top=$(git -C "$GX_SRCDIR" rev-parse --show-toplevel 2>/dev/null) &&
+	[ "$(cd "$top" && pwd -P)" = "$(cd "$GX_SRCDIR" && pwd -P)" ] ||
+	skip_all "the source tree is not the top of a git checkout"
 [ -f "$GX_BUILDDIR/src/util/sys.o" ] || skip_all "no objects in $GX_BUILDDIR to plant (a VPATH or installed build)"
 
 # ELF files under a directory, one "PATH e_machine" a line (62: x86-64, 183: aarch64)
