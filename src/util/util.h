@@ -101,6 +101,55 @@ void strbuf__addf(struct strbuf *sb, const char *fmt, ...) GX_PRINTF(2, 3);
 char *strbuf__detach(struct strbuf *sb);
 void strbuf__exit(struct strbuf *sb);
 
+/* ---- scaling: the one rule of multiplexed counts (scale.c) ---------------
+ * An event that counted for `running` of the `enabled` time it was meant
+ * to cover saw only that share of the work: its estimate is
+ *	value = count x enabled / running
+ * (perf stat's rule). Every path uses this one: gexplore's rotation passes
+ * the run's time and the time its group was on (mux_log__scale), the
+ * kernel's multiplexing a counting read's time enabled and running
+ * (--mux=kernel, more events than counters, group reads carried by
+ * samples, results written by perf), and perf stat's own output read by
+ * `topdown --counts` (gx_scale_printed). Row estimates are sample periods
+ * x scale, for the same reason. It lives here, the lowest module, so that
+ * topdown (below mux) and mux share it.
+ */
+struct gx_scaled {
+	double value;		/* the estimate; NAN when it never counted */
+	double scale;		/* enabled / running: 1 when it never left its
+				   counter (or no times are known); NAN never ran */
+	double running;		/* running / enabled in (0, 1]; NAN when the
+				   times are unknown or it never ran */
+	bool multiplexed;	/* it counted less than GX_FULL_RUNNING of the time */
+};
+
+/* A share of the time at least this is "all of it" (clocks read apart). */
+#define GX_FULL_RUNNING 0.999
+/* An event that counted less than this share of the run gets a warning. */
+#define GX_LOW_RUNNING 0.10
+
+/* The rule above into *out. enabled <= 0 (or running NAN): no times, the
+ * count stands (scale 1, running NAN); running <= 0 < enabled: never
+ * counted (value, scale and running NAN); running >= enabled: scale 1. */
+void gx_scale(double count, double enabled, double running, struct gx_scaled *out);
+/*
+ * The rule for a value printed already scaled by it (perf stat prints
+ * count x enabled / running beside the running time and the percentage
+ * running / enabled): the count it was made from is taken back
+ * (value x running / enabled) and scaled again by gx_scale, so that the
+ * value, its running share and whether it was multiplexed come from the
+ * same rule as every other path's. `enabled`/`running` as for gx_scale.
+ */
+void gx_scale_printed(double value, double enabled, double running, struct gx_scaled *out);
+/* The factor alone: gx_scale(1, enabled, running).scale. */
+double gx_scale_factor(double enabled, double running);
+/* The warning for an event `name` that counted `running` (a share) of the
+ * run when that is below GX_LOW_RUNNING, else NULL. Newly allocated. */
+char *gx_running_warning(const char *name, double running);
+/* perf stat's "(53.33%)" appended to sb for a share below
+ * GX_FULL_RUNNING; nothing for 1 or NAN. */
+void gx_format_running(struct strbuf *sb, double running);
+
 /* ---- text for a terminal ------------------------------------------------
  * The one rule for an untrusted string (a name from a file, a workload's
  * comm or argv, a path) printed as text: printable ASCII and valid UTF-8
