@@ -150,6 +150,44 @@ char *gx_running_warning(const char *name, double running);
  * GX_FULL_RUNNING; nothing for 1 or NAN. */
 void gx_format_running(struct strbuf *sb, double running);
 
+/* ---- a library opened when first needed (lazylib.c) ----------------------
+ * A module that uses a heavy library only for some commands (libdw to
+ * symbolize, libunwind to unwind, ncursesw for the TUI) links none of it:
+ * it lists the functions it calls (GX_LAZYLIB_FN below defines each as a
+ * call through the table) and opens the library where its work starts.
+ */
+struct gx_lazylib {
+	const char *soname;		/* "libdw.so.1" */
+	const char *package;		/* the Debian package an error names */
+	const char *const *names;	/* the symbols to resolve, nr of them */
+	void **fns;			/* their addresses, filled by __open */
+	size_t nr;
+	void *handle;			/* NULL until opened */
+};
+/*
+ * Open l and resolve every name (once: later calls return 0 at once).
+ * 0, or GX_E_NOTSUP with a message in *cause naming the library and its
+ * package when it or one of its symbols is missing (nothing is kept).
+ * Thread-safe. The library stays loaded until exit.
+ */
+int gx_lazylib__open(struct gx_lazylib *l, char **cause);
+/* Whether l was opened (tests: what a command loaded). */
+bool gx_lazylib__loaded(const struct gx_lazylib *l);
+/*
+ * The definition of a function `name` of a lazily opened library whose
+ * table is `lib_fns` and index `idx`: a call through the address resolved
+ * by gx_lazylib__open, with the prototype of the library's own header (the
+ * compiler checks the two agree). Called before the library was opened it
+ * calls NULL: each module opens its library where its work starts.
+ */
+#define GX_LAZYLIB_FN(lib_fns, idx, ret, name, params, args) \
+	ret name params { return ((ret (*) params)(lib_fns)[idx]) args; }
+#define GX_LAZYLIB_VOID(lib_fns, idx, name, params, args) \
+	void name params { ((void (*) params)(lib_fns)[idx]) args; }
+/* A macro's expansion as a string ("_Ux86_64_step" for unw_step). */
+#define GX_STR_(x) #x
+#define GX_XSTR(x) GX_STR_(x)
+
 /* ---- text for a terminal ------------------------------------------------
  * The one rule for an untrusted string (a name from a file, a workload's
  * comm or argv, a path) printed as text: printable ASCII and valid UTF-8
