@@ -75,8 +75,3 @@ int sym_libdw__open(char **cause)
 {
 	return gx_lazylib__open(&libdw, cause);
 }
-
-bool sym_libdw__loaded(void)
-{
-	return gx_lazylib__loaded(&libdw);
-}

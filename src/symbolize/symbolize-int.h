@@ -217,8 +217,7 @@ void sym_fde__load(struct sym_dso *dso);
 void sym_jit__exit(struct sym_session *s);
 
 /* sym-libdw.c: libdw, opened by sym_session__new (0, or GX_E_NOTSUP with
- * the library and its package in *cause); whether it was. */
+ * the library and its package in *cause). */
 int sym_libdw__open(char **cause);
-bool sym_libdw__loaded(void);
 
 #endif /* GX_SYMBOLIZE_INT_H */

@@ -49,12 +49,3 @@ out:
 	return err;
 }
 
-bool gx_lazylib__loaded(const struct gx_lazylib *l)
-{
-	bool loaded;
-
-	pthread_mutex_lock(&lazylib_lock);
-	loaded = l->handle != NULL;
-	pthread_mutex_unlock(&lazylib_lock);
-	return loaded;
-}

@@ -171,8 +171,6 @@ struct gx_lazylib {
  * Thread-safe. The library stays loaded until exit.
  */
 int gx_lazylib__open(struct gx_lazylib *l, char **cause);
-/* Whether l was opened (tests: what a command loaded). */
-bool gx_lazylib__loaded(const struct gx_lazylib *l);
 /*
  * The definition of a function `name` of a lazily opened library whose
  * table is `lib_fns` and index `idx`: a call through the address resolved
