@@ -224,6 +224,80 @@ static void smt_both(const struct td_model *m, const double *counts, const struc
 	td_result__exit(&on);
 }
 
+/* Whether an event of the row counted less than all of the time. */
+static bool row_multiplexed(const struct td_counts *c, size_t r)
+{
+	const struct td_counts_row *row = &c->rows[r];
+
+	for (size_t k = 0; k < c->nr_events; k++)
+		if (!isnan(row->counts[k]) && !isnan(row->run[k]) && row->run[k] < GX_FULL_RUNNING)
+			return true;
+	return false;
+}
+
+/*
+ * The row's events as perf stat prints them when one was multiplexed:
+ * the value (scaled by the one rule, gx_scale_printed) and the running
+ * share beside each event that did not count all of the time; then a
+ * warning for each under GX_LOW_RUNNING.
+ */
+static void row_events_text(const struct td_model *m, const struct td_counts *c, size_t r,
+			    struct strbuf *sb)
+{
+	const struct td_counts_row *row = &c->rows[r];
+	struct strbuf warn = STRBUF_INIT;
+
+	if (!row_multiplexed(c, r))
+		return;
+	strbuf__addstr(sb, "Events (scaled by enabled/running; running share when multiplexed):\n");
+	for (size_t k = 0; k < c->nr_events; k++) {
+		const char *id = td_model__event(m, k)->id;
+		char *w;
+
+		if (isnan(row->counts[k]))
+			continue;
+		strbuf__addf(sb, "  %-36s %18.0f", gx_esc(id), row->counts[k]);
+		if (!isnan(row->run[k]) && row->run[k] < GX_FULL_RUNNING) {
+			strbuf__addstr(sb, "  ");
+			gx_format_running(sb, row->run[k]);
+		}
+		strbuf__addstr(sb, "\n");
+		w = gx_running_warning(id, row->run[k]);
+		if (w)
+			strbuf__addf(&warn, "warning: %s\n", gx_esc(w));
+		free(w);
+	}
+	strbuf__addstr(sb, warn.buf ? warn.buf : "");
+	strbuf__exit(&warn);
+}
+
+/* The row's events for JSON: [{event, value, running, multiplexed}], and
+ * the warnings of those under GX_LOW_RUNNING into warnings. */
+static json_t *row_events_json(const struct td_model *m, const struct td_counts *c, size_t r,
+			       json_t *warnings)
+{
+	const struct td_counts_row *row = &c->rows[r];
+	json_t *arr = json_array();
+
+	for (size_t k = 0; k < c->nr_events; k++) {
+		const char *id = td_model__event(m, k)->id;
+		double run = row->run[k];
+		char *w;
+
+		if (isnan(row->counts[k]))
+			continue;
+		json_array_append_new(arr, json_pack("{s:s,s:f,s:o,s:b}", "event", gx_utf8(id),
+						    "value", row->counts[k], "running",
+						    isnan(run) ? json_null() : json_real(run),
+						    "multiplexed", !isnan(run) && run < GX_FULL_RUNNING));
+		w = gx_running_warning(id, run);
+		if (w)
+			json_array_append_new(warnings, json_string(gx_utf8(w)));
+		free(w);
+	}
+	return arr;
+}
+
 static void print_row(const struct td_model *m, const struct td_counts *c, size_t r,
 		      struct td_ctx *ctx, bool chosen_variant, bool smt_given, bool brief)
 {
@@ -237,8 +311,9 @@ static void print_row(const struct td_model *m, const struct td_counts *c, size_
 	if (c->nr_rows > 1)
 		printf("%s== %s ==\n", r ? "\n" : "", label);
 	if (!isnan(run) && run < 1)
-		printf("MUX: some events were counted only %.0f%% of the time (reliability %.2f, %s)\n",
+		printf("MUX: some events were counted only %.2f%% of the time (reliability %.2f, %s)\n",
 		       100 * run, run, mux_reliability_word(run));
+	row_events_text(m, c, r, &sb);
 	td_result__print(m, &res, &sb, brief ? 0 : TD_PRINT_ALL);
 	fputs(sb.buf ? sb.buf : "", stdout);
 	if (any_na(m, &res)) {
@@ -265,7 +340,7 @@ static json_t *row_json(const struct td_model *m, const struct td_counts *c, siz
 	const struct td_counts_row *row = &c->rows[r];
 	struct td_result res;
 	struct td_ctx used = *ctx;
-	json_t *o, *miss = json_array();
+	json_t *o, *miss = json_array(), *warnings;
 	double run = td_counts_row__min_run(c, r);
 
 	eval_row(m, row->counts, ctx, chosen_variant, &res);
@@ -278,6 +353,9 @@ static json_t *row_json(const struct td_model *m, const struct td_counts *c, siz
 	missing_events(m, &used, row, NULL, miss);
 	json_object_set_new(o, "missing_events", miss);
 	json_object_set_new(o, "mux_reliability", isnan(run) ? json_null() : json_real(run));
+	warnings = json_array();
+	json_object_set_new(o, "events", row_events_json(m, c, r, warnings));
+	json_object_set_new(o, "warnings", warnings);
 	if (!smt_given) {
 		json_t *both = json_array();
 

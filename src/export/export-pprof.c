@@ -32,6 +32,44 @@
 #include "export/profile.pb-c.h"
 #include "symbolize/symbolize.h"
 
+/*
+ * libprotobuf-c is opened by export_pprof__write, not linked: only this
+ * export needs it, and loading it was a share of every command (issue 26,
+ * part 4). The generated code's calls land here, each a call through the
+ * address gx_lazylib__open resolved. The empty string its initializers
+ * name is ours: this export only packs, and packing reads it as "".
+ */
+#define PB_FNS(X, V) \
+	X(size_t, protobuf_c_message_get_packed_size, (const ProtobufCMessage *m), (m)) \
+	X(size_t, protobuf_c_message_pack, (const ProtobufCMessage *m, uint8_t *out), (m, out)) \
+	X(size_t, protobuf_c_message_pack_to_buffer, (const ProtobufCMessage *m, ProtobufCBuffer *b), (m, b)) \
+	X(ProtobufCMessage *, protobuf_c_message_unpack, (const ProtobufCMessageDescriptor *d, \
+	  ProtobufCAllocator *a, size_t len, const uint8_t *data), (d, a, len, data)) \
+	V(protobuf_c_message_free_unpacked, (ProtobufCMessage *m, ProtobufCAllocator *a), (m, a))
+
+#define PB_ENUM(ret, name, params, args) PB_##name,
+#define PB_ENUM_V(name, params, args) PB_##name,
+enum { PB_FNS(PB_ENUM, PB_ENUM_V) PB_NR_ };
+
+#define PB_NAME(ret, name, params, args) #name,
+#define PB_NAME_V(name, params, args) #name,
+static const char *const pb_names[] = { PB_FNS(PB_NAME, PB_NAME_V) };
+static void *pb_fns[PB_NR_];
+
+static struct gx_lazylib libprotobuf_c = {
+	.soname = "libprotobuf-c.so.1",
+	.package = "libprotobuf-c1",
+	.names = pb_names,
+	.fns = pb_fns,
+	.nr = PB_NR_,
+};
+
+#define PB_DEF(ret, name, params, args) GX_LAZYLIB_FN(pb_fns, PB_##name, ret, name, params, args)
+#define PB_DEF_V(name, params, args) GX_LAZYLIB_VOID(pb_fns, PB_##name, name, params, args)
+PB_FNS(PB_DEF, PB_DEF_V)
+
+const char protobuf_c_empty_string[] = "";
+
 #define MAX_FRAMES 128
 #define KERNEL_START 0xffff800000000000ULL
 
@@ -580,7 +618,10 @@ int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const
 			char **cause)
 {
 	struct exporter *x = (struct exporter *)p;
+	int err = gx_lazylib__open(&libprotobuf_c, cause);
 
+	if (err)
+		return err;
 	x->res = r;
 	x->sym = gx_result__symbolizer(r);
 	return encode(x, path, cause);

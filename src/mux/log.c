@@ -368,7 +368,7 @@ double mux_log__scale(const struct mux_log *l, size_t e)
 	gw = log__weight(l, l->group_of[e], BY_WALL);
 	/* the one rule: the run's time is what it was enabled for, its
 	 * group's time what it ran */
-	return gw > 0 ? mux_scale_factor(log__run_weight(l, BY_WALL), gw) : 0.0;
+	return gw > 0 ? gx_scale_factor(log__run_weight(l, BY_WALL), gw) : 0.0;
 }
 
 /* ---- reliability ------------------------------------------------------------ */
@@ -448,7 +448,7 @@ static void log__point(const struct mux_log *l, double *est)
 		if (l->group_of[e] < 0)
 			est[e] = l->has_total[e] ? (double)l->total[e] : raw;
 		else
-			est[e] = gw > 0 ? raw * mux_scale_factor(run, gw) : NAN;
+			est[e] = gw > 0 ? raw * gx_scale_factor(run, gw) : NAN;
 	}
 }
 
@@ -775,12 +775,12 @@ double mux_kernel_reliability(const double *count, const double *running, size_t
 void mux_log__kernel_estimate(const struct mux_log *l, size_t e, double count, double enabled,
 			      double running, struct mux_kernel_estimate *out)
 {
-	struct mux_scaled sc;
+	struct gx_scaled sc;
 	double *c, *u, sc_sum = 0, su = 0, r, d2 = 0, n = 0, rel, f, half, strat = 0, lo, hi;
 	bool tasks = l->nr_k > 0;
 
 	memset(out, 0, sizeof(*out));
-	mux_scale(count, enabled, running, &sc);
+	gx_scale(count, enabled, running, &sc);
 	out->value = sc.value;
 	out->lo = out->hi = out->reliability = out->stratified = NAN;
 	if (!sc.multiplexed) {

@@ -61,46 +61,9 @@ const char *mux_mode_name(enum mux_mode m);
 int mux_mode_parse(const char *s, enum mux_mode *out);
 
 /* ======================================================================
- * Scaling: the one rule (scale.c)
+ * Scaling: the one rule is util's gx_scale (src/util/scale.c), below
+ * topdown, whose perf stat input goes through it too
  * ==================================================================== */
-
-/*
- * An event that counted for `running` of the `enabled` time it was meant
- * to cover saw only that share of the work: its estimate is
- *	value = count x enabled / running
- * (perf stat's rule). Every path uses this one: gexplore's rotation passes
- * the run's time and the time its group was on (mux_log__scale), the
- * kernel's multiplexing a counting read's time enabled and running
- * (--mux=kernel, more events than counters, group reads carried by
- * samples, results written by perf). Row estimates are sample periods x
- * scale, for the same reason.
- */
-struct mux_scaled {
-	double value;		/* the estimate; NAN when it never counted */
-	double scale;		/* enabled / running: 1 when it never left its
-				   counter (or no times are known); NAN never ran */
-	double running;		/* running / enabled in (0, 1]; NAN when the
-				   times are unknown or it never ran */
-	bool multiplexed;	/* it counted less than MUX_FULL_RUNNING of the time */
-};
-
-/* A share of the time at least this is "all of it" (clocks read apart). */
-#define MUX_FULL_RUNNING 0.999
-/* An event that counted less than this share of the run gets a warning. */
-#define MUX_LOW_RUNNING 0.10
-
-/* The rule above into *out. enabled <= 0 (or running NAN): no times, the
- * count stands (scale 1, running NAN); running <= 0 < enabled: never
- * counted (value, scale and running NAN); running >= enabled: scale 1. */
-void mux_scale(double count, double enabled, double running, struct mux_scaled *out);
-/* The factor alone: mux_scale(1, enabled, running).scale. */
-double mux_scale_factor(double enabled, double running);
-/* The warning for an event `name` that counted `running` (a share) of the
- * run when that is below MUX_LOW_RUNNING, else NULL. Newly allocated. */
-char *mux_running_warning(const char *name, double running);
-/* perf stat's "(53.33%)" appended to sb for a share below
- * MUX_FULL_RUNNING; nothing for 1 or NAN. */
-void mux_format_running(struct strbuf *sb, double running);
 
 /* ======================================================================
  * Counters and the planner
@@ -344,7 +307,7 @@ uint64_t mux_log__group_ns(const struct mux_log *l, uint32_t g);
 /* The factor that turns what event e saw in a row into the row's
  * estimate: run time (the slices and the gaps between them) / time its
  * group was active (wall clock; 1 for always-on events; 0 when the group
- * never ran), through mux_scale. Row estimates = sample periods x this
+ * never ran), through gx_scale. Row estimates = sample periods x this
  * (DESIGN section 4). */
 double mux_log__scale(const struct mux_log *l, size_t e);
 

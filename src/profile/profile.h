@@ -190,7 +190,7 @@ uint64_t profile__inlined(const struct profile *p, size_t e, uint64_t *period);
  * Event e's time enabled and running as the samples' group reads
  * (PERF_SAMPLE_READ with PERF_FORMAT_TOTAL_TIME_*) carried them: each
  * counter's growth from its thread's first read to its last, summed. What
- * scales its values when the kernel multiplexed it (mux_scale). false
+ * scales its values when the kernel multiplexed it (gx_scale). false
  * (both 0) when no read carried times.
  */
 bool profile__read_times(const struct profile *p, size_t e, uint64_t *enabled, uint64_t *running);

@@ -220,11 +220,11 @@ static void finish_kernel(struct record_mux *rm, struct gx_meta *meta, bool quie
 	meta->mux.reliability = NAN;
 	for (size_t e = 0; e < meta->nr_events; e++) {
 		const struct gx_meta_event *me = &meta->events[e];
-		struct mux_scaled sc;
+		struct gx_scaled sc;
 
 		if (!me->has_count)
 			continue;
-		mux_scale((double)me->count, (double)me->time_enabled, (double)me->time_running, &sc);
+		gx_scale((double)me->count, (double)me->time_enabled, (double)me->time_running, &sc);
 		any |= sc.multiplexed;
 	}
 	if (rm->slice_path && access(rm->slice_path, F_OK) == 0) {
@@ -255,11 +255,11 @@ static void finish_kernel(struct record_mux *rm, struct gx_meta *meta, bool quie
 	for (size_t e = 0; e < meta->nr_events; e++) {
 		struct gx_meta_event *me = &meta->events[e];
 		struct mux_kernel_estimate ke;
-		struct mux_scaled sc;
+		struct gx_scaled sc;
 
 		if (!me->has_count)
 			continue;
-		mux_scale((double)me->count, (double)me->time_enabled, (double)me->time_running, &sc);
+		gx_scale((double)me->count, (double)me->time_enabled, (double)me->time_running, &sc);
 		me->has_estimate = true;
 		me->scale = sc.scale;
 		me->estimate = sc.value;

@@ -119,7 +119,7 @@ static char **running_warnings(struct gx_result *in)
 	char **v = xcalloc(n + 1, sizeof(*v));
 
 	for (size_t i = 0; i < n; i++) {
-		char *w = mux_running_warning(report__event_name(in, i), gx_result__event(in, i)->running);
+		char *w = gx_running_warning(report__event_name(in, i), gx_result__event(in, i)->running);
 
 		if (w)
 			v[k++] = w;
@@ -342,7 +342,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 			strbuf__addf(sb, "%15s", "");
 		if (ge->multiplexed) {
 			strbuf__addstr(sb, "  ");
-			mux_format_running(sb, ge->running);
+			gx_format_running(sb, ge->running);
 		}
 		strbuf__addstr(sb, "\n");
 	}

@@ -281,50 +281,50 @@ static bool rotated(const struct gx_meta *meta)
 }
 
 /*
- * How event i is scaled (mux's one rule, mux_scale): *sc from the slice
+ * How event i is scaled (mux's one rule, gx_scale): *sc from the slice
  * log of gexplore's rotation (the run's time over its group's), else
  * meta.json's counting read (time enabled over running: the kernel
  * multiplexed it), else the samples' group reads, else meta.json's scale
  * (--mux-runs, logs that did not survive), else 1.
  */
-static void event_scaling(const struct gx_result *r, size_t i, struct mux_scaled *sc)
+static void event_scaling(const struct gx_result *r, size_t i, struct gx_scaled *sc)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
 	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
 	uint64_t en, run;
 
-	mux_scale(1.0, 0, 0, sc);		/* no times: 1 */
+	gx_scale(1.0, 0, 0, sc);		/* no times: 1 */
 	if (r->log && i < mux_log__nr_events(r->log)) {
 		/* it saw the run only while its group was on */
 		double s = mux_log__scale(r->log, i);
 
 		if (s > 0)
-			mux_scale(1.0, s, 1.0, sc);
+			gx_scale(1.0, s, 1.0, sc);
 		return;
 	}
 	if (e && e->has_estimate && isfinite(e->scale) && e->scale > 0 && rotated(meta)) {
-		mux_scale(1.0, e->scale, 1.0, sc);	/* the log did not survive */
+		gx_scale(1.0, e->scale, 1.0, sc);	/* the log did not survive */
 		return;
 	}
 	if (e && e->has_count && e->time_enabled) {
-		mux_scale(1.0, (double)e->time_enabled, (double)e->time_running, sc);
+		gx_scale(1.0, (double)e->time_enabled, (double)e->time_running, sc);
 		if (isnan(sc->scale))
-			mux_scale(1.0, 0, 0, sc);	/* never counted: its samples stand */
+			gx_scale(1.0, 0, 0, sc);	/* never counted: its samples stand */
 		return;
 	}
 	if (profile__read_times(r->profile, i, &en, &run)) {
-		mux_scale(1.0, (double)en, (double)run, sc);
+		gx_scale(1.0, (double)en, (double)run, sc);
 		return;
 	}
 	if (e && e->has_estimate && isfinite(e->scale) && e->scale > 0)
-		mux_scale(1.0, e->scale, 1.0, sc);
+		gx_scale(1.0, e->scale, 1.0, sc);
 }
 
 static double run_value(const struct gx_result *r, size_t i, bool *counted)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
 	const struct gx_meta_event *e = meta && i < meta->nr_events ? &meta->events[i] : NULL;
-	struct mux_scaled sc;
+	struct gx_scaled sc;
 
 	*counted = false;
 	if (e && e->unsupported)
@@ -336,7 +336,7 @@ static double run_value(const struct gx_result *r, size_t i, bool *counted)
 		return e->estimate;
 	}
 	if (e && e->has_count) {
-		mux_scale((double)e->count, (double)e->time_enabled, (double)e->time_running, &sc);
+		gx_scale((double)e->count, (double)e->time_enabled, (double)e->time_running, &sc);
 		if (isnan(sc.value))
 			return NAN;	/* never counted */
 		*counted = true;
@@ -428,7 +428,7 @@ static void build_events(struct gx_result *r)
 	for (size_t i = 0; i < n; i++) {
 		struct gx_event *e = &r->events[i];
 
-		struct mux_scaled sc;
+		struct gx_scaled sc;
 
 		event_scaling(r, i, &sc);
 		e->scale = sc.scale;

@@ -137,9 +137,9 @@ struct gx_event {
 	/* run time / the time its group was active: what its samples are
 	 * multiplied by (1 when it was never rotated) */
 	double scale;
-	/* the share of the run it counted (mux_scale's running): < 1 when
+	/* the share of the run it counted (gx_scale's running): < 1 when
 	 * multiplexed (gexplore's rotation, the kernel's, group reads),
-	 * NAN when not known; multiplexed: below MUX_FULL_RUNNING */
+	 * NAN when not known; multiplexed: below GX_FULL_RUNNING */
 	double running;
 	bool multiplexed;
 	/* whole-run value: the multiplexed estimate, the counting read

@@ -128,7 +128,12 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 {
 	struct sym_session *s;
 	size_t i;
+	int err;
 
+	/* libdw is opened here, not linked: only a symbolizing command loads it */
+	err = sym_libdw__open(cause);
+	if (err)
+		return err;
 	s = xzalloc(sizeof(*s));
 	strtab__init(&s->strs);
 	strtab__intern(&s->strs, "");	/* id 0 == SYM_STR_NONE */
@@ -173,7 +178,6 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 	s->callbacks.section_address = dwfl_offline_section_address;
 	s->callbacks.debuginfo_path = &s->debuginfo_path;
 
-	(void)cause;
 	*out = s;
 	return 0;
 }

@@ -216,4 +216,8 @@ void sym_fde__load(struct sym_dso *dso);
 /* sym-jit.c */
 void sym_jit__exit(struct sym_session *s);
 
+/* sym-libdw.c: libdw, opened by sym_session__new (0, or GX_E_NOTSUP with
+ * the library and its package in *cause). */
+int sym_libdw__open(char **cause);
+
 #endif /* GX_SYMBOLIZE_INT_H */

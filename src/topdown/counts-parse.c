@@ -173,7 +173,8 @@ static int counts_parse__add(struct counts_parse *cp, const struct line_count *l
 	int idx = td_counts_resolve(cp->m, lc->event, pmu, sizeof(pmu));
 	size_t r;
 	struct copy_acc *a;
-	double w, run;
+	struct gx_scaled sc;
+	double w, run, enabled = 0, running = NAN;
 
 	if (idx < 0) {
 		cp->unknown++;
@@ -220,10 +221,30 @@ static int counts_parse__add(struct counts_parse *cp, const struct line_count *l
 			a->missing = lc->why;
 		return 0;
 	}
+	/*
+	 * perf stat printed count x enabled / running (its -c scaling) with
+	 * the running time and running / enabled as a percentage: the one
+	 * rule (gx_scale_printed) gives the value and its running share, as
+	 * for gexplore's and the kernel's multiplexing. The text layout has
+	 * the share alone: enabled 1, running the share.
+	 */
+	if (!isnan(lc->pct) && lc->pct > 0 && !isnan(lc->runtime) && lc->runtime > 0) {
+		running = lc->runtime;
+		enabled = lc->runtime * 100.0 / lc->pct;
+	} else if (!isnan(lc->pct)) {
+		running = lc->pct / 100.0;
+		enabled = 1.0;
+	}
+	gx_scale_printed(lc->value, enabled, running, &sc);
+	if (isnan(sc.value)) {	/* enabled, never running: perf's <not counted> */
+		if (!a->missing)
+			a->missing = TD_MISSING_NOT_COUNTED;
+		return 0;
+	}
+	run = sc.running;
 	/* weight: running time, else the running share, else 1 */
-	run = !isnan(lc->pct) ? lc->pct / 100.0 : NAN;
 	w = !isnan(lc->runtime) && lc->runtime > 0 ? lc->runtime : !isnan(run) && run > 0 ? run : 1;
-	a->vw += lc->value * w;
+	a->vw += sc.value * w;
 	a->w += w;
 	a->n++;
 	if (!isnan(run))

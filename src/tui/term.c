@@ -20,6 +20,66 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * ncursesw (with libtinfo) is opened when the TUI starts, not linked: a
+ * record, a report or a check never draws, and loading them was a share of
+ * each (issue 26, part 4). Every curses function used here is defined
+ * below as a call through the address gx_lazylib__open resolved; stdscr
+ * and curscr, curses' own variables, are read through theirs.
+ */
+#define CURSES_FNS(X, V) \
+	X(int, cbreak, (void), ()) \
+	X(int, clearok, (WINDOW *w, bool b), (w, b)) \
+	X(int, curs_set, (int v), (v)) \
+	V(delscreen, (SCREEN *sp), (sp)) \
+	X(int, endwin, (void), ()) \
+	X(bool, has_colors, (void), ()) \
+	X(int, init_pair, (NCURSES_PAIRS_T p, NCURSES_COLOR_T f, NCURSES_COLOR_T b), (p, f, b)) \
+	X(int, keypad, (WINDOW *w, bool b), (w, b)) \
+	X(SCREEN *, newterm, (const char *t, FILE *o, FILE *i), (t, o, i)) \
+	X(int, nodelay, (WINDOW *w, bool b), (w, b)) \
+	X(int, noecho, (void), ()) \
+	X(int, nonl, (void), ()) \
+	X(int, set_escdelay, (int ms), (ms)) \
+	X(SCREEN *, set_term, (SCREEN *sp), (sp)) \
+	X(int, setcchar, (cchar_t *c, const wchar_t *wc, const attr_t a, NCURSES_PAIRS_T p, const void *o), (c, wc, a, p, o)) \
+	X(int, start_color, (void), ()) \
+	X(int, use_default_colors, (void), ()) \
+	X(int, wadd_wch, (WINDOW *w, const cchar_t *c), (w, c)) \
+	X(int, waddch, (WINDOW *w, const chtype c), (w, c)) \
+	X(int, werase, (WINDOW *w), (w)) \
+	X(int, wgetch, (WINDOW *w), (w)) \
+	X(int, wmove, (WINDOW *w, int y, int x), (w, y, x)) \
+	X(int, wrefresh, (WINDOW *w), (w))
+
+#define CURSES_ENUM(ret, name, params, args) CURSES_##name,
+#define CURSES_ENUM_V(name, params, args) CURSES_##name,
+enum { CURSES_FNS(CURSES_ENUM, CURSES_ENUM_V) CURSES_stdscr, CURSES_curscr, CURSES_NR_ };
+
+#define CURSES_NAME(ret, name, params, args) #name,
+#define CURSES_NAME_V(name, params, args) #name,
+static const char *const curses_names[] = { CURSES_FNS(CURSES_NAME, CURSES_NAME_V) "stdscr",
+					    "curscr" };
+static void *curses_fns[CURSES_NR_];
+
+static struct gx_lazylib curses = {
+	.soname = "libncursesw.so.6",
+	.package = "libncursesw6",
+	.names = curses_names,
+	.fns = curses_fns,
+	.nr = CURSES_NR_,
+};
+
+#define CURSES_DEF(ret, name, params, args) GX_LAZYLIB_FN(curses_fns, CURSES_##name, ret, name, params, args)
+#define CURSES_DEF_V(name, params, args) GX_LAZYLIB_VOID(curses_fns, CURSES_##name, name, params, args)
+CURSES_FNS(CURSES_DEF, CURSES_DEF_V)
+
+/* curses' variables, in the library opened */
+#undef stdscr
+#undef curscr
+#define stdscr (*(WINDOW **)curses_fns[CURSES_stdscr])
+#define curscr (*(WINDOW **)curses_fns[CURSES_curscr])
+
 bool tui_usable(const char **why)
 {
 	const char *term = getenv("TERM");
@@ -150,8 +210,11 @@ int tui_run(struct tui_session *s, char **cause)
 	 * curses, which would otherwise put its own (exit status 1); no
 	 * SA_RESTART, so a getch() waiting returns. */
 	struct sigaction sa = { .sa_handler = on_sigint }, old;
-	int w, h;
+	int w, h, err;
 
+	err = gx_lazylib__open(&curses, cause);
+	if (err)
+		return err;
 	setlocale(LC_CTYPE, "");
 	interrupted = 0;
 	sigemptyset(&sa.sa_mask);

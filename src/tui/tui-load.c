@@ -474,7 +474,7 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 
 		if (!ge->multiplexed)
 			continue;
-		mux_format_running(&run, ge->running);
+		gx_format_running(&run, ge->running);
 		if (e && e->has_estimate && e->estimate_hi > e->estimate_lo)
 			tui_model__add_confidence(m, "%s %.4g [%.4g-%.4g] x%.2f %s", ge->name,
 						  ge->run_value, e->estimate_lo, e->estimate_hi,
@@ -483,7 +483,7 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 			tui_model__add_confidence(m, "%s %.4g x%.2f %s", ge->name, ge->run_value,
 						  ge->scale, run.buf ? run.buf : "");
 		strbuf__exit(&run);
-		w = mux_running_warning(ge->name, ge->running);
+		w = gx_running_warning(ge->name, ge->running);
 		if (w)
 			tui_model__add_hint(m, "%s", w);
 		free(w);

@@ -101,6 +101,91 @@ void strbuf__addf(struct strbuf *sb, const char *fmt, ...) GX_PRINTF(2, 3);
 char *strbuf__detach(struct strbuf *sb);
 void strbuf__exit(struct strbuf *sb);
 
+/* ---- scaling: the one rule of multiplexed counts (scale.c) ---------------
+ * An event that counted for `running` of the `enabled` time it was meant
+ * to cover saw only that share of the work: its estimate is
+ *	value = count x enabled / running
+ * (perf stat's rule). Every path uses this one: gexplore's rotation passes
+ * the run's time and the time its group was on (mux_log__scale), the
+ * kernel's multiplexing a counting read's time enabled and running
+ * (--mux=kernel, more events than counters, group reads carried by
+ * samples, results written by perf), and perf stat's own output read by
+ * `topdown --counts` (gx_scale_printed). Row estimates are sample periods
+ * x scale, for the same reason. It lives here, the lowest module, so that
+ * topdown (below mux) and mux share it.
+ */
+struct gx_scaled {
+	double value;		/* the estimate; NAN when it never counted */
+	double scale;		/* enabled / running: 1 when it never left its
+				   counter (or no times are known); NAN never ran */
+	double running;		/* running / enabled in (0, 1]; NAN when the
+				   times are unknown or it never ran */
+	bool multiplexed;	/* it counted less than GX_FULL_RUNNING of the time */
+};
+
+/* A share of the time at least this is "all of it" (clocks read apart). */
+#define GX_FULL_RUNNING 0.999
+/* An event that counted less than this share of the run gets a warning. */
+#define GX_LOW_RUNNING 0.10
+
+/* The rule above into *out. enabled <= 0 (or running NAN): no times, the
+ * count stands (scale 1, running NAN); running <= 0 < enabled: never
+ * counted (value, scale and running NAN); running >= enabled: scale 1. */
+void gx_scale(double count, double enabled, double running, struct gx_scaled *out);
+/*
+ * The rule for a value printed already scaled by it (perf stat prints
+ * count x enabled / running beside the running time and the percentage
+ * running / enabled): the count it was made from is taken back
+ * (value x running / enabled) and scaled again by gx_scale, so that the
+ * value, its running share and whether it was multiplexed come from the
+ * same rule as every other path's. `enabled`/`running` as for gx_scale.
+ */
+void gx_scale_printed(double value, double enabled, double running, struct gx_scaled *out);
+/* The factor alone: gx_scale(1, enabled, running).scale. */
+double gx_scale_factor(double enabled, double running);
+/* The warning for an event `name` that counted `running` (a share) of the
+ * run when that is below GX_LOW_RUNNING, else NULL. Newly allocated. */
+char *gx_running_warning(const char *name, double running);
+/* perf stat's "(53.33%)" appended to sb for a share below
+ * GX_FULL_RUNNING; nothing for 1 or NAN. */
+void gx_format_running(struct strbuf *sb, double running);
+
+/* ---- a library opened when first needed (lazylib.c) ----------------------
+ * A module that uses a heavy library only for some commands (libdw to
+ * symbolize, libunwind to unwind, ncursesw for the TUI) links none of it:
+ * it lists the functions it calls (GX_LAZYLIB_FN below defines each as a
+ * call through the table) and opens the library where its work starts.
+ */
+struct gx_lazylib {
+	const char *soname;		/* "libdw.so.1" */
+	const char *package;		/* the Debian package an error names */
+	const char *const *names;	/* the symbols to resolve, nr of them */
+	void **fns;			/* their addresses, filled by __open */
+	size_t nr;
+	void *handle;			/* NULL until opened */
+};
+/*
+ * Open l and resolve every name (once: later calls return 0 at once).
+ * 0, or GX_E_NOTSUP with a message in *cause naming the library and its
+ * package when it or one of its symbols is missing (nothing is kept).
+ * Thread-safe. The library stays loaded until exit.
+ */
+int gx_lazylib__open(struct gx_lazylib *l, char **cause);
+/*
+ * The definition of a function `name` of a lazily opened library whose
+ * table is `lib_fns` and index `idx`: a call through the address resolved
+ * by gx_lazylib__open, with the prototype of the library's own header (the
+ * compiler checks the two agree). Called before the library was opened it
+ * calls NULL: each module opens its library where its work starts.
+ */
+#define GX_LAZYLIB_FN(lib_fns, idx, ret, name, params, args) \
+	ret name params { return ((ret (*) params)(lib_fns)[idx]) args; }
+#define GX_LAZYLIB_VOID(lib_fns, idx, name, params, args) \
+	void name params { ((void (*) params)(lib_fns)[idx]) args; }
+/* A macro's expansion as a string ("_Ux86_64_step" for unw_step). */
+#define GX_STR_(x) #x
+#define GX_XSTR(x) GX_STR_(x)
+
 /* ---- text for a terminal ------------------------------------------------
  * The one rule for an untrusted string (a name from a file, a workload's
  * comm or argv, a path) printed as text: printable ASCII and valid UTF-8

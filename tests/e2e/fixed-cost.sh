@@ -13,6 +13,12 @@ ok $? "the loader lists gexplore's libraries"
 check "libpfm is not loaded at start" sh -c "! grep -q 'libpfm' libs"
 check "libcapstone is not loaded at start" sh -c "! grep -q 'libcapstone' libs"
 check "the libraries are there at all (libc)" grep -q 'libc\.so' libs
+# nor libdw (with liblzma and libbz2), libunwind, ncursesw (with libtinfo)
+# or protobuf-c: a symbol session, a DWARF unwind, the TUI and the pprof
+# export open them (a fifth of a record of /bin/true was loading them)
+for lib in libdw libunwind libncursesw libtinfo libprotobuf-c liblzma libbz2; do
+	check "$lib is not loaded at start" sh -c "! grep -q '$lib[.-]' libs"
+done
 
 # -z now: bound once, in gexplore, not again in the keeper and the
 # workload's child after each fork
@@ -56,6 +62,56 @@ else
 	n=$(grep -cE '(clone|clone3|fork|vfork)\(' trace)
 	is "$n" 2 "two forks: the keeper and the workload (once)"
 	check "the workload is executed once" sh -c "[ \$(grep -c 'execve(\"/bin/true\"' trace) = 1 ]"
+fi
+
+# What the dynamic loader opened (LD_DEBUG=files, one file per process):
+# by a record of /bin/true none of the libraries opened when needed; each
+# where it is needed, and what needs it still works
+loaded() {	# loaded PREFIX LIB: LIB was opened by gexplore in a run logged to PREFIX.*
+	cat "$1".* 2>/dev/null | grep -q "file=$2[^ ]* .*dynamically loaded by .*gexplore"
+}
+rm -f ld-rec.*
+LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rec" "$GX_BIN" record -q -f -o r3 -- /bin/true >/dev/null 2>&1
+ok $? "record of /bin/true with the loader's log"
+check "the loader's log is there" sh -c "cat ld-rec.* | grep -q 'calling init'"
+for lib in libdw libunwind libncursesw libprotobuf-c libpfm libcapstone; do
+	check "a record of /bin/true does not open $lib" sh -c "! cat ld-rec.* | grep -q 'file=$lib'"
+done
+rm -f ld-rep.*
+LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rep" "$GX_BIN" report r3 >rep.txt 2>&1
+ok $? "report of it: libdw opened by its symbol session"
+check "report opened libdw" loaded ld-rep libdw.so
+check "report symbolized (the workload's process is named)" grep -q 'true' rep.txt
+check "report does not open ncursesw" sh -c "! cat ld-rep.* | grep -q 'file=libncursesw'"
+if "$GX_BIN" version --build-options 2>/dev/null | grep -q 'pprof=yes'; then
+	rm -f ld-pb.*
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-pb" "$GX_BIN" report --format pprof -o r3.pb.gz r3 >/dev/null 2>&1
+	ok $? "pprof export"
+	check "pprof export opened libprotobuf-c" loaded ld-pb libprotobuf-c.so
+	check "pprof export wrote a gzip stream" sh -c "[ \"\$(head -c 2 r3.pb.gz | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
+else
+	skip 3 "built without pprof export"
+fi
+if ! command -v script >/dev/null; then
+	skip 3 "script is absent (Debian package bsdutils)"
+else
+	rm -f ld-tui.*
+	(sleep 1; printf q) | TERM=xterm LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-tui" \
+		timeout 60 script -qec "'$GX_BIN' tui r3" /dev/null >tui.out 2>&1
+	ok $? "the TUI on a terminal (script), quit with q"
+	check "the TUI opened ncursesw" loaded ld-tui libncursesw.so
+	check "the TUI drew its screen" grep -q 'gexplore' tui.out
+fi
+if ! "$GX_BIN" version --build-options 2>/dev/null | grep -q 'libunwind=yes' ||
+   [ "$(uname -m)" != x86_64 ]; then
+	skip 3 "no DWARF unwinding in this build or on this machine"
+else
+	"$GX_BIN" record -q -o dw -e cpu-clock --call-graph dwarf,4096 -- "$WL/wl-nofp-chain" 100 >/dev/null 2>&1
+	ok $? "record --call-graph dwarf"
+	rm -f ld-dw.*
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-dw" "$GX_BIN" report --folded dw >dw.folded 2>&1
+	check "its report opened libunwind" loaded ld-dw libunwind-
+	check "and unwound through the frame-pointer-less chain" grep -q ';main;chain_a;chain_b;chain_c' dw.folded
 fi
 
 # A record of an event list libpfm does not need does not open it either

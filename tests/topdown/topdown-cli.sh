@@ -87,7 +87,7 @@ for f in skl-json.txt skl-interval.txt skl-interval-csv.txt skl-interval-json.tx
 	[ "$(grep -c '^== ' "$T/out")" = 3 ]; ok $? "$f: the whole run and a tree per interval or entity"
 	has '^Frontend_Bound  *10\.0%  <$' "$T/out" && has '^Frontend_Bound  *30\.0%$' "$T/out"
 	ok $? "$f: the two rows' Frontend_Bound, 10% and 30%"
-	has '^MUX: .* 50% of the time (reliability 0\.50, unreliable)' "$T/out"; ok $? "$f: run percentages give the MUX reliability"
+	has '^MUX: .* 50\.00% of the time (reliability 0\.50, unreliable)' "$T/out"; ok $? "$f: run percentages give the MUX reliability"
 done
 "$GX_BIN" topdown --cpu skl --smt off --counts "$D/skl-per-thread-de.txt" >"$T/out" 2>&1
 has '^== thread workload-4243 ==$' "$T/out"; ok $? "--per-thread: rows named by thread"
@@ -177,6 +177,41 @@ awk -F'[{}]' '{for (i = 2; i <= NF; i += 2) { n = gsub(/cpu\/|r[0-9a-f]+/, "&", 
 ok $? "list --perf: groups fit 4 counters with SMT on"
 "$GX_BIN" list --models >"$T/models" 2>&1
 [ "$(wc -l <"$T/models")" -ge 12 ]; ok $? "list --models"
+# perf stat -x, of a multiplexed run (issue 26, part 1): each value goes
+# through the one scaling rule, once (perf printed it scaled), its running
+# share beside it as perf prints it, a warning under 10%, and a share of 0
+# is not counted
+"$GX_BIN" topdown --cpu skl --smt off --counts "$D/skl-mux-csv.txt" >"$T/out" 2>"$T/err"
+ok $? "skl-mux-csv.txt: exit 0"
+has '^  INST_RETIRED.ANY  *800000000  (53\.33%)$' "$T/out"; ok $? "mux csv: instructions as perf scaled it, (53.33%) beside it"
+has '^  CPU_CLK_UNHALTED.THREAD  *1000000000$' "$T/out"; ok $? "mux csv: cycles ran all the time: no percentage"
+has '^  IDQ_UOPS_NOT_DELIVERED.CORE  *200000000  (7\.50%)$' "$T/out"; ok $? "mux csv: 7.50% beside the third"
+has '^warning: IDQ_UOPS_NOT_DELIVERED.CORE counted only 7\.50% of the run' "$T/out"; ok $? "mux csv: a warning under 10%"
+[ "$(grep -c '^warning:' "$T/out")" = 1 ]; ok $? "mux csv: one warning (53.33% is above 10%)"
+has '^MUX: .* 7\.50% of the time (reliability 0\.07, unreliable)' "$T/out"; ok $? "mux csv: the MUX reliability of the least counted"
+has '^  UOPS_ISSUED.ANY (not counted)' "$T/out"; ok $? "mux csv: <not counted> keeps its reason"
+has '^IPC  *0\.80$' "$T/out"; ok $? "mux csv: IPC from the values scaled once (800M / 1000M)"
+"$GX_BIN" topdown --cpu skl --smt off --json --counts "$D/skl-mux-csv.txt" >"$T/json" 2>&1
+ok $? "skl-mux-csv.txt --json: exit 0"
+if command -v jq >/dev/null; then
+	jq -e '[.events[] | select(.event == "INST_RETIRED.ANY")][0] |
+		.value == 800000000 and .running == 0.5333 and .multiplexed' "$T/json" >/dev/null
+	ok $? "mux csv --json: instructions' value, running share and multiplexed"
+	jq -e '[.events[] | select(.event == "CPU_CLK_UNHALTED.THREAD")][0] |
+		.running == 1 and (.multiplexed | not)' "$T/json" >/dev/null
+	ok $? "mux csv --json: cycles ran all the time"
+	jq -e '(.warnings | length) == 1 and (.warnings[0] | test("IDQ_UOPS_NOT_DELIVERED.CORE counted only 7.50%"))' \
+		"$T/json" >/dev/null
+	ok $? "mux csv --json: the warning"
+	jq -e '.mux_reliability == 0.075 and ([.events[] | select(.event == "UOPS_ISSUED.ANY")] | length) == 0' \
+		"$T/json" >/dev/null
+	ok $? "mux csv --json: reliability 0.075; the not-counted event has no value"
+else
+	for i in 1 2 3 4; do n=$((n + 1)); echo "ok $n # SKIP jq is absent (Debian package jq)"; done
+fi
+# the whole run of intervals: a share per interval, their mean beside the sum
+"$GX_BIN" topdown --cpu skl --smt off --counts "$D/skl-interval-csv.txt" >"$T/out" 2>&1
+has '^  INST_RETIRED.ANY  *[0-9][0-9]*  (50\.00%)$' "$T/out"; ok $? "interval csv: 50.00% beside each event of a row"
 
 # GX_EVENTS_DIR overrides the models; a broken formula names file, metric, column
 mkdir "$T/ev"

@@ -581,7 +581,7 @@ static void test_meta_render(void)
 	json_decref(j);
 }
 
-/* The one scaling rule (mux_scale), every case. */
+/* The one scaling rule (gx_scale), every case. */
 static void test_scale(void)
 {
 	static const struct {
@@ -600,28 +600,28 @@ static void test_scale(void)
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct mux_scaled s;
+		struct gx_scaled s;
 
-		mux_scale(t[i].count, t[i].enabled, t[i].running, &s);
+		gx_scale(t[i].count, t[i].enabled, t[i].running, &s);
 		ok_at(isnan(t[i].value) ? isnan(s.value) : fabs(s.value - t[i].value) <= 1e-9 * fabs(t[i].value) + 1e-9,
-		      __FILE__, t[i].line, "mux_scale value %g", s.value);
+		      __FILE__, t[i].line, "gx_scale value %g", s.value);
 		ok_at(isnan(t[i].scale) ? isnan(s.scale) : fabs(s.scale - t[i].scale) < 1e-9,
-		      __FILE__, t[i].line, "mux_scale scale %g", s.scale);
+		      __FILE__, t[i].line, "gx_scale scale %g", s.scale);
 		ok_at(isnan(t[i].share) ? isnan(s.running) : fabs(s.running - t[i].share) < 1e-9,
-		      __FILE__, t[i].line, "mux_scale running %g", s.running);
-		ok_at(s.multiplexed == t[i].multiplexed, __FILE__, t[i].line, "mux_scale multiplexed");
+		      __FILE__, t[i].line, "gx_scale running %g", s.running);
+		ok_at(s.multiplexed == t[i].multiplexed, __FILE__, t[i].line, "gx_scale multiplexed");
 	}
-	is_double(mux_scale_factor(3e9, 1e9), 3.0, 1e-12, "the factor alone");
+	is_double(gx_scale_factor(3e9, 1e9), 3.0, 1e-12, "the factor alone");
 	{
-		char *w = mux_running_warning("r11", 0.05), *none = mux_running_warning("r11", 0.5);
+		char *w = gx_running_warning("r11", 0.05), *none = gx_running_warning("r11", 0.5);
 		struct strbuf sb = STRBUF_INIT;
 
 		ok(w && strstr(w, "r11 counted only 5.00% of the run"), "a warning below 10%%");
 		ok(!none, "none at half the run");
-		mux_format_running(&sb, 0.53333);
+		gx_format_running(&sb, 0.53333);
 		is_str(sb.buf, "(53.33%)", "perf stat's running share");
 		strbuf__exit(&sb);
-		mux_format_running(&sb, 1.0);
+		gx_format_running(&sb, 1.0);
 		ok(!sb.len, "nothing for the whole run");
 		strbuf__exit(&sb);
 		free(w);

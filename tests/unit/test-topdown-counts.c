@@ -210,8 +210,64 @@ static void layouts(void)
 		is_str(c->dropped_pmu, "cpu_atom", "hybrid: the PMU left out is named");
 	}
 	td_counts__delete(c);
+	/* the one scaling rule (issue 26, part 1): perf printed the value
+	 * scaled, with its running time and share; the share comes from the
+	 * rule, a share of 0 is never counted */
+	c = rows_of(skl, __LINE__, "800,,instructions,533300000,53.33,,\n"
+				   "100,,cycles,1000,100.00,,\n"
+				   "5,,cpu/event=0x9c,umask=0x1/,0,0.00,,\n");
+	if (c) {
+		int ins = td_model__find_event(skl, "instructions");
+		int cyc = td_model__find_event(skl, "cycles");
+		int idq = td_model__find_event(skl, "IDQ_UOPS_NOT_DELIVERED.CORE");
+
+		is_double(c->rows[0].counts[ins], 800, 1e-9, "53.33%: the printed value, scaled once");
+		is_double(c->rows[0].run[ins], 0.5333, 1e-12, "53.33%: its running share");
+		is_double(c->rows[0].run[cyc], 1, 0, "100%: all of the time");
+		ok(isnan(c->rows[0].counts[idq]), "0.00%: no value (never counted)");
+		is_int(c->rows[0].missing[idq], TD_MISSING_NOT_COUNTED, "0.00%: not counted");
+		is_double(c->rows[0].run[idq], 0, 0, "0.00%: a share of 0");
+	}
+	td_counts__delete(c);
 	td_model__delete(skl);
 	td_model__delete(zen4);
+}
+
+/*
+ * gx_scale_printed is gx_scale on what perf stat prints: a count scaled by
+ * the same rule (count x enabled / running when running < enabled) reads
+ * back as gx_scale's value, share and flag.
+ */
+static void scale_printed(void)
+{
+	static const struct {
+		int line;
+		double count, enabled, running;
+	} t[] = {
+		{ __LINE__, 1000, 2000, 1000 },
+		{ __LINE__, 26853388, 1e9, 533.3e6 },
+		{ __LINE__, 7, 1e9, 75e6 },
+		{ __LINE__, 500, 1000, 1000 },
+		{ __LINE__, 500, 1000, 1001 },	/* running past enabled: 1 */
+		{ __LINE__, 500, 0, NAN },	/* no times */
+		{ __LINE__, 0, 1000, 0 },	/* never ran */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
+		struct gx_scaled want, got;
+		double printed = t[i].count;
+
+		if (t[i].enabled > 0 && t[i].running > 0 && t[i].running < t[i].enabled)
+			printed = t[i].count * t[i].enabled / t[i].running;
+		gx_scale(t[i].count, t[i].enabled, t[i].running, &want);
+		gx_scale_printed(printed, t[i].enabled, t[i].running, &got);
+		ok_at((isnan(want.value) && isnan(got.value)) ||
+		      fabs(got.value - want.value) <= 1e-9 * fabs(want.value), __FILE__, t[i].line,
+		      "printed %g: value %g (gx_scale %g)", printed, got.value, want.value);
+		ok_at((isnan(want.running) && isnan(got.running)) || got.running == want.running,
+		      __FILE__, t[i].line, "printed %g: running %g", printed, got.running);
+		ok_at(got.multiplexed == want.multiplexed, __FILE__, t[i].line, "multiplexed");
+	}
 }
 
 /*
@@ -343,6 +399,7 @@ int main(void)
 	td_model__delete(model);
 	generic_names();
 	layouts();
+	scale_printed();
 	free(cause);
 	return done_testing();
 }

@@ -1,18 +1,18 @@
 /*
- * scale.c: the one scaling rule of multiplexed counts (mux.h). Every path
+ * scale.c: the one scaling rule of multiplexed counts (util.h). Every path
  * that turns what an event saw while it counted into an estimate of the
  * whole run comes here: gexplore's rotation (the run's time over its
  * group's), the kernel's (a counting read's enabled over running), group
- * reads carried by samples (PERF_SAMPLE_READ), and results written by
- * perf.
+ * reads carried by samples (PERF_SAMPLE_READ), results written by perf,
+ * and perf stat's printed counts (topdown --counts).
  */
 #include "config.h"
 
-#include "mux/mux.h"
+#include "util/util.h"
 
 #include <math.h>
 
-void mux_scale(double count, double enabled, double running, struct mux_scaled *out)
+void gx_scale(double count, double enabled, double running, struct gx_scaled *out)
 {
 	out->value = out->scale = out->running = NAN;
 	out->multiplexed = false;
@@ -35,28 +35,38 @@ void mux_scale(double count, double enabled, double running, struct mux_scaled *
 	out->scale = enabled / running;
 	out->value = count * out->scale;
 	out->running = running / enabled;
-	out->multiplexed = out->running < MUX_FULL_RUNNING;
+	out->multiplexed = out->running < GX_FULL_RUNNING;
 }
 
-double mux_scale_factor(double enabled, double running)
+void gx_scale_printed(double value, double enabled, double running, struct gx_scaled *out)
 {
-	struct mux_scaled s;
+	double count = value;
 
-	mux_scale(1.0, enabled, running, &s);
+	/* perf scaled exactly when gx_scale does: running < enabled */
+	if (enabled > 0 && running > 0 && running < enabled)
+		count = value * (running / enabled);
+	gx_scale(count, enabled, running, out);
+}
+
+double gx_scale_factor(double enabled, double running)
+{
+	struct gx_scaled s;
+
+	gx_scale(1.0, enabled, running, &s);
 	return s.scale;
 }
 
-char *mux_running_warning(const char *name, double running)
+char *gx_running_warning(const char *name, double running)
 {
-	if (isnan(running) || running >= MUX_LOW_RUNNING)
+	if (isnan(running) || running >= GX_LOW_RUNNING)
 		return NULL;
 	return xasprintf("%s counted only %.2f%% of the run (multiplexed): its estimate "
 			 "extrapolates from that share; give it fewer companions (fewer events "
 			 "or groups) or --mux-runs", name, 100 * running);
 }
 
-void mux_format_running(struct strbuf *sb, double running)
+void gx_format_running(struct strbuf *sb, double running)
 {
-	if (!isnan(running) && running < MUX_FULL_RUNNING)
+	if (!isnan(running) && running < GX_FULL_RUNNING)
 		strbuf__addf(sb, "(%.2f%%)", 100 * running);
 }
