@@ -40,6 +40,17 @@ struct unwind_ctx {
 		uint64_t bias;
 	} known[MAX_KNOWN];
 	size_t nr_known;
+	/* the last mapping find_map gave: frames of one module ask in a row */
+	struct sym_dso *last_dso;
+	uint64_t last_start, last_end, last_bias;
+};
+
+struct sym_unwinder {
+	struct sym_session *s;
+	unw_addr_space_t as;
+	uint64_t space;			/* the address space its cache is about */
+	struct unwind_ctx c;		/* per call, reused: no allocation per sample */
+	uint64_t unwinds, frames;	/* for the session's stats */
 };
 
 /* libunwind x86-64 register number -> perf's PERF_REG_X86_* */
@@ -55,11 +66,33 @@ static const int8_t unw_to_perf[] = {
 	[UNW_X86_64_RIP] = SYM_X86_IP,
 };
 
+static void probe_eh_frame_hdr(struct sym_dso *dso);
+
 /*
- * The module mapped at a process address and its load bias. Asks the
- * caller's maps first; a module seen earlier in this unwind also answers
- * for its segments that were not recorded as mappings (perf records only
- * executable mappings, while .eh_frame_hdr often sits in a read-only one).
+ * The module opened with its unwind table probed, for any thread: the first
+ * unwinder that needs it does both under the session's lock.
+ */
+static bool dso_ready(struct sym_session *s, struct sym_dso *dso)
+{
+	if (!__atomic_load_n(&dso->unwind_ready, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&s->lock);
+		if (!dso->unwind_ready) {
+			sym_dso__open(dso);
+			if (dso->elf && !dso->unwind_probed)
+				probe_eh_frame_hdr(dso);
+			__atomic_store_n(&dso->unwind_ready, true, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	return dso->open_err == 0 && dso->elf;
+}
+
+/*
+ * The module mapped at a process address and its load bias. The mapping
+ * asked last answers first; then the caller's maps. A module seen earlier
+ * in this unwind also answers for its segments that were not recorded as
+ * mappings (perf records only executable mappings, while .eh_frame_hdr
+ * often sits in a read-only one).
  */
 static struct sym_dso *dso_at(struct unwind_ctx *c, uint64_t addr, uint64_t *bias)
 {
@@ -67,10 +100,18 @@ static struct sym_dso *dso_at(struct unwind_ctx *c, uint64_t addr, uint64_t *bia
 	struct sym_dso *dso = NULL;
 	size_t i;
 
+	if (c->last_dso && addr >= c->last_start && addr < c->last_end) {
+		*bias = c->last_bias;
+		return c->last_dso;
+	}
 	if (c->in->find_map(c->in->ctx, addr, &dso, &start, &len, &pgoff) == 0 && dso &&
-	    sym_dso__open(dso) == 0 && dso->elf &&
+	    dso_ready(c->s, dso) &&
 	    sym_dso__offset_to_addr(dso, sym_map_offset(addr, start, pgoff), &vaddr)) {
 		*bias = addr - vaddr;
+		c->last_dso = dso;
+		c->last_start = start;
+		c->last_end = start + len;
+		c->last_bias = *bias;
 		for (i = 0; i < c->nr_known; i++)
 			if (c->known[i].dso == dso && c->known[i].bias == *bias)
 				return dso;
@@ -266,11 +307,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	uint64_t bias;
 
 	dso = dso_at(c, ip, &bias);
-	if (!dso)
-		return -UNW_ENOINFO;
-	if (!dso->unwind_probed)
-		probe_eh_frame_hdr(dso);
-	if (!dso->have_eh_hdr)
+	if (!dso || !dso->have_eh_hdr)
 		return -UNW_ENOINFO;
 
 	memset(&di, 0, sizeof(di));
@@ -295,17 +332,60 @@ static unw_accessors_t accessors = {
 	.get_proc_name = NULL,
 };
 
-int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
-	       uint64_t *ips, size_t max, size_t *nr, char **cause)
+int sym_unwinder__new(struct sym_unwinder **out, struct sym_session *s, char **cause)
 {
-	unw_addr_space_t as = s->unwind;
-	struct unwind_ctx *c;
+	struct sym_unwinder *u;
+
+	*out = NULL;
+	u = xzalloc(sizeof(*u));
+	u->s = s;
+	u->as = unw_create_addr_space(&accessors, 0);
+	if (!u->as) {
+		free(u);
+		return gx_fail(cause, GX_E_INTERNAL, "libunwind: cannot create an address space");
+	}
+	/*
+	 * Rules cached by ip, in the thread's own cache: no lock, so no
+	 * signal masking (two system calls a step with UNW_CACHE_GLOBAL, and
+	 * more without a cache, where every step parses its FDE again and
+	 * allocates from libunwind's locked pools). The cache is flushed when
+	 * the address space changes (unwinder_space).
+	 */
+	unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
+	unw_set_cache_size(u->as, 4096, 0);
+	*out = u;
+	return 0;
+}
+
+void sym_unwinder__delete(struct sym_unwinder *u)
+{
+	if (!u)
+		return;
+	u->s->stats.unwinds += u->unwinds;
+	u->s->stats.unwind_frames += u->frames;
+	unw_destroy_addr_space(u->as);
+	free(u);
+}
+
+/* What the cache learnt holds only for the address space it learnt it in. */
+static void unwinder_space(struct sym_unwinder *u, uint64_t space)
+{
+	if (space && space == u->space)
+		return;
+	unw_flush_cache(u->as, 0, 0);
+	u->space = space;
+}
+
+int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *in,
+			 uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	struct unwind_ctx *c = &u->c;
 	unw_cursor_t cur;
 	size_t n = 0, k = 0;
 	int bit, ret;
 
 	*nr = 0;
-	s->stats.unwinds++;
+	u->unwinds++;
 	if (in->abi != SYM_REGS_ABI_64)
 		return gx_fail(cause, GX_E_NOTSUP, "DWARF unwinding supports 64-bit x86 user "
 				"stacks only (register ABI %llu)", (unsigned long long)in->abi);
@@ -314,21 +394,10 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 		return gx_fail(cause, -EINVAL, "sample registers lack IP, SP or BP");
 	if (!max)
 		return 0;
-	if (!as) {
-		as = unw_create_addr_space(&accessors, 0);
-		if (!as)
-			return gx_fail(cause, GX_E_INTERNAL, "libunwind: cannot create an address space");
-		/* samples come from many processes: nothing is cached by ip */
-		unw_set_caching_policy(as, UNW_CACHE_NONE);
-		s->unwind = as;
-	}
+	unwinder_space(u, in->space);
 
-	/* reused across calls: no allocation per sample */
-	if (!s->unwind_ctx)
-		s->unwind_ctx = xmalloc(sizeof(*c));
-	c = s->unwind_ctx;
 	memset(c, 0, sizeof(*c));
-	c->s = s;
+	c->s = u->s;
 	c->in = in;
 	for (bit = 0; bit < 64; bit++) {
 		if (!(in->regs_mask & (1ull << bit)))
@@ -342,7 +411,7 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 	c->sp = c->regs[SYM_X86_SP];
 
 	ips[n++] = c->regs[SYM_X86_IP];
-	ret = unw_init_remote(&cur, as, c);
+	ret = unw_init_remote(&cur, u->as, c);
 	while (!ret && n < max) {
 		unw_word_t ip, sp;
 
@@ -355,17 +424,30 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 		ips[n++] = ip;
 	}
 	*nr = n;
-	s->stats.unwind_frames += n;
+	u->frames += n;
 	return 0;
+}
+
+int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
+	       uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	int err;
+
+	if (!s->unwinder) {
+		err = sym_unwinder__new(&s->unwinder, s, cause);
+		if (err) {
+			*nr = 0;
+			s->stats.unwinds++;
+			return err;
+		}
+	}
+	return sym_unwinder__unwind(s->unwinder, in, ips, max, nr, cause);
 }
 
 void sym_unwind__exit(struct sym_session *s)
 {
-	if (s->unwind)
-		unw_destroy_addr_space(s->unwind);
-	s->unwind = NULL;
-	free(s->unwind_ctx);
-	s->unwind_ctx = NULL;
+	sym_unwinder__delete(s->unwinder);
+	s->unwinder = NULL;
 }
 
 #else /* !SYM_HAVE_UNWIND */
@@ -384,6 +466,30 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 }
 
 void sym_unwind__exit(struct sym_session *s)
+{
+}
+
+int sym_unwinder__new(struct sym_unwinder **out, struct sym_session *s, char **cause)
+{
+	char *ignored = NULL;
+	size_t nr;
+	int err;
+
+	*out = NULL;
+	err = sym_unwind(s, &(struct sym_unwind_input){ 0 }, NULL, 0, &nr, cause ? cause : &ignored);
+	s->stats.unwinds--;
+	free(ignored);
+	return err;
+}
+
+int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *in,
+			 uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	*nr = 0;
+	return gx_fail(cause, GX_E_NOTSUP, "no DWARF unwinder in this build");
+}
+
+void sym_unwinder__delete(struct sym_unwinder *u)
 {
 }
 

@@ -5,6 +5,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <pthread.h>
 
 #include "symbolize/symbolize.h"
 #include "util/util.h"
@@ -73,6 +74,8 @@ struct sym_dso {
 	size_t nr_fdes;
 
 	/* unwinding: .eh_frame_hdr's search table */
+	bool unwind_ready;	/* opened and probed for unwinders of any thread
+				   (set under sym_session.lock, read acquiring) */
 	bool unwind_probed;
 	bool have_eh_hdr;
 	uint64_t eh_hdr_vaddr;
@@ -139,8 +142,10 @@ struct sym_session {
 
 	struct sym_stats stats;
 	void *jit;		/* sym-jit.c: perf-PID.map symbols per process */
-	void *unwind;		/* sym-unwind.c: libunwind address space */
-	void *unwind_ctx;	/* sym-unwind.c: per-call state, reused */
+	struct sym_unwinder *unwinder;	/* sym_unwind's, made on first use */
+	/* taken by unwinders of other threads around what they change in a
+	 * module (its lazy open and unwind tables) and in stats */
+	pthread_mutex_t lock;
 };
 
 /* sym-session.c */
