@@ -47,6 +47,8 @@ struct unwind_ctx {
 
 struct sym_unwinder {
 	struct sym_session *s;
+	struct sym_cfi *cfi;		/* the rows of the modules' CFI met so far */
+	bool libunwind;			/* GX_UNWIND=libunwind: libunwind steps */
 	unw_addr_space_t as;
 	uint64_t space;			/* the address space its cache is about */
 	struct unwind_ctx c;		/* per call, reused: no allocation per sample */
@@ -80,6 +82,8 @@ static bool dso_ready(struct sym_session *s, struct sym_dso *dso)
 			sym_dso__open(dso);
 			if (dso->elf && !dso->unwind_probed)
 				probe_eh_frame_hdr(dso);
+			if (dso->elf && !dso->cfi)
+				dso->cfi = dwarf_getcfi_elf(dso->elf);
 			__atomic_store_n(&dso->unwind_ready, true, __ATOMIC_RELEASE);
 		}
 		pthread_mutex_unlock(&s->lock);
@@ -339,19 +343,23 @@ int sym_unwinder__new(struct sym_unwinder **out, struct sym_session *s, char **c
 	*out = NULL;
 	u = xzalloc(sizeof(*u));
 	u->s = s;
+	u->cfi = sym_cfi__new();
+	u->libunwind = getenv("GX_UNWIND") && !strcmp(getenv("GX_UNWIND"), "libunwind");
 	u->as = unw_create_addr_space(&accessors, 0);
 	if (!u->as) {
+		sym_cfi__delete(u->cfi);
 		free(u);
 		return gx_fail(cause, GX_E_INTERNAL, "libunwind: cannot create an address space");
 	}
 	/*
-	 * Rules cached by ip, in the thread's own cache: no lock, so no
-	 * signal masking (two system calls a step with UNW_CACHE_GLOBAL, and
-	 * more without a cache, where every step parses its FDE again and
-	 * allocates from libunwind's locked pools). The cache is flushed when
-	 * the address space changes (unwinder_space).
+	 * Rules cached by ip in the address space's cache (without a cache
+	 * every step parses its FDE again from pools locked with signals
+	 * masked: 60 sigprocmask calls a sample). The cache is flushed when
+	 * the address space changes (unwinder_space). Its lock still masks
+	 * signals twice a step; UNW_CACHE_PER_THREAD would not, but Debian's
+	 * libunwind, built without __thread, makes it UNW_CACHE_GLOBAL.
 	 */
-	unw_set_caching_policy(u->as, UNW_CACHE_PER_THREAD);
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	unw_set_cache_size(u->as, 4096, 0);
 	*out = u;
 	return 0;
@@ -363,6 +371,7 @@ void sym_unwinder__delete(struct sym_unwinder *u)
 		return;
 	u->s->stats.unwinds += u->unwinds;
 	u->s->stats.unwind_frames += u->frames;
+	sym_cfi__delete(u->cfi);
 	unw_destroy_addr_space(u->as);
 	free(u);
 }
@@ -374,6 +383,78 @@ static void unwinder_space(struct sym_unwinder *u, uint64_t space)
 		return;
 	unw_flush_cache(u->as, 0, 0);
 	u->space = space;
+}
+
+static bool cfi_read(void *arg, uint64_t addr, uint64_t *val)
+{
+	return read_word(arg, addr, val) == 0;
+}
+
+/*
+ * No CFI for the frame: the frame-pointer chain, as libunwind falls back
+ * to (the caller's rbp at [rbp], its pc at [rbp + 8]); an rbp that does not
+ * grow ends the chain.
+ */
+static int fp_step(struct unwind_ctx *c, struct sym_cfi_regs *regs, uint64_t *ra)
+{
+	uint64_t bp = regs->r[SYM_CFI_BP], bp1, ip;
+
+	if (!(regs->have & (1u << SYM_CFI_BP)) || !bp || read_word(c, bp, &bp1) ||
+	    read_word(c, bp + 8, &ip) || (bp1 && bp1 <= bp))
+		return -1;
+	regs->have = 1u << SYM_CFI_BP | 1u << SYM_CFI_SP | 1u << SYM_CFI_RA;
+	regs->r[SYM_CFI_BP] = bp1;
+	regs->r[SYM_CFI_SP] = bp + 16;
+	regs->r[SYM_CFI_RA] = ip;
+	*ra = ip;
+	return 1;
+}
+
+/*
+ * The chain through each module's .eh_frame (sym-cfi.c): what libunwind
+ * does with its rules cached, without its locks, whose signal masking
+ * was half of a report's time. Stops where libunwind's loop stops.
+ */
+static size_t unwind_cfi(struct sym_unwinder *u, struct unwind_ctx *c, uint64_t *ips, size_t max)
+{
+	struct sym_cfi_regs regs;
+	uint64_t pc, sp;
+	bool exact = true;	/* the sampled pc itself, not a return address */
+	size_t n = 0;
+
+	memset(&regs, 0, sizeof(regs));
+	for (int r = 0; r < SYM_CFI_NREGS; r++)
+		if (c->have & (1u << unw_to_perf[r])) {
+			regs.r[r] = c->regs[unw_to_perf[r]];
+			regs.have |= 1u << r;
+		}
+	pc = regs.r[SYM_CFI_RA];
+	sp = regs.r[SYM_CFI_SP];
+	ips[n++] = pc;
+	while (n < max) {
+		uint64_t look = exact ? pc : pc - 1, bias, ra = 0;
+		struct sym_dso *dso = dso_at(c, look, &bias);
+		bool signal = false;
+		int ret = 0;
+
+		if (dso && dso->cfi)
+			ret = sym_cfi__step(u->cfi, dso, look - bias, &regs, &ra, &signal, cfi_read, c);
+		if (ret == 0)
+			ret = fp_step(c, &regs, &ra);
+		if (ret <= 0 || !ra || !(regs.have & (1u << SYM_CFI_SP)))
+			break;
+		if (regs.r[SYM_CFI_SP] < c->sp)
+			break;	/* the stack grows down: callers sit above */
+		if (ra == pc && regs.r[SYM_CFI_SP] == sp)
+			break;	/* no progress */
+		ips[n++] = ra;
+		pc = ra;
+		sp = regs.r[SYM_CFI_SP];
+		regs.r[SYM_CFI_RA] = ra;
+		regs.have |= 1u << SYM_CFI_RA;
+		exact = signal;
+	}
+	return n;
 }
 
 int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *in,
@@ -410,6 +491,12 @@ int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *
 	}
 	c->sp = c->regs[SYM_X86_SP];
 
+	if (!u->libunwind) {
+		n = unwind_cfi(u, c, ips, max);
+		*nr = n;
+		u->frames += n;
+		return 0;
+	}
 	ips[n++] = c->regs[SYM_X86_IP];
 	ret = unw_init_remote(&cur, u->as, c);
 	while (!ret && n < max) {
@@ -441,7 +528,11 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 			return err;
 		}
 	}
-	return sym_unwinder__unwind(s->unwinder, in, ips, max, nr, cause);
+	err = sym_unwinder__unwind(s->unwinder, in, ips, max, nr, cause);
+	s->stats.unwinds += s->unwinder->unwinds;	/* counted now, not at the end */
+	s->stats.unwind_frames += s->unwinder->frames;
+	s->unwinder->unwinds = s->unwinder->frames = 0;
+	return err;
 }
 
 void sym_unwind__exit(struct sym_session *s)
