@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #ifdef HAVE_LIBZSTD
 #include <zstd.h>
@@ -1065,6 +1066,30 @@ static int handle(struct perf_reader *r, struct pd_tool *tool,
 	return deliver(r, tool, h, off);
 }
 
+/*
+ * The window: give back the mapped pages of the data walked, up to the
+ * oldest record still needed (a queued one points into the map; the one
+ * being read starts at pos). They come back from the file if read again.
+ */
+static void window_slide(struct perf_reader *r)
+{
+	uint64_t low = r->pos, page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	if (r->pos - r->released > r->stats.window_peak)
+		r->stats.window_peak = r->pos - r->released;
+	if (r->pos - r->released < r->window)
+		return;
+	for (size_t i = 0; i < r->nr_q; i++)
+		if (r->q[i].ptr && r->q[i].offset < low)
+			low = r->q[i].offset;
+	low &= ~(page - 1);
+	if (low <= r->released)
+		return;
+	madvise((void *)(r->map + r->released), (size_t)(low - r->released), MADV_DONTNEED);
+	r->stats.window_released += low - r->released;
+	r->released = low;
+}
+
 int perf_reader__process(struct perf_reader *r, struct pd_tool *tool, char **cause)
 {
 	const struct perf_event_header *h;
@@ -1087,6 +1112,12 @@ int perf_reader__process(struct perf_reader *r, struct pd_tool *tool, char **cau
 	r->pending_skip = 0;
 	r->pos = r->data_begin;
 	r->processed = true;
+	{
+		uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+
+		/* from the first whole page of data: the header stays */
+		r->released = (r->data_begin + page - 1) & ~(page - 1);
+	}
 #ifdef HAVE_LIBZSTD
 	if (r->zstd)
 		ZSTD_initDStream(r->zstd);
@@ -1099,6 +1130,8 @@ int perf_reader__process(struct perf_reader *r, struct pd_tool *tool, char **cau
 		if (ret)
 			break;
 		pd_reader__advance(r, h);
+		if (r->window && r->map && r->pos > r->released)
+			window_slide(r);
 	}
 	if (ret < 0 || ret > 0)
 		goto out;
