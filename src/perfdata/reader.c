@@ -627,7 +627,6 @@ static int reader__open_input(struct perf_reader *r, const char *path, char **ca
 		return gx_fail(cause, -errno, "%s: mmap: %s", path, strerror(errno));
 	r->map = m;
 	r->map_size = (size_t)st.st_size;
-	madvise(m, r->map_size, MADV_SEQUENTIAL);	/* read ahead */
 	return 0;
 }
 
