@@ -241,7 +241,11 @@ static bool eval(const struct sym_cfi *c, uint32_t at, uint32_t n, const struct 
 			case DW_OP_xor: r = a ^ b; break;
 			case DW_OP_shl: r = b < 64 ? a << b : 0; break;
 			case DW_OP_shr: r = b < 64 ? a >> b : 0; break;
-			case DW_OP_shra: r = (uint64_t)((int64_t)a >> (b < 64 ? b : 63)); break;
+			case DW_OP_shra:	/* arithmetic: the sign bit shifted in */
+				r = b < 64 ? a >> b : 0;
+				if ((a >> 63) && b)
+					r |= b < 64 ? ~(UINT64_MAX >> b) : UINT64_MAX;
+				break;
 			case DW_OP_eq: r = a == b; break;
 			case DW_OP_ne: r = a != b; break;
 			case DW_OP_lt: r = (int64_t)a < (int64_t)b; break;
