@@ -284,8 +284,13 @@ bool profile__batch_sample(struct profile *p, const struct pd_sample *s)
 	struct bsample *e;
 	size_t nregs;
 
+	bool dwarf = s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size &&
+		     s->user_abi;
+
 	if (p->jobs < 2 || !p->sym || (b && b->applying))
 		return false;
+	if (!dwarf && (!b || !b->nr))
+		return false;	/* nothing to unwind, nothing queued before it */
 	if (!b) {
 		b = p->batch = batch__new(p);
 		if (!b) {
@@ -301,8 +306,7 @@ bool profile__batch_sample(struct profile *p, const struct pd_sample *s)
 	e->s.raw_size = 0;
 	e->s.branches = NULL;
 	e->s.nr_branches = 0;
-	e->dwarf = s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size &&
-		   s->user_abi;
+	e->dwarf = dwarf;
 	nregs = (size_t)__builtin_popcountll(s->user_regs_mask);
 	e->off_chain = s->callchain ? data_add(b, s->callchain, s->nr_callchain * 8) : SIZE_MAX;
 	e->off_regs = s->user_regs ? data_add(b, s->user_regs, nregs * 8) : SIZE_MAX;
