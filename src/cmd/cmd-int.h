@@ -169,6 +169,7 @@ struct cmd_symopts {
 	const char *symfs, *kallsyms;
 	struct cmd_strv search_paths;
 	bool no_inline;
+	unsigned jobs;		/* --jobs; 0: the online CPUs (at most 16) */
 };
 extern const struct cmd_option cmd_symopts_options[];
 

@@ -1,6 +1,7 @@
 /*
  * cmd-symopts.c: the options that say where a result's files and symbols
- * are (--symfs, --search-path, --kallsyms, --no-inline), shared by every
+ * are (--symfs, --search-path, --kallsyms, --no-inline) and how they are
+ * read (--jobs), shared by every
  * command that reads a result: report, check, diff and tui.
  */
 #include "config.h"
@@ -40,6 +41,9 @@ const struct cmd_option cmd_symopts_options[] = {
 			 "kernel symbols from FILE (a copy of /proc/kallsyms)", NULL),
 	CMD_OPT_BOOL(0, "no-inline", struct cmd_symopts, no_inline,
 		     "do not expand inlined functions (faster)"),
+	CMD_OPT_UINT(0, "jobs", struct cmd_symopts, jobs, "N",
+		     "unwind --call-graph dwarf stacks on N threads (the same numbers as 1)",
+		     "the online CPUs, at most 16", 1, 256, "a number of threads"),
 	CMD_OPT_END(),
 };
 
@@ -50,4 +54,10 @@ void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po)
 	po->search_paths = so->search_paths.n ? so->search_paths.v : NULL;
 	po->nr_search_paths = so->search_paths.n;
 	po->no_inline = so->no_inline;
+	po->jobs = so->jobs;
+	if (!po->jobs) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		po->jobs = n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
+	}
 }

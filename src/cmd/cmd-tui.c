@@ -61,8 +61,10 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
 		cmd_warn("%s: printing the text report instead of the TUI", why);
 		return report_print_sym(result, parent, sym);
 	}
-	if (sym) {
-		cmd_symopts__apply(sym, &prof);
+	{
+		static const struct cmd_symopts none;	/* after record: the defaults */
+
+		cmd_symopts__apply(sym ? sym : &none, &prof);
 		o.sym = &prof;
 	}
 	if (tui_session__open(&s, &o, &cause) != 0) {

@@ -103,6 +103,9 @@ struct perf_reader {
 
 	const uint8_t *map;	/* whole file (mmap), or NULL */
 	size_t map_size;
+	size_t window;		/* perf_reader__set_window */
+	bool file_stream;	/* a mapped file's data walked through buf */
+	uint64_t stream_end;	/* file_stream: where the data ends */
 
 	/* streaming input: buf[head, tail) is unread data at file offset
 	 * buf_off + head */

@@ -223,6 +223,10 @@ struct pd_stats {
 	uint64_t data_bytes;		/* bytes of data processed */
 	uint64_t truncated_at;		/* file offset where reading stopped early, or 0 */
 	uint64_t first_time, last_time;	/* sample time range (0 when absent) */
+	/* a file read through its window (perf_reader__set_window): the
+	 * buffer's size at the end (it grows for a record larger than the
+	 * window), and the bytes read through it */
+	uint64_t window_peak, window_read;
 };
 
 enum pd_flags {
@@ -240,6 +244,16 @@ struct perf_reader;
  * versions with a message naming the byte offset. */
 int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags,
 		      char **cause);
+
+/*
+ * A file's data section is walked through a window: read(2) into a buffer
+ * of `bytes` (records still queued for ordered delivery are copied out of
+ * it), so a walk holds the window and the queue, not the file. 0: walk
+ * the file's mapping instead (its pages stay resident as they are read).
+ * The default is PD_WINDOW_DEFAULT. A pipe is always read in a buffer.
+ */
+#define PD_WINDOW_DEFAULT (4u << 20)
+void perf_reader__set_window(struct perf_reader *r, size_t bytes);
 
 size_t perf_reader__nr_evsels(const struct perf_reader *r);
 const struct pd_evsel *perf_reader__evsel(const struct perf_reader *r, size_t i);

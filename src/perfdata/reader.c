@@ -686,6 +686,7 @@ int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags
 
 	r->fd = -1;
 	r->flags = flags;
+	r->window = PD_WINDOW_DEFAULT;
 	r->path = xstrdup(path);
 	u64map__init(&r->id_map);
 	r->id_pos = r->is_pos = -1;
@@ -721,6 +722,11 @@ int perf_reader__open(struct perf_reader **out, const char *path, unsigned flags
 out_err:
 	perf_reader__delete(r);
 	return err;
+}
+
+void perf_reader__set_window(struct perf_reader *r, size_t bytes)
+{
+	r->window = bytes;
 }
 
 size_t perf_reader__nr_evsels(const struct perf_reader *r)

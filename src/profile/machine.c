@@ -43,6 +43,7 @@ struct mproc *machine__findnew_proc(struct machine *m, uint32_t pid)
 		memset(&m->procs[m->nr_procs], 0, sizeof(*m->procs));
 		m->procs[m->nr_procs].pid = pid;
 		m->procs[m->nr_procs].comm = m->str_unknown;
+		m->procs[m->nr_procs].space = ++m->last_space;
 		*slot = m->nr_procs++;
 	}
 	return &m->procs[*slot];
@@ -126,6 +127,7 @@ static void mproc__insert(struct mproc *p, const struct mmap_ent *e)
 void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_dso *dso,
 		       const uint8_t *build_id, size_t build_id_size)
 {
+	struct mproc *p;
 	struct mmap_ent e = {
 		.dso = dso,
 		.start = mm->start,
@@ -150,7 +152,9 @@ void machine__add_mmap(struct machine *m, const struct pd_mmap *mm, struct sym_d
 		mproc__insert(&m->kernel, &e);
 		return;
 	}
-	mproc__insert(machine__findnew_proc(m, mm->pid), &e);
+	p = machine__findnew_proc(m, mm->pid);
+	mproc__insert(p, &e);
+	p->space = ++m->last_space;
 }
 
 const struct mmap_ent *mproc__find_map(const struct mproc *p, uint64_t addr)
@@ -180,8 +184,10 @@ void machine__comm(struct machine *m, const struct pd_comm *c)
 	t->own_comm = true;
 	if (c->pid == c->tid || p->comm == m->str_unknown)
 		p->comm = id;
-	if (c->exec && c->pid == c->tid)
+	if (c->exec && c->pid == c->tid) {
 		p->nr_maps = 0;	/* exec replaced the address space */
+		p->space = ++m->last_space;
+	}
 }
 
 void machine__fork(struct machine *m, const struct pd_task *f)
@@ -203,5 +209,6 @@ void machine__fork(struct machine *m, const struct pd_task *f)
 		if (pp->nr_maps)
 			memcpy(cp->maps, pp->maps, pp->nr_maps * sizeof(*cp->maps));
 		cp->nr_maps = pp->nr_maps;
+		cp->space = pp->space;	/* the same code where the parent has it */
 	}
 }

@@ -21,6 +21,7 @@ struct mproc {
 	uint32_t comm;		/* strtab id */
 	struct mmap_ent *maps;	/* sorted by start, non-overlapping */
 	size_t nr_maps, maps_cap;
+	uint64_t space;		/* changes with the maps (sym_unwind_input.space) */
 };
 
 struct mthread {
@@ -44,6 +45,7 @@ struct machine {
 	struct mproc kernel;		/* kernel and module maps */
 	struct strtab strs;
 	uint32_t str_unknown, str_kernel, str_hv;
+	uint64_t last_space;	/* the last mproc.space handed out */
 };
 
 void machine__init(struct machine *m);
@@ -203,6 +205,16 @@ struct profile {
 
 	struct keep keep;
 	unsigned cur_flags;		/* KEEP_* of the current sample */
+
+	/* profile_opts.jobs: samples unwound in batches (batch.c) */
+	unsigned jobs;
+	struct batch *batch;
+	/* the current sample's user stack, unwound by the batch */
+	bool pre;
+	const uint64_t *pre_ips;
+	size_t pre_nr;
+	int pre_err;
+	char *pre_cause;
 	uint32_t frame_rinfo[PROFILE_MAX_STACK + 1];	/* rinfo of each ip */
 };
 
@@ -254,6 +266,14 @@ size_t profile__chain(struct profile *p, const struct profile *src, const uint32
  */
 void profile__credit(struct profile *p, const uint32_t *task, uint32_t module, bool stack,
 		     size_t nc, size_t nf, uint32_t path, uint32_t ev, uint64_t n, uint64_t period);
+
+/*
+ * batch.c: with jobs > 1, queue a copy of sample s to be unwound with
+ * others and handed back to profile__sample in order (true), or false:
+ * process it now. profile__batch_delete drops what is queued.
+ */
+bool profile__batch_sample(struct profile *p, const struct pd_sample *s);
+void profile__batch_delete(struct profile *p);
 
 void keep__init(struct keep *k, bool on);
 void keep__exit(struct keep *k);

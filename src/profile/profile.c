@@ -97,6 +97,7 @@ static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 	const uint8_t *bid = no_build_id;
 	size_t bid_size = 0;
 
+	profile__finish(p);	/* the samples before it, under the maps before it */
 	if (mm->has_build_id) {
 		bid = mm->build_id;
 		bid_size = mm->build_id_size;
@@ -119,12 +120,14 @@ static int profile__mmap(struct pd_tool *tool, const struct pd_mmap *mm)
 
 static int profile__comm(struct pd_tool *tool, const struct pd_comm *c)
 {
+	profile__finish((struct profile *)tool);
 	machine__comm(&((struct profile *)tool)->machine, c);
 	return 0;
 }
 
 static int profile__fork(struct pd_tool *tool, const struct pd_task *f)
 {
+	profile__finish((struct profile *)tool);
 	machine__fork(&((struct profile *)tool)->machine, f);
 	return 0;
 }
@@ -171,6 +174,7 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->cur_slot = -1;
 	p->on_stack = o->on_stack;
 	p->stack_ctx = o->stack_ctx;
+	p->jobs = o->jobs ? o->jobs : 1;
 	keep__init(&p->keep, o->keep_samples);
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
@@ -263,6 +267,8 @@ void profile__delete(struct profile *p)
 		free(p->hot[e]);
 	free(p->hot);
 	free(p->hot_nr);
+	profile__batch_delete(p);
+	free(p->pre_cause);
 	sym_session__delete(p->sym);
 	machine__exit(&p->machine);
 	keep__exit(&p->keep);

@@ -140,6 +140,13 @@ struct profile_opts {
 	 * re-totalled in memory, without the records or the symbolizer.
 	 */
 	bool keep_samples;
+	/*
+	 * Threads that unwind --call-graph dwarf stacks (0 or 1: the walking
+	 * thread alone). With more, samples are queued and unwound together,
+	 * then credited in their order: the same rows and numbers as one
+	 * thread, once profile__finish has run.
+	 */
+	unsigned jobs;
 };
 
 /* A profile for nr_events events (the reader's evsels, in order), with
@@ -153,6 +160,13 @@ struct profile *profile__new(size_t nr_events);
 int profile__new_opts(struct profile **out, size_t nr_events, const struct profile_opts *o,
 		      char **cause);
 void profile__delete(struct profile *p);
+
+/*
+ * The end of a walk: the samples still queued for unwinding (jobs > 1)
+ * are credited. Call it after perf_reader__process, before reading the
+ * rows; harmless otherwise.
+ */
+void profile__finish(struct profile *p);
 
 /* The symbolizer options a profile with these options uses (symfs, search
  * paths, kallsyms, no_inline; local from env), for a caller that opens a

@@ -306,6 +306,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			.stack_size = s->stack_dyn_size,
 			.find_map = unwind_find_map,
 			.ctx = &uc,
+			.space = proc ? proc->space : 0,
 		};
 		/* a user-mode sample: the unwinder's first ip is the leaf again */
 		size_t base = !kernel && n == 1 ? 0 : n, got = 0;
@@ -314,7 +315,17 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 
 		p->has_callchains = true;
 		p->cur_flags |= KEEP_CALLCHAIN;
-		err = sym_unwind(p->sym, &in, &p->ips[base], max - base, &got, &cause);
+		if (p->pre) {
+			/* unwound already (batch.c), as far as max_stack: the
+			 * same first frames as an unwinding to max - base */
+			got = p->pre_nr < max - base ? p->pre_nr : max - base;
+			memcpy(&p->ips[base], p->pre_ips, got * sizeof(*p->ips));
+			err = p->pre_err;
+			cause = p->pre_cause;
+			p->pre_cause = NULL;
+		} else {
+			err = sym_unwind(p->sym, &in, &p->ips[base], max - base, &got, &cause);
+		}
 		if (err || got == 0)
 			unwind_failed(p, err, cause);
 		else
@@ -613,6 +624,8 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 
 	if (!p->nr_events)
 		return 0;
+	if (profile__batch_sample(p, s))
+		return 0;	/* unwound with others, then back here in order */
 	if (s->read && p->keep.on)
 		keep__stop(&p->keep);	/* its credits depend on the samples before */
 	p->cur_flags = 0;

@@ -652,6 +652,7 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	} else {
 		err = perf_reader__process(r->reader, inner, cause);
 	}
+	profile__finish(r->profile);
 	if (err)
 		goto fail;
 	if (profile__nr_overflowed(r->profile))
@@ -720,6 +721,7 @@ int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 	/* rt.tee.tap points at a compound literal of this scope: only the
 	 * walk below uses it */
 	err = perf_reader__process(r->reader, &rt.tee.tool, cause);
+	profile__finish(p);
 	if (err) {
 		profile__delete(p);
 		return err;
@@ -747,6 +749,7 @@ int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profi
 		return err;
 	region_tool__init(&rt, r->regions, name_idx, profile__tool(p));
 	err = perf_reader__process(r->reader, &rt.tee.tool, cause);
+	profile__finish(p);
 	if (err) {
 		profile__delete(p);
 		return err;

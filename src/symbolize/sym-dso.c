@@ -68,6 +68,9 @@ struct sym_dso *sym_dso__new(struct sym_session *s, const char *path,
 
 static void close_file(struct sym_dso *dso)
 {
+	if (dso->cfi)
+		dwarf_cfi_end(dso->cfi);
+	dso->cfi = NULL;
 	if (dso->elf)
 		elf_end(dso->elf);
 	if (dso->image)

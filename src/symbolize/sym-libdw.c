@@ -12,6 +12,12 @@
 #include <elfutils/libdwelf.h>
 
 #define SYM_DW_FNS(X, V) \
+	X(int, dwarf_cfi_addrframe, (Dwarf_CFI *cfi, Dwarf_Addr addr, Dwarf_Frame **frame), (cfi, addr, frame)) \
+	X(int, dwarf_cfi_end, (Dwarf_CFI *cfi), (cfi)) \
+	X(int, dwarf_frame_cfa, (Dwarf_Frame *f, Dwarf_Op **ops, size_t *nops), (f, ops, nops)) \
+	X(int, dwarf_frame_info, (Dwarf_Frame *f, Dwarf_Addr *start, Dwarf_Addr *end, bool *signalp), (f, start, end, signalp)) \
+	X(int, dwarf_frame_register, (Dwarf_Frame *f, int regno, Dwarf_Op ops_mem[3], Dwarf_Op **ops, size_t *nops), (f, regno, ops_mem, ops, nops)) \
+	X(Dwarf_CFI *, dwarf_getcfi_elf, (Elf *elf), (elf)) \
 	X(Dwarf_Attribute *, dwarf_attr, (Dwarf_Die *die, unsigned int name, Dwarf_Attribute *res), (die, name, res)) \
 	X(Dwarf_Attribute *, dwarf_attr_integrate, (Dwarf_Die *die, unsigned int name, Dwarf_Attribute *res), (die, name, res)) \
 	X(int, dwarf_child, (Dwarf_Die *die, Dwarf_Die *res), (die, res)) \

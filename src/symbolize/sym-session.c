@@ -135,6 +135,7 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 	if (err)
 		return err;
 	s = xzalloc(sizeof(*s));
+	pthread_mutex_init(&s->lock, NULL);
 	strtab__init(&s->strs);
 	strtab__intern(&s->strs, "");	/* id 0 == SYM_STR_NONE */
 	s->id_unknown = strtab__intern(&s->strs, "[unknown]");
@@ -206,6 +207,7 @@ void sym_session__delete(struct sym_session *s)
 	u64map__exit(&s->dso_index);
 	u64map__exit(&s->kcache);
 	strtab__exit(&s->strs);
+	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
 

@@ -34,6 +34,8 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 	X(unw_addr_space_t, unw_create_addr_space, (unw_accessors_t *a, int order), (a, order)) \
 	V(unw_destroy_addr_space, (unw_addr_space_t as), (as)) \
 	X(int, unw_set_caching_policy, (unw_addr_space_t as, unw_caching_policy_t p), (as, p)) \
+	X(int, unw_set_cache_size, (unw_addr_space_t as, size_t size, int flag), (as, size, flag)) \
+	V(unw_flush_cache, (unw_addr_space_t as, unw_word_t lo, unw_word_t hi), (as, lo, hi)) \
 	X(int, unw_init_remote, (unw_cursor_t *c, unw_addr_space_t as, void *arg), (c, as, arg)) \
 	X(int, unw_step, (unw_cursor_t *c), (c)) \
 	X(int, unw_get_reg, (unw_cursor_t *c, int reg, unw_word_t *v), (c, reg, v)) \
@@ -79,6 +81,19 @@ struct unwind_ctx {
 		uint64_t bias;
 	} known[MAX_KNOWN];
 	size_t nr_known;
+	/* the last mapping find_map gave: frames of one module ask in a row */
+	struct sym_dso *last_dso;
+	uint64_t last_start, last_end, last_bias;
+};
+
+struct sym_unwinder {
+	struct sym_session *s;
+	struct sym_cfi *cfi;		/* the rows of the modules' CFI met so far */
+	bool libunwind;			/* GX_UNWIND=libunwind: libunwind steps */
+	unw_addr_space_t as;
+	uint64_t space;			/* the address space its cache is about */
+	struct unwind_ctx c;		/* per call, reused: no allocation per sample */
+	uint64_t unwinds, frames;	/* for the session's stats */
 };
 
 /* libunwind x86-64 register number -> perf's PERF_REG_X86_* */
@@ -94,11 +109,35 @@ static const int8_t unw_to_perf[] = {
 	[UNW_X86_64_RIP] = SYM_X86_IP,
 };
 
+static void probe_eh_frame_hdr(struct sym_dso *dso);
+
 /*
- * The module mapped at a process address and its load bias. Asks the
- * caller's maps first; a module seen earlier in this unwind also answers
- * for its segments that were not recorded as mappings (perf records only
- * executable mappings, while .eh_frame_hdr often sits in a read-only one).
+ * The module opened with its unwind table probed, for any thread: the first
+ * unwinder that needs it does both under the session's lock.
+ */
+static bool dso_ready(struct sym_session *s, struct sym_dso *dso)
+{
+	if (!__atomic_load_n(&dso->unwind_ready, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock(&s->lock);
+		if (!dso->unwind_ready) {
+			sym_dso__open(dso);
+			if (dso->elf && !dso->unwind_probed)
+				probe_eh_frame_hdr(dso);
+			if (dso->elf && !dso->cfi)
+				dso->cfi = dwarf_getcfi_elf(dso->elf);
+			__atomic_store_n(&dso->unwind_ready, true, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock(&s->lock);
+	}
+	return dso->open_err == 0 && dso->elf;
+}
+
+/*
+ * The module mapped at a process address and its load bias. The mapping
+ * asked last answers first; then the caller's maps. A module seen earlier
+ * in this unwind also answers for its segments that were not recorded as
+ * mappings (perf records only executable mappings, while .eh_frame_hdr
+ * often sits in a read-only one).
  */
 static struct sym_dso *dso_at(struct unwind_ctx *c, uint64_t addr, uint64_t *bias)
 {
@@ -106,10 +145,18 @@ static struct sym_dso *dso_at(struct unwind_ctx *c, uint64_t addr, uint64_t *bia
 	struct sym_dso *dso = NULL;
 	size_t i;
 
+	if (c->last_dso && addr >= c->last_start && addr < c->last_end) {
+		*bias = c->last_bias;
+		return c->last_dso;
+	}
 	if (c->in->find_map(c->in->ctx, addr, &dso, &start, &len, &pgoff) == 0 && dso &&
-	    sym_dso__open(dso) == 0 && dso->elf &&
+	    dso_ready(c->s, dso) &&
 	    sym_dso__offset_to_addr(dso, sym_map_offset(addr, start, pgoff), &vaddr)) {
 		*bias = addr - vaddr;
+		c->last_dso = dso;
+		c->last_start = start;
+		c->last_end = start + len;
+		c->last_bias = *bias;
 		for (i = 0; i < c->nr_known; i++)
 			if (c->known[i].dso == dso && c->known[i].bias == *bias)
 				return dso;
@@ -305,11 +352,7 @@ static int acc_find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_
 	uint64_t bias;
 
 	dso = dso_at(c, ip, &bias);
-	if (!dso)
-		return -UNW_ENOINFO;
-	if (!dso->unwind_probed)
-		probe_eh_frame_hdr(dso);
-	if (!dso->have_eh_hdr)
+	if (!dso || !dso->have_eh_hdr)
 		return -UNW_ENOINFO;
 
 	memset(&di, 0, sizeof(di));
@@ -334,17 +377,146 @@ static unw_accessors_t accessors = {
 	.get_proc_name = NULL,
 };
 
-int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
-	       uint64_t *ips, size_t max, size_t *nr, char **cause)
+int sym_unwinder__new(struct sym_unwinder **out, struct sym_session *s, char **cause)
 {
-	unw_addr_space_t as = s->unwind;
-	struct unwind_ctx *c;
+	struct sym_unwinder *u;
+	int ret;
+
+	*out = NULL;
+	u = xzalloc(sizeof(*u));
+	u->s = s;
+	u->cfi = sym_cfi__new();
+	u->libunwind = getenv("GX_UNWIND") && !strcmp(getenv("GX_UNWIND"), "libunwind");
+	if (!u->libunwind) {
+		*out = u;	/* libdw's CFI steps: libunwind is not loaded */
+		return 0;
+	}
+	ret = gx_lazylib__open(&libunwind, cause);
+	if (!ret)
+		u->as = unw_create_addr_space(&accessors, 0);
+	if (ret || !u->as) {
+		sym_cfi__delete(u->cfi);
+		free(u);
+		return ret ? ret : gx_fail(cause, GX_E_INTERNAL, "libunwind: cannot create an address space");
+	}
+	/*
+	 * Rules cached by ip in the address space's cache (without a cache
+	 * every step parses its FDE again from pools locked with signals
+	 * masked: 60 sigprocmask calls a sample). The cache is flushed when
+	 * the address space changes (unwinder_space). Its lock still masks
+	 * signals twice a step; UNW_CACHE_PER_THREAD would not, but Debian's
+	 * libunwind, built without __thread, makes it UNW_CACHE_GLOBAL.
+	 */
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	unw_set_cache_size(u->as, 4096, 0);
+	*out = u;
+	return 0;
+}
+
+void sym_unwinder__delete(struct sym_unwinder *u)
+{
+	if (!u)
+		return;
+	u->s->stats.unwinds += u->unwinds;
+	u->s->stats.unwind_frames += u->frames;
+	sym_cfi__delete(u->cfi);
+	if (u->as)
+		unw_destroy_addr_space(u->as);
+	free(u);
+}
+
+/* What the cache learnt holds only for the address space it learnt it in. */
+static void unwinder_space(struct sym_unwinder *u, uint64_t space)
+{
+	if (space && space == u->space)
+		return;
+	if (u->as)
+		unw_flush_cache(u->as, 0, 0);
+	u->space = space;
+}
+
+static bool cfi_read(void *arg, uint64_t addr, uint64_t *val)
+{
+	return read_word(arg, addr, val) == 0;
+}
+
+/*
+ * No CFI for the frame: the frame-pointer chain, as libunwind falls back
+ * to (the caller's rbp at [rbp], its pc at [rbp + 8]); an rbp that does not
+ * grow ends the chain.
+ */
+static int fp_step(struct unwind_ctx *c, struct sym_cfi_regs *regs, uint64_t *ra)
+{
+	uint64_t bp = regs->r[SYM_CFI_BP], bp1, ip;
+
+	if (!(regs->have & (1u << SYM_CFI_BP)) || !bp || read_word(c, bp, &bp1) ||
+	    read_word(c, bp + 8, &ip) || (bp1 && bp1 <= bp))
+		return -1;
+	regs->have = 1u << SYM_CFI_BP | 1u << SYM_CFI_SP | 1u << SYM_CFI_RA;
+	regs->r[SYM_CFI_BP] = bp1;
+	regs->r[SYM_CFI_SP] = bp + 16;
+	regs->r[SYM_CFI_RA] = ip;
+	*ra = ip;
+	return 1;
+}
+
+/*
+ * The chain through each module's .eh_frame (sym-cfi.c): what libunwind
+ * does with its rules cached, without its locks, whose signal masking
+ * was half of a report's time. Stops where libunwind's loop stops.
+ */
+static size_t unwind_cfi(struct sym_unwinder *u, struct unwind_ctx *c, uint64_t *ips, size_t max)
+{
+	struct sym_cfi_regs regs;
+	uint64_t pc, sp;
+	bool exact = true;	/* the sampled pc itself, not a return address */
+	size_t n = 0;
+
+	memset(&regs, 0, sizeof(regs));
+	for (int r = 0; r < SYM_CFI_NREGS; r++)
+		if (c->have & (1u << unw_to_perf[r])) {
+			regs.r[r] = c->regs[unw_to_perf[r]];
+			regs.have |= 1u << r;
+		}
+	pc = regs.r[SYM_CFI_RA];
+	sp = regs.r[SYM_CFI_SP];
+	ips[n++] = pc;
+	while (n < max) {
+		uint64_t look = exact ? pc : pc - 1, bias, ra = 0;
+		struct sym_dso *dso = dso_at(c, look, &bias);
+		bool signal = false;
+		int ret = 0;
+
+		if (dso && dso->cfi)
+			ret = sym_cfi__step(u->cfi, dso, look - bias, &regs, &ra, &signal, cfi_read, c);
+		if (ret == 0)
+			ret = fp_step(c, &regs, &ra);
+		if (ret <= 0 || !ra || !(regs.have & (1u << SYM_CFI_SP)))
+			break;
+		if (regs.r[SYM_CFI_SP] < c->sp)
+			break;	/* the stack grows down: callers sit above */
+		if (ra == pc && regs.r[SYM_CFI_SP] == sp)
+			break;	/* no progress */
+		ips[n++] = ra;
+		pc = ra;
+		sp = regs.r[SYM_CFI_SP];
+		regs.r[SYM_CFI_RA] = ra;
+		regs.have |= 1u << SYM_CFI_RA;
+		exact = signal;
+	}
+	return n;
+}
+
+int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *in,
+			 uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	struct unwind_ctx *c = &u->c;
 	unw_cursor_t cur;
 	size_t n = 0, k = 0;
 	int bit, ret;
 
 	*nr = 0;
-	s->stats.unwinds++;
+	u->unwinds++;
 	if (in->abi != SYM_REGS_ABI_64)
 		return gx_fail(cause, GX_E_NOTSUP, "DWARF unwinding supports 64-bit x86 user "
 				"stacks only (register ABI %llu)", (unsigned long long)in->abi);
@@ -353,24 +525,10 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 		return gx_fail(cause, -EINVAL, "sample registers lack IP, SP or BP");
 	if (!max)
 		return 0;
-	if (!as) {
-		ret = gx_lazylib__open(&libunwind, cause);
-		if (ret)
-			return ret;
-		as = unw_create_addr_space(&accessors, 0);
-		if (!as)
-			return gx_fail(cause, GX_E_INTERNAL, "libunwind: cannot create an address space");
-		/* samples come from many processes: nothing is cached by ip */
-		unw_set_caching_policy(as, UNW_CACHE_NONE);
-		s->unwind = as;
-	}
+	unwinder_space(u, in->space);
 
-	/* reused across calls: no allocation per sample */
-	if (!s->unwind_ctx)
-		s->unwind_ctx = xmalloc(sizeof(*c));
-	c = s->unwind_ctx;
 	memset(c, 0, sizeof(*c));
-	c->s = s;
+	c->s = u->s;
 	c->in = in;
 	for (bit = 0; bit < 64; bit++) {
 		if (!(in->regs_mask & (1ull << bit)))
@@ -383,8 +541,14 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 	}
 	c->sp = c->regs[SYM_X86_SP];
 
+	if (!u->libunwind) {
+		n = unwind_cfi(u, c, ips, max);
+		*nr = n;
+		u->frames += n;
+		return 0;
+	}
 	ips[n++] = c->regs[SYM_X86_IP];
-	ret = unw_init_remote(&cur, as, c);
+	ret = unw_init_remote(&cur, u->as, c);
 	while (!ret && n < max) {
 		unw_word_t ip, sp;
 
@@ -397,17 +561,34 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 		ips[n++] = ip;
 	}
 	*nr = n;
-	s->stats.unwind_frames += n;
+	u->frames += n;
 	return 0;
+}
+
+int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
+	       uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	int err;
+
+	if (!s->unwinder) {
+		err = sym_unwinder__new(&s->unwinder, s, cause);
+		if (err) {
+			*nr = 0;
+			s->stats.unwinds++;
+			return err;
+		}
+	}
+	err = sym_unwinder__unwind(s->unwinder, in, ips, max, nr, cause);
+	s->stats.unwinds += s->unwinder->unwinds;	/* counted now, not at the end */
+	s->stats.unwind_frames += s->unwinder->frames;
+	s->unwinder->unwinds = s->unwinder->frames = 0;
+	return err;
 }
 
 void sym_unwind__exit(struct sym_session *s)
 {
-	if (s->unwind)
-		unw_destroy_addr_space(s->unwind);
-	s->unwind = NULL;
-	free(s->unwind_ctx);
-	s->unwind_ctx = NULL;
+	sym_unwinder__delete(s->unwinder);
+	s->unwinder = NULL;
 }
 
 #else /* !SYM_HAVE_UNWIND */
@@ -426,6 +607,30 @@ int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 }
 
 void sym_unwind__exit(struct sym_session *s)
+{
+}
+
+int sym_unwinder__new(struct sym_unwinder **out, struct sym_session *s, char **cause)
+{
+	char *ignored = NULL;
+	size_t nr;
+	int err;
+
+	*out = NULL;
+	err = sym_unwind(s, &(struct sym_unwind_input){ 0 }, NULL, 0, &nr, cause ? cause : &ignored);
+	s->stats.unwinds--;
+	free(ignored);
+	return err;
+}
+
+int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *in,
+			 uint64_t *ips, size_t max, size_t *nr, char **cause)
+{
+	*nr = 0;
+	return gx_fail(cause, GX_E_NOTSUP, "no DWARF unwinder in this build");
+}
+
+void sym_unwinder__delete(struct sym_unwinder *u)
 {
 }
 

@@ -5,6 +5,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <gelf.h>
+#include <pthread.h>
 
 #include "symbolize/symbolize.h"
 #include "util/util.h"
@@ -73,6 +74,8 @@ struct sym_dso {
 	size_t nr_fdes;
 
 	/* unwinding: .eh_frame_hdr's search table */
+	bool unwind_ready;	/* opened and probed for unwinders of any thread
+				   (set under sym_session.lock, read acquiring) */
 	bool unwind_probed;
 	bool have_eh_hdr;
 	uint64_t eh_hdr_vaddr;
@@ -81,6 +84,7 @@ struct sym_dso {
 	/* no .eh_frame_hdr: a search table built from .eh_frame, served to
 	 * libunwind at a synthetic address (see sym-unwind.c) */
 	int32_t *eh_synth;
+	Dwarf_CFI *cfi;		/* .eh_frame through libdw (sym-cfi.c), or NULL */
 	uint32_t index;		/* position in the session's module list */
 	uint64_t text_lo, text_hi;	/* ELF vaddr range of executable segments */
 
@@ -139,8 +143,10 @@ struct sym_session {
 
 	struct sym_stats stats;
 	void *jit;		/* sym-jit.c: perf-PID.map symbols per process */
-	void *unwind;		/* sym-unwind.c: libunwind address space */
-	void *unwind_ctx;	/* sym-unwind.c: per-call state, reused */
+	struct sym_unwinder *unwinder;	/* sym_unwind's, made on first use */
+	/* taken by unwinders of other threads around what they change in a
+	 * module (its lazy open and unwind tables) and in stats */
+	pthread_mutex_t lock;
 };
 
 /* sym-session.c */
@@ -169,6 +175,33 @@ void sym_kernel__exit(struct sym_session *s);
 
 /* sym-unwind.c */
 void sym_unwind__exit(struct sym_session *s);
+
+/*
+ * sym-cfi.c: one step of DWARF unwinding through a module's .eh_frame
+ * (dso->cfi), its rows cached per unwinder. Registers in DWARF numbers.
+ */
+#define SYM_CFI_NREGS 17	/* x86-64: rax .. r15, then the return address */
+#define SYM_CFI_SP 7
+#define SYM_CFI_BP 6
+#define SYM_CFI_RA 16
+struct sym_cfi_regs {
+	uint64_t r[SYM_CFI_NREGS];
+	uint32_t have;		/* bit per register known */
+};
+typedef bool (*sym_cfi_read_fn)(void *arg, uint64_t addr, uint64_t *val);
+struct sym_cfi;
+struct sym_cfi *sym_cfi__new(void);
+void sym_cfi__delete(struct sym_cfi *c);
+/*
+ * The frame at ELF address vaddr of dso (the pc, or a return address - 1)
+ * with registers *regs: 1 and *regs the caller's (*ra its pc, *signal when
+ * the frame is a signal frame, whose caller's pc is exact); 0 when no CFI
+ * covers vaddr; -1 when the rules cannot be followed (a register or memory
+ * they need is not known: the end of the chain). Reads memory with read.
+ */
+int sym_cfi__step(struct sym_cfi *c, struct sym_dso *dso, uint64_t vaddr,
+		  struct sym_cfi_regs *regs, uint64_t *ra, bool *signal, sym_cfi_read_fn read,
+		  void *arg);
 
 /* sym-plt.c: append a symbol per PLT slot ("name@plt") to dso->fsyms
  * (capacity *cap), from the module's section headers. */

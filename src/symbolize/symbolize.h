@@ -290,6 +290,14 @@ struct sym_unwind_input {
 	uint64_t stack_size;	/* its dyn_size (bytes actually copied) */
 	sym_find_map_fn find_map;
 	void *ctx;		/* passed to find_map */
+	/*
+	 * Which address space find_map describes: two calls with the same
+	 * non-zero space have the same code at the same addresses (one
+	 * process between two changes of its maps), so what the unwinder
+	 * learnt about an ip (its unwind rules) holds for both. 0: unknown,
+	 * nothing learnt is kept from one call to the next.
+	 */
+	uint64_t space;
 };
 
 /*
@@ -306,5 +314,26 @@ struct sym_unwind_input {
  */
 int sym_unwind(struct sym_session *s, const struct sym_unwind_input *in,
 	       uint64_t *ips, size_t max, size_t *nr, char **cause);
+
+/*
+ * An unwinder: what DWARF unwinding keeps between samples (libunwind's
+ * address space and its cache of unwind rules by ip, kept while the
+ * input's space stays the same) for one thread. sym_unwind uses the
+ * session's own. Several unwinders of one session may unwind at once, each
+ * on its own thread (at most one unwinder per thread: libunwind's cache is
+ * the thread's), while nothing else calls the session; they open the
+ * modules they need under the session's lock.
+ *
+ * sym_unwinder__new: 0 and *out (free with sym_unwinder__delete before the
+ * session), or GX_E_NOTSUP with a message when this build cannot unwind.
+ * sym_unwinder__unwind: as sym_unwind, on u's thread.
+ * sym_unwinder__delete: adds u's counts to the session's stats (call it
+ * where nothing else uses the session); NULL is allowed.
+ */
+struct sym_unwinder;
+int sym_unwinder__new(struct sym_unwinder **out, struct sym_session *s, char **cause);
+int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *in,
+			 uint64_t *ips, size_t max, size_t *nr, char **cause);
+void sym_unwinder__delete(struct sym_unwinder *u);
 
 #endif /* GX_SYMBOLIZE_H */

@@ -104,14 +104,20 @@ else
 fi
 if ! "$GX_BIN" version --build-options 2>/dev/null | grep -q 'libunwind=yes' ||
    [ "$(uname -m)" != x86_64 ]; then
-	skip 3 "no DWARF unwinding in this build or on this machine"
+	skip 5 "no DWARF unwinding in this build or on this machine"
 else
 	"$GX_BIN" record -q -o dw -e cpu-clock --call-graph dwarf,4096 -- "$WL/wl-nofp-chain" 100 >/dev/null 2>&1
 	ok $? "record --call-graph dwarf"
 	rm -f ld-dw.*
 	LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-dw" "$GX_BIN" report --folded dw >dw.folded 2>&1
-	check "its report opened libunwind" loaded ld-dw libunwind-
+	# libdw's CFI steps (sym-cfi.c); libunwind only for GX_UNWIND=libunwind
+	check "its report opened libdw" loaded ld-dw libdw
+	check "... not libunwind" sh -c "! grep -q 'libunwind-' ld-dw.*"
 	check "and unwound through the frame-pointer-less chain" grep -q ';main;chain_a;chain_b;chain_c' dw.folded
+	rm -f ld-dw.*
+	GX_UNWIND=libunwind LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-dw" "$GX_BIN" report --folded dw >dw2.folded 2>&1
+	check "GX_UNWIND=libunwind opens libunwind and unwinds the chain" \
+		sh -c "grep -q 'libunwind-' ld-dw.* && grep -q ';main;chain_a;chain_b;chain_c' dw2.folded"
 fi
 
 # A record of an event list libpfm does not need does not open it either

@@ -6,6 +6,7 @@
 
 #include "profile/profile.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,9 +109,113 @@ static void test_wide_key(void)
 	u64map__exit(&idx);
 }
 
+/* ---- a process's maps: sorted, found by binary search, as a list says ---- */
+
+struct omap {
+	uint64_t start, end, pgoff;
+	uint32_t tag;
+};
+
+static uint64_t map_rng = 0x2545f4914f6cdd1dULL;
+
+static uint64_t map_rand(void)
+{
+	map_rng ^= map_rng << 13;
+	map_rng ^= map_rng >> 7;
+	map_rng ^= map_rng << 17;
+	return map_rng;
+}
+
+/* The oracle: the mappings in the order they came, the latest winning. */
+static const struct omap *oracle_find(const struct omap *o, size_t n, uint64_t addr)
+{
+	for (size_t i = n; i-- > 0;)
+		if (addr >= o[i].start && addr < o[i].end)
+			return &o[i];
+	return NULL;
+}
+
+static void add_map(struct machine *m, uint32_t pid, uint64_t start, uint64_t len, uint32_t tag)
+{
+	char name[32];
+	struct pd_mmap mm = { .pid = pid, .tid = pid, .start = start, .len = len,
+			      .pgoff = (uint64_t)tag << 12, .filename = name,
+			      .misc = PERF_RECORD_MISC_USER };
+
+	snprintf(name, sizeof(name), "/lib/m%u.so", tag);
+	machine__add_mmap(m, &mm, NULL, NULL, 0);
+}
+
+/*
+ * Random mappings, some over others (which cut or split them), against a
+ * list searched from the newest: every probe (inside a map, at its ends,
+ * in the gaps) finds the same map at the same file offset, and the maps
+ * stay sorted. A process's space changes with its maps; a forked child
+ * shares its parent's until either maps something.
+ */
+static void test_maps(void)
+{
+	enum { NR = 600, PROBES = 20000 };
+	struct omap *o = calloc(NR, sizeof(*o));
+	struct machine m;
+	const struct mproc *pr;
+	size_t bad = 0, sorted = 1, found = 0;
+	uint64_t s0, s1, s2;
+
+	machine__init(&m);
+	for (uint32_t i = 0; i < NR; i++) {
+		uint64_t start = 0x10000000ULL + (map_rand() % 4096) * 0x10000;
+		uint64_t len = (1 + map_rand() % 32) * 0x1000;
+
+		add_map(&m, 7, start, len, i);
+		o[i] = (struct omap){ start, start + len, (uint64_t)i << 12, i };
+	}
+	pr = machine__findnew_proc(&m, 7);
+	for (size_t i = 1; i < pr->nr_maps; i++)
+		if (pr->maps[i - 1].end > pr->maps[i].start)
+			sorted = 0;
+	ok(sorted, "maps: %zu pieces, sorted and apart", pr->nr_maps);
+	for (uint32_t k = 0; k < PROBES; k++) {
+		uint64_t addr;
+		const struct omap *w;
+		const struct mmap_ent *e;
+
+		switch (k % 4) {
+		case 0: addr = o[k % NR].start; break;
+		case 1: addr = o[k % NR].end - 1; break;
+		case 2: addr = o[k % NR].end; break;
+		default: addr = 0x0fff0000ULL + map_rand() % (4097ULL * 0x10000); break;
+		}
+		w = oracle_find(o, NR, addr);
+		e = mproc__find_map(pr, addr);
+		if (!w != !e || (w && (e->pgoff + (addr - e->start) != w->pgoff + (addr - w->start) ||
+				       e->end > w->end || e->start < w->start)))
+			bad++;
+		found += w != NULL;
+	}
+	is_int(bad, 0, "maps: %d probes (%zu in a map) find what the list finds", PROBES, found);
+	ok(!mproc__find_map(pr, 0) && !mproc__find_map(pr, UINT64_MAX), "maps: nothing at 0 or the top");
+
+	s0 = pr->space;
+	machine__fork(&m, &(struct pd_task){ .pid = 8, .ppid = 7, .tid = 8, .ptid = 7 });
+	pr = machine__findnew_proc(&m, 8);
+	is_int(pr->nr_maps, machine__findnew_proc(&m, 7)->nr_maps, "maps: a forked child has its parent's");
+	ok(pr->space == s0, "maps: ... and its parent's address space");
+	add_map(&m, 8, 0x7f0000000000ULL, 0x1000, 9999);
+	s1 = machine__findnew_proc(&m, 8)->space;
+	s2 = machine__findnew_proc(&m, 7)->space;
+	ok(s1 != s0 && s2 == s0, "maps: an mmap changes the child's space, not the parent's");
+	machine__comm(&m, &(struct pd_comm){ .pid = 7, .tid = 7, .comm = "new", .exec = true });
+	pr = machine__findnew_proc(&m, 7);
+	ok(pr->nr_maps == 0 && pr->space != s0 && pr->space != s1, "maps: exec empties them, a new space");
+	machine__exit(&m);
+	free(o);
+}
+
 int main(void)
 {
 	test_wide_key();
+	test_maps();
 	struct profile *p = profile__new(2);
 	const struct profile_row *r;
 	size_t nr;
