@@ -7,6 +7,7 @@
 
 #include "perfdata.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -289,6 +290,30 @@ static double get_seconds(struct gx_meta *m, json_t *o, const char *key)
 	return d;
 }
 
+/*
+ * s as written before gx_utf8() (util.h): each \xNN of a byte 80-ff back to
+ * that byte. Left as read, report's escaping doubled the backslash and
+ * printed a\\xffb for the recorded a\xffb. Allocated.
+ */
+static char *bytes_of(const char *s)
+{
+	char *out = xmalloc(strlen(s) + 1), *q = out;
+
+	while (*s) {
+		unsigned v;
+
+		if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1 && v >= 0x80 &&
+		    isxdigit((unsigned char)s[2]) && isxdigit((unsigned char)s[3])) {
+			*q++ = (char)v;
+			s += 4;
+		} else {
+			*q++ = *s++;
+		}
+	}
+	*q = 0;
+	return out;
+}
+
 static char **get_strv(json_t *o, const char *key, size_t *n)
 {
 	json_t *a = json_object_get(o, key), *v;
@@ -301,7 +326,7 @@ static char **get_strv(json_t *o, const char *key, size_t *n)
 	out = xcalloc(json_array_size(a) + 1, sizeof(*out));
 	json_array_foreach(a, i, v)
 		if (json_is_string(v))
-			out[k++] = xstrdup(json_string_value(v));
+			out[k++] = bytes_of(json_string_value(v));
 	*n = k;
 	return out;
 }
