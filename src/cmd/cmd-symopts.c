@@ -1,7 +1,8 @@
 /*
  * cmd-symopts.c: the options that say where a result's files and symbols
- * are (--symfs, --search-path, --kallsyms, --no-inline), shared by every
- * command that reads a result: report, check, diff and tui.
+ * are (--symfs, --search-path, --kallsyms, --no-inline) and whose result
+ * root reads (--any-owner), shared by every command that reads a result:
+ * report, check, diff and tui.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd-int.h"
+#include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "util/util.h"
 
@@ -40,6 +42,8 @@ const struct cmd_option cmd_symopts_options[] = {
 			 "kernel symbols from FILE (a copy of /proc/kallsyms)", NULL),
 	CMD_OPT_BOOL(0, "no-inline", struct cmd_symopts, no_inline,
 		     "do not expand inlined functions (faster)"),
+	CMD_OPT_BOOL(0, "any-owner", struct cmd_symopts, any_owner,
+		     "as root, read a result another user owns (its links are still refused)"),
 	CMD_OPT_END(),
 };
 
@@ -50,4 +54,5 @@ void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po)
 	po->search_paths = so->search_paths.n ? so->search_paths.v : NULL;
 	po->nr_search_paths = so->search_paths.n;
 	po->no_inline = so->no_inline;
+	pd_result_dir__set_any_owner(so->any_owner);
 }
