@@ -273,6 +273,8 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 		bool linked;
 		int e, lfd;
 
+		if (o->stop && o->stop(o->ctx))
+			break;
 		if (!b->filename || b->filename[0] != '/' || !b->size)
 			continue;	/* the kernel, [vdso]: not files */
 		for (size_t j = 0; j < i; j++)	/* one copy per build-id */

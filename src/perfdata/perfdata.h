@@ -280,6 +280,9 @@ struct pd_archive_opts {
 	/* each file not archived and why (mismatch, missing, over the cap) */
 	void (*warn)(void *ctx, const char *msg);
 	void *ctx;
+	/* asked before each file: true stops the archive there (what was
+	 * archived stays); NULL: never */
+	bool (*stop)(void *ctx);
 };
 
 struct pd_archive_stats {
@@ -407,6 +410,7 @@ struct gx_meta {
 #define GX_META_STATUS_NOSPACE "no-space"		/* a write failed: disk full */
 #define GX_META_STATUS_WRITE_ERROR "write-error"	/* a write failed otherwise */
 #define GX_META_STATUS_FAILED "failed"			/* the collection failed */
+#define GX_META_STATUS_INCOMPLETE "incomplete"	/* a third SIGINT cut the wrap-up */
 
 #define GX_META_COST_MEASURED "measured"	/* calibrated by this recording */
 #define GX_META_COST_CACHED "cached"		/* calibrated earlier on this machine and kernel */
