@@ -484,8 +484,7 @@ int pd_result_dir__check(const char *dir, char **cause);
  * ones skipped are named in *note (allocated, or NULL; note may be NULL).
  * *data_out is the perf.data path; *dir_out the result directory or NULL
  * when a bare perf.data was named. Both allocated. A directory must pass
- * pd_result_dir__check (the newest search skips one that does not); as
- * root, a bare perf.data must be owned as a result directory must. */
+ * pd_result_dir__check (the newest search skips one that does not). */
 int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out,
 			   char **data_out, char **note, char **cause);
 
