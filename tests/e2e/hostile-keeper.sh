@@ -74,6 +74,9 @@ wait "$gx"
 rc=$?
 check "... gexplore ends the recording (rc $rc, not 141: no SIGPIPE)" test "$rc" -lt 128
 check "... and writes meta.json" test -s k4/meta.json
+check "... whose warning says the keeper died and the exit status is unknown" \
+	grep -q 'the keeper (gx-keeper) died before the workload ended.*exit status is unknown' \
+	k4/meta.json
 "$X" report k4 >/dev/null 2>&1
 ok $? "... report reads it"
 check "... the workload's child is left running, as documented" kill -0 "$kid"
