@@ -240,6 +240,17 @@ static int refuse_foreign(const char *path, const struct stat *st, char **cause)
 	return 0;
 }
 
+/* refuse_foreign of dir/rel */
+static int refuse_foreign_at(const char *dir, const char *rel, const struct stat *st,
+			     char **cause)
+{
+	char *path = xasprintf("%s/%s", dir, rel);
+	int err = refuse_foreign(path, st, cause);
+
+	free(path);
+	return err;
+}
+
 /* A link at rel under dfd (dir's): the refusal, else 0. */
 static int refuse_link(int dfd, const char *dir, const char *rel, struct stat *st, char **cause)
 {
@@ -283,7 +294,7 @@ static int check_build_ids(int dfd, const char *dir, char **cause)
 		rel = xasprintf(".build-id/%s", de->d_name);
 		err = refuse_link(dfd, dir, rel, &st, cause);
 		if (!err && S_ISDIR(st.st_mode))
-			err = refuse_foreign(rel, &st, cause);
+			err = refuse_foreign_at(dir, rel, &st, cause);
 		if (err || !S_ISDIR(st.st_mode)) {
 			free(rel);
 			err = err == -ENOENT ? 0 : err;
@@ -301,7 +312,7 @@ static int check_build_ids(int dfd, const char *dir, char **cause)
 			r2 = xasprintf("%s/%s", rel, se->d_name);
 			err = refuse_link(dfd, dir, r2, &st, cause);
 			if (!err && S_ISDIR(st.st_mode)) {
-				err = refuse_foreign(r2, &st, cause);
+				err = refuse_foreign_at(dir, r2, &st, cause);
 				for (int k = 0; !err && k < 2; k++) {	/* its elf, its debug */
 					char *r3 = xasprintf("%s/%s", r2, k ? "debug" : "elf");
 

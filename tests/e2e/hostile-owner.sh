@@ -67,6 +67,10 @@ ok $? "bare report: opens the newest whole result of root's"
 check "... gx001, saying that gx002 (another user's) was skipped" \
 	sh -c "grep -q '^gexplore report: gx001' out && grep -q 'skipped gx002 (.*owned by uid' err"
 rm -rf gx001 gx002
+cp -r base f-bid && mkdir -p f-bid/.build-id/ab && chown nobody f-bid/.build-id/ab
+refused "root's result, another user's .build-id directory in it: report" \
+	'f-bid/.build-id/ab is owned by uid' "$X" report f-bid
+refused "... archive" 'f-bid/.build-id/ab is owned by uid' "$X" archive f-bid
 cp -r base shared && chmod 777 shared
 refused "a result others may write in: report" "writable by other users" "$X" report shared
 
