@@ -746,7 +746,14 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 	if (r->rm && !r->abandoned &&
 	    record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)
 		err = err ? err : -EIO;
-	wrapup_stop(r);	/* said, if one came: meta.json is written all the same */
+	/* one now is said, and what meta.json says is what was said: the
+	 * run's own status gives way (a write error's stays) */
+	if (wrapup_stop(r) && (!strcmp(m->status, GX_META_STATUS_COMPLETE) ||
+			       !strcmp(m->status, GX_META_STATUS_INTERRUPTED) ||
+			       !strcmp(m->status, GX_META_STATUS_KILLED))) {
+		free(m->status);
+		m->status = xstrdup(GX_META_STATUS_INCOMPLETE);
+	}
 	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
 	sampling_cost(m, r->s, &r->env);
 	if (gx_meta__write_at(m, r->dfd, r->dir, &cause) != 0) {
