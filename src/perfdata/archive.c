@@ -85,15 +85,21 @@ static int mkdirs_at(int dfd, const char *rel)
 	return fd;
 }
 
-/* Copy what in holds to name under dfd (a new file, 0600: no setuid or
- * setgid bit is ever copied). */
+/*
+ * Copy what in holds to name under dfd (a new file, 0600: no setuid or
+ * setgid bit is ever copied), through name.part linked to name once
+ * whole: an archive killed mid-copy (Ctrl-C) left a truncated elf that
+ * the next one took for archived.
+ */
 static int copy_at(int in, int dfd, const char *name)
 {
-	char buf[65536];
+	char buf[65536], tmp[64];
 	int out, err = 0;
 	ssize_t n;
 
-	out = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	snprintf(tmp, sizeof(tmp), "%s.part", name);
+	unlinkat(dfd, tmp, 0);	/* what a killed archive left */
+	out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (out < 0)
 		return -errno;
 	while ((n = read(in, buf, sizeof(buf))) > 0)
@@ -105,8 +111,9 @@ static int copy_at(int in, int dfd, const char *name)
 		err = -errno;
 	if (close(out) != 0 && !err)
 		err = -errno;
-	if (err)
-		unlinkat(dfd, name, 0);
+	if (!err && linkat(dfd, tmp, dfd, name, 0) != 0)
+		err = -errno;	/* EEXIST: name is there already, kept */
+	unlinkat(dfd, tmp, 0);
 	return err;
 }
 
@@ -283,7 +290,10 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 				goto next;
 		hex(bid, b->id, b->size);
 		rel = xasprintf(".build-id/%.2s/%s", bid, bid + 2);
-		if (fstatat(dfd, rel, &sst, AT_SYMLINK_NOFOLLOW) == 0) {
+		src = xasprintf("%s/elf", rel);	/* its directory alone is not it */
+		e = fstatat(dfd, src, &sst, AT_SYMLINK_NOFOLLOW);
+		free(src);
+		if (e == 0) {
 			st->present++;
 			free(rel);
 			continue;

@@ -93,7 +93,7 @@ refused "--any-owner: its links are refused all the same" 'meta.json is a symbol
 	"$X" report --any-owner l-any
 
 if ! can_sample; then
-	skip 9 "perf_event_open of cpu-clock is not permitted here"
+	skip 11 "perf_event_open of cpu-clock is not permitted here"
 	done_testing
 	exit
 fi
@@ -112,6 +112,11 @@ is "$(stat -c '%a %h' "${elf:-/nonexistent}" 2>&1)" "600 1" \
 	"... a copy (one link), mode 600: no setuid bit"
 is "$(stat -c %h bin/suid-spin)" 1 "... the program itself gained no link"
 is "$(find suid/.build-id -type d ! -perm 700 | wc -l)" 0 ".build-id directories are 0700"
+# an archive killed mid-copy: its directory and a part file, no elf
+rm "$elf" && head -c 100 bin/suid-spin >"$elf.part"
+"$X" archive -q suid
+check "archive again after one killed mid-copy: the file archived whole" cmp -s "$elf" bin/suid-spin
+check "... its part file gone" test ! -e "$elf.part"
 "$X" record -q -o suid2 -e cpu-clock -- bin/suid-spin 20 0 >/dev/null 2>&1
 is "$(find suid2/.build-id -name elf -samefile bin/suid-spin | wc -l)" 0 \
 	"record's own archive: no hard link to the setuid program"
