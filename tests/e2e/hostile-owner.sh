@@ -93,7 +93,7 @@ refused "--any-owner: its links are refused all the same" 'meta.json is a symbol
 	"$X" report --any-owner l-any
 
 if ! can_sample; then
-	skip 11 "perf_event_open of cpu-clock is not permitted here"
+	skip 13 "perf_event_open of cpu-clock is not permitted here"
 	done_testing
 	exit
 fi
@@ -112,6 +112,14 @@ is "$(stat -c '%a %h' "${elf:-/nonexistent}" 2>&1)" "600 1" \
 	"... a copy (one link), mode 600: no setuid bit"
 is "$(stat -c %h bin/suid-spin)" 1 "... the program itself gained no link"
 is "$(find suid/.build-id -type d ! -perm 700 | wc -l)" 0 ".build-id directories are 0700"
+# a recording with build-ids whose .build-id is a link out: archive
+# created directories and links through it before
+cp -r suid l-arch && rm -rf l-arch/.build-id && ln -s "$PWD/sent/deep" l-arch/.build-id
+refused "archive of a recording whose .build-id is a link out" '.build-id is a symbolic link' \
+	"$X" archive l-arch
+cp -r suid l-arch2 && rm -rf l-arch2/.build-id && mkdir l-arch2/.build-id &&
+	for d in suid/.build-id/*; do ln -s "$PWD/sent/deep" "l-arch2/.build-id/${d##*/}"; done
+refused "... whose .build-id/xx are links out" 'is a symbolic link' "$X" archive l-arch2
 # an archive killed mid-copy: its directory and a part file, no elf
 rm "$elf" && head -c 100 bin/suid-spin >"$elf.part"
 "$X" archive -q suid
