@@ -341,8 +341,18 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	int err = 0;
 
 	gx_meta__init(m);
-	/* a FIFO or a device in its place is refused, not waited on */
-	text = gx_read_regular(path, GX_META_MAX_SIZE, &len, &err, cause);
+	/* a FIFO or a device in its place is refused, not waited on; a link
+	 * is not followed */
+	{
+		uint64_t size;
+		int fd = gx_open_regular_nofollow(path, &size, cause);
+
+		if (fd < 0) {
+			err = fd;
+			goto out;
+		}
+		text = gx_read_fd(fd, path, size, GX_META_MAX_SIZE, &len, &err, cause);
+	}
 	if (!text)
 		goto out;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);

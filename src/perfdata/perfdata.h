@@ -230,6 +230,8 @@ enum pd_flags {
 				   FINISHED_ROUND windows, as perf does */
 	PD_REGULAR = 1 << 1,	/* a file of a result: anything but a regular
 				   file (a FIFO, a device) is refused unread */
+	PD_NOFOLLOW = 1 << 2,	/* a file of a result directory: opened through
+				   gx_open_regular_nofollow, never through a link */
 };
 
 struct perf_reader;
