@@ -72,6 +72,7 @@ struct archive_opts {
 	const char *symfs;
 	uint64_t max;
 	bool quiet;
+	bool any_owner;
 };
 
 static const struct cmd_option archive_options[] = {
@@ -86,6 +87,9 @@ static const struct cmd_option archive_options[] = {
 		       "read the recorded files under DIR (a copy of the recording machine's /)",
 		       NULL),
 	CMD_OPT_BOOL('q', "quiet", struct archive_opts, quiet, "no summary line"),
+	CMD_OPT_BOOL(0, "any-owner", struct archive_opts, any_owner,
+		     "as root, archive into a result another user owns (its links are still "
+		     "refused; setuid files are copied without the bits)"),
 	CMD_OPT_END(),
 };
 
@@ -116,6 +120,7 @@ static int cmd_archive_exec(int argc, char **argv)
 	po.ctx = &o.quiet;
 	po.symfs = o.symfs;
 	po.max_bytes = !o.max ? PD_ARCHIVE_MAX_DEFAULT : o.max == UINT64_MAX ? 0 : o.max;
+	pd_result_dir__set_any_owner(o.any_owner);
 	if (pd_result_dir__resolve(a.argv[0], ".", &dir, &data, NULL, &cause) != 0) {
 		cmd_error("%s", cause);
 		ret = GX_EXIT_USAGE;

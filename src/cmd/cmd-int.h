@@ -163,13 +163,15 @@ int cmd_record_exit(int err);
  * Where a result's files and symbols are (cmd-symopts.c): report, check,
  * diff and tui include cmd_symopts_options in their tables, with the
  * target a struct cmd_symopts in their options struct. __apply points a
- * profile's options into so (which must outlive them).
+ * profile's options into so (which must outlive them), and sets who
+ * may own a result read as root (--any-owner).
  */
 struct cmd_symopts {
 	const char *symfs, *kallsyms;
 	struct cmd_strv search_paths;
 	bool no_inline;
 	unsigned jobs;		/* --jobs; 0: the online CPUs (at most 16) */
+	bool any_owner;		/* as root, read another user's result */
 };
 extern const struct cmd_option cmd_symopts_options[];
 

@@ -132,7 +132,9 @@ static int record_run(struct record_cmd_opts *ro, bool then_report, int argc, ch
 			return cmd_usage(&cmd_record_entry);	/* nothing to record */
 		return cmd_record_exit(err);
 	}
-	ret = res.err ? GX_EXIT_FAIL : after_record(ro, res.dir, then_report, res.status);
+	/* a third Ctrl-C: said, and nothing shown */
+	ret = res.abandoned ? 128 + SIGINT :
+	      res.err ? GX_EXIT_FAIL : after_record(ro, res.dir, then_report, res.status);
 	record_result__exit(&res);
 	return ret;
 }

@@ -1,7 +1,7 @@
 /*
  * cmd-symopts.c: the options that say where a result's files and symbols
- * are (--symfs, --search-path, --kallsyms, --no-inline) and how they are
- * read (--jobs), shared by every
+ * are (--symfs, --search-path, --kallsyms, --no-inline), how they are read
+ * (--jobs) and whose result root reads (--any-owner), shared by every
  * command that reads a result: report, check, diff and tui.
  */
 #include "config.h"
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd-int.h"
+#include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "util/util.h"
 
@@ -44,6 +45,8 @@ const struct cmd_option cmd_symopts_options[] = {
 	CMD_OPT_UINT(0, "jobs", struct cmd_symopts, jobs, "N",
 		     "unwind --call-graph dwarf stacks on N threads (the same numbers as 1)",
 		     "the online CPUs, at most 16", 1, 256, "a number of threads"),
+	CMD_OPT_BOOL(0, "any-owner", struct cmd_symopts, any_owner,
+		     "as root, read a result another user owns (its links are still refused)"),
 	CMD_OPT_END(),
 };
 
@@ -60,4 +63,5 @@ void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po)
 
 		po->jobs = n < 1 ? 1 : n > 16 ? 16 : (unsigned)n;
 	}
+	pd_result_dir__set_any_owner(so->any_owner);
 }

@@ -22,6 +22,15 @@
  * (PR_SET_PDEATHSIG, kept across execve() of an ordinary program), then
  * checks that the keeper is still its parent, for a keeper killed between
  * fork() and prctl(). Attaching with -p starts no child and only detaches.
+ *
+ * The keeper has a name of its own (issue 30, part 5): comm "gx-keeper"
+ * and the command line "gx-keeper: keeper of PID N for PID M". As a copy
+ * of gexplore with its name and argv it died with gexplore in a
+ * `pkill -9 gexplore`, and what the workload had started ran on (5 of 5).
+ * With no "gexplore" in either, pkill by name, exact name (-x) or command
+ * line (-f) spares it, and it cleans up as after any death of gexplore.
+ * The keeper itself killed: the workload follows (PDEATHSIG), its
+ * descendants are left running (gexplore-record(1), SIGNALS).
  */
 #include "config.h"
 
@@ -190,6 +199,36 @@ static void kill_tree(pid_t child)
 	}
 }
 
+/*
+ * Name the keeper (the workload, forked already, keeps gexplore's argv):
+ * its comm, and its command line written over gexplore's argv strings,
+ * found through /proc/self/stat's arg_start and arg_end (fields 48 and
+ * 49), cut to their length.
+ */
+static void keeper_name(pid_t child)
+{
+	unsigned long long start = 0, end = 0;
+	char title[96], *st, *p;
+
+	prctl(PR_SET_NAME, "gx-keeper", 0, 0, 0);
+	snprintf(title, sizeof(title), "gx-keeper: keeper of PID %d for PID %d", (int)child,
+		 (int)getppid());
+	st = gx_read_file("/proc/self/stat", 4096);
+	p = st ? strrchr(st, ')') : NULL;	/* then " S PPID ...": field 3 on */
+	for (int field = 2; p && field < 48; field++) {
+		p = strchr(p + 1, ' ');
+	}
+	if (p && sscanf(p + 1, "%llu %llu", &start, &end) == 2 && end > start &&
+	    end - start < (1u << 20)) {
+		char *area = (char *)(uintptr_t)start;
+		size_t len = (size_t)(end - start), n = strlen(title);
+
+		memset(area, 0, len);
+		memcpy(area, title, n < len ? n : len - 1);
+	}
+	free(st);
+}
+
 /* Reap what ended; the workload's status goes to gexplore once. */
 static void keeper_reap(pid_t child, int status_wr, bool *reported)
 {
@@ -227,6 +266,7 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 		close(status_wr);
 		workload_run(l, getppid());
 	}
+	keeper_name(child);
 	close(l->go_rd);
 	close(l->err_wr);
 	if (write(status_wr, &child, sizeof(child)) != sizeof(child))
@@ -398,15 +438,37 @@ bool workload__wait(struct workload *w, bool block, int *status)
 	return true;
 }
 
+/*
+ * The release byte to the keeper. A keeper killed already makes it EPIPE,
+ * never a SIGPIPE: that killed gexplore before it wrote meta.json (exit
+ * 141) when the keeper alone was killed.
+ */
+static bool keeper_release(int fd)
+{
+	struct timespec zero = { 0, 0 };
+	char c = KEEPER_RELEASE;
+	sigset_t pipe_set, old;
+	bool sent;
+
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
+	sent = write(fd, &c, 1) == 1;
+	if (!sent && errno == EPIPE)	/* the SIGPIPE it raised, taken back */
+		while (sigtimedwait(&pipe_set, NULL, &zero) > 0)
+			;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return sent;
+}
+
 /* Tell the keeper to go (release: a normal end, else it kills what the
  * workload left) and reap it. */
 static void keeper_end(struct workload *w, bool release)
 {
-	char c = KEEPER_RELEASE;
 	int st;
 
 	if (w->life_fd >= 0) {
-		if (release && write(w->life_fd, &c, 1) < 0)
+		if (release && !keeper_release(w->life_fd))
 			release = false;
 		close(w->life_fd);
 		w->life_fd = -1;
@@ -420,11 +482,9 @@ static void keeper_end(struct workload *w, bool release)
 
 void workload__ended(struct workload *w)
 {
-	char c = KEEPER_RELEASE;
-
 	if (w->pid > 0 || w->life_fd < 0)
 		return;
-	if (write(w->life_fd, &c, 1) != 1) {
+	if (!keeper_release(w->life_fd)) {
 		/* the keeper is gone already, and its work with it */
 	}
 	close(w->life_fd);

@@ -46,53 +46,62 @@ static void warn(const struct pd_archive_opts *o, const char *fmt, ...)
 	free(msg);
 }
 
-/* mkdir -p of rel under the directory dfd, never through a symlink. */
+/*
+ * mkdir -p of rel under the directory dfd, one component at a time, each
+ * opened O_NOFOLLOW under the one before: a link anywhere on the way (a
+ * .build-id aimed at another user's directory) fails with ELOOP and
+ * nothing is created through it. New directories are 0700: the archive
+ * holds the workload's binaries. The last directory's fd, else a negative
+ * code.
+ */
 static int mkdirs_at(int dfd, const char *rel)
 {
 	char *p = xstrdup(rel), *s = p;
-	int err = 0;
+	int fd = dup(dfd);
 
+	if (fd < 0) {
+		free(p);
+		return -errno;
+	}
 	for (;;) {
 		char *slash = strchr(s, '/');
+		int next;
 
 		if (slash)
 			*slash = 0;
-		if (mkdirat(dfd, p, 0755) != 0 && errno != EEXIST) {
-			err = -errno;
+		if (mkdirat(fd, s, 0700) != 0 && errno != EEXIST) {
+			close(fd);
+			fd = -errno;
 			break;
 		}
-		if (!slash)
+		next = openat(fd, s, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = next < 0 ? -errno : next;
+		if (fd < 0 || !slash)
 			break;
-		*slash = '/';
 		s = slash + 1;
 	}
-	if (!err) {	/* what exists must be a real directory */
-		int fd = openat(dfd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-		if (fd < 0)
-			err = -errno;
-		else
-			close(fd);
-	}
 	free(p);
-	return err;
+	return fd;
 }
 
-/* Copy src to rel under dfd (a new file, 0600). */
-static int copy_at(const char *src, int dfd, const char *rel)
+/*
+ * Copy what in holds to name under dfd (a new file, 0600: no setuid or
+ * setgid bit is ever copied), through name.part linked to name once
+ * whole: an archive killed mid-copy (Ctrl-C) left a truncated elf that
+ * the next one took for archived.
+ */
+static int copy_at(int in, int dfd, const char *name)
 {
-	char buf[65536];
-	int in, out, err = 0;
+	char buf[65536], tmp[64];
+	int out, err = 0;
 	ssize_t n;
 
-	in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (in < 0)
+	snprintf(tmp, sizeof(tmp), "%s.part", name);
+	unlinkat(dfd, tmp, 0);	/* what a killed archive left */
+	out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (out < 0)
 		return -errno;
-	out = openat(dfd, rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0) {
-		err = -errno;
-		goto out_in;
-	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
 		if (gx_write_all(out, buf, (size_t)n) != 0) {
 			err = -EIO;
@@ -102,22 +111,49 @@ static int copy_at(const char *src, int dfd, const char *rel)
 		err = -errno;
 	if (close(out) != 0 && !err)
 		err = -errno;
-	if (err)
-		unlinkat(dfd, rel, 0);
-out_in:
-	close(in);
+	if (!err && linkat(dfd, tmp, dfd, name, 0) != 0)
+		err = -errno;	/* EEXIST: name is there already, kept */
+	unlinkat(dfd, tmp, 0);
 	return err;
 }
 
-/* Hard link src as rel under dfd, or copy it; *linked says which. */
-static int link_or_copy(const char *src, int dfd, const char *rel, bool *linked)
+/*
+ * Hard link src as name under dfd, or copy it; *linked says which. The
+ * file opened is the one linked (through /proc/self/fd), so what was
+ * checked is what lands in the result; a setuid or setgid file is
+ * copied, never linked: a link would keep that program, bits and all, in
+ * the result's owner's hands after an upgrade replaced it.
+ */
+static int link_or_copy(const char *src, int dfd, const char *name, bool *linked)
 {
-	*linked = linkat(AT_FDCWD, src, dfd, rel, 0) == 0;
-	if (*linked)
-		return 0;
-	if (errno == EEXIST)
-		return -EEXIST;
-	return copy_at(src, dfd, rel);
+	char proc[64];
+	struct stat st;
+	int in, err;
+
+	*linked = false;
+	in = open(src, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	if (fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
+		err = GX_E_FORMAT;
+		goto out;
+	}
+	if (!(st.st_mode & (S_ISUID | S_ISGID))) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
+		*linked = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) == 0;
+		if (*linked) {
+			err = 0;
+			goto out;
+		}
+		if (errno == EEXIST) {
+			err = -EEXIST;
+			goto out;
+		}
+	}
+	err = copy_at(in, dfd, name);
+out:
+	close(in);
+	return err;
 }
 
 /* A regular file of the expected build-id: its size, else a negative code. */
@@ -228,18 +264,24 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 
 	memset(st, 0, sizeof(*st));
 	st->listed = env->nr_build_ids;
+	/* another user's result (as root), or links out of it: refused */
+	err = pd_result_dir__check(dir, cause);
+	if (err)
+		return err;
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return gx_fail(cause, -errno, "%s: %s", dir, strerror(errno));
+		return gx_fail(cause, -errno, "%s: %s", gx_esc(dir), strerror(errno));
 	for (size_t i = 0; i < env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &env->build_ids[i];
-		char bid[41], *src, *rel, *dbg, *drel;
+		char bid[41], *src, *rel, *dbg;
 		uint8_t got[20], got_size = 0;
 		int64_t size, dsize = 0;
 		struct stat sst;
 		bool linked;
-		int e;
+		int e, lfd;
 
+		if (o->stop && o->stop(o->ctx))
+			break;
 		if (!b->filename || b->filename[0] != '/' || !b->size)
 			continue;	/* the kernel, [vdso]: not files */
 		for (size_t j = 0; j < i; j++)	/* one copy per build-id */
@@ -248,7 +290,10 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 				goto next;
 		hex(bid, b->id, b->size);
 		rel = xasprintf(".build-id/%.2s/%s", bid, bid + 2);
-		if (fstatat(dfd, rel, &sst, AT_SYMLINK_NOFOLLOW) == 0) {
+		src = xasprintf("%s/elf", rel);	/* its directory alone is not it */
+		e = fstatat(dfd, src, &sst, AT_SYMLINK_NOFOLLOW);
+		free(src);
+		if (e == 0) {
 			st->present++;
 			free(rel);
 			continue;
@@ -275,36 +320,36 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 			free(dbg);
 			goto free_src;
 		}
-		e = mkdirs_at(dfd, rel);
-		if (e) {
-			err = gx_fail(cause, e, "%s/%s: %s", dir, rel, gx_strerror(e));
+		lfd = mkdirs_at(dfd, rel);
+		if (lfd < 0) {
+			err = gx_fail(cause, lfd, "%s/%s: %s", gx_esc(dir), rel,
+				      lfd == -ELOOP ? "a symbolic link on the way: not followed" :
+				      gx_strerror(lfd));
 			free(dbg);
 			free(src);
 			free(rel);
 			break;
 		}
-		drel = xasprintf("%s/elf", rel);
-		e = link_or_copy(src, dfd, drel, &linked);
-		free(drel);
+		e = link_or_copy(src, lfd, "elf", &linked);
 		if (e) {
 			warn(o, "%s: not archived: %s", b->filename, gx_strerror(e));
 			st->skipped++;
 			free(dbg);
+			close(lfd);
 			goto free_src;
 		}
 		st->files++;
 		st->linked += linked;
 		st->bytes += (uint64_t)size;
 		if (dbg) {
-			drel = xasprintf("%s/debug", rel);
-			if (link_or_copy(dbg, dfd, drel, &linked) == 0) {
+			if (link_or_copy(dbg, lfd, "debug", &linked) == 0) {
 				st->files++;
 				st->linked += linked;
 				st->bytes += (uint64_t)dsize;
 			}
-			free(drel);
 			free(dbg);
 		}
+		close(lfd);
 free_src:
 		free(src);
 		free(rel);

@@ -7,6 +7,7 @@
 
 #include "perfdata.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -289,6 +290,30 @@ static double get_seconds(struct gx_meta *m, json_t *o, const char *key)
 	return d;
 }
 
+/*
+ * s as written before gx_utf8() (util.h): each \xNN of a byte 80-ff back to
+ * that byte. Left as read, report's escaping doubled the backslash and
+ * printed a\\xffb for the recorded a\xffb. Allocated.
+ */
+static char *bytes_of(const char *s)
+{
+	char *out = xmalloc(strlen(s) + 1), *q = out;
+
+	while (*s) {
+		unsigned v;
+
+		if (s[0] == '\\' && s[1] == 'x' && sscanf(s + 2, "%2x", &v) == 1 && v >= 0x80 &&
+		    isxdigit((unsigned char)s[2]) && isxdigit((unsigned char)s[3])) {
+			*q++ = (char)v;
+			s += 4;
+		} else {
+			*q++ = *s++;
+		}
+	}
+	*q = 0;
+	return out;
+}
+
 static char **get_strv(json_t *o, const char *key, size_t *n)
 {
 	json_t *a = json_object_get(o, key), *v;
@@ -301,7 +326,7 @@ static char **get_strv(json_t *o, const char *key, size_t *n)
 	out = xcalloc(json_array_size(a) + 1, sizeof(*out));
 	json_array_foreach(a, i, v)
 		if (json_is_string(v))
-			out[k++] = xstrdup(json_string_value(v));
+			out[k++] = bytes_of(json_string_value(v));
 	*n = k;
 	return out;
 }
@@ -316,8 +341,18 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	int err = 0;
 
 	gx_meta__init(m);
-	/* a FIFO or a device in its place is refused, not waited on */
-	text = gx_read_regular(path, GX_META_MAX_SIZE, &len, &err, cause);
+	/* a FIFO or a device in its place is refused, not waited on; a link
+	 * is not followed */
+	{
+		uint64_t size;
+		int fd = gx_open_regular_nofollow(path, &size, cause);
+
+		if (fd < 0) {
+			err = fd;
+			goto out;
+		}
+		text = gx_read_fd(fd, path, size, GX_META_MAX_SIZE, &len, &err, cause);
+	}
 	if (!text)
 		goto out;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -459,6 +494,8 @@ char *gx_meta__incomplete(const struct gx_meta *m)
 		{ GX_META_STATUS_NOSPACE, "cut short: the disk was full" },
 		{ GX_META_STATUS_WRITE_ERROR, "cut short: writing perf.data failed" },
 		{ GX_META_STATUS_FAILED, "cut short: the collection failed" },
+		{ GX_META_STATUS_INCOMPLETE, "left incomplete: a third interrupt cut its "
+					     "wrap-up (no build-ids, archive or estimates)" },
 	};
 	const char *phrase = NULL;
 	char *s;

@@ -234,6 +234,8 @@ enum pd_flags {
 				   FINISHED_ROUND windows, as perf does */
 	PD_REGULAR = 1 << 1,	/* a file of a result: anything but a regular
 				   file (a FIFO, a device) is refused unread */
+	PD_NOFOLLOW = 1 << 2,	/* a file of a result directory: opened through
+				   gx_open_regular_nofollow, never through a link */
 };
 
 struct perf_reader;
@@ -294,6 +296,9 @@ struct pd_archive_opts {
 	/* each file not archived and why (mismatch, missing, over the cap) */
 	void (*warn)(void *ctx, const char *msg);
 	void *ctx;
+	/* asked before each file: true stops the archive there (what was
+	 * archived stays); NULL: never */
+	bool (*stop)(void *ctx);
 };
 
 struct pd_archive_stats {
@@ -421,6 +426,7 @@ struct gx_meta {
 #define GX_META_STATUS_NOSPACE "no-space"		/* a write failed: disk full */
 #define GX_META_STATUS_WRITE_ERROR "write-error"	/* a write failed otherwise */
 #define GX_META_STATUS_FAILED "failed"			/* the collection failed */
+#define GX_META_STATUS_INCOMPLETE "incomplete"	/* a third SIGINT cut the wrap-up */
 
 #define GX_META_COST_MEASURED "measured"	/* calibrated by this recording */
 #define GX_META_COST_CACHED "cached"		/* calibrated earlier on this machine and kernel */
@@ -470,12 +476,31 @@ void pd_result_dir__discard(int dirfd, const char *path);
  * (it is being recorded now). */
 bool pd_result_dir__locked(const char *path);
 
+/*
+ * Who may own a result read as root: root or the invoking user (its uid,
+ * or SUDO_UID under sudo); true: anyone (report's --any-owner). Process-
+ * wide, set by src/cmd from the command line before a result is opened.
+ */
+void pd_result_dir__set_any_owner(bool any);
+
+/*
+ * Whether the result directory dir may be read or archived into, without
+ * following a link out of it: perf.data, meta.json, slices.bin,
+ * regions.bin and .build-id (and every entry of .build-id, two levels
+ * down) must not be symbolic links; as root, dir and the directories of
+ * .build-id must be owned by root or the invoking user (unless
+ * pd_result_dir__set_any_owner) and writable by no one else. 0, or a
+ * negative code with a one-line *cause.
+ */
+int pd_result_dir__check(const char *dir, char **cause);
+
 /* Resolve a RESULT argument: a result directory, a perf.data file, or NULL
  * for the newest whole gxNNN in `parent`: one with perf.data and a
  * meta.json that says it is complete, not locked by a record; the newer
  * ones skipped are named in *note (allocated, or NULL; note may be NULL).
  * *data_out is the perf.data path; *dir_out the result directory or NULL
- * when a bare perf.data was named. Both allocated. */
+ * when a bare perf.data was named. Both allocated. A directory must pass
+ * pd_result_dir__check (the newest search skips one that does not). */
 int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out,
 			   char **data_out, char **note, char **cause);
 

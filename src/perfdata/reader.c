@@ -599,8 +599,9 @@ static int reader__open_input(struct perf_reader *r, const char *path, char **ca
 		r->fd = dup(STDIN_FILENO);
 		if (r->fd < 0)
 			return gx_fail(cause, -errno, "stdin: %s", strerror(errno));
-	} else if (r->flags & PD_REGULAR) {
-		r->fd = gx_open_regular(path, NULL, cause);
+	} else if (r->flags & (PD_REGULAR | PD_NOFOLLOW)) {
+		r->fd = r->flags & PD_NOFOLLOW ? gx_open_regular_nofollow(path, NULL, cause) :
+						 gx_open_regular(path, NULL, cause);
 		if (r->fd < 0)
 			return r->fd;
 	} else {

@@ -129,8 +129,9 @@ int pd_regions__read(const char *path, struct pd_marker **out, size_t *nr, uint6
 	*out = NULL;
 	*nr = 0;
 	*lost = 0;
-	/* a FIFO or a device in its place is refused, not waited on */
-	fd = gx_open_regular(path, NULL, cause);
+	/* a FIFO or a device in its place is refused, not waited on; a link
+	 * is not followed */
+	fd = gx_open_regular_nofollow(path, NULL, cause);
 	if (fd == -ENOENT && cause) {	/* no file: no regions, no message */
 		free(*cause);
 		*cause = NULL;

@@ -91,8 +91,13 @@ static bool fd_is_empty(int fd)
  */
 static int open_locked(const char *path, bool reuse, int *fd_out, char **cause)
 {
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+	/* never through a link: one planted in a shared directory (where
+	 * protected_symlinks is 0) would aim the result anywhere */
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err;
 
+	if (fd < 0 && errno == ELOOP)
+		return gx_fail(cause, -ELOOP, "%s is a symbolic link: not followed (nothing written "
+			       "through it); -o names the result directory itself", gx_esc(path));
 	if (fd < 0) {
 		if (errno == ENOTDIR)
 			return gx_fail(cause, -ENOTDIR, "%s exists and is not a directory; "
@@ -139,6 +144,19 @@ int pd_result_dir__create(const char *dir, const char *parent, unsigned flags,
 	if (dirfd_out)
 		*dirfd_out = -1;
 	if (dir) {
+		char *bare = xstrdup(dir);
+		size_t n = strlen(bare);
+		struct stat lst;
+		bool link;
+
+		while (n > 1 && bare[n - 1] == '/')	/* "link/" would follow it */
+			bare[--n] = 0;
+		link = lstat(bare, &lst) == 0 && S_ISLNK(lst.st_mode);
+		free(bare);
+		if (link)
+			return gx_fail(cause, -ELOOP, "%s is a symbolic link: not followed (nothing "
+				       "written through it); -o names the result directory itself",
+				       gx_esc(dir));
 		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 			return gx_fail(cause, -errno, "cannot create result directory %s: %s", dir,
 				       strerror(errno));
@@ -182,14 +200,176 @@ void pd_result_dir__discard(int dirfd, const char *path)
 	rmdir(path);	/* only when nothing else is in it */
 }
 
+static bool any_owner;
+
+void pd_result_dir__set_any_owner(bool any)
+{
+	any_owner = any;
+}
+
+/* As root: whether uid is root's or the invoking user's. */
+static bool owner_ok(uid_t uid)
+{
+	const char *sudo = getenv("SUDO_UID");
+	char *end;
+	long v;
+
+	if (geteuid() != 0 || any_owner || uid == 0 || uid == getuid())
+		return true;
+	if (!sudo || !*sudo)
+		return false;
+	v = strtol(sudo, &end, 10);
+	return !*end && v >= 0 && (uid_t)v == uid;
+}
+
+/* As root, a directory (or file) st at path that another user controls:
+ * the one-line refusal, else 0. */
+static int refuse_foreign(const char *path, const struct stat *st, char **cause)
+{
+	if (geteuid() != 0 || any_owner)
+		return 0;
+	if (!owner_ok(st->st_uid))
+		return gx_fail(cause, -EPERM, "%s is owned by uid %u, neither root nor you: not "
+			       "read as root (its links could aim anywhere); --any-owner reads it "
+			       "all the same", gx_esc(path), (unsigned)st->st_uid);
+	if (S_ISDIR(st->st_mode) && (st->st_mode & (S_IWGRP | S_IWOTH)) &&
+	    !(st->st_mode & S_ISVTX))
+		return gx_fail(cause, -EPERM, "%s is writable by other users (mode %04o): not read "
+			       "as root; --any-owner reads it all the same", gx_esc(path),
+			       (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
+/* refuse_foreign of dir/rel */
+static int refuse_foreign_at(const char *dir, const char *rel, const struct stat *st,
+			     char **cause)
+{
+	char *path = xasprintf("%s/%s", dir, rel);
+	int err = refuse_foreign(path, st, cause);
+
+	free(path);
+	return err;
+}
+
+/* A link at rel under dfd (dir's): the refusal, else 0. */
+static int refuse_link(int dfd, const char *dir, const char *rel, struct stat *st, char **cause)
+{
+	if (fstatat(dfd, rel, st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? -ENOENT : 0;	/* unreadable: its open says why */
+	if (S_ISLNK(st->st_mode))
+		return gx_fail(cause, -ELOOP, "%s/%s is a symbolic link: a result's files are "
+			       "never followed out of it", gx_esc(dir), gx_esc(rel));
+	return 0;
+}
+
+/* The .build-id tree under dfd: no link in its first three levels, its
+ * directories owned as the result's must be (as root). */
+static int check_build_ids(int dfd, const char *dir, char **cause)
+{
+	struct stat st;
+	int err, fd;
+	DIR *d;
+	struct dirent *de;
+
+	err = refuse_link(dfd, dir, ".build-id", &st, cause);
+	if (err == -ENOENT)
+		return 0;
+	if (err || !S_ISDIR(st.st_mode))
+		return err;
+	fd = openat(dfd, ".build-id", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* unreadable: nothing is read from it either */
+	if (!(d = fdopendir(fd))) {
+		close(fd);
+		return 0;
+	}
+	while (!err && (de = readdir(d))) {
+		char *rel;
+		int sfd;
+		DIR *sd;
+		struct dirent *se;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		rel = xasprintf(".build-id/%s", de->d_name);
+		err = refuse_link(dfd, dir, rel, &st, cause);
+		if (!err && S_ISDIR(st.st_mode))
+			err = refuse_foreign_at(dir, rel, &st, cause);
+		if (err || !S_ISDIR(st.st_mode)) {
+			free(rel);
+			err = err == -ENOENT ? 0 : err;
+			continue;
+		}
+		sfd = openat(dfd, rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		sd = sfd >= 0 ? fdopendir(sfd) : NULL;
+		if (!sd && sfd >= 0)
+			close(sfd);
+		while (!err && sd && (se = readdir(sd))) {
+			char *r2;
+
+			if (!strcmp(se->d_name, ".") || !strcmp(se->d_name, ".."))
+				continue;
+			r2 = xasprintf("%s/%s", rel, se->d_name);
+			err = refuse_link(dfd, dir, r2, &st, cause);
+			if (!err && S_ISDIR(st.st_mode)) {
+				err = refuse_foreign_at(dir, r2, &st, cause);
+				for (int k = 0; !err && k < 2; k++) {	/* its elf, its debug */
+					char *r3 = xasprintf("%s/%s", r2, k ? "debug" : "elf");
+
+					err = refuse_link(dfd, dir, r3, &st, cause);
+					free(r3);
+					err = err == -ENOENT ? 0 : err;
+				}
+			}
+			err = err == -ENOENT ? 0 : err;
+			free(r2);
+		}
+		if (sd)
+			closedir(sd);
+		free(rel);
+	}
+	closedir(d);
+	return err;
+}
+
+int pd_result_dir__check(const char *dir, char **cause)
+{
+	static const char *const files[] = { "perf.data", "meta.json", "slices.bin",
+					     PD_REGIONS_FILE };
+	struct stat st;
+	int dfd, err = 0;
+
+	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return 0;	/* what stops it being read is said by its open */
+	if (fstat(dfd, &st) == 0)
+		err = refuse_foreign(dir, &st, cause);
+	for (size_t i = 0; !err && i < ARRAY_SIZE(files); i++) {
+		err = refuse_link(dfd, dir, files[i], &st, cause);
+		if (err == -ENOENT)
+			err = 0;
+	}
+	if (!err)
+		err = check_build_ids(dfd, dir, cause);
+	close(dfd);
+	return err;
+}
+
 /* Why the result directory path is not one to open by default (NULL: it
- * is): empty, still being recorded, cut short. Allocated. */
+ * is): empty, still being recorded, cut short, another user's (as root),
+ * a link out of it. Allocated. */
 static char *not_whole(const char *path)
 {
 	struct gx_meta m;
-	char *data = xasprintf("%s/perf.data", path), *why = NULL, *cause = NULL;
-	int fd = gx_open_regular(data, NULL, &cause), err;
+	char *data, *why = NULL, *cause = NULL;
+	int fd, err;
 
+	if (pd_result_dir__check(path, &cause) != 0) {
+		why = cause;	/* "PATH is ...": the reason, with the path */
+		return why;
+	}
+	data = xasprintf("%s/perf.data", path);
+	fd = gx_open_regular(data, NULL, &cause);
 	/* a FIFO, a device or an unreadable file is skipped, never waited on */
 	if (fd == -ENOENT)
 		why = xstrdup("no perf.data");
@@ -293,6 +473,10 @@ int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, 
 	if (stat(arg, &st) != 0)
 		return gx_fail(cause, -errno, "%s: %s", arg, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
+		int err = pd_result_dir__check(arg, cause);
+
+		if (err)
+			return err;
 		*dir_out = xstrdup(arg);
 		*data_out = xasprintf("%s/perf.data", arg);
 		/* what stops it being read: absent, permission denied, a FIFO */
@@ -300,10 +484,9 @@ int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, 
 		if (fd >= 0) {
 			close(fd);
 		} else {
-			int err = fd == -ENOENT ?
-				  gx_fail(cause, -ENOENT, "%s: not a gexplore result (no perf.data "
-					  "in it)", arg) : fd;
-
+			err = fd == -ENOENT ?
+			      gx_fail(cause, -ENOENT, "%s: not a gexplore result (no perf.data "
+				      "in it)", arg) : fd;
 			free(*dir_out);
 			free(*data_out);
 			*dir_out = *data_out = NULL;
@@ -311,6 +494,8 @@ int pd_result_dir__resolve(const char *arg, const char *parent, char **dir_out, 
 		}
 		return 0;
 	}
+	/* a bare perf.data is the file named, read as it is (perf's own, a
+	 * fixture of another user's checkout): no owner to check */
 	*data_out = xstrdup(arg);
 	return 0;
 }

@@ -64,6 +64,8 @@ struct record_result {
 			   0 with -p and -a */
 	int err;	/* 0, or why the result could not be finished (said already
 			   through the notice); what was written stays */
+	bool abandoned;	/* a third SIGINT cut the wrap-up: the result is left
+			   with status incomplete (said); err is -EINTR */
 };
 
 /*

@@ -557,7 +557,7 @@ static int open_files(struct gx_result *r, const char *arg, const struct gx_resu
 		r->region = xstrdup(o->region);
 	}
 	/* a result's perf.data is a regular file: a FIFO there is refused */
-	return perf_reader__open(&r->reader, r->data, PD_ORDERED | (r->dir ? PD_REGULAR : 0),
+	return perf_reader__open(&r->reader, r->data, PD_ORDERED | (r->dir ? PD_REGULAR | PD_NOFOLLOW : 0),
 				 cause);
 }
 

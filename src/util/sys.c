@@ -86,13 +86,27 @@ int gx_open_regular(const char *path, uint64_t *size_out, char **cause)
 	return fd;
 }
 
+int gx_open_regular_nofollow(const char *path, uint64_t *size_out, char **cause)
+{
+	struct stat ls, fs;
+	int fd = gx_open_regular(path, size_out, cause);
+
+	if (fd < 0)
+		return fd;
+	/* named again, not followed: a link, or another file now */
+	if (lstat(path, &ls) != 0 || fstat(fd, &fs) != 0 || S_ISLNK(ls.st_mode) ||
+	    ls.st_dev != fs.st_dev || ls.st_ino != fs.st_ino) {
+		close(fd);
+		return gx_fail(cause, -ELOOP, "%s is a symbolic link, or was replaced while "
+			       "opened: not followed", gx_esc(path));
+	}
+	return fd;
+}
+
 char *gx_read_regular(const char *path, size_t max, size_t *len_out, int *err_out,
 		      char **cause)
 {
-	struct strbuf sb = STRBUF_INIT;
 	uint64_t size;
-	char buf[8192];
-	ssize_t n;
 	int fd = gx_open_regular(path, &size, cause);
 
 	if (len_out)
@@ -102,6 +116,19 @@ char *gx_read_regular(const char *path, size_t max, size_t *len_out, int *err_ou
 		*err_out = fd;
 		return NULL;
 	}
+	return gx_read_fd(fd, path, size, max, len_out, err_out, cause);
+}
+
+char *gx_read_fd(int fd, const char *path, uint64_t size, size_t max, size_t *len_out,
+		 int *err_out, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[8192];
+	ssize_t n;
+
+	if (len_out)
+		*len_out = 0;
+	*err_out = 0;
 	if (size > max)
 		goto too_big;
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {

@@ -295,6 +295,13 @@ char *gx_read_file(const char *path, size_t max);
  */
 int gx_open_regular(const char *path, uint64_t *size_out, char **cause);
 /*
+ * gx_open_regular, for a file that must be path itself and not a symbolic
+ * link (a file of a result): after the open, path is named again without
+ * following it, and must be no link and the file opened (a link swapped in
+ * or out meanwhile fails too): -ELOOP with *cause.
+ */
+int gx_open_regular_nofollow(const char *path, uint64_t *size_out, char **cause);
+/*
  * The whole of the regular file path (opened as gx_open_regular does) in a
  * new NUL-terminated buffer, its length in *len_out (may be NULL); NULL
  * with *err_out and *cause set when it cannot be opened or read or is
@@ -302,6 +309,10 @@ int gx_open_regular(const char *path, uint64_t *size_out, char **cause);
  */
 char *gx_read_regular(const char *path, size_t max, size_t *len_out, int *err_out,
 		      char **cause);
+/* The same from fd, open already on path (named in messages) of size
+ * bytes; fd is closed. */
+char *gx_read_fd(int fd, const char *path, uint64_t size, size_t max, size_t *len_out,
+		 int *err_out, char **cause);
 /* What a file of mode m is, for a message: "a FIFO", "a directory", ... */
 const char *gx_file_kind(unsigned mode);
 /*

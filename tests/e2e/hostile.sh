@@ -203,11 +203,19 @@ else
 	check "check --junit with invalid UTF-8: no invalid byte" sh -c "! LC_ALL=C grep -q \$'\\xff' u8.xml"
 fi
 if can_sample; then
-	"$X" record -o u8rec -e cpu-clock -- "$WL/wl-spin" 20 0 "a${X8}b" >/dev/null 2>&1
+	"$X" -o u8rec -e cpu-clock -- "$WL/wl-spin" 20 0 "a${X8}b" >u8out 2>&1
 	is "$(jq -r '.workload.argv | length' u8rec/meta.json)" 4 "record: argv with invalid UTF-8 kept in meta.json"
 	is "$(jq -r '.workload.argv[3]' u8rec/meta.json)" 'a\xff\xfeb' "... as \\xNN"
+	# escaped once: meta.json's \xNN read back as the byte (report doubled
+	# the backslash of the text it read: a\\xffb)
+	is "$(sed -n 's/^  command   .* //p' u8out)" 'a\xff\xfeb' \
+		"gexplore -- CMD's report: the argv's byte escaped once"
+	"$X" report u8rec >u8t 2>&1
+	is "$(sed -n 's/^  command   .* //p' u8t)" 'a\xff\xfeb' "report text: the argv's byte escaped once"
+	"$X" report --json u8rec >u8j 2>&1
+	is "$(jq -r '.command[3]' u8j)" 'a\xff\xfeb' "report --json: the argv as \\xNN"
 else
-	skip 2 "perf_event_open of cpu-clock is not permitted here"
+	skip 5 "perf_event_open of cpu-clock is not permitted here"
 fi
 
 # A FIFO, or a directory, in place of each file of a result (issue 30): every

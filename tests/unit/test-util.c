@@ -141,7 +141,7 @@ static void test_files(void)
 	ok(!gx_cache_dir(), "... else none");
 
 	if (!mkdtemp(dir)) {
-		skip(7, "no temporary directory");
+		skip(11, "no temporary directory");
 		return;
 	}
 	p = xasprintf("%s/a/b/c", dir);
@@ -161,6 +161,22 @@ static void test_files(void)
 	ok(gx_replace_file(q, "x", 1) < 0 && stat(q, &st) != 0,
 	   "a path through a file fails, writes nothing");
 	free(q);
+	/* a file of a result: itself, never through a link (issue 30) */
+	{
+		char *link = xasprintf("%s/link", dir), *cause = NULL;
+		uint64_t size = 1;
+		int fd = gx_open_regular_nofollow(p, &size, &cause);
+
+		ok(fd >= 0 && size == 0, "open no-follow: a regular file opens");
+		if (fd >= 0)
+			close(fd);
+		ok(symlink(p, link) == 0, "a link to it");
+		fd = gx_open_regular_nofollow(link, NULL, &cause);
+		is_int(fd, -ELOOP, "open no-follow: the link is refused");
+		ok(cause && strstr(cause, "is a symbolic link"), "... saying so");
+		free(cause);
+		free(link);
+	}
 	free(p);
 	p = xasprintf("rm -rf '%s'", dir);
 	if (system(p) != 0)
