@@ -1443,6 +1443,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 {
 	struct sigaction old[ARRAY_SIZE(caught_signals)];
 	struct run_loop r = { 0 };
+	struct offcpu_prober *prober = NULL;
 	int sigp[2], pidfd = -1, err = 0;
 
 	if (s->ran)
@@ -1479,6 +1480,11 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		if (err)
 			goto out_restore;
 		s->stats.child = child;
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(&prober, child, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
 		/* the keeper's status pipe: readable when the workload ends */
 		pidfd = workload__event_fd(&s->wl) >= 0 ?
 			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
@@ -1492,6 +1498,8 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	run_loop__init(&r, s, sigp[0], pidfd);
 	err = run_loop__run(&r, s, sink, cause);
 	free(r.pfd);
+	offcpu_prober__stop(prober, &s->stats.offcpu_probes, &s->stats.offcpu_passes);
+	prober = NULL;
 	if (r.rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */

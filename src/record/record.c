@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -429,6 +430,23 @@ static const char *run_status(const struct collect_session *s)
 	return GX_META_STATUS_COMPLETE;
 }
 
+/* --off-cpu: the prober's waits into DIR/offcpu.bin. */
+struct record_offcpu {
+	struct collect_offcpu_sink sink;	/* first */
+	struct pd_offcpu_writer *w;
+};
+
+static int offcpu_probe(struct collect_offcpu_sink *k, const struct collect_offcpu_probe *p)
+{
+	struct record_offcpu *ro = (struct record_offcpu *)k;
+	struct pd_offcpu_probe pp = { .time = p->time, .pid = p->pid, .tid = p->tid,
+				      .syscall = p->syscall, .state = p->state,
+				      .nr_ips = (uint16_t)p->nr_ips };
+
+	snprintf(pp.wchan, sizeof(pp.wchan), "%s", p->wchan ? p->wchan : "");
+	return pd_offcpu_writer__add(ro->w, &pp, p->ips);
+}
+
 /* One recording's state, from the result directory to meta.json. */
 struct record_state {
 	struct record_opts ro;
@@ -440,6 +458,7 @@ struct record_state {
 	struct gx_meta meta;
 	struct record_mux *rm;
 	struct record_markers mk;
+	struct record_offcpu oc;
 	struct pd_evsel *evsels;
 	char *dir, *data, *model_spec;
 	int dfd;
@@ -452,6 +471,7 @@ static void record_state__exit(struct record_state *r)
 	perf_writer__delete(r->w);
 	collect_session__delete(r->s);
 	pd_regions_writer__delete(r->mk.w);
+	pd_offcpu_writer__delete(r->oc.w);
 	if (r->ro.collect.has_control && !strncmp(r->ro.control, "fifo:", 5)) {
 		close(r->ro.collect.ctl_fd);
 		if (r->ro.collect.ack_fd >= 0)
@@ -511,7 +531,40 @@ static int record_prepare(struct record_state *r, char **cause)
 					   "%s: the workload's markers are not recorded", why);
 		free(why);
 	}
+	if (ro->collect.off_cpu && ro->collect.argv && !ro->collect.pid &&
+	    !ro->collect.system_wide) {
+		uint32_t half = ro->off_cpu_min_us / 2;
+
+		ro->collect.offcpu_probe_us = half > 2000 ? (half > 1000000 ? 1000000 : half) : 2000;
+		if (pd_offcpu_writer__new(&r->oc.w, r->dfd, PD_OFFCPU_FILE,
+					  ro->collect.offcpu_probe_us, ro->off_cpu_min_us,
+					  &why) == 0)
+			ro->collect.offcpu_sink = &r->oc.sink;
+		else if (!ro->quiet)
+			record_notice__say(r->nt, RECORD_WARN,
+					   "%s: off-CPU waits get no reasons nor stacks", why);
+		free(why);
+	}
 	return 0;
+}
+
+/* offcpu.bin's header and what meta.json says of the off-CPU recording. */
+static void offcpu_finish(struct record_state *r, const struct collect_stats *st,
+			  struct gx_meta *m)
+{
+	char *cause = NULL;
+
+	if (!r->ro.collect.off_cpu)
+		return;
+	m->off_cpu = xstrdup(r->oc.w ? "switch+proc" : "switch");
+	m->off_cpu_probes = st->offcpu_probes;
+	m->off_cpu_probe_us = r->ro.collect.offcpu_probe_us;
+	m->off_cpu_min_us = r->ro.off_cpu_min_us;
+	if (r->oc.w && pd_offcpu_writer__finish(r->oc.w, &cause) != 0)
+		gx_meta__add_warning(m, "off-CPU: %s", cause);
+	free(cause);
+	pd_offcpu_writer__delete(r->oc.w);
+	r->oc.w = NULL;
 }
 
 /* No PMU here: the collector's default says so and falls back to
@@ -654,6 +707,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 	perf_writer__delete(r->w);
 	r->w = NULL;
 	markers_finish(&r->mk, r->dfd, st->markers, m);
+	offcpu_finish(r, st, m);
 	if (r->rm && record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)
 		err = err ? err : -EIO;
 	m->self_cpu_s = rusage_cpu_s() - r->cpu0;
@@ -707,7 +761,8 @@ int gx_record(const struct record_opts *opts, const struct record_notice *nt, in
 {
 	struct record_state r = { .ro = *opts, .nt = nt, .dfd = -1,
 				  .rs = { .sink = { sink_record, sink_round_end } },
-				  .mk = { .sink = { markers_add, markers_flush } } };
+				  .mk = { .sink = { markers_add, markers_flush } },
+				  .oc = { .sink = { offcpu_probe } } };
 	char *why = NULL;
 	int err;
 
