@@ -204,7 +204,7 @@ void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct r
 		return;
 	strbuf__addstr(sb, "\nOff-CPU functions (self: waits entered there; total: with its "
 			   "callees)\n     off_cpu_s  off_cpu_total_s  function\n");
-	for (size_t i = 0; i < nr && i < (o->limit ? o->limit : 20); i++)
+	for (size_t i = 0; i < nr && (!o->limit || i < o->limit); i++)
 		strbuf__addf(sb, "  %12.3f %16.3f  %s (%s)\n", (double)rows[i]->period[0] / 1e9,
 			     (double)rows[i]->total_period[0] / 1e9, gx_esc(rows[i]->name),
 			     gx_esc(report__base(rows[i]->module)));
