@@ -84,6 +84,17 @@ check "CSV functions: wait_pipe, which never ran, has its row" grep -q "^wait_pi
 "$X" report r --csv --by thread >rt.csv 2>/dev/null
 check "CSV threads: on_cpu_s,off_cpu_s appended" sh -c "head -1 rt.csv | grep -q ',on_cpu_s,off_cpu_s$'"
 
+# ---- check and diff
+"$X" check r --max off_cpu_share=0.3 >ck.out 2>&1
+is "$?" 1 "check --max off_cpu_share=0.3 fails a run that mostly waits"
+check "check names the metric and the run" grep -q "FAIL  off_cpu_share of the run" ck.out
+"$X" check r --thread hog1 --thread sleeper --min off_cpu_share=0.2 >ck.out 2>&1
+is "$?" 0 "check --thread: hog1 and sleeper are off the CPU over 20% of their lives"
+"$X" check r --function spin_pinned --max off_cpu_share=0.05 >ck.out 2>&1
+is "$?" 1 "check --function spin_pinned: its preemptions are over 5% of the run"
+"$X" check r --per thread --top 10 --max off_cpu_share=0.9 >ck.out 2>&1
+check "check --per thread: the sleeper fails" grep -q "FAIL  off_cpu_share of thread sleeper" ck.out
+
 # ---- perf still reads it, switch records included
 if [ -n "${PERF:-}" ] && command -v "$PERF" >/dev/null; then
 	"$PERF" script -f -i r/perf.data --show-switch-events >ps.txt 2>ps.err
@@ -104,10 +115,16 @@ got=$(jq -r '[.off_cpu.threads[] | select(.comm == "sleeper")][0].off_cpu_s // "
 within "$got" "$want" && ok 0 "their time is still the sleeper's ($got s, truth $want)" ||
 	ok 1 "their time is still the sleeper's ($got s, truth $want)"
 is "$(jq -r '.off_cpu.min_us' m.json)" 2000000 "report --json says min_us"
+"$X" diff r m --json >d.json 2>/dev/null
+is "$(jq '[.entries[] | select(.metric == "off_cpu_share" and .scope == "run")] | length' d.json)" 1 \
+	"diff compares the run's off_cpu_share"
 
 # ---- without --off-cpu: no off-CPU section
 "${AS[@]}" "$X" record -q -o n -- "$W" 50 >/dev/null 2>&1
 is "$(jq -r 'has("off_cpu")' n/meta.json)" false "no --off-cpu: meta.json says nothing of it"
 is "$("$X" report n --json 2>/dev/null | jq -r 'has("off_cpu")')" false "nor does the report"
+"$X" check n --max off_cpu_share=0.3 >ck.out 2>&1
+is "$?" 77 "check off_cpu_share without --off-cpu: cannot measure"
+check "and says to record with --off-cpu" grep -q "record it with --off-cpu" ck.out
 
 done_testing
