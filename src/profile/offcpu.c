@@ -122,6 +122,8 @@ struct profile_offcpu {
 	size_t nr_by_tid;
 	uint64_t last_time;
 	bool switches;
+	struct profile_off_span *spans;
+	size_t nr_spans, cap_spans;
 	uint64_t chain[MAX_CHAIN];
 };
 
@@ -238,6 +240,8 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 	else if ((pr = probe_in(oc, t, t->out_time, in, &ips)) != NULL)
 		why = profile_off_reason__classify(oc->probes->machine, pr->syscall, pr->wchan);
 	t->reason_ns[why] += ns;
+	oc->spans = xgrow(oc->spans, &oc->cap_spans, oc->nr_spans + 1, sizeof(*oc->spans));
+	oc->spans[oc->nr_spans++] = (struct profile_off_span){ t->out_time, in, t->tid, why };
 	if (ns < oc->min_ns) {
 		t->short_ns += ns;
 		return 0;
@@ -445,6 +449,7 @@ void profile_offcpu__delete(struct profile_offcpu *oc)
 	for (size_t i = 0; i < oc->nr_by_tid; i++)
 		free(oc->by_tid[i].idx);
 	free(oc->by_tid);
+	free(oc->spans);
 	free(oc->threads);
 	u64map__exit(&oc->thread_idx);
 	u64map__exit(&oc->probe_idx);
@@ -491,6 +496,13 @@ const struct profile_off_thread *profile_offcpu__thread(const struct profile_off
 							size_t i)
 {
 	return i < oc->nr_threads ? &oc->threads[i] : NULL;
+}
+
+const struct profile_off_span *profile_offcpu__spans(const struct profile_offcpu *oc,
+						     size_t *nr)
+{
+	*nr = oc->nr_spans;
+	return oc->spans;
 }
 
 struct profile *profile_offcpu__profile(struct profile_offcpu *oc)

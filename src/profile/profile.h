@@ -317,6 +317,15 @@ bool profile_offcpu__has_switches(const struct profile_offcpu *oc);
 size_t profile_offcpu__nr_threads(const struct profile_offcpu *oc);
 const struct profile_off_thread *profile_offcpu__thread(const struct profile_offcpu *oc,
 							size_t i);
+/* Every span off the CPU, in the order they ended (each thread's in time
+ * order), for a timeline; borrowed. */
+struct profile_off_span {
+	uint64_t start, end;
+	uint32_t tid;
+	uint32_t reason;		/* enum profile_off_reason */
+};
+const struct profile_off_span *profile_offcpu__spans(const struct profile_offcpu *oc,
+						     size_t *nr);
 /* The profile of the off-CPU time (one event, period in ns); borrowed. */
 struct profile *profile_offcpu__profile(struct profile_offcpu *oc);
 
