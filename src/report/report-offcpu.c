@@ -139,6 +139,49 @@ const struct profile_off_thread *report__off_thread(struct gx_result *in, uint32
 	return NULL;
 }
 
+/* Off-CPU time inside the instances of region name_idx: each instance's
+ * overlap with its thread's spans off the CPU, summed. */
+double report__offcpu_region_s(struct gx_result *in, size_t name_idx)
+{
+	struct profile_offcpu *oc = report__offcpu(in);
+	const struct profile_off_span *sp;
+	uint64_t ns = 0;
+	size_t n;
+
+	if (!oc)
+		return NAN;
+	sp = profile_offcpu__spans(oc, &n);
+	for (size_t i = 0; i < gx_result__nr_regions(in); i++) {
+		const struct gx_region *g = gx_result__region(in, i);
+
+		if (g->name_idx != name_idx)
+			continue;
+		for (size_t k = 0; k < n; k++) {
+			uint64_t a = sp[k].start > g->begin ? sp[k].start : g->begin;
+			uint64_t b = sp[k].end < g->end ? sp[k].end : g->end;
+
+			if (sp[k].tid == g->tid && b > a)
+				ns += b - a;
+		}
+	}
+	return (double)ns / 1e9;
+}
+
+static void text_regions(struct strbuf *sb, struct gx_result *in)
+{
+	size_t n = gx_result__nr_region_names(in);
+
+	if (!n)
+		return;
+	strbuf__addstr(sb, "  region            time_s off_cpu_s\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct gx_region_name *rn = gx_result__region_name(in, i);
+
+		strbuf__addf(sb, "  %-14.14s %9.3f %9.3f\n", gx_esc(rn->name),
+			     (double)rn->total_ns / 1e9, report__offcpu_region_s(in, i));
+	}
+}
+
 static void text_reasons(struct strbuf *sb, const uint64_t *reason_ns)
 {
 	for (int r = 0; r < PROFILE_OFF_NR_; r++)
@@ -198,6 +241,7 @@ void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct r
 		text_reasons(sb, t->reason_ns);
 		strbuf__addstr(sb, "\n");
 	}
+	text_regions(sb, in);
 	rows = profile__sort(profile_offcpu__profile(oc), PROFILE_BY_FUNCTION, 0,
 			     PROFILE_SORT_TOTAL, &nr);
 	if (!nr)

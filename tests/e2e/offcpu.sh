@@ -119,6 +119,14 @@ is "$(jq -r '.off_cpu.min_us' m.json)" 2000000 "report --json says min_us"
 is "$(jq '[.entries[] | select(.metric == "off_cpu_share" and .scope == "run")] | length' d.json)" 1 \
 	"diff compares the run's off_cpu_share"
 
+# ---- regions get their off-CPU time: within each region's own time
+"${AS[@]}" "$X" record -q -o g --off-cpu -- "$WL/wl-regions" pause >/dev/null 2>&1
+"$X" report g --json >g.json 2>/dev/null
+is "$(jq '[.regions[] | select(.off_cpu_s >= 0 and .off_cpu_s <= .time_s + 0.001)] | length' g.json)" \
+	"$(jq '.regions | length' g.json)" "every region has its off_cpu_s, within its time"
+check "text: the regions' off-CPU time" grep -q "^  region            time_s off_cpu_s" \
+	<("$X" report g 2>/dev/null)
+
 # ---- without --off-cpu: no off-CPU section
 "${AS[@]}" "$X" record -q -o n -- "$W" 50 >/dev/null 2>&1
 is "$(jq -r 'has("off_cpu")' n/meta.json)" false "no --off-cpu: meta.json says nothing of it"
