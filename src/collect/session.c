@@ -432,10 +432,35 @@ static void apply_delay(struct collect_session *s)
 	s->missed_maps = true;
 }
 
+/* --off-cpu where the kernel allows a sample at each switch-out (root,
+ * CAP_PERFMON, perf_event_paranoid <= 1; the sample is taken in the
+ * kernel): context-switches, period 1, with the stacks asked for. Not
+ * with groups: outside them it would become rotation's reference. */
+static char *offcpu_spec(const struct collect_session *s, const char *spec)
+{
+	if (!s->o.off_cpu || strchr(spec, '{') || s->o.system_wide ||
+	    (collect_paranoid() > 1 && !collect_privileged()))
+		return NULL;
+	return xasprintf("%s,context-switches", spec);
+}
+
+static void offcpu_sample_attr(struct collect_session *s)
+{
+	struct perf_event_attr *a = &s->ev[s->nr_ev - 1].attr;
+
+	a->freq = 0;
+	a->sample_period = 1;
+	a->sample_type |= PERF_SAMPLE_PERIOD;
+}
+
 static int parse(struct collect_session *s, const char *spec, char **cause)
 {
-	int err = collect_parse_events(spec, &s->o, &s->ev, &s->nr_ev, cause);
+	char *with_cs = offcpu_spec(s, spec);
+	int err = collect_parse_events(with_cs ? with_cs : spec, &s->o, &s->ev, &s->nr_ev, cause);
 
+	if (!err && with_cs)
+		offcpu_sample_attr(s);
+	free(with_cs);
 	if (!err) {
 		apply_paranoid(s);
 		prepare_rotation(s);

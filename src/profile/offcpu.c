@@ -12,7 +12,8 @@
 
 #include "util/util.h"
 
-#define MAX_CHAIN 130		/* a context marker and PD_OFFCPU_MAX_IPS, with room */
+#define MAX_CHAIN 256		/* a kernel part, a context marker and PD_OFFCPU_MAX_IPS */
+#define SW_SLACK_NS 1000000	/* a switch-out sample this near the switch is its */
 
 static const char *const reason_names[PROFILE_OFF_NR_] = { "sleep", "io", "lock", "cpu",
 							   "other" };
@@ -111,6 +112,7 @@ struct profile_offcpu {
 	struct profile *prof;
 	struct pd_tool *ptool;
 	const struct pd_offcpu *probes;
+	int cs_evsel;
 	uint64_t sample_type;		/* the records' sample_id_all trailer */
 	uint64_t min_ns;
 	struct profile_off_thread *threads;
@@ -222,6 +224,29 @@ static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint6
 	return oc->ptool->sample(oc->ptool, &s);
 }
 
+/* s's kernel callchain, then the probe's user addresses: in oc->chain. */
+static void merge_user(struct profile_offcpu *oc, struct pd_sample *s, const uint64_t *ips,
+		       uint16_t nr_ips)
+{
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < s->nr_callchain && n < MAX_CHAIN - 1 - PD_OFFCPU_MAX_IPS; i++) {
+		if (s->callchain[i] == PERF_CONTEXT_USER)
+			break;
+		oc->chain[n++] = s->callchain[i];
+	}
+	oc->chain[n++] = PERF_CONTEXT_USER;
+	memcpy(oc->chain + n, ips, nr_ips * sizeof(*ips));
+	n += nr_ips;
+	s->callchain = oc->chain;
+	s->nr_callchain = n;
+	s->sample_type |= PERF_SAMPLE_CALLCHAIN;
+	s->user_regs = NULL;	/* no dwarf unwinding over the probe's part */
+	s->user_regs_mask = 0;
+	s->stack = NULL;
+	s->stack_size = s->stack_dyn_size = 0;
+}
+
 static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uint64_t in)
 {
 	uint64_t ns = in > t->out_time ? in - t->out_time : 0;
@@ -246,7 +271,20 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 		t->short_ns += ns;
 		return 0;
 	}
-	if (pr && pr->nr_ips) {
+	if (t->sw.has && t->sw.s.time + SW_SLACK_NS >= t->out_time &&
+	    t->sw.s.time <= t->out_time + SW_SLACK_NS) {
+		/* sampled at this switch-out: the kernel's own stack, and the
+		 * probe's user part when there is one (frame pointers stop in
+		 * the libc wrapper of the syscall; the scan goes past it) */
+		struct pd_sample s = t->sw.s;
+
+		if (pr && pr->nr_ips)
+			merge_user(oc, &s, ips, pr->nr_ips);
+		err = credit(oc, &s, ns);
+		t->sw.has = false;
+		t->probed_ns += ns;
+		t->switch_ns += ns;
+	} else if (pr && pr->nr_ips) {
 		struct pd_sample s = { .misc = PERF_RECORD_MISC_USER, .pid = t->pid, .tid = t->tid,
 				       .time = t->out_time, .ip = ips[0],
 				       .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
@@ -259,41 +297,56 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 		s.nr_callchain = pr->nr_ips + 1u;
 		err = credit(oc, &s, ns);
 		t->probed_ns += ns;
-	} else if (t->preempt && t->has_last) {
-		err = credit(oc, &t->last, ns);
+	} else if (t->preempt && t->last.has) {
+		err = credit(oc, &t->last.s, ns);
 		t->probed_ns += ns;
 	}
 	return err;
+}
+
+/* A copy of sample s that outlives its record. */
+static void keep(struct profile_off_kept *k, const struct pd_sample *s)
+{
+	size_t regs = (size_t)__builtin_popcountll(s->user_regs_mask);
+
+	k->s = *s;
+	k->s.read = NULL;
+	k->s.raw = NULL;
+	k->s.raw_size = 0;
+	k->s.branches = NULL;
+	k->s.nr_branches = 0;
+	k->chain = xrealloc(k->chain, (s->nr_callchain + 1) * sizeof(uint64_t));
+	if (s->nr_callchain)
+		memcpy(k->chain, s->callchain, s->nr_callchain * sizeof(uint64_t));
+	k->s.callchain = k->chain;
+	k->regs = xrealloc(k->regs, (regs + 1) * sizeof(uint64_t));
+	if (s->user_regs && regs)
+		memcpy(k->regs, s->user_regs, regs * sizeof(uint64_t));
+	k->s.user_regs = s->user_regs ? k->regs : NULL;
+	k->stack = xrealloc(k->stack, s->stack_size + 1);
+	if (s->stack && s->stack_size)
+		memcpy(k->stack, s->stack, s->stack_size);
+	k->s.stack = s->stack ? k->stack : NULL;
+	k->has = true;
+}
+
+static void kept_free(struct profile_off_kept *k)
+{
+	free(k->chain);
+	free(k->regs);
+	free(k->stack);
 }
 
 static int oc_sample(struct pd_tool *tool, const struct pd_sample *s)
 {
 	struct profile_offcpu *oc = (struct profile_offcpu *)tool;
 	struct profile_off_thread *t = thread_findnew(oc, s->pid, s->tid, s->time);
-	size_t regs = (size_t)__builtin_popcountll(s->user_regs_mask);
 
 	if (s->time > oc->last_time)
 		oc->last_time = s->time;
-	/* kept for a preemption that follows: where the thread was */
-	t->last = *s;
-	t->last.read = NULL;
-	t->last.raw = NULL;
-	t->last.raw_size = 0;
-	t->last.branches = NULL;
-	t->last.nr_branches = 0;
-	t->last_chain = xrealloc(t->last_chain, (s->nr_callchain + 1) * sizeof(uint64_t));
-	if (s->nr_callchain)
-		memcpy(t->last_chain, s->callchain, s->nr_callchain * sizeof(uint64_t));
-	t->last.callchain = t->last_chain;
-	t->last_regs = xrealloc(t->last_regs, (regs + 1) * sizeof(uint64_t));
-	if (s->user_regs && regs)
-		memcpy(t->last_regs, s->user_regs, regs * sizeof(uint64_t));
-	t->last.user_regs = s->user_regs ? t->last_regs : NULL;
-	t->last_stack = xrealloc(t->last_stack, s->stack_size + 1);
-	if (s->stack && s->stack_size)
-		memcpy(t->last_stack, s->stack, s->stack_size);
-	t->last.stack = s->stack ? t->last_stack : NULL;
-	t->has_last = true;
+	/* where the thread was: for a preemption that follows, and (the
+	 * switch-out sample) for the wait it starts */
+	keep(oc->cs_evsel >= 0 && s->evsel == (uint32_t)oc->cs_evsel ? &t->sw : &t->last, s);
 	return oc->inner->sample ? oc->inner->sample(oc->inner, s) : 0;
 }
 
@@ -405,7 +458,7 @@ static void index_probes(struct profile_offcpu *oc)
 
 int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 			const struct perf_event_attr *attr0, const struct pd_offcpu *probes,
-			const struct profile_opts *po, char **cause)
+			int cs_evsel, const struct profile_opts *po, char **cause)
 {
 	struct profile_offcpu *oc = xzalloc(sizeof(*oc));
 	struct profile_opts o = *po;
@@ -427,6 +480,7 @@ int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 	oc->inner = inner;
 	oc->ptool = profile__tool(oc->prof);
 	oc->probes = probes;
+	oc->cs_evsel = cs_evsel;
 	oc->min_ns = probes ? (uint64_t)probes->min_us * 1000 : 0;
 	oc->sample_type = attr0 && attr0->sample_id_all ? attr0->sample_type : 0;
 	u64map__init(&oc->thread_idx);
@@ -442,9 +496,8 @@ void profile_offcpu__delete(struct profile_offcpu *oc)
 		return;
 	for (size_t i = 0; i < oc->nr_threads; i++) {
 		free((char *)oc->threads[i].comm);
-		free(oc->threads[i].last_chain);
-		free(oc->threads[i].last_regs);
-		free(oc->threads[i].last_stack);
+		kept_free(&oc->threads[i].last);
+		kept_free(&oc->threads[i].sw);
 	}
 	for (size_t i = 0; i < oc->nr_by_tid; i++)
 		free(oc->by_tid[i].idx);

@@ -284,14 +284,18 @@ struct profile_off_thread {
 	uint64_t waits;			/* spans off the CPU */
 	uint64_t short_ns;		/* of off_ns, waits under --off-cpu-min */
 	uint64_t probed_ns;		/* of off_ns, waits with a stack */
-	/* private: the open span and the last sample */
+	uint64_t switch_ns;		/* of off_ns, waits with a switch-out sample */
+	/* private: the open span, the last sample and the last switch-out
+	 * sample (a copy each) */
 	uint64_t out_time;
 	bool out, preempt;
 	size_t next_probe;
-	struct pd_sample last;
-	bool has_last;
-	uint64_t *last_chain, *last_regs;
-	uint8_t *last_stack;
+	struct profile_off_kept {
+		struct pd_sample s;
+		bool has;
+		uint64_t *chain, *regs;
+		uint8_t *stack;
+	} last, sw;
 };
 
 struct profile_offcpu;
@@ -300,12 +304,15 @@ struct profile_offcpu;
  * An off-CPU analysis in front of inner (the run's profile tool, which
  * gets every record as before). probes may be NULL (switch records
  * only); borrowed, as is the attr of the recording's first event (its
- * sample_id_all layout). po: the options of the off-CPU profile (one
- * event). 0, or a negative code with *cause.
+ * sample_id_all layout). cs_evsel: the event sampled at every switch-out
+ * (context-switches, period 1: where the kernel allowed it), whose
+ * sample gives a wait its stack before a probe does; -1 none. po: the
+ * options of the off-CPU profile (one event). 0, or a negative code with
+ * *cause.
  */
 int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 			const struct perf_event_attr *attr0, const struct pd_offcpu *probes,
-			const struct profile_opts *po, char **cause);
+			int cs_evsel, const struct profile_opts *po, char **cause);
 void profile_offcpu__delete(struct profile_offcpu *oc);
 /* The tool to pass to perf_reader__process() instead of inner. */
 struct pd_tool *profile_offcpu__tool(struct profile_offcpu *oc);

@@ -553,10 +553,20 @@ static void offcpu_finish(struct record_state *r, const struct collect_stats *st
 			  struct gx_meta *m)
 {
 	char *cause = NULL;
+	bool sampled = false;
 
 	if (!r->ro.collect.off_cpu)
 		return;
-	m->off_cpu = xstrdup(r->oc.w ? "switch+proc" : "switch");
+	for (size_t i = 0; r->s && i < collect_session__nr_events(r->s); i++) {
+		const struct perf_event_attr *a = &collect_session__event(r->s, i)->attr;
+
+		/* sampled at every switch-out: the kernel allowed it */
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+		    !a->freq && a->sample_period == 1)
+			sampled = true;
+	}
+	m->off_cpu = xstrdup(sampled ? (r->oc.w ? "switch+sample+proc" : "switch+sample") :
+			     r->oc.w ? "switch+proc" : "switch");
 	m->off_cpu_probes = st->offcpu_probes;
 	m->off_cpu_probe_us = r->ro.collect.offcpu_probe_us;
 	m->off_cpu_min_us = r->ro.off_cpu_min_us;

@@ -88,20 +88,32 @@ void report__offcpu_totals(struct profile_offcpu *oc, uint64_t *life, uint64_t *
 	}
 }
 
+static const char *const methods[][2] = {
+	{ "switch+sample+proc", "context switches; stacks sampled at each switch-out, reasons "
+				"read from /proc while each wait lasted" },
+	{ "switch+sample", "context switches; stacks sampled at each switch-out; a wait's "
+			   "reason is cpu when preempted, else other" },
+	{ "switch+proc", "context switches; reasons and stacks read from /proc while each "
+			 "wait lasted" },
+	{ "switch", "context switches only: a wait's reason is cpu when preempted, else other" },
+};
+
 const char *report__offcpu_method(struct gx_result *in)
 {
 	const struct gx_meta *m = gx_result__meta(in);
 
-	if (m && m->off_cpu && !strcmp(m->off_cpu, "switch+proc"))
-		return "switch+proc";
+	for (size_t i = 0; m && m->off_cpu && i < ARRAY_SIZE(methods); i++)
+		if (!strcmp(m->off_cpu, methods[i][0]))
+			return methods[i][0];
 	return "switch";
 }
 
 static const char *method_words(const char *method)
 {
-	return !strcmp(method, "switch+proc") ?
-	       "context switches; reasons and stacks read from /proc while each wait lasted" :
-	       "context switches only: a wait's reason is cpu when preempted, else other";
+	for (size_t i = 0; i < ARRAY_SIZE(methods); i++)
+		if (!strcmp(method, methods[i][0]))
+			return methods[i][1];
+	return methods[ARRAY_SIZE(methods) - 1][1];
 }
 
 /* The row of the off-CPU profile matching row r of the run's profile (by
@@ -346,6 +358,7 @@ json_t *report__json_offcpu(struct gx_result *in, const struct report_opts *o)
 		json_object_set_new(e, "waits", report__json_u64(t->waits));
 		json_object_set_new(e, "with_stack_s", json_real((double)t->probed_ns / 1e9));
 		json_object_set_new(e, "short_s", json_real((double)t->short_ns / 1e9));
+		json_object_set_new(e, "switch_sampled_s", json_real((double)t->switch_ns / 1e9));
 		json_array_append_new(th, e);
 	}
 	json_object_set_new(root, "processes", pr);

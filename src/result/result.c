@@ -619,7 +619,7 @@ static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause
 {
 	const struct pd_evsel *e0 = r->nr_events ? perf_reader__evsel(r->reader, 0) : NULL;
 	char *why = NULL;
-	int err;
+	int err, cs = -1;
 
 	if (!e0 || !e0->attr.context_switch || r->region)
 		return 0;
@@ -632,7 +632,14 @@ static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause
 			add_note(r, xasprintf("off-CPU: %s; waits have no reasons nor stacks", why));
 		free(why);
 	}
-	err = profile_offcpu__new(&r->offcpu, *inner, &e0->attr, r->probes, &r->po, cause);
+	for (size_t i = 0; i < r->nr_events; i++) {
+		const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
+
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+		    !a->freq && a->sample_period == 1)
+			cs = (int)i;
+	}
+	err = profile_offcpu__new(&r->offcpu, *inner, &e0->attr, r->probes, cs, &r->po, cause);
 	if (err)
 		return err;
 	*inner = profile_offcpu__tool(r->offcpu);

@@ -84,6 +84,31 @@ check "CSV functions: wait_pipe, which never ran, has its row" grep -q "^wait_pi
 "$X" report r --csv --by thread >rt.csv 2>/dev/null
 check "CSV threads: on_cpu_s,off_cpu_s appended" sh -c "head -1 rt.csv | grep -q ',on_cpu_s,off_cpu_s$'"
 
+# ---- where the kernel allows a sample at each switch-out (root here):
+# context-switches, period 1, gives the kernel's stack; the same bounds
+if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)" -le 1 ]; then
+	"$X" record -q -o k --off-cpu -g -- "$W" >k.out 2>k.err
+	is "$(jq -r '.off_cpu.method' k/meta.json)" "switch+sample+proc" \
+		"privileged: sampled at each switch-out (meta.json says so)"
+	kf=$(check_run k)
+	if [ -n "$kf" ]; then
+		rm -rf k k.json
+		"$X" record -q -o k --off-cpu -g -- "$W" >k.out 2>k.err
+		kf=$(check_run k)
+	fi
+	[ -z "$kf" ]
+	ok $? "privileged: each thread and each wait's function within the bounds"
+	[ -z "$kf" ] || diag "$kf"
+	if [ "$(id -u)" = 0 ]; then	# kallsyms names the kernel's functions for root
+		is "$(jq '[.off_cpu.functions[] | select(.function == "schedule")] | length > 0' k.json)" \
+			true "privileged: the kernel part of the waits' stacks"
+	else
+		skip 1 "kernel symbols need root here"
+	fi
+else
+	skip 3 "perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid) and not root: no switch-out samples"
+fi
+
 # ---- check and diff
 "$X" check r --max off_cpu_share=0.3 >ck.out 2>&1
 is "$?" 1 "check --max off_cpu_share=0.3 fails a run that mostly waits"

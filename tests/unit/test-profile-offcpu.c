@@ -79,7 +79,7 @@ static void spans(void)
 
 	for (int min = 0; min < 2; min++) {
 		probes.min_us = min ? 2 : 0;	/* 2000 ns */
-		is_int(profile_offcpu__new(&oc, profile__tool(inner), &a, &probes, &po, &cause), 0,
+		is_int(profile_offcpu__new(&oc, profile__tool(inner), &a, &probes, -1, &po, &cause), 0,
 		       "new (min_us %u)", probes.min_us);
 		tool = profile_offcpu__tool(oc);
 		tool->fork(tool, &fk);		/* runnable from 100 */
