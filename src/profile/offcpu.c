@@ -371,10 +371,14 @@ static int oc_comm(struct pd_tool *tool, const struct pd_comm *c)
 static int oc_fork(struct pd_tool *tool, const struct pd_task *e)
 {
 	struct profile_offcpu *oc = (struct profile_offcpu *)tool;
-	struct profile_off_thread *t = thread_findnew(oc, e->pid, e->tid, e->time);
-	struct profile_off_thread *parent;
+	uint64_t *old = u64map__find(&oc->thread_idx, e->tid);
+	struct profile_off_thread *t, *parent;
 	uint64_t *pi;
 	int err;
+
+	if (old && *old != UINT64_MAX && oc->threads[*old].exited)
+		*old = UINT64_MAX;	/* the tid of a thread gone, reused: a new row */
+	t = thread_findnew(oc, e->pid, e->tid, e->time);
 
 	/* a new thread waits for a CPU until its first switch in */
 	t->out = true;
@@ -400,6 +404,7 @@ static int oc_exit(struct pd_tool *tool, const struct pd_task *e)
 
 		if (e->time > t->end)
 			t->end = e->time;
+		t->exited = true;
 	}
 	err = oc->ptool->exit ? oc->ptool->exit(oc->ptool, e) : 0;
 	return err || !oc->inner->exit ? err : oc->inner->exit(oc->inner, e);

@@ -125,8 +125,21 @@ if [ -n "${PERF:-}" ] && command -v "$PERF" >/dev/null; then
 	"$PERF" script -f -i r/perf.data --show-switch-events >ps.txt 2>ps.err
 	is "$?" 0 "perf script reads the perf.data of --off-cpu"
 	check "perf script shows the switch records" grep -q "PERF_RECORD_SWITCH OUT" ps.txt
+	# and gexplore reads perf's: threads and preemptions, no reasons beyond
+	if "$PERF" record -q -o p.data -e cpu-clock --switch-events -- "$W" 200 >p.out 2>/dev/null; then
+		"$X" report p.data --json >p.json 2>/dev/null
+		is "$(jq -r '.off_cpu.method' p.json)" switch "a perf --switch-events recording: method switch"
+		want=$(awk '$2 == "sleeper" { printf "%.4f", $3 / 1000 }' p.out)
+		got=$(jq -r '[.off_cpu.threads[] | select(.comm == "sleeper")][0].off_cpu_s // ""' p.json)
+		within "$got" "$want" && ok 0 "... the sleeper's off-CPU time ($got s, truth $want)" ||
+			ok 1 "... the sleeper's off-CPU time ($got s, truth $want)"
+		is "$(jq -r '[.off_cpu.threads[] | select(.comm == "hog1")][0].dominant_reason' p.json)" cpu \
+			"... and the spinners' preemptions"
+	else
+		skip 3 "perf record --switch-events is refused here"
+	fi
 else
-	skip 2 "perf is absent"
+	skip 5 "perf is absent"
 fi
 
 # ---- --off-cpu-min: short waits leave the stacks, their time stays

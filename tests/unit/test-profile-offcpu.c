@@ -104,6 +104,17 @@ static void spans(void)
 		is_int(t->probed_ns, min ? 0 : 1000, "the read has a stack unless short");
 		is_int(profile__total_period(profile_offcpu__profile(oc), 0), min ? 0 : 1000,
 		       "the off-CPU profile got the stacked wait's ns");
+		if (!min) {	/* the tid comes back: a new thread, the old one kept */
+			struct pd_task again = { .pid = 1, .ppid = 1, .tid = 2, .ptid = 1,
+						 .time = 3000 };
+
+			tool->fork(tool, &again);
+			sw(1, 2, 3100, false, false);
+			profile_offcpu__finish(oc, 0);
+			is_int(profile_offcpu__nr_threads(oc), 2, "a reused tid is a second thread");
+			is_int(profile_offcpu__thread(oc, 0)->off_ns, 1150, "the first keeps its time");
+			is_int(profile_offcpu__thread(oc, 1)->off_ns, 100, "the second waited 100 ns");
+		}
 		profile_offcpu__delete(oc);
 	}
 	profile__delete(inner);
