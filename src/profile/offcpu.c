@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "symbolize/symbolize.h"
 #include "util/util.h"
 
 #define MAX_CHAIN 256		/* a kernel part, a context marker and PD_OFFCPU_MAX_IPS */
@@ -96,6 +97,32 @@ enum profile_off_reason profile_off_reason__classify(const char *machine, int32_
 		if (strstr(wchan, "poll") || strstr(wchan, "select"))
 			return PROFILE_OFF_SLEEP;
 	}
+	return PROFILE_OFF_OTHER;
+}
+
+enum profile_off_reason profile_off_reason__classify_kernel(const char *fn)
+{
+	static const struct {
+		const char *part;
+		enum profile_off_reason reason;
+	} parts[] = {
+		{ "futex", PROFILE_OFF_LOCK }, { "rwsem", PROFILE_OFF_LOCK },
+		{ "mutex_lock", PROFILE_OFF_LOCK }, { "flock", PROFILE_OFF_LOCK },
+		{ "nanosleep", PROFILE_OFF_SLEEP }, { "hrtimeout", PROFILE_OFF_SLEEP },
+		{ "poll", PROFILE_OFF_SLEEP }, { "select", PROFILE_OFF_SLEEP },
+		{ "sigsuspend", PROFILE_OFF_SLEEP }, { "sigtimedwait", PROFILE_OFF_SLEEP },
+		{ "pipe_", PROFILE_OFF_IO }, { "sock", PROFILE_OFF_IO }, { "tcp_", PROFILE_OFF_IO },
+		{ "unix_", PROFILE_OFF_IO }, { "io_schedule", PROFILE_OFF_IO },
+		{ "folio_wait", PROFILE_OFF_IO }, { "vfs_read", PROFILE_OFF_IO },
+		{ "vfs_write", PROFILE_OFF_IO }, { "sys_read", PROFILE_OFF_IO },
+		{ "sys_write", PROFILE_OFF_IO }, { "fsync", PROFILE_OFF_IO },
+	};
+
+	if (!fn)
+		return PROFILE_OFF_OTHER;
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
+		if (strstr(fn, parts[i].part))
+			return parts[i].reason;
 	return PROFILE_OFF_OTHER;
 }
 
@@ -224,6 +251,28 @@ static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint6
 	return oc->ptool->sample(oc->ptool, &s);
 }
 
+/* A wait's reason from the kernel part of its switch-out sample: the
+ * first function from the leaf that says one. */
+static enum profile_off_reason kernel_reason(struct profile_offcpu *oc, const struct pd_sample *s)
+{
+	struct sym_session *sym = profile__symbolizer(oc->prof);
+
+	for (uint64_t i = 0; sym && i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+		enum profile_off_reason r;
+
+		if (ip == PERF_CONTEXT_USER)
+			break;
+		if (ip >= PERF_CONTEXT_MAX)
+			continue;
+		r = profile_off_reason__classify_kernel(
+			sym_session__str(sym, sym_session__lookup_kernel(sym, ip)->symbol));
+		if (r != PROFILE_OFF_OTHER)
+			return r;
+	}
+	return PROFILE_OFF_OTHER;
+}
+
 /* s's kernel callchain, then the probe's user addresses: in oc->chain. */
 static void merge_user(struct profile_offcpu *oc, struct pd_sample *s, const uint64_t *ips,
 		       uint16_t nr_ips)
@@ -255,15 +304,21 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 	const uint64_t *ips = NULL;
 	int err = 0;
 
+	bool sw;
+
 	t->out = false;
 	if (!ns)
 		return 0;
 	t->off_ns += ns;
 	t->waits++;
+	sw = t->sw.has && t->sw.s.time + SW_SLACK_NS >= t->out_time &&
+	     t->sw.s.time <= t->out_time + SW_SLACK_NS;
 	if (t->preempt)
 		why = PROFILE_OFF_CPU;
 	else if ((pr = probe_in(oc, t, t->out_time, in, &ips)) != NULL)
 		why = profile_off_reason__classify(oc->probes->machine, pr->syscall, pr->wchan);
+	else if (sw)
+		why = kernel_reason(oc, &t->sw.s);
 	t->reason_ns[why] += ns;
 	oc->spans = xgrow(oc->spans, &oc->cap_spans, oc->nr_spans + 1, sizeof(*oc->spans));
 	oc->spans[oc->nr_spans++] = (struct profile_off_span){ t->out_time, in, t->tid, why };
@@ -271,8 +326,7 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 		t->short_ns += ns;
 		return 0;
 	}
-	if (t->sw.has && t->sw.s.time + SW_SLACK_NS >= t->out_time &&
-	    t->sw.s.time <= t->out_time + SW_SLACK_NS) {
+	if (sw) {
 		/* sampled at this switch-out: the kernel's own stack, and the
 		 * probe's user part when there is one (frame pointers stop in
 		 * the libc wrapper of the syscall; the scan goes past it) */

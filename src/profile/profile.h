@@ -275,6 +275,13 @@ const char *profile_off_reason__name(enum profile_off_reason r);
 enum profile_off_reason profile_off_reason__classify(const char *machine, int32_t nr,
 						     const char *wchan);
 
+/* The reason of a wait from one kernel function of its stack at the
+ * switch-out (sampled where the kernel allows it): futex and lock
+ * functions lock, pipe, socket and file reads and writes io, nanosleep and
+ * the poll family sleep; PROFILE_OFF_OTHER for the scheduler's own and
+ * anything else (the caller tries the next frame). */
+enum profile_off_reason profile_off_reason__classify_kernel(const char *function);
+
 struct profile_off_thread {
 	uint32_t pid, tid;
 	const char *comm;		/* owned by the profile_offcpu */

@@ -172,6 +172,16 @@ int main(void)
 			  cases[i].machine ? cases[i].machine : "(null)", cases[i].nr,
 			  cases[i].wchan ? cases[i].wchan : "(null)");
 	is_str(profile_off_reason__name(PROFILE_OFF_LOCK), "lock", "reason names");
+	is_int(profile_off_reason__classify_kernel("futex_wait_queue"), PROFILE_OFF_LOCK,
+	       "kernel: futex_wait_queue is lock");
+	is_int(profile_off_reason__classify_kernel("pipe_read"), PROFILE_OFF_IO, "kernel: pipe_read is io");
+	is_int(profile_off_reason__classify_kernel("do_nanosleep"), PROFILE_OFF_SLEEP,
+	       "kernel: do_nanosleep is sleep");
+	is_int(profile_off_reason__classify_kernel("do_sys_poll"), PROFILE_OFF_SLEEP,
+	       "kernel: do_sys_poll is sleep");
+	is_int(profile_off_reason__classify_kernel("__schedule"), PROFILE_OFF_OTHER,
+	       "kernel: the scheduler says nothing (the next frame is tried)");
+	is_int(profile_off_reason__classify_kernel(NULL), PROFILE_OFF_OTHER, "kernel: no name");
 	spans();
 	file();
 	return done_testing();
