@@ -171,6 +171,20 @@ is "$(jq '[.regions[] | select(.off_cpu_s >= 0 and .off_cpu_s <= .time_s + 0.001
 check "text: the regions' off-CPU time" grep -q "^  region            time_s off_cpu_s" \
 	<("$X" report g 2>/dev/null)
 
+# ---- a damaged offcpu.bin: one line, the switch records still read
+cp -r r h
+{	# the header, then a probe claiming 65 addresses (at most 64)
+	printf 'GXOFFCP1\001\000\000\000'
+	head -c 52 /dev/zero
+	head -c 20 /dev/zero
+	printf '\101\000'
+	head -c 42 /dev/zero
+} >h/offcpu.bin
+"$X" report h --json >h.json 2>h.err
+is "$?" 0 "a damaged offcpu.bin: report still reads the result"
+check "... says so in one line" grep -q "off-CPU: h/offcpu.bin" h.err
+is "$(jq '.off_cpu.threads | length > 0' h.json)" true "... with the threads' off-CPU time"
+
 # ---- without --off-cpu: no off-CPU section
 "${AS[@]}" "$X" record -q -o n -- "$W" 50 >/dev/null 2>&1
 is "$(jq -r 'has("off_cpu")' n/meta.json)" false "no --off-cpu: meta.json says nothing of it"
