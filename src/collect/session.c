@@ -1515,6 +1515,13 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
 	} else if (s->o.pid) {
 		pidfd = pidfd_of(s->o.pid);
+		/* attached: /proc says what it waits on where we may read it
+		 * (the same user and ptrace_scope 0, or CAP_SYS_PTRACE) */
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(&prober, s->o.pid, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
 	}
 
 	s->sink = sink;

@@ -150,6 +150,7 @@ struct profile_offcpu {
 	struct tid_probes *by_tid;
 	size_t nr_by_tid;
 	uint64_t last_time;
+	uint64_t first_time;		/* the first switch record's */
 	bool switches;
 	struct profile_off_span *spans;
 	size_t nr_spans, cap_spans;
@@ -484,13 +485,24 @@ static int oc_other(struct pd_tool *tool, const struct perf_event_header *h, uin
 		oc->switches = true;
 		if (time > oc->last_time)
 			oc->last_time = time;
+		if (!oc->first_time || (time && time < oc->first_time))
+			oc->first_time = time;
 		if (h->misc & PERF_RECORD_MISC_SWITCH_OUT) {
 			t->out = true;
 			t->out_time = time;
 			t->preempt = !!(h->misc & PERF_RECORD_MISC_SWITCH_OUT_PREEMPT);
+		} else if (!t->out && !t->switched && oc->first_time < time) {
+			/* back on the CPU with no switch out seen: off since
+			 * before the recording (attached with -p) */
+			t->out_time = oc->first_time;
+			t->preempt = false;
+			if (t->start > t->out_time)
+				t->start = t->out_time;
+			err = span_end(oc, t, time);
 		} else if (t->out) {
 			err = span_end(oc, t, time);
 		}
+		t->switched = true;
 	}
 	if (err)
 		return err;

@@ -295,7 +295,7 @@ struct profile_off_thread {
 	/* private: the open span, the last sample and the last switch-out
 	 * sample (a copy each) */
 	uint64_t out_time;
-	bool out, preempt, exited;
+	bool out, preempt, exited, switched;
 	size_t next_probe;
 	struct profile_off_kept {
 		struct pd_sample s;

@@ -249,6 +249,15 @@ int record_opts__check(const struct record_opts *ro, char **cause)
 		*cause = xstrdup("-p and -a exclude each other");
 		return -1;
 	}
+	if (o->off_cpu && o->system_wide) {
+		*cause = xstrdup("--off-cpu follows tasks: not with -a (record the command, or "
+				 "attach with -p)");
+		return -1;
+	}
+	if (ro->off_cpu_min_us && !o->off_cpu) {
+		*cause = xstrdup("--off-cpu-min goes with --off-cpu");
+		return -1;
+	}
 	return 0;
 }
 
@@ -531,7 +540,7 @@ static int record_prepare(struct record_state *r, char **cause)
 					   "%s: the workload's markers are not recorded", why);
 		free(why);
 	}
-	if (ro->collect.off_cpu && ro->collect.argv && !ro->collect.pid &&
+	if (ro->collect.off_cpu && (ro->collect.argv || ro->collect.pid) &&
 	    !ro->collect.system_wide) {
 		uint32_t half = ro->off_cpu_min_us / 2;
 

@@ -171,6 +171,20 @@ is "$(jq '[.regions[] | select(.off_cpu_s >= 0 and .off_cpu_s <= .time_s + 0.001
 check "text: the regions' off-CPU time" grep -q "^  region            time_s off_cpu_s" \
 	<("$X" report g 2>/dev/null)
 
+# ---- attached (-p): the threads asleep when it starts, probed as well
+"${AS[@]}" "$W" 2000 >a.out 2>/dev/null &
+apid=$!
+sleep 0.2
+"${AS[@]}" "$X" record -q -o a --off-cpu -p "$apid" >/dev/null 2>&1
+wait "$apid"
+"$X" report a --json >a.json 2>/dev/null
+is "$(jq -r '[.off_cpu.threads[] | select(.comm == "sleeper")][0] | (.dominant_reason + " " + (.off_cpu_s > 0.3 | tostring))' a.json)" \
+	"sleep true" "-p: the sleeper, asleep before the recording, sleeps in it"
+"$X" record -q -o x --off-cpu -a -- true >/dev/null 2>x.err
+is "$?" 2 "--off-cpu with -a: a usage error"
+"$X" record -q -o x --off-cpu-min 10 -- true >/dev/null 2>x.err
+is "$?" 2 "--off-cpu-min without --off-cpu: a usage error"
+
 # ---- a damaged offcpu.bin: one line, the switch records still read
 cp -r r h
 {	# the header, then a probe claiming 65 addresses (at most 64)
