@@ -25,7 +25,7 @@
 
 const char *ci_scope_name(enum ci_scope s)
 {
-	static const char *const names[] = { "run", "process", "module", "function" };
+	static const char *const names[] = { "run", "process", "module", "function", "thread" };
 
 	return s < CI_SCOPE_NR_ ? names[s] : "?";
 }
@@ -65,11 +65,38 @@ static bool scope_by(enum ci_scope scope, enum profile_by *by)
 	case CI_SCOPE_MODULE:
 		*by = PROFILE_BY_MODULE;
 		return true;
+	case CI_SCOPE_THREAD:
+		*by = PROFILE_BY_THREAD;
+		return true;
 	case CI_SCOPE_FUNCTION:
 		*by = PROFILE_BY_FUNCTION;
 		return true;
 	default:
 		return false;
+	}
+}
+
+/* --off-cpu: threads that were never sampled (they waited) are rows too,
+ * without a profile row: only off_cpu_share measures them. */
+static void offcpu_threads(struct gx_result *r, struct ci_row **rows, size_t *nr, size_t cap)
+{
+	struct profile_offcpu *oc = gx_result__offcpu(r);
+	size_t nt = oc ? profile_offcpu__nr_threads(oc) : 0, have = *nr;
+
+	if (!nt)
+		return;
+	*rows = xrealloc(*rows, (cap + nt + 1) * sizeof(**rows));
+	for (size_t i = 0; i < nt; i++) {
+		const struct profile_off_thread *t = profile_offcpu__thread(oc, i);
+		bool seen = false;
+
+		for (size_t j = 0; j < have && !seen; j++)
+			seen = (*rows)[j].tid == t->tid;
+		if (seen)
+			continue;
+		(*rows)[*nr] = (struct ci_row){ .scope = CI_SCOPE_THREAD, .name = t->comm,
+						.pid = t->pid, .tid = t->tid };
+		(*nr)++;
 	}
 }
 
@@ -108,6 +135,7 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		row->scope = scope;
 		row->name = pr[i]->name;
 		row->pid = pr[i]->pid;
+		row->tid = pr[i]->tid;
 		row->prow = pr[i];
 		row->share = total ? (double)pr[i]->samples[gx_result__sort_event(r)] / (double)total : 0;
 		if (scope == CI_SCOPE_FUNCTION) {
@@ -122,6 +150,8 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		}
 		(*nr)++;
 	}
+	if (scope == CI_SCOPE_THREAD)
+		offcpu_threads(r, rows, nr, n);
 	return 0;
 }
 
@@ -396,7 +426,7 @@ enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric)
 	int node = m ? td_model__find_node(m, metric) : -1;
 	size_t i;
 
-	if (!strcasecmp(metric, "share"))
+	if (!strcasecmp(metric, "share") || ci_is_offcpu_metric(metric))
 		return CI_UNIT_FRACTION;
 	if (node >= 0)
 		return td_model__node(m, (size_t)node)->unit == TD_UNIT_FRACTION ? CI_UNIT_FRACTION :
@@ -470,6 +500,11 @@ int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		*value = row->share;
 		return 0;
 	}
+	if (ci_is_offcpu_metric(metric))
+		return ci_offcpu_metric(r, row, metric, value, cause);
+	if (row->scope != CI_SCOPE_RUN && !row->prow)	/* a thread that only waited */
+		return gx_fail(cause, CI_CANNOT_MEASURE, "%s: %s %s has no samples", metric,
+			       ci_scope_name(row->scope), row->name);
 	if (slash) {			/* event ratio A/B */
 		char *num = xstrndup(metric, (size_t)(slash - metric));
 
@@ -559,7 +594,7 @@ static size_t add_generic_name(const struct gx_result *r, size_t i, const char *
 const char **ci_default_metrics(const struct gx_result *r)
 {
 	const struct td_model *m = gx_result__model(r);
-	size_t n = 0, cap = 4 + gx_result__nr_events(r) + (m ? td_model__nr_nodes(m) : 0);
+	size_t n = 0, cap = 5 + gx_result__nr_events(r) + (m ? td_model__nr_nodes(m) : 0);
 	const char **out = xcalloc(cap, sizeof(char *));
 
 	out[n++] = "share";
@@ -584,5 +619,7 @@ const char **ci_default_metrics(const struct gx_result *r)
 				out[n++] = nd->name;
 		}
 	}
+	if (gx_result__offcpu(r))	/* record --off-cpu */
+		out[n++] = "off_cpu_share";
 	return out;
 }

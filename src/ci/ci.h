@@ -50,6 +50,7 @@ enum ci_scope {
 	CI_SCOPE_PROCESS,
 	CI_SCOPE_MODULE,
 	CI_SCOPE_FUNCTION,
+	CI_SCOPE_THREAD,	/* by thread name (comm) */
 	CI_SCOPE_NR_,
 };
 const char *ci_scope_name(enum ci_scope s);	/* "run", "process", ... */
@@ -58,6 +59,7 @@ struct ci_row {
 	enum ci_scope scope;
 	const char *name;	/* "" for the run; comm; module path; function */
 	uint32_t pid;		/* process rows */
+	uint32_t tid;		/* thread rows */
 	const struct profile_row *prow;	/* NULL for the run */
 	double share;		/* of the reference event's samples (run: 1) */
 	const char *file;	/* functions: hottest source line, or NULL */
@@ -77,6 +79,18 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
  * function), or -ENOENT. Fills *row. */
 int ci_find_row(struct gx_result *r, enum ci_scope scope, const char *name,
 			struct ci_row *row, char **cause);
+
+/*
+ * Off-CPU metrics of a result recorded with --off-cpu (ci-offcpu.c):
+ * off_cpu_share is the run's, a process's or a thread's time off the CPU
+ * over its lifetime (thread-seconds), or a function's inclusive off-CPU
+ * time over the run's thread-seconds. -ENOENT when metric is not one of
+ * them; CI_CANNOT_MEASURE with *cause when the result has no context
+ * switches.
+ */
+int ci_offcpu_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
+		     double *value, char **cause);
+bool ci_is_offcpu_metric(const char *metric);
 
 /* Return values of ci_metric() besides 0 and negative errors. */
 #define CI_CANNOT_MEASURE 1

@@ -60,7 +60,8 @@ static void check_cmd_opts__exit(struct check_cmd_opts *c)
 static int set_scope(struct check_cmd_opts *c, enum ci_scope s, char **cause)
 {
 	if (c->has_scope && c->spec.scope != s) {
-		*cause = xstrdup("checks apply to one scope at a time (run, process, module or function)");
+		*cause = xstrdup("checks apply to one scope at a time (run, process, thread, module "
+				 "or function)");
 		return -1;
 	}
 	c->has_scope = true;
@@ -94,11 +95,13 @@ static int opt_per(const struct cmd_option *opt, void *base, const char *arg, ch
 	enum ci_scope s = !strcmp(arg, "function") ? CI_SCOPE_FUNCTION :
 			  !strcmp(arg, "process") ? CI_SCOPE_PROCESS :
 			  !strcmp(arg, "module") ? CI_SCOPE_MODULE :
+			  !strcmp(arg, "thread") ? CI_SCOPE_THREAD :
 			  !strcmp(arg, "run") ? CI_SCOPE_RUN : CI_SCOPE_NR_;
 
 	(void)opt;
 	if (s == CI_SCOPE_NR_) {
-		*cause = xasprintf("expected run, process, module or function, got '%s'", arg);
+		*cause = xasprintf("expected run, process, thread, module or function, got '%s'",
+				   arg);
 		return -1;
 	}
 	return set_scope(c, s, cause);
@@ -135,6 +138,8 @@ static const struct cmd_option check_options[] = {
 			      "check this process (repeatable)", NULL),
 	CMD_OPT_CALLBACK_DATA(0, "module", "NAME", opt_name, CI_SCOPE_MODULE,
 			      "check this module (repeatable)", NULL),
+	CMD_OPT_CALLBACK_DATA(0, "thread", "NAME", opt_name, CI_SCOPE_THREAD,
+			      "check this thread, by name (repeatable)", NULL),
 	CMD_OPT_STRING(0, "region", struct check_cmd_opts, open.region, "NAME",
 		       "check only the samples inside region NAME (gexplore-regions(3))",
 		       "the whole run"),
@@ -142,7 +147,7 @@ static const struct cmd_option check_options[] = {
 		     "check the N hottest rows of the --per scope", NULL, 1, 1000000,
 		     "a number of rows"),
 	CMD_OPT_CALLBACK(0, "per", "SCOPE", opt_per,
-			 "--top's scope: run, process, module or function", "function"),
+			 "--top's scope: run, process, thread, module or function", "function"),
 	CMD_OPT_UINT(0, "min-samples", struct check_cmd_opts, spec.min_samples, "N",
 		     "a row with fewer samples cannot be measured", "20", 0, 1000000000000ULL,
 		     "a number of samples"),

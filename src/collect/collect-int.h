@@ -75,6 +75,16 @@ void ring__unmap(struct ring *r);
 int ring__drain(struct ring *r, char *bounce, struct collect_sink *sink,
 		struct collect_stats *st);
 
+/* ---- offcpu.c -------------------------------------------------------------
+ * The off-CPU prober: a thread reading the waits of root's threads and
+ * descendants from /proc every interval_us (0: 2000) into sink.
+ */
+struct offcpu_prober;
+int offcpu_prober__start(struct offcpu_prober **out, pid_t root, uint32_t interval_us,
+			 struct collect_offcpu_sink *sink);
+/* Stop and free p (NULL: nothing), adding its counts. */
+void offcpu_prober__stop(struct offcpu_prober *p, uint64_t *probes, uint64_t *passes);
+
 /* ---- workload.c ---------------------------------------------------------
  * A forked child held before execvp() until released.
  */

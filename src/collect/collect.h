@@ -71,6 +71,35 @@ struct collect_opts {
 	/* --delay: start with every event disabled and enable them after
 	 * delay_ms; -1: until an "enable" arrives; 0: no delay */
 	int delay_ms;
+	/* --off-cpu: context-switch records (attr.context_switch on the
+	 * first event: PERF_RECORD_SWITCH, allowed at perf_event_paranoid 2)
+	 * and, with offcpu_sink set and a launched workload, a prober thread
+	 * that every offcpu_probe_us (0: 2000) reads what the workload's
+	 * sleeping threads wait on from /proc (collect_offcpu_probe) */
+	bool off_cpu;
+	uint32_t offcpu_probe_us;
+	struct collect_offcpu_sink *offcpu_sink;
+};
+
+#define COLLECT_OFFCPU_FRAMES 64	/* most ips of a probe */
+
+/* What a sleeping thread of the workload waited on, read from /proc while
+ * it was off the CPU (see offcpu.c). Valid during the call. */
+struct collect_offcpu_probe {
+	uint64_t time;			/* CLOCK_MONOTONIC, the samples' clock */
+	uint32_t pid, tid;
+	int32_t syscall;		/* /proc/TID/syscall's number; -1: none */
+	char state;			/* /proc/TID/stat's: 'S' or 'D' */
+	const char *wchan;		/* the kernel wait function, "" unknown */
+	const uint64_t *ips;		/* user pc then return addresses found on
+					   the stack (a scan: see offcpu.c) */
+	uint32_t nr_ips;
+};
+
+/* Where probes go (record's offcpu.bin writer). Called from the prober
+ * thread only; 0 or a negative errno (an error stops the probes). */
+struct collect_offcpu_sink {
+	int (*probe)(struct collect_offcpu_sink *k, const struct collect_offcpu_probe *p);
 };
 
 /* One marker of the workload (gexplore-regions(3)), valid during the call. */
@@ -169,6 +198,8 @@ struct collect_stats {
 	uint64_t markers_lost;	/* dropped by the workload or by a failed sink */
 	uint64_t controls;	/* enable/disable/ping commands obeyed */
 	uint64_t controls_unknown;	/* other lines on a control channel, not obeyed */
+	uint64_t offcpu_probes;	/* --off-cpu: waits the prober read */
+	uint64_t offcpu_passes;	/* its passes over the workload's threads */
 };
 
 /* Where drained records go. Called from the drain loop: must not block for

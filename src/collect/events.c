@@ -550,6 +550,7 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 		a->comm = 1;
 		a->comm_exec = 1;
 		a->task = 1;
+		a->context_switch = o->off_cpu;
 		/* as perf record --call-graph dwarf: the unwinder of perf
 		 * script/report finds a module's .eh_frame_hdr through the
 		 * mapping of its read-only segment, which the kernel reports

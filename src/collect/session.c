@@ -432,10 +432,35 @@ static void apply_delay(struct collect_session *s)
 	s->missed_maps = true;
 }
 
+/* --off-cpu where the kernel allows a sample at each switch-out (root,
+ * CAP_PERFMON, perf_event_paranoid <= 1; the sample is taken in the
+ * kernel): context-switches, period 1, with the stacks asked for. Not
+ * with groups: outside them it would become rotation's reference. */
+static char *offcpu_spec(const struct collect_session *s, const char *spec)
+{
+	if (!s->o.off_cpu || strchr(spec, '{') || s->o.system_wide ||
+	    (collect_paranoid() > 1 && !collect_privileged()))
+		return NULL;
+	return xasprintf("%s,context-switches", spec);
+}
+
+static void offcpu_sample_attr(struct collect_session *s)
+{
+	struct perf_event_attr *a = &s->ev[s->nr_ev - 1].attr;
+
+	a->freq = 0;
+	a->sample_period = 1;
+	a->sample_type |= PERF_SAMPLE_PERIOD;
+}
+
 static int parse(struct collect_session *s, const char *spec, char **cause)
 {
-	int err = collect_parse_events(spec, &s->o, &s->ev, &s->nr_ev, cause);
+	char *with_cs = offcpu_spec(s, spec);
+	int err = collect_parse_events(with_cs ? with_cs : spec, &s->o, &s->ev, &s->nr_ev, cause);
 
+	if (!err && with_cs)
+		offcpu_sample_attr(s);
+	free(with_cs);
 	if (!err) {
 		apply_paranoid(s);
 		prepare_rotation(s);
@@ -1447,6 +1472,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 {
 	struct sigaction old[ARRAY_SIZE(caught_signals)];
 	struct run_loop r = { 0 };
+	struct offcpu_prober *prober = NULL;
 	int sigp[2], pidfd = -1, err = 0;
 
 	if (s->ran)
@@ -1483,11 +1509,23 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		if (err)
 			goto out_restore;
 		s->stats.child = child;
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(&prober, child, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
 		/* the keeper's status pipe: readable when the workload ends */
 		pidfd = workload__event_fd(&s->wl) >= 0 ?
 			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
 	} else if (s->o.pid) {
 		pidfd = pidfd_of(s->o.pid);
+		/* attached: /proc says what it waits on where we may read it
+		 * (the same user and ptrace_scope 0, or CAP_SYS_PTRACE) */
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(&prober, s->o.pid, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
 	}
 
 	s->sink = sink;
@@ -1496,6 +1534,8 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	run_loop__init(&r, s, sigp[0], pidfd);
 	err = run_loop__run(&r, s, sink, cause);
 	free(r.pfd);
+	offcpu_prober__stop(prober, &s->stats.offcpu_probes, &s->stats.offcpu_passes);
+	prober = NULL;
 	if (r.rotating && !err) {
 		if (s->has_workload)
 			workload_done(s, true);	/* the last slice ends with the run */

@@ -37,7 +37,7 @@ void gx_meta__exit(struct gx_meta *m)
 {
 	gx_free_strv(m->argv, m->argc);
 	GX_FREE(m->gexplore_version, m->cpu_desc, m->cpu_model, m->cpu_variant, m->callgraph,
-		m->status, m->sample_cost_from);
+		m->status, m->sample_cost_from, m->off_cpu);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
 		free(m->events[i].encoding);
@@ -158,6 +158,15 @@ static json_t *meta_to_json(const struct gx_meta *m)
 		json_object_set_new(rg, "markers", json_integer((json_int_t)m->markers));
 		json_object_set_new(rg, "lost", json_integer((json_int_t)m->markers_lost));
 		json_object_set_new(root, "regions", rg);
+	}
+	if (m->off_cpu) {
+		json_t *oc = json_object();
+
+		json_object_set_new(oc, "method", json_string(m->off_cpu));
+		json_object_set_new(oc, "probes", json_integer((json_int_t)m->off_cpu_probes));
+		json_object_set_new(oc, "probe_us", json_integer(m->off_cpu_probe_us));
+		json_object_set_new(oc, "min_us", json_integer(m->off_cpu_min_us));
+		json_object_set_new(root, "off_cpu", oc);
 	}
 	json_object_set_new(root, "self_cpu_s", real_or_null(m->self_cpu_s));
 	json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
@@ -455,6 +464,15 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	if (json_is_object(v)) {
 		m->markers = (uint64_t)get_range(m, v, "regions", "markers", 0, INT64_MAX, 0);
 		m->markers_lost = (uint64_t)get_range(m, v, "regions", "lost", 0, INT64_MAX, 0);
+	}
+	v = json_object_get(root, "off_cpu");
+	if (json_is_object(v)) {
+		m->off_cpu = get_str(v, "method");
+		m->off_cpu_probes = (uint64_t)get_range(m, v, "off_cpu", "probes", 0, INT64_MAX, 0);
+		m->off_cpu_probe_us = (uint32_t)get_range(m, v, "off_cpu", "probe_us", 0,
+							  UINT32_MAX, 0);
+		m->off_cpu_min_us = (uint32_t)get_range(m, v, "off_cpu", "min_us", 0, UINT32_MAX,
+							0);
 	}
 	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
 	m->sample_records = (uint64_t)get_range(m, root, NULL, "sample_records", 0, INT64_MAX, 0);

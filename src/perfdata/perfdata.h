@@ -406,6 +406,13 @@ struct gx_meta {
 	/* regions (gexplore-regions(3)): markers written to regions.bin and
 	 * markers lost (the ring was full, nesting too deep); 0/0: none */
 	uint64_t markers, markers_lost;
+	/* --off-cpu (optional): how the waits were taken ("switch": the kernel's
+	 * context-switch records only; "switch+proc": and the prober's reads
+	 * of /proc; NULL: not recorded), the probes written to offcpu.bin,
+	 * the probe interval and --off-cpu-min, in us */
+	char *off_cpu;
+	uint64_t off_cpu_probes;
+	uint32_t off_cpu_probe_us, off_cpu_min_us;
 	double self_cpu_s;		/* gexplore's own user+system CPU time; NAN: unknown */
 	/* 1.3: the kernel's cost of sampling, charged to the workload:
 	 * samples taken x the cost of one, calibrated at the end of the
@@ -558,5 +565,60 @@ void pd_regions_writer__delete(struct pd_regions_writer *w);
  * one (with *cause). */
 int pd_regions__read(const char *path, struct pd_marker **out, size_t *nr, uint64_t *lost,
 		     char **cause);
+
+/* ---- offcpu.bin: what the workload's threads waited on (--off-cpu) -------
+ *
+ * Written by record from collect's off-CPU prober: one probe per wait it
+ * saw, in the order taken (time order). Little-endian, as the host wrote
+ * it (gexplore-result(5)):
+ *
+ *   header, 64 bytes: magic "GXOFFCP1", u32 version (1), u32 probe
+ *     interval in us, u64 probes, 16 bytes machine (uname -m, for the
+ *     syscall numbers), u32 --off-cpu-min in us, 20 bytes zero
+ *   then per probe a 64-byte struct pd_offcpu_probe and its nr_ips u64
+ *   addresses (the user pc, then the return addresses found above SP)
+ */
+#define PD_OFFCPU_FILE "offcpu.bin"
+#define PD_OFFCPU_MAGIC "GXOFFCP1"
+#define PD_OFFCPU_VERSION 1
+#define PD_OFFCPU_MAX_IPS 64
+#define PD_OFFCPU_WCHAN 36
+
+struct pd_offcpu_probe {		/* 64 bytes */
+	uint64_t time;			/* ns, CLOCK_MONOTONIC */
+	uint32_t pid, tid;
+	int32_t syscall;		/* -1: not in a syscall, or unknown */
+	uint16_t nr_ips;
+	char state;			/* 'S' or 'D' */
+	uint8_t reserved;
+	char wchan[PD_OFFCPU_WCHAN];	/* NUL-terminated; "" unknown */
+};
+
+struct pd_offcpu_writer;
+
+/* Create path in dirfd (as pd_regions_writer__new) for probes taken every
+ * probe_us, waits under min_us to be left out of stacks. */
+int pd_offcpu_writer__new(struct pd_offcpu_writer **out, int dirfd, const char *path,
+			  uint32_t probe_us, uint32_t min_us, char **cause);
+/* One probe (ips beyond PD_OFFCPU_MAX_IPS dropped); buffered. 0 or -errno. */
+int pd_offcpu_writer__add(struct pd_offcpu_writer *w, const struct pd_offcpu_probe *p,
+			  const uint64_t *ips);
+int pd_offcpu_writer__finish(struct pd_offcpu_writer *w, char **cause);
+void pd_offcpu_writer__delete(struct pd_offcpu_writer *w);
+
+/* An offcpu.bin read whole. */
+struct pd_offcpu {
+	uint32_t probe_us, min_us;
+	char machine[16];		/* NUL-terminated */
+	struct pd_offcpu_probe *probes;	/* nr */
+	uint64_t **ips;			/* ips[i]: probes[i].nr_ips addresses */
+	size_t nr;
+};
+
+/* Read path into *out (the caller's: pd_offcpu__delete). -ENOENT (no
+ * message) when there is none; GX_E_FORMAT or GX_E_VERSION with *cause.
+ * A probe cut short at the end is left out. */
+int pd_offcpu__read(const char *path, struct pd_offcpu **out, char **cause);
+void pd_offcpu__delete(struct pd_offcpu *o);
 
 #endif /* GX_PERFDATA_H */

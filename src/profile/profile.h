@@ -260,4 +260,101 @@ uint64_t profile__unmapped_samples(const struct profile *p);
  * (their stack is just the sampled ip), and the first reason. */
 uint64_t profile__unwind_failures(const struct profile *p, const char **why);
 
+/* ---- off-CPU time (record --off-cpu; offcpu.c) ---------------------------
+ *
+ * The context-switch records give every thread's spans off the CPU; each
+ * span gets a reason and a stack: switched out while runnable (the
+ * kernel's preempt flag) is `cpu`, with the stack of the thread's last
+ * sample before it; else the prober's read of that wait (offcpu.bin: its
+ * syscall and kernel wait function give the reason, its scanned user
+ * stack the functions), or `other` without a stack when no probe saw it.
+ * The spans' time goes, as the period of one event in ns, into a profile
+ * of its own (profile_offcpu__profile): its function and line rows' self
+ * and total are the off-CPU time entered there and below.
+ */
+enum profile_off_reason {
+	PROFILE_OFF_SLEEP,	/* nanosleep, poll/select/epoll, pause, sigwait */
+	PROFILE_OFF_IO,		/* read/write on files, pipes, sockets; disk waits */
+	PROFILE_OFF_LOCK,	/* futex: mutexes, condition variables, joins */
+	PROFILE_OFF_CPU,	/* preempted while runnable */
+	PROFILE_OFF_OTHER,	/* anything else, or not seen by a probe */
+	PROFILE_OFF_NR_,
+};
+
+/* "sleep", "io", "lock", "cpu", "other". */
+const char *profile_off_reason__name(enum profile_off_reason r);
+/* The reason of a wait in syscall number nr (-1: none) of the machine
+ * named ("x86_64", "aarch64"; uname -m), sleeping in kernel function wchan
+ * ("" unknown). Never PROFILE_OFF_CPU. */
+enum profile_off_reason profile_off_reason__classify(const char *machine, int32_t nr,
+						     const char *wchan);
+
+/* The reason of a wait from one kernel function of its stack at the
+ * switch-out (sampled where the kernel allows it): futex and lock
+ * functions lock, pipe, socket and file reads and writes io, nanosleep and
+ * the poll family sleep; PROFILE_OFF_OTHER for the scheduler's own and
+ * anything else (the caller tries the next frame). */
+enum profile_off_reason profile_off_reason__classify_kernel(const char *function);
+
+struct profile_off_thread {
+	uint32_t pid, tid;
+	const char *comm;		/* owned by the profile_offcpu */
+	uint64_t start, end;		/* its lifetime: first and last record */
+	uint64_t off_ns;		/* off the CPU within it */
+	uint64_t reason_ns[PROFILE_OFF_NR_];
+	uint64_t waits;			/* spans off the CPU */
+	uint64_t short_ns;		/* of off_ns, waits under --off-cpu-min */
+	uint64_t probed_ns;		/* of off_ns, waits with a stack */
+	uint64_t switch_ns;		/* of off_ns, waits with a switch-out sample */
+	/* private: the open span, the last sample and the last switch-out
+	 * sample (a copy each) */
+	uint64_t out_time;
+	bool out, preempt, exited, switched;
+	size_t next_probe;
+	struct profile_off_kept {
+		struct pd_sample s;
+		bool has;
+		uint64_t *chain, *regs;
+		uint8_t *stack;
+	} last, sw;
+};
+
+struct profile_offcpu;
+
+/*
+ * An off-CPU analysis in front of inner (the run's profile tool, which
+ * gets every record as before). probes may be NULL (switch records
+ * only); borrowed, as is the attr of the recording's first event (its
+ * sample_id_all layout). cs_evsel: the event sampled at every switch-out
+ * (context-switches, period 1: where the kernel allowed it), whose
+ * sample gives a wait its stack before a probe does; -1 none. po: the
+ * options of the off-CPU profile (one event). 0, or a negative code with
+ * *cause.
+ */
+int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
+			const struct perf_event_attr *attr0, const struct pd_offcpu *probes,
+			int cs_evsel, const struct profile_opts *po, char **cause);
+void profile_offcpu__delete(struct profile_offcpu *oc);
+/* The tool to pass to perf_reader__process() instead of inner. */
+struct pd_tool *profile_offcpu__tool(struct profile_offcpu *oc);
+/* After the walk: spans still open end at end_ns (0: the last record). */
+void profile_offcpu__finish(struct profile_offcpu *oc, uint64_t end_ns);
+/* Whether any context-switch record was seen. */
+bool profile_offcpu__has_switches(const struct profile_offcpu *oc);
+/* Threads in order of tid's first record; borrowed. */
+size_t profile_offcpu__nr_threads(const struct profile_offcpu *oc);
+const struct profile_off_thread *profile_offcpu__thread(const struct profile_offcpu *oc,
+							size_t i);
+/* Every span off the CPU, in the order they ended (each thread's in time
+ * order), for a timeline; borrowed. */
+struct profile_off_span {
+	uint64_t start, end;
+	uint32_t tid;
+	uint32_t reason;		/* enum profile_off_reason */
+};
+const struct profile_off_span *profile_offcpu__spans(const struct profile_offcpu *oc,
+						     size_t *nr);
+/* The profile of the off-CPU time (one event, period in ns); borrowed. */
+struct profile *profile_offcpu__profile(struct profile_offcpu *oc);
+
 #endif /* GX_PROFILE_H */

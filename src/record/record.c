@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -249,6 +250,15 @@ int record_opts__check(const struct record_opts *ro, char **cause)
 		*cause = xstrdup("-p and -a exclude each other");
 		return -1;
 	}
+	if (o->off_cpu && o->system_wide) {
+		*cause = xstrdup("--off-cpu follows tasks: not with -a (record the command, or "
+				 "attach with -p)");
+		return -1;
+	}
+	if (ro->off_cpu_min_us && !o->off_cpu) {
+		*cause = xstrdup("--off-cpu-min goes with --off-cpu");
+		return -1;
+	}
 	return 0;
 }
 
@@ -430,6 +440,23 @@ static const char *run_status(const struct collect_session *s)
 	return GX_META_STATUS_COMPLETE;
 }
 
+/* --off-cpu: the prober's waits into DIR/offcpu.bin. */
+struct record_offcpu {
+	struct collect_offcpu_sink sink;	/* first */
+	struct pd_offcpu_writer *w;
+};
+
+static int offcpu_probe(struct collect_offcpu_sink *k, const struct collect_offcpu_probe *p)
+{
+	struct record_offcpu *ro = (struct record_offcpu *)k;
+	struct pd_offcpu_probe pp = { .time = p->time, .pid = p->pid, .tid = p->tid,
+				      .syscall = p->syscall, .state = p->state,
+				      .nr_ips = (uint16_t)p->nr_ips };
+
+	snprintf(pp.wchan, sizeof(pp.wchan), "%s", p->wchan ? p->wchan : "");
+	return pd_offcpu_writer__add(ro->w, &pp, p->ips);
+}
+
 /* One recording's state, from the result directory to meta.json. */
 struct record_state {
 	struct record_opts ro;
@@ -441,6 +468,7 @@ struct record_state {
 	struct gx_meta meta;
 	struct record_mux *rm;
 	struct record_markers mk;
+	struct record_offcpu oc;
 	struct pd_evsel *evsels;
 	char *dir, *data, *model_spec;
 	int dfd;
@@ -456,6 +484,7 @@ static void record_state__exit(struct record_state *r)
 	perf_writer__delete(r->w);
 	collect_session__delete(r->s);
 	pd_regions_writer__delete(r->mk.w);
+	pd_offcpu_writer__delete(r->oc.w);
 	if (r->ro.collect.has_control && !strncmp(r->ro.control, "fifo:", 5)) {
 		close(r->ro.collect.ctl_fd);
 		if (r->ro.collect.ack_fd >= 0)
@@ -515,7 +544,50 @@ static int record_prepare(struct record_state *r, char **cause)
 					   "%s: the workload's markers are not recorded", why);
 		free(why);
 	}
+	if (ro->collect.off_cpu && (ro->collect.argv || ro->collect.pid) &&
+	    !ro->collect.system_wide) {
+		uint32_t half = ro->off_cpu_min_us / 2;
+
+		ro->collect.offcpu_probe_us = half > 2000 ? (half > 1000000 ? 1000000 : half) : 2000;
+		if (pd_offcpu_writer__new(&r->oc.w, r->dfd, PD_OFFCPU_FILE,
+					  ro->collect.offcpu_probe_us, ro->off_cpu_min_us,
+					  &why) == 0)
+			ro->collect.offcpu_sink = &r->oc.sink;
+		else if (!ro->quiet)
+			record_notice__say(r->nt, RECORD_WARN,
+					   "%s: off-CPU waits get no reasons nor stacks", why);
+		free(why);
+	}
 	return 0;
+}
+
+/* offcpu.bin's header and what meta.json says of the off-CPU recording. */
+static void offcpu_finish(struct record_state *r, const struct collect_stats *st,
+			  struct gx_meta *m)
+{
+	char *cause = NULL;
+	bool sampled = false;
+
+	if (!r->ro.collect.off_cpu)
+		return;
+	for (size_t i = 0; r->s && i < collect_session__nr_events(r->s); i++) {
+		const struct perf_event_attr *a = &collect_session__event(r->s, i)->attr;
+
+		/* sampled at every switch-out: the kernel allowed it */
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+		    !a->freq && a->sample_period == 1)
+			sampled = true;
+	}
+	m->off_cpu = xstrdup(sampled ? (r->oc.w ? "switch+sample+proc" : "switch+sample") :
+			     r->oc.w ? "switch+proc" : "switch");
+	m->off_cpu_probes = st->offcpu_probes;
+	m->off_cpu_probe_us = r->ro.collect.offcpu_probe_us;
+	m->off_cpu_min_us = r->ro.off_cpu_min_us;
+	if (r->oc.w && pd_offcpu_writer__finish(r->oc.w, &cause) != 0)
+		gx_meta__add_warning(m, "off-CPU: %s", cause);
+	free(cause);
+	pd_offcpu_writer__delete(r->oc.w);
+	r->oc.w = NULL;
 }
 
 /* No PMU here: the collector's default says so and falls back to
@@ -743,6 +815,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 	perf_writer__delete(r->w);
 	r->w = NULL;
 	markers_finish(&r->mk, r->dfd, st->markers, m);
+	offcpu_finish(r, st, m);
 	if (r->rm && !r->abandoned &&
 	    record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)
 		err = err ? err : -EIO;
@@ -807,7 +880,8 @@ int gx_record(const struct record_opts *opts, const struct record_notice *nt, in
 {
 	struct record_state r = { .ro = *opts, .nt = nt, .dfd = -1,
 				  .rs = { .sink = { sink_record, sink_round_end } },
-				  .mk = { .sink = { markers_add, markers_flush } } };
+				  .mk = { .sink = { markers_add, markers_flush } },
+				  .oc = { .sink = { offcpu_probe } } };
 	struct sigaction old_int;
 	char *why = NULL;
 	int err;

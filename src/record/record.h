@@ -35,6 +35,9 @@ struct record_opts {
 	/* the archive of the sampled files */
 	uint64_t archive_max;	/* 0: PD_ARCHIVE_MAX_DEFAULT, UINT64_MAX: no cap */
 	bool no_archive;
+	/* --off-cpu-min: waits shorter than this get no stack (their time
+	 * still counts); the prober looks every max(2 ms, half of it) */
+	uint32_t off_cpu_min_us;
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */

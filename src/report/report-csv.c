@@ -80,6 +80,83 @@ static const char *const csv_headers[] = {
 	[PROFILE_BY_CALLPATH] = "comm,path,self_pct,samples,estimated,running_pct",
 };
 
+/* --off-cpu: threads get their time on and off the CPU, functions and
+ * lines their off-CPU time (self, total), appended. */
+static const char *csv_off_header(struct gx_result *in, enum profile_by by)
+{
+	if (!report__offcpu(in))
+		return "";
+	if (by == PROFILE_BY_THREAD)
+		return ",on_cpu_s,off_cpu_s";
+	if (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE)
+		return ",off_cpu_s,off_cpu_total_s";
+	return "";
+}
+
+static void csv_off(struct strbuf *sb, struct gx_result *in, enum profile_by by,
+		    const struct profile_row *r)
+{
+	if (!report__offcpu(in))
+		return;
+	if (by == PROFILE_BY_THREAD) {
+		const struct profile_off_thread *t = report__off_thread(in, r->tid);
+		uint64_t life = t && t->end > t->start ? t->end - t->start : 0;
+
+		if (t)
+			strbuf__addf(sb, ",%.6f,%.6f",
+				     (double)(life > t->off_ns ? life - t->off_ns : 0) / 1e9,
+				     (double)t->off_ns / 1e9);
+		else
+			strbuf__addstr(sb, ",,");
+	} else if (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE) {
+		const struct profile_row *f = report__off_row(in, by, r);
+
+		strbuf__addf(sb, ",%.6f,%.6f", f ? (double)f->period[0] / 1e9 : 0.0,
+			     f ? (double)f->total_period[0] / 1e9 : 0.0);
+	}
+}
+
+/* Functions and lines with off-CPU time and no sample on the CPU: a row
+ * each after the others, their counts 0. */
+static void csv_off_only(struct strbuf *sb, struct gx_result *in, const struct report_opts *o,
+			 enum profile_by by, const struct profile_row *const *shown, size_t nshown)
+{
+	struct profile_offcpu *oc = report__offcpu(in);
+	const struct profile_row *const *rows;
+	size_t nr;
+
+	if (!oc || (by != PROFILE_BY_FUNCTION && by != PROFILE_BY_LINE))
+		return;
+	rows = profile__sort(profile_offcpu__profile(oc), by, 0, PROFILE_SORT_TOTAL, &nr);
+	for (size_t i = 0; i < nr && (!o->limit || i < o->limit); i++) {
+		const struct profile_row *f = rows[i];
+		bool seen = false;
+
+		for (size_t j = 0; j < nshown && !seen; j++)
+			seen = !strcmp(shown[j]->name, f->name) &&
+			       !strcmp(shown[j]->module, f->module) &&
+			       (by != PROFILE_BY_LINE ||
+				(shown[j]->line == f->line && !strcmp(shown[j]->file, f->file)));
+		if (seen)
+			continue;
+		if (by == PROFILE_BY_FUNCTION) {
+			csv_str(sb, f->name);
+			csv_str(sb, f->module);
+			strbuf__addstr(sb, "0.0000,0.0000,0,0,0,0,,,");
+		} else {
+			csv_str(sb, f->file);
+			if (f->line)
+				strbuf__addf(sb, "%u", f->line);
+			strbuf__addstr(sb, ",");
+			csv_str(sb, f->name);
+			csv_str(sb, f->module);
+			strbuf__addstr(sb, "0.0000,0.0000,0,0,0,0,");
+		}
+		strbuf__addf(sb, ",%.6f,%.6f\n", (double)f->period[0] / 1e9,
+			     (double)f->total_period[0] / 1e9);
+	}
+}
+
 int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	enum profile_by by = o->by_given ? o->by : PROFILE_BY_FUNCTION;
@@ -89,7 +166,7 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 
 	if (o->by_region)
 		return report__csv_regions(sb, in, o);
-	strbuf__addf(sb, "%s\n", csv_headers[by]);
+	strbuf__addf(sb, "%s%s\n", csv_headers[by], csv_off_header(in, by));
 	if (profile__nr_events(gx_result__profile(in)))
 		rows = report__pick(in, o, by, false, &nr, &more);
 	for (size_t i = 0; i < nr; i++) {
@@ -141,8 +218,10 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 			break;
 		}
 		csv_running(sb, in, o);
+		csv_off(sb, in, by, r);
 		strbuf__addstr(sb, "\n");
 	}
+	csv_off_only(sb, in, o, by, rows, nr);
 	strbuf__exit(&path);
 	free((void *)rows);
 	return 0;

@@ -278,6 +278,9 @@ json_t *report__json_regions(struct gx_result *in, const struct report_opts *o)
 		json_object_set_new(ro, "samples", report__json_u64(s->samples));
 		json_object_set_new(ro, "estimated", json_real(s->estimated));
 		json_object_set_new(ro, "share_pct", json_real(s->share));
+		if (report__offcpu(in))		/* --off-cpu */
+			json_object_set_new(ro, "off_cpu_s",
+					    json_real(report__offcpu_region_s(in, i)));
 		for (size_t k = 0; k < s->nhot; k++) {
 			json_t *h = json_object();
 

@@ -368,6 +368,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		strbuf__addstr(sb, "\nNo samples: the workload may have ended before the first sample;\n"
 				   "raise the rate (-F, -c or --rate) or run it longer.\n");
 	}
+	report__text_offcpu(sb, in, o);
 	if (!any_hardware(in))
 		strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has software "
 				   "events only\n(time hotspots above are still exact).\n");
@@ -596,6 +597,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 
 		json_object_set_new(root, "unwind_failures", report__json_u64(nuw));
 	}
+	if (report__offcpu(in))
+		json_object_set_new(root, "off_cpu", report__json_offcpu(in, o));
 	if (!any_hardware(in))
 		json_object_set_new(root, "topdown_unavailable",
 				    json_string("needs hardware counters; software events only"));

@@ -55,6 +55,9 @@ struct gx_result {
 	size_t region_idx;
 	uint64_t *run_samples;		/* narrowed: every sample per event, in or out */
 	char *incomplete;		/* why the recording is not whole, or NULL */
+	/* off-CPU time: the first event records context switches */
+	struct pd_offcpu *probes;	/* offcpu.bin, or NULL */
+	struct profile_offcpu *offcpu;
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -609,6 +612,45 @@ static void stale_notes(struct gx_result *r)
 	}
 }
 
+/* With context-switch records (the first event's attr.context_switch:
+ * record --off-cpu, perf record --switch-events), an off-CPU analysis in
+ * front of *inner, with the prober's offcpu.bin when there is one. */
+static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause)
+{
+	const struct pd_evsel *e0 = r->nr_events ? perf_reader__evsel(r->reader, 0) : NULL;
+	char *why = NULL;
+	int err, cs = -1;
+
+	if (!e0 || !e0->attr.context_switch || r->region)
+		return 0;
+	if (r->dir) {
+		char *path = xasprintf("%s/%s", r->dir, PD_OFFCPU_FILE);
+
+		err = pd_offcpu__read(path, &r->probes, &why);
+		free(path);
+		if (err && err != -ENOENT)
+			add_note(r, xasprintf("off-CPU: %s; waits have no reasons nor stacks", why));
+		free(why);
+	}
+	for (size_t i = 0; i < r->nr_events; i++) {
+		const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
+
+		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
+		    !a->freq && a->sample_period == 1)
+			cs = (int)i;
+	}
+	err = profile_offcpu__new(&r->offcpu, *inner, &e0->attr, r->probes, cs, &r->po, cause);
+	if (err)
+		return err;
+	*inner = profile_offcpu__tool(r->offcpu);
+	return 0;
+}
+
+struct profile_offcpu *gx_result__offcpu(const struct gx_result *r)
+{
+	return r->offcpu;
+}
+
 int gx_result__open(struct gx_result **out, const char *arg, const struct gx_result_opts *o,
 		    char **cause)
 {
@@ -646,6 +688,9 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		rt.nr_seen = r->nr_events;
 		inner = &rt.tee.tool;
 	}
+	err = offcpu_open(r, &inner, cause);
+	if (err)
+		goto fail;
 	if (o->tap) {
 		tee_tool__init(&tee, o->tap, inner);
 		err = perf_reader__process(r->reader, &tee.tool, cause);
@@ -655,6 +700,8 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	profile__finish(r->profile);
 	if (err)
 		goto fail;
+	if (r->offcpu)
+		profile_offcpu__finish(r->offcpu, 0);
 	if (profile__nr_overflowed(r->profile))
 		add_note(r, xasprintf("%" PRIu64 " sample%s left out: adding %s period would "
 				      "overflow the 64-bit total (a damaged perf.data?)",
@@ -690,6 +737,8 @@ void gx_result__delete(struct gx_result *r)
 	free(r->model_id);
 	td_model__delete(r->model);
 	free(r->events);
+	profile_offcpu__delete(r->offcpu);
+	pd_offcpu__delete(r->probes);
 	profile__delete(r->profile);
 	perf_reader__delete(r->reader);
 	mux_log__delete(r->log);

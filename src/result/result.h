@@ -95,6 +95,9 @@ const struct pd_env *gx_result__env(const struct gx_result *r);
 /* The symbolized profile of every sample. Not const: it sorts on demand. */
 struct profile *gx_result__profile(const struct gx_result *r);
 struct sym_session *gx_result__symbolizer(const struct gx_result *r);
+/* The off-CPU analysis of a recording with context-switch records (record
+ * --off-cpu, perf's --switch-events), else NULL. */
+struct profile_offcpu *gx_result__offcpu(const struct gx_result *r);
 /* The slice log of a recording gexplore multiplexed itself, else NULL. */
 const struct mux_log *gx_result__mux(const struct gx_result *r);
 /* NULL when the result is whole, else why not, for a first line: meta.json

@@ -166,6 +166,9 @@ struct tui_row {
 				   stack (self + callees); = period[clk] without
 				   call stacks */
 	struct tui_row *base;	/* the same row in the baseline model, or NULL */
+	double off_s;		/* --off-cpu: function rows the inclusive off-CPU
+				   time of the whole run, thread rows their off-CPU
+				   time; NAN: none, or not for a time range */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
 	bool td_done, td_ok;
@@ -344,6 +347,16 @@ struct tui_model {
 	size_t nr_ts;
 	struct tui_thread *threads;
 	size_t nr_threads;
+	/* --off-cpu: the spans off the CPU (tid, then time order), each with
+	 * its reason's letter (s, i, l, c, o); has_offcpu: the grid's OffCPU
+	 * column */
+	struct tui_offspan {
+		uint64_t start, end;
+		uint32_t tid;
+		char reason;
+	} *offspans;
+	size_t nr_offspans;
+	bool has_offcpu;
 	uint64_t t_first, t_last;
 	uint64_t range_lo, range_hi;	/* time filter; 0/0 = whole run */
 	/* regions: instances by (tid, begin); the views narrowed to one name
@@ -529,7 +542,8 @@ bool tui_model__imprecise(const struct tui_model *m);
  * samples, then top-down nodes (CPI, level 1, the focus node's children),
  * the module, and last the name (width 0: the rest of the line). prio:
  * lower survives narrower screens. Every column sorts (< >). */
-enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX, TC_TOTAL, TC_MODULE, TC_NAME };
+enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX, TC_TOTAL, TC_MODULE, TC_NAME,
+		    TC_OFFCPU };
 struct tui_col {
 	enum tui_col_kind kind;
 	int node;		/* TC_NODE: node index */

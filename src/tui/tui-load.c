@@ -539,6 +539,72 @@ static void add_hints(struct tui_model *m, struct gx_result *res)
 				    m->event_names[m->clk]);
 }
 
+/* ---- off-CPU time (record --off-cpu) --------------------------------------- */
+
+static int cmp_offspan(const void *a, const void *b)
+{
+	const struct tui_offspan *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The spans for the timeline, the whole run's off-CPU time on function and
+ * thread rows (the OffCPU column), and a hint when the program mostly waits. */
+static void set_offcpu(struct tui_model *m, struct gx_result *res)
+{
+	static const char letters[PROFILE_OFF_NR_] = { 's', 'i', 'l', 'c', 'o' };
+	struct profile_offcpu *oc = gx_result__offcpu(res);
+	const struct profile_off_span *sp;
+	const struct profile_row *const *rows;
+	uint64_t life = 0, off = 0, reason_ns[PROFILE_OFF_NR_] = { 0 };
+	size_t n, nr;
+	int dom = PROFILE_OFF_OTHER;
+
+	if (!oc || !profile_offcpu__has_switches(oc))
+		return;
+	m->has_offcpu = true;
+	sp = profile_offcpu__spans(oc, &n);
+	m->offspans = xcalloc(n + 1, sizeof(*m->offspans));
+	for (size_t i = 0; i < n; i++)
+		m->offspans[i] = (struct tui_offspan){ sp[i].start, sp[i].end, sp[i].tid,
+						       letters[sp[i].reason < PROFILE_OFF_NR_ ?
+							       sp[i].reason : PROFILE_OFF_OTHER] };
+	m->nr_offspans = n;
+	qsort(m->offspans, n, sizeof(*m->offspans), cmp_offspan);
+	rows = profile__rows(profile_offcpu__profile(oc), PROFILE_BY_FUNCTION, 0, &nr);
+	for (size_t i = 0; i < m->tab[TK_FUNC].nr; i++) {
+		struct tui_row *r = &m->tab[TK_FUNC].rows[i];
+
+		r->off_s = 0;
+		for (size_t j = 0; j < nr; j++)
+			if (!strcmp(rows[j]->name, r->name) && !strcmp(rows[j]->module, r->module))
+				r->off_s = (double)rows[j]->total_period[0] / 1e9;
+	}
+	for (size_t i = 0; i < profile_offcpu__nr_threads(oc); i++) {
+		const struct profile_off_thread *t = profile_offcpu__thread(oc, i);
+		uint64_t l = t->end > t->start ? t->end - t->start : 0;
+
+		life += l > t->off_ns ? l : t->off_ns;
+		off += t->off_ns;
+		for (int k = 0; k < PROFILE_OFF_NR_; k++)
+			reason_ns[k] += t->reason_ns[k];
+		for (size_t j = 0; j < m->tab[TK_THREAD].nr; j++)
+			if (m->tab[TK_THREAD].rows[j].tid == t->tid)
+				m->tab[TK_THREAD].rows[j].off_s = (double)t->off_ns / 1e9;
+	}
+	for (int k = 0; k < PROFILE_OFF_NR_; k++)
+		if (reason_ns[k] > reason_ns[dom])
+			dom = k;
+	if (life && 2 * off > life)
+		tui_model__add_hint(m, "The program mostly waits: its threads were off the CPU "
+				    "%.0f%% of their time, most of it %s (%.3f s). The timeline "
+				    "shows the waits by reason, the grid an OffCPU column.",
+				    100.0 * (double)off / (double)life,
+				    profile_off_reason__name(dom), (double)reason_ns[dom] / 1e9);
+}
+
 static int cmp_thread(const void *a, const void *b)
 {
 	const struct tui_thread *x = a, *y = b;
@@ -596,6 +662,7 @@ static int open_model(struct tui_model **out, struct tui_loader **ld_out,
 	set_facts(m, res);
 	setup_topdown(m, res);
 	fill_tables(real, m, gx_result__profile(res));
+	set_offcpu(m, res);
 	add_hints(m, res);
 	set_threads(m);
 	/* the indexes the keys use, made now rather than on a key */

@@ -76,6 +76,7 @@ struct tui_row *tui_table__add_row(struct tui_model *m, struct tui_table *t, con
 	r->func = -1;
 	r->reliability = NAN;
 	r->total = NAN;
+	r->off_s = NAN;
 	r->period = xcalloc(m->nr_events + 1, sizeof(double));
 	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
 	return r;
@@ -267,6 +268,7 @@ void tui_model__delete(struct tui_model *m)
 	tui_model__drop_old(m);
 	gx_free_strv(m->event_names, m->nr_events);
 	free(m->precise);
+	free(m->offspans);
 	gx_free_strv(m->hints, m->nr_hints);
 	gx_free_strv(m->confidence, m->nr_confidence);
 	if (m->run_ok)
@@ -798,6 +800,12 @@ static size_t number_cols(struct tui_model *m, enum tui_kind k, struct tui_col *
 	snprintf(cols[n].name, sizeof(cols[n].name), "Samples");
 	cols[n].width = 7;
 	cols[n++].prio = 3;
+	if (m->has_offcpu && (k == TK_FUNC || k == TK_THREAD) && n < max) {
+		cols[n].kind = TC_OFFCPU;
+		snprintf(cols[n].name, sizeof(cols[n].name), "OffCPU");
+		cols[n].width = 8;
+		cols[n++].prio = 2;
+	}
 	if (m->has_mux_rows && n < max) {
 		cols[n].kind = TC_MUX;
 		snprintf(cols[n].name, sizeof(cols[n].name), "MUX");
@@ -864,6 +872,9 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 	case TC_MUX:
 		*dim = isnan(r->reliability) || r->reliability < 0.7;
 		return r->reliability;
+	case TC_OFFCPU:
+		*dim = isnan(r->off_s);
+		return r->off_s;
 	case TC_NODE:
 		res = tui_row__td(m, r);
 		if (!res) {
@@ -912,6 +923,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		break;
 	case TC_MUX:
 		snprintf(buf, n, "%.2f", v);
+		break;
+	case TC_OFFCPU:
+		snprintf(buf, n, "%.3fs", v);
 		break;
 	case TC_NODE:
 		if (td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION)

@@ -72,9 +72,25 @@ static const struct legend_piece {
 	{ "dim", "", TS_DIM }, { " outside)", "", TS_NORMAL },
 };
 
-static void draw_legend(struct tui_canvas *c, int y)
+/* With off-CPU spans the legend says their letters instead of the range's. */
+static const struct legend_piece legend_off[] = {
+	{ ". : + #", ".:+#", TS_NORMAL }, { " samples  ", " ", TS_NORMAL },
+	{ "s i l c o", "silco", TS_DIM },
+	{ " off-CPU: sleep io lock cpu other  ", " off-CPU ", TS_NORMAL },
+	{ "^", "^", TS_SELECTED }, { " cursor  ", " ", TS_NORMAL },
+	{ "=", "=", TS_BOTTLENECK }, { " range", "", TS_NORMAL },
+};
+
+static void draw_legend(struct tui_canvas *c, int y, bool off)
 {
 	int x = 0;
+
+	if (off) {
+		for (size_t i = 0; i < ARRAY_SIZE(legend_off); i++)
+			x += canvas__put(c, x, y, legend_off[i].st,
+					 c->w >= 60 ? legend_off[i].wide : legend_off[i].narrow, -1);
+		return;
+	}
 
 	for (size_t i = 0; i < ARRAY_SIZE(legend_line); i++) {
 		const struct legend_piece *p = &legend_line[i];
@@ -141,6 +157,39 @@ static void count(struct timeline_view *t, int nb)
 			prev = next;
 		}
 	}
+}
+
+/* The reason letter of the waits that fill most of [lo, hi) for thread
+ * tid, from its spans at or after *i (advanced: buckets come in order);
+ * 0 when it was off the CPU under half of it. */
+static char off_letter(const struct tui_model *m, uint32_t tid, size_t *i, uint64_t lo,
+		       uint64_t hi)
+{
+	static const char letters[] = "silco";
+	uint64_t by[5] = { 0 }, sum = 0;
+	int best = 0;
+
+	while (*i < m->nr_offspans && (m->offspans[*i].tid < tid ||
+				       (m->offspans[*i].tid == tid && m->offspans[*i].end <= lo)))
+		(*i)++;
+	for (size_t k = *i; k < m->nr_offspans && m->offspans[k].tid == tid &&
+			    m->offspans[k].start < hi; k++) {
+		const struct tui_offspan *o = &m->offspans[k];
+		uint64_t a = o->start > lo ? o->start : lo, b = o->end < hi ? o->end : hi;
+		const char *p = strchr(letters, o->reason);
+		int r = p && *p ? (int)(p - letters) : 4;
+
+		if (b > a) {
+			by[r] += b - a;
+			sum += b - a;
+		}
+	}
+	if (2 * sum < hi - lo)
+		return 0;
+	for (int r = 1; r < 5; r++)
+		if (by[r] > by[best])
+			best = r;
+	return letters[best];
 }
 
 /* Thread tid's regions row: at each bucket the innermost instance, drawn
@@ -210,6 +259,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	int per = m->nr_regions ? 2 : 1;	/* lines per thread */
 	uint32_t max = 1;
 	int rlo = -1, rhi = -1;
+	size_t osi;			/* the thread's next off-CPU span */
 	char buf[256], e[256];
 
 	if (!m->nr_ts || !m->nr_threads || m->t_last <= m->t_first) {
@@ -243,25 +293,34 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		snprintf(buf, sizeof(buf), "%s %u", th->name, th->tid);
 		tui_ellipsize(buf, namew, e, sizeof(e));
 		canvas__put(c, 0, y, sel ? TS_SELECTED : TS_NORMAL, e, -1);
+		osi = 0;
 		for (int b = 0; b < nb; b++) {
 			uint32_t n = t->counts[(size_t)(v->top + i) * (size_t)nb + (size_t)b];
 			static const char dens[] = " .:+#";
 			int lvl = n == 0 ? 0 : 1 + (int)(3.0 * n / max);
 			char ch[2] = { dens[lvl > 4 ? 4 : lvl], 0 };
+			/* no sample here: the thread was off the CPU, and why */
+			char off = !n && m->nr_offspans ?
+				   off_letter(m, th->tid, &osi, time_of(m, b, nb, false),
+					      time_of(m, b, nb, true)) : 0;
+
 			bool out = (rlo >= 0 && (b < rlo || b > rhi)) ||
 				   (m->region >= 0 &&
 				    !tui_model__region_meets(m, m->region, th->tid,
 							     time_of(m, b, nb, false),
 							     time_of(m, b, nb, true)));
-			enum tui_style st = b == t->cursor ? TS_SELECTED : out ? TS_DIM :
+			enum tui_style st = b == t->cursor ? TS_SELECTED : out || off ? TS_DIM :
 					    lvl >= 3 ? TS_HOT : TS_NORMAL;
+
+			if (off)
+				ch[0] = off;
 
 			canvas__put(c, namew + 1 + b, y, st, ch, 1);
 		}
 		if (per == 2)
 			draw_lane(t, c, namew + 1, y + 1, th->tid);
 	}
-	draw_legend(c, y0 + h - 2);
+	draw_legend(c, y0 + h - 2, m->nr_offspans > 0);
 	/* Ruler: the selected range and the mark. */
 	{
 		int y = y0 + h - 1;

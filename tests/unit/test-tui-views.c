@@ -1320,6 +1320,37 @@ static void test_fuzz(void)
 	free(base);
 }
 
+/* --off-cpu: the worker sleeps then waits on a lock before its samples
+ * begin; the timeline draws the waits by reason where it has no sample,
+ * the grid gains an OffCPU column. */
+static void test_offcpu(void)
+{
+	struct tui_model *m = synth_model(false);
+	char *s;
+
+	m->offspans = xcalloc(2, sizeof(*m->offspans));
+	m->offspans[0] = (struct tui_offspan){ 1000000000ull, 1600000000ull, 101, 's' };
+	m->offspans[1] = (struct tui_offspan){ 1600000000ull, 2240000000ull, 101, 'l' };
+	m->nr_offspans = 2;
+	m->has_offcpu = true;
+	for (size_t i = 0; i < m->tab[TK_FUNC].nr; i++)
+		m->tab[TK_FUNC].rows[i].off_s = i == 0 ? 1.24 : 0;
+	golden(m, "timeline-offcpu", "t");
+	golden(m, "grid-offcpu", "g");
+	if (!regen) {
+		s = screen(m, "t", 80, 24, false, NULL);
+		ok(has(s, "synth-worker 101 ssssssssss") && has(s, "ssslllllllll"),
+		   "timeline: the worker's waits by reason before its samples");
+		ok(has(s, "s i l c o off-CPU: sleep io lock cpu other"), "timeline: their legend");
+		free(s);
+		s = screen(m, "g", 80, 24, false, NULL);
+		ok(has(s, "OffCPU") && has(s, "1.240s"), "grid: an OffCPU column");
+		free(s);
+	}
+	synth_delete(m);
+	free(base);
+}
+
 int main(void)
 {
 	struct tui_model *m, *empty;
@@ -1330,6 +1361,7 @@ int main(void)
 	test_disasm_arm64();
 	test_baseline();
 	test_regions();
+	test_offcpu();
 	test_ip_histogram();
 	test_ranges();
 	test_fuzz();
