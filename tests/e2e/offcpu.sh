@@ -15,10 +15,12 @@ X="$GX_BIN"
 W="$WL/wl-offcpu"
 
 # as nobody when root: the whole point is that no privilege is needed
-AS=()
+AS=() RD=()
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	AS=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 	chmod 777 "$TMP"
+	# root reads what nobody recorded: another user's result (hostile-owner.sh)
+	RD=(--any-owner)
 fi
 diag "perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null), as $([ ${#AS[@]} = 0 ] && id -un || echo nobody)"
 
@@ -30,7 +32,7 @@ within() { awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d;
 # machine (another engineer's job can stall a thread past the bounds)
 check_run() {	# check_run DIR: the failures, one a line, on stdout
 	local d=$1 name off reason fn got dom tot want
-	"$X" report "$d" --json --limit 0 >"$d.json" 2>/dev/null || { echo "report --json failed"; return; }
+	"$X" report "${RD[@]}" "$d" --json --limit 0 >"$d.json" 2>/dev/null || { echo "report --json failed"; return; }
 	while read -r _ name off reason fn; do
 		want=$(awk -v o="$off" 'BEGIN { printf "%.4f", o / 1000 }')
 		got=$(jq -r --arg n "$name" '[.off_cpu.threads[] | select(.comm == $n)][0].off_cpu_s // ""' "$d.json")
@@ -74,14 +76,14 @@ is "$(jq '[.off_cpu.threads[] | (.on_cpu_s + .off_cpu_s - .life_s) | fabs] | max
 	"every thread's on + off = its lifetime"
 is "$(jq '[.off_cpu.threads[] | select(.comm == "sleeper")][0].off_cpu_reasons.sleep > 0.3' r.json)" true \
 	"sleeper: seconds per reason, sleep"
-"$X" report r --limit 0 >r.txt 2>&1
+"$X" report "${RD[@]}" r --limit 0 >r.txt 2>&1
 check "text: an Off-CPU section with the method" grep -q "^Off-CPU (context switches; reasons and stacks read from /proc" r.txt
 check "text: the summary says the program mostly waits" grep -q "the program mostly waits" r.txt
 check "text: wait_lock among the off-CPU functions" grep -q " wait_lock (wl-offcpu)" r.txt
-"$X" report r --csv --limit 0 >r.csv 2>/dev/null
+"$X" report "${RD[@]}" r --csv --limit 0 >r.csv 2>/dev/null
 check "CSV functions: off_cpu_s,off_cpu_total_s appended" sh -c "head -1 r.csv | grep -q ',off_cpu_s,off_cpu_total_s$'"
 check "CSV functions: wait_pipe, which never ran, has its row" grep -q "^wait_pipe," r.csv
-"$X" report r --csv --by thread >rt.csv 2>/dev/null
+"$X" report "${RD[@]}" r --csv --by thread >rt.csv 2>/dev/null
 check "CSV threads: on_cpu_s,off_cpu_s appended" sh -c "head -1 rt.csv | grep -q ',on_cpu_s,off_cpu_s$'"
 
 # ---- where the kernel allows a sample at each switch-out (root here):
@@ -105,7 +107,7 @@ if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/nu
 		# thousands of waits a second, most too short for a probe: the
 		# kernel's stack at the switch-out names them (pipe reads)
 		"$X" record -q -o sw --off-cpu -g -- "$GX_BUILDDIR/bench/switches" 3000 >/dev/null 2>&1
-		"$X" report sw --json >sw.json 2>/dev/null
+		"$X" report "${RD[@]}" sw --json >sw.json 2>/dev/null
 		is "$(jq -r '[.off_cpu.threads[] | .off_cpu_reasons.io > .off_cpu_reasons.other] | all' sw.json)" \
 			true "privileged: waits no probe saw get their reason from the kernel's stack (io)"
 	else
@@ -116,14 +118,14 @@ else
 fi
 
 # ---- check and diff
-"$X" check r --max off_cpu_share=0.3 >ck.out 2>&1
+"$X" check "${RD[@]}" r --max off_cpu_share=0.3 >ck.out 2>&1
 is "$?" 1 "check --max off_cpu_share=0.3 fails a run that mostly waits"
 check "check names the metric and the run" grep -q "FAIL  off_cpu_share of the run" ck.out
-"$X" check r --thread hog1 --thread sleeper --min off_cpu_share=0.2 >ck.out 2>&1
+"$X" check "${RD[@]}" r --thread hog1 --thread sleeper --min off_cpu_share=0.2 >ck.out 2>&1
 is "$?" 0 "check --thread: hog1 and sleeper are off the CPU over 20% of their lives"
-"$X" check r --function spin_pinned --max off_cpu_share=0.05 >ck.out 2>&1
+"$X" check "${RD[@]}" r --function spin_pinned --max off_cpu_share=0.05 >ck.out 2>&1
 is "$?" 1 "check --function spin_pinned: its preemptions are over 5% of the run"
-"$X" check r --per thread --top 10 --max off_cpu_share=0.9 >ck.out 2>&1
+"$X" check "${RD[@]}" r --per thread --top 10 --max off_cpu_share=0.9 >ck.out 2>&1
 check "check --per thread: the sleeper fails" grep -q "FAIL  off_cpu_share of thread sleeper" ck.out
 
 # ---- perf still reads it, switch records included
@@ -133,7 +135,7 @@ if [ -n "${PERF:-}" ] && command -v "$PERF" >/dev/null; then
 	check "perf script shows the switch records" grep -q "PERF_RECORD_SWITCH OUT" ps.txt
 	# and gexplore reads perf's: threads and preemptions, no reasons beyond
 	if "$PERF" record -q -o p.data -e cpu-clock --switch-events -- "$W" 200 >p.out 2>/dev/null; then
-		"$X" report p.data --json >p.json 2>/dev/null
+		"$X" report "${RD[@]}" p.data --json >p.json 2>/dev/null
 		is "$(jq -r '.off_cpu.method' p.json)" switch "a perf --switch-events recording: method switch"
 		want=$(awk '$2 == "sleeper" { printf "%.4f", $3 / 1000 }' p.out)
 		got=$(jq -r '[.off_cpu.threads[] | select(.comm == "sleeper")][0].off_cpu_s // ""' p.json)
@@ -151,7 +153,7 @@ fi
 # ---- --off-cpu-min: short waits leave the stacks, their time stays
 record m --off-cpu-min 2000000
 is "$?" 0 "record --off-cpu-min 2000000 (2 s)"
-"$X" report m --json --limit 0 >m.json 2>/dev/null
+"$X" report "${RD[@]}" m --json --limit 0 >m.json 2>/dev/null
 is "$(jq '[.off_cpu.functions[] | select(.function == "wait_sleep")] | length' m.json)" 0 \
 	"waits under 2 s have no stack: wait_sleep has no off-CPU row"
 want=$(awk '$2 == "sleeper" { printf "%.4f", $3 / 1000 }' m.out)
@@ -159,17 +161,17 @@ got=$(jq -r '[.off_cpu.threads[] | select(.comm == "sleeper")][0].off_cpu_s // "
 within "$got" "$want" && ok 0 "their time is still the sleeper's ($got s, truth $want)" ||
 	ok 1 "their time is still the sleeper's ($got s, truth $want)"
 is "$(jq -r '.off_cpu.min_us' m.json)" 2000000 "report --json says min_us"
-"$X" diff r m --json >d.json 2>/dev/null
+"$X" diff "${RD[@]}" r m --json >d.json 2>/dev/null
 is "$(jq '[.entries[] | select(.metric == "off_cpu_share" and .scope == "run")] | length' d.json)" 1 \
 	"diff compares the run's off_cpu_share"
 
 # ---- regions get their off-CPU time: within each region's own time
 "${AS[@]}" "$X" record -q -o g --off-cpu -- "$WL/wl-regions" pause >/dev/null 2>&1
-"$X" report g --json >g.json 2>/dev/null
+"$X" report "${RD[@]}" g --json >g.json 2>/dev/null
 is "$(jq '[.regions[] | select(.off_cpu_s >= 0 and .off_cpu_s <= .time_s + 0.001)] | length' g.json)" \
 	"$(jq '.regions | length' g.json)" "every region has its off_cpu_s, within its time"
 check "text: the regions' off-CPU time" grep -q "^  region            time_s off_cpu_s" \
-	<("$X" report g 2>/dev/null)
+	<("$X" report "${RD[@]}" g 2>/dev/null)
 
 # ---- attached (-p): the threads asleep when it starts, probed as well
 "${AS[@]}" "$W" 2000 >a.out 2>/dev/null &
@@ -177,7 +179,7 @@ apid=$!
 sleep 0.2
 "${AS[@]}" "$X" record -q -o a --off-cpu -p "$apid" >/dev/null 2>&1
 wait "$apid"
-"$X" report a --json >a.json 2>/dev/null
+"$X" report "${RD[@]}" a --json >a.json 2>/dev/null
 is "$(jq -r '[.off_cpu.threads[] | select(.comm == "sleeper")][0] | (.dominant_reason + " " + (.off_cpu_s > 0.3 | tostring))' a.json)" \
 	"sleep true" "-p: the sleeper, asleep before the recording, sleeps in it"
 "$X" record -q -o x --off-cpu -a -- true >/dev/null 2>x.err
@@ -194,7 +196,7 @@ cp -r r h
 	printf '\101\000'
 	head -c 42 /dev/zero
 } >h/offcpu.bin
-"$X" report h --json >h.json 2>h.err
+"$X" report "${RD[@]}" h --json >h.json 2>h.err
 is "$?" 0 "a damaged offcpu.bin: report still reads the result"
 check "... says so in one line" grep -q "off-CPU: h/offcpu.bin" h.err
 is "$(jq '.off_cpu.threads | length > 0' h.json)" true "... with the threads' off-CPU time"
@@ -202,8 +204,8 @@ is "$(jq '.off_cpu.threads | length > 0' h.json)" true "... with the threads' of
 # ---- without --off-cpu: no off-CPU section
 "${AS[@]}" "$X" record -q -o n -- "$W" 50 >/dev/null 2>&1
 is "$(jq -r 'has("off_cpu")' n/meta.json)" false "no --off-cpu: meta.json says nothing of it"
-is "$("$X" report n --json 2>/dev/null | jq -r 'has("off_cpu")')" false "nor does the report"
-"$X" check n --max off_cpu_share=0.3 >ck.out 2>&1
+is "$("$X" report "${RD[@]}" n --json 2>/dev/null | jq -r 'has("off_cpu")')" false "nor does the report"
+"$X" check "${RD[@]}" n --max off_cpu_share=0.3 >ck.out 2>&1
 is "$?" 77 "check off_cpu_share without --off-cpu: cannot measure"
 check "and says to record with --off-cpu" grep -q "record it with --off-cpu" ck.out
 
