@@ -35,6 +35,9 @@ struct record_opts {
 	/* the archive of the sampled files */
 	uint64_t archive_max;	/* 0: PD_ARCHIVE_MAX_DEFAULT, UINT64_MAX: no cap */
 	bool no_archive;
+	/* --model: run the workload under Valgrind and model its cycles
+	 * (src/model) instead of counting them: no PMU needed */
+	bool model;
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */
