@@ -78,6 +78,10 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 {
 	const struct profile_row *const *pr;
 	uint64_t total = profile__total_samples(gx_result__profile(r), gx_result__sort_event(r));
+	/* a modelled result has one sample an address: its share is by period */
+	bool md = gx_result__modelled(r);
+	uint64_t total_p = md ? profile__total_period(gx_result__profile(r),
+						      gx_result__sort_event(r)) : 0;
 	enum profile_by by;
 	size_t n;
 
@@ -109,7 +113,12 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		row->name = pr[i]->name;
 		row->pid = pr[i]->pid;
 		row->prow = pr[i];
-		row->share = total ? (double)pr[i]->samples[gx_result__sort_event(r)] / (double)total : 0;
+		if (md)
+			row->share = total_p ? (double)pr[i]->period[gx_result__sort_event(r)] /
+					       (double)total_p : 0;
+		else
+			row->share = total ? (double)pr[i]->samples[gx_result__sort_event(r)] /
+					     (double)total : 0;
 		if (scope == CI_SCOPE_FUNCTION) {
 			/* where an annotation points: the function's hottest line */
 			const struct profile_row *l = profile__hot_line(gx_result__profile(r), pr[i]->index,
