@@ -842,8 +842,7 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 			free(f);
 			if (t == 1)
 				status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' "
-						 "(status %d; see %s/%s.log)", o->argv[0], status,
-						 o->dir, prefix);
+						 "(status %d)", o->argv[0], status);
 			break;
 		}
 		err = cg_profile__read(p, f, cause);

@@ -1,0 +1,194 @@
+/*
+ * wl-model [KERNEL [SCALE]]: deterministic kernels for record --model
+ * (tests/e2e/model.sh, bench/model): the same instructions every run, no
+ * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
+ * indep_fp, chase_l1, chase_l2, chase_l3, chase_dram, stream_l1,
+ * stream_dram, branchy, sort, or "all" (default: each at SCALE, 1 by
+ * default, small enough for a test under Valgrind).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+volatile double wl_dsink;
+volatile uint64_t wl_sink;
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 17;
+}
+
+/* one long dependency chain: each multiply-add waits for the last */
+__attribute__((noinline)) double lat_chain(long n)
+{
+	double x = 1.0;
+
+	for (long i = 0; i < n; i++)
+		x = x * 0.999999 + 1e-7;
+	return x;
+}
+
+/* eight independent chains: the FP ports, not the latency, limit */
+__attribute__((noinline)) double indep_fp(long n)
+{
+	double a[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	for (long i = 0; i < n; i++)
+		for (int k = 0; k < 8; k++)
+			a[k] = a[k] * 0.999999 + 1e-7;
+	return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+}
+
+/* a random cycle through bytes of memory, one pointer a 64-byte line */
+static void **make_ring(size_t bytes)
+{
+	size_t n = bytes / 64, *perm = malloc(n * sizeof(size_t));
+	void **mem = aligned_alloc(64, n * 64);
+	uint64_t s = 42;
+
+	if (!perm || !mem)
+		exit(2);
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = lcg(&s) % (i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		mem[perm[i] * 8] = &mem[perm[(i + 1) % n] * 8];
+	free(perm);
+	return mem;
+}
+
+__attribute__((noinline)) void *chase(void **p, long steps)
+{
+	for (long i = 0; i < steps; i++)
+		p = *p;
+	return p;
+}
+
+static void chase_kernel(size_t bytes, long steps)
+{
+	void **ring = make_ring(bytes);
+
+	wl_sink = (uint64_t)(uintptr_t)chase(ring, steps);
+	free(ring);
+}
+
+__attribute__((noinline)) uint64_t stream_sum(const uint64_t *a, size_t n, int reps)
+{
+	uint64_t s = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < n; i++)
+			s += a[i];
+	return s;
+}
+
+static void stream_kernel(size_t bytes, int reps)
+{
+	size_t n = bytes / 8;
+	uint64_t *a = malloc(bytes);
+
+	if (!a)
+		exit(2);
+	for (size_t i = 0; i < n; i++)
+		a[i] = i;
+	wl_sink = stream_sum(a, n, reps);
+	free(a);
+}
+
+/* a branch on random bits: half of them mispredicted */
+__attribute__((noinline)) uint64_t branchy(const uint32_t *v, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] & 1)
+			s += v[i] >> 3;
+		else
+			s ^= v[i] * 7;
+	}
+	return s;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t *random_u32(size_t n)
+{
+	uint32_t *v = malloc(n * sizeof(*v));
+	uint64_t s = 7;
+
+	if (!v)
+		exit(2);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)lcg(&s);
+	return v;
+}
+
+__attribute__((noinline)) void sort_kernel(size_t n)
+{
+	uint32_t *v = random_u32(n);
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	wl_sink = v[n / 2];
+	free(v);
+}
+
+static void run(const char *k, long sc)
+{
+	if (!strcmp(k, "lat_chain"))
+		wl_dsink = lat_chain(200000 * sc);
+	else if (!strcmp(k, "indep_fp"))
+		wl_dsink = indep_fp(50000 * sc);
+	else if (!strcmp(k, "chase_l1"))
+		chase_kernel(16 << 10, 200000 * sc);
+	else if (!strcmp(k, "chase_l2"))
+		chase_kernel(256 << 10, 200000 * sc);
+	else if (!strcmp(k, "chase_l3"))
+		chase_kernel(8 << 20, 200000 * sc);
+	else if (!strcmp(k, "chase_dram"))
+		chase_kernel(256 << 20, 100000 * sc);
+	else if (!strcmp(k, "stream_l1"))
+		stream_kernel(16 << 10, 100 * (int)sc);
+	else if (!strcmp(k, "stream_dram"))
+		stream_kernel(64 << 20, (int)sc);
+	else if (!strcmp(k, "branchy")) {
+		uint32_t *v = random_u32(200000);
+
+		for (long r = 0; r < sc; r++)
+			wl_sink += branchy(v, 200000);
+		free(v);
+	} else if (!strcmp(k, "sort"))
+		sort_kernel(50000 * (size_t)sc);
+	else {
+		fprintf(stderr, "wl-model: unknown kernel '%s'\n", k);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all[] = { "lat_chain", "indep_fp", "chase_l1", "chase_l2",
+					   "branchy", "sort", "stream_l1" };
+	long sc = argc > 2 ? atol(argv[2]) : 1;
+
+	if (sc < 1)
+		sc = 1;
+	if (argc < 2 || !strcmp(argv[1], "all")) {
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			run(all[i], sc);
+		return 0;
+	}
+	run(argv[1], sc);
+	return 0;
+}
