@@ -71,6 +71,13 @@ ok $? "JSON: twice (the result and its top-down)"
 grep -q '"cycles:modelled"' r1.json
 ok $? "JSON: the event's name says modelled"
 
+# the TUI, headless: the summary says modelled beside the tree and CPI
+"$GX_BIN" tui r1 --keys '' --dump 100x30 >tui.txt 2>&1
+grep -q 'PMU none: MODELLED' tui.txt
+ok $? "TUI: no PMU, modelled"
+grep -q 'Top-down (modelled, not measured' tui.txt && grep -q 'CPI .* (modelled)' tui.txt
+ok $? "TUI: the tree and CPI are labelled modelled"
+
 # check: 0 or 1 on a modelled CPI, never 77; labelled in text, JSON, JUnit
 cpi=$(awk -F, 'NR > 1 && $1 == "lat_chain" { print $NF }' r1.csv)
 diag "lat_chain's modelled CPI: $cpi"
