@@ -3,7 +3,7 @@
  * (tests/e2e/model.sh, bench/model): the same instructions every run, no
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
  * indep_fp, chase_l1, chase_l2, chase_l3, chase_dram, stream_l1,
- * stream_dram, branchy, sort, or "all" (default: each at SCALE, 1 by
+ * stream_dram, branchy, sort, clock (10 cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
  */
 #include <stdint.h>
@@ -30,15 +30,47 @@ __attribute__((noinline)) double lat_chain(long n)
 	return x;
 }
 
-/* eight independent chains: the FP ports, not the latency, limit */
+/* eight independent chains in registers: the FP ports, not the latency,
+ * limit (an array would chain through memory: store to load forwarding) */
 __attribute__((noinline)) double indep_fp(long n)
 {
-	double a[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	double a0 = 1, a1 = 2, a2 = 3, a3 = 4, a4 = 5, a5 = 6, a6 = 7, a7 = 8;
 
-	for (long i = 0; i < n; i++)
-		for (int k = 0; k < 8; k++)
-			a[k] = a[k] * 0.999999 + 1e-7;
-	return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+	for (long i = 0; i < n; i++) {
+		a0 = a0 * 0.999999 + 1e-7;
+		a1 = a1 * 0.999999 + 1e-7;
+		a2 = a2 * 0.999999 + 1e-7;
+		a3 = a3 * 0.999999 + 1e-7;
+		a4 = a4 * 0.999999 + 1e-7;
+		a5 = a5 * 0.999999 + 1e-7;
+		a6 = a6 * 0.999999 + 1e-7;
+		a7 = a7 * 0.999999 + 1e-7;
+	}
+	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+/* the clock: ten dependent integer adds an iteration, one cycle each on
+ * every core gexplore knows (gexplore peak's method); bench/model runs it
+ * beside each kernel to turn CPU time into cycles */
+__attribute__((noinline)) uint64_t clock_chain(long n)
+{
+	uint64_t x = 0;
+
+	for (long i = 0; i < n; i++) {
+#if defined(__x86_64__)
+		__asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+				 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+				 "add $1, %0\n\tadd $1, %0" : "+r"(x));
+#elif defined(__aarch64__)
+		__asm__ volatile("add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+				 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+				 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+				 "add %0, %0, #1" : "+r"(x));
+#else
+		x += (uint64_t)i;
+#endif
+	}
+	return x;
 }
 
 /* a random cycle through bytes of memory, one pointer a 64-byte line */
@@ -168,6 +200,8 @@ static void run(const char *k, long sc)
 		for (long r = 0; r < sc; r++)
 			wl_sink += branchy(v, 200000);
 		free(v);
+	} else if (!strcmp(k, "clock")) {
+		wl_sink = clock_chain(1000000 * sc);
 	} else if (!strcmp(k, "sort"))
 		sort_kernel(50000 * (size_t)sc);
 	else {
