@@ -53,6 +53,11 @@ cmp -s r1.ins r2.ins
 ok $? "two runs: identical instructions per function"
 [ $? = 0 ] || diff r1.ins r2.ins | head | sed 's/^/# /'
 
+# threads run serialized under Valgrind: the result says so
+"$GX_BIN" record -q --model -o rt -- "$WLM" threads >/dev/null 2>&1
+grep -q 'ran 4 threads; Valgrind runs them serialized' rt/meta.json
+ok $? "threads: the result says they ran serialized"
+
 # the text report: exact and modelled said beside the numbers
 "$GX_BIN" report r1 >r1.txt 2>&1
 grep -q 'instructions(exact)  cycles(modelled)  CPI(modelled)' r1.txt
