@@ -612,6 +612,18 @@ static const char *detect_mcpu(char **vendor_out, char **note_out)
 	return cpu;
 }
 
+/* A rep-prefixed string instruction: callgrind counts each of its
+ * iterations as one instruction, llvm-mca prices it as a whole run (100
+ * cycles): it is priced per iteration instead (REP_CYCLES). */
+static bool is_rep(const char *t)
+{
+	return !strncmp(t, "rep", 3);
+}
+
+/* Cycles of one iteration of a rep string instruction: fast strings move
+ * 16-32 bytes a cycle, one iteration is 1-8 bytes. */
+#define REP_CYCLES 0.1
+
 /* A calibration region: 12 independent vfmadd231pd ymm chains, to set
  * llvm-mca's FMA throughput beside the one `gexplore peak` measured. */
 static void add_fma_region(char ***lines, size_t *n, size_t region)
@@ -652,7 +664,7 @@ static void model_blocks(struct model_state *st)
 			continue;
 		gx_strv_addf(&lines, &nl, "# LLVM-MCA-BEGIN b%zu", nr);
 		for (size_t i = b->first; i < b->first + b->n; i++)
-			if (st->ins[i].text)
+			if (st->ins[i].text && !is_rep(st->ins[i].text))
 				gx_strv_addf(&lines, &nl, "%s", st->ins[i].text);
 		gx_strv_addf(&lines, &nl, "# LLVM-MCA-END b%zu", nr);
 		b->region = (int)nr;
@@ -759,7 +771,11 @@ static void price(struct model_state *st)
 			if (m3 > m2)
 				m3 = m2;
 			st->l2miss[k] = st->have_l2 ? (uint64_t)m2 : 0;
-			st->base[k] = !isnan(bl->cyc) ? bl->cyc * ir / (double)bl->n : ir * st->cpi_rest;
+			if (st->ins[i].text && is_rep(st->ins[i].text))
+				st->base[k] = ir * REP_CYCLES;
+			else
+				st->base[k] = !isnan(bl->cyc) ? bl->cyc * ir / (double)bl->n :
+								ir * st->cpi_rest;
 			basesum += st->base[k];
 			st->core[k] = st->base[k] > ret ? st->base[k] - ret : 0;
 			st->bad[k] = (double)(c->c[CG_BCM] + c->c[CG_BIM]) * mc->penalty;
