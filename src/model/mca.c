@@ -32,12 +32,21 @@ static bool field(const char *line, const char *key, double *v)
 
 int mca_parse(const char *text, double *cyc, size_t nr, double *width, char **cause)
 {
+	return mca_parse_rt(text, cyc, NULL, nr, width, cause);
+}
+
+int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *width,
+		 char **cause)
+{
 	const char *s = text;
 	double iters = NAN, total;
 	size_t cur = 0, found = 0;
 
-	for (size_t k = 0; k < nr; k++)
+	for (size_t k = 0; k < nr; k++) {
 		cyc[k] = NAN;
+		if (rt)
+			rt[k] = NAN;
+	}
 	if (width)
 		*width = 0;
 	while (s && *s) {
@@ -62,6 +71,9 @@ int mca_parse(const char *text, double *cyc, size_t nr, double *width, char **ca
 				cyc[cur] = total / iters;
 				found++;
 			}
+		} else if (rt && field(line, "Block RThroughput:", &v)) {
+			if (cur < nr && v >= 0)
+				rt[cur] = v;
 		} else if (width && field(line, "Dispatch Width:", &v) && !*width) {
 			*width = v;
 		}
@@ -153,7 +165,7 @@ static size_t bad_lines(const char *err, const char *file, size_t *out, size_t m
 }
 
 int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
-	    double *width, size_t *dropped, char **cause)
+	    double *rt, double *width, size_t *dropped, char **cause)
 {
 	char in[] = "/tmp/gx-mca-in-XXXXXX", out[] = "/tmp/gx-mca-out-XXXXXX",
 	     errf[] = "/tmp/gx-mca-err-XXXXXX";
@@ -200,7 +212,7 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 				err = gx_fail(cause, GX_E_FORMAT, "llvm-mca failed (status %d): %.200s",
 					      st, etext ? etext : "");
 			else
-				err = mca_parse(text, cyc, nr, width, cause);
+				err = mca_parse_rt(text, cyc, rt, nr, width, cause);
 			free(text);
 			free(etext);
 			goto out;

@@ -642,6 +642,25 @@ static bool has_fma(const struct model_state *st, const struct model_block *b)
 	return false;
 }
 
+/* Whether a block is a loop: it ends in a jump back to its first
+ * instruction ("jne 0x1190", the file's address). */
+static bool is_loop(const struct model_state *st, const struct model_block *b)
+{
+	const struct model_insn *last = &st->ins[b->first + b->n - 1];
+	const struct cg_insn *first = &st->cg.insns[st->ins[b->first].cg];
+	const char *t = last->text, *sp;
+	uint64_t target;
+
+	if (!t || t[0] != 'j' || !(sp = strchr(t, ' ')))
+		return false;
+	while (*sp == ' ')
+		sp++;
+	if (strncmp(sp, "0x", 2))
+		return false;
+	target = strtoull(sp, NULL, 16);
+	return target + st->objs[first->obj].bias == first->addr;
+}
+
 /* The hot blocks through llvm-mca in one run; cpi_rest from what it said. */
 static void model_blocks(struct model_state *st)
 {
@@ -649,7 +668,7 @@ static void model_blocks(struct model_state *st)
 	char **lines = NULL, *cause = NULL;
 	size_t nl = 0, nr = 0, dropped = 0, nb = st->nr_blocks;
 	uint64_t total = st->cg.totals[CG_IR], covered = 0;
-	double *cyc, fma_mca = NAN, sum_cyc = 0, sum_ir = 0, fma_scale = 1;
+	double *cyc, *rt = NULL, fma_mca = NAN, sum_cyc = 0, sum_ir = 0, fma_scale = 1;
 	int *region_block;
 
 	memcpy(order, st->blocks, nb * sizeof(*order));
@@ -673,7 +692,8 @@ static void model_blocks(struct model_state *st)
 	}
 	add_fma_region(&lines, &nl, nr);
 	cyc = xcalloc(nr + 2, sizeof(*cyc));
-	if (mca_run(st->mcpu, lines, nl, nr + 1, cyc, &st->width, &dropped, &cause) != 0) {
+	rt = xcalloc(nr + 2, sizeof(*rt));
+	if (mca_run(st->mcpu, lines, nl, nr + 1, cyc, rt, &st->width, &dropped, &cause) != 0) {
 		note(st, "model: llvm-mca gave no cycles (%s): every instruction priced at "
 		     "one cycle", cause);
 		st->cpi_rest = 1;
@@ -695,7 +715,12 @@ static void model_blocks(struct model_state *st)
 
 		if (!(cyc[r] >= 0))
 			continue;
-		b->cyc = cyc[r] * (has_fma(st, b) ? fma_scale : 1);
+		/* llvm-mca repeats a block as if it were a loop: in one that is
+		 * not, a chain through its registers from one run to the next
+		 * is not there, and the out-of-order core overlaps it with
+		 * what follows: its resources' bound, not the chain */
+		b->cyc = (is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r]) *
+			 (has_fma(st, b) ? fma_scale : 1);
 		sum_cyc += b->cyc * (double)b->execs;
 		sum_ir += (double)b->execs * (double)b->n;
 	}
@@ -705,6 +730,7 @@ out:
 		st->width = 4;
 	free(cause);
 	free(cyc);
+	free(rt);
 	free(region_block);
 	gx_free_strv(lines, nl);
 	free(order);

@@ -68,15 +68,19 @@ const char *cg_col_name(enum cg_col c);
  * absent). 0, or GX_E_FORMAT with *cause when no region is found.
  */
 int mca_parse(const char *text, double *cyc, size_t nr, double *width, char **cause);
+/* The same, and each region's Block RThroughput (its resources' bound,
+ * dependencies left out) into rt[] (NULL: not wanted). */
+int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *width,
+		 char **cause);
 /*
  * Run llvm-mca -mcpu=cpu over lines (assembly with nr LLVM-MCA-BEGIN/END
- * regions): each region's cycles per iteration into cyc[], the dispatch
- * width into *width. A line llvm-mca cannot assemble is dropped and the
+ * regions): each region's cycles per iteration into cyc[], its Block
+ * RThroughput into rt[] (NULL: not wanted), the dispatch width into *width. A line llvm-mca cannot assemble is dropped and the
  * run repeated (at most 8 times); *dropped counts them. 0, or a negative
  * code with *cause.
  */
 int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
-	    double *width, size_t *dropped, char **cause);
+	    double *rt, double *width, size_t *dropped, char **cause);
 /* The -mcpu for this CPU (the CPU's model name and vendor/family/model as
  * /proc/cpuinfo says them, or arm64's part number), and a note when the
  * CPU is newer than llvm 14 knows (allocated, or NULL). Static string. */
