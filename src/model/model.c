@@ -861,6 +861,42 @@ static char *geo_arg(const char *opt, const struct cache_geo *g)
 	return xasprintf("--%s=%" PRIu64 ",%u,%u", opt, g->size, g->assoc, g->line);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* PREFIX.out.PID-NN in the result directory, sorted (the order the
+ * profile is read in, so that two runs write the same samples); the
+ * empty PREFIX.out.PID that --separate-threads leaves are removed. */
+static void list_outputs(const struct model_opts *o, const char *prefix, char ***names,
+			 size_t *nn)
+{
+	int fd = dup(o->dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char *pre = xasprintf("%s.out.", prefix);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		free(pre);
+		return;
+	}
+	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, pre, strlen(pre)))
+			continue;
+		if (strchr(de->d_name + strlen(pre), '-'))
+			gx_strv_addf(names, nn, "%s", de->d_name);
+		else
+			unlinkat(o->dirfd, de->d_name, 0);
+	}
+	closedir(d);
+	free(pre);
+	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
+}
+
 /* One callgrind run of argv; its output files DIR/PREFIX.out-NN. The
  * workload's status, or a negative code. */
 static int run_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
@@ -881,8 +917,11 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 	gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
 	gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
 	gx_strv_addf(&av, &n, "--separate-threads=yes");
-	gx_strv_addf(&av, &n, "--callgrind-out-file=%s/%s.out", o->dir, prefix);
-	gx_strv_addf(&av, &n, "--log-file=%s/%s.log", o->dir, prefix);
+	/* a script's exec of the program, and children, are followed: each
+	 * process its own files */
+	gx_strv_addf(&av, &n, "--trace-children=yes");
+	gx_strv_addf(&av, &n, "--callgrind-out-file=%s/%s.out.%%p", o->dir, prefix);
+	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, prefix);
 	if (st->geo[GEO_I1].size)
 		gx_strv_addf(&av, &n, "%s", geo_arg("I1", &st->geo[GEO_I1]));
 	if (st->geo[GEO_D1].size)
@@ -905,30 +944,23 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 	if (full)
 		st->pid = pid;
 	status = wait_status(pid);
-	for (unsigned t = 1; t < 100000 && status >= 0; t++) {
-		char *f = xasprintf("%s/%s.out-%02u", o->dir, prefix, t);
-		struct cg_profile *p = full ? &st->cg : &st->cg2;
-		int err;
+	if (status >= 0) {
+		char **names = NULL;
+		size_t nn = 0;
 
-		if (t == 1) {	/* with --separate-threads the base file stays empty */
-			char *base = xasprintf("%s/%s.out", o->dir, prefix);
-			struct stat sb;
+		list_outputs(o, prefix, &names, &nn);
+		if (!nn)
+			status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' (status %d)",
+					 o->argv[0], status);
+		for (size_t i = 0; i < nn && status >= 0; i++) {
+			char *f = xasprintf("%s/%s", o->dir, names[i]);
+			int err = cg_profile__read(full ? &st->cg : &st->cg2, f, cause);
 
-			if (stat(base, &sb) == 0 && !sb.st_size)
-				unlink(base);
-			free(base);
-		}
-		if (access(f, F_OK) != 0) {
 			free(f);
-			if (t == 1)
-				status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' "
-						 "(status %d)", o->argv[0], status);
-			break;
+			if (err)
+				status = err;
 		}
-		err = cg_profile__read(p, f, cause);
-		free(f);
-		if (err)
-			status = err;
+		gx_free_strv(names, nn);
 	}
 out:
 	gx_free_strv(av, n);
@@ -1250,6 +1282,7 @@ static void discard_outputs(const struct model_opts *o)
 			close(fd);
 		return;
 	}
+	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
 	while ((de = readdir(d)) != NULL)
 		if (!strncmp(de->d_name, "callgrind", 9))
 			unlinkat(o->dirfd, de->d_name, 0);
@@ -1308,8 +1341,9 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	}
 	run->status = status;
 	if (st.cg.files > 1)
-		note(&st, "model: the workload ran %u threads; Valgrind runs them serialized (one "
-		     "at a time), so the model sees no contention between them", st.cg.files);
+		note(&st, "model: the workload ran %u threads (processes included); Valgrind runs "
+		     "them serialized (one at a time), so the model sees no contention between "
+		     "them", st.cg.files);
 	if (st.mcpu_note)
 		note(&st, "model: %s", st.mcpu_note);
 	if (!st.mc.measured)
