@@ -372,6 +372,10 @@ static int eval_one(struct gx_result *const *runs, size_t nr_runs, struct gx_res
 	}
 	mean_interval(x, nr_runs, spec->confidence, &o->value, &o->lo, &o->hi);
 	verdict(o, spec);
+	o->modelled = gx_result__modelled(runs[0]);
+	if (o->modelled)	/* said beside the number, in every format */
+		set_message(o, "%s (modelled: cycles and what derives from them; counts exact)",
+			    o->message);
 out:
 	free(w);
 	free(why);
@@ -553,6 +557,7 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 		if (o->scope == CI_SCOPE_PROCESS)
 			json_object_set_new(c, "pid", json_integer(o->pid));
 		json_object_set_new(c, "status", json_string(status_name(o->status)));
+		json_object_set_new(c, "modelled", json_boolean(o->modelled));
 		json_object_set_new(c, "value", ci_json_real(o->value));
 		json_object_set_new(c, "interval", o->nr_values > 1 ?
 				    json_pack("[o,o]", ci_json_real(o->lo), ci_json_real(o->hi)) :

@@ -130,7 +130,11 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 			strbuf__addf(out, "\" line=\"%u\"", o->line);
 		}
 		strbuf__addf(out, " time=\"%.3f\"", rep->nr ? rep->seconds / (double)rep->nr : 0);
-		if (o->status == CI_PASS) {
+		if (o->status == CI_PASS && o->modelled) {
+			strbuf__addstr(out, ">\n      <system-out>");
+			xml_escape(out, o->message);
+			strbuf__addstr(out, "</system-out>\n    </testcase>\n");
+		} else if (o->status == CI_PASS) {
 			strbuf__addstr(out, "/>\n");
 		} else if (o->status == CI_FAIL) {
 			strbuf__addstr(out, ">\n      <failure type=\"threshold\" message=\"");

@@ -105,6 +105,10 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 {
 	const struct profile_row *const *pr;
 	uint64_t total = profile__total_samples(gx_result__profile(r), gx_result__sort_event(r));
+	/* a modelled result has one sample an address: its share is by period */
+	bool md = gx_result__modelled(r);
+	uint64_t total_p = md ? profile__total_period(gx_result__profile(r),
+						      gx_result__sort_event(r)) : 0;
 	enum profile_by by;
 	size_t n;
 
@@ -137,7 +141,12 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 		row->pid = pr[i]->pid;
 		row->tid = pr[i]->tid;
 		row->prow = pr[i];
-		row->share = total ? (double)pr[i]->samples[gx_result__sort_event(r)] / (double)total : 0;
+		if (md)
+			row->share = total_p ? (double)pr[i]->period[gx_result__sort_event(r)] /
+					       (double)total_p : 0;
+		else
+			row->share = total ? (double)pr[i]->samples[gx_result__sort_event(r)] /
+					     (double)total : 0;
 		if (scope == CI_SCOPE_FUNCTION) {
 			/* where an annotation points: the function's hottest line */
 			const struct profile_row *l = profile__hot_line(gx_result__profile(r), pr[i]->index,
@@ -338,7 +347,8 @@ static int event_value(const struct gx_result *r, const struct ci_row *row, cons
 static int few_samples(const struct gx_result *r, const struct ci_row *row, uint64_t samples,
 		       uint64_t min_samples, char **cause)
 {
-	if (samples >= min_samples)
+	/* a modelled result's counts are exact: one sample an address */
+	if (samples >= min_samples || gx_result__modelled(r))
 		return 0;
 	gx_fail(cause, CI_CANNOT_MEASURE, "too few samples: %llu in %s%s%s (--min-samples %llu)",
 		(unsigned long long)samples, row->prow ? ci_scope_name(row->scope) : "the run",

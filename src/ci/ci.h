@@ -200,6 +200,7 @@ struct ci_outcome {
 	double limit_value;		/* the absolute limit the value was held to */
 	enum ci_unit unit;		/* of value, baseline and limits, for showing them */
 	char *message;			/* one line: why it failed or was skipped, or the verdict */
+	bool modelled;			/* the runs' cycles are modelled (record --model) */
 };
 
 struct ci_report {

@@ -149,6 +149,8 @@ const struct cmd_option cmd_recopts_options[] = {
 			      "512M"),
 	CMD_OPT_BOOL(0, "no-archive", struct record_opts, no_archive,
 		     "do not copy the sampled binaries and debug files into the result"),
+	CMD_OPT_BOOL(0, "model", struct record_opts, model,
+		     "no PMU needed: run under Valgrind, exact counts, modelled cycles"),
 	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_END(),
 };

@@ -374,6 +374,8 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 	for (size_t k = 0; k < nr; k++) {
 		d->paths[k] = gx_result__path(runs[k]);
 		d->status[k] = gx_result__status(runs[k]);
+		if (gx_result__modelled(runs[k]))
+			*(k < nr_a ? &d->modelled_a : &d->modelled_b) = true;
 	}
 	d->nr_a = nr_a;
 	d->nr_b = nr_b;
@@ -466,9 +468,17 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 		runs_line(out, "A", d->paths, d->nr_a);
 		runs_line(out, "B", d->paths + d->nr_a, d->nr_b);
 	} else {
-		strbuf__addf(out, "gexplore diff: A = %s, B = %s (biggest changes first; \u00b1 the "
-			     "95%% interval of the change)\n", gx_esc(d->a), gx_esc(d->b));
+		strbuf__addf(out, "gexplore diff: A = %s%s, B = %s%s (biggest changes first; \u00b1 the "
+			     "95%% interval of the change)\n", gx_esc(d->a),
+			     d->modelled_a ? " (MODELLED)" : d->modelled_b ? " (measured)" : "",
+			     gx_esc(d->b), d->modelled_b ? " (MODELLED)" : d->modelled_a ?
+			     " (measured)" : "");
 	}
+	if (d->modelled_a != d->modelled_b)
+		strbuf__addf(out, "  measured against modelled: a row's share is its share of the "
+			     "measured run's time or cycles on side %s and of the modelled cycles on "
+			     "side %s; change = modelled / measured - 1\n", d->modelled_a ? "B" : "A",
+			     d->modelled_a ? "A" : "B");
 	strbuf__addf(out, "%-8s %-24s %10s %10s %10s %11s %8s  %s\n", "scope", "metric", "A", "B",
 		     "delta", "\u00b195%", "change", "row");
 	for (size_t i = 0; i < d->nr; i++) {
@@ -523,6 +533,8 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	json_object_set_new(root, "schema", json_string(GX_DIFF_SCHEMA));
 	json_object_set_new(root, "a", json_string(gx_utf8(d->a)));
 	json_object_set_new(root, "b", json_string(gx_utf8(d->b)));
+	json_object_set_new(root, "a_modelled", json_boolean(d->modelled_a));
+	json_object_set_new(root, "b_modelled", json_boolean(d->modelled_b));
 	json_object_set_new(root, "a_runs", json_paths(d->paths, d->nr_a));
 	json_object_set_new(root, "b_runs", json_paths(d->paths + d->nr_a, d->nr_b));
 	json_object_set_new(root, "a_status", json_paths(d->status, d->nr_a));

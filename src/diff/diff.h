@@ -67,6 +67,7 @@ struct diff {
 	const char **status;		/* how each recording ended (gx_result__status),
 					   as paths (array owned) */
 	size_t nr_a, nr_b;
+	bool modelled_a, modelled_b;	/* a side recorded with --model */
 };
 
 /*

@@ -114,6 +114,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "cpu_variant", str_or_null(m->cpu_variant));
 	json_object_set_new(root, "smt", m->smt < 0 ? json_null() : json_boolean(m->smt));
 	json_object_set_new(root, "pmu", json_boolean(m->pmu));
+	if (m->modelled)
+		json_object_set_new(root, "modelled", json_true());
 	json_object_set_new(root, "callgraph", str_or_null(m->callgraph));
 	json_object_set_new(root, "rate", json_real(m->rate));
 
@@ -406,6 +408,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	v = json_object_get(root, "smt");
 	m->smt = json_is_boolean(v) ? json_is_true(v) : -1;
 	m->pmu = json_is_true(json_object_get(root, "pmu"));
+	m->modelled = json_is_true(json_object_get(root, "modelled"));
 	m->callgraph = get_str(root, "callgraph");
 	m->rate = get_real(root, "rate", 1.0);
 	evs = json_object_get(root, "events");

@@ -333,7 +333,7 @@ int pd_archive_file(const char *data, const char *dir, const struct pd_archive_o
  * ==================================================================== */
 
 #define GX_META_VERSION_MAJOR 1
-#define GX_META_VERSION_MINOR 3
+#define GX_META_VERSION_MINOR 4
 
 struct gx_meta_event {
 	char *name;			/* as given or defaulted */
@@ -391,6 +391,10 @@ struct gx_meta {
 	char *cpu_variant;		/* its formula variant ("gp"), or NULL for the default */
 	int smt;			/* 1 on, 0 off, -1 unknown */
 	bool pmu;			/* hardware counters opened */
+	/* 1.4: no counter counted this: the workload ran under Valgrind and
+	 * cycles are modelled (gexplore-record(1) --model); instructions and
+	 * branches are exact, misses and mispredicts simulated */
+	bool modelled;
 	char *callgraph;		/* "none", "fp", "dwarf,8192" */
 	double rate;
 	struct gx_meta_event *events;

@@ -26,6 +26,7 @@
 #include "record-int.h"
 #include "collect/collect.h"
 #include "perfdata/perfdata.h"
+#include "model/model.h"
 #include "mux/mux.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
@@ -875,6 +876,49 @@ static int workload_status(const struct collect_session *s)
 	return st->exited ? st->exit_code : 0;
 }
 
+/* model's messages through the notice callback */
+static void model_say(void *arg, bool warn, const char *msg)
+{
+	record_notice__say(arg, warn ? RECORD_WARN : RECORD_INFO, "%s", msg);
+}
+
+/* --model: the workload under Valgrind, its cycles modelled (src/model). */
+static int record_model(const struct record_opts *ro, const struct record_notice *nt, int argc,
+			char **argv, struct record_result *res, char **cause)
+{
+	struct model_opts mo = { .argv = ro->collect.argv, .argc = argc, .cmdline = argv,
+				 .quiet = ro->quiet, .say = model_say, .say_arg = (void *)nt };
+	struct model_run run;
+	char *dir = NULL;
+	int dfd = -1, err;
+
+	if (!ro->collect.argv || ro->collect.pid || ro->collect.system_wide)
+		return gx_fail(cause, GX_E_USAGE, "--model runs a command under Valgrind: give "
+			       "one after '--' (not -p or -a)");
+	if (ro->collect.events)
+		return gx_fail(cause, GX_E_USAGE, "--model counts its own events: no -e with it");
+	if (ro->collect.off_cpu)
+		return gx_fail(cause, GX_E_USAGE, "--model runs the command under Valgrind, whose "
+			       "waits are not the program's: no --off-cpu with it");
+	err = pd_result_dir__create(ro->output, ".", ro->force ? PD_RESULT_DIR_REUSE : 0, &dir,
+				    &dfd, cause);
+	if (err)
+		return failed(err);
+	mo.dir = dir;
+	mo.dirfd = dfd;
+	err = model_record(&mo, &run, cause);
+	if (err) {
+		pd_result_dir__discard(dfd, dir);
+		close(dfd);
+		free(dir);
+		return err;
+	}
+	close(dfd);
+	res->dir = dir;
+	res->status = run.status;
+	return 0;
+}
+
 int gx_record(const struct record_opts *opts, const struct record_notice *nt, int argc,
 	      char **argv, struct record_result *res, char **cause)
 {
@@ -893,6 +937,8 @@ int gx_record(const struct record_opts *opts, const struct record_notice *nt, in
 	if (r.ro.collect.argv && r.ro.collect.pid)
 		return gx_fail(cause, GX_E_USAGE,
 			       "-p attaches to a running process: give no command with it");
+	if (opts->model)
+		return record_model(opts, nt, argc, argv, res, cause);
 	gx_meta__init(&r.meta);
 	r.cpu0 = rusage_cpu_s();
 	err = record_prepare(&r, cause);

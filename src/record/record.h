@@ -38,6 +38,9 @@ struct record_opts {
 	/* --off-cpu-min: waits shorter than this get no stack (their time
 	 * still counts); the prober looks every max(2 ms, half of it) */
 	uint32_t off_cpu_min_us;
+	/* --model: run the workload under Valgrind and model its cycles
+	 * (src/model) instead of counting them: no PMU needed */
+	bool model;
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */

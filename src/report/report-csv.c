@@ -163,10 +163,18 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 	size_t nr = 0, more;
 	const struct profile_row *const *rows = NULL;
 	struct strbuf path = STRBUF_INIT;
+	/* a modelled result: each row's exact instructions, modelled cycles, CPI */
+	bool md = gx_result__modelled(in) && (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE);
+	size_t ei = 0, ec = 0;
 
 	if (o->by_region)
 		return report__csv_regions(sb, in, o);
-	strbuf__addf(sb, "%s%s\n", csv_headers[by], csv_off_header(in, by));
+	if (md && (gx_result__find_event(in, "instructions", &ei) ||
+		   gx_result__find_event(in, "cycles", &ec)))
+		md = false;
+	strbuf__addf(sb, "%s%s%s\n", csv_headers[by],
+		     md ? ",instructions_exact,cycles_modelled,cpi_modelled" : "",
+		     csv_off_header(in, by));
 	if (profile__nr_events(gx_result__profile(in)))
 		rows = report__pick(in, o, by, false, &nr, &more);
 	for (size_t i = 0; i < nr; i++) {
@@ -218,6 +226,13 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 			break;
 		}
 		csv_running(sb, in, o);
+		if (md) {
+			double ni = gx_result__row_value(in, r, ei), nc = gx_result__row_value(in, r, ec);
+
+			strbuf__addf(sb, ",%.0f,%.0f,", ni, nc);
+			if (ni > 0)
+				strbuf__addf(sb, "%.4f", nc / ni);
+		}
 		csv_off(sb, in, by, r);
 		strbuf__addstr(sb, "\n");
 	}

@@ -140,24 +140,31 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 {
 	bool cc = profile__has_callchains(gx_result__profile(in));
 	bool cpi = by != PROFILE_BY_CALLPATH && gx_result__has_row_cpi(in);
-	size_t nr, more, e = o->sort_event;
+	/* a modelled result: each row's exact instructions and modelled cycles */
+	bool md = cpi && gx_result__modelled(in);
+	size_t nr, more, e = o->sort_event, ei = 0, ec = 0;
 	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
 	char cb[32], fb[512];
 	int w = col_width(rows, nr, false, 8, 40), mw = col_width(rows, nr, true, 6, 32);
+	const char *cpi_head = md ? "  instructions(exact)  cycles(modelled)  CPI(modelled)" :
+				    "    CPI";
 
+	if (md && (gx_result__find_event(in, "instructions", &ei) ||
+		   gx_result__find_event(in, "cycles", &ec)))
+		md = false, cpi_head = "    CPI";
 	switch (by) {
 	case PROFILE_BY_FUNCTION:
 		strbuf__addf(sb, "\nFunctions (by %s; self: in the function itself%s)\n",
 			     gx_esc(report__event_name(in, e)),
 			     cc ? ", total: with its callees" : "");
 		strbuf__addf(sb, "    self%s    samples%s  %-*s  %-*s  %s\n", cc ? "   total" : "",
-			     cpi ? "    CPI" : "", w, "function", mw, "module", "hottest line");
+			     cpi ? cpi_head : "", w, "function", mw, "module", "hottest line");
 		break;
 	case PROFILE_BY_LINE:
 		strbuf__addf(sb, "\nSource lines (by %s%s)\n", gx_esc(report__event_name(in, e)),
 			     cc ? "; total: lines on the stack, call sites included" : "");
 		strbuf__addf(sb, "    self%s    samples%s  %-30s  %-*s  %s\n", cc ? "   total" : "",
-			     cpi ? "    CPI" : "", "line", w, "function", "module");
+			     cpi ? cpi_head : "", "line", w, "function", "module");
 		break;
 	default:
 		strbuf__addf(sb, "\nCall paths (by %s; root first)\n",
@@ -172,9 +179,19 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		if (cc && by != PROFILE_BY_CALLPATH)
 			strbuf__addf(sb, "  %5.1f%%", report__pct(in, o, r, true));
 		strbuf__addf(sb, "  %9s  ", report__thousands(r->samples[e], cb, sizeof(cb)));
+		if (md) {
+			char ib[32], cyb[32];
+
+			strbuf__addf(sb, "%19s  %16s  ", report__thousands((uint64_t)llround(
+					     gx_result__row_value(in, r, ei)), ib, sizeof(ib)),
+				     report__thousands((uint64_t)llround(gx_result__row_value(in, r, ec)),
+							cyb, sizeof(cyb)));
+		}
 		if (cpi) {
 			double v = gx_result__row_cpi(in, r);
 
+			if (md)
+				strbuf__addf(sb, "%*s", 8, "");
 			if (isnan(v))
 				strbuf__addstr(sb, "    -  ");
 			else

@@ -101,8 +101,13 @@ static bool row_bounds(struct td_view *v, struct gx_result *in,
 		       const struct profile_row *r, const double *counts, double *lo, double *hi)
 {
 	size_t ne = td_model__nr_events(v->model);
-	double *sd = xcalloc(ne + 1, sizeof(double)), rel = gx_result__row_reliability(in, r);
+	double *sd, rel;
 	bool ok;
+
+	if (gx_result__modelled(in))	/* exact counts, modelled cycles: no sampling error */
+		return false;
+	sd = xcalloc(ne + 1, sizeof(double));
+	rel = gx_result__row_reliability(in, r);
 
 	for (size_t e = 0; e < ne; e++)
 		sd[e] = NAN;
@@ -148,8 +153,13 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 	double *lo = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 	double *hi = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 
-	strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
-			 "with > 5%% of the cycles; below each row its 95%% intervals)\n  ", title);
+	if (gx_result__modelled(in))
+		strbuf__addf(sb, "\nTop-down level 1 by %s (modelled, not measured; * over threshold "
+				 "in a row with > 5%% of the cycles)\n  ", title);
+	else
+		strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
+				 "with > 5%% of the cycles; below each row its 95%% intervals)\n  ",
+			     title);
 	for (size_t k = 0; k < nc; k++) {
 		const char *name = td_model__node(v->model, (size_t)cols[k])->name;
 		size_t l = strlen(name);
@@ -291,7 +301,8 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	run_counts(&v, in, c);
 	err = td_eval(v.model, c, v.ctx, &res, &cause);
 	if (!err) {
-		strbuf__addf(sb, "\nTop-down (model %s%s%s, SMT %s; whole run from %s)\n",
+		strbuf__addf(sb, "\nTop-down (%smodel %s%s%s, SMT %s; whole run from %s)\n",
+			     gx_result__modelled(in) ? "MODELLED, not measured: " : "",
 			     td_model__id(v.model), v.ctx->variant ? ", variant " : "",
 			     v.ctx->variant ? v.ctx->variant : "",
 			     v.ctx->smt == TD_SMT_ON ? "on" : v.ctx->smt == TD_SMT_OFF ? "off" : "unknown",
@@ -299,6 +310,9 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 		if (gx_result__model_note(in))
 			strbuf__addf(sb, "  (%s)\n", gx_result__model_note(in));
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
+		if (gx_result__modelled(in))
+			strbuf__addstr(sb, "(modelled: every figure of this tree, CPI and IPC included; "
+					   "instructions are exact counts)\n");
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
 		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
@@ -408,6 +422,7 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		root = json_object();
 		json_object_set_new(root, "available", json_true());
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
+		json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
 		json_object_set_new(root, "source", json_string(v.source));
 		if (gx_result__model_note(in))
 			json_object_set_new(root, "note", json_string(gx_result__model_note(in)));

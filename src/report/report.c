@@ -480,6 +480,7 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	json_object_set_new(root, "result", json_string(gx_utf8(gx_result__path(in))));
 	/* how the recording ended: a partial run is never read as whole */
 	json_object_set_new(root, "status", json_string(gx_result__status(in)));
+	json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
 	json_object_set_new(root, "incomplete", gx_result__incomplete(in) ?
 			    json_string(gx_utf8(gx_result__incomplete(in))) : json_null());
 	if (m && m->argv)

@@ -842,6 +842,11 @@ const struct gx_meta *gx_result__meta(const struct gx_result *r)
 {
 	return r->have_meta ? &r->meta : NULL;
 }
+
+bool gx_result__modelled(const struct gx_result *r)
+{
+	return r->have_meta && r->meta.modelled;
+}
 struct perf_reader *gx_result__reader(const struct gx_result *r) { return r->reader; }
 const struct pd_env *gx_result__env(const struct gx_result *r) { return perf_reader__env(r->reader); }
 struct profile *gx_result__profile(const struct gx_result *r) { return r->profile; }

@@ -90,6 +90,9 @@ const char *gx_result__path(const struct gx_result *r);
 const char *gx_result__dir(const struct gx_result *r);
 /* meta.json, NULL when there is none (a bare perf.data). */
 const struct gx_meta *gx_result__meta(const struct gx_result *r);
+/* Whether its cycles are modelled, not measured (record --model): every
+ * view says "modelled" beside them; its counts are exact (no intervals). */
+bool gx_result__modelled(const struct gx_result *r);
 struct perf_reader *gx_result__reader(const struct gx_result *r);
 const struct pd_env *gx_result__env(const struct gx_result *r);
 /* The symbolized profile of every sample. Not const: it sorts on demand. */

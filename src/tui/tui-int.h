@@ -297,6 +297,7 @@ struct tui_model {
 	double duration_s;
 	uint64_t nr_samples, lost;
 	bool pmu;
+	bool modelled;		/* record --model: cycles and the tree are modelled */
 	char **hints;		/* our own and the top-down ones */
 	size_t nr_hints;
 	char **confidence;	/* "EVENT estimate [lo-hi] xscale" under multiplexing */

@@ -493,6 +493,7 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 	if (meta && meta->lost_events > m->lost)
 		m->lost = meta->lost_events;
 	m->pmu = meta ? meta->pmu : false;
+	m->modelled = meta && meta->modelled;
 	if (meta && meta->duration_s > 0)
 		m->duration_s = meta->duration_s;
 	else if (st->last_time > st->first_time)

@@ -235,7 +235,8 @@ static void build(struct summary_view *s, int width)
 	    (unsigned long long)m->nr_samples, (unsigned long long)m->lost);
 	add(s, TS_NORMAL, -1, "CPU      %s", m->cpu_desc ? m->cpu_desc : "?");
 	add(s, TS_NORMAL, -1, "Model    %s   SMT %s   PMU %s", m->model_id ? m->model_id : "?",
-	    m->smt ? m->smt : "unknown", m->pmu ? "yes" : "no");
+	    m->smt ? m->smt : "unknown", m->pmu ? "yes" : m->modelled ?
+	    "none: MODELLED (Valgrind, llvm-mca)" : "no");
 	add(s, TS_NORMAL, -1, "MUX      reliability %s", m->mux ? m->mux : "n/a");
 	if (m->base) {
 		const struct tui_model *b = m->base;
@@ -260,11 +261,12 @@ static void build(struct summary_view *s, int width)
 	add(s, TS_NORMAL, -1, "%s", "");
 	if (m->td && m->run_ok) {
 		cpi = td_model__find_node(m->td, "CPI");
-		add(s, TS_HEADER, -1, "Top-down (%s)  * over threshold  < below  <== bottleneck",
-		    td_model__id(m->td));
+		add(s, TS_HEADER, -1, "Top-down (%s%s)  * over threshold  < below  <== bottleneck",
+		    m->modelled ? "modelled, not measured: " : "", td_model__id(m->td));
 		add_tree(s, m, -1, 0);
 		if (cpi >= 0 && !m->run.v[cpi].na)
-			add(s, TS_NORMAL, -1, "  CPI %.2f", m->run.v[cpi].value);
+			add(s, TS_NORMAL, -1, "  CPI %.2f%s", m->run.v[cpi].value,
+			    m->modelled ? " (modelled)" : "");
 	} else {
 		add(s, TS_HEADER, -1, "Top-down");
 		add_wrapped(s, TS_DIM, "  ", "  ", m->td_why ? m->td_why : "not available");

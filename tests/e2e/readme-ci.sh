@@ -4,14 +4,16 @@
 # way. The cpu-clock job needs no PMU: it passes when the benchmark got
 # faster, fails (1, with the diff) when it got much slower, with messages
 # in human units. The PMU job passes, or where there is no PMU, says it
-# skipped and exits 0.
+# skipped and exits 0. The modelled job (record --model, where valgrind
+# and llvm-mca are installed) passes on the same benchmark and fails (1)
+# when its instructions grew.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 can_sample || skip_all "cannot sample cpu-clock here"
 
 # The sh blocks between "## CI" and the next section, one file each.
 sed -n '/^## CI$/,/^## [A-Z]/p' "$GX_SRCDIR/README.md" |
 	awk '/^```sh$/ { on = 1; n++; next } /^```$/ { on = 0 } on { print > ("job" n ".sh") }'
-is "$(ls job*.sh 2>/dev/null | wc -l)" 2 "README's CI section has two jobs"
+is "$(ls job*.sh 2>/dev/null | wc -l)" 3 "README's CI section has three jobs"
 check "the first job gates on cpu-clock with a unit" grep -q -- '--max cpu-clock=2s' job1.sh
 check "... and a regression against a baseline" grep -q -- '--max-regress cpu-clock=10%' job1.sh
 
@@ -49,5 +51,26 @@ if "$GX_BIN" record -q -o probe -e cycles -- true >/dev/null 2>&1; then
 else
 	is "$st" 0 "no PMU: the PMU job exits 0"
 	check "... saying it skipped" grep -q 'runner has no PMU: performance gate skipped' pmu/out
+fi
+# the job without a PMU: ./bench is wl-model's independent FP (the same
+# instructions every run), SCALE its size
+check "the third job records with --model" grep -q -- 'record -q --model' job3.sh
+check "... and gates on exact instructions" grep -q -- '--max-regress instructions=0.5%' job3.sh
+if command -v valgrind >/dev/null 2>&1 && command -v llvm-mca >/dev/null 2>&1; then
+	cat >model.in <<SH
+#!/bin/sh
+exec "$WL/wl-model" indep_fp "\${SCALE:-1}"
+SH
+	mjob() {
+		mkdir "$1" && cp model.in "$1/bench" && chmod +x "$1/bench"
+		(cd "$1" && SCALE=$2 gexplore record -q --model -o baseline-result -- ./bench \
+			--quick >/dev/null 2>&1 && SCALE=$3 sh ../job3.sh >out 2>err)
+		echo $?
+	}
+	is "$(mjob msame 1 1 job3.sh)" 0 "no PMU: the modelled job passes on the same benchmark"
+	check "... labelled modelled" grep -q 'modelled' msame/out
+	is "$(mjob mgrew 1 2 job3.sh)" 1 "... and fails when its instructions grew"
+else
+	skip 3 "valgrind or llvm-mca is not installed (Debian packages valgrind, llvm)"
 fi
 done_testing

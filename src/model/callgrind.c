@@ -1,0 +1,324 @@
+/*
+ * callgrind.c: the self costs per instruction of a callgrind output file
+ * (valgrind's docs/cl-format: name compression "(id) name", position
+ * compression "+N", "-N", "*"; a "calls=" line's next cost line is the
+ * callee's inclusive cost, which is not the caller's own).
+ */
+#include "config.h"
+
+#include "model.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+static const char *const col_names[CG_NR] = {
+	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
+};
+
+const char *cg_col_name(enum cg_col c)
+{
+	return (unsigned)c < CG_NR ? col_names[c] : "?";
+}
+
+struct cg_priv {
+	struct u64map index;	/* obj << 48 | addr -> insn index + 1 */
+};
+
+void cg_profile__init(struct cg_profile *p)
+{
+	struct cg_priv *pv = xzalloc(sizeof(*pv));
+
+	memset(p, 0, sizeof(*p));
+	u64map__init(&pv->index);
+	p->priv = pv;
+}
+
+void cg_profile__exit(struct cg_profile *p)
+{
+	struct cg_priv *pv = p->priv;
+
+	if (pv) {
+		u64map__exit(&pv->index);
+		free(pv);
+	}
+	gx_free_strv(p->objs, p->nr_objs);
+	free(p->insns);
+	memset(p, 0, sizeof(*p));
+}
+
+static uint32_t obj_intern(struct cg_profile *p, const char *name, size_t len)
+{
+	for (size_t i = 0; i < p->nr_objs; i++)
+		if (strlen(p->objs[i]) == len && !memcmp(p->objs[i], name, len))
+			return (uint32_t)i;
+	p->objs = xrealloc(p->objs, (p->nr_objs + 1) * sizeof(*p->objs));
+	p->objs[p->nr_objs] = xstrndup(name, len);
+	return (uint32_t)p->nr_objs++;
+}
+
+static struct cg_insn *insn_findnew(struct cg_profile *p, uint32_t obj, uint64_t addr)
+{
+	struct cg_priv *pv = p->priv;
+	uint64_t key = (uint64_t)obj << 48 | (addr & ((1ULL << 48) - 1));
+	uint64_t *v = u64map__findnew(&pv->index, key, 0);
+	struct cg_insn *in;
+
+	if (*v)
+		return &p->insns[*v - 1];
+	p->insns = xgrow(p->insns, &p->cap, p->nr_insns + 1, sizeof(*p->insns));
+	in = &p->insns[p->nr_insns++];
+	memset(in, 0, sizeof(*in));
+	in->obj = obj;
+	in->addr = addr;
+	*v = p->nr_insns;
+	return in;
+}
+
+/* The parser's state over one file. */
+struct cg_parse {
+	struct cg_profile *p;
+	const char *name;
+	size_t lineno;
+	int col[32];		/* file column -> enum cg_col, -1: not read */
+	size_t nr_cols;
+	int npos;		/* positions per cost line: 1 or 2 */
+	int instr_at;		/* which of them is the address, -1: none */
+	uint64_t last[2];
+	uint32_t *ob_ids;	/* compressed ob id -> object index + 1 */
+	size_t nr_ob_ids;
+	uint32_t obj;		/* the current object */
+	bool have_obj;
+	bool call_cost;		/* the next cost line is a call's inclusive cost */
+};
+
+static int parse_fail(struct cg_parse *ps, char **cause, const char *what)
+{
+	return gx_fail(cause, GX_E_FORMAT, "%s:%zu: %s", ps->name, ps->lineno, what);
+}
+
+/* "(id) name", "(id)" or "name": the object's index. */
+static int parse_ob(struct cg_parse *ps, const char *s, const char *end, char **cause)
+{
+	if (*s == '(') {
+		char *e;
+		unsigned long id = strtoul(s + 1, &e, 10);
+
+		if (e == s + 1 || *e != ')' || id > 1000000)
+			return parse_fail(ps, cause, "bad compressed name");
+		s = e + 1;
+		while (s < end && *s == ' ')
+			s++;
+		if (s < end) {
+			if (id >= ps->nr_ob_ids) {
+				ps->ob_ids = xrealloc(ps->ob_ids, (id + 1) * sizeof(*ps->ob_ids));
+				memset(ps->ob_ids + ps->nr_ob_ids, 0,
+				       (id + 1 - ps->nr_ob_ids) * sizeof(*ps->ob_ids));
+				ps->nr_ob_ids = id + 1;
+			}
+			ps->ob_ids[id] = obj_intern(ps->p, s, (size_t)(end - s)) + 1;
+		} else if (id >= ps->nr_ob_ids || !ps->ob_ids[id]) {
+			return parse_fail(ps, cause, "object id used before its name");
+		}
+		return (int)(ps->ob_ids[id] - 1);
+	}
+	return (int)obj_intern(ps->p, s, (size_t)(end - s));
+}
+
+static int parse_header(struct cg_parse *ps, const char *s, const char *end, char **cause)
+{
+	if (!strncmp(s, "events:", 7)) {
+		const char *q = s + 7;
+
+		ps->nr_cols = 0;
+		while (q < end) {
+			const char *w;
+			int c = -1;
+
+			while (q < end && *q == ' ')
+				q++;
+			w = q;
+			while (q < end && *q != ' ')
+				q++;
+			if (q == w)
+				break;
+			for (int k = 0; k < CG_NR; k++)
+				if (strlen(col_names[k]) == (size_t)(q - w) &&
+				    !memcmp(col_names[k], w, (size_t)(q - w)))
+					c = k;
+			if (ps->nr_cols == sizeof(ps->col) / sizeof(ps->col[0]))
+				return parse_fail(ps, cause, "too many events");
+			ps->col[ps->nr_cols++] = c;
+		}
+	} else if (!strncmp(s, "positions:", 10)) {
+		const char *q = s + 10;
+
+		ps->npos = 0;
+		ps->instr_at = -1;
+		while (q < end) {
+			const char *w;
+
+			while (q < end && *q == ' ')
+				q++;
+			w = q;
+			while (q < end && *q != ' ')
+				q++;
+			if (q == w)
+				break;
+			if (ps->npos == 2)
+				return parse_fail(ps, cause, "more positions than instr and line");
+			if (q - w == 5 && !memcmp(w, "instr", 5))
+				ps->instr_at = ps->npos;
+			ps->npos++;
+		}
+	}
+	return 0;
+}
+
+/* One position: absolute (decimal or 0x), +N, -N or *. */
+static int parse_pos(struct cg_parse *ps, const char **s, const char *end, int k, char **cause)
+{
+	const char *q = *s;
+	uint64_t v;
+	char *e;
+
+	if (*q == '*') {
+		*s = q + 1;
+		return 0;
+	}
+	errno = 0;
+	if (*q == '+' || *q == '-') {
+		v = strtoull(q + 1, &e, 0);
+		if (e == q + 1 || errno)
+			return parse_fail(ps, cause, "bad relative position");
+		ps->last[k] = *q == '+' ? ps->last[k] + v : ps->last[k] - v;
+	} else {
+		v = strtoull(q, &e, 0);
+		if (e == q || errno)
+			return parse_fail(ps, cause, "bad position");
+		ps->last[k] = v;
+	}
+	if (e > end)
+		return parse_fail(ps, cause, "bad position");
+	*s = e;
+	return 0;
+}
+
+static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char **cause)
+{
+	uint64_t c[32] = { 0 };
+	struct cg_insn *in;
+	size_t n = 0;
+
+	if (ps->instr_at < 0)
+		return parse_fail(ps, cause, "no instruction addresses (run callgrind with "
+				  "--dump-instr=yes)");
+	for (int k = 0; k < ps->npos; k++) {
+		while (s < end && *s == ' ')
+			s++;
+		if (s == end)
+			return parse_fail(ps, cause, "cost line without its positions");
+		if (parse_pos(ps, &s, end, k, cause) != 0)
+			return GX_E_FORMAT;
+		if (s < end && *s != ' ')
+			return parse_fail(ps, cause, "bad position");
+	}
+	while (s < end) {
+		char *e;
+
+		while (s < end && *s == ' ')
+			s++;
+		if (s == end)
+			break;
+		if (!isdigit((unsigned char)*s) || n == ps->nr_cols)
+			return parse_fail(ps, cause, "bad cost");
+		errno = 0;
+		c[n++] = strtoull(s, &e, 10);
+		if (errno || e > end || (e < end && *e != ' '))
+			return parse_fail(ps, cause, "bad cost");
+		s = e;
+	}
+	if (ps->call_cost) {	/* the callee's inclusive cost: not this line's own */
+		ps->call_cost = false;
+		return 0;
+	}
+	if (!ps->have_obj)
+		ps->obj = obj_intern(ps->p, "???", 3), ps->have_obj = true;
+	if (!n)
+		return 0;
+	in = insn_findnew(ps->p, ps->obj, ps->last[ps->instr_at]);
+	for (size_t k = 0; k < n; k++)
+		if (ps->col[k] >= 0) {
+			in->c[ps->col[k]] += c[k];
+			ps->p->totals[ps->col[k]] += c[k];
+		}
+	return 0;
+}
+
+int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const char *name,
+		      char **cause)
+{
+	struct cg_parse ps = { .p = p, .name = name, .npos = 1, .instr_at = 0 };
+	const char *s = text, *end = text + len;
+	int err = 0;
+
+	if (len < 8 || (strncmp(text, "# callgrind format", 18) && strncmp(text, "version:", 8) &&
+			strncmp(text, "events:", 7)))
+		return gx_fail(cause, GX_E_FORMAT, "%s: not a callgrind output file", name);
+	for (size_t k = 0; k < CG_NR; k++)
+		ps.col[k] = (int)k;
+	ps.nr_cols = CG_NR;
+	while (s < end && !err) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s)), *le = nl ? nl : end;
+		const char *eq;
+
+		ps.lineno++;
+		while (le > s && (le[-1] == '\r' || le[-1] == ' '))
+			le--;
+		if (le == s || *s == '#') {
+			/* empty or a comment */
+		} else if (isdigit((unsigned char)*s) || *s == '+' || *s == '-' || *s == '*') {
+			err = parse_cost(&ps, s, le, cause);
+		} else if ((eq = memchr(s, '=', (size_t)(le - s))) != NULL &&
+			   !memchr(s, ':', (size_t)(eq - s))) {
+			size_t kl = (size_t)(eq - s);
+
+			if ((kl == 2 && !memcmp(s, "ob", 2)) || (kl == 3 && !memcmp(s, "cob", 3))) {
+				int o = parse_ob(&ps, eq + 1, le, cause);
+
+				if (o < 0)
+					err = o;
+				else if (kl == 2)
+					ps.obj = (uint32_t)o, ps.have_obj = true;
+			} else if (kl == 5 && !memcmp(s, "calls", 5)) {
+				ps.call_cost = true;
+			}
+			/* fl, fi, fe, fn, cfi, cfl, cfn, jump, jcnd: not needed */
+		} else if (memchr(s, ':', (size_t)(le - s))) {
+			err = parse_header(&ps, s, le, cause);
+		} else {
+			err = parse_fail(&ps, cause, "not a callgrind line");
+		}
+		s = nl ? nl + 1 : end;
+	}
+	free(ps.ob_ids);
+	if (!err)
+		p->files++;
+	return err;
+}
+
+int cg_profile__read(struct cg_profile *p, const char *path, char **cause)
+{
+	size_t len;
+	int err = 0;
+	char *text = gx_read_regular(path, (size_t)1 << 32, &len, &err, cause);
+
+	if (!text)
+		return err ? err : -EIO;
+	err = cg_profile__parse(p, text, len, path, cause);
+	free(text);
+	return err;
+}

@@ -1,0 +1,1408 @@
+/*
+ * model.c: a modelled recording. The workload runs under callgrind with
+ * this machine's cache geometry; its self costs per instruction are priced
+ * in cycles (llvm-mca per hot basic block, misses by `gexplore peak`'s
+ * latencies and bandwidths, mispredicts by a penalty) and written as a
+ * normal result: perf.data samples whose period is the count at that
+ * address, meta.json with "modelled": true and the model "modelled".
+ */
+#include "config.h"
+
+#include "model.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "model-int.h"
+#include "peak/peak.h"
+#include "perfdata/perfdata.h"
+#include "util/util.h"
+
+char *model_which(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy, *save = NULL, *found = NULL;
+
+	if (!path || !*path)
+		return NULL;
+	copy = xstrdup(path);
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", *d ? d : ".", prog);
+
+		if (access(f, X_OK) == 0)
+			found = f;
+		else
+			free(f);
+	}
+	free(copy);
+	return found;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WEXITSTATUS(st);
+}
+
+int model_spawn(char *const *argv, const char *out_path, const char *err_path)
+{
+	char *exe = model_which(argv[0]);
+	pid_t pid;
+
+	if (!exe)
+		return -ENOENT;
+	pid = fork();
+	if (pid < 0) {
+		free(exe);
+		return -errno;
+	}
+	if (!pid) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(out_path ? out_path : "/dev/null", O_WRONLY | O_TRUNC);
+		int er = open(err_path ? err_path : "/dev/null", O_WRONLY | O_TRUNC);
+
+		if (in < 0 || out < 0 || er < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
+		    dup2(er, 2) < 0)
+			_exit(127);
+		execv(exe, argv);
+		_exit(127);
+	}
+	free(exe);
+	return wait_status(pid);
+}
+
+/* ---- this machine's caches ------------------------------------------------ */
+
+struct cache_geo {
+	uint64_t size;
+	unsigned assoc, line;
+};
+
+enum { GEO_I1, GEO_D1, GEO_L2, GEO_L3, GEO_NR };
+
+static uint64_t read_u64(const char *dir, const char *f)
+{
+	char *p = xasprintf("%s/%s", dir, f), *t = gx_read_file(p, 64);
+	uint64_t v = 0;
+	char *e;
+
+	if (t) {
+		v = strtoull(t, &e, 10);
+		if (*e == 'K')
+			v <<= 10;
+		else if (*e == 'M')
+			v <<= 20;
+	}
+	free(t);
+	free(p);
+	return v;
+}
+
+/* sysfs' cpu0 caches, else glibc's (CPUID); sets rounded down to a power
+ * of two, as callgrind's simulator wants. */
+static void cache_geometry(struct cache_geo g[GEO_NR])
+{
+	static const int sc[GEO_NR][3] = {
+		{ _SC_LEVEL1_ICACHE_SIZE, _SC_LEVEL1_ICACHE_ASSOC, _SC_LEVEL1_ICACHE_LINESIZE },
+		{ _SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC, _SC_LEVEL1_DCACHE_LINESIZE },
+		{ _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC, _SC_LEVEL2_CACHE_LINESIZE },
+		{ _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC, _SC_LEVEL3_CACHE_LINESIZE },
+	};
+
+	memset(g, 0, sizeof(*g) * GEO_NR);
+	for (int i = 0; i < 10; i++) {
+		char *d = xasprintf("/sys/devices/system/cpu/cpu0/cache/index%d", i);
+		char *ty = xasprintf("%s/type", d), *t = gx_read_file(ty, 64);
+		uint64_t lvl = read_u64(d, "level");
+		int k = -1;
+
+		if (t && lvl == 1)
+			k = !strncmp(t, "Instruction", 11) ? GEO_I1 : !strncmp(t, "Data", 4) ? GEO_D1 : -1;
+		else if (t && (lvl == 2 || lvl == 3))
+			k = lvl == 2 ? GEO_L2 : GEO_L3;
+		if (k >= 0) {
+			g[k].size = read_u64(d, "size");
+			g[k].assoc = (unsigned)read_u64(d, "ways_of_associativity");
+			g[k].line = (unsigned)read_u64(d, "coherency_line_size");
+		}
+		free(t);
+		free(ty);
+		free(d);
+	}
+	for (int k = 0; k < GEO_NR; k++) {
+		uint64_t sets;
+
+		if (!g[k].size) {
+			long s = sysconf(sc[k][0]), a = sysconf(sc[k][1]), l = sysconf(sc[k][2]);
+
+			g[k].size = s > 0 ? (uint64_t)s : 0;
+			g[k].assoc = a > 0 ? (unsigned)a : 0;
+			g[k].line = l > 0 ? (unsigned)l : 0;
+		}
+		if (!g[k].size)
+			continue;
+		if (!g[k].line)
+			g[k].line = 64;
+		if (!g[k].assoc)
+			g[k].assoc = k < GEO_L2 ? 8 : 16;
+		sets = g[k].size / ((uint64_t)g[k].assoc * g[k].line);
+		while (sets & (sets - 1))
+			sets &= sets - 1;
+		if (!sets)
+			sets = 1;
+		g[k].size = sets * g[k].assoc * g[k].line;
+	}
+}
+
+/* ---- the measured machine: `gexplore peak`'s stored results --------------- */
+
+struct machine_costs {
+	double ghz;
+	double lat[4];		/* cycles of a dependent load served by L1, L2, L3, DRAM */
+	double bw[4];		/* bytes a cycle, one core reading from that level */
+	double penalty;		/* cycles a mispredict costs */
+	bool measured;
+	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
+};
+
+/* The latency of the largest chase at or under bytes (the first above when none). */
+static double chase_at(json_t *lat, double bytes)
+{
+	double best = NAN, first = NAN;
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(lat, i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+		double c = json_number_value(json_object_get(e, "cycles"));
+
+		if (c <= 0)
+			continue;
+		if (b <= bytes)
+			best = c;
+		else if (isnan(first))
+			first = c;
+	}
+	return !isnan(best) ? best : first;
+}
+
+static void machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
+			  const char *vendor)
+{
+	static const char *const lvl[4] = { "L1", "L2", "L3", "DRAM" };
+	char *path = peak_cache_path();
+	json_t *doc = path ? json_load_file(path, 0, NULL) : NULL, *a, *e;
+	size_t i;
+
+	/* documented typical figures: Zen 3/4, Skylake-class (cycles, B/cycle) */
+	*mc = (struct machine_costs){ .ghz = 3.0, .lat = { 4, 14, 50, 300 },
+				      .bw = { 64, 32, 16, 6 }, .penalty = 16 };
+	if (vendor && !strcmp(vendor, "AuthenticAMD"))
+		mc->penalty = 14;	/* AMD's software optimization guide: 11-18 */
+	else if (!vendor || !*vendor)
+		mc->penalty = 11;	/* Neoverse N1/V1 guides */
+	if (!doc)
+		goto out;
+	mc->ghz = json_number_value(json_object_get(json_object_get(doc, "clock"), "ghz"));
+	if (!(mc->ghz > 0.1))
+		mc->ghz = 3.0;
+	a = json_object_get(doc, "latency");
+	if (json_array_size(a)) {
+		double sz[4] = { (double)g[GEO_D1].size / 2, (double)g[GEO_L2].size / 2,
+				 (double)g[GEO_L3].size / 2, 1e30 };
+
+		for (int k = 0; k < 4; k++) {
+			double c = chase_at(a, sz[k]);
+
+			if (c > 0)
+				mc->lat[k] = c;
+		}
+		mc->measured = true;
+	}
+	json_array_foreach(json_object_get(doc, "bandwidth"), i, e) {
+		const char *lv = json_string_value(json_object_get(e, "level"));
+		const char *kn = json_string_value(json_object_get(e, "kernel"));
+		double gbps = json_number_value(json_object_get(e, "gbps"));
+
+		if (!lv || !kn || strcmp(kn, "read") || json_integer_value(json_object_get(e, "threads")) != 1)
+			continue;
+		for (int k = 0; k < 4; k++)
+			if (!strcmp(lv, lvl[k]) && gbps > 0)
+				mc->bw[k] = gbps / mc->ghz;
+	}
+	json_array_foreach(json_object_get(doc, "tests"), i, e) {
+		const char *n = json_string_value(json_object_get(e, "name"));
+
+		if (n && !strcmp(n, "fma.f64.256"))
+			mc->fma_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
+	}
+out:
+	json_decref(doc);
+	free(path);
+}
+
+/* ---- objects: where callgrind's addresses lie in the files ---------------- */
+
+struct model_obj {
+	const char *path;	/* callgrind's name (borrowed) */
+	bool file;		/* an ELF file we could read */
+	uint64_t bias;		/* callgrind's address - the file's vaddr */
+	uint64_t base;		/* where the samples put it: its own 1 TiB */
+	struct { uint64_t vaddr, memsz, offset; uint32_t flags; } load[8];
+	int nr_load;
+	uint64_t lo, hi;	/* callgrind addresses of its instructions */
+	bool hot;
+};
+
+static void obj_read_elf(struct model_obj *o)
+{
+	int fd = o->path[0] == '/' ? open(o->path, O_RDONLY | O_CLOEXEC) : -1;
+	Elf *e = NULL;
+	GElf_Ehdr eh;
+	size_t n;
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n))
+		goto out;
+	for (size_t i = 0; i < n && o->nr_load < 8; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		o->load[o->nr_load].vaddr = ph.p_vaddr;
+		o->load[o->nr_load].memsz = ph.p_memsz;
+		o->load[o->nr_load].offset = ph.p_offset;
+		o->load[o->nr_load].flags = ph.p_flags;
+		o->nr_load++;
+	}
+	o->file = o->nr_load > 0;
+	/* callgrind writes addresses relative to the object when Valgrind read
+	 * its symbols; else as they were (a PIE main program without symbols
+	 * sits at Valgrind's 0x108000) */
+	if (o->file) {
+		uint64_t vlo = o->load[0].vaddr & ~0xfffULL;
+		uint64_t vhi = o->load[o->nr_load - 1].vaddr + o->load[o->nr_load - 1].memsz;
+
+		if (o->lo >= vlo && o->hi < vhi)
+			o->bias = 0;
+		else if (eh.e_type == ET_DYN && o->lo >= 0x108000 + vlo && o->hi < 0x108000 + vhi)
+			o->bias = 0x108000;
+		else
+			o->file = false;
+	}
+out:
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+/* ---- basic blocks and llvm-mca --------------------------------------------- */
+
+struct model_insn {
+	size_t cg;		/* index into the cg_profile's insns */
+	uint32_t obj;		/* its object and address: the sort key */
+	uint64_t addr;
+	char *text;		/* AT&T assembly, NULL: not disassembled */
+	int block;		/* -1: none */
+	bool dep_load;		/* a load whose address a load in its block gave */
+};
+
+struct model_block {
+	size_t first, n;	/* into the sorted model_insn array */
+	uint64_t execs;
+	double cyc;		/* llvm-mca's cycles an execution; NAN: not modelled */
+	int region;		/* -1: not in the batch */
+};
+
+struct model_state {
+	struct cg_profile cg, cg2;	/* cg2: the pass with LL = L2, or empty */
+	bool have_l2;
+	struct model_obj *objs;
+	struct model_insn *ins;		/* sorted by (obj, addr) */
+	size_t nr_ins;
+	struct model_block *blocks;
+	size_t nr_blocks;
+	struct machine_costs mc;
+	struct cache_geo geo[GEO_NR];
+	const char *mcpu;
+	char *mcpu_note;
+	double width;
+	char **notes;			/* for meta.json's warnings */
+	size_t nr_notes;
+	double cpi_rest;		/* cycles an instruction outside the modelled blocks */
+	/* per cg insn: the modelled terms */
+	double *base, *fe, *bad, *mem, *core;
+	uint64_t *l2miss;		/* the L2 pass's misses (its LL's) */
+	pid_t pid;			/* the workload's (valgrind's) */
+};
+
+static int cmp_ins(const void *a, const void *b)
+{
+	const struct model_insn *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* AT&T text cleaned for llvm-mca: tabs to spaces, no comment, no <sym>. */
+static char *clean_insn(const char *s, size_t n)
+{
+	char *t = xstrndup(s, n), *c;
+
+	for (c = t; *c; c++)
+		if (*c == '\t')
+			*c = ' ';
+	if ((c = strchr(t, '#')))
+		*c = 0;
+	if ((c = strstr(t, " <")))
+		*c = 0;
+	for (c = t + strlen(t); c > t && c[-1] == ' '; c--)
+		c[-1] = 0;
+	return t;
+}
+
+/* Disassemble object k's range and attach the text to its instructions. */
+static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1)
+{
+	const struct model_obj *o = &st->objs[k];
+	char *start = xasprintf("--start-address=0x%" PRIx64, o->lo - o->bias);
+	char *stop = xasprintf("--stop-address=0x%" PRIx64, o->hi - o->bias + 1);
+	char *argv[] = { "llvm-objdump", "-d", "--no-show-raw-insn", start, stop,
+			 (char *)o->path, NULL };
+	char out[] = "/tmp/gx-objdump-XXXXXX";
+	int fd = mkstemp(out);
+	char *text = NULL;
+	struct u64map at;
+
+	u64map__init(&at);
+	if (fd < 0)
+		goto out;
+	close(fd);
+	if (model_spawn(argv, out, NULL) != 0)
+		goto out;
+	text = gx_read_file(out, (size_t)1 << 30);
+	for (size_t i = i0; i < i1; i++)
+		*u64map__findnew(&at, st->cg.insns[st->ins[i].cg].addr - o->bias, 0) = i + 1;
+	for (char *s = text; s && *s;) {
+		char *nl = strchr(s, '\n'), *e;
+		uint64_t addr;
+		uint64_t *v;
+
+		if (nl)
+			*nl = 0;
+		while (*s == ' ')
+			s++;
+		addr = strtoull(s, &e, 16);
+		if (e != s && *e == ':' && (v = u64map__find(&at, addr)) != NULL) {
+			char *t = e + 1;
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (*t && !strstr(t, "<unknown>") && !strstr(t, "(bad)"))
+				st->ins[*v - 1].text = clean_insn(t, strlen(t));
+		}
+		s = nl ? nl + 1 : NULL;
+	}
+out:
+	if (fd >= 0)
+		unlink(out);
+	u64map__exit(&at);
+	free(text);
+	free(start);
+	free(stop);
+}
+
+/* The base register of text's memory operand ("(%rax" -> "rax"), or "". */
+static void mem_base(const char *t, char reg[8])
+{
+	const char *p = strchr(t, '(');
+	size_t n = 0;
+
+	reg[0] = 0;
+	if (!p || p[1] != '%')
+		return;
+	p += 2;
+	while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
+		n++;
+	memcpy(reg, p, n);
+	reg[n] = 0;
+}
+
+/* The destination register of an AT&T instruction ("...,%rax" -> "rax"), or "". */
+static void dest_reg(const char *t, char reg[8])
+{
+	const char *p = strrchr(t, ',');
+	size_t n = 0;
+
+	reg[0] = 0;
+	if (!p) {	/* one operand: "pop %rax" */
+		p = strchr(t, ' ');
+		if (!p)
+			return;
+	}
+	while (*++p == ' ')
+		;
+	if (*p != '%')
+		return;
+	p++;
+	while (n < 7 && p[n] && p[n] != ' ')
+		n++;
+	memcpy(reg, p, n);
+	reg[n] = 0;
+}
+
+/* A 32-bit name of a 64-bit register counts as the same ("eax" in "rax"). */
+static bool same_reg(const char *a, const char *b)
+{
+	if (!*a || !*b)
+		return false;
+	if (!strcmp(a, b))
+		return true;
+	return strlen(a) == 3 && strlen(b) == 3 && (a[0] == 'r' || a[0] == 'e') &&
+	       (b[0] == 'r' || b[0] == 'e') && !strcmp(a + 1, b + 1);
+}
+
+static bool is_load(const char *t)
+{
+	const char *comma = strrchr(t, ',');
+	const char *paren = strchr(t, '(');
+
+	/* a memory source operand: the "(" before the last comma */
+	return paren && comma && paren < comma && strncmp(t, "lea", 3) && strncmp(t, "nop", 3);
+}
+
+/* Loads whose base register a load of the same block wrote (a pointer
+ * chase: each miss waits for the one before). */
+static void mark_dependent(struct model_state *st, const struct model_block *b)
+{
+	for (size_t i = b->first; i < b->first + b->n; i++) {
+		char base[8];
+		const char *t = st->ins[i].text;
+
+		if (!t || !is_load(t))
+			continue;
+		mem_base(t, base);
+		/* every load of the block, itself included (the loop's next turn) */
+		for (size_t j = b->first; j < b->first + b->n; j++) {
+			char d[8];
+			const char *u = st->ins[j].text;
+
+			if (!u || !is_load(u))
+				continue;
+			dest_reg(u, d);
+			if (same_reg(d, base))
+				st->ins[i].dep_load = true;
+		}
+	}
+}
+
+static bool ends_block(const char *t)
+{
+	return t && (!strncmp(t, "call", 4) || !strncmp(t, "ret", 3) || !strncmp(t, "jmp", 3) ||
+		     !strncmp(t, "bl ", 3) || !strncmp(t, "b ", 2));
+}
+
+static int cmp_block_weight(const void *a, const void *b)
+{
+	const struct model_block *x = a, *y = b;
+	double wx = (double)x->execs * (double)x->n, wy = (double)y->execs * (double)y->n;
+
+	return wx > wy ? -1 : wx < wy;
+}
+
+#define MODEL_MAX_BLOCKS 3000
+#define MODEL_MAX_BLOCK_LEN 256
+
+/* Basic blocks: runs of consecutive disassembled instructions with the
+ * same execution count, ended by a call, return or jump. */
+static void find_blocks(struct model_state *st)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < st->nr_ins;) {
+		struct model_block b = { .first = i, .n = 1, .region = -1, .cyc = NAN };
+		const struct cg_insn *c0 = &st->cg.insns[st->ins[i].cg];
+
+		b.execs = c0->c[CG_IR];
+		while (i + b.n < st->nr_ins && b.n < MODEL_MAX_BLOCK_LEN) {
+			const struct model_insn *prev = &st->ins[i + b.n - 1], *m = &st->ins[i + b.n];
+			const struct cg_insn *c = &st->cg.insns[m->cg];
+
+			if (!prev->text || !m->text || c->obj != c0->obj || c->c[CG_IR] != b.execs ||
+			    c->addr - st->cg.insns[prev->cg].addr > 16 || ends_block(prev->text))
+				break;
+			b.n++;
+		}
+		for (size_t k = i; k < i + b.n; k++)
+			st->ins[k].block = (int)st->nr_blocks;
+		st->blocks = xgrow(st->blocks, &cap, st->nr_blocks + 1, sizeof(*st->blocks));
+		st->blocks[st->nr_blocks++] = b;
+		i += b.n;
+	}
+}
+
+static void note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
+static void note(struct model_state *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	gx_strv_vaddf(&st->notes, &st->nr_notes, fmt, ap);
+	va_end(ap);
+}
+
+/* Which -mcpu: /proc/cpuinfo's vendor, family and model (x86) or part (arm64). */
+static const char *detect_mcpu(char **vendor_out, char **note_out)
+{
+	char *t = gx_read_file("/proc/cpuinfo", 1 << 20), *v = NULL;
+	int family = 0, model = 0;
+	unsigned part = 0;
+	const char *cpu;
+
+	for (char *s = t; s && *s;) {
+		char *nl = strchr(s, '\n'), *colon;
+
+		if (nl)
+			*nl = 0;
+		colon = strchr(s, ':');
+		if (colon) {
+			const char *val = colon + 1 + (colon[1] == ' ');
+
+			if (!strncmp(s, "vendor_id", 9) && !v)
+				v = xstrdup(val);
+			else if (!strncmp(s, "cpu family", 10) && !family)
+				family = atoi(val);
+			else if (!strncmp(s, "model\t", 6) && !model)
+				model = atoi(val);
+			else if (!strncmp(s, "CPU part", 8) && !part)
+				part = (unsigned)strtoul(val, NULL, 0);
+		}
+		if (!nl || (v && family && model) || part)
+			break;
+		s = nl + 1;
+	}
+	free(t);
+	cpu = mca_cpu_for(v, family, model, part, note_out);
+	*vendor_out = v;
+	return cpu;
+}
+
+/* A rep-prefixed string instruction: callgrind counts each of its
+ * iterations as one instruction, llvm-mca prices it as a whole run (100
+ * cycles): it is priced per iteration instead (REP_CYCLES). */
+static bool is_rep(const char *t)
+{
+	return !strncmp(t, "rep", 3);
+}
+
+/* Cycles of one iteration of a rep string instruction: fast strings move
+ * 16-32 bytes a cycle, one iteration is 1-8 bytes. */
+#define REP_CYCLES 0.1
+
+/* A calibration region: 12 independent vfmadd231pd ymm chains, to set
+ * llvm-mca's FMA throughput beside the one `gexplore peak` measured. */
+static void add_fma_region(char ***lines, size_t *n, size_t region)
+{
+	gx_strv_addf(lines, n, "# LLVM-MCA-BEGIN b%zu", region);
+	for (int r = 0; r < 12; r++)
+		gx_strv_addf(lines, n, "vfmadd231pd %%ymm15, %%ymm14, %%ymm%d", r);
+	gx_strv_addf(lines, n, "# LLVM-MCA-END b%zu", region);
+}
+
+static bool has_fma(const struct model_state *st, const struct model_block *b)
+{
+	for (size_t i = b->first; i < b->first + b->n; i++)
+		if (st->ins[i].text && strstr(st->ins[i].text, "vfma"))
+			return true;
+	return false;
+}
+
+/* Whether a block is a loop: it ends in a jump back to its first
+ * instruction ("jne 0x1190", the file's address). */
+static bool is_loop(const struct model_state *st, const struct model_block *b)
+{
+	const struct model_insn *last = &st->ins[b->first + b->n - 1];
+	const struct cg_insn *first = &st->cg.insns[st->ins[b->first].cg];
+	const char *t = last->text, *sp;
+	uint64_t target;
+
+	if (!t || t[0] != 'j' || !(sp = strchr(t, ' ')))
+		return false;
+	while (*sp == ' ')
+		sp++;
+	if (strncmp(sp, "0x", 2))
+		return false;
+	target = strtoull(sp, NULL, 16);
+	return target + st->objs[first->obj].bias == first->addr;
+}
+
+/* The hot blocks through llvm-mca in one run; cpi_rest from what it said. */
+static void model_blocks(struct model_state *st)
+{
+	struct model_block *order = xcalloc(st->nr_blocks + 1, sizeof(*order));
+	char **lines = NULL, *cause = NULL;
+	size_t nl = 0, nr = 0, dropped = 0, nb = st->nr_blocks;
+	uint64_t total = st->cg.totals[CG_IR], covered = 0;
+	double *cyc, *rt = NULL, fma_mca = NAN, sum_cyc = 0, sum_ir = 0, fma_scale = 1;
+	int *region_block;
+
+	memcpy(order, st->blocks, nb * sizeof(*order));
+	for (size_t k = 0; k < nb; k++)
+		order[k].region = (int)k;	/* its index in st->blocks */
+	gx_qsort(order, nb, sizeof(*order), cmp_block_weight);
+	region_block = xcalloc(nb + 2, sizeof(*region_block));
+	for (size_t k = 0; k < nb && nr < MODEL_MAX_BLOCKS; k++) {
+		struct model_block *b = &st->blocks[order[k].region];
+
+		if (covered >= total - total / 1000 || !st->ins[b->first].text)
+			continue;
+		gx_strv_addf(&lines, &nl, "# LLVM-MCA-BEGIN b%zu", nr);
+		for (size_t i = b->first; i < b->first + b->n; i++)
+			if (st->ins[i].text && !is_rep(st->ins[i].text))
+				gx_strv_addf(&lines, &nl, "%s", st->ins[i].text);
+		gx_strv_addf(&lines, &nl, "# LLVM-MCA-END b%zu", nr);
+		b->region = (int)nr;
+		region_block[nr++] = order[k].region;
+		covered += b->execs * b->n;
+	}
+	add_fma_region(&lines, &nl, nr);
+	cyc = xcalloc(nr + 2, sizeof(*cyc));
+	rt = xcalloc(nr + 2, sizeof(*rt));
+	if (mca_run(st->mcpu, lines, nl, nr + 1, cyc, rt, &st->width, &dropped, &cause) != 0) {
+		note(st, "model: llvm-mca gave no cycles (%s): every instruction priced at "
+		     "one cycle", cause);
+		st->cpi_rest = 1;
+		goto out;
+	}
+	if (dropped)
+		note(st, "model: llvm-mca could not read %zu of the hot instructions; their "
+		     "blocks are modelled without them", dropped);
+	fma_mca = cyc[nr] / 12;
+	if (st->mc.fma_tput > 0 && fma_mca > 0 &&
+	    fabs(st->mc.fma_tput - fma_mca) > 0.1 * st->mc.fma_tput) {
+		fma_scale = st->mc.fma_tput / fma_mca;
+		note(st, "model: llvm-mca's %s gives one vfmadd231pd ymm every %.2f cycles where "
+		     "`gexplore peak` measured %.2f: peak wins; blocks with FMAs are scaled by %.2f",
+		     st->mcpu, fma_mca, st->mc.fma_tput, fma_scale);
+	}
+	for (size_t r = 0; r < nr; r++) {
+		struct model_block *b = &st->blocks[region_block[r]];
+
+		if (!(cyc[r] >= 0))
+			continue;
+		/* llvm-mca repeats a block as if it were a loop: in one that is
+		 * not, a chain through its registers from one run to the next
+		 * is not there, and the out-of-order core overlaps it with
+		 * what follows: its resources' bound, not the chain */
+		b->cyc = (is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r]) *
+			 (has_fma(st, b) ? fma_scale : 1);
+		sum_cyc += b->cyc * (double)b->execs;
+		sum_ir += (double)b->execs * (double)b->n;
+	}
+	st->cpi_rest = sum_ir > 0 ? sum_cyc / sum_ir : 1;
+out:
+	if (!(st->width > 0))
+		st->width = 4;
+	free(cause);
+	free(cyc);
+	free(rt);
+	free(region_block);
+	gx_free_strv(lines, nl);
+	free(order);
+}
+
+/* ---- the terms of each instruction ----------------------------------------- */
+
+/* Misses in flight at once for independent loads: the line fill buffers
+ * (Intel 10-16, AMD's miss address buffers 22-24; 10 is what one core's
+ * random loads reach in practice). */
+#define MODEL_MLP 10.0
+
+static void price(struct model_state *st)
+{
+	const struct machine_costs *mc = &st->mc;
+	size_t n = st->cg.nr_insns;
+	struct u64map l2;
+
+	st->base = xcalloc(n + 1, sizeof(double));
+	st->fe = xcalloc(n + 1, sizeof(double));
+	st->bad = xcalloc(n + 1, sizeof(double));
+	st->mem = xcalloc(n + 1, sizeof(double));
+	st->core = xcalloc(n + 1, sizeof(double));
+	st->l2miss = xcalloc(n + 1, sizeof(uint64_t));
+	u64map__init(&l2);
+	if (st->have_l2) {
+		/* the L2 pass named its objects in its own order: by name */
+		uint32_t *to = xcalloc(st->cg2.nr_objs + 1, sizeof(*to));
+
+		for (size_t k = 0; k < st->cg2.nr_objs; k++) {
+			to[k] = UINT32_MAX;
+			for (size_t j = 0; j < st->cg.nr_objs; j++)
+				if (!strcmp(st->cg2.objs[k], st->cg.objs[j]))
+					to[k] = (uint32_t)j;
+		}
+		for (size_t i = 0; i < st->cg2.nr_insns; i++) {
+			const struct cg_insn *c = &st->cg2.insns[i];
+
+			if (to[c->obj] != UINT32_MAX)
+				*u64map__findnew(&l2, (uint64_t)to[c->obj] << 48 | c->addr, 0) =
+					c->c[CG_DLMR] + c->c[CG_DLMW];
+		}
+		free(to);
+	}
+	for (size_t b = 0; b < st->nr_blocks; b++) {
+		struct model_block *bl = &st->blocks[b];
+		double stream = 0, basesum = 0;
+
+		for (size_t i = bl->first; i < bl->first + bl->n; i++) {
+			size_t k = st->ins[i].cg;
+			const struct cg_insn *c = &st->cg.insns[k];
+			double ir = (double)c->c[CG_IR];
+			double m1 = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
+			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]), m2 = m1;
+			double ret = ir / st->width;
+			uint64_t *v;
+
+			if (st->have_l2) {
+				v = u64map__find(&l2, (uint64_t)c->obj << 48 | c->addr);
+				m2 = v ? (double)*v : m3;
+			}
+			if (m2 > m1)
+				m2 = m1;
+			if (m3 > m2)
+				m3 = m2;
+			st->l2miss[k] = st->have_l2 ? (uint64_t)m2 : 0;
+			if (st->ins[i].text && is_rep(st->ins[i].text))
+				st->base[k] = ir * REP_CYCLES;
+			else
+				st->base[k] = !isnan(bl->cyc) ? bl->cyc * ir / (double)bl->n :
+								ir * st->cpi_rest;
+			basesum += st->base[k];
+			st->core[k] = st->base[k] > ret ? st->base[k] - ret : 0;
+			st->bad[k] = (double)(c->c[CG_BCM] + c->c[CG_BIM]) * mc->penalty;
+			st->fe[k] = (double)c->c[CG_I1MR] * (mc->lat[1] - mc->lat[0]) +
+				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
+			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
+				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +
+					     (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
+					     m3 * (mc->lat[3] - mc->lat[0]);
+			} else {		/* misses overlap */
+				double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64;
+				double acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
+				double bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] +
+						    m3 / mc->bw[3]);
+
+				/* a miss nearly every access is no stream the
+				 * prefetchers follow: each costs its level's
+				 * latency over the misses in flight */
+				if (acc > 0 && m1 >= 0.5 * acc) {
+					double lat = ((m1 - m2) * (mc->lat[1] - mc->lat[0]) +
+						      (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
+						      m3 * (mc->lat[3] - mc->lat[0])) / MODEL_MLP;
+
+					if (lat > bw)
+						bw = lat;
+				}
+				stream += bw;
+			}
+		}
+		/* the roofline: a block's streaming misses cost what the
+		 * memory takes beyond its own cycles */
+		if (stream > basesum) {
+			double extra = stream - basesum, tot = 0;
+
+			for (size_t i = bl->first; i < bl->first + bl->n; i++) {
+				const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+
+				if (!st->ins[i].dep_load)
+					tot += (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
+			}
+			for (size_t i = bl->first; i < bl->first + bl->n && tot > 0; i++) {
+				const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+
+				if (!st->ins[i].dep_load)
+					st->mem[st->ins[i].cg] += extra *
+						(double)(c->c[CG_D1MR] + c->c[CG_D1MW]) / tot;
+			}
+		}
+	}
+	u64map__exit(&l2);
+}
+
+/* ---- running callgrind --------------------------------------------------- */
+
+static char *geo_arg(const char *opt, const struct cache_geo *g)
+{
+	return xasprintf("--%s=%" PRIu64 ",%u,%u", opt, g->size, g->assoc, g->line);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* PREFIX.out.PID-NN in the result directory, sorted (the order the
+ * profile is read in, so that two runs write the same samples); the
+ * empty PREFIX.out.PID that --separate-threads leaves are removed. */
+static void list_outputs(const struct model_opts *o, const char *prefix, char ***names,
+			 size_t *nn)
+{
+	int fd = dup(o->dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char *pre = xasprintf("%s.out.", prefix);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		free(pre);
+		return;
+	}
+	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, pre, strlen(pre)))
+			continue;
+		if (strchr(de->d_name + strlen(pre), '-'))
+			gx_strv_addf(names, nn, "%s", de->d_name);
+		else
+			unlinkat(o->dirfd, de->d_name, 0);
+	}
+	closedir(d);
+	free(pre);
+	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
+}
+
+/* One callgrind run of argv; its output files DIR/PREFIX.out-NN. The
+ * workload's status, or a negative code. */
+static int run_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
+			 const struct cache_geo *ll, bool full, struct model_state *st,
+			 char **cause)
+{
+	size_t na = 0, n = 0;
+	char **av = NULL;
+	pid_t pid;
+	int status;
+
+	while (o->argv[na])
+		na++;
+	gx_strv_addf(&av, &n, "%s", valgrind);
+	gx_strv_addf(&av, &n, "--tool=callgrind");
+	gx_strv_addf(&av, &n, "--dump-instr=yes");
+	gx_strv_addf(&av, &n, "--cache-sim=yes");
+	gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
+	gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
+	gx_strv_addf(&av, &n, "--separate-threads=yes");
+	/* a script's exec of the program, and children, are followed: each
+	 * process its own files */
+	gx_strv_addf(&av, &n, "--trace-children=yes");
+	gx_strv_addf(&av, &n, "--callgrind-out-file=%s/%s.out.%%p", o->dir, prefix);
+	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, prefix);
+	if (st->geo[GEO_I1].size)
+		gx_strv_addf(&av, &n, "%s", geo_arg("I1", &st->geo[GEO_I1]));
+	if (st->geo[GEO_D1].size)
+		gx_strv_addf(&av, &n, "%s", geo_arg("D1", &st->geo[GEO_D1]));
+	if (ll->size)
+		gx_strv_addf(&av, &n, "%s", geo_arg("LL", ll));
+	for (size_t i = 0; i < na; i++)
+		gx_strv_addf(&av, &n, "%s", o->argv[i]);
+	av = xrealloc(av, (n + 1) * sizeof(*av));
+	av[n] = NULL;
+	pid = fork();
+	if (pid < 0) {
+		status = gx_fail(cause, -errno, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (!pid) {
+		execv(valgrind, av);
+		_exit(127);
+	}
+	if (full)
+		st->pid = pid;
+	status = wait_status(pid);
+	if (status >= 0) {
+		char **names = NULL;
+		size_t nn = 0;
+
+		list_outputs(o, prefix, &names, &nn);
+		if (!nn)
+			status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' (status %d)",
+					 o->argv[0], status);
+		for (size_t i = 0; i < nn && status >= 0; i++) {
+			char *f = xasprintf("%s/%s", o->dir, names[i]);
+			int err = cg_profile__read(full ? &st->cg : &st->cg2, f, cause);
+
+			free(f);
+			if (err)
+				status = err;
+		}
+		gx_free_strv(names, nn);
+	}
+out:
+	gx_free_strv(av, n);
+	return status;
+}
+
+/* ---- the result ------------------------------------------------------------- */
+
+enum model_ev {
+	EV_CYCLES, EV_INSNS, EV_BRANCHES, EV_BRMISS, EV_L1D_LD, EV_L1D_ST, EV_L1I, EV_L2,
+	EV_LLC_LD, EV_LLC_ST, EV_FE, EV_BAD, EV_MEM, EV_CORE, EV_NR
+};
+
+static const struct {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+} model_events[EV_NR] = {
+	{ "cycles:modelled", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions:exact", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "branches:exact", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses:modelled", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "L1-dcache-load-misses:modelled", PERF_TYPE_HW_CACHE, 0x10000 },
+	{ "L1-dcache-store-misses:modelled", PERF_TYPE_HW_CACHE, 0x10100 },
+	{ "L1-icache-load-misses:modelled", PERF_TYPE_HW_CACHE, 0x10001 },
+	{ "l2-misses:modelled", PERF_TYPE_RAW, 0x4758000010ULL },
+	{ "LLC-load-misses:modelled", PERF_TYPE_HW_CACHE, 0x10002 },
+	{ "LLC-store-misses:modelled", PERF_TYPE_HW_CACHE, 0x10102 },
+	{ "model-frontend-cycles:modelled", PERF_TYPE_RAW, 0x4758000001ULL },
+	{ "model-bad-spec-cycles:modelled", PERF_TYPE_RAW, 0x4758000002ULL },
+	{ "model-memory-cycles:modelled", PERF_TYPE_RAW, 0x4758000003ULL },
+	{ "model-core-cycles:modelled", PERF_TYPE_RAW, 0x4758000004ULL },
+};
+
+#define MODEL_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			   PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
+#define MODEL_ID0 0x6d6f00
+
+static int put_comm(struct perf_writer *w, uint32_t pid, const char *comm)
+{
+	struct { struct perf_event_header h; uint32_t pid, tid; char comm[24]; } r;
+
+	memset(&r, 0, sizeof(r));
+	r.h.type = PERF_RECORD_COMM;
+	r.h.misc = PERF_RECORD_MISC_USER;
+	r.h.size = sizeof(r);
+	r.pid = r.tid = pid;
+	snprintf(r.comm, sizeof(r.comm), "%.15s", comm);
+	return perf_writer__write(w, &r, sizeof(r));
+}
+
+static int put_mmap2(struct perf_writer *w, uint32_t pid, uint64_t start, uint64_t len,
+		     uint64_t pgoff, const char *path)
+{
+	size_t fl = strlen(path) + 1, sz = (48 + 8 + 16 + 8 + fl + 7) & ~(size_t)7;
+	unsigned char *buf = xzalloc(sz + 8);
+	struct perf_event_header *h = (void *)buf;
+	unsigned char *p = buf + sizeof(*h);
+	uint32_t prot = 5, flags = 2;	/* PROT_READ|PROT_EXEC, MAP_PRIVATE */
+	int err;
+
+	h->type = PERF_RECORD_MMAP2;
+	h->misc = PERF_RECORD_MISC_USER;
+	h->size = (uint16_t)sz;
+	memcpy(p, &pid, 4), memcpy(p + 4, &pid, 4);
+	memcpy(p + 8, &start, 8), memcpy(p + 16, &len, 8), memcpy(p + 24, &pgoff, 8);
+	/* maj, min, ino, ino_generation: 0 */
+	memcpy(p + 56, &prot, 4), memcpy(p + 60, &flags, 4);
+	memcpy(p + 64, path, fl);
+	err = perf_writer__write(w, buf, sz);
+	free(buf);
+	return err;
+}
+
+static int put_sample(struct perf_writer *w, int ev, uint64_t ip, uint32_t pid, uint64_t time,
+		      uint64_t period)
+{
+	struct {
+		struct perf_event_header h;
+		uint64_t id, ip;
+		uint32_t pid, tid;
+		uint64_t time, period;
+	} r = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) },
+		.id = MODEL_ID0 + (uint64_t)ev, .ip = ip, .pid = pid, .tid = pid, .time = time,
+		.period = period };
+
+	return perf_writer__write(w, &r, sizeof(r));
+}
+
+/* Where an instruction's samples go: its object's base plus its file vaddr. */
+static uint64_t sample_ip(const struct model_state *st, const struct cg_insn *c)
+{
+	const struct model_obj *o = &st->objs[c->obj];
+
+	return o->base + (c->addr - o->bias);
+}
+
+static int write_result(struct model_state *st, const struct model_opts *o, uint32_t pid,
+			uint64_t t0, uint64_t t1, struct gx_meta *m, char **cause)
+{
+	struct pd_evsel ev[EV_NR];
+	uint64_t ids[EV_NR], totals[EV_NR] = { 0 }, time = t0;
+	struct perf_writer *w = NULL;
+	struct pd_env env;
+	char *why = NULL;
+	int err;
+
+	memset(ev, 0, sizeof(ev));
+	for (int k = 0; k < EV_NR; k++) {
+		ids[k] = MODEL_ID0 + (uint64_t)k;
+		ev[k].attr.size = sizeof(ev[k].attr);
+		ev[k].attr.type = model_events[k].type;
+		ev[k].attr.config = model_events[k].config;
+		ev[k].attr.sample_period = 1;
+		ev[k].attr.sample_type = MODEL_SAMPLE_TYPE;
+		ev[k].attr.exclude_kernel = 1;
+		ev[k].attr.exclude_hv = 1;
+		ev[k].name = (char *)model_events[k].name;
+		ev[k].ids = &ids[k];
+		ev[k].nr_ids = 1;
+	}
+	err = perf_writer__new_at(&w, o->dirfd, "perf.data", ev, EV_NR, &why);
+	if (err) {
+		err = gx_fail(cause, err, "%s: %s", o->dir, why);
+		goto out;
+	}
+	put_comm(w, pid, strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0]);
+	for (size_t k = 0; k < st->cg.nr_objs; k++) {
+		const struct model_obj *ob = &st->objs[k];
+
+		if (!ob->file)
+			continue;
+		for (int s = 0; s < ob->nr_load; s++) {
+			uint64_t va = ob->load[s].vaddr & ~0xfffULL;
+
+			if (!(ob->load[s].flags & PF_X))
+				continue;
+			put_mmap2(w, pid, ob->base + va, ob->load[s].memsz + (ob->load[s].vaddr - va),
+				  ob->load[s].offset & ~0xfffULL, ob->path);
+		}
+	}
+	for (size_t i = 0; i < st->cg.nr_insns; i++) {
+		const struct cg_insn *c = &st->cg.insns[i];
+		double cyc = st->base[i] + st->fe[i] + st->bad[i] + st->mem[i];
+		uint64_t v[EV_NR];
+
+		v[EV_CYCLES] = (uint64_t)llround(cyc);
+		v[EV_INSNS] = c->c[CG_IR];
+		v[EV_BRANCHES] = c->c[CG_BC] + c->c[CG_BI];
+		v[EV_BRMISS] = c->c[CG_BCM] + c->c[CG_BIM];
+		v[EV_L1D_LD] = c->c[CG_D1MR];
+		v[EV_L1D_ST] = c->c[CG_D1MW];
+		v[EV_L1I] = c->c[CG_I1MR];
+		v[EV_L2] = st->l2miss[i];
+		v[EV_LLC_LD] = c->c[CG_DLMR];
+		v[EV_LLC_ST] = c->c[CG_DLMW];
+		v[EV_FE] = (uint64_t)llround(st->fe[i]);
+		v[EV_BAD] = (uint64_t)llround(st->bad[i]);
+		v[EV_MEM] = (uint64_t)llround(st->mem[i]);
+		v[EV_CORE] = (uint64_t)llround(st->core[i]);
+		for (int k = 0; k < EV_NR; k++) {
+			if (!v[k])
+				continue;
+			totals[k] += v[k];
+			put_sample(w, k, sample_ip(st, c), pid, time++, v[k]);
+		}
+	}
+	if (time > t1)
+		t1 = time;
+	perf_writer__flush(w);
+	memset(&env, 0, sizeof(env));
+	pd_env__from_system(&env, o->argc, o->cmdline);
+	{
+		char *data = xasprintf("%s/perf.data", o->dir);
+
+		if (pd_collect_build_ids_file(data, &env, &why) != 0) {
+			gx_meta__add_warning(m, "build ids not collected: %s", why);
+			free(why);
+			why = NULL;
+		}
+		free(data);
+	}
+	err = perf_writer__finish(w, &env, &why);
+	if (err) {
+		err = gx_fail(cause, err, "%s", why);
+		pd_env__exit(&env);
+		goto out;
+	}
+	{
+		struct pd_archive_opts ao = { .max_bytes = PD_ARCHIVE_MAX_DEFAULT };
+		struct pd_archive_stats as;
+
+		if (pd_archive(o->dir, &env, &ao, &as, &why) != 0) {
+			free(why);
+			why = NULL;
+		}
+	}
+	m->cpu_desc = env.cpudesc ? xstrdup(env.cpudesc) : NULL;
+	pd_env__exit(&env);
+	m->nr_events = EV_NR;
+	m->events = xcalloc(EV_NR + 1, sizeof(*m->events));
+	for (int k = 0; k < EV_NR; k++) {
+		m->events[k].name = xstrdup(model_events[k].name);
+		m->events[k].encoding = xasprintf("type=%u config=0x%" PRIx64, model_events[k].type,
+						  model_events[k].config);
+		m->events[k].sav = 1;
+		m->events[k].group = -1;
+		m->events[k].has_count = true;
+		m->events[k].count = totals[k];
+		m->events[k].time_enabled = m->events[k].time_running = t1 - t0;
+	}
+	m->start_ns = t0;
+	m->end_ns = t1;
+out:
+	free(why);
+	perf_writer__delete(w);
+	return err;
+}
+
+static void model_state__exit(struct model_state *st)
+{
+	cg_profile__exit(&st->cg);
+	cg_profile__exit(&st->cg2);
+	for (size_t i = 0; i < st->nr_ins; i++)
+		free(st->ins[i].text);
+	free(st->ins);
+	free(st->objs);
+	free(st->blocks);
+	free(st->base);
+	free(st->fe);
+	free(st->bad);
+	free(st->mem);
+	free(st->core);
+	free(st->l2miss);
+	free(st->mcpu_note);
+	gx_free_strv(st->notes, st->nr_notes);
+}
+
+static void say(const struct model_opts *o, bool warn, const char *fmt, ...) GX_PRINTF(3, 4);
+static void say(const struct model_opts *o, bool warn, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg;
+
+	if (!o->say || (o->quiet && !warn))
+		return;
+	va_start(ap, fmt);
+	msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	o->say(o->say_arg, warn, msg);
+	free(msg);
+}
+
+/* Objects: their ELF files, where callgrind put them, a base of their own. */
+static void place_objects(struct model_state *st)
+{
+	st->objs = xcalloc(st->cg.nr_objs + 1, sizeof(*st->objs));
+	for (size_t k = 0; k < st->cg.nr_objs; k++) {
+		st->objs[k].path = st->cg.objs[k];
+		st->objs[k].lo = UINT64_MAX;
+		st->objs[k].base = (uint64_t)(k + 1) << 40;
+	}
+	for (size_t i = 0; i < st->cg.nr_insns; i++) {
+		struct model_obj *ob = &st->objs[st->cg.insns[i].obj];
+		uint64_t a = st->cg.insns[i].addr;
+
+		if (a < ob->lo)
+			ob->lo = a;
+		if (a > ob->hi)
+			ob->hi = a;
+	}
+	for (size_t k = 0; k < st->cg.nr_objs; k++)
+		if (st->objs[k].lo != UINT64_MAX)
+			obj_read_elf(&st->objs[k]);
+	/* an address that is no file's stays where callgrind put it */
+	for (size_t k = 0; k < st->cg.nr_objs; k++)
+		if (!st->objs[k].file)
+			st->objs[k].base = 0, st->objs[k].bias = 0;
+}
+
+static void model_code(struct model_state *st)
+{
+	st->nr_ins = st->cg.nr_insns;
+	st->ins = xcalloc(st->nr_ins + 1, sizeof(*st->ins));
+	for (size_t i = 0; i < st->nr_ins; i++) {
+		st->ins[i].cg = i;
+		st->ins[i].obj = st->cg.insns[i].obj;
+		st->ins[i].addr = st->cg.insns[i].addr;
+		st->ins[i].block = -1;
+	}
+	gx_qsort(st->ins, st->nr_ins, sizeof(*st->ins), cmp_ins);
+	for (size_t i = 0; i < st->nr_ins;) {
+		uint32_t k = st->cg.insns[st->ins[i].cg].obj;
+		size_t j = i;
+		uint64_t ir = 0;
+
+		while (j < st->nr_ins && st->cg.insns[st->ins[j].cg].obj == k)
+			ir += st->cg.insns[st->ins[j++].cg].c[CG_IR];
+		/* objects with at least 0.1% of the instructions */
+		if (st->objs[k].file && ir * 1000 >= st->cg.totals[CG_IR])
+			disassemble(st, k, i, j);
+		i = j;
+	}
+	find_blocks(st);
+	for (size_t b = 0; b < st->nr_blocks; b++)
+		mark_dependent(st, &st->blocks[b]);
+	model_blocks(st);
+}
+
+/* callgrind's files in the result directory, when there is no result. */
+static void discard_outputs(const struct model_opts *o)
+{
+	int fd = dup(o->dirfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
+	while ((de = readdir(d)) != NULL)
+		if (!strncmp(de->d_name, "callgrind", 9))
+			unlinkat(o->dirfd, de->d_name, 0);
+	closedir(d);
+}
+
+int model_record(const struct model_opts *o, struct model_run *run, char **cause)
+{
+	struct model_state st = { 0 };
+	struct gx_meta m;
+	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca"), *vendor = NULL;
+	uint64_t t0, t1;
+	int status, err = 0;
+	double cycles = 0;
+
+	memset(run, 0, sizeof(*run));
+	gx_meta__init(&m);
+	cg_profile__init(&st.cg);
+	cg_profile__init(&st.cg2);
+	if (!valgrind) {
+		err = gx_fail(cause, GX_E_USAGE, "--model: valgrind not found on PATH: install "
+			      "the Debian package valgrind");
+		goto out;
+	}
+	if (!mca) {
+		err = gx_fail(cause, GX_E_USAGE, "--model: llvm-mca not found on PATH: install "
+			      "the Debian package llvm");
+		goto out;
+	}
+	cache_geometry(st.geo);
+	st.mcpu = detect_mcpu(&vendor, &st.mcpu_note);
+	machine_costs(&st.mc, st.geo, vendor);
+	say(o, false, "--model: running under valgrind (callgrind, I1 %" PRIu64 " KiB, D1 %"
+	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
+	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
+	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10);
+	t0 = gx_now_ns();
+	status = run_callgrind(valgrind, o, "callgrind", st.geo[GEO_L3].size ? &st.geo[GEO_L3] :
+			       &st.geo[GEO_L2], true, &st, cause);
+	t1 = gx_now_ns();
+	if (status < 0) {
+		err = status;
+		goto out;
+	}
+	/* Valgrind simulates two levels: a second, lighter pass with L2 as
+	 * its last level tells L2 hits from L3 hits */
+	if (st.geo[GEO_L3].size && st.geo[GEO_L2].size && !getenv("GX_MODEL_ONE_PASS")) {
+		char *why = NULL;
+		int s2 = run_callgrind(valgrind, o, "callgrind-l2", &st.geo[GEO_L2], false, &st, &why);
+
+		st.have_l2 = s2 >= 0 && st.cg2.nr_insns;
+		if (!st.have_l2)
+			note(&st, "model: the L2 pass failed (%s): L2 and L3 hits are priced as L3's",
+			     why ? why : "no output");
+		free(why);
+	}
+	run->status = status;
+	if (st.cg.files > 1)
+		note(&st, "model: the workload ran %u threads (processes included); Valgrind runs "
+		     "them serialized (one at a time), so the model sees no contention between "
+		     "them", st.cg.files);
+	if (st.mcpu_note)
+		note(&st, "model: %s", st.mcpu_note);
+	if (!st.mc.measured)
+		note(&st, "model: no stored `gexplore peak` results: memory priced by documented "
+		     "typical latencies (run `gexplore peak` once to measure this machine's)");
+	place_objects(&st);
+	model_code(&st);
+	price(&st);
+	m.gexplore_version = xstrdup(PACKAGE_VERSION);
+	for (m.argc = 0; o->argv[m.argc]; m.argc++)
+		;
+	m.argv = xcalloc(m.argc + 1, sizeof(*m.argv));
+	for (uint32_t i = 0; i < m.argc; i++)
+		m.argv[i] = xstrdup(o->argv[i]);
+	m.exited = status < 128;
+	m.exit_code = status < 128 ? status : 0;
+	m.term_signal = status >= 128 ? status - 128 : 0;
+	m.cpu_model = xstrdup("modelled");
+	m.smt = -1;
+	m.pmu = false;
+	m.modelled = true;
+	m.callgraph = xstrdup("none");
+	m.rate = 1;
+	m.duration_s = (double)(t1 - t0) / 1e9;
+	m.self_cpu_s = NAN;
+	m.sampling_s = NAN;
+	m.sample_cost_ns = NAN;
+	gx_meta__add_warning(&m, "modelled: no PMU counted this run; it ran under Valgrind "
+			     "(callgrind), instructions and branches are exact counts, misses and "
+			     "mispredicts simulated, cycles modelled (llvm-mca -mcpu=%s, memory "
+			     "priced by %s, mispredicts x %.0f cycles)", st.mcpu,
+			     st.mc.measured ? "`gexplore peak`'s measurements" :
+					      "documented latencies", st.mc.penalty);
+	for (size_t i = 0; i < st.nr_notes; i++)
+		gx_meta__add_warning(&m, "%s", st.notes[i]);
+	err = write_result(&st, o, (uint32_t)st.pid, t0, t1, &m, cause);
+	if (err)
+		goto out;
+	m.status = xstrdup(GX_META_STATUS_COMPLETE);
+	for (size_t i = 0; i < st.cg.nr_insns; i++)
+		cycles += st.base[i] + st.fe[i] + st.bad[i] + st.mem[i];
+	run->instructions = st.cg.totals[CG_IR];
+	run->cycles = cycles;
+	err = gx_meta__write_at(&m, o->dirfd, o->dir, cause);
+	if (!err) {
+		for (size_t i = 0; i < st.nr_notes; i++)
+			say(o, true, "%s", st.notes[i]);
+		say(o, false, "recorded %s (modelled): %" PRIu64 " instructions (exact), %.0f "
+		    "cycles (modelled, CPI %.2f); 'gexplore report %s' to see it", o->dir,
+		    run->instructions, cycles, run->instructions ? cycles / (double)run->instructions :
+		    0.0, o->dir);
+	}
+out:
+	if (err)
+		discard_outputs(o);
+	gx_meta__exit(&m);
+	model_state__exit(&st);
+	free(vendor);
+	free(valgrind);
+	free(mca);
+	return err;
+}

@@ -1,0 +1,121 @@
+/*
+ * model: a result where there is no PMU (issue 28). The workload runs
+ * under Valgrind's callgrind (cache and branch simulation, this machine's
+ * cache geometry); its exact per-instruction counts become perf.data
+ * samples whose period is the count at that address, and each address is
+ * given modelled cycles: its basic block's steady-state cycles from
+ * llvm-mca (one batched run, LLVM-MCA-BEGIN/END regions) times the
+ * block's executions, plus its simulated misses priced by the latency or
+ * bandwidth `gexplore peak` measured, plus its mispredicts times a
+ * penalty. The same terms make a modelled top-down tree
+ * (events/modelled.json).
+ *
+ * Nothing here prints: what a run has to say goes to the caller's say
+ * callback, errors come back through `char **cause`.
+ */
+#ifndef GX_MODEL_H
+#define GX_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- callgrind's output (callgrind.c) ------------------------------------ */
+
+/* The columns gexplore reads, in callgrind's --cache-sim --branch-sim names. */
+enum cg_col {
+	CG_IR, CG_DR, CG_DW, CG_I1MR, CG_D1MR, CG_D1MW, CG_ILMR, CG_DLMR, CG_DLMW,
+	CG_BC, CG_BCM, CG_BI, CG_BIM, CG_NR
+};
+
+/* One instruction's self counts (calls' inclusive costs are not added). */
+struct cg_insn {
+	uint32_t obj;		/* index into objs */
+	uint64_t addr;		/* as callgrind wrote it (see model.c: relative or not) */
+	uint64_t c[CG_NR];
+};
+
+struct cg_profile {
+	char **objs;		/* object file names, "???" when callgrind had none */
+	size_t nr_objs;
+	struct cg_insn *insns;	/* in order of first appearance */
+	size_t nr_insns, cap;
+	uint64_t totals[CG_NR];
+	unsigned files;		/* files read (one a thread with --separate-threads) */
+	/* private: (obj, addr) -> index + 1, and the name tables */
+	void *priv;
+};
+
+void cg_profile__init(struct cg_profile *p);
+void cg_profile__exit(struct cg_profile *p);
+/* Add the self costs of the callgrind file at path (format version 1,
+ * positions "instr" or "instr line") to p. A malformed line is an error
+ * naming its line number: GX_E_FORMAT with *cause (allocated). */
+int cg_profile__read(struct cg_profile *p, const char *path, char **cause);
+/* The same from text in memory (name for messages). */
+int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const char *name,
+		      char **cause);
+/* Column name ("Ir", "D1mr", ...), static. */
+const char *cg_col_name(enum cg_col c);
+
+/* ---- llvm-mca (mca.c) ----------------------------------------------------- */
+
+/*
+ * Parse llvm-mca's output for nr regions (in order, "[k] Code Region"
+ * headers or a single unnamed one): each region's cycles per iteration
+ * (Total Cycles / Iterations) into cyc[k]; a region absent from the text
+ * gets NAN; the dispatch width into *width (NULL: not wanted; 0 when
+ * absent). 0, or GX_E_FORMAT with *cause when no region is found.
+ */
+int mca_parse(const char *text, double *cyc, size_t nr, double *width, char **cause);
+/* The same, and each region's Block RThroughput (its resources' bound,
+ * dependencies left out) into rt[] (NULL: not wanted). */
+int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *width,
+		 char **cause);
+/*
+ * Run llvm-mca -mcpu=cpu over lines (assembly with nr LLVM-MCA-BEGIN/END
+ * regions): each region's cycles per iteration into cyc[], its Block
+ * RThroughput into rt[] (NULL: not wanted), the dispatch width into *width. A line llvm-mca cannot assemble is dropped and the
+ * run repeated (at most 8 times); *dropped counts them. 0, or a negative
+ * code with *cause.
+ */
+int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
+	    double *rt, double *width, size_t *dropped, char **cause);
+/* The -mcpu for this CPU (the CPU's model name and vendor/family/model as
+ * /proc/cpuinfo says them, or arm64's part number), and a note when the
+ * CPU is newer than llvm 14 knows (allocated, or NULL). Static string. */
+const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_part,
+			char **note);
+
+/* ---- a modelled recording (model.c) --------------------------------------- */
+
+struct model_opts {
+	char *const *argv;	/* the workload, NULL-terminated */
+	const char *dir;	/* the result directory, made and empty */
+	int dirfd;		/* open on dir (its files are created in it) */
+	int argc;		/* gexplore's own command line, for perf.data */
+	char **cmdline;
+	bool quiet;
+	/* what a run says (one line, unescaped); NULL drops it */
+	void (*say)(void *arg, bool warn, const char *msg);
+	void *say_arg;
+};
+
+struct model_run {
+	int status;		/* the workload's: exit code, 128+N when killed by N */
+	uint64_t instructions;	/* exact, summed */
+	double cycles;		/* modelled */
+};
+
+/*
+ * Run argv under callgrind and write dir's perf.data and meta.json
+ * ("modelled": true). GX_E_USAGE with a one-line *cause naming the Debian
+ * package when valgrind is not on PATH; GX_E_CHILD when the workload could
+ * not be run; another code when the result could not be written.
+ */
+int model_record(const struct model_opts *o, struct model_run *run, char **cause);
+
+/* Whether valgrind (or llvm-mca) is on PATH; its full path allocated, or NULL. */
+char *model_which(const char *prog);
+
+#endif /* GX_MODEL_H */

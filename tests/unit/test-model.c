@@ -1,0 +1,147 @@
+/*
+ * test-model: src/model's parsers. The callgrind parser on a checked-in
+ * callgrind.out (name and position compression, a call's inclusive cost
+ * not counted as the caller's own, jumps) against a golden of its counts
+ * (GX_REGEN_GOLDEN=1 rewrites it: read the diff); malformed files give a
+ * message naming the line; llvm-mca's batched output (three regions) and
+ * the -mcpu table.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "util/util.h"
+#include "tap.h"
+
+static char *src_path(const char *rel)
+{
+	const char *d = getenv("GX_SRCDIR");
+
+	return xasprintf("%s/%s", d ? d : ".", rel);
+}
+
+/* Every instruction's non-zero columns, one a line. */
+static char *dump(const struct cg_profile *p)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < p->nr_insns; i++) {
+		const struct cg_insn *in = &p->insns[i];
+
+		strbuf__addf(&sb, "%s 0x%llx", p->objs[in->obj], (unsigned long long)in->addr);
+		for (int c = 0; c < CG_NR; c++)
+			if (in->c[c])
+				strbuf__addf(&sb, " %s=%llu", cg_col_name(c),
+					     (unsigned long long)in->c[c]);
+		strbuf__addstr(&sb, "\n");
+	}
+	strbuf__addf(&sb, "totals Ir=%llu Bc=%llu Bcm=%llu files=%u\n",
+		     (unsigned long long)p->totals[CG_IR], (unsigned long long)p->totals[CG_BC],
+		     (unsigned long long)p->totals[CG_BCM], p->files);
+	return strbuf__detach(&sb);
+}
+
+static void test_golden(void)
+{
+	char *in = src_path("tests/golden/model/callgrind.out");
+	char *gold = src_path("tests/golden/model/callgrind.txt");
+	struct cg_profile p;
+	char *cause = NULL, *got, *want;
+
+	cg_profile__init(&p);
+	is_int(cg_profile__read(&p, in, &cause), 0, "callgrind.out parses (%s)",
+	       cause ? cause : "ok");
+	got = dump(&p);
+	if (getenv("GX_REGEN_GOLDEN"))
+		gx_replace_file(gold, got, strlen(got));
+	want = gx_read_file(gold, 1 << 20);
+	is_str(got, want ? want : "(no golden)", "the counts match %s", gold);
+	is_int(p.nr_objs, 2, "two objects, named once each");
+	is_int((long)p.totals[CG_IR], 400036, "a call's inclusive cost is not the caller's own");
+	free(got);
+	free(want);
+	free(cause);
+	cg_profile__exit(&p);
+	free(in);
+	free(gold);
+}
+
+static const struct {
+	int line;
+	const char *text;
+	const char *why;	/* in the message */
+} bad[] = {
+	{ __LINE__, "garbage\n", "not a callgrind output file" },
+	{ __LINE__, "events: Ir\nfn=(1) f\n0x10 zz\n", ":3: bad cost" },
+	{ __LINE__, "events: Ir\npositions: line\n10 5\n", "--dump-instr=yes" },
+	{ __LINE__, "events: Ir\nob=(7)\n0x10 1\n", ":2: object id used before its name" },
+	{ __LINE__, "events: Ir\nob=(x) a\n", ":2: bad compressed name" },
+	{ __LINE__, "events: Ir\n0x10 1 2 3\n", ":2: bad cost" },
+	{ __LINE__, "events: Ir\n%%%\n", ":2: not a callgrind line" },
+};
+
+static void test_bad(void)
+{
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct cg_profile p;
+		char *cause = NULL;
+		int err;
+
+		cg_profile__init(&p);
+		err = cg_profile__parse(&p, bad[i].text, strlen(bad[i].text), "f", &cause);
+		ok(err == GX_E_FORMAT && cause && strstr(cause, bad[i].why),
+		   "line %d: refused with '%s' (%s)", bad[i].line, bad[i].why,
+		   cause ? cause : "no message");
+		free(cause);
+		cg_profile__exit(&p);
+	}
+}
+
+static void test_mca(void)
+{
+	char *path = src_path("tests/golden/model/mca.out"), *text = gx_read_file(path, 1 << 20);
+	double cyc[4], width = 0;
+	char *cause = NULL, *note = NULL;
+
+	ok(text != NULL, "mca.out read");
+	is_int(mca_parse(text ? text : "", cyc, 4, &width, &cause), 0, "llvm-mca's output parses");
+	is_double(cyc[0], 6.03, 1e-9, "region 0: the mulsd/addsd chain, 603 cycles / 100");
+	is_double(cyc[1], 1.05, 1e-9, "region 1: the loop's counter, 105 / 100");
+	is_double(cyc[2], 5.03, 1e-9, "region 2: the pointer chase, 503 / 100");
+	ok(isnan(cyc[3]), "a region absent from the output is NAN");
+	is_double(width, 6, 0, "the dispatch width");
+	free(cause);
+	cause = NULL;
+	is_int(mca_parse("nothing here\n", cyc, 1, NULL, &cause), GX_E_FORMAT,
+	       "output without a region is refused");
+	free(cause);
+	is_str(mca_cpu_for("AuthenticAMD", 0x19, 0x01, 0, &note), "znver3", "Zen 3: znver3");
+	ok(!note, "Zen 3: no note");
+	is_str(mca_cpu_for("AuthenticAMD", 0x19, 0x61, 0, &note), "znver3",
+	       "Zen 4: znver3 (llvm 14 has no znver4)");
+	ok(note && strstr(note, "znver4"), "Zen 4: the note says so");
+	free(note);
+	is_str(mca_cpu_for("AuthenticAMD", 0x1a, 0x02, 0, &note), "znver3", "Zen 5: znver3");
+	ok(note && strstr(note, "Zen 5"), "Zen 5: the note says so");
+	free(note);
+	is_str(mca_cpu_for("GenuineIntel", 6, 0x8f, 0, &note), "sapphirerapids", "SPR");
+	is_str(mca_cpu_for("GenuineIntel", 6, 0x6a, 0, &note), "icelake-server", "ICX");
+	is_str(mca_cpu_for("GenuineIntel", 6, 0x55, 0, &note), "skylake-avx512", "SKX");
+	is_str(mca_cpu_for(NULL, 0, 0, 0xd0c, &note), "neoverse-n1", "Neoverse N1");
+	is_str(mca_cpu_for(NULL, 0, 0, 0xd40, &note), "neoverse-v1", "Neoverse V1");
+	is_str(mca_cpu_for(NULL, 0, 0, 0xd07, &note), "cortex-a57", "the arm64 guest's A57");
+	free(text);
+	free(path);
+}
+
+int main(void)
+{
+	test_golden();
+	test_bad();
+	test_mca();
+	return done_testing();
+}

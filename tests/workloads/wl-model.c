@@ -1,0 +1,260 @@
+/*
+ * wl-model [KERNEL [SCALE]]: deterministic kernels for record --model
+ * (tests/e2e/model.sh, bench/model): the same instructions every run, no
+ * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
+ * indep_fp, chase_l1, chase_l2, chase_l3, chase_dram, stream_l1,
+ * stream_dram, branchy, sort, threads (three of lat_chain), clock (10
+ * cycles an iteration), or "all" (default: each at SCALE, 1 by
+ * default, small enough for a test under Valgrind).
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+volatile double wl_dsink;
+volatile uint64_t wl_sink;
+
+static uint64_t lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 17;
+}
+
+/* one long dependency chain: each multiply-add waits for the last */
+__attribute__((noinline)) double lat_chain(long n)
+{
+	double x = 1.0;
+
+	for (long i = 0; i < n; i++)
+		x = x * 0.999999 + 1e-7;
+	return x;
+}
+
+/* eight independent chains in registers: the FP ports, not the latency,
+ * limit (an array would chain through memory: store to load forwarding) */
+__attribute__((noinline)) double indep_fp(long n)
+{
+	double a0 = 1, a1 = 2, a2 = 3, a3 = 4, a4 = 5, a5 = 6, a6 = 7, a7 = 8;
+
+	for (long i = 0; i < n; i++) {
+		a0 = a0 * 0.999999 + 1e-7;
+		a1 = a1 * 0.999999 + 1e-7;
+		a2 = a2 * 0.999999 + 1e-7;
+		a3 = a3 * 0.999999 + 1e-7;
+		a4 = a4 * 0.999999 + 1e-7;
+		a5 = a5 * 0.999999 + 1e-7;
+		a6 = a6 * 0.999999 + 1e-7;
+		a7 = a7 * 0.999999 + 1e-7;
+	}
+	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+/* the clock: ten dependent integer adds an iteration, one cycle each on
+ * every core gexplore knows (gexplore peak's method); bench/model runs it
+ * beside each kernel to turn CPU time into cycles */
+__attribute__((noinline)) uint64_t clock_chain(long n)
+{
+	uint64_t x = 0;
+
+	for (long i = 0; i < n; i++) {
+#if defined(__x86_64__)
+		__asm__ volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+				 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+				 "add $1, %0\n\tadd $1, %0" : "+r"(x));
+#elif defined(__aarch64__)
+		__asm__ volatile("add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+				 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+				 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t"
+				 "add %0, %0, #1" : "+r"(x));
+#else
+		x += (uint64_t)i;
+#endif
+	}
+	return x;
+}
+
+/* Memory faulted in by the kernel at once (MAP_POPULATE): first touches
+ * in a VM cost more than the kernels themselves, and the model sees no
+ * kernel time; here they are system time in mmap, outside every function. */
+static void *big_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (p == MAP_FAILED)
+		exit(2);
+	return p;
+}
+
+/* a random cycle through bytes of memory, one pointer a 64-byte line */
+static void **make_ring(size_t bytes)
+{
+	size_t n = bytes / 64, *perm = big_alloc(n * sizeof(size_t));
+	void **mem = big_alloc(n * 64);
+	uint64_t s = 42;
+
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = lcg(&s) % (i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		mem[perm[i] * 8] = &mem[perm[(i + 1) % n] * 8];
+	munmap(perm, n * sizeof(size_t));
+	return mem;
+}
+
+__attribute__((noinline)) void *chase(void **p, long steps)
+{
+	for (long i = 0; i < steps; i++)
+		p = *p;
+	return p;
+}
+
+static void chase_kernel(size_t bytes, long steps)
+{
+	void **ring = make_ring(bytes);
+
+	wl_sink = (uint64_t)(uintptr_t)chase(ring, steps);
+	munmap(ring, bytes / 64 * 64);
+}
+
+__attribute__((noinline)) uint64_t stream_sum(const uint64_t *a, size_t n, int reps)
+{
+	uint64_t s = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < n; i++)
+			s += a[i];
+	return s;
+}
+
+static void stream_kernel(size_t bytes, int reps)
+{
+	size_t n = bytes / 8;
+	uint64_t *a = big_alloc(bytes);
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = i;
+	wl_sink = stream_sum(a, n, reps);
+	munmap(a, bytes);
+}
+
+/* a branch on random bits: half of them mispredicted */
+__attribute__((noinline)) uint64_t branchy(const uint32_t *v, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (v[i] & 1)
+			s += v[i] >> 3;
+		else
+			s ^= v[i] * 7;
+	}
+	return s;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static uint32_t *random_u32(size_t n)
+{
+	uint32_t *v = malloc(n * sizeof(*v));
+	uint64_t s = 7;
+
+	if (!v)
+		exit(2);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)lcg(&s);
+	return v;
+}
+
+__attribute__((noinline)) void sort_kernel(size_t n)
+{
+	uint32_t *v = random_u32(n);
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	wl_sink = v[n / 2];
+	free(v);
+}
+
+static void *thread_main(void *arg)
+{
+	wl_dsink = lat_chain(20000 * (long)(intptr_t)arg);
+	return NULL;
+}
+
+/* three threads of lat_chain: Valgrind runs them one at a time */
+static void threads_kernel(long sc)
+{
+	pthread_t t[3];
+
+	for (int i = 0; i < 3; i++)
+		if (pthread_create(&t[i], NULL, thread_main, (void *)(intptr_t)sc))
+			exit(2);
+	for (int i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+}
+
+static void run(const char *k, long sc)
+{
+	if (!strcmp(k, "lat_chain"))
+		wl_dsink = lat_chain(200000 * sc);
+	else if (!strcmp(k, "indep_fp"))
+		wl_dsink = indep_fp(50000 * sc);
+	else if (!strcmp(k, "chase_l1"))
+		chase_kernel(16 << 10, 200000 * sc);
+	else if (!strcmp(k, "chase_l2"))
+		chase_kernel(256 << 10, 200000 * sc);
+	else if (!strcmp(k, "chase_l3"))
+		chase_kernel(8 << 20, 200000 * sc);
+	else if (!strcmp(k, "chase_dram"))
+		chase_kernel(256 << 20, 100000 * sc);
+	else if (!strcmp(k, "stream_l1"))
+		stream_kernel(16 << 10, 100 * (int)sc);
+	else if (!strcmp(k, "stream_dram"))
+		stream_kernel(64 << 20, (int)sc);
+	else if (!strcmp(k, "branchy")) {
+		uint32_t *v = random_u32(200000);
+
+		for (long r = 0; r < sc; r++)
+			wl_sink += branchy(v, 200000);
+		free(v);
+	} else if (!strcmp(k, "threads")) {
+		threads_kernel(sc);
+	} else if (!strcmp(k, "clock")) {
+		wl_sink = clock_chain(1000000 * sc);
+	} else if (!strcmp(k, "sort"))
+		sort_kernel(50000 * (size_t)sc);
+	else {
+		fprintf(stderr, "wl-model: unknown kernel '%s'\n", k);
+		exit(2);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static const char *const all[] = { "lat_chain", "indep_fp", "chase_l1", "chase_l2",
+					   "branchy", "sort", "stream_l1" };
+	long sc = argc > 2 ? atol(argv[2]) : 1;
+
+	if (sc < 1)
+		sc = 1;
+	if (argc < 2 || !strcmp(argv[1], "all")) {
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			run(all[i], sc);
+		return 0;
+	}
+	run(argv[1], sc);
+	return 0;
+}
