@@ -136,8 +136,9 @@ void mux_log__set_totals(struct mux_log *l, const uint64_t *count)
 
 int mux_log__read(struct mux_log **out, const char *path, char **cause)
 {
-	/* a FIFO or a device in its place is refused, not waited on */
-	int fd = gx_open_regular(path, NULL, cause);
+	/* a FIFO or a device in its place is refused, not waited on; a link
+	 * is not followed (another user's result could aim it anywhere) */
+	int fd = gx_open_regular_nofollow(path, NULL, cause);
 	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	struct log_header h;
 	struct log_slice s;

@@ -137,7 +137,7 @@ int pd_offcpu__read(const char *path, struct pd_offcpu **out, char **cause)
 	int fd, err = 0;
 
 	*out = NULL;
-	fd = gx_open_regular(path, NULL, cause);
+	fd = gx_open_regular_nofollow(path, NULL, cause);
 	if (fd == -ENOENT && cause) {	/* no file: no probes, no message */
 		free(*cause);
 		*cause = NULL;

@@ -193,7 +193,7 @@ int pd_result_dir__create(const char *dir, const char *parent, unsigned flags,
 void pd_result_dir__discard(int dirfd, const char *path)
 {
 	static const char *const names[] = { "perf.data", "meta.json", ".meta.json.tmp",
-					     "slices.bin", PD_REGIONS_FILE };
+					     "slices.bin", PD_REGIONS_FILE, PD_OFFCPU_FILE };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		unlinkat(dirfd, names[i], 0);
@@ -335,7 +335,7 @@ static int check_build_ids(int dfd, const char *dir, char **cause)
 int pd_result_dir__check(const char *dir, char **cause)
 {
 	static const char *const files[] = { "perf.data", "meta.json", "slices.bin",
-					     PD_REGIONS_FILE };
+					     PD_REGIONS_FILE, PD_OFFCPU_FILE };
 	struct stat st;
 	int dfd, err = 0;
 

@@ -88,6 +88,10 @@ cmds l-entry ".build-id entry a link" '.build-id/ab/cdef0123 is a symbolic link'
 cp -r base l-elf && mkdir -p l-elf/.build-id/ab/cdef0123 &&
 	ln -s "$PWD/sent/secret" l-elf/.build-id/ab/cdef0123/elf
 cmds l-elf ".build-id elf a link" 'elf is a symbolic link'
+cp -r base l-slices && ln -sf "$PWD/sent/secret" l-slices/slices.bin
+cmds l-slices "slices.bin a link" 'slices.bin is a symbolic link'
+cp -r base l-offcpu && ln -sf "$PWD/sent/secret" l-offcpu/offcpu.bin
+cmds l-offcpu "offcpu.bin a link" 'offcpu.bin is a symbolic link'
 cp -r base l-any && ln -sf "$PWD/sent/secret" l-any/meta.json && chown -R nobody l-any
 refused "--any-owner: its links are refused all the same" 'meta.json is a symbolic link' \
 	"$X" report --any-owner l-any

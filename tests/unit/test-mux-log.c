@@ -300,6 +300,21 @@ static void test_file2(void)
 	is_double(est.ev[2].value, 36 * MS / 1000.0, 1e-6, "g1 per workload time over the run");
 	mux_estimate__exit(&est);
 	mux_log__delete(l);
+	{
+		/* a link to the same log is not followed (another user's
+		 * result could aim it at any file) */
+		char link[sizeof(path) + 8];
+
+		snprintf(link, sizeof(link), "%s.link", path);
+		unlink(link);
+		ok(symlink(path, link) == 0, "a link to the log");
+		l = NULL;
+		free(cause);
+		cause = NULL;
+		ok(mux_log__read(&l, link, &cause) < 0 && !l, "a link is refused");
+		ok(cause && strstr(cause, "symbolic link"), "... and says so: %s", cause ? cause : "");
+		unlink(link);
+	}
 	unlink(path);
 }
 
