@@ -39,7 +39,7 @@
  * address gx_lazylib__open resolved. The empty string its initializers
  * name is ours: this export only packs, and packing reads it as "".
  */
-#define PB_FNS(X, V) \
+#define PB_FNS(X, V, D) \
 	X(size_t, protobuf_c_message_get_packed_size, (const ProtobufCMessage *m), (m)) \
 	X(size_t, protobuf_c_message_pack, (const ProtobufCMessage *m, uint8_t *out), (m, out)) \
 	X(size_t, protobuf_c_message_pack_to_buffer, (const ProtobufCMessage *m, ProtobufCBuffer *b), (m, b)) \
@@ -47,26 +47,7 @@
 	  ProtobufCAllocator *a, size_t len, const uint8_t *data), (d, a, len, data)) \
 	V(protobuf_c_message_free_unpacked, (ProtobufCMessage *m, ProtobufCAllocator *a), (m, a))
 
-#define PB_ENUM(ret, name, params, args) PB_##name,
-#define PB_ENUM_V(name, params, args) PB_##name,
-enum { PB_FNS(PB_ENUM, PB_ENUM_V) PB_NR_ };
-
-#define PB_NAME(ret, name, params, args) #name,
-#define PB_NAME_V(name, params, args) #name,
-static const char *const pb_names[] = { PB_FNS(PB_NAME, PB_NAME_V) };
-static void *pb_fns[PB_NR_];
-
-static struct gx_lazylib libprotobuf_c = {
-	.soname = "libprotobuf-c.so.1",
-	.package = "libprotobuf-c1",
-	.names = pb_names,
-	.fns = pb_fns,
-	.nr = PB_NR_,
-};
-
-#define PB_DEF(ret, name, params, args) GX_LAZYLIB_FN(pb_fns, PB_##name, ret, name, params, args)
-#define PB_DEF_V(name, params, args) GX_LAZYLIB_VOID(pb_fns, PB_##name, name, params, args)
-PB_FNS(PB_DEF, PB_DEF_V)
+GX_LAZYLIB_DEFINE(libprotobuf_c, PB_FNS, "libprotobuf-c.so.1", "libprotobuf-c1")
 
 const char protobuf_c_empty_string[] = "";
 

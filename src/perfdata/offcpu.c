@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "perfdata.h"
+#include "perfdata-int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,20 +48,15 @@ int pd_offcpu_writer__new(struct pd_offcpu_writer **out, int dirfd, const char *
 				   .min_us = min_us };
 	struct pd_offcpu_writer *w;
 	struct utsname u;
-	int fd = gx_create_at(dirfd, path);
+	int fd;
 
 	*out = NULL;
-	if (fd < 0)
-		return gx_fail(cause, fd, "cannot create %s: %s", path, strerror(-fd));
 	memcpy(h.magic, PD_OFFCPU_MAGIC, 8);
 	if (uname(&u) == 0)
 		memcpy(h.machine, u.machine, strnlen(u.machine, sizeof(h.machine) - 1));
-	if (gx_write_all(fd, &h, sizeof(h)) < 0) {
-		int err = gx_fail(cause, -errno, "cannot write %s: %s", path, strerror(errno));
-
-		close(fd);
-		return err;
-	}
+	fd = pd_side_file__create(dirfd, path, &h, sizeof(h), cause);
+	if (fd < 0)
+		return fd;
 	w = xzalloc(sizeof(*w));
 	w->fd = fd;
 	w->path = xstrdup(path);

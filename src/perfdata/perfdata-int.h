@@ -194,4 +194,9 @@ static inline uint64_t pd_align8(uint64_t x)
 void pd_groups__free(void *arr, size_t n);
 void pd_pmus__free(void *arr, size_t n);
 
+/* regions.c: create a result's side file (new, 0600, no symlink) and
+ * write its header: the descriptor, or a negative errno with *cause */
+int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t len,
+			 char **cause);
+
 #endif /* GX_PERFDATA_INT_H */

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "perfdata.h"
+#include "perfdata-int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,24 +39,35 @@ struct pd_regions_writer {
 	struct pd_marker buf[BUFFERED];
 };
 
+int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t len,
+			 char **cause)
+{
+	int fd = gx_create_at(dirfd, path);	/* new, 0600, no symlink (util.h) */
+
+	if (fd < 0)
+		return gx_fail(cause, fd, "cannot create %s: %s", path, strerror(-fd));
+	if (gx_write_all(fd, hdr, len) < 0) {
+		int err = gx_fail(cause, -errno, "cannot write %s: %s", path, strerror(errno));
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int pd_regions_writer__new(struct pd_regions_writer **out, int dirfd, const char *path,
 			   char **cause)
 {
 	struct pd_regions_writer *w;
 	struct regions_header h = { .version = PD_REGIONS_VERSION,
 				    .record_size = sizeof(struct pd_marker), .clock = 1 };
-	int fd = gx_create_at(dirfd, path);	/* new, 0600, no symlink (util.h) */
+	int fd;
 
 	*out = NULL;
-	if (fd < 0)
-		return gx_fail(cause, fd, "cannot create %s: %s", path, strerror(-fd));
 	memcpy(h.magic, PD_REGIONS_MAGIC, 8);
-	if (gx_write_all(fd, &h, sizeof(h)) < 0) {
-		int err = gx_fail(cause, -errno, "cannot write %s: %s", path, strerror(errno));
-
-		close(fd);
-		return err;
-	}
+	fd = pd_side_file__create(dirfd, path, &h, sizeof(h), cause);
+	if (fd < 0)
+		return fd;
 	w = xzalloc(sizeof(*w));
 	w->fd = fd;
 	w->path = xstrdup(path);

@@ -11,7 +11,7 @@
 
 #include <elfutils/libdwelf.h>
 
-#define SYM_DW_FNS(X, V) \
+#define SYM_DW_FNS(X, V, D) \
 	X(int, dwarf_cfi_addrframe, (Dwarf_CFI *cfi, Dwarf_Addr addr, Dwarf_Frame **frame), (cfi, addr, frame)) \
 	X(int, dwarf_cfi_end, (Dwarf_CFI *cfi), (cfi)) \
 	X(int, dwarf_frame_cfa, (Dwarf_Frame *f, Dwarf_Op **ops, size_t *nops), (f, ops, nops)) \
@@ -56,26 +56,7 @@
 	X(Dwfl_Module *, dwfl_report_module, (Dwfl *d, const char *name, Dwarf_Addr start, Dwarf_Addr end), (d, name, start, end)) \
 	X(int, dwfl_standard_find_debuginfo, (Dwfl_Module *m, void **ud, const char *name, Dwarf_Addr base, const char *file, const char *debuglink, GElf_Word crc, char **debugfile), (m, ud, name, base, file, debuglink, crc, debugfile))
 
-#define DW_ENUM(ret, name, params, args) DW_##name,
-#define DW_ENUM_V(name, params, args) DW_##name,
-enum { SYM_DW_FNS(DW_ENUM, DW_ENUM_V) DW_NR_ };
-
-#define DW_NAME(ret, name, params, args) #name,
-#define DW_NAME_V(name, params, args) #name,
-static const char *const dw_names[] = { SYM_DW_FNS(DW_NAME, DW_NAME_V) };
-static void *dw_fns[DW_NR_];
-
-static struct gx_lazylib libdw = {
-	.soname = "libdw.so.1",
-	.package = "libdw1",
-	.names = dw_names,
-	.fns = dw_fns,
-	.nr = DW_NR_,
-};
-
-#define DW_DEF(ret, name, params, args) GX_LAZYLIB_FN(dw_fns, DW_##name, ret, name, params, args)
-#define DW_DEF_V(name, params, args) GX_LAZYLIB_VOID(dw_fns, DW_##name, name, params, args)
-SYM_DW_FNS(DW_DEF, DW_DEF_V)
+GX_LAZYLIB_DEFINE(libdw, SYM_DW_FNS, "libdw.so.1", "libdw1")
 
 int sym_libdw__open(char **cause)
 {

@@ -30,7 +30,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
  * are macros for UNW_OBJ(name) (_Ux86_64_step): each is defined here under
  * that name, as a call through the address gx_lazylib__open resolved.
  */
-#define UNW_FNS(X, V) \
+#define UNW_FNS(X, V, D) \
 	X(unw_addr_space_t, unw_create_addr_space, (unw_accessors_t *a, int order), (a, order)) \
 	V(unw_destroy_addr_space, (unw_addr_space_t as), (as)) \
 	X(int, unw_set_caching_policy, (unw_addr_space_t as, unw_caching_policy_t p), (as, p)) \
@@ -43,27 +43,7 @@ extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip
 					   unw_proc_info_t *pi, int need, void *arg), \
 	  (as, ip, di, pi, need, arg))
 
-#define UNW_ENUM(ret, name, params, args) UNW_I_##name,
-#define UNW_ENUM_V(name, params, args) UNW_I_##name,
-enum { UNW_FNS(UNW_ENUM, UNW_ENUM_V) UNW_I_NR_ };
-
-/* the exported names: the macros' expansions */
-#define UNW_NAME(ret, name, params, args) GX_XSTR(name),
-#define UNW_NAME_V(name, params, args) GX_XSTR(name),
-static const char *const unw_names[] = { UNW_FNS(UNW_NAME, UNW_NAME_V) };
-static void *unw_fns[UNW_I_NR_];
-
-static struct gx_lazylib libunwind = {
-	.soname = "libunwind-x86_64.so.8",
-	.package = "libunwind8",
-	.names = unw_names,
-	.fns = unw_fns,
-	.nr = UNW_I_NR_,
-};
-
-#define UNW_DEF(ret, name, params, args) GX_LAZYLIB_FN(unw_fns, UNW_I_##name, ret, name, params, args)
-#define UNW_DEF_V(name, params, args) GX_LAZYLIB_VOID(unw_fns, UNW_I_##name, name, params, args)
-UNW_FNS(UNW_DEF, UNW_DEF_V)
+GX_LAZYLIB_DEFINE(libunwind, UNW_FNS, "libunwind-x86_64.so.8", "libunwind8")
 
 #define NR_PERF_REGS 24
 #define MAX_KNOWN 16

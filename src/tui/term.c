@@ -27,7 +27,7 @@
  * below as a call through the address gx_lazylib__open resolved; stdscr
  * and curscr, curses' own variables, are read through theirs.
  */
-#define CURSES_FNS(X, V) \
+#define CURSES_FNS(X, V, D) \
 	X(int, cbreak, (void), ()) \
 	X(int, clearok, (WINDOW *w, bool b), (w, b)) \
 	X(int, curs_set, (int v), (v)) \
@@ -50,35 +50,17 @@
 	X(int, werase, (WINDOW *w), (w)) \
 	X(int, wgetch, (WINDOW *w), (w)) \
 	X(int, wmove, (WINDOW *w, int y, int x), (w, y, x)) \
-	X(int, wrefresh, (WINDOW *w), (w))
+	X(int, wrefresh, (WINDOW *w), (w)) \
+	D(stdscr) \
+	D(curscr)
 
-#define CURSES_ENUM(ret, name, params, args) CURSES_##name,
-#define CURSES_ENUM_V(name, params, args) CURSES_##name,
-enum { CURSES_FNS(CURSES_ENUM, CURSES_ENUM_V) CURSES_stdscr, CURSES_curscr, CURSES_NR_ };
-
-#define CURSES_NAME(ret, name, params, args) #name,
-#define CURSES_NAME_V(name, params, args) #name,
-static const char *const curses_names[] = { CURSES_FNS(CURSES_NAME, CURSES_NAME_V) "stdscr",
-					    "curscr" };
-static void *curses_fns[CURSES_NR_];
-
-static struct gx_lazylib curses = {
-	.soname = "libncursesw.so.6",
-	.package = "libncursesw6",
-	.names = curses_names,
-	.fns = curses_fns,
-	.nr = CURSES_NR_,
-};
-
-#define CURSES_DEF(ret, name, params, args) GX_LAZYLIB_FN(curses_fns, CURSES_##name, ret, name, params, args)
-#define CURSES_DEF_V(name, params, args) GX_LAZYLIB_VOID(curses_fns, CURSES_##name, name, params, args)
-CURSES_FNS(CURSES_DEF, CURSES_DEF_V)
+GX_LAZYLIB_DEFINE(curses, CURSES_FNS, "libncursesw.so.6", "libncursesw6")
 
 /* curses' variables, in the library opened */
 #undef stdscr
 #undef curscr
-#define stdscr (*(WINDOW **)curses_fns[CURSES_stdscr])
-#define curscr (*(WINDOW **)curses_fns[CURSES_curscr])
+#define stdscr (*(WINDOW **)gx_lz_fns_[GX_LZ_stdscr])
+#define curscr (*(WINDOW **)gx_lz_fns_[GX_LZ_curscr])
 
 bool tui_usable(const char **why)
 {

@@ -185,6 +185,30 @@ int gx_lazylib__open(struct gx_lazylib *l, char **cause);
 /* A macro's expansion as a string ("_Ux86_64_step" for unw_step). */
 #define GX_STR_(x) #x
 #define GX_XSTR(x) GX_STR_(x)
+/*
+ * A module's table of one lazily opened library, from FNS(X, V, D): X(ret,
+ * name, (params), (args)) a function, V(name, (params), (args)) a void
+ * function, D(name) a data object (its address in gx_lz_fns_[GX_LZ_name]).
+ * Defines the static struct gx_lazylib `var` and every function of the
+ * list; one table a source file.
+ */
+#define GX_LZ_ENUM_(ret, name, params, args) GX_LZ_##name,
+#define GX_LZ_ENUM_V_(name, params, args) GX_LZ_##name,
+#define GX_LZ_ENUM_D_(name) GX_LZ_##name,
+#define GX_LZ_NAME_(ret, name, params, args) GX_XSTR(name),
+#define GX_LZ_NAME_V_(name, params, args) GX_XSTR(name),
+#define GX_LZ_NAME_D_(name) #name,
+#define GX_LZ_DEF_(ret, name, params, args) \
+	GX_LAZYLIB_FN(gx_lz_fns_, GX_LZ_##name, ret, name, params, args)
+#define GX_LZ_DEF_V_(name, params, args) GX_LAZYLIB_VOID(gx_lz_fns_, GX_LZ_##name, name, params, args)
+#define GX_LZ_NONE_(name)
+#define GX_LAZYLIB_DEFINE(var, FNS, so, pkg) \
+	enum { FNS(GX_LZ_ENUM_, GX_LZ_ENUM_V_, GX_LZ_ENUM_D_) GX_LZ_NR_ }; \
+	static const char *const gx_lz_names_[] = { FNS(GX_LZ_NAME_, GX_LZ_NAME_V_, GX_LZ_NAME_D_) }; \
+	static void *gx_lz_fns_[GX_LZ_NR_]; \
+	static struct gx_lazylib var = { .soname = so, .package = pkg, .names = gx_lz_names_, \
+					 .fns = gx_lz_fns_, .nr = GX_LZ_NR_ }; \
+	FNS(GX_LZ_DEF_, GX_LZ_DEF_V_, GX_LZ_NONE_)
 
 /* ---- text for a terminal ------------------------------------------------
  * The one rule for an untrusted string (a name from a file, a workload's
