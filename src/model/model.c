@@ -856,9 +856,9 @@ static void price(struct model_state *st)
 
 /* ---- running callgrind --------------------------------------------------- */
 
-static char *geo_arg(const char *opt, const struct cache_geo *g)
+static void add_geo_arg(char ***av, size_t *n, const char *opt, const struct cache_geo *g)
 {
-	return xasprintf("--%s=%" PRIu64 ",%u,%u", opt, g->size, g->assoc, g->line);
+	gx_strv_addf(av, n, "--%s=%" PRIu64 ",%u,%u", opt, g->size, g->assoc, g->line);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -923,11 +923,11 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 	gx_strv_addf(&av, &n, "--callgrind-out-file=%s/%s.out.%%p", o->dir, prefix);
 	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, prefix);
 	if (st->geo[GEO_I1].size)
-		gx_strv_addf(&av, &n, "%s", geo_arg("I1", &st->geo[GEO_I1]));
+		add_geo_arg(&av, &n, "I1", &st->geo[GEO_I1]);
 	if (st->geo[GEO_D1].size)
-		gx_strv_addf(&av, &n, "%s", geo_arg("D1", &st->geo[GEO_D1]));
+		add_geo_arg(&av, &n, "D1", &st->geo[GEO_D1]);
 	if (ll->size)
-		gx_strv_addf(&av, &n, "%s", geo_arg("LL", ll));
+		add_geo_arg(&av, &n, "LL", ll);
 	for (size_t i = 0; i < na; i++)
 		gx_strv_addf(&av, &n, "%s", o->argv[i]);
 	av = xrealloc(av, (n + 1) * sizeof(*av));
