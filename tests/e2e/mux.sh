@@ -104,8 +104,10 @@ is "$(jq -c '[.events[] | select(.group >= 0) | [.freq, .sav]]' dflt/meta.json)"
 # tests/slow/mux-coverage.sh checks over 60 runs (make check-slow). One
 # run can only check it loosely: every estimate has an interval of some
 # width (none of zero width: task-clock's was, around an estimate 0.4%
-# short), one that says something (under 25% of the estimate: a machine
-# loaded tenfold made minor-faults' 12% wide), and the
+# short), one that says something (under half the estimate: a machine
+# loaded tenfold made minor-faults' 12% wide, a fresh Debian root beside a
+# sanitizer build's tests page-faults' 28.7% and context-switches' 25.9%,
+# around estimates their truth was within), and the
 # truth lies within twice its half-widths (about four standard errors: a
 # correct interval misses that about once in 10^4 runs). The truth: the
 # counting run's count (page-faults, minor-faults: the same every run),
@@ -119,8 +121,8 @@ for ev in page-faults minor-faults context-switches task-clock; do
 	check "default rates: $ev has a 95% interval of some width around its estimate" \
 		awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { exit !(l != "null" && h != "null" && l < h && l <= e && e <= h) }'
 	w=$(awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { if (l == "null" || !(e > 0)) print "n/a"; else printf "%.1f%%", 100 * (h - l) / e }')
-	check "default rates: $ev's interval ($w) is under 25% of its estimate" \
-		awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { exit !(l != "null" && (h - l) < 0.25 * e) }'
+	check "default rates: $ev's interval ($w) is under half its estimate" \
+		awk -v l="$lo" -v e="$est" -v h="$hi" 'BEGIN { exit !(l != "null" && (h - l) < 0.5 * e) }'
 	holds "$lo" "$est" "$hi" "$want" 2
 	r=$?
 	ok $r "default rates: $ev's truth within twice its interval's half-widths"
