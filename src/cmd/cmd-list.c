@@ -76,9 +76,16 @@ static void print_model(const struct td_model *m, const char *variant,
 			printf(" %s", *al);
 		printf("\n");
 	}
-	printf("Width:     %d slots per cycle\n", td_model__width(m));
-	printf("Counters:  %d general per logical CPU with SMT on, %d with SMT off, %d fixed\n", on,
-	       off, fixed);
+	if (td_model__width(m) > 0) {
+		printf("Width:     %d slots per cycle\n", td_model__width(m));
+		printf("Counters:  %d general per logical CPU with SMT on, %d with SMT off, %d fixed\n",
+		       on, off, fixed);
+	} else {	/* record --model's tree: shares of modelled cycles */
+		printf("Width:     none (shares of cycles, not of issue slots)\n");
+		printf("Counters:  none (its events are written by record --model, not counted)\n");
+	}
+	if (td_model__upstream_none(m))
+		printf("Authority: none: %s\n", td_model__upstream_none(m));
 	if (vars && vars[0]) {
 		printf("Variants:  default");
 		for (; *vars; vars++)

@@ -96,7 +96,7 @@ void td_model__delete(struct td_model *m)
 	strv_free(m->aliases);
 	strv_free(m->variants);
 	GX_FREE(m->rev_from, m->rev_variant, m->fallback_variant, m->id, m->name, m->file,
-		m->threshold_note, m->smt_note, m);
+		m->threshold_note, m->smt_note, m->upstream_none, m);
 }
 
 /* ---- JSON helpers ---------------------------------------------------------- */
@@ -589,6 +589,7 @@ int td_model__load_string(const char *text, const char *file, struct td_model **
 	if (!m->name)
 		m->name = xstrdup(m->id);
 	m->threshold_note = opt_str(root, "threshold_note");
+	m->upstream_none = opt_str(root, "upstream_none");
 	m->smt_note = opt_str(root, "smt_note");
 	m->fallback_variant = opt_str(root, "fallback_variant");
 	v = json_object_get(root, "aliases");
@@ -791,6 +792,7 @@ const char *td_model__file(const struct td_model *m) { return m->file; }
 const char *const *td_model__aliases(const struct td_model *m) { return (const char *const *)m->aliases; }
 int td_model__width(const struct td_model *m) { return m->width; }
 const char *td_model__threshold_note(const struct td_model *m) { return m->threshold_note; }
+const char *td_model__upstream_none(const struct td_model *m) { return m->upstream_none; }
 const char *const *td_model__variants(const struct td_model *m) { return (const char *const *)m->variants; }
 const char *td_model__fallback_variant(const struct td_model *m) { return m->fallback_variant; }
 size_t td_model__nr_events(const struct td_model *m) { return m->nr_events; }

@@ -65,7 +65,7 @@ struct td_match {
 };
 
 struct td_model {
-	char *id, *name, *file, *threshold_note, *smt_note;
+	char *id, *name, *file, *threshold_note, *smt_note, *upstream_none;
 	char **aliases;		/* NULL-terminated */
 	char **variants;	/* NULL-terminated */
 	char *fallback_variant;

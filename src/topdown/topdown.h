@@ -131,6 +131,9 @@ int td_model__width(const struct td_model *m);			/* issue slots per cycle */
 /* General counters per logical CPU (SMT on / off) and fixed counters. */
 void td_model__counters(const struct td_model *m, int *gp_smt_on, int *gp_smt_off, int *fixed);
 const char *td_model__threshold_note(const struct td_model *m);	/* or NULL */
+/* Why no vendor's file is the authority for some of its formulas (the
+ * model's "upstream_none"), or NULL when every formula has one. */
+const char *td_model__upstream_none(const struct td_model *m);
 /* Names of formula variants besides the default ("gp" on spr), NULL-terminated. */
 const char *const *td_model__variants(const struct td_model *m);
 /* The variant to fall back on when the default's events are missing, or NULL. */

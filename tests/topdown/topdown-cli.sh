@@ -157,7 +157,7 @@ else
 fi
 
 # list
-for m in skl skx clx icl icx spr zen3 zen4 zen5 n1 v1 n2 v2 generic amd64_fam1ah_zen5 arm_n2; do
+for m in skl skx clx icl icx spr zen3 zen4 zen5 n1 v1 n2 v2 generic modelled amd64_fam1ah_zen5 arm_n2; do
 	"$GX_BIN" list --cpu $m >"$T/list" 2>&1
 	ok $? "list --cpu $m"
 done
@@ -168,6 +168,13 @@ has '^        upstream: L1_Bound$' "$T/list"; ok $? "list: TMA name of a node"
 "$GX_BIN" list --cpu n1 >"$T/n1" 2>&1
 has "^    gexplore's own: Arm defines no level 1 for Neoverse N1" "$T/n1"; ok $? "list: N1's own nodes say why"
 has 'IDQ_UOPS_NOT_DELIVERED.CORE  *[0-9][0-9]* ' "$T/list"; ok $? "list: group column"
+# where no vendor's file is the authority, list says so
+"$GX_BIN" list --cpu zen3 >"$T/zen3" 2>&1
+has '^Authority: none: Zen 3 has no dispatch-slot events' "$T/zen3"; ok $? "list: zen3 says it has no authority"
+has '^Authority:' "$T/list"; ok $((! $?)) "list: skl names none missing (TMA is its authority)"
+"$GX_BIN" list --cpu modelled >"$T/mod" 2>&1
+has "^Authority: none: No vendor formula applies" "$T/mod"; ok $? "list: the modelled tree says it has no authority"
+has '^Width:     none (shares of cycles' "$T/mod"; ok $? "list: the modelled tree has no issue width"
 "$GX_BIN" list --cpu spr --perf >"$T/perf" 2>&1
 has "^perf stat -e '.*{slots,topdown-retiring," "$T/perf"; ok $? "list --perf: PERF_METRICS group led by slots"
 "$GX_BIN" list --cpu skl --perf --smt on >"$T/perf" 2>&1
