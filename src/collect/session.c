@@ -493,7 +493,7 @@ static int open_events(struct collect_session *s, char **cause)
 		s->nr_warnings = 0;
 		err = parse(s, "cpu-clock", cause);
 		if (!err)
-			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics; for them, record on bare metal or in a VM with a virtual PMU",
+			session__warn(s, "hardware counters are unavailable on this machine (%s; a VM without a virtual PMU?): sampling cpu-clock instead, no top-down metrics; for them, record on bare metal or in a VM with a virtual PMU, or model them here with --model",
 				      what);
 		free(what);
 		if (err)

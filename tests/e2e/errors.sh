@@ -24,13 +24,14 @@ check "gexplore-record(1) says a command that cannot run exits 127" \
 
 # No PMU: the error of an explicit hardware event and the default's warning.
 if "$GX_BIN" record -q -o pmu -e cycles -- true >/dev/null 2>err; then
-	skip 4 "this machine has hardware counters"
+	skip 5 "this machine has hardware counters"
 else
 	check "-e cycles without a PMU: says to sample -e cpu-clock" grep -q 'sample `-e cpu-clock` here' err
 	check "-e cycles without a PMU: points to gexplore list" grep -q '`gexplore list` shows' err
 	"$GX_BIN" record -o pmu2 -- true >/dev/null 2>err2
 	check "default events without a PMU: the warning says what top-down needs" \
 		grep -q 'record on bare metal or in a VM with a virtual PMU' err2
+	check "... or where it can model them (--model)" grep -q 'model them here with --model' err2
 	check "README and the manual use the same words (hardware counters, cpu-clock)" \
 		sh -c "grep -q 'Hardware counters' '$R' && grep -q 'cpu-clock' '$R' && tr '\\n' ' ' <'$M' | grep -q 'a VM with a virtual PMU'"
 fi
