@@ -313,6 +313,8 @@ static void test_file2(void)
 		cause = NULL;
 		ok(mux_log__read(&l, link, &cause) < 0 && !l, "a link is refused");
 		ok(cause && strstr(cause, "symbolic link"), "... and says so: %s", cause ? cause : "");
+		free(cause);
+		cause = NULL;
 		unlink(link);
 	}
 	unlink(path);
