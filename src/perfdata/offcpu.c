@@ -95,12 +95,8 @@ int pd_offcpu_writer__add(struct pd_offcpu_writer *w, const struct pd_offcpu_pro
 
 int pd_offcpu_writer__finish(struct pd_offcpu_writer *w, char **cause)
 {
-	if (flush_buf(w) == 0 &&
-	    gx_pwrite_all(w->fd, &w->nr, sizeof(w->nr), offsetof(struct offcpu_header, nr)) < 0)
-		w->err = -errno;
-	if (w->err)
-		return gx_fail(cause, w->err, "cannot write %s: %s", w->path, strerror(-w->err));
-	return 0;
+	return pd_side_file__finish(w->fd, w->path, flush_buf(w), &w->nr, sizeof(w->nr),
+				    offsetof(struct offcpu_header, nr), cause);
 }
 
 void pd_offcpu_writer__delete(struct pd_offcpu_writer *w)

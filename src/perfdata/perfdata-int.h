@@ -198,5 +198,9 @@ void pd_pmus__free(void *arr, size_t n);
  * write its header: the descriptor, or a negative errno with *cause */
 int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t len,
 			 char **cause);
+/* ... and its end: the counts written over the header's at off, unless
+ * err (a buffered write's) already failed it; 0 or err with *cause */
+int pd_side_file__finish(int fd, const char *path, int err, const void *counts, size_t len,
+			 off_t off, char **cause);
 
 #endif /* GX_PERFDATA_INT_H */

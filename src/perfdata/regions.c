@@ -55,6 +55,16 @@ int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t le
 	return fd;
 }
 
+int pd_side_file__finish(int fd, const char *path, int err, const void *counts, size_t len,
+			 off_t off, char **cause)
+{
+	if (!err && gx_pwrite_all(fd, counts, len, off) < 0)
+		err = -errno;
+	if (err)
+		return gx_fail(cause, err, "cannot write %s: %s", path, strerror(-err));
+	return 0;
+}
+
 int pd_regions_writer__new(struct pd_regions_writer **out, int dirfd, const char *path,
 			   char **cause)
 {
@@ -110,12 +120,8 @@ int pd_regions_writer__finish(struct pd_regions_writer *w, uint64_t lost, char *
 {
 	struct { uint64_t nr, lost; } counts = { w->nr, lost };
 
-	if (flush_buf(w) == 0 &&
-	    gx_pwrite_all(w->fd, &counts, sizeof(counts), offsetof(struct regions_header, nr)) < 0)
-		w->err = -errno;
-	if (w->err)
-		return gx_fail(cause, w->err, "cannot write %s: %s", w->path, strerror(-w->err));
-	return 0;
+	return pd_side_file__finish(w->fd, w->path, flush_buf(w), &counts, sizeof(counts),
+				    offsetof(struct regions_header, nr), cause);
 }
 
 void pd_regions_writer__delete(struct pd_regions_writer *w)
