@@ -128,6 +128,20 @@ static int parse_ob(struct cg_parse *ps, const char *s, const char *end, char **
 	return (int)obj_intern(ps->p, s, (size_t)(end - s));
 }
 
+/* The next space-separated word of [*q, end): its start; *q is left at
+ * its end (equal to the start when none is left). */
+static const char *next_word(const char **q, const char *end)
+{
+	const char *w;
+
+	while (*q < end && **q == ' ')
+		(*q)++;
+	w = *q;
+	while (*q < end && **q != ' ')
+		(*q)++;
+	return w;
+}
+
 static int parse_header(struct cg_parse *ps, const char *s, const char *end, char **cause)
 {
 	if (!strncmp(s, "events:", 7)) {
@@ -135,14 +149,9 @@ static int parse_header(struct cg_parse *ps, const char *s, const char *end, cha
 
 		ps->nr_cols = 0;
 		while (q < end) {
-			const char *w;
+			const char *w = next_word(&q, end);
 			int c = -1;
 
-			while (q < end && *q == ' ')
-				q++;
-			w = q;
-			while (q < end && *q != ' ')
-				q++;
 			if (q == w)
 				break;
 			for (int k = 0; k < CG_NR; k++)
@@ -159,13 +168,8 @@ static int parse_header(struct cg_parse *ps, const char *s, const char *end, cha
 		ps->npos = 0;
 		ps->instr_at = -1;
 		while (q < end) {
-			const char *w;
+			const char *w = next_word(&q, end);
 
-			while (q < end && *q == ' ')
-				q++;
-			w = q;
-			while (q < end && *q != ' ')
-				q++;
 			if (q == w)
 				break;
 			if (ps->npos == 2)
