@@ -45,6 +45,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -105,19 +107,42 @@ struct launch {
 	char **envp;		/* gexplore's environment with env, or NULL */
 	const int *inherit;
 	size_t nr_inherit;
-	int go_rd, err_wr;
+	int go_rd, err_wr, status_wr;
+	pid_t keeper;
 	struct sigaction old[ARRAY_SIZE(keeper_ignores)];
 };
 
-static void __attribute__((noreturn)) workload_run(const struct launch *l, pid_t keeper)
+/*
+ * The workload's side, from its clone to its execvpe(). It runs on its own
+ * stack in the keeper's memory (CLONE_VM | CLONE_VFORK), the keeper
+ * stopped until the exec, as posix_spawn() does: no copy of the page
+ * tables, no copy-on-write faults, and an exec that has no copied memory
+ * to tear down (issue 26, part 4: the fork and the exec of a forked copy
+ * of gexplore were 3 of a record's 16 ms). So it calls only system calls
+ * and execvpe(), and touches nothing of the keeper's but l. Every signal
+ * is blocked from before the clone until just before the exec, and a
+ * handler the keeper inherited from gexplore is made the default first,
+ * so no handler ever runs here.
+ */
+static int workload_run(void *arg)
 {
+	const struct launch *l = arg;
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, sa;
 	sigset_t none;
+	pid_t self = getpid();
 	char c;
 	ssize_t n;
 	int e;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != keeper)
+	/* the workload says its own pid: the keeper waits for the exec */
+	if (write(l->status_wr, &self, sizeof(self)) != (ssize_t)sizeof(self))
+		_exit(127);	/* gexplore is gone */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != l->keeper)
 		_exit(127);	/* the keeper is already gone */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigaction(sig, NULL, &sa) == 0 && sa.sa_handler != SIG_DFL &&
+		    sa.sa_handler != SIG_IGN)
+			sigaction(sig, &dfl, NULL);
 	do
 		n = read(l->go_rd, &c, 1);
 	while (n < 0 && errno == EINTR);
@@ -125,16 +150,21 @@ static void __attribute__((noreturn)) workload_run(const struct launch *l, pid_t
 		_exit(127);	/* gexplore gave up */
 	close(l->go_rd);
 	/* run as if started directly: gexplore's signal dispositions, not
-	 * the keeper's; neither's blocked signals; SIGPIPE not ignored (usual
-	 * in a writer, not the workload's) */
-	for (size_t i = 0; i < ARRAY_SIZE(keeper_ignores); i++)
-		sigaction(keeper_ignores[i], &l->old[i], NULL);
-	signal(SIGPIPE, SIG_DFL);
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
+	 * the keeper's (a handler as the default: the exec makes it so); no
+	 * blocked signals; SIGPIPE not ignored (usual in a writer, not the
+	 * workload's) */
+	for (size_t i = 0; i < ARRAY_SIZE(keeper_ignores); i++) {
+		sa = l->old[i];
+		if (sa.sa_handler != SIG_IGN)
+			sa = dfl;
+		sigaction(keeper_ignores[i], &sa, NULL);
+	}
+	sigaction(SIGPIPE, &dfl, NULL);
 	for (size_t i = 0; i < l->nr_inherit; i++)
 		if (l->inherit[i] >= 0)
 			fcntl(l->inherit[i], F_SETFD, 0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	execvpe(l->argv[0], l->argv, l->envp ? l->envp : environ);
 	e = errno;
 	if (write(l->err_wr, &e, sizeof(e)) < 0)
@@ -243,12 +273,16 @@ static void keeper_reap(pid_t child, int status_wr, bool *reported)
 		}
 }
 
+/* The stack of the workload's side until its exec (workload_run). */
+#define WORKLOAD_STACK (64 * 1024)
+
 static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, int status_wr)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	bool reported = false;
-	sigset_t chld;
+	sigset_t chld, all, keep;
 	pid_t child;
+	char *stack;
 	int sfd;
 
 	for (size_t i = 0; i < ARRAY_SIZE(keeper_ignores); i++)
@@ -258,19 +292,23 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		_exit(127);
-	child = fork();
-	if (child < 0)
+	stack = mmap(NULL, WORKLOAD_STACK, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	if (stack == MAP_FAILED)
 		_exit(127);
-	if (child == 0) {
-		close(life_rd);
-		close(status_wr);
-		workload_run(l, getppid());
-	}
+	l->status_wr = status_wr;
+	l->keeper = getpid();
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &keep);
+	/* back when the workload has exec'd or exited */
+	child = clone(workload_run, stack + WORKLOAD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+	sigprocmask(SIG_SETMASK, &keep, NULL);
+	munmap(stack, WORKLOAD_STACK);
+	if (child < 0)
+		_exit(127);	/* gexplore reads no pid: it says so */
 	keeper_name(child);
 	close(l->go_rd);
 	close(l->err_wr);
-	if (write(status_wr, &child, sizeof(child)) != sizeof(child))
-		_exit(127);	/* gexplore is gone: the workload follows (PDEATHSIG) */
 	sfd = signalfd(-1, &chld, SFD_CLOEXEC);
 	for (;;) {
 		struct pollfd p[2] = { { .fd = life_rd, .events = POLLIN },

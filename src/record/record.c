@@ -273,20 +273,23 @@ int record_opts__check(const struct record_opts *ro, char **cause)
 static void model_events(const struct record_opts *ro, struct gx_meta *m, char **spec)
 {
 	struct td_model *model = NULL;
-	struct td_ctx ctx = { .smt = td_smt_detect() };
+	struct td_ctx ctx = { 0 };
 	struct mux_counters counters;
 	struct mux_plan plan;
-	char *id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model(), *cause = NULL;
+	char *id, *cause = NULL;
 
 	*spec = NULL;
-	/* No PMU: the collector falls back to cpu-clock and the result keeps
-	 * only the model's name (record_no_model); loading the model and
-	 * planning its groups for nothing was a third of a record of
-	 * /bin/true (issue 26, part 4). --cpu's name is still checked. */
-	if (!ro->cpu && collect_no_pmu()) {
-		m->cpu_model = id;
+	/* No PMU: the collector falls back to cpu-clock, whose result has no
+	 * use for a model. Loading it and planning its groups for nothing was
+	 * a third of a record of /bin/true, finding which file is this CPU's
+	 * (a dozen files read, three parsed) a millisecond more (issue 26,
+	 * part 4): meta.json names no model then, and a reader matches
+	 * perf.data's cpuid as for a file perf wrote. --cpu's name is still
+	 * checked. */
+	if (!ro->cpu && collect_no_pmu())
 		return;
-	}
+	ctx.smt = td_smt_detect();
+	id = ro->cpu ? xstrdup(ro->cpu) : td_detect_model();
 	if (td_model__load(id, NULL, &model, &cause) != 0) {
 		gx_meta__add_warning(m, "no top-down model: %s", cause);
 		goto out;

@@ -39,15 +39,36 @@ ok $? "record of /bin/true"
 ok $? "record -f of /bin/true over the first"
 check "the second record's sample cost is the cached one" \
 	sh -c "jq -e '.sample_cost_from == \"cached\"' r0/meta.json"
-check "meta.json names the CPU model" sh -c "jq -e '.cpu_model | length > 0' r0/meta.json"
+# With a PMU the model names the events; without one it has no use (a
+# cpu-clock result), and finding it was a millisecond of every record
+if jq -e '.pmu == false' r0/meta.json >/dev/null; then
+	check "no PMU: meta.json names no model (a reader matches the cpuid)" \
+		sh -c "jq -e '.cpu_model == null' r0/meta.json"
+else
+	check "meta.json names the CPU model" sh -c "jq -e '.cpu_model | length > 0' r0/meta.json"
+fi
+
+# A user whose home is missing or not writable (nobody's /nonexistent)
+# kept no cache: every record spun the calibration again (160 ms as
+# nobody). The cache is then a private directory under $TMPDIR.
+mkdir -m 700 ctmp
+env -u XDG_CACHE_HOME HOME=/nonexistent/gx-fixed-cost TMPDIR="$PWD/ctmp" \
+	"$GX_BIN" record -q -o rn1 -- /bin/true >/dev/null 2>&1
+ok $? "record with no home to write in"
+env -u XDG_CACHE_HOME HOME=/nonexistent/gx-fixed-cost TMPDIR="$PWD/ctmp" \
+	"$GX_BIN" record -q -o rn2 -- /bin/true >/dev/null 2>&1
+ok $? "... and again"
+check "... the second's sample cost is cached" sh -c "jq -e '.sample_cost_from == \"cached\"' rn2/meta.json"
+check "... in \$TMPDIR/gexplore-cache-UID, mode 0700" \
+	sh -c "[ \"\$(stat -c %a ctmp/gexplore-cache-\$(id -u))\" = 700 ] && ls ctmp/gexplore-cache-\$(id -u) | grep -q sample-cost"
 
 # Every system call of a record of /bin/true: nothing sleeps, nothing
 # waits for the disk, capstone is not opened, and the fixed count of
 # forks holds (the keeper and the workload: the workload starts once)
 if ! command -v strace >/dev/null; then
-	skip 6 "strace is absent (Debian package strace)"
+	skip 8 "strace is absent (Debian package strace)"
 elif ! strace -f -o /dev/null /bin/true 2>/dev/null; then
-	skip 6 "strace cannot trace here (ptrace not permitted)"
+	skip 8 "strace cannot trace here (ptrace not permitted)"
 else
 	# LeakSanitizer's exit scan (an ASan build) ptraces the process's
 	# threads: under strace it cannot, fails the run and adds a clone of
@@ -61,6 +82,15 @@ else
 	check "libcapstone is not opened by a record" sh -c "! grep -q 'libcapstone' trace"
 	n=$(grep -cE '(clone|clone3|fork|vfork)\(' trace)
 	is "$n" 2 "two forks: the keeper and the workload (once)"
+	# the workload is spawned as posix_spawn does, in the keeper's memory
+	# until its exec: no copy of the page tables, nothing to tear down
+	check "the workload's clone shares the keeper's memory (CLONE_VM|CLONE_VFORK)" \
+		sh -c "grep -E 'clone\\(' trace | grep -q 'CLONE_VM|CLONE_VFORK'"
+	if jq -e '.pmu == false' r0/meta.json >/dev/null; then
+		check "no PMU: no model file is read" sh -c "! grep -E 'events/[a-z0-9]+\\.json' trace"
+	else
+		skip 1 "a PMU here: the model is read"
+	fi
 	check "the workload is executed once" sh -c "[ \$(grep -c 'execve(\"/bin/true\"' trace) = 1 ]"
 fi
 
