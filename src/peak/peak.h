@@ -153,8 +153,9 @@ json_t *peak_result__to_json(const struct peak_result *res);
 
 /*
  * Where this machine's results are kept:
- * $XDG_CACHE_HOME/gexplore/peak-<hostname>-<hash of the CPU model>.json, or
- * ~/.cache/gexplore/... Newly allocated; NULL when neither variable is set.
+ * peak-<hostname>-<hash of the CPU model>.json in gx_cache_dir()
+ * ($XDG_CACHE_HOME/gexplore, ~/.cache/gexplore, or a private directory
+ * under $TMPDIR). Newly allocated; NULL when there is none.
  */
 char *peak_cache_path(void);
 

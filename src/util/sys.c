@@ -217,15 +217,53 @@ int gx_create_at(int dirfd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Is dir a directory this user may write in (made where missing)? */
+static bool writable_dir(const char *dir)
+{
+	return access(dir, W_OK | X_OK) == 0;
+}
+
+/*
+ * The per-user fallback under $TMPDIR (else /tmp): made 0700 when missing,
+ * and used only when it is a directory (not a link) of this user's that
+ * no one else may enter; in a world-writable directory the name may have
+ * been taken first by someone else.
+ */
+static char *tmp_cache_dir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/gexplore-cache-%u", tmp && *tmp == '/' ? tmp : "/tmp",
+			      (unsigned)geteuid());
+	struct stat st;
+
+	if ((mkdir(dir, 0700) != 0 && errno != EEXIST) || lstat(dir, &st) != 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
 char *gx_cache_dir(void)
 {
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *dir;
 
 	if (xdg && *xdg)
 		return xasprintf("%s/gexplore", xdg);
-	if (home && *home)
-		return xasprintf("%s/.cache/gexplore", home);
-	return NULL;
+	if (home && *home) {
+		/* a home that is not there or not this user's to write in
+		 * (nobody's /nonexistent, a daemon's /) keeps no cache: every
+		 * record calibrated its sample cost again, 100 ms and more
+		 * (issue 26, part 4) */
+		dir = xasprintf("%s/.cache", home);
+		if (writable_dir(dir) || (access(dir, F_OK) != 0 && writable_dir(home))) {
+			free(dir);
+			return xasprintf("%s/.cache/gexplore", home);
+		}
+		free(dir);
+	}
+	return tmp_cache_dir();
 }
 
 int gx_mkdir_p(const char *dir)

@@ -361,8 +361,10 @@ int gx_create_at(int dirfd, const char *name);
 int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 /*
  * gexplore's cache directory: $XDG_CACHE_HOME/gexplore when that is set,
- * else $HOME/.cache/gexplore; not made here. Newly allocated; NULL when
- * neither variable is set.
+ * else $HOME/.cache/gexplore when this user may write there (not made
+ * here), else $TMPDIR/gexplore-cache-UID (/tmp without TMPDIR), made 0700
+ * here and used only when it is this user's own and closed to others.
+ * Newly allocated; NULL when none of these serves.
  */
 char *gx_cache_dir(void);
 /* Make dir and whatever directories above it are missing (mode 0755);

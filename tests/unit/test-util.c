@@ -123,6 +123,56 @@ static void test_u32seq(void)
 }
 
 /* The cache directory, and files replaced whole in directories made on the way. */
+/* gx_cache_dir without $XDG_CACHE_HOME: the home's when it may be written,
+ * else a private directory under $TMPDIR, never one someone else could
+ * have made (issue 26, part 4: nobody calibrated on every record). */
+static void test_cache_fallback(const char *dir)
+{
+	char *home = xasprintf("%s/home", dir), *tmp = xasprintf("%s/tmp", dir);
+	char *mine = xasprintf("%s/gexplore-cache-%u", tmp, (unsigned)geteuid());
+	char *want = xasprintf("%s/.cache/gexplore", home), *p;
+	struct stat st;
+
+	mkdir(home, 0700);
+	mkdir(tmp, 0700);
+	setenv("HOME", home, 1);
+	p = gx_cache_dir();
+	is_str(p, want, "... else $HOME/.cache/gexplore, where the home may be written");
+	free(p);
+	setenv("TMPDIR", tmp, 1);
+	setenv("HOME", "/nonexistent/gx-test", 1);
+	p = gx_cache_dir();
+	is_str(p, mine, "... a home that is not there: $TMPDIR/gexplore-cache-UID");
+	ok(stat(mine, &st) == 0 && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700,
+	   "... made, mode 0700");
+	free(p);
+	unsetenv("HOME");
+	p = gx_cache_dir();
+	is_str(p, mine, "... no HOME: the same, found again");
+	free(p);
+	rmdir(mine);
+	mkdir(mine, 0700);
+	chmod(mine, 0755);
+	ok(!gx_cache_dir(), "... not when others may enter it (made by someone else first)");
+	rmdir(mine);
+	ok(symlink(home, mine) == 0, "a link in its place");
+	ok(!gx_cache_dir(), "... is not followed");
+	unlink(mine);
+	if (geteuid() == 0) {
+		mkdir(mine, 0700);
+		ok(chown(mine, 65534, 65534) == 0, "another user's directory in its place");
+		ok(!gx_cache_dir(), "... is not used");
+		rmdir(mine);
+	} else {
+		skip(2, "not root: no other user's directory to plant");
+	}
+	unsetenv("TMPDIR");
+	free(want);
+	free(mine);
+	free(tmp);
+	free(home);
+}
+
 static void test_files(void)
 {
 	char dir[] = "/tmp/gx-test-util-XXXXXX", *p, *q, *text;
@@ -133,17 +183,12 @@ static void test_files(void)
 	is_str(p, "/x/cache/gexplore", "cache dir: $XDG_CACHE_HOME/gexplore");
 	free(p);
 	unsetenv("XDG_CACHE_HOME");
-	setenv("HOME", "/home/u", 1);
-	p = gx_cache_dir();
-	is_str(p, "/home/u/.cache/gexplore", "... else $HOME/.cache/gexplore");
-	free(p);
-	unsetenv("HOME");
-	ok(!gx_cache_dir(), "... else none");
 
 	if (!mkdtemp(dir)) {
-		skip(11, "no temporary directory");
+		skip(20, "no temporary directory");
 		return;
 	}
+	test_cache_fallback(dir);
 	p = xasprintf("%s/a/b/c", dir);
 	is_int(gx_mkdir_p(p), 0, "mkdir -p of a new path");
 	is_int(gx_mkdir_p(p), 0, "... and again, it exists");
