@@ -8,7 +8,8 @@
  * The workload never outlives gexplore, and neither do the processes it
  * starts. Between the two stands a keeper: a forked copy of gexplore that
  * is a child subreaper (PR_SET_CHILD_SUBREAPER), so every process the
- * workload leaves behind becomes its child, and that forks the workload.
+ * workload leaves behind becomes its child, and that starts the workload
+ * (workload_run).
  * The keeper reads one end of a pipe whose other end only gexplore holds:
  * end of file there, without the release byte, means gexplore is gone (a
  * SIGKILL included) or gave up, and the keeper kills the workload and all
@@ -21,7 +22,8 @@
  * The workload itself asks for SIGKILL when its parent (the keeper) dies
  * (PR_SET_PDEATHSIG, kept across execve() of an ordinary program), then
  * checks that the keeper is still its parent, for a keeper killed between
- * fork() and prctl(). Attaching with -p starts no child and only detaches.
+ * its clone and prctl(). Attaching with -p starts no child and only
+ * detaches.
  *
  * The keeper has a name of its own (issue 30, part 5): comm "gx-keeper"
  * and the command line "gx-keeper: keeper of PID N for PID M". As a copy
@@ -230,7 +232,7 @@ static void kill_tree(pid_t child)
 }
 
 /*
- * Name the keeper (the workload, forked already, keeps gexplore's argv):
+ * Name the keeper (after the workload's exec, so its own argv is untouched):
  * its comm, and its command line written over gexplore's argv strings,
  * found through /proc/self/stat's arg_start and arg_end (fields 48 and
  * 49), cut to their length.
