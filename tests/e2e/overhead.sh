@@ -69,9 +69,15 @@ XDG_CACHE_HOME=$TMP/notadir "$GX_BIN" record -q -o ro -e cpu-clock -- "$WL/wl-sp
 ok $? "a cache that cannot be written is no failure of the recording"
 is "$(cost_from ro)" measured "... the cost measured then"
 is "$(cat ro.err)" "" "... and nothing said about it"
-env -u XDG_CACHE_HOME -u HOME "$GX_BIN" record -q -o nohome -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+# no home: a private directory under $TMPDIR (this test's own) keeps it
+mkdir -m 700 nohome-tmp
+env -u XDG_CACHE_HOME -u HOME TMPDIR="$TMP/nohome-tmp" \
+	"$GX_BIN" record -q -o nohome -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
 ok $? "no \$XDG_CACHE_HOME nor \$HOME: recorded"
 is "$(cost_from nohome)" measured "... the cost measured"
+env -u XDG_CACHE_HOME -u HOME TMPDIR="$TMP/nohome-tmp" \
+	"$GX_BIN" record -q -o nohome2 -e cpu-clock -- "$WL/wl-spin" 50 >/dev/null 2>&1
+is "$(cost_from nohome2)" cached "... and cached in \$TMPDIR/gexplore-cache-UID for the next"
 
 # a result from before the calibration: the figure says what it leaves out
 cp -r dflt old && jq 'del(.sample_records, .sample_cost_ns, .sampling_s)' dflt/meta.json >old/meta.json
