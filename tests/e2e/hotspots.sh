@@ -111,8 +111,13 @@ NO_LIBC_DBG="glibc's start_thread is nameless without its symbols (Debian packag
 if deb_missing libc6-dbg; then
 	skip 1 "$NO_LIBC_DBG"
 else
-	check "the thread entry start_thread is on most stacks" \
-		jq -e '.functions[] | select(.function == "start_thread") | .total_share > 0.4 and .share < 0.02' t.json
+	# on the stacks of the two workers, whatever share of the run the
+	# machine's load left them against main (under load it fell below
+	# the fixed 0.4 this asked for once)
+	check "the thread entry start_thread is on the workers' stacks" \
+		jq -e '([.threads[] | select(.tid != .pid) | .share] | add) as $w |
+		       .functions[] | select(.function == "start_thread") |
+		       .total_share >= 0.9 * $w and $w > 0.1 and .share < 0.02' t.json
 fi
 "$GX_BIN" report t >t.txt
 check "text: Functions table after the summary" grep -q '^Functions (by cpu-clock' t.txt

@@ -32,15 +32,19 @@ is "$(jq -r '.markers.count' report.json)" 13 "13 markers (5 regions x 2, a mark
 is "$(jq -r '.markers.lost' report.json)" 0 "none lost"
 is "$(jq -r '.regions[] | select(.name == "worker") | "\(.instances) \(.threads)"' report.json)" "2 2" \
 	"worker: two instances on two threads"
-ge "$(hot inner spin_inner)" 90 && ok 0 "inner: spin_inner >= 90%" || ok 1 "inner: spin_inner ($(hot inner spin_inner)%)"
-ge "$(hot worker spin_worker)" 90 && ok 0 "threads line up: worker is spin_worker" ||
+# A misplaced region shows its function under half. What else a region
+# holds is the kernel's time in it (timer and hypervisor interrupts,
+# pvm_irq_enable on this VM): 1-2% on a quiet machine, 10% once under
+# load, which failed the 90% these asked for (89.8).
+ge "$(hot inner spin_inner)" 80 && ok 0 "inner: spin_inner >= 80%" || ok 1 "inner: spin_inner ($(hot inner spin_inner)%)"
+ge "$(hot worker spin_worker)" 80 && ok 0 "threads line up: worker is spin_worker" ||
 	ok 1 "worker: spin_worker ($(hot worker spin_worker)%)"
 # the child's region also holds its fork and exit, which a loaded machine
 # stretches: a misplaced region would show under half
 ge "$(hot child spin_child)" 75 && ok 0 "a forked child lines up: child is spin_child" ||
 	ok 1 "child: spin_child ($(hot child spin_child)%)"
 o=$(hot outer spin_outer); i=$(hot outer spin_inner)
-ge "$(awk -v a="$o" -v b="$i" 'BEGIN { print a + b }')" 90 && ok 0 "nesting: outer holds inner's samples too" ||
+ge "$(awk -v a="$o" -v b="$i" 'BEGIN { print a + b }')" 80 && ok 0 "nesting: outer holds inner's samples too" ||
 	ok 1 "outer: spin_outer $o% + spin_inner $i%"
 "$X" report r --json --by function --limit 0 >all.json 2>/dev/null
 paused=$(jq -r '[.functions[] | select(.function == "spin_paused") | .samples[0]][0] // 0' all.json)
