@@ -275,14 +275,27 @@ static void keeper_reap(pid_t child, int status_wr, bool *reported)
 		}
 }
 
-/* The stack of the workload's side until its exec (workload_run). */
-#define WORKLOAD_STACK (64 * 1024)
+/*
+ * The stack of the workload's side until its exec (workload_run): room
+ * for execvpe(), which builds each candidate path (a $PATH entry and the
+ * name, at most PATH_MAX + NAME_MAX) and, for a script without #!, a copy
+ * of argv's pointers on the stack: a long argument list needs more.
+ */
+static size_t workload_stack_size(char *const *argv)
+{
+	size_t n = 64 * 1024 + PATH_MAX + NAME_MAX, page = 4096;
+
+	for (char *const *a = argv; *a; a++)
+		n += sizeof(*a);
+	return (n + sizeof(*argv) * 2 + page - 1) / page * page;
+}
 
 static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, int status_wr)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN };
 	bool reported = false;
 	sigset_t chld, all, keep;
+	size_t stack_size;
 	pid_t child;
 	char *stack;
 	int sfd;
@@ -294,7 +307,8 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 	sigprocmask(SIG_BLOCK, &chld, NULL);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
 		_exit(127);
-	stack = mmap(NULL, WORKLOAD_STACK, PROT_READ | PROT_WRITE,
+	stack_size = workload_stack_size(l->argv);
+	stack = mmap(NULL, stack_size, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	if (stack == MAP_FAILED)
 		_exit(127);
@@ -303,9 +317,9 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &keep);
 	/* back when the workload has exec'd or exited */
-	child = clone(workload_run, stack + WORKLOAD_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
+	child = clone(workload_run, stack + stack_size, CLONE_VM | CLONE_VFORK | SIGCHLD, l);
 	sigprocmask(SIG_SETMASK, &keep, NULL);
-	munmap(stack, WORKLOAD_STACK);
+	munmap(stack, stack_size);
 	if (child < 0)
 		_exit(127);	/* gexplore reads no pid: it says so */
 	keeper_name(child);

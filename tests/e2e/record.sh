@@ -83,4 +83,14 @@ is "$(wc -l <e10)" 1 "missing result: one line"
 is "$?" 2 "unknown command exits 2"
 is "$("$GX_BIN" rep --help 2>&1 | head -1 | cut -c1-22)" "usage: gexplore report" "unique prefix finds report"
 check "version --build-options lists the options" sh -c "'$GX_BIN' version --build-options | grep -q 'libunwind='"
+
+# The workload starts on a stack of its own until its exec (the keeper's
+# clone, as posix_spawn): a script without #! is run by /bin/sh with a
+# copy of argv's pointers on that stack. 30000 arguments crashed a 64 KiB
+# stack (exit 139); the stack is sized for them now.
+printf 'echo "$#"\n' >noshebang
+chmod +x noshebang
+"$GX_BIN" record -q -o r11 -e cpu-clock -- ./noshebang $(seq 1 30000) >args.out 2>args.err
+is "$?" 0 "a script without #! and 30000 arguments runs"
+is "$(cat args.out)" 30000 "... and sees them all"
 done_testing
