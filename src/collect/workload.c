@@ -436,7 +436,7 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 	if (n != (ssize_t)sizeof(child) || child <= 0) {
 		workload__exit(w);
 		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': the process that starts it "
-			       "failed (fork or PR_SET_CHILD_SUBREAPER)", argv[0]);
+			       "failed (fork, clone or PR_SET_CHILD_SUBREAPER)", argv[0]);
 	}
 	w->pid = child;
 	return 0;

@@ -217,7 +217,7 @@ int gx_create_at(int dirfd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Is dir a directory this user may write in (made where missing)? */
+/* May this user make files in dir (write and enter it)? */
 static bool writable_dir(const char *dir)
 {
 	return access(dir, W_OK | X_OK) == 0;
