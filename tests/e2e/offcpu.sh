@@ -141,11 +141,13 @@ fi
 is "$?" 1 "check --max off_cpu_share=0.3 fails a run that mostly waits"
 check "check names the metric and the run" grep -q "FAIL  off_cpu_share of the run" ck.out
 "$X" check "${RD[@]}" r --thread hog1 --thread sleeper --min off_cpu_share=0.2 >ck.out 2>&1
-is "$?" 0 "check --thread: hog1 and sleeper are off the CPU over 20% of their lives"
+is "$?" 0 "check --thread: hog1 and sleeper are off the CPU over 20% of their lives" ||
+	sed 's/^/#   /' ck.out	# exit 2 once in an ASan tree under load: say why, next time
 "$X" check "${RD[@]}" r --function spin_pinned --max off_cpu_share=0.05 >ck.out 2>&1
 is "$?" 1 "check --function spin_pinned: its preemptions are over 5% of the run"
 "$X" check "${RD[@]}" r --per thread --top 10 --max off_cpu_share=0.9 >ck.out 2>&1
-check "check --per thread: the sleeper fails" grep -q "FAIL  off_cpu_share of thread sleeper" ck.out
+check "check --per thread: the sleeper fails" grep -q "FAIL  off_cpu_share of thread sleeper" ck.out ||
+	sed 's/^/#   /' ck.out
 
 # ---- perf still reads it, switch records included
 if [ -n "${PERF:-}" ] && command -v "$PERF" >/dev/null; then
