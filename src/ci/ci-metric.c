@@ -77,7 +77,10 @@ static bool scope_by(enum ci_scope scope, enum profile_by *by)
 }
 
 /* --off-cpu: threads that were never sampled (they waited) are rows too,
- * without a profile row: only off_cpu_share measures them. */
+ * without a profile row: only off_cpu_share measures them. So is a thread
+ * whose samples all came before it named itself (a sleeper sampled while
+ * it started, under a load): its rows carry the old name, and its own was
+ * "no thread with samples" (check exit 2). */
 static void offcpu_threads(struct gx_result *r, struct ci_row **rows, size_t *nr, size_t cap)
 {
 	struct profile_offcpu *oc = gx_result__offcpu(r);
@@ -91,7 +94,8 @@ static void offcpu_threads(struct gx_result *r, struct ci_row **rows, size_t *nr
 		bool seen = false;
 
 		for (size_t j = 0; j < have && !seen; j++)
-			seen = (*rows)[j].tid == t->tid;
+			seen = (*rows)[j].tid == t->tid &&
+			       (!t->comm || !(*rows)[j].name || !strcmp((*rows)[j].name, t->comm));
 		if (seen)
 			continue;
 		(*rows)[*nr] = (struct ci_row){ .scope = CI_SCOPE_THREAD, .name = t->comm,

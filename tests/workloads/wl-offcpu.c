@@ -11,7 +11,11 @@
  * takes a mutex the main thread holds (lock); hog1 and hog2: spin_pinned()
  * on the same CPU, each runnable while the other runs (cpu).
  *
- * Usage: wl-offcpu [WAIT_MS]   (default 400)
+ * Usage: wl-offcpu [WAIT_MS [SPIN_MS]]   (default 400, 0)
+ *
+ * SPIN_MS: the sleeper first spins that long under the name it was born
+ * with (the program's), so its samples are all from before it names
+ * itself: a thread known by two names (offcpu.sh).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -21,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static unsigned wait_ms = 400;
+static unsigned wait_ms = 400, spin_ms;
 static int pipefd[2];
 static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -99,6 +103,13 @@ static void *sleeper(void *arg)
 	struct truth t;
 
 	(void)arg;
+	if (spin_ms) {
+		double end = now_ms(CLOCK_MONOTONIC) + spin_ms;
+		volatile unsigned long x = 1;
+
+		while (now_ms(CLOCK_MONOTONIC) < end)
+			x = x * 6364136223846793005UL + 1;
+	}
 	truth_begin(&t, "sleeper", "sleep", "wait_sleep");
 	wait_sleep();
 	truth_end(&t);
@@ -150,6 +161,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1)
 		wait_ms = (unsigned)strtoul(argv[1], NULL, 10);
+	if (argc > 2)
+		spin_ms = (unsigned)strtoul(argv[2], NULL, 10);
 	if (pipe(pipefd) != 0)
 		return 1;
 	CPU_ZERO(&set);
