@@ -4,7 +4,8 @@
  * not counted as the caller's own, jumps) against a golden of its counts
  * (GX_REGEN_GOLDEN=1 rewrites it: read the diff); malformed files give a
  * message naming the line; llvm-mca's batched output (three regions) and
- * the -mcpu table.
+ * the -mcpu table; the L3 a model simulates where CPUID's figure is more
+ * than one core can use, and where temporary files go.
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "model/model-int.h"
 #include "util/util.h"
 #include "tap.h"
 
@@ -138,10 +140,60 @@ static void test_mca(void)
 	free(path);
 }
 
+/* An AMD L3 from CPUID that no CCD has is simulated as one CCD's, said in
+ * a note; sysfs' figure, Intel's (a socket's L3 is every core's) and a
+ * plausible one are kept. */
+static void test_l3(void)
+{
+	static const struct {
+		int line;
+		const char *vendor;
+		uint64_t l3;
+		bool sysfs;
+		uint64_t want;
+	} t[] = {
+		{ __LINE__, "AuthenticAMD", 532676608, false, 32 << 20 },	/* the Zen 5 VM */
+		{ __LINE__, "HygonGenuine", 256u << 20, false, 32 << 20 },
+		{ __LINE__, "AuthenticAMD", 532676608, true, 532676608 },	/* sysfs: trusted */
+		{ __LINE__, "AuthenticAMD", 96u << 20, false, 96u << 20 },	/* 3D V-Cache */
+		{ __LINE__, "AuthenticAMD", 32u << 20, false, 32u << 20 },
+		{ __LINE__, "GenuineIntel", 504u << 20, false, 504u << 20 },	/* Granite Rapids */
+		{ __LINE__, NULL, 512u << 20, false, 512u << 20 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *note = (char *)"unset";
+		uint64_t got = model_l3_plausible(t[i].vendor, t[i].l3, t[i].sysfs, &note);
+
+		ok(got == t[i].want, "line %d: L3 %llu MiB simulated as %llu MiB", t[i].line,
+		   (unsigned long long)(t[i].l3 >> 20), (unsigned long long)(got >> 20));
+		if (got != t[i].l3)
+			ok(note && strstr(note, "CPUID") && strstr(note, "simulated as 32 MiB") &&
+			   (t[i].l3 != 532676608 || strstr(note, "508 MiB")),
+			   "line %d: the note says so (%s)", t[i].line, note ? note : "(none)");
+		else
+			ok(note == NULL, "line %d: no note", t[i].line);
+		if (note && strcmp(note, "unset"))
+			free(note);
+	}
+}
+
+static void test_tmpdir(void)
+{
+	setenv("TMPDIR", "/some/where", 1);
+	is_str(model_tmpdir(), "/some/where", "TMPDIR is where temporary files go");
+	setenv("TMPDIR", "", 1);
+	is_str(model_tmpdir(), "/tmp", "an empty TMPDIR: /tmp");
+	unsetenv("TMPDIR");
+	is_str(model_tmpdir(), "/tmp", "no TMPDIR: /tmp");
+}
+
 int main(void)
 {
 	test_golden();
 	test_bad();
 	test_mca();
+	test_l3();
+	test_tmpdir();
 	return done_testing();
 }
