@@ -195,6 +195,15 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 		if (n && !strcmp(n, "fma.f64.256"))
 			mc->fma_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
 	}
+	/* a farther level is no faster than a nearer one (a measurement's
+	 * noise can say otherwise): so pricing grows with the level that
+	 * serves a miss, and the L2/L3 split is bounded by its two ends */
+	for (int k = 1; k < 4; k++) {
+		if (mc->lat[k] < mc->lat[k - 1])
+			mc->lat[k] = mc->lat[k - 1];
+		if (mc->bw[k] > mc->bw[k - 1])
+			mc->bw[k] = mc->bw[k - 1];
+	}
 out:
 	json_decref(doc);
 	free(path);

@@ -5,7 +5,8 @@
  * (GX_REGEN_GOLDEN=1 rewrites it: read the diff); malformed files give a
  * message naming the line; llvm-mca's batched output (three regions) and
  * the -mcpu table; the L3 a model simulates where CPUID's figure is more
- * than one core can use, and where temporary files go.
+ * than one core can use, where temporary files go, and the machine's
+ * costs read from peak's stored results (a farther level never cheaper).
  */
 #include "config.h"
 
@@ -13,9 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
 #include "model/model-int.h"
+#include "peak/peak.h"
 #include "util/util.h"
 #include "tap.h"
 
@@ -188,6 +191,55 @@ static void test_tmpdir(void)
 	is_str(model_tmpdir(), "/tmp", "no TMPDIR: /tmp");
 }
 
+/* peak's stored results with L3 measured faster than L2 and L3's
+ * bandwidth above L2's (noise): the costs grow with the level anyway,
+ * and memory's latency says the working set it was measured over. */
+static void test_costs(void)
+{
+	char *dir = xasprintf("%s/gx-test-model-XXXXXX", model_tmpdir());
+	struct cache_geo g[GEO_NR] = {
+		[GEO_I1] = { 32 << 10, 8, 64 }, [GEO_D1] = { 32 << 10, 8, 64 },
+		[GEO_L2] = { 1 << 20, 8, 64 }, [GEO_L3] = { 32 << 20, 16, 64 },
+	};
+	struct machine_costs mc;
+	char *path, *slash;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		skip(6, "no temporary directory");
+		free(dir);
+		return;
+	}
+	setenv("XDG_CACHE_HOME", dir, 1);
+	path = peak_cache_path();
+	slash = strrchr(path, '/');
+	*slash = 0;
+	gx_mkdir_p(path);
+	*slash = '/';
+	f = fopen(path, "w");
+	fputs("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+	      "{\"bytes\": 16384, \"cycles\": 4}, {\"bytes\": 262144, \"cycles\": 40},"
+	      "{\"bytes\": 8388608, \"cycles\": 30}, {\"bytes\": 134217728, \"cycles\": 300}],"
+	      "\"bandwidth\": [{\"level\": \"L2\", \"kernel\": \"read\", \"threads\": 1,"
+	      " \"gbps\": 40}, {\"level\": \"L3\", \"kernel\": \"read\", \"threads\": 1,"
+	      " \"gbps\": 60}]}", f);
+	fclose(f);
+	model_machine_costs(&mc, g, "AuthenticAMD");
+	ok(mc.measured, "peak's stored results read");
+	is_double(mc.lat[1], 40, 0, "L2's latency: the chase at half its size");
+	is_double(mc.lat[2], 40, 0, "L3's, measured faster than L2's: L2's");
+	is_double(mc.lat[3], 300, 0, "memory's: the largest chase");
+	is_double(mc.lat_bytes, 134217728, 0, "... and the working set it was measured over");
+	is_double(mc.bw[2], mc.bw[1], 0, "L3's bandwidth, measured above L2's: L2's");
+	unlink(path);
+	*slash = 0;
+	rmdir(path);
+	rmdir(dir);
+	free(dir);
+	free(path);
+	unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void)
 {
 	test_golden();
@@ -195,5 +247,6 @@ int main(void)
 	test_mca();
 	test_l3();
 	test_tmpdir();
+	test_costs();
 	return done_testing();
 }
