@@ -648,7 +648,7 @@ static double price(struct model_state *st, enum l2_split how)
 				m2 = m1;
 			if (m3 > m2)
 				m3 = m2;
-			st->l2miss[k] = pass ? (uint64_t)m2 : 0;
+			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
 			if (st->ins[i].text && is_rep(st->ins[i].text))
 				st->base[k] = ir * REP_CYCLES;
 			else

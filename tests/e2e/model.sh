@@ -100,6 +100,19 @@ ls rpass/callgrind-l2.out.* >/dev/null 2>&1
 ok $? "chase_l3 (8 MiB: more than L2, L3 hits): the second pass ran"
 grep -q 'was skipped' rpass/meta.json
 ok $((! $?)) "chase_l3: no skipped pass said"
+# l2-misses as priced: the pass's (the 8 MiB chase misses L2 each step),
+# or, skipped, the last level's (every L2/L3 hit taken as L2's)
+l2count() {
+	python3 -c 'import json, sys
+c = {e["name"]: e.get("count", 0) for e in json.load(open(sys.argv[1]))["events"]}
+print(c["l2-misses:modelled"], c["LLC-load-misses:modelled"] + c["LLC-store-misses:modelled"],
+      c["L1-dcache-load-misses:modelled"])' "$1"
+}
+read -r l2 ll d1 <<<"$(l2count rpass/meta.json)"
+[ "$l2" -gt "$ll" ] && [ "$l2" -gt $((d1 / 2)) ]
+ok $? "chase_l3: l2-misses from the pass (L2 $l2, last level $ll, D1 loads $d1)"
+read -r l2 ll d1 <<<"$(l2count rskip/meta.json)"
+is "$l2" "$ll" "lat_chain, skipped: l2-misses are the last level's"
 GX_MODEL_PASSES=1 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model -o rone -- \
 	"$WLM" chase_l3 >/dev/null 2>&1
 grep -q 'was skipped (GX_MODEL_PASSES=1)' rone/meta.json &&
