@@ -167,8 +167,9 @@ static size_t bad_lines(const char *err, const char *file, size_t *out, size_t m
 int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
 	    double *rt, double *width, size_t *dropped, char **cause)
 {
-	char in[] = "/tmp/gx-mca-in-XXXXXX", out[] = "/tmp/gx-mca-out-XXXXXX",
-	     errf[] = "/tmp/gx-mca-err-XXXXXX";
+	const char *tmp = model_tmpdir();
+	char *in = xasprintf("%s/gx-mca-in-XXXXXX", tmp), *out = xasprintf("%s/gx-mca-out-XXXXXX", tmp),
+	     *errf = xasprintf("%s/gx-mca-err-XXXXXX", tmp);
 	char *mcpu = xasprintf("-mcpu=%s", cpu);
 	char *argv[] = { "llvm-mca", mcpu, "-iterations=100", "-instruction-info=0",
 			 "-resource-pressure=0", in, NULL };
@@ -178,7 +179,8 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 
 	*dropped = 0;
 	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0) {
-		err = gx_fail(cause, -errno, "llvm-mca: a temporary file: %s", strerror(errno));
+		err = gx_fail(cause, -errno, "llvm-mca: a temporary file in %s: %s", tmp,
+			      strerror(errno));
 		goto out;
 	}
 	for (int round = 0; round < 8; round++) {
@@ -231,9 +233,16 @@ out:
 	for (int k = 0; k < 3; k++)
 		if (fds[k] >= 0)
 			close(fds[k]);
-	unlink(in);
-	unlink(out);
-	unlink(errf);
+	/* only what mkstemp made: a template it failed on names no file */
+	if (fds[0] >= 0)
+		unlink(in);
+	if (fds[1] >= 0)
+		unlink(out);
+	if (fds[2] >= 0)
+		unlink(errf);
+	free(in);
+	free(out);
+	free(errf);
 	free(mcpu);
 	return err;
 }

@@ -2,9 +2,58 @@
 #ifndef GX_MODEL_INT_H
 #define GX_MODEL_INT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 /* Run argv with stdin from /dev/null, stdout to out_path and stderr to
  * err_path (NULL: /dev/null). The exit status (128+N for signal N), or a
  * negative errno when it could not be started. */
 int model_spawn(char *const *argv, const char *out_path, const char *err_path);
+
+/* Where temporary files go: $TMPDIR when set and not empty, else /tmp.
+ * Static or the environment's; never NULL. */
+const char *model_tmpdir(void);
+
+#define MIB ((uint64_t)1 << 20)
+
+/* ---- this machine (machine.c) ---------------------------------------------- */
+
+struct cache_geo {
+	uint64_t size;
+	unsigned assoc, line;
+};
+
+enum { GEO_I1, GEO_D1, GEO_L2, GEO_L3, GEO_NR };
+
+/* sysfs' cpu0 caches (GX_TEST_MODEL_SYSFS: another directory, tests
+ * only), else glibc's (CPUID), the L3 through model_l3_plausible (*note:
+ * its note or NULL, allocated); sets rounded down to a power of two, as
+ * callgrind's simulator wants. from_sysfs[k]: level k came from sysfs. */
+void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
+			  const char *vendor, char **note);
+
+struct machine_costs {
+	double ghz;
+	double lat[4];		/* cycles of a dependent load served by L1, L2, L3, DRAM */
+	double lat_bytes;	/* the working set DRAM's was measured over, 0: documented */
+	double bw[4];		/* bytes a cycle, one core reading from that level */
+	double penalty;		/* cycles a mispredict costs */
+	bool measured;		/* from `gexplore peak`'s stored results */
+	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
+};
+
+/* What peak measured of this machine (its stored results), each level's
+ * latency at half that level's size in g; documented figures where it
+ * measured nothing; the mispredict penalty by vendor. */
+void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
+			 const char *vendor);
+
+/* The L3 size to simulate: l3 itself, unless it came from CPUID (not
+ * sysfs: from_sysfs false) on an AMD CPU and is more than one CCD's L3
+ * can be (96 MiB, 3D V-Cache's): one core uses its own CCD's L3 only, so
+ * a figure summed over the package (a VM's CPUID said 508 MiB) is
+ * simulated as 32 MiB, Zen 3 to 5's CCD, and *note (allocated) says so;
+ * else *note is NULL. */
+uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, char **note);
 
 #endif /* GX_MODEL_INT_H */

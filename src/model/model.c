@@ -26,10 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "model-int.h"
-#include "peak/peak.h"
 #include "perfdata/perfdata.h"
 #include "util/util.h"
 
@@ -92,174 +89,11 @@ int model_spawn(char *const *argv, const char *out_path, const char *err_path)
 	return wait_status(pid);
 }
 
-/* ---- this machine's caches ------------------------------------------------ */
-
-struct cache_geo {
-	uint64_t size;
-	unsigned assoc, line;
-};
-
-enum { GEO_I1, GEO_D1, GEO_L2, GEO_L3, GEO_NR };
-
-static uint64_t read_u64(const char *dir, const char *f)
+const char *model_tmpdir(void)
 {
-	char *p = xasprintf("%s/%s", dir, f), *t = gx_read_file(p, 64);
-	uint64_t v = 0;
-	char *e;
+	const char *t = getenv("TMPDIR");
 
-	if (t) {
-		v = strtoull(t, &e, 10);
-		if (*e == 'K')
-			v <<= 10;
-		else if (*e == 'M')
-			v <<= 20;
-	}
-	free(t);
-	free(p);
-	return v;
-}
-
-/* sysfs' cpu0 caches, else glibc's (CPUID); sets rounded down to a power
- * of two, as callgrind's simulator wants. */
-static void cache_geometry(struct cache_geo g[GEO_NR])
-{
-	static const int sc[GEO_NR][3] = {
-		{ _SC_LEVEL1_ICACHE_SIZE, _SC_LEVEL1_ICACHE_ASSOC, _SC_LEVEL1_ICACHE_LINESIZE },
-		{ _SC_LEVEL1_DCACHE_SIZE, _SC_LEVEL1_DCACHE_ASSOC, _SC_LEVEL1_DCACHE_LINESIZE },
-		{ _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL2_CACHE_ASSOC, _SC_LEVEL2_CACHE_LINESIZE },
-		{ _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL3_CACHE_ASSOC, _SC_LEVEL3_CACHE_LINESIZE },
-	};
-
-	memset(g, 0, sizeof(*g) * GEO_NR);
-	for (int i = 0; i < 10; i++) {
-		char *d = xasprintf("/sys/devices/system/cpu/cpu0/cache/index%d", i);
-		char *ty = xasprintf("%s/type", d), *t = gx_read_file(ty, 64);
-		uint64_t lvl = read_u64(d, "level");
-		int k = -1;
-
-		if (t && lvl == 1)
-			k = !strncmp(t, "Instruction", 11) ? GEO_I1 : !strncmp(t, "Data", 4) ? GEO_D1 : -1;
-		else if (t && (lvl == 2 || lvl == 3))
-			k = lvl == 2 ? GEO_L2 : GEO_L3;
-		if (k >= 0) {
-			g[k].size = read_u64(d, "size");
-			g[k].assoc = (unsigned)read_u64(d, "ways_of_associativity");
-			g[k].line = (unsigned)read_u64(d, "coherency_line_size");
-		}
-		free(t);
-		free(ty);
-		free(d);
-	}
-	for (int k = 0; k < GEO_NR; k++) {
-		uint64_t sets;
-
-		if (!g[k].size) {
-			long s = sysconf(sc[k][0]), a = sysconf(sc[k][1]), l = sysconf(sc[k][2]);
-
-			g[k].size = s > 0 ? (uint64_t)s : 0;
-			g[k].assoc = a > 0 ? (unsigned)a : 0;
-			g[k].line = l > 0 ? (unsigned)l : 0;
-		}
-		if (!g[k].size)
-			continue;
-		if (!g[k].line)
-			g[k].line = 64;
-		if (!g[k].assoc)
-			g[k].assoc = k < GEO_L2 ? 8 : 16;
-		sets = g[k].size / ((uint64_t)g[k].assoc * g[k].line);
-		while (sets & (sets - 1))
-			sets &= sets - 1;
-		if (!sets)
-			sets = 1;
-		g[k].size = sets * g[k].assoc * g[k].line;
-	}
-}
-
-/* ---- the measured machine: `gexplore peak`'s stored results --------------- */
-
-struct machine_costs {
-	double ghz;
-	double lat[4];		/* cycles of a dependent load served by L1, L2, L3, DRAM */
-	double bw[4];		/* bytes a cycle, one core reading from that level */
-	double penalty;		/* cycles a mispredict costs */
-	bool measured;
-	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
-};
-
-/* The latency of the largest chase at or under bytes (the first above when none). */
-static double chase_at(json_t *lat, double bytes)
-{
-	double best = NAN, first = NAN;
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(lat, i, e) {
-		double b = json_number_value(json_object_get(e, "bytes"));
-		double c = json_number_value(json_object_get(e, "cycles"));
-
-		if (c <= 0)
-			continue;
-		if (b <= bytes)
-			best = c;
-		else if (isnan(first))
-			first = c;
-	}
-	return !isnan(best) ? best : first;
-}
-
-static void machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
-			  const char *vendor)
-{
-	static const char *const lvl[4] = { "L1", "L2", "L3", "DRAM" };
-	char *path = peak_cache_path();
-	json_t *doc = path ? json_load_file(path, 0, NULL) : NULL, *a, *e;
-	size_t i;
-
-	/* documented typical figures: Zen 3/4, Skylake-class (cycles, B/cycle) */
-	*mc = (struct machine_costs){ .ghz = 3.0, .lat = { 4, 14, 50, 300 },
-				      .bw = { 64, 32, 16, 6 }, .penalty = 16 };
-	if (vendor && !strcmp(vendor, "AuthenticAMD"))
-		mc->penalty = 14;	/* AMD's software optimization guide: 11-18 */
-	else if (!vendor || !*vendor)
-		mc->penalty = 11;	/* Neoverse N1/V1 guides */
-	if (!doc)
-		goto out;
-	mc->ghz = json_number_value(json_object_get(json_object_get(doc, "clock"), "ghz"));
-	if (!(mc->ghz > 0.1))
-		mc->ghz = 3.0;
-	a = json_object_get(doc, "latency");
-	if (json_array_size(a)) {
-		double sz[4] = { (double)g[GEO_D1].size / 2, (double)g[GEO_L2].size / 2,
-				 (double)g[GEO_L3].size / 2, 1e30 };
-
-		for (int k = 0; k < 4; k++) {
-			double c = chase_at(a, sz[k]);
-
-			if (c > 0)
-				mc->lat[k] = c;
-		}
-		mc->measured = true;
-	}
-	json_array_foreach(json_object_get(doc, "bandwidth"), i, e) {
-		const char *lv = json_string_value(json_object_get(e, "level"));
-		const char *kn = json_string_value(json_object_get(e, "kernel"));
-		double gbps = json_number_value(json_object_get(e, "gbps"));
-
-		if (!lv || !kn || strcmp(kn, "read") || json_integer_value(json_object_get(e, "threads")) != 1)
-			continue;
-		for (int k = 0; k < 4; k++)
-			if (!strcmp(lv, lvl[k]) && gbps > 0)
-				mc->bw[k] = gbps / mc->ghz;
-	}
-	json_array_foreach(json_object_get(doc, "tests"), i, e) {
-		const char *n = json_string_value(json_object_get(e, "name"));
-
-		if (n && !strcmp(n, "fma.f64.256"))
-			mc->fma_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
-	}
-out:
-	json_decref(doc);
-	free(path);
+	return t && *t ? t : "/tmp";
 }
 
 /* ---- objects: where callgrind's addresses lie in the files ---------------- */
@@ -354,6 +188,7 @@ struct model_state {
 	char **notes;			/* for meta.json's warnings */
 	size_t nr_notes;
 	double cpi_rest;		/* cycles an instruction outside the modelled blocks */
+	double dram_chase;		/* cycles of chased loads served by memory */
 	/* per cg insn: the modelled terms */
 	double *base, *fe, *bad, *mem, *core;
 	uint64_t *l2miss;		/* the L2 pass's misses (its LL's) */
@@ -394,7 +229,7 @@ static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1
 	char *stop = xasprintf("--stop-address=0x%" PRIx64, o->hi - o->bias + 1);
 	char *argv[] = { "llvm-objdump", "-d", "--no-show-raw-insn", start, stop,
 			 (char *)o->path, NULL };
-	char out[] = "/tmp/gx-objdump-XXXXXX";
+	char *out = xasprintf("%s/gx-objdump-XXXXXX", model_tmpdir());
 	int fd = mkstemp(out);
 	char *text = NULL;
 	struct u64map at;
@@ -431,6 +266,7 @@ static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1
 out:
 	if (fd >= 0)
 		unlink(out);
+	free(out);
 	u64map__exit(&at);
 	free(text);
 	free(start);
@@ -743,20 +579,34 @@ out:
  * random loads reach in practice). */
 #define MODEL_MLP 10.0
 
-static void price(struct model_state *st)
+/* How the D1 misses that the last level served are split between L2 and
+ * L3: by the second pass's misses, or all priced as one level's hits
+ * (where that pass did not run). Pricing is monotone in the split, so the
+ * pass's answer lies between SPLIT_L2's and SPLIT_L3's. */
+enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
+
+/* Every instruction's terms; the modelled cycles, summed. Called again,
+ * it prices afresh. */
+static double price(struct model_state *st, enum l2_split how)
 {
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
+	bool pass = how == SPLIT_PASS && st->have_l2;
 	struct u64map l2;
+	double total = 0;
 
-	st->base = xcalloc(n + 1, sizeof(double));
-	st->fe = xcalloc(n + 1, sizeof(double));
-	st->bad = xcalloc(n + 1, sizeof(double));
-	st->mem = xcalloc(n + 1, sizeof(double));
-	st->core = xcalloc(n + 1, sizeof(double));
-	st->l2miss = xcalloc(n + 1, sizeof(uint64_t));
+	if (!st->base) {
+		st->base = xcalloc(n + 1, sizeof(double));
+		st->fe = xcalloc(n + 1, sizeof(double));
+		st->bad = xcalloc(n + 1, sizeof(double));
+		st->mem = xcalloc(n + 1, sizeof(double));
+		st->core = xcalloc(n + 1, sizeof(double));
+		st->l2miss = xcalloc(n + 1, sizeof(uint64_t));
+	}
+	memset(st->mem, 0, (n + 1) * sizeof(double));	/* the roofline adds to it */
+	st->dram_chase = 0;
 	u64map__init(&l2);
-	if (st->have_l2) {
+	if (pass) {
 		/* the L2 pass named its objects in its own order: by name */
 		uint32_t *to = xcalloc(st->cg2.nr_objs + 1, sizeof(*to));
 
@@ -788,15 +638,17 @@ static void price(struct model_state *st)
 			double ret = ir / st->width;
 			uint64_t *v;
 
-			if (st->have_l2) {
+			if (pass) {
 				v = u64map__find(&l2, (uint64_t)c->obj << 48 | c->addr);
 				m2 = v ? (double)*v : m3;
+			} else if (how == SPLIT_L2) {
+				m2 = m3;
 			}
 			if (m2 > m1)
 				m2 = m1;
 			if (m3 > m2)
 				m3 = m2;
-			st->l2miss[k] = st->have_l2 ? (uint64_t)m2 : 0;
+			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
 			if (st->ins[i].text && is_rep(st->ins[i].text))
 				st->base[k] = ir * REP_CYCLES;
 			else
@@ -811,6 +663,7 @@ static void price(struct model_state *st)
 				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +
 					     (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
 					     m3 * (mc->lat[3] - mc->lat[0]);
+				st->dram_chase += m3 * (mc->lat[3] - mc->lat[0]);
 			} else {		/* misses overlap */
 				double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64;
 				double acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
@@ -852,6 +705,9 @@ static void price(struct model_state *st)
 		}
 	}
 	u64map__exit(&l2);
+	for (size_t i = 0; i < n; i++)
+		total += st->base[i] + st->fe[i] + st->bad[i] + st->mem[i];
+	return total;
 }
 
 /* ---- running callgrind --------------------------------------------------- */
@@ -1270,6 +1126,81 @@ static void model_code(struct model_state *st)
 	model_blocks(st);
 }
 
+/* The last level callgrind simulated. */
+static uint64_t ll_size(const struct model_state *st)
+{
+	return st->geo[GEO_L3].size ? st->geo[GEO_L3].size : st->geo[GEO_L2].size;
+}
+
+/* GX_MODEL_PASSES: 1, 2, or auto (0, also when unset); GX_MODEL_ONE_PASS=1
+ * is 1. -1: another value. */
+static int model_passes(void)
+{
+	const char *p = getenv("GX_MODEL_PASSES"), *one = getenv("GX_MODEL_ONE_PASS");
+
+	if (p && *p)
+		return !strcmp(p, "1") ? 1 : !strcmp(p, "2") ? 2 : !strcmp(p, "auto") ? 0 : -1;
+	return one && *one && strcmp(one, "0") ? 1 : 0;
+}
+
+/* Whether a temporary file can be made where llvm-objdump's and
+ * llvm-mca's go: one line naming the directory, before the long run. */
+static int tmpdir_check(char **cause)
+{
+	char *f = xasprintf("%s/gx-model-XXXXXX", model_tmpdir());
+	int fd = mkstemp(f), err = 0;
+
+	if (fd < 0)
+		err = gx_fail(cause, GX_E_USAGE, "--model: cannot make a temporary file in %s "
+			      "(TMPDIR): %s", gx_esc(model_tmpdir()), strerror(errno));
+	else
+		close(fd), unlink(f);
+	free(f);
+	return err;
+}
+
+/* A D1 miss the last level served is an L2 or an L3 hit; Valgrind's two
+ * levels tell them apart only by a second pass with L2 as the last level.
+ * In auto (passes 0) it runs when the split can matter: the cycles with
+ * every such hit priced as L3's less those with every one priced as
+ * L2's, which bound what the pass can change, are at least
+ * MODEL_SPLIT_SHARE of the latter; else the hits are priced as L2's (the
+ * modelled cycles then low by at most that bound) and a note says so.
+ * The modelled cycles, every instruction priced. */
+#define MODEL_SPLIT_SHARE 0.02
+
+static double second_pass(struct model_state *st, const char *valgrind,
+			  const struct model_opts *o, int passes)
+{
+	double hi, lo, bound;
+	char *why = NULL;
+	int s2;
+
+	if (!st->geo[GEO_L3].size || !st->geo[GEO_L2].size)
+		return price(st, SPLIT_L2);	/* the last level simulated is L2 */
+	hi = price(st, SPLIT_L3);
+	lo = price(st, SPLIT_L2);
+	bound = hi - lo;
+	if (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo)) {
+		note(st, "model: the second callgrind pass (L2 as the last level, which tells L2 "
+		     "hits from L3 hits) was skipped (%s): the D1 misses L2 or L3 served are priced "
+		     "as L2 hits; modelled cycles are low by at most %.0f (%.2f%%)",
+		     passes == 1 ? "GX_MODEL_PASSES=1" : "it could change them by less than 2%",
+		     bound, lo > 0 ? 100 * bound / lo : 0.0);
+		return lo;
+	}
+	s2 = run_callgrind(valgrind, o, "callgrind-l2", &st->geo[GEO_L2], false, st, &why);
+	st->have_l2 = s2 >= 0 && st->cg2.nr_insns;
+	if (!st->have_l2) {
+		note(st, "model: the L2 pass failed (%s): L2 and L3 hits are priced as L3's",
+		     why ? why : "no output");
+		free(why);
+		return price(st, SPLIT_L3);
+	}
+	free(why);
+	return price(st, SPLIT_PASS);
+}
+
 /* callgrind's files in the result directory, when there is no result. */
 static void discard_outputs(const struct model_opts *o)
 {
@@ -1295,8 +1226,10 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	struct gx_meta m;
 	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca"), *vendor = NULL;
 	uint64_t t0, t1;
-	int status, err = 0;
+	int status, err = 0, passes;
 	double cycles = 0;
+	bool from_sysfs[GEO_NR];
+	char *l3_note = NULL;
 
 	memset(run, 0, sizeof(*run));
 	gx_meta__init(&m);
@@ -1312,9 +1245,18 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 			      "the Debian package llvm");
 		goto out;
 	}
-	cache_geometry(st.geo);
+	passes = model_passes();
+	if (passes < 0) {
+		err = gx_fail(cause, GX_E_USAGE, "--model: GX_MODEL_PASSES is 1, 2 or auto, not "
+			      "'%s'", gx_esc(getenv("GX_MODEL_PASSES")));
+		goto out;
+	}
+	err = tmpdir_check(cause);
+	if (err)
+		goto out;
 	st.mcpu = detect_mcpu(&vendor, &st.mcpu_note);
-	machine_costs(&st.mc, st.geo, vendor);
+	model_cache_geometry(st.geo, from_sysfs, vendor, &l3_note);
+	model_machine_costs(&st.mc, st.geo, vendor);
 	say(o, false, "--model: running under valgrind (callgrind, I1 %" PRIu64 " KiB, D1 %"
 	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
@@ -1327,19 +1269,9 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		err = status;
 		goto out;
 	}
-	/* Valgrind simulates two levels: a second, lighter pass with L2 as
-	 * its last level tells L2 hits from L3 hits */
-	if (st.geo[GEO_L3].size && st.geo[GEO_L2].size && !getenv("GX_MODEL_ONE_PASS")) {
-		char *why = NULL;
-		int s2 = run_callgrind(valgrind, o, "callgrind-l2", &st.geo[GEO_L2], false, &st, &why);
-
-		st.have_l2 = s2 >= 0 && st.cg2.nr_insns;
-		if (!st.have_l2)
-			note(&st, "model: the L2 pass failed (%s): L2 and L3 hits are priced as L3's",
-			     why ? why : "no output");
-		free(why);
-	}
 	run->status = status;
+	if (l3_note)
+		note(&st, "%s", l3_note);
 	if (st.cg.files > 1)
 		note(&st, "model: the workload ran %u threads (processes included); Valgrind runs "
 		     "them serialized (one at a time), so the model sees no contention between "
@@ -1351,7 +1283,16 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		     "typical latencies (run `gexplore peak` once to measure this machine's)");
 	place_objects(&st);
 	model_code(&st);
-	price(&st);
+	cycles = second_pass(&st, valgrind, o, passes);
+	/* a chase that misses a last level at least as large as peak's
+	 * largest working set chases a larger one than any peak measured */
+	if (st.dram_chase > 0.02 * cycles && st.mc.lat_bytes > 0 &&
+	    (double)ll_size(&st) >= st.mc.lat_bytes)
+		note(&st, "model: loads chasing a working set larger than the last level (%" PRIu64
+		     " KiB) are priced at the latency `gexplore peak` measured over its largest, "
+		     "%.0f KiB (%.0f cycles); a larger one waits longer (TLB misses): their %.0f%% "
+		     "of the modelled cycles is a lower bound", ll_size(&st) >> 10,
+		     st.mc.lat_bytes / 1024, st.mc.lat[3], 100 * st.dram_chase / cycles);
 	m.gexplore_version = xstrdup(PACKAGE_VERSION);
 	for (m.argc = 0; o->argv[m.argc]; m.argc++)
 		;
@@ -1383,8 +1324,6 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	if (err)
 		goto out;
 	m.status = xstrdup(GX_META_STATUS_COMPLETE);
-	for (size_t i = 0; i < st.cg.nr_insns; i++)
-		cycles += st.base[i] + st.fe[i] + st.bad[i] + st.mem[i];
 	run->instructions = st.cg.totals[CG_IR];
 	run->cycles = cycles;
 	err = gx_meta__write_at(&m, o->dirfd, o->dir, cause);
@@ -1401,6 +1340,7 @@ out:
 		discard_outputs(o);
 	gx_meta__exit(&m);
 	model_state__exit(&st);
+	free(l3_note);
 	free(vendor);
 	free(valgrind);
 	free(mca);

@@ -5,7 +5,10 @@
 # format labels the modelled numbers (text, JSON, CSV, JUnit, check's
 # JSON); check gates modelled CPI with 0 or 1, never 77; --max-regress on
 # instructions is exact over repeated runs; without valgrind (or llvm-mca)
-# on PATH, one line names the Debian package and no result is left.
+# on PATH, one line names the Debian package and no result is left. The
+# second callgrind pass runs only where it can matter; a chase beyond a
+# last level larger than peak's largest working set is a lower bound;
+# temporary files go to $TMPDIR.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
@@ -61,6 +64,113 @@ ok $? "two runs: identical instructions per function"
 "$GX_BIN" record -q --model -o rt -- "$WLM" threads >/dev/null 2>&1
 grep -qE 'ran [2-9] threads \(processes included\); Valgrind runs them serialized' rt/meta.json
 ok $? "threads: the result says they ran serialized"
+
+# a fake sysfs cache directory (GX_TEST_MODEL_SYSFS): the geometry the
+# tests below need, whatever this machine's
+fake_caches() {	# DIR L2 L3
+	for i in 0 1 2 3; do
+		mkdir -p "$1/index$i"
+		echo 64 >"$1/index$i/coherency_line_size"
+		echo 8 >"$1/index$i/ways_of_associativity"
+	done
+	echo 1 >"$1/index0/level"; echo Data >"$1/index0/type"; echo 32K >"$1/index0/size"
+	echo 1 >"$1/index1/level"; echo Instruction >"$1/index1/type"; echo 32K >"$1/index1/size"
+	echo 2 >"$1/index2/level"; echo Unified >"$1/index2/type"; echo "$2" >"$1/index2/size"
+	echo 3 >"$1/index3/level"; echo Unified >"$1/index3/type"; echo "$3" >"$1/index3/size"
+	echo 16 >"$1/index3/ways_of_associativity"
+}
+fake_caches c16m 256K 16384K
+# the second callgrind pass (L2 as the last level: L2 hits told from L3
+# hits) runs only where that split can change the cycles by 2% or more: a
+# latency chain (no misses) skips it and says so in meta.json and in
+# record's output; a chase through 8 MiB (L3 hits) runs it
+GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record --model -o rskip -- "$WLM" lat_chain \
+	>/dev/null 2>rskip.err
+is "$?" 0 "lat_chain: recorded"
+ls rskip/callgrind-l2.out.* >/dev/null 2>&1
+ok $((! $?)) "lat_chain: no second callgrind pass"
+grep -q 'second callgrind pass .* was skipped (it could change them by less than 2%).* low by at most [0-9]* (0\.[0-9]*%)' rskip/meta.json
+ok $? "lat_chain: meta.json says the pass was skipped and the bound on the error"
+grep -q 'second callgrind pass .* was skipped' rskip.err
+ok $? "lat_chain: record's output says so too"
+GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model -o rpass -- "$WLM" chase_l3 \
+	>/dev/null 2>&1
+is "$?" 0 "chase_l3: recorded"
+ls rpass/callgrind-l2.out.* >/dev/null 2>&1
+ok $? "chase_l3 (8 MiB: more than L2, L3 hits): the second pass ran"
+grep -q 'was skipped' rpass/meta.json
+ok $((! $?)) "chase_l3: no skipped pass said"
+# l2-misses as priced: the pass's (the 8 MiB chase misses L2 each step),
+# or, skipped, the last level's (every L2/L3 hit taken as L2's)
+l2count() {
+	python3 -c 'import json, sys
+c = {e["name"]: e.get("count", 0) for e in json.load(open(sys.argv[1]))["events"]}
+print(c["l2-misses:modelled"], c["LLC-load-misses:modelled"] + c["LLC-store-misses:modelled"],
+      c["L1-dcache-load-misses:modelled"])' "$1"
+}
+read -r l2 ll d1 <<<"$(l2count rpass/meta.json)"
+[ "$l2" -gt "$ll" ] && [ "$l2" -gt $((d1 / 2)) ]
+ok $? "chase_l3: l2-misses from the pass (L2 $l2, last level $ll, D1 loads $d1)"
+read -r l2 ll d1 <<<"$(l2count rskip/meta.json)"
+is "$l2" "$ll" "lat_chain, skipped: l2-misses are the last level's"
+GX_MODEL_PASSES=1 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model -o rone -- \
+	"$WLM" chase_l3 >/dev/null 2>&1
+grep -q 'was skipped (GX_MODEL_PASSES=1)' rone/meta.json &&
+	! ls rone/callgrind-l2.out.* >/dev/null 2>&1
+ok $? "GX_MODEL_PASSES=1: skipped where auto runs it"
+out=$(GX_MODEL_PASSES=3 "$GX_BIN" record --model -o rbad -- "$WLM" lat_chain 2>&1)
+is "$?" 2 "GX_MODEL_PASSES=3: a usage error"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "1, 2 or auto" &&
+	[ ! -e rbad ]
+ok $? "... in one line, no result left ($out)"
+
+# memory's latency: a chase beyond a last level that holds more than
+# peak's largest working set is priced at that working set's latency and
+# said to be a lower bound (peak's stored results cut at 1 MiB; L3 2 MiB)
+if XDG_CACHE_HOME=$TMP/cache "$GX_BIN" peak -q >/dev/null 2>&1 &&
+	python3 - "$TMP"/cache/gexplore/peak-*.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["latency"] = [e for e in d["latency"] if e["bytes"] <= 1 << 20]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+then
+	fake_caches c2m 256K 2048K
+	XDG_CACHE_HOME=$TMP/cache GX_TEST_MODEL_SYSFS=$TMP/c2m "$GX_BIN" record -q --model \
+		-o rlow -- "$WLM" chase_l3 >/dev/null 2>&1
+	grep -q 'larger than the last level (2048 KiB) are priced at the latency `gexplore peak` measured over its largest, 1024 KiB.* is a lower bound' rlow/meta.json
+	ok $? "a chase beyond a 2 MiB L3, peak measured to 1 MiB: a lower bound, said"
+	grep -q 'is a lower bound' rskip/meta.json
+	ok $((! $?)) "lat_chain: no lower bound said"
+else
+	skip 2 "gexplore peak -q failed here"
+fi
+
+# temporary files (llvm-objdump's output, llvm-mca's input, output and
+# errors) go to $TMPDIR and are removed: wrappers log the paths they get
+mkdir -p wrap tmpd
+for t in llvm-mca llvm-objdump; do
+	cat >wrap/$t <<EOF
+#!/bin/sh
+for a in "\$@" "\$(readlink /proc/\$\$/fd/1)" "\$(readlink /proc/\$\$/fd/2)"; do
+	case \$a in "$TMP/tmpd/"*) echo "\$a" >>"$TMP/tmpfiles" ;; esac
+done
+exec "$(command -v $t)" "\$@"
+EOF
+	chmod +x wrap/$t
+done
+TMPDIR=$TMP/tmpd PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o rtmp -- \
+	"$WLM" lat_chain >/dev/null 2>&1
+is "$?" 0 "TMPDIR set: recorded"
+grep -q "^$TMP/tmpd/gx-objdump-" tmpfiles && grep -q "^$TMP/tmpd/gx-mca-in-" tmpfiles &&
+	grep -q "^$TMP/tmpd/gx-mca-out-" tmpfiles
+ok $? "llvm-objdump's and llvm-mca's files were made in TMPDIR"
+is "$(ls -A tmpd | wc -l)" 0 "... and removed"
+out=$(TMPDIR=$TMP/no-such-dir "$GX_BIN" record --model -o rnotmp -- "$WLM" lat_chain 2>&1)
+is "$?" 2 "TMPDIR where no file can be made: a usage error"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "$TMP/no-such-dir" &&
+	[ ! -e rnotmp ]
+ok $? "... in one line naming it, no result left ($out)"
 
 # the text report: exact and modelled said beside the numbers
 "$GX_BIN" report r1 >r1.txt 2>&1

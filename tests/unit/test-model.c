@@ -4,7 +4,9 @@
  * not counted as the caller's own, jumps) against a golden of its counts
  * (GX_REGEN_GOLDEN=1 rewrites it: read the diff); malformed files give a
  * message naming the line; llvm-mca's batched output (three regions) and
- * the -mcpu table.
+ * the -mcpu table; the L3 a model simulates where CPUID's figure is more
+ * than one core can use, where temporary files go, and the machine's
+ * costs read from peak's stored results (a farther level never cheaper).
  */
 #include "config.h"
 
@@ -12,8 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "model/model.h"
+#include "model/model-int.h"
+#include "peak/peak.h"
 #include "util/util.h"
 #include "tap.h"
 
@@ -138,10 +143,110 @@ static void test_mca(void)
 	free(path);
 }
 
+/* An AMD L3 from CPUID that no CCD has is simulated as one CCD's, said in
+ * a note; sysfs' figure, Intel's (a socket's L3 is every core's) and a
+ * plausible one are kept. */
+static void test_l3(void)
+{
+	static const struct {
+		int line;
+		const char *vendor;
+		uint64_t l3;
+		bool sysfs;
+		uint64_t want;
+	} t[] = {
+		{ __LINE__, "AuthenticAMD", 532676608, false, 32 << 20 },	/* the Zen 5 VM */
+		{ __LINE__, "HygonGenuine", 256u << 20, false, 32 << 20 },
+		{ __LINE__, "AuthenticAMD", 532676608, true, 532676608 },	/* sysfs: trusted */
+		{ __LINE__, "AuthenticAMD", 96u << 20, false, 96u << 20 },	/* 3D V-Cache */
+		{ __LINE__, "AuthenticAMD", 32u << 20, false, 32u << 20 },
+		{ __LINE__, "GenuineIntel", 504u << 20, false, 504u << 20 },	/* Granite Rapids */
+		{ __LINE__, NULL, 512u << 20, false, 512u << 20 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *note = (char *)"unset";
+		uint64_t got = model_l3_plausible(t[i].vendor, t[i].l3, t[i].sysfs, &note);
+
+		ok(got == t[i].want, "line %d: L3 %llu MiB simulated as %llu MiB", t[i].line,
+		   (unsigned long long)(t[i].l3 >> 20), (unsigned long long)(got >> 20));
+		if (got != t[i].l3)
+			ok(note && strstr(note, "CPUID") && strstr(note, "simulated as 32 MiB") &&
+			   (t[i].l3 != 532676608 || strstr(note, "508 MiB")),
+			   "line %d: the note says so (%s)", t[i].line, note ? note : "(none)");
+		else
+			ok(note == NULL, "line %d: no note", t[i].line);
+		if (note && strcmp(note, "unset"))
+			free(note);
+	}
+}
+
+static void test_tmpdir(void)
+{
+	setenv("TMPDIR", "/some/where", 1);
+	is_str(model_tmpdir(), "/some/where", "TMPDIR is where temporary files go");
+	setenv("TMPDIR", "", 1);
+	is_str(model_tmpdir(), "/tmp", "an empty TMPDIR: /tmp");
+	unsetenv("TMPDIR");
+	is_str(model_tmpdir(), "/tmp", "no TMPDIR: /tmp");
+}
+
+/* peak's stored results with L3 measured faster than L2 and L3's
+ * bandwidth above L2's (noise): the costs grow with the level anyway,
+ * and memory's latency says the working set it was measured over. */
+static void test_costs(void)
+{
+	char *dir = xasprintf("%s/gx-test-model-XXXXXX", model_tmpdir());
+	struct cache_geo g[GEO_NR] = {
+		[GEO_I1] = { 32 << 10, 8, 64 }, [GEO_D1] = { 32 << 10, 8, 64 },
+		[GEO_L2] = { 1 << 20, 8, 64 }, [GEO_L3] = { 32 << 20, 16, 64 },
+	};
+	struct machine_costs mc;
+	char *path, *slash;
+	FILE *f;
+
+	if (!mkdtemp(dir)) {
+		skip(6, "no temporary directory");
+		free(dir);
+		return;
+	}
+	setenv("XDG_CACHE_HOME", dir, 1);
+	path = peak_cache_path();
+	slash = strrchr(path, '/');
+	*slash = 0;
+	gx_mkdir_p(path);
+	*slash = '/';
+	f = fopen(path, "w");
+	fputs("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+	      "{\"bytes\": 16384, \"cycles\": 4}, {\"bytes\": 262144, \"cycles\": 40},"
+	      "{\"bytes\": 8388608, \"cycles\": 30}, {\"bytes\": 134217728, \"cycles\": 300}],"
+	      "\"bandwidth\": [{\"level\": \"L2\", \"kernel\": \"read\", \"threads\": 1,"
+	      " \"gbps\": 40}, {\"level\": \"L3\", \"kernel\": \"read\", \"threads\": 1,"
+	      " \"gbps\": 60}]}", f);
+	fclose(f);
+	model_machine_costs(&mc, g, "AuthenticAMD");
+	ok(mc.measured, "peak's stored results read");
+	is_double(mc.lat[1], 40, 0, "L2's latency: the chase at half its size");
+	is_double(mc.lat[2], 40, 0, "L3's, measured faster than L2's: L2's");
+	is_double(mc.lat[3], 300, 0, "memory's: the largest chase");
+	is_double(mc.lat_bytes, 134217728, 0, "... and the working set it was measured over");
+	is_double(mc.bw[2], mc.bw[1], 0, "L3's bandwidth, measured above L2's: L2's");
+	unlink(path);
+	*slash = 0;
+	rmdir(path);
+	rmdir(dir);
+	free(dir);
+	free(path);
+	unsetenv("XDG_CACHE_HOME");
+}
+
 int main(void)
 {
 	test_golden();
 	test_bad();
 	test_mca();
+	test_l3();
+	test_tmpdir();
+	test_costs();
 	return done_testing();
 }
