@@ -132,10 +132,15 @@ done
 # frequency mode keeps PERF_SAMPLE_PERIOD: the samples' periods add up to
 # what the event counted while its group was active (minor-faults: the
 # only event of its kind; the kernel gives two sampled copies of one
-# software event, as page-faults or context-switches here, one id)
+# software event, as page-faults or context-switches here, one id).
+# Not exactly: the kernel restarts the period when it adjusts it to the
+# frequency, more often on a loaded machine (+2.1% in an ASan tree at a
+# load of 4, none lost); without the periods the sum would be the number
+# of samples, a tenth of the count here.
 "$GX_BIN" report --json dflt >dflt.json 2>/dev/null
-check "default rates: minor-faults' sample periods add up to its count (within 2%)" \
-	jq -e '.events[] | select(.name == "minor-faults") | .samples > 100 and (.estimated / .counted - 1 | fabs) < 0.02' dflt.json
+check "default rates: minor-faults' sample periods add up to its count (within 5%)" \
+	jq -e '.events[] | select(.name == "minor-faults") | .samples > 100 and (.estimated / .counted - 1 | fabs) < 0.05' dflt.json ||
+	diag "minor-faults: $(jq -c '[.events[] | select(.name == "minor-faults") | .samples, .estimated, .counted][]' dflt.json | tr '\n' ' ')"
 
 # ---- children: the ioctls reach inherited copies in forked processes ---------------
 kids="$WL/wl-mux-steady 5000 & $WL/wl-mux-steady 5000; wait"
