@@ -167,7 +167,7 @@ static size_t bad_lines(const char *err, const char *file, size_t *out, size_t m
 int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
 	    double *rt, double *width, size_t *dropped, char **cause)
 {
-	const char *tmp = model_tmpdir();
+	const char *tmp = gx_tmpdir();
 	char *in = xasprintf("%s/gx-mca-in-XXXXXX", tmp), *out = xasprintf("%s/gx-mca-out-XXXXXX", tmp),
 	     *errf = xasprintf("%s/gx-mca-err-XXXXXX", tmp);
 	char *mcpu = xasprintf("-mcpu=%s", cpu);

@@ -10,10 +10,6 @@
  * negative errno when it could not be started. */
 int model_spawn(char *const *argv, const char *out_path, const char *err_path);
 
-/* Where temporary files go: $TMPDIR when set and not empty, else /tmp.
- * Static or the environment's; never NULL. */
-const char *model_tmpdir(void);
-
 #define MIB ((uint64_t)1 << 20)
 
 /* ---- this machine (machine.c) ---------------------------------------------- */

@@ -89,13 +89,6 @@ int model_spawn(char *const *argv, const char *out_path, const char *err_path)
 	return wait_status(pid);
 }
 
-const char *model_tmpdir(void)
-{
-	const char *t = getenv("TMPDIR");
-
-	return t && *t ? t : "/tmp";
-}
-
 /* ---- objects: where callgrind's addresses lie in the files ---------------- */
 
 struct model_obj {
@@ -229,7 +222,7 @@ static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1
 	char *stop = xasprintf("--stop-address=0x%" PRIx64, o->hi - o->bias + 1);
 	char *argv[] = { "llvm-objdump", "-d", "--no-show-raw-insn", start, stop,
 			 (char *)o->path, NULL };
-	char *out = xasprintf("%s/gx-objdump-XXXXXX", model_tmpdir());
+	char *out = xasprintf("%s/gx-objdump-XXXXXX", gx_tmpdir());
 	int fd = mkstemp(out);
 	char *text = NULL;
 	struct u64map at;
@@ -1147,12 +1140,12 @@ static int model_passes(void)
  * llvm-mca's go: one line naming the directory, before the long run. */
 static int tmpdir_check(char **cause)
 {
-	char *f = xasprintf("%s/gx-model-XXXXXX", model_tmpdir());
+	char *f = xasprintf("%s/gx-model-XXXXXX", gx_tmpdir());
 	int fd = mkstemp(f), err = 0;
 
 	if (fd < 0)
 		err = gx_fail(cause, GX_E_USAGE, "--model: cannot make a temporary file in %s "
-			      "(TMPDIR): %s", gx_esc(model_tmpdir()), strerror(errno));
+			      "(TMPDIR): %s", gx_esc(gx_tmpdir()), strerror(errno));
 	else
 		close(fd), unlink(f);
 	free(f);

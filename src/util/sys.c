@@ -217,6 +217,13 @@ int gx_create_at(int dirfd, const char *name)
 	return fd < 0 ? -errno : fd;
 }
 
+const char *gx_tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t == '/' ? t : "/tmp";
+}
+
 /* May this user make files in dir (write and enter it)? */
 static bool writable_dir(const char *dir)
 {
@@ -231,9 +238,7 @@ static bool writable_dir(const char *dir)
  */
 static char *tmp_cache_dir(void)
 {
-	const char *tmp = getenv("TMPDIR");
-	char *dir = xasprintf("%s/gexplore-cache-%u", tmp && *tmp == '/' ? tmp : "/tmp",
-			      (unsigned)geteuid());
+	char *dir = xasprintf("%s/gexplore-cache-%u", gx_tmpdir(), (unsigned)geteuid());
 	struct stat st;
 
 	if ((mkdir(dir, 0700) != 0 && errno != EEXIST) || lstat(dir, &st) != 0 ||

@@ -362,11 +362,14 @@ int gx_pwrite_all(int fd, const void *buf, size_t len, uint64_t off);
 /*
  * gexplore's cache directory: $XDG_CACHE_HOME/gexplore when that is set,
  * else $HOME/.cache/gexplore when this user may write there (not made
- * here), else $TMPDIR/gexplore-cache-UID (/tmp without TMPDIR), made 0700
+ * here), else gexplore-cache-UID in gx_tmpdir(), made 0700
  * here and used only when it is this user's own and closed to others.
  * Newly allocated; NULL when none of these serves.
  */
 char *gx_cache_dir(void);
+/* Where temporary files go: $TMPDIR when it is an absolute path, else
+ * /tmp. Static or the environment's; never NULL. */
+const char *gx_tmpdir(void);
 /* Make dir and whatever directories above it are missing (mode 0755);
  * 0 (it exists) or -errno. */
 int gx_mkdir_p(const char *dir);

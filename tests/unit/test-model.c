@@ -181,22 +181,12 @@ static void test_l3(void)
 	}
 }
 
-static void test_tmpdir(void)
-{
-	setenv("TMPDIR", "/some/where", 1);
-	is_str(model_tmpdir(), "/some/where", "TMPDIR is where temporary files go");
-	setenv("TMPDIR", "", 1);
-	is_str(model_tmpdir(), "/tmp", "an empty TMPDIR: /tmp");
-	unsetenv("TMPDIR");
-	is_str(model_tmpdir(), "/tmp", "no TMPDIR: /tmp");
-}
-
 /* peak's stored results with L3 measured faster than L2 and L3's
  * bandwidth above L2's (noise): the costs grow with the level anyway,
  * and memory's latency says the working set it was measured over. */
 static void test_costs(void)
 {
-	char *dir = xasprintf("%s/gx-test-model-XXXXXX", model_tmpdir());
+	char *dir = xasprintf("%s/gx-test-model-XXXXXX", gx_tmpdir());
 	struct cache_geo g[GEO_NR] = {
 		[GEO_I1] = { 32 << 10, 8, 64 }, [GEO_D1] = { 32 << 10, 8, 64 },
 		[GEO_L2] = { 1 << 20, 8, 64 }, [GEO_L3] = { 32 << 20, 16, 64 },
@@ -246,7 +236,6 @@ int main(void)
 	test_bad();
 	test_mca();
 	test_l3();
-	test_tmpdir();
 	test_costs();
 	return done_testing();
 }

@@ -183,6 +183,14 @@ static void test_files(void)
 	is_str(p, "/x/cache/gexplore", "cache dir: $XDG_CACHE_HOME/gexplore");
 	free(p);
 	unsetenv("XDG_CACHE_HOME");
+	setenv("TMPDIR", "/some/where", 1);
+	is_str(gx_tmpdir(), "/some/where", "TMPDIR is where temporary files go");
+	setenv("TMPDIR", "", 1);
+	is_str(gx_tmpdir(), "/tmp", "an empty TMPDIR: /tmp");
+	setenv("TMPDIR", "rel", 1);
+	is_str(gx_tmpdir(), "/tmp", "a relative TMPDIR: /tmp");
+	unsetenv("TMPDIR");
+	is_str(gx_tmpdir(), "/tmp", "no TMPDIR: /tmp");
 
 	if (!mkdtemp(dir)) {
 		skip(20, "no temporary directory");
