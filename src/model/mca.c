@@ -179,7 +179,7 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 
 	*dropped = 0;
 	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0) {
-		err = gx_fail(cause, -errno, "llvm-mca: a temporary file in %s: %s", tmp,
+		err = gx_fail(cause, -errno, "llvm-mca: a temporary file in %s: %s", gx_esc(tmp),
 			      strerror(errno));
 		goto out;
 	}
