@@ -6,10 +6,17 @@
  * close-on-exec pipe: EOF there means the exec happened.
  *
  * The workload never outlives gexplore, and neither do the processes it
- * starts. Between the two stands a keeper: a forked copy of gexplore that
- * is a child subreaper (PR_SET_CHILD_SUBREAPER), so every process the
- * workload leaves behind becomes its child, and that starts the workload
- * (workload_run).
+ * starts. Between the two stands a keeper: a child subreaper
+ * (PR_SET_CHILD_SUBREAPER), so every process the workload leaves behind
+ * becomes its child, and that starts the workload. The keeper is
+ * gx-keeper, a program without a C library (src/keeper/gx-keeper.c),
+ * started as posix_spawn() does (keeper_spawn): a fork of gexplore
+ * write-protected every page gexplore had written, and each one gexplore
+ * wrote afterwards faulted (issue 26, part 4: with the fork and the copy's
+ * exit, 1.5 ms of a 12 ms record of /bin/true). Where gx-keeper is not
+ * built or cannot run, the keeper is a forked copy of gexplore that does
+ * the same (keeper_run, which starts the workload with workload_run); the
+ * protocol below is the same for both.
  * The keeper reads one end of a pipe whose other end only gexplore holds:
  * end of file there, without the release byte, means gexplore is gone (a
  * SIGKILL included) or gave up, and the keeper kills the workload and all
@@ -69,37 +76,50 @@ static bool executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
+/* The file execvp() would run for name (one without '/': the first
+ * executable file of $PATH), malloc'd; NULL when there is none. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL, *found = NULL;
+
+	if (strchr(name, '/'))
+		return executable(name) ? xstrdup(name) : NULL;
+	copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *full = xasprintf("%s/%s", *dir ? dir : ".", name);
+
+		if (executable(full))
+			found = full;
+		else
+			free(full);
+	}
+	free(copy);
+	return found;
+}
+
 int workload__check(char *const *argv, char **cause)
 {
-	const char *name, *path;
-	char *copy, *dir, *save = NULL;
-	bool found = false;
+	const char *name;
+	char *found;
 	int err;
 
 	if (!argv || !argv[0] || !*argv[0])
 		return gx_fail(cause, GX_E_USAGE, "no command to run");
 	name = argv[0];
+	found = find_program(name);
+	if (found) {
+		free(found);
+		return 0;
+	}
 	if (strchr(name, '/')) {
-		if (executable(name))
-			return 0;
 		err = access(name, F_OK) == 0 ? EACCES : ENOENT;
 		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': %s; %s", name, strerror(err),
 			       err == EACCES ? "make it executable (`chmod +x`) or name the program that runs it" :
 			       "check the path of the command after `--` (relative to this directory)");
 	}
-	path = getenv("PATH");
-	copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
-		char *full = xasprintf("%s/%s", *dir ? dir : ".", name);
-
-		found = executable(full);
-		free(full);
-	}
-	free(copy);
-	if (!found)
-		return gx_fail(cause, GX_E_CHILD, "cannot run '%s': command not found in PATH; give its path (`./%s`) or add its directory to PATH",
-			       name, name);
-	return 0;
+	return gx_fail(cause, GX_E_CHILD, "cannot run '%s': command not found in PATH; give its path (`./%s`) or add its directory to PATH",
+		       name, name);
 }
 
 /* ---- the workload (a child of the keeper) -------------------------------- */
@@ -351,6 +371,155 @@ static void __attribute__((noreturn)) keeper_run(struct launch *l, int life_rd, 
 	_exit(0);
 }
 
+/* ---- gx-keeper: the keeper as a program of its own ------------------------ */
+
+/*
+ * gx-keeper's path (src/keeper/gx-keeper.c): the one beside gexplore's
+ * executable (a build tree), else where make install put it; NULL where
+ * there is none, and with GX_TEST_KEEPER=fork (tests only, HACKING.md):
+ * then gexplore forks the keeper above.
+ */
+static char *keeper_program(void)
+{
+#ifdef HAVE_KEEPER_PROGRAM
+	const char *test = getenv("GX_TEST_KEEPER");
+	char self[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (test && !strcmp(test, "fork"))
+		return NULL;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			char *beside = xasprintf("%.*s/gx-keeper", (int)(slash - self), self);
+
+			if (executable(beside))
+				return beside;
+			free(beside);
+		}
+	}
+	if (executable(GX_KEEPER_PROGRAM))
+		return xstrdup(GX_KEEPER_PROGRAM);
+#endif
+	return NULL;
+}
+
+/* What gx-keeper is executed with, in a clone that shares gexplore's
+ * memory until its execve (keeper_exec). */
+struct keeper_exec {
+	const char *prog;
+	char **argv, **envp;
+	int keep[8];		/* made inheritable: the keeper's pipes, the workload's */
+	size_t nr_keep;
+	int err;		/* errno of a failed execve, written by the clone */
+};
+
+/* "A,B,..." of n descriptors, or "-" for none. */
+static char *fd_list(const int *fd, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++)
+		strbuf__addf(&sb, "%s%d", i ? "," : "", fd[i]);
+	if (!n)
+		strbuf__addf(&sb, "-");
+	return strbuf__detach(&sb);
+}
+
+/*
+ * gx-keeper's arguments (its parse()): PAD GO,ERR,LIFE,STATUS INHERIT PATH
+ * and the workload's argv. PAD is room for its title ("gx-keeper: keeper
+ * of PID N for PID M", written over its command line).
+ */
+static char **keeper_argv(const char *path, char *const *argv, const int *pipes,
+			  const int *inherit, size_t nr_inherit)
+{
+	size_t n = 0, k = 0;
+	char **v;
+
+	while (argv[n])
+		n++;
+	v = xcalloc(n + 6, sizeof(*v));
+	v[k++] = xstrdup("gx-keeper");
+	v[k++] = xasprintf("%40s", "");
+	v[k++] = fd_list(pipes, 4);
+	v[k++] = fd_list(inherit, nr_inherit);
+	v[k++] = xstrdup(path);
+	for (size_t i = 0; i < n; i++)
+		v[k++] = argv[i];	/* not copied: freed up to here */
+	return v;
+}
+
+static void keeper_argv_free(char **v)
+{
+	for (size_t i = 0; i < 5; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The clone's side, as workload_run's: system calls and execve only. */
+static int keeper_exec(void *arg)
+{
+	struct keeper_exec *k = arg;
+
+	for (size_t i = 0; i < k->nr_keep; i++)
+		fcntl(k->keep[i], F_SETFD, 0);
+	execve(k->prog, k->argv, k->envp);
+	k->err = errno ? errno : ENOEXEC;
+	_exit(127);
+}
+
+/*
+ * Start gx-keeper as posix_spawn() would: a clone that shares gexplore's
+ * memory (no copy of its page tables, and so no fault on every page
+ * gexplore writes afterwards: issue 26, part 4), every signal blocked
+ * until its execve. Its pid, or -1 when it could not be executed (then
+ * gexplore forks a keeper). l's descriptors: the four pipe ends it holds.
+ */
+static pid_t keeper_spawn(const char *prog, const struct launch *l, int life_rd)
+{
+	const int pipes[4] = { l->go_rd, l->err_wr, life_rd, l->status_wr };
+	struct keeper_exec k = { .prog = prog, .envp = l->envp ? l->envp : environ };
+	size_t size = 64 * 1024;
+	sigset_t all, keep;
+	char *path, *stack;
+	pid_t pid;
+
+	if (l->nr_inherit > ARRAY_SIZE(k.keep) - 4)
+		return -1;
+	path = find_program(l->argv[0]);
+	if (!path)
+		return -1;
+	memcpy(k.keep, pipes, sizeof(pipes));
+	for (size_t i = 0; i < l->nr_inherit; i++)
+		if (l->inherit[i] >= 0)
+			k.keep[4 + k.nr_keep++] = l->inherit[i];
+	k.argv = keeper_argv(path, l->argv, pipes, k.keep + 4, k.nr_keep);
+	k.nr_keep += 4;
+	free(path);
+	stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK,
+		     -1, 0);
+	if (stack == MAP_FAILED) {
+		keeper_argv_free(k.argv);
+		return -1;
+	}
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &keep);
+	/* back when gx-keeper runs, or the execve failed */
+	pid = clone(keeper_exec, stack + size, CLONE_VM | CLONE_VFORK | SIGCHLD, &k);
+	sigprocmask(SIG_SETMASK, &keep, NULL);
+	munmap(stack, size);
+	keeper_argv_free(k.argv);
+	if (pid > 0 && k.err) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		pid = -1;
+	}
+	return pid;
+}
+
 /* ---- gexplore's side -------------------------------------------------------- */
 
 /* gexplore's environment with "NAME=value" env set in it, built before
@@ -390,6 +559,7 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 	enum { GO, ERR, LIFE, STATUS, NR_PIPES };
 	int p[NR_PIPES][2];
 	pid_t keeper, child;
+	char *prog;
 	ssize_t n;
 
 	memset(w, 0, sizeof(*w));
@@ -402,7 +572,16 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 			free(l.envp);
 			return err;
 		}
-	keeper = fork();
+	l.go_rd = p[GO][0];
+	l.err_wr = p[ERR][1];
+	l.status_wr = p[STATUS][1];
+	keeper = -1;
+	prog = keeper_program();
+	if (prog)
+		keeper = keeper_spawn(prog, &l, p[LIFE][0]);
+	free(prog);
+	if (keeper < 0)	/* none here, or it could not run: a fork of gexplore */
+		keeper = fork();
 	if (keeper < 0) {
 		int err = gx_fail(cause, -errno, "cannot fork: %s", strerror(errno));
 
@@ -415,8 +594,6 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 		close(p[ERR][0]);
 		close(p[LIFE][1]);
 		close(p[STATUS][0]);
-		l.go_rd = p[GO][0];
-		l.err_wr = p[ERR][1];
 		keeper_run(&l, p[LIFE][0], p[STATUS][1]);
 	}
 	free(l.envp);	/* the keeper has its copy */

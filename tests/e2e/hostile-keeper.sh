@@ -7,6 +7,9 @@
 # alone: the workload dies with it (PDEATHSIG), gexplore writes the result.
 # Each record runs in a session of its own (setsid) and pkill is limited
 # to it (-s): other gexplore processes on the machine are never touched.
+# Both keepers: gx-keeper, the program gexplore executes (issue 26, part
+# 4), and the fork of gexplore it falls back to where there is none
+# (GX_TEST_KEEPER=fork).
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 can_sample || skip_all "perf_event_open of cpu-clock is not permitted here"
 command -v setsid >/dev/null && command -v pkill >/dev/null ||
@@ -44,41 +47,60 @@ start() {
 	keeper=$(pgrep -s "$gx" -x gx-keeper)
 }
 
-start k1
-check "the keeper's comm is gx-keeper" test -n "$keeper"
-is "$(ps -o args= -p "${keeper:-1}" | sed 's/ *$//')" "gx-keeper: keeper of PID $wl for PID $gx" \
-	"its command line says whose keeper it is"
-is "$(pgrep -s "$gx" gexplore | tr '\n' ' ')" "$gx " "pgrep gexplore finds gexplore alone"
-pkill -9 -s "$gx" gexplore
-check "pkill -9 gexplore: the workload and its child are killed (by the keeper)" gone "$wl" "$kid"
-check "... and the keeper exits" gone "$keeper"
-"$X" report k1 >rep 2>&1
-ok $? "... the result keeps what was written: report reads it"
-check "... cut short, with its samples" \
-	sh -c "grep -q 'INCOMPLETE: cut short' rep && ! grep -q '^  samples   0,' rep"
+suite() {	# suite KIND: the checks with the keeper KIND (exec or fork)
+	local kind=$1
+	if [ "$kind" = fork ]; then export GX_TEST_KEEPER=fork; else unset GX_TEST_KEEPER; fi
+	start k1-$kind
+	check "$kind: the keeper's comm is gx-keeper" test -n "$keeper"
+	if [ "$kind" = fork ]; then
+		check "fork: the keeper is a copy of gexplore" \
+			sh -c "readlink /proc/${keeper:-1}/exe | grep -q 'gexplore\$'"
+	else
+		check "exec: the keeper is gx-keeper, the program" \
+			sh -c "readlink /proc/${keeper:-1}/exe | grep -q '/gx-keeper\$'"
+	fi
+	is "$(ps -o args= -p "${keeper:-1}" | sed 's/ *$//')" "gx-keeper: keeper of PID $wl for PID $gx" \
+		"its command line says whose keeper it is"
+	is "$(pgrep -s "$gx" gexplore | tr '\n' ' ')" "$gx " "pgrep gexplore finds gexplore alone"
+	pkill -9 -s "$gx" gexplore
+	check "pkill -9 gexplore: the workload and its child are killed (by the keeper)" gone "$wl" "$kid"
+	check "... and the keeper exits" gone "$keeper"
+	"$X" report k1-$kind >rep 2>&1
+	ok $? "... the result keeps what was written: report reads it"
+	check "... cut short, with its samples" \
+		sh -c "grep -q 'INCOMPLETE: cut short' rep && ! grep -q '^  samples   0,' rep"
 
-start k2
-pkill -9 -s "$gx" -x gexplore
-check "pkill -9 -x gexplore: the workload and its child are killed" gone "$wl" "$kid" "$keeper"
+	start k2-$kind
+	pkill -9 -s "$gx" -x gexplore
+	check "pkill -9 -x gexplore: the workload and its child are killed" gone "$wl" "$kid" "$keeper"
 
-start k3
-pkill -9 -s "$gx" -f gexplore
-check "pkill -9 -f gexplore: the workload and its child are killed" gone "$wl" "$kid" "$keeper"
+	start k3-$kind
+	pkill -9 -s "$gx" -f gexplore
+	check "pkill -9 -f gexplore: the workload and its child are killed" gone "$wl" "$kid" "$keeper"
 
-# The keeper killed alone: PDEATHSIG takes the workload; its child is left
-# (gexplore-record(1), SIGNALS); gexplore finishes the result.
-start k4
-pkill -9 -s "$gx" -x gx-keeper
-check "the keeper killed: the workload dies with it (PDEATHSIG)" gone "$wl"
-wait "$gx"
-rc=$?
-check "... gexplore ends the recording (rc $rc, not 141: no SIGPIPE)" test "$rc" -lt 128
-check "... and writes meta.json" test -s k4/meta.json
-check "... whose warning says the keeper died and the exit status is unknown" \
-	grep -q 'the keeper (gx-keeper) died before the workload ended.*exit status is unknown' \
-	k4/meta.json
-"$X" report k4 >/dev/null 2>&1
-ok $? "... report reads it"
-check "... the workload's child is left running, as documented" kill -0 "$kid"
-kill -9 "$kid" 2>/dev/null
+	# The keeper killed alone: PDEATHSIG takes the workload; its child is left
+	# (gexplore-record(1), SIGNALS); gexplore finishes the result.
+	start k4-$kind
+	pkill -9 -s "$gx" -x gx-keeper
+	check "the keeper killed: the workload dies with it (PDEATHSIG)" gone "$wl"
+	wait "$gx"
+	rc=$?
+	check "... gexplore ends the recording (rc $rc, not 141: no SIGPIPE)" test "$rc" -lt 128
+	check "... and writes meta.json" test -s k4-$kind/meta.json
+	check "... whose warning says the keeper died and the exit status is unknown" \
+		grep -q 'the keeper (gx-keeper) died before the workload ended.*exit status is unknown' \
+		k4-$kind/meta.json
+	"$X" report k4-$kind >/dev/null 2>&1
+	ok $? "... report reads it"
+	check "... the workload's child is left running, as documented" kill -0 "$kid"
+	kill -9 "$kid" 2>/dev/null
+	unset GX_TEST_KEEPER
+}
+
+if "$X" version --build-options 2>/dev/null | grep -q 'keeper=yes'; then
+	suite exec
+else
+	skip 16 "gx-keeper is not built here (keeper=no: an architecture without its system calls)"
+fi
+suite fork
 done_testing

@@ -47,6 +47,11 @@ step rcheck11 gexplore record -q -o rc11 --check '--max CPI=1.1' -- ./wl-loop
 step td gexplore record -q -o td --cpu n1 -- ./wl-loop
 step td-report gexplore report td
 
+# the keeper: gx-keeper built for arm64 and installed in libexec, run
+# (not the fork of gexplore it falls back to)
+step keeper gexplore record -q -o keeper -e cycles:u -- \
+	sh -c 'cat /proc/$PPID/comm; readlink /proc/$PPID/exe; exit 7'
+
 # the arm64 peak kernels
 step peak gexplore peak --quick --no-save --json
 exit 0

@@ -189,6 +189,12 @@ else
 	skip 2 "no perf"
 fi
 
+# ---- the keeper: gx-keeper, built for arm64 and installed, is the one run
+is "$(step_rc keeper)" 7 "record through gx-keeper: the workload's exit status (7)"
+is "$(sed -n 1p keeper.out)" gx-keeper "the workload's parent is gx-keeper"
+is "$(sed -n 2p keeper.out)" /usr/local/libexec/gexplore/gx-keeper \
+	"... the program installed in libexec (not the fork of gexplore it falls back to)"
+
 # ---- peak's arm64 kernels (emulated figures: they only have to run)
 is "$(step_rc peak)" 0 "gexplore peak --quick in the guest"
 check "its JSON parses" jq -e . peak.out
