@@ -88,15 +88,35 @@ static int sink_round_end(struct collect_sink *s)
 /* The workload's markers into DIR/regions.bin (gexplore-regions(3)). */
 struct record_markers {
 	struct collect_marker_sink sink;	/* first */
-	struct pd_regions_writer *w;
+	struct pd_regions_writer *w;	/* made at the first marker */
+	char *why;			/* why regions.bin could not be made */
+	int dfd;
 	uint64_t lost;
-	bool finished;
+	bool on, finished;
 };
+
+/*
+ * regions.bin, made when the first marker comes (or at the end, for the
+ * count of markers lost): a workload that sends none, nearly every one,
+ * costs no file made and removed (issue 26, part 4). A failure is kept
+ * for meta.json; the ring counts what follows as lost.
+ */
+static int markers_open(struct record_markers *rm)
+{
+	if (rm->w)
+		return 0;
+	if (rm->why)
+		return -EIO;
+	return pd_regions_writer__new(&rm->w, rm->dfd, PD_REGIONS_FILE, &rm->why);
+}
 
 static int markers_add(struct collect_marker_sink *k, const struct collect_marker *m)
 {
 	struct record_markers *rm = (struct record_markers *)k;
+	int err = markers_open(rm);
 
+	if (err)
+		return err;
 	return pd_regions_writer__add(rm->w, m->time, m->pid, m->tid, m->kind, m->depth, m->name);
 }
 
@@ -111,25 +131,27 @@ static int markers_flush(struct collect_marker_sink *k, uint64_t lost)
 
 /* After the run: the header's counts, or no file at all when the workload
  * sent no marker (it does not use gexplore-regions(3)). */
-static void markers_finish(struct record_markers *rm, int dirfd, uint64_t nr, struct gx_meta *m)
+static void markers_finish(struct record_markers *rm, uint64_t nr, struct gx_meta *m)
 {
 	char *cause = NULL;
 
-	if (!rm->w)
-		goto out;
-	if (pd_regions_writer__finish(rm->w, rm->lost, &cause) != 0)
+	if (!rm->on)
+		return;
+	if (rm->lost)
+		markers_open(rm);
+	if (rm->why)
+		gx_meta__add_warning(m, "regions: %s: the workload's markers are not recorded",
+				     rm->why);
+	if (rm->w && pd_regions_writer__finish(rm->w, rm->lost, &cause) != 0)
 		gx_meta__add_warning(m, "regions: %s", cause);
 	pd_regions_writer__delete(rm->w);
 	rm->w = NULL;
 	m->markers = nr;
 	m->markers_lost = rm->lost;
-	if (!nr && !rm->lost)
-		unlinkat(dirfd, PD_REGIONS_FILE, 0);
-	else if (rm->lost)
+	if (rm->lost)
 		gx_meta__add_warning(m, "regions: %" PRIu64 " markers lost (the ring of 32768 "
 				     "filled between two drains, or regions nested deeper than 64)",
 				     rm->lost);
-out:
 	free(cause);
 }
 
@@ -488,6 +510,7 @@ static void record_state__exit(struct record_state *r)
 	perf_writer__delete(r->w);
 	collect_session__delete(r->s);
 	pd_regions_writer__delete(r->mk.w);
+	free(r->mk.why);
 	pd_offcpu_writer__delete(r->oc.w);
 	if (r->ro.collect.has_control && !strncmp(r->ro.control, "fifo:", 5)) {
 		close(r->ro.collect.ctl_fd);
@@ -541,12 +564,11 @@ static int record_prepare(struct record_state *r, char **cause)
 		return GX_E_USAGE;
 	}
 	if (ro->collect.argv && !ro->collect.pid) {
-		if (pd_regions_writer__new(&r->mk.w, r->dfd, PD_REGIONS_FILE, &why) == 0)
-			ro->collect.marker_sink = &r->mk.sink;
-		else if (!ro->quiet)
-			record_notice__say(r->nt, RECORD_WARN,
-					   "%s: the workload's markers are not recorded", why);
-		free(why);
+		r->mk.on = true;
+		r->mk.dfd = r->dfd;
+		if (ro->force)	/* an earlier recording's: this one's is made if needed */
+			unlinkat(r->dfd, PD_REGIONS_FILE, 0);
+		ro->collect.marker_sink = &r->mk.sink;
 	}
 	if (ro->collect.off_cpu && (ro->collect.argv || ro->collect.pid) &&
 	    !ro->collect.system_wide) {
@@ -638,7 +660,7 @@ static int record_open(struct record_state *r, char **cause)
 	}
 	if (err) {
 		/* the failed session wrote nothing into regions.bin */
-		markers_finish(&r->mk, r->dfd, 0, &r->meta);
+		markers_finish(&r->mk, 0, &r->meta);
 		pd_result_dir__discard(r->dfd, r->dir);
 		return err == GX_E_EVENT || err == GX_E_USAGE || err == GX_E_CHILD ? err : failed(err);
 	}
@@ -818,7 +840,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 		m->status = xstrdup(err ? GX_META_STATUS_FAILED : run_status(r->s));
 	perf_writer__delete(r->w);
 	r->w = NULL;
-	markers_finish(&r->mk, r->dfd, st->markers, m);
+	markers_finish(&r->mk, st->markers, m);
 	offcpu_finish(r, st, m);
 	if (r->rm && !r->abandoned &&
 	    record_mux__finish(r->rm, r->s, m, r->dir, r->ro.quiet, r->nt) != 0)

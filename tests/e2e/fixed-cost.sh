@@ -66,9 +66,9 @@ check "... in \$TMPDIR/gexplore-cache-UID, mode 0700" \
 # waits for the disk, capstone is not opened, and the fixed count of
 # forks holds (the keeper and the workload: the workload starts once)
 if ! command -v strace >/dev/null; then
-	skip 12 "strace is absent (Debian package strace)"
+	skip 13 "strace is absent (Debian package strace)"
 elif ! strace -f -o /dev/null /bin/true 2>/dev/null; then
-	skip 12 "strace cannot trace here (ptrace not permitted)"
+	skip 13 "strace cannot trace here (ptrace not permitted)"
 else
 	# LeakSanitizer's exit scan (an ASan build) ptraces the process's
 	# threads: under strace it cannot, fails the run and adds a clone of
@@ -80,6 +80,8 @@ else
 	check "no sleep in any of its processes" sh -c "! grep -E '(^|[^_])nanosleep\\(|clock_nanosleep\\(' trace"
 	check "no fsync, fdatasync or sync" sh -c "! grep -E '(fsync|fdatasync|syncfs|sync_file_range|[^a-z_]sync)\\(' trace"
 	check "libcapstone is not opened by a record" sh -c "! grep -q 'libcapstone' trace"
+	check "no regions.bin made (the workload sends no marker)" \
+		sh -c "! grep -E 'open(at)?\\(.*regions\\.bin.*O_CREAT' trace"
 	n=$(grep -cE '(clone|clone3|fork|vfork)\(' trace)
 	is "$n" 2 "two forks: the keeper and the workload (once)"
 	if "$GX_BIN" version --build-options 2>/dev/null | grep -q 'keeper=yes'; then

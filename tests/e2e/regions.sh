@@ -28,6 +28,12 @@ check "magic GXREGNS1" sh -c "head -c 8 r/regions.bin | grep -q GXREGNS1"
 "$X" report r --json >report.json 2>/dev/null
 is "$(jq -r '[.regions[].name] | join(",")' report.json)" "outer,inner,worker,child" \
 	"four regions, in order of first begin"
+# regions.bin is made at the first marker: a workload without any (nearly
+# all) leaves none, and one recorded over with -f takes the earlier away
+cp -r r r-over
+is "$(rc "$X" record -q -f -o r-over -e cpu-clock -- /bin/true)" 0 "record -f /bin/true over it"
+check "... no markers: no regions.bin, the earlier one gone" test ! -e r-over/regions.bin
+check "... and meta.json says no regions" jq -e '.regions == null' r-over/meta.json
 is "$(jq -r '.markers.count' report.json)" 13 "13 markers (5 regions x 2, a mark, pause, resume)"
 is "$(jq -r '.markers.lost' report.json)" 0 "none lost"
 is "$(jq -r '.regions[] | select(.name == "worker") | "\(.instances) \(.threads)"' report.json)" "2 2" \
