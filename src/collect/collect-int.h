@@ -106,9 +106,13 @@ int workload__check(char *const *argv, char **cause);
  * in it (the regions ring and its pipes), NULL/0: none. */
 int workload__start(struct workload *w, char *const *argv, const char *env,
 		    const int *inherit, size_t nr_inherit, char **cause);
-/* Let the child exec; GX_E_CHILD with a cause when execvp failed (the
- * child is reaped then). */
+/* Let the child exec (the go byte); GX_E_CHILD with a cause when the
+ * child is gone. */
 int workload__release(struct workload *w, char **cause);
+/* After __release: wait for the exec; GX_E_CHILD with a cause when execvp
+ * failed (the child is reaped then). Work that needs nothing of the run
+ * can go between the two, while the child executes. */
+int workload__execd(struct workload *w, char **cause);
 /* Whether the workload ended (block: wait until it does); *status is its
  * wait status, -1 when unknown. */
 bool workload__wait(struct workload *w, bool block, int *status);

@@ -210,6 +210,10 @@ struct collect_stats {
 struct collect_sink {
 	int (*record)(struct collect_sink *s, const void *rec, size_t len);
 	int (*round_end)(struct collect_sink *s);
+	/* optional: called once, when the workload was let go and executes
+	 * its program, before the first drain: work that needs nothing of the
+	 * run goes there, beside the exec, instead of after the run */
+	void (*released)(struct collect_sink *s);
 };
 
 struct collect_session;

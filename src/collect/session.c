@@ -1506,6 +1506,10 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		pid_t child = s->wl.pid;
 
 		err = workload__release(&s->wl, cause);
+		if (!err && sink->released)
+			sink->released(sink);	/* beside the child's exec */
+		if (!err)
+			err = workload__execd(&s->wl, cause);
 		if (err)
 			goto out_restore;
 		s->stats.child = child;

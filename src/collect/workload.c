@@ -622,8 +622,6 @@ int workload__start(struct workload *w, char *const *argv, const char *env,
 int workload__release(struct workload *w, char **cause)
 {
 	char c = 1;
-	int e = 0, st;
-	ssize_t n;
 
 	if (gx_write_all(w->go_fd, &c, 1) < 0) {
 		workload__kill(w);
@@ -631,6 +629,14 @@ int workload__release(struct workload *w, char **cause)
 	}
 	close(w->go_fd);
 	w->go_fd = -1;
+	return 0;
+}
+
+int workload__execd(struct workload *w, char **cause)
+{
+	int e = 0, st;
+	ssize_t n;
+
 	do
 		n = read(w->err_fd, &e, sizeof(e));
 	while (n < 0 && errno == EINTR);

@@ -311,7 +311,7 @@ static int finish_runs(struct record_mux *rm, const struct collect_session *s0,
 	for (size_t r = 1; r < rm->nr_runs; r++) {
 		struct record_opts ro = rm->ro;
 		struct collect_session *s = NULL;
-		struct collect_sink sink = { null_record, NULL };
+		struct collect_sink sink = { null_record, NULL, NULL };
 		char *cause = NULL;
 		const struct collect_stats *st;
 		double dur, refc;

@@ -85,6 +85,7 @@ static int sink_round_end(struct collect_sink *s)
 	return 0;
 }
 
+
 /* The workload's markers into DIR/regions.bin (gexplore-regions(3)). */
 struct record_markers {
 	struct collect_marker_sink sink;	/* first */
@@ -502,8 +503,31 @@ struct record_state {
 	double cpu0;			/* gexplore's CPU time at the start */
 	unsigned sigint0;		/* 1 when a SIGINT ended the run */
 	unsigned said;			/* wrap-up interrupts said so far */
+	int argc;			/* gexplore's command line, for env */
+	char **argv;
+	bool have_env;			/* env is read (sink_released) */
 	bool abandoned;			/* a third interrupt cut the wrap-up */
 };
+
+/* This machine's description into r->env, once. */
+static void record_env(struct record_state *r)
+{
+	if (r->have_env)
+		return;
+	pd_env__from_system(&r->env, r->argc, r->argv);
+	r->have_env = true;
+}
+
+/* The workload executes its program: the machine's description meanwhile
+ * (uname, cpuinfo, sysfs: half a millisecond that waited for the end of
+ * the run, issue 26, part 4). */
+static void sink_released(struct collect_sink *s)
+{
+	struct record_state *r = (struct record_state *)((char *)s -
+		offsetof(struct record_state, rs) - offsetof(struct record_sink, sink));
+
+	record_env(r);
+}
 
 static void record_state__exit(struct record_state *r)
 {
@@ -806,7 +830,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 
 	if (r->rs.err)
 		err = err ? err : r->rs.err;	/* said by record_say, with the records dropped */
-	pd_env__from_system(&r->env, argc, argv);
+	record_env(r);
 	fill_groups(&r->env, r->s);
 	fill_meta(m, r->s, &r->ro, &r->env);
 	if (r->rs.err) {
@@ -948,7 +972,7 @@ int gx_record(const struct record_opts *opts, const struct record_notice *nt, in
 	      char **argv, struct record_result *res, char **cause)
 {
 	struct record_state r = { .ro = *opts, .nt = nt, .dfd = -1,
-				  .rs = { .sink = { sink_record, sink_round_end } },
+				  .rs = { .sink = { sink_record, sink_round_end, sink_released } },
 				  .mk = { .sink = { markers_add, markers_flush } },
 				  .oc = { .sink = { offcpu_probe } } };
 	struct sigaction old_int;
@@ -956,6 +980,8 @@ int gx_record(const struct record_opts *opts, const struct record_notice *nt, in
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	r.argc = argc;
+	r.argv = argv;
 	if (!r.ro.collect.argv && !r.ro.collect.pid && !r.ro.collect.system_wide)
 		return gx_fail(cause, GX_E_USAGE,
 			       "nothing to record: give a command after '--', or -p PID, or -a");
