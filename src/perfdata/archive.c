@@ -184,10 +184,12 @@ static char *debuglink_of(const char *path)
 	Elf *elf;
 	int fd;
 
+	/* without libelf (util's lazy-elf.c) no link: the .build-id path stays */
+	if (gx_libelf__open(NULL))
+		return NULL;
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		goto out;
