@@ -29,7 +29,10 @@ static void find_syms(const char *path)
 	Elf *e;
 	Elf_Scn *scn = NULL;
 
-	elf_version(EV_CURRENT);
+	if (gx_libelf__open(NULL)) {	/* util's table: opened before any elf_* */
+		fprintf(stderr, "tui-gen: libelf cannot be loaded\n");
+		exit(1);
+	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	while (e && (scn = elf_nextscn(e, scn)) != NULL) {
 		GElf_Shdr sh;

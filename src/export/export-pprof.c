@@ -12,7 +12,7 @@
  * distinct mapped file range a mapping with its build-id.
  *
  * Encoding goes through protobuf-c's generated code and zlib's gzip
- * stream: no hand-written wire format.
+ * stream (export-gzip.c): no hand-written wire format.
  */
 #include "config.h"
 
@@ -27,8 +27,7 @@
 
 #ifdef HAVE_PPROF
 
-#include <zlib.h>
-
+#include "export/export-int.h"
 #include "export/profile.pb-c.h"
 #include "symbolize/symbolize.h"
 
@@ -321,40 +320,6 @@ static bool time_event(const struct perf_event_attr *a)
 	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
 }
 
-static int gzip_write(const char *path, const uint8_t *buf, size_t len, char **cause)
-{
-	z_stream zs;
-	uint8_t out[65536];
-	FILE *f = fopen(path, "wb");
-	int zr, err = 0;
-
-	if (!f)
-		return gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
-	memset(&zs, 0, sizeof(zs));
-	/* windowBits 15 + 16: a gzip stream, as pprof readers expect */
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK) {
-		fclose(f);
-		return gx_fail(cause, -ENOMEM, "zlib: cannot start a gzip stream");
-	}
-	zs.next_in = (Bytef *)buf;
-	zs.avail_in = (uInt)len;
-	do {
-		zs.next_out = out;
-		zs.avail_out = sizeof(out);
-		zr = deflate(&zs, Z_FINISH);
-		if (zr == Z_STREAM_ERROR ||
-		    fwrite(out, 1, sizeof(out) - zs.avail_out, f) != sizeof(out) - zs.avail_out) {
-			err = gx_fail(cause, -EIO, "%s: %s", path, strerror(errno ? errno : EIO));
-			break;
-		}
-	} while (zr != Z_STREAM_END);
-	deflateEnd(&zs);
-	if (fclose(f) != 0 && !err)
-		err = gx_fail(cause, -errno, "%s: %s", path, strerror(errno));
-	return err;
-}
-
 /* The protobuf-c messages of one profile, allocated by the encode_*
  * helpers below and freed by pb__exit; strings point into the exporter. */
 struct pb {
@@ -560,7 +525,7 @@ static int encode(struct exporter *x, const char *path, char **cause)
 	len = perftools__profiles__profile__get_packed_size(&pb.prof);
 	buf = xmalloc(len + 1);
 	perftools__profiles__profile__pack(&pb.prof, buf);
-	err = gzip_write(path, buf, len, cause);
+	err = export_gzip__write(path, buf, len, cause);
 	free(buf);
 	pb__exit(&pb);
 	return err;

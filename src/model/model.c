@@ -111,7 +111,8 @@ static void obj_read_elf(struct model_obj *o)
 
 	if (fd < 0)
 		return;
-	elf_version(EV_CURRENT);
+	if (gx_libelf__open(NULL))	/* opened when first needed (util) */
+		goto out;
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n))
 		goto out;

@@ -175,6 +175,69 @@ static int64_t check_file(const char *path, const uint8_t *id, uint8_t size, uin
 	return st.st_size;
 }
 
+/* A .gnu_debuglink section's bytes as a name: NUL-terminated, no slash. */
+static char *debuglink_name(const char *d, size_t n)
+{
+	if (n > 4 && memchr(d, 0, n) && d[0] && !strchr(d, '/'))
+		return xstrdup(d);
+	return NULL;
+}
+
+/*
+ * The .gnu_debuglink name of a 64-bit ELF file of this machine's byte
+ * order, read with a few preads (the archive of every record looks for
+ * it, and libelf was the load of a library and the mapping of the whole
+ * file: issue 26, part 4). 0 with *name (NULL: none), or GX_E_FORMAT for
+ * another kind of file, which libelf reads.
+ */
+static int shdr_debuglink(int fd, char **name)
+{
+	static const uint8_t host_data =
+		__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	static const char want[] = ".gnu_debuglink";
+	Elf64_Ehdr eh;
+	Elf64_Shdr strs, *sh = NULL;
+	char sname[sizeof(want)], data[4096];
+	size_t bytes;
+	int err = GX_E_FORMAT;
+
+	*name = NULL;
+	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != host_data)
+		return GX_E_FORMAT;
+	if (eh.e_shoff == 0 || eh.e_shnum == 0)
+		return 0;	/* no section headers: no link */
+	if (eh.e_shentsize != sizeof(*sh) || eh.e_shstrndx == SHN_UNDEF ||
+	    eh.e_shstrndx >= eh.e_shnum)
+		return GX_E_FORMAT;	/* SHN_XINDEX and the like: libelf's */
+	bytes = (size_t)eh.e_shnum * sizeof(*sh);
+	sh = xmalloc(bytes);
+	if (pread(fd, sh, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
+		goto out;
+	strs = sh[eh.e_shstrndx];
+	for (size_t i = 0; i < eh.e_shnum; i++) {
+		ssize_t n;
+
+		if (sh[i].sh_name >= strs.sh_size ||
+		    strs.sh_size - sh[i].sh_name < sizeof(want) ||
+		    pread(fd, sname, sizeof(want), (off_t)(strs.sh_offset + sh[i].sh_name)) !=
+			    (ssize_t)sizeof(want) ||
+		    memcmp(sname, want, sizeof(want)))
+			continue;
+		if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_size < sizeof(data)) {
+			n = pread(fd, data, sh[i].sh_size, (off_t)sh[i].sh_offset);
+			if (n == (ssize_t)sh[i].sh_size)
+				*name = debuglink_name(data, (size_t)n);
+		}
+		break;
+	}
+	err = 0;
+out:
+	free(sh);
+	return err;
+}
+
 /* The .gnu_debuglink name of an ELF file, or NULL. */
 static char *debuglink_of(const char *path)
 {
@@ -187,7 +250,16 @@ static char *debuglink_of(const char *path)
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	elf_version(EV_CURRENT);
+	if (shdr_debuglink(fd, &name) == 0) {
+		close(fd);
+		return name;
+	}
+	/* another class or byte order: libelf (util's lazy-elf.c); without
+	 * it no link, and the .build-id path stays */
+	if (gx_libelf__open(NULL)) {
+		close(fd);
+		return NULL;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_getshdrstrndx(elf, &shstrndx) != 0)
 		goto out;
@@ -200,9 +272,8 @@ static char *debuglink_of(const char *path)
 		    strcmp(sn, ".gnu_debuglink"))
 			continue;
 		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf && d->d_size > 4 && memchr(d->d_buf, 0, d->d_size) &&
-		    !strchr(d->d_buf, '/') && ((const char *)d->d_buf)[0])
-			name = xstrdup(d->d_buf);
+		if (d && d->d_buf)
+			name = debuglink_name(d->d_buf, d->d_size);
 		break;
 	}
 out:

@@ -102,7 +102,11 @@ int pd_read_build_id(const char *path, uint8_t id[20], uint8_t *size)
 		close(fd);
 		return 0;
 	}
-	elf_version(EV_CURRENT);
+	/* libelf only for what the preads could not read (util's lazy-elf.c) */
+	if (gx_libelf__open(NULL)) {
+		err = GX_E_NOTSUP;
+		goto out_close;
+	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		goto out_close;

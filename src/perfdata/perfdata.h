@@ -66,8 +66,9 @@ struct pd_env {
 int pd_env__from_system(struct pd_env *env, int argc, char *const *argv);
 void pd_env__exit(struct pd_env *env);
 
-/* The GNU build-id of the ELF file at path (libelf). 0, or a negative code
- * (-ENOENT, GX_E_FORMAT when it is not ELF or has no build-id). */
+/* The GNU build-id of the ELF file at path (preads, else libelf). 0, or a
+ * negative code (-ENOENT, GX_E_FORMAT when it is not ELF or has no
+ * build-id, GX_E_NOTSUP when only libelf could read it and it is missing). */
 int pd_read_build_id(const char *path, uint8_t id[20], uint8_t *size);
 
 /* ======================================================================

@@ -22,6 +22,22 @@
 #include <unistd.h>
 #ifdef HAVE_LIBZSTD
 #include <zstd.h>
+
+/*
+ * libzstd opened at the first compressed record, not linked (issue 26,
+ * part 4): a record or a report of an uncompressed perf.data never calls
+ * it. Each ZSTD_* function below is a call through the address
+ * gx_lazylib__open resolved; decompress() opens it.
+ */
+#define PD_ZSTD_FNS(X, V, D) \
+	X(ZSTD_DStream *, ZSTD_createDStream, (void), ()) \
+	X(size_t, ZSTD_decompressStream, (ZSTD_DStream *zds, ZSTD_outBuffer *out, ZSTD_inBuffer *in), (zds, out, in)) \
+	X(size_t, ZSTD_freeDStream, (ZSTD_DStream *zds), (zds)) \
+	X(const char *, ZSTD_getErrorName, (size_t code), (code)) \
+	X(size_t, ZSTD_initDStream, (ZSTD_DStream *zds), (zds)) \
+	X(unsigned, ZSTD_isError, (size_t code), (code))
+
+GX_LAZYLIB_DEFINE(libzstd, PD_ZSTD_FNS, "libzstd.so.1", "libzstd1")
 #endif
 
 #ifndef PERF_SAMPLE_BRANCH_COUNTERS
@@ -954,6 +970,10 @@ static int decompress(struct perf_reader *r, struct pd_tool *tool,
 		src_len = (size_t)n;
 	}
 	if (!r->zstd) {
+		int err = gx_lazylib__open(&libzstd, cause);
+
+		if (err)
+			return err;
 		r->zstd = ZSTD_createDStream();
 		if (!r->zstd)
 			return gx_fail(cause, -ENOMEM, "zstd: cannot create a decompression stream");

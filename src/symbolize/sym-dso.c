@@ -394,7 +394,7 @@ int sym_dso__open(struct sym_dso *dso)
 		err = 0;
 		goto out;
 	}
-	elf_version(EV_CURRENT);
+	/* libelf: opened (and its version set) by sym_session__new */
 	if (!strcmp(sym_dso__name(dso), "[vdso]")) {
 		err = find_vdso(dso, &why);
 		if (err)

@@ -130,7 +130,12 @@ int sym_session__new(struct sym_session **out, const struct sym_options *opts, c
 	size_t i;
 	int err;
 
-	/* libdw is opened here, not linked: only a symbolizing command loads it */
+	/* libelf and libdw are opened here, not linked: only a symbolizing
+	 * command loads them (libelf first: libdw's own libelf.so.1 is then
+	 * the instance util's table resolved) */
+	err = gx_libelf__open(cause);
+	if (err)
+		return err;
 	err = sym_libdw__open(cause);
 	if (err)
 		return err;

@@ -207,7 +207,11 @@ static uint8_t *read_code(const char *path, uint64_t start, uint64_t *size, uint
 		*why = "the binary is not on this machine: no disassembly";
 		return NULL;
 	}
-	elf_version(EV_CURRENT);
+	if (gx_libelf__open(NULL)) {	/* opened when first needed (util) */
+		*why = "libelf cannot be loaded (install the Debian package libelf1): no disassembly";
+		close(fd);
+		return NULL;
+	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh)) {
 		*why = "not an ELF file: no disassembly";

@@ -210,6 +210,14 @@ int gx_lazylib__open(struct gx_lazylib *l, char **cause);
 					 .fns = gx_lz_fns_, .nr = GX_LZ_NR_ }; \
 	FNS(GX_LZ_DEF_, GX_LZ_DEF_V_, GX_LZ_NONE_)
 
+/*
+ * libelf, opened when first needed (lazy-elf.c: the one table of the elf_*
+ * and gelf_* functions gexplore calls). Every path to an elf_* call opens
+ * it first; it also calls elf_version(EV_CURRENT), once. 0, or GX_E_NOTSUP
+ * with a one-line message naming the Debian package (libelf1).
+ */
+int gx_libelf__open(char **cause);
+
 /* ---- text for a terminal ------------------------------------------------
  * The one rule for an untrusted string (a name from a file, a workload's
  * comm or argv, a path) printed as text: printable ASCII and valid UTF-8

@@ -15,8 +15,11 @@ check "libcapstone is not loaded at start" sh -c "! grep -q 'libcapstone' libs"
 check "the libraries are there at all (libc)" grep -q 'libc\.so' libs
 # nor libdw (with liblzma and libbz2), libunwind, ncursesw (with libtinfo)
 # or protobuf-c: a symbol session, a DWARF unwind, the TUI and the pprof
-# export open them (a fifth of a record of /bin/true was loading them)
-for lib in libdw libunwind libncursesw libtinfo libprotobuf-c liblzma libbz2; do
+# export open them (a fifth of a record of /bin/true was loading them);
+# nor libelf (a symbol session, a file preads cannot read), libzstd (a
+# compressed record) or zlib (the pprof export's gzip, and libelf's own)
+for lib in libdw libunwind libncursesw libtinfo libprotobuf-c liblzma libbz2 \
+	libelf libzstd libz; do
 	check "$lib is not loaded at start" sh -c "! grep -q '$lib[.-]' libs"
 done
 
@@ -125,23 +128,58 @@ rm -f ld-rec.*
 LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rec" "$GX_BIN" record -q -f -o r3 -- /bin/true >/dev/null 2>&1
 ok $? "record of /bin/true with the loader's log"
 check "the loader's log is there" sh -c "cat ld-rec.* | grep -q 'calling init'"
-for lib in libdw libunwind libncursesw libprotobuf-c libpfm libcapstone; do
+for lib in libdw libunwind libncursesw libprotobuf-c libpfm libcapstone libelf libzstd libz.so; do
 	check "a record of /bin/true does not open $lib" sh -c "! cat ld-rec.* | grep -q 'file=$lib'"
 done
+# a record whose samples hit files reads their build-ids and archives them
+# (with their .gnu_debuglink) by preads: still no libelf
+rm -f ld-spin.*
+LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-spin" "$GX_BIN" record -q -o spin -e cpu-clock \
+	-- "$WL/wl-spin" 20 >/dev/null 2>&1
+ok $? "record of a spinning workload with the loader's log"
+check "... it archived the files its samples hit (build-ids read)" \
+	sh -c "ls spin/.build-id/*/*/elf >/dev/null"
+check "... without opening libelf" sh -c "! cat ld-spin.* | grep -q 'file=libelf'"
 rm -f ld-rep.*
 LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rep" "$GX_BIN" report r3 >rep.txt 2>&1
 ok $? "report of it: libdw opened by its symbol session"
 check "report opened libdw" loaded ld-rep libdw.so
+check "report opened libelf (its symbol session)" loaded ld-rep libelf.so
 check "report symbolized (the workload's process is named)" grep -q 'true' rep.txt
 check "report does not open ncursesw" sh -c "! cat ld-rep.* | grep -q 'file=libncursesw'"
+check "report of an uncompressed perf.data does not open libzstd" \
+	sh -c "! cat ld-rep.* | grep -q 'file=libzstd'"
+rm -f ld-rep.*
+LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rep" "$GX_BIN" report --json --by function spin >spin.json 2>&1
+check "report names the spinning workload's function (libelf's symbols)" \
+	sh -c "jq -r '.functions[].function' spin.json | grep -q '^hot_inner$'"
+if ! "$GX_BIN" version --build-options 2>/dev/null | grep -q 'zstd=yes'; then
+	skip 3 "built without zstd"
+elif [ ! -f "$GX_FIXTURES/lpd-sleep.compressed.perf.data" ]; then
+	skip 3 "fixtures absent ($GX_FIXTURES)"
+else
+	rm -f ld-zst.*
+	LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-zst" "$GX_BIN" report --json \
+		"$GX_FIXTURES/lpd-sleep.compressed.perf.data" >zst.json 2>zst.err
+	ok $? "report of zstd-compressed records"
+	check "... opened libzstd" loaded ld-zst libzstd.so
+	is "$(jq .samples zst.json)" 8 "... its 8 samples decompressed"
+fi
 if "$GX_BIN" version --build-options 2>/dev/null | grep -q 'pprof=yes'; then
 	rm -f ld-pb.*
 	LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-pb" "$GX_BIN" report --format pprof -o r3.pb.gz r3 >/dev/null 2>&1
 	ok $? "pprof export"
 	check "pprof export opened libprotobuf-c" loaded ld-pb libprotobuf-c.so
 	check "pprof export wrote a gzip stream" sh -c "[ \"\$(head -c 2 r3.pb.gz | od -An -tx1 | tr -d ' ')\" = 1f8b ]"
+	# zlib through its table (libelf's dependency: loaded already, or
+	# opened by the export)
+	if command -v gzip >/dev/null; then
+		check "... a whole one (zlib's deflate to its end)" gzip -t r3.pb.gz
+	else
+		skip 1 "gzip is absent (Debian package gzip)"
+	fi
 else
-	skip 3 "built without pprof export"
+	skip 4 "built without pprof export"
 fi
 if ! command -v script >/dev/null; then
 	skip 3 "script is absent (Debian package bsdutils)"

@@ -73,9 +73,11 @@ static uint64_t function_offset(const char *path, const char *name)
 	uint64_t value = 0, off = 0;
 	size_t nph;
 
-	if (fd < 0)
+	if (fd < 0 || gx_libelf__open(NULL)) {	/* util's table: opened before any elf_* */
+		if (fd >= 0)
+			close(fd);
 		return 0;
-	elf_version(EV_CURRENT);
+	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	while (e && (scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;

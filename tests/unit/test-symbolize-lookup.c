@@ -31,7 +31,9 @@ static char wl[4096], wl_src[4096], tmpdir[4096];
 
 static Elf *elf_open(const char *path, int *fd)
 {
-	elf_version(EV_CURRENT);
+	*fd = -1;
+	if (gx_libelf__open(NULL))	/* util's table: opened before any elf_* */
+		return NULL;
 	*fd = open(path, O_RDONLY);
 	if (*fd < 0)
 		return NULL;

@@ -3,6 +3,8 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -23,6 +25,49 @@ static void test_errors(void)
 	is_str(cause, "second", "gx_fail replaces cause");
 	free(cause);
 	is_int(gx_fail(NULL, -EIO, "x"), -EIO, "NULL cause allowed");
+}
+
+/* A library opened when first needed: its errors name the package, in one
+ * line; libelf's table (lazy-elf.c) works in a program that links no
+ * libelf, with its version set by gx_libelf__open. */
+static void test_lazylib(void)
+{
+	static const char *const absent_names[] = { "gx_absent" };
+	static const char *const elf_names[] = { "elf_version", "gx_no_such_function" };
+	void *fns[2];
+	struct gx_lazylib absent = { .soname = "libgx-absent.so.9", .package = "gx-absent9",
+				     .names = absent_names, .fns = fns, .nr = 1 };
+	struct gx_lazylib short_elf = { .soname = "libelf.so.1", .package = "libelf1",
+					.names = elf_names, .fns = fns, .nr = 2 };
+	char *cause = NULL;
+	Elf *e = NULL;
+	int fd;
+
+	is_int(gx_lazylib__open(&absent, &cause), GX_E_NOTSUP, "a missing library: GX_E_NOTSUP");
+	ok(cause && strstr(cause, "libgx-absent.so.9") &&
+	   strstr(cause, "install the Debian package gx-absent9") && !strchr(cause, '\n'),
+	   "... one line naming it and its package");
+	ok(!absent.handle, "... nothing kept");
+	free(cause);
+	cause = NULL;
+	is_int(gx_lazylib__open(&short_elf, &cause), GX_E_NOTSUP, "a missing symbol: GX_E_NOTSUP");
+	ok(cause && strstr(cause, "gx_no_such_function") && strstr(cause, "libelf1"),
+	   "... naming the symbol and the package");
+	free(cause);
+	cause = NULL;
+
+	is_int(gx_libelf__open(&cause), 0, "libelf opened");
+	is_int(gx_libelf__open(&cause), 0, "... and again (once)");
+	ok(!cause, "... no message");
+	is_int((int)elf_version(EV_NONE), EV_CURRENT, "... its version set to EV_CURRENT");
+	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		e = elf_begin(fd, ELF_C_READ, NULL);
+	ok(e && elf_kind(e) == ELF_K_ELF, "elf_begin and elf_kind through the table: this test is ELF");
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
 }
 
 static void test_strbuf(void)
@@ -241,6 +286,7 @@ int main(void)
 {
 	test_errors();
 	test_files();
+	test_lazylib();
 	test_strbuf();
 	test_u64map();
 	test_strtab();
