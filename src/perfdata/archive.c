@@ -197,7 +197,7 @@ static int shdr_debuglink(int fd, char **name)
 	static const char want[] = ".gnu_debuglink";
 	Elf64_Ehdr eh;
 	Elf64_Shdr strs, *sh = NULL;
-	char sname[sizeof(want)], data[4096];
+	char sname[sizeof(want)], data[4096], *tab = NULL;
 	size_t bytes;
 	int err = GX_E_FORMAT;
 
@@ -216,14 +216,23 @@ static int shdr_debuglink(int fd, char **name)
 	if (pread(fd, sh, bytes, (off_t)eh.e_shoff) != (ssize_t)bytes)
 		goto out;
 	strs = sh[eh.e_shstrndx];
+	/* the section names in one read (libc's are 0.3 KiB: a read each was
+	 * sixty system calls); a table larger than 64 KiB, name by name */
+	if (strs.sh_size && strs.sh_size <= 65536 && strs.sh_type != SHT_NOBITS) {
+		tab = xmalloc(strs.sh_size);
+		if (pread(fd, tab, strs.sh_size, (off_t)strs.sh_offset) != (ssize_t)strs.sh_size) {
+			free(tab);
+			tab = NULL;
+		}
+	}
 	for (size_t i = 0; i < eh.e_shnum; i++) {
 		ssize_t n;
 
-		if (sh[i].sh_name >= strs.sh_size ||
-		    strs.sh_size - sh[i].sh_name < sizeof(want) ||
-		    pread(fd, sname, sizeof(want), (off_t)(strs.sh_offset + sh[i].sh_name)) !=
-			    (ssize_t)sizeof(want) ||
-		    memcmp(sname, want, sizeof(want)))
+		if (sh[i].sh_name >= strs.sh_size || strs.sh_size - sh[i].sh_name < sizeof(want))
+			continue;
+		if (tab ? memcmp(tab + sh[i].sh_name, want, sizeof(want)) != 0 :
+			  pread(fd, sname, sizeof(want), (off_t)(strs.sh_offset + sh[i].sh_name)) !=
+				  (ssize_t)sizeof(want) || memcmp(sname, want, sizeof(want)) != 0)
 			continue;
 		if (sh[i].sh_type != SHT_NOBITS && sh[i].sh_size < sizeof(data)) {
 			n = pread(fd, data, sh[i].sh_size, (off_t)sh[i].sh_offset);
@@ -234,6 +243,7 @@ static int shdr_debuglink(int fd, char **name)
 	}
 	err = 0;
 out:
+	free(tab);
 	free(sh);
 	return err;
 }

@@ -60,24 +60,41 @@ static int phdr_build_id(int fd, uint8_t id[20], uint8_t *size)
 {
 	static const uint8_t host_data =
 		__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	/* the file's first 4 KiB: the header, and in a linked file its
+	 * program headers and notes too (one read, where a read each was a
+	 * dozen system calls a file) */
+	uint8_t head[4096], notes[4096];
+	Elf64_Phdr phs[256];
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	uint8_t notes[4096];
+	ssize_t got = pread(fd, head, sizeof(head), 0);
+	size_t table;
 
-	if (pread(fd, &eh, sizeof(eh), 0) != (ssize_t)sizeof(eh) ||
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh.e_ident[EI_DATA] != host_data || eh.e_phentsize != sizeof(ph) || eh.e_phnum > 256)
+	if (got < (ssize_t)sizeof(eh))
+		return GX_E_FORMAT;
+	memcpy(&eh, head, sizeof(eh));
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_ident[EI_DATA] != host_data || eh.e_phentsize != sizeof(phs[0]) ||
+	    eh.e_phnum > ARRAY_SIZE(phs))
+		return GX_E_FORMAT;
+	table = (size_t)eh.e_phnum * sizeof(phs[0]);
+	if (eh.e_phoff <= (uint64_t)got && table <= (size_t)got - eh.e_phoff)
+		memcpy(phs, head + eh.e_phoff, table);
+	else if (pread(fd, phs, table, (off_t)eh.e_phoff) != (ssize_t)table)
 		return GX_E_FORMAT;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &phs[i];
+		const uint8_t *p = notes;
 		ssize_t n;
 
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
-		    (ssize_t)sizeof(ph))
-			return GX_E_FORMAT;
-		if (ph.p_type != PT_NOTE || ph.p_filesz > sizeof(notes))
+		if (ph->p_type != PT_NOTE || ph->p_filesz > sizeof(notes))
 			continue;
-		n = pread(fd, notes, ph.p_filesz, (off_t)ph.p_offset);
-		if (n == (ssize_t)ph.p_filesz && notes_find_build_id(notes, (size_t)n, id, size) == 0)
+		if (ph->p_offset <= (uint64_t)got && ph->p_filesz <= (uint64_t)got - ph->p_offset) {
+			p = head + ph->p_offset;
+			n = (ssize_t)ph->p_filesz;
+		} else {
+			n = pread(fd, notes, ph->p_filesz, (off_t)ph->p_offset);
+		}
+		if (n == (ssize_t)ph->p_filesz && notes_find_build_id(p, (size_t)n, id, size) == 0)
 			return 0;
 	}
 	return GX_E_FORMAT;

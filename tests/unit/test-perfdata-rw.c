@@ -10,6 +10,7 @@
 #include "perfdata/perfdata.h"
 #include "util/util.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -1238,6 +1239,68 @@ static void test_pipe(void)
 	free(path);
 }
 
+/* A 64-bit ELF file of this machine's byte order holding only a header,
+ * its program headers at phoff and a GNU build-id note at noteoff. */
+static int write_elf_with_note(const char *path, uint64_t phoff, uint64_t noteoff,
+			       const uint8_t id[20])
+{
+	Elf64_Ehdr eh = { 0 };
+	Elf64_Phdr ph = { 0 };
+	uint8_t note[36] = { 4, 0, 0, 0, 20, 0, 0, 0, NT_GNU_BUILD_ID, 0, 0, 0, 'G', 'N', 'U', 0 };
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600), ok = 1;
+
+	if (fd < 0)
+		return -1;
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_EXEC;
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	eh.e_phoff = phoff;
+	eh.e_phentsize = sizeof(ph);
+	eh.e_phnum = 1;
+	ph.p_type = PT_NOTE;
+	ph.p_offset = noteoff;
+	ph.p_filesz = sizeof(note);
+	memcpy(note + 16, id, 20);
+	ok &= pwrite(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh);
+	ok &= pwrite(fd, &ph, sizeof(ph), (off_t)phoff) == (ssize_t)sizeof(ph);
+	ok &= pwrite(fd, note, sizeof(note), (off_t)noteoff) == (ssize_t)sizeof(note);
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/* The build-id wherever the file puts its program headers and notes: in
+ * its first 4 KiB (read at once) or beyond them (read where they are). */
+static void test_build_id_layouts(void)
+{
+	static const struct { uint64_t phoff, noteoff; const char *what; } L[] = {
+		{ 64, 0x200, "headers and note in the first 4 KiB" },
+		{ 64, 12288, "note beyond the first 4 KiB" },
+		{ 8192, 12288, "program headers and note beyond the first 4 KiB" },
+		{ 64, 4096 - 20, "note across the first 4 KiB's end" },
+	};
+	char *path = tmp_path("bid.elf");
+	uint8_t want[20], id[20], size;
+
+	for (int i = 0; i < 20; i++)
+		want[i] = (uint8_t)(0x31 * i + 7);
+	for (size_t k = 0; k < ARRAY_SIZE(L); k++) {
+		memset(id, 0, sizeof(id));
+		size = 0;
+		if (write_elf_with_note(path, L[k].phoff, L[k].noteoff, want) != 0) {
+			skip(1, "cannot write the ELF file");
+			continue;
+		}
+		ok(pd_read_build_id(path, id, &size) == 0 && size == 20 &&
+		   memcmp(id, want, 20) == 0, "pd_read_build_id: %s", L[k].what);
+	}
+	unlink(path);
+	free(path);
+}
+
 static void test_build_ids(void)
 {
 	char *path = tmp_path("bid.data"), *cause = NULL;
@@ -1609,6 +1672,7 @@ int main(void)
 	test_window();
 	test_pipe();
 	test_build_ids();
+	test_build_id_layouts();
 	test_speed();
 	test_perf_reads_it();
 	if (!getenv("GX_KEEP_TMP"))
