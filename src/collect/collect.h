@@ -239,9 +239,12 @@ const char *collect_session__warning(const struct collect_session *s, size_t i);
  * True when this machine has no hardware counter for this process: cycles
  * cannot be opened (ENOENT, EOPNOTSUPP, ENODEV: a VM without a virtual
  * PMU). False when it opens, and for any other refusal (permissions),
- * which opening the events says better. Starts nothing.
+ * which opening the events says better. Starts nothing; asked once a
+ * process (a record asked it twice, and its events tried cycles again).
  */
 bool collect_no_pmu(void);
+/* After collect_no_pmu: why cycles did not open (strerror), or NULL. */
+const char *collect_no_pmu_why(void);
 
 /* True when the events opened are hardware (PMU) events. */
 bool collect_session__has_pmu(const struct collect_session *s);

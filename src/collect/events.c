@@ -119,11 +119,17 @@ int collect_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, in
 	return r < 0 ? -errno : (int)r;
 }
 
+/* collect_no_pmu's answer, once a process: -errno of its cycles, 0 when
+ * it opened, 1 before the first question */
+static int no_pmu_err = 1;
+
 bool collect_no_pmu(void)
 {
 	struct perf_event_attr a;
 	int fd;
 
+	if (no_pmu_err <= 0)
+		return no_pmu_err == -ENOENT || no_pmu_err == -EOPNOTSUPP || no_pmu_err == -ENODEV;
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_HARDWARE;
@@ -132,11 +138,15 @@ bool collect_no_pmu(void)
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
 	fd = collect_perf_event_open(&a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
+	if (fd >= 0)
 		close(fd);
-		return false;
-	}
-	return fd == -ENOENT || fd == -EOPNOTSUPP || fd == -ENODEV;
+	no_pmu_err = fd >= 0 ? 0 : fd;
+	return collect_no_pmu();
+}
+
+const char *collect_no_pmu_why(void)
+{
+	return no_pmu_err < 0 ? strerror(-no_pmu_err) : NULL;
 }
 
 int collect_paranoid(void)

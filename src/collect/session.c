@@ -480,9 +480,16 @@ static int open_events(struct collect_session *s, char **cause)
 		err = parse(s, "cycles,instructions", cause);
 	if (err)
 		return err;
-	err = open_all(s, &bad, &cpu);
+	/* no PMU, as the caller's question already found: cycles is not
+	 * tried again */
+	if (!s->o.events && collect_no_pmu())
+		err = -ENOENT;
+	else
+		err = open_all(s, &bad, &cpu);
 	if (err && !s->o.events && no_such_event(err)) {
-		char *what = xasprintf("%s: %s", s->ev[bad].name, strerror(-err));
+		char *what = collect_no_pmu() ?
+			xasprintf("%s: %s", s->ev[bad].name, collect_no_pmu_why()) :
+			xasprintf("%s: %s", s->ev[bad].name, strerror(-err));
 
 		collect_events__free(s->ev, s->nr_ev);
 		s->ev = NULL;

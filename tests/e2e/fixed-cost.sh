@@ -69,15 +69,15 @@ check "... in \$TMPDIR/gexplore-cache-UID, mode 0700" \
 # waits for the disk, capstone is not opened, and the fixed count of
 # forks holds (the keeper and the workload: the workload starts once)
 if ! command -v strace >/dev/null; then
-	skip 13 "strace is absent (Debian package strace)"
+	skip 14 "strace is absent (Debian package strace)"
 elif ! strace -f -o /dev/null /bin/true 2>/dev/null; then
-	skip 13 "strace cannot trace here (ptrace not permitted)"
+	skip 14 "strace cannot trace here (ptrace not permitted)"
 else
 	# LeakSanitizer's exit scan (an ASan build) ptraces the process's
 	# threads: under strace it cannot, fails the run and adds a clone of
 	# its own. The test counts gexplore's system calls, not the sanitizer's.
 	nolsan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-	ASAN_OPTIONS=$nolsan strace -f -qq -o trace -e trace=%process,%file,nanosleep,clock_nanosleep,fsync,fdatasync,syncfs,sync,sync_file_range \
+	ASAN_OPTIONS=$nolsan strace -f -qq -o trace -e trace=%process,%file,nanosleep,clock_nanosleep,fsync,fdatasync,syncfs,sync,sync_file_range,perf_event_open \
 		"$GX_BIN" record -q -f -o r1 -- /bin/true >/dev/null 2>&1
 	ok $? "record of /bin/true under strace"
 	check "no sleep in any of its processes" sh -c "! grep -E '(^|[^_])nanosleep\\(|clock_nanosleep\\(' trace"
@@ -111,8 +111,10 @@ else
 		       ! grep -q 'gx-keeper\"' trace-fork"
 	if jq -e '.pmu == false' r0/meta.json >/dev/null; then
 		check "no PMU: no model file is read" sh -c "! grep -E 'events/[a-z0-9]+\\.json' trace"
+		check "no PMU: cycles is tried once, not again by the events" \
+			sh -c "[ \$(grep -c 'perf_event_open({type=PERF_TYPE_HARDWARE' trace) = 1 ]"
 	else
-		skip 1 "a PMU here: the model is read"
+		skip 2 "a PMU here: the model is read"
 	fi
 	check "the workload is executed once" sh -c "[ \$(grep -c 'execve(\"/bin/true\"' trace) = 1 ]"
 fi
