@@ -212,7 +212,7 @@ static char *k_utoa(char *p, unsigned long n)
 	return p;
 }
 
-static long k_read_full(int fd, void *buf, size_t n)
+static long k_read(int fd, void *buf, size_t n)
 {
 	long r;
 
@@ -319,7 +319,7 @@ static void __attribute__((noreturn)) workload(struct args *a, int keeper)
 		k_exit(127);	/* gexplore is gone */
 	if (sc2(__NR_prctl, PR_SET_PDEATHSIG, K_SIGKILL) != 0 || sc0(__NR_getppid) != keeper)
 		k_exit(127);	/* the keeper is already gone */
-	if (k_read_full(a->go, &c, 1) != 1)
+	if (k_read(a->go, &c, 1) != 1)
 		k_exit(127);	/* gexplore gave up */
 	sc1(__NR_close, a->go);
 	/* as gexplore had them: ignored stays ignored, else the default; SIGPIPE
@@ -359,7 +359,7 @@ static int ppid_of(int proc, const char *pid)
 	fd = (int)sc4(__NR_openat, proc, path, O_RDONLY | O_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	r = k_read_full(fd, buf, sizeof(buf) - 1);
+	r = k_read(fd, buf, sizeof(buf) - 1);
 	sc1(__NR_close, fd);
 	if (r <= 0)
 		return -1;
@@ -383,7 +383,7 @@ static void kill_tree(int child)
 {
 	int self = (int)sc0(__NR_getpid);
 	struct ktimespec ms = { 0, 1000000 };
-	char buf[4096];
+	uint64_t buf[512];	/* getdents64's records are 8-byte aligned */
 
 	if (child > 0) {
 		sc2(__NR_kill, child, K_SIGKILL);
@@ -404,7 +404,7 @@ static void kill_tree(int child)
 			continue;
 		while ((n = sc3(__NR_getdents64, proc, buf, sizeof(buf))) > 0)
 			for (long off = 0; off < n;) {
-				struct kdirent64 *de = (struct kdirent64 *)(buf + off);
+				struct kdirent64 *de = (struct kdirent64 *)((char *)buf + off);
 				const char *s = de->name;
 
 				off += de->reclen;
