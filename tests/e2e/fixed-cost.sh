@@ -150,7 +150,8 @@ check "report opened libelf (its symbol session)" loaded ld-rep libelf.so
 check "report symbolized (the workload's process is named)" grep -q 'true' rep.txt
 check "report does not open ncursesw" sh -c "! cat ld-rep.* | grep -q 'file=libncursesw'"
 check "report of an uncompressed perf.data does not open libzstd" \
-	sh -c "! cat ld-rep.* | grep -q 'file=libzstd'"
+	sh -c "! cat ld-rep.* | grep -q 'file=libzstd'" ||
+	diag "$(grep -H 'file=libzstd' ld-rep.* | head -3)"
 rm -f ld-rep.*
 LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rep" "$GX_BIN" report --json --by function spin >spin.json 2>&1
 check "report names the spinning workload's function (libelf's symbols)" \
