@@ -508,9 +508,9 @@ static void reap(int child, int status, int *reported)
 		}
 }
 
-void __attribute__((noreturn, used)) keeper_main(long *sp);
+void keeper_main(long *sp) __attribute__((noreturn, used));
 
-void __attribute__((noreturn, used)) keeper_main(long *sp)
+void keeper_main(long *sp)
 {
 	struct spawn_arg sa;
 	struct args a;
