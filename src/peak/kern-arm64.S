@@ -335,5 +335,18 @@
 	APAIR ld_sve, SLD, ldr, b, ZV, 0
 	APAIR st_sve, SST, str, b, ZV, 0
 
+/* ---- a conditional branch on each byte of buf (kern-x86-sse.S) --------- */
+	PK_BEGIN gx_pk_branch
+	mov x2, #0
+	mov x3, #0
+1:	ldrb w4, [x1, x2]
+	cbnz w4, 2f
+	add x3, x3, #1
+2:	add x2, x2, #1
+	cmp x2, x0
+	b.ne 1b
+	mov x0, x3
+	PK_END gx_pk_branch
+
 	.section .note.GNU-stack, "", %progbits
 #endif

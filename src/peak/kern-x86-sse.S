@@ -209,5 +209,20 @@
 	jnz 2b
 	PK_END gx_pk_bw_triad_sse
 
+/* ---- a conditional branch on each byte of buf (the mispredict's cost) ----
+ * void gx_pk_branch(uint64_t bytes, const void *buf): the branch's
+ * condition is a byte loaded from L1, as a compare of loaded data is;
+ * either way the same instructions run (one add is skipped or not). */
+	PK_BEGIN gx_pk_branch
+	xor %eax, %eax
+	xor %ecx, %ecx
+1:	cmpb $0, (%rsi,%rcx)
+	jne 2f
+	add $1, %rax
+2:	add $1, %rcx
+	cmp %rdi, %rcx
+	jne 1b
+	PK_END gx_pk_branch
+
 	.section .note.GNU-stack, "", @progbits
 #endif

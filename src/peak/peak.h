@@ -95,6 +95,16 @@ struct peak_mix {
 	const char *verdict;	/* "yes", "partly", "no" */
 };
 
+/* What a mispredicted conditional branch costs: a loop whose branch is
+ * taken on the bytes of a buffer (a byte loaded from L1 is its
+ * condition), over random bytes (half taken: a predictor can do no better
+ * than miss half) and over zeros (never taken: always predicted). */
+struct peak_branch {
+	double predicted;	/* cycles an iteration, zeros (min of samples) */
+	double random;		/* cycles an iteration, random bytes */
+	double mispredict;	/* 2 x (random - predicted): cycles a mispredict */
+};
+
 struct peak_cache {
 	int level;
 	char type[16];		/* "Data", "Unified" */
@@ -132,6 +142,8 @@ struct peak_result {
 	struct peak_bw *contention;	size_t nr_contention;
 	struct peak_chase *chase;	size_t nr_chase;
 	struct peak_mix *mixes;		size_t nr_mixes;
+	bool has_branch;
+	struct peak_branch branch;
 	struct peak_skip *skipped;	size_t nr_skipped;
 	char **warnings;		size_t nr_warnings;	/* owned */
 };

@@ -48,6 +48,10 @@ ok $? "bandwidth, latency ladder and mixes are present"
 jq -e '.latency[0].cycles < .latency[-1].cycles and .latency[0].bytes < .latency[-1].bytes' \
 	"$TMP/peak.json" >/dev/null
 ok $? "the latency ladder grows from L1 to DRAM"
+# the mispredict's cost record --model prices mispredicts by
+jq -e '.branch.mispredict_cycles > 4 and .branch.random_cycles > .branch.predicted_cycles' \
+	"$TMP/peak.json" >/dev/null
+ok $? "a mispredicted branch costs cycles ($(jq .branch.mispredict_cycles "$TMP/peak.json"))"
 ls "$XDG_CACHE_HOME"/gexplore/peak-*.json >/dev/null 2>&1
 ok $? "a full run is saved under \$XDG_CACHE_HOME/gexplore"
 
