@@ -189,6 +189,17 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 			if (!strcmp(lv, lvl[k]) && gbps > 0)
 				mc->bw[k] = gbps / mc->ghz;
 	}
+	/* peak's mispredict: a branch on loaded data, refetched and decided
+	 * again (src/peak/branch.c); older results have none */
+	{
+		double p = json_number_value(json_object_get(json_object_get(doc, "branch"),
+							     "mispredict_cycles"));
+
+		if (p > 0) {
+			mc->penalty = p;
+			mc->penalty_measured = true;
+		}
+	}
 	json_array_foreach(json_object_get(doc, "tests"), i, e) {
 		const char *n = json_string_value(json_object_get(e, "name"));
 

@@ -1308,9 +1308,11 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	gx_meta__add_warning(&m, "modelled: no PMU counted this run; it ran under Valgrind "
 			     "(callgrind), instructions and branches are exact counts, misses and "
 			     "mispredicts simulated, cycles modelled (llvm-mca -mcpu=%s, memory "
-			     "priced by %s, mispredicts x %.0f cycles)", st.mcpu,
+			     "priced by %s, mispredicts x %.0f cycles, %s)", st.mcpu,
 			     st.mc.measured ? "`gexplore peak`'s measurements" :
-					      "documented latencies", st.mc.penalty);
+					      "documented latencies", st.mc.penalty,
+			     st.mc.penalty_measured ? "as `gexplore peak` measured" :
+						      "documented");
 	for (size_t i = 0; i < st.nr_notes; i++)
 		gx_meta__add_warning(&m, "%s", st.notes[i]);
 	err = write_result(&st, o, (uint32_t)st.pid, t0, t1, &m, cause);
