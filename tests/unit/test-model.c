@@ -121,6 +121,16 @@ static void test_mca(void)
 	is_double(width, 6, 0, "the dispatch width");
 	free(cause);
 	cause = NULL;
+	/* llvm-mca leaves an empty region out (a block of rep instructions
+	 * only, which model.c prices itself) and numbers the rest in turn:
+	 * by their names, not their numbers (every later block was given the
+	 * next one's cycles, and the FMA and add calibrations none) */
+	is_int(mca_parse("[0] Code Region - b0\nIterations:        100\nTotal Cycles:      103\n"
+			 "[1] Code Region - b2\nIterations:        100\nTotal Cycles:      250\n",
+			 cyc, 3, NULL, &cause), 0, "output without region b1 parses");
+	ok(cyc[0] == 1.03 && isnan(cyc[1]) && cyc[2] == 2.5,
+	   "an empty region left out: b2 is [1] there, and gets its own cycles (%g %g %g)",
+	   cyc[0], cyc[1], cyc[2]);
 	is_int(mca_parse("nothing here\n", cyc, 1, NULL, &cause), GX_E_FORMAT,
 	       "output without a region is refused");
 	free(cause);
