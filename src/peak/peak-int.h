@@ -81,6 +81,9 @@ typedef void *(*pk_chase_fn)(uint64_t iters, void *start);
 /* A conditional branch on each of `iters` bytes of buf (taken where the
  * byte is not 0), for the mispredict's cost (branch.c); NULL: none here. */
 pk_fn pk_branch_kernel(void);
+/* An indirect jump on each of `iters` bytes of buf to one of 16 targets
+ * (the byte's low 4 bits); NULL: none here. */
+pk_fn pk_indirect_kernel(void);
 
 /* peak_limit() for a documented throughput of ipc a cycle on family. */
 char *pk_limit_text(const struct peak_insn *in, const char *family, double ipc);

@@ -103,6 +103,17 @@ struct peak_branch {
 	double predicted;	/* cycles an iteration, zeros (min of samples) */
 	double random;		/* cycles an iteration, random bytes */
 	double mispredict;	/* 2 x (random - predicted): cycles a mispredict */
+	/* An indirect jump to one of 16 targets (an interpreter's dispatch):
+	 * always the same one, a sequence of 13 repeated (each target unlike
+	 * the one before: a predictor of the last target misses every one,
+	 * one that follows the path hits), and at random (15 in 16 missed by
+	 * any predictor). Cycles an iteration; has_indirect: measured. */
+	bool has_indirect;
+	double ind_same, ind_pattern, ind_random;
+	/* the share of the sequence's jumps this core missed, from 0 (it
+	 * predicts indirect targets from the path) to 1 (the last target
+	 * only: as Valgrind's simulator) */
+	double ind_pattern_missed;
 };
 
 struct peak_cache {

@@ -70,6 +70,11 @@ static void test_branch(void)
 	}
 	fn = (uint64_t (*)(uint64_t, const void *))pk_branch_kernel();
 	ok(fn && fn(N, b) == zeros, "%s: counts the bytes that are 0", "branch");
+	/* the indirect kernel: every one of the 16 targets adds 1 */
+	for (size_t i = 0; i < N; i++)
+		b[i] = (unsigned char)(i * 7 % 251);
+	fn = (uint64_t (*)(uint64_t, const void *))pk_indirect_kernel();
+	ok(fn && fn(N, b) == N, "%s: every target counts its jump", "indirect");
 	free(b);
 }
 

@@ -57,6 +57,11 @@ ok $? "the ladder ends at 256 MiB or more ($(jq .latency[-1].bytes "$TMP/peak.js
 jq -e '.branch.mispredict_cycles > 4 and .branch.random_cycles > .branch.predicted_cycles' \
 	"$TMP/peak.json" >/dev/null
 ok $? "a mispredicted branch costs cycles ($(jq .branch.mispredict_cycles "$TMP/peak.json"))"
+# random indirect targets cost more than one target; the share of a
+# repeated sequence missed is between 0 and 1
+jq -e '.branch.indirect | .random_cycles > .same_cycles + 2 and .pattern_missed >= 0 and
+	.pattern_missed <= 1' "$TMP/peak.json" >/dev/null
+ok $? "indirect jumps: $(jq -c .branch.indirect "$TMP/peak.json")"
 ls "$XDG_CACHE_HOME"/gexplore/peak-*.json >/dev/null 2>&1
 ok $? "a full run is saved under \$XDG_CACHE_HOME/gexplore"
 
