@@ -35,8 +35,15 @@ struct machine_costs {
 	double bw[4];		/* bytes a cycle, one core reading from that level */
 	double penalty;		/* cycles a mispredict costs */
 	bool penalty_measured;	/* by `gexplore peak` (else documented, by vendor) */
+	/* the share of callgrind's indirect mispredicts priced: what share of
+	 * a repeating sequence of targets, all of which callgrind's
+	 * last-target simulator misses, `gexplore peak` measured this core
+	 * to miss (1 where peak measured none) */
+	double ind_missed;
+	bool ind_measured;
 	bool measured;		/* from `gexplore peak`'s stored results */
 	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
+	double add_tput;	/* peak's cycles per independent add r64, 0: none */
 };
 
 /* What peak measured of this machine (its stored results), each level's

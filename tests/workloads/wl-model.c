@@ -3,7 +3,8 @@
  * (tests/e2e/model.sh, bench/model): the same instructions every run, no
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
  * indep_fp, chase_l1, chase_l2, chase_l3, chase_dram, stream_l1,
- * stream_dram, branchy, sort, threads (three of lat_chain), clock (10
+ * stream_dram, branchy, sort, interp (a switch's dispatch over a repeated
+ * program), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
  */
@@ -188,6 +189,35 @@ __attribute__((noinline)) void sort_kernel(size_t n)
 	free(v);
 }
 
+/* an interpreter's dispatch: one indirect jump (a switch's table) over a
+ * program of 13 operations run again and again; a predictor that follows
+ * the path predicts every jump, one of the last target (callgrind's)
+ * misses every one */
+__attribute__((noinline)) uint64_t interp(long n)
+{
+	static const unsigned char prog[13] = { 3, 0, 7, 1, 9, 4, 11, 2, 6, 8, 5, 10, 1 };
+	uint64_t a = 1, b = 2, c = 3;
+
+	for (long i = 0; i < n; i++) {
+		switch (prog[i % 13]) {
+		case 0: a += 1; break;
+		case 1: b ^= a; break;
+		case 2: c += b; break;
+		case 3: a -= c; break;
+		case 4: b += 3; break;
+		case 5: c ^= 7; break;
+		case 6: a += b; break;
+		case 7: b -= c; break;
+		case 8: c += a; break;
+		case 9: a ^= 5; break;
+		case 10: b += c; break;
+		default: c -= 1; break;
+		}
+		__asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c));
+	}
+	return a + b + c;
+}
+
 static void *thread_main(void *arg)
 {
 	wl_dsink = lat_chain(20000 * (long)(intptr_t)arg);
@@ -232,6 +262,8 @@ static void run(const char *k, long sc)
 		free(v);
 	} else if (!strcmp(k, "threads")) {
 		threads_kernel(sc);
+	} else if (!strcmp(k, "interp")) {
+		wl_sink = interp(200000 * sc);
 	} else if (!strcmp(k, "clock")) {
 		wl_sink = clock_chain(1000000 * sc);
 	} else if (!strcmp(k, "sort"))
