@@ -266,20 +266,32 @@ out:
 	free(stop);
 }
 
-/* The base register of text's memory operand ("(%rax" -> "rax"), or "". */
-static void mem_base(const char *t, char reg[8])
+/* The base and index registers of text's memory operand ("(%rax" ->
+ * "rax", "(%r11,%rdx,2)" -> "r11" and "rdx"), or "". */
+static void mem_regs(const char *t, char base[8], char index[8])
 {
 	const char *p = strchr(t, '(');
 	size_t n = 0;
 
-	reg[0] = 0;
-	if (!p || p[1] != '%')
+	base[0] = index[0] = 0;
+	if (!p)
+		return;
+	p++;
+	if (*p == '%') {
+		p++;
+		while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
+			n++;
+		memcpy(base, p, n);
+		base[n] = 0;
+		p += n;
+	}
+	if (p[0] != ',' || p[1] != '%')
 		return;
 	p += 2;
-	while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
+	for (n = 0; n < 7 && p[n] && p[n] != ',' && p[n] != ')';)
 		n++;
-	memcpy(reg, p, n);
-	reg[n] = 0;
+	memcpy(index, p, n);
+	index[n] = 0;
 }
 
 /* The destination register of an AT&T instruction ("...,%rax" -> "rax"), or "". */
@@ -325,17 +337,18 @@ static bool is_load(const char *t)
 	return paren && comma && paren < comma && strncmp(t, "lea", 3) && strncmp(t, "nop", 3);
 }
 
-/* Loads whose base register a load of the same block wrote (a pointer
- * chase: each miss waits for the one before). */
+/* Loads whose address a load of the same block wrote, through the base
+ * register (a pointer chase) or the index (a chain through an array:
+ * gzip's prev[cur_match & wmask]): each miss waits for the one before. */
 static void mark_dependent(struct model_state *st, const struct model_block *b)
 {
 	for (size_t i = b->first; i < b->first + b->n; i++) {
-		char base[8];
+		char base[8], index[8];
 		const char *t = st->ins[i].text;
 
 		if (!t || !is_load(t))
 			continue;
-		mem_base(t, base);
+		mem_regs(t, base, index);
 		/* every load of the block, itself included (the loop's next turn) */
 		for (size_t j = b->first; j < b->first + b->n; j++) {
 			char d[8];
@@ -344,7 +357,7 @@ static void mark_dependent(struct model_state *st, const struct model_block *b)
 			if (!u || !is_load(u))
 				continue;
 			dest_reg(u, d);
-			if (same_reg(d, base))
+			if (same_reg(d, base) || same_reg(d, index))
 				st->ins[i].dep_load = true;
 		}
 	}

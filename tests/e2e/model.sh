@@ -146,6 +146,18 @@ else
 	skip 2 "gexplore peak -q failed here"
 fi
 
+# a chain through a load's index register (next[i], as gzip's prev[]) waits
+# for each miss as a pointer chase does: the same ring both ways, the same
+# cycles within 20% (the index chase's misses were priced as a stream's:
+# gzip -9 on text modelled at -47%, its longest_match at half)
+"$GX_BIN" record -q --model -o rptr -- "$WLM" chase_l2 >/dev/null 2>&1 &&
+	"$GX_BIN" record -q --model -o ridx -- "$WLM" chase_idx_l2 >/dev/null 2>&1
+cyc_of() { "$GX_BIN" report "$1" --csv --limit 0 2>/dev/null | awk -F, -v f="$2" '$1 == f { print int($(NF-1)) }'; }
+cp=$(cyc_of rptr chase)
+ci=$(cyc_of ridx chase_index)
+[ "${cp:-0}" -gt 0 ] && [ "${ci:-0}" -gt $((cp * 8 / 10)) ] && [ "$ci" -lt $((cp * 12 / 10)) ]
+ok $? "a chase through the index register costs what one through the base does ($ci, $cp cycles)"
+
 # what peak measured against what the simulators assume (wl-model's
 # interp: one switch over a repeated program of 13 operations). A core
 # that follows the path predicts every jump of it that callgrind's

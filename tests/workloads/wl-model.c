@@ -2,7 +2,8 @@
  * wl-model [KERNEL [SCALE]]: deterministic kernels for record --model
  * (tests/e2e/model.sh, bench/model): the same instructions every run, no
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
- * indep_fp, chase_l1, chase_l2, chase_l3, chase_dram, stream_l1,
+ * indep_fp, chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
+ * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, branchy, sort, interp (a switch's dispatch over a repeated
  * program), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
@@ -126,6 +127,29 @@ static void chase_kernel(size_t bytes, long steps)
 	munmap(ring, bytes / 64 * 64);
 }
 
+/* the same ring as indices into an array: the chain runs through the
+ * load's index register (mov (%rdi,%rax,4),%eax), as gzip's prev[] */
+__attribute__((noinline)) uint32_t chase_index(const uint32_t *next, long steps)
+{
+	uint32_t i = 0;
+
+	for (long k = 0; k < steps; k++)
+		i = next[i];
+	return i;
+}
+
+static void chase_index_kernel(size_t bytes, long steps)
+{
+	void **ring = make_ring(bytes);
+	uint32_t *next = big_alloc(bytes);
+
+	for (size_t l = 0; l < bytes / 64; l++)
+		next[l * 16] = (uint32_t)(((void **)ring[l * 8] - ring) / 8 * 16);
+	wl_sink = chase_index(next, steps);
+	munmap(next, bytes);
+	munmap(ring, bytes / 64 * 64);
+}
+
 __attribute__((noinline)) uint64_t stream_sum(const uint64_t *a, size_t n, int reps)
 {
 	uint64_t s = 0;
@@ -246,6 +270,8 @@ static void run(const char *k, long sc)
 		chase_kernel(16 << 10, 200000 * sc);
 	else if (!strcmp(k, "chase_l2"))
 		chase_kernel(256 << 10, 200000 * sc);
+	else if (!strcmp(k, "chase_idx_l2"))
+		chase_index_kernel(256 << 10, 200000 * sc);
 	else if (!strcmp(k, "chase_l3"))
 		chase_kernel(8 << 20, 200000 * sc);
 	else if (!strcmp(k, "chase_dram"))
