@@ -498,6 +498,19 @@ static bool has_fma(const struct model_state *st, const struct model_block *b)
 	return false;
 }
 
+/* Whether a block uses vector or FP registers (then its resources are
+ * not only the integer units peak's add calibrates). */
+static bool has_vec(const struct model_state *st, const struct model_block *b)
+{
+	for (size_t i = b->first; i < b->first + b->n; i++) {
+		const char *t = st->ins[i].text;
+
+		if (t && (strstr(t, "%xmm") || strstr(t, "%ymm") || strstr(t, "%zmm")))
+			return true;
+	}
+	return false;
+}
+
 /* Whether a block is a loop: it ends in a jump back to its first
  * instruction ("jne 0x1190", the file's address). */
 static bool is_loop(const struct model_state *st, const struct model_block *b)
@@ -577,8 +590,8 @@ static void model_blocks(struct model_state *st)
 	    fabs(st->mc.add_tput - add_mca) > 0.1 * st->mc.add_tput) {
 		add_scale = st->mc.add_tput / add_mca;
 		note(st, "model: llvm-mca's %s runs an independent add r64 every %.2f cycles where "
-		     "`gexplore peak` measured %.2f: peak wins; blocks bound by their resources "
-		     "(not by a chain of dependencies) are scaled by %.2f",
+		     "`gexplore peak` measured %.2f: peak wins; integer blocks bound by their "
+		     "resources (not by a chain of dependencies) are scaled by %.2f",
 		     st->mcpu, add_mca, st->mc.add_tput, add_scale);
 	}
 	for (size_t r = 0; r < nr; r++) {
@@ -593,8 +606,8 @@ static void model_blocks(struct model_state *st)
 		b->cyc = is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r];
 		if (has_fma(st, b))
 			b->cyc *= fma_scale;
-		else if (rt[r] > 0 && b->cyc <= 1.05 * rt[r])	/* its resources' bound */
-			b->cyc *= add_scale;
+		else if (rt[r] > 0 && b->cyc <= 1.05 * rt[r] && !has_vec(st, b))
+			b->cyc *= add_scale;	/* its integer resources' bound */
 		sum_cyc += b->cyc * (double)b->execs;
 		sum_ir += (double)b->execs * (double)b->n;
 	}

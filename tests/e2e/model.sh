@@ -179,10 +179,11 @@ d["tests"] = [t for t in d["tests"] if t["name"] != "int.add"] + [
 json.dump(d, open(sys.argv[1], "w"))
 PY
 }
-interp() {	# interp RESULT EVENT: the interp function's count of EVENT
-	"$GX_BIN" report "$1" --csv --limit 0 --event "$2" 2>/dev/null |
-		awk -F, '$1 == "interp" { print int($6) }'
+interp_fn() {	# interp_fn RESULT FUNCTION [EVENT]: FUNCTION's count of EVENT (cycles)
+	"$GX_BIN" report "$1" --csv --limit 0 --event "${3:-cycles:modelled}" 2>/dev/null |
+		awk -F, -v f="$2" '$1 == f { print int($6) }'
 }
+interp() { interp_fn "$1" interp "$2"; }
 if [ -n "$peak_json" ] && setpeak 1 0.25 &&
 	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rind1 -- "$WLM" interp \
 		>/dev/null 2>&1 && setpeak 0 0.25 &&
@@ -202,8 +203,19 @@ if [ -n "$peak_json" ] && setpeak 1 0.25 &&
 	ok $? "peak's adds at 8 a cycle where llvm-mca's znver3 runs 4: fewer cycles ($c0 -> $c2)"
 	grep -q "runs an independent add r64 every 0.25 cycles where .gexplore peak. measured 0.12: peak wins" radd/meta.json
 	ok $? "... and the result says so"
+	# FP blocks are not the integer units': fp_add (bound by the FP
+	# adders, not by its chains) as it was
+	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rfp8 -- "$WLM" fp_add \
+		>/dev/null 2>&1
+	setpeak 0 0.25
+	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rfp4 -- "$WLM" fp_add \
+		>/dev/null 2>&1
+	f8=$(interp_fn rfp8 fp_add)
+	f4=$(interp_fn rfp4 fp_add)
+	[ "${f4:-0}" -gt 0 ] && [ "$f8" -gt $((f4 * 98 / 100)) ] && [ "$f8" -lt $((f4 * 102 / 100)) ]
+	ok $? "... but not an FP block's ($f4 -> $f8 cycles)"
 else
-	skip 4 "no stored peak results, or record --model of interp failed"
+	skip 5 "no stored peak results, or record --model of interp failed"
 fi
 
 # temporary files (llvm-objdump's output, llvm-mca's input, output and

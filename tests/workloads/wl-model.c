@@ -2,7 +2,7 @@
  * wl-model [KERNEL [SCALE]]: deterministic kernels for record --model
  * (tests/e2e/model.sh, bench/model): the same instructions every run, no
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
- * indep_fp, chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
+ * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, branchy, sort, interp (a switch's dispatch over a repeated
  * program), threads (three of lat_chain), clock (10
@@ -52,6 +52,27 @@ __attribute__((noinline)) double indep_fp(long n)
 		a7 = a7 * 0.999999 + 1e-7;
 	}
 	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+/* eight independent vector FP adds an iteration: the FP adders'
+ * throughput limits, not their latency (record --model scales integer
+ * blocks by peak's add throughput, not this one) */
+__attribute__((noinline)) double fp_add(long n)
+{
+	double x = 0;
+
+	for (long i = 0; i < n; i++) {
+#if defined(__x86_64__)
+		__asm__ volatile("addpd %%xmm8, %%xmm0\n\taddpd %%xmm8, %%xmm1\n\t"
+				 "addpd %%xmm8, %%xmm2\n\taddpd %%xmm8, %%xmm3\n\t"
+				 "addpd %%xmm8, %%xmm4\n\taddpd %%xmm8, %%xmm5\n\t"
+				 "addpd %%xmm8, %%xmm6\n\taddpd %%xmm8, %%xmm7" : : :
+				 "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+#else
+		x += 1e-7;
+#endif
+	}
+	return x;
 }
 
 /* the clock: ten dependent integer adds an iteration, one cycle each on
@@ -266,6 +287,8 @@ static void run(const char *k, long sc)
 		wl_dsink = lat_chain(200000 * sc);
 	else if (!strcmp(k, "indep_fp"))
 		wl_dsink = indep_fp(50000 * sc);
+	else if (!strcmp(k, "fp_add"))
+		wl_dsink = fp_add(50000 * sc);
 	else if (!strcmp(k, "chase_l1"))
 		chase_kernel(16 << 10, 200000 * sc);
 	else if (!strcmp(k, "chase_l2"))
