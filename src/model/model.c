@@ -477,8 +477,7 @@ static void add_fma_region(char ***lines, size_t *n, size_t region)
 }
 
 /* A calibration region: 12 independent integer adds, to set llvm-mca's
- * integer throughput beside the one `gexplore peak` measured (x86 only:
- * elsewhere llvm-mca drops the lines and the region is empty). */
+ * integer throughput beside the one `gexplore peak` measured (x86). */
 static void add_int_region(char ***lines, size_t *n, size_t region)
 {
 	static const char *const reg[12] = { "rax", "rcx", "rdx", "rbx", "rsi", "rdi",
@@ -560,8 +559,12 @@ static void model_blocks(struct model_state *st)
 		region_block[nr++] = order[k].region;
 		covered += b->execs * b->n;
 	}
-	add_fma_region(&lines, &nl, nr);
-	add_int_region(&lines, &nl, nr + 1);
+	/* the calibrations are x86 code: elsewhere llvm-mca would drop their
+	 * lines, and the result would count them among the hot ones */
+	if (strncmp(st->mcpu, "neoverse", 8) && strncmp(st->mcpu, "cortex", 6)) {
+		add_fma_region(&lines, &nl, nr);
+		add_int_region(&lines, &nl, nr + 1);
+	}
 	cyc = xcalloc(nr + 3, sizeof(*cyc));
 	rt = xcalloc(nr + 3, sizeof(*rt));
 	if (mca_run(st->mcpu, lines, nl, nr + 2, cyc, rt, &st->width, &dropped, &cause) != 0) {
