@@ -149,7 +149,7 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 
 	/* documented typical figures: Zen 3/4, Skylake-class (cycles, B/cycle) */
 	*mc = (struct machine_costs){ .ghz = 3.0, .lat = { 4, 14, 50, 300 },
-				      .bw = { 64, 32, 16, 6 }, .penalty = 16 };
+				      .bw = { 64, 32, 16, 6 }, .penalty = 16, .ind_missed = 1 };
 	if (vendor && !strcmp(vendor, "AuthenticAMD"))
 		mc->penalty = 14;	/* AMD's software optimization guide: 11-18 */
 	else if (!vendor || !*vendor)
@@ -189,11 +189,31 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 			if (!strcmp(lv, lvl[k]) && gbps > 0)
 				mc->bw[k] = gbps / mc->ghz;
 	}
+	/* peak's mispredict: a branch on loaded data, refetched and decided
+	 * again (src/peak/branch.c); older results have none */
+	{
+		double p = json_number_value(json_object_get(json_object_get(doc, "branch"),
+							     "mispredict_cycles"));
+
+		json_t *ind = json_object_get(json_object_get(doc, "branch"), "indirect");
+
+		if (p > 0) {
+			mc->penalty = p;
+			mc->penalty_measured = true;
+		}
+		p = json_number_value(json_object_get(ind, "pattern_missed"));
+		if (json_is_number(json_object_get(ind, "pattern_missed")) && p >= 0 && p <= 1) {
+			mc->ind_missed = p;
+			mc->ind_measured = true;
+		}
+	}
 	json_array_foreach(json_object_get(doc, "tests"), i, e) {
 		const char *n = json_string_value(json_object_get(e, "name"));
 
 		if (n && !strcmp(n, "fma.f64.256"))
 			mc->fma_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
+		else if (n && !strcmp(n, "int.add"))
+			mc->add_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
 	}
 	/* a farther level is no faster than a nearer one (a measurement's
 	 * noise can say otherwise): so pricing grows with the level that

@@ -62,6 +62,13 @@ int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *w
 		line[n] = 0;
 		if (line[0] == '[' && sscanf(line, "[%lu] Code Region", &k) == 1 &&
 		    strstr(line, "Code Region")) {
+			const char *name = strstr(line, "Code Region - b");
+
+			/* by its name bN: llvm-mca leaves an empty region out
+			 * and numbers the rest in turn, so that [k] is the
+			 * k-th region it kept, not the k-th it was given */
+			if (name)
+				sscanf(name, "Code Region - b%lu", &k);
 			cur = k;
 			iters = NAN;
 		} else if (field(line, "Iterations:", &v)) {

@@ -34,13 +34,22 @@ struct machine_costs {
 	double lat_bytes;	/* the working set DRAM's was measured over, 0: documented */
 	double bw[4];		/* bytes a cycle, one core reading from that level */
 	double penalty;		/* cycles a mispredict costs */
+	bool penalty_measured;	/* by `gexplore peak` (else documented, by vendor) */
+	/* the share of callgrind's indirect mispredicts priced: what share of
+	 * a repeating sequence of targets, all of which callgrind's
+	 * last-target simulator misses, `gexplore peak` measured this core
+	 * to miss (1 where peak measured none) */
+	double ind_missed;
+	bool ind_measured;
 	bool measured;		/* from `gexplore peak`'s stored results */
 	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
+	double add_tput;	/* peak's cycles per independent add r64, 0: none */
 };
 
 /* What peak measured of this machine (its stored results), each level's
  * latency at half that level's size in g; documented figures where it
- * measured nothing; the mispredict penalty by vendor. */
+ * measured nothing; the mispredict penalty peak measured, else a
+ * documented one by vendor. */
 void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
 			 const char *vendor);
 

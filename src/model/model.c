@@ -267,20 +267,32 @@ out:
 	free(stop);
 }
 
-/* The base register of text's memory operand ("(%rax" -> "rax"), or "". */
-static void mem_base(const char *t, char reg[8])
+/* The base and index registers of text's memory operand ("(%rax" ->
+ * "rax", "(%r11,%rdx,2)" -> "r11" and "rdx"), or "". */
+static void mem_regs(const char *t, char base[8], char index[8])
 {
 	const char *p = strchr(t, '(');
 	size_t n = 0;
 
-	reg[0] = 0;
-	if (!p || p[1] != '%')
+	base[0] = index[0] = 0;
+	if (!p)
+		return;
+	p++;
+	if (*p == '%') {
+		p++;
+		while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
+			n++;
+		memcpy(base, p, n);
+		base[n] = 0;
+		p += n;
+	}
+	if (p[0] != ',' || p[1] != '%')
 		return;
 	p += 2;
-	while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
+	for (n = 0; n < 7 && p[n] && p[n] != ',' && p[n] != ')';)
 		n++;
-	memcpy(reg, p, n);
-	reg[n] = 0;
+	memcpy(index, p, n);
+	index[n] = 0;
 }
 
 /* The destination register of an AT&T instruction ("...,%rax" -> "rax"), or "". */
@@ -326,17 +338,18 @@ static bool is_load(const char *t)
 	return paren && comma && paren < comma && strncmp(t, "lea", 3) && strncmp(t, "nop", 3);
 }
 
-/* Loads whose base register a load of the same block wrote (a pointer
- * chase: each miss waits for the one before). */
+/* Loads whose address a load of the same block wrote, through the base
+ * register (a pointer chase) or the index (a chain through an array:
+ * gzip's prev[cur_match & wmask]): each miss waits for the one before. */
 static void mark_dependent(struct model_state *st, const struct model_block *b)
 {
 	for (size_t i = b->first; i < b->first + b->n; i++) {
-		char base[8];
+		char base[8], index[8];
 		const char *t = st->ins[i].text;
 
 		if (!t || !is_load(t))
 			continue;
-		mem_base(t, base);
+		mem_regs(t, base, index);
 		/* every load of the block, itself included (the loop's next turn) */
 		for (size_t j = b->first; j < b->first + b->n; j++) {
 			char d[8];
@@ -345,7 +358,7 @@ static void mark_dependent(struct model_state *st, const struct model_block *b)
 			if (!u || !is_load(u))
 				continue;
 			dest_reg(u, d);
-			if (same_reg(d, base))
+			if (same_reg(d, base) || same_reg(d, index))
 				st->ins[i].dep_load = true;
 		}
 	}
@@ -464,11 +477,37 @@ static void add_fma_region(char ***lines, size_t *n, size_t region)
 	gx_strv_addf(lines, n, "# LLVM-MCA-END b%zu", region);
 }
 
+/* A calibration region: 12 independent integer adds, to set llvm-mca's
+ * integer throughput beside the one `gexplore peak` measured (x86). */
+static void add_int_region(char ***lines, size_t *n, size_t region)
+{
+	static const char *const reg[12] = { "rax", "rcx", "rdx", "rbx", "rsi", "rdi",
+					     "r8", "r9", "r10", "r11", "r12", "r13" };
+
+	gx_strv_addf(lines, n, "# LLVM-MCA-BEGIN b%zu", region);
+	for (int r = 0; r < 12; r++)
+		gx_strv_addf(lines, n, "add $1, %%%s", reg[r]);
+	gx_strv_addf(lines, n, "# LLVM-MCA-END b%zu", region);
+}
+
 static bool has_fma(const struct model_state *st, const struct model_block *b)
 {
 	for (size_t i = b->first; i < b->first + b->n; i++)
 		if (st->ins[i].text && strstr(st->ins[i].text, "vfma"))
 			return true;
+	return false;
+}
+
+/* Whether a block uses vector or FP registers (then its resources are
+ * not only the integer units peak's add calibrates). */
+static bool has_vec(const struct model_state *st, const struct model_block *b)
+{
+	for (size_t i = b->first; i < b->first + b->n; i++) {
+		const char *t = st->ins[i].text;
+
+		if (t && (strstr(t, "%xmm") || strstr(t, "%ymm") || strstr(t, "%zmm")))
+			return true;
+	}
 	return false;
 }
 
@@ -499,6 +538,7 @@ static void model_blocks(struct model_state *st)
 	size_t nl = 0, nr = 0, dropped = 0, nb = st->nr_blocks;
 	uint64_t total = st->cg.totals[CG_IR], covered = 0;
 	double *cyc, *rt = NULL, fma_mca = NAN, sum_cyc = 0, sum_ir = 0, fma_scale = 1;
+	double add_mca, add_scale = 1;
 	int *region_block;
 
 	memcpy(order, st->blocks, nb * sizeof(*order));
@@ -520,10 +560,15 @@ static void model_blocks(struct model_state *st)
 		region_block[nr++] = order[k].region;
 		covered += b->execs * b->n;
 	}
-	add_fma_region(&lines, &nl, nr);
-	cyc = xcalloc(nr + 2, sizeof(*cyc));
-	rt = xcalloc(nr + 2, sizeof(*rt));
-	if (mca_run(st->mcpu, lines, nl, nr + 1, cyc, rt, &st->width, &dropped, &cause) != 0) {
+	/* the calibrations are x86 code: elsewhere llvm-mca would drop their
+	 * lines, and the result would count them among the hot ones */
+	if (strncmp(st->mcpu, "neoverse", 8) && strncmp(st->mcpu, "cortex", 6)) {
+		add_fma_region(&lines, &nl, nr);
+		add_int_region(&lines, &nl, nr + 1);
+	}
+	cyc = xcalloc(nr + 3, sizeof(*cyc));
+	rt = xcalloc(nr + 3, sizeof(*rt));
+	if (mca_run(st->mcpu, lines, nl, nr + 2, cyc, rt, &st->width, &dropped, &cause) != 0) {
 		note(st, "model: llvm-mca gave no cycles (%s): every instruction priced at "
 		     "one cycle", cause);
 		st->cpi_rest = 1;
@@ -540,6 +585,19 @@ static void model_blocks(struct model_state *st)
 		     "`gexplore peak` measured %.2f: peak wins; blocks with FMAs are scaled by %.2f",
 		     st->mcpu, fma_mca, st->mc.fma_tput, fma_scale);
 	}
+	/* the same for the integer units, which set the pace of most code:
+	 * llvm 14's znver3 has 4 ALUs where Zen 5 has 6 (peak: 5.2 adds a
+	 * cycle); a block bound by its resources runs at the measured pace,
+	 * a chain of dependencies at its latencies, unscaled */
+	add_mca = cyc[nr + 1] / 12;
+	if (st->mc.add_tput > 0 && add_mca > 0 &&
+	    fabs(st->mc.add_tput - add_mca) > 0.1 * st->mc.add_tput) {
+		add_scale = st->mc.add_tput / add_mca;
+		note(st, "model: llvm-mca's %s runs an independent add r64 every %.2f cycles where "
+		     "`gexplore peak` measured %.2f: peak wins; integer blocks bound by their "
+		     "resources (not by a chain of dependencies) are scaled by %.2f",
+		     st->mcpu, add_mca, st->mc.add_tput, add_scale);
+	}
 	for (size_t r = 0; r < nr; r++) {
 		struct model_block *b = &st->blocks[region_block[r]];
 
@@ -549,8 +607,11 @@ static void model_blocks(struct model_state *st)
 		 * not, a chain through its registers from one run to the next
 		 * is not there, and the out-of-order core overlaps it with
 		 * what follows: its resources' bound, not the chain */
-		b->cyc = (is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r]) *
-			 (has_fma(st, b) ? fma_scale : 1);
+		b->cyc = is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r];
+		if (has_fma(st, b))
+			b->cyc *= fma_scale;
+		else if (rt[r] > 0 && b->cyc <= 1.05 * rt[r] && !has_vec(st, b))
+			b->cyc *= add_scale;	/* its integer resources' bound */
 		sum_cyc += b->cyc * (double)b->execs;
 		sum_ir += (double)b->execs * (double)b->n;
 	}
@@ -650,7 +711,11 @@ static double price(struct model_state *st, enum l2_split how)
 								ir * st->cpi_rest;
 			basesum += st->base[k];
 			st->core[k] = st->base[k] > ret ? st->base[k] - ret : 0;
-			st->bad[k] = (double)(c->c[CG_BCM] + c->c[CG_BIM]) * mc->penalty;
+			/* callgrind's indirect mispredicts are a last-target
+			 * predictor's: priced at the share a core that
+			 * follows the path misses (machine.c) */
+			st->bad[k] = ((double)c->c[CG_BCM] + (double)c->c[CG_BIM] * mc->ind_missed) *
+				     mc->penalty;
 			st->fe[k] = (double)c->c[CG_I1MR] * (mc->lat[1] - mc->lat[0]) +
 				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
 			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
@@ -960,7 +1025,8 @@ static int write_result(struct model_state *st, const struct model_opts *o, uint
 		v[EV_CYCLES] = (uint64_t)llround(cyc);
 		v[EV_INSNS] = c->c[CG_IR];
 		v[EV_BRANCHES] = c->c[CG_BC] + c->c[CG_BI];
-		v[EV_BRMISS] = c->c[CG_BCM] + c->c[CG_BIM];
+		v[EV_BRMISS] = c->c[CG_BCM] + (uint64_t)llround((double)c->c[CG_BIM] *
+								  st->mc.ind_missed);
 		v[EV_L1D_LD] = c->c[CG_D1MR];
 		v[EV_L1D_ST] = c->c[CG_D1MW];
 		v[EV_L1I] = c->c[CG_I1MR];
@@ -1224,6 +1290,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	double cycles = 0;
 	bool from_sysfs[GEO_NR];
 	char *l3_note = NULL;
+	double full;
 
 	memset(run, 0, sizeof(*run));
 	gx_meta__init(&m);
@@ -1287,6 +1354,18 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		     "%.0f KiB (%.0f cycles); a larger one waits longer (TLB misses): their %.0f%% "
 		     "of the modelled cycles is a lower bound", ll_size(&st) >> 10,
 		     st.mc.lat_bytes / 1024, st.mc.lat[3], 100 * st.dram_chase / cycles);
+	/* callgrind's indirect mispredicts: a simulator that predicts the
+	 * last target, where this core follows the path */
+	full = (double)st.cg.totals[CG_BIM] * (1 - st.mc.ind_missed) * st.mc.penalty;
+	if (full > 0.01 * cycles) {
+		note(&st, "model: callgrind's simulator predicts an indirect jump's last target only "
+		     "and missed %" PRIu64 " of %" PRIu64 "; `gexplore peak` measured that this core "
+		     "misses %.0f%% of a repeated sequence of targets that simulator misses every one "
+		     "of, so they are priced at %.0f%% (a jump whose targets follow no path is missed "
+		     "by both: priced in full they would add %.0f cycles, %.1f%%)",
+		     st.cg.totals[CG_BIM], st.cg.totals[CG_BI], 100 * st.mc.ind_missed,
+		     100 * st.mc.ind_missed, full, cycles > 0 ? 100 * full / cycles : 0.0);
+	}
 	m.gexplore_version = xstrdup(PACKAGE_VERSION);
 	for (m.argc = 0; o->argv[m.argc]; m.argc++)
 		;
@@ -1309,9 +1388,11 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	gx_meta__add_warning(&m, "modelled: no PMU counted this run; it ran under Valgrind "
 			     "(callgrind), instructions and branches are exact counts, misses and "
 			     "mispredicts simulated, cycles modelled (llvm-mca -mcpu=%s, memory "
-			     "priced by %s, mispredicts x %.0f cycles)", st.mcpu,
+			     "priced by %s, mispredicts x %.0f cycles, %s)", st.mcpu,
 			     st.mc.measured ? "`gexplore peak`'s measurements" :
-					      "documented latencies", st.mc.penalty);
+					      "documented latencies", st.mc.penalty,
+			     st.mc.penalty_measured ? "as `gexplore peak` measured" :
+						      "documented");
 	for (size_t i = 0; i < st.nr_notes; i++)
 		gx_meta__add_warning(&m, "%s", st.notes[i]);
 	err = write_result(&st, o, (uint32_t)st.pid, t0, t1, &m, cause);

@@ -61,7 +61,8 @@ const char *cg_col_name(enum cg_col c);
 /* ---- llvm-mca (mca.c) ----------------------------------------------------- */
 
 /*
- * Parse llvm-mca's output for nr regions (in order, "[k] Code Region"
+ * Parse llvm-mca's output for nr regions (named bK, K their index, as
+ * model.c names them; else in order, "[k] Code Region"
  * headers or a single unnamed one): each region's cycles per iteration
  * (Total Cycles / Iterations) into cyc[k]; a region absent from the text
  * gets NAN; the dispatch width into *width (NULL: not wanted; 0 when

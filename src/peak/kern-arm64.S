@@ -335,5 +335,39 @@
 	APAIR ld_sve, SLD, ldr, b, ZV, 0
 	APAIR st_sve, SST, str, b, ZV, 0
 
+/* ---- a conditional branch on each byte of buf (kern-x86-sse.S) --------- */
+	PK_BEGIN gx_pk_branch
+	mov x2, #0
+	mov x3, #0
+1:	ldrb w4, [x1, x2]
+	cbnz w4, 2f
+	add x3, x3, #1
+2:	add x2, x2, #1
+	cmp x2, x0
+	b.ne 1b
+	mov x0, x3
+	PK_END gx_pk_branch
+
+/* ---- an indirect branch each iteration (kern-x86-sse.S) ---------------- */
+	PK_BEGIN gx_pk_indirect
+	mov x2, #0
+	mov x3, #0
+	adr x5, 3f
+1:	ldrb w4, [x1, x2]
+	and x4, x4, #15
+	add x6, x5, x4, lsl #4
+	br x6
+	.p2align 4
+3:	.rept 16
+	add x3, x3, #1
+	b 2f
+	.p2align 4
+	.endr
+2:	add x2, x2, #1
+	cmp x2, x0
+	b.ne 1b
+	mov x0, x3
+	PK_END gx_pk_indirect
+
 	.section .note.GNU-stack, "", %progbits
 #endif

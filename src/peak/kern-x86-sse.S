@@ -209,5 +209,44 @@
 	jnz 2b
 	PK_END gx_pk_bw_triad_sse
 
+/* ---- a conditional branch on each byte of buf (the mispredict's cost) ----
+ * void gx_pk_branch(uint64_t bytes, const void *buf): the branch's
+ * condition is a byte loaded from L1, as a compare of loaded data is;
+ * either way the same instructions run (one add is skipped or not). */
+	PK_BEGIN gx_pk_branch
+	xor %eax, %eax
+	xor %ecx, %ecx
+1:	cmpb $0, (%rsi,%rcx)
+	jne 2f
+	add $1, %rax
+2:	add $1, %rcx
+	cmp %rdi, %rcx
+	jne 1b
+	PK_END gx_pk_branch
+
+/* ---- an indirect jump each iteration, to one of 16 targets --------------
+ * void gx_pk_indirect(uint64_t bytes, const void *buf): byte i of buf
+ * (low 4 bits) picks the target, as an interpreter's dispatch does; every
+ * target adds 1 and jumps back. */
+	PK_BEGIN gx_pk_indirect
+	xor %eax, %eax
+	xor %ecx, %ecx
+	lea 3f(%rip), %r8
+1:	movzbl (%rsi,%rcx), %edx
+	and $15, %edx
+	shl $4, %edx
+	add %r8, %rdx
+	jmp *%rdx
+	.p2align 4
+3:	.rept 16
+	add $1, %rax
+	jmp 2f
+	.p2align 4
+	.endr
+2:	add $1, %rcx
+	cmp %rdi, %rcx
+	jne 1b
+	PK_END gx_pk_indirect
+
 	.section .note.GNU-stack, "", @progbits
 #endif

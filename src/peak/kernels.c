@@ -105,6 +105,8 @@ static const struct pk_bwk bwks[] = {	/* widest first */
 };
 #define CLOCK_KERNEL gx_pk_int_add_lat
 #define CHASE_KERNEL gx_pk_ld_gpr_lat
+#define BRANCH_KERNEL gx_pk_branch
+#define INDIRECT_KERNEL gx_pk_indirect
 
 #elif defined(__aarch64__)
 PAIR(int_add) PAIR(int_imul) PAIR(ld_gpr) TPUT(st_gpr)
@@ -163,6 +165,8 @@ static const struct pk_bwk bwks[] = {
 };
 #define CLOCK_KERNEL gx_pk_int_add_lat
 #define CHASE_KERNEL gx_pk_ld_gpr_lat
+#define BRANCH_KERNEL gx_pk_branch
+#define INDIRECT_KERNEL gx_pk_indirect
 
 #else
 /* No kernels for this architecture: everything is listed as skipped. */
@@ -218,6 +222,29 @@ pk_fn pk_chase_kernel(void)
 	return NULL;
 #else
 	return CHASE_KERNEL;
+#endif
+}
+
+#ifndef PK_NO_KERNELS
+void gx_pk_branch(uint64_t bytes, void *buf);
+void gx_pk_indirect(uint64_t bytes, void *buf);
+#endif
+
+pk_fn pk_indirect_kernel(void)
+{
+#ifdef PK_NO_KERNELS
+	return NULL;
+#else
+	return INDIRECT_KERNEL;
+#endif
+}
+
+pk_fn pk_branch_kernel(void)
+{
+#ifdef PK_NO_KERNELS
+	return NULL;
+#else
+	return BRANCH_KERNEL;
 #endif
 }
 

@@ -3,7 +3,8 @@
  * the caches in sysfs (half of each level; DRAM at 4x the last level), on
  * one core and on every core (threads pinned physical cores first, each
  * touching its own buffers first), per-core bandwidth with 1..N cores
- * active (contention), and the pointer-chase latency ladder.
+ * active (contention), and the pointer-chase latency ladder (up to 4x the
+ * last level, at least 256 MiB).
  */
 #include "config.h"
 
@@ -245,6 +246,16 @@ static uint64_t rng(uint64_t *s)
 	return *s;
 }
 
+/*
+ * The smallest working set of the chase's last step. 4x the last level
+ * alone is not enough: without sysfs (a VM) the last level is assumed to
+ * be 8 MiB, and a 32 MiB chase then ran inside a Zen CCD's 32 MiB L3. 256
+ * MiB is beyond any one core's last level today (a 3D V-Cache CCD's 96
+ * MiB) and pays the TLB misses a large working set has; --quick spends
+ * about a second more on it (its faults and its ring).
+ */
+#define CHASE_DRAM_MIN ((size_t)256 << 20)
+
 /* Load-to-use latency over a random ring of cache lines of `bytes`. */
 static int chase(struct pk_run *run, size_t bytes, struct peak_chase *out)
 {
@@ -328,7 +339,11 @@ int pk_mem_run(struct pk_run *run, struct peak_result *res, char **cause)
 		}
 	}
 	if (run->want_chase && pk_chase_kernel()) {
-		size_t top = lv[nl - 1].size, s, next;
+		/* memory's latency over a set no cache of any current CPU holds:
+		 * 4x the last level, and at least CHASE_DRAM_MIN (the model
+		 * prices misses of the last level by it) */
+		size_t top = lv[nl - 1].size > CHASE_DRAM_MIN ? lv[nl - 1].size : CHASE_DRAM_MIN;
+		size_t s, next;
 
 		pk_pin(run->cpus[0]);
 		for (s = 4096; s <= top; s = next) {

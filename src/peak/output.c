@@ -125,6 +125,17 @@ void peak_result__print(const struct peak_result *r, struct strbuf *sb)
 			strbuf__addf(sb, "%-10s %8.2f %8.1f\n", ws, r->chase[i].ns, r->chase[i].cycles);
 		}
 	}
+	if (r->has_branch)
+		strbuf__addf(sb, "\nbranch mispredict %.1f cycles (a branch on a loaded byte: "
+			     "%.2f cycles an iteration predicted, %.2f when half are missed)\n",
+			     r->branch.mispredict, r->branch.predicted, r->branch.random);
+	if (r->has_branch && r->branch.has_indirect)
+		strbuf__addf(sb, "indirect jump: %.2f cycles an iteration to one target, %.2f to a "
+			     "sequence of 13 (%.0f%% of them missed: %s), %.2f at random\n",
+			     r->branch.ind_same, r->branch.ind_pattern,
+			     100 * r->branch.ind_pattern_missed,
+			     r->branch.ind_pattern_missed < 0.25 ? "predicted from the path" :
+			     "the last target only", r->branch.ind_random);
 	if (r->nr_skipped) {
 		strbuf__addf(sb, "\nSkipped:\n");
 		for (size_t i = 0; i < r->nr_skipped; i++)
@@ -236,6 +247,16 @@ json_t *peak_result__to_json(const struct peak_result *r)
 						   (json_int_t)r->chase[i].bytes, "ns",
 						   r->chase[i].ns, "cycles", r->chase[i].cycles));
 	json_object_set_new(root, "latency", a);
+	json_object_set_new(root, "branch", !r->has_branch ? json_null() :
+			    json_pack("{s:f, s:f, s:f, s:o}", "predicted_cycles", r->branch.predicted,
+				      "random_cycles", r->branch.random, "mispredict_cycles",
+				      r->branch.mispredict, "indirect", !r->branch.has_indirect ?
+				      json_null() :
+				      json_pack("{s:f, s:f, s:f, s:f}", "same_cycles",
+						r->branch.ind_same, "pattern_cycles",
+						r->branch.ind_pattern, "random_cycles",
+						r->branch.ind_random, "pattern_missed",
+						r->branch.ind_pattern_missed)));
 	a = json_array();
 	for (size_t i = 0; i < r->nr_skipped; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "name", r->skipped[i].name, "reason",

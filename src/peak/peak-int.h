@@ -78,6 +78,12 @@ pk_fn pk_clock_kernel(void);
  */
 pk_fn pk_chase_kernel(void);
 typedef void *(*pk_chase_fn)(uint64_t iters, void *start);
+/* A conditional branch on each of `iters` bytes of buf (taken where the
+ * byte is not 0), for the mispredict's cost (branch.c); NULL: none here. */
+pk_fn pk_branch_kernel(void);
+/* An indirect jump on each of `iters` bytes of buf to one of 16 targets
+ * (the byte's low 4 bits); NULL: none here. */
+pk_fn pk_indirect_kernel(void);
 
 /* peak_limit() for a documented throughput of ipc a cycle on family. */
 char *pk_limit_text(const struct peak_insn *in, const char *family, double ipc);
@@ -109,6 +115,10 @@ void pk_stat(double *v, unsigned n, struct peak_stat *st);
 struct pk_run;
 int pk_mem_run(struct pk_run *run, struct peak_result *res, char **cause);
 
+/* The mispredicted branch's cost (branch.c): fills res->branch. */
+struct pk_run;
+int pk_branch_run(struct pk_run *run, struct peak_result *res, char **cause);
+
 /* Shared state of one run (peak.c). */
 struct pk_run {
 	const struct peak_opts *o;
@@ -119,7 +129,7 @@ struct pk_run {
 	unsigned clock_samples;
 	double *clocks;		/* every clock measurement, for the summary */
 	size_t nr_clocks, cap_clocks;
-	bool want_bw, want_chase, want_contention;
+	bool want_bw, want_chase, want_contention, want_branch;
 };
 /* Measure the clock again (and remember it); GHz. */
 double pk_run__clock(struct pk_run *run);

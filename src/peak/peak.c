@@ -285,7 +285,8 @@ static bool picks_any(struct pk_run *run, const struct peak_opts *o)
 	run->want_bw = wanted(o->tests, "bandwidth", "mem");
 	run->want_chase = wanted(o->tests, "latency", "mem");
 	run->want_contention = wanted(o->tests, "contention", "mem");
-	return any || run->want_bw || run->want_chase || run->want_contention ||
+	run->want_branch = wanted(o->tests, "branch", NULL);
+	return any || run->want_bw || run->want_chase || run->want_contention || run->want_branch ||
 	       wanted(o->tests, "clock", NULL);
 }
 
@@ -412,7 +413,9 @@ int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 
 	settle_clock(&run, o);
 	run_kernels(&run, res, sve_bits, &b);
-	err = pk_mem_run(&run, res, cause);
+	err = run.want_branch ? pk_branch_run(&run, res, cause) : 0;
+	if (!err)
+		err = pk_mem_run(&run, res, cause);
 	if (err)
 		goto out_buf;
 	summarize(&run, res);

@@ -95,6 +95,27 @@ struct peak_mix {
 	const char *verdict;	/* "yes", "partly", "no" */
 };
 
+/* What a mispredicted conditional branch costs: a loop whose branch is
+ * taken on the bytes of a buffer (a byte loaded from L1 is its
+ * condition), over random bytes (half taken: a predictor can do no better
+ * than miss half) and over zeros (never taken: always predicted). */
+struct peak_branch {
+	double predicted;	/* cycles an iteration, zeros (min of samples) */
+	double random;		/* cycles an iteration, random bytes */
+	double mispredict;	/* 2 x (random - predicted): cycles a mispredict */
+	/* An indirect jump to one of 16 targets (an interpreter's dispatch):
+	 * always the same one, a sequence of 13 repeated (each target unlike
+	 * the one before: a predictor of the last target misses every one,
+	 * one that follows the path hits), and at random (15 in 16 missed by
+	 * any predictor). Cycles an iteration; has_indirect: measured. */
+	bool has_indirect;
+	double ind_same, ind_pattern, ind_random;
+	/* the share of the sequence's jumps this core missed, from 0 (it
+	 * predicts indirect targets from the path) to 1 (the last target
+	 * only: as Valgrind's simulator) */
+	double ind_pattern_missed;
+};
+
 struct peak_cache {
 	int level;
 	char type[16];		/* "Data", "Unified" */
@@ -132,6 +153,8 @@ struct peak_result {
 	struct peak_bw *contention;	size_t nr_contention;
 	struct peak_chase *chase;	size_t nr_chase;
 	struct peak_mix *mixes;		size_t nr_mixes;
+	bool has_branch;
+	struct peak_branch branch;
 	struct peak_skip *skipped;	size_t nr_skipped;
 	char **warnings;		size_t nr_warnings;	/* owned */
 };

@@ -55,6 +55,29 @@ static void test_chase(void)
 	free(ring);
 }
 
+/* The branch kernel reads every byte it is given and returns how many
+ * were 0 (the branch not taken). */
+static void test_branch(void)
+{
+	enum { N = 1000 };
+	unsigned char *b = calloc(N, 1);
+	uint64_t (*fn)(uint64_t, const void *);
+	uint64_t zeros = 0;
+
+	for (size_t i = 0; i < N; i++) {
+		b[i] = (unsigned char)(i % 3 == 0);
+		zeros += i % 3 != 0;
+	}
+	fn = (uint64_t (*)(uint64_t, const void *))pk_branch_kernel();
+	ok(fn && fn(N, b) == zeros, "%s: counts the bytes that are 0", "branch");
+	/* the indirect kernel: every one of the 16 targets adds 1 */
+	for (size_t i = 0; i < N; i++)
+		b[i] = (unsigned char)(i * 7 % 251);
+	fn = (uint64_t (*)(uint64_t, const void *))pk_indirect_kernel();
+	ok(fn && fn(N, b) == N, "%s: every target counts its jump", "indirect");
+	free(b);
+}
+
 static void test_bandwidth(void)
 {
 	enum { BYTES = 1 << 14 };
@@ -141,6 +164,7 @@ int main(void)
 	pk_clock_kernel()(3, buf);
 	ok(1, "%s returns", "the clock kernel");
 	test_chase();
+	test_branch();
 	test_bandwidth();
 	printf("1..%d\n", n_test);
 	munmap(map, 3 * 4096);

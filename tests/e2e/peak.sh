@@ -48,6 +48,20 @@ ok $? "bandwidth, latency ladder and mixes are present"
 jq -e '.latency[0].cycles < .latency[-1].cycles and .latency[0].bytes < .latency[-1].bytes' \
 	"$TMP/peak.json" >/dev/null
 ok $? "the latency ladder grows from L1 to DRAM"
+# memory's latency over a set no core's cache holds (record --model prices
+# the last level's misses by it; a 32 MiB chase without sysfs ran inside a
+# Zen CCD's L3)
+jq -e '.latency[-1].bytes >= 268435456' "$TMP/peak.json" >/dev/null
+ok $? "the ladder ends at 256 MiB or more ($(jq .latency[-1].bytes "$TMP/peak.json") bytes)"
+# the mispredict's cost record --model prices mispredicts by
+jq -e '.branch.mispredict_cycles > 4 and .branch.random_cycles > .branch.predicted_cycles' \
+	"$TMP/peak.json" >/dev/null
+ok $? "a mispredicted branch costs cycles ($(jq .branch.mispredict_cycles "$TMP/peak.json"))"
+# random indirect targets cost more than one target; the share of a
+# repeated sequence missed is between 0 and 1
+jq -e '.branch.indirect | .random_cycles > .same_cycles + 2 and .pattern_missed >= 0 and
+	.pattern_missed <= 1' "$TMP/peak.json" >/dev/null
+ok $? "indirect jumps: $(jq -c .branch.indirect "$TMP/peak.json")"
 ls "$XDG_CACHE_HOME"/gexplore/peak-*.json >/dev/null 2>&1
 ok $? "a full run is saved under \$XDG_CACHE_HOME/gexplore"
 

@@ -2,8 +2,10 @@
  * wl-model [KERNEL [SCALE]]: deterministic kernels for record --model
  * (tests/e2e/model.sh, bench/model): the same instructions every run, no
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
- * indep_fp, chase_l1, chase_l2, chase_l3, chase_dram, stream_l1,
- * stream_dram, branchy, sort, threads (three of lat_chain), clock (10
+ * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
+ * indices), chase_l3, chase_dram, stream_l1,
+ * stream_dram, branchy, sort, interp (a switch's dispatch over a repeated
+ * program), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
  */
@@ -50,6 +52,27 @@ __attribute__((noinline)) double indep_fp(long n)
 		a7 = a7 * 0.999999 + 1e-7;
 	}
 	return a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7;
+}
+
+/* eight independent vector FP adds an iteration: the FP adders'
+ * throughput limits, not their latency (record --model scales integer
+ * blocks by peak's add throughput, not this one) */
+__attribute__((noinline)) double fp_add(long n)
+{
+	double x = 0;
+
+	for (long i = 0; i < n; i++) {
+#if defined(__x86_64__)
+		__asm__ volatile("addpd %%xmm8, %%xmm0\n\taddpd %%xmm8, %%xmm1\n\t"
+				 "addpd %%xmm8, %%xmm2\n\taddpd %%xmm8, %%xmm3\n\t"
+				 "addpd %%xmm8, %%xmm4\n\taddpd %%xmm8, %%xmm5\n\t"
+				 "addpd %%xmm8, %%xmm6\n\taddpd %%xmm8, %%xmm7" : : :
+				 "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7");
+#else
+		x += 1e-7;
+#endif
+	}
+	return x;
 }
 
 /* the clock: ten dependent integer adds an iteration, one cycle each on
@@ -125,6 +148,29 @@ static void chase_kernel(size_t bytes, long steps)
 	munmap(ring, bytes / 64 * 64);
 }
 
+/* the same ring as indices into an array: the chain runs through the
+ * load's index register (mov (%rdi,%rax,4),%eax), as gzip's prev[] */
+__attribute__((noinline)) uint32_t chase_index(const uint32_t *next, long steps)
+{
+	uint32_t i = 0;
+
+	for (long k = 0; k < steps; k++)
+		i = next[i];
+	return i;
+}
+
+static void chase_index_kernel(size_t bytes, long steps)
+{
+	void **ring = make_ring(bytes);
+	uint32_t *next = big_alloc(bytes);
+
+	for (size_t l = 0; l < bytes / 64; l++)
+		next[l * 16] = (uint32_t)(((void **)ring[l * 8] - ring) / 8 * 16);
+	wl_sink = chase_index(next, steps);
+	munmap(next, bytes);
+	munmap(ring, bytes / 64 * 64);
+}
+
 __attribute__((noinline)) uint64_t stream_sum(const uint64_t *a, size_t n, int reps)
 {
 	uint64_t s = 0;
@@ -188,6 +234,35 @@ __attribute__((noinline)) void sort_kernel(size_t n)
 	free(v);
 }
 
+/* an interpreter's dispatch: one indirect jump (a switch's table) over a
+ * program of 13 operations run again and again; a predictor that follows
+ * the path predicts every jump, one of the last target (callgrind's)
+ * misses every one */
+__attribute__((noinline)) uint64_t interp(long n)
+{
+	static const unsigned char prog[13] = { 3, 0, 7, 1, 9, 4, 11, 2, 6, 8, 5, 10, 1 };
+	uint64_t a = 1, b = 2, c = 3;
+
+	for (long i = 0; i < n; i++) {
+		switch (prog[i % 13]) {
+		case 0: a += 1; break;
+		case 1: b ^= a; break;
+		case 2: c += b; break;
+		case 3: a -= c; break;
+		case 4: b += 3; break;
+		case 5: c ^= 7; break;
+		case 6: a += b; break;
+		case 7: b -= c; break;
+		case 8: c += a; break;
+		case 9: a ^= 5; break;
+		case 10: b += c; break;
+		default: c -= 1; break;
+		}
+		__asm__ volatile("" : "+r"(a), "+r"(b), "+r"(c));
+	}
+	return a + b + c;
+}
+
 static void *thread_main(void *arg)
 {
 	wl_dsink = lat_chain(20000 * (long)(intptr_t)arg);
@@ -212,10 +287,14 @@ static void run(const char *k, long sc)
 		wl_dsink = lat_chain(200000 * sc);
 	else if (!strcmp(k, "indep_fp"))
 		wl_dsink = indep_fp(50000 * sc);
+	else if (!strcmp(k, "fp_add"))
+		wl_dsink = fp_add(50000 * sc);
 	else if (!strcmp(k, "chase_l1"))
 		chase_kernel(16 << 10, 200000 * sc);
 	else if (!strcmp(k, "chase_l2"))
 		chase_kernel(256 << 10, 200000 * sc);
+	else if (!strcmp(k, "chase_idx_l2"))
+		chase_index_kernel(256 << 10, 200000 * sc);
 	else if (!strcmp(k, "chase_l3"))
 		chase_kernel(8 << 20, 200000 * sc);
 	else if (!strcmp(k, "chase_dram"))
@@ -232,6 +311,8 @@ static void run(const char *k, long sc)
 		free(v);
 	} else if (!strcmp(k, "threads")) {
 		threads_kernel(sc);
+	} else if (!strcmp(k, "interp")) {
+		wl_sink = interp(200000 * sc);
 	} else if (!strcmp(k, "clock")) {
 		wl_sink = clock_chain(1000000 * sc);
 	} else if (!strcmp(k, "sort"))
