@@ -85,7 +85,6 @@ static int sink_round_end(struct collect_sink *s)
 	return 0;
 }
 
-
 /* The workload's markers into DIR/regions.bin (gexplore-regions(3)). */
 struct record_markers {
 	struct collect_marker_sink sink;	/* first */
