@@ -355,12 +355,6 @@ static int parse(long *sp, struct args *a)
 
 /* ---- the workload (the keeper's child, until its execve) ------------------ */
 
-/* The workload's side runs on this stack, in the keeper's memory, the
- * keeper stopped until its execve (k_spawn), as posix_spawn() does: no
- * copy of the keeper's pages to make and to tear down (0.4 ms of a 1.7
- * ms keeper). Only system calls until the execve. */
-static char workload_stack[64 * 1024] __attribute__((aligned(16)));
-
 struct spawn_arg {
 	struct args *a;
 	int keeper;
@@ -388,7 +382,7 @@ static void __attribute__((noreturn)) workload(struct args *a, int keeper)
 	e = (int)sc3(__NR_execve, a->path, a->argv, a->envp);
 	if (e == -ENOEXEC) {
 		/* a script without #!: the shell runs it, as execvp() does */
-		static char sh[] = "/bin/sh";
+		char sh[] = "/bin/sh";
 
 		a->argv[-1] = sh;
 		a->argv[0] = a->path;
@@ -512,6 +506,13 @@ void keeper_main(long *sp) __attribute__((noreturn, used));
 
 void keeper_main(long *sp)
 {
+	/* The workload's side runs on this part of the keeper's stack, the
+	 * keeper stopped until its execve (k_spawn), as posix_spawn() does: no
+	 * copy of the keeper's pages to make and to tear down. Only system
+	 * calls until the execve. Here and not in .bss, and no initialized
+	 * data anywhere: gx-keeper has no writable segment, so its execve maps
+	 * one segment and zeroes no partial page (a copy-on-write fault). */
+	char workload_stack[16 * 1024] __attribute__((aligned(16)));
 	struct spawn_arg sa;
 	struct args a;
 	int self, child, sfd, reported = 0;
