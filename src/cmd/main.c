@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+
+#include <jansson.h>
 
 #include "util/util.h"
 
@@ -133,7 +136,12 @@ int main(int argc, char **argv)
 {
 	const struct cmd_entry *e;
 	bool ambiguous;
+	uint32_t seed;
 
+	/* jansson's hash seed (against colliding keys in a JSON file) from one
+	 * system call: left to itself, jansson opens /dev/urandom to read it */
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) == (ssize_t)sizeof(seed) && seed)
+		json_object_seed((size_t)seed);
 	if (argc < 2) {
 		/* `gexplore` alone: the list of commands. */
 		char *hargv[] = { "help", NULL };
