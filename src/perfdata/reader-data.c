@@ -1113,6 +1113,8 @@ int perf_reader__process(struct perf_reader *r, struct pd_tool *tool, char **cau
 	r->pos = r->data_begin;
 	r->processed = true;
 	if (r->map && r->window) {
+		size_t want = r->window;
+
 		/*
 		 * A mapped file's data is read through a buffer of the window's
 		 * size: touching the mapping faults its pages in one by one
@@ -1123,8 +1125,14 @@ int perf_reader__process(struct perf_reader *r, struct pd_tool *tool, char **cau
 			return gx_fail(cause, -errno, "%s: %s", r->path, strerror(errno));
 		r->streaming = r->file_stream = true;
 		r->stream_end = r->data_end;
-		if (r->buf_cap < r->window)
-			r->buf = xgrow(r->buf, &r->buf_cap, r->window, 1);
+		/* no bigger than the data (a record of /bin/true: 3 KB of a
+		 * 4 MB window, its own mmap and munmap); stream_fill grows it
+		 * for a record longer than that */
+		if (r->data_end - r->data_begin < want)
+			want = r->data_end - r->data_begin < (64u << 10) ? (64u << 10) :
+			       (size_t)(r->data_end - r->data_begin);
+		if (r->buf_cap < want)
+			r->buf = xgrow(r->buf, &r->buf_cap, want, 1);
 		r->buf_off = r->data_begin;
 		r->head = r->tail = 0;
 		r->eof = false;
