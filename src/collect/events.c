@@ -761,13 +761,17 @@ bool collect_pmu_lacks_event(const struct perf_event_attr *a)
 	const char *root = getenv("GX_SYSFS") ? getenv("GX_SYSFS") : "/sys";
 	uint64_t ev = a->config & 0xffff;
 	char *devs = xasprintf("%s/bus/event_source/devices", root);
-	DIR *d = opendir(devs);
+	DIR *d = NULL;
 	struct dirent *de;
 	bool lacks = false;
 
-	/* common events only: 0x00-0x3f and the extended 0x4000-0x403f */
-	if (!(ev < 0x40 || (ev >= 0x4000 && ev < 0x4040)) || a->config >> 16)
+	/* an armv8 PMU's own event: raw or of its dynamic type (a software
+	 * event, cpu-clock, went through the directory for nothing); common
+	 * events only: 0x00-0x3f and the extended 0x4000-0x403f */
+	if ((a->type < PERF_TYPE_MAX && a->type != PERF_TYPE_RAW) ||
+	    !(ev < 0x40 || (ev >= 0x4000 && ev < 0x4040)) || a->config >> 16)
 		goto out;
+	d = opendir(devs);
 	while (d && (de = readdir(d))) {
 		char *dir, *path, *text;
 		unsigned long type;
