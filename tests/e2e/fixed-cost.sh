@@ -21,20 +21,35 @@ check "the libraries are there at all (libc)" grep -q 'libc\.so' libs
 # (an ASan build links libelf, and zlib with it: configure.ac says why)
 asan=no
 "$GX_BIN" version --build-options 2>/dev/null | grep -q 'asan=yes' && asan=yes
+# nor libm: lazy-math.c opens it at the first math function (libasan
+# itself needs it in a sanitizer build)
 for lib in libdw libunwind libncursesw libtinfo libprotobuf-c liblzma libbz2 \
-	libelf libzstd libz; do
+	libelf libzstd libz libm; do
 	case $asan:$lib in
 	yes:libelf | yes:libz) skip 1 "$lib: an ASan build links libelf" ;;
+	yes:libm) skip 1 "libm: libasan needs it" ;;
 	*) check "$lib is not loaded at start" sh -c "! grep -q '$lib[.-]' libs" ;;
 	esac
 done
 
 # -z now: bound once, in gexplore, not again in the keeper and the
 # workload's child after each fork
+keeper_built=no
+"$GX_BIN" version --build-options 2>/dev/null | grep -q 'keeper=yes' && keeper_built=yes
 if command -v readelf >/dev/null; then
 	check "gexplore is linked -z now (BIND_NOW)" sh -c "readelf -d '$GX_BIN' | grep -q 'BIND_NOW\|Flags:.* NOW'"
+	# gx-keeper's execve maps one segment and zeroes no partial page of a
+	# writable one (a copy-on-write fault in the exec)
+	kprog=$(dirname "$GX_BIN")/gx-keeper
+	if [ $keeper_built = yes ] && [ -x "$kprog" ]; then
+		readelf -lW "$kprog" >kphdr 2>&1
+		is "$(grep -c ' LOAD ' kphdr)" 1 "gx-keeper has one segment to load"
+		check "... and none of it writable" sh -c "! grep ' LOAD ' kphdr | grep -q 'RW'"
+	else
+		skip 2 "gx-keeper is not built here (keeper=no)"
+	fi
 else
-	skip 1 "readelf is absent (Debian package binutils)"
+	skip 3 "readelf is absent (Debian package binutils)"
 fi
 
 if ! can_sample; then
@@ -75,20 +90,37 @@ check "... in \$TMPDIR/gexplore-cache-UID, mode 0700" \
 # waits for the disk, capstone is not opened, and the fixed count of
 # forks holds (the keeper and the workload: the workload starts once)
 if ! command -v strace >/dev/null; then
-	skip 14 "strace is absent (Debian package strace)"
+	skip 17 "strace is absent (Debian package strace)"
 elif ! strace -f -o /dev/null /bin/true 2>/dev/null; then
-	skip 14 "strace cannot trace here (ptrace not permitted)"
+	skip 17 "strace cannot trace here (ptrace not permitted)"
 else
 	# LeakSanitizer's exit scan (an ASan build) ptraces the process's
 	# threads: under strace it cannot, fails the run and adds a clone of
 	# its own. The test counts gexplore's system calls, not the sanitizer's.
 	nolsan="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
-	ASAN_OPTIONS=$nolsan strace -f -qq -o trace -e trace=%process,%file,nanosleep,clock_nanosleep,fsync,fdatasync,syncfs,sync,sync_file_range,perf_event_open \
+	ASAN_OPTIONS=$nolsan strace -f -qq -o trace -e trace=%process,%file,nanosleep,clock_nanosleep,fsync,fdatasync,syncfs,sync,sync_file_range,perf_event_open,mmap \
 		"$GX_BIN" record -q -f -o r1 -- /bin/true >/dev/null 2>&1
 	ok $? "record of /bin/true under strace"
 	check "no sleep in any of its processes" sh -c "! grep -E '(^|[^_])nanosleep\\(|clock_nanosleep\\(' trace"
 	check "no fsync, fdatasync or sync" sh -c "! grep -E '(fsync|fdatasync|syncfs|sync_file_range|[^a-z_]sync)\\(' trace"
 	check "libcapstone is not opened by a record" sh -c "! grep -q 'libcapstone' trace"
+	# jansson's hash seed comes from one getrandom() in main, not from
+	# opening and reading /dev/urandom
+	check "/dev/urandom is not opened (jansson's seed)" sh -c "! grep -q '/dev/urandom' trace"
+	# the PMUs' directory is listed once (perf.data's PMU mappings), not
+	# again to ask whether an Arm PMU lists cpu-clock, a software event
+	is "$(grep -c 'open.*"/sys/bus/event_source/devices".*O_DIRECTORY' trace)" 1 \
+		"the PMUs' directory is listed once"
+	# reading the build-ids back took a buffer of the reader's 4 MiB window
+	# for 3 KB of data: a mapping of its own to make and to unmap
+	if [ $asan = yes ]; then
+		skip 1 "an ASan build maps memory of its own"
+	else
+		check "no anonymous mapping of 4 MiB or more (the reader's buffer is the data's size)" \
+			sh -c "! grep -E 'mmap\\(NULL, [0-9]+, [^,]*, MAP_PRIVATE\\|MAP_ANONYMOUS, -1' trace |
+			       awk -F', ' '\$2 >= 4194304 { bad = 1 } END { exit !bad }'" ||
+			diag "$(grep -E 'MAP_ANONYMOUS' trace | sort -t, -k2 -n | tail -3)"
+	fi
 	check "no regions.bin made (the workload sends no marker)" \
 		sh -c "! grep -E 'open(at)?\\(.*regions\\.bin.*O_CREAT' trace"
 	n=$(grep -cE '(clone|clone3|fork|vfork)\(' trace)
@@ -136,9 +168,10 @@ rm -f ld-rec.*
 LD_DEBUG=files LD_DEBUG_OUTPUT="$PWD/ld-rec" "$GX_BIN" record -q -f -o r3 -- /bin/true >/dev/null 2>&1
 ok $? "record of /bin/true with the loader's log"
 check "the loader's log is there" sh -c "cat ld-rec.* | grep -q 'calling init'"
-for lib in libdw libunwind libncursesw libprotobuf-c libpfm libcapstone libelf libzstd libz.so; do
+for lib in libdw libunwind libncursesw libprotobuf-c libpfm libcapstone libelf libzstd libz.so libm.so; do
 	case $asan:$lib in
 	yes:libelf | yes:libz.so) skip 1 "$lib: an ASan build links libelf" ;;
+	yes:libm.so) skip 1 "libm: libasan needs it" ;;
 	*) check "a record of /bin/true does not open $lib" sh -c "! cat ld-rec.* | grep -q 'file=$lib'" ;;
 	esac
 done
@@ -165,6 +198,11 @@ else
 	check "report opened libelf (its symbol session)" loaded ld-rep libelf.so
 fi
 check "report symbolized (the workload's process is named)" grep -q 'true' rep.txt
+if [ $asan = yes ]; then
+	skip 1 "libm: libasan needs it"
+else
+	check "report opened libm (its first math function)" loaded ld-rep libm.so
+fi
 check "report does not open ncursesw" sh -c "! cat ld-rep.* | grep -q 'file=libncursesw'"
 check "report of an uncompressed perf.data does not open libzstd" \
 	sh -c "! cat ld-rep.* | grep -q 'file=libzstd'" ||
