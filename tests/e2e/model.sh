@@ -158,6 +158,27 @@ ci=$(cyc_of ridx chase_index)
 [ "${cp:-0}" -gt 0 ] && [ "${ci:-0}" -gt $((cp * 8 / 10)) ] && [ "$ci" -lt $((cp * 12 / 10)) ]
 ok $? "a chase through the index register costs what one through the base does ($ci, $cp cycles)"
 
+# wl-model's sort, as bench/model compares it: two scales differ in the
+# number of sorts only (the same 64 Ki keys, fresh each time), and keys and
+# qsort's buffer stay in a 1 MiB L2, so what the larger adds is sorts from
+# L2 and no first touch (the sort of 0.5 M and 1 M keys that each scale
+# touched afresh measured 168-492 Mc for the same work on a shared VM)
+fake_caches c1m 1024K 16384K
+GX_TEST_MODEL_SYSFS=$TMP/c1m "$GX_BIN" record -q --model -o rs1 -- "$WLM" sort 1 >/dev/null 2>&1 &&
+	GX_TEST_MODEL_SYSFS=$TMP/c1m "$GX_BIN" record -q --model -o rs2 -- "$WLM" sort 2 \
+		>/dev/null 2>&1
+ok $? "sort at scales 1 and 2: recorded"
+ins_of() { "$GX_BIN" report "$1" --csv --limit 0 2>/dev/null | awk -F, -v f="$2" '$1 == f { print int($(NF-2)) }'; }
+c1=$(ins_of rs1 cmp_u32)
+c2=$(ins_of rs2 cmp_u32)
+# n log n compares: twice the keys would add 2 x log2(2n)/log2(n), 13% more
+[ "${c1:-0}" -gt 0 ] && [ "${c2:-0}" -gt $((c1 * 2 * 98 / 100)) ] && [ "$c2" -lt $((c1 * 2 * 102 / 100)) ]
+ok $? "sort: scale 2 compares twice scale 1's, within 2% (cmp_u32: $c2, $c1 instructions)"
+read -r m1 _ _ <<<"$(l2count rs1/meta.json)"
+read -r m2 _ _ <<<"$(l2count rs2/meta.json)"
+[ "${m1:-0}" -gt 0 ] && [ "${m2:-0}" -lt $((m1 + m1 / 10)) ]
+ok $? "sort: the second sort adds under 10% to the first's L2 misses ($m2, $m1)"
+
 # what peak measured against what the simulators assume (wl-model's
 # interp: one switch over a repeated program of 13 operations). A core
 # that follows the path predicts every jump of it that callgrind's
