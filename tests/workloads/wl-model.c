@@ -232,9 +232,11 @@ static uint32_t *random_u32(size_t n)
 
 /* libc's qsort (glibc's merge sort, cmp_u32 through a pointer) of 64 Ki
  * random keys, reps times, each over fresh keys: keys and qsort's buffer
- * (256 KiB each) stay in a 1 MiB L2, and the first sort's first touches
- * (the keys, the buffer's pages) are setup that a second scale cancels:
- * two scales differ in the number of sorts only */
+ * (256 KiB each) stay in a 1 MiB L2, and the first touches are setup that
+ * a second scale of 2 or more cancels (the keys; glibc's qsort mallocs its
+ * buffer each call: the first an mmap, which raises malloc's threshold
+ * when freed, the second on the heap's, the same from then on): two
+ * scales differ in the number of sorts only */
 #define SORT_KEYS (64u << 10)
 
 __attribute__((noinline)) void sort_kernel(long reps)
