@@ -1371,8 +1371,9 @@ static void successors(const struct model_state *st, const struct cg_call *by_si
  * cpu-clock profile: branchy's random branch puts 31-32% of its samples on
  * the second instruction of each way and none on either first; glibc's
  * msort calling cmp_u32, whose `jb` returns at once one way, 62% of
- * cmp_u32's on the second instruction of the other way and 56% of msort's
- * on the one after the call. So each conditional branch's mispredicts go
+ * cmp_u32's on the second instruction of the other way (none on its
+ * first) and 56% of msort's on the one after the call (5% of cmp_u32's on
+ * its `ret`, the first of the way that returns). So each conditional branch's mispredicts go
  * to the second instruction of each way it goes, split between the ways
  * by model_miss_split (callgrind counts a branch's mispredicts, not which
  * way each went); where callgrind saw no path on (no jump records,

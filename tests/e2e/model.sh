@@ -184,8 +184,8 @@ ok $? "sort: the third sort adds under 5% to the first two's L2 misses ($m3, $m2
 
 # a mispredict's cycles at the second instruction of the way the branch
 # went, where a sampling profile shows them (cpu-clock: 62% of cmp_u32's
-# samples on its `jb`'s fall-through's second instruction, 56% of msort's
-# on the one after its call, none on either first): branchy's both ways
+# samples on its `jb`'s fall-through's second instruction, none on its
+# first, 56% of msort's on the one after its call): branchy's both ways
 # stay in branchy, all its mispredicts' cycles with them; cmp_u32's `jb`
 # returns at once when taken, so about half of its go to msort, its
 # caller (they were all cmp_u32's: 68% of sort's modelled cycles against
