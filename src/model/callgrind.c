@@ -177,7 +177,7 @@ static int64_t parse_fn(struct cg_parse *ps, const char *s, const char *end, cha
 		char *e;
 		unsigned long id = strtoul(s + 1, &e, 10);
 
-		if (e == s + 1 || *e != ')' || id > 10000000)
+		if (e == s + 1 || *e != ')' || id > 4000000)
 			return parse_fail(ps, cause, "bad compressed name");
 		s = e + 1;
 		while (s < end && *s == ' ')
@@ -312,6 +312,10 @@ static int parse_jump(struct cg_parse *ps, int kind, const char *s, const char *
 {
 	char *e;
 
+	/* a digit first: strtoull would skip blanks, a line's end among them */
+	if (s >= end || !isdigit((unsigned char)*s))
+		return parse_fail(ps, cause, kind == 2 ? "bad conditional jump count" :
+					     "bad jump or call count");
 	errno = 0;
 	ps->pend_count = strtoull(s, &e, 10);
 	if (e == s || errno || e > end)
@@ -320,7 +324,7 @@ static int parse_jump(struct cg_parse *ps, int kind, const char *s, const char *
 	if (kind == 2) {
 		const char *q = e;
 
-		if (q >= end || *q != '/')
+		if (q + 1 >= end || *q != '/' || !isdigit((unsigned char)q[1]))
 			return parse_fail(ps, cause, "bad conditional jump count");
 		ps->pend_execs = strtoull(q + 1, &e, 10);
 		if (e == q + 1 || errno || e > end || ps->pend_execs < ps->pend_count)

@@ -108,6 +108,9 @@ static const struct {
 	{ __LINE__, "events: Ir\n0x10 1\njcnd=5 +4\n", ":3: bad conditional jump count" },
 	{ __LINE__, "events: Ir\n0x10 1\njump=x +4\n", ":3: bad jump or call count" },
 	{ __LINE__, "events: Ir\n0x10 1\ncalls=2\n", ":3: a jump or call without its target" },
+	{ __LINE__, "events: Ir\n0x10 1\njump=\n4 +1\n", ":3: bad jump or call count" },
+	{ __LINE__, "events: Ir\n0x10 1\njcnd=4/\n", ":3: bad conditional jump count" },
+	{ __LINE__, "events: Ir\nfn=(99999999) f\n", ":2: bad compressed name" },
 };
 
 /* Jumps and calls: a target's relative position counts from the last
