@@ -205,10 +205,14 @@ print("%.3f %.3f %d" % (br, cm, 0.4 < cm / br < 0.6 if br > 0 else 0))' \
 read -r pbr pcm okr <<<"$ratios"
 is "$okr" 1 "cycles a mispredict: cmp_u32 keeps about half of branchy's ($pcm against $pbr)"
 cyc_bad() { est_of "$1" model-bad-spec-cycles:modelled "$2"; }
-python3 -c 'import sys; a, b = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
+if [ "$(ins_of rs3 msort_with_tmp.part.0)$(ins_of rs3 msort_with_tmp)" ]; then
+	python3 -c 'import sys; a, b = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
 sys.exit(0 if a > 0 and 0.35 < a / (a + b) < 0.65 else 1)' \
-	"$(cyc_bad rs3 msort)" "$(cyc_bad rs3 cmp_u32)"
-ok $? "sort: msort holds 35-65% of msort's and cmp_u32's mispredict cycles ($(cyc_bad rs3 msort), $(cyc_bad rs3 cmp_u32))"
+		"$(cyc_bad rs3 msort)" "$(cyc_bad rs3 cmp_u32)"
+	ok $? "sort: msort holds 35-65% of msort's and cmp_u32's mispredict cycles ($(cyc_bad rs3 msort), $(cyc_bad rs3 cmp_u32))"
+else
+	skip 1 "this libc's qsort is no msort (glibc's merge sort)"
+fi
 
 # what peak measured against what the simulators assume (wl-model's
 # interp: one switch over a repeated program of 13 operations). A core
