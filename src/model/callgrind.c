@@ -2,7 +2,10 @@
  * callgrind.c: the self costs per instruction of a callgrind output file
  * (valgrind's docs/cl-format: name compression "(id) name", position
  * compression "+N", "-N", "*"; a "calls=" line's next cost line is the
- * callee's inclusive cost, which is not the caller's own).
+ * callee's inclusive cost, which is not the caller's own), and its jumps
+ * and calls: a "jump=", "jcnd=" or "calls=" line names its count and
+ * target, the cost line after it the instruction it is from (a target's
+ * relative position is counted from the last position and does not move it).
  */
 #include "config.h"
 
@@ -26,6 +29,7 @@ const char *cg_col_name(enum cg_col c)
 
 struct cg_priv {
 	struct u64map index;	/* obj << 48 | addr -> insn index + 1 */
+	struct u64map fn_index;	/* hash of a function's name -> its index + 1 */
 };
 
 void cg_profile__init(struct cg_profile *p)
@@ -34,6 +38,7 @@ void cg_profile__init(struct cg_profile *p)
 
 	memset(p, 0, sizeof(*p));
 	u64map__init(&pv->index);
+	u64map__init(&pv->fn_index);
 	p->priv = pv;
 }
 
@@ -43,10 +48,14 @@ void cg_profile__exit(struct cg_profile *p)
 
 	if (pv) {
 		u64map__exit(&pv->index);
+		u64map__exit(&pv->fn_index);
 		free(pv);
 	}
 	gx_free_strv(p->objs, p->nr_objs);
+	gx_free_strv(p->fns, p->nr_fns);
 	free(p->insns);
+	free(p->jumps);
+	free(p->calls);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -58,6 +67,32 @@ static uint32_t obj_intern(struct cg_profile *p, const char *name, size_t len)
 	p->objs = xrealloc(p->objs, (p->nr_objs + 1) * sizeof(*p->objs));
 	p->objs[p->nr_objs] = xstrndup(name, len);
 	return (uint32_t)p->nr_objs++;
+}
+
+/* A function's index by name, without callgrind's recursion mark ("f'2"
+ * is f: its instructions and its callers' sites are f's). */
+static uint32_t fn_intern(struct cg_profile *p, const char *name, size_t len)
+{
+	struct cg_priv *pv = p->priv;
+	size_t n = len;
+	uint64_t *v;
+
+	while (n > 0 && name[n - 1] >= '0' && name[n - 1] <= '9')
+		n--;
+	if (n > 0 && n < len && name[n - 1] == '\'')
+		len = n - 1;
+	v = u64map__findnew(&pv->fn_index, gx_hash(name, len), 0);
+	if (*v && strlen(p->fns[*v - 1]) == len && !memcmp(p->fns[*v - 1], name, len))
+		return (uint32_t)(*v - 1);
+	/* a hash collision (or a new name): a search, then a new entry */
+	for (size_t i = 0; *v && i < p->nr_fns; i++)
+		if (strlen(p->fns[i]) == len && !memcmp(p->fns[i], name, len))
+			return (uint32_t)i;
+	p->fns = xrealloc(p->fns, (p->nr_fns + 1) * sizeof(*p->fns));
+	p->fns[p->nr_fns] = xstrndup(name, len);
+	if (!*v)
+		*v = p->nr_fns + 1;
+	return (uint32_t)p->nr_fns++;
 }
 
 static struct cg_insn *insn_findnew(struct cg_profile *p, uint32_t obj, uint64_t addr)
@@ -93,6 +128,13 @@ struct cg_parse {
 	uint32_t obj;		/* the current object */
 	bool have_obj;
 	bool call_cost;		/* the next cost line is a call's inclusive cost */
+	uint32_t *fn_ids;	/* compressed fn id -> function index + 1 */
+	size_t nr_fn_ids;
+	uint32_t fn;		/* the current function's index + 1, 0: none */
+	uint32_t cfn, cobj;	/* the next call's function (+ 1) and object (+ 1) */
+	/* a jump= (1), jcnd= (2) or calls= (3) line waiting for its source */
+	int pend;
+	uint64_t pend_count, pend_execs, pend_to;
 };
 
 static int parse_fail(struct cg_parse *ps, char **cause, const char *what)
@@ -126,6 +168,34 @@ static int parse_ob(struct cg_parse *ps, const char *s, const char *end, char **
 		return (int)(ps->ob_ids[id] - 1);
 	}
 	return (int)obj_intern(ps->p, s, (size_t)(end - s));
+}
+
+/* A function's "(id) name", "(id)" or "name": its index, or a negative code. */
+static int64_t parse_fn(struct cg_parse *ps, const char *s, const char *end, char **cause)
+{
+	if (*s == '(') {
+		char *e;
+		unsigned long id = strtoul(s + 1, &e, 10);
+
+		if (e == s + 1 || *e != ')' || id > 4000000)
+			return parse_fail(ps, cause, "bad compressed name");
+		s = e + 1;
+		while (s < end && *s == ' ')
+			s++;
+		if (s < end) {
+			if (id >= ps->nr_fn_ids) {
+				ps->fn_ids = xrealloc(ps->fn_ids, (id + 1) * sizeof(*ps->fn_ids));
+				memset(ps->fn_ids + ps->nr_fn_ids, 0,
+				       (id + 1 - ps->nr_fn_ids) * sizeof(*ps->fn_ids));
+				ps->nr_fn_ids = id + 1;
+			}
+			ps->fn_ids[id] = fn_intern(ps->p, s, (size_t)(end - s)) + 1;
+		} else if (id >= ps->nr_fn_ids || !ps->fn_ids[id]) {
+			return parse_fail(ps, cause, "function id used before its name");
+		}
+		return (int64_t)ps->fn_ids[id] - 1;
+	}
+	return (int64_t)fn_intern(ps->p, s, (size_t)(end - s));
 }
 
 /* The next space-separated word of [*q, end): its start; *q is left at
@@ -211,6 +281,97 @@ static int parse_pos(struct cg_parse *ps, const char **s, const char *end, int k
 	return 0;
 }
 
+/* A jump's or call's target: its positions, the address of its
+ * instruction into *to; relative to the last position, which it leaves. */
+static int parse_target(struct cg_parse *ps, const char *s, const char *end, uint64_t *to,
+			char **cause)
+{
+	uint64_t last[2] = { ps->last[0], ps->last[1] };
+
+	if (ps->instr_at < 0)
+		return parse_fail(ps, cause, "no instruction addresses (run callgrind with "
+				  "--dump-instr=yes)");
+	for (int k = 0; k < ps->npos; k++) {
+		while (s < end && *s == ' ')
+			s++;
+		if (s == end || parse_pos(ps, &s, end, k, cause) != 0) {
+			ps->last[0] = last[0], ps->last[1] = last[1];
+			return s == end ? parse_fail(ps, cause, "a jump or call without its target") :
+					  GX_E_FORMAT;
+		}
+	}
+	*to = ps->last[ps->instr_at];
+	ps->last[0] = last[0], ps->last[1] = last[1];
+	return 0;
+}
+
+/* "jump=N TARGET", "jcnd=TAKEN/EXECUTED TARGET" or "calls=N TARGET": kept
+ * until the cost line that names where it is from. */
+static int parse_jump(struct cg_parse *ps, int kind, const char *s, const char *end,
+		      char **cause)
+{
+	char *e;
+
+	/* a digit first: strtoull would skip blanks, a line's end among them */
+	if (s >= end || !isdigit((unsigned char)*s))
+		return parse_fail(ps, cause, kind == 2 ? "bad conditional jump count" :
+					     "bad jump or call count");
+	errno = 0;
+	ps->pend_count = strtoull(s, &e, 10);
+	if (e == s || errno || e > end)
+		return parse_fail(ps, cause, "bad jump or call count");
+	ps->pend_execs = ps->pend_count;
+	if (kind == 2) {
+		const char *q = e;
+
+		if (q + 1 >= end || *q != '/' || !isdigit((unsigned char)q[1]))
+			return parse_fail(ps, cause, "bad conditional jump count");
+		ps->pend_execs = strtoull(q + 1, &e, 10);
+		if (e == q + 1 || errno || e > end || ps->pend_execs < ps->pend_count)
+			return parse_fail(ps, cause, "bad conditional jump count");
+	}
+	if (e < end && *e != ' ')
+		return parse_fail(ps, cause, "bad jump or call count");
+	if (parse_target(ps, e, end, &ps->pend_to, cause) != 0)
+		return GX_E_FORMAT;
+	ps->pend = kind;
+	return 0;
+}
+
+/* The jump or call waiting for its source, from the instruction at from. */
+static void add_pending(struct cg_parse *ps, uint64_t from)
+{
+	struct cg_profile *p = ps->p;
+
+	if (ps->pend == 3) {
+		struct cg_call *c;
+
+		if (ps->cfn) {
+			p->calls = xgrow(p->calls, &p->cap_calls, p->nr_calls + 1, sizeof(*p->calls));
+			c = &p->calls[p->nr_calls++];
+			c->obj = ps->obj;
+			c->cobj = ps->cobj ? ps->cobj - 1 : ps->obj;
+			c->fn = ps->cfn - 1;
+			c->site = from;
+			c->entry = ps->pend_to;
+			c->count = ps->pend_count;
+		}
+		ps->cfn = ps->cobj = 0;
+	} else if (ps->pend) {
+		struct cg_jump *j;
+
+		p->jumps = xgrow(p->jumps, &p->cap_jumps, p->nr_jumps + 1, sizeof(*p->jumps));
+		j = &p->jumps[p->nr_jumps++];
+		j->obj = ps->obj;
+		j->cond = ps->pend == 2;
+		j->from = from;
+		j->to = ps->pend_to;
+		j->count = ps->pend_count;
+		j->execs = ps->pend_execs;
+	}
+	ps->pend = 0;
+}
+
 static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char **cause)
 {
 	uint64_t c[32] = { 0 };
@@ -245,15 +406,19 @@ static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char 
 			return parse_fail(ps, cause, "bad cost");
 		s = e;
 	}
+	if (!ps->have_obj)
+		ps->obj = obj_intern(ps->p, "???", 3), ps->have_obj = true;
+	if (ps->pend)
+		add_pending(ps, ps->last[ps->instr_at]);
 	if (ps->call_cost) {	/* the callee's inclusive cost: not this line's own */
 		ps->call_cost = false;
 		return 0;
 	}
-	if (!ps->have_obj)
-		ps->obj = obj_intern(ps->p, "???", 3), ps->have_obj = true;
 	if (!n)
 		return 0;
 	in = insn_findnew(ps->p, ps->obj, ps->last[ps->instr_at]);
+	if (ps->fn)
+		in->fn = ps->fn;
 	for (size_t k = 0; k < n; k++)
 		if (ps->col[k] >= 0) {
 			in->c[ps->col[k]] += c[k];
@@ -297,10 +462,26 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 					err = o;
 				else if (kl == 2)
 					ps.obj = (uint32_t)o, ps.have_obj = true;
+				else
+					ps.cobj = (uint32_t)o + 1;
+			} else if ((kl == 2 && !memcmp(s, "fn", 2)) || (kl == 3 && !memcmp(s, "cfn", 3))) {
+				int64_t f = parse_fn(&ps, eq + 1, le, cause);
+
+				if (f < 0)
+					err = (int)f;
+				else if (kl == 2)
+					ps.fn = (uint32_t)f + 1;
+				else
+					ps.cfn = (uint32_t)f + 1;
 			} else if (kl == 5 && !memcmp(s, "calls", 5)) {
+				err = parse_jump(&ps, 3, eq + 1, le, cause);
 				ps.call_cost = true;
+			} else if (kl == 4 && !memcmp(s, "jump", 4)) {
+				err = parse_jump(&ps, 1, eq + 1, le, cause);
+			} else if (kl == 4 && !memcmp(s, "jcnd", 4)) {
+				err = parse_jump(&ps, 2, eq + 1, le, cause);
 			}
-			/* fl, fi, fe, fn, cfi, cfl, cfn, jump, jcnd: not needed */
+			/* fl, fi, fe, cfi, cfl: not needed */
 		} else if (memchr(s, ':', (size_t)(le - s))) {
 			err = parse_header(&ps, s, le, cause);
 		} else {
@@ -309,6 +490,7 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 		s = nl ? nl + 1 : end;
 	}
 	free(ps.ob_ids);
+	free(ps.fn_ids);
 	if (!err)
 		p->files++;
 	return err;

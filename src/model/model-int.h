@@ -61,4 +61,13 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
  * else *note is NULL. */
 uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, char **note);
 
+/* ---- where a mispredict's cycles show (model.c) ---------------------------- */
+
+/* The share of a conditional branch's mispredicts made on its taken way,
+ * taken of its execs executions taken: callgrind's predictor (2-bit
+ * counters) on outcomes each independent of the last. A 50:50 random
+ * branch is missed either way alike (0.5), a predictable one on its rarer
+ * way (a loop's exit, taken 99 times in 100: 0.01). 0.5 when execs is 0. */
+double model_miss_split(uint64_t taken, uint64_t execs);
+
 #endif /* GX_MODEL_INT_H */

@@ -185,6 +185,10 @@ struct model_state {
 	double dram_chase;		/* cycles of chased loads served by memory */
 	/* per cg insn: the modelled terms */
 	double *base, *fe, *bad, *mem, *core;
+	/* where conditional mispredicts' cycles go (bad_path): shares of a
+	 * branch's, from it to the instructions a profile shows them at */
+	struct bad_move { size_t from, to; double share; } *moves;
+	size_t nr_moves;
 	uint64_t *l2miss;		/* the L2 pass's misses (its LL's) */
 	pid_t pid;			/* the workload's (valgrind's) */
 };
@@ -764,6 +768,14 @@ static double price(struct model_state *st, enum l2_split how)
 		}
 	}
 	u64map__exit(&l2);
+	/* conditional mispredicts' cycles where a profile shows them (bad_path) */
+	for (size_t m = 0; m < st->nr_moves; m++) {
+		const struct bad_move *mv = &st->moves[m];
+		double amt = (double)st->cg.insns[mv->from].c[CG_BCM] * mc->penalty * mv->share;
+
+		st->bad[mv->from] -= amt;
+		st->bad[mv->to] += amt;
+	}
 	for (size_t i = 0; i < n; i++)
 		total += st->base[i] + st->fe[i] + st->bad[i] + st->mem[i];
 	return total;
@@ -1108,6 +1120,7 @@ static void model_state__exit(struct model_state *st)
 	free(st->base);
 	free(st->fe);
 	free(st->bad);
+	free(st->moves);
 	free(st->mem);
 	free(st->core);
 	free(st->l2miss);
@@ -1157,6 +1170,8 @@ static void place_objects(struct model_state *st)
 			st->objs[k].base = 0, st->objs[k].bias = 0;
 }
 
+static void bad_path(struct model_state *st);
+
 static void model_code(struct model_state *st)
 {
 	st->nr_ins = st->cg.nr_insns;
@@ -1184,6 +1199,251 @@ static void model_code(struct model_state *st)
 	for (size_t b = 0; b < st->nr_blocks; b++)
 		mark_dependent(st, &st->blocks[b]);
 	model_blocks(st);
+	bad_path(st);
+}
+
+/* ---- where a mispredict's cycles show ------------------------------------- */
+
+double model_miss_split(uint64_t taken, uint64_t execs)
+{
+	double p, r, q, t, n;
+
+	if (!execs || taken > execs)
+		return 0.5;
+	p = (double)taken / (double)execs;
+	/* a 2-bit counter on outcomes taken at rate p, each independent of
+	 * the last: its states k = 0..3 (2, 3 predict taken) are held in
+	 * proportion to r^k, r = p / (1 - p); q, the rate it predicts taken */
+	if (p >= 0.5) {
+		r = (1 - p) / p;	/* 1/r, so that p = 1 stays finite */
+		q = (1 + r) / (1 + r + r * r + r * r * r);
+	} else {
+		r = p / (1 - p);
+		q = (r * r + r * r * r) / (1 + r + r * r + r * r * r);
+	}
+	t = (double)taken * (1 - q);	/* taken, predicted not */
+	n = (double)(execs - taken) * q;
+	if (!(t + n > 0))	/* one way only */
+		return taken == execs ? 1 : 0;
+	return t / (t + n);
+}
+
+/* Index into st->ins of obj's instruction at addr, or SIZE_MAX. */
+static size_t ins_at(const struct model_state *st, uint32_t obj, uint64_t addr)
+{
+	size_t lo = 0, hi = st->nr_ins;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct model_insn *m = &st->ins[mid];
+
+		if (m->obj < obj || (m->obj == obj && m->addr < addr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < st->nr_ins && st->ins[lo].obj == obj && st->ins[lo].addr == addr ? lo :
+										       SIZE_MAX;
+}
+
+/* The instruction after st->ins[i] in its object (an instruction is at
+ * most 15 bytes), or SIZE_MAX. */
+static size_t ins_next(const struct model_state *st, size_t i)
+{
+	if (i == SIZE_MAX || i + 1 >= st->nr_ins || st->ins[i + 1].obj != st->ins[i].obj ||
+	    st->ins[i + 1].addr - st->ins[i].addr > 15)
+		return SIZE_MAX;
+	return i + 1;
+}
+
+struct succ {
+	size_t *to;		/* into st->ins */
+	double *w;
+	size_t n, cap, cap_w;
+};
+
+static void succ_add(struct succ *s, size_t to, double w)
+{
+	if (to == SIZE_MAX || !(w > 0))
+		return;
+	for (size_t k = 0; k < s->n; k++)
+		if (s->to[k] == to) {
+			s->w[k] += w;
+			return;
+		}
+	s->to = xgrow(s->to, &s->cap, s->n + 1, sizeof(*s->to));
+	s->w = xgrow(s->w, &s->cap_w, s->n + 1, sizeof(*s->w));
+	s->to[s->n] = to;
+	s->w[s->n++] = w;
+}
+
+static int cmp_call_site(const void *a, const void *b)
+{
+	const struct cg_call *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+static int cmp_call_fn(const void *a, const void *b)
+{
+	const struct cg_call *x = a, *y = b;
+
+	return x->fn < y->fn ? -1 : x->fn > y->fn;
+}
+
+static int cmp_jump_from(const void *a, const void *b)
+{
+	const struct cg_jump *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->from < y->from ? -1 : x->from > y->from;
+}
+
+/* The run of v's n sorted entries whose key equals key's: its first in
+ * *first, their number returned. */
+static size_t run_of(const void *v, size_t n, size_t size, const void *key,
+		     int (*cmp)(const void *, const void *), size_t *first)
+{
+	size_t lo = 0, hi = n, k;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp((const char *)v + mid * size, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k < n && !cmp((const char *)v + k * size, key);)
+		k++;
+	*first = lo;
+	return k - lo;
+}
+
+/* Where the path goes after st->ins[i] (its successors, weighted by how
+ * often callgrind saw each): a call's callees, a jump's targets (and a
+ * conditional one's next instruction), a return's sites (the instruction
+ * after each call of its function), else the next instruction. */
+static void successors(const struct model_state *st, const struct cg_call *by_site,
+		       const struct cg_call *by_fn, const struct cg_jump *jumps, size_t i,
+		       struct succ *s)
+{
+	const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+	size_t n = st->cg.nr_calls, first, k, cnt;
+	struct cg_call ck = { .obj = c->obj, .site = c->addr };
+	struct cg_jump jk = { .obj = c->obj, .from = c->addr };
+	const char *t = st->ins[i].text;
+
+	s->n = 0;
+	cnt = run_of(by_site, n, sizeof(*by_site), &ck, cmp_call_site, &first);
+	for (k = first; k < first + cnt; k++)
+		succ_add(s, ins_at(st, by_site[k].cobj, by_site[k].entry), (double)by_site[k].count);
+	if (cnt)
+		return;
+	cnt = run_of(jumps, st->cg.nr_jumps, sizeof(*jumps), &jk, cmp_jump_from, &first);
+	for (k = first; k < first + cnt; k++) {
+		succ_add(s, ins_at(st, jumps[k].obj, jumps[k].to), (double)jumps[k].count);
+		if (jumps[k].cond)
+			succ_add(s, ins_next(st, i), (double)(jumps[k].execs - jumps[k].count));
+	}
+	if (cnt)
+		return;
+	if (t && !strncmp(t, "ret", 3) && c->fn) {
+		ck.fn = c->fn - 1;
+		cnt = run_of(by_fn, n, sizeof(*by_fn), &ck, cmp_call_fn, &first);
+		for (k = first; k < first + cnt; k++)
+			succ_add(s, ins_next(st, ins_at(st, by_fn[k].obj, by_fn[k].site)),
+				 (double)by_fn[k].count);
+		return;
+	}
+	succ_add(s, ins_next(st, i), 1);
+}
+
+/*
+ * A mispredict's cycles pass while the core fetches the right path again:
+ * until the first instruction after the branch (the path it took) retires.
+ * A sampling profile (a timer's, or a counter's overflow without precise
+ * sampling) takes its interrupt there and reports the next instruction to
+ * run: the path's second. Measured on this repository's kernels with a
+ * cpu-clock profile: branchy's random branch puts 31-32% of its samples on
+ * the second instruction of each way and none on either first; glibc's
+ * msort calling cmp_u32, whose `jb` returns at once one way, 62% of
+ * cmp_u32's on the second instruction of the other way (none on its
+ * first) and 56% of msort's on the one after the call (5% of cmp_u32's on
+ * its `ret`, the first of the way that returns). So each conditional branch's mispredicts go
+ * to the second instruction of each way it goes, split between the ways
+ * by model_miss_split (callgrind counts a branch's mispredicts, not which
+ * way each went); where callgrind saw no path on (no jump records,
+ * a return no call of which it saw) they stay at the branch. Indirect
+ * jumps' stay at the jump (their targets' share of the misses unknown).
+ */
+static void bad_path(struct model_state *st)
+{
+	size_t nc = st->cg.nr_calls, nj = st->cg.nr_jumps, cap = 0;
+	struct cg_call *by_site = xcalloc(nc + 1, sizeof(*by_site));
+	struct cg_call *by_fn = xcalloc(nc + 1, sizeof(*by_fn));
+	struct cg_jump *jumps = xcalloc(nj + 1, sizeof(*jumps));
+	struct succ s1 = { 0 }, s2 = { 0 };
+
+	if (nc) {
+		memcpy(by_site, st->cg.calls, nc * sizeof(*by_site));
+		memcpy(by_fn, st->cg.calls, nc * sizeof(*by_fn));
+	}
+	if (nj)
+		memcpy(jumps, st->cg.jumps, nj * sizeof(*jumps));
+	gx_qsort(by_site, nc, sizeof(*by_site), cmp_call_site);
+	gx_qsort(by_fn, nc, sizeof(*by_fn), cmp_call_fn);
+	gx_qsort(jumps, nj, sizeof(*jumps), cmp_jump_from);
+	for (size_t i = 0; i < st->nr_ins; i++) {
+		const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+		struct cg_jump jk = { .obj = c->obj, .from = c->addr };
+		uint64_t taken = 0, execs = 0;
+		size_t first, cnt;
+		double tshare;
+
+		if (!c->c[CG_BCM])
+			continue;
+		cnt = run_of(jumps, nj, sizeof(*jumps), &jk, cmp_jump_from, &first);
+		for (size_t k = first; k < first + cnt; k++)
+			if (jumps[k].cond)
+				taken += jumps[k].count, execs += jumps[k].execs;
+		if (!execs)
+			continue;
+		tshare = model_miss_split(taken, execs);
+		/* each way's first instruction, then what follows it */
+		successors(st, by_site, by_fn, jumps, i, &s1);
+		for (size_t a = 0; a < s1.n; a++) {
+			bool way_taken = s1.to[a] != ins_next(st, i);
+			double wsum = 0, share;
+
+			/* a way's share of the mispredicts, over its targets */
+			for (size_t b = 0; b < s1.n; b++)
+				if ((s1.to[b] != ins_next(st, i)) == way_taken)
+					wsum += s1.w[b];
+			share = (way_taken ? tshare : 1 - tshare) * s1.w[a] / wsum;
+			if (!(share > 0))
+				continue;
+			successors(st, by_site, by_fn, jumps, s1.to[a], &s2);
+			if (!s2.n)
+				succ_add(&s2, s1.to[a], 1);
+			wsum = 0;
+			for (size_t b = 0; b < s2.n; b++)
+				wsum += s2.w[b];
+			for (size_t b = 0; b < s2.n; b++) {
+				st->moves = xgrow(st->moves, &cap, st->nr_moves + 1, sizeof(*st->moves));
+				st->moves[st->nr_moves++] = (struct bad_move){
+					.from = st->ins[i].cg, .to = st->ins[s2.to[b]].cg,
+					.share = share * s2.w[b] / wsum };
+			}
+		}
+	}
+	free(s1.to), free(s1.w), free(s2.to), free(s2.w);
+	free(by_site);
+	free(by_fn);
+	free(jumps);
 }
 
 /* The last level callgrind simulated. */

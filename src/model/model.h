@@ -31,8 +31,25 @@ enum cg_col {
 /* One instruction's self counts (calls' inclusive costs are not added). */
 struct cg_insn {
 	uint32_t obj;		/* index into objs */
+	uint32_t fn;		/* index into fns + 1 (the last function it was listed under), 0: none */
 	uint64_t addr;		/* as callgrind wrote it (see model.c: relative or not) */
 	uint64_t c[CG_NR];
+};
+
+/* A jump callgrind recorded (--collect-jumps=yes): from the instruction at
+ * from to the one at to, both in obj; count times taken, of execs times
+ * executed (a conditional jump's "jcnd=", else execs == count). */
+struct cg_jump {
+	uint32_t obj;
+	bool cond;
+	uint64_t from, to, count, execs;
+};
+
+/* A call: the instruction at site in obj called function fn (index into
+ * fns), entered at entry in cobj, count times. */
+struct cg_call {
+	uint32_t obj, cobj, fn;
+	uint64_t site, entry, count;
 };
 
 struct cg_profile {
@@ -40,6 +57,12 @@ struct cg_profile {
 	size_t nr_objs;
 	struct cg_insn *insns;	/* in order of first appearance */
 	size_t nr_insns, cap;
+	char **fns;		/* function names, callgrind's recursion mark ('2) dropped */
+	size_t nr_fns;
+	struct cg_jump *jumps;	/* in the files' order, one per line (not merged) */
+	size_t nr_jumps, cap_jumps;
+	struct cg_call *calls;
+	size_t nr_calls, cap_calls;
 	uint64_t totals[CG_NR];
 	unsigned files;		/* files read (one a thread with --separate-threads) */
 	/* private: (obj, addr) -> index + 1, and the name tables */
@@ -49,7 +72,7 @@ struct cg_profile {
 void cg_profile__init(struct cg_profile *p);
 void cg_profile__exit(struct cg_profile *p);
 /* Add the self costs of the callgrind file at path (format version 1,
- * positions "instr" or "instr line") to p. A malformed line is an error
+ * positions "instr" or "instr line") to p, with its jumps and calls. A malformed line is an error
  * naming its line number: GX_E_FORMAT with *cause (allocated). */
 int cg_profile__read(struct cg_profile *p, const char *path, char **cause);
 /* The same from text in memory (name for messages). */

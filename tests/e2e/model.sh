@@ -158,6 +158,62 @@ ci=$(cyc_of ridx chase_index)
 [ "${cp:-0}" -gt 0 ] && [ "${ci:-0}" -gt $((cp * 8 / 10)) ] && [ "$ci" -lt $((cp * 12 / 10)) ]
 ok $? "a chase through the index register costs what one through the base does ($ci, $cp cycles)"
 
+# wl-model's sort, as bench/model compares it: two scales differ in the
+# number of sorts only (the same 64 Ki keys, fresh each time), and keys and
+# qsort's buffer stay in a 1 MiB L2, so what the larger adds is sorts from
+# L2 and no first touch (the sort of 0.5 M and 1 M keys that each scale
+# touched afresh measured 168-492 Mc for the same work on a shared VM).
+# glibc's qsort mallocs its buffer each call: the first an mmap, which
+# raises malloc's threshold when freed, the second on the heap's, the
+# same each time: from the third sort on nothing is touched afresh.
+fake_caches c1m 1024K 16384K
+GX_TEST_MODEL_SYSFS=$TMP/c1m "$GX_BIN" record -q --model -o rs2 -- "$WLM" sort 2 >/dev/null 2>&1 &&
+	GX_TEST_MODEL_SYSFS=$TMP/c1m "$GX_BIN" record -q --model -o rs3 -- "$WLM" sort 3 \
+		>/dev/null 2>&1
+ok $? "sort at scales 2 and 3: recorded"
+ins_of() { "$GX_BIN" report "$1" --csv --limit 0 2>/dev/null | awk -F, -v f="$2" '$1 == f { print int($(NF-2)) }'; }
+c2=$(ins_of rs2 cmp_u32)
+c3=$(ins_of rs3 cmp_u32)
+# n log n compares: 1.5 times the keys would add 1.5 x log2(1.5n)/log2(n), 4% more
+[ "${c2:-0}" -gt 0 ] && [ $((c3 * 2)) -gt $((c2 * 3 * 99 / 100)) ] && [ $((c3 * 2)) -lt $((c2 * 3 * 101 / 100)) ]
+ok $? "sort: scale 3 compares 1.5 times scale 2's, within 1% (cmp_u32: $c3, $c2 instructions)"
+read -r m2 _ _ <<<"$(l2count rs2/meta.json)"
+read -r m3 _ _ <<<"$(l2count rs3/meta.json)"
+[ "${m2:-0}" -gt 0 ] && [ "${m3:-0}" -lt $((m2 + m2 / 20)) ]
+ok $? "sort: the third sort adds under 5% to the first two's L2 misses ($m3, $m2)"
+
+# a mispredict's cycles at the second instruction of the way the branch
+# went, where a sampling profile shows them (cpu-clock: 62% of cmp_u32's
+# samples on its `jb`'s fall-through's second instruction, none on its
+# first, 56% of msort's on the one after its call): branchy's both ways
+# stay in branchy, all its mispredicts' cycles with them; cmp_u32's `jb`
+# returns at once when taken, so about half of its go to msort, its
+# caller (they were all cmp_u32's: 68% of sort's modelled cycles against
+# 31-48% of its profile)
+# (the functions named so or beginning so: glibc's msort is msort_with_tmp.part.0 in one build)
+est_of() { "$GX_BIN" report "$1" --csv --limit 0 --event "$2" 2>/dev/null |
+	awk -F, -v f="$3" 'NR > 1 && index($1, f) == 1 { s += $6 } END { print s + 0 }'; }
+ratios=$(python3 -c 'import sys
+b = [float(x or 0) for x in sys.argv[1:]]
+per = lambda cyc, miss: cyc / miss if miss > 0 else 0
+br, cm = per(b[0], b[1]), per(b[2], b[3])
+print("%.3f %.3f %d" % (br, cm, 0.4 < cm / br < 0.6 if br > 0 else 0))' \
+	"$(est_of r1 model-bad-spec-cycles:modelled branchy)" \
+	"$(est_of r1 branch-misses:modelled branchy)" \
+	"$(est_of r1 model-bad-spec-cycles:modelled cmp_u32)" \
+	"$(est_of r1 branch-misses:modelled cmp_u32)")
+read -r pbr pcm okr <<<"$ratios"
+is "$okr" 1 "cycles a mispredict: cmp_u32 keeps about half of branchy's ($pcm against $pbr)"
+cyc_bad() { est_of "$1" model-bad-spec-cycles:modelled "$2"; }
+if [ "$(ins_of rs3 msort_with_tmp.part.0)$(ins_of rs3 msort_with_tmp)" ]; then
+	python3 -c 'import sys; a, b = float(sys.argv[1] or 0), float(sys.argv[2] or 0)
+sys.exit(0 if a > 0 and 0.35 < a / (a + b) < 0.65 else 1)' \
+		"$(cyc_bad rs3 msort)" "$(cyc_bad rs3 cmp_u32)"
+	ok $? "sort: msort holds 35-65% of msort's and cmp_u32's mispredict cycles ($(cyc_bad rs3 msort), $(cyc_bad rs3 cmp_u32))"
+else
+	skip 1 "this libc's qsort is no msort (glibc's merge sort)"
+fi
+
 # what peak measured against what the simulators assume (wl-model's
 # interp: one switch over a repeated program of 13 operations). A core
 # that follows the path predicts every jump of it that callgrind's

@@ -1,7 +1,7 @@
 /*
  * test-model: src/model's parsers. The callgrind parser on a checked-in
  * callgrind.out (name and position compression, a call's inclusive cost
- * not counted as the caller's own, jumps) against a golden of its counts
+ * not counted as the caller's own, jumps and calls) against a golden of its counts
  * (GX_REGEN_GOLDEN=1 rewrites it: read the diff); malformed files give a
  * message naming the line; llvm-mca's batched output (three regions) and
  * the -mcpu table; the L3 a model simulates where CPUID's figure is more
@@ -37,12 +37,28 @@ static char *dump(const struct cg_profile *p)
 	for (size_t i = 0; i < p->nr_insns; i++) {
 		const struct cg_insn *in = &p->insns[i];
 
-		strbuf__addf(&sb, "%s 0x%llx", p->objs[in->obj], (unsigned long long)in->addr);
+		strbuf__addf(&sb, "%s 0x%llx %s", p->objs[in->obj], (unsigned long long)in->addr,
+			     in->fn ? p->fns[in->fn - 1] : "-");
 		for (int c = 0; c < CG_NR; c++)
 			if (in->c[c])
 				strbuf__addf(&sb, " %s=%llu", cg_col_name(c),
 					     (unsigned long long)in->c[c]);
 		strbuf__addstr(&sb, "\n");
+	}
+	for (size_t i = 0; i < p->nr_jumps; i++) {
+		const struct cg_jump *j = &p->jumps[i];
+
+		strbuf__addf(&sb, "%s %s 0x%llx -> 0x%llx %llu/%llu\n", p->objs[j->obj],
+			     j->cond ? "jcnd" : "jump", (unsigned long long)j->from,
+			     (unsigned long long)j->to, (unsigned long long)j->count,
+			     (unsigned long long)j->execs);
+	}
+	for (size_t i = 0; i < p->nr_calls; i++) {
+		const struct cg_call *c = &p->calls[i];
+
+		strbuf__addf(&sb, "call %s 0x%llx -> %s %s 0x%llx x%llu\n", p->objs[c->obj],
+			     (unsigned long long)c->site, p->objs[c->cobj], p->fns[c->fn],
+			     (unsigned long long)c->entry, (unsigned long long)c->count);
 	}
 	strbuf__addf(&sb, "totals Ir=%llu Bc=%llu Bcm=%llu files=%u\n",
 		     (unsigned long long)p->totals[CG_IR], (unsigned long long)p->totals[CG_BC],
@@ -87,7 +103,87 @@ static const struct {
 	{ __LINE__, "events: Ir\nob=(x) a\n", ":2: bad compressed name" },
 	{ __LINE__, "events: Ir\n0x10 1 2 3\n", ":2: bad cost" },
 	{ __LINE__, "events: Ir\n%%%\n", ":2: not a callgrind line" },
+	{ __LINE__, "events: Ir\nfn=(3)\n", ":2: function id used before its name" },
+	{ __LINE__, "events: Ir\n0x10 1\njcnd=5/3 +4\n", ":3: bad conditional jump count" },
+	{ __LINE__, "events: Ir\n0x10 1\njcnd=5 +4\n", ":3: bad conditional jump count" },
+	{ __LINE__, "events: Ir\n0x10 1\njump=x +4\n", ":3: bad jump or call count" },
+	{ __LINE__, "events: Ir\n0x10 1\ncalls=2\n", ":3: a jump or call without its target" },
+	{ __LINE__, "events: Ir\n0x10 1\njump=\n4 +1\n", ":3: bad jump or call count" },
+	{ __LINE__, "events: Ir\n0x10 1\njcnd=4/\n", ":3: bad conditional jump count" },
+	{ __LINE__, "events: Ir\nfn=(99999999) f\n", ":2: bad compressed name" },
 };
+
+/* Jumps and calls: a target's relative position counts from the last
+ * position and leaves it (the cost line after names the source: the
+ * jump's own address), a recursion mark ('2) is its function's. */
+static void test_paths(void)
+{
+	static const char text[] = "events: Ir Bc Bcm\n"
+				   "ob=(1) /bin/a\n"
+				   "fn=(1) msort'2\n"
+				   "0x100 1\n"
+				   "+2 1\n"
+				   "cfn=(2) cmp\n"
+				   "calls=10 0x200\n"
+				   "* 50\n"
+				   "+3 10 10 4\n"
+				   "jcnd=6/10 -5\n"
+				   "*\n"
+				   "+2 4\n"
+				   "jump=4 +20\n"
+				   "*\n"
+				   "fn=(1)\n"
+				   "0x107 3\n"
+				   "fn=(2)\n"
+				   "0x200 10\n"
+				   "fn=(3) msort\n"
+				   "0x100 2\n";
+	struct cg_profile p;
+	char *cause = NULL;
+
+	cg_profile__init(&p);
+	is_int(cg_profile__parse(&p, text, strlen(text), "paths", &cause), 0, "parses (%s)",
+	       cause ? cause : "");
+	is_int((int)p.nr_fns, 2, "msort'2 and msort are one function, cmp another");
+	ok(p.nr_insns == 5 && p.insns[0].fn && !strcmp(p.fns[p.insns[0].fn - 1], "msort") &&
+	   p.insns[0].c[CG_IR] == 3, "0x100 is msort's, listed under both names");
+	is_int((int)p.nr_calls, 1, "one call");
+	ok(p.nr_calls == 1 && p.calls[0].site == 0x102 && p.calls[0].entry == 0x200 &&
+	   p.calls[0].count == 10 && !strcmp(p.fns[p.calls[0].fn], "cmp") && p.calls[0].cobj == 0,
+	   "the call: from 0x102 to cmp at 0x200 in the same object, 10 times");
+	ok(p.nr_insns == 5 && p.insns[1].addr == 0x102 && p.insns[1].c[CG_IR] == 1,
+	   "a call's inclusive cost is not its site's own");
+	is_int((int)p.nr_jumps, 2, "two jumps");
+	ok(p.nr_jumps == 2 && p.jumps[0].cond && p.jumps[0].from == 0x105 &&
+	   p.jumps[0].to == 0x100 && p.jumps[0].count == 6 && p.jumps[0].execs == 10,
+	   "jcnd: from 0x105 back to 0x100, taken 6 of 10 (its target left the position)");
+	ok(p.nr_jumps == 2 && !p.jumps[1].cond && p.jumps[1].from == 0x107 &&
+	   p.jumps[1].to == 0x107 + 20 && p.jumps[1].count == 4 && p.jumps[1].execs == 4,
+	   "jump: from 0x107, 4 times");
+	free(cause);
+	cg_profile__exit(&p);
+}
+
+/* Which way a branch's mispredicts went, callgrind counting only how many */
+static void test_miss_split(void)
+{
+	is_double(model_miss_split(500, 1000), 0.5, 1e-12, "a 50:50 branch: missed either way alike");
+	is_double(model_miss_split(501, 1000) + model_miss_split(499, 1000), 1, 1e-12,
+		  "symmetric");
+	ok(fabs(model_miss_split(501, 1000) - 0.5) < 0.01,
+	   "about 50:50 stays about 50:50 (%.4f)", model_miss_split(501, 1000));
+	ok(model_miss_split(99, 100) < 0.02, "a loop's back edge, taken 99 in 100: missed on its "
+	   "exit (%.4f taken)", model_miss_split(99, 100));
+	ok(model_miss_split(1, 100) > 0.98, "taken 1 in 100: missed when taken (%.4f)",
+	   model_miss_split(1, 100));
+	is_double(model_miss_split(100, 100), 1, 1e-12, "always taken: the taken way");
+	is_double(model_miss_split(0, 100), 0, 1e-12, "never taken: the other");
+	is_double(model_miss_split(0, 0), 0.5, 0, "never executed: 0.5");
+	/* the counter predicts taken 84.5% of the time: 700 x 0.155 missed
+	 * taken, 300 x 0.845 not */
+	is_double(model_miss_split(700, 1000), 108.6 / (108.6 + 253.5), 0.002,
+		  "taken 70%%: more missed on the rarer way");
+}
 
 static void test_bad(void)
 {
@@ -258,6 +354,8 @@ int main(void)
 {
 	test_golden();
 	test_bad();
+	test_paths();
+	test_miss_split();
 	test_mca();
 	test_l3();
 	test_costs();

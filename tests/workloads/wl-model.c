@@ -4,7 +4,7 @@
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
- * stream_dram, branchy, sort, interp (a switch's dispatch over a repeated
+ * stream_dram, branchy, sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
@@ -213,6 +213,12 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void fill_u32(uint32_t *v, size_t n, uint64_t *s)
+{
+	for (size_t i = 0; i < n; i++)
+		v[i] = (uint32_t)lcg(s);
+}
+
 static uint32_t *random_u32(size_t n)
 {
 	uint32_t *v = malloc(n * sizeof(*v));
@@ -220,17 +226,30 @@ static uint32_t *random_u32(size_t n)
 
 	if (!v)
 		exit(2);
-	for (size_t i = 0; i < n; i++)
-		v[i] = (uint32_t)lcg(&s);
+	fill_u32(v, n, &s);
 	return v;
 }
 
-__attribute__((noinline)) void sort_kernel(size_t n)
-{
-	uint32_t *v = random_u32(n);
+/* libc's qsort (glibc's merge sort, cmp_u32 through a pointer) of 64 Ki
+ * random keys, reps times, each over fresh keys: keys and qsort's buffer
+ * (256 KiB each) stay in a 1 MiB L2, and the first touches are setup that
+ * a second scale of 2 or more cancels (the keys; glibc's qsort mallocs its
+ * buffer each call: the first an mmap, which raises malloc's threshold
+ * when freed, the second on the heap's, the same from then on): two
+ * scales differ in the number of sorts only */
+#define SORT_KEYS (64u << 10)
 
-	qsort(v, n, sizeof(*v), cmp_u32);
-	wl_sink = v[n / 2];
+__attribute__((noinline)) void sort_kernel(long reps)
+{
+	uint32_t *v = random_u32(SORT_KEYS);
+	uint64_t s = 11;
+
+	for (long r = 0; r < reps; r++) {
+		if (r)
+			fill_u32(v, SORT_KEYS, &s);
+		qsort(v, SORT_KEYS, sizeof(*v), cmp_u32);
+		wl_sink += v[SORT_KEYS / 2];
+	}
 	free(v);
 }
 
@@ -316,7 +335,7 @@ static void run(const char *k, long sc)
 	} else if (!strcmp(k, "clock")) {
 		wl_sink = clock_chain(1000000 * sc);
 	} else if (!strcmp(k, "sort"))
-		sort_kernel(50000 * (size_t)sc);
+		sort_kernel(sc);
 	else {
 		fprintf(stderr, "wl-model: unknown kernel '%s'\n", k);
 		exit(2);
