@@ -5,9 +5,8 @@
  * millisecond here), and a record of /bin/true calls none of its
  * functions. gexplore links this file instead of -lm: it defines the libm
  * functions gexplore calls, under their own names, each a call through the
- * address resolved from libm.so.6 on first use. The test programs that also
- * link -lm get these definitions first (the linker takes them from
- * libgx_util.a), so every program of the tree behaves alike.
+ * address resolved from libm.so.6 on first use. A test program that links
+ * libgx_util.a before -lm takes them from here as gexplore does.
  *
  * libm belongs to the C library's own package: a libc that runs gexplore
  * has it. If it cannot be loaded all the same, there is no value to return
