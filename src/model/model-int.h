@@ -70,4 +70,16 @@ uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, ch
  * way (a loop's exit, taken 99 times in 100: 0.01). 0.5 when execs is 0. */
 double model_miss_split(uint64_t taken, uint64_t execs);
 
+/* A conditional branch's mispredicts as priced: callgrind's misses, at
+ * most its rarer way's count (taken of execs executions taken; taken
+ * over execs counts as execs), what predicting its more frequent way
+ * misses. */
+double model_miss_bound(uint64_t misses, uint64_t taken, uint64_t execs);
+
+/* Each of p's instructions' conditional mispredicts as priced, into
+ * bcm[0 .. p->nr_insns): model_miss_bound of its count, its jumps' taken
+ * count (none: never taken) and its executions; as counted where p has no
+ * jumps at all. Returns how many were beyond the bound, summed. */
+uint64_t model_bias_bound(const struct cg_profile *p, double *bcm);
+
 #endif /* GX_MODEL_INT_H */

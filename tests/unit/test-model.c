@@ -185,6 +185,65 @@ static void test_miss_split(void)
 		  "taken 70%%: more missed on the rarer way");
 }
 
+/* A conditional branch's mispredicts as priced: at most its rarer way's
+ * count (callgrind's untagged counters miss a biased branch that shares
+ * one with another, and patterns a history predictor learns) */
+static void test_miss_bound(void)
+{
+	is_double(model_miss_bound(60170, 122024, 122024), 0, 0,
+		  "always taken, missed by a shared counter: priced at none");
+	is_double(model_miss_bound(43364, 0, 480211), 0, 0, "never taken (no jump record): none");
+	is_double(model_miss_bound(500, 500, 1000), 500, 0, "a 50:50 random branch: as counted");
+	is_double(model_miss_bound(300, 500, 1000), 300, 0, "under the bound: as counted");
+	is_double(model_miss_bound(400, 700, 1000), 300, 0, "taken 70%%: at most the 30%% not taken");
+	is_double(model_miss_bound(400, 300, 1000), 300, 0, "taken 30%%: at most the 30%% taken");
+	is_double(model_miss_bound(50, 1200, 1000), 0, 0, "taken more than executed: as always");
+	is_double(model_miss_bound(0, 0, 0), 0, 0, "never executed: none");
+}
+
+/* The bound on a parsed profile: each branch's taken count from its jumps */
+static void test_bias_bound(void)
+{
+	static const char text[] = "events: Ir Bc Bcm\n"
+				   "ob=(1) /bin/a\n"
+				   "fn=(1) f\n"
+				   "0x100 10 10 5\n"	/* always taken, missed 5 */
+				   "jcnd=10/10 +8\n"
+				   "*\n"
+				   "+2 10 10 4\n"	/* never taken: no jump record */
+				   "+2 10 10 5\n"	/* 50:50 */
+				   "jcnd=5/10 +4\n"
+				   "*\n"
+				   "ob=(2) /bin/b\n"
+				   "0x100 10 10 3\n"	/* another object's 0x100, 70:30 */
+				   "jcnd=7/10 +4\n"
+				   "*\n";
+	static const char nojumps[] = "events: Ir Bc Bcm\nob=(1) /bin/a\nfn=(1) f\n"
+				      "0x100 10 10 5\n";
+	struct cg_profile p;
+	char *cause = NULL;
+	double bcm[8];
+
+	cg_profile__init(&p);
+	is_int(cg_profile__parse(&p, text, strlen(text), "bound", &cause), 0, "parses (%s)",
+	       cause ? cause : "");
+	ok(p.nr_insns == 4, "four branches");
+	if (p.nr_insns == 4) {
+		is_int((int)model_bias_bound(&p, bcm), 5 + 4, "9 mispredicts beyond the bound");
+		is_double(bcm[0], 0, 0, "always taken: none priced");
+		is_double(bcm[1], 0, 0, "never taken: none priced");
+		is_double(bcm[2], 5, 0, "50:50: as counted");
+		is_double(bcm[3], 3, 0, "/bin/b's 0x100, taken 7 of 10: its own jumps, 3");
+	}
+	cg_profile__exit(&p);
+	cg_profile__init(&p);
+	is_int(cg_profile__parse(&p, nojumps, strlen(nojumps), "nojumps", &cause), 0, "parses");
+	is_int((int)model_bias_bound(&p, bcm), 0, "no jumps collected: nothing beyond");
+	is_double(bcm[0], 5, 0, "... and the branch as counted");
+	free(cause);
+	cg_profile__exit(&p);
+}
+
 static void test_bad(void)
 {
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -356,6 +415,8 @@ int main(void)
 	test_bad();
 	test_paths();
 	test_miss_split();
+	test_miss_bound();
+	test_bias_bound();
 	test_mca();
 	test_l3();
 	test_costs();

@@ -4,7 +4,7 @@
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
- * stream_dram, branchy, sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
+ * stream_dram, branchy, touch (the first touch of SCALE MiB, a byte a page), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
@@ -328,6 +328,18 @@ static void run(const char *k, long sc)
 		for (long r = 0; r < sc; r++)
 			wl_sink += branchy(v, 200000);
 		free(v);
+	} else if (!strcmp(k, "touch")) {
+		/* the first touch of SCALE MiB, a byte a page: what a page
+		 * fault costs the user time (bench/model) */
+		size_t bytes = (size_t)sc << 20;
+		volatile char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			exit(2);
+		for (size_t i = 0; i < bytes; i += 4096)
+			p[i] = 1;
+		munmap((void *)p, bytes);
 	} else if (!strcmp(k, "threads")) {
 		threads_kernel(sc);
 	} else if (!strcmp(k, "interp")) {
