@@ -142,60 +142,38 @@ static int parse_fail(struct cg_parse *ps, char **cause, const char *what)
 	return gx_fail(cause, GX_E_FORMAT, "%s:%zu: %s", ps->name, ps->lineno, what);
 }
 
-/* "(id) name", "(id)" or "name": the object's index. */
-static int parse_ob(struct cg_parse *ps, const char *s, const char *end, char **cause)
+/*
+ * A compressed name, "(id) name", "(id)" or "name" (an object's or a
+ * function's, ids up to max, remembered in *ids: index + 1): its index by
+ * intern, or a negative code.
+ */
+static int64_t parse_name(struct cg_parse *ps, const char *s, const char *end, unsigned long max,
+			  uint32_t **ids, size_t *nr,
+			  uint32_t (*intern)(struct cg_profile *, const char *, size_t),
+			  const char *before, char **cause)
 {
 	if (*s == '(') {
 		char *e;
 		unsigned long id = strtoul(s + 1, &e, 10);
 
-		if (e == s + 1 || *e != ')' || id > 1000000)
+		if (e == s + 1 || *e != ')' || id > max)
 			return parse_fail(ps, cause, "bad compressed name");
 		s = e + 1;
 		while (s < end && *s == ' ')
 			s++;
 		if (s < end) {
-			if (id >= ps->nr_ob_ids) {
-				ps->ob_ids = xrealloc(ps->ob_ids, (id + 1) * sizeof(*ps->ob_ids));
-				memset(ps->ob_ids + ps->nr_ob_ids, 0,
-				       (id + 1 - ps->nr_ob_ids) * sizeof(*ps->ob_ids));
-				ps->nr_ob_ids = id + 1;
+			if (id >= *nr) {
+				*ids = xrealloc(*ids, (id + 1) * sizeof(**ids));
+				memset(*ids + *nr, 0, (id + 1 - *nr) * sizeof(**ids));
+				*nr = id + 1;
 			}
-			ps->ob_ids[id] = obj_intern(ps->p, s, (size_t)(end - s)) + 1;
-		} else if (id >= ps->nr_ob_ids || !ps->ob_ids[id]) {
-			return parse_fail(ps, cause, "object id used before its name");
+			(*ids)[id] = intern(ps->p, s, (size_t)(end - s)) + 1;
+		} else if (id >= *nr || !(*ids)[id]) {
+			return parse_fail(ps, cause, before);
 		}
-		return (int)(ps->ob_ids[id] - 1);
+		return (int64_t)(*ids)[id] - 1;
 	}
-	return (int)obj_intern(ps->p, s, (size_t)(end - s));
-}
-
-/* A function's "(id) name", "(id)" or "name": its index, or a negative code. */
-static int64_t parse_fn(struct cg_parse *ps, const char *s, const char *end, char **cause)
-{
-	if (*s == '(') {
-		char *e;
-		unsigned long id = strtoul(s + 1, &e, 10);
-
-		if (e == s + 1 || *e != ')' || id > 4000000)
-			return parse_fail(ps, cause, "bad compressed name");
-		s = e + 1;
-		while (s < end && *s == ' ')
-			s++;
-		if (s < end) {
-			if (id >= ps->nr_fn_ids) {
-				ps->fn_ids = xrealloc(ps->fn_ids, (id + 1) * sizeof(*ps->fn_ids));
-				memset(ps->fn_ids + ps->nr_fn_ids, 0,
-				       (id + 1 - ps->nr_fn_ids) * sizeof(*ps->fn_ids));
-				ps->nr_fn_ids = id + 1;
-			}
-			ps->fn_ids[id] = fn_intern(ps->p, s, (size_t)(end - s)) + 1;
-		} else if (id >= ps->nr_fn_ids || !ps->fn_ids[id]) {
-			return parse_fail(ps, cause, "function id used before its name");
-		}
-		return (int64_t)ps->fn_ids[id] - 1;
-	}
-	return (int64_t)fn_intern(ps->p, s, (size_t)(end - s));
+	return (int64_t)intern(ps->p, s, (size_t)(end - s));
 }
 
 /* The next space-separated word of [*q, end): its start; *q is left at
@@ -456,16 +434,20 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 			size_t kl = (size_t)(eq - s);
 
 			if ((kl == 2 && !memcmp(s, "ob", 2)) || (kl == 3 && !memcmp(s, "cob", 3))) {
-				int o = parse_ob(&ps, eq + 1, le, cause);
+				int64_t o = parse_name(&ps, eq + 1, le, 1000000, &ps.ob_ids,
+						       &ps.nr_ob_ids, obj_intern,
+						       "object id used before its name", cause);
 
 				if (o < 0)
-					err = o;
+					err = (int)o;
 				else if (kl == 2)
 					ps.obj = (uint32_t)o, ps.have_obj = true;
 				else
 					ps.cobj = (uint32_t)o + 1;
 			} else if ((kl == 2 && !memcmp(s, "fn", 2)) || (kl == 3 && !memcmp(s, "cfn", 3))) {
-				int64_t f = parse_fn(&ps, eq + 1, le, cause);
+				int64_t f = parse_name(&ps, eq + 1, le, 4000000, &ps.fn_ids,
+						       &ps.nr_fn_ids, fn_intern,
+						       "function id used before its name", cause);
 
 				if (f < 0)
 					err = (int)f;
