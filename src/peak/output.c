@@ -136,6 +136,15 @@ void peak_result__print(const struct peak_result *r, struct strbuf *sb)
 			     100 * r->branch.ind_pattern_missed,
 			     r->branch.ind_pattern_missed < 0.25 ? "predicted from the path" :
 			     "the last target only", r->branch.ind_random);
+	if (r->has_icache)
+		strbuf__addf(sb, "\ninstruction-cache miss %.1f cycles (a predicted jump: %.2f cycles "
+			     "to a line in L1I, %.2f to one in L2 only)\n", r->icache.l1i_miss,
+			     r->icache.hit_cycles, r->icache.miss_cycles);
+	if (r->has_page)
+		strbuf__addf(sb, "%spage first touch %.2f us of user time (%.0f cycles), %.2f us of "
+			     "system time (%.0f pages)\n", r->has_icache ? "" : "\n",
+			     r->page.user_ns / 1e3, r->page.cycles, r->page.system_ns / 1e3,
+			     r->page.pages);
 	if (r->nr_skipped) {
 		strbuf__addf(sb, "\nSkipped:\n");
 		for (size_t i = 0; i < r->nr_skipped; i++)
@@ -257,6 +266,14 @@ json_t *peak_result__to_json(const struct peak_result *r)
 						r->branch.ind_pattern, "random_cycles",
 						r->branch.ind_random, "pattern_missed",
 						r->branch.ind_pattern_missed)));
+	json_object_set_new(root, "icache", !r->has_icache ? json_null() :
+			    json_pack("{s:f, s:f, s:f}", "hit_cycles", r->icache.hit_cycles,
+				      "miss_cycles", r->icache.miss_cycles, "l1i_miss_cycles",
+				      r->icache.l1i_miss));
+	json_object_set_new(root, "page", !r->has_page ? json_null() :
+			    json_pack("{s:f, s:f, s:f, s:f}", "pages", r->page.pages, "user_ns",
+				      r->page.user_ns, "cycles", r->page.cycles, "system_ns",
+				      r->page.system_ns));
 	a = json_array();
 	for (size_t i = 0; i < r->nr_skipped; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "name", r->skipped[i].name, "reason",

@@ -119,6 +119,16 @@ int pk_mem_run(struct pk_run *run, struct peak_result *res, char **cause);
 struct pk_run;
 int pk_branch_run(struct pk_run *run, struct peak_result *res, char **cause);
 
+/* An instruction-cache miss's cost on a predicted path (icache.c): fills
+ * res->icache, or notes it skipped. */
+int pk_icache_run(struct pk_run *run, struct peak_result *res, char **cause);
+
+/* Notes a test skipped, and why (static strings). */
+void pk_skip(struct peak_result *res, const char *name, const char *why);
+
+/* The first touch of a page's cost (page.c): fills res->page. */
+int pk_page_run(struct pk_run *run, struct peak_result *res, char **cause);
+
 /* Shared state of one run (peak.c). */
 struct pk_run {
 	const struct peak_opts *o;
@@ -129,7 +139,7 @@ struct pk_run {
 	unsigned clock_samples;
 	double *clocks;		/* every clock measurement, for the summary */
 	size_t nr_clocks, cap_clocks;
-	bool want_bw, want_chase, want_contention, want_branch;
+	bool want_bw, want_chase, want_contention, want_branch, want_page, want_icache;
 };
 /* Measure the clock again (and remember it); GHz. */
 double pk_run__clock(struct pk_run *run);

@@ -133,7 +133,7 @@ void pk_progress(struct pk_run *run, const char *fmt, ...)
 	free(s);
 }
 
-static void add_skip(struct peak_result *res, const char *name, const char *why)
+void pk_skip(struct peak_result *res, const char *name, const char *why)
 {
 	res->skipped = xrealloc(res->skipped, (res->nr_skipped + 1) * sizeof(*res->skipped));
 	res->skipped[res->nr_skipped++] = (struct peak_skip){ name, why };
@@ -286,7 +286,10 @@ static bool picks_any(struct pk_run *run, const struct peak_opts *o)
 	run->want_chase = wanted(o->tests, "latency", "mem");
 	run->want_contention = wanted(o->tests, "contention", "mem");
 	run->want_branch = wanted(o->tests, "branch", NULL);
+	run->want_page = wanted(o->tests, "page", "mem");
+	run->want_icache = wanted(o->tests, "icache", NULL);
 	return any || run->want_bw || run->want_chase || run->want_contention || run->want_branch ||
+	       run->want_page || run->want_icache ||
 	       wanted(o->tests, "clock", NULL);
 }
 
@@ -322,7 +325,7 @@ static void run_kernels(struct pk_run *run, struct peak_result *res, int sve_bit
 		if (!wanted(o->tests, t->name, t->group))
 			continue;
 		if ((t->isa & run->isa) != t->isa) {
-			add_skip(res, t->name, why_missing(t->isa & ~run->isa));
+			pk_skip(res, t->name, why_missing(t->isa & ~run->isa));
 			continue;
 		}
 		res->insns = xrealloc(res->insns, (res->nr_insns + 1) * sizeof(*res->insns));
@@ -338,7 +341,7 @@ static void run_kernels(struct pk_run *run, struct peak_result *res, int sve_bit
 		if (!wanted(o->tests, k->name, "mix"))
 			continue;
 		if ((k->isa & run->isa) != k->isa) {
-			add_skip(res, k->name, why_missing(k->isa & ~run->isa));
+			pk_skip(res, k->name, why_missing(k->isa & ~run->isa));
 			continue;
 		}
 		res->mixes = xrealloc(res->mixes, (res->nr_mixes + 1) * sizeof(*res->mixes));
@@ -414,6 +417,10 @@ int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 	settle_clock(&run, o);
 	run_kernels(&run, res, sve_bits, &b);
 	err = run.want_branch ? pk_branch_run(&run, res, cause) : 0;
+	if (!err && run.want_icache)
+		err = pk_icache_run(&run, res, cause);
+	if (!err && run.want_page)
+		err = pk_page_run(&run, res, cause);
 	if (!err)
 		err = pk_mem_run(&run, res, cause);
 	if (err)

@@ -116,6 +116,25 @@ struct peak_branch {
 	double ind_pattern_missed;
 };
 
+/* What an L1 instruction-cache miss that L2 serves costs on a predicted
+ * path: a chain of direct jumps, each to a line of its own in a shuffled
+ * order, over 4096 lines (beyond any L1I) and over 64 (within it). */
+struct peak_icache {
+	double hit_cycles;	/* cycles a jump, the lines in L1I (min of samples) */
+	double miss_cycles;	/* cycles a jump, each to a line L1I does not hold */
+	double l1i_miss;	/* the difference: cycles an L1I miss costs */
+};
+
+/* What the first touch of a page (a page fault) costs the program's own
+ * time: the user CPU time of touching fresh anonymous pages, a byte each,
+ * less that of touching them again, a page. */
+struct peak_page {
+	double pages;		/* touched first, over all rounds */
+	double user_ns;		/* user time a first touch adds */
+	double cycles;		/* the same at the measured clock */
+	double system_ns;	/* the kernel's time a first touch, as accounted */
+};
+
 struct peak_cache {
 	int level;
 	char type[16];		/* "Data", "Unified" */
@@ -155,6 +174,10 @@ struct peak_result {
 	struct peak_mix *mixes;		size_t nr_mixes;
 	bool has_branch;
 	struct peak_branch branch;
+	bool has_icache;
+	struct peak_icache icache;
+	bool has_page;
+	struct peak_page page;
 	struct peak_skip *skipped;	size_t nr_skipped;
 	char **warnings;		size_t nr_warnings;	/* owned */
 };

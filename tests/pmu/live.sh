@@ -198,4 +198,8 @@ is "$(sed -n 2p keeper.out)" /usr/local/libexec/gexplore/gx-keeper \
 # ---- peak's arm64 kernels (emulated figures: they only have to run)
 is "$(step_rc peak)" 0 "gexplore peak --quick in the guest"
 check "its JSON parses" jq -e . peak.out
+# code written at run time: the arm64 chain of jumps ran (a wrong encoding
+# traps), and a page's first touch in a child of its own
+check "the instruction-cache test ran its arm64 code" jq -e '.icache.hit_cycles > 0' peak.out
+check "the page test measured a first touch" jq -e '.page.pages >= 8192' peak.out
 done_testing
