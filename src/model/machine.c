@@ -207,6 +207,24 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 			mc->ind_measured = true;
 		}
 	}
+	/* peak's icache test (src/peak/icache.c); older results have none */
+	{
+		json_t *c = json_object_get(json_object_get(doc, "icache"), "l1i_miss_cycles");
+
+		if (json_is_number(c) && json_number_value(c) >= 0) {
+			mc->imiss = json_number_value(c);
+			mc->imiss_measured = true;
+		}
+	}
+	/* peak's page test (src/peak/page.c); older results have none */
+	{
+		json_t *c = json_object_get(json_object_get(doc, "page"), "cycles");
+
+		if (json_is_number(c) && json_number_value(c) >= 0) {
+			mc->fault = json_number_value(c);
+			mc->fault_measured = true;
+		}
+	}
 	json_array_foreach(json_object_get(doc, "tests"), i, e) {
 		const char *n = json_string_value(json_object_get(e, "name"));
 
@@ -225,6 +243,8 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 			mc->bw[k] = mc->bw[k - 1];
 	}
 out:
+	if (!mc->imiss_measured)
+		mc->imiss = mc->lat[1] - mc->lat[0];
 	json_decref(doc);
 	free(path);
 }

@@ -44,6 +44,16 @@ struct machine_costs {
 	bool measured;		/* from `gexplore peak`'s stored results */
 	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
 	double add_tput;	/* peak's cycles per independent add r64, 0: none */
+	/* cycles of the program's own (user) time a page's first touch costs,
+	 * as peak's page test measured (near 0 on bare metal, where the
+	 * kernel's time is the fault's); 0 where it measured none */
+	double fault;
+	bool fault_measured;
+	/* cycles an L1I miss that L2 serves costs on a predicted path, as
+	 * peak's icache test measured; L2's data latency less L1's where it
+	 * measured none */
+	double imiss;
+	bool imiss_measured;
 };
 
 /* What peak measured of this machine (its stored results), each level's

@@ -167,8 +167,13 @@ struct model_block {
 };
 
 struct model_state {
-	struct cg_profile cg, cg2;	/* cg2: the pass with LL = L2, or empty */
-	bool have_l2;
+	/* cg2: the second pass (D1 = L2, LL = pages: second_pass), or empty */
+	struct cg_profile cg, cg2;
+	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from cg2 */
+	/* the workload's stdin, for the second pass to read again: a file's
+	 * offset at the start (-1: no file); why it may not (NULL: it can) */
+	off_t stdin_at;
+	const char *stdin_why;
 	struct model_obj *objs;
 	struct model_insn *ins;		/* sorted by (obj, addr) */
 	size_t nr_ins;
@@ -192,7 +197,9 @@ struct model_state {
 	 * branch's, from it to the instructions a profile shows them at */
 	struct bad_move { size_t from, to; double share; } *moves;
 	size_t nr_moves;
-	uint64_t *l2miss;		/* the L2 pass's misses (its LL's) */
+	uint64_t *l2miss;		/* L2's misses as priced */
+	uint64_t *pages;		/* first touches of pages (cg2's LL misses) */
+	double fault_cycles;		/* what they were priced at, summed */
 	pid_t pid;			/* the workload's (valgrind's) */
 };
 
@@ -654,7 +661,7 @@ static double price(struct model_state *st, enum l2_split how)
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
-	struct u64map l2;
+	struct u64map l2, pg;
 	double total = 0;
 
 	if (!st->base) {
@@ -664,12 +671,15 @@ static double price(struct model_state *st, enum l2_split how)
 		st->mem = xcalloc(n + 1, sizeof(double));
 		st->core = xcalloc(n + 1, sizeof(double));
 		st->l2miss = xcalloc(n + 1, sizeof(uint64_t));
+		st->pages = xcalloc(n + 1, sizeof(uint64_t));
 	}
 	memset(st->mem, 0, (n + 1) * sizeof(double));	/* the roofline adds to it */
 	st->dram_chase = 0;
+	st->fault_cycles = 0;
 	u64map__init(&l2);
-	if (pass) {
-		/* the L2 pass named its objects in its own order: by name */
+	u64map__init(&pg);
+	if (pass || st->have_pages) {
+		/* the second pass named its objects in its own order: by name */
 		uint32_t *to = xcalloc(st->cg2.nr_objs + 1, sizeof(*to));
 
 		for (size_t k = 0; k < st->cg2.nr_objs; k++) {
@@ -681,9 +691,14 @@ static double price(struct model_state *st, enum l2_split how)
 		for (size_t i = 0; i < st->cg2.nr_insns; i++) {
 			const struct cg_insn *c = &st->cg2.insns[i];
 
-			if (to[c->obj] != UINT32_MAX)
-				*u64map__findnew(&l2, (uint64_t)to[c->obj] << 48 | c->addr, 0) =
-					c->c[CG_DLMR] + c->c[CG_DLMW];
+			uint64_t key = (uint64_t)to[c->obj] << 48 | c->addr;
+
+			if (to[c->obj] == UINT32_MAX)
+				continue;
+			/* its D1 is L2: its D1 misses are L2's; its LL has a
+			 * page a line: its misses are first touches */
+			*u64map__findnew(&l2, key, 0) = c->c[CG_D1MR] + c->c[CG_D1MW];
+			*u64map__findnew(&pg, key, 0) = c->c[CG_DLMR] + c->c[CG_DLMW];
 		}
 		free(to);
 	}
@@ -711,6 +726,8 @@ static double price(struct model_state *st, enum l2_split how)
 			if (m3 > m2)
 				m3 = m2;
 			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
+			v = st->have_pages ? u64map__find(&pg, (uint64_t)c->obj << 48 | c->addr) : NULL;
+			st->pages[k] = v ? *v : 0;
 			if (st->ins[i].text && is_rep(st->ins[i].text))
 				st->base[k] = ir * REP_CYCLES;
 			else
@@ -723,7 +740,7 @@ static double price(struct model_state *st, enum l2_split how)
 			 * follows the path misses (machine.c) */
 			st->bad[k] = (st->bcm[k] + (double)c->c[CG_BIM] * mc->ind_missed) *
 				     mc->penalty;
-			st->fe[k] = (double)c->c[CG_I1MR] * (mc->lat[1] - mc->lat[0]) +
+			st->fe[k] = (double)c->c[CG_I1MR] * mc->imiss +
 				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
 			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
 				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +
@@ -749,6 +766,11 @@ static double price(struct model_state *st, enum l2_split how)
 				}
 				stream += bw;
 			}
+			/* a first touch waits for its page: the user time a
+			 * fault costs (peak's page test), beyond the roofline:
+			 * the core does nothing else meanwhile */
+			st->mem[k] += (double)st->pages[k] * mc->fault;
+			st->fault_cycles += (double)st->pages[k] * mc->fault;
 		}
 		/* the roofline: a block's streaming misses cost what the
 		 * memory takes beyond its own cycles */
@@ -771,6 +793,7 @@ static double price(struct model_state *st, enum l2_split how)
 		}
 	}
 	u64map__exit(&l2);
+	u64map__exit(&pg);
 	/* conditional mispredicts' cycles where a profile shows them (bad_path) */
 	for (size_t m = 0; m < st->nr_moves; m++) {
 		const struct bad_move *mv = &st->moves[m];
@@ -827,11 +850,12 @@ static void list_outputs(const struct model_opts *o, const char *prefix, char **
 	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
 }
 
-/* One callgrind run of argv; its output files DIR/PREFIX.out-NN. The
- * workload's status, or a negative code. */
+/* One callgrind run of argv, with d1 and ll as its D1 and last level;
+ * its output files DIR/PREFIX.out-NN. The workload's status, or a
+ * negative code. */
 static int run_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
-			 const struct cache_geo *ll, bool full, struct model_state *st,
-			 char **cause)
+			 const struct cache_geo *d1, const struct cache_geo *ll, bool full,
+			 struct model_state *st, char **cause)
 {
 	size_t na = 0, n = 0;
 	char **av = NULL;
@@ -854,8 +878,8 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, prefix);
 	if (st->geo[GEO_I1].size)
 		add_geo_arg(&av, &n, "I1", &st->geo[GEO_I1]);
-	if (st->geo[GEO_D1].size)
-		add_geo_arg(&av, &n, "D1", &st->geo[GEO_D1]);
+	if (d1->size)
+		add_geo_arg(&av, &n, "D1", d1);
 	if (ll->size)
 		add_geo_arg(&av, &n, "LL", ll);
 	for (size_t i = 0; i < na; i++)
@@ -868,6 +892,16 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 		goto out;
 	}
 	if (!pid) {
+		/* the second pass's output is the first's again: not shown
+		 * twice, nor appended to a file the first wrote */
+		if (!full) {
+			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+			if (fd >= 0) {
+				dup2(fd, STDOUT_FILENO);
+				dup2(fd, STDERR_FILENO);
+			}
+		}
 		execv(valgrind, av);
 		_exit(127);
 	}
@@ -901,7 +935,7 @@ out:
 
 enum model_ev {
 	EV_CYCLES, EV_INSNS, EV_BRANCHES, EV_BRMISS, EV_L1D_LD, EV_L1D_ST, EV_L1I, EV_L2,
-	EV_LLC_LD, EV_LLC_ST, EV_FE, EV_BAD, EV_MEM, EV_CORE, EV_NR
+	EV_LLC_LD, EV_LLC_ST, EV_FE, EV_BAD, EV_MEM, EV_CORE, EV_FAULTS, EV_NR
 };
 
 static const struct {
@@ -923,6 +957,7 @@ static const struct {
 	{ "model-bad-spec-cycles:modelled", PERF_TYPE_RAW, 0x4758000002ULL },
 	{ "model-memory-cycles:modelled", PERF_TYPE_RAW, 0x4758000003ULL },
 	{ "model-core-cycles:modelled", PERF_TYPE_RAW, 0x4758000004ULL },
+	{ "page-faults:modelled", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
 };
 
 #define MODEL_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
@@ -1052,6 +1087,7 @@ static int write_result(struct model_state *st, const struct model_opts *o, uint
 		v[EV_BAD] = (uint64_t)llround(st->bad[i]);
 		v[EV_MEM] = (uint64_t)llround(st->mem[i]);
 		v[EV_CORE] = (uint64_t)llround(st->core[i]);
+		v[EV_FAULTS] = st->pages[i];
 		for (int k = 0; k < EV_NR; k++) {
 			if (!v[k])
 				continue;
@@ -1128,6 +1164,7 @@ static void model_state__exit(struct model_state *st)
 	free(st->core);
 	free(st->bcm);
 	free(st->l2miss);
+	free(st->pages);
 	free(st->mcpu_note);
 	gx_free_strv(st->notes, st->nr_notes);
 }
@@ -1546,46 +1583,132 @@ static int tmpdir_check(char **cause)
 	return err;
 }
 
-/* A D1 miss the last level served is an L2 or an L3 hit; Valgrind's two
- * levels tell them apart only by a second pass with L2 as the last level.
- * In auto (passes 0) it runs when the split can matter: the cycles with
- * every such hit priced as L3's less those with every one priced as
- * L2's, which bound what the pass can change, are at least
- * MODEL_SPLIT_SHARE of the latter; else the hits are priced as L2's (the
- * modelled cycles then low by at most that bound) and a note says so.
- * The modelled cycles, every instruction priced. */
+/* Whether the second pass can give the workload its standard input again:
+ * a regular file from the offset it had (the first pass reads it on), a
+ * terminal, a device such as /dev/null or no stdin at all as they are; a
+ * pipe or a socket is gone once read (a workload that reads none runs
+ * the same: second_pass finds out by its instructions). */
+static void stdin_state(struct model_state *st)
+{
+	struct stat sb;
+
+	st->stdin_at = -1;
+	st->stdin_why = NULL;
+	if (fstat(STDIN_FILENO, &sb) < 0)
+		return;
+	if (S_ISREG(sb.st_mode)) {
+		st->stdin_at = lseek(STDIN_FILENO, 0, SEEK_CUR);
+		if (st->stdin_at < 0)
+			st->stdin_why = "its standard input, a file that cannot seek";
+	} else if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)) {
+		st->stdin_why = "its standard input is a pipe or a socket, which a second run "
+				"cannot read again: redirect it from a file";
+	}
+}
+
+/* The second callgrind pass. Its D1 is L2, so that its D1 misses are
+ * L2's (simulated on every access, where L2 sees L1's misses only: LRU
+ * kept on the whole stream, as by a cache inclusive of L1), and its last
+ * level is a cache of pages (a line a page, 1 GiB of them): each line it
+ * misses is a page touched for the first time, a page fault natively,
+ * given to the instruction that touched it.
+ *
+ * A D1 miss the first pass's last level served is an L2 or an L3 hit;
+ * Valgrind's two levels tell them apart only by this pass. A page touched
+ * first costs the user time `gexplore peak`'s page test measured. In
+ * auto (passes 0) the pass runs when either can matter: the cycles with
+ * every L2/L3 hit priced as L3's less those with every one priced as
+ * L2's, plus the most the first touches can cost (a page's first touch
+ * misses every level: at most one a last-level miss), are at least
+ * MODEL_SPLIT_SHARE of the latter; else the hits are priced as L2's and
+ * no page at all (the modelled cycles then low by at most that bound),
+ * and a note says so. The modelled cycles, every instruction priced. */
 #define MODEL_SPLIT_SHARE 0.02
+#define MODEL_PAGE_CACHE ((uint64_t)1 << 30)
 
 static double second_pass(struct model_state *st, const char *valgrind,
 			  const struct model_opts *o, int passes)
 {
-	double hi, lo, bound;
+	bool split = st->geo[GEO_L3].size && st->geo[GEO_L2].size;
+	double hi, lo, bound, faults, total;
+	long pg = sysconf(_SC_PAGESIZE);
+	struct cache_geo pages = { MODEL_PAGE_CACHE, 16, pg >= 4096 && pg <= 65536 ?
+							  (unsigned)pg : 4096 };
 	char *why = NULL;
 	int s2;
 
-	if (!st->geo[GEO_L3].size || !st->geo[GEO_L2].size)
-		return price(st, SPLIT_L2);	/* the last level simulated is L2 */
-	hi = price(st, SPLIT_L3);
+	hi = split ? price(st, SPLIT_L3) : 0;
 	lo = price(st, SPLIT_L2);
-	bound = hi - lo;
+	if (!split)
+		hi = lo;
+	faults = (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
+	bound = hi - lo + faults;
 	if (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo)) {
-		note(st, "model: the second callgrind pass (L2 as the last level, which tells L2 "
-		     "hits from L3 hits) was skipped (%s): the D1 misses L2 or L3 served are priced "
-		     "as L2 hits; modelled cycles are low by at most %.0f (%.2f%%)",
-		     passes == 1 ? "GX_MODEL_PASSES=1" : "it could change them by less than 2%",
-		     bound, lo > 0 ? 100 * bound / lo : 0.0);
+		if (split || faults > 0)
+			note(st, "model: the second callgrind pass (L2 as its D1, which tells L2 hits "
+			     "from L3 hits, and pages as its last level, which counts their first "
+			     "touches) was skipped (%s): %s%s; modelled cycles are low by at most "
+			     "%.0f (%.2f%%)",
+			     passes == 1 ? "GX_MODEL_PASSES=1" :
+			     "it could change them by less than 2%",
+			     split ? "the D1 misses L2 or L3 served are priced as L2 hits" : "",
+			     faults > 0 ? (split ? ", and no first touch of a page is priced" :
+					   "no first touch of a page is priced") : "",
+			     bound, lo > 0 ? 100 * bound / lo : 0.0);
 		return lo;
 	}
-	s2 = run_callgrind(valgrind, o, "callgrind-l2", &st->geo[GEO_L2], false, st, &why);
-	st->have_l2 = s2 >= 0 && st->cg2.nr_insns;
-	if (!st->have_l2) {
-		note(st, "model: the L2 pass failed (%s): L2 and L3 hits are priced as L3's",
-		     why ? why : "no output");
+	/* the same input again: a file from where the first pass began */
+	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0) {
+		note(st, "model: the second callgrind pass was not run: the workload's standard input "
+		     "could not be read again (%s); the D1 misses L2 or L3 served are priced as L2 "
+		     "hits, and no first touch of a page is priced", strerror(errno));
+		return price(st, SPLIT_L2);
+	}
+	s2 = run_callgrind(valgrind, o, "callgrind-l2", st->geo[GEO_L2].size ? &st->geo[GEO_L2] :
+			   &st->geo[GEO_D1], &pages, false, st, &why);
+	/* a workload that took another path the second time (its input, the
+	 * clock, a random seed) ran other instructions: its misses are not
+	 * the first pass's */
+	if (s2 >= 0 && st->cg2.nr_insns &&
+	    fabs((double)st->cg2.totals[CG_IR] - (double)st->cg.totals[CG_IR]) >
+	    0.01 * (double)st->cg.totals[CG_IR]) {
+		note(st, "model: the second callgrind pass ran %" PRIu64 " instructions where the first "
+		     "ran %" PRIu64 " (the workload took another path: %s); its counts are not used: "
+		     "the D1 misses L2 or L3 served are priced as L2 hits, and no first touch of a page "
+		     "is priced", st->cg2.totals[CG_IR], st->cg.totals[CG_IR], st->stdin_why ?
+		     st->stdin_why : "its input, the clock or a random seed");
 		free(why);
-		return price(st, SPLIT_L3);
+		return price(st, SPLIT_L2);
+	}
+	st->have_pages = s2 >= 0 && st->cg2.nr_insns;
+	st->have_l2 = st->have_pages && st->geo[GEO_L2].size;
+	if (!st->have_pages) {
+		note(st, "model: the second callgrind pass failed (%s): %sno first touch of a page "
+		     "is priced", why ? why : "no output",
+		     split ? "L2 and L3 hits are priced as L3's, and " : "");
+		free(why);
+		return split ? price(st, SPLIT_L3) : price(st, SPLIT_L2);
 	}
 	free(why);
-	return price(st, SPLIT_PASS);
+	total = price(st, SPLIT_PASS);
+	{
+		uint64_t n = 0;
+
+		for (size_t i = 0; i < st->cg.nr_insns; i++)
+			n += st->pages[i];
+		if (st->mc.fault_measured)
+			note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
+			     "natively), each priced at %.0f cycles of its own time, as `gexplore peak` "
+			     "measured a first touch to cost here: %.1f%% of the modelled cycles (Backend "
+			     "Bound, Memory); a page touched after the workload's first 1 GiB may be "
+			     "counted again", n, st->mc.fault,
+			     total > 0 ? 100 * st->fault_cycles / total : 0.0);
+		else if (n)
+			note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
+			     "natively), priced at nothing: `gexplore peak` has not measured what a first "
+			     "touch costs here (run it once)", n);
+	}
+	return total;
 }
 
 /* callgrind's files in the result directory, when there is no result. */
@@ -1649,8 +1772,9 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
 	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10);
+	stdin_state(&st);
 	t0 = gx_now_ns();
-	status = run_callgrind(valgrind, o, "callgrind", st.geo[GEO_L3].size ? &st.geo[GEO_L3] :
+	status = run_callgrind(valgrind, o, "callgrind", &st.geo[GEO_D1], st.geo[GEO_L3].size ? &st.geo[GEO_L3] :
 			       &st.geo[GEO_L2], true, &st, cause);
 	t1 = gx_now_ns();
 	if (status < 0) {
@@ -1666,9 +1790,15 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		     "them", st.cg.files);
 	if (st.mcpu_note)
 		note(&st, "model: %s", st.mcpu_note);
+	if (st.mc.imiss_measured)
+		note(&st, "model: an instruction-cache miss that L2 serves is priced at %.1f cycles, as "
+		     "`gexplore peak` measured one on a predicted path (its icache test: the front end "
+		     "fetches ahead of the path and overlaps the fill), not at L2's data latency less "
+		     "L1's (%.0f)", st.mc.imiss, st.mc.lat[1] - st.mc.lat[0]);
 	if (!st.mc.measured)
 		note(&st, "model: no stored `gexplore peak` results: memory priced by documented "
-		     "typical latencies (run `gexplore peak` once to measure this machine's)");
+		     "typical latencies, first touches of pages at nothing (run `gexplore peak` once "
+		     "to measure this machine's)");
 	place_objects(&st);
 	model_code(&st);
 	cycles = second_pass(&st, valgrind, o, passes);
