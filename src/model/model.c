@@ -174,6 +174,7 @@ struct model_state {
 	 * offset at the start (-1: no file); why it may not (NULL: it can) */
 	off_t stdin_at;
 	const char *stdin_why;
+	pid_t pass2;			/* the second pass, started early (0: not) */
 	struct model_obj *objs;
 	struct model_insn *ins;		/* sorted by (obj, addr) */
 	size_t nr_ins;
@@ -850,17 +851,16 @@ static void list_outputs(const struct model_opts *o, const char *prefix, char **
 	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
 }
 
-/* One callgrind run of argv, with d1 and ll as its D1 and last level;
- * its output files DIR/PREFIX.out-NN. The workload's status, or a
- * negative code. */
-static int run_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
-			 const struct cache_geo *d1, const struct cache_geo *ll, bool full,
-			 struct model_state *st, char **cause)
+/* Starts one callgrind run of argv, with d1 and ll as its D1 and last
+ * level, its output files DIR/PREFIX.out-NN: its pid, or a negative
+ * code. */
+static pid_t spawn_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
+			     const struct cache_geo *d1, const struct cache_geo *ll, bool full,
+			     struct model_state *st, char **cause)
 {
 	size_t na = 0, n = 0;
 	char **av = NULL;
 	pid_t pid;
-	int status;
 
 	while (o->argv[na])
 		na++;
@@ -887,10 +887,8 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 	av = xrealloc(av, (n + 1) * sizeof(*av));
 	av[n] = NULL;
 	pid = fork();
-	if (pid < 0) {
-		status = gx_fail(cause, -errno, "fork: %s", strerror(errno));
-		goto out;
-	}
+	if (pid < 0)
+		pid = gx_fail(cause, -errno, "fork: %s", strerror(errno));
 	if (!pid) {
 		/* the second pass's output is the first's again: not shown
 		 * twice, nor appended to a file the first wrote */
@@ -905,30 +903,47 @@ static int run_callgrind(const char *valgrind, const struct model_opts *o, const
 		execv(valgrind, av);
 		_exit(127);
 	}
-	if (full)
+	if (full && pid > 0)
 		st->pid = pid;
-	status = wait_status(pid);
-	if (status >= 0) {
-		char **names = NULL;
-		size_t nn = 0;
-
-		list_outputs(o, prefix, &names, &nn);
-		if (!nn)
-			status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' (status %d)",
-					 o->argv[0], status);
-		for (size_t i = 0; i < nn && status >= 0; i++) {
-			char *f = xasprintf("%s/%s", o->dir, names[i]);
-			int err = cg_profile__read(full ? &st->cg : &st->cg2, f, cause);
-
-			free(f);
-			if (err)
-				status = err;
-		}
-		gx_free_strv(names, nn);
-	}
-out:
 	gx_free_strv(av, n);
+	return pid;
+}
+
+/* Waits for the callgrind run pid and reads its output files into the
+ * first pass's profile (full) or the second's. The workload's status, or
+ * a negative code. */
+static int reap_callgrind(pid_t pid, const struct model_opts *o, const char *prefix, bool full,
+			  struct model_state *st, char **cause)
+{
+	int status = wait_status(pid);
+	char **names = NULL;
+	size_t nn = 0;
+
+	if (status < 0)
+		return status;
+	list_outputs(o, prefix, &names, &nn);
+	if (!nn)
+		status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' (status %d)",
+				 o->argv[0], status);
+	for (size_t i = 0; i < nn && status >= 0; i++) {
+		char *f = xasprintf("%s/%s", o->dir, names[i]);
+		int err = cg_profile__read(full ? &st->cg : &st->cg2, f, cause);
+
+		free(f);
+		if (err)
+			status = err;
+	}
+	gx_free_strv(names, nn);
 	return status;
+}
+
+static int run_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
+			 const struct cache_geo *d1, const struct cache_geo *ll, bool full,
+			 struct model_state *st, char **cause)
+{
+	pid_t pid = spawn_callgrind(valgrind, o, prefix, d1, ll, full, st, cause);
+
+	return pid < 0 ? (int)pid : reap_callgrind(pid, o, prefix, full, st, cause);
 }
 
 /* ---- the result ------------------------------------------------------------- */
@@ -1626,15 +1641,51 @@ static void stdin_state(struct model_state *st)
 #define MODEL_SPLIT_SHARE 0.02
 #define MODEL_PAGE_CACHE ((uint64_t)1 << 30)
 
+/* Starts the second pass, its standard input a file again from where the
+ * first began: its pid, or a negative code with *cause set. */
+static pid_t spawn_second(struct model_state *st, const char *valgrind,
+			  const struct model_opts *o, char **cause)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	struct cache_geo pages = { MODEL_PAGE_CACHE, 16, pg >= 4096 && pg <= 65536 ?
+							  (unsigned)pg : 4096 };
+
+	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0)
+		return gx_fail(cause, -errno, "its standard input could not be read again: %s",
+			       strerror(errno));
+	return spawn_callgrind(valgrind, o, "callgrind-l2", st->geo[GEO_L2].size ?
+			       &st->geo[GEO_L2] : &st->geo[GEO_D1], &pages, false, st, cause);
+}
+
+/* The second pass at once, where it will be wanted: it runs while the
+ * code is read and modelled (llvm-objdump, llvm-mca: 3.5 s of sqlite3's
+ * 21). Wanted: GX_MODEL_PASSES=2, or in auto where the first touches
+ * alone can cost 2% of the cycles if the program ran an instruction a
+ * cycle (most run faster: their share is then larger, and the pass would
+ * run anyway; a slower one's pass is used, not wasted). */
+static void second_pass_early(struct model_state *st, const char *valgrind,
+			      const struct model_opts *o, int passes)
+{
+	double faults = (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
+	char *why = NULL;
+	pid_t pid;
+
+	if (passes == 1 ||
+	    (passes == 0 && !(faults >= MODEL_SPLIT_SHARE * (double)st->cg.totals[CG_IR])))
+		return;
+	pid = spawn_second(st, valgrind, o, &why);
+	if (pid > 0)
+		st->pass2 = pid;
+	free(why);	/* second_pass tries again and says why */
+}
+
 static double second_pass(struct model_state *st, const char *valgrind,
 			  const struct model_opts *o, int passes)
 {
 	bool split = st->geo[GEO_L3].size && st->geo[GEO_L2].size;
 	double hi, lo, bound, faults, total;
-	long pg = sysconf(_SC_PAGESIZE);
-	struct cache_geo pages = { MODEL_PAGE_CACHE, 16, pg >= 4096 && pg <= 65536 ?
-							  (unsigned)pg : 4096 };
 	char *why = NULL;
+	pid_t pid = st->pass2;
 	int s2;
 
 	hi = split ? price(st, SPLIT_L3) : 0;
@@ -1643,7 +1694,7 @@ static double second_pass(struct model_state *st, const char *valgrind,
 		hi = lo;
 	faults = (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
 	bound = hi - lo + faults;
-	if (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo)) {
+	if (!pid && (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
 		if (split || faults > 0)
 			note(st, "model: the second callgrind pass (L2 as its D1, which tells L2 hits "
 			     "from L3 hits, and pages as its last level, which counts their first "
@@ -1657,15 +1708,16 @@ static double second_pass(struct model_state *st, const char *valgrind,
 			     bound, lo > 0 ? 100 * bound / lo : 0.0);
 		return lo;
 	}
-	/* the same input again: a file from where the first pass began */
-	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0) {
-		note(st, "model: the second callgrind pass was not run: the workload's standard input "
-		     "could not be read again (%s); the D1 misses L2 or L3 served are priced as L2 "
-		     "hits, and no first touch of a page is priced", strerror(errno));
+	if (!pid)
+		pid = spawn_second(st, valgrind, o, &why);
+	st->pass2 = 0;
+	if (pid < 0) {
+		note(st, "model: the second callgrind pass was not run (%s): the D1 misses L2 or L3 "
+		     "served are priced as L2 hits, and no first touch of a page is priced", why);
+		free(why);
 		return price(st, SPLIT_L2);
 	}
-	s2 = run_callgrind(valgrind, o, "callgrind-l2", st->geo[GEO_L2].size ? &st->geo[GEO_L2] :
-			   &st->geo[GEO_D1], &pages, false, st, &why);
+	s2 = reap_callgrind(pid, o, "callgrind-l2", false, st, &why);
 	/* a workload that took another path the second time (its input, the
 	 * clock, a random seed) ran other instructions: its misses are not
 	 * the first pass's */
@@ -1799,6 +1851,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		note(&st, "model: no stored `gexplore peak` results: memory priced by documented "
 		     "typical latencies, first touches of pages at nothing (run `gexplore peak` once "
 		     "to measure this machine's)");
+	second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);
 	model_code(&st);
 	cycles = second_pass(&st, valgrind, o, passes);
