@@ -1671,7 +1671,8 @@ static void second_pass_early(struct model_state *st, const char *valgrind,
 	pid_t pid;
 
 	if (passes == 1 ||
-	    (passes == 0 && !(faults >= MODEL_SPLIT_SHARE * (double)st->cg.totals[CG_IR])))
+	    (passes == 0 && !(faults > 0 && faults >= MODEL_SPLIT_SHARE *
+						(double)st->cg.totals[CG_IR])))
 		return;
 	pid = spawn_second(st, valgrind, o, &why);
 	if (pid > 0)
