@@ -139,6 +139,17 @@ static double chase_at(json_t *lat, double bytes)
 	return !isnan(best) ? best : first;
 }
 
+/* doc's test.key into *v where it is a number not below 0: whether it was. */
+static bool peak_figure(json_t *doc, const char *test, const char *key, double *v)
+{
+	json_t *c = json_object_get(json_object_get(doc, test), key);
+
+	if (!json_is_number(c) || json_number_value(c) < 0)
+		return false;
+	*v = json_number_value(c);
+	return true;
+}
+
 void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
 			 const char *vendor)
 {
@@ -207,24 +218,10 @@ void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_
 			mc->ind_measured = true;
 		}
 	}
-	/* peak's icache test (src/peak/icache.c); older results have none */
-	{
-		json_t *c = json_object_get(json_object_get(doc, "icache"), "l1i_miss_cycles");
-
-		if (json_is_number(c) && json_number_value(c) >= 0) {
-			mc->imiss = json_number_value(c);
-			mc->imiss_measured = true;
-		}
-	}
-	/* peak's page test (src/peak/page.c); older results have none */
-	{
-		json_t *c = json_object_get(json_object_get(doc, "page"), "cycles");
-
-		if (json_is_number(c) && json_number_value(c) >= 0) {
-			mc->fault = json_number_value(c);
-			mc->fault_measured = true;
-		}
-	}
+	/* peak's icache and page tests (src/peak/icache.c, page.c); older
+	 * results have neither */
+	mc->imiss_measured = peak_figure(doc, "icache", "l1i_miss_cycles", &mc->imiss);
+	mc->fault_measured = peak_figure(doc, "page", "cycles", &mc->fault);
 	json_array_foreach(json_object_get(doc, "tests"), i, e) {
 		const char *n = json_string_value(json_object_get(e, "name"));
 

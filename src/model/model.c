@@ -1641,6 +1641,13 @@ static void stdin_state(struct model_state *st)
 #define MODEL_SPLIT_SHARE 0.02
 #define MODEL_PAGE_CACHE ((uint64_t)1 << 30)
 
+/* The most the first touches can cost: a page's first touch misses every
+ * level, so at most one a last-level data miss, at peak's price. */
+static double faults_bound(const struct model_state *st)
+{
+	return (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
+}
+
 /* Starts the second pass, its standard input a file again from where the
  * first began: its pid, or a negative code with *cause set. */
 static pid_t spawn_second(struct model_state *st, const char *valgrind,
@@ -1666,7 +1673,7 @@ static pid_t spawn_second(struct model_state *st, const char *valgrind,
 static void second_pass_early(struct model_state *st, const char *valgrind,
 			      const struct model_opts *o, int passes)
 {
-	double faults = (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
+	double faults = faults_bound(st);
 	char *why = NULL;
 	pid_t pid;
 
@@ -1693,7 +1700,7 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	lo = price(st, SPLIT_L2);
 	if (!split)
 		hi = lo;
-	faults = (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
+	faults = faults_bound(st);
 	bound = hi - lo + faults;
 	if (!pid && (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
 		if (split || faults > 0)
