@@ -1,11 +1,13 @@
 /*
- * callgrind.c: the self costs per instruction of a callgrind output file
- * (valgrind's docs/cl-format: name compression "(id) name", position
- * compression "+N", "-N", "*"; a "calls=" line's next cost line is the
- * callee's inclusive cost, which is not the caller's own), and its jumps
- * and calls: a "jump=", "jcnd=" or "calls=" line names its count and
- * target, the cost line after it the instruction it is from (a target's
- * relative position is counted from the last position and does not move it).
+ * callgrind.c: Valgrind's output files. A callgrind file's self costs per
+ * instruction (valgrind's docs/cl-format: name compression "(id) name",
+ * position compression "+N", "-N", "*"; a "calls=" line's next cost line
+ * is the callee's inclusive cost, which is not the caller's own), with
+ * each instruction's source file and line, and its jumps and calls: a
+ * "jump=", "jcnd=" or "calls=" line names its count and target, the cost
+ * line after it the instruction it is from (a target's relative position
+ * is counted from the last position and does not move it). And a
+ * cachegrind file's self costs per source line (cg_lines).
  */
 #include "config.h"
 
@@ -30,6 +32,7 @@ const char *cg_col_name(enum cg_col c)
 struct cg_priv {
 	struct u64map index;	/* obj << 48 | addr -> insn index + 1 */
 	struct u64map fn_index;	/* hash of a function's name -> its index + 1 */
+	struct u64map file_index;	/* hash of a file's name -> its index + 1 */
 };
 
 void cg_profile__init(struct cg_profile *p)
@@ -39,6 +42,7 @@ void cg_profile__init(struct cg_profile *p)
 	memset(p, 0, sizeof(*p));
 	u64map__init(&pv->index);
 	u64map__init(&pv->fn_index);
+	u64map__init(&pv->file_index);
 	p->priv = pv;
 }
 
@@ -49,10 +53,12 @@ void cg_profile__exit(struct cg_profile *p)
 	if (pv) {
 		u64map__exit(&pv->index);
 		u64map__exit(&pv->fn_index);
+		u64map__exit(&pv->file_index);
 		free(pv);
 	}
 	gx_free_strv(p->objs, p->nr_objs);
 	gx_free_strv(p->fns, p->nr_fns);
+	gx_free_strv(p->srcs, p->nr_srcs);
 	free(p->insns);
 	free(p->jumps);
 	free(p->calls);
@@ -69,30 +75,45 @@ static uint32_t obj_intern(struct cg_profile *p, const char *name, size_t len)
 	return (uint32_t)p->nr_objs++;
 }
 
+/* name's index in the table *tab (*nr names), by its hash in idx; a new
+ * entry when it is not there. */
+static uint32_t name_intern(char ***tab, size_t *nr, struct u64map *idx, const char *name,
+			    size_t len)
+{
+	uint64_t *v = u64map__findnew(idx, gx_hash(name, len), 0);
+
+	if (*v && strlen((*tab)[*v - 1]) == len && !memcmp((*tab)[*v - 1], name, len))
+		return (uint32_t)(*v - 1);
+	/* a hash collision (or a new name): a search, then a new entry */
+	for (size_t i = 0; *v && i < *nr; i++)
+		if (strlen((*tab)[i]) == len && !memcmp((*tab)[i], name, len))
+			return (uint32_t)i;
+	*tab = xrealloc(*tab, (*nr + 1) * sizeof(**tab));
+	(*tab)[*nr] = xstrndup(name, len);
+	if (!*v)
+		*v = *nr + 1;
+	return (uint32_t)(*nr)++;
+}
+
 /* A function's index by name, without callgrind's recursion mark ("f'2"
  * is f: its instructions and its callers' sites are f's). */
 static uint32_t fn_intern(struct cg_profile *p, const char *name, size_t len)
 {
 	struct cg_priv *pv = p->priv;
 	size_t n = len;
-	uint64_t *v;
 
 	while (n > 0 && name[n - 1] >= '0' && name[n - 1] <= '9')
 		n--;
 	if (n > 0 && n < len && name[n - 1] == '\'')
 		len = n - 1;
-	v = u64map__findnew(&pv->fn_index, gx_hash(name, len), 0);
-	if (*v && strlen(p->fns[*v - 1]) == len && !memcmp(p->fns[*v - 1], name, len))
-		return (uint32_t)(*v - 1);
-	/* a hash collision (or a new name): a search, then a new entry */
-	for (size_t i = 0; *v && i < p->nr_fns; i++)
-		if (strlen(p->fns[i]) == len && !memcmp(p->fns[i], name, len))
-			return (uint32_t)i;
-	p->fns = xrealloc(p->fns, (p->nr_fns + 1) * sizeof(*p->fns));
-	p->fns[p->nr_fns] = xstrndup(name, len);
-	if (!*v)
-		*v = p->nr_fns + 1;
-	return (uint32_t)p->nr_fns++;
+	return name_intern(&p->fns, &p->nr_fns, &pv->fn_index, name, len);
+}
+
+static uint32_t file_intern(struct cg_profile *p, const char *name, size_t len)
+{
+	struct cg_priv *pv = p->priv;
+
+	return name_intern(&p->srcs, &p->nr_srcs, &pv->file_index, name, len);
 }
 
 static struct cg_insn *insn_findnew(struct cg_profile *p, uint32_t obj, uint64_t addr)
@@ -132,6 +153,9 @@ struct cg_parse {
 	size_t nr_fn_ids;
 	uint32_t fn;		/* the current function's index + 1, 0: none */
 	uint32_t cfn, cobj;	/* the next call's function (+ 1) and object (+ 1) */
+	uint32_t *fl_ids;	/* compressed file id -> file index + 1 */
+	size_t nr_fl_ids;
+	uint32_t file;		/* the current source file's index + 1, 0: none */
 	/* a jump= (1), jcnd= (2) or calls= (3) line waiting for its source */
 	int pend;
 	uint64_t pend_count, pend_execs, pend_to;
@@ -190,26 +214,35 @@ static const char *next_word(const char **q, const char *end)
 	return w;
 }
 
+/* An "events:" line's names from q to end: each one's column (enum
+ * cg_col, -1: not read) into col[] (at most max), their number into *n;
+ * -1 when there are more than max. */
+static int parse_events(const char *q, const char *end, int *col, size_t max, size_t *n)
+{
+	*n = 0;
+	while (q < end) {
+		const char *w = next_word(&q, end);
+		int c = -1;
+
+		if (q == w)
+			break;
+		for (int k = 0; k < CG_NR; k++)
+			if (strlen(col_names[k]) == (size_t)(q - w) &&
+			    !memcmp(col_names[k], w, (size_t)(q - w)))
+				c = k;
+		if (*n == max)
+			return -1;
+		col[(*n)++] = c;
+	}
+	return 0;
+}
+
 static int parse_header(struct cg_parse *ps, const char *s, const char *end, char **cause)
 {
 	if (!strncmp(s, "events:", 7)) {
-		const char *q = s + 7;
-
-		ps->nr_cols = 0;
-		while (q < end) {
-			const char *w = next_word(&q, end);
-			int c = -1;
-
-			if (q == w)
-				break;
-			for (int k = 0; k < CG_NR; k++)
-				if (strlen(col_names[k]) == (size_t)(q - w) &&
-				    !memcmp(col_names[k], w, (size_t)(q - w)))
-					c = k;
-			if (ps->nr_cols == sizeof(ps->col) / sizeof(ps->col[0]))
-				return parse_fail(ps, cause, "too many events");
-			ps->col[ps->nr_cols++] = c;
-		}
+		if (parse_events(s + 7, end, ps->col, sizeof(ps->col) / sizeof(ps->col[0]),
+				 &ps->nr_cols) < 0)
+			return parse_fail(ps, cause, "too many events");
 	} else if (!strncmp(s, "positions:", 10)) {
 		const char *q = s + 10;
 
@@ -397,6 +430,13 @@ static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char 
 	in = insn_findnew(ps->p, ps->obj, ps->last[ps->instr_at]);
 	if (ps->fn)
 		in->fn = ps->fn;
+	/* where it was first listed (a thread's file lists it again) */
+	if (!in->src && !in->line) {
+		uint64_t line = ps->npos == 2 ? ps->last[1 - ps->instr_at] : 0;
+
+		in->src = ps->file;
+		in->line = line > UINT32_MAX ? 0 : (uint32_t)line;
+	}
 	for (size_t k = 0; k < n; k++)
 		if (ps->col[k] >= 0) {
 			in->c[ps->col[k]] += c[k];
@@ -462,8 +502,22 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 				err = parse_jump(&ps, 1, eq + 1, le, cause);
 			} else if (kl == 4 && !memcmp(s, "jcnd", 4)) {
 				err = parse_jump(&ps, 2, eq + 1, le, cause);
+			} else if ((kl == 2 && (!memcmp(s, "fl", 2) || !memcmp(s, "fi", 2) ||
+						!memcmp(s, "fe", 2))) ||
+				   (kl == 3 && (!memcmp(s, "cfi", 3) || !memcmp(s, "cfl", 3) ||
+						!memcmp(s, "jfi", 3) || !memcmp(s, "jfl", 3)))) {
+				/* one name space; a cost line's file is the
+				 * last fl, fi or fe (a call's or a jump's
+				 * target's is not) */
+				int64_t f = parse_name(&ps, eq + 1, le, 4000000, &ps.fl_ids,
+						       &ps.nr_fl_ids, file_intern,
+						       "file id used before its name", cause);
+
+				if (f < 0)
+					err = (int)f;
+				else if (kl == 2)
+					ps.file = (uint32_t)f + 1;
 			}
-			/* fl, fi, fe, cfi, cfl: not needed */
 		} else if (memchr(s, ':', (size_t)(le - s))) {
 			err = parse_header(&ps, s, le, cause);
 		} else {
@@ -473,12 +527,16 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 	}
 	free(ps.ob_ids);
 	free(ps.fn_ids);
+	free(ps.fl_ids);
 	if (!err)
 		p->files++;
 	return err;
 }
 
-int cg_profile__read(struct cg_profile *p, const char *path, char **cause)
+/* The Valgrind output file at path, read whole and given to parse. */
+static int read_parsed(void *p, const char *path,
+		       int (*parse)(void *, const char *, size_t, const char *, char **),
+		       char **cause)
 {
 	size_t len;
 	int err = 0;
@@ -486,7 +544,138 @@ int cg_profile__read(struct cg_profile *p, const char *path, char **cause)
 
 	if (!text)
 		return err ? err : -EIO;
-	err = cg_profile__parse(p, text, len, path, cause);
+	err = parse(p, text, len, path, cause);
 	free(text);
 	return err;
+}
+
+static int parse_profile(void *p, const char *text, size_t len, const char *name, char **cause)
+{
+	return cg_profile__parse(p, text, len, name, cause);
+}
+
+int cg_profile__read(struct cg_profile *p, const char *path, char **cause)
+{
+	return read_parsed(p, path, parse_profile, cause);
+}
+
+/* ---- cachegrind: self costs per source line -------------------------------- */
+
+struct cgl_priv {
+	struct u64map name_index;	/* hash of a name -> its index + 1 */
+};
+
+void cg_lines__init(struct cg_lines *p)
+{
+	struct cgl_priv *pv = xzalloc(sizeof(*pv));
+
+	memset(p, 0, sizeof(*p));
+	u64map__init(&pv->name_index);
+	p->priv = pv;
+}
+
+void cg_lines__exit(struct cg_lines *p)
+{
+	struct cgl_priv *pv = p->priv;
+
+	if (pv) {
+		u64map__exit(&pv->name_index);
+		free(pv);
+	}
+	gx_free_strv(p->names, p->nr_names);
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}
+
+int cg_lines__parse(struct cg_lines *p, const char *text, size_t len, const char *name,
+		    char **cause)
+{
+	struct cgl_priv *pv = p->priv;
+	const char *s = text, *end = text + len;
+	int col[32];
+	size_t ncols = 0;
+	bool have_events = false;
+	uint32_t file = UINT32_MAX, fn = UINT32_MAX;
+	size_t lineno = 0;
+
+	if (len < 5 || (strncmp(text, "desc:", 5) && strncmp(text, "events:", 7)))
+		return gx_fail(cause, GX_E_FORMAT, "%s: not a cachegrind output file", name);
+	while (s < end) {
+		const char *nl = memchr(s, '\n', (size_t)(end - s)), *le = nl ? nl : end;
+
+		lineno++;
+		while (le > s && (le[-1] == '\r' || le[-1] == ' '))
+			le--;
+		if (le == s || *s == '#') {
+			/* empty or a comment */
+		} else if (!strncmp(s, "events:", 7)) {
+			if (parse_events(s + 7, le, col, sizeof(col) / sizeof(col[0]), &ncols) < 0)
+				return gx_fail(cause, GX_E_FORMAT, "%s:%zu: too many events", name,
+					       lineno);
+			have_events = true;
+		} else if (le - s >= 3 && (!memcmp(s, "fl=", 3) || !memcmp(s, "fn=", 3))) {
+			uint32_t i = name_intern(&p->names, &p->nr_names, &pv->name_index, s + 3,
+						 (size_t)(le - s - 3));
+
+			if (s[1] == 'l')
+				file = i, fn = UINT32_MAX;
+			else
+				fn = i;
+		} else if (isdigit((unsigned char)*s)) {
+			struct cgl_line *l;
+			const char *q = s;
+			uint64_t v;
+			char *e;
+
+			if (!have_events || file == UINT32_MAX || fn == UINT32_MAX)
+				return gx_fail(cause, GX_E_FORMAT, "%s:%zu: a cost line before its "
+					       "events, file or function", name, lineno);
+			errno = 0;
+			v = strtoull(q, &e, 10);
+			if (errno || e > le || (e < le && *e != ' ') || v > UINT32_MAX)
+				return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad line number", name,
+					       lineno);
+			p->v = xgrow(p->v, &p->cap, p->n + 1, sizeof(*p->v));
+			l = &p->v[p->n++];
+			memset(l, 0, sizeof(*l));
+			l->file = file, l->fn = fn, l->line = (uint32_t)v;
+			q = e;
+			for (int k = 0; q < le; k++) {
+				while (q < le && *q == ' ')
+					q++;
+				if (q == le)
+					break;
+				if ((size_t)k == ncols || !isdigit((unsigned char)*q))
+					return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad cost", name,
+						       lineno);
+				errno = 0;
+				v = strtoull(q, &e, 10);
+				if (errno || e > le || (e < le && *e != ' '))
+					return gx_fail(cause, GX_E_FORMAT, "%s:%zu: bad cost", name,
+						       lineno);
+				if (col[k] >= 0) {
+					l->c[col[k]] += v;
+					p->totals[col[k]] += v;
+				}
+				q = e;
+			}
+		} else if (!memchr(s, ':', (size_t)(le - s))) {
+			return gx_fail(cause, GX_E_FORMAT, "%s:%zu: not a cachegrind line", name,
+				       lineno);
+		}
+		/* desc:, cmd:, summary: and the like are not needed */
+		s = nl ? nl + 1 : end;
+	}
+	p->files++;
+	return 0;
+}
+
+static int parse_lines(void *p, const char *text, size_t len, const char *name, char **cause)
+{
+	return cg_lines__parse(p, text, len, name, cause);
+}
+
+int cg_lines__read(struct cg_lines *p, const char *path, char **cause)
+{
+	return read_parsed(p, path, parse_lines, cause);
 }

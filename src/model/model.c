@@ -167,9 +167,15 @@ struct model_block {
 };
 
 struct model_state {
-	/* cg2: the second pass (D1 = L2, LL = pages: second_pass), or empty */
+	/* cg2 or cl2: the second pass (D1 = L2, LL = pages: second_pass),
+	 * callgrind's instructions or cachegrind's lines, or empty; pass_l2
+	 * and pass_pages: its L2 misses and first touches at each of cg's
+	 * instructions (pass_take, pass_spread) */
 	struct cg_profile cg, cg2;
-	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from cg2 */
+	struct cg_lines cl2;
+	uint64_t *pass_l2, *pass_pages;
+	int pass2_how;			/* its enum model_pass */
+	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from the second pass */
 	/* the workload's stdin, for the second pass to read again: a file's
 	 * offset at the start (-1: no file); why it may not (NULL: it can) */
 	off_t stdin_at;
@@ -199,7 +205,7 @@ struct model_state {
 	struct bad_move { size_t from, to; double share; } *moves;
 	size_t nr_moves;
 	uint64_t *l2miss;		/* L2's misses as priced */
-	uint64_t *pages;		/* first touches of pages (cg2's LL misses) */
+	uint64_t *pages;		/* first touches of pages as priced (pass_pages) */
 	double fault_cycles;		/* what they were priced at, summed */
 	pid_t pid;			/* the workload's (valgrind's) */
 };
@@ -649,6 +655,271 @@ out:
  * random loads reach in practice). */
 #define MODEL_MLP 10.0
 
+/* ---- the second pass's lines, given to the first pass's instructions ------ */
+
+/* A source line's key in the first pass: its file, function and line as
+ * cachegrind names them (callgrind's "0x..." for a function without a
+ * symbol is cachegrind's "???"). */
+static const char *insn_src(const struct cg_profile *p, const struct cg_insn *c)
+{
+	return c->src ? p->srcs[c->src - 1] : "???";
+}
+
+static const char *insn_fn(const struct cg_profile *p, const struct cg_insn *c)
+{
+	const char *f = c->fn ? p->fns[c->fn - 1] : "???";
+
+	return strncmp(f, "0x", 2) || f[2 + strspn(f + 2, "0123456789abcdef")] ? f : "???";
+}
+
+static uint64_t line_key(const char *file, const char *fn, uint32_t line)
+{
+	uint64_t h = gx_hash(file, strlen(file)) * 0x9e3779b97f4a7c15ULL;
+
+	if (fn)
+		h ^= gx_hash(fn, strlen(fn)) * 0xc2b2ae3d27d4eb4fULL;
+	return h ^ ((uint64_t)line + 1) * 0x165667b19e3779f9ULL;
+}
+
+struct keyed {
+	uint64_t h;
+	uint32_t k;		/* the first pass's instruction */
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return x->k < y->k ? -1 : x->k > y->k;
+}
+
+/* Whether instruction k is at file:line in fn (NULL: any function). */
+static bool insn_at(const struct cg_profile *p, uint32_t k, const char *file, const char *fn,
+		    uint32_t line)
+{
+	const struct cg_insn *c = &p->insns[k];
+
+	return c->line == line && !strcmp(insn_src(p, c), file) &&
+	       (!fn || !strcmp(insn_fn(p, c), fn));
+}
+
+/* The first entry of v (n, sorted) whose instruction is at file:line in
+ * fn: its index, or n. */
+static size_t find_keyed(const struct cg_profile *p, const struct keyed *v, size_t n,
+			 const char *file, const char *fn, uint32_t line)
+{
+	uint64_t h = line_key(file, fn, line);
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid].h < h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && v[lo].h == h; lo++)
+		if (insn_at(p, v[lo].k, file, fn, line))
+			return lo;
+	return n;
+}
+
+/* x shared among m instructions ks[] by weights w[] (indexed by
+ * instruction), added to out[]: each its share rounded so that the
+ * shares add up to x. Where every weight is 0, by alt[] (NULL: nothing
+ * given). Returns whether x was given. */
+static bool share_out(uint64_t x, const uint32_t *ks, size_t m, const uint64_t *w,
+		      const uint64_t *alt, uint64_t *out)
+{
+	long double sum = 0, cum = 0;
+	uint64_t given = 0;
+
+	for (size_t i = 0; i < m; i++)
+		sum += (long double)w[ks[i]];
+	if (!(sum > 0))
+		return alt && x ? share_out(x, ks, m, alt, NULL, out) : !x;
+	for (size_t i = 0; i < m; i++) {
+		uint64_t upto;
+
+		cum += (long double)w[ks[i]];
+		upto = i + 1 == m ? x : (uint64_t)floorl(cum / sum * (long double)x);
+		if (upto < given)
+			upto = given;
+		if (upto > x)
+			upto = x;
+		out[ks[i]] += upto - given;
+		given = upto;
+	}
+	return true;
+}
+
+/*
+ * Cachegrind counts by source line, callgrind by instruction: the second
+ * pass's L2 misses and first touches of each line (of a function, in a
+ * file) are given to the first pass's instructions at that line, in
+ * proportion to what the first pass simulated there. A line's L2 misses
+ * are its instructions' last-level misses (each an L2 miss too) and the
+ * rest of them, its L2-or-L3 hits told apart, shared by those hits (D1
+ * misses the last level served); its first touches by last-level misses
+ * (a page's first touch misses every level). Where the function's name
+ * differs (an alias: memcpy and mempcpy at one address), by file and line
+ * alone. Without debug information a line is the whole function (line 0
+ * of "???"). An instruction at no line the pass counted a miss at keeps
+ * its last-level misses as L2's. Sets pass_l2 and pass_pages; what no
+ * instruction took, by share, into *lost.
+ */
+static void pass_spread(struct model_state *st, double *lost)
+{
+	const struct cg_profile *p = &st->cg;
+	const struct cg_lines *cl = &st->cl2;
+	size_t n = p->nr_insns, n2 = 0;
+	struct keyed *v1 = xcalloc(n + 1, sizeof(*v1)), *v2 = xcalloc(n + 1, sizeof(*v2));
+	uint64_t *x2 = xcalloc(n + 1, sizeof(*x2)), *xp = xcalloc(n + 1, sizeof(*xp));
+	uint64_t *y2 = xcalloc(n + 1, sizeof(*y2)), *yp = xcalloc(n + 1, sizeof(*yp));
+	uint64_t *m1 = xcalloc(n + 1, sizeof(*m1)), *m3 = xcalloc(n + 1, sizeof(*m3));
+	uint64_t *hits = xcalloc(n + 1, sizeof(*hits)), *ir = xcalloc(n + 1, sizeof(*ir));
+	uint32_t *ks = xcalloc(n + 1, sizeof(*ks));
+	bool *covered = xcalloc(n + 1, sizeof(*covered));
+	uint64_t miss = 0, all = 0;
+
+	free(st->pass_l2), free(st->pass_pages);
+	st->pass_l2 = xcalloc(n + 1, sizeof(uint64_t));
+	st->pass_pages = xcalloc(n + 1, sizeof(uint64_t));
+	for (size_t k = 0; k < n; k++) {
+		const struct cg_insn *c = &p->insns[k];
+		const char *file = insn_src(p, c);
+
+		m1[k] = c->c[CG_D1MR] + c->c[CG_D1MW];
+		m3[k] = c->c[CG_DLMR] + c->c[CG_DLMW];
+		hits[k] = m1[k] > m3[k] ? m1[k] - m3[k] : 0;
+		ir[k] = c->c[CG_IR];
+		v1[k] = (struct keyed){ line_key(file, insn_fn(p, c), c->line), (uint32_t)k };
+		if (c->line && strcmp(file, "???"))
+			v2[n2++] = (struct keyed){ line_key(file, NULL, c->line), (uint32_t)k };
+	}
+	gx_qsort(v1, n, sizeof(*v1), cmp_keyed);
+	gx_qsort(v2, n2, sizeof(*v2), cmp_keyed);
+	/* each line's counts to the first entry of its group */
+	for (size_t r = 0; r < cl->n; r++) {
+		const struct cgl_line *l = &cl->v[r];
+		const char *file = cl->names[l->file], *fn = cl->names[l->fn];
+		uint64_t a = l->c[CG_D1MR] + l->c[CG_D1MW], b = l->c[CG_DLMR] + l->c[CG_DLMW];
+		size_t g;
+
+		all += a + b;
+		if (!a && !b)
+			continue;
+		g = find_keyed(p, v1, n, file, fn, l->line);
+		if (g < n) {
+			x2[g] += a, xp[g] += b;
+			continue;
+		}
+		g = l->line && strcmp(file, "???") ? find_keyed(p, v2, n2, file, NULL, l->line) : n2;
+		if (g < n2)
+			y2[g] += a, yp[g] += b;
+		else
+			miss += a + b;
+	}
+	/* each group's, shared among its instructions */
+	for (size_t g = 0; g < n; g++) {
+		const struct cg_insn *c = &p->insns[v1[g].k];
+		const char *file = insn_src(p, c), *fn = insn_fn(p, c);
+		uint64_t s3 = 0;
+		size_t m = 0;
+
+		if (!x2[g] && !xp[g])
+			continue;
+		for (size_t i = g; i < n && v1[i].h == v1[g].h; i++)
+			if (insn_at(p, v1[i].k, file, fn, c->line))
+				ks[m++] = v1[i].k;
+		for (size_t i = 0; i < m; i++)
+			s3 += m3[ks[i]], covered[ks[i]] = true;
+		if (x2[g] >= s3) {
+			for (size_t i = 0; i < m; i++)
+				st->pass_l2[ks[i]] += m3[ks[i]];
+			if (!share_out(x2[g] - s3, ks, m, hits, ir, st->pass_l2))
+				miss += x2[g] - s3;
+		} else if (!share_out(x2[g], ks, m, m3, ir, st->pass_l2)) {
+			miss += x2[g];
+		}
+		if (!share_out(xp[g], ks, m, m3, m1, st->pass_pages) &&
+		    !share_out(xp[g], ks, m, ir, NULL, st->pass_pages))
+			miss += xp[g];
+	}
+	for (size_t g = 0; g < n2; g++) {
+		const struct cg_insn *c = &p->insns[v2[g].k];
+		const char *file = insn_src(p, c);
+		size_t m = 0;
+
+		if (!y2[g] && !yp[g])
+			continue;
+		for (size_t i = g; i < n2 && v2[i].h == v2[g].h; i++)
+			if (insn_at(p, v2[i].k, file, NULL, c->line))
+				ks[m++] = v2[i].k, covered[v2[i].k] = true;
+		if (!share_out(y2[g], ks, m, m1, ir, st->pass_l2))
+			miss += y2[g];
+		if (!share_out(yp[g], ks, m, m3, m1, st->pass_pages) &&
+		    !share_out(yp[g], ks, m, ir, NULL, st->pass_pages))
+			miss += yp[g];
+	}
+	/* a line it counted no miss at: its last-level misses are L2's too */
+	for (size_t k = 0; k < n; k++)
+		if (!covered[k])
+			st->pass_l2[k] = m3[k];
+	*lost = all ? (double)miss / (double)all : 0;
+	free(v1), free(v2), free(x2), free(xp), free(y2), free(yp);
+	free(m1), free(m3), free(hits), free(ir), free(ks), free(covered);
+}
+
+/* The second pass's L2 misses and first touches where callgrind ran it:
+ * at the same instructions (its objects named in its own order: by
+ * name). */
+static void pass_take(struct model_state *st)
+{
+	const struct cg_profile *p = &st->cg, *p2 = &st->cg2;
+	uint32_t *to = xcalloc(p2->nr_objs + 1, sizeof(*to));
+	bool *seen = xcalloc(p->nr_insns + 1, sizeof(*seen));
+	struct u64map at;
+
+	free(st->pass_l2), free(st->pass_pages);
+	st->pass_l2 = xcalloc(p->nr_insns + 1, sizeof(uint64_t));
+	st->pass_pages = xcalloc(p->nr_insns + 1, sizeof(uint64_t));
+	u64map__init(&at);
+	for (size_t k = 0; k < p->nr_insns; k++)
+		*u64map__findnew(&at, (uint64_t)p->insns[k].obj << 48 | p->insns[k].addr, 0) = k + 1;
+	for (size_t k = 0; k < p2->nr_objs; k++) {
+		to[k] = UINT32_MAX;
+		for (size_t j = 0; j < p->nr_objs; j++)
+			if (!strcmp(p2->objs[k], p->objs[j]))
+				to[k] = (uint32_t)j;
+	}
+	for (size_t i = 0; i < p2->nr_insns; i++) {
+		const struct cg_insn *c = &p2->insns[i];
+		uint64_t *v;
+
+		if (to[c->obj] == UINT32_MAX)
+			continue;
+		v = u64map__find(&at, (uint64_t)to[c->obj] << 48 | c->addr);
+		if (!v)
+			continue;
+		/* its D1 is L2: its D1 misses are L2's; its LL has a page a
+		 * line: its misses are first touches */
+		st->pass_l2[*v - 1] += c->c[CG_D1MR] + c->c[CG_D1MW];
+		st->pass_pages[*v - 1] += c->c[CG_DLMR] + c->c[CG_DLMW];
+		seen[*v - 1] = true;
+	}
+	/* one it did not run: its last-level misses are L2's too */
+	for (size_t k = 0; k < p->nr_insns; k++)
+		if (!seen[k])
+			st->pass_l2[k] = p->insns[k].c[CG_DLMR] + p->insns[k].c[CG_DLMW];
+	u64map__exit(&at);
+	free(seen);
+	free(to);
+}
+
 /* How the D1 misses that the last level served are split between L2 and
  * L3: by the second pass's misses, or all priced as one level's hits
  * (where that pass did not run). Pricing is monotone in the split, so the
@@ -662,7 +933,6 @@ static double price(struct model_state *st, enum l2_split how)
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
-	struct u64map l2, pg;
 	double total = 0;
 
 	if (!st->base) {
@@ -677,32 +947,6 @@ static double price(struct model_state *st, enum l2_split how)
 	memset(st->mem, 0, (n + 1) * sizeof(double));	/* the roofline adds to it */
 	st->dram_chase = 0;
 	st->fault_cycles = 0;
-	u64map__init(&l2);
-	u64map__init(&pg);
-	if (pass || st->have_pages) {
-		/* the second pass named its objects in its own order: by name */
-		uint32_t *to = xcalloc(st->cg2.nr_objs + 1, sizeof(*to));
-
-		for (size_t k = 0; k < st->cg2.nr_objs; k++) {
-			to[k] = UINT32_MAX;
-			for (size_t j = 0; j < st->cg.nr_objs; j++)
-				if (!strcmp(st->cg2.objs[k], st->cg.objs[j]))
-					to[k] = (uint32_t)j;
-		}
-		for (size_t i = 0; i < st->cg2.nr_insns; i++) {
-			const struct cg_insn *c = &st->cg2.insns[i];
-
-			uint64_t key = (uint64_t)to[c->obj] << 48 | c->addr;
-
-			if (to[c->obj] == UINT32_MAX)
-				continue;
-			/* its D1 is L2: its D1 misses are L2's; its LL has a
-			 * page a line: its misses are first touches */
-			*u64map__findnew(&l2, key, 0) = c->c[CG_D1MR] + c->c[CG_D1MW];
-			*u64map__findnew(&pg, key, 0) = c->c[CG_DLMR] + c->c[CG_DLMW];
-		}
-		free(to);
-	}
 	for (size_t b = 0; b < st->nr_blocks; b++) {
 		struct model_block *bl = &st->blocks[b];
 		double stream = 0, basesum = 0;
@@ -714,11 +958,9 @@ static double price(struct model_state *st, enum l2_split how)
 			double m1 = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
 			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]), m2 = m1;
 			double ret = ir / st->width;
-			uint64_t *v;
 
 			if (pass) {
-				v = u64map__find(&l2, (uint64_t)c->obj << 48 | c->addr);
-				m2 = v ? (double)*v : m3;
+				m2 = (double)st->pass_l2[k];
 			} else if (how == SPLIT_L2) {
 				m2 = m3;
 			}
@@ -727,8 +969,7 @@ static double price(struct model_state *st, enum l2_split how)
 			if (m3 > m2)
 				m3 = m2;
 			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
-			v = st->have_pages ? u64map__find(&pg, (uint64_t)c->obj << 48 | c->addr) : NULL;
-			st->pages[k] = v ? *v : 0;
+			st->pages[k] = st->have_pages ? st->pass_pages[k] : 0;
 			if (st->ins[i].text && is_rep(st->ins[i].text))
 				st->base[k] = ir * REP_CYCLES;
 			else
@@ -793,8 +1034,6 @@ static double price(struct model_state *st, enum l2_split how)
 			}
 		}
 	}
-	u64map__exit(&l2);
-	u64map__exit(&pg);
 	/* conditional mispredicts' cycles where a profile shows them (bad_path) */
 	for (size_t m = 0; m < st->nr_moves; m++) {
 		const struct bad_move *mv = &st->moves[m];
@@ -820,11 +1059,13 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* PREFIX.out.PID-NN in the result directory, sorted (the order the
- * profile is read in, so that two runs write the same samples); the
- * empty PREFIX.out.PID that --separate-threads leaves are removed. */
-static void list_outputs(const struct model_opts *o, const char *prefix, char ***names,
-			 size_t *nn)
+/* PREFIX.out.PID-NN in the result directory (callgrind's, a thread a
+ * file), else PREFIX.out.PID (cachegrind's, a process a file), sorted
+ * (the order the profile is read in, so that two runs write the same
+ * samples); the empty PREFIX.out.PID that --separate-threads leaves are
+ * removed. */
+static void list_outputs(const struct model_opts *o, const char *prefix, bool threads,
+			 char ***names, size_t *nn)
 {
 	int fd = dup(o->dirfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
@@ -841,7 +1082,7 @@ static void list_outputs(const struct model_opts *o, const char *prefix, char **
 	while ((de = readdir(d)) != NULL) {
 		if (strncmp(de->d_name, pre, strlen(pre)))
 			continue;
-		if (strchr(de->d_name + strlen(pre), '-'))
+		if (!threads || strchr(de->d_name + strlen(pre), '-'))
 			gx_strv_addf(names, nn, "%s", de->d_name);
 		else
 			unlinkat(o->dirfd, de->d_name, 0);
@@ -851,13 +1092,22 @@ static void list_outputs(const struct model_opts *o, const char *prefix, char **
 	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
 }
 
-/* Starts one callgrind run of argv, with d1 and ll as its D1 and last
- * level, its output files DIR/PREFIX.out-NN: its pid, or a negative
- * code. */
-static pid_t spawn_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
-			     const struct cache_geo *d1, const struct cache_geo *ll, bool full,
-			     struct model_state *st, char **cause)
+/* The Valgrind runs: the first pass, and the second's two ways (second_pass). */
+enum model_pass {
+	PASS_FULL,		/* callgrind, jumps and branches: DIR/callgrind.out.PID-NN */
+	PASS_INSNS,		/* callgrind, caches only: DIR/callgrind-l2.out.PID-NN */
+	PASS_LINES,		/* cachegrind: DIR/cachegrind-l2.out.PID */
+};
+
+static const char *const pass_prefix[] = { "callgrind", "callgrind-l2", "cachegrind-l2" };
+
+/* Starts one Valgrind run of argv, with d1 and ll as its D1 and last
+ * level: its pid, or a negative code. */
+static pid_t spawn_valgrind(const char *valgrind, const struct model_opts *o, enum model_pass how,
+			    const struct cache_geo *d1, const struct cache_geo *ll,
+			    struct model_state *st, char **cause)
 {
+	bool full = how == PASS_FULL, lines = how == PASS_LINES;
 	size_t na = 0, n = 0;
 	char **av = NULL;
 	pid_t pid;
@@ -865,17 +1115,20 @@ static pid_t spawn_callgrind(const char *valgrind, const struct model_opts *o, c
 	while (o->argv[na])
 		na++;
 	gx_strv_addf(&av, &n, "%s", valgrind);
-	gx_strv_addf(&av, &n, "--tool=callgrind");
-	gx_strv_addf(&av, &n, "--dump-instr=yes");
+	gx_strv_addf(&av, &n, "--tool=%s", lines ? "cachegrind" : "callgrind");
+	if (!lines) {
+		gx_strv_addf(&av, &n, "--dump-instr=yes");
+		gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
+		gx_strv_addf(&av, &n, "--separate-threads=yes");
+	}
 	gx_strv_addf(&av, &n, "--cache-sim=yes");
-	gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
 	gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
-	gx_strv_addf(&av, &n, "--separate-threads=yes");
 	/* a script's exec of the program, and children, are followed: each
 	 * process its own files */
 	gx_strv_addf(&av, &n, "--trace-children=yes");
-	gx_strv_addf(&av, &n, "--callgrind-out-file=%s/%s.out.%%p", o->dir, prefix);
-	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, prefix);
+	gx_strv_addf(&av, &n, "--%s-out-file=%s/%s.out.%%p", lines ? "cachegrind" : "callgrind",
+		     o->dir, pass_prefix[how]);
+	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, pass_prefix[how]);
 	if (st->geo[GEO_I1].size)
 		add_geo_arg(&av, &n, "I1", &st->geo[GEO_I1]);
 	if (d1->size)
@@ -909,11 +1162,11 @@ static pid_t spawn_callgrind(const char *valgrind, const struct model_opts *o, c
 	return pid;
 }
 
-/* Waits for the callgrind run pid and reads its output files into the
- * first pass's profile (full) or the second's. The workload's status, or
- * a negative code. */
-static int reap_callgrind(pid_t pid, const struct model_opts *o, const char *prefix, bool full,
-			  struct model_state *st, char **cause)
+/* Waits for the Valgrind run pid and reads its output files into the
+ * first pass's profile, the second's or its lines. The workload's
+ * status, or a negative code. */
+static int reap_valgrind(pid_t pid, const struct model_opts *o, enum model_pass how,
+			 struct model_state *st, char **cause)
 {
 	int status = wait_status(pid);
 	char **names = NULL;
@@ -921,13 +1174,14 @@ static int reap_callgrind(pid_t pid, const struct model_opts *o, const char *pre
 
 	if (status < 0)
 		return status;
-	list_outputs(o, prefix, &names, &nn);
+	list_outputs(o, pass_prefix[how], how != PASS_LINES, &names, &nn);
 	if (!nn)
 		status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' (status %d)",
 				 o->argv[0], status);
 	for (size_t i = 0; i < nn && status >= 0; i++) {
 		char *f = xasprintf("%s/%s", o->dir, names[i]);
-		int err = cg_profile__read(full ? &st->cg : &st->cg2, f, cause);
+		int err = how == PASS_LINES ? cg_lines__read(&st->cl2, f, cause) :
+			  cg_profile__read(how == PASS_FULL ? &st->cg : &st->cg2, f, cause);
 
 		free(f);
 		if (err)
@@ -937,13 +1191,13 @@ static int reap_callgrind(pid_t pid, const struct model_opts *o, const char *pre
 	return status;
 }
 
-static int run_callgrind(const char *valgrind, const struct model_opts *o, const char *prefix,
-			 const struct cache_geo *d1, const struct cache_geo *ll, bool full,
-			 struct model_state *st, char **cause)
+static int run_valgrind(const char *valgrind, const struct model_opts *o, enum model_pass how,
+			const struct cache_geo *d1, const struct cache_geo *ll,
+			struct model_state *st, char **cause)
 {
-	pid_t pid = spawn_callgrind(valgrind, o, prefix, d1, ll, full, st, cause);
+	pid_t pid = spawn_valgrind(valgrind, o, how, d1, ll, st, cause);
 
-	return pid < 0 ? (int)pid : reap_callgrind(pid, o, prefix, full, st, cause);
+	return pid < 0 ? (int)pid : reap_valgrind(pid, o, how, st, cause);
 }
 
 /* ---- the result ------------------------------------------------------------- */
@@ -1166,6 +1420,9 @@ static void model_state__exit(struct model_state *st)
 {
 	cg_profile__exit(&st->cg);
 	cg_profile__exit(&st->cg2);
+	cg_lines__exit(&st->cl2);
+	free(st->pass_l2);
+	free(st->pass_pages);
 	for (size_t i = 0; i < st->nr_ins; i++)
 		free(st->ins[i].text);
 	free(st->ins);
@@ -1621,7 +1878,7 @@ static void stdin_state(struct model_state *st)
 	}
 }
 
-/* The second callgrind pass. Its D1 is L2, so that its D1 misses are
+/* The second pass, under cachegrind (pass_spread). Its D1 is L2, so that its D1 misses are
  * L2's (simulated on every access, where L2 sees L1's misses only: LRU
  * kept on the whole stream, as by a cache inclusive of L1), and its last
  * level is a cache of pages (a line a page, 1 GiB of them): each line it
@@ -1648,6 +1905,41 @@ static double faults_bound(const struct model_state *st)
 	return (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
 }
 
+/*
+ * How the second pass runs. Cachegrind takes half callgrind's time, but
+ * counts by source line (of a function, in a file): pass_spread shares a
+ * line's among its instructions. A function without a symbol is "???" to
+ * cachegrind, all such functions one line: where they hold more than
+ * MODEL_LINES_UNKNOWN of the first pass's data misses (a stripped
+ * program's static functions), or of its last-level misses, the pass runs
+ * under callgrind, whose counts are the instructions'. GX_MODEL_SECOND:
+ * callgrind or cachegrind, else auto.
+ */
+#define MODEL_LINES_UNKNOWN 0.05
+/* instructions the two passes may differ by, beyond 1%, on the same path */
+#define MODEL_PASS_SLACK 20000.0
+
+static enum model_pass second_how(const struct model_state *st)
+{
+	const char *e = getenv("GX_MODEL_SECOND");
+	uint64_t m1 = 0, m3 = 0, u1 = 0, u3 = 0;
+
+	if (e && !strcmp(e, "callgrind"))
+		return PASS_INSNS;
+	if (e && !strcmp(e, "cachegrind"))
+		return PASS_LINES;
+	for (size_t k = 0; k < st->cg.nr_insns; k++) {
+		const struct cg_insn *c = &st->cg.insns[k];
+		uint64_t a = c->c[CG_D1MR] + c->c[CG_D1MW], b = c->c[CG_DLMR] + c->c[CG_DLMW];
+
+		m1 += a, m3 += b;
+		if (!strcmp(insn_fn(&st->cg, c), "???"))
+			u1 += a, u3 += b;
+	}
+	return (double)u1 > MODEL_LINES_UNKNOWN * (double)m1 ||
+	       (double)u3 > MODEL_LINES_UNKNOWN * (double)m3 ? PASS_INSNS : PASS_LINES;
+}
+
 /* Starts the second pass, its standard input a file again from where the
  * first began: its pid, or a negative code with *cause set. */
 static pid_t spawn_second(struct model_state *st, const char *valgrind,
@@ -1660,8 +1952,9 @@ static pid_t spawn_second(struct model_state *st, const char *valgrind,
 	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0)
 		return gx_fail(cause, -errno, "its standard input could not be read again: %s",
 			       strerror(errno));
-	return spawn_callgrind(valgrind, o, "callgrind-l2", st->geo[GEO_L2].size ?
-			       &st->geo[GEO_L2] : &st->geo[GEO_D1], &pages, false, st, cause);
+	st->pass2_how = second_how(st);
+	return spawn_valgrind(valgrind, o, st->pass2_how, st->geo[GEO_L2].size ?
+			      &st->geo[GEO_L2] : &st->geo[GEO_D1], &pages, st, cause);
 }
 
 /* The second pass at once, where it will be wanted: it runs while the
@@ -1691,7 +1984,8 @@ static double second_pass(struct model_state *st, const char *valgrind,
 			  const struct model_opts *o, int passes)
 {
 	bool split = st->geo[GEO_L3].size && st->geo[GEO_L2].size;
-	double hi, lo, bound, faults, total;
+	double hi, lo, bound, faults, total, lost;
+	uint64_t ran, ir2;
 	char *why = NULL;
 	pid_t pid = st->pass2;
 	int s2;
@@ -1704,8 +1998,8 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	bound = hi - lo + faults;
 	if (!pid && (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
 		if (split || faults > 0)
-			note(st, "model: the second callgrind pass (L2 as its D1, which tells L2 hits "
-			     "from L3 hits, and pages as its last level, which counts their first "
+			note(st, "model: the second pass (L2 as its first data cache, which tells L2 "
+			     "hits from L3 hits, and pages as its last level, which counts their first "
 			     "touches) was skipped (%s): %s%s; modelled cycles are low by at most "
 			     "%.0f (%.2f%%)",
 			     passes == 1 ? "GX_MODEL_PASSES=1" :
@@ -1720,36 +2014,52 @@ static double second_pass(struct model_state *st, const char *valgrind,
 		pid = spawn_second(st, valgrind, o, &why);
 	st->pass2 = 0;
 	if (pid < 0) {
-		note(st, "model: the second callgrind pass was not run (%s): the D1 misses L2 or L3 "
+		note(st, "model: the second pass was not run (%s): the D1 misses L2 or L3 "
 		     "served are priced as L2 hits, and no first touch of a page is priced", why);
 		free(why);
 		return price(st, SPLIT_L2);
 	}
-	s2 = reap_callgrind(pid, o, "callgrind-l2", false, st, &why);
+	s2 = reap_valgrind(pid, o, st->pass2_how, st, &why);
+	ran = st->pass2_how == PASS_LINES ? st->cl2.n : st->cg2.nr_insns;
+	ir2 = st->pass2_how == PASS_LINES ? st->cl2.totals[CG_IR] : st->cg2.totals[CG_IR];
 	/* a workload that took another path the second time (its input, the
 	 * clock, a random seed) ran other instructions: its misses are not
-	 * the first pass's */
-	if (s2 >= 0 && st->cg2.nr_insns &&
-	    fabs((double)st->cg2.totals[CG_IR] - (double)st->cg.totals[CG_IR]) >
-	    0.01 * (double)st->cg.totals[CG_IR]) {
-		note(st, "model: the second callgrind pass ran %" PRIu64 " instructions where the first "
+	 * the first pass's (cachegrind counts the exit's 1-2 K instructions
+	 * more than callgrind: a small program's difference) */
+	if (s2 >= 0 && ran &&
+	    fabs((double)ir2 - (double)st->cg.totals[CG_IR]) >
+	    fmax(0.01 * (double)st->cg.totals[CG_IR], MODEL_PASS_SLACK)) {
+		note(st, "model: the second pass ran %" PRIu64 " instructions where the first "
 		     "ran %" PRIu64 " (the workload took another path: %s); its counts are not used: "
 		     "the D1 misses L2 or L3 served are priced as L2 hits, and no first touch of a page "
-		     "is priced", st->cg2.totals[CG_IR], st->cg.totals[CG_IR], st->stdin_why ?
+		     "is priced", ir2, st->cg.totals[CG_IR], st->stdin_why ?
 		     st->stdin_why : "its input, the clock or a random seed");
 		free(why);
 		return price(st, SPLIT_L2);
 	}
-	st->have_pages = s2 >= 0 && st->cg2.nr_insns;
+	st->have_pages = s2 >= 0 && ran;
 	st->have_l2 = st->have_pages && st->geo[GEO_L2].size;
 	if (!st->have_pages) {
-		note(st, "model: the second callgrind pass failed (%s): %sno first touch of a page "
+		note(st, "model: the second pass failed (%s): %sno first touch of a page "
 		     "is priced", why ? why : "no output",
 		     split ? "L2 and L3 hits are priced as L3's, and " : "");
 		free(why);
 		return split ? price(st, SPLIT_L3) : price(st, SPLIT_L2);
 	}
 	free(why);
+	note(st, "model: the second pass ran under %s", st->pass2_how == PASS_LINES ?
+	     "cachegrind (half callgrind's time): its counts by source line are shared among each "
+	     "line's instructions by the first pass's misses" :
+	     "callgrind: functions without a symbol, one line to cachegrind, hold over 5% of the "
+	     "first pass's data misses (or GX_MODEL_SECOND=callgrind)");
+	if (st->pass2_how == PASS_LINES) {
+		pass_spread(st, &lost);
+		if (lost > 0.01)
+			note(st, "model: %.1f%% of the second pass's L2 misses and first touches were "
+			     "at source lines the first pass did not run: not priced", 100 * lost);
+	} else {
+		pass_take(st);
+	}
 	total = price(st, SPLIT_PASS);
 	{
 		uint64_t n = 0;
@@ -1785,7 +2095,7 @@ static void discard_outputs(const struct model_opts *o)
 	}
 	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
 	while ((de = readdir(d)) != NULL)
-		if (!strncmp(de->d_name, "callgrind", 9))
+		if (!strncmp(de->d_name, "callgrind", 9) || !strncmp(de->d_name, "cachegrind", 10))
 			unlinkat(o->dirfd, de->d_name, 0);
 	closedir(d);
 }
@@ -1806,6 +2116,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	gx_meta__init(&m);
 	cg_profile__init(&st.cg);
 	cg_profile__init(&st.cg2);
+	cg_lines__init(&st.cl2);
 	if (!valgrind) {
 		err = gx_fail(cause, GX_E_USAGE, "--model: valgrind not found on PATH: install "
 			      "the Debian package valgrind");
@@ -1832,10 +2143,12 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
 	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10);
+	/* an old result's Valgrind files (record --force) are not this run's */
+	discard_outputs(o);
 	stdin_state(&st);
 	t0 = gx_now_ns();
-	status = run_callgrind(valgrind, o, "callgrind", &st.geo[GEO_D1], st.geo[GEO_L3].size ? &st.geo[GEO_L3] :
-			       &st.geo[GEO_L2], true, &st, cause);
+	status = run_valgrind(valgrind, o, PASS_FULL, &st.geo[GEO_D1],
+			      st.geo[GEO_L3].size ? &st.geo[GEO_L3] : &st.geo[GEO_L2], &st, cause);
 	t1 = gx_now_ns();
 	if (status < 0) {
 		err = status;

@@ -32,6 +32,8 @@ enum cg_col {
 struct cg_insn {
 	uint32_t obj;		/* index into objs */
 	uint32_t fn;		/* index into fns + 1 (the last function it was listed under), 0: none */
+	uint32_t src;		/* its source file: index into srcs + 1, 0: none */
+	uint32_t line;		/* its source line, 0: none */
 	uint64_t addr;		/* as callgrind wrote it (see model.c: relative or not) */
 	uint64_t c[CG_NR];
 };
@@ -59,6 +61,8 @@ struct cg_profile {
 	size_t nr_insns, cap;
 	char **fns;		/* function names, callgrind's recursion mark ('2) dropped */
 	size_t nr_fns;
+	char **srcs;		/* source file names (fl=, fi=, fe=) */
+	size_t nr_srcs;
 	struct cg_jump *jumps;	/* in the files' order, one per line (not merged) */
 	size_t nr_jumps, cap_jumps;
 	struct cg_call *calls;
@@ -80,6 +84,34 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 		      char **cause);
 /* Column name ("Ir", "D1mr", ...), static. */
 const char *cg_col_name(enum cg_col c);
+
+/* One source line's self counts in a cachegrind output file: a line of
+ * a function in a file (names: indices into names), as cachegrind gives
+ * them (a function without debug information is one line 0 of file
+ * "???"; an unknown function's name is "???"). */
+struct cgl_line {
+	uint32_t file, fn, line;
+	uint64_t c[CG_NR];
+};
+
+struct cg_lines {
+	struct cgl_line *v;	/* in the files' order, not merged */
+	size_t n, cap;
+	char **names;		/* files' and functions' names */
+	size_t nr_names;
+	uint64_t totals[CG_NR];
+	unsigned files;		/* files read */
+	void *priv;
+};
+
+void cg_lines__init(struct cg_lines *p);
+void cg_lines__exit(struct cg_lines *p);
+/* Add the cachegrind file at path (its events: line; fl=, fn= and
+ * "LINE COSTS..." lines) to p. A malformed line is GX_E_FORMAT with
+ * *cause naming its number. */
+int cg_lines__read(struct cg_lines *p, const char *path, char **cause);
+int cg_lines__parse(struct cg_lines *p, const char *text, size_t len, const char *name,
+		    char **cause);
 
 /* ---- llvm-mca (mca.c) ----------------------------------------------------- */
 

@@ -6,7 +6,7 @@
 # JSON); check gates modelled CPI with 0 or 1, never 77; --max-regress on
 # instructions is exact over repeated runs; without valgrind (or llvm-mca)
 # on PATH, one line names the Debian package and no result is left. The
-# second callgrind pass runs only where it can matter; a chase beyond a
+# second pass runs only where it can matter; a chase beyond a
 # last level larger than peak's largest working set is a lower bound;
 # temporary files go to $TMPDIR.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
@@ -80,23 +80,26 @@ fake_caches() {	# DIR L2 L3
 	echo 16 >"$1/index3/ways_of_associativity"
 }
 fake_caches c16m 256K 16384K
-# the second callgrind pass (L2 as the last level: L2 hits told from L3
+pass2ran() {	# pass2ran DIR: the second pass's files are in DIR (callgrind's or cachegrind's)
+	ls "$1"/callgrind-l2.out.* "$1"/cachegrind-l2.out.* 2>/dev/null | grep -q .
+}
+# the second pass (L2 as the first data cache: L2 hits told from L3
 # hits) runs only where that split can change the cycles by 2% or more: a
 # latency chain (no misses) skips it and says so in meta.json and in
 # record's output; a chase through 8 MiB (L3 hits) runs it
 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record --model -o rskip -- "$WLM" lat_chain \
 	>/dev/null 2>rskip.err
 is "$?" 0 "lat_chain: recorded"
-ls rskip/callgrind-l2.out.* >/dev/null 2>&1
-ok $((! $?)) "lat_chain: no second callgrind pass"
-grep -q 'second callgrind pass .* was skipped (it could change them by less than 2%).* low by at most [0-9]* (0\.[0-9]*%)' rskip/meta.json
+pass2ran rskip
+ok $((! $?)) "lat_chain: no second pass"
+grep -q 'second pass .* was skipped (it could change them by less than 2%).* low by at most [0-9]* (0\.[0-9]*%)' rskip/meta.json
 ok $? "lat_chain: meta.json says the pass was skipped and the bound on the error"
-grep -q 'second callgrind pass .* was skipped' rskip.err
+grep -q 'second pass .* was skipped' rskip.err
 ok $? "lat_chain: record's output says so too"
 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model -o rpass -- "$WLM" chase_l3 \
 	>/dev/null 2>&1
 is "$?" 0 "chase_l3: recorded"
-ls rpass/callgrind-l2.out.* >/dev/null 2>&1
+pass2ran rpass
 ok $? "chase_l3 (8 MiB: more than L2, L3 hits): the second pass ran"
 grep -q 'was skipped' rpass/meta.json
 ok $((! $?)) "chase_l3: no skipped pass said"
@@ -116,7 +119,7 @@ is "$l2" "$ll" "lat_chain, skipped: l2-misses are the last level's"
 GX_MODEL_PASSES=1 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model -o rone -- \
 	"$WLM" chase_l3 >/dev/null 2>&1
 grep -q 'was skipped (GX_MODEL_PASSES=1)' rone/meta.json &&
-	! ls rone/callgrind-l2.out.* >/dev/null 2>&1
+	! pass2ran rone
 ok $? "GX_MODEL_PASSES=1: skipped where auto runs it"
 # the second pass runs the workload again, on the same input: standard
 # input from a file is read again from where the first pass began (the
@@ -126,11 +129,11 @@ ok $? "GX_MODEL_PASSES=1: skipped where auto runs it"
 head -c 2097152 /dev/zero >in.bin
 GX_MODEL_PASSES=2 "$GX_BIN" record -q --model -o rin -- cksum <in.bin >/dev/null 2>&1
 is "$?" 0 "cksum < file: recorded"
-ls rin/callgrind-l2.out.* >/dev/null 2>&1 && ! grep -q 'second callgrind pass ran' rin/meta.json
+pass2ran rin && ! grep -q 'second pass ran [0-9]' rin/meta.json
 ok $? "... the second pass read the file again: the same instructions"
 cat in.bin | GX_MODEL_PASSES=2 "$GX_BIN" record -q --model -o rpipe -- cksum >/dev/null 2>&1
 is "$?" 0 "cat file | cksum: recorded"
-grep -q 'second callgrind pass ran [0-9]* instructions where the first ran [0-9]* (the workload took another path: its standard input is a pipe or a socket, which a second run cannot read again: redirect it from a file); its counts are not used' rpipe/meta.json
+grep -q 'second pass ran [0-9]* instructions where the first ran [0-9]* (the workload took another path: its standard input is a pipe or a socket, which a second run cannot read again: redirect it from a file); its counts are not used' rpipe/meta.json
 ok $? "... the second pass, on an empty pipe, ran other instructions: not used, and said"
 read -r l2 ll _ <<<"$(l2count rpipe/meta.json)"
 is "$l2" "$ll" "... l2-misses are the last level's, as where no second pass ran"
@@ -296,7 +299,68 @@ else
 	skip 5 "no stored peak results, or record --model of interp failed"
 fi
 
-# first touches of pages: the second callgrind pass's last level is a
+# the second pass under cachegrind (half callgrind's time), which counts
+# by source line: each line's L2 misses and first touches shared among
+# its instructions by the first pass's misses; where functions without a
+# symbol (one line to cachegrind) hold the data misses, under callgrind.
+# The same counts either way where the lines tell the functions apart:
+# chase_l3's L2 misses (8 MiB: each step an L2 miss), touch's pages.
+near() {	# near A B PERCENT [SLACK]: A within PERCENT% of B (or SLACK of it)
+	python3 -c 'import sys
+a, b, p, s = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+sys.exit(0 if abs(a - b) <= max(p / 100 * abs(b), s) else 1)' "$1" "$2" "$3" "${4:-0}"
+}
+pages4=$((4194304 / $(getconf PAGESIZE)))
+for how in callgrind cachegrind; do
+	GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q \
+		--model -o "rch-$how" -- "$WLM" chase_l3 >/dev/null 2>&1 &&
+		GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 "$GX_BIN" record -q --model -o "rto-$how" -- \
+			"$WLM" touch 4 >/dev/null 2>&1
+	ok $? "GX_MODEL_SECOND=$how: chase_l3 and touch 4 recorded"
+done
+grep -q 'second pass ran under callgrind' rch-callgrind/meta.json &&
+	ls rch-callgrind/callgrind-l2.out.* >/dev/null 2>&1 &&
+	grep -q 'second pass ran under cachegrind' rch-cachegrind/meta.json &&
+	ls rch-cachegrind/cachegrind-l2.out.* >/dev/null 2>&1
+ok $? "... each says which tool ran the second pass, and keeps its files"
+a=$(est_of rch-callgrind l2-misses:modelled chase) b=$(est_of rch-cachegrind l2-misses:modelled chase)
+[ "$a" -gt 100000 ] && near "$b" "$a" 1
+ok $? "chase_l3: chase's L2 misses by source line as by instruction ($b, $a)"
+a=$(est_of rch-callgrind l2-misses:modelled "") b=$(est_of rch-cachegrind l2-misses:modelled "")
+near "$b" "$a" 1
+ok $? "... and the whole run's ($b, $a)"
+a=$(est_of rch-callgrind cycles:modelled chase) b=$(est_of rch-cachegrind cycles:modelled chase)
+near "$b" "$a" 2
+ok $? "... chase's modelled cycles ($b, $a)"
+a=$(est_of rto-callgrind page-faults:modelled run) b=$(est_of rto-cachegrind page-faults:modelled run)
+[ "$a" -ge "$pages4" ] && near "$b" "$a" 0 2
+ok $? "touch 4: run's first touches by source line as by instruction ($b, $a)"
+# auto: wl-model's functions have symbols: cachegrind; a stripped copy's
+# (all of them "???" to cachegrind): callgrind
+if command -v strip >/dev/null; then
+	strip -o wl-stripped "$WLM" &&
+		GX_MODEL_PASSES=2 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model \
+			-o rstrip -- ./wl-stripped chase_l3 >/dev/null 2>&1 &&
+		grep -q 'second pass ran under callgrind: functions without a symbol' rstrip/meta.json
+	ok $? "auto: a stripped program's second pass runs under callgrind"
+else
+	skip 1 "strip is absent (Debian package binutils)"
+fi
+GX_MODEL_PASSES=2 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q --model -o rch-auto -- \
+	"$WLM" chase_l3 >/dev/null 2>&1 &&
+	grep -q 'second pass ran under cachegrind' rch-auto/meta.json
+ok $? "auto: wl-model's (symbols, debug information) under cachegrind"
+once=$(est_of rch-auto instructions:exact "")
+# record --force over an old modelled result: its Valgrind files are not
+# this run's (they had been read too: twice the instructions, "2 threads")
+GX_MODEL_PASSES=2 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q -f --model -o rch-auto -- \
+	"$WLM" chase_l3 >/dev/null 2>&1
+is "$(est_of rch-auto instructions:exact "")" "$once" \
+	"record -f over a modelled result: its instructions once"
+grep -q 'threads (processes included)' rch-auto/meta.json
+ok $((! $?)) "... and no second thread said"
+
+# first touches of pages: the second pass's last level is a
 # cache of pages (a line a page), so each line it misses is a page touched
 # first, a page fault natively, given to the instruction that made it and
 # priced at the user time peak's page test measured a fault to cost (this
@@ -325,13 +389,13 @@ if [ -n "$peak_json" ] && setpage 20000 &&
 	ok $? "... each priced at peak's 20000 cycles, in run's memory cycles ($m)"
 	grep -q 'the workload touched [0-9]* pages first (page faults natively), each priced at 20000 cycles' rpg/meta.json
 	ok $? "... and the result says so"
-	ls rpg/callgrind-l2.out.* >/dev/null 2>&1
+	pass2ran rpg
 	ok $? "auto: the pass ran for the pages (they can cost more than 2%)"
 	# skipped, the bound on what it would have changed holds the pages
 	python3 - rpg1/meta.json "$((pages * 20000))" <<'PY'
 import json, re, sys
 w = " ".join(json.load(open(sys.argv[1])).get("warnings", []))
-m = re.search(r"second callgrind pass .* was skipped \(GX_MODEL_PASSES=1\): .*no first touch of "
+m = re.search(r"second pass .* was skipped \(GX_MODEL_PASSES=1\): .*no first touch of "
               r"a page is priced; modelled cycles are low by at most ([0-9]+)", w)
 sys.exit(0 if m and int(m.group(1)) >= int(sys.argv[2]) else 1)
 PY

@@ -1,9 +1,10 @@
 /*
  * test-model: src/model's parsers. The callgrind parser on a checked-in
  * callgrind.out (name and position compression, a call's inclusive cost
- * not counted as the caller's own, jumps and calls) against a golden of its counts
- * (GX_REGEN_GOLDEN=1 rewrites it: read the diff); malformed files give a
- * message naming the line; llvm-mca's batched output (three regions) and
+ * not counted as the caller's own, jumps and calls, each instruction's
+ * source file and line) against a golden of its counts (GX_REGEN_GOLDEN=1
+ * rewrites it: read the diff); malformed files give a message naming the
+ * line; a cachegrind file's lines (the model's second pass); llvm-mca's batched output (three regions) and
  * the -mcpu table; the L3 a model simulates where CPUID's figure is more
  * than one core can use, where temporary files go, and the machine's
  * costs read from peak's stored results (a farther level never cheaper).
@@ -37,8 +38,9 @@ static char *dump(const struct cg_profile *p)
 	for (size_t i = 0; i < p->nr_insns; i++) {
 		const struct cg_insn *in = &p->insns[i];
 
-		strbuf__addf(&sb, "%s 0x%llx %s", p->objs[in->obj], (unsigned long long)in->addr,
-			     in->fn ? p->fns[in->fn - 1] : "-");
+		strbuf__addf(&sb, "%s 0x%llx %s %s:%u", p->objs[in->obj],
+			     (unsigned long long)in->addr, in->fn ? p->fns[in->fn - 1] : "-",
+			     in->src ? p->srcs[in->src - 1] : "-", in->line);
 		for (int c = 0; c < CG_NR; c++)
 			if (in->c[c])
 				strbuf__addf(&sb, " %s=%llu", cg_col_name(c),
@@ -426,9 +428,126 @@ static void test_costs(void)
 	unsetenv("XDG_CACHE_HOME");
 }
 
+/* A source line's file is the last fl=, fi= or fe= (a call's cfi= and a
+ * jump's jfi= name the target's, in the same name space, and leave it);
+ * the line is the second position. */
+static void test_sources(void)
+{
+	static const char text[] = "version: 1\n"
+				   "positions: instr line\n"
+				   "events: Ir D1mr\n"
+				   "ob=(1) /bin/a\n"
+				   "fl=(1) a.c\n"
+				   "fn=(1) f\n"
+				   "0x100 10 1\n"
+				   "fi=(2) inl.h\n"
+				   "+4 +90 2 1\n"
+				   "cfi=(3) b.c\n"
+				   "cfn=(2) g\n"
+				   "calls=1 0x300 5\n"
+				   "+2 -80 1\n"
+				   "jfi=(4) c.c\n"
+				   "jump=1 0x400 7\n"
+				   "+2 * 1\n"
+				   "fe=(1)\n"
+				   "+2 +1 1\n"
+				   "fl=(3)\n"
+				   "fn=(2)\n"
+				   "0x300 5 1\n"
+				   "fi=(4)\n"
+				   "0x302 7 1\n";
+	static const struct { uint64_t addr; const char *src; unsigned line; } want[] = {
+		{ 0x100, "a.c", 10 }, { 0x104, "inl.h", 100 }, { 0x108, "inl.h", 20 },
+		{ 0x10a, "a.c", 21 }, { 0x300, "b.c", 5 }, { 0x302, "c.c", 7 },
+	};
+	struct cg_profile p;
+	char *cause = NULL;
+
+	cg_profile__init(&p);
+	is_int(cg_profile__parse(&p, text, sizeof(text) - 1, "src", &cause), 0,
+	       "fl, fi, fe, cfi and jfi parse (%s)", cause ? cause : "ok");
+	is_int((long)p.nr_insns, 6, "six instructions (a call's line is its inclusive cost)");
+	for (size_t i = 0; i < p.nr_insns && i < 6; i++) {
+		const struct cg_insn *c = &p.insns[i];
+
+		is_int((long)c->addr, (long)want[i].addr, "instruction %zu at 0x%llx", i,
+		       (unsigned long long)want[i].addr);
+		is_str(c->src ? p.srcs[c->src - 1] : "-", want[i].src, "... in %s", want[i].src);
+		is_int((long)c->line, (long)want[i].line, "... line %u", want[i].line);
+	}
+	free(cause);
+	cg_profile__exit(&p);
+}
+
+/* cachegrind's output: a function's lines in a file, self costs by the
+ * events line's names; two files add up; malformed lines name their
+ * number. */
+static void test_cachegrind(void)
+{
+	static const char text[] = "desc: I1 cache: 32768 B, 64 B, 8-way associative\n"
+				   "desc: D1 cache: 1048576 B, 64 B, 8-way associative\n"
+				   "cmd: ./a\n"
+				   "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\n"
+				   "fl=a.c\n"
+				   "fn=main\n"
+				   "10 5 0 0 2 1 1 1 0 0\n"
+				   "11 3 0 0 1 0 0 2 2 1\n"
+				   "fn=helper\n"
+				   "20 1\n"
+				   "fl=???\n"
+				   "fn=???\n"
+				   "0 7 0 0 3 3 0\n"
+				   "summary: 16 0 0 6 4 1 3 3 1\n";
+	static const struct {
+		int line;
+		const char *text, *why;
+	} bad_cg[] = {
+		{ __LINE__, "events: Ir\n10 1\n", ":2: a cost line before its events, file or function" },
+		{ __LINE__, "events: Ir\nfl=a\nfn=b\n99999999999 1\n", ":4: bad line number" },
+		{ __LINE__, "events: Ir\nfl=a\nfn=b\n10 1 2\n", ":4: bad cost" },
+		{ __LINE__, "events: Ir\nfl=a\nfn=b\n10 x\n", ":4: bad cost" },
+		{ __LINE__, "events: Ir\n%%%\n", ":2: not a cachegrind line" },
+		{ __LINE__, "# callgrind format\n", "not a cachegrind output file" },
+	};
+	struct cg_lines p;
+	char *cause = NULL;
+
+	cg_lines__init(&p);
+	is_int(cg_lines__parse(&p, text, sizeof(text) - 1, "cg", &cause), 0,
+	       "a cachegrind file parses (%s)", cause ? cause : "ok");
+	is_int(cg_lines__parse(&p, text, sizeof(text) - 1, "cg2", &cause), 0, "... twice");
+	is_int((long)p.n, 8, "four lines a file, not merged");
+	is_str(p.names[p.v[1].file], "a.c", "a line's file");
+	is_str(p.names[p.v[1].fn], "main", "... its function");
+	is_int((long)p.v[1].line, 11, "... its number");
+	is_int((long)(p.v[1].c[CG_D1MW] + p.v[1].c[CG_DLMW]), 3, "... its D1mw and DLmw");
+	is_str(p.names[p.v[2].fn], "helper", "a function after another in one file");
+	is_int((long)p.v[2].c[CG_IR], 1, "... trailing columns left out are 0");
+	is_str(p.names[p.v[3].fn], "???", "a function without a symbol");
+	is_int((long)p.totals[CG_IR], 32, "Ir summed over both files");
+	is_int((long)p.totals[CG_D1MR], 8, "D1mr summed");
+	is_int((long)p.nr_names, 4, "names kept once each (\"???\" a file's and a function's)");
+	is_int(p.files, 2, "two files read");
+	cg_lines__exit(&p);
+	for (size_t i = 0; i < sizeof(bad_cg) / sizeof(bad_cg[0]); i++) {
+		int err;
+
+		free(cause);
+		cause = NULL;
+		cg_lines__init(&p);
+		err = cg_lines__parse(&p, bad_cg[i].text, strlen(bad_cg[i].text), "f", &cause);
+		ok(err == GX_E_FORMAT && cause && strstr(cause, bad_cg[i].why),
+		   "line %d: %s (%s)", bad_cg[i].line, bad_cg[i].why, cause ? cause : "no error");
+		cg_lines__exit(&p);
+	}
+	free(cause);
+}
+
 int main(void)
 {
 	test_golden();
+	test_sources();
+	test_cachegrind();
 	test_bad();
 	test_paths();
 	test_miss_split();
