@@ -734,18 +734,19 @@ static size_t find_keyed(const struct cg_profile *p, const struct keyed *v, size
 static bool share_out(uint64_t x, const uint32_t *ks, size_t m, const uint64_t *w,
 		      const uint64_t *alt, uint64_t *out)
 {
-	long double sum = 0, cum = 0;
+	double sum = 0, cum = 0;
 	uint64_t given = 0;
 
 	for (size_t i = 0; i < m; i++)
-		sum += (long double)w[ks[i]];
+		sum += (double)w[ks[i]];
 	if (!(sum > 0))
 		return alt && x ? share_out(x, ks, m, alt, NULL, out) : !x;
 	for (size_t i = 0; i < m; i++) {
 		uint64_t upto;
 
-		cum += (long double)w[ks[i]];
-		upto = i + 1 == m ? x : (uint64_t)floorl(cum / sum * (long double)x);
+		/* truncated: the floor of a share (no libm: lazy-math.c) */
+		cum += (double)w[ks[i]];
+		upto = i + 1 == m ? x : (uint64_t)(cum / sum * (double)x);
 		if (upto < given)
 			upto = given;
 		if (upto > x)
@@ -1984,7 +1985,7 @@ static double second_pass(struct model_state *st, const char *valgrind,
 			  const struct model_opts *o, int passes)
 {
 	bool split = st->geo[GEO_L3].size && st->geo[GEO_L2].size;
-	double hi, lo, bound, faults, total, lost;
+	double hi, lo, bound, faults, total, lost, slack;
 	uint64_t ran, ir2;
 	char *why = NULL;
 	pid_t pid = st->pass2;
@@ -2026,9 +2027,10 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	 * clock, a random seed) ran other instructions: its misses are not
 	 * the first pass's (cachegrind counts the exit's 1-2 K instructions
 	 * more than callgrind: a small program's difference) */
-	if (s2 >= 0 && ran &&
-	    fabs((double)ir2 - (double)st->cg.totals[CG_IR]) >
-	    fmax(0.01 * (double)st->cg.totals[CG_IR], MODEL_PASS_SLACK)) {
+	slack = 0.01 * (double)st->cg.totals[CG_IR];
+	if (slack < MODEL_PASS_SLACK)
+		slack = MODEL_PASS_SLACK;
+	if (s2 >= 0 && ran && fabs((double)ir2 - (double)st->cg.totals[CG_IR]) > slack) {
 		note(st, "model: the second pass ran %" PRIu64 " instructions where the first "
 		     "ran %" PRIu64 " (the workload took another path: %s); its counts are not used: "
 		     "the D1 misses L2 or L3 served are priced as L2 hits, and no first touch of a page "
