@@ -166,6 +166,13 @@ struct model_block {
 	int region;		/* -1: not in the batch */
 };
 
+/* The Valgrind runs: the first pass, and the second's two ways (second_pass). */
+enum model_pass {
+	PASS_FULL,		/* callgrind, jumps and branches: DIR/callgrind.out.PID-NN */
+	PASS_INSNS,		/* callgrind, caches only: DIR/callgrind-l2.out.PID-NN */
+	PASS_LINES,		/* cachegrind: DIR/cachegrind-l2.out.PID */
+};
+
 struct model_state {
 	/* cg2 or cl2: the second pass (D1 = L2, LL = pages: second_pass),
 	 * callgrind's instructions or cachegrind's lines, or empty; pass_l2
@@ -174,7 +181,8 @@ struct model_state {
 	struct cg_profile cg, cg2;
 	struct cg_lines cl2;
 	uint64_t *pass_l2, *pass_pages;
-	int pass2_how;			/* its enum model_pass */
+	enum model_pass pass2_how;	/* how it ran */
+	bool pass2_forced;		/* by GX_MODEL_SECOND */
 	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from the second pass */
 	/* the workload's stdin, for the second pass to read again: a file's
 	 * offset at the start (-1: no file); why it may not (NULL: it can) */
@@ -1093,13 +1101,6 @@ static void list_outputs(const struct model_opts *o, const char *prefix, bool th
 	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
 }
 
-/* The Valgrind runs: the first pass, and the second's two ways (second_pass). */
-enum model_pass {
-	PASS_FULL,		/* callgrind, jumps and branches: DIR/callgrind.out.PID-NN */
-	PASS_INSNS,		/* callgrind, caches only: DIR/callgrind-l2.out.PID-NN */
-	PASS_LINES,		/* cachegrind: DIR/cachegrind-l2.out.PID */
-};
-
 static const char *const pass_prefix[] = { "callgrind", "callgrind-l2", "cachegrind-l2" };
 
 /* Starts one Valgrind run of argv, with d1 and ll as its D1 and last
@@ -1920,15 +1921,14 @@ static double faults_bound(const struct model_state *st)
 /* instructions the two passes may differ by, beyond 1%, on the same path */
 #define MODEL_PASS_SLACK 20000.0
 
-static enum model_pass second_how(const struct model_state *st)
+static enum model_pass second_how(const struct model_state *st, bool *forced)
 {
 	const char *e = getenv("GX_MODEL_SECOND");
 	uint64_t m1 = 0, m3 = 0, u1 = 0, u3 = 0;
 
-	if (e && !strcmp(e, "callgrind"))
-		return PASS_INSNS;
-	if (e && !strcmp(e, "cachegrind"))
-		return PASS_LINES;
+	*forced = e && (!strcmp(e, "callgrind") || !strcmp(e, "cachegrind"));
+	if (*forced)
+		return !strcmp(e, "callgrind") ? PASS_INSNS : PASS_LINES;
 	for (size_t k = 0; k < st->cg.nr_insns; k++) {
 		const struct cg_insn *c = &st->cg.insns[k];
 		uint64_t a = c->c[CG_D1MR] + c->c[CG_D1MW], b = c->c[CG_DLMR] + c->c[CG_DLMW];
@@ -1953,7 +1953,7 @@ static pid_t spawn_second(struct model_state *st, const char *valgrind,
 	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0)
 		return gx_fail(cause, -errno, "its standard input could not be read again: %s",
 			       strerror(errno));
-	st->pass2_how = second_how(st);
+	st->pass2_how = second_how(st, &st->pass2_forced);
 	return spawn_valgrind(valgrind, o, st->pass2_how, st->geo[GEO_L2].size ?
 			      &st->geo[GEO_L2] : &st->geo[GEO_D1], &pages, st, cause);
 }
@@ -2051,9 +2051,10 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	free(why);
 	note(st, "model: the second pass ran under %s", st->pass2_how == PASS_LINES ?
 	     "cachegrind (half callgrind's time): its counts by source line are shared among each "
-	     "line's instructions by the first pass's misses" :
+	     "line's instructions by the first pass's misses" : st->pass2_forced ?
+	     "callgrind (GX_MODEL_SECOND=callgrind)" :
 	     "callgrind: functions without a symbol, one line to cachegrind, hold over 5% of the "
-	     "first pass's data misses (or GX_MODEL_SECOND=callgrind)");
+	     "first pass's data misses");
 	if (st->pass2_how == PASS_LINES) {
 		pass_spread(st, &lost);
 		if (lost > 0.01)
