@@ -2,7 +2,11 @@
  * archive.c: a result's own copies of the files its samples hit, keyed by
  * build-id in perf's build-id cache layout (DIR/.build-id/xx/rest/elf and
  * .../debug), so the result symbolizes on another machine or after a
- * rebuild. Hard links where the file system allows, copies otherwise.
+ * rebuild. A file only root can change and that a package manager
+ * replaces (renames a new file over it) is hard-linked where the file
+ * system allows; every other file is copied (issue 41: `cp newbuild app`
+ * over a recorded, hard-linked app rewrote the "archived" copy, and the
+ * report showed 99% [unknown]).
  */
 #include "config.h"
 
@@ -117,14 +121,40 @@ static int copy_at(int in, int dfd, const char *name)
 	return err;
 }
 
+/* Directories whose root-owned files a package manager installs, and
+ * replaces by renaming a new file over the old: never written in place. */
+static const char *const system_dirs[] = { "/usr/", "/lib/", "/lib32/", "/lib64/", "/libx32/",
+					   "/bin/", "/sbin/", "/opt/" };
+
 /*
- * Hard link src as name under dfd, or copy it; *linked says which. The
- * file opened is the one linked (through /proc/self/fd), so what was
- * checked is what lands in the result; a setuid or setgid file is
- * copied, never linked: a link would keep that program, bits and all, in
- * the result's owner's hands after an upgrade replaced it.
+ * Whether a hard link to path (st its status) is safe: the file cannot be
+ * rewritten in place by anyone but root (owned by root, no group or other
+ * write bit), and, when we are root (who can write anything), it lies in
+ * a system directory. A user's build output (`cp newbuild app` writes the
+ * same inode) is copied.
  */
-static int link_or_copy(const char *src, int dfd, const char *name, bool *linked)
+static bool may_link(const char *path, const struct stat *st)
+{
+	if (st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH | S_ISUID | S_ISGID)))
+		return false;
+	if (geteuid() != 0)
+		return true;
+	for (size_t i = 0; i < sizeof(system_dirs) / sizeof(system_dirs[0]); i++)
+		if (!strncmp(path, system_dirs[i], strlen(system_dirs[i])))
+			return true;
+	return false;
+}
+
+/*
+ * Hard link src as name under dfd where may_link allows it
+ * (sys: src's path as the recording named it), or copy it; *linked says
+ * which. The file opened is the one linked (through /proc/self/fd), so
+ * what was checked is what lands in the result; a setuid or setgid file
+ * is copied, never linked: a link would keep that program, bits and all,
+ * in the result's owner's hands after an upgrade replaced it.
+ */
+static int link_or_copy(const char *src, const char *sys, int dfd, const char *name,
+			bool *linked)
 {
 	char proc[64];
 	struct stat st;
@@ -138,7 +168,7 @@ static int link_or_copy(const char *src, int dfd, const char *name, bool *linked
 		err = GX_E_FORMAT;
 		goto out;
 	}
-	if (!(st.st_mode & (S_ISUID | S_ISGID))) {
+	if (may_link(sys, &st)) {
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
 		*linked = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) == 0;
 		if (*linked) {
@@ -411,7 +441,7 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 			free(rel);
 			break;
 		}
-		e = link_or_copy(src, lfd, "elf", &linked);
+		e = link_or_copy(src, b->filename, lfd, "elf", &linked);
 		if (e) {
 			warn(o, "%s: not archived: %s", b->filename, gx_strerror(e));
 			st->skipped++;
@@ -423,7 +453,7 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 		st->linked += linked;
 		st->bytes += (uint64_t)size;
 		if (dbg) {
-			if (link_or_copy(dbg, lfd, "debug", &linked) == 0) {
+			if (link_or_copy(dbg, dbg + strlen(root), lfd, "debug", &linked) == 0) {
 				st->files++;
 				st->linked += linked;
 				st->bytes += (uint64_t)dsize;

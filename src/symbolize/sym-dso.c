@@ -163,11 +163,21 @@ static int try_file(struct sym_dso *dso, const char *path, char **why)
 
 			hex(want, dso->build_id, dso->build_id_size);
 			hex(got, bid, (size_t)n > 20 ? 20 : (size_t)n);
-			*why = xasprintf("%s: build-id mismatch: %s on disk, %s in the recording, and no "
-					 "archived copy: its samples are [unknown] (rebuilt since "
-					 "the recording? keep its result's .build-id archive, or "
-					 "give the old file with --search-path)",
-					 sym_dso__name(dso), got, want);
+			/* an archived copy that is not the recorded file: a
+			 * hard link (gexplore before issue 41 linked a user's
+			 * build) rewritten in place by `cp newbuild app` */
+			if (strstr(path, "/.build-id/"))
+				*why = xasprintf("%s: build-id mismatch: the result's archived copy "
+						 "holds %s, the recording %s (the program was "
+						 "overwritten in place after a hard link archived it): "
+						 "its samples are [unknown] (give the old file with "
+						 "--search-path)", sym_dso__name(dso), got, want);
+			else
+				*why = xasprintf("%s: build-id mismatch: %s on disk, %s in the "
+						 "recording, and no archived copy: its samples are "
+						 "[unknown] (rebuilt since the recording? keep its "
+						 "result's .build-id archive, or give the old file "
+						 "with --search-path)", sym_dso__name(dso), got, want);
 		}
 		elf_end(elf);
 		munmap(img, st.st_size);

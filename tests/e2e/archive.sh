@@ -62,6 +62,44 @@ build spin_third
 "$GX_BIN" report --json --by function r2 >d.json
 is "$(top d.json)" spin_rebuilt "gexplore archive's copy names the function after a rebuild"
 
+# a build overwritten in place (`cp` keeps the inode): the archived copy
+# is a copy, not a link to the same file, so it still names the recording
+cp prog prog.before
+build spin_inplace
+"$GX_BIN" record -q -o r5 -e cpu-clock -- ./prog >/dev/null
+keep=$(bid)
+ino=$(stat -c %i prog)
+cp prog prog.saved && build spin_overwrite && cat prog >prog.new && cat prog.new >prog
+check "the rebuild was written in place (same inode)" test "$(stat -c %i prog)" = "$ino"
+check "the user's program was copied into the archive, not hard-linked" \
+	test "$(stat -c %i "r5/.build-id/${keep:0:2}/${keep:2}/elf")" != "$ino"
+"$GX_BIN" report --json --by function r5 >f.json 2>f.err
+is "$(top f.json)" spin_inplace "overwritten in place: the archive still names the recorded function"
+check "... and no build-id warning" sh -c "! grep -q mismatch f.err"
+# a root-owned package file (libc, whose memset the program below runs)
+# is hard-linked: nobody rewrites it in place
+cat >libc.c <<'SRC'
+#include <string.h>
+static char buf[1 << 20];
+int main(void) { for (int i = 0; i < 4000; i++) memset(buf, i, sizeof(buf)); return buf[7] == 1; }
+SRC
+"$CC" -O1 -g -o libcprog libc.c && "$GX_BIN" record -q -o r6 -e cpu-clock -- ./libcprog >/dev/null
+libc=$(ldd libcprog | sed -n 's/.*=> \(\/[^ ]*libc\.so[^ ]*\).*/\1/p' | head -1)
+if [ -n "$libc" ] && [ "$(stat -c %u "$(readlink -f "$libc")")" = 0 ] &&
+	[ "$(stat -c %d "$(readlink -f "$libc")")" = "$(stat -c %d r6)" ]; then
+	lbid=$(readelf -n "$(readlink -f "$libc")" | sed -n 's/.*Build ID: *//p')
+	if [ -e "r6/.build-id/${lbid:0:2}/${lbid:2}/elf" ]; then
+		check "libc (root's, a package's file) is hard-linked" \
+			test "$(stat -c %i "r6/.build-id/${lbid:0:2}/${lbid:2}/elf")" = \
+			"$(stat -c %i "$(readlink -f "$libc")")"
+	else
+		skip 1 "no sample landed in libc"
+	fi
+else
+	skip 1 "libc is not root's or on another file system than the result"
+fi
+cp prog.before prog
+
 # the cap
 "$GX_BIN" record -q --archive-max 1K -o r3 -e cpu-clock -- ./prog >/dev/null
 check "--archive-max 1K: the program is not archived" test ! -e "r3/.build-id/$(bid | cut -c1-2)"
