@@ -61,12 +61,35 @@ static const struct cmd_option record_options[] = {
 	CMD_OPT_END(),
 };
 
+/* stdout is stderr until stdout_back(): the workload's standard output
+ * holds the workload's output alone. The saved stdout, or -1. */
+static int stdout_to_stderr(void)
+{
+	int out;
+
+	fflush(stdout);
+	out = dup(STDOUT_FILENO);
+	if (out >= 0)
+		dup2(STDERR_FILENO, STDOUT_FILENO);
+	return out;
+}
+
+static void stdout_back(int out)
+{
+	if (out < 0)
+		return;
+	fflush(stdout);
+	dup2(out, STDOUT_FILENO);
+	close(out);
+}
+
 /*
  * After a recording: `gexplore -- CMD` shows it (the TUI on a terminal,
  * else the text summary) and --check checks it, both from one opened
  * result. ret is the workload's status; the check's replaces it when the
  * workload succeeded. CMD's standard output is its own (`gexplore -- xz
- * -c f > f.xz`): what gexplore says goes to stderr, as perf record's.
+ * -c f > f.xz`, `record --check ... -- xz -c f > f.xz`): what gexplore
+ * says, the check's verdict included, goes to stderr, as perf record's.
  */
 static int after_record(struct record_cmd_opts *ro, const char *dir, bool then_report, int ret)
 {
@@ -85,12 +108,7 @@ static int after_record(struct record_cmd_opts *ro, const char *dir, bool then_r
 #endif
 	if (!show && !check)
 		return ret;
-	if (then_report) {	/* stdout is stderr until we are done */
-		fflush(stdout);
-		out = dup(STDOUT_FILENO);
-		if (out >= 0)
-			dup2(STDERR_FILENO, STDOUT_FILENO);
-	}
+	out = stdout_to_stderr();
 	if (check)
 		oo = *check_cmd_opts__open(ro->check);
 	if (gx_result__open(&res, dir, &oo, &cause) != 0) {
@@ -107,11 +125,7 @@ static int after_record(struct record_cmd_opts *ro, const char *dir, bool then_r
 		ret = check_run_result(ro->check, res);
 	gx_result__delete(res);
 out:
-	if (out >= 0) {
-		fflush(stdout);
-		dup2(out, STDOUT_FILENO);
-		close(out);
-	}
+	stdout_back(out);
 	return ret;
 }
 
@@ -153,7 +167,10 @@ static int record_repeat_check(struct record_cmd_opts *ro, int argc, char **argv
 		free(cause);
 		ret = cmd_record_exit(err);
 	} else {
+		int out = stdout_to_stderr();
+
 		ret = check_run(ro->check, dirs, ro->repeat);
+		stdout_back(out);
 	}
 	for (unsigned k = 0; dirs && k < ro->repeat; k++)
 		free(dirs[k]);

@@ -165,6 +165,18 @@ if can_sample; then
 		"record --check: the check's status"
 	is "$(rc "$X" record -q -o rec3 -e cpu-clock --check '--max cpu-clock=1' -- "$WL/wl-spin" 20)" 1 \
 		"record --check: a violated check fails the recording command"
+	# the workload's stdout is its own: the verdict goes to stderr
+	seq 1 20000 >want.out
+	"$X" record -q -o rec4 -e cpu-clock --check '--max cpu-clock=10s' -- seq 1 20000 >got.out 2>got.err
+	is $? 0 "record --check of seq: passes"
+	check "record --check leaves the program's stdout byte-identical" cmp -s want.out got.out
+	check "... and says the verdict on stderr" grep -q 'PASS' got.err
+	"$X" record -q -o rec5 -e cpu-clock --check '--max cpu-clock=1' -- seq 1 20000 >/dev/null 2>got.err
+	is $? 1 "record --check with stdout to /dev/null: a violated check exits 1"
+	check "... and shows the reason on stderr" grep -q 'FAIL' got.err
+	"$X" record -q -o rec6 -e cpu-clock --repeat 2 --check '--max cpu-clock=10s' -- seq 1 20000 >got.out 2>got.err
+	check "record --repeat 2 --check: stdout is the two runs' output alone" \
+		sh -c 'cat want.out want.out | cmp -s - got.out'
 	is "$(rc "$X" check --repeat 3 --record '-e cpu-clock' --max cpu-clock=1e15 -- "$WL/wl-spin" 20)" 0 \
 		"check --repeat 3 -- CMD records three runs and passes"
 	check "... printing the interval" grep -q '95% CI over 3 runs' out
