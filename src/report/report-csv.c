@@ -176,7 +176,7 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 		     md ? ",instructions_exact,cycles_modelled,cpi_modelled" : "",
 		     csv_off_header(in, by));
 	if (profile__nr_events(gx_result__profile(in)))
-		rows = report__pick(in, o, by, false, &nr, &more);
+		rows = report__pick(in, o, by, true, &nr, &more);
 	for (size_t i = 0; i < nr; i++) {
 		const struct profile_row *r = rows[i];
 
