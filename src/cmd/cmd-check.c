@@ -247,7 +247,10 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 		const char *then = c->spec.allow_incomplete ? "checked as it is (--allow-incomplete)" :
 				   "exit status 2 (--allow-incomplete checks it as it is)";
 
-		if (why && c->json)
+		if (!why && gx_result__stopped(runs[i]))	/* whole: checked */
+			cmd_warn("%s was %s: checked over what it ran until then",
+				 gx_esc(gx_result__path(runs[i])), gx_result__stopped(runs[i]));
+		else if (why && c->json)
 			cmd_warn("%s is incomplete: %s; %s", gx_result__path(runs[i]), why, then);
 		else if (why)
 			strbuf__addf(&out, "gexplore check: %s is INCOMPLETE: %s; %s\n",

@@ -505,12 +505,17 @@ out:
 	return err;
 }
 
+const char *gx_meta__stopped(const struct gx_meta *m)
+{
+	return m->status && !strcmp(m->status, GX_META_STATUS_INTERRUPTED) ?
+	       "stopped with Ctrl-C (SIGINT)" : NULL;
+}
+
 char *gx_meta__incomplete(const struct gx_meta *m)
 {
 	static const struct {
 		const char *status, *phrase;
 	} phrases[] = {
-		{ GX_META_STATUS_INTERRUPTED, "interrupted (SIGINT)" },
 		{ GX_META_STATUS_KILLED, "stopped by SIGTERM or SIGHUP" },
 		{ GX_META_STATUS_NOSPACE, "cut short: the disk was full" },
 		{ GX_META_STATUS_WRITE_ERROR, "cut short: writing perf.data failed" },
@@ -521,14 +526,16 @@ char *gx_meta__incomplete(const struct gx_meta *m)
 	const char *phrase = NULL;
 	char *s;
 
-	if ((!m->status || !strcmp(m->status, GX_META_STATUS_COMPLETE)) && !m->dropped_records)
-		return NULL;
+	if ((!m->status || !strcmp(m->status, GX_META_STATUS_COMPLETE) ||
+	     !strcmp(m->status, GX_META_STATUS_INTERRUPTED)) && !m->dropped_records)
+		return NULL;	/* a run stopped with Ctrl-C is whole up to the stop */
 	for (size_t i = 0; m->status && i < ARRAY_SIZE(phrases); i++)
 		if (!strcmp(m->status, phrases[i].status))
 			phrase = phrases[i].phrase;
 	if (phrase)
 		s = xstrdup(phrase);
-	else if (m->status && strcmp(m->status, GX_META_STATUS_COMPLETE))
+	else if (m->status && strcmp(m->status, GX_META_STATUS_COMPLETE) &&
+		 strcmp(m->status, GX_META_STATUS_INTERRUPTED))
 		s = xasprintf("status '%s'", m->status);
 	else
 		s = xstrdup("complete");

@@ -433,7 +433,8 @@ struct gx_meta {
 };
 
 #define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
-#define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore */
+#define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore: the user
+							 * stopped the run; whole */
 #define GX_META_STATUS_KILLED "killed"			/* SIGTERM or SIGHUP did */
 #define GX_META_STATUS_NOSPACE "no-space"		/* a write failed: disk full */
 #define GX_META_STATUS_WRITE_ERROR "write-error"	/* a write failed otherwise */
@@ -443,10 +444,15 @@ struct gx_meta {
 #define GX_META_COST_MEASURED "measured"	/* calibrated by this recording */
 #define GX_META_COST_CACHED "cached"		/* calibrated earlier on this machine and kernel */
 
-/* NULL when m says its recording is complete, else a short phrase for a
- * first line: "interrupted (SIGINT)", "out of disk space, 120 records
- * dropped". Owned by the caller. */
+/* NULL when m says its recording is complete (a run the user stopped with
+ * Ctrl-C included: whole up to the stop), else a short phrase for a first
+ * line: "stopped by SIGTERM or SIGHUP", "cut short: the disk was full,
+ * 120 records dropped". Owned by the caller. */
 char *gx_meta__incomplete(const struct gx_meta *m);
+/* A static phrase when the user stopped m's run (Ctrl-C, SIGINT) and its
+ * result is whole up to the stop: "stopped with Ctrl-C (SIGINT)"; else
+ * NULL. */
+const char *gx_meta__stopped(const struct gx_meta *m);
 
 void gx_meta__init(struct gx_meta *m);
 void gx_meta__exit(struct gx_meta *m);

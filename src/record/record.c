@@ -908,9 +908,12 @@ static void record_say(const struct record_state *r)
 				   r->dir, incomplete, st->records - m->dropped_records,
 				   m->dropped_records, st->lost_events);
 	else if (!r->ro.quiet)
-		record_notice__say(r->nt, RECORD_INFO, "recorded %s: %" PRIu64 " records, %" PRIu64
-				   " lost; 'gexplore report %s' to see it again", r->dir,
-				   st->records, st->lost_events, r->dir);
+		record_notice__say(r->nt, RECORD_INFO, "recorded %s%s%s%s: %" PRIu64 " records, %"
+				   PRIu64 " lost; 'gexplore report %s' to see it again", r->dir,
+				   gx_meta__stopped(m) ? " (" : "",
+				   gx_meta__stopped(m) ? gx_meta__stopped(m) : "",
+				   gx_meta__stopped(m) ? ")" : "", st->records, st->lost_events,
+				   r->dir);
 	free(incomplete);
 }
 

@@ -262,6 +262,8 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	strbuf__addf(sb, "gexplore report: %s", gx_esc(gx_result__path(in)));
 	if (gx_result__incomplete(in))
 		strbuf__addf(sb, " (INCOMPLETE: %s)", gx_result__incomplete(in));
+	else if (gx_result__stopped(in))
+		strbuf__addf(sb, " (%s)", gx_result__stopped(in));
 	strbuf__addstr(sb, "\n");
 	if (m && m->argv && m->argc) {
 		strbuf__addstr(sb, "  command   ");
@@ -483,6 +485,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
 	json_object_set_new(root, "incomplete", gx_result__incomplete(in) ?
 			    json_string(gx_utf8(gx_result__incomplete(in))) : json_null());
+	json_object_set_new(root, "stopped", gx_result__stopped(in) ?
+			    json_string(gx_result__stopped(in)) : json_null());
 	if (m && m->argv)
 		json_object_set_new(root, "command", json_strv(m->argv, m->argc));
 	else if (env->cmdline)

@@ -857,6 +857,10 @@ struct sym_session *gx_result__symbolizer(const struct gx_result *r)
 const struct mux_log *gx_result__mux(const struct gx_result *r) { return r->log; }
 size_t gx_result__nr_notes(const struct gx_result *r) { return r->nr_notes; }
 const char *gx_result__incomplete(const struct gx_result *r) { return r->incomplete; }
+const char *gx_result__stopped(const struct gx_result *r)
+{
+	return r->have_meta ? gx_meta__stopped(&r->meta) : NULL;
+}
 
 const char *gx_result__status(const struct gx_result *r)
 {

@@ -109,6 +109,9 @@ const struct mux_log *gx_result__mux(const struct gx_result *r);
  * no meta.json: still being recorded (its directory is locked) or cut
  * short (gexplore killed). Owned by r. A bare perf.data file: NULL. */
 const char *gx_result__incomplete(const struct gx_result *r);
+/* "stopped with Ctrl-C (SIGINT)" when the user stopped the run (the result
+ * is whole up to the stop, and checked as any), else NULL. Static. */
+const char *gx_result__stopped(const struct gx_result *r);
 /* How the recording ended, for JSON: meta.json's status ("complete",
  * "interrupted", "killed", "no-space", ...), "cut-short" or "being-recorded"
  * for a result directory without meta.json, "unknown" for a bare

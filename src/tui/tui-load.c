@@ -500,6 +500,9 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 		m->duration_s = (double)(st->last_time - st->first_time) / 1e9;
 	if (gx_result__incomplete(res))
 		tui_model__add_hint(m, "Incomplete recording: %s.", gx_result__incomplete(res));
+	else if (gx_result__stopped(res))
+		tui_model__add_hint(m, "The recording was %s: whole up to then.",
+				    gx_result__stopped(res));
 	for (size_t i = 0; i < gx_result__nr_notes(res); i++)
 		tui_model__add_hint(m, "%s", gx_result__note(res, i));
 	for (size_t i = 0; i < perf_reader__nr_warnings(r); i++)
