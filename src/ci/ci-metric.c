@@ -292,7 +292,8 @@ static char *event_list(const struct gx_result *r)
 static const char *no_pmu_note(const struct gx_result *r)
 {
 	return gx_result__meta(r) && !gx_result__meta(r)->pmu ?
-	       " (no PMU: hardware counters were unavailable where it was recorded)" : "";
+	       " (no PMU: hardware counters were unavailable where it was recorded; "
+	       "`gexplore record --model` models CPI without them)" : "";
 }
 
 /* Is evsel i the same counter as an earlier one (mux's reference event is
@@ -427,6 +428,52 @@ static bool node_of_any_model(const char *name)
 	}
 	td_strv_free(ids);
 	return found;
+}
+
+/* Keep cand as the suggestion for metric when it is nearer: a name that
+ * metric begins ("Frontend": Frontend_Bound) before one within 2 edits. */
+static void suggest_one(const char *metric, const char *cand, char **best, size_t *bd)
+{
+	size_t len = strlen(metric), d;
+
+	if (!cand)
+		return;
+	d = !strncasecmp(cand, metric, len) && len >= 3 ? 0 : 1 + gx_edit_distance(metric, cand, 2);
+	if (d < *bd || (d == *bd && d == 0 && *best && strlen(cand) < strlen(*best))) {
+		free(*best);
+		*best = xstrdup(cand);
+		*bd = d;
+	}
+}
+
+/* "; did you mean 'Frontend_Bound'?" for an unknown metric: the nearest
+ * of every model's metrics, cpi, ipc and r's events; "" when none is near.
+ * Allocated. */
+static char *suggest_metric(const struct gx_result *r, const char *metric)
+{
+	char **ids = NULL, *cause = NULL, *best = NULL, *s;
+	size_t bd = 4;
+
+	suggest_one(metric, "cpi", &best, &bd);
+	suggest_one(metric, "ipc", &best, &bd);
+	for (size_t i = 0; i < gx_result__nr_events(r); i++)
+		suggest_one(metric, gx_result__event(r, i)->name, &best, &bd);
+	if (td_model_list(NULL, &ids, &cause) == 0) {
+		for (size_t i = 0; ids[i]; i++) {
+			struct td_model *m;
+
+			if (td_model__load(ids[i], NULL, &m, &cause) != 0)
+				continue;
+			for (size_t k = 0; k < td_model__nr_nodes(m); k++)
+				suggest_one(metric, td_model__node(m, k)->name, &best, &bd);
+			td_model__delete(m);
+		}
+		td_strv_free(ids);
+	}
+	free(cause);
+	s = best ? xasprintf("; did you mean '%s'?", best) : xstrdup("");
+	free(best);
+	return s;
 }
 
 bool ci_metric_higher_is_better(const char *metric)
@@ -580,9 +627,15 @@ int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		return gx_fail(cause, CI_CANNOT_MEASURE, "%s: the %s model of %s has no metric %s%s",
 			       metric, gx_result__model_loaded(r) ? td_model__id(gx_result__model_loaded(r)) : "(none)", gx_result__path(r),
 			       metric, no_pmu_note(r));
-	return gx_fail(cause, -EINVAL,
-		       "unknown metric '%s': use a metric of the model (gexplore list), cpi, ipc, "
-		       "an event or EVENT/EVENT", metric);
+	{
+		char *hint = suggest_metric(r, metric);
+		int e = gx_fail(cause, -EINVAL, "unknown metric '%s': use a metric of the model "
+				"(gexplore list), cpi, ipc, an event or EVENT/EVENT%s", gx_esc(metric),
+				hint);
+
+		free(hint);
+		return e;
+	}
 }
 
 /* A hardware event on one core PMU (hybrid): its generic name, once, as

@@ -226,6 +226,57 @@ static int fail(const struct cmd_entry *e, struct cmd_args *a, const char *fmt, 
 	return 1;
 }
 
+/* The nearest long option by spelling (within 2 edits), for "did you mean". */
+struct nearest {
+	const char *name;
+	const char *best;
+	size_t bd;
+};
+
+static int near_one(const struct cmd_option *o, char *base, void *arg)
+{
+	struct nearest *n = arg;
+	size_t d;
+
+	(void)base;
+	if (!o->long_name)
+		return 0;
+	d = gx_edit_distance(n->name, o->long_name, 2);
+	if (d < n->bd)
+		n->bd = d, n->best = o->long_name;
+	return 0;
+}
+
+/* An unknown option: another command's ("report -g": record's), or the
+ * nearest of this command's by spelling; "" when neither. Static. */
+static const char *unknown_hint(const struct cmd_entry *e, const char *lname, size_t len,
+				char c)
+{
+	static char buf[160];
+	char *name = lname ? xstrndup(lname, len) : NULL;
+	struct nearest n = { .name = name, .bd = 3 };
+
+	buf[0] = 0;
+	if (name) {
+		walk(e->options, NULL, near_one, &n);
+		if (n.best)
+			snprintf(buf, sizeof(buf), "; did you mean '--%s'?", n.best);
+	}
+	for (const struct cmd_entry *const *o = cmd_table; !buf[0] && *o; o++) {
+		struct lookup l = { .name = name, .len = len, .c = c };
+
+		if (*o == e || !strcmp((*o)->name, e->name))
+			continue;
+		walk((*o)->options, NULL, lookup_one, &l);
+		if (l.exact.opt)
+			snprintf(buf, sizeof(buf), "; it is an option of 'gexplore %s'%s",
+				 (*o)->name, !strcmp((*o)->name, "record") ?
+				 " (record with it, then report the result)" : "");
+	}
+	free(name);
+	return buf;
+}
+
 static int is_help(const char *s)
 {
 	return !strcmp(s, "-h") || !strcmp(s, "--help");
@@ -254,7 +305,8 @@ static int parse_long(const struct cmd_entry *e, char *base, int argc, char **ar
 		strbuf__exit(&c.sb);
 		return r;
 	} else {
-		return fail(e, a, "unknown option '--%.*s'", (int)l.len, s);
+		return fail(e, a, "unknown option '--%.*s'%s", (int)l.len, s,
+			    unknown_hint(e, s, l.len, 0));
 	}
 	if (eq) {
 		if (f.opt->arg == CMD_ARG_NONE)
@@ -294,7 +346,7 @@ static int parse_short(const struct cmd_entry *e, char *base, int argc, char **a
 			return 1;
 		}
 		if (!l.exact.opt)
-			return fail(e, a, "unknown option '-%c'", *p);
+			return fail(e, a, "unknown option '-%c'%s", *p, unknown_hint(e, NULL, 0, *p));
 		if (l.exact.opt->arg != CMD_ARG_NONE) {
 			if (p[1]) {
 				arg = p + 1;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -93,6 +94,51 @@ static void list_candidates(const char *name)
 	fputc('\n', stderr);
 }
 
+/* Whether name is an executable on PATH. */
+static bool is_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	bool found = false;
+	char *dirs, *save = NULL;
+
+	if (!path || !*name)
+		return false;
+	dirs = xstrdup(path);
+	for (char *d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", *d ? d : ".", name);
+
+		found = access(f, X_OK) == 0;
+		free(f);
+	}
+	free(dirs);
+	return found;
+}
+
+/* An unknown command: the nearest one by spelling ("reprot"), or, for a
+ * program, the '--' that records it ("gexplore ./prog"). */
+static void unknown_command(const char *name)
+{
+	const struct cmd_entry *best = NULL;
+	size_t bd = 3;
+
+	for (const struct cmd_entry *const *e = cmd_table; *e; e++) {
+		size_t d = gx_edit_distance(name, (*e)->name, 2);
+
+		if (d < bd)
+			bd = d, best = *e;
+	}
+	if (best && !strchr(name, '/'))
+		cmd_error("unknown command '%s'; did you mean '%s'?%s%s", gx_esc(name),
+			  best->name, is_program(name) ? " To record the program, put '--' before "
+			  "it: gexplore -- " : " (see 'gexplore help')",
+			  is_program(name) ? gx_esc(name) : "");
+	else if (strchr(name, '/') || is_program(name))
+		cmd_error("unknown command '%s'; to record a program, put '--' before it: "
+			  "gexplore -- %s", gx_esc(name), gx_esc(name));
+	else
+		cmd_error("unknown command '%s'; see 'gexplore help'", gx_esc(name));
+}
+
 int cmd_flush_stdout(const char *what)
 {
 	int err;
@@ -168,7 +214,7 @@ int main(int argc, char **argv)
 		if (ambiguous)
 			list_candidates(argv[1]);
 		else
-			cmd_error("unknown command '%s'; see 'gexplore help'", argv[1]);
+			unknown_command(argv[1]);
 		return GX_EXIT_USAGE;
 	}
 	return finish(e->exec(argc - 1, argv + 1));

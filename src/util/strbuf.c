@@ -2,6 +2,7 @@
 
 #include "util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,4 +218,43 @@ const char *gx_utf8(const char *s)
 	s = ring[next];
 	next = (next + 1) % GX_ESC_RING;
 	return s;
+}
+
+size_t gx_edit_distance(const char *a, const char *b, size_t cap)
+{
+	size_t la = strlen(a), lb = strlen(b), best;
+	size_t *mem, *prev, *cur, *prev2;
+
+	if (la > 64 || lb > 64)
+		return cap + 1;
+	if ((la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	mem = xcalloc(3 * (lb + 1), sizeof(*mem));
+	prev2 = mem;
+	prev = prev2 + lb + 1;
+	cur = prev + lb + 1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t *t;
+
+		cur[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) !=
+						    tolower((unsigned char)b[j - 1]));
+			size_t d = prev[j] + 1 < cur[j - 1] + 1 ? prev[j] + 1 : cur[j - 1] + 1;
+
+			if (sub < d)
+				d = sub;
+			/* two neighbours swapped ("reprot") cost one */
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < d)
+				d = prev2[j - 2] + 1;
+			cur[j] = d;
+		}
+		t = prev2, prev2 = prev, prev = cur, cur = t;
+	}
+	best = prev[lb];
+	free(mem);
+	return best > cap ? cap + 1 : best;
 }

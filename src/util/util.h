@@ -229,6 +229,10 @@ int gx_libelf__open(char **cause);
  * text around it or pass for an escape. JSON has its own escaping
  * and the TUI draws through its canvas; neither uses this.
  */
+/* The edit distance of a and b (case-insensitive; an insertion, a deletion,
+ * a change or two neighbours swapped cost one), or cap + 1 when it is over
+ * cap (names over 64 bytes: always cap + 1). For "did you mean". */
+size_t gx_edit_distance(const char *a, const char *b, size_t cap);
 /* Append s[0..len) to sb, escaped. */
 void gx_escape(struct strbuf *sb, const char *s, size_t len);
 /* Append the NUL-terminated s (NULL: nothing) to sb, escaped. */

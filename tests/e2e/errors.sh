@@ -69,4 +69,31 @@ check "paranoid: the message and the manual both say CAP_PERFMON" \
 	sh -c "grep -q 'grant CAP_PERFMON' '$GX_SRCDIR/src/collect/session.c' && grep -q CAP_PERFMON '$M'"
 check "kptr_restrict: the warning is in the collector" \
 	grep -q 'kernel.kptr_restrict is %d): kernel samples show as \[kernel\]' "$GX_SRCDIR/src/collect/session.c"
+# A slip of the keys gets the likely meaning (issue 41): a misspelt command,
+# a program without '--', another command's option, a misspelt option, a
+# metric by part of its name; each one line, exit 2.
+while IFS=';' read -r want what; do
+	args=${what%%:*}
+	"$GX_BIN" $args >out 2>err
+	is "$?" 2 "$args: exit 2"
+	check "$args: says '$want'" grep -qF "$want" err
+	is "$(grep -c . err)" 1 "$args: one line"
+done <<'CASES'
+did you mean 'report'?;reprot: a misspelt command
+put '--' before it: gexplore -- ./prog;./prog: a program without '--'
+it is an option of 'gexplore record';report -g: record's option to report
+did you mean '--json'?;report --jsn: a misspelt option
+CASES
+gen_skl skl 800000000 >/dev/null 2>&1
+"$GX_BIN" check skl --max Frontend=0.3 >out 2>err
+is "$?" 2 "check --max Frontend=: exit 2"
+check "... says did you mean 'Frontend_Bound'" grep -qF "did you mean 'Frontend_Bound'?" err
+if can_sample; then
+	"$GX_BIN" record -q -o clk -e cpu-clock -- "$WL/wl-spin" 20 >/dev/null 2>&1
+	"$GX_BIN" check clk --max cpi=1 >out 2>err
+	is "$?" 77 "check --max cpi of a cpu-clock result: cannot measure (77)"
+	check "... and points to --model" grep -qF 'gexplore record --model' out
+else
+	skip 2 "perf_event_open of cpu-clock is not permitted here"
+fi
 done_testing

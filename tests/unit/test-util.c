@@ -282,8 +282,32 @@ static void test_files(void)
 	free(p);
 }
 
+static void test_edit_distance(void)
+{
+	static const struct {
+		int line;
+		const char *a, *b;
+		size_t cap, want;
+	} t[] = {
+		{ __LINE__, "report", "report", 2, 0 },
+		{ __LINE__, "reprot", "report", 2, 1 },	/* a swap is one */
+		{ __LINE__, "repot", "report", 2, 1 },
+		{ __LINE__, "REPORT", "report", 2, 0 },	/* case-insensitive */
+		{ __LINE__, "Retirng", "Retiring", 2, 1 },
+		{ __LINE__, "backend_bnd", "Backend_Bound", 2, 2 },
+		{ __LINE__, "xyzzy", "report", 2, 3 },	/* over the cap: cap + 1 */
+		{ __LINE__, "a", "abcdef", 2, 3 },	/* lengths alone over it */
+		{ __LINE__, "", "ab", 2, 2 },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		is_int((long)gx_edit_distance(t[i].a, t[i].b, t[i].cap), (long)t[i].want,
+		       "line %d: distance of '%s' and '%s'", t[i].line, t[i].a, t[i].b);
+}
+
 int main(void)
 {
+	test_edit_distance();
 	test_errors();
 	test_files();
 	test_lazylib();
