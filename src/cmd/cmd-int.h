@@ -187,6 +187,10 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 /* Print the report of an opened result (NULL opts: defaults); exit code. */
 struct gx_result;
 int report_print_result(struct gx_result *res, const struct report_cmd_opts *o);
+/* The text report right after its recording (`gexplore -- CMD`): the
+ * recording's warnings, when said as it ran (said), are counted, not
+ * repeated. */
+int report_print_recorded(struct gx_result *res, bool said);
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
 /* report --roofline (cmd-roofline.c): this machine's roofline with the

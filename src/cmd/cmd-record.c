@@ -120,7 +120,7 @@ static int after_record(struct record_cmd_opts *ro, const char *dir, bool then_r
 	for (size_t i = 0; show && i < gx_result__nr_notes(res); i++)
 		cmd_warn("%s", gx_result__note(res, i));
 	if (show)
-		report_print_result(res, NULL);
+		report_print_recorded(res, !ro->rec.quiet);
 	if (check)
 		ret = check_run_result(ro->check, res);
 	gx_result__delete(res);

@@ -113,6 +113,13 @@ int report_print(const char *result, const char *parent, const struct report_cmd
 	return ret;
 }
 
+int report_print_recorded(struct gx_result *res, bool said)
+{
+	struct report_cmd_opts o = { .r = { .limit = 10, .warnings_said = said } };
+
+	return report_print_result(res, &o);
+}
+
 /* --format pprof -o FILE: the exporter watches the walk of the result. */
 static int write_pprof(const char *input, const char *output, const struct report_cmd_opts *o)
 {

@@ -117,7 +117,8 @@ static int open_locked(const char *path, bool reuse, int *fd_out, char **cause)
 	if (!reuse && !fd_is_empty(fd)) {
 		close(fd);
 		return gx_fail(cause, -EEXIST, "result directory %s exists and is not empty; "
-			       "remove it or name another with -o", path);
+			       "overwrite it with -f (--force), remove it or name another with -o",
+			       path);
 	}
 	/* the result this one replaces ends here: renaming the new meta.json
 	 * over the old one made ext4 write the new one out there and then

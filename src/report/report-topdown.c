@@ -291,8 +291,8 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 			strbuf__addf(sb, "\nTop-down: %s.\n", gx_result__model_why(in));
 		else
 			strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has "
-					   "none of the CPU model's events\n(time hotspots above are "
-					   "still exact).\n");
+					   "none of the CPU model's events\n(the time hotspots above "
+					   "do not need them).\n");
 		free(cause);
 		td_view__exit(&v);
 		return 0;

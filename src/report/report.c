@@ -373,7 +373,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	report__text_offcpu(sb, in, o);
 	if (!any_hardware(in))
 		strbuf__addstr(sb, "\nTop-down: needs hardware counters; this recording has software "
-				   "events only\n(time hotspots above are still exact).\n");
+				   "events only\n(the time hotspots above do not need them).\n");
 	else
 		report_topdown_text(sb, in, o);
 
@@ -390,7 +390,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		for (char **l = low; *l; l++)
 			strbuf__addf(sb, "  - %s\n", gx_esc(*l));
 		strv_free(low);
-		for (size_t i = 0; m && i < m->nr_warnings; i++)
+		if (m && m->nr_warnings && o->warnings_said)
+			strbuf__addf(sb, "  - the recording's %zu warning%s, said above as it ran (also "
+				     "in meta.json)\n", m->nr_warnings, m->nr_warnings == 1 ? "" : "s");
+		for (size_t i = 0; m && !o->warnings_said && i < m->nr_warnings; i++)
 			strbuf__addf(sb, "  - %s\n", gx_esc(m->warnings[i]));
 		for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
 			strbuf__addf(sb, "  - %s\n", gx_esc(perf_reader__warning(gx_result__reader(in), i)));

@@ -459,7 +459,7 @@ static void build_events(struct gx_result *r)
 					 "and no cpu_core (P-core) event was recorded", other_core);
 	if (r->model && !r->nr_matched && !r->model_why)
 		r->model_why = xstrdup("top-down needs hardware counters: this recording has none "
-				       "of the CPU model's events (time hotspots are still exact)");
+				       "of the CPU model's events (the time hotspots do not need them)");
 }
 
 /* ---- opening -------------------------------------------------------------- */

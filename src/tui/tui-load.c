@@ -515,9 +515,13 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 static void add_hints(struct tui_model *m, struct gx_result *res)
 {
 	const struct profile *p = gx_result__profile(res);
+	const struct gx_meta *meta = gx_result__meta(res);
 	uint64_t inl, total = profile__total_period(p, m->clk);
+	bool said = false;	/* the recording's own warning said it: once is enough */
 
-	if (!m->pmu)
+	for (size_t i = 0; meta && i < meta->nr_warnings && !said; i++)
+		said = !strncmp(meta->warnings[i], "hardware counters are unavailable", 33);
+	if (!m->pmu && !m->modelled && !said)
 		tui_model__add_hint(m, "No PMU: the recording sampled software events (time "
 				       "hotspots only); top-down needs hardware counters.");
 	if (m->smt && !strcmp(m->smt, "on"))

@@ -35,7 +35,22 @@ check "the workload's module dominates" \
 check "default result names gx001, gx002" test -f gx001/perf.data -a -f gx002/perf.data
 is "$("$GX_BIN" report --json | jq -r .result)" "gx002" "report without RESULT opens the newest"
 check "-o on a non-empty directory is refused" sh -c "! '$GX_BIN' record -q -o r1 -- true 2>/dev/null"
+check "-o on a non-empty directory: the error names -f" \
+	sh -c "'$GX_BIN' record -q -o r1 -- true 2>&1 | grep -q 'overwrite it with -f (--force)'"
 check "-f reuses it" "$GX_BIN" record -q -f -o r1 -e cpu-clock -- true
+if ! jq -e '.pmu' r1/meta.json >/dev/null; then
+	"$GX_BIN" --no-tui -o once -- "$WL/wl-spin" 50 >once.txt 2>&1
+	is "$(grep -c 'hardware counters are unavailable' once.txt)" 1 \
+		"gexplore -- CMD without a PMU: the warning is said once, not again in the report"
+	check "... whose Warnings count it" grep -q "the recording's 1 warning, said above" once.txt
+	check "... and the report of the result alone says it" \
+		sh -c "'$GX_BIN' report once | grep -q '^  - hardware counters are unavailable'"
+	"$GX_BIN" tui --keys "" --dump 100x40 once >scr 2>/dev/null
+	is "$(grep -c 'hardware counters are unavailable\|No PMU' scr)" 1 "the TUI says no PMU once"
+	check "the top-down note does not call sampled hotspots exact" sh -c "! grep -q 'still exact' once.txt"
+else
+	skip 5 "this machine has a PMU"
+fi
 
 # gexplore [options] -- CMD records then prints the summary on stderr:
 # CMD's standard output is CMD's alone (gexplore -- xz -c f > f.xz).
