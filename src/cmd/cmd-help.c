@@ -26,7 +26,11 @@ static int cmd_help_exec(int argc, char **argv)
 		       "is slow. Commands (any unique prefix works):\n\n");
 		for (const struct cmd_entry *const *c = cmd_table; *c; c++)
 			printf("  %-10s %s\n", (*c)->name, (*c)->summary);
-		printf("\n'gexplore help COMMAND' shows a command's options; the manual is gexplore(1).\n");
+		printf("\nRecord options (gexplore [record options] -- CMD records, then shows the "
+		       "result;\n'gexplore record' takes the same):\n\n");
+		cmd_help_print_options(&cmd_record_entry);
+		printf("\n'gexplore help COMMAND' shows a command's options; the manual is gexplore(1)\n"
+		       "(before installing: man ./man/gexplore.1).\n");
 		return GX_EXIT_OK;
 	}
 	e = cmd_find(a.argv[0], &ambiguous);

@@ -513,6 +513,11 @@ static int help_line(const struct cmd_option *o, char *base, void *arg)
 	return 0;
 }
 
+void cmd_help_print_options(const struct cmd_entry *e)
+{
+	walk(e->options, NULL, help_line, NULL);
+}
+
 void cmd_help_print(const struct cmd_entry *e)
 {
 	printf("usage: gexplore %s [options]%s%s\n", e->name, e->usage && *e->usage ? " " : "",

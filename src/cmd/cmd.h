@@ -70,6 +70,8 @@ int cmd_write_stdout(const char *buf, size_t len, const char *what);
 int cmd_usage(const struct cmd_entry *e);
 /* Print e's usage line and one line per option to stdout (`--help`). */
 void cmd_help_print(const struct cmd_entry *e);
+/* e's options alone, a line each, as cmd_help_print shows them. */
+void cmd_help_print_options(const struct cmd_entry *e);
 /* Find a command by unique prefix; NULL with *ambiguous set when several match. */
 const struct cmd_entry *cmd_find(const char *name, bool *ambiguous);
 

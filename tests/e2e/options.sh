@@ -142,4 +142,10 @@ is "$(head -1 err)" "gexplore record: --slice: expected a number of milliseconds
 is "$?" 2 "an unknown option: exit 2"
 is "$(head -1 err)" "gexplore report: unknown option '--no-such-option'" "an unknown option: named"
 
+# `gexplore --help` lists the record options `gexplore -- CMD` takes
+"$GX_BIN" --help >top 2>&1
+check "gexplore --help lists record's options (--model, -g, -e)" \
+	sh -c "grep -q '^      --model' top && grep -q '^  -g ' top && grep -q '^  -e, --event' top"
+check "... and says how to read the manual before installing" grep -qF 'man ./man/gexplore.1' top
+
 done_testing
