@@ -893,6 +893,14 @@ static void record_say(const struct record_state *r)
 	const struct collect_stats *st = collect_session__stats(r->s);
 	const struct gx_meta *m = &r->meta;
 	char *incomplete = gx_meta__incomplete(m);
+	char ended[96] = "";
+
+	/* how the workload ended, where that is news: stopped, or a crash */
+	if (gx_meta__stopped(m))
+		snprintf(ended, sizeof(ended), " (%s)", gx_meta__stopped(m));
+	else if (m->term_signal)
+		snprintf(ended, sizeof(ended), " (the workload was killed by SIG%s)",
+			 sigabbrev_np(m->term_signal) ? sigabbrev_np(m->term_signal) : "?");
 
 	if (r->abandoned)
 		;	/* the third interrupt's line said it */
@@ -908,12 +916,9 @@ static void record_say(const struct record_state *r)
 				   r->dir, incomplete, st->records - m->dropped_records,
 				   m->dropped_records, st->lost_events);
 	else if (!r->ro.quiet)
-		record_notice__say(r->nt, RECORD_INFO, "recorded %s%s%s%s: %" PRIu64 " records, %"
+		record_notice__say(r->nt, RECORD_INFO, "recorded %s%s: %" PRIu64 " records, %"
 				   PRIu64 " lost; 'gexplore report %s' to see it again", r->dir,
-				   gx_meta__stopped(m) ? " (" : "",
-				   gx_meta__stopped(m) ? gx_meta__stopped(m) : "",
-				   gx_meta__stopped(m) ? ")" : "", st->records, st->lost_events,
-				   r->dir);
+				   ended, st->records, st->lost_events, r->dir);
 	free(incomplete);
 }
 

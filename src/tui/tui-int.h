@@ -294,6 +294,7 @@ int tui_disasm__culprit(const struct tui_disasm *d, size_t i, const char **why);
 struct tui_model {
 	/* run facts; strings owned */
 	char *title, *command, *cpu_desc, *model_id, *smt, *mux;
+	char *ended;		/* "killed by SIGSEGV", "exit 3": a workload that did not succeed, or NULL */
 	double duration_s;
 	uint64_t nr_samples, lost;
 	bool pmu;

@@ -447,6 +447,11 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 			strbuf__addf(&sb, "%s%s", i ? " " : "", env->cmdline[i]);
 	m->command = sb.len ? strbuf__detach(&sb) : xstrdup("?");
 	strbuf__exit(&sb);
+	if (meta && meta->term_signal && !gx_result__stopped(res))
+		m->ended = xasprintf("killed by SIG%s", sigabbrev_np(meta->term_signal) ?
+				     sigabbrev_np(meta->term_signal) : "?");
+	else if (meta && meta->exited && meta->exit_code)
+		m->ended = xasprintf("exit %d", meta->exit_code);
 	m->cpu_desc = xstrdup(meta && meta->cpu_desc ? meta->cpu_desc :
 			      env->cpudesc ? env->cpudesc : "unknown CPU");
 	m->smt = xstrdup(!meta || meta->smt < 0 ? "unknown" : meta->smt ? "on" : "off");

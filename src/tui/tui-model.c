@@ -302,6 +302,7 @@ void tui_model__delete(struct tui_model *m)
 	gx_free_strv(m->owned, m->nr_owned);
 	free(m->title);
 	free(m->command);
+	free(m->ended);
 	free(m->cpu_desc);
 	free(m->model_id);
 	free(m->smt);

@@ -231,6 +231,8 @@ static void build(struct summary_view *s, int width)
 	s->nr_nodes = 0;
 	s->width = width;
 	add(s, TS_NORMAL, -1, "Command  %s", m->command ? m->command : "?");
+	if (m->ended)
+		add(s, TS_WARN, -1, "Ended    %s", m->ended);
 	add(s, TS_NORMAL, -1, "Duration %.2f s   Samples %llu   Lost %llu", m->duration_s,
 	    (unsigned long long)m->nr_samples, (unsigned long long)m->lost);
 	add(s, TS_NORMAL, -1, "CPU      %s", m->cpu_desc ? m->cpu_desc : "?");

@@ -38,6 +38,16 @@ check "-o on a non-empty directory is refused" sh -c "! '$GX_BIN' record -q -o r
 check "-o on a non-empty directory: the error names -f" \
 	sh -c "'$GX_BIN' record -q -o r1 -- true 2>&1 | grep -q 'overwrite it with -f (--force)'"
 check "-f reuses it" "$GX_BIN" record -q -f -o r1 -e cpu-clock -- true
+# A crash is said where the run is summed up: record's last line, the TUI
+"$GX_BIN" record -o crashed -e cpu-clock -- sh -c "'$WL/wl-spin' 30 >/dev/null; kill -SEGV \$\$" \
+	>/dev/null 2>crash.err
+check "a crashed workload: record's last line says SIGSEGV" \
+	grep -q '^gexplore: recorded crashed (the workload was killed by SIGSEGV)' crash.err
+"$GX_BIN" tui --keys "" --dump 100x20 crashed >scr 2>/dev/null
+check "... and the TUI's summary" grep -q 'Ended    killed by SIGSEGV' scr
+"$GX_BIN" record -q -o failed3 -e cpu-clock -- sh -c 'exit 3' >/dev/null 2>&1
+"$GX_BIN" tui --keys "" --dump 100x20 failed3 >scr 2>/dev/null
+check "a workload's exit 3 in the TUI's summary" grep -q 'Ended    exit 3' scr
 if ! jq -e '.pmu' r1/meta.json >/dev/null; then
 	"$GX_BIN" --no-tui -o once -- "$WL/wl-spin" 50 >once.txt 2>&1
 	is "$(grep -c 'hardware counters are unavailable' once.txt)" 1 \
