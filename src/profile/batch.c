@@ -32,6 +32,7 @@ struct bsample {
 	const struct mproc *proc;	/* its process (NULL: none), while unwinding */
 	bool dwarf;			/* has a user stack to unwind */
 	int err;			/* the unwinder's */
+	bool cut;			/* stopped at the stack copy's end */
 	char *cause;
 	size_t nr_ips;
 };
@@ -113,6 +114,7 @@ static void unwind_one(struct batch *b, struct sym_unwinder *u, size_t i)
 		.find_map = bfind_map,
 		.ctx = &f,
 		.space = e->proc ? e->proc->space : 0,
+		.cut = &e->cut,
 	};
 
 	e->err = sym_unwinder__unwind(u, &in, &b->ips[i * (PROFILE_MAX_STACK + 1)],
@@ -266,6 +268,7 @@ static void batch__run(struct batch *b)
 		b->p->pre_ips = &b->ips[i * (PROFILE_MAX_STACK + 1)];
 		b->p->pre_nr = e->nr_ips;
 		b->p->pre_err = e->err;
+		b->p->pre_cut = e->cut;
 		b->p->pre_cause = e->cause;	/* the profile takes it */
 		e->cause = NULL;
 		profile__sample(&b->p->tool, &e->s);

@@ -188,6 +188,9 @@ struct profile {
 	uint64_t *read_enabled, *read_running;
 
 	uint64_t unwind_failures;
+	uint64_t dwarf_stacks;		/* samples unwound from a stack copy */
+	uint64_t stacks_cut;		/* of them, stopped at the copy's end */
+	uint64_t stack_copy;		/* the copy's size (bytes) */
 	char *unwind_why;
 
 	/* time slots (profile_opts.slot_of) and the current sample's slot */
@@ -214,6 +217,7 @@ struct profile {
 	const uint64_t *pre_ips;
 	size_t pre_nr;
 	int pre_err;
+	bool pre_cut;
 	char *pre_cause;
 	uint32_t frame_rinfo[PROFILE_MAX_STACK + 1];	/* rinfo of each ip */
 };

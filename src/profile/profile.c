@@ -329,6 +329,13 @@ uint64_t profile__unmapped_samples(const struct profile *p)
 	return p->unmapped;
 }
 
+uint64_t profile__stacks_cut(const struct profile *p, uint64_t *total, uint64_t *copy)
+{
+	*total = p->dwarf_stacks;
+	*copy = p->stack_copy;
+	return p->stacks_cut;
+}
+
 uint64_t profile__unwind_failures(const struct profile *p, const char **why)
 {
 	if (why)

@@ -259,6 +259,10 @@ uint64_t profile__unmapped_samples(const struct profile *p);
 /* Number of samples whose DWARF unwinding failed or was not possible
  * (their stack is just the sampled ip), and the first reason. */
 uint64_t profile__unwind_failures(const struct profile *p, const char **why);
+/* Of the samples unwound from a stack copy (--call-graph dwarf, *total),
+ * how many stopped because their callers lay above the copy (the copy's
+ * size, *copy bytes, cut them short). */
+uint64_t profile__stacks_cut(const struct profile *p, uint64_t *total, uint64_t *copy);
 
 /* ---- off-CPU time (record --off-cpu; offcpu.c) ---------------------------
  *

@@ -298,6 +298,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 	}
 	if (dwarf && n < max) {
 		struct unwind_ctx uc = { proc, NULL };
+		bool cut = false;
 		struct sym_unwind_input in = {
 			.abi = s->user_abi,
 			.regs_mask = s->user_regs_mask,
@@ -307,6 +308,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			.find_map = unwind_find_map,
 			.ctx = &uc,
 			.space = proc ? proc->space : 0,
+			.cut = &cut,
 		};
 		/* a user-mode sample: the unwinder's first ip is the leaf again */
 		size_t base = !kernel && n == 1 ? 0 : n, got = 0;
@@ -321,6 +323,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			got = p->pre_nr < max - base ? p->pre_nr : max - base;
 			memcpy(&p->ips[base], p->pre_ips, got * sizeof(*p->ips));
 			err = p->pre_err;
+			cut = p->pre_cut;
 			cause = p->pre_cause;
 			p->pre_cause = NULL;
 		} else {
@@ -330,6 +333,14 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			unwind_failed(p, err, cause);
 		else
 			free(cause);
+		p->dwarf_stacks++;
+		/* a copy the stack filled: the kernel copies less where the
+		 * whole stack fits, and then nothing lies above it */
+		if (cut && !err && s->stack_dyn_size >= s->stack_size) {
+			p->stacks_cut++;
+			if (s->stack_size > p->stack_copy)
+				p->stack_copy = s->stack_size;
+		}
 		for (size_t i = 0; i < got; i++) {
 			p->ip_kernel[base + i] = false;
 			if (i > 0 && p->ips[base + i])

@@ -380,8 +380,11 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	{
 		const char *why = NULL;
 		uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
+		uint64_t ndw, copy, ncut = profile__stacks_cut(gx_result__profile(in), &ndw, &copy);
+		bool cut = ncut && ncut * 100 >= ndw;	/* 1% or more */
 		char **low = running_warnings(in);
-		size_t nw = perf_reader__nr_warnings(gx_result__reader(in)) + (m ? m->nr_warnings : 0) + !!nuw;
+		size_t nw = perf_reader__nr_warnings(gx_result__reader(in)) + (m ? m->nr_warnings : 0) +
+			    !!nuw + cut;
 
 		for (char **l = low; *l; l++)
 			nw++;
@@ -397,6 +400,12 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 			strbuf__addf(sb, "  - %s\n", gx_esc(m->warnings[i]));
 		for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
 			strbuf__addf(sb, "  - %s\n", gx_esc(perf_reader__warning(gx_result__reader(in), i)));
+		if (cut)
+			strbuf__addf(sb, "  - %" PRIu64 " of %" PRIu64 " stacks (%.0f%%) stop short: their "
+				     "callers lay above the %" PRIu64 "-byte stack copy; record with a "
+				     "larger one (--call-graph dwarf,%" PRIu64 ")\n", ncut, ndw,
+				     100.0 * (double)ncut / (double)ndw, copy,
+				     copy >= 32768 ? 65528 : copy * 4 > 65528 ? 65528 : copy * 4);
 		if (nuw)
 			strbuf__addf(sb, "  - %" PRIu64 " sample%s could not be unwound (%s); their "
 				     "stacks stop at the sampled function\n",
@@ -602,8 +611,10 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	{
 		const char *why = NULL;
 		uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
+		uint64_t ndw, copy, ncut = profile__stacks_cut(gx_result__profile(in), &ndw, &copy);
 
 		json_object_set_new(root, "unwind_failures", report__json_u64(nuw));
+		json_object_set_new(root, "stacks_cut", report__json_u64(ncut));
 	}
 	if (report__offcpu(in))
 		json_object_set_new(root, "off_cpu", report__json_offcpu(in, o));

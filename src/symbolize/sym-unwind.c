@@ -49,12 +49,17 @@ GX_LAZYLIB_DEFINE(libunwind, UNW_FNS, "libunwind-x86_64.so.8", "libunwind8")
 #define MAX_KNOWN 16
 #define SYNTH_BASE 0x4000000000000000ull	/* synthetic search tables (below) */
 
+/* How far above sp a read still counts as the thread's stack (its default
+ * size is 8 MiB; a larger one is rarer than the frames it would cost). */
+#define STACK_REACH (64ull << 20)
+
 struct unwind_ctx {
 	struct sym_session *s;
 	const struct sym_unwind_input *in;
 	uint64_t regs[NR_PERF_REGS];
 	uint32_t have;			/* bit per perf register */
 	uint64_t sp;
+	bool past_copy;			/* a read above the stack copy was asked */
 	/* modules met so far with their load bias (process addr - ELF vaddr) */
 	struct {
 		struct sym_dso *dso;
@@ -159,6 +164,10 @@ static int read_word(struct unwind_ctx *c, uint64_t addr, uint64_t *val)
 		memcpy(val, (const char *)c->in->stack + (addr - c->sp), 8);
 		return 0;
 	}
+	/* the caller's frame lies above what the kernel copied: the stack
+	 * (8 MiB by default) goes on where the copy ends */
+	if (addr >= c->sp + c->in->stack_size && addr - c->sp < STACK_REACH)
+		c->past_copy = true;
 	if (addr >= SYNTH_BASE && addr < SYNTH_BASE + ((uint64_t)c->s->nr_dsos << 32)) {
 		struct sym_dso *d = c->s->dsos[(addr - SYNTH_BASE) >> 32];
 		uint64_t off = (addr - SYNTH_BASE) & 0xffffffffull;
@@ -525,6 +534,8 @@ int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *
 		n = unwind_cfi(u, c, ips, max);
 		*nr = n;
 		u->frames += n;
+		if (in->cut)
+			*in->cut = c->past_copy && n < max;
 		return 0;
 	}
 	ips[n++] = c->regs[SYM_X86_IP];
@@ -542,6 +553,8 @@ int sym_unwinder__unwind(struct sym_unwinder *u, const struct sym_unwind_input *
 	}
 	*nr = n;
 	u->frames += n;
+	if (in->cut)
+		*in->cut = c->past_copy && n < max;
 	return 0;
 }
 

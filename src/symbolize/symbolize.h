@@ -298,6 +298,10 @@ struct sym_unwind_input {
 	 * nothing learnt is kept from one call to the next.
 	 */
 	uint64_t space;
+	/* out, optional: set true when the chain stopped because it needed
+	 * stack bytes above the copy (the copy's size cut it short: record
+	 * with a larger --call-graph dwarf,SIZE), else false */
+	bool *cut;
 };
 
 /*

@@ -526,6 +526,15 @@ static void add_hints(struct tui_model *m, struct gx_result *res)
 
 	for (size_t i = 0; meta && i < meta->nr_warnings && !said; i++)
 		said = !strncmp(meta->warnings[i], "hardware counters are unavailable", 33);
+	{
+		uint64_t ndw, copy, ncut = profile__stacks_cut(p, &ndw, &copy);
+
+		if (ncut && ncut * 100 >= ndw)
+			tui_model__add_hint(m, "%.0f%% of the stacks stop short at the %llu-byte stack "
+					    "copy: record with a larger --call-graph dwarf,SIZE.",
+					    100.0 * (double)ncut / (double)ndw,
+					    (unsigned long long)copy);
+	}
 	if (!m->pmu && !m->modelled && !said)
 		tui_model__add_hint(m, "No PMU: the recording sampled software events (time "
 				       "hotspots only); top-down needs hardware counters.");

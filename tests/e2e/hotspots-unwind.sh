@@ -37,6 +37,19 @@ check "dwarf: the call site in chain_b is a line with a total (ip - 1)" \
 	jq -e --argjson l "$(grep -n 'x = chain_c(x ^ 0x55);' "$GX_SRCDIR/tests/workloads/wl-nofp-chain.c" | cut -d: -f1)" \
 	'[.lines[] | select(.function == "chain_b" and .line == $l and .total_share > 0.9)] | length == 1' dw.json
 is "$(jq .unwind_failures dw.json)" 0 "dwarf: every sample unwound"
+# (a sample at _start, whose copy ends at the environment, may read above it)
+check "dwarf: under 1% of the stacks cut by the 4096-byte copy ($(jq .stacks_cut dw.json) of $n): they reach _start" \
+	jq -e '.stacks_cut * 100 < .samples' dw.json
+check "... and the report does not say any stop short" sh -c "! '$GX_BIN' report dw | grep -q 'stop short'"
+# a copy too small for the stack: the stacks that stop short are counted,
+# and the report says which size to record with
+"$GX_BIN" record -q -o cut -e cpu-clock --call-graph dwarf,512 -- "$WL/wl-deep-calls" 200 >/dev/null 2>&1
+"$GX_BIN" report --json cut >cut.json
+check "dwarf,512 on deep calls: most stacks are counted as cut ($(jq .stacks_cut cut.json) of $(jq .samples cut.json))" \
+	jq -e '.stacks_cut * 2 > .samples' cut.json
+"$GX_BIN" report cut >cut.txt
+check "... and the report says so, with a larger size to record with" \
+	grep -qE 'stacks \([0-9]+%\) stop short: their callers lay above the 512-byte stack copy; record with a larger one \(--call-graph dwarf,2048\)' cut.txt
 "$GX_BIN" report --by callpath --limit 1 dw >cp.txt
 check "--by callpath shows the chain" grep -q 'wl-nofp-chain: _start;.*main;chain_a;chain_b;chain_c$' cp.txt
 
