@@ -436,13 +436,17 @@ static void fill_groups(struct pd_env *env, const struct collect_session *s)
 	}
 }
 
-/* Build ids of the files samples hit, read back from what was written. */
-static void add_build_ids(const char *data, struct pd_env *env, struct gx_meta *m)
+/* Build ids of the files samples hit, read back from what was written;
+ * a failure is said now and kept in meta.json. */
+static void add_build_ids(const struct record_notice *nt, const char *data, struct pd_env *env,
+			  struct gx_meta *m)
 {
 	char *cause = NULL;
 
-	if (pd_collect_build_ids_file(data, env, &cause) != 0)
+	if (pd_collect_build_ids_file(data, env, &cause) != 0) {
 		gx_meta__add_warning(m, "build ids not collected: %s", cause);
+		record_notice__say(nt, RECORD_WARN, "build ids not collected: %s", cause);
+	}
 	free(cause);
 }
 
@@ -784,12 +788,14 @@ static void wrapup_test_delay(struct record_state *r)
 }
 
 /* The archive of the sampled files in dir/.build-id; what cannot be
- * archived goes to meta's warnings. */
+ * archived is said now (issue 41: root's skips were in meta.json alone)
+ * and goes to meta's warnings. */
 static void warn_meta(void *ctx, const char *msg)
 {
 	struct record_state *r = ctx;
 
 	gx_meta__add_warning(&r->meta, "archive: %s", msg);
+	record_notice__say(r->nt, RECORD_WARN, "archive: %s", msg);
 }
 
 static bool archive_stop(void *ctx)
@@ -807,9 +813,12 @@ static void record_archive(struct record_state *r, struct gx_meta *meta)
 	struct pd_archive_stats st;
 	char *cause = NULL;
 
-	if (pd_archive(r->dir, &r->env, &o, &st, &cause) != 0)
+	if (pd_archive(r->dir, &r->env, &o, &st, &cause) != 0) {
 		gx_meta__add_warning(meta, "archive: %s; the result needs the recorded files to "
 				     "show function names", cause);
+		record_notice__say(r->nt, RECORD_WARN, "archive: %s; the result needs the recorded "
+				   "files to show function names", cause);
+	}
 	else if (!r->ro.quiet && st.files)
 		record_notice__say(r->nt, RECORD_INFO, "archived %zu file%s (%.1f MiB, %zu hard "
 				   "link%s) in %s/.build-id", st.files, st.files == 1 ? "" : "s",
@@ -845,7 +854,7 @@ static int record_finish(struct record_state *r, int err, int argc, char **argv)
 		 * the wrap-up at any step from here */
 		perf_writer__flush(r->w);
 		if (!wrapup_stop(r))
-			add_build_ids(r->data, &r->env, m);
+			add_build_ids(r->nt, r->data, &r->env, m);
 		wrapup_test_delay(r);
 		if (!wrapup_stop(r) && perf_writer__finish(r->w, &r->env, &cause) != 0) {
 			record_notice__say(r->nt, RECORD_ERROR, "%s", cause);

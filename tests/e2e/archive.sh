@@ -104,6 +104,9 @@ cp prog.before prog
 "$GX_BIN" record -q --archive-max 1K -o r3 -e cpu-clock -- ./prog >/dev/null
 check "--archive-max 1K: the program is not archived" test ! -e "r3/.build-id/$(bid | cut -c1-2)"
 check "... and meta.json says why" sh -c "jq -r '.warnings[]' r3/meta.json | grep -q 'archive-max'"
+"$GX_BIN" record -o r3b --archive-max 1K -e cpu-clock -- ./prog >/dev/null 2>r3b.err
+check "... and record says so on stderr too, not only in meta.json" \
+	grep -q '^gexplore: warning: archive: .*not archived, over the 0 MiB cap (--archive-max)' r3b.err
 "$GX_BIN" record -q --archive-max lots -o r4 -e cpu-clock -- ./prog >/dev/null 2>&1
 is $? 2 "--archive-max lots: a usage error"
 
