@@ -423,9 +423,14 @@ json_t *model_machine__to_json(const struct model_machine *mm)
 		json_object_set_new(doc, "title", json_string(gx_utf8(mm->title)));
 	json_object_set_new(pr, "mcpu", price_json(json_string(gx_utf8(mm->mcpu)),
 						   mm->mcpu_source));
-	for (int p = 0; p < MP_NR; p++)
-		json_object_set_new(pr, prices[p].key, price_json(json_real(mm->price[p]),
-								  mm->source[p]));
+	for (int p = 0; p < MP_NR; p++) {
+		double v = mm->price[p];
+		/* whole figures as integers: a byte count keeps every digit */
+		json_t *j = v == (double)(json_int_t)v && fabs(v) < 9e15 ?
+			    json_integer((json_int_t)v) : json_real(v);
+
+		json_object_set_new(pr, prices[p].key, price_json(j, mm->source[p]));
+	}
 	json_object_set_new(doc, "prices", pr);
 	return doc;
 }
