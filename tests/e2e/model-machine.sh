@@ -17,11 +17,14 @@ command -v llvm-mca >/dev/null 2>&1 ||
 	skip_all "llvm-mca is not installed (Debian package llvm; ./bootstrap installs it)"
 [ -x "$WLM" ] || skip_all "no $WLM (make check builds it)"
 
-# one pass (the second changes nothing of what is compared here), lat_chain
-rec() {	# rec OUT [ARGS...]: record --model of lat_chain into OUT
-	local out=$1
-	shift
-	GX_MODEL_PASSES=1 "$GX_BIN" record -q "$@" -o "$out" -- "$WLM" lat_chain >/dev/null 2>&1
+# one pass (the second changes nothing of what is compared here), lat_chain;
+# HOME is h0 or h1, the same length: the environment's size changes the
+# dynamic loader's instructions
+rec() {	# rec HOME OUT [ARGS...]: record --model of lat_chain into OUT
+	local home=$1 out=$2
+	shift 2
+	HOME=$TMP/$home XDG_CACHE_HOME='' GX_MODEL_PASSES=1 "$GX_BIN" record -q "$@" -o "$out" \
+		-- "$WLM" lat_chain >/dev/null 2>&1
 }
 count() {	# count RESULT EVENT: meta.json's count of EVENT
 	python3 -c 'import json, sys
@@ -46,8 +49,7 @@ for e in d.get("latency", []):
 json.dump(d, open(sys.argv[1], "w"))
 PY
 then
-	HOME=$TMP/h0 XDG_CACHE_HOME= rec rempty --model &&
-		HOME=$TMP/h1 XDG_CACHE_HOME= rec rpeak --model
+	rec h0 rempty --model && rec h1 rpeak --model
 	ok $? "record --model with an empty HOME and with one holding peak's results"
 	c0=$(count rempty cycles:modelled) c1=$(count rpeak cycles:modelled)
 	i0=$(count rempty instructions:exact) i1=$(count rpeak instructions:exact)
@@ -68,7 +70,7 @@ PY
 	ok $? "meta.json names the description (a shipped one) and every price with its source"
 else
 	skip 3 "gexplore peak -q failed here"
-	rec rempty --model
+	rec h0 rempty --model
 fi
 name=$(python3 -c 'import json; print(json.load(open("rempty/meta.json"))["model_machine"]["name"])')
 
@@ -81,7 +83,7 @@ d["prices"]["mispredict"] = {"value": d["prices"]["mispredict"]["value"] * 10,
                              "source": "tests/e2e/model-machine.sh: ten times the shipped"}
 json.dump(d, open(sys.argv[2], "w"))
 PY
-rec rdear --model=dear.json
+rec h0 rdear --model=dear.json
 ok $? "record --model=dear.json"
 cd0=$(count rempty cycles:modelled) cd1=$(count rdear cycles:modelled)
 [ "${cd1:-0}" -gt "${cd0:-0}" ] && [ "$(count rdear instructions:exact)" = "$(count rempty instructions:exact)" ]
@@ -143,7 +145,7 @@ print("# measured:", " ".join(meas))
 sys.exit(0 if d["schema"] == "gexplore-machine 1" and "ghz" in meas and len(p) >= 19 else 1)
 PY
 ok $? "... a description, its clock measured here"
-rec rsaved --model=saved.json
+rec h0 rsaved --model=saved.json
 ok $? "record --model=saved.json reads it"
 # a figure that varies between runs beyond the bound is not saved
 GX_TEST_PEAK_VARY=mispredict "$GX_BIN" peak -q --tests branch --save vary.json >/dev/null \

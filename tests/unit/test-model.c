@@ -448,6 +448,53 @@ static void test_desc_bad(void)
 	}
 }
 
+/* Two results' descriptions as meta.json stores them: the same name and
+ * prices compare, another price or name or none stops the comparison,
+ * in one line naming both. */
+static void test_differs(void)
+{
+	char *zen3 = src_path("machines/zen3.json"), *cause = NULL, *why;
+	struct model_machine mm;
+	struct gx_meta_machine a, b, none = { 0 };
+
+	if (model_machine__load(&mm, zen3, &cause) != 0) {
+		skip(5, "machines/zen3.json does not read");
+		free(cause);
+		free(zen3);
+		return;
+	}
+	model_machine__to_meta(&mm, &a);
+	model_machine__to_meta(&mm, &b);
+	ok(gx_meta_machine__differs(&a, "r1", &b, "r2") == NULL, "the same description: compared");
+	mm.price[MP_MISPREDICT] = 20;
+	gx_meta_machine__exit(&b);
+	model_machine__to_meta(&mm, &b);
+	why = gx_meta_machine__differs(&a, "r1", &b, "r2");
+	ok(why && strstr(why, "r1 was priced with machine description 'zen3'") &&
+	   strstr(why, "r2 with 'zen3'") && strstr(why, "mispredict 14 against 20") &&
+	   !strchr(why, '\n'), "another mispredict: one line naming both (%s)", why ? why : "none");
+	free(why);
+	mm.price[MP_MISPREDICT] = 14;
+	gx_meta_machine__exit(&b);
+	model_machine__to_meta(&mm, &b);
+	free(b.name);
+	b.name = xstrdup("other");
+	why = gx_meta_machine__differs(&a, "r1", &b, "r2");
+	ok(why && strstr(why, "same prices, another name"), "another name: not compared (%s)",
+	   why ? why : "none");
+	free(why);
+	why = gx_meta_machine__differs(&a, "r1", &none, "r2");
+	ok(why && strstr(why, "no machine description"), "a result without one: not compared (%s)",
+	   why ? why : "none");
+	free(why);
+	ok(gx_meta_machine__differs(&none, "r1", &none, "r2") == NULL,
+	   "neither has one (measured results): compared");
+	gx_meta_machine__exit(&a);
+	gx_meta_machine__exit(&b);
+	model_machine__exit(&mm);
+	free(zen3);
+}
+
 /* A fake sysfs cache directory: L1D 32 KiB, L2 1 MiB, L3 32 MiB. */
 static char *fake_sysfs(const char *tmp)
 {
@@ -720,6 +767,7 @@ int main(void)
 	test_shipped();
 	test_match();
 	test_desc_bad();
+	test_differs();
 	test_from_peak();
 	return done_testing();
 }
