@@ -409,6 +409,20 @@ static int pick_rows(struct gx_result *r, const struct ci_spec *spec, struct ci_
 	return err;
 }
 
+int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char **cause)
+{
+	char *why;
+
+	if (!gx_result__modelled(a) || !gx_result__modelled(b))
+		return 0;
+	why = gx_meta_machine__differs(&gx_result__meta(a)->machine, gx_result__path(a),
+				       &gx_result__meta(b)->machine, gx_result__path(b));
+	if (!why)
+		return 0;
+	*cause = why;
+	return -EINVAL;
+}
+
 int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result *baseline,
 		 const struct ci_spec *spec, struct ci_report *rep, char **cause)
 {
@@ -427,6 +441,8 @@ int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result
 		if (spec->checks[i].op == CI_MAX_REGRESS && !baseline)
 			return gx_fail(cause, -EINVAL, "--max-regress %s needs --baseline RESULT",
 				       spec->checks[i].metric);
+	if (baseline && ci_same_pricing(baseline, runs[0], cause))
+		return -EINVAL;
 	err = pick_rows(runs[0], spec, &rows, &nr, cause);
 	if (err)
 		return err == -ENOENT ? -EINVAL : err;

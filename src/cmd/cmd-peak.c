@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cmd-int.h"
+#include "model/model.h"
 #include "peak/peak.h"
 #include "util/util.h"
 
@@ -29,6 +30,7 @@ struct peak_cmd_opts {
 	struct peak_opts peak;
 	bool json, no_save, list;
 	const char *output;
+	const char *save;	/* --save FILE: a machine description */
 };
 
 static const struct cmd_option peak_options[] = {
@@ -44,11 +46,77 @@ static const struct cmd_option peak_options[] = {
 		       "save the JSON document to FILE instead of the cache", NULL),
 	CMD_OPT_BOOL(0, "no-save", struct peak_cmd_opts, no_save,
 		     "do not save the results"),
+	CMD_OPT_STRING(0, "save", struct peak_cmd_opts, save, "FILE",
+		       "write a machine description for record --model=FILE: the figures of "
+		       "3 runs, each kept only where its runs agree within 10%", NULL),
 	CMD_OPT_BOOL(0, "list", struct peak_cmd_opts, list, "list the test names and groups"),
 	CMD_OPT_BOOL(0, "single-sample", struct peak_cmd_opts, peak.single_sample,
 		     "time every kernel once: no minimum over samples"),
 	CMD_OPT_END(),
 };
+
+/* How many runs --save takes, and how far apart their figures may lie
+ * (a share: 10 points). */
+#define SAVE_RUNS 3
+#define SAVE_BOUND 0.10
+
+/* --save FILE: SAVE_RUNS runs, their figures over this CPU's shipped
+ * description, written as a description of its own. */
+static int save_machine(struct peak_opts *o, const char *file)
+{
+	struct model_machine base, mm;
+	json_t *docs[SAVE_RUNS] = { 0 }, *out;
+	char *cause = NULL, **notes = NULL, *name;
+	size_t nr_notes = 0, runs = 0;
+	int err, ret = GX_EXIT_FAIL, measured = 0;
+
+	err = model_machine__load(&base, NULL, &cause);
+	if (err) {
+		cmd_error("--save: %s", cause);
+		free(cause);
+		return GX_EXIT_FAIL;
+	}
+	for (; runs < SAVE_RUNS; runs++) {
+		struct peak_result res;
+
+		err = peak_run(o, &res, &cause);
+		if (o->progress)
+			fprintf(stderr, "\r\033[K");
+		if (err) {
+			cmd_error("%s", cause ? cause : gx_strerror(err));
+			ret = err == -EINVAL ? GX_EXIT_USAGE : GX_EXIT_FAIL;
+			goto out;
+		}
+		docs[runs] = peak_result__to_json(&res);
+		peak_result__exit(&res);
+	}
+	name = xasprintf("%s-measured", base.name);
+	model_machine__from_peak(&mm, &base, docs, runs, SAVE_BOUND, name, &notes, &nr_notes);
+	free(name);
+	for (size_t i = 0; i < nr_notes; i++)
+		cmd_warn("%s", notes[i]);
+	for (int p = 0; p < MP_NR; p++)
+		measured += model_machine__measured(&mm, p);
+	out = model_machine__to_json(&mm);
+	err = peak_save(out, file, &cause);
+	json_decref(out);
+	if (err) {
+		cmd_error("--save: %s", cause);
+	} else {
+		printf("Saved machine description '%s' to %s: %d figures measured here (%zu "
+		       "refused), the rest %s's; record --model=%s prices by it\n", mm.name,
+		       gx_esc(file), measured, nr_notes, base.name, gx_esc(file));
+		ret = GX_EXIT_OK;
+	}
+	model_machine__exit(&mm);
+	gx_free_strv(notes, nr_notes);
+out:
+	for (size_t i = 0; i < runs; i++)
+		json_decref(docs[i]);
+	model_machine__exit(&base);
+	free(cause);
+	return ret;
+}
 
 static int cmd_peak_exec(int argc, char **argv)
 {
@@ -81,6 +149,8 @@ static int cmd_peak_exec(int argc, char **argv)
 		o.progress = progress;
 		fprintf(stderr, "gexplore peak: pinning to one CPU; keep the machine otherwise idle\n");
 	}
+	if (po.save)
+		return save_machine(&o, po.save);
 	err = peak_run(&o, &res, &cause);
 	if (o.progress)
 		fprintf(stderr, "\r\033[K");

@@ -20,6 +20,21 @@
 #include "record/record.h"
 #include "util/util.h"
 
+/* --model, --model=NAME|FILE: the machine description (src/model) */
+static int opt_model(const struct cmd_option *opt, void *base, const char *arg, char **cause)
+{
+	struct record_opts *ro = base;
+
+	(void)opt;
+	if (arg && !*arg) {
+		*cause = xstrdup("give a machine description's name or file after '='");
+		return -1;
+	}
+	ro->model = true;
+	ro->model_machine = arg;
+	return 0;
+}
+
 static int opt_callgraph_fp(const struct cmd_option *opt, void *base, const char *arg,
 			    char **cause)
 {
@@ -149,8 +164,9 @@ const struct cmd_option cmd_recopts_options[] = {
 			      "512M"),
 	CMD_OPT_BOOL(0, "no-archive", struct record_opts, no_archive,
 		     "do not copy the sampled binaries and debug files into the result"),
-	CMD_OPT_BOOL(0, "model", struct record_opts, model,
-		     "no PMU needed: run under Valgrind, exact counts, modelled cycles"),
+	CMD_OPT_CALLBACK_OPTARG("model", "NAME|FILE", opt_model, NULL,
+				"no PMU needed: run under Valgrind, exact counts, cycles modelled "
+				"with machine description NAME or FILE (this CPU's)"),
 	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_END(),
 };

@@ -361,6 +361,9 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 	memset(d, 0, sizeof(*d));
 	if (!nr_a || !nr_b)
 		return gx_fail(cause, -EINVAL, "diff needs a result on each side");
+	for (size_t k = 1; k < nr; k++)	/* modelled: one description's prices */
+		if (ci_same_pricing(runs[0], runs[k], cause))
+			return -EINVAL;
 	if (!metrics)
 		metrics = defaults = default_metrics(runs, nr);
 	for (const char *const *m = metrics; *m && !err; m++)

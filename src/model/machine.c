@@ -1,8 +1,8 @@
 /*
  * machine.c: what record --model knows of this machine: its caches'
- * geometry (sysfs, else CPUID) and what `gexplore peak` measured of it
- * (latencies, bandwidths, the clock, FMA throughput), else documented
- * typical figures.
+ * geometry (sysfs, else CPUID), the costs a machine description gives
+ * (description.c), and a description measured here from `gexplore
+ * peak`'s documents (peak --save).
  */
 #include "config.h"
 
@@ -18,7 +18,6 @@
 #include <jansson.h>
 
 #include "model-int.h"
-#include "peak/peak.h"
 #include "util/util.h"
 
 /* ---- this machine's caches ------------------------------------------------ */
@@ -116,7 +115,7 @@ void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
 	}
 }
 
-/* ---- the measured machine: `gexplore peak`'s stored results --------------- */
+/* ---- a description measured here: `gexplore peak`'s documents ------------- */
 
 /* The latency of the largest chase at or under bytes (the first above when none). */
 static double chase_at(json_t *lat, double bytes)
@@ -150,98 +149,218 @@ static bool peak_figure(json_t *doc, const char *test, const char *key, double *
 	return true;
 }
 
-void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
-			 const char *vendor)
+/* peak's chases: each level's latency at half that level's size in g, and
+ * the largest working set (memory's was measured over). */
+static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double f[MP_NR],
+			   bool have[MP_NR])
 {
-	static const char *const lvl[4] = { "L1", "L2", "L3", "DRAM" };
-	char *path = peak_cache_path();
-	json_t *doc = path ? json_load_file(path, 0, NULL) : NULL, *a, *e;
+	json_t *a = json_object_get(doc, "latency"), *e;
+	double sz[4] = { (double)g[GEO_D1].size / 2, (double)g[GEO_L2].size / 2,
+			 (double)g[GEO_L3].size / 2, 1e30 };
 	size_t i;
 
-	/* documented typical figures: Zen 3/4, Skylake-class (cycles, B/cycle) */
-	*mc = (struct machine_costs){ .ghz = 3.0, .lat = { 4, 14, 50, 300 },
-				      .bw = { 64, 32, 16, 6 }, .penalty = 16, .ind_missed = 1 };
-	if (vendor && !strcmp(vendor, "AuthenticAMD"))
-		mc->penalty = 14;	/* AMD's software optimization guide: 11-18 */
-	else if (!vendor || !*vendor)
-		mc->penalty = 11;	/* Neoverse N1/V1 guides */
-	if (!doc)
-		goto out;
-	mc->ghz = json_number_value(json_object_get(json_object_get(doc, "clock"), "ghz"));
-	if (!(mc->ghz > 0.1))
-		mc->ghz = 3.0;
-	a = json_object_get(doc, "latency");
-	if (json_array_size(a)) {
-		double sz[4] = { (double)g[GEO_D1].size / 2, (double)g[GEO_L2].size / 2,
-				 (double)g[GEO_L3].size / 2, 1e30 };
+	if (!json_array_size(a))
+		return;
+	for (int k = 0; k < 4; k++) {
+		double c = chase_at(a, sz[k]);
 
-		for (int k = 0; k < 4; k++) {
-			double c = chase_at(a, sz[k]);
-
-			if (c > 0)
-				mc->lat[k] = c;
+		if (c > 0) {
+			f[MP_L1_LAT + k] = c;
+			have[MP_L1_LAT + k] = true;
 		}
-		json_array_foreach(a, i, e) {
-			double b = json_number_value(json_object_get(e, "bytes"));
-
-			if (json_number_value(json_object_get(e, "cycles")) > 0 && b > mc->lat_bytes)
-				mc->lat_bytes = b;
-		}
-		mc->measured = true;
 	}
+	json_array_foreach(a, i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+
+		if (json_number_value(json_object_get(e, "cycles")) > 0 && b > f[MP_DRAM_BYTES]) {
+			f[MP_DRAM_BYTES] = b;
+			have[MP_DRAM_BYTES] = true;
+		}
+	}
+}
+
+/* The figures one peak document measured (have[p]: it measured p). */
+static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double f[MP_NR],
+			 bool have[MP_NR])
+{
+	static const char *const lvl[4] = { "L1", "L2", "L3", "DRAM" };
+	json_t *e, *ind = json_object_get(json_object_get(doc, "branch"), "indirect");
+	size_t i;
+
+	memset(have, 0, sizeof(*have) * MP_NR);
+	memset(f, 0, sizeof(*f) * MP_NR);
+	have[MP_GHZ] = peak_figure(doc, "clock", "ghz", &f[MP_GHZ]) && f[MP_GHZ] > 0.1;
+	if (!have[MP_GHZ])
+		return;		/* no clock, no cycles */
+	peak_latencies(doc, g, f, have);
 	json_array_foreach(json_object_get(doc, "bandwidth"), i, e) {
 		const char *lv = json_string_value(json_object_get(e, "level"));
 		const char *kn = json_string_value(json_object_get(e, "kernel"));
 		double gbps = json_number_value(json_object_get(e, "gbps"));
 
-		if (!lv || !kn || strcmp(kn, "read") || json_integer_value(json_object_get(e, "threads")) != 1)
+		if (!lv || !kn || strcmp(kn, "read") ||
+		    json_integer_value(json_object_get(e, "threads")) != 1)
 			continue;
 		for (int k = 0; k < 4; k++)
-			if (!strcmp(lv, lvl[k]) && gbps > 0)
-				mc->bw[k] = gbps / mc->ghz;
+			if (!strcmp(lv, lvl[k]) && gbps > 0) {
+				f[MP_L1_BW + k] = gbps / f[MP_GHZ];
+				have[MP_L1_BW + k] = true;
+			}
 	}
 	/* peak's mispredict: a branch on loaded data, refetched and decided
-	 * again (src/peak/branch.c); older results have none */
+	 * again (src/peak/branch.c) */
 	{
-		double p = json_number_value(json_object_get(json_object_get(doc, "branch"),
-							     "mispredict_cycles"));
+		json_t *m = json_object_get(json_object_get(doc, "branch"), "mispredict_cycles");
 
-		json_t *ind = json_object_get(json_object_get(doc, "branch"), "indirect");
-
-		if (p > 0) {
-			mc->penalty = p;
-			mc->penalty_measured = true;
+		if (json_is_number(m) && json_number_value(m) > 0) {
+			f[MP_MISPREDICT] = json_number_value(m);
+			have[MP_MISPREDICT] = true;
 		}
-		p = json_number_value(json_object_get(ind, "pattern_missed"));
-		if (json_is_number(json_object_get(ind, "pattern_missed")) && p >= 0 && p <= 1) {
-			mc->ind_missed = p;
-			mc->ind_measured = true;
+		m = json_object_get(ind, "pattern_missed");
+		if (json_is_number(m) && json_number_value(m) >= 0 && json_number_value(m) <= 1) {
+			f[MP_INDIRECT] = json_number_value(m);
+			have[MP_INDIRECT] = true;
 		}
 	}
-	/* peak's icache and page tests (src/peak/icache.c, page.c); older
-	 * results have neither */
-	mc->imiss_measured = peak_figure(doc, "icache", "l1i_miss_cycles", &mc->imiss);
-	mc->fault_measured = peak_figure(doc, "page", "cycles", &mc->fault);
+	/* peak's icache and page tests (src/peak/icache.c, page.c) */
+	have[MP_IMISS] = peak_figure(doc, "icache", "l1i_miss_cycles", &f[MP_IMISS]);
+	have[MP_FAULT] = peak_figure(doc, "page", "cycles", &f[MP_FAULT]);
 	json_array_foreach(json_object_get(doc, "tests"), i, e) {
 		const char *n = json_string_value(json_object_get(e, "name"));
+		double c = json_number_value(json_object_get(e, "cycles_per_instr"));
+		int p = n && !strcmp(n, "fma.f64.256") ? MP_FMA : n && !strcmp(n, "int.add") ?
+			MP_ADD : -1;
 
-		if (n && !strcmp(n, "fma.f64.256"))
-			mc->fma_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
-		else if (n && !strcmp(n, "int.add"))
-			mc->add_tput = json_number_value(json_object_get(e, "cycles_per_instr"));
+		if (p >= 0 && c > 0) {
+			f[p] = c;
+			have[p] = true;
+		}
 	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Runs' figures of price p: the median into *med, and whether they agree
+ * within bound (relative; a share, absolute). */
+static bool runs_agree(double *v, size_t nr, enum model_price p, double bound, double *med,
+		       double *spread)
+{
+	gx_qsort(v, nr, sizeof(*v), cmp_double);
+	*med = nr % 2 ? v[nr / 2] : (v[nr / 2 - 1] + v[nr / 2]) / 2;
+	*spread = v[nr - 1] - v[0];
+	if (p == MP_INDIRECT)
+		return *spread <= bound;
+	if (*med > 0)
+		*spread /= *med;
+	else if (*spread > 0)
+		*spread = INFINITY;
+	return *spread <= bound;
+}
+
+/* GX_TEST_PEAK_VARY=KEY (tests only): run r's figure KEY times 1 + r / 2,
+ * so that a figure that varies between runs is seen refused. */
+static void test_vary(double f[MP_NR], size_t r)
+{
+	const char *k = getenv("GX_TEST_PEAK_VARY");
+
+	for (int p = 0; k && p < MP_NR; p++)
+		if (!strcmp(k, model_price_key(p)))
+			f[p] = p == MP_INDIRECT ? (r % 2 ? 1.0 : 0.0) : f[p] * (1 + 0.5 * (double)r);
+}
+
+void model_machine__from_peak(struct model_machine *mm, const struct model_machine *base,
+			      json_t *const *docs, size_t nr, double bound, const char *name,
+			      char ***notes, size_t *nr_notes)
+{
+	struct cache_geo g[GEO_NR];
+	bool from_sysfs[GEO_NR], have[MP_NR];
+	char *l3_note = NULL, *where;
+	double (*f)[MP_NR] = xcalloc(nr ? nr : 1, sizeof(*f)), *v = xcalloc(nr + 1, sizeof(*v));
+	unsigned runs_with[MP_NR] = { 0 };
+	json_t *mach = nr ? json_object_get(docs[0], "machine") : NULL;
+	struct model_cpu c;
+
+	model_cpu_detect(&c);
+	model_cache_geometry(g, from_sysfs, c.vendor[0] ? c.vendor : NULL, &l3_note);
+	free(l3_note);
+	for (size_t r = 0; r < nr; r++) {
+		peak_figures(docs[r], g, f[r], have);
+		test_vary(f[r], r);
+		for (int p = 0; p < MP_NR; p++)
+			runs_with[p] += have[p];
+	}
+	where = xasprintf("measured on %s (%s) by gexplore peak --save: the median of %zu runs, "
+			  "within %.0f%% of one another",
+			  json_string_value(json_object_get(mach, "hostname")) ?: "this machine",
+			  json_string_value(json_object_get(mach, "cpu")) ?: "?", nr, 100 * bound);
+	memset(mm, 0, sizeof(*mm));
+	mm->name = xstrdup(name);
+	mm->title = xasprintf("measured here, over %s", base->name);
+	mm->mcpu = xstrdup(base->mcpu);
+	mm->mcpu_source = xstrdup(base->mcpu_source);
+	for (int p = 0; p < MP_NR; p++) {
+		double med, spread;
+
+		mm->price[p] = base->price[p];
+		if (!nr || runs_with[p] != nr)
+			continue;
+		for (size_t r = 0; r < nr; r++)
+			v[r] = f[r][p];
+		if (runs_agree(v, nr, p, bound, &med, &spread)) {
+			mm->price[p] = med;
+			mm->source[p] = xstrdup(where);
+		} else {
+			gx_strv_addf(notes, nr_notes, "%s varied %.0f%s between %zu runs (%g to %g), "
+				     "beyond the bound of %.0f%s: not saved, %s's figure (%g) kept",
+				     model_price_key(p), 100 * spread,
+				     p == MP_INDIRECT ? " points" : "%", nr, v[0], v[nr - 1],
+				     100 * bound, p == MP_INDIRECT ? " points" : "%", base->name,
+				     base->price[p]);
+		}
+	}
+	for (int p = 0; p < MP_NR; p++)
+		if (!mm->source[p])
+			mm->source[p] = xstrdup(base->source[p]);
+	free(where);
+	free(v);
+	free(f);
+}
+
+/* ---- the costs a description gives ----------------------------------------- */
+
+void model_machine_costs(struct machine_costs *mc, const struct model_machine *mm)
+{
+	memset(mc, 0, sizeof(*mc));
+	mc->ghz = mm->price[MP_GHZ];
+	for (int k = 0; k < 4; k++) {
+		mc->lat[k] = mm->price[MP_L1_LAT + k];
+		mc->bw[k] = mm->price[MP_L1_BW + k];
+	}
+	mc->lat_bytes = mm->price[MP_DRAM_BYTES];
+	mc->measured = model_machine__measured(mm, MP_DRAM_LAT) ||
+		       model_machine__measured(mm, MP_L2_LAT);
+	mc->penalty = mm->price[MP_MISPREDICT];
+	mc->penalty_measured = model_machine__measured(mm, MP_MISPREDICT);
+	mc->ind_missed = mm->price[MP_INDIRECT];
+	mc->ind_measured = model_machine__measured(mm, MP_INDIRECT);
+	mc->imiss = mm->price[MP_IMISS];
+	mc->imiss_measured = model_machine__measured(mm, MP_IMISS);
+	mc->fault = mm->price[MP_FAULT];
+	mc->fault_measured = model_machine__measured(mm, MP_FAULT);
+	mc->fma_tput = mm->price[MP_FMA];
+	mc->add_tput = mm->price[MP_ADD];
 	/* a farther level is no faster than a nearer one (a measurement's
-	 * noise can say otherwise): so pricing grows with the level that
-	 * serves a miss, and the L2/L3 split is bounded by its two ends */
+	 * noise or a hand-written file can say otherwise): so pricing grows
+	 * with the level that serves a miss */
 	for (int k = 1; k < 4; k++) {
 		if (mc->lat[k] < mc->lat[k - 1])
 			mc->lat[k] = mc->lat[k - 1];
 		if (mc->bw[k] > mc->bw[k - 1])
 			mc->bw[k] = mc->bw[k - 1];
 	}
-out:
-	if (!mc->imiss_measured)
-		mc->imiss = mc->lat[1] - mc->lat[0];
-	json_decref(doc);
-	free(path);
 }

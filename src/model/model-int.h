@@ -12,6 +12,18 @@ int model_spawn(char *const *argv, const char *out_path, const char *err_path);
 
 #define MIB ((uint64_t)1 << 20)
 
+/* ---- this CPU (description.c) --------------------------------------------- */
+
+/* /proc/cpuinfo's vendor, family and model (x86), or Arm's implementer
+ * and part; zeros where it says none. */
+struct model_cpu {
+	char vendor[16];
+	int family, model;
+	unsigned implementer, part;
+};
+
+void model_cpu_detect(struct model_cpu *c);
+
 /* ---- this machine (machine.c) ---------------------------------------------- */
 
 struct cache_geo {
@@ -34,14 +46,14 @@ struct machine_costs {
 	double lat_bytes;	/* the working set DRAM's was measured over, 0: documented */
 	double bw[4];		/* bytes a cycle, one core reading from that level */
 	double penalty;		/* cycles a mispredict costs */
-	bool penalty_measured;	/* by `gexplore peak` (else documented, by vendor) */
+	bool penalty_measured;	/* the description says measured (else documented) */
 	/* the share of callgrind's indirect mispredicts priced: what share of
 	 * a repeating sequence of targets, all of which callgrind's
 	 * last-target simulator misses, `gexplore peak` measured this core
 	 * to miss (1 where peak measured none) */
 	double ind_missed;
 	bool ind_measured;
-	bool measured;		/* from `gexplore peak`'s stored results */
+	bool measured;		/* latencies measured (by `gexplore peak --save`) */
 	double fma_tput;	/* peak's cycles per vfmadd231pd ymm, 0: none */
 	double add_tput;	/* peak's cycles per independent add r64, 0: none */
 	/* cycles of the program's own (user) time a page's first touch costs,
@@ -56,12 +68,10 @@ struct machine_costs {
 	bool imiss_measured;
 };
 
-/* What peak measured of this machine (its stored results), each level's
- * latency at half that level's size in g; documented figures where it
- * measured nothing; the mispredict penalty peak measured, else a
- * documented one by vendor. */
-void model_machine_costs(struct machine_costs *mc, const struct cache_geo g[GEO_NR],
-			 const char *vendor);
+/* The costs description mm gives; the flags say which figures it says
+ * were measured; a farther level's latency is raised to a nearer one's,
+ * its bandwidth lowered to it. */
+void model_machine_costs(struct machine_costs *mc, const struct model_machine *mm);
 
 /* The L3 size to simulate: l3 itself, unless it came from CPUID (not
  * sysfs: from_sysfs false) on an AMD CPU and is more than one CCD's L3

@@ -1,8 +1,9 @@
 /*
  * model.c: a modelled recording. The workload runs under callgrind with
  * this machine's cache geometry; its self costs per instruction are priced
- * in cycles (llvm-mca per hot basic block, misses by `gexplore peak`'s
- * latencies and bandwidths, mispredicts by a penalty) and written as a
+ * in cycles (llvm-mca per hot basic block, misses by the latencies and
+ * bandwidths of a machine description, description.c, mispredicts by
+ * its penalty) and written as a
  * normal result: perf.data samples whose period is the count at that
  * address, meta.json with "modelled": true and the model "modelled".
  */
@@ -196,8 +197,8 @@ struct model_state {
 	size_t nr_blocks;
 	struct machine_costs mc;
 	struct cache_geo geo[GEO_NR];
-	const char *mcpu;
-	char *mcpu_note;
+	struct model_machine machine;	/* every price (description.c) */
+	const char *mcpu;		/* machine.mcpu */
 	double width;
 	char **notes;			/* for meta.json's warnings */
 	size_t nr_notes;
@@ -448,42 +449,6 @@ static void note(struct model_state *st, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Which -mcpu: /proc/cpuinfo's vendor, family and model (x86) or part (arm64). */
-static const char *detect_mcpu(char **vendor_out, char **note_out)
-{
-	char *t = gx_read_file("/proc/cpuinfo", 1 << 20), *v = NULL;
-	int family = 0, model = 0;
-	unsigned part = 0;
-	const char *cpu;
-
-	for (char *s = t; s && *s;) {
-		char *nl = strchr(s, '\n'), *colon;
-
-		if (nl)
-			*nl = 0;
-		colon = strchr(s, ':');
-		if (colon) {
-			const char *val = colon + 1 + (colon[1] == ' ');
-
-			if (!strncmp(s, "vendor_id", 9) && !v)
-				v = xstrdup(val);
-			else if (!strncmp(s, "cpu family", 10) && !family)
-				family = atoi(val);
-			else if (!strncmp(s, "model\t", 6) && !model)
-				model = atoi(val);
-			else if (!strncmp(s, "CPU part", 8) && !part)
-				part = (unsigned)strtoul(val, NULL, 0);
-		}
-		if (!nl || (v && family && model) || part)
-			break;
-		s = nl + 1;
-	}
-	free(t);
-	cpu = mca_cpu_for(v, family, model, part, note_out);
-	*vendor_out = v;
-	return cpu;
-}
-
 /* A rep-prefixed string instruction: callgrind counts each of its
  * iterations as one instruction, llvm-mca prices it as a whole run (100
  * cycles): it is priced per iteration instead (REP_CYCLES). */
@@ -611,8 +576,9 @@ static void model_blocks(struct model_state *st)
 	    fabs(st->mc.fma_tput - fma_mca) > 0.1 * st->mc.fma_tput) {
 		fma_scale = st->mc.fma_tput / fma_mca;
 		note(st, "model: llvm-mca's %s gives one vfmadd231pd ymm every %.2f cycles where "
-		     "`gexplore peak` measured %.2f: peak wins; blocks with FMAs are scaled by %.2f",
-		     st->mcpu, fma_mca, st->mc.fma_tput, fma_scale);
+		     "machine description '%s' gives %.2f: the description wins; blocks with FMAs "
+		     "are scaled by %.2f", st->mcpu, fma_mca, st->machine.name, st->mc.fma_tput,
+		     fma_scale);
 	}
 	/* the same for the integer units, which set the pace of most code:
 	 * llvm 14's znver3 has 4 ALUs where Zen 5 has 6 (peak: 5.2 adds a
@@ -623,9 +589,9 @@ static void model_blocks(struct model_state *st)
 	    fabs(st->mc.add_tput - add_mca) > 0.1 * st->mc.add_tput) {
 		add_scale = st->mc.add_tput / add_mca;
 		note(st, "model: llvm-mca's %s runs an independent add r64 every %.2f cycles where "
-		     "`gexplore peak` measured %.2f: peak wins; integer blocks bound by their "
-		     "resources (not by a chain of dependencies) are scaled by %.2f",
-		     st->mcpu, add_mca, st->mc.add_tput, add_scale);
+		     "machine description '%s' gives %.2f: the description wins; integer blocks "
+		     "bound by their resources (not by a chain of dependencies) are scaled by %.2f",
+		     st->mcpu, add_mca, st->machine.name, st->mc.add_tput, add_scale);
 	}
 	for (size_t r = 0; r < nr; r++) {
 		struct model_block *b = &st->blocks[region_block[r]];
@@ -1439,7 +1405,7 @@ static void model_state__exit(struct model_state *st)
 	free(st->bcm);
 	free(st->l2miss);
 	free(st->pages);
-	free(st->mcpu_note);
+	model_machine__exit(&st->machine);
 	gx_free_strv(st->notes, st->nr_notes);
 }
 
@@ -2078,8 +2044,9 @@ static double second_pass(struct model_state *st, const char *valgrind,
 			     total > 0 ? 100 * st->fault_cycles / total : 0.0);
 		else if (n)
 			note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
-			     "natively), priced at nothing: `gexplore peak` has not measured what a first "
-			     "touch costs here (run it once)", n);
+			     "natively), priced at nothing: machine description '%s' says what a first "
+			     "touch costs (`gexplore peak --save` measures it here)", n,
+			     st->machine.name);
 	}
 	return total;
 }
@@ -2107,7 +2074,8 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 {
 	struct model_state st = { 0 };
 	struct gx_meta m;
-	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca"), *vendor = NULL;
+	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca");
+	struct model_cpu cpu;
 	uint64_t t0, t1;
 	int status, err = 0, passes;
 	double cycles = 0;
@@ -2139,9 +2107,13 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	err = tmpdir_check(cause);
 	if (err)
 		goto out;
-	st.mcpu = detect_mcpu(&vendor, &st.mcpu_note);
-	model_cache_geometry(st.geo, from_sysfs, vendor, &l3_note);
-	model_machine_costs(&st.mc, st.geo, vendor);
+	err = model_machine__load(&st.machine, o->machine, cause);
+	if (err)
+		goto out;
+	st.mcpu = st.machine.mcpu;
+	model_cpu_detect(&cpu);
+	model_cache_geometry(st.geo, from_sysfs, cpu.vendor[0] ? cpu.vendor : NULL, &l3_note);
+	model_machine_costs(&st.mc, &st.machine);
 	say(o, false, "--model: running under valgrind (callgrind, I1 %" PRIu64 " KiB, D1 %"
 	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
@@ -2164,17 +2136,18 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		note(&st, "model: the workload ran %u threads (processes included); Valgrind runs "
 		     "them serialized (one at a time), so the model sees no contention between "
 		     "them", st.cg.files);
-	if (st.mcpu_note)
-		note(&st, "model: %s", st.mcpu_note);
+	note(&st, "model: priced with machine description '%s'%s%s%s (llvm-mca -mcpu=%s: %s)",
+	     st.machine.name, st.machine.file ? " (" : "", st.machine.file ? st.machine.file : "",
+	     st.machine.file ? ")" : "", st.mcpu, st.machine.mcpu_source);
 	if (st.mc.imiss_measured)
 		note(&st, "model: an instruction-cache miss that L2 serves is priced at %.1f cycles, as "
 		     "`gexplore peak` measured one on a predicted path (its icache test: the front end "
 		     "fetches ahead of the path and overlaps the fill), not at L2's data latency less "
 		     "L1's (%.0f)", st.mc.imiss, st.mc.lat[1] - st.mc.lat[0]);
 	if (!st.mc.measured)
-		note(&st, "model: no stored `gexplore peak` results: memory priced by documented "
-		     "typical latencies, first touches of pages at nothing (run `gexplore peak` once "
-		     "to measure this machine's)");
+		note(&st, "model: memory priced by description '%s''s documented latencies, not "
+		     "measured ones (`gexplore peak --save FILE`, then --model=FILE, prices by this "
+		     "machine's)", st.machine.name);
 	second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);
 	model_code(&st);
@@ -2193,11 +2166,11 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	full = (double)st.cg.totals[CG_BIM] * (1 - st.mc.ind_missed) * st.mc.penalty;
 	if (full > 0.01 * cycles) {
 		note(&st, "model: callgrind's simulator predicts an indirect jump's last target only "
-		     "and missed %" PRIu64 " of %" PRIu64 "; `gexplore peak` measured that this core "
+		     "and missed %" PRIu64 " of %" PRIu64 "; machine description '%s' says this core "
 		     "misses %.0f%% of a repeated sequence of targets that simulator misses every one "
 		     "of, so they are priced at %.0f%% (a jump whose targets follow no path is missed "
 		     "by both: priced in full they would add %.0f cycles, %.1f%%)",
-		     st.cg.totals[CG_BIM], st.cg.totals[CG_BI], 100 * st.mc.ind_missed,
+		     st.cg.totals[CG_BIM], st.cg.totals[CG_BI], st.machine.name, 100 * st.mc.ind_missed,
 		     100 * st.mc.ind_missed, full, cycles > 0 ? 100 * full / cycles : 0.0);
 	}
 	if (st.bcm_over)
@@ -2221,18 +2194,20 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	m.modelled = true;
 	m.callgraph = xstrdup("none");
 	m.rate = 1;
-	m.duration_s = (double)(t1 - t0) / 1e9;
+	/* the program's modelled time; the model run's own beside it */
+	m.duration_s = cycles / (st.mc.ghz * 1e9);
+	m.model_run_s = (double)(t1 - t0) / 1e9;
+	model_machine__to_meta(&st.machine, &m.machine);
 	m.self_cpu_s = NAN;
 	m.sampling_s = NAN;
 	m.sample_cost_ns = NAN;
 	gx_meta__add_warning(&m, "modelled: no PMU counted this run; it ran under Valgrind "
 			     "(callgrind), instructions and branches are exact counts, misses and "
-			     "mispredicts simulated, cycles modelled (llvm-mca -mcpu=%s, memory "
-			     "priced by %s, mispredicts x %.0f cycles, %s)", st.mcpu,
-			     st.mc.measured ? "`gexplore peak`'s measurements" :
-					      "documented latencies", st.mc.penalty,
-			     st.mc.penalty_measured ? "as `gexplore peak` measured" :
-						      "documented");
+			     "mispredicts simulated, cycles modelled (machine description '%s': "
+			     "llvm-mca -mcpu=%s, memory priced by %s, mispredicts x %.0f cycles, %s)",
+			     st.machine.name, st.mcpu, st.mc.measured ? "measured latencies" :
+			     "documented latencies", st.mc.penalty,
+			     st.mc.penalty_measured ? "measured" : "documented");
 	for (size_t i = 0; i < st.nr_notes; i++)
 		gx_meta__add_warning(&m, "%s", st.notes[i]);
 	err = write_result(&st, o, (uint32_t)st.pid, t0, t1, &m, cause);
@@ -2256,7 +2231,6 @@ out:
 	gx_meta__exit(&m);
 	model_state__exit(&st);
 	free(l3_note);
-	free(vendor);
 	free(valgrind);
 	free(mca);
 	return err;

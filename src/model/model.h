@@ -20,6 +20,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "perfdata/perfdata.h"
+
 /* ---- callgrind's output (callgrind.c) ------------------------------------ */
 
 /* The columns gexplore reads, in callgrind's --cache-sim --branch-sim names. */
@@ -143,6 +147,81 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_part,
 			char **note);
 
+/* ---- a machine description (description.c) -------------------------------- */
+
+/*
+ * Every price the model uses, as a machine description file gives it
+ * (machines/NAME.json, gexplore-record(1) MODELLED RESULTS): the clock,
+ * each level's latency (cycles) and one core's read bandwidth (bytes a
+ * cycle), the working set memory's latency was measured over (bytes, 0:
+ * documented), the TLB's reach (bytes) and a walk (cycles), a
+ * mispredict, the share of callgrind's indirect mispredicts priced, an
+ * I-cache miss, a page's first touch (cycles), and the throughputs that
+ * calibrate llvm-mca (cycles a vfmadd231pd ymm, an add r64; 0: none).
+ */
+enum model_price {
+	MP_GHZ, MP_L1_LAT, MP_L2_LAT, MP_L3_LAT, MP_DRAM_LAT, MP_DRAM_BYTES,
+	MP_L1_BW, MP_L2_BW, MP_L3_BW, MP_DRAM_BW, MP_TLB_REACH, MP_TLB_WALK,
+	MP_MISPREDICT, MP_INDIRECT, MP_IMISS, MP_FAULT, MP_FMA, MP_ADD, MP_NR
+};
+
+#define MODEL_MACHINE_SCHEMA "gexplore-machine 1"
+
+struct model_machine {
+	char *name;		/* "zen3" */
+	char *title;		/* one line, or NULL */
+	char *file;		/* the file it was read from, or NULL */
+	char *mcpu;		/* llvm-mca's -mcpu ("host": this CPU's, resolved on load) */
+	char *mcpu_source;
+	double price[MP_NR];
+	char *source[MP_NR];	/* where each figure comes from */
+};
+
+/* The key of price p in a description ("l2_latency"), static. */
+const char *model_price_key(enum model_price p);
+/* Whether price p's figure was measured (its source says "measured"). */
+bool model_machine__measured(const struct model_machine *mm, enum model_price p);
+
+/*
+ * Load a description: arg NULL or "" is the one whose match rules fit
+ * this CPU (/proc/cpuinfo), else "generic"; an arg with a '/' or ending
+ * in ".json" is a file; any other is a shipped description's name
+ * (model_machines_dir()/NAME.json). mcpu "host" is resolved to this CPU's
+ * closest llvm-mca model. 0, or GX_E_USAGE (no such name) / GX_E_FORMAT
+ * (a file that is no description: the first fault, one line) with *cause.
+ * Free with model_machine__exit.
+ */
+int model_machine__load(struct model_machine *mm, const char *arg, char **cause);
+/* The same from a JSON document (name for messages). */
+int model_machine__parse(struct model_machine *mm, const char *text, size_t len,
+			 const char *name, char **cause);
+void model_machine__exit(struct model_machine *mm);
+/* mm as a description document (a new reference). */
+json_t *model_machine__to_json(const struct model_machine *mm);
+/* mm into meta.json's model_machine (allocated copies). */
+void model_machine__to_meta(const struct model_machine *mm, struct gx_meta_machine *out);
+
+/* Where the shipped descriptions are: $GX_MACHINES_DIR, else the source
+ * tree's machines/ when it exists, else the installed one. Static. */
+const char *model_machines_dir(void);
+/* The shipped description whose match rules fit this vendor, family and
+ * model (x86) or Arm implementer and part, in dir; "generic" when none
+ * does. Allocated. */
+char *model_machine_match(const char *dir, const char *vendor, int family, int model,
+			  unsigned implementer, unsigned part);
+
+/*
+ * A description measured here: the figures of nr `gexplore peak` JSON
+ * documents (runs of the same tests), each the median of its runs where
+ * every run measured it and its runs lie within bound of one another
+ * (max - min over the median; a share within bound absolute), else
+ * base's figure and source; *notes (nr_notes) says what each refused
+ * figure varied by, one line each (allocated). name names it.
+ */
+void model_machine__from_peak(struct model_machine *mm, const struct model_machine *base,
+			      json_t *const *docs, size_t nr, double bound, const char *name,
+			      char ***notes, size_t *nr_notes);
+
 /* ---- a modelled recording (model.c) --------------------------------------- */
 
 struct model_opts {
@@ -152,6 +231,8 @@ struct model_opts {
 	int argc;		/* gexplore's own command line, for perf.data */
 	char **cmdline;
 	bool quiet;
+	/* --model=NAME|FILE: the machine description; NULL: this CPU's */
+	const char *machine;
 	/* what a run says (one line, unescaped); NULL drops it */
 	void (*say)(void *arg, bool warn, const char *msg);
 	void *say_arg;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "perfdata-int.h"
 #include "util/util.h"
 
 void gx_meta__init(struct gx_meta *m)
@@ -31,6 +32,7 @@ void gx_meta__init(struct gx_meta *m)
 	m->mux.reliability = NAN;
 	m->sample_cost_ns = NAN;
 	m->sampling_s = NAN;
+	m->model_run_s = NAN;
 }
 
 void gx_meta__exit(struct gx_meta *m)
@@ -45,6 +47,7 @@ void gx_meta__exit(struct gx_meta *m)
 	free(m->events);
 	gx_free_strv(m->warnings, m->nr_warnings);
 	GX_FREE(m->mux.mode, m->mux.slice_log);
+	gx_meta_machine__exit(&m->machine);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -179,6 +182,10 @@ static json_t *meta_to_json(const struct gx_meta *m)
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));
 	if (m->mux.mode)
 		json_object_set_new(root, "mux", mux_to_json(&m->mux));
+	if (m->machine.name)
+		json_object_set_new(root, "model_machine", pd_meta_machine__to_json(&m->machine));
+	if (!isnan(m->model_run_s))
+		json_object_set_new(root, "model_run_s", json_real(m->model_run_s));
 	return root;
 }
 
@@ -497,6 +504,10 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 						  (int64_t)m->nr_events - 1, -1);
 		m->mux.reliability = get_real(v, "reliability", NAN);
 	}
+	v = json_object_get(root, "model_machine");
+	if (v)
+		pd_meta_machine__from_json(m, v);
+	m->model_run_s = get_seconds(m, root, "model_run_s");
 out_root:
 	json_decref(root);
 out:

@@ -203,4 +203,11 @@ int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t le
 int pd_side_file__finish(int fd, const char *path, int err, const void *counts, size_t len,
 			 off_t off, char **cause);
 
+/* meta.json's model_machine (meta-machine.c): mm as a JSON object (a new
+ * reference; NULL when mm names none), and back (an object that is not
+ * one: mm left empty, a warning through warn on m). */
+#include <jansson.h>
+json_t *pd_meta_machine__to_json(const struct gx_meta_machine *mm);
+void pd_meta_machine__from_json(struct gx_meta *m, json_t *o);
+
 #endif /* GX_PERFDATA_INT_H */

@@ -377,6 +377,26 @@ struct gx_meta_mux {
  * bounded by the counters a machine can have). */
 #define GX_META_MAX_SIZE (16u << 20)
 
+/* One price of a machine description (gexplore-record(1), MODELLED
+ * RESULTS): its key ("l2_latency"), its value and where the figure comes
+ * from; text (llvm-mca's -mcpu) instead of a number where not NULL. */
+struct gx_meta_price {
+	char *key;
+	double value;
+	char *text;
+	char *source;
+};
+
+/* The machine description a modelled result was priced with: its name,
+ * title and the file it was read from, and every price, in the file's
+ * order; name NULL: none (a measured result, or one recorded before
+ * descriptions). */
+struct gx_meta_machine {
+	char *name, *title, *file;
+	struct gx_meta_price *prices;
+	size_t nr_prices;
+};
+
 struct gx_meta {
 	uint32_t version_major, version_minor;
 	char *gexplore_version;
@@ -430,6 +450,12 @@ struct gx_meta {
 	char **warnings;
 	size_t nr_warnings;
 	struct gx_meta_mux mux;		/* 1.1 */
+	/* a modelled result's machine description (model_machine), and the
+	 * model run's own wall-clock time (model_run_s; NAN: not said):
+	 * duration_s is then the program's modelled time, cycles over the
+	 * description's clock */
+	struct gx_meta_machine machine;
+	double model_run_s;
 };
 
 #define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
@@ -443,6 +469,19 @@ struct gx_meta {
 
 #define GX_META_COST_MEASURED "measured"	/* calibrated by this recording */
 #define GX_META_COST_CACHED "cached"		/* calibrated earlier on this machine and kernel */
+
+/* The price key of mm (NULL: none there). */
+const struct gx_meta_price *gx_meta_machine__price(const struct gx_meta_machine *mm,
+						   const char *key);
+/*
+ * Whether two modelled results were priced alike: NULL when a and b name
+ * the same description with the same prices, else one line saying which
+ * descriptions and the first price that differs (or that one has none),
+ * allocated. an and bn name the results in it.
+ */
+char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
+			       const struct gx_meta_machine *b, const char *bn);
+void gx_meta_machine__exit(struct gx_meta_machine *mm);
 
 /* NULL when m says its recording is complete (a run the user stopped with
  * Ctrl-C included: whole up to the stop), else a short phrase for a first

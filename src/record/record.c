@@ -952,7 +952,8 @@ static int record_model(const struct record_opts *ro, const struct record_notice
 			char **argv, struct record_result *res, char **cause)
 {
 	struct model_opts mo = { .argv = ro->collect.argv, .argc = argc, .cmdline = argv,
-				 .quiet = ro->quiet, .say = model_say, .say_arg = (void *)nt };
+				 .quiet = ro->quiet, .machine = ro->model_machine, .say = model_say,
+				 .say_arg = (void *)nt };
 	struct model_run run;
 	char *dir = NULL;
 	int dfd = -1, err;

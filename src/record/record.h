@@ -41,6 +41,9 @@ struct record_opts {
 	/* --model: run the workload under Valgrind and model its cycles
 	 * (src/model) instead of counting them: no PMU needed */
 	bool model;
+	/* --model=NAME|FILE: the machine description that prices it
+	 * (gexplore-record(1) MODELLED RESULTS); NULL: this CPU's */
+	const char *model_machine;
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */

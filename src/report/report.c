@@ -55,6 +55,27 @@ const char *report__thousands(uint64_t v, char *buf, size_t len)
 }
 
 /* Share of the run, or "" below a millisecond of run (it means nothing). */
+/* A modelled result's duration: the program's modelled time (cycles over
+ * its machine description's clock), the model run's own time beside it. */
+static void modelled_duration(struct strbuf *sb, const struct gx_meta *m)
+{
+	const struct gx_meta_price *ghz = gx_meta_machine__price(&m->machine, "ghz");
+	double d = m->duration_s;
+
+	strbuf__addstr(sb, "  duration  ");
+	if (d < 1e-3)
+		strbuf__addf(sb, "%.1f us", d * 1e6);
+	else if (d < 1)
+		strbuf__addf(sb, "%.3f ms", d * 1e3);
+	else
+		strbuf__addf(sb, "%.3f s", d);
+	strbuf__addf(sb, " modelled (cycles at machine description %s's %.2f GHz)",
+		     gx_esc(m->machine.name), ghz ? ghz->value : NAN);
+	if (!isnan(m->model_run_s))
+		strbuf__addf(sb, "; the model run (Valgrind) took %.3f s", m->model_run_s);
+	strbuf__addstr(sb, "\n");
+}
+
 static void add_share(struct strbuf *sb, double s, double duration_s)
 {
 	if (!(duration_s >= 1e-3))
@@ -284,7 +305,9 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		else if (m->exited)
 			strbuf__addf(sb, "  exit      %d\n", m->exit_code);
 	}
-	if (m && !isnan(m->duration_s))
+	if (m && m->modelled && m->machine.name && !isnan(m->duration_s))
+		modelled_duration(sb, m);
+	else if (m && !isnan(m->duration_s))
 		strbuf__addf(sb, "  duration  %.3f s\n", m->duration_s);
 	else if (m)
 		strbuf__addstr(sb, "  duration  unknown\n");
@@ -514,6 +537,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(root, "exit", ex);
 		json_object_set_new(root, "duration_s", isnan(m->duration_s) ? json_null() :
 				    json_real(m->duration_s));
+		if (m->modelled && !isnan(m->model_run_s))
+			json_object_set_new(root, "model_run_s", json_real(m->model_run_s));
 		json_object_set_new(root, "self_cpu_s", isnan(m->self_cpu_s) ? json_null() :
 				    json_real(m->self_cpu_s));
 		json_object_set_new(root, "sampling_s", isnan(m->sampling_s) ? json_null() :

@@ -7,8 +7,10 @@
 # instructions is exact over repeated runs; without valgrind (or llvm-mca)
 # on PATH, one line names the Debian package and no result is left. The
 # second pass runs only where it can matter; a chase beyond a
-# last level larger than peak's largest working set is a lower bound;
-# temporary files go to $TMPDIR.
+# last level larger than the working set the description's memory latency
+# was measured over is a lower bound; the prices are a machine
+# description's (tests/e2e/model-machine.sh tests the descriptions
+# themselves); temporary files go to $TMPDIR.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
@@ -78,6 +80,19 @@ fake_caches() {	# DIR L2 L3
 	echo 2 >"$1/index2/level"; echo Unified >"$1/index2/type"; echo "$2" >"$1/index2/size"
 	echo 3 >"$1/index3/level"; echo Unified >"$1/index3/type"; echo "$3" >"$1/index3/size"
 	echo 16 >"$1/index3/ways_of_associativity"
+}
+# a machine description (gexplore-record(1) MODELLED RESULTS): generic's
+# (llvm-mca's model of this CPU) with the prices given, each "measured"
+mkdesc() {	# mkdesc FILE KEY=VALUE...
+	python3 - "$GX_SRCDIR/machines/generic.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = "test"
+for kv in sys.argv[3:]:
+    k, v = kv.split("=")
+    d["prices"][k] = {"value": float(v), "source": "measured by tests/e2e/model.sh"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
 }
 fake_caches c16m 256K 16384K
 pass2ran() {	# pass2ran DIR: the second pass's files are in DIR (callgrind's or cachegrind's)
@@ -149,27 +164,18 @@ is "$?" 2 "GX_MODEL_PASSES=3: a usage error"
 	[ ! -e rbad ]
 ok $? "... in one line, no result left ($out)"
 
-# memory's latency: a chase beyond a last level that holds more than
-# peak's largest working set is priced at that working set's latency and
-# said to be a lower bound (peak's stored results cut at 1 MiB; L3 2 MiB)
-if XDG_CACHE_HOME=$TMP/cache "$GX_BIN" peak -q >/dev/null 2>&1 &&
-	python3 - "$TMP"/cache/gexplore/peak-*.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["latency"] = [e for e in d["latency"] if e["bytes"] <= 1 << 20]
-json.dump(d, open(sys.argv[1], "w"))
-PY
-then
-	fake_caches c2m 256K 2048K
-	XDG_CACHE_HOME=$TMP/cache GX_TEST_MODEL_SYSFS=$TMP/c2m "$GX_BIN" record -q --model \
+# memory's latency: a chase beyond a last level that holds more than the
+# working set the description's memory latency was measured over is
+# priced at that latency and said to be a lower bound (measured to 1 MiB;
+# L3 2 MiB)
+fake_caches c2m 256K 2048K
+mkdesc d1m.json dram_latency_bytes=1048576 &&
+	GX_TEST_MODEL_SYSFS=$TMP/c2m "$GX_BIN" record -q --model=d1m.json \
 		-o rlow -- "$WLM" chase_l3 >/dev/null 2>&1
-	grep -q 'larger than the last level (2048 KiB) are priced at the latency `gexplore peak` measured over its largest, 1024 KiB.* is a lower bound' rlow/meta.json
-	ok $? "a chase beyond a 2 MiB L3, peak measured to 1 MiB: a lower bound, said"
-	grep -q 'is a lower bound' rskip/meta.json
-	ok $((! $?)) "lat_chain: no lower bound said"
-else
-	skip 2 "gexplore peak -q failed here"
-fi
+grep -q 'larger than the last level (2048 KiB) are priced at the latency `gexplore peak` measured over its largest, 1024 KiB.* is a lower bound' rlow/meta.json
+ok $? "a chase beyond a 2 MiB L3, memory measured to 1 MiB: a lower bound, said"
+grep -q 'is a lower bound' rskip/meta.json
+ok $((! $?)) "lat_chain: no lower bound said"
 
 # a chain through a load's index register (next[i], as gzip's prev[]) waits
 # for each miss as a pointer chase does: the same ring both ways, the same
@@ -239,64 +245,54 @@ else
 	skip 1 "this libc's qsort is no msort (glibc's merge sort)"
 fi
 
-# what peak measured against what the simulators assume (wl-model's
+# what a description says against what the simulators assume (wl-model's
 # interp: one switch over a repeated program of 13 operations). A core
 # that follows the path predicts every jump of it that callgrind's
-# last-target simulator misses: priced at the share peak measured this
-# core to miss (sqlite3's interpreter: 8.8 M of them, 122 M cycles at 14,
-# where it measured 0%). And where peak measured more adds a cycle than
+# last-target simulator misses: priced at the share the description says
+# this core misses (sqlite3's interpreter: 8.8 M of them, 122 M cycles at
+# 14, where peak measured 0%). And where it gives more adds a cycle than
 # llvm-mca's model runs (Zen 5 against znver3), blocks bound by their
-# resources run at peak's pace.
-peak_json=$(ls "$TMP"/cache/gexplore/peak-*.json 2>/dev/null | head -1)
-setpeak() {	# setpeak PATTERN_MISSED ADD_CYCLES
-	python3 - "$peak_json" "$1" "$2" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["branch"] = {"predicted_cycles": 1, "random_cycles": 11, "mispredict_cycles": 20,
-               "indirect": {"same_cycles": 4, "pattern_cycles": 4, "random_cycles": 30,
-                            "pattern_missed": float(sys.argv[2])}}
-d["tests"] = [t for t in d["tests"] if t["name"] != "int.add"] + [
-    {"name": "int.add", "cycles_per_instr": float(sys.argv[3])}]
-json.dump(d, open(sys.argv[1], "w"))
-PY
+# resources run at its pace.
+setpeak() {	# setpeak PATTERN_MISSED ADD_CYCLES: desc.json with those
+	mkdesc desc.json mispredict=20 indirect_missed="$1" add_throughput="$2"
 }
 interp_fn() {	# interp_fn RESULT FUNCTION [EVENT]: FUNCTION's count of EVENT (cycles)
 	"$GX_BIN" report "$1" --csv --limit 0 --event "${3:-cycles:modelled}" 2>/dev/null |
 		awk -F, -v f="$2" '$1 == f { print int($6) }'
 }
 interp() { interp_fn "$1" interp "$2"; }
-if [ -n "$peak_json" ] && setpeak 1 0.25 &&
-	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rind1 -- "$WLM" interp \
+if setpeak 1 0.25 &&
+	"$GX_BIN" record -q --model=desc.json -o rind1 -- "$WLM" interp \
 		>/dev/null 2>&1 && setpeak 0 0.25 &&
-	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rind0 -- "$WLM" interp \
+	"$GX_BIN" record -q --model=desc.json -o rind0 -- "$WLM" interp \
 		>/dev/null 2>&1 && setpeak 0 0.125 &&
-	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o radd -- "$WLM" interp \
+	"$GX_BIN" record -q --model=desc.json -o radd -- "$WLM" interp \
 		>/dev/null 2>&1; then
 	b1=$(interp rind1 model-bad-spec-cycles:modelled)
 	b0=$(interp rind0 model-bad-spec-cycles:modelled)
 	[ "${b1:-0}" -gt 1000000 ] && [ "${b0:-0}" -lt $((b1 / 10)) ]
-	ok $? "interp's indirect mispredicts: priced in full where peak measured them all missed ($b1 cycles), not where it measured none ($b0)"
+	ok $? "interp's indirect mispredicts: priced in full where the description says all missed ($b1 cycles), not where it says none ($b0)"
 	grep -q "predicts an indirect jump's last target only and missed [0-9]* of [0-9]*; .* misses 0% of a repeated sequence" rind0/meta.json
 	ok $? "... and the result says so, with what they would add"
 	c0=$(interp rind0 cycles:modelled)
 	c2=$(interp radd cycles:modelled)
 	[ "${c2:-0}" -gt 0 ] && [ "$c2" -lt $((c0 * 9 / 10)) ]
-	ok $? "peak's adds at 8 a cycle where llvm-mca's znver3 runs 4: fewer cycles ($c0 -> $c2)"
-	grep -q "runs an independent add r64 every 0.25 cycles where .gexplore peak. measured 0.12: peak wins" radd/meta.json
+	ok $? "the description's adds at 8 a cycle where llvm-mca's znver3 runs 4: fewer cycles ($c0 -> $c2)"
+	grep -q "runs an independent add r64 every 0.25 cycles where machine description 'test' gives 0.12: the description wins" radd/meta.json
 	ok $? "... and the result says so"
 	# FP blocks are not the integer units': fp_add (bound by the FP
 	# adders, not by its chains) as it was
-	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rfp8 -- "$WLM" fp_add \
+	"$GX_BIN" record -q --model=desc.json -o rfp8 -- "$WLM" fp_add \
 		>/dev/null 2>&1
 	setpeak 0 0.25
-	XDG_CACHE_HOME=$TMP/cache "$GX_BIN" record -q --model -o rfp4 -- "$WLM" fp_add \
+	"$GX_BIN" record -q --model=desc.json -o rfp4 -- "$WLM" fp_add \
 		>/dev/null 2>&1
 	f8=$(interp_fn rfp8 fp_add)
 	f4=$(interp_fn rfp4 fp_add)
 	[ "${f4:-0}" -gt 0 ] && [ "$f8" -gt $((f4 * 98 / 100)) ] && [ "$f8" -lt $((f4 * 102 / 100)) ]
 	ok $? "... but not an FP block's ($f4 -> $f8 cycles)"
 else
-	skip 5 "no stored peak results, or record --model of interp failed"
+	skip 5 "record --model of interp failed"
 fi
 
 # the second pass under cachegrind (half callgrind's time), which counts
@@ -367,20 +363,16 @@ ok $((! $?)) "... and no second thread said"
 # VM charges 6-16 us of each to the faulting instruction: 10-22% of
 # sqlite3's profile, in _int_malloc, its sorter and memmove, where the
 # model had 0). wl-model's touch 4 touches 4 MiB a byte a page in run.
-setpage() {	# setpage CYCLES: peak's page test measured a first touch at CYCLES
-	python3 - "$peak_json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["page"] = {"pages": 16384, "user_ns": float(sys.argv[2]) / 2, "cycles": float(sys.argv[2]),
-             "system_ns": 5000}
-json.dump(d, open(sys.argv[1], "w"))
-PY
+setpage() {	# setpage CYCLES: desc.json prices a first touch at CYCLES
+	mkdesc desc.json page_fault="$1"
 }
 pages=$((4194304 / $(getconf PAGESIZE)))
-if [ -n "$peak_json" ] && setpage 20000 &&
-	"$GX_BIN" record -q --model -o rpg -- "$WLM" touch 4 >/dev/null 2>&1 &&
-	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model -o rpg1 -- "$WLM" touch 4 >/dev/null 2>&1 &&
-	setpage 0 && "$GX_BIN" record -q --model -o rpg0 -- "$WLM" touch 4 >/dev/null 2>&1; then
+if setpage 20000 &&
+	"$GX_BIN" record -q --model=desc.json -o rpg -- "$WLM" touch 4 >/dev/null 2>&1 &&
+	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model=desc.json -o rpg1 -- "$WLM" touch 4 \
+		>/dev/null 2>&1 &&
+	setpage 0 && "$GX_BIN" record -q --model=desc.json -o rpg0 -- "$WLM" touch 4 \
+		>/dev/null 2>&1; then
 	n=$(est_of rpg page-faults:modelled run)
 	[ "$n" -ge "$pages" ] && [ "$n" -le $((pages + 8)) ]
 	ok $? "touch 4: a first touch a page in run, counted by the second pass ($n of $pages)"
@@ -406,25 +398,21 @@ PY
 	ins=$(est_of rpg instructions:exact run)
 	is "$(est_of rpg0 instructions:exact run)" "$ins" "the pass changes no exact count ($ins instructions in run)"
 else
-	skip 7 "no stored peak results, or record --model of touch failed"
+	skip 7 "record --model of touch failed"
 fi
 
 # an L1 instruction miss at what peak's icache test measured one to cost
 # on a predicted path (2 cycles on Zen 5, where L2's data latency less
 # L1's, which priced them, is 10): each simulated I1 miss adds that
 seticache() {	# seticache CYCLES
-	python3 - "$peak_json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-x = float(sys.argv[2])
-d["icache"] = {"hit_cycles": 0.5, "miss_cycles": 0.5 + x, "l1i_miss_cycles": x}
-json.dump(d, open(sys.argv[1], "w"))
-PY
+	mkdesc desc.json icache_miss="$1"
 }
-if [ -n "$peak_json" ] && seticache 1 &&
-	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model -o rfe1 -- "$WLM" lat_chain >/dev/null 2>&1 &&
+if seticache 1 &&
+	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model=desc.json -o rfe1 -- "$WLM" lat_chain \
+		>/dev/null 2>&1 &&
 	seticache 20 &&
-	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model -o rfe20 -- "$WLM" lat_chain >/dev/null 2>&1; then
+	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model=desc.json -o rfe20 -- "$WLM" lat_chain \
+		>/dev/null 2>&1; then
 	python3 - rfe1/meta.json rfe20/meta.json <<'PY'
 import json, sys
 c = [{e["name"]: e.get("count", 0) for e in json.load(open(f))["events"]} for f in sys.argv[1:]]
@@ -437,7 +425,7 @@ PY
 	grep -q 'an instruction-cache miss that L2 serves is priced at 20.0 cycles, as `gexplore peak` measured one on a predicted path' rfe20/meta.json
 	ok $? "... and the result says so"
 else
-	skip 2 "no stored peak results, or record --model of lat_chain failed"
+	skip 2 "record --model of lat_chain failed"
 fi
 
 # temporary files (llvm-objdump's output, llvm-mca's input, output and
