@@ -308,18 +308,23 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 	bool sw;
 
 	t->out = false;
-	if (!ns)
+	if (!ns) {
+		t->before = false;
 		return 0;
+	}
 	t->off_ns += ns;
 	t->waits++;
 	sw = t->sw.has && t->sw.s.time + SW_SLACK_NS >= t->out_time &&
 	     t->sw.s.time <= t->out_time + SW_SLACK_NS;
 	if (t->preempt)
 		why = PROFILE_OFF_CPU;
-	else if ((pr = probe_in(oc, t, t->out_time, in, &ips)) != NULL)
+	/* a wait since before the recording: the prober's first pass may
+	 * have read it before the first switch record (issue 41) */
+	else if ((pr = probe_in(oc, t, t->before ? 0 : t->out_time, in, &ips)) != NULL)
 		why = profile_off_reason__classify(oc->probes->machine, pr->syscall, pr->wchan);
 	else if (sw)
 		why = kernel_reason(oc, &t->sw.s);
+	t->before = false;
 	t->reason_ns[why] += ns;
 	oc->spans = xgrow(oc->spans, &oc->cap_spans, oc->nr_spans + 1, sizeof(*oc->spans));
 	oc->spans[oc->nr_spans++] = (struct profile_off_span){ t->out_time, in, t->tid, why };
@@ -496,6 +501,7 @@ static int oc_other(struct pd_tool *tool, const struct perf_event_header *h, uin
 			 * before the recording (attached with -p) */
 			t->out_time = oc->first_time;
 			t->preempt = false;
+			t->before = true;
 			if (t->start > t->out_time)
 				t->start = t->out_time;
 			err = span_end(oc, t, time);

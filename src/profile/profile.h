@@ -314,6 +314,7 @@ struct profile_off_thread {
 	 * sample (a copy each) */
 	uint64_t out_time;
 	bool out, preempt, exited, switched;
+	bool before;		/* the open wait began before the recording (-p) */
 	size_t next_probe;
 	struct profile_off_kept {
 		struct pd_sample s;

@@ -208,7 +208,15 @@ check "text: the regions' off-CPU time" grep -q "^  region            time_s off
 # ---- attached (-p): the threads asleep when it starts, probed as well
 "${AS[@]}" "$W" 2000 >a.out 2>/dev/null &
 apid=$!
-sleep 0.2
+# attach once the sleeper is asleep, however slow a loaded machine starts
+# it (a fixed 0.2 s failed under load: issue 41)
+for i in $(seq 100); do
+	for t in /proc/$apid/task/*; do
+		[ "$(cat "$t/comm" 2>/dev/null)" = sleeper ] &&
+			[ "$(awk '{ print $3 }' "$t/stat" 2>/dev/null)" = S ] && break 2
+	done
+	sleep 0.05
+done
 "${AS[@]}" "$X" record -q -o a --off-cpu -p "$apid" >/dev/null 2>&1
 wait "$apid"
 "$X" report "${RD[@]}" a --json >a.json 2>/dev/null
