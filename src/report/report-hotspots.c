@@ -108,6 +108,24 @@ static int col_width(const struct profile_row *const *rows, size_t nr, bool modu
 	return w > max ? max : w;
 }
 
+/*
+ * s (escaped) in at most w columns: a longer one keeps its start and its
+ * end around "...", so that a C++ name's scope and its function both show
+ * and the columns after it stay aligned (issue 41). In buf (len bytes).
+ */
+static const char *fit(const char *s, int w, char *buf, size_t len)
+{
+	const char *e = gx_esc(s);
+	size_t n = strlen(e), head, tail;
+
+	if (w < 8 || n <= (size_t)w || (size_t)w + 1 > len)
+		return e;
+	head = ((size_t)w - 3) / 2;
+	tail = (size_t)w - 3 - head;
+	snprintf(buf, len, "%.*s...%s", (int)head, e, e + n - tail);
+	return buf;
+}
+
 /* Lines shown as "-" in a module of the program (not the kernel's): say
  * why and what gives them (the first such module is named). */
 static void no_lines_note(struct strbuf *sb, const struct profile_row *const *rows, size_t nr)
@@ -144,8 +162,8 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 	bool md = cpi && gx_result__modelled(in);
 	size_t nr, more, e = o->sort_event, ei = 0, ec = 0;
 	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
-	char cb[32], fb[512];
-	int w = col_width(rows, nr, false, 8, 40), mw = col_width(rows, nr, true, 6, 32);
+	char cb[32], fb[512], nb[128], mb[128];
+	int w = col_width(rows, nr, false, 8, 48), mw = col_width(rows, nr, true, 6, 32);
 	const char *cpi_head = md ? "  instructions(exact)  cycles(modelled)  CPI(modelled)" :
 				    "    CPI";
 
@@ -200,11 +218,12 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 		if (by == PROFILE_BY_FUNCTION) {
 			const struct profile_row *l = profile__hot_line(gx_result__profile(in), r->index, e);
 
-			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, gx_esc(r->name), mw,
-				     gx_esc(report__base(r->module)), gx_esc(src_str(l, fb, sizeof(fb))));
+			strbuf__addf(sb, "%-*s  %-*s  %s\n", w, fit(r->name, w, nb, sizeof(nb)), mw,
+				     fit(report__base(r->module), mw, mb, sizeof(mb)),
+				     gx_esc(src_str(l, fb, sizeof(fb))));
 		} else if (by == PROFILE_BY_LINE) {
 			strbuf__addf(sb, "%-30s  %-*s  %s\n", gx_esc(src_str(r, fb, sizeof(fb))), w,
-				     gx_esc(r->name), gx_esc(report__base(r->module)));
+				     fit(r->name, w, nb, sizeof(nb)), gx_esc(report__base(r->module)));
 		} else {
 			strbuf__addf(sb, "%s: ", gx_esc(r->name));
 			report__path_str(sb, in, r, ";");

@@ -205,4 +205,28 @@ check "... main's is in it, above 90% of the samples" \
 is "$(jq -r .callchains n.json)" false "without -g: no call stacks"
 "$GX_BIN" report n >n.txt
 check "without -g: no total column" sh -c "sed -n '/^Functions/,/^\$/p' n.txt | grep -q '^    self    samples  function'"
+# ---- a C++ name longer than the column: its middle elided, the columns
+# after it aligned (issue 41)
+if command -v g++ >/dev/null; then
+	cat >long.cc <<'SRC'
+namespace a_rather_long_namespace_name { namespace and_an_inner_detail {
+template <typename T> struct Accumulator {
+	__attribute__((noinline)) T accumulate_every_element_of_this_container(long n)
+	{ volatile T s = 0; for (long i = 0; i < n; i++) s = s + (T)i * (T)0.5; return s; }
+}; } }
+int main() { a_rather_long_namespace_name::and_an_inner_detail::Accumulator<double> a;
+	return a.accumulate_every_element_of_this_container(300000000L) < 0; }
+SRC
+	g++ -O1 -g -o long long.cc && "$GX_BIN" record -q -o lg -e cpu-clock -- ./long >/dev/null 2>&1
+	"$GX_BIN" report lg >lg.txt
+	sed -n '/^Functions/,/^$/p' lg.txt | sed -n '2,/^$/p' | grep -v '^$' >lg.rows
+	col=$(head -1 lg.rows | awk '{ print index($0, "module") }')
+	check "a long C++ name: its row's module starts in the module column ($col)" \
+		sh -c "grep 'accumulate' lg.rows | awk -v c=$col '{ exit !(substr(\$0, c, 4) == \"long\") }'"
+	check "... its middle elided, its scope and its function kept" \
+		grep -q 'a_rather_long_namesp.*\.\.\..*container(long)' lg.rows
+	check "... and JSON keeps it whole" sh -c "'$GX_BIN' report --json lg | grep -q 'a_rather_long_namespace_name::and_an_inner_detail::Accumulator<double>::accumulate_every_element_of_this_container(long)'"
+else
+	skip 3 "no C++ compiler (Debian package g++)"
+fi
 done_testing
