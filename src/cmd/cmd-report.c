@@ -240,16 +240,23 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 	int k = name_index(report_by_names, arg);
 
 	(void)opt;
+	c->o.r.by_tree = false;
 	if (!strcmp(arg, "region") || !strcmp(arg, "regions")) {
 		c->o.r.by_region = true;	/* gexplore-regions(3) */
 		c->o.r.by_given = false;
 		return 0;
 	}
+	if (!strcmp(arg, "calltree") || !strcmp(arg, "tree")) {
+		c->o.r.by_tree = true;		/* the call tree, text */
+		c->o.r.by_given = false;
+		c->o.r.by_region = false;
+		return 0;
+	}
 	if (k < 0)
 		k = name_index(by_aliases, arg);
 	if (k < 0) {
-		*cause = xasprintf("expected function, line, module, thread, process, callpath or "
-				   "region, got '%s'", arg);
+		*cause = xasprintf("expected function, line, module, thread, process, callpath, "
+				   "calltree or region, got '%s'", arg);
 		return -1;
 	}
 	c->o.r.by = (enum profile_by)k;
@@ -303,7 +310,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_DATA(0, "folded", NULL, opt_format, FMT_FOLDED,
 			      "print folded stacks for flame graphs", NULL),
 	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
-			 "the table: function, line, module, thread, process, callpath or region",
+			 "the table: function, line, module, thread, process, callpath, calltree or "
+			 "region",
 			 NULL),
 	CMD_OPT_STRING(0, "region", struct report_cli, o.region, "NAME",
 		       "only the samples inside region NAME (gexplore-regions(3))", "all samples"),

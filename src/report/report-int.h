@@ -60,6 +60,10 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 void report__path_str(struct strbuf *sb, struct gx_result *in,
 		      const struct profile_row *r, const char *sep);
 
+/* report-calltree.c: every call path folded into one tree, root first
+ * (--by calltree) */
+void report__text_calltree(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+
 /* report-regions.c: the regions table (text, JSON array, CSV with --by
  * region) and the summary line of a result narrowed to a region */
 struct td_model;

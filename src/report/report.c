@@ -378,6 +378,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	}
 	if (o->by_region)
 		return report__text_regions(sb, in, o);
+	if (o->by_tree) {
+		report__text_calltree(sb, in, o);
+		return 0;
+	}
 	if (gx_result__nr_region_names(in) && !gx_result__narrowed(in))
 		report__text_regions(sb, in, o);
 	if (nev && profile__total_samples(gx_result__profile(in), o->sort_event)) {

@@ -34,6 +34,8 @@ struct report_opts {
 	/* --by region: the regions table only (text), or as CSV; by_given
 	 * is false then */
 	bool by_region;
+	/* --by calltree: the call tree alone (text); by_given is false then */
+	bool by_tree;
 	/* the recording's own warnings (meta.json's) were said while it ran,
 	 * just before this report (`gexplore -- CMD`): counted, not repeated */
 	bool warnings_said;

@@ -200,6 +200,17 @@ jq -r '.functions[] | "\(.function) \(.module) \(.total_samples[0])"' d.json | s
 check "report --csv: every function's total_samples equals JSON's" cmp -s d.csv d.jt
 check "... main's is in it, above 90% of the samples" \
 	sh -c "awk '\$1 == \"main\" && \$3 > 0.9 * $(jq .samples d.json) { f = 1 } END { exit !f }' d.csv"
+# the text call tree: root first, each level indented two more, totals
+# falling from main to deep_leaf, which holds the self time
+"$GX_BIN" report --by calltree d >d.tree
+check "--by calltree: main under the start, indented" \
+	grep -qE '^ +[0-9.]+% +[0-9.]+%    main \(wl-deep-calls\)$' d.tree
+check "... deep_1 a level below main" grep -qE '^ +[0-9.]+% +[0-9.]+%      deep_1 \(' d.tree
+check "... deep_leaf holds the self time (over 80%)" \
+	sh -c "grep 'deep_leaf (' d.tree | awk '{ sub(\"%\", \"\", \$2); if (\$2 > 80) f = 1 } END { exit !f }'"
+check "... recursion a node per depth: deep_rec at ten depths or more" \
+	sh -c "test \$(grep -c 'deep_rec (' d.tree) -ge 10"
+check "... no total above main's" sh -c "awk '/ main \\(/ { m = \$1 + 0 } END { exit !(m > 90) }' d.tree"
 "$GX_BIN" record -q -o n -e cpu-clock -- "$WL/wl-deep-calls" 100 >/dev/null 2>&1
 "$GX_BIN" report --json n >n.json
 is "$(jq -r .callchains n.json)" false "without -g: no call stacks"
