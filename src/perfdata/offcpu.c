@@ -7,6 +7,7 @@
 #include "perfdata-int.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -165,6 +166,15 @@ int pd_offcpu__read(const char *path, struct pd_offcpu **out, char **cause)
 		if (p.nr_ips > PD_OFFCPU_MAX_IPS) {
 			err = gx_fail(cause, GX_E_FORMAT, "%s: probe %zu has %u addresses "
 					"(at most %d)", path, o->nr, p.nr_ips, PD_OFFCPU_MAX_IPS);
+			goto out;
+		}
+		/* probes are written in the order taken, each with its clock:
+		 * a zero or a step back is no probe (a sparse file of zeros
+		 * read as 160 M empty probes ran gexplore out of memory) */
+		if (!p.time || (o->nr && p.time < o->probes[o->nr - 1].time)) {
+			err = gx_fail(cause, GX_E_FORMAT, "%s: probe %zu has time %" PRIu64 "%s",
+				      path, o->nr, p.time, p.time ? ", before the probe ahead of it" :
+				      "");
 			goto out;
 		}
 		ips = xcalloc(p.nr_ips + 1u, sizeof(*ips));

@@ -157,6 +157,33 @@ static void file(void)
 	       cause ? cause : "");
 	free(cause);
 	cause = NULL;
+	/* a killed recording's file (no count in the header) run on by 1 GiB
+	 * of zeros, as a sparse file: refused at the first zero time, not
+	 * read as 16 M empty probes */
+	p.nr_ips = 0;
+	p.time = 9;
+	fd = open(path, O_WRONLY);
+	ok(fd >= 0 && pwrite(fd, &p, sizeof(p), 64) == (ssize_t)sizeof(p) &&
+	   pwrite(fd, &(uint64_t){ 0 }, 8, 16) == 8 && ftruncate(fd, (off_t)1 << 30) == 0,
+	   "a count of 0, and zeros to 1 GiB");
+	if (fd >= 0)
+		close(fd);
+	is_int(pd_offcpu__read(path, &o, &cause), GX_E_FORMAT, "zeros: refused (%s)",
+	       cause ? cause : "");
+	ok(cause && strstr(cause, "has time 0"), "... at the first probe of time 0");
+	free(cause);
+	cause = NULL;
+	/* a probe that steps back in time: 9, then 5 */
+	p.time = 5;
+	fd = open(path, O_WRONLY);
+	ok(fd >= 0 && ftruncate(fd, 64 + 2 * sizeof(p)) == 0 &&
+	   pwrite(fd, &p, sizeof(p), 64 + sizeof(p)) == (ssize_t)sizeof(p), "a step back");
+	if (fd >= 0)
+		close(fd);
+	is_int(pd_offcpu__read(path, &o, &cause), GX_E_FORMAT, "a step back: refused (%s)",
+	       cause ? cause : "");
+	free(cause);
+	cause = NULL;
 	is_int(pd_offcpu__read("/nonexistent/offcpu.bin", &o, &cause), -ENOENT, "none: -ENOENT");
 	ok(!cause, "and no message");
 	unlink(path);
