@@ -111,14 +111,17 @@ static int col_width(const struct profile_row *const *rows, size_t nr, bool modu
 /*
  * s (escaped) in at most w columns: a longer one keeps its start and its
  * end around "...", so that a C++ name's scope and its function both show
- * and the columns after it stay aligned (issue 41). In buf (len bytes).
+ * and the columns after it stay aligned (issue 41); gexplore's bracketed
+ * labels stay whole. In buf (len bytes).
  */
 static const char *fit(const char *s, int w, char *buf, size_t len)
 {
 	const char *e = gx_esc(s);
 	size_t n = strlen(e), head, tail;
 
-	if (w < 8 || n <= (size_t)w || (size_t)w + 1 > len)
+	/* gexplore's own labels ("[kernel: recorded on another machine, ...]")
+	 * are sentences: whole */
+	if (w < 8 || n <= (size_t)w || (size_t)w + 1 > len || *s == '[')
 		return e;
 	head = ((size_t)w - 3) / 2;
 	tail = (size_t)w - 3 - head;
