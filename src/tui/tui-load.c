@@ -493,7 +493,6 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 	if (meta && meta->lost_events > m->lost)
 		m->lost = meta->lost_events;
 	m->pmu = meta ? meta->pmu : false;
-	m->modelled = meta && meta->modelled;
 	if (meta && meta->duration_s > 0)
 		m->duration_s = meta->duration_s;
 	else if (st->last_time > st->first_time)
@@ -655,8 +654,11 @@ static int open_model(struct tui_model **out, struct tui_loader **ld_out,
 		names[i] = gx_result__event(res, i)->name;
 	tui_model__set_events(m, n, names);
 	free(names);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		m->precise[i] = gx_result__event(res, i)->attr->precise_ip;
+		m->fixed[i] = gx_kind_fixed(gx_result__event(res, i)->kind);
+		m->modelled |= gx_result__event(res, i)->kind == GX_KIND_MODELLED;
+	}
 	m->clk = gx_result__sort_event(res);
 	m->clk_is_cycles = gx_result__sort_is_cycles(res);
 	real->ld = real_loader;
