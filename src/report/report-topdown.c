@@ -104,7 +104,7 @@ static bool row_bounds(struct td_view *v, struct gx_result *in,
 	double *sd, rel;
 	bool ok;
 
-	if (gx_result__modelled(in))	/* exact counts, modelled cycles: no sampling error */
+	if (gx_kind_fixed(gx_result__model_kind(in)))	/* exact, modelled: no sampling error */
 		return false;
 	sd = xcalloc(ne + 1, sizeof(double));
 	rel = gx_result__row_reliability(in, r);
@@ -145,7 +145,7 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
 	int cols[8];
-	size_t nc = report__td_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
+	size_t nc = report__td_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0, clamped = 0;
 	size_t sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event;
 	const struct profile_row *const *rows = profile__rows(gx_result__profile(in), by, sort, &nr);
 	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
@@ -153,9 +153,10 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 	double *lo = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 	double *hi = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 
-	if (gx_result__modelled(in))
-		strbuf__addf(sb, "\nTop-down level 1 by %s (modelled, not measured; * over threshold "
-				 "in a row with > 5%% of the cycles)\n  ", title);
+	if (gx_kind_fixed(gx_result__model_kind(in)))
+		strbuf__addf(sb, "\nTop-down level 1 by %s (%s, not measured; * over threshold "
+				 "in a row with > 5%% of the cycles)\n  ", title,
+			     gx_kind_name(gx_result__model_kind(in)));
 	else
 		strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
 				 "with > 5%% of the cycles; below each row its 95%% intervals)\n  ",
@@ -192,14 +193,15 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 		for (size_t k = 0; k < nc; k++) {
 			const struct td_value *x = &res.v[cols[k]];
 			const struct td_node *nd = td_model__node(v->model, (size_t)cols[k]);
-			char mark = sig && x->flagged ? '*' : ' ';
+			char mark = x->clamped ? '~' : sig && x->flagged ? '*' : ' ';
 
+			clamped += x->clamped;
 			if (x->na)
 				strbuf__addf(sb, "%10s ", "n/a");
 			else if (nd->unit == TD_UNIT_FRACTION)
-				strbuf__addf(sb, "%8.1f%%%c ", 100 * x->value, mark);
+				strbuf__addf(sb, "%8.1f%%%c ", gx_zero_below(100 * x->value, 1), mark);
 			else
-				strbuf__addf(sb, "%9.2f%c ", x->value, mark);
+				strbuf__addf(sb, "%9.2f%c ", gx_zero_below(x->value, 2), mark);
 		}
 		if (gx_result__mux(in)) {
 			double rel = gx_result__row_reliability(in, r);
@@ -227,6 +229,11 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 			text_bounds(sb, v, cols, nc, lo, hi);
 		td_result__exit(&res);
 	}
+	if (clamped)	/* said once, under the table */
+		strbuf__addf(sb, "  ~ clamped: %zu fraction%s fell outside [0%%, 100%%] and %s shown "
+			     "at the bound (exact and modelled values have no sampling error: out "
+			     "of range is the model's error)\n", clamped, clamped == 1 ? "" : "s",
+			     clamped == 1 ? "is" : "are");
 	free(lo);
 	free(hi);
 	free(c);
@@ -302,7 +309,7 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	err = td_eval(v.model, c, v.ctx, &res, &cause);
 	if (!err) {
 		strbuf__addf(sb, "\nTop-down (%smodel %s%s%s, SMT %s; whole run from %s)\n",
-			     gx_result__modelled(in) ? "MODELLED, not measured: " : "",
+			     gx_kind_fixed(gx_result__model_kind(in)) ? "MODELLED, not measured: " : "",
 			     td_model__id(v.model), v.ctx->variant ? ", variant " : "",
 			     v.ctx->variant ? v.ctx->variant : "",
 			     v.ctx->smt == TD_SMT_ON ? "on" : v.ctx->smt == TD_SMT_OFF ? "off" : "unknown",
@@ -310,7 +317,7 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 		if (gx_result__model_note(in))
 			strbuf__addf(sb, "  (%s)\n", gx_result__model_note(in));
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
-		if (gx_result__modelled(in))
+		if (gx_kind_fixed(gx_result__model_kind(in)))
 			strbuf__addstr(sb, "(modelled: every figure of this tree, CPI and IPC included; "
 					   "instructions are exact counts)\n");
 		text_intervals(sb, &v, in, &res);
@@ -422,7 +429,8 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		root = json_object();
 		json_object_set_new(root, "available", json_true());
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
-		json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
+		json_object_set_new(root, "modelled",
+				    json_boolean(gx_kind_fixed(gx_result__model_kind(in))));
 		json_object_set_new(root, "source", json_string(v.source));
 		if (gx_result__model_note(in))
 			json_object_set_new(root, "note", json_string(gx_result__model_note(in)));

@@ -513,13 +513,19 @@ static void add_hints(struct tui_model *m, struct gx_result *res)
 	const struct profile *p = gx_result__profile(res);
 	uint64_t inl, total = profile__total_period(p, m->clk);
 
-	if (!m->pmu)
+	bool fixed = m->nr_events && m->fixed[m->clk];	/* exact or modelled: no noise */
+
+	if (!m->pmu && !m->modelled)
 		tui_model__add_hint(m, "No PMU: the recording sampled software events (time "
 				       "hotspots only); top-down needs hardware counters.");
+	if (m->ctx.clamp)
+		tui_model__add_hint(m, "Top-down fractions of exact and modelled values are clamped "
+				       "to [0%%, 100%%]: out of range is the model's error, not noise "
+				       "(gexplore report marks each with ~).");
 	if (m->smt && !strcmp(m->smt, "on"))
 		tui_model__add_hint(m, "SMT is on: level-1 shares are per core, contended by the "
 				       "sibling thread.");
-	if (m->nr_samples && (m->duration_s < 1.0 || m->nr_samples < 1000))
+	if (m->nr_samples && !fixed && (m->duration_s < 1.0 || m->nr_samples < 1000))
 		tui_model__add_hint(m, "Short run (%.2f s, %llu samples): small shares are noise; "
 				       "record longer or at a higher rate.", m->duration_s,
 				    (unsigned long long)m->nr_samples);

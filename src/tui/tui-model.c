@@ -914,9 +914,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		if (c->kind == TC_SHARE ||
 		    (c->kind == TC_NODE &&
 		     td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION))
-			snprintf(buf, n, "%+.1f", 100 * v);	/* points */
+			snprintf(buf, n, "%+.1f", gx_zero_below(100 * v, 1));	/* points */
 		else
-			snprintf(buf, n, "%+.2f", v);
+			snprintf(buf, n, "%+.2f", gx_zero_below(v, 2));
 		return;
 	}
 	switch (c->kind) {
@@ -939,9 +939,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		break;
 	case TC_NODE:
 		if (td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION)
-			snprintf(buf, n, "%.1f%%", 100 * v);
+			snprintf(buf, n, "%.1f%%", gx_zero_below(100 * v, 1));
 		else
-			snprintf(buf, n, "%.2f", v);
+			snprintf(buf, n, "%.2f", gx_zero_below(v, 2));
 		break;
 	}
 }
@@ -951,7 +951,7 @@ void tui_fmt_value(char *buf, size_t n, const struct td_node *nd, const struct t
 	if (x->na)
 		snprintf(buf, n, "n/a");
 	else if (nd->unit == TD_UNIT_FRACTION)
-		snprintf(buf, n, "%.1f%%", 100 * x->value);
+		snprintf(buf, n, "%.1f%%", gx_zero_below(100 * x->value, 1));
 	else if (nd->unit == TD_UNIT_COUNT)
 		snprintf(buf, n, "%.4g", x->value);
 	else
