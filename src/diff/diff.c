@@ -534,7 +534,7 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 		if (isnan(e->rel))
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
-			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
+			strbuf__addf(out, "%+7.1f%% ", gx_zero_below(100 * e->rel, 1));
 		strbuf__addf(out, " %s%s", gx_esc(row_label(e)), e->noise ? " ~" : "");
 		partial(out, d, e);
 		strbuf__addstr(out, "\n");

@@ -141,7 +141,9 @@ static void text_bounds(struct strbuf *sb, const struct td_view *v, const int *c
 	strbuf__addstr(sb, "\n");
 }
 
-static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in,
+/* The level-1 table of one kind of row; returns how many of its
+ * fractions were clamped (td_ctx.clamp). */
+static size_t text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in,
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
 	int cols[8];
@@ -229,14 +231,20 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 			text_bounds(sb, v, cols, nc, lo, hi);
 		td_result__exit(&res);
 	}
-	if (clamped)	/* said once, under the table */
+	free(lo);
+	free(hi);
+	free(c);
+	return clamped;
+}
+
+/* Under the tables, once: how many of their fractions were clamped. */
+static void clamp_note(struct strbuf *sb, size_t clamped)
+{
+	if (clamped)
 		strbuf__addf(sb, "  ~ clamped: %zu fraction%s fell outside [0%%, 100%%] and %s shown "
 			     "at the bound (exact and modelled values have no sampling error: out "
 			     "of range is the model's error)\n", clamped, clamped == 1 ? "" : "s",
 			     clamped == 1 ? "is" : "are");
-	free(lo);
-	free(hi);
-	free(c);
 }
 
 /* Intervals of the whole run's metrics when the run was multiplexed:
@@ -288,6 +296,7 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	struct td_view v;
 	struct td_result res;
 	double *c;
+	size_t clamped;
 	char *cause = NULL;
 	int err = td_view__init(&v, in, &cause);
 
@@ -322,9 +331,10 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 					   "instructions are exact counts)\n");
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
-		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
-		text_rows(sb, &v, in, o, report__process_by(o), "process");
-		text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
+		clamped = text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
+		clamped += text_rows(sb, &v, in, o, report__process_by(o), "process");
+		clamped += text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
+		clamp_note(sb, clamped);
 	}
 	free(c);
 	free(cause);
