@@ -395,7 +395,9 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 	for (size_t k = 0; k < nr; k++) {
 		d->paths[k] = gx_result__path(runs[k]);
 		d->status[k] = gx_result__status(runs[k]);
-		if (gx_result__modelled(runs[k]))
+		/* its rows are shares of modelled cycles: the sort event says */
+		if (gx_result__nr_events(runs[k]) &&
+		    gx_result__event(runs[k], gx_result__sort_event(runs[k]))->kind == GX_KIND_MODELLED)
 			*(k < nr_a ? &d->modelled_a : &d->modelled_b) = true;
 	}
 	d->nr_a = nr_a;

@@ -86,7 +86,19 @@ grep -qE '^ +[0-9.]+%\*? +1 ' dis.txt && [ "$(grep -cE '^ +0\.0% +1 ' dis.txt)" 
 	"$(grep -cE '^ +[0-9.]+%\*? +1 ' dis.txt)" ]
 ok $? "tui: disassembly shares are the instructions' cycles, not one sample each"
 
-# report: every fraction in [0, 100%]; the clamping noted once when any
+# report: each event's kind in JSON; every fraction in [0, 100%]; the
+# clamping noted once when any
+is "$("$GX_BIN" report m1 --json 2>/dev/null | jq -r '[.events[] | select(.name ==
+	"cycles:modelled" or .name == "instructions:exact" or .name == "branches:exact") |
+	.name + "=" + .kind] | join(" ")')" \
+	"cycles:modelled=modelled instructions:exact=exact branches:exact=exact" \
+	"report --json: each event's kind"
+if can_sample; then
+	is "$("$GX_BIN" report n1 --json 2>/dev/null | jq -r '[.events[].kind] | unique | join(" ")')" \
+		sampled "report --json: a measured result's events are sampled"
+else
+	skip 1 "cannot sample here (perf_event_paranoid)"
+fi
 "$GX_BIN" report m1 --limit 0 >r.txt 2>&1
 ! grep -qE -- '-0\.0+(%| |$)' r.txt && ! grep -qE ' -[0-9.]+%' r.txt
 ok $? "report: no negative fraction, no -0.0"
