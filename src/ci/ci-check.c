@@ -221,7 +221,8 @@ static void verdict(struct ci_outcome *o, const struct ci_spec *spec)
 {
 	const struct ci_check *c = o->check;
 	char *w = where(o);
-	bool multi = o->nr_values > 1;
+	/* exact and modelled values have no interval: the value decides */
+	bool multi = o->nr_values > 1 && !gx_kind_fixed(o->kind);
 	/* with several runs, a check fails only when the interval is past the limit */
 	double hi = multi ? o->hi : o->value, lo = multi ? o->lo : o->value;
 	double lim;
@@ -328,6 +329,8 @@ static int eval_one(struct gx_result *const *runs, size_t nr_runs, struct gx_res
 			why = NULL;
 			goto out;
 		}
+		o->kind = k ? gx_kind_join(o->kind, ci_metric_kind(runs[k], c->metric)) :
+			  ci_metric_kind(runs[k], c->metric);
 		if (k == 0) {
 			o->unit = ci_metric_unit(runs[0], c->metric);
 			if (check_unit(runs[0], c, o->unit, cause)) {
@@ -371,11 +374,14 @@ static int eval_one(struct gx_result *const *runs, size_t nr_runs, struct gx_res
 		}
 	}
 	mean_interval(x, nr_runs, spec->confidence, &o->value, &o->lo, &o->hi);
+	if (gx_kind_fixed(o->kind))
+		o->lo = o->hi = o->value;	/* no interval */
 	verdict(o, spec);
-	o->modelled = gx_result__modelled(runs[0]);
+	o->modelled = gx_kind_fixed(o->kind);
 	if (o->modelled)	/* said beside the number, in every format */
-		set_message(o, "%s (modelled: cycles and what derives from them; counts exact)",
-			    o->message);
+		set_message(o, "%s (%s)", o->message, o->kind == GX_KIND_EXACT ?
+			    "exact: counted under Valgrind, no interval" :
+			    "modelled, not measured: no interval");
 out:
 	free(w);
 	free(why);
@@ -574,8 +580,9 @@ void ci_report__json(const struct ci_report *rep, struct strbuf *out)
 			json_object_set_new(c, "pid", json_integer(o->pid));
 		json_object_set_new(c, "status", json_string(status_name(o->status)));
 		json_object_set_new(c, "modelled", json_boolean(o->modelled));
+		json_object_set_new(c, "kind", json_string(gx_kind_name(o->kind)));
 		json_object_set_new(c, "value", ci_json_real(o->value));
-		json_object_set_new(c, "interval", o->nr_values > 1 ?
+		json_object_set_new(c, "interval", o->nr_values > 1 && !gx_kind_fixed(o->kind) ?
 				    json_pack("[o,o]", ci_json_real(o->lo), ci_json_real(o->hi)) :
 				    json_null());
 		json_object_set_new(c, "baseline", o->has_baseline ? ci_json_real(o->baseline) :

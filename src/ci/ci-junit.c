@@ -144,7 +144,7 @@ void ci_report__junit(const struct ci_report *rep, struct strbuf *out)
 			xml_escape(out, o->check->metric);
 			strbuf__addf(out, "&#10;value: %s&#10;limit: %s", human(o, o->value, v),
 				     human(o, o->limit_value, l));
-			if (o->nr_values > 1)
+			if (o->nr_values > 1 && !gx_kind_fixed(o->kind))
 				strbuf__addf(out, "&#10;interval: [%s, %s] over %zu runs",
 					     human(o, o->lo, v), human(o, o->hi, l), o->nr_values);
 			if (o->has_baseline)

@@ -109,8 +109,10 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 {
 	const struct profile_row *const *pr;
 	uint64_t total = profile__total_samples(gx_result__profile(r), gx_result__sort_event(r));
-	/* a modelled result has one sample an address: its share is by period */
-	bool md = gx_result__modelled(r);
+	/* an exact or modelled sort event has one sample an address: its
+	 * share is by period */
+	bool md = gx_result__nr_events(r) &&
+		  gx_kind_fixed(gx_result__event(r, gx_result__sort_event(r))->kind);
 	uint64_t total_p = md ? profile__total_period(gx_result__profile(r),
 						      gx_result__sort_event(r)) : 0;
 	enum profile_by by;
@@ -350,10 +352,10 @@ static int event_value(const struct gx_result *r, const struct ci_row *row, cons
 }
 
 static int few_samples(const struct gx_result *r, const struct ci_row *row, uint64_t samples,
-		       uint64_t min_samples, char **cause)
+		       uint64_t min_samples, enum gx_kind kind, char **cause)
 {
-	/* a modelled result's counts are exact: one sample an address */
-	if (samples >= min_samples || gx_result__modelled(r))
+	/* exact and modelled counts: one sample an address, no sampling error */
+	if (samples >= min_samples || gx_kind_fixed(kind))
 		return 0;
 	gx_fail(cause, CI_CANNOT_MEASURE, "too few samples: %llu in %s%s%s (--min-samples %llu)",
 		(unsigned long long)samples, row->prow ? ci_scope_name(row->scope) : "the run",
@@ -395,7 +397,8 @@ static int node_value(struct gx_result *r, const struct ci_row *row, int node,
 			      td_model__node(gx_result__model_loaded(r), (size_t)node)->name, gx_result__path(r),
 			      td_model__id(gx_result__model_loaded(r)), no_pmu_note(r));
 	} else if (gx_result__model_map(r)[gx_result__sort_event(r)] >= 0 &&
-		   (ret = few_samples(r, row, ref_samples, min_samples, cause)) == 0) {
+		   (ret = few_samples(r, row, ref_samples, min_samples,
+					  gx_result__model_kind(r), cause)) == 0) {
 		*value = v->value;
 	} else if (gx_result__model_map(r)[gx_result__sort_event(r)] < 0) {
 		*value = v->value;
@@ -505,6 +508,48 @@ enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric)
 	return CI_UNIT_COUNT;
 }
 
+/* The join of the kinds of the events counting name; sampled when none. */
+static enum gx_kind event_kind(const struct gx_result *r, const char *name)
+{
+	int mev = gx_result__model_loaded(r) ? td_model__find_event(gx_result__model_loaded(r), name) :
+					       -1;
+	enum gx_kind k = GX_KIND_SAMPLED;
+	bool found = false;
+
+	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
+		if (!evsel_is(r, i, name, mev))
+			continue;
+		k = found ? gx_kind_join(k, gx_result__event(r, i)->kind) : gx_result__event(r, i)->kind;
+		found = true;
+	}
+	return k;
+}
+
+enum gx_kind ci_metric_kind(const struct gx_result *r, const char *metric)
+{
+	const struct td_model *m = gx_result__model_loaded(r);
+	const char *slash = strchr(metric, '/');
+	enum gx_kind k;
+
+	if (!strcasecmp(metric, "share"))
+		return gx_result__nr_events(r) ?
+		       gx_result__event(r, gx_result__sort_event(r))->kind : GX_KIND_SAMPLED;
+	if (ci_is_offcpu_metric(metric))
+		return GX_KIND_SAMPLED;
+	if (slash) {
+		char *num = xstrndup(metric, (size_t)(slash - metric));
+
+		k = gx_kind_join(event_kind(r, num), event_kind(r, slash + 1));
+		free(num);
+		return k;
+	}
+	if (m && td_model__find_node(m, metric) >= 0)
+		return gx_result__model_kind(r);
+	if (!strcasecmp(metric, "cpi") || !strcasecmp(metric, "ipc"))	/* no such node */
+		return gx_kind_join(event_kind(r, "cycles"), event_kind(r, "instructions"));
+	return event_kind(r, metric);
+}
+
 void ci_human(char *buf, size_t len, enum ci_unit u, bool sign, int extra, double x)
 {
 	static const char *const si[] = { "", " k", " M", " G", " T" };
@@ -518,7 +563,8 @@ void ci_human(char *buf, size_t len, enum ci_unit u, bool sign, int extra, doubl
 	}
 	switch (u) {
 	case CI_UNIT_FRACTION:
-		snprintf(buf, len, "%s%.*f%%", plus, 1 + extra, 100 * x);
+		x = gx_zero_below(100 * x, 1 + extra);	/* no "-0.0%" */
+		snprintf(buf, len, "%s%.*f%%", x > 0 ? plus : "", 1 + extra, x);
 		return;
 	case CI_UNIT_NS:
 		if (ax >= 1e9)
@@ -578,7 +624,8 @@ int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 		if (!err)
 			err = event_value(r, row, slash + 1, &b, &sb, cause);
 		if (!err)
-			err = few_samples(r, row, sa < sb ? sa : sb, min_samples, cause);
+			err = few_samples(r, row, sa < sb ? sa : sb, min_samples,
+					  ci_metric_kind(r, metric), cause);
 		if (err)
 			return err;
 		if (b == 0)
@@ -606,7 +653,8 @@ int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 			free(list);
 			return CI_CANNOT_MEASURE;
 		}
-		err = few_samples(r, row, sa < sb ? sa : sb, min_samples, cause);
+		err = few_samples(r, row, sa < sb ? sa : sb, min_samples, ci_metric_kind(r, metric),
+				  cause);
 		if (err)
 			return err;
 		if ((cpi ? b : a) == 0)
@@ -618,7 +666,8 @@ int ci_metric(struct gx_result *r, const struct ci_row *row, const char *metric,
 	if (known_event_name(r, metric)) {
 		err = event_value(r, row, metric, &a, &sa, cause);
 		if (!err)
-			err = few_samples(r, row, sa, min_samples, cause);
+			err = few_samples(r, row, sa, min_samples, ci_metric_kind(r, metric),
+					  cause);
 		if (!err)
 			*value = a;
 		return err;

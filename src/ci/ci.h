@@ -24,6 +24,7 @@
 
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
+#include "result/result.h"
 #include "util/util.h"
 
 #define GX_CHECK_SCHEMA "gexplore-check 1"
@@ -118,6 +119,16 @@ enum ci_unit {
 enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric);
 
 /*
+ * What a metric's values on r are (src/result's gx_kind): an event's kind,
+ * a ratio's the join of its two events', a node's the model's
+ * (gx_result__model_kind; CPI and IPC without a node: cycles' and
+ * instructions'), a share the sort event's; the off-CPU
+ * metrics and names r does not know are sampled. Exact and modelled
+ * values have no interval and their changes are never noise.
+ */
+enum gx_kind ci_metric_kind(const struct gx_result *r, const char *metric);
+
+/*
  * x in human units into buf: a share in % ("12.3%"), time in s, ms, us or ns
  * ("2.29 s"), a count with k, M, G, T ("1.23 G"), a ratio as a number
  * ("0.812"); "-" for NAN. sign: "+" before a positive x. extra: digits
@@ -194,13 +205,17 @@ struct ci_outcome {
 	enum ci_status status;
 	double value;			/* mean over runs; NAN when skipped */
 	size_t nr_values;		/* runs measured */
-	double lo, hi;			/* confidence interval (nr_values > 1), else value */
+	double lo, hi;			/* confidence interval (nr_values > 1, sampled), else value */
 	bool has_baseline;
 	double baseline;		/* the baseline's value */
 	double limit_value;		/* the absolute limit the value was held to */
 	enum ci_unit unit;		/* of value, baseline and limits, for showing them */
 	char *message;			/* one line: why it failed or was skipped, or the verdict */
-	bool modelled;			/* the runs' cycles are modelled (record --model) */
+	/* what the value is (ci_metric_kind joined over the runs): exact or
+	 * modelled has no interval (lo = hi = value), and modelled is then
+	 * true: not measured (record --model) */
+	enum gx_kind kind;
+	bool modelled;
 };
 
 struct ci_report {

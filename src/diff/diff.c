@@ -251,6 +251,9 @@ static void noise(struct diff_entry *e, const struct diff_side *a, const struct 
 
 	e->lo = e->hi = NAN;
 	e->noise = false;
+	e->df = NAN;
+	if (gx_kind_fixed(e->kind))
+		return;	/* exact or modelled on both sides: any change is one */
 	if (diff_welch(a, b, 0.95, &welch, &e->df) == 0 && welch > half)
 		half = welch;
 	if (isnan(a->mean) || isnan(b->mean))
@@ -258,6 +261,16 @@ static void noise(struct diff_entry *e, const struct diff_side *a, const struct 
 	e->lo = b->mean - a->mean - half;
 	e->hi = b->mean - a->mean + half;
 	e->noise = e->lo <= 0 && e->hi >= 0;
+}
+
+/* What a metric's values are on one side: the join over its n runs. */
+static enum gx_kind side_kind(const struct run_rows *rr, size_t n, const char *metric)
+{
+	enum gx_kind k = n ? ci_metric_kind(rr[0].r, metric) : GX_KIND_SAMPLED;
+
+	for (size_t i = 1; i < n; i++)
+		k = gx_kind_join(k, ci_metric_kind(rr[i].r, metric));
+	return k;
 }
 
 /* One metric of a compared row, matched in each run (NULL: absent). v:
@@ -270,6 +283,7 @@ static void compare(const struct run_rows *rr, size_t nr_a, size_t nr_b,
 	struct diff_side a, b;
 	double var_a, var_b, share_a, share_b;
 	size_t first = nr_a + nr_b;
+	enum gx_kind ka, kb;
 	bool add0;
 
 	for (size_t k = 0; k < nr_a + nr_b; k++) {
@@ -283,6 +297,13 @@ static void compare(const struct run_rows *rr, size_t nr_a, size_t nr_b,
 	add0 = additive(metric, e.unit);
 	e.in_a = side_stats(rr, match, v, nr_a, add0, &a, &var_a, &share_a);
 	e.in_b = side_stats(rr + nr_a, match + nr_a, v + nr_a, nr_b, add0, &b, &var_b, &share_b);
+	ka = side_kind(rr, nr_a, metric);
+	kb = side_kind(rr + nr_a, nr_b, metric);
+	e.kind = gx_kind_join(ka, kb);
+	if (gx_kind_fixed(ka))
+		var_a = 0;	/* no sampling error on this side */
+	if (gx_kind_fixed(kb))
+		var_b = 0;
 	e.weight = fmax(share_a, share_b);
 	e.a = e.in_a ? a.mean : NAN;
 	e.b = e.in_b ? b.mean : NAN;
@@ -377,7 +398,9 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 	for (size_t k = 0; k < nr; k++) {
 		d->paths[k] = gx_result__path(runs[k]);
 		d->status[k] = gx_result__status(runs[k]);
-		if (gx_result__modelled(runs[k]))
+		/* its rows are shares of modelled cycles: the sort event says */
+		if (gx_result__nr_events(runs[k]) &&
+		    gx_result__event(runs[k], gx_result__sort_event(runs[k]))->kind == GX_KIND_MODELLED)
 			*(k < nr_a ? &d->modelled_a : &d->modelled_b) = true;
 	}
 	d->nr_a = nr_a;
@@ -434,6 +457,10 @@ static void plus_minus(struct strbuf *out, const struct diff_entry *e)
 {
 	char b[32], pm[40];
 
+	if (gx_kind_fixed(e->kind)) {	/* no interval: "exact", "modelled" */
+		strbuf__addf(out, "%10s ", gx_kind_name(e->kind));
+		return;
+	}
 	if (isnan(e->lo)) {
 		strbuf__addf(out, "%10s ", "-");
 		return;
@@ -463,7 +490,7 @@ static void partial(struct strbuf *out, const struct diff *d, const struct diff_
 void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 {
 	size_t shown = 0, folded = 0, more = 0;
-	bool noise_head = false, runs = d->nr_a > 1 || d->nr_b > 1;
+	bool noise_head = false, runs = d->nr_a > 1 || d->nr_b > 1, fixed = false;
 
 	if (runs) {
 		strbuf__addstr(out, "gexplore diff: means over repeated runs (biggest changes first; "
@@ -477,6 +504,11 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			     gx_esc(d->b), d->modelled_b ? " (MODELLED)" : d->modelled_a ?
 			     " (measured)" : "");
 	}
+	for (size_t i = 0; i < d->nr && !fixed; i++)
+		fixed = gx_kind_fixed(d->entries[i].kind);
+	if (fixed)
+		strbuf__addstr(out, "  exact and modelled values have no interval (\"exact\", "
+			       "\"modelled\" in its place): a change of one is a change, never noise\n");
 	if (d->modelled_a != d->modelled_b)
 		strbuf__addf(out, "  measured against modelled: a row's share is its share of the "
 			     "measured run's time or cycles on side %s and of the modelled cycles on "
@@ -507,7 +539,7 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 		if (isnan(e->rel))
 			strbuf__addf(out, "%8s ", !e->in_a ? "new" : !e->in_b ? "gone" : "-");
 		else
-			strbuf__addf(out, "%+7.1f%% ", 100 * e->rel);
+			strbuf__addf(out, "%+7.1f%% ", gx_zero_below(100 * e->rel, 1));
 		strbuf__addf(out, " %s%s", gx_esc(row_label(e)), e->noise ? " ~" : "");
 		partial(out, d, e);
 		strbuf__addstr(out, "\n");
@@ -548,7 +580,7 @@ void diff__json(const struct diff *d, struct strbuf *out)
 		static const char *const units[] = { "fraction", "ratio", "count", "ns" };
 
 		json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:o,s:o,s:b,"
-						   "s:I,s:I,s:o,s:o,s:o}",
+						   "s:s,s:I,s:I,s:o,s:o,s:o}",
 						   "scope", ci_scope_name(e->scope), "row", gx_utf8(e->row),
 						   "metric", gx_utf8(e->metric), "a", ci_json_real(e->a),
 						   "b", ci_json_real(e->b),
@@ -557,7 +589,7 @@ void diff__json(const struct diff *d, struct strbuf *out)
 						   "unit", units[e->unit],
 						   "delta_lo", ci_json_real(e->lo),
 						   "delta_hi", ci_json_real(e->hi),
-						   "noise", e->noise,
+						   "noise", e->noise, "kind", gx_kind_name(e->kind),
 						   "a_n", (json_int_t)e->a_n, "b_n", (json_int_t)e->b_n,
 						   "a_sd", ci_json_real(e->a_sd),
 						   "b_sd", ci_json_real(e->b_sd),

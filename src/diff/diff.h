@@ -20,7 +20,7 @@
 #include "ci/ci.h"
 #include "util/util.h"
 
-#define GX_DIFF_SCHEMA "gexplore-diff 1.1"
+#define GX_DIFF_SCHEMA "gexplore-diff 1.2"
 
 struct gx_result;
 
@@ -54,6 +54,10 @@ struct diff_entry {
 	 */
 	double lo, hi;
 	bool noise;
+	/* what the values are (gx_kind_join of both sides' ci_metric_kind):
+	 * exact or modelled on both sides, the change has no interval (lo,
+	 * hi NAN) and is never noise; one such side adds no sampling error */
+	enum gx_kind kind;
 	size_t a_n, b_n;		/* runs each side's mean is over */
 	double a_sd, b_sd;		/* standard deviation between them; NAN under 2 */
 	double df;			/* Welch's degrees of freedom; NAN when unused */

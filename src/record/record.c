@@ -941,7 +941,8 @@ static int workload_status(const struct collect_session *s)
 	return st->exited ? st->exit_code : 0;
 }
 
-/* model's messages through the notice callback */
+/* model's messages through the notice callback; none with -q, as a
+ * recording's warnings: its notes stay in meta.json's warnings */
 static void model_say(void *arg, bool warn, const char *msg)
 {
 	record_notice__say(arg, warn ? RECORD_WARN : RECORD_INFO, "%s", msg);
@@ -952,7 +953,8 @@ static int record_model(const struct record_opts *ro, const struct record_notice
 			char **argv, struct record_result *res, char **cause)
 {
 	struct model_opts mo = { .argv = ro->collect.argv, .argc = argc, .cmdline = argv,
-				 .quiet = ro->quiet, .machine = ro->model_machine, .say = model_say,
+				 .quiet = ro->quiet, .machine = ro->model_machine,
+				 .say = ro->quiet ? NULL : model_say,
 				 .say_arg = (void *)nt };
 	struct model_run run;
 	char *dir = NULL;

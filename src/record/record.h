@@ -24,7 +24,10 @@ struct record_opts {
 	const char *output;	/* the result directory; NULL: the next free gxNNN here */
 	const char *cpu;	/* the top-down model of another CPU; NULL: this CPU's */
 	bool force;		/* reuse a non-empty output directory */
-	bool quiet;		/* say only errors, collect's notices and what a result lacks */
+	/* say only errors, the answers to Ctrl-C and that a result is
+	 * incomplete: no warning (meta.json keeps them) nor summary, with
+	 * --model too */
+	bool quiet;
 	/* multiplexing (record-mux.c) */
 	const char *mux;	/* "gexplore" or "kernel"; NULL = gexplore */
 	uint32_t slice_ms;	/* each group's turn; 0 = 10 */

@@ -163,8 +163,9 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 	size_t nr = 0, more;
 	const struct profile_row *const *rows = NULL;
 	struct strbuf path = STRBUF_INIT;
-	/* a modelled result: each row's exact instructions, modelled cycles, CPI */
-	bool md = gx_result__modelled(in) && (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE);
+	/* exact instructions, modelled cycles (record --model): each row's, and CPI */
+	bool md = gx_kind_fixed(gx_result__model_kind(in)) &&
+		  (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE);
 	size_t ei = 0, ec = 0;
 
 	if (o->by_region)

@@ -161,8 +161,8 @@ void report__text_hotspots(struct strbuf *sb, struct gx_result *in,
 {
 	bool cc = profile__has_callchains(gx_result__profile(in));
 	bool cpi = by != PROFILE_BY_CALLPATH && gx_result__has_row_cpi(in);
-	/* a modelled result: each row's exact instructions and modelled cycles */
-	bool md = cpi && gx_result__modelled(in);
+	/* exact instructions, modelled cycles (record --model): each row's */
+	bool md = cpi && gx_kind_fixed(gx_result__model_kind(in));
 	size_t nr, more, e = o->sort_event, ei = 0, ec = 0;
 	const struct profile_row *const *rows = report__pick(in, o, by, false, &nr, &more);
 	char cb[32], fb[512], nb[128], mb[128];

@@ -178,9 +178,11 @@ static void text_topdown(struct strbuf *sb, struct gx_result *in, const struct r
 			if (!x || x->na)
 				strbuf__addf(sb, " %10s", "n/a");
 			else if (nd->unit == TD_UNIT_FRACTION)
-				strbuf__addf(sb, " %8.1f%%%c", 100 * x->value, sig && x->flagged ? '*' : ' ');
+				strbuf__addf(sb, " %8.1f%%%c", gx_zero_below(100 * x->value, 1),
+					     x->clamped ? '~' : sig && x->flagged ? '*' : ' ');
 			else
-				strbuf__addf(sb, " %9.2f%c", x->value, sig && x->flagged ? '*' : ' ');
+				strbuf__addf(sb, " %9.2f%c", gx_zero_below(x->value, 2),
+					     sig && x->flagged ? '*' : ' ');
 		}
 		strbuf__addstr(sb, "\n");
 	}

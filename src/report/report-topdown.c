@@ -104,7 +104,7 @@ static bool row_bounds(struct td_view *v, struct gx_result *in,
 	double *sd, rel;
 	bool ok;
 
-	if (gx_result__modelled(in))	/* exact counts, modelled cycles: no sampling error */
+	if (gx_kind_fixed(gx_result__model_kind(in)))	/* exact, modelled: no sampling error */
 		return false;
 	sd = xcalloc(ne + 1, sizeof(double));
 	rel = gx_result__row_reliability(in, r);
@@ -141,11 +141,13 @@ static void text_bounds(struct strbuf *sb, const struct td_view *v, const int *c
 	strbuf__addstr(sb, "\n");
 }
 
-static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in,
+/* The level-1 table of one kind of row; returns how many of its
+ * fractions were clamped (td_ctx.clamp). */
+static size_t text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in,
 		      const struct report_opts *o, enum profile_by by, const char *title)
 {
 	int cols[8];
-	size_t nc = report__td_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0;
+	size_t nc = report__td_columns(v->model, cols, ARRAY_SIZE(cols)), nr, shown = 0, clamped = 0;
 	size_t sort = v->clk_evsel >= 0 ? (size_t)v->clk_evsel : o->sort_event;
 	const struct profile_row *const *rows = profile__rows(gx_result__profile(in), by, sort, &nr);
 	double *c = xcalloc(td_model__nr_events(v->model) + 1, sizeof(double));
@@ -153,9 +155,10 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 	double *lo = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 	double *hi = xcalloc(td_model__nr_nodes(v->model) + 1, sizeof(double));
 
-	if (gx_result__modelled(in))
-		strbuf__addf(sb, "\nTop-down level 1 by %s (modelled, not measured; * over threshold "
-				 "in a row with > 5%% of the cycles)\n  ", title);
+	if (gx_kind_fixed(gx_result__model_kind(in)))
+		strbuf__addf(sb, "\nTop-down level 1 by %s (%s, not measured; * over threshold "
+				 "in a row with > 5%% of the cycles)\n  ", title,
+			     gx_kind_name(gx_result__model_kind(in)));
 	else
 		strbuf__addf(sb, "\nTop-down level 1 by %s (from samples; * over threshold in a row "
 				 "with > 5%% of the cycles; below each row its 95%% intervals)\n  ",
@@ -192,14 +195,15 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 		for (size_t k = 0; k < nc; k++) {
 			const struct td_value *x = &res.v[cols[k]];
 			const struct td_node *nd = td_model__node(v->model, (size_t)cols[k]);
-			char mark = sig && x->flagged ? '*' : ' ';
+			char mark = x->clamped ? '~' : sig && x->flagged ? '*' : ' ';
 
+			clamped += x->clamped;
 			if (x->na)
 				strbuf__addf(sb, "%10s ", "n/a");
 			else if (nd->unit == TD_UNIT_FRACTION)
-				strbuf__addf(sb, "%8.1f%%%c ", 100 * x->value, mark);
+				strbuf__addf(sb, "%8.1f%%%c ", gx_zero_below(100 * x->value, 1), mark);
 			else
-				strbuf__addf(sb, "%9.2f%c ", x->value, mark);
+				strbuf__addf(sb, "%9.2f%c ", gx_zero_below(x->value, 2), mark);
 		}
 		if (gx_result__mux(in)) {
 			double rel = gx_result__row_reliability(in, r);
@@ -230,6 +234,17 @@ static void text_rows(struct strbuf *sb, struct td_view *v, struct gx_result *in
 	free(lo);
 	free(hi);
 	free(c);
+	return clamped;
+}
+
+/* Under the tables, once: how many of their fractions were clamped. */
+static void clamp_note(struct strbuf *sb, size_t clamped)
+{
+	if (clamped)
+		strbuf__addf(sb, "  ~ clamped: %zu fraction%s fell outside [0%%, 100%%] and %s shown "
+			     "at the bound (exact and modelled values have no sampling error: out "
+			     "of range is the model's error)\n", clamped, clamped == 1 ? "" : "s",
+			     clamped == 1 ? "is" : "are");
 }
 
 /* Intervals of the whole run's metrics when the run was multiplexed:
@@ -281,6 +296,7 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	struct td_view v;
 	struct td_result res;
 	double *c;
+	size_t clamped;
 	char *cause = NULL;
 	int err = td_view__init(&v, in, &cause);
 
@@ -302,7 +318,7 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 	err = td_eval(v.model, c, v.ctx, &res, &cause);
 	if (!err) {
 		strbuf__addf(sb, "\nTop-down (%smodel %s%s%s, SMT %s; whole run from %s)\n",
-			     gx_result__modelled(in) ? "MODELLED, not measured: " : "",
+			     gx_kind_fixed(gx_result__model_kind(in)) ? "MODELLED, not measured: " : "",
 			     td_model__id(v.model), v.ctx->variant ? ", variant " : "",
 			     v.ctx->variant ? v.ctx->variant : "",
 			     v.ctx->smt == TD_SMT_ON ? "on" : v.ctx->smt == TD_SMT_OFF ? "off" : "unknown",
@@ -310,14 +326,15 @@ int report_topdown_text(struct strbuf *sb, struct gx_result *in,
 		if (gx_result__model_note(in))
 			strbuf__addf(sb, "  (%s)\n", gx_result__model_note(in));
 		td_result__print(v.model, &res, sb, TD_PRINT_DESC);
-		if (gx_result__modelled(in))
+		if (gx_kind_fixed(gx_result__model_kind(in)))
 			strbuf__addstr(sb, "(modelled: every figure of this tree, CPI and IPC included; "
 					   "instructions are exact counts)\n");
 		text_intervals(sb, &v, in, &res);
 		td_result__exit(&res);
-		text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
-		text_rows(sb, &v, in, o, report__process_by(o), "process");
-		text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
+		clamped = text_rows(sb, &v, in, o, PROFILE_BY_FUNCTION, "function");
+		clamped += text_rows(sb, &v, in, o, report__process_by(o), "process");
+		clamped += text_rows(sb, &v, in, o, PROFILE_BY_MODULE, "module");
+		clamp_note(sb, clamped);
 	}
 	free(c);
 	free(cause);
@@ -422,7 +439,8 @@ json_t *report_topdown_json(struct gx_result *in, const struct report_opts *o)
 		root = json_object();
 		json_object_set_new(root, "available", json_true());
 		json_object_set_new(root, "model", json_string(td_model__id(v.model)));
-		json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
+		json_object_set_new(root, "modelled",
+				    json_boolean(gx_kind_fixed(gx_result__model_kind(in))));
 		json_object_set_new(root, "source", json_string(v.source));
 		if (gx_result__model_note(in))
 			json_object_set_new(root, "note", json_string(gx_result__model_note(in)));

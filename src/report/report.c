@@ -575,6 +575,7 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(eo, "type", json_integer(e->attr.type));
 		json_object_set_new(eo, "config", report__json_u64(e->attr.config));
 		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
+		json_object_set_new(eo, "kind", json_string(gx_kind_name(gx_result__event(in, i)->kind)));
 		json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(gx_result__profile(in), i)));
 		{
 			const struct gx_event *ge = gx_result__event(in, i);

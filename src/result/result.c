@@ -38,6 +38,7 @@ struct gx_result {
 	size_t nr_events;
 	size_t sort_event;
 	bool sort_is_cycles;
+	enum gx_kind model_kind;	/* of the model's values */
 	/* the model */
 	char *model_id;
 	struct td_model *model;		/* loaded, or NULL */
@@ -391,6 +392,48 @@ static int model_event_of(const struct gx_result *r, const struct gx_event *e,
 	return td_model__find_event_attr(r->model, type, config, a->config1);
 }
 
+const char *gx_kind_name(enum gx_kind k)
+{
+	return k == GX_KIND_EXACT ? "exact" : k == GX_KIND_MODELLED ? "modelled" : "sampled";
+}
+
+enum gx_kind gx_kind_join(enum gx_kind a, enum gx_kind b)
+{
+	if (a == GX_KIND_SAMPLED || b == GX_KIND_SAMPLED)
+		return GX_KIND_SAMPLED;
+	return a == GX_KIND_MODELLED || b == GX_KIND_MODELLED ? GX_KIND_MODELLED : GX_KIND_EXACT;
+}
+
+/* What an event's values are: record --model names them "NAME:exact" and
+ * "NAME:modelled"; any other event of a modelled result came from the
+ * model too. A name alone says nothing: a perf.data from elsewhere is
+ * measured whatever its events are called. */
+static enum gx_kind event_kind(const struct gx_result *r, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (!gx_result__modelled(r))
+		return GX_KIND_SAMPLED;
+	if (n > 6 && !strcmp(name + n - 6, ":exact"))
+		return GX_KIND_EXACT;
+	return GX_KIND_MODELLED;
+}
+
+/* The join of the kinds of the events the model reads; sampled when none. */
+static enum gx_kind model_kind(const struct gx_result *r)
+{
+	enum gx_kind k = GX_KIND_SAMPLED;
+	bool any = false;
+
+	for (size_t i = 0; i < r->nr_events; i++) {
+		if (r->ev[i] < 0)
+			continue;
+		k = any ? gx_kind_join(k, r->events[i].kind) : r->events[i].kind;
+		any = true;
+	}
+	return k;
+}
+
 static void build_events(struct gx_result *r)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
@@ -418,6 +461,7 @@ static void build_events(struct gx_result *r)
 								(unsigned long long)pe->attr.config);
 		e->attr = &pe->attr;
 		e->pmu = pmu;
+		e->kind = event_kind(r, e->name);
 		e->group = meta && i < meta->nr_events ? meta->events[i].group : -1;
 		e->samples = profile__total_samples(r->profile, i);
 		/* a member of a leader-sampled group has no period of its own,
@@ -447,6 +491,7 @@ static void build_events(struct gx_result *r)
 		if (first < 0)
 			first = (ssize_t)i;
 	}
+	r->model_kind = model_kind(r);
 	r->sort_is_cycles = model_clk >= 0;
 	r->sort_event = model_clk >= 0 ? (size_t)model_clk : hw_clk >= 0 ? (size_t)hw_clk :
 			first >= 0 ? (size_t)first : 0;
@@ -713,6 +758,9 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	if (err)
 		goto fail;
 	build_events(r);
+	/* a fraction computed from exact and modelled counts is clamped to
+	 * [0, 1]: outside it the model is off, not the measurement */
+	r->ctx.clamp = gx_kind_fixed(r->model_kind);
 	*out = r;
 	return 0;
 fail:
@@ -880,6 +928,7 @@ const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
 }
 size_t gx_result__sort_event(const struct gx_result *r) { return r->sort_event; }
 bool gx_result__sort_is_cycles(const struct gx_result *r) { return r->sort_is_cycles; }
+enum gx_kind gx_result__model_kind(const struct gx_result *r) { return r->model_kind; }
 
 int gx_result__build_id(const struct gx_result *r, const char *path, const uint8_t **id,
 			size_t *size)

@@ -90,8 +90,8 @@ const char *gx_result__path(const struct gx_result *r);
 const char *gx_result__dir(const struct gx_result *r);
 /* meta.json, NULL when there is none (a bare perf.data). */
 const struct gx_meta *gx_result__meta(const struct gx_result *r);
-/* Whether its cycles are modelled, not measured (record --model): every
- * view says "modelled" beside them; its counts are exact (no intervals). */
+/* Whether its cycles are modelled, not measured (record --model). A view
+ * asks the event instead (gx_event.kind): what each value is. */
 bool gx_result__modelled(const struct gx_result *r);
 struct perf_reader *gx_result__reader(const struct gx_result *r);
 const struct pd_env *gx_result__env(const struct gx_result *r);
@@ -131,6 +131,32 @@ int gx_result__build_id(const struct gx_result *r, const char *path, const uint8
 
 /* ---- the event table ---------------------------------------------------- */
 
+/*
+ * What an event's values are (issue 45, one profile, many values): a view
+ * asks the event, never the run. SAMPLED: measured by the PMU or the
+ * kernel (sampled or counted), so uncertain by sampling and run-to-run
+ * noise: a view gives it an interval. EXACT: counted without error
+ * (record --model's instructions:exact, branches:exact); MODELLED: computed
+ * by a model from such counts (cycles:modelled, the simulated misses).
+ * Neither of the last two has an interval, and a change of one is a
+ * change, never noise.
+ */
+enum gx_kind {
+	GX_KIND_SAMPLED,
+	GX_KIND_EXACT,
+	GX_KIND_MODELLED,
+};
+/* "sampled", "exact", "modelled" (static). */
+const char *gx_kind_name(enum gx_kind k);
+/* The kind of a value that rests on values of kinds a and b: sampled when
+ * either is, else modelled when either is, else exact. */
+enum gx_kind gx_kind_join(enum gx_kind a, enum gx_kind b);
+/* Whether a value of kind k is deterministic: exact or modelled. */
+static inline bool gx_kind_fixed(enum gx_kind k)
+{
+	return k != GX_KIND_SAMPLED;
+}
+
 struct gx_event {
 	const char *name;	/* display name: EVENT_DESC, else from the attr */
 	/* its PMU: "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0",
@@ -157,6 +183,9 @@ struct gx_event {
 	double run_value;
 	bool counted;
 	uint64_t samples;	/* samples of it in the recording */
+	/* what its values are: from its name's ":exact" or ":modelled"
+	 * together with meta.json's "modelled" (record --model) */
+	enum gx_kind kind;
 };
 
 size_t gx_result__nr_events(const struct gx_result *r);
@@ -176,6 +205,10 @@ int gx_result__find_event(const struct gx_result *r, const char *name, size_t *i
 size_t gx_result__sort_event(const struct gx_result *r);
 /* Whether the sort event is the model's cycles (a clock for top-down). */
 bool gx_result__sort_is_cycles(const struct gx_result *r);
+/* The kind of the top-down model's values: the join of the kinds of the
+ * events it reads (GX_KIND_SAMPLED when none). A row's share of the sort
+ * event is the sort event's kind. */
+enum gx_kind gx_result__model_kind(const struct gx_result *r);
 
 /* Event i's value on one row: the row's summed periods times the event's
  * scale; NAN for an event that was only counted. */

@@ -117,12 +117,41 @@ out:
 	free(kids);
 }
 
+/* td_ctx.clamp: a fraction into [0, 1]. Beyond what shows at 0.1% it is
+ * marked clamped (counted in *n); a -0 or a rounding error is not. */
+static void clamp(struct td_value *v, size_t *n)
+{
+	double x = v->value;
+
+	v->value = x > 1 ? 1.0 : x > 0 ? x : 0.0;	/* 0.0, never -0.0 */
+	if (x < -TD_CLAMP_SLACK || x > 1 + TD_CLAMP_SLACK) {
+		v->clamped = true;
+		(*n)++;
+	}
+}
+
+/* The hint that says which fractions were clamped (the first few). */
+static char *clamp_hint(const struct td_model *m, const struct td_result *res, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t shown = 0;
+
+	strbuf__addf(&sb, "%zu fraction%s fell outside [0%%, 100%%] and %s shown clamped to it (",
+		     n, n == 1 ? "" : "s", n == 1 ? "is" : "are");
+	for (size_t i = 0; i < m->nr_nodes && shown < 3; i++)
+		if (res->v[i].clamped)
+			strbuf__addf(&sb, "%s%s", shown++ ? ", " : "", m->nodes[i].name);
+	strbuf__addf(&sb, "%s): exact and modelled values have no sampling error, so a share "
+		     "out of range is the model's error, not noise", n > shown ? ", ..." : "");
+	return strbuf__detach(&sb);
+}
+
 int td_eval(const struct td_model *m, const double *counts, const struct td_ctx *ctx,
 	    struct td_result *res, char **cause)
 {
 	static const struct td_ctx dflt;
 	struct eval_state s = { .m = m };
-	size_t nh = 0;
+	size_t nh = 0, nr_clamped = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (!m || !counts)
@@ -151,7 +180,9 @@ int td_eval(const struct td_model *m, const double *counts, const struct td_ctx 
 
 		v->value = node_value(&s, (int)i);
 		v->na = isnan(v->value);
-		if (!v->na && m->nodes[i].unit == TD_UNIT_FRACTION)
+		if (!v->na && m->nodes[i].unit == TD_UNIT_FRACTION && ctx->clamp)
+			clamp(v, &nr_clamped);
+		else if (!v->na && m->nodes[i].unit == TD_UNIT_FRACTION)
 			v->mismeasured = v->value < TD_MISMEASURED_LO || v->value > TD_MISMEASURED_HI;
 	}
 	/* thresholds after all values: they may name other metrics */
@@ -189,6 +220,8 @@ int td_eval(const struct td_model *m, const double *counts, const struct td_ctx 
 					   "never flagged.",
 					   m->nodes[i].name, 100 * res->v[i].value,
 					   100 * TD_MISMEASURED_LO, 100 * TD_MISMEASURED_HI));
+	if (nr_clamped)
+		add_hint(&res->hints, &nh, clamp_hint(m, res, nr_clamped));
 	for (size_t i = 0; i < m->nr_nodes; i++)
 		if (res->v[i].na && m->nodes[i].level == 1) {
 			add_hint(&res->hints, &nh,
@@ -222,9 +255,9 @@ static void format_value(const struct td_node *d, const struct td_value *v, char
 	if (v->na)
 		snprintf(buf, n, "n/a");
 	else if (d->unit == TD_UNIT_FRACTION)
-		snprintf(buf, n, "%.1f%%", 100 * v->value);
+		snprintf(buf, n, "%.1f%%", gx_zero_below(100 * v->value, 1));
 	else if (d->unit == TD_UNIT_RATIO)
-		snprintf(buf, n, "%.2f", v->value);
+		snprintf(buf, n, "%.2f", gx_zero_below(v->value, 2));
 	else
 		snprintf(buf, n, "%.0f", v->value);
 }
@@ -255,6 +288,8 @@ void td_result__print(const struct td_model *m, const struct td_result *res, str
 			strbuf__addstr(sb, "  <==");
 		else if (v->mismeasured)
 			strbuf__addstr(sb, "  (mismeasured)");
+		else if (v->clamped)
+			strbuf__addstr(sb, "  (clamped)");
 		else if (!v->na && m->thresh[i] && !v->flagged)
 			strbuf__addstr(sb, "  <");
 		strbuf__addstr(sb, "\n");
@@ -320,6 +355,7 @@ json_t *td_result__to_json(const struct td_model *m, const struct td_result *res
 		json_object_set_new(o, "unit", json_string(unit[d->unit]));
 		json_object_set_new(o, "value", v->na ? json_null() : json_real(v->value));
 		json_object_set_new(o, "mismeasured", json_boolean(v->mismeasured));
+		json_object_set_new(o, "clamped", json_boolean(v->clamped));
 		json_object_set_new(o, "over_threshold", json_boolean(v->over));
 		json_object_set_new(o, "flagged", json_boolean(v->flagged));
 		json_object_set_new(o, "on_bottleneck_path", json_boolean(v->on_path));

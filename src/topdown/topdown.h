@@ -233,11 +233,19 @@ struct td_ctx {
 	enum td_smt smt;	/* unknown evaluates as off, with a hint */
 	bool core_wide;		/* every SMT sibling measured (system-wide) */
 	const char *variant;	/* formula variant, NULL = default */
+	/* Clamp a fraction outside [0, 1] into it (td_value.clamped says
+	 * so, and a hint once): values without sampling error (record
+	 * --model), where out of range is the model's error, not noise to
+	 * flag as mismeasured. */
+	bool clamp;
 };
 
 /* Bounds outside which a fraction is "mismeasured" (toplev's rule). */
 #define TD_MISMEASURED_LO (-0.05)
 #define TD_MISMEASURED_HI 1.05
+/* td_ctx.clamp marks a fraction clamped when it was out of [0, 1] by more
+ * than this (what shows at 0.1%). */
+#define TD_CLAMP_SLACK 0.0005
 /* Siblings closer than this make the bottleneck stop at their parent. */
 #define TD_TIE_MARGIN 0.05
 
@@ -245,6 +253,7 @@ struct td_value {
 	double value;		/* NAN when n/a */
 	bool na;		/* a needed event was missing, or 0/0 */
 	bool mismeasured;	/* fraction outside [lo, hi]; value kept, flag dropped */
+	bool clamped;		/* td_ctx.clamp: a fraction outside [0, 1], shown at the bound */
 	bool over;		/* its own threshold expression is true */
 	bool flagged;		/* over, not mismeasured, parent chain flagged if required */
 	bool on_path;		/* on the bottleneck path */

@@ -330,8 +330,10 @@ static bool disasm_jit(struct tui_model *m, const struct tui_row *f, struct sym_
 
 		while (j < nips && ips[j].ip < x->addr)
 			j++;
-		for (; j < nips && ips[j].ip == x->addr; j++)
+		for (; j < nips && ips[j].ip == x->addr; j++) {
 			x->samples += ips[j].count;
+			x->period += ips[j].period;
+		}
 	}
 	free(own);
 	return true;
@@ -348,7 +350,7 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 	size_t nmaps = 0, naddr = 0, nsrc;
 	struct hit {
 		uint64_t addr;
-		uint64_t n;
+		uint64_t n, period;
 	} *hits = NULL;
 	uint64_t start = 0, size, off = 0, maxaddr = 0, last_ip = 0;
 	uint32_t last_pid = 0;
@@ -392,8 +394,10 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		uint32_t pid = ips[i].pid, n = ips[i].count;
 
 		if (naddr && ip == last_ip && pid == last_pid) {
-			if (last_ok)
+			if (last_ok) {
 				hits[naddr - 1].n += n;
+				hits[naddr - 1].period += ips[i].period;
+			}
 			continue;
 		}
 		last_ip = ip;
@@ -412,6 +416,7 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 			start = res->addr - res->sym_offset;
 			dso = dsos[k];
 			hits[naddr].addr = res->addr;
+			hits[naddr].period = ips[i].period;
 			hits[naddr++].n = n;
 			last_ok = true;
 			if (res->addr > maxaddr)
@@ -445,8 +450,10 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		x->line = res->frames[0].line;
 		while (j < naddr && hits[j].addr < x->addr)
 			j++;
-		while (j < naddr && hits[j].addr == x->addr)
+		while (j < naddr && hits[j].addr == x->addr) {
+			x->period += hits[j].period;
 			x->samples += hits[j++].n;
+		}
 	}
 	if (!out->nr)
 		out->why = "capstone decoded no instruction here";

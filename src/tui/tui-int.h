@@ -251,6 +251,7 @@ struct tui_iphist {
 	uint64_t ip;
 	uint32_t pid;
 	uint32_t count;
+	uint64_t period;	/* their periods (period_lo) summed */
 };
 
 struct tui_thread {
@@ -272,6 +273,7 @@ struct tui_insn {
 	char text[64];		/* "mov rax, qword ptr [rbx + 8]" */
 	uint32_t line;		/* source line, 0 unknown */
 	uint64_t samples;	/* of the clock event */
+	uint64_t period;	/* their periods: an exact or modelled clock's weight */
 	bool is_branch, is_load;
 	uint64_t target;	/* branch target, 0 when none / indirect */
 };
@@ -298,7 +300,7 @@ struct tui_model {
 	double duration_s;
 	uint64_t nr_samples, lost;
 	bool pmu;
-	bool modelled;		/* record --model: cycles and the tree are modelled */
+	bool modelled;		/* an event is modelled (record --model): cycles and the tree */
 	char **hints;		/* our own and the top-down ones */
 	size_t nr_hints;
 	char **confidence;	/* "EVENT estimate [lo-hi] xscale" under multiplexing */
@@ -307,6 +309,9 @@ struct tui_model {
 	size_t nr_events;
 	char **event_names;
 	int *precise;		/* [nr_events] attr.precise_ip */
+	/* [nr_events] exact or modelled (record --model, the result's
+	 * gx_event.kind): charged to the instruction itself, no skid */
+	bool *fixed;
 	size_t clk;		/* the event rows are ordered and shared by */
 	bool clk_is_cycles;	/* the clock event is the model's cycles */
 
@@ -537,7 +542,8 @@ size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bo
  * copy (tui_disasm__exit). Nonzero when the loader has none. */
 int tui_model__disasm(struct tui_model *m, struct tui_loader *ld, size_t func,
 		      struct tui_disasm *out);
-/* Whether the clock event of the recording was sampled without precise_ip. */
+/* Whether the clock event of the recording was sampled without precise_ip
+ * (an exact or modelled one never is: it has no skid). */
 bool tui_model__imprecise(const struct tui_model *m);
 
 /* Grid columns: the clock share (self), its total (with call stacks),

@@ -498,7 +498,6 @@ static void set_facts(struct tui_model *m, const struct gx_result *res)
 	if (meta && meta->lost_events > m->lost)
 		m->lost = meta->lost_events;
 	m->pmu = meta ? meta->pmu : false;
-	m->modelled = meta && meta->modelled;
 	if (meta && meta->duration_s > 0)
 		m->duration_s = meta->duration_s;
 	else if (st->last_time > st->first_time)
@@ -523,6 +522,7 @@ static void add_hints(struct tui_model *m, struct gx_result *res)
 	const struct gx_meta *meta = gx_result__meta(res);
 	uint64_t inl, total = profile__total_period(p, m->clk);
 	bool said = false;	/* the recording's own warning said it: once is enough */
+	bool fixed = m->nr_events && m->fixed[m->clk];	/* exact or modelled: no noise */
 
 	for (size_t i = 0; meta && i < meta->nr_warnings && !said; i++)
 		said = !strncmp(meta->warnings[i], "hardware counters are unavailable", 33);
@@ -538,10 +538,14 @@ static void add_hints(struct tui_model *m, struct gx_result *res)
 	if (!m->pmu && !m->modelled && !said)
 		tui_model__add_hint(m, "No PMU: the recording sampled software events (time "
 				       "hotspots only); top-down needs hardware counters.");
+	if (m->ctx.clamp)
+		tui_model__add_hint(m, "Top-down fractions of exact and modelled values are clamped "
+				       "to [0%%, 100%%]: out of range is the model's error, not noise "
+				       "(gexplore report marks each with ~).");
 	if (m->smt && !strcmp(m->smt, "on"))
 		tui_model__add_hint(m, "SMT is on: level-1 shares are per core, contended by the "
 				       "sibling thread.");
-	if (m->nr_samples && (m->duration_s < 1.0 || m->nr_samples < 1000))
+	if (m->nr_samples && !fixed && (m->duration_s < 1.0 || m->nr_samples < 1000))
 		tui_model__add_hint(m, "Short run (%.2f s, %llu samples): small shares are noise; "
 				       "record longer or at a higher rate.", m->duration_s,
 				    (unsigned long long)m->nr_samples);
@@ -676,8 +680,11 @@ static int open_model(struct tui_model **out, struct tui_loader **ld_out,
 		names[i] = gx_result__event(res, i)->name;
 	tui_model__set_events(m, n, names);
 	free(names);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		m->precise[i] = gx_result__event(res, i)->attr->precise_ip;
+		m->fixed[i] = gx_kind_fixed(gx_result__event(res, i)->kind);
+		m->modelled |= gx_result__event(res, i)->kind == GX_KIND_MODELLED;
+	}
 	m->clk = gx_result__sort_event(res);
 	m->clk_is_cycles = gx_result__sort_is_cycles(res);
 	real->ld = real_loader;

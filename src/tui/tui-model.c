@@ -29,6 +29,7 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 	m->nr_events = nr_events;
 	m->event_names = xcalloc(nr_events + 1, sizeof(char *));
 	m->precise = xcalloc(nr_events + 1, sizeof(int));
+	m->fixed = xcalloc(nr_events + 1, sizeof(bool));
 	for (size_t i = 0; i < nr_events; i++)
 		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
 	m->focus_node = -1;
@@ -40,9 +41,11 @@ void tui_model__set_events(struct tui_model *m, size_t nr_events, const char *co
 {
 	gx_free_strv(m->event_names, m->nr_events);
 	free(m->precise);
+	free(m->fixed);
 	m->nr_events = nr_events;
 	m->event_names = xcalloc(nr_events + 1, sizeof(char *));
 	m->precise = xcalloc(nr_events + 1, sizeof(int));
+	m->fixed = xcalloc(nr_events + 1, sizeof(bool));
 	for (size_t i = 0; i < nr_events; i++)
 		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
 }
@@ -268,6 +271,7 @@ void tui_model__delete(struct tui_model *m)
 	tui_model__drop_old(m);
 	gx_free_strv(m->event_names, m->nr_events);
 	free(m->precise);
+	free(m->fixed);
 	free(m->offspans);
 	gx_free_strv(m->hints, m->nr_hints);
 	gx_free_strv(m->confidence, m->nr_confidence);
@@ -377,7 +381,7 @@ bool tui_row__significant(const struct tui_model *m, const struct tui_row *r)
 
 bool tui_model__imprecise(const struct tui_model *m)
 {
-	return m->nr_events && m->precise[m->clk] == 0;
+	return m->nr_events && m->precise[m->clk] == 0 && !m->fixed[m->clk];
 }
 
 char **tui_model__source(struct tui_model *m, struct tui_loader *ld, const char *file,
@@ -559,6 +563,7 @@ void tui_model__index_ips(struct tui_model *m)
 			e->id = (uint32_t)n++;
 		}
 		e->h.count++;
+		e->h.period += x->period_lo;
 		m->ts_ip[i] = e->id;
 	}
 	for (size_t j = 0, k = 0; j < cap; j++)	/* pack */
@@ -603,6 +608,7 @@ size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bo
 	bool keeps_all = m->region < 0 && (!m->range_hi || (m->range_lo == lo && m->range_hi == hi));
 	bool check = (narrowed && !keeps_all) || (hi && !ts_sorted(m));
 	uint32_t *count;
+	uint64_t *period;
 	struct tui_iphist *h;
 
 	tui_model__index_ips(m);
@@ -612,6 +618,7 @@ size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bo
 	}
 	/* a count per entry of the whole run's index */
 	count = xcalloc(m->nr_ips + 1, sizeof(*count));
+	period = xcalloc(m->nr_ips + 1, sizeof(*period));
 	for (size_t i = from; i < to; i++) {
 		uint32_t x = m->ts_ip[i];
 		const struct tui_tsample *s;
@@ -623,14 +630,17 @@ size_t tui_model__ip_histogram(struct tui_model *m, uint64_t lo, uint64_t hi, bo
 			      (narrowed && !tui_model__keeps(m, s->tid, s->time))))
 			continue;
 		count[x]++;
+		period[x] += s->period_lo;
 	}
 	h = xcalloc(m->nr_ips + 1, sizeof(*h));
 	for (size_t j = 0; j < m->nr_ips; j++)
 		if (count[j]) {
 			h[nr] = m->ips[j];
+			h[nr].period = period[j];
 			h[nr++].count = count[j];
 		}
 	free(count);
+	free(period);
 	*out = h;
 	return nr;
 }
@@ -905,9 +915,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		if (c->kind == TC_SHARE ||
 		    (c->kind == TC_NODE &&
 		     td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION))
-			snprintf(buf, n, "%+.1f", 100 * v);	/* points */
+			snprintf(buf, n, "%+.1f", gx_zero_below(100 * v, 1));	/* points */
 		else
-			snprintf(buf, n, "%+.2f", v);
+			snprintf(buf, n, "%+.2f", gx_zero_below(v, 2));
 		return;
 	}
 	switch (c->kind) {
@@ -930,9 +940,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		break;
 	case TC_NODE:
 		if (td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION)
-			snprintf(buf, n, "%.1f%%", 100 * v);
+			snprintf(buf, n, "%.1f%%", gx_zero_below(100 * v, 1));
 		else
-			snprintf(buf, n, "%.2f", v);
+			snprintf(buf, n, "%.2f", gx_zero_below(v, 2));
 		break;
 	}
 }
@@ -942,7 +952,7 @@ void tui_fmt_value(char *buf, size_t n, const struct td_node *nd, const struct t
 	if (x->na)
 		snprintf(buf, n, "n/a");
 	else if (nd->unit == TD_UNIT_FRACTION)
-		snprintf(buf, n, "%.1f%%", 100 * x->value);
+		snprintf(buf, n, "%.1f%%", gx_zero_below(100 * x->value, 1));
 	else if (nd->unit == TD_UNIT_COUNT)
 		snprintf(buf, n, "%.4g", x->value);
 	else

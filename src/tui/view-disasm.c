@@ -40,12 +40,19 @@ static const struct tui_key_help disasm_help[] = {
 
 static struct disasm_view *dv_;
 
+/* An instruction's weight: its samples, or for an exact or modelled clock
+ * (one sample an address) its period: the cycles charged to it. */
+static uint64_t weight(const struct disasm_view *d, const struct tui_insn *x)
+{
+	return d->v.m->nr_events && d->v.m->fixed[d->v.m->clk] ? x->period : x->samples;
+}
+
 static int cmp_heat(const void *a, const void *b)
 {
 	const struct tui_insn *x = &dv_->d.insns[*(const int *)a], *y = &dv_->d.insns[*(const int *)b];
 
-	if (x->samples != y->samples)
-		return x->samples > y->samples ? -1 : 1;
+	if (weight(dv_, x) != weight(dv_, y))
+		return weight(dv_, x) > weight(dv_, y) ? -1 : 1;
 	return (x->addr > y->addr) - (x->addr < y->addr);
 }
 
@@ -83,7 +90,10 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	tui_ellipsize(buf, c->w, e, sizeof(e));
 	canvas__put(c, 0, y++, TS_HEADER, e, -1);
 	if (m->nr_events) {
-		if (tui_model__imprecise(m))
+		if (m->fixed[m->clk])
+			snprintf(buf, sizeof(buf), "%s: %s at the instruction it is charged to, no "
+				 "skid", m->event_names[m->clk], m->modelled ? "modelled" : "counted");
+		else if (tui_model__imprecise(m))
 			snprintf(buf, sizeof(buf), "skid: %s precise_ip=0 (not precise): samples may "
 				 "belong to the preceding instruction", m->event_names[m->clk]);
 		else
@@ -104,7 +114,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		size_t k = (size_t)(v->top + i);
 		const struct tui_insn *x = &d->d.insns[k];
 		bool sel = (int)k == v->sel;
-		double share = d->total ? (double)x->samples / (double)d->total : 0;
+		double share = d->total ? (double)weight(d, x) / (double)d->total : 0;
 		bool hot = share >= 0.05;
 		bool inline_ = d->line && x->line == d->line;
 		enum tui_style st = sel ? TS_SELECTED : hot ? TS_HOT : x->samples ? TS_NORMAL : TS_DIM;
@@ -198,6 +208,11 @@ static const char *status(struct tui_view *v)
 		return "Left/Esc: back";
 	x = &d->d.insns[v->sel];
 	sn = skid_note(d, (size_t)v->sel, note, sizeof(note));
+	if (m->nr_events && m->fixed[m->clk]) {	/* one sample an address: its period */
+		snprintf(d->status, sizeof(d->status), "%" PRIx64 ": %llu %s", x->addr,
+			 (unsigned long long)x->period, m->event_names[m->clk]);
+		return d->status;
+	}
 	snprintf(d->status, sizeof(d->status), "%" PRIx64 ": %llu samples of %s%s%s", x->addr,
 		 (unsigned long long)x->samples, m->nr_events ? m->event_names[m->clk] : "?",
 		 sn ? "; skid: " : "", sn ? sn + 3 : "");
@@ -231,7 +246,7 @@ static void load(struct disasm_view *d, uint64_t addr)
 		d->d.why = "no disassembly for this result";
 	d->rank = xcalloc(d->d.nr + 1, sizeof(int));
 	for (size_t i = 0; i < d->d.nr; i++) {
-		d->total += d->d.insns[i].samples;
+		d->total += weight(d, &d->d.insns[i]);
 		if (d->d.insns[i].samples)
 			d->rank[d->nr_rank++] = (int)i;
 	}

@@ -71,6 +71,29 @@ static const struct tui_key_help grid_help[] = {
 	{ NULL, NULL },
 };
 
+/* Whether a column's values are modelled: a modelled result's cycle
+ * shares, CPI and top-down nodes (its samples and names are not). */
+static bool col_modelled(const struct tui_model *m, const struct tui_col *c)
+{
+	return m->modelled && (c->kind == TC_SHARE || c->kind == TC_TOTAL || c->kind == TC_NODE);
+}
+
+/* The header: the rows' kind, the thread's, and for record --model that
+ * the cycles and what derives from them are modelled. */
+static void set_title(struct grid_view *g)
+{
+	const char *md = g->v.m->modelled ? " (MODELLED cycles, CPI, top-down)" :
+			 "";
+	char buf[sizeof(g->v.title) + sizeof(g->tname) + 64];
+
+	if (g->thread)
+		snprintf(buf, sizeof(buf), "bottom-up: %s of thread %s %u%s", tui_kind_name(g->kind),
+			 g->tname, g->tid, md);
+	else
+		snprintf(buf, sizeof(buf), "bottom-up: %s%s", tui_kind_name(g->kind), md);
+	snprintf(g->v.title, sizeof(g->v.title), "%.*s", (int)sizeof(g->v.title) - 1, buf);
+}
+
 static void refresh(struct grid_view *g)
 {
 	struct tui_model *m = g->v.m;
@@ -323,11 +346,7 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reactio
 			}
 		}
 		v->sel = v->top = 0;
-		if (g->thread)
-			snprintf(v->title, sizeof(v->title), "bottom-up: %s of thread %s %u",
-				 tui_kind_name(g->kind), g->tname, g->tid);
-		else
-			snprintf(v->title, sizeof(v->title), "bottom-up: %s", tui_kind_name(g->kind));
+		set_title(g);
 		refresh(g);
 		return TR_REDRAW;
 	case TA_CLEAR:
@@ -360,8 +379,9 @@ static const char *status(struct tui_view *v)
 	struct tui_model *m = v->m;
 	int n;
 
-	n = snprintf(g->status, sizeof(g->status), "%zu %s, by %s%s", g->order.nr,
+	n = snprintf(g->status, sizeof(g->status), "%zu %s, by %s%s%s", g->order.nr,
 		     tui_kind_name(g->kind), g->ncols ? g->cols[g->order.sort_col].name : "?",
+		     g->ncols && col_modelled(m, &g->cols[g->order.sort_col]) ? " (modelled)" : "",
 		     g->ncols && tui_col__text(&g->cols[g->order.sort_col]) ?
 		     (g->order.asc ? "" : " (descending)") : g->order.asc ? " (ascending)" : "");
 	if (g->order.filter[0])
@@ -433,9 +453,7 @@ struct tui_view *tui_thread_grid_view__new(struct tui_model *m, struct tui_loade
 	snprintf(g->tname, sizeof(g->tname), "%s", name);
 	reload(g);
 	g->kind = g->own[TK_FUNC].nr || !g->own[TK_MODULE].nr ? TK_FUNC : TK_MODULE;
-	if (g->kind != TK_FUNC)
-		snprintf(g->v.title, sizeof(g->v.title), "bottom-up: %s of thread %s %u",
-			 tui_kind_name(g->kind), name, tid);
+	set_title(g);
 	refresh(g);
 	for (size_t i = 0; i < TUI_MAX_COLS; i++)
 		g->on[i] = true;
@@ -448,6 +466,7 @@ struct tui_view *tui_grid_view__new(struct tui_model *m, struct tui_loader *ld, 
 					    tui_kind_name(k));
 
 	g->kind = k;
+	set_title(g);
 	refresh(g);
 	for (size_t i = 0; i < TUI_MAX_COLS; i++)
 		g->on[i] = true;

@@ -87,6 +87,19 @@ static inline void gx_qsort(void *base, size_t n, size_t size,
 		qsort(base, n, size, cmp);
 }
 
+/*
+ * x, or +0 where printf would show it as a zero with `decimals` digits
+ * (0..6): "%.1f" prints -0.04 as "-0.0", which reads as a sign where there
+ * is none. NAN stays NAN.
+ */
+static inline double gx_zero_below(double x, int decimals)
+{
+	static const double half[] = { 0.5, 0.05, 0.005, 5e-4, 5e-5, 5e-6, 5e-7 };
+	double h = half[decimals < 0 ? 0 : decimals > 6 ? 6 : decimals];
+
+	return x > -h && x < h ? 0.0 : x;
+}
+
 /* ---- a growable NUL-terminated string ----------------------------------- */
 struct strbuf {
 	char *buf;	/* always NUL-terminated once anything was added */

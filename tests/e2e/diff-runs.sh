@@ -35,7 +35,7 @@ gen_runs a1 400000000 400000000 200000000 && gen_runs a2 1000000000 410000000 40
 ok $? "3 + 3 synthetic runs"
 "$X" diff --runs 3 --json a1 a2 a3 b1 b2 b3 >r.json
 ok $? "diff --runs 3"
-is "$(jq -r '.schema' r.json)" "gexplore-diff 1.1" "schema 1.1"
+is "$(jq -r '.schema' r.json)" "gexplore-diff 1.2" "schema 1.2"
 is "$(jq -c '[.a_runs, .b_runs, .a, .b]' r.json)" '[["a1","a2","a3"],["b1","b2","b3"],"a1","b1"]' \
 	"the runs of each side, in order"
 ev() {	# ev ROW METRIC FIELD: one field of the function row, rounded to 4 places

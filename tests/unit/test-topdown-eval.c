@@ -601,6 +601,65 @@ static void rendering(void)
 	td_model__delete(m);
 }
 
+/*
+ * td_ctx.clamp (values without sampling error, record --model): a fraction
+ * out of [0, 1] is shown at the bound, marked clamped, hinted once, never
+ * mismeasured; -0 and a rounding error are not clamped; without clamp the
+ * same counts are mismeasured and keep their value.
+ */
+static void clamping(void)
+{
+	struct td_model *m;
+	/* X 108%, Y -4.3% (ld.so brk), X1 a -0, X2 .03% over 1, X1a inside */
+	double c[6] = { 1.08, -0.043, -0.0, 1.0003, .2, NAN };
+	struct td_ctx ctx = { .smt = TD_SMT_OFF, .clamp = true };
+	struct strbuf sb = STRBUF_INIT;
+	struct td_result r;
+	size_t hints = 0;
+	json_t *j;
+
+	if (td_model__load_string(synth, "synth.json", &m, NULL) < 0) {
+		ok(0, "synthetic model");
+		return;
+	}
+	td_eval(m, c, &ctx, &r, NULL);
+	is_double(r.v[0].value, 1.0, 0, "clamp: X 108%% is shown as 100%%");
+	ok(r.v[0].clamped && !r.v[0].mismeasured, "clamp: X is clamped, not mismeasured");
+	is_double(r.v[5].value, 0.0, 0, "clamp: Y -4.3%% is shown as 0%%");
+	ok(r.v[5].clamped && !signbit(r.v[5].value), "clamp: Y clamped to +0");
+	ok(!r.v[1].clamped && r.v[1].value == 0 && !signbit(r.v[1].value),
+	   "clamp: a -0 is +0, not clamped");
+	ok(!r.v[4].clamped && r.v[4].value == 1.0, "clamp: 100.03%% is 100%%, not clamped (rounding)");
+	ok(!r.v[2].clamped && r.v[2].value == .2, "clamp: a value inside stays");
+	for (char **h = r.hints; *h; h++)
+		hints += strstr(*h, "clamped") != NULL;
+	is_int((long long)hints, 1, "clamp: one hint says so");
+	for (char **h = r.hints; *h; h++)
+		if (strstr(*h, "clamped"))
+			ok(strstr(*h, "2 fractions") && strstr(*h, "X, Y"),
+			   "clamp: the hint counts and names them (%s)", *h);
+	td_result__print(m, &r, &sb, TD_PRINT_ALL);
+	ok(strstr(sb.buf, "(clamped)") != NULL, "clamp: the text marks them");
+	ok(!strstr(sb.buf, "-0.0") && !strstr(sb.buf, "108.0"), "clamp: no -0.0 nor 108.0%% printed");
+	j = td_result__to_json(m, &r, &ctx);
+	ok(json_is_true(json_object_get(json_array_get(json_object_get(j, "metrics"), 0), "clamped")),
+	   "clamp: JSON says clamped");
+	json_decref(j);
+	td_result__exit(&r);
+	ctx.clamp = false;
+	td_eval(m, c, &ctx, &r, NULL);
+	ok(r.v[0].mismeasured && !r.v[0].clamped && r.v[0].value == 1.08,
+	   "no clamp (sampled): X mismeasured, its value kept");
+	td_result__exit(&r);
+	strbuf__exit(&sb);
+	td_model__delete(m);
+	/* the rule every view's numbers pass through */
+	ok(!signbit(gx_zero_below(-0.04, 1)) && gx_zero_below(-0.04, 1) == 0, "-0.04 at .1f: +0");
+	ok(gx_zero_below(-0.06, 1) == -0.06 && gx_zero_below(-0.004, 2) == 0 &&
+	   gx_zero_below(-0.0, 0) == 0 && !signbit(gx_zero_below(-0.0, 0)), "gx_zero_below");
+	ok(isnan(gx_zero_below(NAN, 1)), "gx_zero_below: NAN stays");
+}
+
 int main(void)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -614,5 +673,6 @@ int main(void)
 	invariants("v2", TD_SMT_OFF, 500);
 	bottleneck_cases();
 	rendering();
+	clamping();
 	return done_testing();
 }
