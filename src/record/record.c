@@ -935,7 +935,8 @@ static int record_model(const struct record_opts *ro, const struct record_notice
 			char **argv, struct record_result *res, char **cause)
 {
 	struct model_opts mo = { .argv = ro->collect.argv, .argc = argc, .cmdline = argv,
-				 .quiet = ro->quiet, .say = model_say, .say_arg = (void *)nt };
+				 .quiet = ro->quiet, .say = model_say, .say_arg = (void *)nt,
+				 .callgraph = ro->collect.callgraph != COLLECT_CG_NONE };
 	struct model_run run;
 	char *dir = NULL;
 	int dfd = -1, err;
