@@ -138,6 +138,8 @@ struct model_tasks {
 	int32_t *parent;	/* per part: the part its counts were taken off, -1: none */
 	bool *empty;		/* per part: nothing left (a copy only) */
 	uint64_t (*c)[CG_NR];	/* per pin of cg */
+	/* processes and threads that ran something; parts that had a copy
+	 * of their parent's counts taken off */
 	unsigned nr_procs, nr_threads, nr_copies;
 };
 

@@ -1954,10 +1954,6 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	run->status = status;
 	if (l3_note)
 		note(&st, "%s", l3_note);
-	if (st.cg.files > 1)
-		note(&st, "model: the workload ran %u threads (processes included); Valgrind runs "
-		     "them serialized (one at a time), so the model sees no contention between "
-		     "them", st.cg.files);
 	if (st.mcpu_note)
 		note(&st, "model: %s", st.mcpu_note);
 	if (st.mc.imiss_measured)

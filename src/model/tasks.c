@@ -319,16 +319,18 @@ void model_tasks__build(struct model_tasks *t, const struct cg_profile *cg, uint
 				t->empty[cg->pins[j].part] = false;
 	give_tids(t);
 	for (size_t i = 0; i < n; i++) {
-		bool first = true;
+		bool new_pid = true, new_tid = true;
 
-		t->nr_copies += t->parent[i] >= 0;
+		t->nr_copies += t->parent[i] >= 0 && t->parent[i] != (int32_t)i;
 		if (t->empty[i])
 			continue;
-		t->nr_threads++;
-		for (size_t k = 0; k < i && first; k++)
-			if (!t->empty[k] && t->pid[k] == t->pid[i])
-				first = false;
-		t->nr_procs += first;
+		for (size_t k = 0; k < i; k++)
+			if (!t->empty[k] && t->pid[k] == t->pid[i]) {
+				new_pid = false;
+				new_tid = new_tid && t->tid[k] != t->tid[i];
+			}
+		t->nr_procs += new_pid;
+		t->nr_threads += new_tid;
 	}
 }
 

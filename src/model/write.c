@@ -348,11 +348,15 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 		err = gx_fail(cause, err, "%s: %s", o->dir, why);
 		goto out;
 	}
+	if (tk.nr_threads > 1)
+		gx_meta__add_warning(m, "model: the workload ran %u threads (processes included); Valgrind "
+				     "runs them serialized (one at a time), so the model sees no "
+				     "contention between them; each is a thread row, each of its %u "
+				     "processes a process row", tk.nr_threads, tk.nr_procs);
 	if (tk.nr_copies)
 		gx_meta__add_warning(m, "model: %u threads of forked processes began with a copy of "
 				     "their parent's counts (Valgrind copies them at a fork): taken "
-				     "off, what parent and child both ran after the fork at one "
-				     "instruction with it", tk.nr_copies);
+				     "off", tk.nr_copies);
 	put_tasks(w, pr, &tk);
 	x.w = w;
 	if (o->callgraph) {
