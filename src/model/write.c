@@ -197,20 +197,21 @@ struct writing {
 	const struct model_tasks *tk;
 	struct model_graph *g;	/* NULL: no stacks */
 	uint64_t totals[EV_NR], time;
-	uint64_t *share;	/* scratch: a share a stack */
+	uint64_t (*v)[EV_NR];	/* per pin: its events' values */
+	uint64_t *quota;	/* scratch: a function's event per stack */
 	double *sw;
 	size_t cap;
 };
 
-/* value of event ev at pin j: a sample, or one a stack with -g. */
-static void put_value(struct writing *x, size_t j, int ev, uint64_t value)
+/* value of event ev at pin j, with stack st (NULL: none) as its callchain. */
+static void put_one(struct writing *x, size_t j, int ev, uint64_t value,
+		    const struct model_stack *st)
 {
 	const struct cg_pinsn *pin = &x->pr->cg->pins[j];
 	const struct cg_insn *c = &x->pr->cg->insns[pin->insn];
 	uint32_t pid = x->tk->pid[pin->part], tid = x->tk->tid[pin->part];
 	uint64_t ip = sample_ip(x->pr, c->obj, c->addr), chain[MODEL_STACK_DEPTH + 2];
-	const struct model_stack *st;
-	size_t n = 0;
+	size_t d = 2;
 
 	x->totals[ev] += value;
 	if (!x->g) {
@@ -219,59 +220,33 @@ static void put_value(struct writing *x, size_t j, int ev, uint64_t value)
 	}
 	chain[0] = PERF_CONTEXT_USER;
 	chain[1] = ip;
-	st = c->fn ? model_graph__stacks(x->g, pin->part, c->fn - 1, &n) : NULL;
-	if (!n) {
-		put_sample(x->w, ev, ip, pid, tid, x->time++, value, chain, 2);
-		return;
-	}
-	if (n > x->cap) {
-		x->cap = n;
-		x->share = xrealloc(x->share, n * sizeof(*x->share));
-		x->sw = xrealloc(x->sw, n * sizeof(*x->sw));
-	}
-	for (size_t s = 0; s < n; s++)
-		x->sw[s] = st[s].w;
-	model_split_d(value, x->sw, n, x->share);
-	for (size_t s = 0; s < n; s++) {
-		size_t d = 2;
+	for (uint32_t f = 0; st && f < st->depth; f++) {
+		const struct model_edge *e = &x->g->edges[x->g->frames[st->first + f]];
 
-		if (!x->share[s])
-			continue;
-		for (uint32_t f = 0; f < st[s].depth; f++) {
-			const struct model_edge *e = &x->g->edges[x->g->frames[st[s].first + f]];
-
-			/* a return address: the profile takes 1 off, the call's */
-			chain[d++] = sample_ip(x->pr, e->obj, e->site) + 1;
-		}
-		put_sample(x->w, ev, ip, pid, tid, x->time++, x->share[s], chain, d);
+		/* a return address: the profile takes 1 off, the call's */
+		chain[d++] = sample_ip(x->pr, e->obj, e->site) + 1;
 	}
+	put_sample(x->w, ev, ip, pid, tid, x->time++, value, chain, d);
 }
 
-/* Every instruction's samples: its exact events from each thread's own
- * counts, its modelled ones (priced on all threads' counts together)
- * shared among them by their instructions there. */
-static void put_samples(struct writing *x)
+/* Every pin's events: exact ones its own counts, modelled ones (priced on
+ * all threads' counts together) its instruction's shared among the pins
+ * of it by their instructions there. */
+static void pin_values(struct writing *x)
 {
 	const struct cg_profile *cg = x->pr->cg;
-	size_t *first = xcalloc(cg->nr_insns + 2, sizeof(*first)), *ord;
+	size_t *first = xcalloc(cg->nr_insns + 2, sizeof(*first)), *at, *ord;
 	uint64_t *w = NULL, *out = NULL;
 	size_t cap = 0;
 
 	ord = xcalloc(cg->nr_pins + 1, sizeof(*ord));
+	at = xcalloc(cg->nr_insns + 1, sizeof(*at));
 	for (size_t j = 0; j < cg->nr_pins; j++)	/* pins by instruction */
 		first[cg->pins[j].insn + 1]++;
 	for (size_t i = 0; i < cg->nr_insns; i++)
 		first[i + 1] += first[i];
-	{
-		size_t *at = xcalloc(cg->nr_insns + 1, sizeof(*at));
-
-		for (size_t j = 0; j < cg->nr_pins; j++) {
-			uint32_t i = cg->pins[j].insn;
-
-			ord[first[i] + at[i]++] = j;
-		}
-		free(at);
-	}
+	for (size_t j = 0; j < cg->nr_pins; j++)
+		ord[first[cg->pins[j].insn] + at[cg->pins[j].insn]++] = j;
 	for (size_t i = 0; i < cg->nr_insns; i++) {
 		size_t m = first[i + 1] - first[i];
 		uint64_t v[EV_NR], ir = 0;
@@ -281,8 +256,12 @@ static void put_samples(struct writing *x)
 		w = xgrow(w, &cap, m, sizeof(*w));
 		out = xrealloc(out, cap * sizeof(*out));
 		insn_values(x->pr, i, v);
-		for (size_t q = 0; q < m; q++)
-			ir += w[q] = x->tk->c[ord[first[i] + q]][CG_IR];
+		for (size_t q = 0; q < m; q++) {
+			size_t j = ord[first[i] + q];
+
+			ir += w[q] = x->tk->c[j][CG_IR];
+			exact_values(x->tk->c[j], x->v[j]);
+		}
 		for (int k = 0; k < EV_NR; k++) {
 			uint64_t total = v[k];
 
@@ -294,22 +273,116 @@ static void put_samples(struct writing *x)
 							  (double)cg->insns[i].c[CG_IR]);
 			model_split(total, w, m, out);
 			for (size_t q = 0; q < m; q++)
-				if (out[q])
-					put_value(x, ord[first[i] + q], k, out[q]);
-		}
-		for (size_t q = 0; q < m; q++) {
-			size_t j = ord[first[i] + q];
-
-			exact_values(x->tk->c[j], v);
-			for (int k = 0; k < EV_NR; k++)
-				if (!ev_modelled[k] && v[k])
-					put_value(x, j, k, v[k]);
+				x->v[ord[first[i] + q]][k] = out[q];
 		}
 	}
 	free(w);
 	free(out);
+	free(at);
 	free(ord);
 	free(first);
+}
+
+struct pin_key {
+	uint32_t part, fn, j;
+	uint64_t addr;
+};
+
+static int cmp_pin_key(const void *a, const void *b)
+{
+	const struct pin_key *x = a, *y = b;
+
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	if (x->fn != y->fn)
+		return x->fn < y->fn ? -1 : 1;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->j < y->j ? -1 : x->j > y->j;
+}
+
+/*
+ * One function's pins (keys[0 .. n), one part's) with its stacks: each
+ * event's total over the function shared among the stacks by their
+ * weights, exactly, and dealt out over its instructions in address order,
+ * a stack's quota filled before the next's: a sample an instruction and
+ * stack where a quota ends inside an instruction, else one an
+ * instruction, not one for every stack at every instruction.
+ */
+static void put_function(struct writing *x, const struct pin_key *keys, size_t n)
+{
+	const struct model_stack *st = NULL;
+	size_t ns = 0;
+
+	if (keys[0].fn)
+		st = model_graph__stacks(x->g, keys[0].part, keys[0].fn - 1, &ns);
+	if (ns > x->cap) {
+		x->cap = ns;
+		x->quota = xrealloc(x->quota, ns * sizeof(*x->quota));
+		x->sw = xrealloc(x->sw, ns * sizeof(*x->sw));
+	}
+	for (size_t s = 0; s < ns; s++)
+		x->sw[s] = st[s].w;
+	for (int k = 0; k < EV_NR; k++) {
+		uint64_t total = 0;
+		size_t s = 0;
+
+		for (size_t q = 0; q < n; q++)
+			total += x->v[keys[q].j][k];
+		if (!total)
+			continue;
+		if (!ns) {
+			for (size_t q = 0; q < n; q++)
+				if (x->v[keys[q].j][k])
+					put_one(x, keys[q].j, k, x->v[keys[q].j][k], NULL);
+			continue;
+		}
+		model_split_d(total, x->sw, ns, x->quota);
+		for (size_t q = 0; q < n; q++) {
+			uint64_t v = x->v[keys[q].j][k];
+
+			while (v > 0 && s < ns) {
+				uint64_t take = v < x->quota[s] ? v : x->quota[s];
+
+				if (take)
+					put_one(x, keys[q].j, k, take, &st[s]);
+				v -= take;
+				x->quota[s] -= take;
+				if (!x->quota[s])
+					s++;
+			}
+		}
+	}
+}
+
+static void put_samples(struct writing *x)
+{
+	const struct cg_profile *cg = x->pr->cg;
+	struct pin_key *keys;
+
+	x->v = xcalloc(cg->nr_pins + 1, sizeof(*x->v));
+	pin_values(x);
+	if (!x->g) {
+		for (size_t j = 0; j < cg->nr_pins; j++)
+			for (int k = 0; k < EV_NR; k++)
+				if (x->v[j][k])
+					put_one(x, j, k, x->v[j][k], NULL);
+		return;
+	}
+	keys = xcalloc(cg->nr_pins + 1, sizeof(*keys));
+	for (size_t j = 0; j < cg->nr_pins; j++)
+		keys[j] = (struct pin_key){ cg->pins[j].part, cg->insns[cg->pins[j].insn].fn,
+					    (uint32_t)j, cg->insns[cg->pins[j].insn].addr };
+	gx_qsort(keys, cg->nr_pins, sizeof(*keys), cmp_pin_key);
+	for (size_t a = 0; a < cg->nr_pins;) {
+		size_t b = a + 1;
+
+		while (b < cg->nr_pins && keys[b].part == keys[a].part && keys[b].fn == keys[a].fn)
+			b++;
+		put_function(x, &keys[a], b - a);
+		a = b;
+	}
+	free(keys);
 }
 
 int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
@@ -366,7 +439,8 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 	put_samples(&x);
 	if (x.g)
 		model_graph__exit(&g);
-	free(x.share);
+	free(x.v);
+	free(x.quota);
 	free(x.sw);
 	if (x.time > t1)
 		t1 = x.time;
