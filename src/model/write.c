@@ -119,7 +119,8 @@ static uint64_t sample_ip(const struct model_priced *pr, uint32_t obj, uint64_t 
 }
 
 /* Each process's name, once, and the executable parts of the objects it
- * ran; a thread's name is its process's. */
+ * ran; a thread's name is its process's. A process that ran nothing of
+ * its own (a copy only) has neither. */
 static void put_tasks(struct perf_writer *w, const struct model_priced *pr,
 		      const struct model_tasks *tk)
 {
@@ -127,10 +128,12 @@ static void put_tasks(struct perf_writer *w, const struct model_priced *pr,
 	bool *ran = xcalloc(cg->nr_objs + 1, sizeof(*ran));
 
 	for (size_t i = 0; i < tk->nr; i++) {
-		bool first = true;
+		bool first = !tk->empty[i];
 
+		/* its name the first part's that ran something: a process that
+		 * is a copy and then an exec of another program is the latter */
 		for (size_t k = 0; k < i && first; k++)
-			first = tk->pid[k] != tk->pid[i];
+			first = tk->empty[k] || tk->pid[k] != tk->pid[i];
 		if (!first)
 			continue;
 		put_comm(w, tk->pid[i], tk->pid[i], tk->comm[i]);

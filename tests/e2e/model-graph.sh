@@ -3,7 +3,8 @@
 # and 5). tests/workloads/wl-model-graph: three threads alive at once, a
 # child forked without exec, then main -> a -> b -> work and rec, which
 # calls itself 4 times. Without -g: a thread row each (4 in the parent, one
-# in the child) and a process row each, named by their command line;
+# in the child) and a process row each, named by their command line (sh
+# and true too, run by a shell);
 # the child's counts its own (not the copy of its parent's Valgrind gives
 # it); `check --per thread` checks each thread. With -g: main's inclusive
 # share above its self share, a's total its own and b's, `--by callpath`
@@ -52,6 +53,14 @@ is "$(grep -c '^PASS  CPI of thread wl-model-graph' chk.out)" 5 "... a check eac
 ok $? "... each thread its own CPI, not the first's: $(grep '^PASS' chk.out | awk '{ print $7 }' | tr '\n' ' ')"
 "$GX_BIN" check r --per process --max CPI=1000 >chkp.out 2>&1
 is "$?" 0 "check --per process: exit 0"
+
+# a shell running the workload and true: each process its own row, named
+# by its own command line
+"$GX_BIN" record -q --model -o s -- sh -c '"$0"; /bin/true; :' "$WLG" >s.out 2>&1
+is "$?" 0 "record --model of sh -c: exit 0"
+"$GX_BIN" report s --by process --csv >sproc.csv 2>/dev/null
+is "$(awk -F, 'NR > 1 { print $2 }' sproc.csv | sort | tr '\n' ' ')" \
+	"sh true wl-model-graph wl-model-graph " "sh, the workload, its child and true: a process row each"
 
 # ---- -g: the call graph from callgrind's calls
 "$GX_BIN" record -q --model -g -o g -- "$WLG" >g.out 2>&1
