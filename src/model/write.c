@@ -388,6 +388,25 @@ static void put_samples(struct writing *x)
 	free(keys);
 }
 
+/* meta.json's events: each one's count the samples' sum, over [t0, t1]. */
+static void meta_events(struct gx_meta *m, const uint64_t totals[EV_NR], uint64_t t0, uint64_t t1)
+{
+	m->nr_events = EV_NR;
+	m->events = xcalloc(EV_NR + 1, sizeof(*m->events));
+	for (int k = 0; k < EV_NR; k++) {
+		m->events[k].name = xstrdup(model_events[k].name);
+		m->events[k].encoding = xasprintf("type=%u config=0x%" PRIx64, model_events[k].type,
+						  model_events[k].config);
+		m->events[k].sav = 1;
+		m->events[k].group = -1;
+		m->events[k].has_count = true;
+		m->events[k].count = totals[k];
+		m->events[k].time_enabled = m->events[k].time_running = t1 - t0;
+	}
+	m->start_ns = t0;
+	m->end_ns = t1;
+}
+
 int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
 		       uint64_t t1, struct gx_meta *m, char **cause)
 {
@@ -477,20 +496,7 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 	}
 	m->cpu_desc = env.cpudesc ? xstrdup(env.cpudesc) : NULL;
 	pd_env__exit(&env);
-	m->nr_events = EV_NR;
-	m->events = xcalloc(EV_NR + 1, sizeof(*m->events));
-	for (int k = 0; k < EV_NR; k++) {
-		m->events[k].name = xstrdup(model_events[k].name);
-		m->events[k].encoding = xasprintf("type=%u config=0x%" PRIx64, model_events[k].type,
-						  model_events[k].config);
-		m->events[k].sav = 1;
-		m->events[k].group = -1;
-		m->events[k].has_count = true;
-		m->events[k].count = x.totals[k];
-		m->events[k].time_enabled = m->events[k].time_running = t1 - t0;
-	}
-	m->start_ns = t0;
-	m->end_ns = t1;
+	meta_events(m, x.totals, t0, t1);
 out:
 	free(why);
 	perf_writer__delete(w);
