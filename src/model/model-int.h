@@ -121,15 +121,18 @@ void model_split_d(uint64_t total, const double *w, size_t n, uint64_t *out);
  * Each part (callgrind file) of cg as a task of the result: its pid (the
  * file's, else dflt_pid), a tid (the pid for callgrind's thread 1, else
  * the next number above the pid that no process and no other thread has:
- * callgrind numbers threads, it does not know their tids), its program's
- * name (the command line's first word's file name, else dflt_comm); and each part's own counts of its instructions (c, per pin of cg),
- * less a forked child's copy of its parent's: Valgrind copies the parent's
- * costs into a child it forks (callgrind does not zero them), so a child
- * whose Valgrind log (log_prefix and its pid: "DIR/callgrind.log.PID") names
- * a parent of the same command has its parent's counts of each thread, at
- * each instruction, taken off its own (what both ran after the fork at one
- * instruction is taken off too: the child's is low there by at most the
- * parent's), and a thread that then ran nothing is dropped.
+ * callgrind numbers threads, it does not know their tids; a thread's dumps
+ * share one), its program's name (the command line's first word's file
+ * name, else dflt_comm); and each part's own counts of its instructions
+ * (c, per pin of cg), less a forked child's copy of its parent's:
+ * Valgrind copies the parent's costs into a child it forks (callgrind does
+ * not zero them). A child whose Valgrind log (log_prefix and its pid:
+ * "DIR/callgrind.log.PID") names a parent of the same command has its
+ * first dump (--dump-after=_Fork: the copy) dropped, and its parent's
+ * counts of a thread taken off a thread that dump did not zero (one that
+ * had ended: a copy); without a dump, off every thread (what both ran
+ * after the fork at one instruction is taken off too: the child's is low
+ * there by at most the parent's). A part left with nothing is empty.
  */
 struct model_tasks {
 	size_t nr;		/* cg's parts */

@@ -170,11 +170,12 @@ static int32_t parent_part(const struct model_tasks *t, const struct cg_profile 
 
 /*
  * A forked child's parts. With callgrind's --dump-after=_Fork, the child's
- * first dump is its copy of the forking thread's counts (dropped) and what
- * that thread did later is its own; its other threads never ran in it:
- * copies, whatever the parent's same thread has is taken off. Without a
- * dump, the forking thread is not known: every thread has its parent's
- * taken off.
+ * first dump (each thread's part of it) is its copy of its parent's counts
+ * at the fork: dropped; a thread it dumped was zeroed there, so what it
+ * has later is its own (the forking thread's). A thread it did not dump
+ * (one that had ended) never ran in the child: a copy, whatever the
+ * parent's same thread has is taken off. Without a dump, the forking
+ * thread is not known: every thread has its parent's taken off.
  */
 static void take_copies(struct model_tasks *t, const struct cg_profile *cg, const char *log_prefix)
 {
@@ -196,23 +197,23 @@ static void take_copies(struct model_tasks *t, const struct cg_profile *cg, cons
 	}
 	for (size_t i = 0; i < t->nr; i++)
 		t->parent[i] = parent_part(t, cg, i, log_prefix, ppid);
-	/* each forked process's first dump: the copy, its thread the forking one */
+	/* a forked process's first dump, every thread's part of it: the copy */
 	for (size_t i = 0; i < t->nr; i++) {
-		size_t f = i;
+		uint32_t first = UINT32_MAX;
 
 		if (t->parent[i] < 0 || !cg->parts[i].dumped)
 			continue;
 		for (size_t k = 0; k < t->nr; k++)
-			if (t->pid[k] == t->pid[i] && cg->parts[k].dumped &&
-			    cg->parts[k].dump < cg->parts[f].dump)
-				f = k;
-		drop[f] = true;
+			if (t->pid[k] == t->pid[i] && cg->parts[k].dumped && cg->parts[k].dump < first)
+				first = cg->parts[k].dump;
+		drop[i] = cg->parts[i].dump == first;
 	}
+	/* a thread dumped there was zeroed: what it has later is its own */
 	for (size_t i = 0; i < t->nr; i++)
 		for (size_t k = 0; k < t->nr; k++)
-			if (drop[k] && t->pid[k] == t->pid[i] &&
-			    cg->parts[k].thread == cg->parts[i].thread && !drop[i])
-				t->parent[i] = -1;	/* the forking thread's own, after its copy */
+			if (drop[k] && !drop[i] && t->pid[k] == t->pid[i] &&
+			    cg->parts[k].thread == cg->parts[i].thread)
+				t->parent[i] = -1;
 	for (size_t j = 0; j < cg->nr_pins; j++) {
 		const struct cg_pinsn *pi = &cg->pins[j];
 		int32_t k = t->parent[pi->part];
