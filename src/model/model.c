@@ -1194,9 +1194,10 @@ static int run_valgrind(const char *valgrind, const struct model_opts *o, enum m
 	return pid < 0 ? (int)pid : reap_valgrind(pid, o, how, st, cause);
 }
 
-/* The priced run's perf.data (write.c). */
+/* The priced run's perf.data (write.c); run's instructions and cycles as
+ * written (a forked child's copy of its parent's counts not among them). */
 static int write_priced(const struct model_state *st, const struct model_opts *o, uint64_t t0,
-			uint64_t t1, struct gx_meta *m, char **cause)
+			uint64_t t1, struct gx_meta *m, struct model_run *run, char **cause)
 {
 	/* the first pass's logs: a forked child's names its parent */
 	char *logs = xasprintf("%s/callgrind.log.", o->dir);
@@ -1208,6 +1209,11 @@ static int write_priced(const struct model_state *st, const struct model_opts *o
 	};
 	int err = model_write_result(&pr, o, t0, t1, m, cause);
 
+	for (uint32_t k = 0; !err && k < m->nr_events; k++)
+		if (!strcmp(m->events[k].name, "instructions:exact"))
+			run->instructions = m->events[k].count;
+		else if (!strcmp(m->events[k].name, "cycles:modelled"))
+			run->cycles = (double)m->events[k].count;
 	free(logs);
 	return err;
 }
@@ -2025,20 +2031,18 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 						      "documented");
 	for (size_t i = 0; i < st.nr_notes; i++)
 		gx_meta__add_warning(&m, "%s", st.notes[i]);
-	err = write_priced(&st, o, t0, t1, &m, cause);
+	err = write_priced(&st, o, t0, t1, &m, run, cause);
 	if (err)
 		goto out;
 	m.status = xstrdup(GX_META_STATUS_COMPLETE);
-	run->instructions = st.cg.totals[CG_IR];
-	run->cycles = cycles;
 	err = gx_meta__write_at(&m, o->dirfd, o->dir, cause);
 	if (!err) {
 		for (size_t i = 0; i < st.nr_notes; i++)
 			say(o, true, "%s", st.notes[i]);
 		say(o, false, "recorded %s (modelled): %" PRIu64 " instructions (exact), %.0f "
 		    "cycles (modelled, CPI %.2f); 'gexplore report %s' to see it", o->dir,
-		    run->instructions, cycles, run->instructions ? cycles / (double)run->instructions :
-		    0.0, o->dir);
+		    run->instructions, run->cycles, run->instructions ?
+		    run->cycles / (double)run->instructions : 0.0, o->dir);
 	}
 out:
 	if (err)
