@@ -172,6 +172,13 @@ static int same_row(struct gx_result *r, const struct ci_row *want, struct ci_ro
 		free(rows);
 		return 0;
 	}
+	/* threads of one name (a pool): in the run the rows came from, each
+	 * is itself, not the first so named */
+	if (want->scope == CI_SCOPE_THREAD && want->prow &&
+	    profile__row(gx_result__profile(r), PROFILE_BY_THREAD, want->prow->index) == want->prow) {
+		*row = *want;
+		return 0;
+	}
 	return ci_find_row(r, want->scope, want->name, row, cause);
 }
 

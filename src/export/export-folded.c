@@ -1,7 +1,9 @@
 /*
  * Folded stacks for flamegraph.pl, speedscope, inferno: one line per
  * distinct call path, "comm;root;...;leaf COUNT" with COUNT the number of
- * samples of the sort event, lines in byte order of their text (stable
+ * samples of the sort event (a modelled result's: their summed periods,
+ * exact counts or modelled cycles, its samples being one an instruction
+ * and stack, not one a period of time), lines in byte order of their text (stable
  * output, and what stackcollapse-perf.pl | sort gives). Paths that read the
  * same (two modules' [unknown], say) are one line with the summed count.
  */
@@ -68,7 +70,7 @@ int export_folded(struct strbuf *sb, struct gx_result *in, size_t sort_event)
 			add_frame(&l, f ? f->name : "?");
 		}
 		fl = &lines[n++];
-		fl->count = r->samples[e];
+		fl->count = gx_result__modelled(in) ? r->period[e] : r->samples[e];
 		fl->stack = strbuf__detach(&l);
 	}
 	gx_qsort(lines, n, sizeof(*lines), cmp_line);

@@ -62,6 +62,10 @@ void cg_profile__exit(struct cg_profile *p)
 	free(p->insns);
 	free(p->jumps);
 	free(p->calls);
+	for (size_t i = 0; i < p->nr_parts; i++)
+		free(p->parts[i].cmd);
+	free(p->parts);
+	free(p->pins);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -159,6 +163,9 @@ struct cg_parse {
 	/* a jump= (1), jcnd= (2) or calls= (3) line waiting for its source */
 	int pend;
 	uint64_t pend_count, pend_execs, pend_to;
+	uint32_t part;		/* this file's index into parts */
+	struct u64map pin_index;	/* insn index -> its pins index + 1 in this part */
+	size_t call_added;	/* the call the next cost line is the cost of: index + 1 */
 };
 
 static int parse_fail(struct cg_parse *ps, char **cause, const char *what)
@@ -237,9 +244,42 @@ static int parse_events(const char *q, const char *end, int *col, size_t max, si
 	return 0;
 }
 
+/* "pid: N" or "thread: N": N, 0 when it is no number that fits */
+static uint32_t header_u32(const char *s, const char *end)
+{
+	uint64_t v = 0;
+
+	while (s < end && *s == ' ')
+		s++;
+	if (s == end)
+		return 0;
+	for (; s < end && isdigit((unsigned char)*s); s++) {
+		v = v * 10 + (uint64_t)(*s - '0');
+		if (v > UINT32_MAX)
+			return 0;
+	}
+	return s == end ? (uint32_t)v : 0;
+}
+
 static int parse_header(struct cg_parse *ps, const char *s, const char *end, char **cause)
 {
-	if (!strncmp(s, "events:", 7)) {
+	struct cg_part *pt = &ps->p->parts[ps->part];
+
+	if (!strncmp(s, "pid:", 4)) {
+		pt->pid = header_u32(s + 4, end);
+	} else if (!strncmp(s, "thread:", 7)) {
+		pt->thread = header_u32(s + 7, end);
+	} else if (!strncmp(s, "part:", 5)) {
+		pt->dump = header_u32(s + 5, end);
+	} else if (!strncmp(s, "desc: Trigger: --dump-", 22)) {
+		pt->dumped = true;
+	} else if (!strncmp(s, "cmd:", 4) && !pt->cmd) {
+		const char *q = s + 4;
+
+		while (q < end && *q == ' ')
+			q++;
+		pt->cmd = xstrndup(q, (size_t)(end - q));
+	} else if (!strncmp(s, "events:", 7)) {
 		if (parse_events(s + 7, end, ps->col, sizeof(ps->col) / sizeof(ps->col[0]),
 				 &ps->nr_cols) < 0)
 			return parse_fail(ps, cause, "too many events");
@@ -366,6 +406,10 @@ static void add_pending(struct cg_parse *ps, uint64_t from)
 			c->site = from;
 			c->entry = ps->pend_to;
 			c->count = ps->pend_count;
+			c->caller = ps->fn;
+			c->part = ps->part;
+			c->incl = 0;
+			ps->call_added = p->nr_calls;
 		}
 		ps->cfn = ps->cobj = 0;
 	} else if (ps->pend) {
@@ -383,9 +427,28 @@ static void add_pending(struct cg_parse *ps, uint64_t from)
 	ps->pend = 0;
 }
 
+/* The instruction's counts in this file's part, made at its first line. */
+static struct cg_pinsn *part_insn(struct cg_parse *ps, uint32_t insn)
+{
+	struct cg_profile *p = ps->p;
+	uint64_t *v = u64map__findnew(&ps->pin_index, insn, 0);
+	struct cg_pinsn *pin;
+
+	if (*v)
+		return &p->pins[*v - 1];
+	p->pins = xgrow(p->pins, &p->cap_pins, p->nr_pins + 1, sizeof(*p->pins));
+	pin = &p->pins[p->nr_pins++];
+	memset(pin, 0, sizeof(*pin));
+	pin->part = ps->part;
+	pin->insn = insn;
+	*v = p->nr_pins;
+	return pin;
+}
+
 static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char **cause)
 {
 	uint64_t c[32] = { 0 };
+	struct cg_pinsn *pin;
 	struct cg_insn *in;
 	size_t n = 0;
 
@@ -419,15 +482,20 @@ static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char 
 	}
 	if (!ps->have_obj)
 		ps->obj = obj_intern(ps->p, "???", 3), ps->have_obj = true;
+	ps->call_added = 0;
 	if (ps->pend)
 		add_pending(ps, ps->last[ps->instr_at]);
 	if (ps->call_cost) {	/* the callee's inclusive cost: not this line's own */
 		ps->call_cost = false;
+		for (size_t k = 0; k < n && ps->call_added; k++)
+			if (ps->col[k] == CG_IR)
+				ps->p->calls[ps->call_added - 1].incl = c[k];
 		return 0;
 	}
 	if (!n)
 		return 0;
 	in = insn_findnew(ps->p, ps->obj, ps->last[ps->instr_at]);
+	pin = part_insn(ps, (uint32_t)(in - ps->p->insns));
 	if (ps->fn)
 		in->fn = ps->fn;
 	/* where it was first listed (a thread's file lists it again) */
@@ -440,6 +508,7 @@ static int parse_cost(struct cg_parse *ps, const char *s, const char *end, char 
 	for (size_t k = 0; k < n; k++)
 		if (ps->col[k] >= 0) {
 			in->c[ps->col[k]] += c[k];
+			pin->c[ps->col[k]] += c[k];
 			ps->p->totals[ps->col[k]] += c[k];
 		}
 	return 0;
@@ -458,6 +527,10 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 	for (size_t k = 0; k < CG_NR; k++)
 		ps.col[k] = (int)k;
 	ps.nr_cols = CG_NR;
+	p->parts = xrealloc(p->parts, (p->nr_parts + 1) * sizeof(*p->parts));
+	memset(&p->parts[p->nr_parts], 0, sizeof(*p->parts));
+	ps.part = (uint32_t)p->nr_parts++;
+	u64map__init(&ps.pin_index);
 	while (s < end && !err) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s)), *le = nl ? nl : end;
 		const char *eq;
@@ -528,6 +601,7 @@ int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const 
 	free(ps.ob_ids);
 	free(ps.fn_ids);
 	free(ps.fl_ids);
+	u64map__exit(&ps.pin_index);
 	if (!err)
 		p->files++;
 	return err;

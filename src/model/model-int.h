@@ -3,7 +3,10 @@
 #define GX_MODEL_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "model.h"
 
 /* Run argv with stdin from /dev/null, stdout to out_path and stderr to
  * err_path (NULL: /dev/null). The exit status (128+N for signal N), or a
@@ -101,5 +104,126 @@ double model_miss_bound(uint64_t misses, uint64_t taken, uint64_t execs);
  * count (none: never taken) and its executions; as counted where p has no
  * jumps at all. Returns how many were beyond the bound, summed. */
 uint64_t model_bias_bound(const struct cg_profile *p, double *bcm);
+
+/* ---- objects: where callgrind's addresses lie in the files --------------- */
+
+struct model_obj {
+	const char *path;	/* callgrind's name (borrowed) */
+	bool file;		/* an ELF file we could read */
+	uint64_t bias;		/* callgrind's address - the file's vaddr */
+	uint64_t base;		/* where the samples put it: its own 1 TiB */
+	struct { uint64_t vaddr, memsz, offset; uint32_t flags; } load[8];
+	int nr_load;
+	uint64_t lo, hi;	/* callgrind addresses of its instructions */
+	bool hot;
+};
+
+/* ---- threads and processes (tasks.c) -------------------------------------- */
+
+/* total shared out over out[0 .. n) in proportion to w[] by the largest
+ * remainder: the shares sum to total exactly (ties to the lower index);
+ * all w 0: everything to out[0]. */
+void model_split(uint64_t total, const uint64_t *w, size_t n, uint64_t *out);
+/* The same for fractional weights (their sum need not be 1). */
+void model_split_d(uint64_t total, const double *w, size_t n, uint64_t *out);
+
+/*
+ * Each part (callgrind file) of cg as a task of the result: its pid (the
+ * file's, else dflt_pid), a tid (the pid for callgrind's thread 1, else
+ * the next number above the pid that no process and no other thread has:
+ * callgrind numbers threads, it does not know their tids; a thread's dumps
+ * share one), its program's name (the command line's first word's file
+ * name, else dflt_comm); and each part's own counts of its instructions
+ * (c, per pin of cg), less a forked child's copy of its parent's:
+ * Valgrind copies the parent's costs into a child it forks (callgrind does
+ * not zero them). A child whose Valgrind log (log_prefix and its pid:
+ * "DIR/callgrind.log.PID") names a parent of the same command has its
+ * first dump (--dump-after=_Fork: the copy) dropped, and its parent's
+ * counts of a thread taken off a thread that dump did not zero (one that
+ * had ended: a copy); without a dump, off every thread (what both ran
+ * after the fork at one instruction is taken off too: the child's is low
+ * there by at most the parent's). A part left with nothing is empty.
+ */
+struct model_tasks {
+	size_t nr;		/* cg's parts */
+	uint32_t *pid, *tid;	/* per part */
+	char **comm;		/* per part: the program's file name */
+	int32_t *parent;	/* per part: the part its counts were taken off, -1: none */
+	bool *empty;		/* per part: nothing left (a copy only) */
+	uint64_t (*c)[CG_NR];	/* per pin of cg */
+	/* processes and threads that ran something; parts that had a copy
+	 * of their parent's counts taken off */
+	unsigned nr_procs, nr_threads, nr_copies;
+};
+
+void model_tasks__build(struct model_tasks *t, const struct cg_profile *cg, uint32_t dflt_pid,
+			const char *dflt_comm, const char *log_prefix);
+void model_tasks__exit(struct model_tasks *t);
+
+/* ---- call stacks from callgrind's calls (callgraph.c) --------------------- */
+
+/*
+ * The stacks a function's self cost is shared over, in one part: its
+ * callers share it in proportion to their calls' inclusive instructions
+ * (as gprof and KCachegrind do), and theirs up to a function nobody called
+ * (the thread's root); a caller already on the stack (recursion) is left
+ * out, so a function is on a stack once; a path leading only into
+ * recursion is dropped and the others scaled up. At most MODEL_STACK_DEPTH
+ * deep; a path under 0.1% of the function's cost, or found once it has
+ * MODEL_STACKS, ends where it is.
+ */
+#define MODEL_STACK_DEPTH 64
+#define MODEL_STACKS 64
+
+struct model_stack {
+	double w;		/* its share, a function's summing to 1 */
+	uint32_t first, depth;	/* its calls, innermost first: frames[first .. + depth) */
+};
+
+/* callgrind's calls merged by (part, callee fn, caller, site): incl less
+ * what the part's parent (a forked child's: tasks) had of it, raw as read */
+struct model_edge {
+	uint32_t part, fn, caller, obj;
+	uint64_t site, incl, raw, count;
+};
+
+struct model_graph {
+	const struct cg_profile *cg;
+	const struct model_tasks *tasks;
+	struct model_edge *edges;	/* sorted by (part, fn, caller, obj, site) */
+	size_t nr_edges;
+	uint32_t *frames;	/* indices into edges */
+	size_t nr_frames, cap_frames;
+	struct model_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	void *priv;
+};
+
+void model_graph__init(struct model_graph *g, const struct cg_profile *cg,
+		       const struct model_tasks *t);
+void model_graph__exit(struct model_graph *g);
+/* fn's (index into cg's fns) stacks in part: *n of them. */
+const struct model_stack *model_graph__stacks(struct model_graph *g, uint32_t part, uint32_t fn,
+					      size_t *n);
+
+/* ---- the result (write.c) ------------------------------------------------- */
+
+/* What write_result needs of a priced run: per cg instruction the terms. */
+struct model_priced {
+	const struct cg_profile *cg;
+	const struct model_obj *objs;
+	const double *base, *fe, *bad, *mem, *core, *bcm;
+	const uint64_t *l2miss, *pages;
+	double ind_missed;
+	uint32_t pid;		/* the workload's */
+	const char *log_prefix;	/* Valgrind's log files: this and a pid (NULL: none) */
+};
+
+struct gx_meta;
+struct model_opts;
+/* dir's perf.data: a sample per instruction and event in each thread (with
+ * o->callgraph, per stack too), and m's events, times and warnings. */
+int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
+		       uint64_t t1, struct gx_meta *m, char **cause);
 
 #endif /* GX_MODEL_INT_H */

@@ -92,17 +92,6 @@ int model_spawn(char *const *argv, const char *out_path, const char *err_path)
 
 /* ---- objects: where callgrind's addresses lie in the files ---------------- */
 
-struct model_obj {
-	const char *path;	/* callgrind's name (borrowed) */
-	bool file;		/* an ELF file we could read */
-	uint64_t bias;		/* callgrind's address - the file's vaddr */
-	uint64_t base;		/* where the samples put it: its own 1 TiB */
-	struct { uint64_t vaddr, memsz, offset; uint32_t flags; } load[8];
-	int nr_load;
-	uint64_t lo, hi;	/* callgrind addresses of its instructions */
-	bool hot;
-};
-
 static void obj_read_elf(struct model_obj *o)
 {
 	int fd = o->path[0] == '/' ? open(o->path, O_RDONLY | O_CLOEXEC) : -1;
@@ -1088,6 +1077,9 @@ static pid_t spawn_valgrind(const char *valgrind, const struct model_opts *o, en
 		gx_strv_addf(&av, &n, "--dump-instr=yes");
 		gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
 		gx_strv_addf(&av, &n, "--separate-threads=yes");
+		/* a forked child starts with a copy of its parent's counts:
+		 * a dump as fork returns sets it apart (tasks.c) */
+		gx_strv_addf(&av, &n, "--dump-after=_Fork");
 	}
 	gx_strv_addf(&av, &n, "--cache-sim=yes");
 	gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
@@ -1168,219 +1160,27 @@ static int run_valgrind(const char *valgrind, const struct model_opts *o, enum m
 	return pid < 0 ? (int)pid : reap_valgrind(pid, o, how, st, cause);
 }
 
-/* ---- the result ------------------------------------------------------------- */
-
-enum model_ev {
-	EV_CYCLES, EV_INSNS, EV_BRANCHES, EV_BRMISS, EV_L1D_LD, EV_L1D_ST, EV_L1I, EV_L2,
-	EV_LLC_LD, EV_LLC_ST, EV_FE, EV_BAD, EV_MEM, EV_CORE, EV_FAULTS, EV_NR
-};
-
-static const struct {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-} model_events[EV_NR] = {
-	{ "cycles:modelled", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions:exact", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "branches:exact", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses:modelled", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "L1-dcache-load-misses:modelled", PERF_TYPE_HW_CACHE, 0x10000 },
-	{ "L1-dcache-store-misses:modelled", PERF_TYPE_HW_CACHE, 0x10100 },
-	{ "L1-icache-load-misses:modelled", PERF_TYPE_HW_CACHE, 0x10001 },
-	{ "l2-misses:modelled", PERF_TYPE_RAW, 0x4758000010ULL },
-	{ "LLC-load-misses:modelled", PERF_TYPE_HW_CACHE, 0x10002 },
-	{ "LLC-store-misses:modelled", PERF_TYPE_HW_CACHE, 0x10102 },
-	{ "model-frontend-cycles:modelled", PERF_TYPE_RAW, 0x4758000001ULL },
-	{ "model-bad-spec-cycles:modelled", PERF_TYPE_RAW, 0x4758000002ULL },
-	{ "model-memory-cycles:modelled", PERF_TYPE_RAW, 0x4758000003ULL },
-	{ "model-core-cycles:modelled", PERF_TYPE_RAW, 0x4758000004ULL },
-	{ "page-faults:modelled", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-};
-
-#define MODEL_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			   PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD)
-#define MODEL_ID0 0x6d6f00
-
-static int put_comm(struct perf_writer *w, uint32_t pid, const char *comm)
+/* The priced run's perf.data (write.c); run's instructions and cycles as
+ * written (a forked child's copy of its parent's counts not among them). */
+static int write_priced(const struct model_state *st, const struct model_opts *o, uint64_t t0,
+			uint64_t t1, struct gx_meta *m, struct model_run *run, char **cause)
 {
-	struct { struct perf_event_header h; uint32_t pid, tid; char comm[24]; } r;
+	/* the first pass's logs: a forked child's names its parent */
+	char *logs = xasprintf("%s/callgrind.log.", o->dir);
+	struct model_priced pr = {
+		.cg = &st->cg, .objs = st->objs, .base = st->base, .fe = st->fe, .bad = st->bad,
+		.mem = st->mem, .core = st->core, .bcm = st->bcm, .l2miss = st->l2miss,
+		.pages = st->pages, .ind_missed = st->mc.ind_missed, .pid = (uint32_t)st->pid,
+		.log_prefix = logs,
+	};
+	int err = model_write_result(&pr, o, t0, t1, m, cause);
 
-	memset(&r, 0, sizeof(r));
-	r.h.type = PERF_RECORD_COMM;
-	r.h.misc = PERF_RECORD_MISC_USER;
-	r.h.size = sizeof(r);
-	r.pid = r.tid = pid;
-	snprintf(r.comm, sizeof(r.comm), "%.15s", comm);
-	return perf_writer__write(w, &r, sizeof(r));
-}
-
-static int put_mmap2(struct perf_writer *w, uint32_t pid, uint64_t start, uint64_t len,
-		     uint64_t pgoff, const char *path)
-{
-	size_t fl = strlen(path) + 1, sz = (48 + 8 + 16 + 8 + fl + 7) & ~(size_t)7;
-	unsigned char *buf = xzalloc(sz + 8);
-	struct perf_event_header *h = (void *)buf;
-	unsigned char *p = buf + sizeof(*h);
-	uint32_t prot = 5, flags = 2;	/* PROT_READ|PROT_EXEC, MAP_PRIVATE */
-	int err;
-
-	h->type = PERF_RECORD_MMAP2;
-	h->misc = PERF_RECORD_MISC_USER;
-	h->size = (uint16_t)sz;
-	memcpy(p, &pid, 4), memcpy(p + 4, &pid, 4);
-	memcpy(p + 8, &start, 8), memcpy(p + 16, &len, 8), memcpy(p + 24, &pgoff, 8);
-	/* maj, min, ino, ino_generation: 0 */
-	memcpy(p + 56, &prot, 4), memcpy(p + 60, &flags, 4);
-	memcpy(p + 64, path, fl);
-	err = perf_writer__write(w, buf, sz);
-	free(buf);
-	return err;
-}
-
-static int put_sample(struct perf_writer *w, int ev, uint64_t ip, uint32_t pid, uint64_t time,
-		      uint64_t period)
-{
-	struct {
-		struct perf_event_header h;
-		uint64_t id, ip;
-		uint32_t pid, tid;
-		uint64_t time, period;
-	} r = { .h = { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(r) },
-		.id = MODEL_ID0 + (uint64_t)ev, .ip = ip, .pid = pid, .tid = pid, .time = time,
-		.period = period };
-
-	return perf_writer__write(w, &r, sizeof(r));
-}
-
-/* Where an instruction's samples go: its object's base plus its file vaddr. */
-static uint64_t sample_ip(const struct model_state *st, const struct cg_insn *c)
-{
-	const struct model_obj *o = &st->objs[c->obj];
-
-	return o->base + (c->addr - o->bias);
-}
-
-static int write_result(struct model_state *st, const struct model_opts *o, uint32_t pid,
-			uint64_t t0, uint64_t t1, struct gx_meta *m, char **cause)
-{
-	struct pd_evsel ev[EV_NR];
-	uint64_t ids[EV_NR], totals[EV_NR] = { 0 }, time = t0;
-	struct perf_writer *w = NULL;
-	struct pd_env env;
-	char *why = NULL;
-	int err;
-
-	memset(ev, 0, sizeof(ev));
-	for (int k = 0; k < EV_NR; k++) {
-		ids[k] = MODEL_ID0 + (uint64_t)k;
-		ev[k].attr.size = sizeof(ev[k].attr);
-		ev[k].attr.type = model_events[k].type;
-		ev[k].attr.config = model_events[k].config;
-		ev[k].attr.sample_period = 1;
-		ev[k].attr.sample_type = MODEL_SAMPLE_TYPE;
-		ev[k].attr.exclude_kernel = 1;
-		ev[k].attr.exclude_hv = 1;
-		ev[k].name = (char *)model_events[k].name;
-		ev[k].ids = &ids[k];
-		ev[k].nr_ids = 1;
-	}
-	err = perf_writer__new_at(&w, o->dirfd, "perf.data", ev, EV_NR, &why);
-	if (err) {
-		err = gx_fail(cause, err, "%s: %s", o->dir, why);
-		goto out;
-	}
-	put_comm(w, pid, strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0]);
-	for (size_t k = 0; k < st->cg.nr_objs; k++) {
-		const struct model_obj *ob = &st->objs[k];
-
-		if (!ob->file)
-			continue;
-		for (int s = 0; s < ob->nr_load; s++) {
-			uint64_t va = ob->load[s].vaddr & ~0xfffULL;
-
-			if (!(ob->load[s].flags & PF_X))
-				continue;
-			put_mmap2(w, pid, ob->base + va, ob->load[s].memsz + (ob->load[s].vaddr - va),
-				  ob->load[s].offset & ~0xfffULL, ob->path);
-		}
-	}
-	for (size_t i = 0; i < st->cg.nr_insns; i++) {
-		const struct cg_insn *c = &st->cg.insns[i];
-		double cyc = st->base[i] + st->fe[i] + st->bad[i] + st->mem[i];
-		uint64_t v[EV_NR];
-
-		v[EV_CYCLES] = (uint64_t)llround(cyc);
-		v[EV_INSNS] = c->c[CG_IR];
-		v[EV_BRANCHES] = c->c[CG_BC] + c->c[CG_BI];
-		v[EV_BRMISS] = (uint64_t)llround(st->bcm[i] + (double)c->c[CG_BIM] *
-								      st->mc.ind_missed);
-		v[EV_L1D_LD] = c->c[CG_D1MR];
-		v[EV_L1D_ST] = c->c[CG_D1MW];
-		v[EV_L1I] = c->c[CG_I1MR];
-		v[EV_L2] = st->l2miss[i];
-		v[EV_LLC_LD] = c->c[CG_DLMR];
-		v[EV_LLC_ST] = c->c[CG_DLMW];
-		v[EV_FE] = (uint64_t)llround(st->fe[i]);
-		v[EV_BAD] = (uint64_t)llround(st->bad[i]);
-		v[EV_MEM] = (uint64_t)llround(st->mem[i]);
-		v[EV_CORE] = (uint64_t)llround(st->core[i]);
-		v[EV_FAULTS] = st->pages[i];
-		for (int k = 0; k < EV_NR; k++) {
-			if (!v[k])
-				continue;
-			totals[k] += v[k];
-			put_sample(w, k, sample_ip(st, c), pid, time++, v[k]);
-		}
-	}
-	if (time > t1)
-		t1 = time;
-	perf_writer__flush(w);
-	memset(&env, 0, sizeof(env));
-	pd_env__from_system(&env, o->argc, o->cmdline);
-	{
-		char *data = xasprintf("%s/perf.data", o->dir);
-
-		if (pd_collect_build_ids_file(data, &env, &why) != 0) {
-			gx_meta__add_warning(m, "build ids not collected: %s", why);
-			free(why);
-			why = NULL;
-		}
-		free(data);
-	}
-	err = perf_writer__finish(w, &env, &why);
-	if (err) {
-		err = gx_fail(cause, err, "%s", why);
-		pd_env__exit(&env);
-		goto out;
-	}
-	{
-		struct pd_archive_opts ao = { .max_bytes = PD_ARCHIVE_MAX_DEFAULT };
-		struct pd_archive_stats as;
-
-		if (pd_archive(o->dir, &env, &ao, &as, &why) != 0) {
-			free(why);
-			why = NULL;
-		}
-	}
-	m->cpu_desc = env.cpudesc ? xstrdup(env.cpudesc) : NULL;
-	pd_env__exit(&env);
-	m->nr_events = EV_NR;
-	m->events = xcalloc(EV_NR + 1, sizeof(*m->events));
-	for (int k = 0; k < EV_NR; k++) {
-		m->events[k].name = xstrdup(model_events[k].name);
-		m->events[k].encoding = xasprintf("type=%u config=0x%" PRIx64, model_events[k].type,
-						  model_events[k].config);
-		m->events[k].sav = 1;
-		m->events[k].group = -1;
-		m->events[k].has_count = true;
-		m->events[k].count = totals[k];
-		m->events[k].time_enabled = m->events[k].time_running = t1 - t0;
-	}
-	m->start_ns = t0;
-	m->end_ns = t1;
-out:
-	free(why);
-	perf_writer__delete(w);
+	for (uint32_t k = 0; !err && k < m->nr_events; k++)
+		if (!strcmp(m->events[k].name, "instructions:exact"))
+			run->instructions = m->events[k].count;
+		else if (!strcmp(m->events[k].name, "cycles:modelled"))
+			run->cycles = (double)m->events[k].count;
+	free(logs);
 	return err;
 }
 
@@ -2132,10 +1932,6 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	run->status = status;
 	if (l3_note)
 		note(&st, "%s", l3_note);
-	if (st.cg.files > 1)
-		note(&st, "model: the workload ran %u threads (processes included); Valgrind runs "
-		     "them serialized (one at a time), so the model sees no contention between "
-		     "them", st.cg.files);
 	note(&st, "model: priced with machine description '%s'%s%s%s (llvm-mca -mcpu=%s: %s)",
 	     st.machine.name, st.machine.file ? " (" : "", st.machine.file ? st.machine.file : "",
 	     st.machine.file ? ")" : "", st.mcpu, st.machine.mcpu_source);
@@ -2192,7 +1988,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	m.smt = -1;
 	m.pmu = false;
 	m.modelled = true;
-	m.callgraph = xstrdup("none");
+	m.callgraph = xstrdup(o->callgraph ? "callgrind" : "none");
 	m.rate = 1;
 	/* the program's modelled time; the model run's own beside it */
 	m.duration_s = cycles / (st.mc.ghz * 1e9);
@@ -2210,20 +2006,18 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 			     st.mc.penalty_measured ? "measured" : "documented");
 	for (size_t i = 0; i < st.nr_notes; i++)
 		gx_meta__add_warning(&m, "%s", st.notes[i]);
-	err = write_result(&st, o, (uint32_t)st.pid, t0, t1, &m, cause);
+	err = write_priced(&st, o, t0, t1, &m, run, cause);
 	if (err)
 		goto out;
 	m.status = xstrdup(GX_META_STATUS_COMPLETE);
-	run->instructions = st.cg.totals[CG_IR];
-	run->cycles = cycles;
 	err = gx_meta__write_at(&m, o->dirfd, o->dir, cause);
 	if (!err) {
 		for (size_t i = 0; i < st.nr_notes; i++)
 			say(o, true, "%s", st.notes[i]);
 		say(o, false, "recorded %s (modelled): %" PRIu64 " instructions (exact), %.0f "
 		    "cycles (modelled, CPI %.2f); 'gexplore report %s' to see it", o->dir,
-		    run->instructions, cycles, run->instructions ? cycles / (double)run->instructions :
-		    0.0, o->dir);
+		    run->instructions, run->cycles, run->instructions ?
+		    run->cycles / (double)run->instructions : 0.0, o->dir);
 	}
 out:
 	if (err)

@@ -51,11 +51,30 @@ struct cg_jump {
 	uint64_t from, to, count, execs;
 };
 
-/* A call: the instruction at site in obj called function fn (index into
- * fns), entered at entry in cobj, count times. */
+/* A call: the instruction at site in obj, in function caller (index into
+ * fns + 1, 0: none), called function fn (index into fns), entered at entry
+ * in cobj, count times, in file part (index into parts); incl: the
+ * callee's inclusive instructions (Ir) from that site. */
 struct cg_call {
-	uint32_t obj, cobj, fn;
-	uint64_t site, entry, count;
+	uint32_t obj, cobj, fn, caller, part;
+	uint64_t site, entry, count, incl;
+};
+
+/* One file read: a thread of a process (--separate-threads, the out file's
+ * %p), as its header says: pid (0: none given), callgrind's thread number
+ * (1 the main thread; 0: none given), the dump's number (part:, 0: none
+ * given), whether a --dump-before/after wrote it (not the program's end)
+ * and the command line (NULL: none). */
+struct cg_part {
+	uint32_t pid, thread, dump;
+	bool dumped;
+	char *cmd;
+};
+
+/* An instruction's self counts in one part (insn: index into insns). */
+struct cg_pinsn {
+	uint32_t part, insn;
+	uint64_t c[CG_NR];
 };
 
 struct cg_profile {
@@ -71,6 +90,10 @@ struct cg_profile {
 	size_t nr_jumps, cap_jumps;
 	struct cg_call *calls;
 	size_t nr_calls, cap_calls;
+	struct cg_part *parts;	/* a file each, in the order read */
+	size_t nr_parts;
+	struct cg_pinsn *pins;	/* insns' counts per part: their sums are insns' */
+	size_t nr_pins, cap_pins;
 	uint64_t totals[CG_NR];
 	unsigned files;		/* files read (one a thread with --separate-threads) */
 	/* private: (obj, addr) -> index + 1, and the name tables */
@@ -233,6 +256,8 @@ struct model_opts {
 	bool quiet;
 	/* --model=NAME|FILE: the machine description; NULL: this CPU's */
 	const char *machine;
+	/* -g: stacks from callgrind's calls (each sample a callchain) */
+	bool callgraph;
 	/* what a run says (one line, unescaped); NULL drops it */
 	void (*say)(void *arg, bool warn, const char *msg);
 	void *say_arg;

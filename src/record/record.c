@@ -954,8 +954,8 @@ static int record_model(const struct record_opts *ro, const struct record_notice
 {
 	struct model_opts mo = { .argv = ro->collect.argv, .argc = argc, .cmdline = argv,
 				 .quiet = ro->quiet, .machine = ro->model_machine,
-				 .say = ro->quiet ? NULL : model_say,
-				 .say_arg = (void *)nt };
+				 .say = ro->quiet ? NULL : model_say, .say_arg = (void *)nt,
+				 .callgraph = ro->collect.callgraph != COLLECT_CG_NONE };
 	struct model_run run;
 	char *dir = NULL;
 	int dfd = -1, err;

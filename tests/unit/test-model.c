@@ -10,6 +10,10 @@
  * descriptions (every shipped one reads, the CPU picks its own, a
  * malformed one is one line) and one measured from peak's documents (a
  * farther level never cheaper, a figure whose runs disagree refused).
+ * Threads and processes: each file's pid, thread and command, its own
+ * counts, splits that keep totals exact, tids, a forked child's copy of
+ * its parent's counts taken off; -g's stacks from the calls (callers'
+ * shares by inclusive cost, recursion once a stack).
  */
 #include "config.h"
 
@@ -752,6 +756,157 @@ static void test_cachegrind(void)
 	free(cause);
 }
 
+/* Largest remainder: the shares sum to the total exactly. */
+static void test_split(void)
+{
+	uint64_t w3[3] = { 1, 1, 1 }, w0[2] = { 0, 0 }, out[3], big[2] = { UINT64_MAX / 3, 1 };
+	double d[3] = { 0.25, 0.5, 0.25 };
+
+	model_split(10, w3, 3, out);
+	ok(out[0] == 4 && out[1] == 3 && out[2] == 3, "10 over 1:1:1: 4 3 3 (%llu %llu %llu)",
+	   (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2]);
+	model_split(7, w0, 2, out);
+	ok(out[0] == 7 && out[1] == 0, "no weights: all to the first");
+	model_split(UINT64_MAX - 1, big, 2, out);
+	ok(out[0] + out[1] == UINT64_MAX - 1, "huge weights and total: the sum exact");
+	model_split_d(3, d, 3, out);
+	ok(out[0] + out[1] + out[2] == 3 && out[1] >= 1, "3 over .25:.5:.25: %llu %llu %llu",
+	   (unsigned long long)out[0], (unsigned long long)out[1], (unsigned long long)out[2]);
+	model_split_d(1000003, d, 3, out);
+	ok(out[0] + out[1] + out[2] == 1000003, "fractional weights: the sum exact");
+}
+
+/* The files of a run: pid 100's threads 1 and 2; pid 101, forked by 100
+ * (its log says so), with its copy dumped as _Fork returned, then its own. */
+static const char *const run_files[] = {
+	"version: 1\npid: 100\ncmd:  /usr/bin/prog -x\npart: 1\nthread: 1\nevents: Ir Bc\n"
+	"ob=(1) /usr/bin/prog\nfn=(1) main\n0x10 100 10\n0x11 50 0\n",
+	"version: 1\npid: 100\ncmd:  /usr/bin/prog -x\npart: 1\nthread: 2\nevents: Ir Bc\n"
+	"ob=(1) /usr/bin/prog\nfn=(2) worker\n0x20 30 3\n",
+	"version: 1\npid: 101\ncmd:  /usr/bin/prog -x\npart: 1\nthread: 1\n"
+	"desc: Trigger: --dump-after=_Fork\nevents: Ir Bc\n"
+	"ob=(1) /usr/bin/prog\nfn=(1) main\n0x10 60 6\n",
+	"version: 1\npid: 101\ncmd:  /usr/bin/prog -x\npart: 2\nthread: 1\n"
+	"desc: Trigger: Program termination\nevents: Ir Bc\n"
+	"ob=(1) /usr/bin/prog\nfn=(1) main\n0x10 7 1\n0x11 5 0\n",
+	"version: 1\npid: 101\ncmd:  /usr/bin/prog -x\npart: 2\nthread: 2\nevents: Ir Bc\n"
+	"ob=(1) /usr/bin/prog\nfn=(2) worker\n0x20 30 3\n",
+};
+
+static void test_tasks(void)
+{
+	struct cg_profile p;
+	struct model_tasks t;
+	char dir[] = "/tmp/gx-test-model-XXXXXX", *log, *prefix, *cause = NULL;
+	FILE *f;
+	uint64_t per[5] = { 0 }, ir = 0;
+
+	cg_profile__init(&p);
+	for (size_t i = 0; i < ARRAY_SIZE(run_files); i++)
+		is_int(cg_profile__parse(&p, run_files[i], strlen(run_files[i]), "run", &cause), 0,
+		       "file %zu parses (%s)", i, cause ? cause : "");
+	is_int((int)p.nr_parts, 5, "a part a file");
+	ok(p.parts[0].pid == 100 && p.parts[1].thread == 2 && p.parts[3].dump == 2 &&
+	   p.parts[2].dumped && !p.parts[3].dumped, "pid, thread, dump number and trigger read");
+	is_str(p.parts[0].cmd, "/usr/bin/prog -x", "the command line");
+	for (size_t j = 0; j < p.nr_pins; j++) {
+		per[p.pins[j].part] += p.pins[j].c[CG_IR];
+		if (p.pins[j].insn == 0)
+			ir += p.pins[j].c[CG_IR];
+	}
+	ok(per[0] == 150 && per[1] == 30 && per[2] == 60 && per[3] == 12 && per[4] == 30,
+	   "each part's own instructions");
+	is_int((int)ir, (int)p.insns[0].c[CG_IR], "0x10: the parts' counts sum to the merged one");
+	if (!mkdtemp(dir)) {
+		skip(1, "no temporary directory");
+		cg_profile__exit(&p);
+		return;
+	}
+	log = xasprintf("%s/callgrind.log.101", dir);
+	f = fopen(log, "w");
+	if (f) {
+		fputs("==101== Command: /usr/bin/prog -x\n==101== Parent PID: 100\n==101== \n", f);
+		fclose(f);
+	}
+	prefix = xasprintf("%s/callgrind.log.", dir);
+	model_tasks__build(&t, &p, 1, "dflt", prefix);
+	is_str(t.comm[0], "prog", "the program's name from cmd:");
+	ok(t.tid[0] == 100 && t.tid[1] == 102, "thread 2's tid skips pid 101: %u %u", t.tid[0],
+	   t.tid[1]);
+	ok(t.tid[3] == 101 && t.tid[4] == t.tid[1] + 1, "the child's threads: %u %u", t.tid[3],
+	   t.tid[4]);
+	ok(t.empty[2] && t.empty[4] && !t.empty[3], "the child's copies empty, its own not");
+	ok(t.c[p.nr_pins - 2][CG_IR] + t.c[p.nr_pins - 3][CG_IR] == 12,
+	   "the forking thread's own counts kept whole");
+	ok(t.nr_procs == 2 && t.nr_threads == 3, "2 processes, 3 threads ran (%u, %u)", t.nr_procs,
+	   t.nr_threads);
+	model_tasks__exit(&t);
+	model_tasks__build(&t, &p, 1, "dflt", NULL);
+	ok(!t.empty[2] && t.nr_procs == 2, "no logs: no parent known, nothing taken off");
+	model_tasks__exit(&t);
+	unlink(log);
+	rmdir(dir);
+	free(log);
+	free(prefix);
+	free(cause);
+	cg_profile__exit(&p);
+}
+
+/* root -> main -> a -> c, main -> c (c's self 3:1 to a's path), main -> r
+ * -> r (recursion), main -> x -> y -> x (mutual). */
+static void test_graph(void)
+{
+	static const char text[] =
+		"events: Ir\nob=(1) /bin/p\n"
+		"fn=(1) root\n0x10 1\ncfn=(2) main\ncalls=1 0x100\n0x11 1000\n"
+		"fn=(2)\n0x100 10\ncfn=(3) a\ncalls=1 0x200\n0x101 400\n"
+		"cfn=(4) c\ncalls=1 0x300\n0x102 100\n"
+		"cfn=(5) r\ncalls=1 0x400\n0x103 50\n"
+		"cfn=(6) x\ncalls=1 0x500\n0x104 20\n"
+		"fn=(3)\n0x200 100\ncfn=(4)\ncalls=1 0x300\n0x201 300\n"
+		"fn=(4)\n0x300 400\n"
+		"fn=(5)\n0x400 10\ncfn=(5)\ncalls=4 0x400\n0x401 40\n"
+		"fn=(6)\n0x500 5\ncfn=(7) y\ncalls=1 0x600\n0x501 15\n"
+		"fn=(7)\n0x600 5\ncfn=(6)\ncalls=1 0x500\n0x601 10\n";
+	struct cg_profile p;
+	struct model_tasks t;
+	struct model_graph g;
+	const struct model_stack *st;
+	char *cause = NULL;
+	size_t n;
+
+	cg_profile__init(&p);
+	is_int(cg_profile__parse(&p, text, strlen(text), "graph", &cause), 0, "parses (%s)",
+	       cause ? cause : "");
+	ok(p.nr_calls == 9 && p.calls[1].caller == 2 && p.calls[1].incl == 400,
+	   "a call's caller and inclusive instructions");
+	model_tasks__build(&t, &p, 1, "p", NULL);
+	model_graph__init(&g, &p, &t);
+	st = model_graph__stacks(&g, 0, 3, &n);	/* c */
+	is_int((int)n, 2, "c: two stacks");
+	for (size_t s = 0; s < n; s++) {
+		const struct model_edge *e = &g.edges[g.frames[st[s].first]];
+
+		if (st[s].depth == 3)
+			ok(e->site == 0x201 && st[s].w > 0.749 && st[s].w < 0.751,
+			   "root;main;a;c: a's call site, 3/4");
+		else
+			ok(st[s].depth == 2 && e->site == 0x102 && st[s].w > 0.249 && st[s].w < 0.251,
+			   "root;main;c: main's call site, 1/4");
+	}
+	st = model_graph__stacks(&g, 0, 4, &n);	/* r */
+	ok(n == 1 && st[0].depth == 2 && st[0].w == 1, "r: once, under main (its own calls cut)");
+	st = model_graph__stacks(&g, 0, 5, &n);	/* x */
+	ok(n == 1 && st[0].depth == 2 && g.edges[g.frames[st[0].first]].site == 0x104 &&
+	   st[0].w == 1, "x: under main only (y's call leads back into x)");
+	st = model_graph__stacks(&g, 0, 0, &n);	/* root */
+	ok(n == 1 && st[0].depth == 0, "root: a stack of itself");
+	model_graph__exit(&g);
+	model_tasks__exit(&t);
+	free(cause);
+	cg_profile__exit(&p);
+}
+
 int main(void)
 {
 	test_golden();
@@ -769,5 +924,8 @@ int main(void)
 	test_desc_bad();
 	test_differs();
 	test_from_peak();
+	test_split();
+	test_tasks();
+	test_graph();
 	return done_testing();
 }
