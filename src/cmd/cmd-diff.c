@@ -70,6 +70,7 @@ struct diff_cli {
 	const char *region;	/* --region NAME: the same region of both */
 	struct cmd_symopts sym;
 	struct cmd_strv metrics;
+	struct cmd_strv match;	/* --match-module A=B */
 	size_t text_limit;
 	unsigned runs;		/* results a side */
 	bool json, csv;
@@ -97,6 +98,9 @@ static const struct cmd_option diff_options[] = {
 	CMD_OPT_BOOL(0, "csv", struct diff_cli, csv, "print CSV"),
 	CMD_OPT_LIST('m', "metric", struct diff_cli, metrics, "METRIC",
 		     "only this metric (repeatable)"),
+	CMD_OPT_LIST(0, "match-module", struct diff_cli, match, "A=B",
+		     "module (file name) A of the first result is B of the second (the main "
+		     "programs are matched by themselves)"),
 	CMD_OPT_CALLBACK(0, "scope", "SCOPE", opt_scope,
 			 "only run, process, module or function rows (repeatable)", "all"),
 	CMD_OPT_UINT(0, "limit", struct diff_cli, text_limit, "N",
@@ -178,6 +182,8 @@ static int cmd_diff_exec(int argc, char **argv)
 	if (diff_paths(args.argc, args.argv, cli.runs, paths))
 		goto out;
 	o.metrics = cli.metrics.n ? cli.metrics.v : NULL;
+	o.match = cli.match.v;
+	o.nr_match = cli.match.n;
 	cmd_symopts__apply(&cli.sym, &prof);
 	oo.sym = &prof;
 	for (size_t i = 0; i < nr; i++) {

@@ -134,18 +134,97 @@ static const char *row_module(const struct ci_row *r)
 	return r->prow && r->prow->module ? r->prow->module : "";
 }
 
+/* How rows are matched across the two sides: the options (--match-module
+ * pairs) and the diff that notes each pair of differently named modules
+ * or commands it matched. */
+struct matcher {
+	const struct diff_opts *o;
+	struct diff *d;
+};
+
+/* The file name of r's main program (its command's argv[0]), or NULL. */
+static const char *main_program(const struct gx_result *r)
+{
+	const struct gx_meta *m = gx_result__meta(r);
+
+	return m && m->argv && m->argc && m->argv[0] && *m->argv[0] ? base_name(m->argv[0]) : NULL;
+}
+
+/* Whether name is r's main program: its file name, or its command (a
+ * comm is the file name cut to 15 bytes) */
+static bool is_main(const struct gx_result *r, const char *name, bool comm)
+{
+	const char *p = main_program(r);
+
+	if (!p || !*name)
+		return false;
+	return comm ? !strncmp(p, name, 15) && strlen(name) == (strlen(p) < 15 ? strlen(p) : 15) :
+		      !strcmp(p, base_name(name));
+}
+
+/* Note that x (of rx) and y were matched, once per pair. */
+static void note_match(struct matcher *mt, const struct gx_result *rx, const char *x,
+		       const char *y, const char *why)
+{
+	struct diff *d = mt->d;
+	bool x_in_a = false;
+	char *s;
+
+	for (size_t k = 0; k < d->nr_a; k++)
+		x_in_a |= d->paths && d->paths[k] == gx_result__path(rx);
+	s = xasprintf("%s (A) is %s (B): %s", base_name(x_in_a ? x : y), base_name(x_in_a ? y : x),
+		      why);
+	for (size_t i = 0; i < d->nr_matched; i++)
+		if (!strcmp(d->matched[i], s)) {
+			free(s);
+			return;
+		}
+	d->matched = xrealloc(d->matched, (d->nr_matched + 1) * sizeof(*d->matched));
+	d->matched[d->nr_matched++] = s;
+}
+
+/* Whether --match-module names x and y as one (A=B, either way round). */
+static bool mapped(const struct matcher *mt, const char *x, const char *y)
+{
+	for (size_t i = 0; mt->o && i < mt->o->nr_match; i++) {
+		const char *eq = strchr(mt->o->match[i], '=');
+		size_t la;
+
+		if (!eq)
+			continue;
+		la = (size_t)(eq - mt->o->match[i]);
+		if ((strlen(x) == la && !strncmp(x, mt->o->match[i], la) && !strcmp(y, eq + 1)) ||
+		    (strlen(y) == la && !strncmp(y, mt->o->match[i], la) && !strcmp(x, eq + 1)))
+			return true;
+	}
+	return false;
+}
+
 /* Are modules x (of result rx) and y the same file? 2: the same build-id,
- * 1: the same file name, 0: no. */
-static int same_module(const struct gx_result *rx, const char *x, const struct gx_result *ry,
-		       const char *y)
+ * 1: the same file name, or named as one by --match-module, or each the
+ * main program of its run (builds in CI differ in path or name); 0: no.
+ * comm: x and y are commands (process rows), matched by name or role. */
+static int same_module(struct matcher *mt, const struct gx_result *rx, const char *x,
+		       const struct gx_result *ry, const char *y, bool comm)
 {
 	const uint8_t *ix, *iy;
 	size_t nx, ny;
 
-	if (gx_result__build_id(rx, x, &ix, &nx) == 0 && gx_result__build_id(ry, y, &iy, &ny) == 0 &&
-	    nx == ny && !memcmp(ix, iy, nx))
+	if (!comm && gx_result__build_id(rx, x, &ix, &nx) == 0 &&
+	    gx_result__build_id(ry, y, &iy, &ny) == 0 && nx == ny && !memcmp(ix, iy, nx))
 		return 2;
-	return !strcmp(base_name(x), base_name(y));
+	if (!strcmp(comm ? x : base_name(x), comm ? y : base_name(y)))
+		return 1;
+	if (mapped(mt, comm ? x : base_name(x), comm ? y : base_name(y))) {
+		note_match(mt, rx, x, y, "--match-module");
+		return 1;
+	}
+	if (is_main(rx, x, comm) && is_main(ry, y, comm)) {
+		note_match(mt, rx, x, y, comm ? "the command of each run" :
+			   "the main program of each run");
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -154,8 +233,9 @@ static int same_module(const struct gx_result *rx, const char *x, const struct g
  * build-id first, then by file name ("[unknown]" of libc is not "[unknown]"
  * of the program; /build/a/app is /build/b/app).
  */
-static const struct ci_row *find(const struct gx_result *rr, const struct ci_row *rows, size_t nr,
-				 const struct gx_result *rx, const struct ci_row *r)
+static const struct ci_row *find(struct matcher *mt, const struct gx_result *rr,
+				 const struct ci_row *rows, size_t nr, const struct gx_result *rx,
+				 const struct ci_row *r)
 {
 	const struct ci_row *by_name = NULL;
 	bool module_scope = r->scope == CI_SCOPE_MODULE;
@@ -163,9 +243,14 @@ static const struct ci_row *find(const struct gx_result *rr, const struct ci_row
 	for (size_t i = 0; i < nr; i++) {
 		int m;
 
+		if (r->scope == CI_SCOPE_PROCESS) {	/* by command, or by role */
+			if (same_module(mt, rx, r->name, rr, rows[i].name, true))
+				return &rows[i];
+			continue;
+		}
 		if (!module_scope && strcmp(rows[i].name, r->name))
 			continue;
-		m = same_module(rx, row_module(r), rr, row_module(&rows[i]));
+		m = same_module(mt, rx, row_module(r), rr, row_module(&rows[i]), false);
 		if (m == 2)
 			return &rows[i];
 		if (m == 1 && !by_name)
@@ -319,18 +404,19 @@ static void compare(const struct run_rows *rr, size_t nr_a, size_t nr_b,
 
 /* Whether row (of run k) was compared already: it matches a compared row
  * of an earlier run. */
-static bool compared(const struct run_rows *rr, size_t k, const struct ci_row *row)
+static bool compared(struct matcher *mt, const struct run_rows *rr, size_t k,
+		     const struct ci_row *row)
 {
 	for (size_t j = 0; j < k; j++)
-		if (find(rr[j].r, rr[j].rows, rr[j].top, rr[k].r, row))
+		if (find(mt, rr[j].r, rr[j].rows, rr[j].top, rr[k].r, row))
 			return true;
 	return false;
 }
 
 /* Compare one scope's rows: the hottest `limit` of each run, each looked up
  * in every run by find(). */
-static void diff_scope(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
-		       enum ci_scope scope, const char *const *metrics, size_t limit,
+static void diff_scope(struct matcher *mt, struct gx_result *const *runs, size_t nr_a,
+		       size_t nr_b, enum ci_scope scope, const char *const *metrics, size_t limit,
 		       uint64_t min_samples, struct diff *d, size_t *cap)
 {
 	size_t nr = nr_a + nr_b;
@@ -349,11 +435,11 @@ static void diff_scope(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 		for (size_t i = 0; i < rr[k].top; i++) {
 			const struct ci_row *row = &rr[k].rows[i];
 
-			if (compared(rr, k, row))
+			if (compared(mt, rr, k, row))
 				continue;
 			for (size_t j = 0; j < nr; j++)
 				match[j] = j == k ? row :
-					   find(rr[j].r, rr[j].rows, rr[j].nr, rr[k].r, row);
+					   find(mt, rr[j].r, rr[j].rows, rr[j].nr, rr[k].r, row);
 			for (const char *const *m = metrics; *m; m++)
 				compare(rr, nr_a, nr_b, match, row, *m, min_samples, v, d, cap);
 		}
@@ -377,11 +463,19 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 	size_t nr = nr_a + nr_b, limit = o && o->limit ? o->limit : 20;
 	const char *const *metrics = o && o->metrics ? o->metrics : NULL;
 	const char **defaults = NULL;
+	struct matcher mt = { o, d };
 	int err = 0;
 
 	memset(d, 0, sizeof(*d));
 	if (!nr_a || !nr_b)
 		return gx_fail(cause, -EINVAL, "diff needs a result on each side");
+	for (size_t i = 0; o && i < o->nr_match; i++) {
+		const char *eq = strchr(o->match[i], '=');
+
+		if (!eq || eq == o->match[i] || !eq[1] || strchr(eq + 1, '='))
+			return gx_fail(cause, -EINVAL, "--match-module takes A=B (a module's file "
+				       "name in A, then in B), not '%s'", gx_esc(o->match[i]));
+	}
 	for (size_t k = 1; k < nr; k++)	/* modelled: one description's prices */
 		if (ci_same_pricing(runs[0], runs[k], cause))
 			return -EINVAL;
@@ -408,7 +502,7 @@ int diff_run(struct gx_result *const *runs, size_t nr_a, size_t nr_b,
 	d->a = d->paths[0];
 	d->b = d->paths[nr_a];
 	for (size_t s = 0; s < nscopes; s++)
-		diff_scope(runs, nr_a, nr_b, scopes[s], metrics, limit, o ? o->min_samples : 0, d,
+		diff_scope(&mt, runs, nr_a, nr_b, scopes[s], metrics, limit, o ? o->min_samples : 0, d,
 			   &cap);
 	free(defaults);
 	gx_qsort(d->entries, d->nr, sizeof(*d->entries), cmp_entry);
@@ -420,6 +514,9 @@ void diff__exit(struct diff *d)
 	free(d->entries);
 	free(d->paths);
 	free(d->status);
+	for (size_t i = 0; i < d->nr_matched; i++)
+		free(d->matched[i]);
+	free(d->matched);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -504,6 +601,8 @@ void diff__text(const struct diff *d, struct strbuf *out, size_t limit)
 			     gx_esc(d->b), d->modelled_b ? " (MODELLED)" : d->modelled_a ?
 			     " (measured)" : "");
 	}
+	for (size_t i = 0; i < d->nr_matched; i++)
+		strbuf__addf(out, "  matched: %s\n", gx_esc(d->matched[i]));
 	for (size_t i = 0; i < d->nr && !fixed; i++)
 		fixed = gx_kind_fixed(d->entries[i].kind);
 	if (fixed)
@@ -574,6 +673,7 @@ void diff__json(const struct diff *d, struct strbuf *out)
 	json_object_set_new(root, "b_runs", json_paths(d->paths + d->nr_a, d->nr_b));
 	json_object_set_new(root, "a_status", json_paths(d->status, d->nr_a));
 	json_object_set_new(root, "b_status", json_paths(d->status + d->nr_a, d->nr_b));
+	json_object_set_new(root, "matched", json_paths((const char *const *)d->matched, d->nr_matched));
 	for (size_t i = 0; i < d->nr; i++) {
 		const struct diff_entry *e = &d->entries[i];
 

@@ -30,6 +30,9 @@ struct diff_opts {
 	const char *const *metrics;	/* NULL: the default metrics of A and of B */
 	size_t limit;			/* rows per scope from each side (hottest); 0 = 20 */
 	uint64_t min_samples;		/* rows with fewer reference samples skipped */
+	/* --match-module A=B: module (file name) A of side A is B of side B */
+	const char *const *match;
+	size_t nr_match;
 };
 
 struct diff_entry {
@@ -72,6 +75,10 @@ struct diff {
 					   as paths (array owned) */
 	size_t nr_a, nr_b;
 	bool modelled_a, modelled_b;	/* a side recorded with --model */
+	/* differently named modules or commands taken as one: "difA (A) is
+	 * difB (B): the main program of each run" (owned) */
+	char **matched;
+	size_t nr_matched;
 };
 
 /*

@@ -129,5 +129,38 @@ if can_sample; then
 else
 	skip 3 "perf_event_open of cpu-clock is not permitted here"
 fi
+# Two builds of one program under different names (CI builds differ in path
+# or name): their main programs are matched, and said so; transform is a
+# change, not a row gone and a row new
+if can_sample && command -v "${CC:-cc}" >/dev/null; then
+	cat >dif.c <<'SRC'
+#include <stdio.h>
+__attribute__((noinline)) double transform(long n)
+{ volatile double s = 0; for (long i = 0; i < n; i++) s += i * 0.5; return s; }
+__attribute__((noinline)) double other(long n)
+{ volatile double s = 1; for (long i = 0; i < n; i++) s *= 1.0000001; return s; }
+int main(void) { printf("%f\n", transform(N) + other(60000000)); return 0; }
+SRC
+	"${CC:-cc}" -O1 -g -DN=60000000 -o difA dif.c && "${CC:-cc}" -O1 -g -DN=180000000 -o difB dif.c
+	"$X" record -q -o da -e cpu-clock -- ./difA >/dev/null 2>&1
+	"$X" record -q -o db -e cpu-clock -- ./difB >/dev/null 2>&1
+	"$X" diff --json da db >dd.json 2>/dev/null
+	is "$(jq -r '[.entries[] | select(.scope == "function" and .row == "transform" and .metric == "cpu-clock") | (.a != null and .b != null)] | .[0]' dd.json)" \
+		true "two differently named builds: transform is in both sides"
+	check "... and its time went up (a change, not gone/new)" \
+		jq -e '[.entries[] | select(.scope == "function" and .row == "transform" and .metric == "cpu-clock")][0].change > 0.5' dd.json
+	check "... the programs' modules matched, and said so" \
+		jq -e '.matched | index("difA (A) is difB (B): the main program of each run") != null' dd.json
+	"$X" diff da db >dd.txt 2>&1
+	check "... in the text too" grep -q '^  matched: difA (A) is difB (B): the command of each run' dd.txt
+	"$X" diff --match-module difA=difB --scope module --json da db >dm.json 2>/dev/null
+	check "--match-module difA=difB: matched by it" \
+		jq -e '.matched | index("difA (A) is difB (B): --match-module") != null' dm.json
+	"$X" diff --match-module difA da db >/dev/null 2>err
+	is "$?" 2 "--match-module without '=': a usage error"
+	check "... that says A=B" grep -q 'takes A=B' err
+else
+	skip 7 "no sampling or no C compiler"
+fi
 mkdir lone && cd lone && { "$X" diff >/dev/null 2>&1; is $? 2 "fewer than two results: 2"; cd ..; }
 done_testing
