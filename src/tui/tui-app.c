@@ -185,6 +185,22 @@ void tui_app__key(struct tui_app *a, int key)
 		while (a->views.depth > 1)
 			tui_stack__pop(&a->views);
 		break;
+	case TA_CALLERS:
+	case TA_DISASM:
+	case TA_KIND:
+	case TA_CURSOR_LEFT:
+	case TA_CURSOR_RIGHT:
+	case TA_MARK:
+	case TA_REGION:
+	case TA_EXPAND:
+	case TA_COLLAPSE:
+	case TA_PAGE_RIGHT:
+		/* a key of other views: said, not silently dropped (issue 41:
+		 * c in the disassembly did nothing and said nothing) */
+		if (!re.msg[0])
+			message(a, "%s does nothing in the %s view (? lists its keys)",
+				tui_key_name(key), tui_stack__top(&a->views)->ops->name);
+		break;
 	default:
 		break;
 	}

@@ -151,6 +151,34 @@ static void row_name(const struct tui_model *m, enum tui_kind k, const struct tu
 	}
 }
 
+/*
+ * The module column as wide as its longest name (14 to 32 cells) where the
+ * screen has room for it and 40 cells of names: a wide terminal showed
+ * "libstd~++.so.6" with 100 columns free (issue 41).
+ */
+static void module_width(struct grid_view *g, int w)
+{
+	int want = 14, used = 1;
+	size_t mod = g->ncols;
+
+	for (size_t i = 0; i < g->ncols; i++) {
+		if (g->cols[i].kind == TC_MODULE)
+			mod = i;
+		else if (g->cols[i].kind != TC_NAME)
+			used += g->cols[i].width + 1;
+	}
+	if (mod == g->ncols)
+		return;
+	for (size_t i = 0; i < g->order.nr && i < 4096; i++) {
+		const struct tui_row *r = &table(g, g->kind)->rows[g->order.idx[i]];
+		int l = r->module ? tui_str_width(tui_base_name(r->module)) : 0;
+
+		if (l > want)
+			want = l > 32 ? 32 : l;
+	}
+	g->cols[mod].width = used + want + 1 + 40 <= w ? want : 14;
+}
+
 /* Which columns fit: drop the highest prio first. The name needs 16. */
 static void fit(const struct grid_view *g, int w, bool *on)
 {
@@ -187,6 +215,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			reload(g);
 		refresh(g);
 	}
+	module_width(g, c->w);
 	fit(g, c->w, on);
 	canvas__fill(c, 0, y0, c->w, TS_HEADER);
 	x = 1;

@@ -30,6 +30,8 @@ struct help_view {
 	const struct tui_key_help *keys, *legend;
 	char of[32];
 	int n;
+	int total, shown;	/* rows of help, and the last shown + 1 */
+	char line[96];		/* the status line */
 };
 
 static int count(const struct tui_key_help *k)
@@ -52,6 +54,8 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 
 	if (v->top > total - h)
 		v->top = total - h > 0 ? total - h : 0;
+	hv->total = total;
+	hv->shown = v->top + h < total ? v->top + h : total;
 	for (int i = 0; i < h && v->top + i < total; i++) {
 		int k = v->top + i, y = y0 + i;
 		const struct tui_key_help *e;
@@ -96,10 +100,18 @@ static unsigned handle(struct tui_view *v, enum tui_action a, struct tui_reactio
 	}
 }
 
+/* What more there is (a small terminal cut the help at 80x20 with no
+ * word of it: issue 41), and how to close it. */
 static const char *status(struct tui_view *v)
 {
-	(void)v;
-	return "q/Esc/Left: close help";
+	struct help_view *hv = (struct help_view *)v;
+
+	if (hv->shown < hv->total || v->top > 0)
+		snprintf(hv->line, sizeof(hv->line), "rows %d-%d of %d: Down more, q closes",
+			 v->top + 1, hv->shown, hv->total);
+	else
+		snprintf(hv->line, sizeof(hv->line), "q/Esc/Left: close help");
+	return hv->line;
 }
 
 static void destroy(struct tui_view *v)

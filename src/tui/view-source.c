@@ -270,6 +270,11 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	rows = h - (y - y0);
 	if (rows < 1)
 		return;
+	/* a jump (the view opening on its hottest line, n/p to the next hot
+	 * one) lands a third down, with the code above it in view, not on
+	 * the last row (issue 41); a step past the edge scrolls by one */
+	if (v->sel < v->top - 1 || v->sel > v->top + rows)
+		v->top = v->sel - rows / 3;
 	tui_view__scroll(v, rows);
 	linex = wide ? (cpi ? 24 : 17) : 8;
 	textx = linex + 6;

@@ -529,7 +529,8 @@ static const struct tui_view_ops timeline_ops = {
 struct tui_view *tui_timeline_view__new(struct tui_model *m, struct tui_loader *ld)
 {
 	struct timeline_view *t = tui_view__new(sizeof(*t), &timeline_ops, m, ld,
-						"timeline: %zu threads", m->nr_threads);
+						"timeline: %zu thread%s", m->nr_threads,
+						m->nr_threads == 1 ? "" : "s");
 
 	t->mark = -1;
 	return &t->v;

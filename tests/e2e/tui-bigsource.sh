@@ -55,4 +55,9 @@ check "... in under 30 s a key (worst ${worst:-?} ms)" awk -v w="${worst:-1e9}" 
 # the skid hints are still there (cpu-clock is imprecise): some line names another
 "$GX_BIN" tui --keys "g Enter Tab Tab Tab Tab Tab Tab Tab Tab" --dump 120x30 r >scr2 2>/dev/null
 check "skid hints shown (cpu-clock samples skid)" grep -q 'skid' scr2
+# the cursor's line (the hottest, on opening) with code above it, not on
+# the last row: at 120x30 the selected row is one of the first 15
+sel=$(grep -n '^>' scr | head -1 | cut -d: -f1)
+check "the hottest line opens in the upper half, not the last row (row ${sel:-?} of 30)" \
+	test "${sel:-99}" -le 15
 done_testing

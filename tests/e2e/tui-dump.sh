@@ -281,6 +281,21 @@ check "summary with no sample in inlined code: no such hint" sh -c "! grep -q 'I
 "$GX_BIN" tui --keys "g Enter d t" empty >scr 2>err
 ok $? "empty result: no crash"
 check "empty result: a message" grep -Eq 'no rows|no sample|no function rows|no samples' scr
+# what a newcomer hit (issue 41): one thread is "1 thread"; a key of another
+# view says so; the module column as wide as its names on a wide screen
+"$GX_BIN" tui --keys "t" --dump 100x20 r1 >scr 2>/dev/null
+check "timeline of one thread: '1 thread', not '1 threads'" \
+	sh -c "head -1 scr | grep -q 'timeline: 1 thread ' && ! grep -q '1 threads' scr"
+"$GX_BIN" tui --keys "g d c" --dump 100x20 r1 >scr 2>/dev/null
+check "c in the disassembly: says it does nothing there" \
+	sh -c "tail -1 scr | grep -q 'c does nothing in the disassembly view'"
+"$GX_BIN" tui --keys "g" --dump 160x20 r1 >scr 2>/dev/null
+check "grid at 160 columns: ld-linux-x86-64.so.2 whole in the module column" \
+	sh -c "! grep -q 'ld-linux' scr || grep -q 'ld-linux-x86-64.so.2 ' scr"
+"$GX_BIN" tui --keys "?" --dump 80x20 r1 >scr 2>/dev/null
+check "help cut at 80x20: the status line says there is more" \
+	sh -c "tail -1 scr | grep -Eq 'rows 1-[0-9]+ of [0-9]+: Down more, q closes'"
+
 mkdir bad && echo garbage >bad/perf.data
 "$GX_BIN" tui --keys "" bad >scr 2>err
 is "$?" 2 "unreadable result: exit 2"
