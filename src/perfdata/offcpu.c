@@ -19,8 +19,6 @@
 
 #include "util/util.h"
 
-#define BUF_BYTES 65536
-
 _Static_assert(sizeof(struct pd_offcpu_probe) == 64, "offcpu.bin probes are 64 bytes");
 
 struct offcpu_header {
@@ -34,12 +32,7 @@ struct offcpu_header {
 _Static_assert(sizeof(struct offcpu_header) == 64, "offcpu.bin header is 64 bytes");
 
 struct pd_offcpu_writer {
-	int fd;
-	char *path;
-	uint64_t nr;
-	size_t used;
-	int err;
-	char buf[BUF_BYTES];
+	struct pd_side_writer s;
 };
 
 int pd_offcpu_writer__new(struct pd_offcpu_writer **out, int dirfd, const char *path,
@@ -47,65 +40,45 @@ int pd_offcpu_writer__new(struct pd_offcpu_writer **out, int dirfd, const char *
 {
 	struct offcpu_header h = { .version = PD_OFFCPU_VERSION, .probe_us = probe_us,
 				   .min_us = min_us };
-	struct pd_offcpu_writer *w;
+	struct pd_offcpu_writer *w = xzalloc(sizeof(*w));
 	struct utsname u;
-	int fd;
+	int err;
 
 	*out = NULL;
 	memcpy(h.magic, PD_OFFCPU_MAGIC, 8);
 	if (uname(&u) == 0)
 		memcpy(h.machine, u.machine, strnlen(u.machine, sizeof(h.machine) - 1));
-	fd = pd_side_file__create(dirfd, path, &h, sizeof(h), cause);
-	if (fd < 0)
-		return fd;
-	w = xzalloc(sizeof(*w));
-	w->fd = fd;
-	w->path = xstrdup(path);
+	err = pd_side_writer__init(&w->s, dirfd, path, &h, sizeof(h), cause);
+	if (err) {
+		free(w);
+		return err;
+	}
 	*out = w;
 	return 0;
-}
-
-static int flush_buf(struct pd_offcpu_writer *w)
-{
-	if (w->used && !w->err && gx_write_all(w->fd, w->buf, w->used) < 0)
-		w->err = -errno;
-	w->used = 0;
-	return w->err;
 }
 
 int pd_offcpu_writer__add(struct pd_offcpu_writer *w, const struct pd_offcpu_probe *p,
 			  const uint64_t *ips)
 {
 	struct pd_offcpu_probe c = *p;
-	size_t need;
 
-	if (w->err)
-		return w->err;
 	if (c.nr_ips > PD_OFFCPU_MAX_IPS)
 		c.nr_ips = PD_OFFCPU_MAX_IPS;
 	c.wchan[PD_OFFCPU_WCHAN - 1] = '\0';
-	need = sizeof(c) + c.nr_ips * sizeof(uint64_t);
-	if (w->used + need > sizeof(w->buf) && flush_buf(w))
-		return w->err;
-	memcpy(w->buf + w->used, &c, sizeof(c));
-	memcpy(w->buf + w->used + sizeof(c), ips, c.nr_ips * sizeof(uint64_t));
-	w->used += need;
-	w->nr++;
-	return 0;
+	return pd_side_writer__add(&w->s, &c, sizeof(c), ips, c.nr_ips * sizeof(uint64_t));
 }
 
 int pd_offcpu_writer__finish(struct pd_offcpu_writer *w, char **cause)
 {
-	return pd_side_file__finish(w->fd, w->path, flush_buf(w), &w->nr, sizeof(w->nr),
-				    offsetof(struct offcpu_header, nr), cause);
+	return pd_side_writer__finish(&w->s, &w->s.nr, sizeof(w->s.nr),
+				      offsetof(struct offcpu_header, nr), cause);
 }
 
 void pd_offcpu_writer__delete(struct pd_offcpu_writer *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
-	free(w->path);
+	pd_side_writer__exit(&w->s);
 	free(w);
 }
 

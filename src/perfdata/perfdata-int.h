@@ -194,14 +194,31 @@ static inline uint64_t pd_align8(uint64_t x)
 void pd_groups__free(void *arr, size_t n);
 void pd_pmus__free(void *arr, size_t n);
 
-/* regions.c: create a result's side file (new, 0600, no symlink) and
- * write its header: the descriptor, or a negative errno with *cause */
-int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t len,
-			 char **cause);
-/* ... and its end: the counts written over the header's at off, unless
- * err (a buffered write's) already failed it; 0 or err with *cause */
-int pd_side_file__finish(int fd, const char *path, int err, const void *counts, size_t len,
-			 off_t off, char **cause);
+/*
+ * side-file.c: the writer of a result's side files (regions.bin,
+ * offcpu.bin). __init creates path under dirfd (new, 0600, no symlink)
+ * and writes its header: 0, or a negative errno with *cause. __add
+ * appends one record of a and b (either may be empty), buffered, and
+ * counts it in nr: 0, or the first write error (kept). __finish flushes
+ * and writes counts over the header's at off: 0, or the error with
+ * *cause. __exit closes and frees (the file stays).
+ */
+#define PD_SIDE_BUF 65536
+struct pd_side_writer {
+	int fd;
+	char *path;
+	uint64_t nr;		/* records added */
+	size_t used;
+	int err;
+	char *buf;		/* PD_SIDE_BUF bytes */
+};
+int pd_side_writer__init(struct pd_side_writer *w, int dirfd, const char *path,
+			 const void *hdr, size_t len, char **cause);
+int pd_side_writer__add(struct pd_side_writer *w, const void *a, size_t alen, const void *b,
+			size_t blen);
+int pd_side_writer__finish(struct pd_side_writer *w, const void *counts, size_t len, off_t off,
+			   char **cause);
+void pd_side_writer__exit(struct pd_side_writer *w);
 
 /* meta.json's model_machine (meta-machine.c): mm as a JSON object (a new
  * reference; NULL when mm names none), and back (an object that is not

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +18,6 @@
 #include "util/util.h"
 
 #define HEADER_SIZE 64
-#define BUFFERED 256		/* markers per write */
 
 _Static_assert(sizeof(struct pd_marker) == 128, "regions.bin records are 128 bytes");
 
@@ -31,105 +31,51 @@ struct regions_header {
 _Static_assert(sizeof(struct regions_header) == HEADER_SIZE, "regions.bin header is 64 bytes");
 
 struct pd_regions_writer {
-	int fd;
-	char *path;
-	uint64_t nr;
-	size_t used;
-	int err;
-	struct pd_marker buf[BUFFERED];
+	struct pd_side_writer s;
 };
-
-int pd_side_file__create(int dirfd, const char *path, const void *hdr, size_t len,
-			 char **cause)
-{
-	int fd = gx_create_at(dirfd, path);	/* new, 0600, no symlink (util.h) */
-
-	if (fd < 0)
-		return gx_fail(cause, fd, "cannot create %s: %s", path, strerror(-fd));
-	if (gx_write_all(fd, hdr, len) < 0) {
-		int err = gx_fail(cause, -errno, "cannot write %s: %s", path, strerror(errno));
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
-int pd_side_file__finish(int fd, const char *path, int err, const void *counts, size_t len,
-			 off_t off, char **cause)
-{
-	if (!err && gx_pwrite_all(fd, counts, len, off) < 0)
-		err = -errno;
-	if (err)
-		return gx_fail(cause, err, "cannot write %s: %s", path, strerror(-err));
-	return 0;
-}
 
 int pd_regions_writer__new(struct pd_regions_writer **out, int dirfd, const char *path,
 			   char **cause)
 {
-	struct pd_regions_writer *w;
 	struct regions_header h = { .version = PD_REGIONS_VERSION,
 				    .record_size = sizeof(struct pd_marker), .clock = 1 };
-	int fd;
+	struct pd_regions_writer *w = xzalloc(sizeof(*w));
+	int err;
 
 	*out = NULL;
 	memcpy(h.magic, PD_REGIONS_MAGIC, 8);
-	fd = pd_side_file__create(dirfd, path, &h, sizeof(h), cause);
-	if (fd < 0)
-		return fd;
-	w = xzalloc(sizeof(*w));
-	w->fd = fd;
-	w->path = xstrdup(path);
+	err = pd_side_writer__init(&w->s, dirfd, path, &h, sizeof(h), cause);
+	if (err) {
+		free(w);
+		return err;
+	}
 	*out = w;
 	return 0;
-}
-
-static int flush_buf(struct pd_regions_writer *w)
-{
-	if (w->used && !w->err && gx_write_all(w->fd, w->buf, w->used * sizeof(w->buf[0])) < 0)
-		w->err = -errno;
-	w->used = 0;
-	return w->err;
 }
 
 int pd_regions_writer__add(struct pd_regions_writer *w, uint64_t time, uint32_t pid, uint32_t tid,
 			   uint16_t kind, uint16_t depth, const char *name)
 {
-	struct pd_marker *m;
-	size_t n;
+	struct pd_marker m = { .time = time, .pid = pid, .tid = tid, .kind = kind, .depth = depth };
+	size_t n = name ? strnlen(name, PD_REGIONS_NAME - 1) : 0;
 
-	if (w->err)
-		return w->err;
-	if (w->used == BUFFERED && flush_buf(w))
-		return w->err;
-	m = &w->buf[w->used++];
-	memset(m, 0, sizeof(*m));
-	m->time = time;
-	m->pid = pid;
-	m->tid = tid;
-	m->kind = kind;
-	m->depth = depth;
-	n = name ? strnlen(name, PD_REGIONS_NAME - 1) : 0;
-	memcpy(m->name, name, n);
-	w->nr++;
-	return 0;
+	memcpy(m.name, name, n);
+	return pd_side_writer__add(&w->s, &m, sizeof(m), NULL, 0);
 }
 
 int pd_regions_writer__finish(struct pd_regions_writer *w, uint64_t lost, char **cause)
 {
-	struct { uint64_t nr, lost; } counts = { w->nr, lost };
+	struct { uint64_t nr, lost; } counts = { w->s.nr, lost };
 
-	return pd_side_file__finish(w->fd, w->path, flush_buf(w), &counts, sizeof(counts),
-				    offsetof(struct regions_header, nr), cause);
+	return pd_side_writer__finish(&w->s, &counts, sizeof(counts),
+				      offsetof(struct regions_header, nr), cause);
 }
 
 void pd_regions_writer__delete(struct pd_regions_writer *w)
 {
 	if (!w)
 		return;
-	close(w->fd);
-	free(w->path);
+	pd_side_writer__exit(&w->s);
 	free(w);
 }
 
