@@ -75,48 +75,13 @@ static const void *data_at(const struct batch *b, size_t off)
 	return off == SIZE_MAX ? NULL : b->data + off;
 }
 
-/* The same find_map as the walking thread's (stack.c), on a proc that no
- * record changes while the batch is unwound. */
-struct bfind {
-	const struct mproc *proc;
-	const struct mmap_ent *last;
-};
-
-static int bfind_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
-		     uint64_t *len, uint64_t *pgoff)
-{
-	struct bfind *f = ctx;
-	const struct mmap_ent *e = f->last;
-
-	if (!e || addr < e->start || addr >= e->end) {
-		e = f->proc ? mproc__find_map(f->proc, addr) : NULL;
-		f->last = e;
-	}
-	if (!e || !e->dso)
-		return -1;
-	*dso = e->dso;
-	*start = e->start;
-	*len = e->end - e->start;
-	*pgoff = e->pgoff;
-	return 0;
-}
-
 static void unwind_one(struct batch *b, struct sym_unwinder *u, size_t i)
 {
 	struct bsample *e = &b->ents[i];
-	struct bfind f = { e->proc, NULL };
-	struct sym_unwind_input in = {
-		.abi = e->s.user_abi,
-		.regs_mask = e->s.user_regs_mask,
-		.regs = e->s.user_regs,
-		.stack = e->s.stack,
-		.stack_size = e->s.stack_dyn_size,
-		.find_map = bfind_map,
-		.ctx = &f,
-		.space = e->proc ? e->proc->space : 0,
-		.cut = &e->cut,
-	};
+	struct profile_map_find f = { e->proc, NULL };	/* no record changes proc meanwhile */
+	struct sym_unwind_input in;
 
+	profile__unwind_input(&in, &e->s, &f, &e->cut);
 	e->err = sym_unwinder__unwind(u, &in, &b->ips[i * (PROFILE_MAX_STACK + 1)],
 				      b->p->max_stack, &e->nr_ips, &e->cause);
 }

@@ -293,4 +293,17 @@ void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t modu
  * caller stores the new one. Allocates only for a new pair. */
 uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid);
 
+/* stack.c: the map of a process that holds an address, for the DWARF
+ * unwinder (sym_find_map_fn; ctx a struct profile_map_find), and the
+ * unwinder's input for sample s of f's process (the walking thread's and
+ * batch.c's threads' alike). */
+struct profile_map_find {
+	const struct mproc *proc;
+	const struct mmap_ent *last;	/* the unwinder asks for the same map in a row */
+};
+int profile__find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
+		      uint64_t *len, uint64_t *pgoff);
+void profile__unwind_input(struct sym_unwind_input *in, const struct pd_sample *s,
+			   struct profile_map_find *f, bool *cut);
+
 #endif

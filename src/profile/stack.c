@@ -210,20 +210,15 @@ static void stack_hook(struct profile *p, const struct pd_sample *s, const struc
 
 /* ---- the sample's stack --------------------------------------------------- */
 
-struct unwind_ctx {
-	const struct mproc *proc;
-	const struct mmap_ent *last;	/* the unwinder asks for the same map in a row */
-};
-
-static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
-			   uint64_t *len, uint64_t *pgoff)
+int profile__find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *start,
+		      uint64_t *len, uint64_t *pgoff)
 {
-	struct unwind_ctx *uc = ctx;
-	const struct mmap_ent *e = uc->last;
+	struct profile_map_find *f = ctx;
+	const struct mmap_ent *e = f->last;
 
 	if (!e || addr < e->start || addr >= e->end) {
-		e = uc->proc ? mproc__find_map(uc->proc, addr) : NULL;
-		uc->last = e;
+		e = f->proc ? mproc__find_map(f->proc, addr) : NULL;
+		f->last = e;
 	}
 	if (!e || !e->dso)
 		return -1;
@@ -232,6 +227,22 @@ static int unwind_find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint6
 	*len = e->end - e->start;
 	*pgoff = e->pgoff;
 	return 0;
+}
+
+void profile__unwind_input(struct sym_unwind_input *in, const struct pd_sample *s,
+			   struct profile_map_find *f, bool *cut)
+{
+	*in = (struct sym_unwind_input){
+		.abi = s->user_abi,
+		.regs_mask = s->user_regs_mask,
+		.regs = s->user_regs,
+		.stack = s->stack,
+		.stack_size = s->stack_dyn_size,
+		.find_map = profile__find_map,
+		.ctx = f,
+		.space = f->proc ? f->proc->space : 0,
+		.cut = cut,
+	};
 }
 
 static void unwind_failed(struct profile *p, int err, char *cause)
@@ -297,19 +308,9 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 		}
 	}
 	if (dwarf && n < max) {
-		struct unwind_ctx uc = { proc, NULL };
+		struct profile_map_find uc = { proc, NULL };
 		bool cut = false;
-		struct sym_unwind_input in = {
-			.abi = s->user_abi,
-			.regs_mask = s->user_regs_mask,
-			.regs = s->user_regs,
-			.stack = s->stack,
-			.stack_size = s->stack_dyn_size,
-			.find_map = unwind_find_map,
-			.ctx = &uc,
-			.space = proc ? proc->space : 0,
-			.cut = &cut,
-		};
+		struct sym_unwind_input in;
 		/* a user-mode sample: the unwinder's first ip is the leaf again */
 		size_t base = !kernel && n == 1 ? 0 : n, got = 0;
 		char *cause = NULL;
@@ -327,6 +328,7 @@ static size_t collect_ips(struct profile *p, const struct pd_sample *s, const st
 			cause = p->pre_cause;
 			p->pre_cause = NULL;
 		} else {
+			profile__unwind_input(&in, s, &uc, &cut);
 			err = sym_unwind(p->sym, &in, &p->ips[base], max - base, &got, &cause);
 		}
 		if (err || got == 0)
