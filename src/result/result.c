@@ -798,6 +798,23 @@ void gx_result__delete(struct gx_result *r)
 	free(r);
 }
 
+/* The part of the run a view narrowed to, when no sample was kept: the
+ * file walked again through tool (a filter in front of p's), p finished
+ * into *out, or deleted on an error. */
+static int walk_into(struct gx_result *r, struct pd_tool *tool, struct profile *p,
+		     struct profile **out, char **cause)
+{
+	int err = perf_reader__process(r->reader, tool, cause);
+
+	profile__finish(p);
+	if (err) {
+		profile__delete(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
 int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 			     struct profile **out, char **cause)
 {
@@ -817,14 +834,7 @@ int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 	rt.hi = hi ? hi : UINT64_MAX;
 	/* rt.tee.tap points at a compound literal of this scope: only the
 	 * walk below uses it */
-	err = perf_reader__process(r->reader, &rt.tee.tool, cause);
-	profile__finish(p);
-	if (err) {
-		profile__delete(p);
-		return err;
-	}
-	*out = p;
-	return 0;
+	return walk_into(r, &rt.tee.tool, p, out, cause);
 }
 
 int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profile **out,
@@ -845,14 +855,7 @@ int gx_result__profile_region(struct gx_result *r, size_t name_idx, struct profi
 	if (err)
 		return err;
 	region_tool__init(&rt, r->regions, name_idx, profile__tool(p));
-	err = perf_reader__process(r->reader, &rt.tee.tool, cause);
-	profile__finish(p);
-	if (err) {
-		profile__delete(p);
-		return err;
-	}
-	*out = p;
-	return 0;
+	return walk_into(r, &rt.tee.tool, p, out, cause);
 }
 
 size_t gx_result__nr_regions(const struct gx_result *r) { return gx_regions__nr(r->regions); }
