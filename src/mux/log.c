@@ -6,6 +6,7 @@
 
 #include "mux/mux-int.h"
 
+#include "perfdata/perfdata.h"
 #include "topdown/topdown.h"
 
 #include <errno.h>
@@ -967,16 +968,12 @@ void mux_estimate__render(const struct mux_estimate *est, const char *const *nam
 	}
 }
 
-static json_t *num_or_null(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
 
 json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const *names)
 {
 	json_t *o = json_object(), *a = json_array();
 
-	json_object_set_new(o, "reliability", num_or_null(est->reliability));
+	json_object_set_new(o, "reliability", pd_json_real(est->reliability));
 	json_object_set_new(o, "reliability_word", json_string(mux_reliability_word(est->reliability)));
 	json_object_set_new(o, "run_ns", json_integer((json_int_t)est->run_ns));
 	json_object_set_new(o, "groups", json_integer((json_int_t)est->nr_groups));
@@ -987,10 +984,10 @@ json_t *mux_estimate__to_json(const struct mux_estimate *est, const char *const 
 
 		json_object_set_new(x, "name", names && names[e] ? json_string(names[e]) : json_null());
 		/* the keys meta.json and the report give them */
-		json_object_set_new(x, "estimate", num_or_null(v->value));
-		json_object_set_new(x, "estimate_lo", num_or_null(v->lo));
-		json_object_set_new(x, "estimate_hi", num_or_null(v->hi));
-		json_object_set_new(x, "scale", num_or_null(v->scale));
+		json_object_set_new(x, "estimate", pd_json_real(v->value));
+		json_object_set_new(x, "estimate_lo", pd_json_real(v->lo));
+		json_object_set_new(x, "estimate_hi", pd_json_real(v->hi));
+		json_object_set_new(x, "scale", pd_json_real(v->scale));
 		json_object_set_new(x, "slices", json_integer((json_int_t)v->slices));
 		json_array_append_new(a, x);
 	}

@@ -66,10 +66,6 @@ void mux_meta__render(const struct gx_meta *meta, struct strbuf *sb)
 	}
 }
 
-static json_t *num(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
 
 json_t *mux_meta__to_json(const struct gx_meta *meta)
 {
@@ -85,7 +81,7 @@ json_t *mux_meta__to_json(const struct gx_meta *meta)
 	json_object_set_new(o, "slice_ms", json_integer(x->slice_ms));
 	json_object_set_new(o, "slices", json_integer((json_int_t)x->nr_slices));
 	json_object_set_new(o, "min_slices", json_integer(x->min_slices));
-	json_object_set_new(o, "reliability", num(x->reliability));
+	json_object_set_new(o, "reliability", pd_json_real(x->reliability));
 	json_object_set_new(o, "reliability_word", json_string(mux_reliability_word(x->reliability)));
 	for (size_t e = 0; e < meta->nr_events; e++) {
 		const struct gx_meta_event *me = &meta->events[e];
@@ -96,16 +92,16 @@ json_t *mux_meta__to_json(const struct gx_meta *meta)
 		j = json_object();
 		json_object_set_new(j, "name", json_string(me->name ? me->name : ""));
 		json_object_set_new(j, "group", json_integer(me->group));
-		json_object_set_new(j, "estimate", num(me->estimate));
+		json_object_set_new(j, "estimate", pd_json_real(me->estimate));
 		/* the keys meta.json gives them (gexplore-result(5)) */
-		json_object_set_new(j, "estimate_lo", num(me->estimate_lo));
-		json_object_set_new(j, "estimate_hi", num(me->estimate_hi));
-		json_object_set_new(j, "scale", num(me->scale));
+		json_object_set_new(j, "estimate_lo", pd_json_real(me->estimate_lo));
+		json_object_set_new(j, "estimate_hi", pd_json_real(me->estimate_hi));
+		json_object_set_new(j, "scale", pd_json_real(me->scale));
 		/* exact: the count itself (never multiplexed, or --mux-runs) */
 		json_object_set_new(j, "exact", json_boolean(me->estimate_lo == me->estimate &&
 							     me->estimate_hi == me->estimate));
 		if (me->has_reliability)
-			json_object_set_new(j, "reliability", num(me->reliability));
+			json_object_set_new(j, "reliability", pd_json_real(me->reliability));
 		json_array_append_new(evs, j);
 	}
 	json_object_set_new(o, "events", evs);

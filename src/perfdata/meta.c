@@ -74,7 +74,7 @@ static json_t *strv(char **v, size_t n)
 	return a;
 }
 
-static json_t *real_or_null(double v)
+json_t *pd_json_real(double v)
 {
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
@@ -90,7 +90,7 @@ static json_t *mux_to_json(const struct gx_meta_mux *x)
 	json_object_set_new(o, "min_slices", json_integer(x->min_slices));
 	json_object_set_new(o, "slice_log", str_or_null(x->slice_log));
 	json_object_set_new(o, "reference", json_integer(x->reference));
-	json_object_set_new(o, "reliability", real_or_null(x->reliability));
+	json_object_set_new(o, "reliability", pd_json_real(x->reliability));
 	return o;
 }
 
@@ -140,19 +140,19 @@ static json_t *meta_to_json(const struct gx_meta *m)
 			json_object_set_new(o, "time_running", json_integer((json_int_t)e->time_running));
 		}
 		if (e->has_estimate) {
-			json_object_set_new(o, "estimate", real_or_null(e->estimate));
-			json_object_set_new(o, "estimate_lo", real_or_null(e->estimate_lo));
-			json_object_set_new(o, "estimate_hi", real_or_null(e->estimate_hi));
-			json_object_set_new(o, "scale", real_or_null(e->scale));
+			json_object_set_new(o, "estimate", pd_json_real(e->estimate));
+			json_object_set_new(o, "estimate_lo", pd_json_real(e->estimate_lo));
+			json_object_set_new(o, "estimate_hi", pd_json_real(e->estimate_hi));
+			json_object_set_new(o, "scale", pd_json_real(e->scale));
 		}
 		if (e->has_reliability)
-			json_object_set_new(o, "mux_reliability", real_or_null(e->reliability));
+			json_object_set_new(o, "mux_reliability", pd_json_real(e->reliability));
 		json_array_append_new(evs, o);
 	}
 	json_object_set_new(root, "events", evs);
 	json_object_set_new(root, "start_ns", json_integer((json_int_t)m->start_ns));
 	json_object_set_new(root, "end_ns", json_integer((json_int_t)m->end_ns));
-	json_object_set_new(root, "duration_s", real_or_null(m->duration_s));
+	json_object_set_new(root, "duration_s", pd_json_real(m->duration_s));
 	json_object_set_new(root, "lost_records", json_integer((json_int_t)m->lost_records));
 	json_object_set_new(root, "status", str_or_null(m->status));
 	json_object_set_new(root, "dropped_records", json_integer((json_int_t)m->dropped_records));
@@ -173,10 +173,10 @@ static json_t *meta_to_json(const struct gx_meta *m)
 		json_object_set_new(oc, "min_us", json_integer(m->off_cpu_min_us));
 		json_object_set_new(root, "off_cpu", oc);
 	}
-	json_object_set_new(root, "self_cpu_s", real_or_null(m->self_cpu_s));
+	json_object_set_new(root, "self_cpu_s", pd_json_real(m->self_cpu_s));
 	json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
-	json_object_set_new(root, "sample_cost_ns", real_or_null(m->sample_cost_ns));
-	json_object_set_new(root, "sampling_s", real_or_null(m->sampling_s));
+	json_object_set_new(root, "sample_cost_ns", pd_json_real(m->sample_cost_ns));
+	json_object_set_new(root, "sampling_s", pd_json_real(m->sampling_s));
 	if (m->sample_cost_from)
 		json_object_set_new(root, "sample_cost_from", json_string(m->sample_cost_from));
 	json_object_set_new(root, "warnings", strv(m->warnings, m->nr_warnings));

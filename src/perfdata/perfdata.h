@@ -671,4 +671,10 @@ struct pd_offcpu {
 int pd_offcpu__read(const char *path, struct pd_offcpu **out, char **cause);
 void pd_offcpu__delete(struct pd_offcpu *o);
 
+/* A number for a JSON document: v, or null where it is not one (NaN, an
+ * infinity), as meta.json, the slice log and the reports write them. A
+ * new reference (jansson's json_t). */
+struct json_t;
+struct json_t *pd_json_real(double v);
+
 #endif /* GX_PERFDATA_H */

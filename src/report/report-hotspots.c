@@ -279,7 +279,7 @@ static void json_add_cpi(json_t *o2, struct gx_result *in, const struct profile_
 {
 	double cpi = gx_result__row_cpi(in, r);
 
-	json_object_set_new(o2, "cpi", isnan(cpi) ? json_null() : json_real(cpi));
+	json_object_set_new(o2, "cpi", pd_json_real(cpi));
 }
 
 json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,

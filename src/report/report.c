@@ -477,7 +477,7 @@ static json_t *json_rows(struct gx_result *in, const struct report_opts *o,
 			double rel = gx_result__row_reliability(in, r);
 
 			json_object_set_new(o2, "mux_reliability",
-					    isnan(rel) ? json_null() : json_real(rel));
+					    pd_json_real(rel));
 		}
 		json_object_set_new(o2, "samples", s);
 		json_object_set_new(o2, "estimated", p);
@@ -539,16 +539,12 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(ex, "code", json_integer(m->exit_code));
 		json_object_set_new(ex, "signal", json_integer(m->term_signal));
 		json_object_set_new(root, "exit", ex);
-		json_object_set_new(root, "duration_s", isnan(m->duration_s) ? json_null() :
-				    json_real(m->duration_s));
+		json_object_set_new(root, "duration_s", pd_json_real(m->duration_s));
 		if (m->modelled && !isnan(m->model_run_s))
 			json_object_set_new(root, "model_run_s", json_real(m->model_run_s));
-		json_object_set_new(root, "self_cpu_s", isnan(m->self_cpu_s) ? json_null() :
-				    json_real(m->self_cpu_s));
-		json_object_set_new(root, "sampling_s", isnan(m->sampling_s) ? json_null() :
-				    json_real(m->sampling_s));
-		json_object_set_new(root, "sample_cost_ns", isnan(m->sample_cost_ns) ? json_null() :
-				    json_real(m->sample_cost_ns));
+		json_object_set_new(root, "self_cpu_s", pd_json_real(m->self_cpu_s));
+		json_object_set_new(root, "sampling_s", pd_json_real(m->sampling_s));
+		json_object_set_new(root, "sample_cost_ns", pd_json_real(m->sample_cost_ns));
 		json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
 	}
 	json_object_set_new(mach, "hostname", env->hostname ? json_string(gx_utf8(env->hostname)) : json_null());
@@ -590,10 +586,8 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 							     scaled_u64(ge->run_value, 1.0) : me->count) :
 					    json_null());
 			json_object_set_new(eo, "multiplexed", json_boolean(ge->multiplexed));
-			json_object_set_new(eo, "running", isnan(ge->running) ? json_null() :
-					    json_real(ge->running));
-			json_object_set_new(eo, "scale", isnan(ge->scale) ? json_null() :
-					    json_real(ge->scale));
+			json_object_set_new(eo, "running", pd_json_real(ge->running));
+			json_object_set_new(eo, "scale", pd_json_real(ge->scale));
 			json_object_set_new(eo, "estimated_raw", report__json_u64(per));
 			json_object_set_new(eo, "counted_raw", me && me->has_count ?
 					    report__json_u64(me->count) : json_null());
