@@ -166,32 +166,49 @@ static int set_format(struct report_cmd_opts *o, enum report_format f, const cha
 }
 
 /*
- * --format FMT [-o FILE]: the exports. pprof is written by src/export; the
- * others are the renderers of --json, --csv and --folded, sent to FILE.
+ * The exports of --format FMT [-o FILE], one entry each (issue 45: a new
+ * format is a line here): a renderer of the report (text, --json, --csv,
+ * --folded) sent to FILE, or a writer of its own file (write: pprof, from
+ * src/export), which needs -o when the file is binary.
  */
+static const struct report_export {
+	const char *name;
+	enum report_format fmt;		/* a renderer's */
+	int (*write)(const char *input, const char *output, const struct report_cmd_opts *o);
+	bool binary;			/* write needs -o FILE */
+} report_exports[] = {
+	{ "text", FMT_TEXT, NULL, false },
+	{ "json", FMT_JSON, NULL, false },
+	{ "csv", FMT_CSV, NULL, false },
+	{ "folded", FMT_FOLDED, NULL, false },
+	{ "pprof", FMT_TEXT, write_pprof, true },
+};
+
 static int report_format(const char *input, const char *format, const char *output,
 			 struct report_cmd_opts *o)
 {
-	enum report_format f = FMT_TEXT;
+	const struct report_export *x = NULL;
 
-	if (!strcmp(format, "pprof")) {
-		if (!output) {
-			cmd_error("--format pprof writes a binary file: name it with -o FILE");
-			return GX_EXIT_USAGE;
-		}
-		return write_pprof(input, output, o);
-	}
-	if (!strcmp(format, "json"))
-		f = FMT_JSON;
-	else if (!strcmp(format, "csv"))
-		f = FMT_CSV;
-	else if (!strcmp(format, "folded"))
-		f = FMT_FOLDED;
-	else if (strcmp(format, "text")) {
-		cmd_error("--format: '%s' is not pprof, json, csv, folded or text", format);
+	for (size_t i = 0; i < ARRAY_SIZE(report_exports) && !x; i++)
+		if (!strcmp(report_exports[i].name, format))
+			x = &report_exports[i];
+	if (!x) {
+		struct strbuf names = STRBUF_INIT;
+
+		for (size_t i = 0; i < ARRAY_SIZE(report_exports); i++)
+			strbuf__addf(&names, "%s%s", i ? ", " : "", report_exports[i].name);
+		cmd_error("--format: '%s' is not one of %s", gx_esc(format), names.buf);
+		strbuf__exit(&names);
 		return GX_EXIT_USAGE;
 	}
-	if (set_format(o, f, "--format"))
+	if (x->write) {
+		if (x->binary && !output) {
+			cmd_error("--format %s writes a binary file: name it with -o FILE", x->name);
+			return GX_EXIT_USAGE;
+		}
+		return x->write(input, output, o);
+	}
+	if (set_format(o, x->fmt, "--format"))
 		return GX_EXIT_USAGE;
 	if (output && strcmp(output, "-") && !freopen(output, "w", stdout)) {
 		cmd_error("%s: %s", output, strerror(errno));
