@@ -22,24 +22,6 @@
 
 /* ---- this machine's caches ------------------------------------------------ */
 
-static uint64_t read_u64(const char *dir, const char *f)
-{
-	char *p = xasprintf("%s/%s", dir, f), *t = gx_read_file(p, 64);
-	uint64_t v = 0;
-	char *e;
-
-	if (t) {
-		v = strtoull(t, &e, 10);
-		if (*e == 'K')
-			v <<= 10;
-		else if (*e == 'M')
-			v <<= 20;
-	}
-	free(t);
-	free(p);
-	return v;
-}
-
 uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, char **note)
 {
 	*note = NULL;
@@ -68,25 +50,25 @@ void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
 	memset(from_sysfs, 0, sizeof(*from_sysfs) * GEO_NR);
 	if (!root || !*root)
 		root = "/sys/devices/system/cpu/cpu0/cache";
-	for (int i = 0; i < 10; i++) {
-		char *d = xasprintf("%s/index%d", root, i);
-		char *ty = xasprintf("%s/type", d), *t = gx_read_file(ty, 64);
-		uint64_t lvl = read_u64(d, "level");
-		int k = -1;
+	{
+		struct gx_sysfs_cache caches[16];
+		int nc = gx_sysfs_caches(root, caches, 16);
 
-		if (t && lvl == 1)
-			k = !strncmp(t, "Instruction", 11) ? GEO_I1 : !strncmp(t, "Data", 4) ? GEO_D1 : -1;
-		else if (t && (lvl == 2 || lvl == 3))
-			k = lvl == 2 ? GEO_L2 : GEO_L3;
-		if (k >= 0) {
-			g[k].size = read_u64(d, "size");
-			g[k].assoc = (unsigned)read_u64(d, "ways_of_associativity");
-			g[k].line = (unsigned)read_u64(d, "coherency_line_size");
-			from_sysfs[k] = g[k].size > 0;
+		for (int i = 0; i < nc; i++) {
+			int k = -1;
+
+			if (caches[i].level == 1)
+				k = !strcmp(caches[i].type, "Instruction") ? GEO_I1 :
+				    !strcmp(caches[i].type, "Data") ? GEO_D1 : -1;
+			else if (caches[i].level == 2 || caches[i].level == 3)
+				k = caches[i].level == 2 ? GEO_L2 : GEO_L3;
+			if (k >= 0) {
+				g[k].size = caches[i].size;
+				g[k].assoc = caches[i].ways;
+				g[k].line = caches[i].line;
+				from_sysfs[k] = g[k].size > 0;
+			}
 		}
-		free(t);
-		free(ty);
-		free(d);
 	}
 	for (int k = 0; k < GEO_NR; k++) {
 		uint64_t sets;

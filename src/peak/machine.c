@@ -185,16 +185,6 @@ static bool cpulist_has(const char *s, int cpu, int *first)
 	return found;
 }
 
-static int cpulist_count(const char *s)
-{
-	int n = 0;
-	long lo, hi;
-
-	while (gx_cpulist_next(&s, &lo, &hi))
-		n += (int)(hi - lo + 1);
-	return n;
-}
-
 int *pk_cpu_order(int *n, int *cores)
 {
 	cpu_set_t set;
@@ -244,20 +234,6 @@ int pk_pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
-}
-
-static size_t parse_size(const char *s)
-{
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-
-	if (*end == 'K')
-		v <<= 10;
-	else if (*end == 'M')
-		v <<= 20;
-	else if (*end == 'G')
-		v <<= 30;
-	return (size_t)v;
 }
 
 static void trim(char *s)
@@ -315,37 +291,24 @@ void peak_machine_detect(struct peak_machine *m)
 	cpus = pk_cpu_order(&n, &cores);
 	m->logical_cpus = n;
 	m->cores = cores;
-	for (int i = 0; i < 8 && m->nr_caches < 8; i++) {
-		char path[128];
-		struct peak_cache *c = &m->caches[m->nr_caches];
+	{
+		struct gx_sysfs_cache sc[16];
+		char dir[64];
+		int nc;
 
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
-			 cpus[0], i);
-		s = gx_read_file(path, 64);
-		if (!s)
-			break;
-		c->level = atoi(s);
-		free(s);
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/type",
-			 cpus[0], i);
-		s = gx_read_file(path, sizeof(c->type) - 1);
-		snprintf(c->type, sizeof(c->type), "%.15s", s ? s : "");
-		trim(c->type);
-		free(s);
-		if (!strcmp(c->type, "Instruction"))
-			continue;
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/size",
-			 cpus[0], i);
-		s = gx_read_file(path, 64);
-		c->size = s ? parse_size(s) : 0;
-		free(s);
-		snprintf(path, sizeof(path),
-			 "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpus[0], i);
-		s = gx_read_file(path, 1024);
-		c->shared = s ? cpulist_count(s) : 1;
-		free(s);
-		if (c->size)
+		snprintf(dir, sizeof(dir), "/sys/devices/system/cpu/cpu%d/cache", cpus[0]);
+		nc = gx_sysfs_caches(dir, sc, 16);
+		for (int i = 0; i < nc && m->nr_caches < 8; i++) {
+			struct peak_cache *c = &m->caches[m->nr_caches];
+
+			if (!strcmp(sc[i].type, "Instruction") || !sc[i].size)
+				continue;
+			c->level = sc[i].level;
+			snprintf(c->type, sizeof(c->type), "%s", sc[i].type);
+			c->size = (size_t)sc[i].size;
+			c->shared = sc[i].shared;
 			m->nr_caches++;
+		}
 	}
 	m->hypervisor = pk_cpuid_hypervisor();
 	s = gx_read_file("/sys/hypervisor/type", 64);

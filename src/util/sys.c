@@ -319,3 +319,73 @@ out:
 	free(dir);
 	return err;
 }
+
+/* sysfs's size of a cache ("32K", "1024K", "32M"), in bytes */
+static uint64_t sysfs_size(const char *s)
+{
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+
+	if (*end == 'K')
+		v <<= 10;
+	else if (*end == 'M')
+		v <<= 20;
+	else if (*end == 'G')
+		v <<= 30;
+	return (uint64_t)v;
+}
+
+/* dir/name read whole (at most max bytes), its trailing blanks cut; NULL
+ * when absent. */
+static char *sysfs_read(const char *dir, const char *name, size_t max)
+{
+	char *p = xasprintf("%s/%s", dir, name), *t = gx_read_file(p, max);
+	size_t n = t ? strlen(t) : 0;
+
+	free(p);
+	while (n && (t[n - 1] == '\n' || t[n - 1] == ' '))
+		t[--n] = '\0';
+	return t;
+}
+
+int gx_sysfs_caches(const char *dir, struct gx_sysfs_cache *out, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < 16 && n < max; i++) {
+		char *d = xasprintf("%s/index%d", dir, i), *lvl = sysfs_read(d, "level", 64), *s;
+		struct gx_sysfs_cache *c = &out[n];
+		long lo, hi;
+		const char *l;
+
+		if (!lvl) {	/* indexes may skip one (a CPU's offline cache) */
+			free(d);
+			continue;
+		}
+		memset(c, 0, sizeof(*c));
+		c->level = atoi(lvl);
+		free(lvl);
+		s = sysfs_read(d, "type", 64);
+		snprintf(c->type, sizeof(c->type), "%s", s ? s : "");
+		free(s);
+		s = sysfs_read(d, "size", 64);
+		c->size = s ? sysfs_size(s) : 0;
+		free(s);
+		s = sysfs_read(d, "ways_of_associativity", 64);
+		c->ways = s ? (unsigned)strtoul(s, NULL, 10) : 0;
+		free(s);
+		s = sysfs_read(d, "coherency_line_size", 64);
+		c->line = s ? (unsigned)strtoul(s, NULL, 10) : 0;
+		free(s);
+		s = sysfs_read(d, "shared_cpu_list", 1024);
+		c->shared = s ? 0 : 1;
+		for (l = s; l && gx_cpulist_next(&l, &lo, &hi);)
+			c->shared += (int)(hi - lo + 1);
+		if (s && !c->shared)
+			c->shared = 1;
+		free(s);
+		free(d);
+		n++;
+	}
+	return n;
+}

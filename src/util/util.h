@@ -371,6 +371,21 @@ const char *gx_file_kind(unsigned mode);
  * not followed by a comma is the last.
  */
 bool gx_cpulist_next(const char **s, long *lo, long *hi);
+
+/* One CPU's cache as sysfs describes it (DIR/indexN/: level, type, size,
+ * ways_of_associativity, coherency_line_size, shared_cpu_list); a field
+ * sysfs leaves out is 0 (shared: 1). */
+struct gx_sysfs_cache {
+	int level;
+	char type[16];		/* "Data", "Instruction", "Unified" */
+	uint64_t size;		/* bytes */
+	unsigned ways, line;
+	int shared;		/* CPUs that share it */
+};
+/* The caches under dir (/sys/devices/system/cpu/cpuN/cache, or a test's
+ * copy), in index order, at most max into out: how many. peak and the
+ * model read the geometry through this one reader. */
+int gx_sysfs_caches(const char *dir, struct gx_sysfs_cache *out, int max);
 /* Write all of buf to fd, retrying on EINTR/short writes; 0 or -errno. */
 int gx_write_all(int fd, const void *buf, size_t len);
 /*
