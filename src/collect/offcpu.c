@@ -12,6 +12,12 @@
  * workload's threads every probe interval and hands each new wait of a
  * sleeping thread to the sink once.
  *
+ * A pass costs O(threads) (issue 45: it was O(threads²), each probe
+ * rereading /proc/PID/maps, which holds a line per thread's stack: 96% of
+ * 3,000 threads' waits went unprobed): a process's executable mappings are
+ * read once a pass, and the thread list, the processes and the table of
+ * waits seen grow with the workload, with no cap that drops threads.
+ *
  * The user stack is scanned, not unwound: the registers but SP and PC are
  * unknown there. Every word above SP that points into an executable
  * mapping just after a call instruction is taken as a return address, up
@@ -32,9 +38,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_TASKS 4096		/* threads looked at per pass */
-#define SEEN_SLOTS 8192		/* tid -> times run when last probed */
+#define SEEN_MIN 8192		/* slots of tid -> times run when last probed, at first */
 #define MAX_MAPS 512		/* executable mappings of a process */
+#define CHILDREN_BYTES 65536	/* a thread's children file, read whole */
 #define STACK_BYTES 16384	/* user stack scanned above SP */
 
 struct xmap {
@@ -55,11 +61,17 @@ struct offcpu_prober {
 	uint64_t interval_ns;
 	struct collect_offcpu_sink *sink;
 	uint64_t probes, passes;
-	uint32_t tasks[MAX_TASKS][2];	/* pid, tid */
-	size_t nr_tasks;
-	struct seen seen[SEEN_SLOTS];
+	uint32_t (*tasks)[2];		/* pid, tid: this pass's threads */
+	size_t nr_tasks, cap_tasks;
+	uint32_t *procs;		/* this pass's processes, breadth first */
+	size_t cap_procs;
+	char *children;			/* CHILDREN_BYTES */
+	struct seen *seen;		/* open addressing, at most half full */
+	size_t nr_seen, cap_seen;
 	struct xmap maps[MAX_MAPS];
 	size_t nr_maps;
+	uint32_t maps_pid;		/* whose maps, */
+	uint64_t maps_pass;		/* read in which pass (0: none) */
 	uint64_t stack[STACK_BYTES / 8];
 	uint64_t ips[COLLECT_OFFCPU_FRAMES];
 };
@@ -82,24 +94,23 @@ static ssize_t read_small(const char *path, char *buf, size_t size)
 
 static void add_task(struct offcpu_prober *p, uint32_t pid, uint32_t tid)
 {
-	if (p->nr_tasks < MAX_TASKS) {
-		p->tasks[p->nr_tasks][0] = pid;
-		p->tasks[p->nr_tasks][1] = tid;
-		p->nr_tasks++;
-	}
+	p->tasks = xgrow(p->tasks, &p->cap_tasks, p->nr_tasks + 1, sizeof(*p->tasks));
+	p->tasks[p->nr_tasks][0] = pid;
+	p->tasks[p->nr_tasks][1] = tid;
+	p->nr_tasks++;
 }
 
 /* The threads of root and of its descendants (through each thread's
  * children file), breadth first. */
 static void list_tasks(struct offcpu_prober *p)
 {
-	uint32_t procs[256];
 	size_t nr_procs = 1, next = 0;
 
 	p->nr_tasks = 0;
-	procs[0] = (uint32_t)p->root;
+	p->procs = xgrow(p->procs, &p->cap_procs, 1, sizeof(*p->procs));
+	p->procs[0] = (uint32_t)p->root;
 	while (next < nr_procs) {
-		uint32_t pid = procs[next++];
+		uint32_t pid = p->procs[next++];
 		char path[64];
 		struct dirent *de;
 		DIR *d;
@@ -118,36 +129,60 @@ static void list_tasks(struct offcpu_prober *p)
 		}
 		closedir(d);
 		for (size_t i = first; i < p->nr_tasks; i++) {
-			char buf[1024], *s = buf, *end;
+			char *s = p->children, *end;
 
 			snprintf(path, sizeof(path), "/proc/%u/task/%u/children", pid,
 				 p->tasks[i][1]);
-			if (read_small(path, buf, sizeof(buf)) <= 0)
+			if (read_small(path, p->children, CHILDREN_BYTES) <= 0)
 				continue;
 			for (;;) {
 				unsigned long c = strtoul(s, &end, 10);
 
 				if (end == s)
 					break;
-				if (nr_procs < ARRAY_SIZE(procs))
-					procs[nr_procs++] = (uint32_t)c;
+				p->procs = xgrow(p->procs, &p->cap_procs, nr_procs + 1,
+						 sizeof(*p->procs));
+				p->procs[nr_procs++] = (uint32_t)c;
 				s = end;
 			}
 		}
 	}
 }
 
-static struct seen *seen_slot(struct offcpu_prober *p, uint32_t tid)
+static struct seen *seen_find(struct seen *v, size_t cap, uint32_t tid)
 {
-	size_t h = (tid * 2654435761U) % SEEN_SLOTS;
+	size_t h = (tid * 2654435761U) % cap;
 
-	for (size_t k = 0; k < SEEN_SLOTS; k++) {
-		struct seen *e = &p->seen[(h + k) % SEEN_SLOTS];
+	for (;;) {	/* never full: at most half */
+		struct seen *e = &v[h];
 
 		if (e->tid == tid || e->tid == 0)
 			return e;
+		h = (h + 1) % cap;
 	}
-	return &p->seen[h];	/* full: reuse */
+}
+
+/* tid's slot (a new one has tid 0), the table doubled when half full:
+ * every thread the workload ever had keeps its own. */
+static struct seen *seen_slot(struct offcpu_prober *p, uint32_t tid)
+{
+	struct seen *e;
+
+	if (2 * (p->nr_seen + 1) > p->cap_seen) {
+		size_t cap = p->cap_seen ? 2 * p->cap_seen : SEEN_MIN;
+		struct seen *v = xcalloc(cap, sizeof(*v));
+
+		for (size_t i = 0; i < p->cap_seen; i++)
+			if (p->seen[i].tid)
+				*seen_find(v, cap, p->seen[i].tid) = p->seen[i];
+		free(p->seen);
+		p->seen = v;
+		p->cap_seen = cap;
+	}
+	e = seen_find(p->seen, p->cap_seen, tid);
+	if (!e->tid)
+		p->nr_seen++;
+	return e;
 }
 
 /* Times the thread was put on a CPU (/proc/TID/schedstat's third field), or
@@ -176,11 +211,17 @@ static char thread_state(uint32_t pid, uint32_t tid)
 	return rp && rp[1] == ' ' ? rp[2] : 0;
 }
 
+/* pid's executable mappings, read once a pass (the threads of a process
+ * are listed together, so each is read once) */
 static void load_maps(struct offcpu_prober *p, uint32_t pid)
 {
 	char path[64], line[512];
 	FILE *f;
 
+	if (p->maps_pass == p->passes && p->maps_pid == pid)
+		return;
+	p->maps_pass = p->passes;
+	p->maps_pid = pid;
 	p->nr_maps = 0;
 	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
 	f = fopen(path, "re");
@@ -382,6 +423,7 @@ int offcpu_prober__start(struct offcpu_prober **out, pid_t root, uint32_t interv
 	*out = NULL;
 	p->root = root;
 	p->sink = sink;
+	p->children = xmalloc(CHILDREN_BYTES);
 	p->interval_ns = (uint64_t)(interval_us ? interval_us : 2000) * 1000;
 	if (p->interval_ns > 999999999)
 		p->interval_ns = 999999999;
@@ -394,6 +436,7 @@ int offcpu_prober__start(struct offcpu_prober **out, pid_t root, uint32_t interv
 	if (err) {
 		pthread_cond_destroy(&p->cond);
 		pthread_mutex_destroy(&p->lock);
+		free(p->children);
 		free(p);
 		return err;
 	}
@@ -414,5 +457,9 @@ void offcpu_prober__stop(struct offcpu_prober *p, uint64_t *probes, uint64_t *pa
 	*passes += p->passes;
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
+	free(p->tasks);
+	free(p->procs);
+	free(p->children);
+	free(p->seen);
 	free(p);
 }
