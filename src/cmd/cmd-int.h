@@ -170,6 +170,7 @@ struct cmd_symopts {
 	const char *symfs, *kallsyms;
 	struct cmd_strv search_paths;
 	bool no_inline;
+	bool offcpu_kernel;	/* --off-cpu-kernel */
 	unsigned jobs;		/* --jobs; 0: the online CPUs (at most 16) */
 	bool any_owner;		/* as root, read another user's result */
 };

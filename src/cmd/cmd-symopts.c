@@ -42,6 +42,9 @@ const struct cmd_option cmd_symopts_options[] = {
 			 "kernel symbols from FILE (a copy of /proc/kallsyms)", NULL),
 	CMD_OPT_BOOL(0, "no-inline", struct cmd_symopts, no_inline,
 		     "do not expand inlined functions (faster)"),
+	CMD_OPT_BOOL(0, "off-cpu-kernel", struct cmd_symopts, offcpu_kernel,
+		     "an off-CPU wait's self time on its kernel frame (schedule), not on the "
+		     "user function that waited"),
 	CMD_OPT_UINT(0, "jobs", struct cmd_symopts, jobs, "N",
 		     "unwind --call-graph dwarf stacks on N threads (the same numbers as 1)",
 		     "the online CPUs, at most 16", 1, 256, "a number of threads"),
@@ -57,6 +60,7 @@ void cmd_symopts__apply(const struct cmd_symopts *so, struct profile_opts *po)
 	po->search_paths = so->search_paths.n ? so->search_paths.v : NULL;
 	po->nr_search_paths = so->search_paths.n;
 	po->no_inline = so->no_inline;
+	po->offcpu_kernel = so->offcpu_kernel;
 	po->jobs = so->jobs;
 	if (!po->jobs) {
 		long n = sysconf(_SC_NPROCESSORS_ONLN);

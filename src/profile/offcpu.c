@@ -142,6 +142,7 @@ struct profile_offcpu {
 	int cs_evsel;
 	uint64_t sample_type;		/* the records' sample_id_all trailer */
 	uint64_t min_ns;
+	bool kernel_self;	/* a wait's self on its kernel leaf (profile_opts) */
 	struct profile_off_thread *threads;
 	size_t nr_threads, cap_threads;
 	struct u64map thread_idx;	/* tid -> threads index */
@@ -242,6 +243,31 @@ static const struct pd_offcpu_probe *probe_in(struct profile_offcpu *oc,
 }
 
 /* Credit a span's time to the off-CPU profile through a sample. */
+/*
+ * A wait's stack from its user part alone, where it has one: the self
+ * time goes to the innermost user function, the one that waited, not to
+ * schedule() (issue 45: as root every wait's self was schedule's). s's
+ * callchain is oc->chain's copy then.
+ */
+static void user_leaf(struct profile_offcpu *oc, struct pd_sample *s)
+{
+	uint64_t i, n = 0;
+
+	if (oc->kernel_self || !s->nr_callchain ||
+	    (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) != PERF_RECORD_MISC_KERNEL)
+		return;
+	for (i = 0; i < s->nr_callchain && s->callchain[i] != PERF_CONTEXT_USER; i++)
+		;
+	if (i + 1 >= s->nr_callchain || s->callchain[i + 1] >= PERF_CONTEXT_MAX)
+		return;		/* no user frame: the kernel's stays */
+	for (; i < s->nr_callchain && n < MAX_CHAIN; i++)
+		oc->chain[n++] = s->callchain[i];
+	s->ip = oc->chain[1];	/* the user pc the kernel was entered at */
+	s->misc = (uint16_t)((s->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) | PERF_RECORD_MISC_USER);
+	s->callchain = oc->chain;
+	s->nr_callchain = n;
+}
+
 static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint64_t ns)
 {
 	struct pd_sample s = *like;
@@ -249,6 +275,7 @@ static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint6
 	s.period = ns;
 	s.evsel = 0;
 	s.read = NULL;
+	user_leaf(oc, &s);
 	return oc->ptool->sample(oc->ptool, &s);
 }
 
@@ -559,6 +586,7 @@ int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 	oc->probes = probes;
 	oc->cs_evsel = cs_evsel;
 	oc->min_ns = probes ? (uint64_t)probes->min_us * 1000 : 0;
+	oc->kernel_self = po && po->offcpu_kernel;
 	oc->sample_type = attr0 && attr0->sample_id_all ? attr0->sample_type : 0;
 	u64map__init(&oc->thread_idx);
 	u64map__init(&oc->probe_idx);

@@ -111,6 +111,7 @@ struct profile_opts {
 	const char *const *search_paths;	/* --search-path DIR... */
 	size_t nr_search_paths;
 	bool no_inline;				/* --no-inline */
+	bool offcpu_kernel;			/* --off-cpu-kernel: a wait's self on its kernel leaf */
 	const char *archive;			/* the result's archive dir (sym_options) */
 	/*
 	 * The recording's environment: its BUILD_ID entries name the build-id
