@@ -352,7 +352,8 @@ struct tui_model {
 
 	struct tui_tsample *ts;
 	size_t nr_ts;
-	struct tui_thread *threads;
+	struct tui_thread *threads;	/* one a tid (a thread that exec'd: one, its names joined) */
+	char **thread_names;		/* the joined names (owned), NULL-terminated */
 	size_t nr_threads;
 	/* --off-cpu: the spans off the CPU (tid, then time order), each with
 	 * its reason's letter (s, i, l, c, o); has_offcpu: the grid's OffCPU

@@ -638,6 +638,37 @@ static int cmp_thread(const void *a, const void *b)
 	return (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+/*
+ * One timeline row a thread (issue 45: a thread that exec'd, sh then
+ * sleep, had a row under each name, and the samples and waits of its tid
+ * were drawn on the first): the rows of one tid, next to each other once
+ * sorted, become one named by all its names ("sh, sleep": the table's
+ * rows keep no order of their exec).
+ */
+static void merge_exec(struct tui_model *m)
+{
+	size_t k = 0, nn = 0;
+
+	m->thread_names = xcalloc(m->nr_threads + 1, sizeof(*m->thread_names));
+	for (size_t i = 0; i < m->nr_threads; i++) {
+		struct tui_thread *t = &m->threads[k - (k && m->threads[k - 1].tid == m->threads[i].tid)];
+
+		if (k && t == &m->threads[k - 1]) {	/* the same tid again */
+			char *n = xasprintf("%s, %s", t->name, m->threads[i].name);
+
+			if (nn && m->thread_names[nn - 1] == t->name)
+				free(m->thread_names[--nn]);
+			m->thread_names[nn++] = n;
+			t->name = n;
+			if (isnan(t->reliability))
+				t->reliability = m->threads[i].reliability;
+			continue;
+		}
+		m->threads[k++] = m->threads[i];
+	}
+	m->nr_threads = k;
+}
+
 static void set_threads(struct tui_model *m)
 {
 	struct tui_table *t = &m->tab[TK_THREAD];
@@ -651,6 +682,7 @@ static void set_threads(struct tui_model *m)
 	}
 	m->nr_threads = t->nr;
 	gx_qsort(m->threads, m->nr_threads, sizeof(*m->threads), cmp_thread);
+	merge_exec(m);
 }
 
 /* The model of a result and its loader (*ld_out, a struct tui_real). */

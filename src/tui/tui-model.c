@@ -285,6 +285,9 @@ void tui_model__delete(struct tui_model *m)
 	free(m->td_why);
 	free(m->ts);
 	free(m->threads);
+	for (char **n = m->thread_names; n && *n; n++)
+		free(*n);
+	free(m->thread_names);
 	free(m->regions);
 	free(m->region_names);
 	free(m->thr_times);

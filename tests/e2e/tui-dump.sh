@@ -296,6 +296,15 @@ check "grid at 160 columns: ld-linux-x86-64.so.2 whole in the module column" \
 check "help cut at 80x20: the status line says there is more" \
 	sh -c "tail -1 scr | grep -Eq 'rows 1-[0-9]+ of [0-9]+: Down more, q closes'"
 
+# a thread that exec'd is one row (issue 45: sh then wl-spin were two rows
+# of one tid, and its samples drawn on the first)
+"$GX_BIN" record -q -o ex -e cpu-clock -- sh -c "'$WL/wl-spin' 60 >/dev/null; exec '$WL/wl-spin' 60" \
+	>/dev/null 2>&1
+"$GX_BIN" tui --keys "t" --dump 120x12 ex >scr 2>/dev/null
+check "timeline: sh and the program it exec'd, one row (2 threads, not 3)" \
+	sh -c "head -1 scr | grep -q 'timeline: 2 threads'"
+check "... named by both" grep -q 'sh, wl-spin \|wl-spin, sh ' scr
+
 mkdir bad && echo garbage >bad/perf.data
 "$GX_BIN" tui --keys "" bad >scr 2>err
 is "$?" 2 "unreadable result: exit 2"
