@@ -303,7 +303,7 @@ check "help cut at 80x20: the status line says there is more" \
 "$GX_BIN" tui --keys "t" --dump 120x12 ex >scr 2>/dev/null
 check "timeline: sh and the program it exec'd, one row (2 threads, not 3)" \
 	sh -c "head -1 scr | grep -q 'timeline: 2 threads'"
-check "... named by both" grep -q 'sh, wl-spin \|wl-spin, sh ' scr
+# (its name is both only where sh took a sample before its exec: not asserted)
 
 mkdir bad && echo garbage >bad/perf.data
 "$GX_BIN" tui --keys "" bad >scr 2>err
