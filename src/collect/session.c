@@ -1145,6 +1145,84 @@ static int run_loop__run(struct run_loop *r, struct collect_session *s, struct c
 	return err;
 }
 
+/* The target set going: a workload released to exec, with its keeper's
+ * status pipe in *pidfd, or an attached process's pidfd; the off-CPU
+ * prober started on either where asked for. */
+static int run_target(struct collect_session *s, struct collect_sink *sink,
+		      struct offcpu_prober **prober, int *pidfd, char **cause)
+{
+	int err;
+
+	if (s->has_workload) {
+		pid_t child = s->wl.pid;
+
+		err = workload__release(&s->wl, cause);
+		if (!err && sink->released)
+			sink->released(sink);	/* beside the child's exec */
+		if (!err)
+			err = workload__execd(&s->wl, cause);
+		if (err)
+			return err;
+		s->stats.child = child;
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(prober, child, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
+		/* the keeper's status pipe: readable when the workload ends */
+		*pidfd = workload__event_fd(&s->wl) >= 0 ?
+			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
+	} else if (s->o.pid) {
+		*pidfd = pidfd_of(s->o.pid);
+		/* attached: /proc says what it waits on where we may read it
+		 * (the same user and ptrace_scope 0, or CAP_SYS_PTRACE) */
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(prober, s->o.pid, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
+	}
+	return 0;
+}
+
+/* After the loop: the last slice, the last drain, the workload reaped, its
+ * markers flushed and the final counts read. err is the loop's; returns it
+ * or the first error since. */
+static int run_wind_up(struct collect_session *s, struct collect_sink *sink, struct run_loop *r,
+		       int err, char **cause)
+{
+	if (r->rotating && !err) {
+		if (s->has_workload)
+			workload_done(s, true);	/* the last slice ends with the run */
+		err = rotation__period_end(s, true);
+		if (err)
+			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
+				gx_strerror(err));
+	}
+	if (!s->has_workload)
+		disable_all(s);
+	if (!r->sink_err)
+		r->sink_err = drain_pass(s, sink);
+	if (s->has_workload) {
+		workload_done(s, true);	/* only after a poll error */
+		/* the keeper exits while the result is written: waiting for it
+		 * at the end was the last wait of a record (issue 26, part 4) */
+		workload__ended(&s->wl);
+	}
+	if (s->mr.hdr) {
+		/* what the workload's children published until they ended */
+		marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);
+		s->stats.markers_lost += marker_ring__lost(&s->mr);
+		if (s->o.marker_sink)
+			s->o.marker_sink->flush(s->o.marker_sink, s->stats.markers_lost);
+	}
+	s->sink = NULL;
+	read_counts(s);
+	if (r->sink_err && !err)
+		err = r->sink_err;
+	return err;
+}
+
 int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause)
 {
 	struct sigaction old[ARRAY_SIZE(caught_signals)];
@@ -1179,36 +1257,9 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		s->rot_next = s->rot_start + s->rot_ns;
 		r.rotating = true;
 	}
-	if (s->has_workload) {
-		pid_t child = s->wl.pid;
-
-		err = workload__release(&s->wl, cause);
-		if (!err && sink->released)
-			sink->released(sink);	/* beside the child's exec */
-		if (!err)
-			err = workload__execd(&s->wl, cause);
-		if (err)
-			goto out_restore;
-		s->stats.child = child;
-		if (s->o.off_cpu && s->o.offcpu_sink &&
-		    offcpu_prober__start(&prober, child, s->o.offcpu_probe_us,
-					 s->o.offcpu_sink) < 0)
-			session__warn(s, "off-CPU: cannot start the prober thread: "
-					 "no reasons nor stacks for the waits");
-		/* the keeper's status pipe: readable when the workload ends */
-		pidfd = workload__event_fd(&s->wl) >= 0 ?
-			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
-	} else if (s->o.pid) {
-		pidfd = pidfd_of(s->o.pid);
-		/* attached: /proc says what it waits on where we may read it
-		 * (the same user and ptrace_scope 0, or CAP_SYS_PTRACE) */
-		if (s->o.off_cpu && s->o.offcpu_sink &&
-		    offcpu_prober__start(&prober, s->o.pid, s->o.offcpu_probe_us,
-					 s->o.offcpu_sink) < 0)
-			session__warn(s, "off-CPU: cannot start the prober thread: "
-					 "no reasons nor stacks for the waits");
-	}
-
+	err = run_target(s, sink, &prober, &pidfd, cause);
+	if (err)
+		goto out_restore;
 	s->sink = sink;
 	if (s->o.delay_ms > 0)
 		s->delay_at = gx_now_ns() + (uint64_t)s->o.delay_ms * 1000000ULL;
@@ -1217,35 +1268,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	free(r.pfd);
 	offcpu_prober__stop(prober, &s->stats.offcpu_probes, &s->stats.offcpu_passes);
 	prober = NULL;
-	if (r.rotating && !err) {
-		if (s->has_workload)
-			workload_done(s, true);	/* the last slice ends with the run */
-		err = rotation__period_end(s, true);
-		if (err)
-			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
-				gx_strerror(err));
-	}
-	if (!s->has_workload)
-		disable_all(s);
-	if (!r.sink_err)
-		r.sink_err = drain_pass(s, sink);
-	if (s->has_workload) {
-		workload_done(s, true);	/* only after a poll error */
-		/* the keeper exits while the result is written: waiting for it
-		 * at the end was the last wait of a record (issue 26, part 4) */
-		workload__ended(&s->wl);
-	}
-	if (s->mr.hdr) {
-		/* what the workload's children published until they ended */
-		marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);
-		s->stats.markers_lost += marker_ring__lost(&s->mr);
-		if (s->o.marker_sink)
-			s->o.marker_sink->flush(s->o.marker_sink, s->stats.markers_lost);
-	}
-	s->sink = NULL;
-	read_counts(s);
-	if (r.sink_err && !err)
-		err = r.sink_err;
+	err = run_wind_up(s, sink, &r, err, cause);
 out_restore:
 	signals_restore(old);
 	if (pidfd >= 0)
