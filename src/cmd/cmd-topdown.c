@@ -366,6 +366,81 @@ static json_t *row_json(const struct td_model *m, const struct td_counts *c, siz
 	return o;
 }
 
+/* s, a row's JSON, indented as a member of "rows" (a JSON string holds no
+ * raw newline, so each newline is layout) */
+static void put_row(const char *s)
+{
+	for (const char *c = s, *nl; *c; c = nl + 1) {
+		nl = strchr(c, '\n');
+		if (!nl) {
+			fputs(c, stdout);
+			break;
+		}
+		fwrite(c, 1, (size_t)(nl - c), stdout);
+		fputs("\n    ", stdout);
+	}
+}
+
+static int print_json(struct td_model *m, struct td_counts *counts, struct td_ctx *ctx,
+		      bool chosen_variant, bool smt_given)
+{
+	json_t *root = row_json(m, counts, 0, ctx, chosen_variant, smt_given);
+	char *s, *tail;
+
+	json_object_set_new(root, "unknown_events",
+			    json_integer((json_int_t)counts->nr_unknown));
+	json_object_set_new(root, "smt_assumed", smt_given ? json_null() : json_string("off"));
+	json_object_set_new(root, "intervals", json_boolean(counts->intervals));
+	json_object_set_new(root, "entity_kind", counts->entity_kind ?
+				 json_string(counts->entity_kind) : json_null());
+	json_object_set_new(root, "dropped_pmu", counts->dropped_pmu ?
+				 json_string(counts->dropped_pmu) : json_null());
+	/* the rows are written one at a time, never held as one tree:
+	 * memory stays that of one row whatever their number */
+	json_object_set_new(root, "rows", json_array());
+	s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+	json_decref(root);
+	if (!s || !(tail = strstr(s, "\"rows\": []"))) {
+		free(s);
+		cmd_error("topdown: cannot write the JSON");
+		return GX_EXIT_FAIL;
+	}
+	printf("%.*s\"rows\": [", (int)(tail - s), s);
+	for (size_t r = 1; r < counts->nr_rows; r++) {
+		json_t *row = row_json(m, counts, r, ctx, chosen_variant, smt_given);
+		char *rs = json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				      JSON_REAL_PRECISION(10));
+
+		fputs(r > 1 ? ",\n    " : "\n    ", stdout);
+		put_row(rs ? rs : "null");
+		free(rs);
+		json_decref(row);
+	}
+	printf("%s]%s\n", counts->nr_rows > 1 ? "\n  " : "", tail + strlen("\"rows\": []"));
+	free(s);
+	return GX_EXIT_OK;
+}
+
+static void print_text(struct td_model *m, struct td_counts *counts, struct td_ctx *ctx,
+		       bool chosen_variant, bool smt_given, bool brief)
+{
+	struct td_result res;
+
+	eval_row(m, counts->rows[0].counts, ctx, chosen_variant, &res);
+	printf("Model %s%s%s, SMT %s\n", td_model__id(m), res.variant ? ", variant " : "",
+	       res.variant ? res.variant : "",
+	       ctx->smt == TD_SMT_ON ? "on" : ctx->smt == TD_SMT_OFF ? "off" :
+	       "unknown: assumed off (--smt on|off)");
+	td_result__exit(&res);
+	if (counts->dropped_pmu)
+		printf("%s: copies of events on this PMU left out (no model describes it)\n",
+		       counts->dropped_pmu);
+	printf("\n");
+	for (size_t r = 0; r < counts->nr_rows; r++)
+		print_row(m, counts, r, ctx, chosen_variant, smt_given, brief);
+	printf("\n(< below threshold, <== bottleneck, n/a not measured)\n");
+}
+
 static int cmd_topdown_exec(int argc, char **argv)
 {
 	struct topdown_opts o = { .smt = TD_SMT_UNKNOWN };
@@ -420,69 +495,10 @@ static int cmd_topdown_exec(int argc, char **argv)
 		ret = GX_EXIT_USAGE;
 		goto out;
 	}
-	if (json) {
-		json_t *root = row_json(m, counts, 0, &ctx, chosen_variant, smt_given);
-		char *s, *tail;
-
-		json_object_set_new(root, "unknown_events",
-				    json_integer((json_int_t)counts->nr_unknown));
-		json_object_set_new(root, "smt_assumed", smt_given ? json_null() : json_string("off"));
-		json_object_set_new(root, "intervals", json_boolean(counts->intervals));
-		json_object_set_new(root, "entity_kind", counts->entity_kind ?
-					 json_string(counts->entity_kind) : json_null());
-		json_object_set_new(root, "dropped_pmu", counts->dropped_pmu ?
-					 json_string(counts->dropped_pmu) : json_null());
-		/* the rows are written one at a time, never held as one tree:
-		 * memory stays that of one row whatever their number */
-		json_object_set_new(root, "rows", json_array());
-		s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-		json_decref(root);
-		if (!s || !(tail = strstr(s, "\"rows\": []"))) {
-			free(s);
-			cmd_error("topdown: cannot write the JSON");
-			ret = GX_EXIT_FAIL;
-			goto out;
-		}
-		printf("%.*s\"rows\": [", (int)(tail - s), s);
-		for (size_t r = 1; r < counts->nr_rows; r++) {
-			json_t *row = row_json(m, counts, r, &ctx, chosen_variant, smt_given);
-			char *rs = json_dumps(row, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-					      JSON_REAL_PRECISION(10));
-
-			/* indented as a member of "rows" (a JSON string holds no
-			 * raw newline, so each newline is layout) */
-			fputs(r > 1 ? ",\n    " : "\n    ", stdout);
-			for (const char *c = rs ? rs : "null", *nl; *c; c = nl + 1) {
-				nl = strchr(c, '\n');
-				if (!nl) {
-					fputs(c, stdout);
-					break;
-				}
-				fwrite(c, 1, (size_t)(nl - c), stdout);
-				fputs("\n    ", stdout);
-			}
-			free(rs);
-			json_decref(row);
-		}
-		printf("%s]%s\n", counts->nr_rows > 1 ? "\n  " : "", tail + strlen("\"rows\": []"));
-		free(s);
-	} else {
-		struct td_result res;
-
-		eval_row(m, counts->rows[0].counts, &ctx, chosen_variant, &res);
-		printf("Model %s%s%s, SMT %s\n", td_model__id(m), res.variant ? ", variant " : "",
-		       res.variant ? res.variant : "",
-		       ctx.smt == TD_SMT_ON ? "on" : ctx.smt == TD_SMT_OFF ? "off" :
-		       "unknown: assumed off (--smt on|off)");
-		td_result__exit(&res);
-		if (counts->dropped_pmu)
-			printf("%s: copies of events on this PMU left out (no model describes it)\n",
-			       counts->dropped_pmu);
-		printf("\n");
-		for (size_t r = 0; r < counts->nr_rows; r++)
-			print_row(m, counts, r, &ctx, chosen_variant, smt_given, brief);
-		printf("\n(< below threshold, <== bottleneck, n/a not measured)\n");
-	}
+	if (json)
+		ret = print_json(m, counts, &ctx, chosen_variant, smt_given);
+	else
+		print_text(m, counts, &ctx, chosen_variant, smt_given, brief);
 out:
 	td_counts__delete(counts);
 	free(text);

@@ -182,4 +182,89 @@ int synth__all(struct synth_ctx *c);
  * them; nothing when /proc/kallsyms hides addresses. */
 int synth__kernel(struct synth_ctx *c);
 
+/* ---- session.c ----------------------------------------------------------- */
+/* One control channel: commands read from rfd, "ack\n" written to wfd. */
+struct ctl_chan {
+	int rfd, wfd;
+	char buf[64];
+	size_t len;
+};
+
+struct collect_session {
+	struct collect_opts o;
+	struct collect_event *ev;
+	size_t nr_ev;
+	int *cpus;
+	size_t nr_cpus;
+	pid_t *tids;		/* targets; { -1 } for -a */
+	size_t nr_tids;
+	int *fds;		/* [ev][tid][cpu]; -1 where a thread vanished */
+	uint64_t *fd_ids;	/* kernel id of each fd */
+	size_t nr_fds;
+	struct ring *rings;
+	size_t nr_rings;
+	char *bounce;		/* COLLECT_MAX_RECORD bytes, for wrapped records */
+	struct workload wl;
+	bool has_workload;
+	char **warnings;
+	size_t nr_warnings, cap_warnings;
+	struct collect_stats stats;
+	bool ran;
+	/* rotation (opts.rotate with two or more groups) */
+	size_t *rot_leader;	/* event index of each group's leader */
+	size_t nr_rot, rot_cur;
+	uint64_t rot_start, rot_next, rot_ns;
+	uint64_t *rot_prev;	/* last counting read per event */
+	uint64_t *rot_prev_run;	/* last running time per group */
+	uint64_t *rot_delta;	/* one slice's (or the totals') counts per event */
+	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
+	size_t rot_buf_len;
+	struct collect_slice_sink *rot_log;	/* where slices go, NULL: nowhere */
+	/* the kernel's multiplexing read in periods (opts.kernel_slices): the
+	 * rot_* clock, rot_prev and rot_delta serve it too */
+	bool kper;
+	uint64_t *kper_prev_run;	/* last running time per event */
+	uint64_t *kper_run;		/* one period's running times */
+	uint64_t *kper_prev_en;		/* last largest one-descriptor enabled time per event */
+	uint64_t *kper_en;		/* one period's enabled times */
+	/* regions and control (gexplore-regions(3), --control, --delay) */
+	struct marker_ring mr;
+	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
+	size_t nr_ctl;
+	bool paused;		/* every event disabled by a control or --delay */
+	bool missed_maps;	/* the workload ran while disabled: maps to redo */
+	uint64_t delay_at;	/* --delay: when to enable (0: no timer) */
+	struct collect_sink *sink;	/* during __run: for the synthesized maps */
+};
+
+/* The index in fds and fd_ids of event e's descriptor for target t on the
+ * c-th CPU. */
+static inline size_t collect_session__fd_index(const struct collect_session *s, size_t e,
+					       size_t t, size_t c)
+{
+	return (e * s->nr_tids + t) * s->nr_cpus + c;
+}
+
+/* collect_session__read_event, and in *copy_max the largest time enabled
+ * of one descriptor (the tasks' time: read_counts). */
+int collect_session__read_copies(const struct collect_session *s, size_t e, uint64_t *count,
+				 uint64_t *enabled, uint64_t *running, uint64_t *copy_max);
+
+/* ---- rotation.c ----------------------------------------------------------
+ * Multiplexing by rotation (opts.rotate: one group on at a time, switched
+ * by the drain loop) and the kernel's own read in periods
+ * (opts.kernel_slices).
+ */
+/* Before the events open: with two or more groups and opts.rotate, each
+ * leader starts disabled (s->nr_rot set); else s->nr_rot is 0. */
+void rotation__prepare(struct collect_session *s);
+/* After they open: the rotation's or the kernel periods' buffers, and the
+ * slice log begun. 0, or the slice sink's error with *cause. */
+int rotation__setup(struct collect_session *s, char **cause);
+/* The first group enabled (unless paused) and the clock started. */
+int rotation__start(struct collect_session *s);
+/* The end of a slice or of a kernel period; last: the recording's. No
+ * allocation (the drain loop calls it). */
+int rotation__period_end(struct collect_session *s, bool last);
+
 #endif /* GX_COLLECT_INT_H */

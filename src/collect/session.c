@@ -1,5 +1,7 @@
 /*
  * session.c: open the counters, map the ring buffers, run the drain loop.
+ * Multiplexing inside the loop (rotation, the kernel's periods) is
+ * rotation.c's.
  *
  * Layout of the file descriptors. The kernel refuses to mmap an inherited
  * per-task event (cpu = -1, inherit = 1), so every event is opened once per
@@ -42,60 +44,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
-/* One control channel: commands read from rfd, "ack\n" written to wfd. */
-struct ctl_chan {
-	int rfd, wfd;
-	char buf[64];
-	size_t len;
-};
-
-struct collect_session {
-	struct collect_opts o;
-	struct collect_event *ev;
-	size_t nr_ev;
-	int *cpus;
-	size_t nr_cpus;
-	pid_t *tids;		/* targets; { -1 } for -a */
-	size_t nr_tids;
-	int *fds;		/* [ev][tid][cpu]; -1 where a thread vanished */
-	uint64_t *fd_ids;	/* kernel id of each fd */
-	size_t nr_fds;
-	struct ring *rings;
-	size_t nr_rings;
-	char *bounce;		/* COLLECT_MAX_RECORD bytes, for wrapped records */
-	struct workload wl;
-	bool has_workload;
-	char **warnings;
-	size_t nr_warnings, cap_warnings;
-	struct collect_stats stats;
-	bool ran;
-	/* rotation (opts.rotate with two or more groups) */
-	size_t *rot_leader;	/* event index of each group's leader */
-	size_t nr_rot, rot_cur;
-	uint64_t rot_start, rot_next, rot_ns;
-	uint64_t *rot_prev;	/* last counting read per event */
-	uint64_t *rot_prev_run;	/* last running time per group */
-	uint64_t *rot_delta;	/* one slice's (or the totals') counts per event */
-	uint64_t *rot_buf;	/* one PERF_FORMAT_GROUP read */
-	size_t rot_buf_len;
-	struct collect_slice_sink *rot_log;	/* where slices go, NULL: nowhere */
-	/* the kernel's multiplexing read in periods (opts.kernel_slices): the
-	 * rot_* clock, rot_prev and rot_delta serve it too */
-	bool kper;
-	uint64_t *kper_prev_run;	/* last running time per event */
-	uint64_t *kper_run;		/* one period's running times */
-	uint64_t *kper_prev_en;		/* last largest one-descriptor enabled time per event */
-	uint64_t *kper_en;		/* one period's enabled times */
-	/* regions and control (gexplore-regions(3), --control, --delay) */
-	struct marker_ring mr;
-	struct ctl_chan ctl[2];	/* --control, then the workload's gx_pause() */
-	size_t nr_ctl;
-	bool paused;		/* every event disabled by a control or --delay */
-	bool missed_maps;	/* the workload ran while disabled: maps to redo */
-	uint64_t delay_at;	/* --delay: when to enable (0: no timer) */
-	struct collect_sink *sink;	/* during __run: for the synthesized maps */
-};
 
 static void session__warn(struct collect_session *s, const char *fmt, ...) GX_PRINTF(2, 3);
 static void session__warn(struct collect_session *s, const char *fmt, ...)
@@ -231,11 +179,6 @@ static void close_fds(struct collect_session *s)
 	}
 }
 
-static size_t fd_index(const struct collect_session *s, size_t e, size_t t, size_t c)
-{
-	return (e * s->nr_tids + t) * s->nr_cpus + c;
-}
-
 /* Is the event opened on cpu (its core PMU's CPUs on a hybrid machine)? */
 static bool event_on_cpu(const struct collect_event *e, int cpu)
 {
@@ -289,7 +232,7 @@ static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cp
 		ev->ids = xcalloc(s->nr_tids * s->nr_cpus, sizeof(*ev->ids));
 		for (size_t t = 0; t < s->nr_tids; t++) {
 			for (size_t c = 0; c < s->nr_cpus; c++) {
-				int gfd = leader != e ? s->fds[fd_index(s, leader, t, c)] : -1;
+				int gfd = leader != e ? s->fds[collect_session__fd_index(s, leader, t, c)] : -1;
 				int fd;
 				uint64_t id = 0;
 
@@ -308,14 +251,14 @@ static int open_all(struct collect_session *s, size_t *failed_ev, int *failed_cp
 					err = fd;
 					goto out_close;
 				}
-				s->fds[fd_index(s, e, t, c)] = fd;
+				s->fds[collect_session__fd_index(s, e, t, c)] = fd;
 				if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0) {
 					*failed_ev = e;
 					*failed_cpu = s->cpus[c];
 					err = -errno;
 					goto out_close;
 				}
-				s->fd_ids[fd_index(s, e, t, c)] = id;
+				s->fd_ids[collect_session__fd_index(s, e, t, c)] = id;
 				ev->ids[ev->nr_ids++] = id;
 			}
 		}
@@ -387,33 +330,6 @@ static void apply_paranoid(struct collect_session *s)
 		      paranoid);
 }
 
-/* With rotation every group leader starts disabled and is not enabled by
- * exec: __run enables the first group, the drain loop the next ones. */
-static void prepare_rotation(struct collect_session *s)
-{
-	int groups = 0;
-
-	free(s->rot_leader);
-	s->rot_leader = NULL;
-	s->nr_rot = 0;
-	for (size_t i = 0; i < s->nr_ev; i++)
-		if (s->ev[i].group >= groups)
-			groups = s->ev[i].group + 1;
-	if (!s->o.rotate || groups < 2)
-		return;
-	s->rot_leader = xcalloc((size_t)groups, sizeof(*s->rot_leader));
-	for (size_t i = 0; i < s->nr_ev; i++) {
-		struct collect_event *e = &s->ev[i];
-
-		if (e->group < 0 || !e->leader)
-			continue;
-		s->rot_leader[e->group] = i;
-		e->attr.disabled = 1;
-		e->attr.enable_on_exec = 0;
-	}
-	s->nr_rot = (size_t)groups;
-}
-
 /* --delay: every event that could start by itself starts disabled, and
  * exec does not enable it; the drain loop does (control_enable). */
 static void apply_delay(struct collect_session *s)
@@ -463,7 +379,7 @@ static int parse(struct collect_session *s, const char *spec, char **cause)
 	free(with_cs);
 	if (!err) {
 		apply_paranoid(s);
-		prepare_rotation(s);
+		rotation__prepare(s);
 		apply_delay(s);
 	}
 	return err;
@@ -510,15 +426,6 @@ static int open_events(struct collect_session *s, char **cause)
 	if (err)
 		return open_error(s, &s->ev[bad], cpu, err, cause);
 	return map_rings(s, cause);
-}
-
-/* The slice log's reference: the first event outside every group, or -1. */
-static int rotation_reference(const struct collect_session *s)
-{
-	for (size_t i = 0; i < s->nr_ev; i++)
-		if (s->ev[i].group < 0)
-			return (int)i;
-	return -1;
 }
 
 int collect_session__new(struct collect_session **out, const struct collect_opts *o, char **cause)
@@ -587,36 +494,9 @@ int collect_session__new(struct collect_session **out, const struct collect_opts
 		s->ctl[s->nr_ctl++] = (struct ctl_chan){ .rfd = o->ctl_fd, .wfd = o->ack_fd };
 	if (s->mr.ctl_fd >= 0)
 		s->ctl[s->nr_ctl++] = (struct ctl_chan){ .rfd = s->mr.ctl_fd, .wfd = s->mr.ack_fd };
-	if (s->nr_rot) {
-		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
-		s->rot_prev_run = xcalloc(s->nr_rot, sizeof(*s->rot_prev_run));
-		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
-		/* a group read: nr, enabled, running, then {value, id} per member */
-		s->rot_buf_len = (3 + 2 * s->nr_ev) * sizeof(*s->rot_buf);
-		s->rot_buf = xmalloc(s->rot_buf_len);
-		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
-		if (s->o.slice_sink) {
-			err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev,
-						     rotation_reference(s), s->rot_ns, cause);
-			if (err)
-				goto out_free;
-			s->rot_log = s->o.slice_sink;
-		}
-	} else if (s->o.kernel_slices && s->o.slice_sink && s->nr_ev &&
-		   collect_session__has_pmu(s)) {
-		s->kper = true;
-		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
-		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
-		s->kper_prev_run = xcalloc(s->nr_ev, sizeof(*s->kper_prev_run));
-		s->kper_run = xcalloc(s->nr_ev, sizeof(*s->kper_run));
-		s->kper_prev_en = xcalloc(s->nr_ev, sizeof(*s->kper_prev_en));
-		s->kper_en = xcalloc(s->nr_ev, sizeof(*s->kper_en));
-		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
-		err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev, -1, s->rot_ns, cause);
-		if (err)
-			goto out_free;
-		s->rot_log = s->o.slice_sink;
-	}
+	err = rotation__setup(s, cause);
+	if (err)
+		goto out_free;
 	*out = s;
 	return 0;
 out_free:
@@ -735,21 +615,16 @@ static bool workload_done(struct collect_session *s, bool block)
 	return true;
 }
 
-/* collect_session__read_event, and in *copy_max the largest time enabled
- * of one descriptor (the tasks' time: read_counts). */
-static int read_event_copies(const struct collect_session *s, size_t e, uint64_t *count,
-			     uint64_t *enabled, uint64_t *running, uint64_t *copy_max);
-
 int collect_session__read_event(const struct collect_session *s, size_t e, uint64_t *count,
 				uint64_t *enabled, uint64_t *running)
 {
 	uint64_t copy_max;
 
-	return read_event_copies(s, e, count, enabled, running, &copy_max);
+	return collect_session__read_copies(s, e, count, enabled, running, &copy_max);
 }
 
-static int read_event_copies(const struct collect_session *s, size_t e, uint64_t *count,
-			     uint64_t *enabled, uint64_t *running, uint64_t *copy_max)
+int collect_session__read_copies(const struct collect_session *s, size_t e, uint64_t *count,
+				 uint64_t *enabled, uint64_t *running, uint64_t *copy_max)
 {
 	/* a group read: nr, enabled, running, then {value, id} per member */
 	uint64_t buf[3 + 2 * s->nr_ev + 1];
@@ -762,7 +637,7 @@ static int read_event_copies(const struct collect_session *s, size_t e, uint64_t
 	ev = &s->ev[e];
 	for (size_t t = 0; t < s->nr_tids; t++) {
 		for (size_t c = 0; c < s->nr_cpus; c++) {
-			size_t i = fd_index(s, e, t, c);
+			size_t i = collect_session__fd_index(s, e, t, c);
 			ssize_t n;
 
 			if (s->fds[i] < 0)
@@ -805,218 +680,13 @@ int collect_session__enable_event(struct collect_session *s, size_t e, bool enab
 	flag = s->ev[e].leader ? PERF_IOC_FLAG_GROUP : 0;
 	for (size_t t = 0; t < s->nr_tids; t++) {
 		for (size_t c = 0; c < s->nr_cpus; c++) {
-			int fd = s->fds[fd_index(s, e, t, c)];
+			int fd = s->fds[collect_session__fd_index(s, e, t, c)];
 
 			if (fd >= 0 && ioctl(fd, req, flag) < 0 && !err)
 				err = -errno;
 		}
 	}
 	return err;
-}
-
-/* ---- rotation ------------------------------------------------------------------
- * Called from the drain loop: no allocation. Slices go to mux's slice log
- * writer (mux.h), which buffers them without allocating either.
- */
-static int rotation_toggle(struct collect_session *s, size_t g, bool enable);
-
-static int rotation_start(struct collect_session *s)
-{
-	int err;
-
-	s->rot_cur = 0;
-	s->stats.nr_groups = (uint32_t)s->nr_rot;
-	err = s->paused ? 0 : rotation_toggle(s, 0, true);	/* else control_enable's */
-	s->rot_start = gx_now_ns();
-	s->rot_next = s->rot_start + s->rot_ns;
-	return err;
-}
-
-/*
- * Stop or start group g. Only the leader is switched (no
- * PERF_IOC_FLAG_GROUP): the members never leave INACTIVE and the kernel
- * schedules a group only with its leader, so one ioctl per descriptor
- * moves the whole group. With the flag the kernel would visit every
- * member separately, and each visit of a running task's event costs a
- * cross-CPU call (a VM exit on a virtual machine).
- */
-static int rotation_toggle(struct collect_session *s, size_t g, bool enable)
-{
-	unsigned long req = enable ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
-	size_t leader = s->rot_leader[g];
-	int err = 0;
-
-	for (size_t t = 0; t < s->nr_tids; t++) {
-		for (size_t c = 0; c < s->nr_cpus; c++) {
-			int fd = s->fds[fd_index(s, leader, t, c)];
-
-			if (fd >= 0 && ioctl(fd, req, 0) < 0 && !err)
-				err = -errno;
-		}
-	}
-	return err;
-}
-
-/*
- * Group g's counts now, summed over descriptors, into count[e] (events of
- * the group only) and its running time into *run_ns: one PERF_FORMAT_GROUP
- * read of the leader per descriptor, matched to the members by id. The
- * group is stopped first, so no read reaches across CPUs. Returns false
- * when no descriptor could be read.
- */
-static bool rotation_read(struct collect_session *s, size_t g, uint64_t *count, uint64_t *run_ns)
-{
-	size_t leader = s->rot_leader[g];
-	uint64_t *buf = s->rot_buf;
-	bool any = false;
-
-	for (size_t e = leader; e < s->nr_ev; e++)
-		if (s->ev[e].group == (int)g)
-			count[e] = 0;
-	*run_ns = 0;
-	for (size_t t = 0; t < s->nr_tids; t++) {
-		for (size_t c = 0; c < s->nr_cpus; c++) {
-			int fd = s->fds[fd_index(s, leader, t, c)];
-			ssize_t n;
-			uint64_t nr;
-
-			if (fd < 0)
-				continue;
-			n = read(fd, buf, s->rot_buf_len);
-			if (n < (ssize_t)(5 * sizeof(uint64_t)))
-				continue;
-			nr = ((uint64_t)n / sizeof(uint64_t) - 3) / 2;
-			if (buf[0] < nr)
-				nr = buf[0];
-			*run_ns += buf[2];
-			any = true;
-			for (uint64_t k = 0; k < nr; k++) {
-				for (size_t e = leader; e < s->nr_ev; e++) {
-					if (s->ev[e].group == (int)g &&
-					    buf[3 + 2 * k + 1] == s->fd_ids[fd_index(s, e, t, c)]) {
-						count[e] += buf[3 + 2 * k];
-						break;
-					}
-				}
-			}
-		}
-	}
-	return any;
-}
-
-/* The log's last record (mux.h's MUX_SLICE_TOTALS): the always-on
- * events' counts at the end, which the slices do not carry. */
-static int rotation_totals(struct collect_session *s)
-{
-	uint64_t *count = s->rot_delta, en, run;
-
-	memset(count, 0, s->nr_ev * sizeof(*count));
-	for (size_t e = 0; e < s->nr_ev; e++)
-		if (s->ev[e].group < 0)
-			collect_session__read_event(s, e, &count[e], &en, &run);
-	return s->rot_log->totals(s->rot_log, count);
-}
-
-/*
- * End the current slice: stop its group, read it, log the slice; then
- * (unless last) start the next group. The always-on events are not read
- * here: that would be one more cross-CPU call per slice (they are running),
- * and the workload's time in the slice is already known: the group's
- * running time, which advances exactly while the workload's tasks run.
- */
-static int rotation_switch(struct collect_session *s, bool last)
-{
-	uint64_t *delta = s->rot_delta, run_ns;
-	size_t cur = s->rot_cur;
-	struct collect_slice slice = { .group = (uint32_t)cur, .delta = delta };
-	int err = 0;
-
-	rotation_toggle(s, cur, false);
-	slice.start_ns = s->rot_start;
-	slice.end_ns = gx_now_ns();
-	memset(delta, 0, s->nr_ev * sizeof(*delta));
-	if (rotation_read(s, cur, delta, &run_ns)) {
-		/* the reads are cumulative: difference them */
-		for (size_t e = 0; e < s->nr_ev; e++) {
-			uint64_t count = delta[e];
-
-			if (s->ev[e].group != (int)cur)
-				continue;
-			delta[e] = count >= s->rot_prev[e] ? count - s->rot_prev[e] : 0;
-			s->rot_prev[e] = count;
-		}
-		slice.task_ns = run_ns >= s->rot_prev_run[cur] ? run_ns - s->rot_prev_run[cur] : 0;
-		s->rot_prev_run[cur] = run_ns;
-	}
-	if (!last) {
-		s->rot_cur = (s->rot_cur + 1) % s->nr_rot;
-		err = rotation_toggle(s, s->rot_cur, true);
-		s->rot_start = gx_now_ns();
-		s->rot_next = s->rot_start + s->rot_ns;
-	}
-	s->stats.slices++;
-	if (s->rot_log) {
-		int werr = s->rot_log->slice(s->rot_log, &slice);
-
-		if (!werr && last)
-			werr = rotation_totals(s);
-		if (werr && !err)
-			err = werr;
-	}
-	return err;
-}
-
-/*
- * A period of the kernel's multiplexing ends: every event read (value,
- * time enabled and running; the same read as collect_session__read_event
- * and the final counts), differenced, and logged as one slice with the
- * running times beside the counts; its task_ns is the tasks' time in it
- * (the largest growth of one descriptor's time enabled, read_counts'
- * base). Called from the drain loop like
- * rotation_switch: no allocation.
- */
-static int kernel_period(struct collect_session *s, bool last)
-{
-	struct collect_slice slice = { .group = 0, .delta = s->rot_delta, .running = s->kper_run,
-				       .enabled = s->kper_en };
-	int err = 0;
-
-	slice.start_ns = s->rot_start;
-	slice.end_ns = gx_now_ns();
-	for (size_t e = 0; e < s->nr_ev; e++) {
-		uint64_t c, en, run, one;
-
-		s->rot_delta[e] = s->kper_run[e] = s->kper_en[e] = 0;
-		if (read_event_copies(s, e, &c, &en, &run, &one) != 0)
-			continue;
-		/* the tasks' time in the period, read with this event's count
-		 * (as read_counts finds it; the largest is the slice's) */
-		s->kper_en[e] = one >= s->kper_prev_en[e] ? one - s->kper_prev_en[e] : 0;
-		if (s->kper_en[e] > slice.task_ns)
-			slice.task_ns = s->kper_en[e];
-		if (one > s->kper_prev_en[e])
-			s->kper_prev_en[e] = one;
-		s->rot_delta[e] = c >= s->rot_prev[e] ? c - s->rot_prev[e] : 0;
-		s->kper_run[e] = run >= s->kper_prev_run[e] ? run - s->kper_prev_run[e] : 0;
-		s->rot_prev[e] = c;
-		s->kper_prev_run[e] = run;
-	}
-	if (!last) {
-		s->rot_start = slice.end_ns;
-		s->rot_next = s->rot_start + s->rot_ns;
-	}
-	s->stats.slices++;
-	if (s->rot_log)
-		err = s->rot_log->slice(s->rot_log, &slice);
-	if (!err && last && s->rot_log)
-		err = s->rot_log->flush(s->rot_log);
-	return err;
-}
-
-/* The end of a slice or of a kernel period. */
-static int period_end(struct collect_session *s, bool last)
-{
-	return s->kper ? kernel_period(s, last) : rotation_switch(s, last);
 }
 
 /*
@@ -1042,7 +712,7 @@ static uint64_t copy_enabled_max(const struct collect_session *s)
 	for (size_t e = 0; e < s->nr_ev; e++)
 		for (size_t t = 0; t < s->nr_tids; t++)
 			for (size_t c = 0; c < s->nr_cpus; c++) {
-				int fd = s->fds[fd_index(s, e, t, c)];
+				int fd = s->fds[collect_session__fd_index(s, e, t, c)];
 
 				if (fd >= 0 && read(fd, buf, sizeof(buf)) >= (ssize_t)(4 * sizeof(uint64_t)) &&
 				    buf[1] > max)
@@ -1165,7 +835,7 @@ static void control_enable(struct collect_session *s)
 			continue;
 		for (size_t t = 0; t < s->nr_tids; t++)
 			for (size_t c = 0; c < s->nr_cpus; c++) {
-				int fd = s->fds[fd_index(s, e, t, c)];
+				int fd = s->fds[collect_session__fd_index(s, e, t, c)];
 
 				if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0 && !err)
 					err = -errno;
@@ -1353,7 +1023,7 @@ static void run_loop__note_rings(struct run_loop *r, struct collect_session *s, 
 static void run_loop__halt(struct run_loop *r, struct collect_session *s)
 {
 	if (r->rotating) {
-		period_end(s, true);
+		rotation__period_end(s, true);
 		r->rotating = false;
 	}
 	disable_all(s);
@@ -1450,7 +1120,7 @@ static int run_loop__run(struct run_loop *r, struct collect_session *s, struct c
 			control_enable(s);
 		}
 		if (r->rotating && !s->paused && gx_now_ns() >= s->rot_next) {
-			err = period_end(s, false);
+			err = rotation__period_end(s, false);
 			if (err) {
 				gx_fail(cause, err, "multiplexing: cannot switch groups: %s",
 					gx_strerror(err));
@@ -1472,6 +1142,84 @@ static int run_loop__run(struct run_loop *r, struct collect_session *s, struct c
 		if (run_loop__target_done(r, s, n))
 			r->stop = true;
 	}
+	return err;
+}
+
+/* The target set going: a workload released to exec, with its keeper's
+ * status pipe in *pidfd, or an attached process's pidfd; the off-CPU
+ * prober started on either where asked for. */
+static int run_target(struct collect_session *s, struct collect_sink *sink,
+		      struct offcpu_prober **prober, int *pidfd, char **cause)
+{
+	int err;
+
+	if (s->has_workload) {
+		pid_t child = s->wl.pid;
+
+		err = workload__release(&s->wl, cause);
+		if (!err && sink->released)
+			sink->released(sink);	/* beside the child's exec */
+		if (!err)
+			err = workload__execd(&s->wl, cause);
+		if (err)
+			return err;
+		s->stats.child = child;
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(prober, child, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
+		/* the keeper's status pipe: readable when the workload ends */
+		*pidfd = workload__event_fd(&s->wl) >= 0 ?
+			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
+	} else if (s->o.pid) {
+		*pidfd = pidfd_of(s->o.pid);
+		/* attached: /proc says what it waits on where we may read it
+		 * (the same user and ptrace_scope 0, or CAP_SYS_PTRACE) */
+		if (s->o.off_cpu && s->o.offcpu_sink &&
+		    offcpu_prober__start(prober, s->o.pid, s->o.offcpu_probe_us,
+					 s->o.offcpu_sink) < 0)
+			session__warn(s, "off-CPU: cannot start the prober thread: "
+					 "no reasons nor stacks for the waits");
+	}
+	return 0;
+}
+
+/* After the loop: the last slice, the last drain, the workload reaped, its
+ * markers flushed and the final counts read. err is the loop's; returns it
+ * or the first error since. */
+static int run_wind_up(struct collect_session *s, struct collect_sink *sink, struct run_loop *r,
+		       int err, char **cause)
+{
+	if (r->rotating && !err) {
+		if (s->has_workload)
+			workload_done(s, true);	/* the last slice ends with the run */
+		err = rotation__period_end(s, true);
+		if (err)
+			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
+				gx_strerror(err));
+	}
+	if (!s->has_workload)
+		disable_all(s);
+	if (!r->sink_err)
+		r->sink_err = drain_pass(s, sink);
+	if (s->has_workload) {
+		workload_done(s, true);	/* only after a poll error */
+		/* the keeper exits while the result is written: waiting for it
+		 * at the end was the last wait of a record (issue 26, part 4) */
+		workload__ended(&s->wl);
+	}
+	if (s->mr.hdr) {
+		/* what the workload's children published until they ended */
+		marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);
+		s->stats.markers_lost += marker_ring__lost(&s->mr);
+		if (s->o.marker_sink)
+			s->o.marker_sink->flush(s->o.marker_sink, s->stats.markers_lost);
+	}
+	s->sink = NULL;
+	read_counts(s);
+	if (r->sink_err && !err)
+		err = r->sink_err;
 	return err;
 }
 
@@ -1497,7 +1245,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	signals_catch(sigp[1], old);
 
 	if (s->nr_rot) {
-		err = rotation_start(s);
+		err = rotation__start(s);
 		if (err) {
 			gx_fail(cause, err, "multiplexing: cannot start the rotation: %s",
 				gx_strerror(err));
@@ -1509,36 +1257,9 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 		s->rot_next = s->rot_start + s->rot_ns;
 		r.rotating = true;
 	}
-	if (s->has_workload) {
-		pid_t child = s->wl.pid;
-
-		err = workload__release(&s->wl, cause);
-		if (!err && sink->released)
-			sink->released(sink);	/* beside the child's exec */
-		if (!err)
-			err = workload__execd(&s->wl, cause);
-		if (err)
-			goto out_restore;
-		s->stats.child = child;
-		if (s->o.off_cpu && s->o.offcpu_sink &&
-		    offcpu_prober__start(&prober, child, s->o.offcpu_probe_us,
-					 s->o.offcpu_sink) < 0)
-			session__warn(s, "off-CPU: cannot start the prober thread: "
-					 "no reasons nor stacks for the waits");
-		/* the keeper's status pipe: readable when the workload ends */
-		pidfd = workload__event_fd(&s->wl) >= 0 ?
-			fcntl(workload__event_fd(&s->wl), F_DUPFD_CLOEXEC, 0) : -1;
-	} else if (s->o.pid) {
-		pidfd = pidfd_of(s->o.pid);
-		/* attached: /proc says what it waits on where we may read it
-		 * (the same user and ptrace_scope 0, or CAP_SYS_PTRACE) */
-		if (s->o.off_cpu && s->o.offcpu_sink &&
-		    offcpu_prober__start(&prober, s->o.pid, s->o.offcpu_probe_us,
-					 s->o.offcpu_sink) < 0)
-			session__warn(s, "off-CPU: cannot start the prober thread: "
-					 "no reasons nor stacks for the waits");
-	}
-
+	err = run_target(s, sink, &prober, &pidfd, cause);
+	if (err)
+		goto out_restore;
 	s->sink = sink;
 	if (s->o.delay_ms > 0)
 		s->delay_at = gx_now_ns() + (uint64_t)s->o.delay_ms * 1000000ULL;
@@ -1547,35 +1268,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	free(r.pfd);
 	offcpu_prober__stop(prober, &s->stats.offcpu_probes, &s->stats.offcpu_passes);
 	prober = NULL;
-	if (r.rotating && !err) {
-		if (s->has_workload)
-			workload_done(s, true);	/* the last slice ends with the run */
-		err = period_end(s, true);
-		if (err)
-			gx_fail(cause, err, "multiplexing: cannot read the last group: %s",
-				gx_strerror(err));
-	}
-	if (!s->has_workload)
-		disable_all(s);
-	if (!r.sink_err)
-		r.sink_err = drain_pass(s, sink);
-	if (s->has_workload) {
-		workload_done(s, true);	/* only after a poll error */
-		/* the keeper exits while the result is written: waiting for it
-		 * at the end was the last wait of a record (issue 26, part 4) */
-		workload__ended(&s->wl);
-	}
-	if (s->mr.hdr) {
-		/* what the workload's children published until they ended */
-		marker_ring__drain(&s->mr, s->o.marker_sink, &s->stats);
-		s->stats.markers_lost += marker_ring__lost(&s->mr);
-		if (s->o.marker_sink)
-			s->o.marker_sink->flush(s->o.marker_sink, s->stats.markers_lost);
-	}
-	s->sink = NULL;
-	read_counts(s);
-	if (r.sink_err && !err)
-		err = r.sink_err;
+	err = run_wind_up(s, sink, &r, err, cause);
 out_restore:
 	signals_restore(old);
 	if (pidfd >= 0)

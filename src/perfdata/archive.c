@@ -365,13 +365,119 @@ found:
 	return cand;
 }
 
+/* One archiving of a result: where, from where, and what it came to. */
+struct archive_run {
+	int dfd;			/* the result's directory */
+	const char *dir, *root;		/* its name; --symfs or "" */
+	const struct pd_archive_opts *o;
+	struct pd_archive_stats *st;
+	struct strbuf over;		/* the files left out by the cap */
+	size_t nr_over;
+};
+
+/* whether build-id i is one an earlier entry has: one copy per build-id */
+static bool seen_before(const struct pd_env *env, size_t i)
+{
+	const struct pd_build_id *b = &env->build_ids[i];
+
+	for (size_t j = 0; j < i; j++)
+		if (env->build_ids[j].size == b->size &&
+		    !memcmp(env->build_ids[j].id, b->id, b->size))
+			return true;
+	return false;
+}
+
+/* src (size bytes) and its debug file dbg (dsize bytes, or NULL) linked or
+ * copied into lfd, the build-id's directory */
+static void archive_store(struct archive_run *ar, int lfd, const struct pd_build_id *b,
+			  const char *src, int64_t size, const char *dbg, int64_t dsize)
+{
+	struct pd_archive_stats *st = ar->st;
+	bool linked;
+	int e = link_or_copy(src, b->filename, lfd, "elf", &linked);
+
+	if (e) {
+		warn(ar->o, "%s: not archived: %s", b->filename, gx_strerror(e));
+		st->skipped++;
+		return;
+	}
+	st->files++;
+	st->linked += linked;
+	st->bytes += (uint64_t)size;
+	if (dbg && link_or_copy(dbg, dbg + strlen(ar->root), lfd, "debug", &linked) == 0) {
+		st->files++;
+		st->linked += linked;
+		st->bytes += (uint64_t)dsize;
+	}
+}
+
+/* One build-id's file into the result, unless it is there already, has
+ * changed or would pass the cap. 0, or an error that ends the archiving. */
+static int archive_one(struct archive_run *ar, const struct pd_build_id *b, char **cause)
+{
+	const struct pd_archive_opts *o = ar->o;
+	struct pd_archive_stats *st = ar->st;
+	char bid[41], *src, *rel, *dbg = NULL;
+	uint8_t got[20], got_size = 0;
+	int64_t size, dsize = 0;
+	struct stat sst;
+	int e, lfd, err = 0;
+
+	hex(bid, b->id, b->size);
+	rel = xasprintf(".build-id/%.2s/%s", bid, bid + 2);
+	src = xasprintf("%s/elf", rel);	/* its directory alone is not it */
+	e = fstatat(ar->dfd, src, &sst, AT_SYMLINK_NOFOLLOW);
+	free(src);
+	if (e == 0) {
+		st->present++;
+		free(rel);
+		return 0;
+	}
+	src = xasprintf("%s%s", ar->root, b->filename);
+	size = check_file(src, b->id, b->size, got, &got_size);
+	if (size == -ESTALE) {
+		char now[41];
+
+		hex(now, got, got_size);
+		warn(o, "%s: not archived: its build-id is now %s, the recording's %s "
+		     "(rebuilt since?)", b->filename, now, bid);
+	} else if (size < 0) {
+		warn(o, "%s: not archived: %s", b->filename, gx_strerror((int)size));
+	}
+	if (size < 0) {
+		st->skipped++;
+		goto out;
+	}
+	dbg = find_debug(ar->root, src, bid, b->id, b->size, &dsize);
+	if (o->max_bytes && st->bytes + (uint64_t)size + (uint64_t)dsize > o->max_bytes) {
+		strbuf__addf(&ar->over, "%s%s", ar->nr_over++ ? ", " : "", b->filename);
+		st->skipped++;
+		goto out;
+	}
+	lfd = mkdirs_at(ar->dfd, rel);
+	if (lfd < 0) {
+		err = gx_fail(cause, lfd, "%s/%s: %s", gx_esc(ar->dir), rel,
+			      lfd == -ELOOP ? "a symbolic link on the way: not followed" :
+			      gx_strerror(lfd));
+		goto out;
+	}
+	archive_store(ar, lfd, b, src, size, dbg, dsize);
+	close(lfd);
+out:
+	free(dbg);
+	free(src);
+	free(rel);
+	return err;
+}
+
 int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archive_opts *o,
 	       struct pd_archive_stats *st, char **cause)
 {
-	const char *root = o->symfs ? o->symfs : "";
-	struct strbuf over = STRBUF_INIT;
-	size_t nr_over = 0;
-	int dfd, err = 0;
+	struct archive_run ar = {
+		.dir = dir, .root = o->symfs ? o->symfs : "", .o = o, .st = st,
+		.over = STRBUF_INIT,
+	};
+	int err = 0;
 
 	memset(st, 0, sizeof(*st));
 	st->listed = env->nr_build_ids;
@@ -379,98 +485,25 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 	err = pd_result_dir__check(dir, cause);
 	if (err)
 		return err;
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	ar.dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (ar.dfd < 0)
 		return gx_fail(cause, -errno, "%s: %s", gx_esc(dir), strerror(errno));
-	for (size_t i = 0; i < env->nr_build_ids; i++) {
+	for (size_t i = 0; i < env->nr_build_ids && !err; i++) {
 		const struct pd_build_id *b = &env->build_ids[i];
-		char bid[41], *src, *rel, *dbg;
-		uint8_t got[20], got_size = 0;
-		int64_t size, dsize = 0;
-		struct stat sst;
-		bool linked;
-		int e, lfd;
 
 		if (o->stop && o->stop(o->ctx))
 			break;
 		if (!b->filename || b->filename[0] != '/' || !b->size)
 			continue;	/* the kernel, [vdso]: not files */
-		for (size_t j = 0; j < i; j++)	/* one copy per build-id */
-			if (env->build_ids[j].size == b->size &&
-			    !memcmp(env->build_ids[j].id, b->id, b->size))
-				goto next;
-		hex(bid, b->id, b->size);
-		rel = xasprintf(".build-id/%.2s/%s", bid, bid + 2);
-		src = xasprintf("%s/elf", rel);	/* its directory alone is not it */
-		e = fstatat(dfd, src, &sst, AT_SYMLINK_NOFOLLOW);
-		free(src);
-		if (e == 0) {
-			st->present++;
-			free(rel);
+		if (seen_before(env, i))
 			continue;
-		}
-		src = xasprintf("%s%s", root, b->filename);
-		size = check_file(src, b->id, b->size, got, &got_size);
-		if (size == -ESTALE) {
-			char now[41];
-
-			hex(now, got, got_size);
-			warn(o, "%s: not archived: its build-id is now %s, the recording's %s "
-			     "(rebuilt since?)", b->filename, now, bid);
-		} else if (size < 0) {
-			warn(o, "%s: not archived: %s", b->filename, gx_strerror((int)size));
-		}
-		if (size < 0) {
-			st->skipped++;
-			goto free_src;
-		}
-		dbg = find_debug(root, src, bid, b->id, b->size, &dsize);
-		if (o->max_bytes && st->bytes + (uint64_t)size + (uint64_t)dsize > o->max_bytes) {
-			strbuf__addf(&over, "%s%s", nr_over++ ? ", " : "", b->filename);
-			st->skipped++;
-			free(dbg);
-			goto free_src;
-		}
-		lfd = mkdirs_at(dfd, rel);
-		if (lfd < 0) {
-			err = gx_fail(cause, lfd, "%s/%s: %s", gx_esc(dir), rel,
-				      lfd == -ELOOP ? "a symbolic link on the way: not followed" :
-				      gx_strerror(lfd));
-			free(dbg);
-			free(src);
-			free(rel);
-			break;
-		}
-		e = link_or_copy(src, b->filename, lfd, "elf", &linked);
-		if (e) {
-			warn(o, "%s: not archived: %s", b->filename, gx_strerror(e));
-			st->skipped++;
-			free(dbg);
-			close(lfd);
-			goto free_src;
-		}
-		st->files++;
-		st->linked += linked;
-		st->bytes += (uint64_t)size;
-		if (dbg) {
-			if (link_or_copy(dbg, dbg + strlen(root), lfd, "debug", &linked) == 0) {
-				st->files++;
-				st->linked += linked;
-				st->bytes += (uint64_t)dsize;
-			}
-			free(dbg);
-		}
-		close(lfd);
-free_src:
-		free(src);
-		free(rel);
-next:;
+		err = archive_one(&ar, b, cause);
 	}
-	if (nr_over)
+	if (ar.nr_over)
 		warn(o, "%zu file%s not archived, over the %" PRIu64 " MiB cap (--archive-max): %s",
-		     nr_over, nr_over == 1 ? "" : "s", o->max_bytes >> 20, over.buf);
-	strbuf__exit(&over);
-	close(dfd);
+		     ar.nr_over, ar.nr_over == 1 ? "" : "s", o->max_bytes >> 20, ar.over.buf);
+	strbuf__exit(&ar.over);
+	close(ar.dfd);
 	return err;
 }
 

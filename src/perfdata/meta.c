@@ -349,16 +349,15 @@ static char **get_strv(json_t *o, const char *key, size_t *n)
 	return out;
 }
 
-int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
+/* meta.json's text parsed: its root object, or NULL with *err and *cause
+ * set */
+static json_t *meta_load(const char *path, int *err, char **cause)
 {
-	char *path = xasprintf("%s/meta.json", dir), *text = NULL;
+	char *text;
 	json_error_t jerr;
-	json_t *root, *wl, *evs, *v;
-	char what[32];
-	size_t i, n, len;
-	int err = 0;
+	json_t *root;
+	size_t len;
 
-	gx_meta__init(m);
 	/* a FIFO or a device in its place is refused, not waited on; a link
 	 * is not followed */
 	{
@@ -366,14 +365,15 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		int fd = gx_open_regular_nofollow(path, &size, cause);
 
 		if (fd < 0) {
-			err = fd;
-			goto out;
+			*err = fd;
+			return NULL;
 		}
-		text = gx_read_fd(fd, path, size, GX_META_MAX_SIZE, &len, &err, cause);
+		text = gx_read_fd(fd, path, size, GX_META_MAX_SIZE, &len, err, cause);
 	}
 	if (!text)
-		goto out;
+		return NULL;
 	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (!root) {
 		/* where, never what: meta.json may be a link to a file the
 		 * user cannot read, and jansson quotes the text it stopped at */
@@ -381,83 +381,85 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 
 		if (near)
 			*near = 0;
-		err = gx_fail(cause, GX_E_FORMAT, "%s: not valid JSON at line %d, column %d: %s",
-			      path, jerr.line, jerr.column, jerr.text);
-		goto out;
+		*err = gx_fail(cause, GX_E_FORMAT, "%s: not valid JSON at line %d, column %d: %s",
+			       path, jerr.line, jerr.column, jerr.text);
+		return NULL;
 	}
 	if (!json_is_object(root)) {
-		err = gx_fail(cause, GX_E_FORMAT, "%s: not a JSON object", path);
-		goto out_root;
+		*err = gx_fail(cause, GX_E_FORMAT, "%s: not a JSON object", path);
+		json_decref(root);
+		return NULL;
 	}
-	m->version_major = (uint32_t)get_int(root, "version_major", 0);
-	m->version_minor = (uint32_t)get_int(root, "version_minor", 0);
-	if (m->version_major != GX_META_VERSION_MAJOR) {
-		err = gx_fail(cause, GX_E_VERSION,
-			      "%s: result format %u.%u is not supported by this gexplore (reads %u.x)",
-			      path, m->version_major, m->version_minor, GX_META_VERSION_MAJOR);
-		goto out_root;
-	}
-	m->gexplore_version = get_str(root, "gexplore_version");
-	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
-	wl = json_object_get(root, "workload");
-	if (json_is_object(wl)) {
-		m->argv = get_strv(wl, "argv", &n);
-		m->argc = (uint32_t)n;
-		m->target_pid = (int32_t)get_range(m, wl, "workload", "pid", -1, INT32_MAX, 0);
-		m->system_wide = json_is_true(json_object_get(wl, "system_wide"));
-		m->exited = json_is_true(json_object_get(wl, "exited"));
-		m->exit_code = (int)get_range(m, wl, "workload", "exit_code", -255, 255, 0);
-		m->term_signal = (int)get_range(m, wl, "workload", "term_signal", 0, 64, 0);
-	}
-	m->cpu_desc = get_str(root, "cpu_desc");
-	m->cpu_model = get_str(root, "cpu_model");
-	m->cpu_variant = get_str(root, "cpu_variant");
-	v = json_object_get(root, "smt");
-	m->smt = json_is_boolean(v) ? json_is_true(v) : -1;
-	m->pmu = json_is_true(json_object_get(root, "pmu"));
-	m->modelled = json_is_true(json_object_get(root, "modelled"));
-	m->callgraph = get_str(root, "callgraph");
-	m->rate = get_real(root, "rate", 1.0);
-	evs = json_object_get(root, "events");
-	if (json_is_array(evs)) {
-		m->events = xcalloc(json_array_size(evs) + 1, sizeof(*m->events));
-		json_array_foreach(evs, i, v) {
-			struct gx_meta_event *e = &m->events[m->nr_events];
+	return root;
+}
 
-			if (!json_is_object(v))
-				continue;
-			e->name = get_str(v, "name");
-			e->encoding = get_str(v, "encoding");
-			snprintf(what, sizeof(what), "event %zu", i);
-			e->sav = (uint64_t)get_range(m, v, what, "sav", 0, INT64_MAX, 0);
-			e->freq = (uint32_t)get_range(m, v, what, "freq", 0, UINT32_MAX, 0);
-			e->precise = (int)get_range(m, v, what, "precise", 0, 3, 0);
-			/* a group is one of the events' own: at most one per event */
-			e->group = (int)get_range(m, v, what, "group", -1,
-						  (int64_t)json_array_size(evs) - 1, -1);
-			e->unsupported = json_is_true(json_object_get(v, "unsupported"));
-			e->count = (uint64_t)get_range(m, v, what, "count", 0, INT64_MAX, -1);
-			e->has_count = json_object_get(v, "count") != NULL && e->count != UINT64_MAX;
-			if (!e->has_count)
-				e->count = 0;
-			e->time_enabled = (uint64_t)get_range(m, v, what, "time_enabled", 0, INT64_MAX, 0);
-			e->time_running = (uint64_t)get_range(m, v, what, "time_running", 0, INT64_MAX, 0);
-			if (e->time_running > e->time_enabled) {
-				gx_meta__add_warning(m, "meta.json: %s ran %" PRIu64 " ns of %" PRIu64
-						     " enabled: impossible, its times are ignored",
-						     what, e->time_running, e->time_enabled);
-				e->time_enabled = e->time_running = 0;
-			}
-			e->has_estimate = json_object_get(v, "estimate") != NULL;
-			e->estimate = get_real(v, "estimate", NAN);
-			e->estimate_lo = get_real(v, "estimate_lo", NAN);
-			e->estimate_hi = get_real(v, "estimate_hi", NAN);
-			e->scale = get_real(v, "scale", NAN);
-			e->has_reliability = json_object_get(v, "mux_reliability") != NULL;
-			e->reliability = get_real(v, "mux_reliability", NAN);
-			m->nr_events++;
-		}
+static void read_workload(struct gx_meta *m, json_t *wl)
+{
+	size_t n;
+
+	m->argv = get_strv(wl, "argv", &n);
+	m->argc = (uint32_t)n;
+	m->target_pid = (int32_t)get_range(m, wl, "workload", "pid", -1, INT32_MAX, 0);
+	m->system_wide = json_is_true(json_object_get(wl, "system_wide"));
+	m->exited = json_is_true(json_object_get(wl, "exited"));
+	m->exit_code = (int)get_range(m, wl, "workload", "exit_code", -255, 255, 0);
+	m->term_signal = (int)get_range(m, wl, "workload", "term_signal", 0, 64, 0);
+}
+
+/* event i of the nev in "events" */
+static void read_event(struct gx_meta *m, struct gx_meta_event *e, json_t *v, size_t i, size_t nev)
+{
+	char what[32];
+
+	e->name = get_str(v, "name");
+	e->encoding = get_str(v, "encoding");
+	snprintf(what, sizeof(what), "event %zu", i);
+	e->sav = (uint64_t)get_range(m, v, what, "sav", 0, INT64_MAX, 0);
+	e->freq = (uint32_t)get_range(m, v, what, "freq", 0, UINT32_MAX, 0);
+	e->precise = (int)get_range(m, v, what, "precise", 0, 3, 0);
+	/* a group is one of the events' own: at most one per event */
+	e->group = (int)get_range(m, v, what, "group", -1, (int64_t)nev - 1, -1);
+	e->unsupported = json_is_true(json_object_get(v, "unsupported"));
+	e->count = (uint64_t)get_range(m, v, what, "count", 0, INT64_MAX, -1);
+	e->has_count = json_object_get(v, "count") != NULL && e->count != UINT64_MAX;
+	if (!e->has_count)
+		e->count = 0;
+	e->time_enabled = (uint64_t)get_range(m, v, what, "time_enabled", 0, INT64_MAX, 0);
+	e->time_running = (uint64_t)get_range(m, v, what, "time_running", 0, INT64_MAX, 0);
+	if (e->time_running > e->time_enabled) {
+		gx_meta__add_warning(m, "meta.json: %s ran %" PRIu64 " ns of %" PRIu64
+				     " enabled: impossible, its times are ignored",
+				     what, e->time_running, e->time_enabled);
+		e->time_enabled = e->time_running = 0;
 	}
+	e->has_estimate = json_object_get(v, "estimate") != NULL;
+	e->estimate = get_real(v, "estimate", NAN);
+	e->estimate_lo = get_real(v, "estimate_lo", NAN);
+	e->estimate_hi = get_real(v, "estimate_hi", NAN);
+	e->scale = get_real(v, "scale", NAN);
+	e->has_reliability = json_object_get(v, "mux_reliability") != NULL;
+	e->reliability = get_real(v, "mux_reliability", NAN);
+}
+
+static void read_events(struct gx_meta *m, json_t *evs)
+{
+	json_t *v;
+	size_t i;
+
+	m->events = xcalloc(json_array_size(evs) + 1, sizeof(*m->events));
+	json_array_foreach(evs, i, v) {
+		if (!json_is_object(v))
+			continue;
+		read_event(m, &m->events[m->nr_events], v, i, json_array_size(evs));
+		m->nr_events++;
+	}
+}
+
+/* the recording's end, its losses and its regions' markers */
+static void read_tally(struct gx_meta *m, json_t *root)
+{
+	json_t *v;
+
 	m->start_ns = (uint64_t)get_range(m, root, NULL, "start_ns", 0, INT64_MAX, 0);
 	m->end_ns = (uint64_t)get_range(m, root, NULL, "end_ns", 0, INT64_MAX, 0);
 	if (m->end_ns && m->end_ns < m->start_ns) {
@@ -475,15 +477,71 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		m->markers = (uint64_t)get_range(m, v, "regions", "markers", 0, INT64_MAX, 0);
 		m->markers_lost = (uint64_t)get_range(m, v, "regions", "lost", 0, INT64_MAX, 0);
 	}
-	v = json_object_get(root, "off_cpu");
-	if (json_is_object(v)) {
-		m->off_cpu = get_str(v, "method");
-		m->off_cpu_probes = (uint64_t)get_range(m, v, "off_cpu", "probes", 0, INT64_MAX, 0);
-		m->off_cpu_probe_us = (uint32_t)get_range(m, v, "off_cpu", "probe_us", 0,
-							  UINT32_MAX, 0);
-		m->off_cpu_min_us = (uint32_t)get_range(m, v, "off_cpu", "min_us", 0, UINT32_MAX,
-							0);
+}
+
+static void read_off_cpu(struct gx_meta *m, json_t *v)
+{
+	m->off_cpu = get_str(v, "method");
+	m->off_cpu_probes = (uint64_t)get_range(m, v, "off_cpu", "probes", 0, INT64_MAX, 0);
+	m->off_cpu_probe_us = (uint32_t)get_range(m, v, "off_cpu", "probe_us", 0,
+						  UINT32_MAX, 0);
+	m->off_cpu_min_us = (uint32_t)get_range(m, v, "off_cpu", "min_us", 0, UINT32_MAX,
+						0);
+}
+
+static void read_mux(struct gx_meta *m, json_t *v)
+{
+	m->mux.mode = get_str(v, "mode");
+	m->mux.slice_ms = (uint32_t)get_range(m, v, "mux", "slice_ms", 0, 3600000, 0);
+	m->mux.nr_groups = (uint32_t)get_range(m, v, "mux", "groups", 0,
+					       (int64_t)m->nr_events, 0);
+	m->mux.nr_slices = (uint64_t)get_range(m, v, "mux", "slices", 0, INT64_MAX, 0);
+	m->mux.min_slices = (uint32_t)get_range(m, v, "mux", "min_slices", 0, UINT32_MAX, 0);
+	m->mux.slice_log = get_str(v, "slice_log");
+	m->mux.reference = (int)get_range(m, v, "mux", "reference", -1,
+					  (int64_t)m->nr_events - 1, -1);
+	m->mux.reliability = get_real(v, "reliability", NAN);
+}
+
+int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
+{
+	char *path = xasprintf("%s/meta.json", dir);
+	json_t *root, *v;
+	int err = 0;
+
+	gx_meta__init(m);
+	root = meta_load(path, &err, cause);
+	if (!root)
+		goto out;
+	m->version_major = (uint32_t)get_int(root, "version_major", 0);
+	m->version_minor = (uint32_t)get_int(root, "version_minor", 0);
+	if (m->version_major != GX_META_VERSION_MAJOR) {
+		err = gx_fail(cause, GX_E_VERSION,
+			      "%s: result format %u.%u is not supported by this gexplore (reads %u.x)",
+			      path, m->version_major, m->version_minor, GX_META_VERSION_MAJOR);
+		goto out_root;
 	}
+	m->gexplore_version = get_str(root, "gexplore_version");
+	m->warnings = get_strv(root, "warnings", &m->nr_warnings);
+	v = json_object_get(root, "workload");
+	if (json_is_object(v))
+		read_workload(m, v);
+	m->cpu_desc = get_str(root, "cpu_desc");
+	m->cpu_model = get_str(root, "cpu_model");
+	m->cpu_variant = get_str(root, "cpu_variant");
+	v = json_object_get(root, "smt");
+	m->smt = json_is_boolean(v) ? json_is_true(v) : -1;
+	m->pmu = json_is_true(json_object_get(root, "pmu"));
+	m->modelled = json_is_true(json_object_get(root, "modelled"));
+	m->callgraph = get_str(root, "callgraph");
+	m->rate = get_real(root, "rate", 1.0);
+	v = json_object_get(root, "events");
+	if (json_is_array(v))
+		read_events(m, v);
+	read_tally(m, root);
+	v = json_object_get(root, "off_cpu");
+	if (json_is_object(v))
+		read_off_cpu(m, v);
 	m->self_cpu_s = get_seconds(m, root, "self_cpu_s");
 	m->sample_records = (uint64_t)get_range(m, root, NULL, "sample_records", 0, INT64_MAX, 0);
 	m->sampling_s = get_seconds(m, root, "sampling_s");
@@ -492,18 +550,8 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		m->sample_cost_ns = NAN;
 	m->sample_cost_from = get_str(root, "sample_cost_from");
 	v = json_object_get(root, "mux");
-	if (json_is_object(v)) {
-		m->mux.mode = get_str(v, "mode");
-		m->mux.slice_ms = (uint32_t)get_range(m, v, "mux", "slice_ms", 0, 3600000, 0);
-		m->mux.nr_groups = (uint32_t)get_range(m, v, "mux", "groups", 0,
-						       (int64_t)m->nr_events, 0);
-		m->mux.nr_slices = (uint64_t)get_range(m, v, "mux", "slices", 0, INT64_MAX, 0);
-		m->mux.min_slices = (uint32_t)get_range(m, v, "mux", "min_slices", 0, UINT32_MAX, 0);
-		m->mux.slice_log = get_str(v, "slice_log");
-		m->mux.reference = (int)get_range(m, v, "mux", "reference", -1,
-						  (int64_t)m->nr_events - 1, -1);
-		m->mux.reliability = get_real(v, "reliability", NAN);
-	}
+	if (json_is_object(v))
+		read_mux(m, v);
 	v = json_object_get(root, "model_machine");
 	if (v)
 		pd_meta_machine__from_json(m, v);
@@ -511,7 +559,6 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 out_root:
 	json_decref(root);
 out:
-	free(text);
 	free(path);
 	return err;
 }

@@ -272,12 +272,30 @@ static bool any_hardware(struct gx_result *in)
 	return false;
 }
 
-int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+/* the markers line: how many, and how many the program's ring lost */
+static void text_markers(struct strbuf *sb, struct gx_result *in)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+	uint64_t mlost = gx_result__markers_lost(in);
+	char cb[32];
+
+	if (m && m->markers_lost > mlost)
+		mlost = m->markers_lost;
+	if (gx_result__nr_markers(in) || mlost) {
+		strbuf__addf(sb, "  markers   %s",
+			     report__thousands(gx_result__nr_markers(in), cb, sizeof(cb)));
+		strbuf__addf(sb, ", lost %s%s\n", report__thousands(mlost, cb, sizeof(cb)),
+			     mlost ? " (the program's ring was full, or its regions nested "
+				     "deeper than 64: regions may be cut short)" : "");
+	}
+}
+
+/* the heading: what ran, how it ended, for how long, on what, and what was lost */
+static void text_heading(struct strbuf *sb, struct gx_result *in)
 {
 	const struct gx_meta *m = gx_result__meta(in);
 	const struct pd_env *env = gx_result__env(in);
 	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
-	size_t nev = gx_result__nr_events(in);
 	char cb[32];
 
 	strbuf__addf(sb, "gexplore report: %s", gx_esc(gx_result__path(in)));
@@ -324,22 +342,17 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	strbuf__addf(sb, ", lost %s in %" PRIu64 " LOST record%s\n",
 		     report__thousands(st->nr_lost + st->nr_lost_samples, cb, sizeof(cb)),
 		     st->nr_lost_records, st->nr_lost_records == 1 ? "" : "s");
-	{
-		uint64_t mlost = gx_result__markers_lost(in);
-
-		if (m && m->markers_lost > mlost)
-			mlost = m->markers_lost;
-		if (gx_result__nr_markers(in) || mlost) {
-			strbuf__addf(sb, "  markers   %s",
-				     report__thousands(gx_result__nr_markers(in), cb, sizeof(cb)));
-			strbuf__addf(sb, ", lost %s%s\n", report__thousands(mlost, cb, sizeof(cb)),
-				     mlost ? " (the program's ring was full, or its regions nested "
-					     "deeper than 64: regions may be cut short)" : "");
-		}
-	}
+	text_markers(sb, in);
 	if (m)
 		overhead_line(sb, m);
+}
 
+/* the events table: samples, estimated and counted for each */
+static void text_events(struct strbuf *sb, struct gx_result *in)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+	size_t nev = gx_result__nr_events(in);
+	char cb[32];
 	int w = 22;
 
 	for (size_t i = 0; i < nev; i++) {
@@ -371,17 +384,13 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		}
 		strbuf__addstr(sb, "\n");
 	}
-	if (m && m->mux.mode && strcmp(m->mux.mode, "none")) {
-		strbuf__addstr(sb, "\n");
-		mux_meta__render(m, sb);
-		unreliable_threads(sb, in);
-	}
-	if (o->by_region)
-		return report__text_regions(sb, in, o);
-	if (o->by_tree) {
-		report__text_calltree(sb, in, o);
-		return 0;
-	}
+}
+
+/* the tables of the profile, or why there are none; off-CPU and top-down after */
+static void text_tables(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	size_t nev = gx_result__nr_events(in);
+
 	if (gx_result__nr_region_names(in) && !gx_result__narrowed(in))
 		report__text_regions(sb, in, o);
 	if (nev && profile__total_samples(gx_result__profile(in), o->sort_event)) {
@@ -403,41 +412,64 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 				   "events only\n(the time hotspots above do not need them).\n");
 	else
 		report_topdown_text(sb, in, o);
+}
 
-	{
-		const char *why = NULL;
-		uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
-		uint64_t ndw, copy, ncut = profile__stacks_cut(gx_result__profile(in), &ndw, &copy);
-		bool cut = ncut && ncut * 100 >= ndw;	/* 1% or more */
-		char **low = running_warnings(in);
-		size_t nw = perf_reader__nr_warnings(gx_result__reader(in)) + (m ? m->nr_warnings : 0) +
-			    !!nuw + cut;
+static void text_warnings(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+	const char *why = NULL;
+	uint64_t nuw = profile__unwind_failures(gx_result__profile(in), &why);
+	uint64_t ndw, copy, ncut = profile__stacks_cut(gx_result__profile(in), &ndw, &copy);
+	bool cut = ncut && ncut * 100 >= ndw;	/* 1% or more */
+	char **low = running_warnings(in);
+	size_t nw = perf_reader__nr_warnings(gx_result__reader(in)) + (m ? m->nr_warnings : 0) +
+		    !!nuw + cut;
 
-		for (char **l = low; *l; l++)
-			nw++;
-		if (nw)
-			strbuf__addstr(sb, "\nWarnings\n");
-		for (char **l = low; *l; l++)
-			strbuf__addf(sb, "  - %s\n", gx_esc(*l));
-		strv_free(low);
-		if (m && m->nr_warnings && o->warnings_said)
-			strbuf__addf(sb, "  - the recording's %zu warning%s, said above as it ran (also "
-				     "in meta.json)\n", m->nr_warnings, m->nr_warnings == 1 ? "" : "s");
-		for (size_t i = 0; m && !o->warnings_said && i < m->nr_warnings; i++)
-			strbuf__addf(sb, "  - %s\n", gx_esc(m->warnings[i]));
-		for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
-			strbuf__addf(sb, "  - %s\n", gx_esc(perf_reader__warning(gx_result__reader(in), i)));
-		if (cut)
-			strbuf__addf(sb, "  - %" PRIu64 " of %" PRIu64 " stacks (%.0f%%) stop short: their "
-				     "callers lay above the %" PRIu64 "-byte stack copy; record with a "
-				     "larger one (--call-graph dwarf,%" PRIu64 ")\n", ncut, ndw,
-				     100.0 * (double)ncut / (double)ndw, copy,
-				     copy >= 32768 ? 65528 : copy * 4 > 65528 ? 65528 : copy * 4);
-		if (nuw)
-			strbuf__addf(sb, "  - %" PRIu64 " sample%s could not be unwound (%s); their "
-				     "stacks stop at the sampled function\n",
-				     nuw, nuw == 1 ? "" : "s", why ? gx_esc(why) : "unknown reason");
+	for (char **l = low; *l; l++)
+		nw++;
+	if (nw)
+		strbuf__addstr(sb, "\nWarnings\n");
+	for (char **l = low; *l; l++)
+		strbuf__addf(sb, "  - %s\n", gx_esc(*l));
+	strv_free(low);
+	if (m && m->nr_warnings && o->warnings_said)
+		strbuf__addf(sb, "  - the recording's %zu warning%s, said above as it ran (also "
+			     "in meta.json)\n", m->nr_warnings, m->nr_warnings == 1 ? "" : "s");
+	for (size_t i = 0; m && !o->warnings_said && i < m->nr_warnings; i++)
+		strbuf__addf(sb, "  - %s\n", gx_esc(m->warnings[i]));
+	for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
+		strbuf__addf(sb, "  - %s\n", gx_esc(perf_reader__warning(gx_result__reader(in), i)));
+	if (cut)
+		strbuf__addf(sb, "  - %" PRIu64 " of %" PRIu64 " stacks (%.0f%%) stop short: their "
+			     "callers lay above the %" PRIu64 "-byte stack copy; record with a "
+			     "larger one (--call-graph dwarf,%" PRIu64 ")\n", ncut, ndw,
+			     100.0 * (double)ncut / (double)ndw, copy,
+			     copy >= 32768 ? 65528 : copy * 4 > 65528 ? 65528 : copy * 4);
+	if (nuw)
+		strbuf__addf(sb, "  - %" PRIu64 " sample%s could not be unwound (%s); their "
+			     "stacks stop at the sampled function\n",
+			     nuw, nuw == 1 ? "" : "s", why ? gx_esc(why) : "unknown reason");
+}
+
+int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+
+	text_heading(sb, in);
+	text_events(sb, in);
+	if (m && m->mux.mode && strcmp(m->mux.mode, "none")) {
+		strbuf__addstr(sb, "\n");
+		mux_meta__render(m, sb);
+		unreliable_threads(sb, in);
 	}
+	if (o->by_region)
+		return report__text_regions(sb, in, o);
+	if (o->by_tree) {
+		report__text_calltree(sb, in, o);
+		return 0;
+	}
+	text_tables(sb, in, o);
+	text_warnings(sb, in, o);
 	return 0;
 }
 
@@ -508,24 +540,12 @@ static json_t *json_strv(char **v, size_t n)
 	return a;
 }
 
-int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+/* what ran, how it ended, for how long and what it cost */
+static void json_run(json_t *root, struct gx_result *in)
 {
 	const struct gx_meta *m = gx_result__meta(in);
 	const struct pd_env *env = gx_result__env(in);
-	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
-	size_t nev = gx_result__nr_events(in);
-	json_t *root = json_object(), *evs = json_array(), *w = json_array(), *mach = json_object();
-	char *text;
 
-	json_object_set_new(root, "schema", json_string(GX_REPORT_SCHEMA));
-	json_object_set_new(root, "result", json_string(gx_utf8(gx_result__path(in))));
-	/* how the recording ended: a partial run is never read as whole */
-	json_object_set_new(root, "status", json_string(gx_result__status(in)));
-	json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
-	json_object_set_new(root, "incomplete", gx_result__incomplete(in) ?
-			    json_string(gx_utf8(gx_result__incomplete(in))) : json_null());
-	json_object_set_new(root, "stopped", gx_result__stopped(in) ?
-			    json_string(gx_result__stopped(in)) : json_null());
 	if (m && m->argv)
 		json_object_set_new(root, "command", json_strv(m->argv, m->argc));
 	else if (env->cmdline)
@@ -547,71 +567,56 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(root, "sample_cost_ns", pd_json_real(m->sample_cost_ns));
 		json_object_set_new(root, "sample_records", json_integer((json_int_t)m->sample_records));
 	}
+}
+
+static json_t *json_machine(const struct pd_env *env)
+{
+	json_t *mach = json_object();
+
 	json_object_set_new(mach, "hostname", env->hostname ? json_string(gx_utf8(env->hostname)) : json_null());
 	json_object_set_new(mach, "cpu", env->cpudesc ? json_string(gx_utf8(env->cpudesc)) : json_null());
 	json_object_set_new(mach, "osrelease", env->osrelease ? json_string(gx_utf8(env->osrelease)) : json_null());
 	json_object_set_new(mach, "arch", env->arch ? json_string(gx_utf8(env->arch)) : json_null());
 	json_object_set_new(mach, "nr_cpus", json_integer(env->nr_cpus_online));
-	json_object_set_new(root, "machine", mach);
-	json_object_set_new(root, "samples", report__json_u64(st->nr_samples));
-	{
-		json_t *lost = json_object();
+	return mach;
+}
 
-		json_object_set_new(lost, "records", report__json_u64(st->nr_lost_records));
-		json_object_set_new(lost, "events", report__json_u64(st->nr_lost + st->nr_lost_samples));
-		json_object_set_new(root, "lost", lost);
-	}
-	for (size_t i = 0; i < nev; i++) {
-		const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
-		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
-		json_t *eo = json_object();
+static json_t *json_event(struct gx_result *in, size_t i)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+	const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
+	const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
+	const struct gx_event *ge = gx_result__event(in, i);
+	uint64_t per = profile__total_period(gx_result__profile(in), i);
+	json_t *eo = json_object();
 
-		json_object_set_new(eo, "name", json_string(gx_utf8(report__event_name(in, i))));
-		json_object_set_new(eo, "pmu", json_string(gx_utf8(gx_result__event(in, i)->pmu)));
-		json_object_set_new(eo, "type", json_integer(e->attr.type));
-		json_object_set_new(eo, "config", report__json_u64(e->attr.config));
-		json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
-		json_object_set_new(eo, "kind", json_string(gx_kind_name(gx_result__event(in, i)->kind)));
-		json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(gx_result__profile(in), i)));
-		{
-			const struct gx_event *ge = gx_result__event(in, i);
-			uint64_t per = profile__total_period(gx_result__profile(in), i);
+	json_object_set_new(eo, "name", json_string(gx_utf8(report__event_name(in, i))));
+	json_object_set_new(eo, "pmu", json_string(gx_utf8(ge->pmu)));
+	json_object_set_new(eo, "type", json_integer(e->attr.type));
+	json_object_set_new(eo, "config", report__json_u64(e->attr.config));
+	json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
+	json_object_set_new(eo, "kind", json_string(gx_kind_name(ge->kind)));
+	json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(gx_result__profile(in), i)));
+	/* estimated and counted scaled by mux's rule when it was
+	 * multiplexed; the raw figures and the share beside them */
+	json_object_set_new(eo, "estimated", report__json_u64(scaled_u64((double)per, ge->scale)));
+	json_object_set_new(eo, "counted", me && me->has_count ?
+			    report__json_u64(isfinite(ge->run_value) && ge->counted &&
+					     !gx_result__narrowed(in) ?
+					     scaled_u64(ge->run_value, 1.0) : me->count) :
+			    json_null());
+	json_object_set_new(eo, "multiplexed", json_boolean(ge->multiplexed));
+	json_object_set_new(eo, "running", pd_json_real(ge->running));
+	json_object_set_new(eo, "scale", pd_json_real(ge->scale));
+	json_object_set_new(eo, "estimated_raw", report__json_u64(per));
+	json_object_set_new(eo, "counted_raw", me && me->has_count ?
+			    report__json_u64(me->count) : json_null());
+	return eo;
+}
 
-			/* estimated and counted scaled by mux's rule when it was
-			 * multiplexed; the raw figures and the share beside them */
-			json_object_set_new(eo, "estimated", report__json_u64(scaled_u64((double)per, ge->scale)));
-			json_object_set_new(eo, "counted", me && me->has_count ?
-					    report__json_u64(isfinite(ge->run_value) && ge->counted &&
-							     !gx_result__narrowed(in) ?
-							     scaled_u64(ge->run_value, 1.0) : me->count) :
-					    json_null());
-			json_object_set_new(eo, "multiplexed", json_boolean(ge->multiplexed));
-			json_object_set_new(eo, "running", pd_json_real(ge->running));
-			json_object_set_new(eo, "scale", pd_json_real(ge->scale));
-			json_object_set_new(eo, "estimated_raw", report__json_u64(per));
-			json_object_set_new(eo, "counted_raw", me && me->has_count ?
-					    report__json_u64(me->count) : json_null());
-		}
-		json_array_append_new(evs, eo);
-	}
-	json_object_set_new(root, "events", evs);
-	if (m) {
-		json_t *mx = mux_meta__to_json(m);
-
-		if (mx)
-			json_object_set_new(root, "mux", mx);
-	}
-	if (gx_result__narrowed(in))
-		json_object_set_new(root, "region", json_string(gx_utf8(gx_result__narrowed(in))));
-	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in) ||
-	    gx_result__markers_lost(in)) {
-		json_t *mk = json_object();
-
-		json_object_set_new(mk, "count", report__json_u64(gx_result__nr_markers(in)));
-		json_object_set_new(mk, "lost", report__json_u64(gx_result__markers_lost(in)));
-		json_object_set_new(root, "markers", mk);
-		json_object_set_new(root, "regions", report__json_regions(in, o));
-	}
+/* the tables and hotspots of the profile, then what could not be unwound */
+static void json_profile(json_t *root, struct gx_result *in, const struct report_opts *o)
+{
 	json_object_set_new(root, "sort_event", json_integer((json_int_t)o->sort_event));
 	json_object_set_new(root, "processes", json_rows(in, o, report__process_by(o)));
 	json_object_set_new(root, "threads", json_rows(in, o, PROFILE_BY_THREAD));
@@ -640,6 +645,69 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(root, "unwind_failures", report__json_u64(nuw));
 		json_object_set_new(root, "stacks_cut", report__json_u64(ncut));
 	}
+}
+
+static json_t *json_warnings(struct gx_result *in)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+	json_t *w = json_array();
+	char **low;
+
+	for (size_t i = 0; m && i < m->nr_warnings; i++)
+		json_array_append_new(w, json_string(gx_utf8(m->warnings[i])));
+	for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
+		json_array_append_new(w, json_string(gx_utf8(perf_reader__warning(gx_result__reader(in), i))));
+	low = running_warnings(in);
+	for (char **l = low; *l; l++)
+		json_array_append_new(w, json_string(gx_utf8(*l)));
+	strv_free(low);
+	return w;
+}
+
+int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	const struct gx_meta *m = gx_result__meta(in);
+	const struct pd_stats *st = perf_reader__stats(gx_result__reader(in));
+	size_t nev = gx_result__nr_events(in);
+	json_t *root = json_object(), *evs = json_array(), *lost = json_object();
+	char *text;
+
+	json_object_set_new(root, "schema", json_string(GX_REPORT_SCHEMA));
+	json_object_set_new(root, "result", json_string(gx_utf8(gx_result__path(in))));
+	/* how the recording ended: a partial run is never read as whole */
+	json_object_set_new(root, "status", json_string(gx_result__status(in)));
+	json_object_set_new(root, "modelled", json_boolean(gx_result__modelled(in)));
+	json_object_set_new(root, "incomplete", gx_result__incomplete(in) ?
+			    json_string(gx_utf8(gx_result__incomplete(in))) : json_null());
+	json_object_set_new(root, "stopped", gx_result__stopped(in) ?
+			    json_string(gx_result__stopped(in)) : json_null());
+	json_run(root, in);
+	json_object_set_new(root, "machine", json_machine(gx_result__env(in)));
+	json_object_set_new(root, "samples", report__json_u64(st->nr_samples));
+	json_object_set_new(lost, "records", report__json_u64(st->nr_lost_records));
+	json_object_set_new(lost, "events", report__json_u64(st->nr_lost + st->nr_lost_samples));
+	json_object_set_new(root, "lost", lost);
+	for (size_t i = 0; i < nev; i++)
+		json_array_append_new(evs, json_event(in, i));
+	json_object_set_new(root, "events", evs);
+	if (m) {
+		json_t *mx = mux_meta__to_json(m);
+
+		if (mx)
+			json_object_set_new(root, "mux", mx);
+	}
+	if (gx_result__narrowed(in))
+		json_object_set_new(root, "region", json_string(gx_utf8(gx_result__narrowed(in))));
+	if (gx_result__nr_region_names(in) || gx_result__nr_markers(in) ||
+	    gx_result__markers_lost(in)) {
+		json_t *mk = json_object();
+
+		json_object_set_new(mk, "count", report__json_u64(gx_result__nr_markers(in)));
+		json_object_set_new(mk, "lost", report__json_u64(gx_result__markers_lost(in)));
+		json_object_set_new(root, "markers", mk);
+		json_object_set_new(root, "regions", report__json_regions(in, o));
+	}
+	json_profile(root, in, o);
 	if (report__offcpu(in))
 		json_object_set_new(root, "off_cpu", report__json_offcpu(in, o));
 	if (!any_hardware(in))
@@ -647,18 +715,7 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 				    json_string("needs hardware counters; software events only"));
 	else
 		json_object_set_new(root, "topdown", report_topdown_json(in, o));
-	for (size_t i = 0; m && i < m->nr_warnings; i++)
-		json_array_append_new(w, json_string(gx_utf8(m->warnings[i])));
-	for (size_t i = 0; i < perf_reader__nr_warnings(gx_result__reader(in)); i++)
-		json_array_append_new(w, json_string(gx_utf8(perf_reader__warning(gx_result__reader(in), i))));
-	{
-		char **low = running_warnings(in);
-
-		for (char **l = low; *l; l++)
-			json_array_append_new(w, json_string(gx_utf8(*l)));
-		strv_free(low);
-	}
-	json_object_set_new(root, "warnings", w);
+	json_object_set_new(root, "warnings", json_warnings(in));
 
 	text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);

@@ -139,6 +139,85 @@ static const struct cfi_row *find_row(struct sym_cfi *c, struct sym_dso *dso, ui
 	return &c->rows[c->nr_rows - 1];
 }
 
+/* A binary operator of DWARF's stack machine on a (below) and b (top). */
+static uint64_t binop(uint8_t o, uint64_t a, uint64_t b)
+{
+	switch (o) {
+	case DW_OP_plus: return a + b;
+	case DW_OP_minus: return a - b;
+	case DW_OP_mul: return a * b;
+	case DW_OP_and: return a & b;
+	case DW_OP_or: return a | b;
+	case DW_OP_xor: return a ^ b;
+	case DW_OP_shl: return b < 64 ? a << b : 0;
+	case DW_OP_shr: return b < 64 ? a >> b : 0;
+	case DW_OP_shra: {	/* arithmetic: the sign bit shifted in */
+		uint64_t r = b < 64 ? a >> b : 0;
+
+		if ((a >> 63) && b)
+			r |= b < 64 ? ~(UINT64_MAX >> b) : UINT64_MAX;
+		return r;
+	}
+	case DW_OP_eq: return a == b;
+	case DW_OP_ne: return a != b;
+	case DW_OP_lt: return (int64_t)a < (int64_t)b;
+	case DW_OP_le: return (int64_t)a <= (int64_t)b;
+	case DW_OP_gt: return (int64_t)a > (int64_t)b;
+	default: return (int64_t)a >= (int64_t)b;
+	}
+}
+
+static bool is_binop(uint8_t o)
+{
+	switch (o) {
+	case DW_OP_plus: case DW_OP_minus: case DW_OP_mul: case DW_OP_and: case DW_OP_or:
+	case DW_OP_xor: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
+	case DW_OP_eq: case DW_OP_ne: case DW_OP_lt: case DW_OP_le: case DW_OP_gt:
+	case DW_OP_ge:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The value an op pushes of its own, a literal, a constant or a register (DW_OP_reg*,
+ * DW_OP_breg* with its offset): 1 with it in *v, 0 when op is none of these, -1 when
+ * the register is not known. */
+static int operand(const Dwarf_Op *op, const struct sym_cfi_regs *regs, uint64_t *v)
+{
+	uint8_t o = op->atom;
+
+	switch (o) {
+	case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
+	case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
+	case DW_OP_constu: case DW_OP_consts:
+		*v = op->number;
+		return 1;
+	default:
+		break;
+	}
+	if (o >= DW_OP_lit0 && o <= DW_OP_lit31) {
+		*v = (uint64_t)(o - DW_OP_lit0);
+		return 1;
+	}
+	bool breg = (o >= DW_OP_breg0 && o <= DW_OP_breg31) || o == DW_OP_bregx;
+	bool reg = (o >= DW_OP_reg0 && o <= DW_OP_reg31) || o == DW_OP_regx;
+	unsigned r;
+
+	if (breg)
+		r = o == DW_OP_bregx ? (unsigned)op->number : (unsigned)(o - DW_OP_breg0);
+	else if (reg)
+		r = o == DW_OP_regx ? (unsigned)op->number : (unsigned)(o - DW_OP_reg0);
+	else
+		return 0;
+	if (r >= SYM_CFI_NREGS || !(regs->have & (1u << r)))
+		return -1;
+	*v = regs->r[r];
+	if (breg)
+		*v += o == DW_OP_bregx ? op->number2 : op->number;
+	return 1;
+}
+
 /* Evaluate a DWARF expression of the frame (regs, its cfa) to *out. */
 static bool eval(const struct sym_cfi *c, uint32_t at, uint32_t n, const struct sym_cfi_regs *regs,
 		 uint64_t cfa, bool have_cfa, sym_cfi_read_fn read, void *arg, uint64_t *out)
@@ -152,33 +231,20 @@ static bool eval(const struct sym_cfi *c, uint32_t at, uint32_t n, const struct 
 		const Dwarf_Op *op = &c->ops[at + i];
 		uint8_t o = op->atom;
 
-		if (o >= DW_OP_lit0 && o <= DW_OP_lit31) {
-			PUSH((uint64_t)(o - DW_OP_lit0));
+		switch (operand(op, regs, &a)) {
+		case -1:
+			return false;
+		case 1:
+			PUSH(a);
 			continue;
 		}
-		if ((o >= DW_OP_breg0 && o <= DW_OP_breg31) || o == DW_OP_bregx) {
-			unsigned r = o == DW_OP_bregx ? (unsigned)op->number : (unsigned)(o - DW_OP_breg0);
-			uint64_t off = o == DW_OP_bregx ? op->number2 : op->number;
-
-			if (r >= SYM_CFI_NREGS || !(regs->have & (1u << r)))
-				return false;
-			PUSH(regs->r[r] + off);
-			continue;
-		}
-		if ((o >= DW_OP_reg0 && o <= DW_OP_reg31) || o == DW_OP_regx) {
-			unsigned r = o == DW_OP_regx ? (unsigned)op->number : (unsigned)(o - DW_OP_reg0);
-
-			if (r >= SYM_CFI_NREGS || !(regs->have & (1u << r)))
-				return false;
-			PUSH(regs->r[r]);
+		if (is_binop(o)) {
+			POP(b);
+			POP(a);
+			PUSH(binop(o, a, b));
 			continue;
 		}
 		switch (o) {
-		case DW_OP_const1u: case DW_OP_const1s: case DW_OP_const2u: case DW_OP_const2s:
-		case DW_OP_const4u: case DW_OP_const4s: case DW_OP_const8u: case DW_OP_const8s:
-		case DW_OP_constu: case DW_OP_consts:
-			PUSH(op->number);
-			break;
 		case DW_OP_call_frame_cfa:
 			if (!have_cfa)
 				return false;
@@ -214,48 +280,12 @@ static bool eval(const struct sym_cfi *c, uint32_t at, uint32_t n, const struct 
 			PUSH(a);
 			PUSH(b);
 			break;
-		case DW_OP_neg:
+		case DW_OP_neg: case DW_OP_not:
 			POP(a);
-			PUSH(-a);
-			break;
-		case DW_OP_not:
-			POP(a);
-			PUSH(~a);
+			PUSH(o == DW_OP_neg ? -a : ~a);
 			break;
 		case DW_OP_nop:
 			break;
-		case DW_OP_plus: case DW_OP_minus: case DW_OP_mul: case DW_OP_and: case DW_OP_or:
-		case DW_OP_xor: case DW_OP_shl: case DW_OP_shr: case DW_OP_shra:
-		case DW_OP_eq: case DW_OP_ne: case DW_OP_lt: case DW_OP_le: case DW_OP_gt:
-		case DW_OP_ge: {
-			uint64_t r;
-
-			POP(b);
-			POP(a);
-			switch (o) {
-			case DW_OP_plus: r = a + b; break;
-			case DW_OP_minus: r = a - b; break;
-			case DW_OP_mul: r = a * b; break;
-			case DW_OP_and: r = a & b; break;
-			case DW_OP_or: r = a | b; break;
-			case DW_OP_xor: r = a ^ b; break;
-			case DW_OP_shl: r = b < 64 ? a << b : 0; break;
-			case DW_OP_shr: r = b < 64 ? a >> b : 0; break;
-			case DW_OP_shra:	/* arithmetic: the sign bit shifted in */
-				r = b < 64 ? a >> b : 0;
-				if ((a >> 63) && b)
-					r |= b < 64 ? ~(UINT64_MAX >> b) : UINT64_MAX;
-				break;
-			case DW_OP_eq: r = a == b; break;
-			case DW_OP_ne: r = a != b; break;
-			case DW_OP_lt: r = (int64_t)a < (int64_t)b; break;
-			case DW_OP_le: r = (int64_t)a <= (int64_t)b; break;
-			case DW_OP_gt: r = (int64_t)a > (int64_t)b; break;
-			default: r = (int64_t)a >= (int64_t)b; break;
-			}
-			PUSH(r);
-			break;
-		}
 		default:
 			return false;	/* not met in CFI as compilers write it */
 		}

@@ -91,53 +91,12 @@ static void prompt_key(struct tui_app *a, int key)
 	}
 }
 
-void tui_app__key(struct tui_app *a, int key)
+/* A key no view handled: the application's own (back, quit, the views'
+ * letters), or one of another view's, which is said. v is the view it was
+ * given to, re what that view answered. */
+static void app_key(struct tui_app *a, struct tui_view *v, enum tui_action act, int key,
+		    const struct tui_reaction *re)
 {
-	struct tui_reaction re = { 0 };
-	struct tui_view *v;
-	enum tui_action act;
-	unsigned r;
-
-	if (a->prompting) {
-		prompt_key(a, key);
-		return;
-	}
-	a->msg[0] = 0;
-	act = tui_key_action(key);
-	v = tui_stack__top(&a->views);
-	if (act == TA_NONE || act == TA_RESIZE)
-		return;
-	if (act == TA_QUIT_ALL) {	/* Q: at once, whatever the view */
-		a->quit = true;
-		return;
-	}
-	if (act == TA_REPAINT) {
-		a->repaint = true;
-		return;
-	}
-	if (act == TA_HELP) {
-		if (v->ops->help)	/* the help view has none: ? again does nothing */
-			tui_stack__push(&a->views, tui_help_view__new(a->m, a->ld, v));
-		return;
-	}
-	r = v->ops->handle(v, act, &re);
-	/* Left and Right are back and drill-in, except in the views that
-	 * collapse and expand with them (trees, the flame graph). */
-	if ((r & TR_UNHANDLED) && (act == TA_LEFT || act == TA_RIGHT)) {
-		act = act == TA_LEFT ? TA_BACK : TA_ENTER;
-		r = v->ops->handle(v, act, &re);
-	}
-	/* what the view said, before what a sync adds to it */
-	snprintf(a->msg, sizeof(a->msg), "%s", re.msg);
-	if (r & TR_PUSH)
-		tui_stack__push(&a->views, re.next);
-	if (r & TR_POP)
-		tui_stack__pop(&a->views);
-	if (r & TR_QUIT)
-		a->quit = true;
-	tui_app__sync(a);	/* the key applied or cleared a range */
-	if (!(r & TR_UNHANDLED))
-		return;
 	switch (act) {
 	case TA_BACK:
 		if (a->views.depth > 1)
@@ -197,13 +156,62 @@ void tui_app__key(struct tui_app *a, int key)
 	case TA_PAGE_RIGHT:
 		/* a key of other views: said, not silently dropped (issue 41:
 		 * c in the disassembly did nothing and said nothing) */
-		if (!re.msg[0])
+		if (!re->msg[0])
 			message(a, "%s does nothing in the %s view (? lists its keys)",
 				tui_key_name(key), tui_stack__top(&a->views)->ops->name);
 		break;
 	default:
 		break;
 	}
+}
+
+void tui_app__key(struct tui_app *a, int key)
+{
+	struct tui_reaction re = { 0 };
+	struct tui_view *v;
+	enum tui_action act;
+	unsigned r;
+
+	if (a->prompting) {
+		prompt_key(a, key);
+		return;
+	}
+	a->msg[0] = 0;
+	act = tui_key_action(key);
+	v = tui_stack__top(&a->views);
+	if (act == TA_NONE || act == TA_RESIZE)
+		return;
+	if (act == TA_QUIT_ALL) {	/* Q: at once, whatever the view */
+		a->quit = true;
+		return;
+	}
+	if (act == TA_REPAINT) {
+		a->repaint = true;
+		return;
+	}
+	if (act == TA_HELP) {
+		if (v->ops->help)	/* the help view has none: ? again does nothing */
+			tui_stack__push(&a->views, tui_help_view__new(a->m, a->ld, v));
+		return;
+	}
+	r = v->ops->handle(v, act, &re);
+	/* Left and Right are back and drill-in, except in the views that
+	 * collapse and expand with them (trees, the flame graph). */
+	if ((r & TR_UNHANDLED) && (act == TA_LEFT || act == TA_RIGHT)) {
+		act = act == TA_LEFT ? TA_BACK : TA_ENTER;
+		r = v->ops->handle(v, act, &re);
+	}
+	/* what the view said, before what a sync adds to it */
+	snprintf(a->msg, sizeof(a->msg), "%s", re.msg);
+	if (r & TR_PUSH)
+		tui_stack__push(&a->views, re.next);
+	if (r & TR_POP)
+		tui_stack__pop(&a->views);
+	if (r & TR_QUIT)
+		a->quit = true;
+	tui_app__sync(a);	/* the key applied or cleared a range */
+	if (r & TR_UNHANDLED)
+		app_key(a, v, act, key, &re);
 }
 
 static void draw_small(struct tui_canvas *c)

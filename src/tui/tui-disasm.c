@@ -339,6 +339,113 @@ static bool disasm_jit(struct tui_model *m, const struct tui_row *f, struct sym_
 	return true;
 }
 
+/* The function's samples by address: each distinct address once, its
+ * samples and period summed, with the start of its symbol and the module
+ * the last one fell in. */
+struct fn_hits {
+	struct fn_hit {
+		uint64_t addr;	/* first: cmp_hit sorts by it */
+		uint64_t n, period;
+	} *v;
+	size_t n;
+	uint64_t start, maxaddr;
+	struct sym_dso *dso;
+};
+
+/* The maps of f's module, each with its dso in the result's own session:
+ * same files, options and caches. */
+static size_t module_maps(struct tui_real *real, struct sym_session *sym, const struct tui_row *f,
+			  struct tui_mmap ***mapsp, struct sym_dso ***dsosp)
+{
+	struct tui_mmap **maps = NULL;
+	struct sym_dso **dsos = NULL;
+	size_t nmaps = 0;
+
+	for (size_t i = 0; i < real->nr_maps; i++)
+		if (!strcmp(real->maps[i].path, f->module)) {
+			maps = xrealloc(maps, (nmaps + 1) * sizeof(*maps));
+			dsos = xrealloc(dsos, (nmaps + 1) * sizeof(*dsos));
+			maps[nmaps] = &real->maps[i];
+			dsos[nmaps++] = sym_session__dso(sym, real->maps[i].path,
+							 real->maps[i].build_id,
+							 real->maps[i].build_id_size);
+		}
+	*mapsp = maps;
+	*dsosp = dsos;
+	return nmaps;
+}
+
+/* ip in f: true with its address added to h, or false where it is in no map
+ * of f's module, or in another function */
+static bool hit_of(struct sym_session *sym, const struct tui_row *f, struct tui_mmap **maps,
+		   struct sym_dso **dsos, size_t nmaps, const struct tui_iphist *ip,
+		   struct fn_hits *h)
+{
+	for (size_t k = 0; k < nmaps; k++) {
+		const struct tui_mmap *mp = maps[k];
+		const struct sym_result *res;
+
+		if (mp->pid != ip->pid || ip->ip < mp->start || ip->ip >= mp->start + mp->len)
+			continue;
+		res = sym_session__lookup(sym, dsos[k], sym_map_offset(ip->ip, mp->start, mp->pgoff));
+		if (strcmp(sym_session__str(sym, res->symbol), f->name) &&
+		    strcmp(sym_session__str(sym, res->frames[0].function), f->name))
+			return false;
+		h->start = res->addr - res->sym_offset;
+		h->dso = dsos[k];
+		h->v[h->n].addr = res->addr;
+		h->v[h->n].period = ip->period;
+		h->v[h->n++].n = ip->count;
+		if (res->addr > h->maxaddr)
+			h->maxaddr = res->addr;
+		return true;
+	}
+	return false;
+}
+
+static void fn_hits(struct sym_session *sym, const struct tui_row *f, struct tui_mmap **maps,
+		    struct sym_dso **dsos, size_t nmaps, const struct tui_iphist *ips, size_t nsrc,
+		    struct fn_hits *h)
+{
+	uint64_t last_ip = 0;
+	uint32_t last_pid = 0;
+	bool last_ok = false;
+
+	h->v = xcalloc(nsrc + 1, sizeof(*h->v));
+	for (size_t i = 0; i < nsrc; i++) {
+		if (h->n && ips[i].ip == last_ip && ips[i].pid == last_pid) {
+			if (last_ok) {
+				h->v[h->n - 1].n += ips[i].count;
+				h->v[h->n - 1].period += ips[i].period;
+			}
+			continue;
+		}
+		last_ip = ips[i].ip;
+		last_pid = ips[i].pid;
+		last_ok = hit_of(sym, f, maps, dsos, nmaps, &ips[i], h);
+	}
+}
+
+/* each instruction its line and the samples at its address */
+static void count_hits(struct tui_disasm *out, struct sym_session *sym, struct fn_hits *h,
+		       uint64_t off)
+{
+	gx_qsort(h->v, h->n, sizeof(*h->v), cmp_hit);
+	for (size_t i = 0, j = 0; i < out->nr; i++) {
+		struct tui_insn *x = &out->insns[i];
+		const struct sym_result *res = sym_session__lookup(sym, h->dso,
+								   off + (x->addr - h->start));
+
+		x->line = res->frames[0].line;
+		while (j < h->n && h->v[j].addr < x->addr)
+			j++;
+		while (j < h->n && h->v[j].addr == x->addr) {
+			x->period += h->v[j].period;
+			x->samples += h->v[j++].n;
+		}
+	}
+}
+
 int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		    struct tui_disasm *out)
 {
@@ -346,15 +453,9 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 	const struct tui_row *f = &m->tab[TK_FUNC].rows[func];
 	struct tui_mmap **maps = NULL;
 	struct sym_dso **dsos = NULL;
-	struct sym_dso *dso = NULL;
-	size_t nmaps = 0, naddr = 0, nsrc;
-	struct hit {
-		uint64_t addr;
-		uint64_t n, period;
-	} *hits = NULL;
-	uint64_t start = 0, size, off = 0, maxaddr = 0, last_ip = 0;
-	uint32_t last_pid = 0;
-	bool last_ok = false;
+	struct fn_hits h = { 0 };
+	size_t nmaps, nsrc;
+	uint64_t size, off = 0;
 	struct tui_iphist *range_ips = NULL;
 	const struct tui_iphist *ips;
 	uint8_t *code = NULL;
@@ -374,92 +475,35 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		out->why = "kernel or anonymous code: no disassembly";
 		return 0;
 	}
-	/* the result's own session: same files, options and caches */
-	for (size_t i = 0; i < real->nr_maps; i++)
-		if (!strcmp(real->maps[i].path, f->module)) {
-			maps = xrealloc(maps, (nmaps + 1) * sizeof(*maps));
-			dsos = xrealloc(dsos, (nmaps + 1) * sizeof(*dsos));
-			maps[nmaps] = &real->maps[i];
-			dsos[nmaps++] = sym_session__dso(sym, real->maps[i].path,
-							 real->maps[i].build_id,
-							 real->maps[i].build_id_size);
-		}
+	nmaps = module_maps(real, sym, f, &maps, &dsos);
 	/* Each distinct address once: the whole run from the model's index,
 	 * a time range from a histogram of its samples (a few thousand
 	 * lookups, not one per sample). */
 	ips = kept_ips(m, &nsrc, &range_ips);
-	hits = xcalloc(nsrc + 1, sizeof(*hits));
-	for (size_t i = 0; i < nsrc; i++) {
-		uint64_t ip = ips[i].ip;
-		uint32_t pid = ips[i].pid, n = ips[i].count;
-
-		if (naddr && ip == last_ip && pid == last_pid) {
-			if (last_ok) {
-				hits[naddr - 1].n += n;
-				hits[naddr - 1].period += ips[i].period;
-			}
-			continue;
-		}
-		last_ip = ip;
-		last_pid = pid;
-		last_ok = false;
-		for (size_t k = 0; k < nmaps; k++) {
-			const struct tui_mmap *mp = maps[k];
-			const struct sym_result *res;
-
-			if (mp->pid != pid || ip < mp->start || ip >= mp->start + mp->len)
-				continue;
-			res = sym_session__lookup(sym, dsos[k], sym_map_offset(ip, mp->start, mp->pgoff));
-			if (strcmp(sym_session__str(sym, res->symbol), f->name) &&
-			    strcmp(sym_session__str(sym, res->frames[0].function), f->name))
-				break;
-			start = res->addr - res->sym_offset;
-			dso = dsos[k];
-			hits[naddr].addr = res->addr;
-			hits[naddr].period = ips[i].period;
-			hits[naddr++].n = n;
-			last_ok = true;
-			if (res->addr > maxaddr)
-				maxaddr = res->addr;
-			break;
-		}
-	}
-	if (!naddr) {
+	fn_hits(sym, f, maps, dsos, nmaps, ips, nsrc, &h);
+	if (!h.n) {
 		out->why = "no sample of this function maps into its binary: no disassembly";
 		goto out;
 	}
-	sym_dso__open(dso);
-	path = sym_dso__found_path(dso) ? sym_dso__found_path(dso) : f->module;
-	size = maxaddr - start + 16;
-	code = read_code(path, start, &size, &off, &machine, &found_size, &why);
+	sym_dso__open(h.dso);
+	path = sym_dso__found_path(h.dso) ? sym_dso__found_path(h.dso) : f->module;
+	size = h.maxaddr - h.start + 16;
+	code = read_code(path, h.start, &size, &off, &machine, &found_size, &why);
 	if (!code) {
 		out->why = why;
 		goto out;
 	}
-	if (tui_disasm_bytes(machine, code, size, start, out) != 0) {
+	if (tui_disasm_bytes(machine, code, size, h.start, out) != 0) {
 		out->why = tui_disasm_missing() ? tui_disasm_missing() :
 			   "no disassembly for this machine (x86-64 and aarch64 only)";
 		goto out;
 	}
-	gx_qsort(hits, naddr, sizeof(*hits), cmp_hit);
-	for (size_t i = 0, j = 0; i < out->nr; i++) {
-		struct tui_insn *x = &out->insns[i];
-		const struct sym_result *res = sym_session__lookup(sym, dso,
-								   off + (x->addr - start));
-
-		x->line = res->frames[0].line;
-		while (j < naddr && hits[j].addr < x->addr)
-			j++;
-		while (j < naddr && hits[j].addr == x->addr) {
-			x->period += hits[j].period;
-			x->samples += hits[j++].n;
-		}
-	}
+	count_hits(out, sym, &h, off);
 	if (!out->nr)
 		out->why = "capstone decoded no instruction here";
 out:
 	free(code);
-	free(hits);
+	free(h.v);
 	free(range_ips);
 	free(maps);
 	free(dsos);
