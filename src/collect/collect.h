@@ -190,6 +190,8 @@ struct collect_stats {
 	bool exited;		/* the workload exited ... */
 	int exit_code;		/* ... with this code */
 	int term_signal;	/* or was killed by this signal (0 if not) */
+	bool keeper_died;	/* the keeper was killed before the workload ended:
+				 * its status unknown, what it started may run on */
 	int stop_signal;	/* the first SIGINT/SIGTERM/SIGHUP caught (0: none) */
 	uint64_t start_ns, end_ns;	/* CLOCK_MONOTONIC around the run */
 	uint64_t slices;	/* rotation: slices logged */

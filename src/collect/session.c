@@ -608,10 +608,12 @@ static bool workload_done(struct collect_session *s, bool block)
 		return false;
 	if (st != -1)
 		note_status(s, st);
-	else	/* its status pipe ended without one: the keeper was killed */
+	else {	/* its status pipe ended without one: the keeper was killed */
+		s->stats.keeper_died = true;
 		session__warn(s, "the keeper (gx-keeper) died before the workload ended: the "
 			      "workload was killed with it, its exit status is unknown, and what "
 			      "it started may still run");
+	}
 	return true;
 }
 

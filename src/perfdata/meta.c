@@ -578,6 +578,8 @@ char *gx_meta__incomplete(const struct gx_meta *m)
 		{ GX_META_STATUS_NOSPACE, "cut short: the disk was full" },
 		{ GX_META_STATUS_WRITE_ERROR, "cut short: writing perf.data failed" },
 		{ GX_META_STATUS_FAILED, "cut short: the collection failed" },
+		{ GX_META_STATUS_KEEPER, "cut short: the keeper (gx-keeper) was killed, the "
+					 "workload with it; what it started may still run" },
 		{ GX_META_STATUS_INCOMPLETE, "left incomplete: a third interrupt cut its "
 					     "wrap-up (no build-ids, archive or estimates)" },
 	};

@@ -466,6 +466,7 @@ struct gx_meta {
 #define GX_META_STATUS_WRITE_ERROR "write-error"	/* a write failed otherwise */
 #define GX_META_STATUS_FAILED "failed"			/* the collection failed */
 #define GX_META_STATUS_INCOMPLETE "incomplete"	/* a third SIGINT cut the wrap-up */
+#define GX_META_STATUS_KEEPER "keeper-killed"	/* the keeper was killed under the run */
 
 #define GX_META_COST_MEASURED "measured"	/* calibrated by this recording */
 #define GX_META_COST_CACHED "cached"		/* calibrated earlier on this machine and kernel */

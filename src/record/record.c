@@ -465,6 +465,8 @@ static const char *run_status(const struct collect_session *s)
 
 	if (st->stop_signal == SIGTERM || st->stop_signal == SIGHUP)
 		return GX_META_STATUS_KILLED;
+	if (st->keeper_died)	/* the run cut short under gexplore (issue 41) */
+		return GX_META_STATUS_KEEPER;
 	if (st->stop_signal && st->child)
 		return GX_META_STATUS_INTERRUPTED;
 	return GX_META_STATUS_COMPLETE;

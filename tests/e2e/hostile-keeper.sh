@@ -90,8 +90,12 @@ suite() {	# suite KIND: the checks with the keeper KIND (exec or fork)
 	check "... whose warning says the keeper died and the exit status is unknown" \
 		grep -q 'the keeper (gx-keeper) died before the workload ended.*exit status is unknown' \
 		k4-$kind/meta.json
-	"$X" report k4-$kind >/dev/null 2>&1
+	"$X" report k4-$kind >k4.rep 2>&1
 	ok $? "... report reads it"
+	is "$(jq -r .status k4-$kind/meta.json)" keeper-killed "... its status keeper-killed (issue 41: it said complete)"
+	check "... the report says it is incomplete" grep -q 'INCOMPLETE: cut short: the keeper (gx-keeper) was killed' k4.rep
+	"$X" check k4-$kind --max cpu-clock=1e15 >/dev/null 2>&1
+	is "$?" 2 "... and check passes no gate on it (exit 2)"
 	check "... the workload's child is left running, as documented" kill -0 "$kid"
 	kill -9 "$kid" 2>/dev/null
 	unset GX_TEST_KEEPER
