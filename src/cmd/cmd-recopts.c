@@ -151,6 +151,11 @@ const struct cmd_option cmd_recopts_options[] = {
 		     "do not copy the sampled binaries and debug files into the result"),
 	CMD_OPT_BOOL(0, "model", struct record_opts, model,
 		     "no PMU needed: run under Valgrind, exact counts, modelled cycles"),
+	CMD_OPT_BOOL(0, "keep-valgrind", struct record_opts, keep_valgrind,
+		     "with --model: keep Valgrind's raw files in the result (mode 0600)"),
+	CMD_OPT_DOUBLE(0, "duration", struct record_opts, duration_s, "SECONDS",
+		       "with --model: stop the workload after SECONDS (SIGTERM), model what ran",
+		       "until it exits", 0.001, 1e9, "seconds"),
 	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_END(),
 };

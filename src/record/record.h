@@ -41,6 +41,8 @@ struct record_opts {
 	/* --model: run the workload under Valgrind and model its cycles
 	 * (src/model) instead of counting them: no PMU needed */
 	bool model;
+	bool keep_valgrind;	/* --keep-valgrind: Valgrind's raw files stay in the result */
+	double duration_s;	/* --duration: stop a --model workload after this long; 0: none */
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */
