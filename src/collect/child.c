@@ -115,7 +115,7 @@ static pid_t parent_of(int procfd, const char *name)
  * workload and what reparented to it) and theirs, to any depth. The
  * keeper itself ignores the signals sent, and is left out.
  */
-void collect_child__signal(struct collect_child *c, int sig)
+size_t collect_child__signal(struct collect_child *c, int sig)
 {
 	pid_t *pid = NULL, *ppid = NULL;
 	size_t n = 0, cap = 0, cap2 = 0;
@@ -123,9 +123,10 @@ void collect_child__signal(struct collect_child *c, int sig)
 	DIR *d;
 	struct dirent *de;
 	bool grew = true;
+	size_t sent = 0;
 
 	if (c->wl.keeper <= 0)
-		return;
+		return 0;
 	d = opendir("/proc");
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] < '1' || de->d_name[0] > '9')
@@ -150,14 +151,15 @@ void collect_child__signal(struct collect_child *c, int sig)
 			grew |= in[i];
 		}
 	}
-	if (c->wl.pid > 0)
-		kill(c->wl.pid, sig);	/* found or not (a read of /proc that failed) */
+	if (c->wl.pid > 0 && kill(c->wl.pid, sig) == 0)
+		sent++;		/* found or not (a read of /proc that failed) */
 	for (size_t i = 0; i < n; i++)
-		if (in[i] && pid[i] != c->wl.pid)
-			kill(pid[i], sig);
+		if (in[i] && pid[i] != c->wl.pid && kill(pid[i], sig) == 0)
+			sent++;
 	free(in);
 	free(pid);
 	free(ppid);
+	return sent;
 }
 
 void collect_child__delete(struct collect_child *c)

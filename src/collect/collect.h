@@ -360,8 +360,9 @@ int collect_child__fd(const struct collect_child *c);
  * wait status, -1 when unknown (the keeper died). */
 bool collect_child__wait(struct collect_child *c, bool block, int *status);
 /* Send sig to the command and to every process under the keeper (what it
- * started, and what reparented to the keeper), found in /proc. */
-void collect_child__signal(struct collect_child *c, int sig);
+ * started, and what reparented to the keeper, also once the command
+ * ended), found in /proc; how many it was sent to (0: none is left). */
+size_t collect_child__signal(struct collect_child *c, int sig);
 /* The command still running: killed with everything under the keeper;
  * ended: the keeper told so and reaped (what it left running is left, as
  * after a native record). NULL: nothing. */

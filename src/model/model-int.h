@@ -147,9 +147,11 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 		    const struct model_scratch *s, enum model_pass how,
 		    const struct cache_geo geo[3], char **cause);
 /* Wait for it to end: a stop signal caught meanwhile goes to it and every
- * process under its keeper (the third: SIGKILL), and at deadline
- * (gx_now_ns()'s clock; 0: none) SIGTERM does. *stopped (0 on the first
- * call) gets the first signal caught, or -1 when the deadline stopped it.
+ * process under its keeper (again every half second; the third: SIGKILL),
+ * and at deadline (gx_now_ns()'s clock; 0: none) SIGTERM does; once it
+ * ended, what is left under the keeper gets SIGTERM, then SIGKILL. *stopped
+ * gets the first signal caught, or -1 when the deadline stopped it; one
+ * set already on the call (a stopped run's second pass) stops it at once.
  * The workload's status (128+N: killed by N), or -ECHILD. */
 int model_vg__wait(struct model_vg *v, uint64_t deadline, int *stopped);
 /* Its output files into p (callgrind's) or l (cachegrind's), each removed
@@ -161,8 +163,6 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
  * could not run it (and a process died of it), else 0. */
 int model_vg__unrecognised(const struct model_vg *v, const struct model_scratch *s,
 			   char **cause);
-/* sig to it and every process under its keeper. */
-void model_vg__stop(struct model_vg *v, int sig);
 /* Let go: killed with its tree when it still runs. */
 void model_vg__exit(struct model_vg *v);
 

@@ -1787,8 +1787,6 @@ static double second_pass(struct model_state *st, const char *valgrind,
 		return price(st, SPLIT_L2);
 	}
 	/* one stopped while the code was modelled is stopped at once */
-	if (st->stopped)
-		model_vg__stop(&st->pass2, SIGTERM);
 	s2 = model_vg__wait(&st->pass2, 0, &st->stopped);
 	if (s2 >= 0 && st->stopped)
 		s2 = gx_fail(&why, -EINTR, "stopped by %s", st->stopped < 0 ? "--duration" :

@@ -392,6 +392,8 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 	 * process its own files, in the private directory by its absolute
 	 * path (a child that changes directory writes there too) */
 	gx_strv_addf(&av, &n, "--trace-children=yes");
+	/* no gdb server: its pipes would be made in TMPDIR, and left by a SIGKILL */
+	gx_strv_addf(&av, &n, "--vgdb=no");
 	gx_strv_addf(&av, &n, "--%s-out-file=%s/%s.out.%%p", lines ? "cachegrind" : "callgrind",
 		     at, pass_prefix[how]);
 	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", at, pass_prefix[how]);
@@ -426,32 +428,69 @@ static int poll_ms(uint64_t deadline)
 	return (deadline - now) / 1000000 > 60000 ? 60000 : (int)((deadline - now) / 1000000) + 1;
 }
 
+/* A stopped run's other processes, once Valgrind's first ended: SIGTERM
+ * (one that ignores SIGINT, as a shell's background job does), each
+ * 100 ms for MODEL_STOP_GRACE_MS, then SIGKILL; done when none is left
+ * under the keeper, so that their profiles are written before they are
+ * read. */
+#define MODEL_STOP_GRACE_MS 3000
+
+static void stop_rest(struct model_vg *v, int sig)
+{
+	struct timespec ms100 = { 0, 100000000 };
+
+	for (int t = 0; t < MODEL_STOP_GRACE_MS / 100 + 10; t++) {
+		if (t >= MODEL_STOP_GRACE_MS / 100)
+			sig = SIGKILL;
+		if (!collect_child__signal(v->c, sig == SIGKILL ? SIGKILL : SIGTERM))
+			return;
+		nanosleep(&ms100, NULL);
+	}
+}
+
+/*
+ * While stopped, the signal is passed on again every STOP_AGAIN_MS:
+ * Valgrind drops one that comes while it starts (a process of the
+ * workload that was just forked and executes), and a second is harmless
+ * (its tool's dump is not cut short).
+ */
+#define STOP_AGAIN_MS 500
+
 int model_vg__wait(struct model_vg *v, uint64_t deadline, int *stopped)
 {
-	bool timed = false;
-	int status = -1;
+	/* sig: the one passed on, 0: none yet; a run stopped already (the
+	 * second pass) is stopped at once */
+	int status = -1, sig = *stopped ? SIGTERM : 0;
 
+	if (sig)
+		collect_child__signal(v->c, sig);
 	while (!collect_child__wait(v->c, false, &status)) {
 		struct pollfd p[2] = { { .fd = collect_child__fd(v->c), .events = POLLIN },
 				       { .fd = stop_pipe[0], .events = POLLIN } };
-		int sig[16];
+		int got[16];
 		size_t k;
 
-		if (poll(p, 2, timed ? -1 : poll_ms(deadline)) == 0 && deadline && !timed) {
+		poll(p, 2, sig ? STOP_AGAIN_MS : poll_ms(deadline));
+		if (!sig && deadline && gx_now_ns() >= deadline) {
 			/* --duration: stopped as `timeout` stops a program */
-			timed = true;
+			sig = SIGTERM;
 			if (!*stopped)
 				*stopped = -1;
-			collect_child__signal(v->c, SIGTERM);
 		}
-		k = stop_take(sig, ARRAY_SIZE(sig));
+		k = stop_take(got, ARRAY_SIZE(got));
 		for (size_t i = 0; i < k; i++) {
 			if (!*stopped || *stopped < 0)
-				*stopped = sig[i];
-			/* the third: Valgrind is not waited for any more */
-			collect_child__signal(v->c, stop_count >= 3 ? SIGKILL : sig[i]);
+				*stopped = got[i];
+			sig = got[i];
 		}
+		/* the third: Valgrind is not waited for any more */
+		if (stop_count >= 3)
+			sig = SIGKILL;
+		if (sig)
+			collect_child__signal(v->c, sig);
 	}
+	if (sig)
+		stop_rest(v, sig);
 	v->pid = 0;
 	if (status == -1)
 		return -ECHILD;
@@ -513,12 +552,6 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
 	}
 	gx_free_strv(names, nn);
 	return err;
-}
-
-void model_vg__stop(struct model_vg *v, int sig)
-{
-	if (v->c)
-		collect_child__signal(v->c, sig);
 }
 
 void model_vg__exit(struct model_vg *v)
