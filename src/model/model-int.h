@@ -132,6 +132,8 @@ void model_stop__catch(void);
 void model_stop__restore(void);
 /* The first caught, 0: none. */
 int model_stop__signal(void);
+/* How many were caught. */
+unsigned model_stop__count(void);
 
 /* One Valgrind run, under the keeper (collect_child). */
 struct model_vg {

@@ -1897,11 +1897,11 @@ static int first_pass(struct model_state *st, const char *valgrind, const struct
 			      "died)");
 	if (!err)
 		err = model_vg__read(&v, o, st->scratch, &st->cg, NULL, cause);
-	if (err && st->stopped && status != 128 + SIGILL) {
-		free(*cause);
+	if (model_stop__count() >= 3)
+		err = gx_fail(cause, -EINTR, "--model: a third signal killed Valgrind: no result");
+	else if (err && st->stopped && status != 128 + SIGILL)
 		err = gx_fail(cause, -EINTR, "--model: %s stopped the run before Valgrind wrote "
 			      "what the workload ran: no result", stop_name(st->stopped));
-	}
 	model_vg__exit(&v);
 	return err ? err : status;
 }
@@ -1984,6 +1984,10 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	if (!st.stopped)
 		st.stopped = model_stop__signal();	/* came while the code was modelled */
 	cycles = second_pass(&st, valgrind, o, passes);
+	if (model_stop__count() >= 3) {
+		err = gx_fail(cause, -EINTR, "--model: a third signal: no result");
+		goto out;
+	}
 	if (st.stopped)
 		note(&st, "model: %s stopped the run: the result is what the workload ran until "
 		     "then", stop_name(st.stopped));

@@ -123,6 +123,11 @@ int model_stop__signal(void)
 	return stop_first;
 }
 
+unsigned model_stop__count(void)
+{
+	return (unsigned)stop_count;
+}
+
 /* The signals caught since the last call, in order, into sig[] (at most
  * max); how many. */
 static size_t stop_take(int *sig, size_t max)
@@ -175,7 +180,8 @@ int model_scratch__create(struct model_scratch *s, int dirfd, bool keep, char **
 	s->keep = keep;
 	remove_old(dirfd);
 	for (int tries = 0; tries < 100 && s->fd < 0; tries++) {
-		uint64_t r = gx_hash(&a, sizeof(a)) ^ gx_now_ns() ^ ((uint64_t)getpid() << 32);
+		uint64_t seed = gx_now_ns() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)tries;
+		uint64_t r = gx_hash(&seed, sizeof(seed));
 
 		free(s->name);
 		s->name = xasprintf(".gx-model-%06" PRIx64, (r ^ (r >> 24)) & 0xffffff);

@@ -175,6 +175,24 @@ done
 is "$(status_of rmodelTERM)" killed "SIGTERM in the model phase: the result is written"
 ls -A rmodelTERM | grep -q '^\.gx-model'
 ok $((! $?)) "... and its private directory removed"
+
+# a third signal (in the run, or in the model phase after it: llvm-objdump
+# waits): no result, nothing left running
+PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o rthird -- "$SPIN" 3600000 \
+	>/dev/null 2>rthird.err &
+pid=$!
+wait_for running 1 || diag "third: Valgrind did not start"
+sleep 1
+for _ in 1 2 3; do	# apart: two pending at once are one
+	kill -TERM $pid
+	sleep 0.2
+done
+none_left
+ok $? "three SIGTERMs: no Valgrind left after 5 s"
+wait $pid
+rc=$?
+[ $rc != 0 ] && [ ! -e rthird/meta.json ] && [ "$(wc -l <rthird.err)" = 1 ]
+ok $? "... exit $rc, no result, one line ($(cat rthird.err))"
 is "$(ls -A tmpd | wc -l)" 0 "nothing was written in TMPDIR"
 
 # an instruction Valgrind 3.19 cannot run, which this CPU runs: SHA-NI
