@@ -29,7 +29,8 @@ static void swap_output(int fd, int keep[2])
 	for (int i = 0; i < 2; i++) {
 		if (fd >= 0) {
 			keep[i] = fcntl(STDOUT_FILENO + i, F_DUPFD_CLOEXEC, 3);
-			dup2(fd, STDOUT_FILENO + i);
+			if (keep[i] >= 0)	/* never one that cannot be put back */
+				dup2(fd, STDOUT_FILENO + i);
 		} else if (keep[i] >= 0) {
 			dup2(keep[i], STDOUT_FILENO + i);
 			close(keep[i]);
