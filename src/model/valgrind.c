@@ -245,23 +245,43 @@ char *model_scratch__put(const struct model_scratch *s, const char *name, const 
 	return *err ? NULL : xasprintf("%s/%s", s->path, name);
 }
 
+/* Whether the file name of s is kept: a regular file (never through a
+ * link), made 0600 and moved into the result directory. */
+static bool keep_file(const struct model_scratch *s, const char *name)
+{
+	int fd = openat(s->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	bool kept;
+
+	if (fd < 0)
+		return false;
+	kept = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && fchmod(fd, 0600) == 0 &&
+	       renameat(s->fd, name, s->parent, name) == 0;
+	close(fd);
+	return kept;
+}
+
 void model_scratch__exit(struct model_scratch *s)
 {
-	DIR *d = s->fd >= 0 ? fdopendir(s->fd) : NULL;
+	int fd = s->fd >= 0 ? openat(s->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char **names = NULL;
 	struct dirent *de;
+	size_t n = 0;
 
-	while (d && (de = readdir(d)) != NULL) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (s->keep && valgrind_file(de->d_name) &&
-		    fchmodat(s->fd, de->d_name, 0600, 0) == 0 &&
-		    renameat(s->fd, de->d_name, s->parent, de->d_name) == 0)
-			continue;
-		unlinkat(s->fd, de->d_name, 0);
-	}
+	if (!d && fd >= 0)
+		close(fd);
+	/* the names first: none is removed while the directory is read */
+	while (d && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			gx_strv_addf(&names, &n, "%s", de->d_name);
 	if (d)
-		closedir(d);	/* closes s->fd */
-	else if (s->fd >= 0)
+		closedir(d);
+	for (size_t i = 0; i < n; i++)
+		if (!(s->keep && valgrind_file(names[i]) && keep_file(s, names[i])))
+			unlinkat(s->fd, names[i], 0);
+	gx_free_strv(names, n);
+	if (s->fd >= 0)
 		close(s->fd);
 	if (s->name && s->parent >= 0)
 		unlinkat(s->parent, s->name, AT_REMOVEDIR);
