@@ -38,14 +38,14 @@ check "curses is included only by src/tui/term.c" \
 # Three exceptions: xalloc's out-of-memory line, lazy-math's line when
 # libm cannot be loaded (a math function has no error to return), and the _exit() of the
 # processes workload.c forks, the keeper and the workload before its exec,
-# of those model.c forks before they exec valgrind or llvm's tools, and of
+# of those model/valgrind.c forks before they exec llvm's tools, and of
 # the child peak's page test forks to touch its pages (they never return
 # to gexplore).
 check "only src/cmd prints or exits" \
 	"$(grep -rnE '(^|[^a-z_])(printf|fprintf|puts|fputs|exit|_exit)[[:space:]]*\(' --include='*.c' . |
 		grep -v '^\./cmd/' | grep -v '^\./util/xalloc\.c:' | grep -v '^\./util/lazy-math\.c:' | grep -v 'snprintf\|->exit(\|\.exit *=' |
 		grep -v '^\./collect/workload\.c:[0-9]*:.*_exit([0-9]*)' |
-		grep -v '^\./model/model\.c:[0-9]*:.*_exit([0-9]*)' |
+		grep -v '^\./model/valgrind\.c:[0-9]*:.*_exit([0-9]*)' |
 		grep -v '^\./peak/page\.c:[0-9]*:.*_exit([0-9]*)')"
 
 # A recording is src/record's (gx_record): src/cmd opens no event, drains

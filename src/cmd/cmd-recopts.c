@@ -167,6 +167,11 @@ const struct cmd_option cmd_recopts_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("model", "NAME|FILE", opt_model, NULL,
 				"no PMU needed: run under Valgrind, exact counts, cycles modelled "
 				"with machine description NAME or FILE (this CPU's)"),
+	CMD_OPT_BOOL(0, "keep-valgrind", struct record_opts, keep_valgrind,
+		     "with --model: keep Valgrind's raw files in the result (mode 0600)"),
+	CMD_OPT_DOUBLE(0, "duration", struct record_opts, duration_s, "SECONDS",
+		       "with --model: stop the workload after SECONDS (SIGTERM), model what ran",
+		       "until it exits", 0.001, 1e9, "seconds"),
 	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_END(),
 };

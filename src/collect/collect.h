@@ -339,4 +339,35 @@ void collect_events__free(struct collect_event *ev, size_t nr);
  */
 bool collect_pmu_lacks_event(const struct perf_event_attr *a);
 
+/* ---- a command under the keeper, counted by nothing (child.c) -------------
+ * For a program that counts the workload itself (record --model's
+ * Valgrind): started as record starts a workload, under the keeper, so
+ * that a gexplore gone without a word (a SIGKILL included) leaves nothing
+ * of it running.
+ */
+struct collect_child;
+
+/*
+ * Start argv now (execvp's PATH search), its standard output and error
+ * /dev/null when quiet, else gexplore's. GX_E_CHILD with a cause when it
+ * cannot be run. *out is freed by collect_child__delete().
+ */
+int collect_child__start(struct collect_child **out, char *const *argv, bool quiet,
+			 char **cause);
+/* The command's pid; 0 once collect_child__wait() said it ended. */
+pid_t collect_child__pid(const struct collect_child *c);
+/* A descriptor that polls readable when the command ends; -1 once it did. */
+int collect_child__fd(const struct collect_child *c);
+/* Whether the command ended (block: wait until it does); *status is its
+ * wait status, -1 when unknown (the keeper died). */
+bool collect_child__wait(struct collect_child *c, bool block, int *status);
+/* Send sig to the command and to every process under the keeper (what it
+ * started, and what reparented to the keeper, also once the command
+ * ended), found in /proc; how many it was sent to (0: none is left). */
+size_t collect_child__signal(struct collect_child *c, int sig);
+/* The command still running: killed with everything under the keeper;
+ * ended: the keeper told so and reaped (what it left running is left, as
+ * after a native record). NULL: nothing. */
+void collect_child__delete(struct collect_child *c);
+
 #endif /* GX_COLLECT_H */

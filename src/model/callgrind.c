@@ -682,6 +682,9 @@ int cg_lines__parse(struct cg_lines *p, const char *text, size_t len, const char
 			le--;
 		if (le == s || *s == '#') {
 			/* empty or a comment */
+		} else if (!have_events && strncmp(s, "events:", 7)) {
+			/* the header: desc:, and cmd:, whose arguments are
+			 * written as they are, a newline in one included */
 		} else if (!strncmp(s, "events:", 7)) {
 			if (parse_events(s + 7, le, col, sizeof(col) / sizeof(col[0]), &ncols) < 0)
 				return gx_fail(cause, GX_E_FORMAT, "%s:%zu: too many events", name,

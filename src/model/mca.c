@@ -171,25 +171,16 @@ static size_t bad_lines(const char *err, const char *file, size_t *out, size_t m
 	return n;
 }
 
-int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
-	    double *rt, double *width, size_t *dropped, char **cause)
+int mca_run(const struct model_scratch *scratch, const char *cpu, char **lines, size_t nr_lines,
+	    size_t nr, double *cyc, double *rt, double *width, size_t *dropped, char **cause)
 {
-	const char *tmp = gx_tmpdir();
-	char *in = xasprintf("%s/gx-mca-in-XXXXXX", tmp), *out = xasprintf("%s/gx-mca-out-XXXXXX", tmp),
-	     *errf = xasprintf("%s/gx-mca-err-XXXXXX", tmp);
-	char *mcpu = xasprintf("-mcpu=%s", cpu);
+	char *mcpu = xasprintf("-mcpu=%s", cpu), *in = NULL;
 	char *argv[] = { "llvm-mca", mcpu, "-iterations=100", "-instruction-info=0",
-			 "-resource-pressure=0", in, NULL };
-	int fds[3] = { mkstemp(in), mkstemp(out), mkstemp(errf) };
+			 "-resource-pressure=0", NULL, NULL };
 	size_t bad[64];
 	int err = -EIO;
 
 	*dropped = 0;
-	if (fds[0] < 0 || fds[1] < 0 || fds[2] < 0) {
-		err = gx_fail(cause, -errno, "llvm-mca: a temporary file in %s: %s", gx_esc(tmp),
-			      strerror(errno));
-		goto out;
-	}
 	for (int round = 0; round < 8; round++) {
 		struct strbuf sb = STRBUF_INIT;
 		char *text, *etext;
@@ -201,22 +192,25 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 			strbuf__addstr(&sb, "\n");
 		}
 		text = strbuf__detach(&sb);
-		st = gx_replace_file(in, text, strlen(text));
+		free(in);
+		/* in the private directory, by its absolute path */
+		in = model_scratch__put(scratch, "mca.s", text, strlen(text), &st);
 		free(text);
-		if (st) {
-			err = gx_fail(cause, st, "llvm-mca: writing %s", in);
+		if (!in) {
+			err = gx_fail(cause, st, "llvm-mca: writing its input: %s", gx_strerror(st));
 			goto out;
 		}
-		st = model_spawn(argv, out, errf);
+		argv[5] = in;
+		st = model_tool(scratch, argv, &text, &etext);
 		if (st < 0) {
+			free(text);
+			free(etext);
 			err = gx_fail(cause, GX_E_USAGE, "llvm-mca not found: install the Debian "
 				      "package llvm");
 			goto out;
 		}
-		etext = gx_read_file(errf, 1 << 24);
 		nb = bad_lines(etext ? etext : "", in, bad, 64);
 		if (st == 0 || !nb) {
-			text = gx_read_file(out, (size_t)1 << 28);
 			if (st != 0 || !text)
 				err = gx_fail(cause, GX_E_FORMAT, "llvm-mca failed (status %d): %.200s",
 					      st, etext ? etext : "");
@@ -226,6 +220,7 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 			free(etext);
 			goto out;
 		}
+		free(text);
 		free(etext);
 		for (size_t k = 0; k < nb; k++)
 			if (bad[k] <= nr_lines && lines[bad[k] - 1][0] != '#') {
@@ -237,19 +232,8 @@ int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *c
 	err = gx_fail(cause, GX_E_FORMAT, "llvm-mca: still failing after dropping %zu lines",
 		      *dropped);
 out:
-	for (int k = 0; k < 3; k++)
-		if (fds[k] >= 0)
-			close(fds[k]);
-	/* only what mkstemp made: a template it failed on names no file */
-	if (fds[0] >= 0)
-		unlink(in);
-	if (fds[1] >= 0)
-		unlink(out);
-	if (fds[2] >= 0)
-		unlink(errf);
+	unlinkat(scratch->fd, "mca.s", 0);
 	free(in);
-	free(out);
-	free(errf);
 	free(mcpu);
 	return err;
 }

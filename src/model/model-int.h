@@ -5,13 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "model.h"
-
-/* Run argv with stdin from /dev/null, stdout to out_path and stderr to
- * err_path (NULL: /dev/null). The exit status (128+N for signal N), or a
- * negative errno when it could not be started. */
-int model_spawn(char *const *argv, const char *out_path, const char *err_path);
 
 #define MIB ((uint64_t)1 << 20)
 
@@ -225,5 +221,83 @@ struct model_opts;
  * o->callgraph, per stack too), and m's events, times and warnings. */
 int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
 		       uint64_t t1, struct gx_meta *m, char **cause);
+
+/* ---- the programs it runs, and their files (valgrind.c) --------------------- */
+
+/* The Valgrind runs: the first pass, and the second's two ways (second_pass). */
+enum model_pass {
+	PASS_FULL,		/* callgrind, jumps and branches: callgrind.out.PID-NN */
+	PASS_INSNS,		/* callgrind, caches only: callgrind-l2.out.PID-NN */
+	PASS_LINES,		/* cachegrind: cachegrind-l2.out.PID */
+};
+
+/* The private directory every tool writes in: DIR/.gx-model-XXXXXX, 0700,
+ * made by this process and held open (fd); path is its absolute name, for
+ * the tools. */
+struct model_scratch {
+	int fd, parent;		/* it, and the result directory (borrowed) */
+	char *name, *path;
+	bool keep;		/* --keep-valgrind: Valgrind's files move to parent at the end */
+};
+
+/* Make it in the result directory dirfd. 0, or a negative code with *cause. */
+int model_scratch__create(struct model_scratch *s, int dirfd, bool keep, char **cause);
+/* A new file name in it, read-write, 0600: its descriptor or -errno. */
+int model_scratch__open(const struct model_scratch *s, const char *name);
+/* len bytes into its file name: that file's absolute path (allocated), or
+ * NULL with *err. */
+char *model_scratch__put(const struct model_scratch *s, const char *name, const void *data,
+			 size_t len, int *err);
+/* Remove it and what is in it (with keep, Valgrind's files moved into the
+ * result directory first, 0600). s zeroed; a zeroed s: nothing. */
+void model_scratch__exit(struct model_scratch *s);
+
+/* Run argv (llvm's tools, found on PATH) with stdin /dev/null, its output
+ * and errors through files of s into *out and *err_text (NULL: not wanted),
+ * allocated (NULL when empty or unreadable). It dies with gexplore. Its exit status
+ * (128+N for signal N), or a negative errno when it could not be started. */
+int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text);
+
+/* SIGINT, SIGTERM and SIGHUP caught from __catch to __restore (one
+ * ignored at the start stays so): model_vg__wait passes them on. */
+void model_stop__catch(void);
+void model_stop__restore(void);
+/* The first caught, 0: none. */
+int model_stop__signal(void);
+/* How many were caught. */
+unsigned model_stop__count(void);
+
+/* One Valgrind run, under the keeper (collect_child). */
+struct model_vg {
+	struct collect_child *c;
+	enum model_pass how;
+	pid_t pid;		/* Valgrind's (the workload's), 0 once ended */
+};
+
+/* Start a run of o->argv, its files in s, geo[] its I1, D1 and LL (size 0:
+ * Valgrind's default); only the first pass shows the workload's output.
+ * 0, or a negative code with *cause. */
+int model_vg__start(struct model_vg *v, const char *valgrind, const struct model_opts *o,
+		    const struct model_scratch *s, enum model_pass how,
+		    const struct cache_geo geo[3], char **cause);
+/* Wait for it to end: a stop signal caught meanwhile goes to it and every
+ * process under its keeper (again every half second; the third: SIGKILL),
+ * and at deadline (gx_now_ns()'s clock; 0: none) SIGTERM does; once it
+ * ended, what is left under the keeper gets SIGTERM, then SIGKILL. *stopped
+ * gets the first signal caught, or -1 when the deadline stopped it; one
+ * set already on the call (a stopped run's second pass) stops it at once.
+ * The workload's status (128+N: killed by N), or -ECHILD. */
+int model_vg__wait(struct model_vg *v, uint64_t deadline, int *stopped);
+/* Its output files into p (callgrind's) or l (cachegrind's), each removed
+ * once read unless s->keep. GX_E_CHILD when there are none. */
+int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
+		   struct cg_profile *p, struct cg_lines *l, char **cause);
+/* After a run that ended by SIGILL: GX_E_CHILD with a one-line *cause
+ * naming the instruction and its address where a log of it says Valgrind
+ * could not run it (and a process died of it), else 0. */
+int model_vg__unrecognised(const struct model_vg *v, const struct model_scratch *s,
+			   char **cause);
+/* Let go: killed with its tree when it still runs. */
+void model_vg__exit(struct model_vg *v);
 
 #endif /* GX_MODEL_INT_H */

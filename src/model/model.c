@@ -11,7 +11,6 @@
 
 #include "model.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -24,71 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model-int.h"
 #include "perfdata/perfdata.h"
 #include "util/util.h"
-
-char *model_which(const char *prog)
-{
-	const char *path = getenv("PATH");
-	char *copy, *save = NULL, *found = NULL;
-
-	if (!path || !*path)
-		return NULL;
-	copy = xstrdup(path);
-	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
-		char *f = xasprintf("%s/%s", *d ? d : ".", prog);
-
-		if (access(f, X_OK) == 0)
-			found = f;
-		else
-			free(f);
-	}
-	free(copy);
-	return found;
-}
-
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -errno;
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WEXITSTATUS(st);
-}
-
-int model_spawn(char *const *argv, const char *out_path, const char *err_path)
-{
-	char *exe = model_which(argv[0]);
-	pid_t pid;
-
-	if (!exe)
-		return -ENOENT;
-	pid = fork();
-	if (pid < 0) {
-		free(exe);
-		return -errno;
-	}
-	if (!pid) {
-		int in = open("/dev/null", O_RDONLY);
-		int out = open(out_path ? out_path : "/dev/null", O_WRONLY | O_TRUNC);
-		int er = open(err_path ? err_path : "/dev/null", O_WRONLY | O_TRUNC);
-
-		if (in < 0 || out < 0 || er < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 ||
-		    dup2(er, 2) < 0)
-			_exit(127);
-		execv(exe, argv);
-		_exit(127);
-	}
-	free(exe);
-	return wait_status(pid);
-}
 
 /* ---- objects: where callgrind's addresses lie in the files ---------------- */
 
@@ -156,13 +95,6 @@ struct model_block {
 	int region;		/* -1: not in the batch */
 };
 
-/* The Valgrind runs: the first pass, and the second's two ways (second_pass). */
-enum model_pass {
-	PASS_FULL,		/* callgrind, jumps and branches: DIR/callgrind.out.PID-NN */
-	PASS_INSNS,		/* callgrind, caches only: DIR/callgrind-l2.out.PID-NN */
-	PASS_LINES,		/* cachegrind: DIR/cachegrind-l2.out.PID */
-};
-
 struct model_state {
 	/* cg2 or cl2: the second pass (D1 = L2, LL = pages: second_pass),
 	 * callgrind's instructions or cachegrind's lines, or empty; pass_l2
@@ -178,7 +110,8 @@ struct model_state {
 	 * offset at the start (-1: no file); why it may not (NULL: it can) */
 	off_t stdin_at;
 	const char *stdin_why;
-	pid_t pass2;			/* the second pass, started early (0: not) */
+	struct model_vg pass2;		/* the second pass, started early (.c NULL: not) */
+	const struct model_scratch *scratch;	/* where the tools write */
 	struct model_obj *objs;
 	struct model_insn *ins;		/* sorted by (obj, addr) */
 	size_t nr_ins;
@@ -206,6 +139,7 @@ struct model_state {
 	uint64_t *pages;		/* first touches of pages as priced (pass_pages) */
 	double fault_cycles;		/* what they were priced at, summed */
 	pid_t pid;			/* the workload's (valgrind's) */
+	int stopped;			/* the signal that stopped the run, -1: --duration */
 };
 
 static int cmp_ins(const void *a, const void *b)
@@ -242,18 +176,12 @@ static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1
 	char *stop = xasprintf("--stop-address=0x%" PRIx64, o->hi - o->bias + 1);
 	char *argv[] = { "llvm-objdump", "-d", "--no-show-raw-insn", start, stop,
 			 (char *)o->path, NULL };
-	char *out = xasprintf("%s/gx-objdump-XXXXXX", gx_tmpdir());
-	int fd = mkstemp(out);
 	char *text = NULL;
 	struct u64map at;
 
 	u64map__init(&at);
-	if (fd < 0)
+	if (model_tool(st->scratch, argv, &text, NULL) != 0)
 		goto out;
-	close(fd);
-	if (model_spawn(argv, out, NULL) != 0)
-		goto out;
-	text = gx_read_file(out, (size_t)1 << 30);
 	for (size_t i = i0; i < i1; i++)
 		*u64map__findnew(&at, st->cg.insns[st->ins[i].cg].addr - o->bias, 0) = i + 1;
 	for (char *s = text; s && *s;) {
@@ -277,9 +205,6 @@ static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1
 		s = nl ? nl + 1 : NULL;
 	}
 out:
-	if (fd >= 0)
-		unlink(out);
-	free(out);
 	u64map__exit(&at);
 	free(text);
 	free(start);
@@ -551,7 +476,8 @@ static void model_blocks(struct model_state *st)
 	}
 	cyc = xcalloc(nr + 3, sizeof(*cyc));
 	rt = xcalloc(nr + 3, sizeof(*rt));
-	if (mca_run(st->mcpu, lines, nl, nr + 2, cyc, rt, &st->width, &dropped, &cause) != 0) {
+	if (mca_run(st->scratch, st->mcpu, lines, nl, nr + 2, cyc, rt, &st->width, &dropped,
+		    &cause) != 0) {
 		note(st, "model: llvm-mca gave no cycles (%s): every instruction priced at "
 		     "one cycle", cause);
 		st->cpi_rest = 1;
@@ -1011,162 +937,13 @@ static double price(struct model_state *st, enum l2_split how)
 	return total;
 }
 
-/* ---- running callgrind --------------------------------------------------- */
-
-static void add_geo_arg(char ***av, size_t *n, const char *opt, const struct cache_geo *g)
-{
-	gx_strv_addf(av, n, "--%s=%" PRIu64 ",%u,%u", opt, g->size, g->assoc, g->line);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* PREFIX.out.PID-NN in the result directory (callgrind's, a thread a
- * file), else PREFIX.out.PID (cachegrind's, a process a file), sorted
- * (the order the profile is read in, so that two runs write the same
- * samples); the empty PREFIX.out.PID that --separate-threads leaves are
- * removed. */
-static void list_outputs(const struct model_opts *o, const char *prefix, bool threads,
-			 char ***names, size_t *nn)
-{
-	int fd = dup(o->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	char *pre = xasprintf("%s.out.", prefix);
-	struct dirent *de;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		free(pre);
-		return;
-	}
-	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, pre, strlen(pre)))
-			continue;
-		if (!threads || strchr(de->d_name + strlen(pre), '-'))
-			gx_strv_addf(names, nn, "%s", de->d_name);
-		else
-			unlinkat(o->dirfd, de->d_name, 0);
-	}
-	closedir(d);
-	free(pre);
-	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
-}
-
-static const char *const pass_prefix[] = { "callgrind", "callgrind-l2", "cachegrind-l2" };
-
-/* Starts one Valgrind run of argv, with d1 and ll as its D1 and last
- * level: its pid, or a negative code. */
-static pid_t spawn_valgrind(const char *valgrind, const struct model_opts *o, enum model_pass how,
-			    const struct cache_geo *d1, const struct cache_geo *ll,
-			    struct model_state *st, char **cause)
-{
-	bool full = how == PASS_FULL, lines = how == PASS_LINES;
-	size_t na = 0, n = 0;
-	char **av = NULL;
-	pid_t pid;
-
-	while (o->argv[na])
-		na++;
-	gx_strv_addf(&av, &n, "%s", valgrind);
-	gx_strv_addf(&av, &n, "--tool=%s", lines ? "cachegrind" : "callgrind");
-	if (!lines) {
-		gx_strv_addf(&av, &n, "--dump-instr=yes");
-		gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
-		gx_strv_addf(&av, &n, "--separate-threads=yes");
-		/* a forked child starts with a copy of its parent's counts:
-		 * a dump as fork returns sets it apart (tasks.c) */
-		gx_strv_addf(&av, &n, "--dump-after=_Fork");
-	}
-	gx_strv_addf(&av, &n, "--cache-sim=yes");
-	gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
-	/* a script's exec of the program, and children, are followed: each
-	 * process its own files */
-	gx_strv_addf(&av, &n, "--trace-children=yes");
-	gx_strv_addf(&av, &n, "--%s-out-file=%s/%s.out.%%p", lines ? "cachegrind" : "callgrind",
-		     o->dir, pass_prefix[how]);
-	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", o->dir, pass_prefix[how]);
-	if (st->geo[GEO_I1].size)
-		add_geo_arg(&av, &n, "I1", &st->geo[GEO_I1]);
-	if (d1->size)
-		add_geo_arg(&av, &n, "D1", d1);
-	if (ll->size)
-		add_geo_arg(&av, &n, "LL", ll);
-	for (size_t i = 0; i < na; i++)
-		gx_strv_addf(&av, &n, "%s", o->argv[i]);
-	av = xrealloc(av, (n + 1) * sizeof(*av));
-	av[n] = NULL;
-	pid = fork();
-	if (pid < 0)
-		pid = gx_fail(cause, -errno, "fork: %s", strerror(errno));
-	if (!pid) {
-		/* the second pass's output is the first's again: not shown
-		 * twice, nor appended to a file the first wrote */
-		if (!full) {
-			int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-			if (fd >= 0) {
-				dup2(fd, STDOUT_FILENO);
-				dup2(fd, STDERR_FILENO);
-			}
-		}
-		execv(valgrind, av);
-		_exit(127);
-	}
-	if (full && pid > 0)
-		st->pid = pid;
-	gx_free_strv(av, n);
-	return pid;
-}
-
-/* Waits for the Valgrind run pid and reads its output files into the
- * first pass's profile, the second's or its lines. The workload's
- * status, or a negative code. */
-static int reap_valgrind(pid_t pid, const struct model_opts *o, enum model_pass how,
-			 struct model_state *st, char **cause)
-{
-	int status = wait_status(pid);
-	char **names = NULL;
-	size_t nn = 0;
-
-	if (status < 0)
-		return status;
-	list_outputs(o, pass_prefix[how], how != PASS_LINES, &names, &nn);
-	if (!nn)
-		status = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s' (status %d)",
-				 o->argv[0], status);
-	for (size_t i = 0; i < nn && status >= 0; i++) {
-		char *f = xasprintf("%s/%s", o->dir, names[i]);
-		int err = how == PASS_LINES ? cg_lines__read(&st->cl2, f, cause) :
-			  cg_profile__read(how == PASS_FULL ? &st->cg : &st->cg2, f, cause);
-
-		free(f);
-		if (err)
-			status = err;
-	}
-	gx_free_strv(names, nn);
-	return status;
-}
-
-static int run_valgrind(const char *valgrind, const struct model_opts *o, enum model_pass how,
-			const struct cache_geo *d1, const struct cache_geo *ll,
-			struct model_state *st, char **cause)
-{
-	pid_t pid = spawn_valgrind(valgrind, o, how, d1, ll, st, cause);
-
-	return pid < 0 ? (int)pid : reap_valgrind(pid, o, how, st, cause);
-}
-
 /* The priced run's perf.data (write.c); run's instructions and cycles as
  * written (a forked child's copy of its parent's counts not among them). */
 static int write_priced(const struct model_state *st, const struct model_opts *o, uint64_t t0,
 			uint64_t t1, struct gx_meta *m, struct model_run *run, char **cause)
 {
 	/* the first pass's logs: a forked child's names its parent */
-	char *logs = xasprintf("%s/callgrind.log.", o->dir);
+	char *logs = xasprintf("%s/callgrind.log.", st->scratch->path);
 	struct model_priced pr = {
 		.cg = &st->cg, .objs = st->objs, .base = st->base, .fe = st->fe, .bad = st->bad,
 		.mem = st->mem, .core = st->core, .bcm = st->bcm, .l2miss = st->l2miss,
@@ -1607,22 +1384,6 @@ static int model_passes(void)
 	return one && *one && strcmp(one, "0") ? 1 : 0;
 }
 
-/* Whether a temporary file can be made where llvm-objdump's and
- * llvm-mca's go: one line naming the directory, before the long run. */
-static int tmpdir_check(char **cause)
-{
-	char *f = xasprintf("%s/gx-model-XXXXXX", gx_tmpdir());
-	int fd = mkstemp(f), err = 0;
-
-	if (fd < 0)
-		err = gx_fail(cause, GX_E_USAGE, "--model: cannot make a temporary file in %s "
-			      "(TMPDIR): %s", gx_esc(gx_tmpdir()), strerror(errno));
-	else
-		close(fd), unlink(f);
-	free(f);
-	return err;
-}
-
 /* Whether the second pass can give the workload its standard input again:
  * a regular file from the offset it had (the first pass reads it on), a
  * terminal, a device such as /dev/null or no stdin at all as they are; a
@@ -1707,21 +1468,21 @@ static enum model_pass second_how(const struct model_state *st, bool *forced)
 	       (double)u3 > MODEL_LINES_UNKNOWN * (double)m3 ? PASS_INSNS : PASS_LINES;
 }
 
-/* Starts the second pass, its standard input a file again from where the
- * first began: its pid, or a negative code with *cause set. */
-static pid_t spawn_second(struct model_state *st, const char *valgrind,
-			  const struct model_opts *o, char **cause)
+/* Starts the second pass into st->pass2, its standard input a file again
+ * from where the first began: 0, or a negative code with *cause set. */
+static int spawn_second(struct model_state *st, const char *valgrind,
+			const struct model_opts *o, char **cause)
 {
 	long pg = sysconf(_SC_PAGESIZE);
-	struct cache_geo pages = { MODEL_PAGE_CACHE, 16, pg >= 4096 && pg <= 65536 ?
-							  (unsigned)pg : 4096 };
+	struct cache_geo geo[3] = {
+		st->geo[GEO_I1], st->geo[GEO_L2].size ? st->geo[GEO_L2] : st->geo[GEO_D1],
+		{ MODEL_PAGE_CACHE, 16, pg >= 4096 && pg <= 65536 ? (unsigned)pg : 4096 } };
 
 	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0)
 		return gx_fail(cause, -errno, "its standard input could not be read again: %s",
 			       strerror(errno));
 	st->pass2_how = second_how(st, &st->pass2_forced);
-	return spawn_valgrind(valgrind, o, st->pass2_how, st->geo[GEO_L2].size ?
-			      &st->geo[GEO_L2] : &st->geo[GEO_D1], &pages, st, cause);
+	return model_vg__start(&st->pass2, valgrind, o, st->scratch, st->pass2_how, geo, cause);
 }
 
 /* The second pass at once, where it will be wanted: it runs while the
@@ -1735,15 +1496,13 @@ static void second_pass_early(struct model_state *st, const char *valgrind,
 {
 	double faults = faults_bound(st);
 	char *why = NULL;
-	pid_t pid;
 
-	if (passes == 1 ||
+	if (passes == 1 || st->stopped ||
 	    (passes == 0 && !(faults > 0 && faults >= MODEL_SPLIT_SHARE *
 						(double)st->cg.totals[CG_IR])))
 		return;
-	pid = spawn_second(st, valgrind, o, &why);
-	if (pid > 0)
-		st->pass2 = pid;
+	if (spawn_second(st, valgrind, o, &why) != 0)
+		model_vg__exit(&st->pass2);
 	free(why);	/* second_pass tries again and says why */
 }
 
@@ -1754,8 +1513,8 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	double hi, lo, bound, faults, total, lost, slack;
 	uint64_t ran, ir2;
 	char *why = NULL;
-	pid_t pid = st->pass2;
-	int s2;
+	bool started = st->pass2.c != NULL;
+	int s2, err = 0;
 
 	hi = split ? price(st, SPLIT_L3) : 0;
 	lo = price(st, SPLIT_L2);
@@ -1763,13 +1522,15 @@ static double second_pass(struct model_state *st, const char *valgrind,
 		hi = lo;
 	faults = faults_bound(st);
 	bound = hi - lo + faults;
-	if (!pid && (passes == 1 || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
+	/* a stopped run is modelled as far as it went, at once */
+	if (!started && (passes == 1 || st->stopped ||
+			 (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
 		if (split || faults > 0)
 			note(st, "model: the second pass (L2 as its first data cache, which tells L2 "
 			     "hits from L3 hits, and pages as its last level, which counts their first "
 			     "touches) was skipped (%s): %s%s; modelled cycles are low by at most "
 			     "%.0f (%.2f%%)",
-			     passes == 1 ? "GX_MODEL_PASSES=1" :
+			     st->stopped ? "the run was stopped" : passes == 1 ? "GX_MODEL_PASSES=1" :
 			     "it could change them by less than 2%",
 			     split ? "the D1 misses L2 or L3 served are priced as L2 hits" : "",
 			     faults > 0 ? (split ? ", and no first touch of a page is priced" :
@@ -1777,16 +1538,23 @@ static double second_pass(struct model_state *st, const char *valgrind,
 			     bound, lo > 0 ? 100 * bound / lo : 0.0);
 		return lo;
 	}
-	if (!pid)
-		pid = spawn_second(st, valgrind, o, &why);
-	st->pass2 = 0;
-	if (pid < 0) {
+	if (!started)
+		err = spawn_second(st, valgrind, o, &why);
+	if (err) {
+		model_vg__exit(&st->pass2);
 		note(st, "model: the second pass was not run (%s): the D1 misses L2 or L3 "
 		     "served are priced as L2 hits, and no first touch of a page is priced", why);
 		free(why);
 		return price(st, SPLIT_L2);
 	}
-	s2 = reap_valgrind(pid, o, st->pass2_how, st, &why);
+	/* one stopped while the code was modelled is stopped at once */
+	s2 = model_vg__wait(&st->pass2, 0, &st->stopped);
+	if (s2 >= 0 && st->stopped)
+		s2 = gx_fail(&why, -EINTR, "stopped by %s", st->stopped < 0 ? "--duration" :
+			     strsignal(st->stopped));
+	if (s2 >= 0)
+		s2 = model_vg__read(&st->pass2, o, st->scratch, &st->cg2, &st->cl2, &why);
+	model_vg__exit(&st->pass2);
 	ran = st->pass2_how == PASS_LINES ? st->cl2.n : st->cg2.nr_insns;
 	ir2 = st->pass2_how == PASS_LINES ? st->cl2.totals[CG_IR] : st->cg2.totals[CG_IR];
 	/* a workload that took another path the second time (its input, the
@@ -1851,28 +1619,59 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	return total;
 }
 
-/* callgrind's files in the result directory, when there is no result. */
-static void discard_outputs(const struct model_opts *o)
+/* What stopped a run: "SIGINT", "--duration". */
+static const char *stop_name(int sig)
 {
-	int fd = dup(o->dirfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" :
+	       "--duration";
+}
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	rewinddir(d);	/* the descriptor's offset is shared with the caller's */
-	while ((de = readdir(d)) != NULL)
-		if (!strncmp(de->d_name, "callgrind", 9) || !strncmp(de->d_name, "cachegrind", 10))
-			unlinkat(o->dirfd, de->d_name, 0);
-	closedir(d);
+/* meta.json's status of a run stopped by sig (0: none), as native
+ * record's: SIGTERM and SIGHUP killed it, SIGINT (and --duration)
+ * interrupted it. */
+static const char *stop_status(int sig)
+{
+	return !sig ? GX_META_STATUS_COMPLETE : sig == SIGTERM || sig == SIGHUP ?
+	       GX_META_STATUS_KILLED : GX_META_STATUS_INTERRUPTED;
+}
+
+/* The first pass, until the workload ends or is stopped (st->stopped):
+ * its profile in st->cg. The workload's status, or a negative code with
+ * *cause: one naming the instruction where Valgrind could not run one. */
+static int first_pass(struct model_state *st, const char *valgrind, const struct model_opts *o,
+		      char **cause)
+{
+	struct cache_geo geo[3] = { st->geo[GEO_I1], st->geo[GEO_D1],
+				    st->geo[GEO_L3].size ? st->geo[GEO_L3] : st->geo[GEO_L2] };
+	uint64_t deadline = o->duration_s > 0 ? gx_now_ns() + (uint64_t)(o->duration_s * 1e9) : 0;
+	struct model_vg v;
+	int status, err;
+
+	err = model_vg__start(&v, valgrind, o, st->scratch, PASS_FULL, geo, cause);
+	if (err)
+		return err;
+	st->pid = v.pid;
+	status = model_vg__wait(&v, deadline, &st->stopped);
+	if (status == 128 + SIGILL)
+		err = model_vg__unrecognised(&v, st->scratch, cause);
+	if (!err && status < 0)
+		err = gx_fail(cause, GX_E_CHILD, "valgrind ended without a status (its keeper "
+			      "died)");
+	if (!err)
+		err = model_vg__read(&v, o, st->scratch, &st->cg, NULL, cause);
+	if (model_stop__count() >= 3)
+		err = gx_fail(cause, -EINTR, "--model: a third signal killed Valgrind: no result");
+	else if (err && st->stopped && status != 128 + SIGILL)
+		err = gx_fail(cause, -EINTR, "--model: %s stopped the run before Valgrind wrote "
+			      "what the workload ran: no result", stop_name(st->stopped));
+	model_vg__exit(&v);
+	return err ? err : status;
 }
 
 int model_record(const struct model_opts *o, struct model_run *run, char **cause)
 {
 	struct model_state st = { 0 };
+	struct model_scratch scratch = { .fd = -1, .parent = -1 };
 	struct gx_meta m;
 	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca");
 	struct model_cpu cpu;
@@ -1904,12 +1703,14 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 			      "'%s'", gx_esc(getenv("GX_MODEL_PASSES")));
 		goto out;
 	}
-	err = tmpdir_check(cause);
-	if (err)
-		goto out;
 	err = model_machine__load(&st.machine, o->machine, cause);
 	if (err)
 		goto out;
+	err = model_scratch__create(&scratch, o->dirfd, o->keep_valgrind, cause);
+	if (err)
+		goto out;
+	st.scratch = &scratch;
+	model_stop__catch();
 	st.mcpu = st.machine.mcpu;
 	model_cpu_detect(&cpu);
 	model_cache_geometry(st.geo, from_sysfs, cpu.vendor[0] ? cpu.vendor : NULL, &l3_note);
@@ -1918,12 +1719,9 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
 	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10);
-	/* an old result's Valgrind files (record --force) are not this run's */
-	discard_outputs(o);
 	stdin_state(&st);
 	t0 = gx_now_ns();
-	status = run_valgrind(valgrind, o, PASS_FULL, &st.geo[GEO_D1],
-			      st.geo[GEO_L3].size ? &st.geo[GEO_L3] : &st.geo[GEO_L2], &st, cause);
+	status = first_pass(&st, valgrind, o, cause);
 	t1 = gx_now_ns();
 	if (status < 0) {
 		err = status;
@@ -1947,7 +1745,16 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);
 	model_code(&st);
+	if (!st.stopped)
+		st.stopped = model_stop__signal();	/* came while the code was modelled */
 	cycles = second_pass(&st, valgrind, o, passes);
+	if (model_stop__count() >= 3) {
+		err = gx_fail(cause, -EINTR, "--model: a third signal: no result");
+		goto out;
+	}
+	if (st.stopped)
+		note(&st, "model: %s stopped the run: the result is what the workload ran until "
+		     "then", stop_name(st.stopped));
 	/* a chase that misses a last level at least as large as peak's
 	 * largest working set chases a larger one than any peak measured */
 	if (st.dram_chase > 0.02 * cycles && st.mc.lat_bytes > 0 &&
@@ -2009,19 +1816,22 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	err = write_priced(&st, o, t0, t1, &m, run, cause);
 	if (err)
 		goto out;
-	m.status = xstrdup(GX_META_STATUS_COMPLETE);
+	m.status = xstrdup(stop_status(st.stopped));
+	run->stopped = st.stopped;
 	err = gx_meta__write_at(&m, o->dirfd, o->dir, cause);
 	if (!err) {
 		for (size_t i = 0; i < st.nr_notes; i++)
 			say(o, true, "%s", st.notes[i]);
-		say(o, false, "recorded %s (modelled): %" PRIu64 " instructions (exact), %.0f "
+		say(o, false, "recorded %s (modelled%s%s): %" PRIu64 " instructions (exact), %.0f "
 		    "cycles (modelled, CPI %.2f); 'gexplore report %s' to see it", o->dir,
+		    st.stopped ? ", stopped by " : "", st.stopped ? stop_name(st.stopped) : "",
 		    run->instructions, run->cycles, run->instructions ?
 		    run->cycles / (double)run->instructions : 0.0, o->dir);
 	}
 out:
-	if (err)
-		discard_outputs(o);
+	model_vg__exit(&st.pass2);
+	model_scratch__exit(&scratch);
+	model_stop__restore();
 	gx_meta__exit(&m);
 	model_state__exit(&st);
 	free(l3_note);

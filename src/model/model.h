@@ -158,12 +158,14 @@ int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *w
 /*
  * Run llvm-mca -mcpu=cpu over lines (assembly with nr LLVM-MCA-BEGIN/END
  * regions): each region's cycles per iteration into cyc[], its Block
- * RThroughput into rt[] (NULL: not wanted), the dispatch width into *width. A line llvm-mca cannot assemble is dropped and the
+ * RThroughput into rt[] (NULL: not wanted), the dispatch width into *width,
+ * its files in the private directory scratch (model-int.h). A line llvm-mca cannot assemble is dropped and the
  * run repeated (at most 8 times); *dropped counts them. 0, or a negative
  * code with *cause.
  */
-int mca_run(const char *cpu, char **lines, size_t nr_lines, size_t nr, double *cyc,
-	    double *rt, double *width, size_t *dropped, char **cause);
+struct model_scratch;
+int mca_run(const struct model_scratch *scratch, const char *cpu, char **lines, size_t nr_lines,
+	    size_t nr, double *cyc, double *rt, double *width, size_t *dropped, char **cause);
 /* The -mcpu for this CPU (the CPU's model name and vendor/family/model as
  * /proc/cpuinfo says them, or arm64's part number), and a note when the
  * CPU is newer than llvm 14 knows (allocated, or NULL). Static string. */
@@ -258,6 +260,8 @@ struct model_opts {
 	const char *machine;
 	/* -g: stacks from callgrind's calls (each sample a callchain) */
 	bool callgraph;
+	bool keep_valgrind;	/* Valgrind's raw files kept in dir (0600) */
+	double duration_s;	/* --duration: SIGTERM after this long; 0: none */
 	/* what a run says (one line, unescaped); NULL drops it */
 	void (*say)(void *arg, bool warn, const char *msg);
 	void *say_arg;
@@ -265,6 +269,7 @@ struct model_opts {
 
 struct model_run {
 	int status;		/* the workload's: exit code, 128+N when killed by N */
+	int stopped;		/* the stop signal it ended by, -1: --duration, 0: none */
 	uint64_t instructions;	/* exact, summed */
 	double cycles;		/* modelled */
 };

@@ -282,6 +282,11 @@ int record_opts__check(const struct record_opts *ro, char **cause)
 		*cause = xstrdup("--off-cpu-min goes with --off-cpu");
 		return -1;
 	}
+	if ((ro->keep_valgrind || ro->duration_s > 0) && !ro->model) {
+		*cause = xasprintf("%s goes with --model", ro->keep_valgrind ? "--keep-valgrind" :
+				   "--duration");
+		return -1;
+	}
 	return 0;
 }
 
@@ -957,7 +962,8 @@ static int record_model(const struct record_opts *ro, const struct record_notice
 	struct model_opts mo = { .argv = ro->collect.argv, .argc = argc, .cmdline = argv,
 				 .quiet = ro->quiet, .machine = ro->model_machine,
 				 .say = ro->quiet ? NULL : model_say, .say_arg = (void *)nt,
-				 .callgraph = ro->collect.callgraph != COLLECT_CG_NONE };
+				 .callgraph = ro->collect.callgraph != COLLECT_CG_NONE,
+				 .keep_valgrind = ro->keep_valgrind, .duration_s = ro->duration_s };
 	struct model_run run;
 	char *dir = NULL;
 	int dfd = -1, err;

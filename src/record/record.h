@@ -47,6 +47,8 @@ struct record_opts {
 	/* --model=NAME|FILE: the machine description that prices it
 	 * (gexplore-record(1) MODELLED RESULTS); NULL: this CPU's */
 	const char *model_machine;
+	bool keep_valgrind;	/* --keep-valgrind: Valgrind's raw files stay in the result */
+	double duration_s;	/* --duration: stop a --model workload after this long; 0: none */
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */

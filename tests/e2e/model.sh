@@ -10,7 +10,8 @@
 # last level larger than the working set the description's memory latency
 # was measured over is a lower bound; the prices are a machine
 # description's (tests/e2e/model-machine.sh tests the descriptions
-# themselves); temporary files go to $TMPDIR.
+# themselves); llvm's tools write in the result's private directory,
+# never $TMPDIR.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
@@ -95,8 +96,8 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 fake_caches c16m 256K 16384K
-pass2ran() {	# pass2ran DIR: the second pass's files are in DIR (callgrind's or cachegrind's)
-	ls "$1"/callgrind-l2.out.* "$1"/cachegrind-l2.out.* 2>/dev/null | grep -q .
+pass2ran() {	# pass2ran DIR: the second pass ran and was used (meta.json says under which tool)
+	grep -q 'second pass ran under' "$1/meta.json"
 }
 # the second pass (L2 as the first data cache: L2 hits told from L3
 # hits) runs only where that split can change the cycles by 2% or more: a
@@ -309,7 +310,7 @@ sys.exit(0 if abs(a - b) <= max(p / 100 * abs(b), s) else 1)' "$1" "$2" "$3" "${
 pages4=$((4194304 / $(getconf PAGESIZE)))
 for how in callgrind cachegrind; do
 	GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 GX_TEST_MODEL_SYSFS=$TMP/c16m "$GX_BIN" record -q \
-		--model -o "rch-$how" -- "$WLM" chase_l3 >/dev/null 2>&1 &&
+		--model --keep-valgrind -o "rch-$how" -- "$WLM" chase_l3 >/dev/null 2>&1 &&
 		GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 "$GX_BIN" record -q --model -o "rto-$how" -- \
 			"$WLM" touch 4 >/dev/null 2>&1
 	ok $? "GX_MODEL_SECOND=$how: chase_l3 and touch 4 recorded"
@@ -318,7 +319,7 @@ grep -q 'second pass ran under callgrind' rch-callgrind/meta.json &&
 	ls rch-callgrind/callgrind-l2.out.* >/dev/null 2>&1 &&
 	grep -q 'second pass ran under cachegrind' rch-cachegrind/meta.json &&
 	ls rch-cachegrind/cachegrind-l2.out.* >/dev/null 2>&1
-ok $? "... each says which tool ran the second pass, and keeps its files"
+ok $? "... each says which tool ran the second pass, and keeps its files (--keep-valgrind)"
 a=$(est_of rch-callgrind l2-misses:modelled chase) b=$(est_of rch-cachegrind l2-misses:modelled chase)
 [ "$a" -gt 100000 ] && near "$b" "$a" 1
 ok $? "chase_l3: chase's L2 misses by source line as by instruction ($b, $a)"
@@ -428,14 +429,15 @@ else
 	skip 2 "record --model of lat_chain failed"
 fi
 
-# temporary files (llvm-objdump's output, llvm-mca's input, output and
-# errors) go to $TMPDIR and are removed: wrappers log the paths they get
+# llvm-objdump's output and llvm-mca's input, output and errors go to the
+# result's private directory (.gx-model-XXXXXX, by its absolute path),
+# never to $TMPDIR, and are removed with it: wrappers log the paths they get
 mkdir -p wrap tmpd
 for t in llvm-mca llvm-objdump; do
 	cat >wrap/$t <<EOF
 #!/bin/sh
 for a in "\$@" "\$(readlink /proc/\$\$/fd/1)" "\$(readlink /proc/\$\$/fd/2)"; do
-	case \$a in "$TMP/tmpd/"*) echo "\$a" >>"$TMP/tmpfiles" ;; esac
+	case \$a in /*) echo "\$a" >>"$TMP/tmpfiles" ;; esac
 done
 exec "$(command -v $t)" "\$@"
 EOF
@@ -444,15 +446,13 @@ done
 TMPDIR=$TMP/tmpd PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o rtmp -- \
 	"$WLM" lat_chain >/dev/null 2>&1
 is "$?" 0 "TMPDIR set: recorded"
-grep -q "^$TMP/tmpd/gx-objdump-" tmpfiles && grep -q "^$TMP/tmpd/gx-mca-in-" tmpfiles &&
-	grep -q "^$TMP/tmpd/gx-mca-out-" tmpfiles
-ok $? "llvm-objdump's and llvm-mca's files were made in TMPDIR"
-is "$(ls -A tmpd | wc -l)" 0 "... and removed"
-out=$(TMPDIR=$TMP/no-such-dir "$GX_BIN" record --model -o rnotmp -- "$WLM" lat_chain 2>&1)
-is "$?" 2 "TMPDIR where no file can be made: a usage error"
-[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "$TMP/no-such-dir" &&
-	[ ! -e rnotmp ]
-ok $? "... in one line naming it, no result left ($out)"
+grep -q "^$TMP/rtmp/\.gx-model-[0-9a-f]*/tool.out\$" tmpfiles &&
+	grep -q "^$TMP/rtmp/\.gx-model-[0-9a-f]*/mca.s\$" tmpfiles
+ok $? "llvm-objdump's and llvm-mca's files were made in the result's private directory"
+grep -q "^$TMP/tmpd" tmpfiles || [ "$(ls -A tmpd | wc -l)" != 0 ]
+ok $((! $?)) "... none in TMPDIR"
+ls -A rtmp | grep -q '^\.gx-model-'
+ok $((! $?)) "... and the private directory is removed"
 
 # the text report: exact and modelled said beside the numbers
 "$GX_BIN" report r1 >r1.txt 2>&1

@@ -754,6 +754,21 @@ static void test_cachegrind(void)
 		cg_lines__exit(&p);
 	}
 	free(cause);
+	cause = NULL;
+	/* cachegrind writes the command's arguments as they are: one with a
+	 * newline carries its rest onto lines of their own (issue 39) */
+	{
+		static const char nl[] = "desc: I1 cache: 32768 B\n"
+					 "cmd: ./a x\n12 y\nz: %%\nq\n"
+					 "events: Ir\nfl=a.c\nfn=main\n3 7\n";
+
+		cg_lines__init(&p);
+		is_int(cg_lines__parse(&p, nl, sizeof(nl) - 1, "nl", &cause), 0,
+		       "an argument with newlines in cmd: parses (%s)", cause ? cause : "ok");
+		is_int((long)p.totals[CG_IR], 7, "... and its costs are read");
+		cg_lines__exit(&p);
+		free(cause);
+	}
 }
 
 /* Largest remainder: the shares sum to the total exactly. */
