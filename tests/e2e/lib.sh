@@ -123,3 +123,11 @@ UOPS_RETIRED.RETIRE_SLOTS 1600000000
 INT_MISC.RECOVERY_CYCLES 20000000
 SPEC
 }
+
+# record --model's tools, or the whole test skips naming their packages
+need_model() {
+	command -v valgrind >/dev/null 2>&1 ||
+		skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"
+	command -v llvm-mca >/dev/null 2>&1 ||
+		skip_all "llvm-mca is not installed (Debian package llvm; ./bootstrap installs it)"
+}

@@ -12,10 +12,7 @@
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLG="$WL/wl-model-graph"
-command -v valgrind >/dev/null 2>&1 ||
-	skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"
-command -v llvm-mca >/dev/null 2>&1 ||
-	skip_all "llvm-mca is not installed (Debian package llvm; ./bootstrap installs it)"
+need_model
 [ -x "$WLG" ] || skip_all "no $WLG (make check builds it)"
 
 # ---- threads and processes

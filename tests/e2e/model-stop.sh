@@ -14,10 +14,7 @@
 
 WLM="$WL/wl-model"
 SPIN="$WL/wl-spin"
-command -v valgrind >/dev/null 2>&1 ||
-	skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"
-command -v llvm-mca >/dev/null 2>&1 ||
-	skip_all "llvm-mca is not installed (Debian package llvm; ./bootstrap installs it)"
+need_model
 command -v jq >/dev/null 2>&1 || skip_all "jq is absent (Debian package jq)"
 [ -x "$WLM" ] && [ -x "$SPIN" ] || skip_all "no $WLM or $SPIN (make check builds them)"
 mkdir -p tmpd

@@ -11,10 +11,7 @@
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
-command -v valgrind >/dev/null 2>&1 ||
-	skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"
-command -v llvm-mca >/dev/null 2>&1 ||
-	skip_all "llvm-mca is not installed (Debian package llvm; ./bootstrap installs it)"
+need_model
 command -v jq >/dev/null 2>&1 || skip_all "jq is not installed (Debian package jq)"
 [ -x "$WLM" ] || skip_all "no $WLM (make check builds it)"
 

@@ -15,12 +15,7 @@
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
-if ! command -v valgrind >/dev/null 2>&1; then
-	skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"
-fi
-if ! command -v llvm-mca >/dev/null 2>&1; then
-	skip_all "llvm-mca is not installed (Debian package llvm; ./bootstrap installs it)"
-fi
+need_model
 [ -x "$WLM" ] || skip_all "no $WLM (make check builds it)"
 
 # without the tools: one line naming the package, exit 2, nothing left
