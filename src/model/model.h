@@ -106,7 +106,9 @@ void cg_profile__exit(struct cg_profile *p);
  * positions "instr" or "instr line") to p, with its jumps and calls. A malformed line is an error
  * naming its line number: GX_E_FORMAT with *cause (allocated). */
 int cg_profile__read(struct cg_profile *p, const char *path, char **cause);
-/* The same from text in memory (name for messages). */
+/* The same from text in memory (name for messages): text[len] is read, and
+ * must be a NUL (as cg_profile__read's buffer has it): the lines are
+ * parsed with the C string functions. */
 int cg_profile__parse(struct cg_profile *p, const char *text, size_t len, const char *name,
 		      char **cause);
 /* Column name ("Ir", "D1mr", ...), static. */
@@ -137,6 +139,7 @@ void cg_lines__exit(struct cg_lines *p);
  * "LINE COSTS..." lines) to p. A malformed line is GX_E_FORMAT with
  * *cause naming its number. */
 int cg_lines__read(struct cg_lines *p, const char *path, char **cause);
+/* The same from text in memory, text[len] a NUL (as cg_profile__parse). */
 int cg_lines__parse(struct cg_lines *p, const char *text, size_t len, const char *name,
 		    char **cause);
 
