@@ -352,11 +352,17 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 	mc->imiss_measured = model_machine__measured(mm, MP_IMISS);
 	mc->fault = mm->price[MP_FAULT];
 	mc->fault_measured = model_machine__measured(mm, MP_FAULT);
+	mc->reach = mm->price[MP_TLB_REACH];
+	mc->walk = mm->price[MP_TLB_WALK];
 	mc->fma_tput = mm->price[MP_FMA];
 	mc->add_tput = mm->price[MP_ADD];
 	/* a farther level is no faster than a nearer one (a measurement's
 	 * noise or a hand-written file can say otherwise): so pricing grows
 	 * with the level that serves a miss */
+	/* a chase measured past the TLB's reach paid walks that the model
+	 * prices apart (tlb.c) */
+	if (model_machine__measured(mm, MP_DRAM_LAT))
+		mc->lat[3] -= model_tlb_in_latency(mc->lat_bytes, mc->reach, mc->walk);
 	for (int k = 1; k < 4; k++) {
 		if (mc->lat[k] < mc->lat[k - 1])
 			mc->lat[k] = mc->lat[k - 1];
