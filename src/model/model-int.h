@@ -89,11 +89,11 @@ uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, ch
 
 /* ---- address translation (tlb.c) ----------------------------------------- */
 
-/* The TLB misses of an instruction that made acc data accesses, l2miss of
- * them missing an L2 of l2 bytes, as accesses at random would have them,
- * for a TLB that maps reach bytes: none where its working set so
- * estimated is within the reach; at most its L2 misses. */
-double model_tlb_misses(double acc, double l2miss, double l2, double reach);
+/* The TLB misses of an instruction that made acc data accesses, miss of
+ * them missing a cache of `cache` bytes, as accesses at random would have
+ * them, for a TLB that maps reach bytes: none where its working set so
+ * estimated is within the reach; at most acc. */
+double model_tlb_misses(double acc, double miss, double cache, double reach);
 
 /* The cycles of walks in the latency a random chase over bytes measured:
  * walk times the share of its loads beyond the reach. */

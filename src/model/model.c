@@ -891,6 +891,24 @@ static void pass_take(struct model_state *st)
  * pass's answer lies between SPLIT_L2's and SPLIT_L3's. */
 enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
 
+static uint64_t ll_size(const struct model_state *st);
+
+/* An instruction's TLB misses (tlb.c), from the misses of the level
+ * nearest the reach that the passes counted: the last level's where it
+ * missed (a set past it, past the reach), L2's where the second pass ran,
+ * else L1's. */
+static double tlb_of(const struct model_state *st, double acc, double m1, double m2, double m3,
+		     bool pass)
+{
+	double ll = (double)ll_size(st), r = st->mc.reach;
+
+	if (m3 > 0 && ll > r)
+		return model_tlb_misses(acc, m3, ll, r);
+	if (pass)
+		return model_tlb_misses(acc, m2, (double)st->geo[GEO_L2].size, r);
+	return model_tlb_misses(acc, m1, (double)st->geo[GEO_D1].size, r);
+}
+
 /* Every instruction's terms; the modelled cycles, summed. Called again,
  * it prices afresh. */
 static double price(struct model_state *st, enum l2_split how)
@@ -955,8 +973,7 @@ static double price(struct model_state *st, enum l2_split how)
 			 * tables: a chain's or a miss nearly every access's
 			 * (a stream's walk is one a page, hidden by its lines) */
 			tlb = st->ins[i].dep_load || (acc > 0 && m1 >= 0.5 * acc) ?
-			      model_tlb_misses(acc, m2, (double)st->geo[GEO_L2].size, mc->reach) *
-			      mc->walk : 0;
+			      tlb_of(st, acc, m1, m2, m3, pass) * mc->walk : 0;
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
 			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
 				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +

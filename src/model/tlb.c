@@ -9,23 +9,26 @@
 /*
  * Accesses at random over a working set of F bytes miss a cache of C
  * bytes with a chance of 1 - C/F (C < F; none where C >= F): so an
- * instruction's share of misses in L2 (l2 bytes) says F, and with it what
- * a TLB that reaches `reach` bytes misses: acc - reach (acc - l2miss) /
- * l2, no fewer than none and no more than its L2 misses. An instruction
- * that hits L2 often (a working set in L2, or the nearby accesses of a
- * stream) misses the TLB not at all: its working set, so measured, is
- * within the reach.
+ * instruction's share of misses in a cache of `cache` bytes says F, and
+ * with it what a TLB that reaches `reach` bytes misses: acc - reach (acc
+ * - miss) / cache, none at least, all its accesses at most, and where the
+ * TLB is the smaller, the cache's misses at least. An instruction that
+ * hits the cache often (a working set within it, or the nearby accesses
+ * of a stream) misses a larger TLB not at all.
  */
-double model_tlb_misses(double acc, double l2miss, double l2, double reach)
+double model_tlb_misses(double acc, double miss, double cache, double reach)
 {
 	double t;
 
-	if (!(acc > 0) || !(l2 > 0) || !(reach > l2) || !(l2miss > 0))
+	if (!(acc > 0) || !(cache > 0) || !(reach > 0) || !(miss > 0))
 		return 0;
-	if (l2miss > acc)
-		l2miss = acc;
-	t = acc - reach * (acc - l2miss) / l2;
-	return t < 0 ? 0 : t > l2miss ? l2miss : t;
+	if (miss > acc)
+		miss = acc;
+	t = acc - reach * (acc - miss) / cache;
+	/* a TLB smaller than the cache misses at least as often */
+	if (reach < cache && t < miss)
+		t = miss;
+	return t < 0 ? 0 : t > acc ? acc : t;
 }
 
 /* The walks in a latency measured by a random chase over `bytes` (peak's
