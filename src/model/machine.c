@@ -389,6 +389,7 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 	mc->fault_measured = model_machine__measured(mm, MP_FAULT);
 	mc->reach = mm->price[MP_TLB_REACH];
 	mc->walk = mm->price[MP_TLB_WALK];
+	mc->l3_measured = model_machine__measured(mm, MP_L3_LAT);
 	mc->fma_tput = mm->price[MP_FMA];
 	mc->add_tput = mm->price[MP_ADD];
 	/* a farther level is no faster than a nearer one (a measurement's

@@ -72,6 +72,7 @@ struct machine_costs {
 	/* the bytes the TLB maps, and the cycles a walk costs (0: none
 	 * priced); lat[3] is the measured latency less the walks it had */
 	double reach, walk;
+	bool l3_measured;	/* by peak, over half the last level */
 };
 
 /* The costs description mm gives; the flags say which figures it says

@@ -916,7 +916,14 @@ static double price(struct model_state *st, enum l2_split how)
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
+	/* L3's latency, measured by peak at half its size, less the walks
+	 * that chase paid past the TLB's reach (priced apart) */
+	double lat2 = mc->lat[2] - (mc->l3_measured ? model_tlb_in_latency(
+					    (double)ll_size(st) / 2, mc->reach, mc->walk) : 0);
 	double total = 0;
+
+	if (lat2 < mc->lat[1])
+		lat2 = mc->lat[1];
 
 	if (!st->base) {
 		st->base = xcalloc(n + 1, sizeof(double));
@@ -977,7 +984,7 @@ static double price(struct model_state *st, enum l2_split how)
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
 			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
 				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +
-					     (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
+					     (m2 - m3) * (lat2 - mc->lat[0]) +
 					     m3 * (mc->lat[3] - mc->lat[0]) + tlb;
 				st->dram_chase += m3 * (mc->lat[3] - mc->lat[0]);
 				st->tlb_cycles += tlb;
@@ -991,7 +998,7 @@ static double price(struct model_state *st, enum l2_split how)
 				 * latency over the misses in flight */
 				if (acc > 0 && m1 >= 0.5 * acc) {
 					double lat = ((m1 - m2) * (mc->lat[1] - mc->lat[0]) +
-						      (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
+						      (m2 - m3) * (lat2 - mc->lat[0]) +
 						      m3 * (mc->lat[3] - mc->lat[0]) + tlb) / MODEL_MLP;
 
 					if (lat > bw)
