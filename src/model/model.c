@@ -895,14 +895,15 @@ static uint64_t ll_size(const struct model_state *st);
 
 /* An instruction's TLB misses (tlb.c), from the misses of the level
  * nearest the reach that the passes counted: the last level's where it
- * missed (a set past it, past the reach), L2's where the second pass ran,
- * else L1's. */
+ * missed a quarter of its accesses or more (a set past it, past the
+ * reach; fewer are conflicts in a set within it, not a set's size),
+ * L2's where the second pass ran, else L1's. */
 static double tlb_of(const struct model_state *st, double acc, double m1, double m2, double m3,
 		     bool pass)
 {
 	double ll = (double)ll_size(st), r = st->mc.reach;
 
-	if (m3 > 0 && ll > r)
+	if (m3 >= 0.25 * acc && m3 > 0 && ll > r)
 		return model_tlb_misses(acc, m3, ll, r);
 	if (pass)
 		return model_tlb_misses(acc, m2, (double)st->geo[GEO_L2].size, r);
