@@ -893,21 +893,20 @@ enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
 
 static uint64_t ll_size(const struct model_state *st);
 
-/* An instruction's TLB misses (tlb.c), from the misses of the level
- * nearest the reach that the passes counted: the last level's where it
- * missed a quarter of its accesses or more (a set past it, past the
- * reach; fewer are conflicts in a set within it, not a set's size),
- * L2's where the second pass ran, else L1's. */
-static double tlb_of(const struct model_state *st, double acc, double m1, double m2, double m3,
-		     bool pass)
+/* An instruction's TLB misses (tlb.c), from the last level's misses where
+ * it missed a quarter of its accesses or more (a set past it, past the
+ * reach; fewer are conflicts in a set within it). Not from L2's or L1's:
+ * a chase around a fixed ring misses an LRU cache smaller than the ring
+ * every time, whatever the ring's size (wl-model's chase over 8 MiB, the
+ * reach, missed L2 on every load), so their misses do not say whether
+ * the set is within the reach. */
+static double tlb_of(const struct model_state *st, double acc, double m3)
 {
 	double ll = (double)ll_size(st), r = st->mc.reach;
 
 	if (m3 >= 0.25 * acc && m3 > 0 && ll > r)
 		return model_tlb_misses(acc, m3, ll, r);
-	if (pass)
-		return model_tlb_misses(acc, m2, (double)st->geo[GEO_L2].size, r);
-	return model_tlb_misses(acc, m1, (double)st->geo[GEO_D1].size, r);
+	return 0;
 }
 
 /* Every instruction's terms; the modelled cycles, summed. Called again,
@@ -981,7 +980,7 @@ static double price(struct model_state *st, enum l2_split how)
 			 * tables: a chain's or a miss nearly every access's
 			 * (a stream's walk is one a page, hidden by its lines) */
 			tlb = st->ins[i].dep_load || (acc > 0 && m1 >= 0.5 * acc) ?
-			      tlb_of(st, acc, m1, m2, m3, pass) * mc->walk : 0;
+			      tlb_of(st, acc, m3) * mc->walk : 0;
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
 			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
 				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +
@@ -1995,8 +1994,9 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		     st.mc.lat_bytes / 1024, st.mc.lat[3], 100 * st.dram_chase / cycles);
 	if (st.tlb_cycles > 0.005 * cycles)
 		note(&st, "model: %.0f TLB misses estimated (callgrind simulates no TLB: accesses "
-		     "that miss L2 nearly every time, as at random over a set past the TLB's reach of "
-		     "%.0f KiB), each priced at a walk of %.0f cycles: %.1f%% of the modelled cycles",
+		     "that miss the last level, as at random over a set past it and past the TLB's "
+		     "reach of %.0f KiB), each priced at a walk of %.0f cycles: %.1f%% of the modelled "
+		     "cycles",
 		     st.tlb_misses, st.mc.reach / 1024, st.mc.walk, 100 * st.tlb_cycles / cycles);
 	/* callgrind's indirect mispredicts: a simulator that predicts the
 	 * last target, where this core follows the path */
