@@ -161,9 +161,43 @@ static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double
 	}
 }
 
+/*
+ * A page walk's cycles from peak's chases: two that the last level serves
+ * (over L2's size, within half the last level's), one within the TLB's
+ * reach and one past it, differ by the walks of the latter's loads past
+ * the reach, a share of 1 - reach / bytes of them (tlb.c). A VM's nested
+ * paging makes a walk dearer than the documented figure.
+ */
+static void peak_walk(json_t *doc, const struct cache_geo g[GEO_NR], double reach,
+		      double f[MP_NR], bool have[MP_NR])
+{
+	double l2 = (double)g[GEO_L2].size, half = (double)g[GEO_L3].size / 2;
+	double in_b = 0, in_c = 0, out_b = 0, out_c = 0;
+	json_t *e;
+	size_t i;
+
+	if (!(reach > l2) || !(half > reach))
+		return;
+	json_array_foreach(json_object_get(doc, "latency"), i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+		double c = json_number_value(json_object_get(e, "cycles"));
+
+		if (c <= 0 || b <= l2 || b > half)
+			continue;
+		if (b <= reach && b > in_b)
+			in_b = b, in_c = c;
+		else if (b > reach && (!out_b || b < out_b))
+			out_b = b, out_c = c;
+	}
+	if (in_b > 0 && out_b > 0 && out_c > in_c) {
+		f[MP_TLB_WALK] = (out_c - in_c) / (1 - reach / out_b);
+		have[MP_TLB_WALK] = true;
+	}
+}
+
 /* The figures one peak document measured (have[p]: it measured p). */
-static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double f[MP_NR],
-			 bool have[MP_NR])
+static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double reach,
+			 double f[MP_NR], bool have[MP_NR])
 {
 	static const char *const lvl[4] = { "L1", "L2", "L3", "DRAM" };
 	json_t *e, *ind = json_object_get(json_object_get(doc, "branch"), "indirect");
@@ -175,6 +209,7 @@ static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double f
 	if (!have[MP_GHZ])
 		return;		/* no clock, no cycles */
 	peak_latencies(doc, g, f, have);
+	peak_walk(doc, g, reach, f, have);
 	json_array_foreach(json_object_get(doc, "bandwidth"), i, e) {
 		const char *lv = json_string_value(json_object_get(e, "level"));
 		const char *kn = json_string_value(json_object_get(e, "kernel"));
@@ -271,7 +306,7 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 	model_cache_geometry(g, from_sysfs, c.vendor[0] ? c.vendor : NULL, &l3_note);
 	free(l3_note);
 	for (size_t r = 0; r < nr; r++) {
-		peak_figures(docs[r], g, f[r], have);
+		peak_figures(docs[r], g, base->price[MP_TLB_REACH], f[r], have);
 		test_vary(f[r], r);
 		for (int p = 0; p < MP_NR; p++)
 			runs_with[p] += have[p];
@@ -334,11 +369,18 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 	mc->imiss_measured = model_machine__measured(mm, MP_IMISS);
 	mc->fault = mm->price[MP_FAULT];
 	mc->fault_measured = model_machine__measured(mm, MP_FAULT);
+	mc->reach = mm->price[MP_TLB_REACH];
+	mc->walk = mm->price[MP_TLB_WALK];
+	mc->l3_measured = model_machine__measured(mm, MP_L3_LAT);
 	mc->fma_tput = mm->price[MP_FMA];
 	mc->add_tput = mm->price[MP_ADD];
 	/* a farther level is no faster than a nearer one (a measurement's
 	 * noise or a hand-written file can say otherwise): so pricing grows
 	 * with the level that serves a miss */
+	/* a chase measured past the TLB's reach paid walks that the model
+	 * prices apart (tlb.c) */
+	if (model_machine__measured(mm, MP_DRAM_LAT))
+		mc->lat[3] -= model_tlb_in_latency(mc->lat_bytes, mc->reach, mc->walk);
 	for (int k = 1; k < 4; k++) {
 		if (mc->lat[k] < mc->lat[k - 1])
 			mc->lat[k] = mc->lat[k - 1];

@@ -65,6 +65,10 @@ struct machine_costs {
 	 * measured none */
 	double imiss;
 	bool imiss_measured;
+	/* the bytes the TLB maps, and the cycles a walk costs (0: none
+	 * priced); lat[3] is the measured latency less the walks it had */
+	double reach, walk;
+	bool l3_measured;	/* by peak, over half the last level */
 };
 
 /* The costs description mm gives; the flags say which figures it says
@@ -79,6 +83,18 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
  * simulated as 32 MiB, Zen 3 to 5's CCD, and *note (allocated) says so;
  * else *note is NULL. */
 uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, char **note);
+
+/* ---- address translation (tlb.c) ----------------------------------------- */
+
+/* The TLB misses of an instruction that made acc data accesses, miss of
+ * them missing a cache of `cache` bytes, as accesses at random would have
+ * them, for a TLB that maps reach bytes: none where its working set so
+ * estimated is within the reach; at most acc. */
+double model_tlb_misses(double acc, double miss, double cache, double reach);
+
+/* The cycles of walks in the latency a random chase over bytes measured:
+ * walk times the share of its loads beyond the reach. */
+double model_tlb_in_latency(double bytes, double reach, double walk);
 
 /* ---- where a mispredict's cycles show (model.c) ---------------------------- */
 

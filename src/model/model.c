@@ -126,6 +126,7 @@ struct model_state {
 	size_t nr_notes;
 	double cpi_rest;		/* cycles an instruction outside the modelled blocks */
 	double dram_chase;		/* cycles of chased loads served by memory */
+	double tlb_misses, tlb_cycles;	/* address translation's, as priced (tlb.c) */
 	/* per cg insn: the modelled terms */
 	double *base, *fe, *bad, *mem, *core;
 	/* per cg insn: its conditional mispredicts as priced (bias_bound) */
@@ -816,6 +817,24 @@ static void pass_take(struct model_state *st)
  * pass's answer lies between SPLIT_L2's and SPLIT_L3's. */
 enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
 
+static uint64_t ll_size(const struct model_state *st);
+
+/* An instruction's TLB misses (tlb.c), from the last level's misses where
+ * it missed a quarter of its accesses or more (a set past it, past the
+ * reach; fewer are conflicts in a set within it). Not from L2's or L1's:
+ * a chase around a fixed ring misses an LRU cache smaller than the ring
+ * every time, whatever the ring's size (wl-model's chase over 8 MiB, the
+ * reach, missed L2 on every load), so their misses do not say whether
+ * the set is within the reach. */
+static double tlb_of(const struct model_state *st, double acc, double m3)
+{
+	double ll = (double)ll_size(st), r = st->mc.reach;
+
+	if (m3 >= 0.25 * acc && m3 > 0 && ll > r)
+		return model_tlb_misses(acc, m3, ll, r);
+	return 0;
+}
+
 /* Every instruction's terms; the modelled cycles, summed. Called again,
  * it prices afresh. */
 static double price(struct model_state *st, enum l2_split how)
@@ -823,7 +842,14 @@ static double price(struct model_state *st, enum l2_split how)
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
+	/* L3's latency, measured by peak at half its size, less the walks
+	 * that chase paid past the TLB's reach (priced apart) */
+	double lat2 = mc->lat[2] - (mc->l3_measured ? model_tlb_in_latency(
+					    (double)ll_size(st) / 2, mc->reach, mc->walk) : 0);
 	double total = 0;
+
+	if (lat2 < mc->lat[1])
+		lat2 = mc->lat[1];
 
 	if (!st->base) {
 		st->base = xcalloc(n + 1, sizeof(double));
@@ -837,6 +863,7 @@ static double price(struct model_state *st, enum l2_split how)
 	memset(st->mem, 0, (n + 1) * sizeof(double));	/* the roofline adds to it */
 	st->dram_chase = 0;
 	st->fault_cycles = 0;
+	st->tlb_misses = st->tlb_cycles = 0;
 	for (size_t b = 0; b < st->nr_blocks; b++) {
 		struct model_block *bl = &st->blocks[b];
 		double stream = 0, basesum = 0;
@@ -847,7 +874,7 @@ static double price(struct model_state *st, enum l2_split how)
 			double ir = (double)c->c[CG_IR];
 			double m1 = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
 			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]), m2 = m1;
-			double ret = ir / st->width;
+			double ret = ir / st->width, acc, tlb;
 
 			if (pass) {
 				m2 = (double)st->pass_l2[k];
@@ -874,14 +901,21 @@ static double price(struct model_state *st, enum l2_split how)
 				     mc->penalty;
 			st->fe[k] = (double)c->c[CG_I1MR] * mc->imiss +
 				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
+			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
+			/* accesses at random past the TLB's reach walk its page
+			 * tables: a chain's or a miss nearly every access's
+			 * (a stream's walk is one a page, hidden by its lines) */
+			tlb = st->ins[i].dep_load || (acc > 0 && m1 >= 0.5 * acc) ?
+			      tlb_of(st, acc, m3) * mc->walk : 0;
+			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
 			if (st->ins[i].dep_load) {	/* each miss waits for the one before */
 				st->mem[k] = (m1 - m2) * (mc->lat[1] - mc->lat[0]) +
-					     (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
-					     m3 * (mc->lat[3] - mc->lat[0]);
+					     (m2 - m3) * (lat2 - mc->lat[0]) +
+					     m3 * (mc->lat[3] - mc->lat[0]) + tlb;
 				st->dram_chase += m3 * (mc->lat[3] - mc->lat[0]);
+				st->tlb_cycles += tlb;
 			} else {		/* misses overlap */
 				double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64;
-				double acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 				double bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] +
 						    m3 / mc->bw[3]);
 
@@ -890,11 +924,12 @@ static double price(struct model_state *st, enum l2_split how)
 				 * latency over the misses in flight */
 				if (acc > 0 && m1 >= 0.5 * acc) {
 					double lat = ((m1 - m2) * (mc->lat[1] - mc->lat[0]) +
-						      (m2 - m3) * (mc->lat[2] - mc->lat[0]) +
-						      m3 * (mc->lat[3] - mc->lat[0])) / MODEL_MLP;
+						      (m2 - m3) * (lat2 - mc->lat[0]) +
+						      m3 * (mc->lat[3] - mc->lat[0]) + tlb) / MODEL_MLP;
 
 					if (lat > bw)
 						bw = lat;
+					st->tlb_cycles += tlb / MODEL_MLP;
 				}
 				stream += bw;
 			}
@@ -1764,6 +1799,12 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		     "%.0f KiB (%.0f cycles); a larger one waits longer (TLB misses): their %.0f%% "
 		     "of the modelled cycles is a lower bound", ll_size(&st) >> 10,
 		     st.mc.lat_bytes / 1024, st.mc.lat[3], 100 * st.dram_chase / cycles);
+	if (st.tlb_cycles > 0.005 * cycles)
+		note(&st, "model: %.0f TLB misses estimated (callgrind simulates no TLB: accesses "
+		     "that miss the last level, as at random over a set past it and past the TLB's "
+		     "reach of %.0f KiB), each priced at a walk of %.0f cycles: %.1f%% of the modelled "
+		     "cycles",
+		     st.tlb_misses, st.mc.reach / 1024, st.mc.walk, 100 * st.tlb_cycles / cycles);
 	/* callgrind's indirect mispredicts: a simulator that predicts the
 	 * last target, where this core follows the path */
 	full = (double)st.cg.totals[CG_BIM] * (1 - st.mc.ind_missed) * st.mc.penalty;

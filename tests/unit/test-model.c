@@ -193,6 +193,32 @@ static void test_miss_split(void)
 		  "taken 70%%: more missed on the rarer way");
 }
 
+/* TLB misses as estimated from L2's (tlb.c): a random walk's over its
+ * working set F misses a cache of C bytes 1 - C/F of the time */
+static void test_tlb(void)
+{
+	double n = 1e6, l2 = 512 << 10, reach = 8 << 20;
+
+	/* 16 MiB at random: L2 misses 31/32, a TLB of 8 MiB half */
+	/* 128 MiB: a 32 MiB last level misses 3 in 4, the TLB 15 in 16 */
+	is_double(model_tlb_misses(n, n * 3 / 4, 32 << 20, reach), n * 15 / 16, 1e-6,
+		  "from a last level larger than the reach: 128 MiB at random");
+	is_double(model_tlb_misses(n, n * 511 / 512, 32 << 10, reach), n / 2, 1e-6,
+		  "from L1's misses: 16 MiB at random");
+	is_double(model_tlb_misses(n, n * 31 / 32, l2, reach), n / 2, 1e-6,
+		  "16 MiB at random past an 8 MiB reach: half the accesses walk");
+	is_double(model_tlb_misses(n, n * 7 / 8, l2, reach), 0, 0,
+		  "4 MiB at random, within the reach: no walk");
+	is_double(model_tlb_misses(n, n * 1023 / 1024, l2, reach), n * (1 - 8.0 / 512), 1e-6,
+		  "512 MiB: nearly every access");
+	is_double(model_tlb_misses(n, n / 8, l2, reach), 0, 0, "a stream's misses, one in 8: none");
+	ok(model_tlb_misses(n, n, l2, reach) <= n, "no more than its accesses");
+	is_double(model_tlb_misses(n, n, l2, 0), 0, 0, "no reach described: none");
+	is_double(model_tlb_in_latency(256 << 20, reach, 30), 30 * (1 - 1.0 / 32), 1e-9,
+		  "a chase over 256 MiB paid a walk on 31 loads in 32");
+	is_double(model_tlb_in_latency(4 << 20, reach, 30), 0, 0, "over 4 MiB, none");
+}
+
 /* A conditional branch's mispredicts as priced: at most its rarer way's
  * count (callgrind's untagged counters miss a biased branch that shares
  * one with another, and patterns a history predictor learns) */
@@ -575,7 +601,7 @@ static void test_from_peak(void)
 	size_t nr_notes = 0;
 
 	if (!mkdtemp(tmp)) {
-		skip(16, "no temporary directory");
+		skip(19, "no temporary directory");
 		free(tmp);
 		return;
 	}
@@ -583,7 +609,7 @@ static void test_from_peak(void)
 	setenv("GX_TEST_MODEL_SYSFS", sys, 1);
 	zen3 = src_path("machines/zen3.json");
 	if (model_machine__load(&base, zen3, &cause) != 0) {
-		skip(16, "machines/zen3.json does not read");
+		skip(19, "machines/zen3.json does not read");
 		goto out;
 	}
 	for (int r = 0; r < 3; r++)
@@ -594,7 +620,9 @@ static void test_from_peak(void)
 	is_double(mc.lat[1], 40, 0, "L2's latency: the chase at half its size");
 	is_double(mm.price[MP_L3_LAT], 30, 0, "L3's as measured in the description (30)...");
 	is_double(mc.lat[2], 40, 0, "... and priced no faster than L2's");
-	is_double(mc.lat[3], 300, 0, "memory's: the largest chase");
+	is_double(mm.price[MP_DRAM_LAT], 300, 0, "memory's: the largest chase");
+	is_double(mc.lat[3], 300 - mc.walk * (1 - mc.reach / mc.lat_bytes), 1e-9,
+		  "... priced less the walks it paid past the TLB's reach (%.1f)", mc.lat[3]);
 	is_double(mc.lat_bytes, 134217728, 0, "... and the working set it was measured over");
 	is_double(mc.bw[2], mc.bw[1], 0, "L3's bandwidth, measured above L2's: L2's");
 	ok(!mc.penalty_measured && mc.penalty == base.price[MP_MISPREDICT] &&
@@ -627,6 +655,21 @@ static void test_from_peak(void)
 	   "a mispredict that varies 45%% between runs: zen3's kept, the page test's saved");
 	ok(nr_notes == 1 && strstr(notes[0], "mispredict varied 45%") &&
 	   strstr(notes[0], "not saved"), "... and said (%s)", nr_notes ? notes[0] : "nothing");
+	model_machine__exit(&mm);
+	/* L3 serves 4 MiB (within zen3's 8 MiB reach) and 16 MiB (half past
+	 * it): the difference is half a walk */
+	for (int r = 0; r < 3; r++) {
+		json_decref(d[r]);
+		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+			   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
+			   "{\"bytes\": 268435456, \"cycles\": 800}]}");
+	}
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	ok(model_machine__measured(&mm, MP_TLB_WALK) && mm.price[MP_TLB_WALK] == 400,
+	   "a walk from L3's chases within and past the reach: %.0f cycles", mm.price[MP_TLB_WALK]);
+	model_machine_costs(&mc, &mm);
+	is_double(mc.lat[3], 800 - 400 * (1 - 1 / 32.0), 1e-9,
+		  "memory's latency less its walks (%.1f)", mc.lat[3]);
 	model_machine__exit(&mm);
 	for (int r = 0; r < 3; r++)
 		json_decref(d[r]);
@@ -931,6 +974,7 @@ int main(void)
 	test_paths();
 	test_miss_split();
 	test_miss_bound();
+	test_tlb();
 	test_bias_bound();
 	test_mca();
 	test_l3();
