@@ -88,29 +88,6 @@ bool collect_child__wait(struct collect_child *c, bool block, int *status)
 	return workload__wait(&c->wl, block, status);
 }
 
-/* The parent pid of /proc/NAME, or -1. */
-static pid_t parent_of(int procfd, const char *name)
-{
-	char path[300], buf[512], *p;
-	pid_t ppid = -1;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/stat", name);
-	fd = openat(procfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the comm may hold anything, ')' too */
-	if (p && strlen(p) >= 4)
-		ppid = (pid_t)strtol(p + 4, NULL, 10);	/* ") S PPID" */
-	return ppid;
-}
-
 /*
  * Every process under the keeper, found in /proc: its children (the
  * workload and what reparented to it) and theirs, to any depth. The
@@ -135,7 +112,7 @@ size_t collect_child__signal(struct collect_child *c, int sig)
 		pid = xgrow(pid, &cap, n + 1, sizeof(*pid));
 		ppid = xgrow(ppid, &cap2, n + 1, sizeof(*ppid));
 		pid[n] = (pid_t)strtol(de->d_name, NULL, 10);
-		ppid[n++] = parent_of(dirfd(d), de->d_name);
+		ppid[n++] = collect_ppid_of(de->d_name);
 	}
 	if (d)
 		closedir(d);

@@ -267,4 +267,8 @@ int rotation__start(struct collect_session *s);
  * allocation (the drain loop calls it). */
 int rotation__period_end(struct collect_session *s, bool last);
 
+/* workload.c: the parent of process pid (a decimal name under /proc), or
+ * -1; the keeper's kill of a tree and collect_child's walk ask it. */
+pid_t collect_ppid_of(const char *pid);
+
 #endif /* GX_COLLECT_INT_H */

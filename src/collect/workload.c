@@ -198,7 +198,7 @@ static int workload_run(void *arg)
 
 /* The parent pid in /proc/PID/stat, or -1. (gexplore does not run
  * threads while it records, so the keeper may allocate.) */
-static pid_t ppid_of(const char *pid)
+pid_t collect_ppid_of(const char *pid)
 {
 	char path[300], *buf, *p;
 	pid_t ppid = -1;
@@ -244,7 +244,7 @@ static void kill_tree(pid_t child)
 			nanosleep(&ms, NULL);
 		d = opendir("/proc");
 		while (d && (de = readdir(d)))
-			if (de->d_name[0] >= '1' && de->d_name[0] <= '9' && ppid_of(de->d_name) == self)
+			if (de->d_name[0] >= '1' && de->d_name[0] <= '9' && collect_ppid_of(de->d_name) == self)
 				kill((pid_t)strtol(de->d_name, NULL, 10), SIGKILL);
 		if (d)
 			closedir(d);
