@@ -87,14 +87,21 @@ static void offcpu(const uint8_t *p, size_t n)
 
 /* The Valgrind readers take text with a NUL after it, as their files are
  * read (model.h): a copy with one (a crash before: the fuzzer's own
- * buffer has none) */
-static void callgrind(const uint8_t *p, size_t n)
+ * buffer has none). The caller frees it. */
+static char *with_nul(const uint8_t *p, size_t n)
 {
-	char *text = xmalloc(n + 1), *cause = NULL;
-	struct cg_profile cg;
+	char *text = xmalloc(n + 1);
 
 	memcpy(text, p, n);
 	text[n] = '\0';
+	return text;
+}
+
+static void callgrind(const uint8_t *p, size_t n)
+{
+	char *text = with_nul(p, n), *cause = NULL;
+	struct cg_profile cg;
+
 	cg_profile__init(&cg);
 	cg_profile__parse(&cg, text, n, "fuzz", &cause);
 	free(cause);
@@ -104,11 +111,9 @@ static void callgrind(const uint8_t *p, size_t n)
 
 static void cachegrind(const uint8_t *p, size_t n)
 {
-	char *text = xmalloc(n + 1), *cause = NULL;
+	char *text = with_nul(p, n), *cause = NULL;
 	struct cg_lines cl;
 
-	memcpy(text, p, n);
-	text[n] = '\0';
 	cg_lines__init(&cl);
 	cg_lines__parse(&cl, text, n, "fuzz", &cause);
 	free(cause);
