@@ -64,14 +64,7 @@ bool model_machine__measured(const struct model_machine *mm, enum model_price p)
 
 const char *model_machines_dir(void)
 {
-	const char *env = getenv("GX_MACHINES_DIR");
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	if (stat(GX_SRC_MACHINES_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return GX_SRC_MACHINES_DIR;
-	return GX_MACHINES_DIR;
+	return gx_data_dir("GX_MACHINES_DIR", GX_SRC_MACHINES_DIR, GX_MACHINES_DIR);
 }
 
 void model_machine__exit(struct model_machine *mm)

@@ -19,14 +19,7 @@
 
 const char *td_events_dir(void)
 {
-	const char *env = getenv("GX_EVENTS_DIR");
-	struct stat st;
-
-	if (env && *env)
-		return env;
-	if (stat(GX_SRC_EVENTS_DIR, &st) == 0 && S_ISDIR(st.st_mode))
-		return GX_SRC_EVENTS_DIR;
-	return GX_EVENTS_DIR;
+	return gx_data_dir("GX_EVENTS_DIR", GX_SRC_EVENTS_DIR, GX_EVENTS_DIR);
 }
 
 static void strv_free(char **v)

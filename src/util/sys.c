@@ -389,3 +389,15 @@ int gx_sysfs_caches(const char *dir, struct gx_sysfs_cache *out, int max)
 	}
 	return n;
 }
+
+const char *gx_data_dir(const char *env, const char *src, const char *installed)
+{
+	const char *e = getenv(env);
+	struct stat st;
+
+	if (e && *e)
+		return e;
+	if (stat(src, &st) == 0 && S_ISDIR(st.st_mode))
+		return src;
+	return installed;
+}

@@ -372,6 +372,11 @@ const char *gx_file_kind(unsigned mode);
  */
 bool gx_cpulist_next(const char **s, long *lo, long *hi);
 
+/* Where a data folder of gexplore's is: $env when set and not empty, else
+ * the source tree's src (a build run in place) where it is a directory,
+ * else the installed one. Static strings, or env's value. */
+const char *gx_data_dir(const char *env, const char *src, const char *installed);
+
 /* One CPU's cache as sysfs describes it (DIR/indexN/: level, type, size,
  * ways_of_associativity, coherency_line_size, shared_cpu_list); a field
  * sysfs leaves out is 0 (shared: 1). */
