@@ -119,8 +119,9 @@ static uint64_t sample_ip(const struct model_priced *pr, uint32_t obj, uint64_t 
 }
 
 /* Each process's name, once, and the executable parts of the objects it
- * ran; a thread's name is its process's. A process that ran nothing of
- * its own (a copy only) has neither. */
+ * ran; a thread's name is its process's, said in a COMM of its own (perf
+ * script showed a thread without one nameless). A process that ran
+ * nothing of its own (a copy only) has neither. */
 static void put_tasks(struct perf_writer *w, const struct model_priced *pr,
 		      const struct model_tasks *tk)
 {
@@ -156,6 +157,14 @@ static void put_tasks(struct perf_writer *w, const struct model_priced *pr,
 					  ob->load[s].offset & ~0xfffULL, ob->path);
 			}
 		}
+	}
+	for (size_t i = 0; i < tk->nr; i++) {
+		bool first = !tk->empty[i] && tk->tid[i] != tk->pid[i];
+
+		for (size_t k = 0; k < i && first; k++)
+			first = tk->empty[k] || tk->tid[k] != tk->tid[i];
+		if (first)
+			put_comm(w, tk->pid[i], tk->tid[i], tk->comm[i]);
 	}
 	free(ran);
 }

@@ -95,4 +95,14 @@ w=$(awk '/;main;a;b;work / { print $NF }' g.folded)
 a=$(awk '/;main;a / { print $NF }' g.folded)
 awk -v w="${w:-0}" -v a="${a:-1}" 'BEGIN { r = w / a; exit !(r > 2.7 && r < 3.3) }'
 ok $? "--folded counts cycles: work under b $w, a's own $a (3:1)"
+# perf reads what the model wrote: every thread named (each has its own
+# COMM), its call stacks with it
+if [ -n "${PERF:-}" ] && "$PERF" script -i g/perf.data -F comm,tid >ps.txt 2>/dev/null; then
+	check "perf script: every thread of the modelled result has its name" \
+		sh -c "test \$(awk '{ print \$2 }' ps.txt | sort -u | wc -l) -ge 4 && ! grep -q '^ *:' ps.txt"
+	check "perf script: the samples carry their call stacks (main among the frames)" \
+		sh -c "'$PERF' script -i g/perf.data 2>/dev/null | grep -q ' main+0x'"
+else
+	skip 2 "perf is absent or cannot read the result"
+fi
 done_testing
