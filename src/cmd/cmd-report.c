@@ -147,6 +147,53 @@ static int write_pprof(const char *input, const char *output, const struct repor
 	return ret;
 }
 
+/*
+ * The exports that take every sample in time order (speedscope, firefox,
+ * html): a collector watches the walk, then the writer of the format
+ * turns it and the result into FILE. --event picks the event.
+ */
+typedef int (*samples_writer_fn)(struct export_samples *x, struct gx_result *r, size_t event,
+				 const char *path, char **cause);
+
+static int write_samples(const char *input, const char *output, const struct report_cmd_opts *o,
+			 samples_writer_fn write)
+{
+	struct export_samples *x = export_samples__new();
+	struct gx_result_opts oo = open_opts(".", o);
+	struct gx_result *res = NULL;
+	char *cause = NULL;
+	size_t e;
+	int ret = GX_EXIT_USAGE;
+
+	export_samples__hook(x, &oo);
+	if (gx_result__open(&res, input, &oo, &cause) != 0) {
+		cmd_error("%s", cause);
+		goto out;
+	}
+	warn_notes(res);
+	e = gx_result__sort_event(res);
+	if (o->event && gx_result__find_event(res, o->event, &e) != 0) {
+		cmd_error("--event: no event '%s' in %s", gx_esc(o->event), gx_esc(gx_result__path(res)));
+		goto out;
+	}
+	if (write(x, res, e, output, &cause) != 0) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_FAIL;
+		goto out;
+	}
+	ret = GX_EXIT_OK;
+out:
+	free(cause);
+	gx_result__delete(res);
+	export_samples__delete(x);
+	return ret;
+}
+
+static int write_speedscope(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_samples(input, output, o, export_speedscope__write);
+}
+
 static int name_index(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
@@ -182,6 +229,7 @@ static const struct report_export {
 	{ "csv", FMT_CSV, NULL, false },
 	{ "folded", FMT_FOLDED, NULL, false },
 	{ "pprof", FMT_TEXT, write_pprof, true },
+	{ "speedscope", FMT_TEXT, write_speedscope, true },
 };
 
 static int report_format(const char *input, const char *format, const char *output,
@@ -350,7 +398,7 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
-		       "export as pprof, json, csv, folded or text", "text"),
+		       "export as pprof, speedscope, json, csv, folded or text", "text"),
 	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
 		       "write the --format export to FILE", "standard output"),
 	CMD_OPT_END(),

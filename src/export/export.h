@@ -46,4 +46,29 @@ int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const
 			char **cause);
 void export_pprof__delete(struct export_pprof *p);
 
+/*
+ * The viewers that draw time (speedscope, the Firefox Profiler, the HTML
+ * report's timeline) take every sample in its order, which the profile's
+ * rows do not keep: a collector watches the walk of the result, as the
+ * pprof exporter does, and a writer turns what it kept into a file:
+ *
+ *	struct export_samples *x = export_samples__new();
+ *	export_samples__hook(x, &opts);		// before gx_result__open(.., &opts, ..)
+ *	export_speedscope__write(x, result, event, path, &cause);
+ *	export_samples__delete(x);
+ *
+ * One writer per collector. Each returns 0 or a negative code with a
+ * message in *cause (the caller frees it); event is an index into the
+ * result's events (the sort event unless the user named one).
+ */
+struct export_samples;
+struct export_samples *export_samples__new(void);
+void export_samples__hook(struct export_samples *x, struct gx_result_opts *o);
+void export_samples__delete(struct export_samples *x);
+
+/* speedscope's file format: one sampled profile per thread, in time order,
+ * weights the event's periods (nanoseconds for the clocks). */
+int export_speedscope__write(struct export_samples *x, struct gx_result *r, size_t event,
+			     const char *path, char **cause);
+
 #endif /* GX_EXPORT_H */
