@@ -194,6 +194,11 @@ static int write_speedscope(const char *input, const char *output, const struct 
 	return write_samples(input, output, o, export_speedscope__write);
 }
 
+static int write_firefox(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_samples(input, output, o, export_firefox__write);
+}
+
 static int name_index(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
@@ -230,6 +235,7 @@ static const struct report_export {
 	{ "folded", FMT_FOLDED, NULL, false },
 	{ "pprof", FMT_TEXT, write_pprof, true },
 	{ "speedscope", FMT_TEXT, write_speedscope, true },
+	{ "firefox", FMT_TEXT, write_firefox, true },
 };
 
 static int report_format(const char *input, const char *format, const char *output,
@@ -398,7 +404,7 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
-		       "export as pprof, speedscope, json, csv, folded or text", "text"),
+		       "export as pprof, speedscope, firefox, json, csv, folded or text", "text"),
 	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
 		       "write the --format export to FILE", "standard output"),
 	CMD_OPT_END(),

@@ -71,4 +71,11 @@ void export_samples__delete(struct export_samples *x);
 int export_speedscope__write(struct export_samples *x, struct gx_result *r, size_t event,
 			     const char *path, char **cause);
 
+/* The Firefox Profiler's processed profile format (gecko version 24,
+ * processed version 49), symbolicated: every thread with samples of the
+ * event, its stacks, its waits off the CPU and regions as markers, the
+ * libraries with their build-ids. */
+int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t event,
+			  const char *path, char **cause);
+
 #endif /* GX_EXPORT_H */
