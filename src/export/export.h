@@ -78,4 +78,24 @@ int export_speedscope__write(struct export_samples *x, struct gx_result *r, size
 int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t event,
 			  const char *path, char **cause);
 
+/*
+ * One self-contained HTML page of a result (no external script, style,
+ * font or image): the summary, check's verdicts when check_json is given,
+ * the top-down tree with its intervals and each hot function's MUX
+ * reliability, the hottest functions and lines, a per-thread timeline
+ * (when samples is given, after the walk it watched) and a flame graph of
+ * the event, all readable without JavaScript; a small inline script zooms
+ * the flame graph and searches it. It draws the documents the other views
+ * make: report_json's and ci_report__json's (src/cmd makes them), never
+ * walking the result itself.
+ */
+struct export_html_in {
+	struct gx_result *res;
+	size_t event;				/* the event of the flame graph and timeline */
+	struct export_samples *samples;		/* NULL: no timeline */
+	const char *report_json;		/* report_json's document */
+	const char *check_json;			/* ci_report__json's, or NULL */
+};
+int export_html__write(const struct export_html_in *in, const char *path, char **cause);
+
 #endif /* GX_EXPORT_H */

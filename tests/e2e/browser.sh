@@ -11,18 +11,19 @@ need_chromium() {
 		skip_all "chromium is absent (Debian package chromium; ./bootstrap installs it)"
 }
 
-# chromium_dom URL: the page's DOM after its scripts ran (at most 10 s of
-# the page's virtual time), on stdout; chromium's own chatter in
+# chromium_dom URL [ARG...]: the page's DOM after its scripts ran (at most
+# 10 s of the page's virtual time), on stdout, chromium run with ARGs too; chromium's own chatter in
 # $TMP/chromium.err. Headless as root: no sandbox, no GPU, and nothing
 # that would reach the network on its own (updates, sync, QUIC, first-run
 # pages); a profile directory of the test's own.
 chromium_dom() {
-	local profile
+	local profile url=$1
+	shift
 	profile=$(mktemp -d "$TMP/chromium.XXXXXX")
 	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic \
 		--no-first-run --disable-background-networking --disable-component-update \
 		--disable-sync --disable-default-apps --user-data-dir="$profile" \
-		--virtual-time-budget=10000 --dump-dom "$1" 2>"$TMP/chromium.err"
+		--virtual-time-budget=10000 "$@" --dump-dom "$url" 2>"$TMP/chromium.err"
 }
 
 # need_npm_package NAME VERSION: install NAME@VERSION from npm into

@@ -1,0 +1,89 @@
+#!/bin/bash
+# report --format html and check --html (issue 44): one self-contained
+# page. A two-thread recording (wl-threads 1, cpu-clock with stacks) and a
+# synthetic Skylake result (a top-down tree, a failing check) are written
+# as HTML; the file names nothing outside itself; headless chromium
+# renders it offline: the tables hold the hottest function with report's
+# samples, the flame graph and the timeline are there, and chromium's
+# network log shows no request the page made (a page with an outside
+# image, as a control, shows one).
+. "${GX_SRCDIR}/tests/e2e/lib.sh"
+. "${GX_SRCDIR}/tests/e2e/browser.sh"
+command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
+command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
+can_sample || skip_all "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
+X="$GX_BIN"
+
+"$X" record -q -o r -e cpu-clock -g -- "$WL/wl-threads" 1 200 >/dev/null 2>&1
+ok $? "recorded wl-threads 1 (two threads)"
+"$X" report --format html -o r.html r 2>err
+ok $? "report --format html"
+"$X" report --json r >rep.json
+hot=$(jq -r '.functions[0].function' rep.json)
+hot_samples=$(jq -r '.functions[0].samples[0]' rep.json)
+
+# self-contained: nothing loaded from elsewhere, whatever the browser
+check "no src=, href=, <link>, @import or url() in the file" \
+	sh -c "! grep -Eiq '(src|href)[[:space:]]*=|<link|@import|url\\(' r.html"
+check "no http:// or https:// anywhere in it" sh -c "! grep -Eiq 'https?://' r.html"
+check "styles and script inline" sh -c "grep -q '<style>' r.html && grep -q '<script>' r.html"
+# readable without JavaScript: the numbers are in the HTML itself
+check "the hottest function ($hot) with report's $hot_samples samples, without JavaScript" \
+	grep -Eq "<td class=n>$hot_samples</td><td class=n>[^<]*</td><td class=fn>$hot</td>" r.html
+check "an inline SVG flame graph" grep -q "<svg class=flame" r.html
+check "a flame graph box names $hot" grep -q "data-n=\"$hot\"" r.html
+check "a timeline row per thread" sh -c "[ \$(grep -o '<text x=0 y=[0-9]*>wl-threads (' r.html | wc -l) = $(jq '[.threads[] | select(.samples[0] > 0)] | length' rep.json) ]"
+if [ -n "${NODE:-}" ] && [ -x "$NODE" ]; then
+	sed -n 's/.*<script>\(.*\)<\/script>.*/\1/p' r.html >page.js
+	check "its script is JavaScript node accepts" sh -c "[ -s page.js ] && '$NODE' --check page.js"
+else
+	skip 1 "node is absent (Debian package nodejs)"
+fi
+
+# check --html: the verdicts on top of the report
+"$GEN" -o skl -b "$WL/wl-spin" <<'SPEC'
+model skl
+smt off
+process 1000 backend
+function hot_inner
+CPU_CLK_UNHALTED.THREAD 1000000000
+INST_RETIRED.ANY 800000000
+SPEC
+"$X" check skl --max cpi=1.2 --min cpi=0.5 --html chk.html >/dev/null 2>&1
+is $? 1 "check --html: exit status as without it (cpi 1.25 > 1.2 fails)"
+check "the failed limit is a row of the verdicts" \
+	grep -q "<td class=fail>fail</td><td><code>cpi max 1.2</code>" chk.html
+check "the passed limit too" grep -q "<td class=pass>pass</td><td><code>cpi min 0.5</code>" chk.html
+check "the top-down tree is there" grep -q "<h2 id=topdown>.*Frontend_Bound" chk.html
+
+need_chromium
+# the page as chromium draws it, and every request it made (--log-net-log:
+# a request of the page carries the file:// page as its isolation key;
+# chromium's own, to its update and account servers, do not)
+requests() {	# requests NETLOG: the URLs the page asked for, one a line
+	python3 - "$1" <<'PY'
+import json, sys
+seen = set()
+for e in json.load(open(sys.argv[1])).get("events", []):
+    p = e.get("params") or {}
+    if "file://" in str(p.get("network_isolation_key", "")) and "url" in p:
+        seen.add(p["url"])
+for e in json.load(open(sys.argv[1])).get("events", []):
+    p = e.get("params") or {}
+    u = p.get("url", "")
+    if u in seen and not u.startswith(("file:", "data:", "about:")):
+        print(u)
+PY
+}
+chromium_dom "file://$TMP/r.html" --log-net-log="$TMP/net.json" >dom.html
+ok $? "chromium rendered the page"
+check "the rendered page has the hot function's row" grep -q "<td class=\"fn\">$hot</td>" dom.html
+check "the rendered page has the flame graph" grep -q '<svg class="flame"' dom.html
+is "$(requests net.json | sort -u | wc -l)" 0 "the page made no request outside the file"
+printf '<!DOCTYPE html><p>control<img src="http://192.0.2.1/x.png">' >control.html
+chromium_dom "file://$TMP/control.html" --log-net-log="$TMP/net2.json" >/dev/null
+n=$(requests net2.json | grep -c '192.0.2.1')
+[ "$n" -ge 1 ]
+ok $? "(control: an outside image is seen as a request)"
+
+done_testing
