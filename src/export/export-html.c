@@ -77,6 +77,31 @@ static void num(struct strbuf *sb, double x)
 		strbuf__addf(sb, "<td class=n>%.6g</td>", x);
 }
 
+/* A cell with an interval [lo, hi] (a JSON pair), empty without one. */
+static void interval(struct strbuf *sb, const json_t *iv, bool percent)
+{
+	double lo = json_number_value(json_array_get(iv, 0));
+	double hi = json_number_value(json_array_get(iv, 1));
+
+	if (!json_is_array(iv))
+		strbuf__addstr(sb, "<td></td>");
+	else if (percent)
+		strbuf__addf(sb, "<td class=n>[%.1f%%, %.1f%%]</td>", 100 * lo, 100 * hi);
+	else
+		strbuf__addf(sb, "<td class=n>[%.4g, %.4g]</td>", lo, hi);
+}
+
+/* A cell with an object's "file":"line", empty when it names no file. */
+static void where(struct strbuf *sb, const json_t *o)
+{
+	strbuf__addstr(sb, "<td>");
+	if (*jstr(o, "file")) {
+		esc(sb, jstr(o, "file"));
+		strbuf__addf(sb, ":%.0f", jnum(o, "line"));
+	}
+	strbuf__addstr(sb, "</td>");
+}
+
 static const char style[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}"
 	"h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
@@ -164,19 +189,10 @@ static void html_check(struct strbuf *sb, const json_t *chk)
 		esc(sb, jstr(c, "row"));
 		strbuf__addstr(sb, "</td>");
 		num(sb, jnum(c, "value"));
-		if (json_is_array(iv))
-			strbuf__addf(sb, "<td class=n>[%.4g, %.4g]</td>",
-				     json_number_value(json_array_get(iv, 0)),
-				     json_number_value(json_array_get(iv, 1)));
-		else
-			strbuf__addstr(sb, "<td></td>");
+		interval(sb, iv, false);
 		num(sb, jnum(c, "threshold"));
+		where(sb, c);
 		strbuf__addstr(sb, "<td>");
-		if (json_is_string(json_object_get(c, "file"))) {
-			esc(sb, jstr(c, "file"));
-			strbuf__addf(sb, ":%.0f", jnum(c, "line"));
-		}
-		strbuf__addstr(sb, "</td><td>");
 		esc(sb, jstr(c, "message"));
 		strbuf__addstr(sb, "</td></tr>");
 	}
@@ -216,16 +232,7 @@ static void html_tree(struct strbuf *sb, const json_t *tree, const json_t *inter
 			strbuf__addstr(sb, " (mismeasured)");
 		strbuf__addstr(sb, "</td>");
 		metric_value(sb, m);
-		if (json_is_array(iv) && !strcmp(jstr(m, "unit"), "fraction"))
-			strbuf__addf(sb, "<td class=n>[%.1f%%, %.1f%%]</td>",
-				     100 * json_number_value(json_array_get(iv, 0)),
-				     100 * json_number_value(json_array_get(iv, 1)));
-		else if (json_is_array(iv))
-			strbuf__addf(sb, "<td class=n>[%.4g, %.4g]</td>",
-				     json_number_value(json_array_get(iv, 0)),
-				     json_number_value(json_array_get(iv, 1)));
-		else
-			strbuf__addstr(sb, "<td></td>");
+		interval(sb, iv, !strcmp(jstr(m, "unit"), "fraction"));
 		strbuf__addstr(sb, "<td class=dim>");
 		esc(sb, jstr(m, "threshold"));
 		strbuf__addstr(sb, "</td></tr>");
@@ -292,12 +299,9 @@ static void html_rows(struct strbuf *sb, const json_t *rep, const char *key, con
 		num(sb, jnum_at(r, "estimated", e));
 		strbuf__addstr(sb, "<td class=fn>");
 		esc(sb, jstr(r, "function"));
-		strbuf__addstr(sb, "</td><td>");
-		if (*jstr(r, "file")) {
-			esc(sb, jstr(r, "file"));
-			strbuf__addf(sb, ":%.0f", jnum(r, "line"));
-		}
-		strbuf__addstr(sb, "</td><td class=dim>");
+		strbuf__addstr(sb, "</td>");
+		where(sb, r);
+		strbuf__addstr(sb, "<td class=dim>");
 		esc(sb, jstr(r, "module"));
 		strbuf__addstr(sb, "</td></tr>");
 	}

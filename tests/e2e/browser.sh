@@ -1,9 +1,23 @@
-# Helpers for the tests that open an export in a real browser viewer
-# (export-speedscope.sh, export-html.sh): Debian's chromium, headless and
-# offline, and the viewers from npm, installed by these helpers into the
-# build tree's tests/npm/ (ignored by git), so that a fresh machine gets
-# them on its first run. Sourced after lib.sh; what is absent skips the
-# test naming the package.
+# Helpers for the tests of the exports a browser opens (export-*.sh): the
+# recording they share, Debian's chromium, headless and offline, and the
+# viewers from npm, installed by these helpers into the build tree's
+# tests/npm/ (ignored by git), so that a fresh machine gets them on its
+# first run. Sourced after lib.sh; what is absent skips the test naming
+# the package.
+
+# export_two_threads FORMAT FILE: record a two-thread program (wl-threads
+# 1: main and one spinning worker; cpu-clock with stacks) into r, export
+# it as FORMAT to FILE and report it as JSON into rep.json (skip when
+# this machine cannot sample or jq is absent).
+export_two_threads() {
+	command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
+	can_sample || skip_all "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
+	"$GX_BIN" record -q -o r -e cpu-clock -g -- "$WL/wl-threads" 1 200 >/dev/null 2>&1
+	ok $? "recorded wl-threads 1 (two threads)"
+	"$GX_BIN" report --format "$1" -o "$2" r 2>err
+	ok $? "report --format $1"
+	"$GX_BIN" report --json r >rep.json
+}
 
 # need_chromium: skip the test unless Debian's chromium is here.
 need_chromium() {

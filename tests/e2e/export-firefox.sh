@@ -9,16 +9,10 @@
 # of the worker's stacks with its file and library (build-id as codeId).
 # An --off-cpu recording carries its waits as markers.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
-command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
+. "${GX_SRCDIR}/tests/e2e/browser.sh"
 command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
-can_sample || skip_all "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
 X="$GX_BIN"
-
-"$X" record -q -o r -e cpu-clock -g -- "$WL/wl-threads" 1 200 >/dev/null 2>&1
-ok $? "recorded wl-threads 1 (two threads)"
-"$X" report --format firefox -o r.json r 2>err
-ok $? "exported for the Firefox Profiler"
-"$X" report --json r >rep.json
+export_two_threads firefox r.json
 check "python3 -m json.tool parses it" python3 -m json.tool r.json
 is "$(jq -c '[.meta.version, .meta.preprocessedProfileVersion]' r.json)" "[24,49]" \
 	"names gecko version 24, processed version 49"

@@ -9,16 +9,9 @@
 # image, as a control, shows one).
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 . "${GX_SRCDIR}/tests/e2e/browser.sh"
-command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
 command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
-can_sample || skip_all "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
 X="$GX_BIN"
-
-"$X" record -q -o r -e cpu-clock -g -- "$WL/wl-threads" 1 200 >/dev/null 2>&1
-ok $? "recorded wl-threads 1 (two threads)"
-"$X" report --format html -o r.html r 2>err
-ok $? "report --format html"
-"$X" report --json r >rep.json
+export_two_threads html r.html
 hot=$(jq -r '.functions[0].function' rep.json)
 hot_samples=$(jq -r '.functions[0].samples[0]' rep.json)
 
@@ -41,14 +34,7 @@ else
 fi
 
 # check --html: the verdicts on top of the report
-"$GEN" -o skl -b "$WL/wl-spin" <<'SPEC'
-model skl
-smt off
-process 1000 backend
-function hot_inner
-CPU_CLK_UNHALTED.THREAD 1000000000
-INST_RETIRED.ANY 800000000
-SPEC
+gen_skl skl 800000000
 "$X" check skl --max cpi=1.2 --min cpi=0.5 --html chk.html >/dev/null 2>&1
 is $? 1 "check --html: exit status as without it (cpi 1.25 > 1.2 fails)"
 check "the failed limit is a row of the verdicts" \

@@ -9,30 +9,23 @@
 # table must show the hottest function with report's value for it.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 . "${GX_SRCDIR}/tests/e2e/browser.sh"
-command -v jq >/dev/null || skip_all "jq is absent (Debian package jq)"
-can_sample || skip_all "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
 X="$GX_BIN"
-
-"$X" record -q -o r -e cpu-clock -g -- "$WL/wl-threads" 1 200 >/dev/null 2>&1
-ok $? "recorded wl-threads 1 (two threads)"
-"$X" report --format speedscope -o r.json r 2>err
-ok $? "exported to speedscope"
-"$X" report --json r >r-report.json
+export_two_threads speedscope r.json
 check "the export is JSON" jq -e . r.json
 is "$(jq -r '."$schema"' r.json)" "https://www.speedscope.app/file-format-schema.json" "names speedscope's schema"
 
 # one profile per thread with samples, each with that thread's samples and time
-nthreads=$(jq '[.threads[] | select(.samples[0] > 0)] | length' r-report.json)
+nthreads=$(jq '[.threads[] | select(.samples[0] > 0)] | length' rep.json)
 is "$(jq '.profiles | length' r.json)" "$nthreads" "one profile per thread ($nthreads)"
 [ "$nthreads" -ge 2 ] 2>/dev/null
 ok $? "both threads have samples"
-want=$(jq -r '[.threads[] | select(.samples[0] > 0) | "\(.tid) \(.samples[0]) \(.estimated[0])"] | sort | join(",")' r-report.json)
+want=$(jq -r '[.threads[] | select(.samples[0] > 0) | "\(.tid) \(.samples[0]) \(.estimated[0])"] | sort | join(",")' rep.json)
 got=$(jq -r '[.profiles[] | "\(.name | capture("\\((?<t>[0-9]+)\\)").t) \(.samples | length) \(.weights | add)"] | sort | join(",")' r.json)
 is "$got" "$want" "each thread's samples and summed period as report's"
 is "$(jq -r '[.profiles[].unit] | unique | join(",")' r.json)" nanoseconds "cpu-clock weighs in nanoseconds"
 is "$(jq '[.profiles[] | select(.type == "sampled" and (.samples | length) == (.weights | length))] | length' r.json)" \
 	"$nthreads" "sampled profiles, a weight per sample"
-hot=$(jq -r '.functions[0].function' r-report.json)
+hot=$(jq -r '.functions[0].function' rep.json)
 check "the hottest function ($hot) is a frame with file and line" \
 	jq -e --arg f "$hot" '.shared.frames[] | select(.name == $f and (.file | test("wl-threads.c$")) and .line > 0)' r.json
 # every sample's stack is root first: the leaf of the worker's samples is the hot function
@@ -62,7 +55,7 @@ printf 'speedscope.loadFileFromBase64("r.json", "%s")' "$(base64 -w0 r.json)" >l
 chromium_dom "file://$SS/index.html#localProfilePath=$TMP/load.js&view=sandwich" >dom.html
 ok $? "chromium rendered speedscope"
 # speedscope writes a time in nanoseconds as ms with two decimals (< 1 s)
-est=$(jq -r '.functions[0].estimated[0]' r-report.json)
+est=$(jq -r '.functions[0].estimated[0]' rep.json)
 shown=$(awk -v n="$est" 'BEGIN { printf "%.2fms", n / 1e6 }')
 row=$(sed 's/<tr/\n<tr/g' dom.html | grep -F ">$hot</td>" | head -1)
 case $row in *"$shown"*) ok 0 "speedscope shows $hot with $shown (report: $est ns)" ;;
