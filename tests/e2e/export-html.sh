@@ -66,6 +66,14 @@ ok $? "chromium rendered the page"
 check "the rendered page has the hot function's row" grep -q "<td class=\"fn\">$hot</td>" dom.html
 check "the rendered page has the flame graph" grep -q '<svg class="flame"' dom.html
 is "$(requests net.json | sort -u | wc -l)" 0 "the page made no request outside the file"
+# the script: a click on a box zooms into it (its callers span the width,
+# its siblings hide), a search marks the boxes it matches
+sed 's|</body>|<script>var g=[...document.querySelectorAll("svg.flame g")].find(function(g){return g.dataset.n=="backend"});g.dispatchEvent(new MouseEvent("click"));var s=document.getElementById("search");s.value="init";s.dispatchEvent(new Event("input"));</script></body>|' chk.html >probe.html
+chromium_dom "file://$TMP/probe.html" | grep -o '<g [^>]*data-n="[a-z_]*"[^>]*><title>[^<]*</title><rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' |
+	sed 's/<title>[^<]*<\/title>//; s/ data-[xw]="[^"]*"//g' >zoom.out
+check "a click zooms: the box spans the width" grep -q 'data-n="backend"><rect x="0" y="17" width="1200"' zoom.out
+check "and its callers" grep -q 'data-n="all"><rect x="0" y="0" width="1200"' zoom.out
+check "a search marks its matches" grep -q 'data-n="_init" class="match"' zoom.out
 printf '<!DOCTYPE html><p>control<img src="http://192.0.2.1/x.png">' >control.html
 chromium_dom "file://$TMP/control.html" --log-net-log="$TMP/net2.json" >/dev/null
 n=$(requests net2.json | grep -c '192.0.2.1')
