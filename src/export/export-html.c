@@ -114,7 +114,7 @@ static const char style[] =
 	"svg text{font:11px monospace;pointer-events:none}"
 	"svg.flame rect{stroke:#fff;stroke-width:.5}svg.flame g:hover rect{stroke:#000}"
 	"svg.flame g.match rect{fill:#e0f!important}"
-	"#search{margin:.3em 0}";
+	".search{margin:.3em 0}";
 
 /* ---- summary -------------------------------------------------------------- */
 
@@ -463,18 +463,22 @@ static void flame_node(struct strbuf *sb, const struct flame *f, uint32_t i, dou
 	}
 }
 
-static void html_flame(struct strbuf *sb, const char *folded, const char *event)
+/* A flame graph of folded stacks under a heading (title, escaped here). */
+static void html_flame(struct strbuf *sb, const char *folded, const char *title,
+		       const char *event)
 {
 	struct flame f = { 0 };
 
 	flame_build(&f, folded);
-	strbuf__addstr(sb, "<h2 id=flame>Flame graph</h2><p class=dim>");
+	strbuf__addstr(sb, "<h2>");
+	esc(sb, title);
+	strbuf__addstr(sb, "</h2><p class=dim>");
 	esc(sb, event);
 	strbuf__addf(sb, ", %llu samples in all (a modelled result: its counts); the root on top, callees below it, each box as wide as "
 			 "its share (with JavaScript: click to zoom, click the root to return)</p>"
-			 "<input id=search placeholder=\"search functions\">",
+			 "<input class=search placeholder=\"search functions\">",
 		     (unsigned long long)f.n[0].value);
-	strbuf__addf(sb, "<svg class=flame id=flame-svg width=\"%.0f\" height=\"%u\" "
+	strbuf__addf(sb, "<svg class=flame width=\"%.0f\" height=\"%u\" "
 			 "viewBox=\"0 0 %.0f %u\">\n", FLAME_W, (f.depth + 1) * FLAME_ROW, FLAME_W,
 		     (f.depth + 1) * FLAME_ROW);
 	if (f.n[0].value)
@@ -483,9 +487,10 @@ static void html_flame(struct strbuf *sb, const char *folded, const char *event)
 	free(f.n);
 }
 
-/* Zoom and search: a few lines, no library; the page works without. */
+/* Zoom and search: a few lines, no library; the page works without. Each
+ * flame graph zooms on its own; a search marks matches in every one. */
 static const char script[] =
-	"(function(){var svg=document.getElementById('flame-svg');if(!svg)return;"
+	"document.querySelectorAll('svg.flame').forEach(function(svg){"
 	"var W=svg.viewBox.baseVal.width,gs=svg.querySelectorAll('g');"
 	"function zoom(x,w){gs.forEach(function(g){var gx=+g.dataset.x,gw=+g.dataset.w,"
 	"r=g.querySelector('rect'),t=g.querySelector('text'),nx=(gx-x)/w*W,nw=gw/w*W,"
@@ -494,31 +499,57 @@ static const char script[] =
 	"r.setAttribute('width',nw);t.setAttribute('x',nx+3);var n=g.dataset.n,k=Math.floor(nw/7);"
 	"t.textContent=k>2?(n.length>k?n.slice(0,k-2)+'..':n):'';});}"
 	"gs.forEach(function(g){g.addEventListener('click',function(){"
-	"zoom(+g.dataset.x,+g.dataset.w);});});"
-	"document.getElementById('search').addEventListener('input',function(e){var q=e.target.value;"
-	"gs.forEach(function(g){g.classList.toggle('match',q!==''&&g.dataset.n.indexOf(q)>=0);});});"
-	"})();";
+	"zoom(+g.dataset.x,+g.dataset.w);});});});"
+	"document.querySelectorAll('input.search').forEach(function(i){"
+	"i.addEventListener('input',function(){var q=i.value;"
+	"document.querySelectorAll('svg.flame g').forEach(function(g){"
+	"g.classList.toggle('match',q!==''&&g.dataset.n.indexOf(q)>=0);});});});";
+
+/* The page's head and heading, up to the body's first section. */
+static void html_begin(struct strbuf *sb, const char *title)
+{
+	strbuf__addstr(sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=\"utf-8\">"
+			   "<meta name=viewport content=\"width=device-width\"><title>");
+	esc(sb, title);
+	strbuf__addf(sb, "</title><style>%s</style></head><body>\n<h1>", style);
+	esc(sb, title);
+	strbuf__addstr(sb, "</h1>");
+}
+
+static void html_end(struct strbuf *sb)
+{
+	strbuf__addf(sb, "\n<script>%s</script>\n</body></html>\n", script);
+}
+
+/* The flame graph of result r's event e under title. */
+static int result_flame(struct strbuf *sb, struct gx_result *r, size_t e, const char *title)
+{
+	struct strbuf folded = STRBUF_INIT;
+	int err = export_folded(&folded, r, e);
+
+	if (!err)
+		html_flame(sb, folded.buf ? folded.buf : "", title, gx_result__event(r, e)->name);
+	strbuf__exit(&folded);
+	return err;
+}
 
 int export_html__write(const struct export_html_in *in, const char *path, char **cause)
 {
-	struct strbuf sb = STRBUF_INIT, folded = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT;
 	json_error_t jerr;
 	json_t *rep = json_loads(in->report_json, 0, &jerr);
 	json_t *chk = in->check_json ? json_loads(in->check_json, 0, &jerr) : NULL;
-	const char *event = gx_result__event(in->res, in->event)->name;
+	char *title = xasprintf("gexplore report: %s", gx_result__path(in->res));
 	int err;
 
 	if (!rep || (in->check_json && !chk)) {
 		json_decref(rep);
+		free(title);
 		return gx_fail(cause, -EINVAL, "html: a report to draw is not JSON: %s", jerr.text);
 	}
-	strbuf__addstr(&sb, "<!DOCTYPE html>\n<html lang=en><head><meta charset=\"utf-8\">"
-			    "<meta name=viewport content=\"width=device-width\"><title>gexplore: ");
-	esc(&sb, gx_result__path(in->res));
-	strbuf__addf(&sb, "</title><style>%s</style></head><body>\n<h1>gexplore report: ", style);
-	esc(&sb, gx_result__path(in->res));
-	strbuf__addstr(&sb, "</h1><p class=dim>by gexplore " PACKAGE_VERSION ", rows ordered by ");
-	esc(&sb, event);
+	html_begin(&sb, title);
+	strbuf__addstr(&sb, "<p class=dim>by gexplore " PACKAGE_VERSION ", rows ordered by ");
+	esc(&sb, gx_result__event(in->res, in->event)->name);
 	strbuf__addstr(&sb, "</p>\n");
 	if (chk)
 		html_check(&sb, chk);
@@ -531,17 +562,100 @@ int export_html__write(const struct export_html_in *in, const char *path, char *
 		if (in->samples->nr_threads)
 			html_timeline(&sb, in->samples);
 	}
-	err = export_folded(&folded, in->res, in->event);
-	if (!err)
-		html_flame(&sb, folded.buf ? folded.buf : "", event);
-	strbuf__addf(&sb, "\n<script>%s</script>\n</body></html>\n", script);
+	err = result_flame(&sb, in->res, in->event, "Flame graph");
+	html_end(&sb);
 	if (!err)
 		err = export_write_file(path, sb.buf, sb.len, cause);
 	else
 		err = gx_fail(cause, err, "html: %s", gx_strerror(err));
 	strbuf__exit(&sb);
-	strbuf__exit(&folded);
 	json_decref(rep);
 	json_decref(chk);
+	free(title);
+	return err;
+}
+
+/* ---- diff ----------------------------------------------------------------- */
+
+/* The changes of a diff's JSON, those beyond noise (noise false) or within. */
+static void html_changes(struct strbuf *sb, const json_t *d, bool noise)
+{
+	const json_t *e;
+	size_t i;
+
+	strbuf__addstr(sb, "<table class=changes><tr><th>scope</th><th>metric</th><th>A</th>"
+			   "<th>B</th><th>delta</th><th>95% interval of the delta</th>"
+			   "<th>change</th><th>kind</th><th>row</th></tr>");
+	json_array_foreach(json_object_get(d, "entries"), i, e) {
+		const json_t *iv;
+
+		if (json_is_true(json_object_get(e, "noise")) != noise)
+			continue;
+		iv = json_pack("[f,f]", jnum(e, "delta_lo"), jnum(e, "delta_hi"));
+		strbuf__addstr(sb, "<tr><td>");
+		esc(sb, jstr(e, "scope"));
+		strbuf__addstr(sb, "</td><td>");
+		esc(sb, jstr(e, "metric"));
+		strbuf__addstr(sb, "</td>");
+		for (size_t k = 0; k < 3; k++) {
+			double v = jnum(e, (const char *[]){ "a", "b", "delta" }[k]);
+
+			if (isnan(v))
+				strbuf__addstr(sb, "<td class=n>-</td>");
+			else
+				num(sb, v);
+		}
+		interval(sb, isnan(jnum(e, "delta_lo")) ? NULL : iv, false);
+		json_decref((json_t *)iv);
+		if (isnan(jnum(e, "a")) || isnan(jnum(e, "b")))
+			strbuf__addf(sb, "<td class=n>%s</td>", isnan(jnum(e, "a")) ? "new" : "gone");
+		else
+			pct(sb, jnum(e, "change"));
+		strbuf__addstr(sb, "<td>");
+		esc(sb, jstr(e, "kind"));
+		strbuf__addstr(sb, "</td><td>");
+		esc(sb, *jstr(e, "row") ? jstr(e, "row") : "(whole run)");
+		strbuf__addstr(sb, "</td></tr>");
+	}
+	strbuf__addstr(sb, "</table>");
+}
+
+int export_html_diff__write(const char *diff_json, struct gx_result *a, struct gx_result *b,
+			    const char *path, char **cause)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_error_t jerr;
+	json_t *d = json_loads(diff_json, 0, &jerr);
+	char *title;
+	int err;
+
+	if (!d)
+		return gx_fail(cause, -EINVAL, "html: the diff to draw is not JSON: %s", jerr.text);
+	title = xasprintf("gexplore diff: %s and %s", jstr(d, "a"), jstr(d, "b"));
+	html_begin(&sb, title);
+	strbuf__addstr(&sb, "<p class=dim>by gexplore " PACKAGE_VERSION "</p>"
+			    "<table><tr><th>A</th><td><code>");
+	esc(&sb, jstr(d, "a"));
+	strbuf__addstr(&sb, "</code></td></tr><tr><th>B</th><td><code>");
+	esc(&sb, jstr(d, "b"));
+	strbuf__addstr(&sb, "</code></td></tr></table><h2 id=changes>What changed</h2>"
+			    "<p class=dim>biggest first; the interval of a sampled value's change "
+			    "holds the true change 95% of the time; an exact or modelled value's "
+			    "change is a change</p>");
+	html_changes(&sb, d, false);
+	strbuf__addstr(&sb, "<h2 id=noise>Within noise</h2><p class=dim>the interval of the "
+			    "change holds 0</p>");
+	html_changes(&sb, d, true);
+	err = result_flame(&sb, a, gx_result__sort_event(a), "Flame graph of A");
+	if (!err)
+		err = result_flame(&sb, b, gx_result__sort_event(b), "Flame graph of B");
+	html_end(&sb);
+	if (!err)
+		err = export_write_file(path, sb.buf, sb.len, cause);
+	else
+		err = gx_fail(cause, err, "html: %s", gx_strerror(err));
+	strbuf__exit(&sb);
+	json_decref(d);
+	free(title);
 	return err;
 }

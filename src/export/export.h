@@ -98,4 +98,10 @@ struct export_html_in {
 };
 int export_html__write(const struct export_html_in *in, const char *path, char **cause);
 
+/* The HTML page of a diff (diff__json's document, src/cmd makes it): A and
+ * B, what changed with its interval, what stayed within noise, and the
+ * flame graphs of results a and b (each side's first run). */
+int export_html_diff__write(const char *diff_json, struct gx_result *a, struct gx_result *b,
+			    const char *path, char **cause);
+
 #endif /* GX_EXPORT_H */

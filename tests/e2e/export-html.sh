@@ -42,6 +42,21 @@ check "the failed limit is a row of the verdicts" \
 check "the passed limit too" grep -q "<td class=pass>pass</td><td><code>cpi min 0.5</code>" chk.html
 check "the top-down tree is there" grep -q "<h2 id=topdown>.*Frontend_Bound" chk.html
 
+# diff --format html: both results, what changed with its interval
+"$X" record -q -o r2 -e cpu-clock -g -- "$WL/wl-threads" 1 100 >/dev/null 2>&1
+"$X" diff r r2 --format html -o diff.html
+ok $? "diff --format html"
+"$X" diff r r2 --json >diff.json
+row=$(jq -r --arg f "$hot" '.entries[] | select(.scope == "function" and .row == $f and .metric == "cpu-clock") | "\(.a) \(.b)"' diff.json)
+check "the change of $hot is a row with its interval" \
+	grep -Eq "<tr><td>function</td><td>cpu-clock</td><td class=n>[^<]*</td><td class=n>[^<]*</td><td class=n>[^<]*</td><td class=n>\[[^<]*\]</td><td class=n>[^<]*</td><td>sampled</td><td>$hot</td>" diff.html
+[ -n "$row" ]
+ok $? "(diff's JSON has that change: $row)"
+is "$(grep -o '<svg class=flame' diff.html | wc -l)" 2 "a flame graph of each result"
+check "the diff page names nothing outside itself" sh -c "! grep -Eiq '(src|href)[[:space:]]*=|<link|@import|url\\(|https?://' diff.html"
+"$X" diff r r2 --format html 2>/dev/null
+is $? 2 "diff --format html needs -o FILE"
+
 need_chromium
 # the page as chromium draws it, and every request it made (--log-net-log:
 # a request of the page carries the file:// page as its isolation key;
@@ -68,7 +83,7 @@ check "the rendered page has the flame graph" grep -q '<svg class="flame"' dom.h
 is "$(requests net.json | sort -u | wc -l)" 0 "the page made no request outside the file"
 # the script: a click on a box zooms into it (its callers span the width,
 # its siblings hide), a search marks the boxes it matches
-sed 's|</body>|<script>var g=[...document.querySelectorAll("svg.flame g")].find(function(g){return g.dataset.n=="backend"});g.dispatchEvent(new MouseEvent("click"));var s=document.getElementById("search");s.value="init";s.dispatchEvent(new Event("input"));</script></body>|' chk.html >probe.html
+sed 's|</body>|<script>var g=[...document.querySelectorAll("svg.flame g")].find(function(g){return g.dataset.n=="backend"});g.dispatchEvent(new MouseEvent("click"));var s=document.querySelector("input.search");s.value="init";s.dispatchEvent(new Event("input"));</script></body>|' chk.html >probe.html
 chromium_dom "file://$TMP/probe.html" | grep -o '<g [^>]*data-n="[a-z_]*"[^>]*><title>[^<]*</title><rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' |
 	sed 's/<title>[^<]*<\/title>//; s/ data-[xw]="[^"]*"//g' >zoom.out
 check "a click zooms: the box spans the width" grep -q 'data-n="backend"><rect x="0" y="17" width="1200"' zoom.out
