@@ -47,10 +47,10 @@ struct ff_thread {
 
 static void ff_thread__init(struct ff_thread *t)
 {
-	json_t **cols[] = { &t->strings, &t->res_lib, &t->res_name, &t->sym_lib, &t->sym_addr,
-			    &t->sym_name, &t->fn_name, &t->fn_res, &t->fn_file, &t->fr_addr,
-			    &t->fr_depth, &t->fr_cat, &t->fr_func, &t->fr_sym, &t->fr_line,
-			    &t->st_frame, &t->st_prefix, &t->st_cat, &t->mk_name, &t->mk_start,
+	json_t **cols[] = { &t->strings,  &t->res_lib,	 &t->res_name, &t->sym_lib, &t->sym_addr,
+			    &t->sym_name, &t->fn_name,	 &t->fn_res,   &t->fn_file, &t->fr_addr,
+			    &t->fr_depth, &t->fr_cat,	 &t->fr_func,  &t->fr_sym,  &t->fr_line,
+			    &t->st_frame, &t->st_prefix, &t->st_cat,   &t->mk_name, &t->mk_start,
 			    &t->mk_end };
 
 	memset(t, 0, sizeof(*t));
@@ -150,8 +150,10 @@ static uint32_t func_of(struct ff_thread *t, const struct export_samples *x,
 	id = key_of(&t->func_keys, k, 3, &fresh);
 	if (fresh) {
 		json_array_append_new(t->fn_name, json_integer(k[0]));
-		json_array_append_new(t->fn_res, json_integer(k[2] == UINT32_MAX ? -1 : (json_int_t)k[2]));
-		json_array_append_new(t->fn_file, k[1] == UINT32_MAX ? json_null() : json_integer(k[1]));
+		json_array_append_new(t->fn_res,
+				      json_integer(k[2] == UINT32_MAX ? -1 : (json_int_t)k[2]));
+		json_array_append_new(t->fn_file,
+				      k[1] == UINT32_MAX ? json_null() : json_integer(k[1]));
 	}
 	return id;
 }
@@ -167,7 +169,8 @@ static uint32_t frame_of(struct ff_thread *t, const struct export_samples *x,
 	uint32_t id = key_of(&t->frame_keys, key, 2, &fresh);
 
 	if (fresh) {
-		json_array_append_new(t->fr_addr, json_integer(l->lib ? (json_int_t)l->sym->addr : -1));
+		json_array_append_new(t->fr_addr,
+				      json_integer(l->lib ? (json_int_t)l->sym->addr : -1));
 		json_array_append_new(t->fr_depth, json_integer(l->sym->nr_frames - 1 - k));
 		json_array_append_new(t->fr_cat, json_integer(l->kernel ? CAT_KERNEL : CAT_USER));
 		json_array_append_new(t->fr_func, json_integer(func_of(t, x, sym, l, f)));
@@ -197,10 +200,11 @@ static json_int_t stack_of(struct ff_thread *t, const struct export_samples *x,
 
 			if (fresh) {
 				json_array_append_new(t->st_frame, json_integer(frame));
-				json_array_append_new(t->st_prefix,
-						      prefix < 0 ? json_null() : json_integer(prefix));
-				json_array_append_new(t->st_cat,
-						      json_integer(l->kernel ? CAT_KERNEL : CAT_USER));
+				json_array_append_new(t->st_prefix, prefix < 0
+									    ? json_null()
+									    : json_integer(prefix));
+				json_array_append_new(
+					t->st_cat, json_integer(l->kernel ? CAT_KERNEL : CAT_USER));
 			}
 			prefix = id;
 		}
@@ -271,33 +275,57 @@ static json_t *thread_tables(struct ff_thread *t, json_t *stack, json_t *time)
 	size_t nsa = json_array_size(stack);
 	json_t *o = json_object();
 
-	json_object_set_new(o, "samples", table(nsa, (const char *[]){ "stack", "time", "weight", "weightType" },
-					(json_t *[]){ stack, time, json_null(), json_string("samples") }, 4));
-	json_object_set_new(o, "stackTable", table(ns, (const char *[]){ "frame", "prefix", "category", "subcategory" },
-					   (json_t *[]){ t->st_frame, t->st_prefix, t->st_cat, repeat(json_integer(0), ns) }, 4));
-	json_object_set_new(o, "frameTable",
-			    table(nf, (const char *[]){ "address", "inlineDepth", "category", "subcategory", "func",
-							"nativeSymbol", "innerWindowID", "implementation", "line", "column" },
-				  (json_t *[]){ t->fr_addr, t->fr_depth, t->fr_cat, repeat(json_integer(0), nf), t->fr_func,
-						t->fr_sym, repeat(json_integer(0), nf), repeat(json_null(), nf), t->fr_line,
-						repeat(json_null(), nf) }, 10));
-	json_object_set_new(o, "funcTable",
-			    table(nfn, (const char *[]){ "name", "isJS", "relevantForJS", "resource", "fileName",
-							 "lineNumber", "columnNumber" },
-				  (json_t *[]){ t->fn_name, repeat(json_false(), nfn), repeat(json_false(), nfn), t->fn_res,
-						t->fn_file, repeat(json_null(), nfn), repeat(json_null(), nfn) }, 7));
-	json_object_set_new(o, "resourceTable",
-			    table(json_array_size(t->res_lib), (const char *[]){ "lib", "name", "host", "type" },
-				  (json_t *[]){ t->res_lib, t->res_name, repeat(json_null(), json_array_size(t->res_lib)),
-						repeat(json_integer(1), json_array_size(t->res_lib)) }, 4));
+	json_object_set_new(o, "samples",
+			    table(nsa, (const char *[]){ "stack", "time", "weight", "weightType" },
+				  (json_t *[]){ stack, time, json_null(), json_string("samples") },
+				  4));
+	json_object_set_new(o, "stackTable",
+			    table(ns,
+				  (const char *[]){ "frame", "prefix", "category", "subcategory" },
+				  (json_t *[]){ t->st_frame, t->st_prefix, t->st_cat,
+						repeat(json_integer(0), ns) },
+				  4));
+	json_object_set_new(
+		o, "frameTable",
+		table(nf,
+		      (const char *[]){ "address", "inlineDepth", "category", "subcategory", "func",
+					"nativeSymbol", "innerWindowID", "implementation", "line",
+					"column" },
+		      (json_t *[]){ t->fr_addr, t->fr_depth, t->fr_cat, repeat(json_integer(0), nf),
+				    t->fr_func, t->fr_sym, repeat(json_integer(0), nf),
+				    repeat(json_null(), nf), t->fr_line, repeat(json_null(), nf) },
+		      10));
+	json_object_set_new(
+		o, "funcTable",
+		table(nfn,
+		      (const char *[]){ "name", "isJS", "relevantForJS", "resource", "fileName",
+					"lineNumber", "columnNumber" },
+		      (json_t *[]){ t->fn_name, repeat(json_false(), nfn),
+				    repeat(json_false(), nfn), t->fn_res, t->fn_file,
+				    repeat(json_null(), nfn), repeat(json_null(), nfn) },
+		      7));
+	json_object_set_new(
+		o, "resourceTable",
+		table(json_array_size(t->res_lib),
+		      (const char *[]){ "lib", "name", "host", "type" },
+		      (json_t *[]){ t->res_lib, t->res_name,
+				    repeat(json_null(), json_array_size(t->res_lib)),
+				    repeat(json_integer(1), json_array_size(t->res_lib)) },
+		      4));
 	json_object_set_new(o, "nativeSymbols",
-			    table(json_array_size(t->sym_lib), (const char *[]){ "libIndex", "address", "name", "functionSize" },
+			    table(json_array_size(t->sym_lib),
+				  (const char *[]){ "libIndex", "address", "name", "functionSize" },
 				  (json_t *[]){ t->sym_lib, t->sym_addr, t->sym_name,
-						repeat(json_null(), json_array_size(t->sym_lib)) }, 4));
-	json_object_set_new(o, "markers",
-			    table(nm, (const char *[]){ "data", "name", "startTime", "endTime", "phase", "category" },
-				  (json_t *[]){ repeat(json_null(), nm), t->mk_name, t->mk_start, t->mk_end,
-						repeat(json_integer(1), nm), repeat(json_integer(0), nm) }, 6));
+						repeat(json_null(), json_array_size(t->sym_lib)) },
+				  4));
+	json_object_set_new(
+		o, "markers",
+		table(nm,
+		      (const char *[]){ "data", "name", "startTime", "endTime", "phase",
+					"category" },
+		      (json_t *[]){ repeat(json_null(), nm), t->mk_name, t->mk_start, t->mk_end,
+				    repeat(json_integer(1), nm), repeat(json_integer(0), nm) },
+		      6));
 	json_object_set_new(o, "stringArray", t->strings);
 	return o;
 }
@@ -315,7 +343,8 @@ static const char *process_name(struct gx_result *r, const struct xs_thread *th)
 	return th->name;
 }
 
-static json_t *thread_json(struct export_samples *x, struct gx_result *r, const struct xs_thread *th)
+static json_t *thread_json(struct export_samples *x, struct gx_result *r,
+			   const struct xs_thread *th)
 {
 	struct sym_session *sym = gx_result__symbolizer(r);
 	struct ff_thread t;
@@ -334,13 +363,13 @@ static json_t *thread_json(struct export_samples *x, struct gx_result *r, const 
 	o = thread_tables(&t, stack, time);
 	snprintf(pid, sizeof(pid), "%u", th->pid);
 	snprintf(tid, sizeof(tid), "%u", th->tid);
-	json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:n, s:f, s:n, s:[]}",
-					    "name", gx_utf8(th->name), "processName",
-					    gx_utf8(process_name(r, th)), "processType", "default",
-					    "pid", pid, "tid", tid, "isMainThread", th->tid == th->pid,
-					    "processStartupTime", 0, "processShutdownTime",
-					    "registerTime", ms_since(th->first, x->first),
-					    "unregisterTime", "pausedRanges"));
+	json_object_update_new(
+		o, json_pack("{s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:n, s:f, s:n, s:[]}", "name",
+			     gx_utf8(th->name), "processName", gx_utf8(process_name(r, th)),
+			     "processType", "default", "pid", pid, "tid", tid, "isMainThread",
+			     th->tid == th->pid, "processStartupTime", 0, "processShutdownTime",
+			     "registerTime", ms_since(th->first, x->first), "unregisterTime",
+			     "pausedRanges"));
 	ff_thread__exit(&t);
 	return o;
 }
@@ -370,7 +399,8 @@ static json_t *lib_json(const struct xs_lib *l)
 
 	if (l->build_id_size) {
 		uint8_t g[16] = { 0 };
-		static const uint8_t order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+		static const uint8_t order[16] = { 3, 2, 1,  0,	 5,  4,	 7,  6,
+						   8, 9, 10, 11, 12, 13, 14, 15 };
 
 		hex(code, l->build_id, l->build_id_size, false);
 		for (size_t i = 0; i < 16 && i < l->build_id_size; i++)
@@ -378,9 +408,9 @@ static json_t *lib_json(const struct xs_lib *l)
 		hex(bp, g, 16, true);
 		strcat(bp, "0");
 	}
-	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", gx_utf8(base_name(l->path)),
-		      "path", gx_utf8(l->path), "debugName", gx_utf8(base_name(l->path)),
-		      "debugPath", gx_utf8(l->path), "breakpadId", bp, "arch", "");
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "name", gx_utf8(base_name(l->path)), "path",
+		      gx_utf8(l->path), "debugName", gx_utf8(base_name(l->path)), "debugPath",
+		      gx_utf8(l->path), "breakpadId", bp, "arch", "");
 	json_object_set_new(o, "codeId", *code ? json_string(code) : json_null());
 	return o;
 }
@@ -390,33 +420,35 @@ static json_t *meta_json(struct gx_result *r, size_t e)
 	const struct perf_event_attr *a = gx_result__event(r, e)->attr;
 	double interval = 1;
 	const struct gx_meta *m = gx_result__meta(r);
-	char *product = m && m->argv && m->argv[0] ?
-				xasprintf("gexplore: %s", base_name(m->argv[0])) : xstrdup("gexplore");
+	char *product = m && m->argv && m->argv[0]
+				? xasprintf("gexplore: %s", base_name(m->argv[0]))
+				: xstrdup("gexplore");
 	json_t *o;
 
 	if (!strcmp(export_unit(r, e), "nanoseconds"))
-		interval = a->freq ? (a->sample_freq ? 1000.0 / (double)a->sample_freq : 1) :
-				     (double)a->sample_period / 1e6;
+		interval = a->freq ? (a->sample_freq ? 1000.0 / (double)a->sample_freq : 1)
+				   : (double)a->sample_period / 1e6;
 	o = json_pack("{s:i, s:i, s:f, s:i, s:s, s:i, s:b, s:b, s:i, s:[], s:b, s:b, s:b, s:b,"
 		      " s:{s:i, s:[], s:[], s:[]}, s:s}",
-		      "version", FF_GECKO_VERSION, "preprocessedProfileVersion", FF_PROCESSED_VERSION,
-		      "interval", interval, "startTime", 0, "product", gx_utf8(product),
-		      "processType", 0, "symbolicated", true, "debug", false, "stackwalk", 1,
-		      "markerSchema", "usesOnlyOneStackType", true, "doesNotUseFrameImplementation",
-		      true, "sourceCodeIsNotOnSearchfox", true, "presymbolicated", true,
-		      "extensions", "length", 0, "id", "baseURL", "name",
+		      "version", FF_GECKO_VERSION, "preprocessedProfileVersion",
+		      FF_PROCESSED_VERSION, "interval", interval, "startTime", 0, "product",
+		      gx_utf8(product), "processType", 0, "symbolicated", true, "debug", false,
+		      "stackwalk", 1, "markerSchema", "usesOnlyOneStackType", true,
+		      "doesNotUseFrameImplementation", true, "sourceCodeIsNotOnSearchfox", true,
+		      "presymbolicated", true, "extensions", "length", 0, "id", "baseURL", "name",
 		      "importedFrom", "gexplore " PACKAGE_VERSION);
 	json_object_set_new(o, "categories",
 			    json_pack("[{s:s, s:s, s:[s]}, {s:s, s:s, s:[s]}, {s:s, s:s, s:[s]}]",
 				      "name", "Other", "color", "grey", "subcategories", "Other",
 				      "name", "User", "color", "yellow", "subcategories", "Other",
-				      "name", "Kernel", "color", "orange", "subcategories", "Other"));
+				      "name", "Kernel", "color", "orange", "subcategories",
+				      "Other"));
 	free(product);
 	return o;
 }
 
-int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t e,
-			  const char *path, char **cause)
+int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t e, const char *path,
+			  char **cause)
 {
 	json_t *root, *threads = json_array(), *libs = json_array();
 	char *text;

@@ -28,7 +28,7 @@
 
 #define FLAME_W 1200.0
 #define FLAME_ROW 17
-#define FLAME_MIN 0.0005	/* boxes under this share of the whole are left out */
+#define FLAME_MIN 0.0005 /* boxes under this share of the whole are left out */
 #define TIMELINE_BINS 200
 
 static void esc(struct strbuf *sb, const char *s)
@@ -120,7 +120,8 @@ static const char style[] =
 
 static void html_summary(struct strbuf *sb, const json_t *rep)
 {
-	const json_t *ev, *cmd = json_object_get(rep, "command"), *m = json_object_get(rep, "machine");
+	const json_t *ev, *cmd = json_object_get(rep, "command"),
+			  *m = json_object_get(rep, "machine");
 	size_t i;
 
 	strbuf__addstr(sb, "<h2 id=summary>Summary</h2><table>");
@@ -129,7 +130,8 @@ static void html_summary(struct strbuf *sb, const json_t *rep)
 	strbuf__addstr(sb, "</code> (");
 	esc(sb, jstr(rep, "status"));
 	strbuf__addstr(sb, ")</td></tr><tr><th>command</th><td><code>");
-	json_array_foreach(cmd, i, ev) {
+	json_array_foreach(cmd, i, ev)
+	{
 		strbuf__addstr(sb, i ? " " : "");
 		esc(sb, json_string_value(ev));
 	}
@@ -141,9 +143,11 @@ static void html_summary(struct strbuf *sb, const json_t *rep)
 	esc(sb, jstr(m, "osrelease"));
 	strbuf__addf(sb, "</td></tr><tr><th>samples</th><td>%.0f (lost %.0f)</td></tr></table>",
 		     jnum(rep, "samples"), jnum(json_object_get(rep, "lost"), "events"));
-	strbuf__addstr(sb, "<table><tr><th>event</th><th>kind</th><th>samples</th><th>estimated</th>"
-			   "<th>counted</th><th>running</th></tr>");
-	json_array_foreach(json_object_get(rep, "events"), i, ev) {
+	strbuf__addstr(sb,
+		       "<table><tr><th>event</th><th>kind</th><th>samples</th><th>estimated</th>"
+		       "<th>counted</th><th>running</th></tr>");
+	json_array_foreach(json_object_get(rep, "events"), i, ev)
+	{
 		strbuf__addstr(sb, "<tr><td>");
 		esc(sb, jstr(ev, "name"));
 		strbuf__addstr(sb, "</td><td>");
@@ -156,7 +160,8 @@ static void html_summary(struct strbuf *sb, const json_t *rep)
 		strbuf__addstr(sb, "</tr>");
 	}
 	strbuf__addstr(sb, "</table>");
-	json_array_foreach(json_object_get(rep, "warnings"), i, ev) {
+	json_array_foreach(json_object_get(rep, "warnings"), i, ev)
+	{
 		strbuf__addstr(sb, "<p class=flag>");
 		esc(sb, json_is_string(ev) ? json_string_value(ev) : jstr(ev, "message"));
 		strbuf__addstr(sb, "</p>");
@@ -170,14 +175,16 @@ static void html_check(struct strbuf *sb, const json_t *chk)
 	const json_t *c;
 	size_t i;
 
-	strbuf__addf(sb, "<h2 id=check>Check</h2><p>verdict: <span class=%s>%s</span>: "
-			 "%.0f passed, %.0f failed, %.0f could not be measured</p>",
+	strbuf__addf(sb,
+		     "<h2 id=check>Check</h2><p>verdict: <span class=%s>%s</span>: "
+		     "%.0f passed, %.0f failed, %.0f could not be measured</p>",
 		     jstr(chk, "status"), jstr(chk, "status"), jnum(chk, "passed"),
 		     jnum(chk, "failed"), jnum(chk, "skipped"));
 	strbuf__addstr(sb, "<table><tr><th>status</th><th>limit</th><th>scope</th><th>row</th>"
 			   "<th>value</th><th>interval</th><th>threshold</th><th>where</th>"
 			   "<th>message</th></tr>");
-	json_array_foreach(json_object_get(chk, "checks"), i, c) {
+	json_array_foreach(json_object_get(chk, "checks"), i, c)
+	{
 		const json_t *iv = json_object_get(c, "interval");
 
 		strbuf__addf(sb, "<tr><td class=%s>%s</td><td><code>", jstr(c, "status"),
@@ -216,7 +223,8 @@ static void html_tree(struct strbuf *sb, const json_t *tree, const json_t *inter
 
 	strbuf__addstr(sb, "<table><tr><th>metric</th><th>value</th><th>interval</th>"
 			   "<th>threshold</th></tr>");
-	json_array_foreach(json_object_get(tree, "metrics"), i, m) {
+	json_array_foreach(json_object_get(tree, "metrics"), i, m)
+	{
 		const json_t *iv = json_object_get(intervals, jstr(m, "name"));
 		bool flagged = json_is_true(json_object_get(m, "flagged"));
 		double level = jnum(m, "level");
@@ -224,7 +232,8 @@ static void html_tree(struct strbuf *sb, const json_t *tree, const json_t *inter
 		if (json_is_true(json_object_get(m, "hidden")))
 			continue;
 		strbuf__addf(sb, "<tr><td style=\"padding-left:%.1fem\"%s>",
-			     isnan(level) || level < 1 ? 0.5 : 1.5 * level, flagged ? " class=flag" : "");
+			     isnan(level) || level < 1 ? 0.5 : 1.5 * level,
+			     flagged ? " class=flag" : "");
 		esc(sb, jstr(m, "name"));
 		if (json_is_true(json_object_get(m, "on_bottleneck_path")))
 			strbuf__addstr(sb, " &lt;==");
@@ -252,28 +261,31 @@ static void html_topdown(struct strbuf *sb, const json_t *rep)
 		const json_t *why = json_object_get(rep, "topdown_unavailable");
 
 		strbuf__addstr(sb, "<p class=dim>");
-		esc(sb, json_is_string(why) ? json_string_value(why) :
-		    "needs hardware counters (or record --model); this recording has none");
+		esc(sb,
+		    json_is_string(why)
+			    ? json_string_value(why)
+			    : "needs hardware counters (or record --model); this recording has none");
 		strbuf__addstr(sb, "</p>");
 		return;
 	}
 	html_tree(sb, json_object_get(td, "run"), NULL);
 	strbuf__addstr(sb, "<h3>Per function</h3><table><tr><th>function</th>");
 	f = json_array_get(json_object_get(td, "functions"), 0);
-	json_array_foreach(json_object_get(json_object_get(f, "tree"), "metrics"), k, m)
-		if (jnum(m, "level") == 1) {
-			strbuf__addstr(sb, "<th>");
-			esc(sb, jstr(m, "name"));
-			strbuf__addstr(sb, "</th>");
-		}
+	json_array_foreach(json_object_get(json_object_get(f, "tree"), "metrics"), k,
+			   m) if (jnum(m, "level") == 1)
+	{
+		strbuf__addstr(sb, "<th>");
+		esc(sb, jstr(m, "name"));
+		strbuf__addstr(sb, "</th>");
+	}
 	strbuf__addstr(sb, "<th>MUX reliability</th></tr>");
-	json_array_foreach(json_object_get(td, "functions"), i, f) {
+	json_array_foreach(json_object_get(td, "functions"), i, f)
+	{
 		strbuf__addstr(sb, "<tr><td>");
 		esc(sb, jstr(f, "function"));
 		strbuf__addstr(sb, "</td>");
-		json_array_foreach(json_object_get(json_object_get(f, "tree"), "metrics"), k, m)
-			if (jnum(m, "level") == 1)
-				metric_value(sb, m);
+		json_array_foreach(json_object_get(json_object_get(f, "tree"), "metrics"), k,
+				   m) if (jnum(m, "level") == 1) metric_value(sb, m);
 		num(sb, jnum(f, "mux_reliability"));
 		strbuf__addstr(sb, "</tr>");
 	}
@@ -288,10 +300,13 @@ static void html_rows(struct strbuf *sb, const json_t *rep, const char *key, con
 	const json_t *r;
 	size_t i;
 
-	strbuf__addf(sb, "<h2 id=%s>%s</h2><table class=rows><tr><th>self</th><th>total</th>"
-			 "<th>samples</th><th>estimated</th><th>function</th><th>where</th>"
-			 "<th>module</th></tr>", key, title);
-	json_array_foreach(json_object_get(rep, key), i, r) {
+	strbuf__addf(sb,
+		     "<h2 id=%s>%s</h2><table class=rows><tr><th>self</th><th>total</th>"
+		     "<th>samples</th><th>estimated</th><th>function</th><th>where</th>"
+		     "<th>module</th></tr>",
+		     key, title);
+	json_array_foreach(json_object_get(rep, key), i, r)
+	{
 		strbuf__addstr(sb, "<tr>");
 		pct(sb, jnum(r, "share"));
 		pct(sb, jnum(r, "total_share"));
@@ -317,11 +332,14 @@ static void html_timeline(struct strbuf *sb, const struct export_samples *x)
 	double span = x->last > x->first ? (double)(x->last - x->first) : 1;
 	size_t rows = x->nr_threads;
 
-	strbuf__addf(sb, "<h2 id=timeline>Threads over time</h2><p class=dim>%.3f ms from the "
-			 "first sample to the last; a bar per 1/%d of it, as tall as the thread's "
-			 "samples in it</p>", span / 1e6, TIMELINE_BINS);
+	strbuf__addf(sb,
+		     "<h2 id=timeline>Threads over time</h2><p class=dim>%.3f ms from the "
+		     "first sample to the last; a bar per 1/%d of it, as tall as the thread's "
+		     "samples in it</p>",
+		     span / 1e6, TIMELINE_BINS);
 	strbuf__addf(sb, "<svg class=timeline width=%d height=%zu viewBox=\"0 0 %d %zu\">",
-		     TIMELINE_BINS * 4 + 220, rows * 22 + 4, TIMELINE_BINS * 4 + 220, rows * 22 + 4);
+		     TIMELINE_BINS * 4 + 220, rows * 22 + 4, TIMELINE_BINS * 4 + 220,
+		     rows * 22 + 4);
 	for (size_t t = 0; t < rows; t++) {
 		const struct xs_thread *th = &x->threads[t];
 		unsigned bins[TIMELINE_BINS] = { 0 }, most = 1;
@@ -340,8 +358,9 @@ static void html_timeline(struct strbuf *sb, const struct export_samples *x)
 			double h = 18.0 * bins[b] / most;
 
 			if (bins[b])
-				strbuf__addf(sb, "<rect x=%zu y=%.1f width=4 height=%.1f fill=\"#4a7\">"
-						 "<title>%u samples</title></rect>",
+				strbuf__addf(sb,
+					     "<rect x=%zu y=%.1f width=4 height=%.1f fill=\"#4a7\">"
+					     "<title>%u samples</title></rect>",
 					     220 + 4 * b, (double)t * 22 + 20 - h, h, bins[b]);
 		}
 	}
@@ -351,10 +370,10 @@ static void html_timeline(struct strbuf *sb, const struct export_samples *x)
 /* ---- the flame graph ------------------------------------------------------- */
 
 struct fnode {
-	const char *name;	/* into the folded text */
+	const char *name; /* into the folded text */
 	size_t len;
 	uint64_t value;
-	uint32_t first, last, next;	/* children (index + 1; 0: none) */
+	uint32_t first, last, next; /* children (index + 1; 0: none) */
 };
 
 struct flame {
@@ -444,9 +463,11 @@ static void flame_node(struct strbuf *sb, const struct flame *f, uint32_t i, dou
 	esc(sb, name);
 	strbuf__addstr(sb, "\"><title>");
 	esc(sb, name);
-	strbuf__addf(sb, " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
-			 "height=\"%d\" fill=\"", (unsigned long long)n->value, 100 * w,
-		     x0 * FLAME_W, depth * FLAME_ROW, w * FLAME_W, FLAME_ROW - 1);
+	strbuf__addf(sb,
+		     " (%llu, %.2f%%)</title><rect x=\"%.1f\" y=\"%u\" width=\"%.1f\" "
+		     "height=\"%d\" fill=\"",
+		     (unsigned long long)n->value, 100 * w, x0 * FLAME_W, depth * FLAME_ROW,
+		     w * FLAME_W, FLAME_ROW - 1);
 	flame_colour(sb, n->name, n->len);
 	strbuf__addf(sb, "\"/><text x=\"%.1f\" y=\"%u\">", x0 * FLAME_W + 3,
 		     depth * FLAME_ROW + FLAME_ROW - 5);
@@ -464,8 +485,7 @@ static void flame_node(struct strbuf *sb, const struct flame *f, uint32_t i, dou
 }
 
 /* A flame graph of folded stacks under a heading (title, escaped here). */
-static void html_flame(struct strbuf *sb, const char *folded, const char *title,
-		       const char *event)
+static void html_flame(struct strbuf *sb, const char *folded, const char *title, const char *event)
 {
 	struct flame f = { 0 };
 
@@ -474,13 +494,16 @@ static void html_flame(struct strbuf *sb, const char *folded, const char *title,
 	esc(sb, title);
 	strbuf__addstr(sb, "</h2><p class=dim>");
 	esc(sb, event);
-	strbuf__addf(sb, ", %llu samples in all (a modelled result: its counts); the root on top, callees below it, each box as wide as "
-			 "its share (with JavaScript: click to zoom, click the root to return)</p>"
-			 "<input class=search placeholder=\"search functions\">",
-		     (unsigned long long)f.n[0].value);
-	strbuf__addf(sb, "<svg class=flame width=\"%.0f\" height=\"%u\" "
-			 "viewBox=\"0 0 %.0f %u\">\n", FLAME_W, (f.depth + 1) * FLAME_ROW, FLAME_W,
-		     (f.depth + 1) * FLAME_ROW);
+	strbuf__addf(
+		sb,
+		", %llu samples in all (a modelled result: its counts); the root on top, callees below it, each box as wide as "
+		"its share (with JavaScript: click to zoom, click the root to return)</p>"
+		"<input class=search placeholder=\"search functions\">",
+		(unsigned long long)f.n[0].value);
+	strbuf__addf(sb,
+		     "<svg class=flame width=\"%.0f\" height=\"%u\" "
+		     "viewBox=\"0 0 %.0f %u\">\n",
+		     FLAME_W, (f.depth + 1) * FLAME_ROW, FLAME_W, (f.depth + 1) * FLAME_ROW);
 	if (f.n[0].value)
 		flame_node(sb, &f, 0, 0, 0);
 	strbuf__addstr(sb, "</svg>");
@@ -586,7 +609,8 @@ static void html_changes(struct strbuf *sb, const json_t *d, bool noise)
 	strbuf__addstr(sb, "<table class=changes><tr><th>scope</th><th>metric</th><th>A</th>"
 			   "<th>B</th><th>delta</th><th>95% interval of the delta</th>"
 			   "<th>change</th><th>kind</th><th>row</th></tr>");
-	json_array_foreach(json_object_get(d, "entries"), i, e) {
+	json_array_foreach(json_object_get(d, "entries"), i, e)
+	{
 		const json_t *iv;
 
 		if (json_is_true(json_object_get(e, "noise")) != noise)
@@ -608,7 +632,8 @@ static void html_changes(struct strbuf *sb, const json_t *d, bool noise)
 		interval(sb, isnan(jnum(e, "delta_lo")) ? NULL : iv, false);
 		json_decref((json_t *)iv);
 		if (isnan(jnum(e, "a")) || isnan(jnum(e, "b")))
-			strbuf__addf(sb, "<td class=n>%s</td>", isnan(jnum(e, "a")) ? "new" : "gone");
+			strbuf__addf(sb, "<td class=n>%s</td>",
+				     isnan(jnum(e, "a")) ? "new" : "gone");
 		else
 			pct(sb, jnum(e, "change"));
 		strbuf__addstr(sb, "<td>");

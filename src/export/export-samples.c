@@ -72,8 +72,9 @@ static uint32_t loc_of(struct export_samples *x, const struct profile_frame *f)
 
 	if (id == x->nr_locs) {
 		x->locs = xgrow(x->locs, &x->cap_locs, x->nr_locs + 1, sizeof(*x->locs));
-		x->locs[x->nr_locs++] = (struct xs_loc){ .addr = f->addr, .kernel = f->kernel,
-							 .sym = f->sym, .lib = lib };
+		x->locs[x->nr_locs++] = (struct xs_loc){
+			.addr = f->addr, .kernel = f->kernel, .sym = f->sym, .lib = lib
+		};
 	}
 	return id;
 }
@@ -156,8 +157,10 @@ static void find_threads(struct export_samples *x, size_t e, uint32_t *which)
 			continue;
 		t = u64map__findnew(&by_tid, (uint64_t)s->pid << 32 | s->tid, 0);
 		if (!*t) {
-			x->threads = xgrow(x->threads, &cap, x->nr_threads + 1, sizeof(*x->threads));
-			x->threads[x->nr_threads] = (struct xs_thread){ .pid = s->pid, .tid = s->tid };
+			x->threads =
+				xgrow(x->threads, &cap, x->nr_threads + 1, sizeof(*x->threads));
+			x->threads[x->nr_threads] =
+				(struct xs_thread){ .pid = s->pid, .tid = s->tid };
 			*t = ++x->nr_threads;
 		}
 		which[i] = (uint32_t)*t;
@@ -207,8 +210,9 @@ const char *export_unit(const struct gx_result *r, size_t e)
 	const struct perf_event_attr *a = gx_result__event(r, e)->attr;
 
 	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
-						  a->config == PERF_COUNT_SW_TASK_CLOCK) ?
-		       "nanoseconds" : "none";
+						 a->config == PERF_COUNT_SW_TASK_CLOCK)
+		       ? "nanoseconds"
+		       : "none";
 }
 
 int export_write_file(const char *path, const char *buf, size_t len, char **cause)

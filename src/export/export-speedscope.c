@@ -21,9 +21,9 @@
 #include "symbolize/symbolize.h"
 
 struct ss_frames {
-	struct u32seq keys;		/* (function, file) string ids -> frame index */
-	json_t *arr;			/* the shared frames */
-	uint32_t *line;			/* lowest line seen per frame */
+	struct u32seq keys; /* (function, file) string ids -> frame index */
+	json_t *arr;	    /* the shared frames */
+	uint32_t *line;	    /* lowest line seen per frame */
 	size_t nr, cap;
 };
 
@@ -40,7 +40,8 @@ static uint32_t frame_of(struct ss_frames *fr, struct sym_session *sym,
 		json_t *o = json_pack("{s:s}", "name", gx_utf8(name));
 
 		if (key[1] != SYM_STR_NONE)
-			json_object_set_new(o, "file", json_string(gx_utf8(sym_session__str(sym, key[1]))));
+			json_object_set_new(o, "file",
+					    json_string(gx_utf8(sym_session__str(sym, key[1]))));
 		json_array_append_new(fr->arr, o);
 		fr->line = xgrow(fr->line, &fr->cap, fr->nr + 1, sizeof(*fr->line));
 		fr->line[fr->nr++] = 0;
