@@ -174,7 +174,8 @@ static int write_samples(const char *input, const char *output, const struct rep
 	warn_notes(res);
 	e = gx_result__sort_event(res);
 	if (o->event && gx_result__find_event(res, o->event, &e) != 0) {
-		cmd_error("--event: no event '%s' in %s", gx_esc(o->event), gx_esc(gx_result__path(res)));
+		cmd_error("--event: no event '%s' in %s", gx_esc(o->event),
+			  gx_esc(gx_result__path(res)));
 		goto out;
 	}
 	if ((write ? write(x, res, e, output, &cause) :
@@ -434,7 +435,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
-		       "export as pprof, speedscope, firefox, html, json, csv, folded or text", "text"),
+		       "export as pprof, speedscope, firefox, html, json, csv, folded or text",
+		       "text"),
 	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
 		       "write the --format export to FILE", "standard output"),
 	CMD_OPT_END(),
