@@ -12,13 +12,15 @@
  * it, a native symbol and the library (its build-id as codeId and
  * breakpadId), which the assembly view asks for. The thread's waits off
  * the CPU (record --off-cpu) and its regions (gexplore-regions(3)) are
- * interval markers. Sample times are milliseconds from the first sample.
+ * interval markers; the other events' samples are counter tracks of their
+ * process. Times are milliseconds from the first sample.
  */
 #include "config.h"
 
 #include "export.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -447,6 +449,72 @@ static json_t *meta_json(struct gx_result *r, size_t e)
 	return o;
 }
 
+/* Sorting one counter's samples (indexes into x->samples) by time. */
+static const struct xs_sample *by_time;
+
+static int cmp_sample_time(const void *a, const void *b)
+{
+	const struct xs_sample *p = &by_time[*(const size_t *)a], *q = &by_time[*(const size_t *)b];
+
+	if (p->time != q->time)
+		return p->time < q->time ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/*
+ * The other sampled events as counter tracks, one per event and process
+ * that has a thread in the file: each sample a point at its time whose
+ * count is its period (a track the profiler draws above the process).
+ */
+static json_t *counters_json(struct export_samples *x, struct gx_result *r, size_t e)
+{
+	json_t *out = json_array();
+	size_t *idx = xcalloc(x->nr_samples + 1, sizeof(*idx));
+
+	by_time = x->samples;
+	for (size_t ev = 0; ev < gx_result__nr_events(r); ev++)
+		for (size_t t = 0; ev != e && t < x->nr_threads; t++) {
+			uint32_t pid = x->threads[t].pid;
+			json_t *time, *count;
+			size_t n = 0, seen = 0;
+			char spid[16];
+
+			while (seen < t && x->threads[seen].pid != pid)
+				seen++;
+			if (seen < t)
+				continue; /* one track per process: its first thread's */
+			time = json_array();
+			count = json_array();
+			for (size_t i = 0; i < x->nr_samples; i++)
+				if (x->samples[i].evsel == ev && x->samples[i].pid == pid)
+					idx[n++] = i;
+			gx_qsort(idx, n, sizeof(*idx), cmp_sample_time);
+			for (size_t i = 0; i < n; i++) {
+				const struct xs_sample *s = &x->samples[idx[i]];
+
+				json_array_append_new(time, json_real(ms_since(s->time, x->first)));
+				json_array_append_new(count, json_integer((json_int_t)s->period));
+			}
+			if (!n) {
+				json_decref(time);
+				json_decref(count);
+				continue;
+			}
+			snprintf(spid, sizeof(spid), "%u", pid);
+			json_array_append_new(
+				out,
+				json_pack("{s:s, s:s, s:s, s:s, s:I, s:{s:I, s:o, s:o, s:o}}",
+					  "name", gx_utf8(gx_result__event(r, ev)->name),
+					  "category", "gexplore", "description",
+					  "the event's samples (their periods) over time", "pid",
+					  spid, "mainThreadIndex", (json_int_t)t, "samples",
+					  "length", (json_int_t)n, "time", time, "count", count,
+					  "number", repeat(json_integer(1), n)));
+		}
+	free(idx);
+	return out;
+}
+
 int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t e, const char *path,
 			  char **cause)
 {
@@ -459,8 +527,9 @@ int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t 
 		json_array_append_new(libs, lib_json(&x->libs[i]));
 	for (size_t t = 0; t < x->nr_threads; t++)
 		json_array_append_new(threads, thread_json(x, r, &x->threads[t]));
-	root = json_pack("{s:o, s:o, s:o, s:[], s:[], s:[]}", "meta", meta_json(r, e), "libs", libs,
-			 "threads", threads, "pages", "profilerOverhead", "counters");
+	root = json_pack("{s:o, s:o, s:o, s:o, s:[], s:[]}", "meta", meta_json(r, e), "libs", libs,
+			 "threads", threads, "counters", counters_json(x, r, e), "pages",
+			 "profilerOverhead");
 	text = json_dumps(root, JSON_COMPACT);
 	err = export_write_file(path, text, strlen(text), cause);
 	free(text);

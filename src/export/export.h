@@ -74,7 +74,7 @@ int export_speedscope__write(struct export_samples *x, struct gx_result *r, size
 /* The Firefox Profiler's processed profile format (gecko version 24,
  * processed version 49), symbolicated: every thread with samples of the
  * event, its stacks, its waits off the CPU and regions as markers, the
- * libraries with their build-ids. */
+ * other events as counter tracks, the libraries with their build-ids. */
 int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t event,
 			  const char *path, char **cause);
 

@@ -7,7 +7,8 @@
 # tables hold together (every column as long as its table, every index in
 # range, a stack's prefix before it); the hottest function is a function
 # of the worker's stacks with its file and library (build-id as codeId).
-# An --off-cpu recording carries its waits as markers.
+# A second event is a counter track; an --off-cpu recording carries its
+# waits as markers.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 . "${GX_SRCDIR}/tests/e2e/browser.sh"
 command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
@@ -84,6 +85,20 @@ else
 	check "the workload's library carries a build-id" \
 		jq -e '.libs[] | select(.name == "wl-threads") | .codeId | test("^[0-9a-f]{40}$")' r.json
 fi
+
+# a second event: a counter track, its samples and periods report's
+"$X" record -q -o two -e cpu-clock,page-faults -g -- "$WL/wl-threads" 1 100 >/dev/null 2>&1
+"$X" report --format firefox -o two.json two
+ok $? "a recording of cpu-clock and page-faults exported"
+"$X" report --json two >two-rep.json
+is "$(jq -c '[.counters[] | {name, n: .samples.length, sum: (.samples.count | add)}]' two.json)" \
+	"$(jq -c '[.events[1] | {name, n: .samples, sum: .estimated}]' two-rep.json)" \
+	"page-faults is a counter track with report's samples and total"
+is "$(jq '[.threads[].samples.length] | add' two.json)" "$(jq '.events[0].samples' two-rep.json)" \
+	"the threads' samples are cpu-clock's only"
+"$X" report --format firefox --event page-faults -o pf.json two
+is "$(jq '[.threads[].samples.length] | add' pf.json)" "$(jq '.events[1].samples' two-rep.json)" \
+	"--event page-faults: the threads' samples are page-faults'"
 
 # waits off the CPU as markers
 if [ -x "$WL/wl-offcpu" ] && "$X" record -q -o off --off-cpu -g -- "$WL/wl-offcpu" >/dev/null 2>&1 &&
