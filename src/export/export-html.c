@@ -544,6 +544,19 @@ static void html_end(struct strbuf *sb)
 	strbuf__addf(sb, "\n<script>%s</script>\n</body></html>\n", script);
 }
 
+/* The page's end, then the page to path unless err (a negative code of
+ * what drew it); sb is emptied. 0 or a negative code with *cause. */
+static int html_finish(struct strbuf *sb, int err, const char *path, char **cause)
+{
+	html_end(sb);
+	if (!err)
+		err = export_write_file(path, sb->buf, sb->len, cause);
+	else
+		err = gx_fail(cause, err, "html: %s", gx_strerror(err));
+	strbuf__exit(sb);
+	return err;
+}
+
 /* The flame graph of result r's event e under title. */
 static int result_flame(struct strbuf *sb, struct gx_result *r, size_t e, const char *title)
 {
@@ -585,13 +598,7 @@ int export_html__write(const struct export_html_in *in, const char *path, char *
 		if (in->samples->nr_threads)
 			html_timeline(&sb, in->samples);
 	}
-	err = result_flame(&sb, in->res, in->event, "Flame graph");
-	html_end(&sb);
-	if (!err)
-		err = export_write_file(path, sb.buf, sb.len, cause);
-	else
-		err = gx_fail(cause, err, "html: %s", gx_strerror(err));
-	strbuf__exit(&sb);
+	err = html_finish(&sb, result_flame(&sb, in->res, in->event, "Flame graph"), path, cause);
 	json_decref(rep);
 	json_decref(chk);
 	free(title);
@@ -674,12 +681,7 @@ int export_html_diff__write(const char *diff_json, struct gx_result *a, struct g
 	err = result_flame(&sb, a, gx_result__sort_event(a), "Flame graph of A");
 	if (!err)
 		err = result_flame(&sb, b, gx_result__sort_event(b), "Flame graph of B");
-	html_end(&sb);
-	if (!err)
-		err = export_write_file(path, sb.buf, sb.len, cause);
-	else
-		err = gx_fail(cause, err, "html: %s", gx_strerror(err));
-	strbuf__exit(&sb);
+	err = html_finish(&sb, err, path, cause);
 	json_decref(d);
 	free(title);
 	return err;
