@@ -57,7 +57,8 @@ static json_t *thread_profile(struct export_samples *x, const struct xs_thread *
 			      const char *event)
 {
 	json_t *samples = json_array(), *weights = json_array(), *o;
-	char *name = xasprintf("%s (%u): %s", gx_utf8(th->name), th->tid, gx_utf8(event));
+	char *name = xasprintf("%s (%u): %s, %zu samples", gx_utf8(th->name), th->tid,
+			       gx_utf8(event), th->nr);
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < th->nr; i++) {

@@ -6,7 +6,8 @@
 # valid against the schema speedscope ships (npm package speedscope), and
 # opened offline in headless chromium the way `speedscope FILE` does (a
 # script that hands the file to speedscope's own page), whose sandwich
-# table must show the hottest function with report's value for it.
+# table must show the hottest function with report's value for it, under
+# the busiest thread with report's sample count.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 . "${GX_SRCDIR}/tests/e2e/browser.sh"
 X="$GX_BIN"
@@ -62,6 +63,7 @@ case $row in *"$shown"*) ok 0 "speedscope shows $hot with $shown (report: $est n
 *) ok 1 "speedscope shows $hot with $shown (report: $est ns)"
    diag "row: $(printf %s "$row" | sed 's/<[^>]*>/ /g' | head -c 300)" ;;
 esac
-check "speedscope names the thread" grep -q "wl-threads (" dom.html
+busy=$(jq -r '[.threads[] | select(.samples[0] > 0)] | max_by(.samples[0]) | "\(.comm) (\(.tid)): cpu-clock, \(.samples[0]) samples"' rep.json)
+check "speedscope opens on the busiest thread, with report's count: $busy" grep -qF "<span>$busy <span" dom.html
 
 done_testing
