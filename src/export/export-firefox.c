@@ -515,6 +515,26 @@ static json_t *counters_json(struct export_samples *x, struct gx_result *r, size
 	return out;
 }
 
+/* The threads that only waited (off the CPU, no sample of the event): a
+ * thread each with its markers and no samples, so no wait goes missing. */
+static void waiting_threads(struct export_samples *x, struct gx_result *r, json_t *threads)
+{
+	struct profile_offcpu *oc = gx_result__offcpu(r);
+	size_t n = oc ? profile_offcpu__nr_threads(oc) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_off_thread *ot = profile_offcpu__thread(oc, i);
+		struct xs_thread th = { .pid = ot->pid, .tid = ot->tid, .name = ot->comm,
+					.first = ot->start };
+		size_t t = 0;
+
+		while (t < x->nr_threads && x->threads[t].tid != ot->tid)
+			t++;
+		if (t == x->nr_threads && ot->waits)
+			json_array_append_new(threads, thread_json(x, r, &th));
+	}
+}
+
 int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t e, const char *path,
 			  char **cause)
 {
@@ -527,6 +547,7 @@ int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t 
 		json_array_append_new(libs, lib_json(&x->libs[i]));
 	for (size_t t = 0; t < x->nr_threads; t++)
 		json_array_append_new(threads, thread_json(x, r, &x->threads[t]));
+	waiting_threads(x, r, threads);
 	root = json_pack("{s:o, s:o, s:o, s:o, s:[], s:[]}", "meta", meta_json(r, e), "libs", libs,
 			 "threads", threads, "counters", counters_json(x, r, e), "pages",
 			 "profilerOverhead");
