@@ -524,8 +524,9 @@ static void waiting_threads(struct export_samples *x, struct gx_result *r, json_
 
 	for (size_t i = 0; i < n; i++) {
 		const struct profile_off_thread *ot = profile_offcpu__thread(oc, i);
-		struct xs_thread th = { .pid = ot->pid, .tid = ot->tid, .name = ot->comm,
-					.first = ot->start };
+		struct xs_thread th = {
+			.pid = ot->pid, .tid = ot->tid, .name = ot->comm, .first = ot->start
+		};
 		size_t t = 0;
 
 		while (t < x->nr_threads && x->threads[t].tid != ot->tid)
