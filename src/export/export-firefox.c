@@ -449,18 +449,6 @@ static json_t *meta_json(struct gx_result *r, size_t e)
 	return o;
 }
 
-/* Sorting one counter's samples (indexes into x->samples) by time. */
-static const struct xs_sample *by_time;
-
-static int cmp_sample_time(const void *a, const void *b)
-{
-	const struct xs_sample *p = &by_time[*(const size_t *)a], *q = &by_time[*(const size_t *)b];
-
-	if (p->time != q->time)
-		return p->time < q->time ? -1 : 1;
-	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
-}
-
 /*
  * The other sampled events as counter tracks, one per event and process
  * that has a thread in the file: each sample a point at its time whose
@@ -471,7 +459,6 @@ static json_t *counters_json(struct export_samples *x, struct gx_result *r, size
 	json_t *out = json_array();
 	size_t *idx = xcalloc(x->nr_samples + 1, sizeof(*idx));
 
-	by_time = x->samples;
 	for (size_t ev = 0; ev < gx_result__nr_events(r); ev++)
 		for (size_t t = 0; ev != e && t < x->nr_threads; t++) {
 			uint32_t pid = x->threads[t].pid;
@@ -488,7 +475,7 @@ static json_t *counters_json(struct export_samples *x, struct gx_result *r, size
 			for (size_t i = 0; i < x->nr_samples; i++)
 				if (x->samples[i].evsel == ev && x->samples[i].pid == pid)
 					idx[n++] = i;
-			gx_qsort(idx, n, sizeof(*idx), cmp_sample_time);
+			export_samples__sort(x, idx, n);
 			for (size_t i = 0; i < n; i++) {
 				const struct xs_sample *s = &x->samples[idx[i]];
 

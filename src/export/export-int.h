@@ -80,6 +80,9 @@ void export_samples__exit(struct export_samples *x);
  * the walk's order), threads in order of their first sample, named after
  * the result's thread rows. */
 void export_samples__threads(struct export_samples *x, struct gx_result *r, size_t e);
+/* Sort idx[0..n), indexes into x->samples, by the samples' time (ties:
+ * the walk's order). Not reentrant. */
+void export_samples__sort(const struct export_samples *x, size_t *idx, size_t n);
 /* A stack's location ids, leaf first (borrowed). */
 static inline const uint32_t *export_samples__stack(const struct export_samples *x,
 						    const struct xs_sample *s, size_t *n)

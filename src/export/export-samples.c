@@ -169,6 +169,12 @@ static void find_threads(struct export_samples *x, size_t e, uint32_t *which)
 	u64map__exit(&by_tid);
 }
 
+void export_samples__sort(const struct export_samples *x, size_t *idx, size_t n)
+{
+	sort_samples = x->samples;
+	gx_qsort(idx, n, sizeof(*idx), cmp_time);
+}
+
 void export_samples__threads(struct export_samples *x, struct gx_result *r, size_t e)
 {
 	uint32_t *which = xcalloc(x->nr_samples + 1, sizeof(*which));
@@ -187,11 +193,10 @@ void export_samples__threads(struct export_samples *x, struct gx_result *r, size
 	free(which);
 	x->first = UINT64_MAX;
 	x->last = 0;
-	sort_samples = x->samples;
 	for (size_t t = 0; t < x->nr_threads; t++) {
 		struct xs_thread *th = &x->threads[t];
 
-		gx_qsort(th->idx, th->nr, sizeof(*th->idx), cmp_time);
+		export_samples__sort(x, th->idx, th->nr);
 		th->first = x->samples[th->idx[0]].time;
 		th->last = x->samples[th->idx[th->nr - 1]].time;
 		th->name = thread_name(r, th->tid, th->pid);
