@@ -30,6 +30,7 @@
 #define FLAME_ROW 17
 #define FLAME_MIN 0.0005 /* boxes under this share of the whole are left out */
 #define TIMELINE_BINS 200
+#define TIMELINE_THREADS 64 /* rows of the timeline at most */
 
 static void esc(struct strbuf *sb, const char *s)
 {
@@ -330,13 +331,16 @@ static void html_rows(struct strbuf *sb, const json_t *rep, const char *key, con
 static void html_timeline(struct strbuf *sb, const struct export_samples *x)
 {
 	double span = x->last > x->first ? (double)(x->last - x->first) : 1;
-	size_t rows = x->nr_threads;
+	size_t rows = x->nr_threads < TIMELINE_THREADS ? x->nr_threads : TIMELINE_THREADS;
 
 	strbuf__addf(sb,
 		     "<h2 id=timeline>Threads over time</h2><p class=dim>%.3f ms from the "
 		     "first sample to the last; a bar per 1/%d of it, as tall as the thread's "
-		     "samples in it</p>",
+		     "samples in it",
 		     span / 1e6, TIMELINE_BINS);
+	if (rows < x->nr_threads)
+		strbuf__addf(sb, "; the first %zu threads to run of %zu", rows, x->nr_threads);
+	strbuf__addstr(sb, "</p>");
 	strbuf__addf(sb, "<svg class=timeline width=%d height=%zu viewBox=\"0 0 %d %zu\">",
 		     TIMELINE_BINS * 4 + 220, rows * 22 + 4, TIMELINE_BINS * 4 + 220,
 		     rows * 22 + 4);
