@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "model.h"
+#include "util/util.h"
 
 #define MIB ((uint64_t)1 << 20)
 
@@ -345,5 +346,104 @@ int model_vg__unrecognised(const struct model_vg *v, const struct model_scratch 
 			   char **cause);
 /* Let go: killed with its tree when it still runs. */
 void model_vg__exit(struct model_vg *v);
+
+/* ---- a modelled run's state (model.c; passes.c) ------------------------------ */
+
+struct model_insn {
+	size_t cg;		/* index into the cg_profile's insns */
+	uint32_t obj;		/* its object and address: the sort key */
+	uint64_t addr;
+	char *text;		/* AT&T assembly, NULL: not disassembled */
+	int block;		/* -1: none */
+	bool dep_load;		/* a load whose address a load in its block gave */
+};
+
+struct model_block {
+	size_t first, n;	/* into the sorted model_insn array */
+	uint64_t execs;
+	double cyc;		/* llvm-mca's cycles an execution; NAN: not modelled */
+	int region;		/* -1: not in the batch */
+};
+
+struct model_state {
+	/* cg2 or cl2: the second pass (D1 = L2, LL = pages: second_pass),
+	 * callgrind's instructions or cachegrind's lines, or empty; pass_l2
+	 * and pass_pages: its L2 misses and first touches at each of cg's
+	 * instructions (pass_take, pass_spread) */
+	struct cg_profile cg, cg2;
+	struct cg_lines cl2;
+	uint64_t *pass_l2, *pass_pages;
+	enum model_pass pass2_how;	/* how it ran */
+	bool pass2_forced;		/* by GX_MODEL_SECOND */
+	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from the second pass */
+	/* first touches counted natively (faults.c): a native run's page
+	 * faults, as run (have_native_run) and at each cg insn (native_pages,
+	 * after model_code); they win over the second pass's */
+	struct model_faults nf;
+	bool have_native_run, have_native;
+	uint64_t *native_pages;
+	/* the workload's stdin, for the second pass to read again: a file's
+	 * offset at the start (-1: no file); why it may not (NULL: it can) */
+	off_t stdin_at;
+	const char *stdin_why;
+	struct model_vg pass2;		/* the second pass, started early (.c NULL: not) */
+	const struct model_scratch *scratch;	/* where the tools write */
+	struct model_obj *objs;
+	struct model_insn *ins;		/* sorted by (obj, addr) */
+	size_t nr_ins;
+	struct model_block *blocks;
+	size_t nr_blocks;
+	struct machine_costs mc;
+	struct cache_geo geo[GEO_NR];
+	struct model_machine machine;	/* every price (description.c) */
+	const char *mcpu;		/* machine.mcpu */
+	double width;
+	char **notes;			/* for meta.json's warnings */
+	size_t nr_notes;
+	double cpi_rest;		/* cycles an instruction outside the modelled blocks */
+	double dram_chase;		/* cycles of chased loads served by memory */
+	double tlb_misses, tlb_cycles;	/* address translation's, as priced (tlb.c) */
+	/* per cg insn: the modelled terms */
+	double *base, *fe, *bad, *mem, *core;
+	/* per cg insn: its conditional mispredicts as priced (bias_bound) */
+	double *bcm;
+	uint64_t bcm_over;		/* callgrind's, beyond the bound */
+	/* where conditional mispredicts' cycles go (bad_path): shares of a
+	 * branch's, from it to the instructions a profile shows them at */
+	struct bad_move { size_t from, to; double share; } *moves;
+	size_t nr_moves;
+	uint64_t *l2miss;		/* L2's misses as priced */
+	uint64_t *pages;		/* first touches of pages as priced (pass_pages) */
+	double fault_cycles;		/* what they were priced at, summed */
+	pid_t pid;			/* the workload's (valgrind's) */
+	int stopped;			/* the signal that stopped the run, -1: --duration */
+};
+
+/* How the D1 misses that the last level served are split between L2 and
+ * L3: by the second pass's misses, or all priced as one level's hits
+ * (where that pass did not run). Pricing is monotone in the split, so the
+ * pass's answer lies between SPLIT_L2's and SPLIT_L3's. */
+enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
+
+/* A note for meta.json's warnings (and record's output). */
+void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
+/* The modelled cycles, every instruction priced, with L2's hits as how says. */
+double model_price(struct model_state *st, enum l2_split how);
+/* Index into st->ins of obj's instruction at addr, or SIZE_MAX. */
+size_t model_ins_at(const struct model_state *st, uint32_t obj, uint64_t addr);
+/* The last level callgrind simulated (bytes). */
+uint64_t model_ll_size(const struct model_state *st);
+
+/* passes.c */
+/* GX_MODEL_PASSES: 1, 2, or auto (0, also when unset); -1: another value. */
+int model_passes(void);
+void model_stdin_state(struct model_state *st);
+void model_native_run(struct model_state *st, const struct model_opts *o);
+void model_native_pages(struct model_state *st);
+void model_second_pass_early(struct model_state *st, const char *valgrind,
+			     const struct model_opts *o, int passes);
+double model_second_pass(struct model_state *st, const char *valgrind,
+			 const struct model_opts *o, int passes);
+void model_pages_note(struct model_state *st, double total);
 
 #endif /* GX_MODEL_INT_H */

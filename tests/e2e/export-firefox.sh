@@ -108,8 +108,9 @@ if [ -x "$WL/wl-offcpu" ] && "$X" record -q -o off --off-cpu -g -- "$WL/wl-offcp
 	check "its waits are interval markers on their threads" \
 		jq -e '[.threads[] | . as $t | .markers.name[] | $t.stringArray[.] | select(startswith("off-CPU: "))] | length > 0' off.json
 	# wl-offcpu's sleeper sleeps its whole life: a thread of waits only
+	# (on a loaded machine a wake-up may take a sample or two)
 	check "a thread that only waited is there with its sleeps" \
-		jq -e '[.threads[] | select(.samples.length == 0) | . as $t | .markers.name[] | $t.stringArray[.] | select(. == "off-CPU: sleep")] | length > 0' off.json
+		jq -e '[.threads[] | select(.name == "sleeper" and .samples.length <= 2) | . as $t | .markers.name[] | $t.stringArray[.] | select(. == "off-CPU: sleep")] | length > 0' off.json
 else
 	skip 3 "no off-CPU recording here"
 fi
