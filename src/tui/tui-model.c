@@ -34,6 +34,7 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
 	m->focus_node = -1;
 	m->region = -1;
+	m->off_ev = -1;
 	return m;
 }
 
