@@ -292,6 +292,18 @@ static void user_leaf(struct profile_offcpu *oc, struct pd_sample *s)
 		return;
 	for (i = 0; i < s->nr_callchain && s->callchain[i] != PERF_CONTEXT_USER; i++)
 		;
+	if ((i + 1 >= s->nr_callchain || s->callchain[i + 1] >= PERF_CONTEXT_MAX) &&
+	    s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size) {
+		/* --call-graph dwarf: the user stack is the unwinder's, from
+		 * the user registers; a user-mode sample takes its leaf from
+		 * there (issue 45: as root every dwarf wait's self was
+		 * schedule's) */
+		s->misc = (uint16_t)((s->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) |
+				     PERF_RECORD_MISC_USER);
+		s->callchain = NULL;
+		s->nr_callchain = 0;
+		return;
+	}
 	if (i + 1 >= s->nr_callchain || s->callchain[i + 1] >= PERF_CONTEXT_MAX)
 		return;		/* no user frame: the kernel's stays */
 	for (; i < s->nr_callchain && n < MAX_CHAIN; i++)

@@ -584,7 +584,7 @@ static int cmp_offspan(const void *a, const void *b)
  * The OffCPU column is the value table's "off-cpu" (copy_counts). */
 static void set_offcpu(struct tui_model *m, struct gx_result *res)
 {
-	static const char letters[PROFILE_OFF_NR_] = { 's', 'i', 'l', 'c', 'j', 'w', 'o' };
+	static const char letters[PROFILE_OFF_NR_] = { 's', 'i', 'l', 'c', 'j', 'h', 'o' };
 	struct profile_offcpu *oc = gx_result__offcpu(res);
 	const struct profile_off_span *sp;
 	uint64_t life = 0, off = 0, reason_ns[PROFILE_OFF_NR_] = { 0 };

@@ -74,10 +74,10 @@ static const struct legend_piece {
 
 /* With off-CPU spans the legend says their letters instead of the range's. */
 static const struct legend_piece legend_off[] = {
-	{ ". : + #", ".:+#", TS_NORMAL }, { " samples  ", " ", TS_NORMAL },
-	{ "s i l c j w o", "silcjwo", TS_DIM },
-	{ " off-CPU: sleep io lock cpu join wait(child) other  ", " off-CPU ", TS_NORMAL },
-	{ "^", "^", TS_SELECTED }, { " cursor  ", " ", TS_NORMAL },
+	{ ".:+#", ".:+#", TS_NORMAL }, { " samples ", " ", TS_NORMAL },
+	{ "silcjho", "silcjho", TS_DIM },
+	{ " off: sleep io lock cpu join child other ", " off-CPU ", TS_NORMAL },
+	{ "^", "^", TS_SELECTED }, { " cursor ", " ", TS_NORMAL },
 	{ "=", "=", TS_BOTTLENECK }, { " range", "", TS_NORMAL },
 };
 
@@ -165,7 +165,7 @@ static void count(struct timeline_view *t, int nb)
 static char off_letter(const struct tui_model *m, uint32_t tid, size_t *i, uint64_t lo,
 		       uint64_t hi)
 {
-	static const char letters[] = "silcjwo";
+	static const char letters[] = "silcjho";
 	uint64_t by[sizeof(letters) - 1] = { 0 }, sum = 0;
 	int best = 0;
 
