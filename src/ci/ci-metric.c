@@ -116,7 +116,7 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 	uint64_t total_p = md ? profile__total_period(gx_result__profile(r),
 						      gx_result__sort_event(r)) : 0;
 	enum profile_by by;
-	size_t n;
+	size_t n, off = gx_result__offcpu_value(r);
 
 	if (scope == CI_SCOPE_RUN) {
 		*rows = xcalloc(1, sizeof(**rows));
@@ -140,7 +140,9 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 	for (size_t i = 0; i < n; i++) {
 		struct ci_row *row = &(*rows)[*nr];
 
-		if (!pr[i]->samples[gx_result__sort_event(r)])
+		/* a row that only waited is a row (off-CPU values) */
+		if (!pr[i]->samples[gx_result__sort_event(r)] &&
+		    (off == SIZE_MAX || !pr[i]->total_samples[off]))
 			continue;
 		row->scope = scope;
 		row->name = pr[i]->name;
@@ -207,12 +209,14 @@ static double evsel_value(const struct gx_result *r, const struct ci_row *row, s
 
 	*samples = 0;
 	if (!row->prow) {
-		*samples = e->counted ? UINT64_MAX : e->samples;
+		*samples = e->counted || e->source == GX_SOURCE_OFFCPU ? UINT64_MAX : e->samples;
 		return e->run_value;
 	}
 	v = gx_result__row_value(r, row->prow, i);
+	/* a wait's time is its whole, measured from two switch records, not
+	 * a sample of it: no minimum of samples */
 	if (!isnan(v))
-		*samples = row->prow->samples[i];
+		*samples = e->source == GX_SOURCE_OFFCPU ? UINT64_MAX : row->prow->samples[i];
 	return v;
 }
 
