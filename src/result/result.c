@@ -61,6 +61,7 @@ struct gx_result {
 	/* off-CPU time: the first event records context switches */
 	struct pd_offcpu *probes;	/* offcpu.bin, or NULL */
 	struct profile_offcpu *offcpu;
+	int cs_evsel;			/* the context-switches event sampled at each switch-out */
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -718,18 +719,26 @@ static bool has_switches(const struct gx_result *r)
 	return e0 && e0->attr.context_switch && !r->region;
 }
 
+/* An off-CPU analysis in front of inner, crediting p's off-CPU values. */
+static int offcpu_new(struct gx_result *r, struct profile_offcpu **out, struct pd_tool *inner,
+		      struct profile *p, char **cause)
+{
+	return profile_offcpu__new(out, inner, &perf_reader__evsel(r->reader, 0)->attr, r->probes,
+				   r->cs_evsel, p, r->off0, r->po.offcpu_kernel,
+				   r->have_meta ? r->meta.start_ns : 0,
+				   r->have_meta ? r->meta.end_ns : 0, cause);
+}
+
 /* With context-switch records, an off-CPU analysis in front of *inner,
  * with the prober's offcpu.bin when there is one, crediting the profile's
  * off-CPU values. */
 static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause)
 {
-	const struct pd_evsel *e0;
 	char *why = NULL;
 	int err, cs = -1;
 
 	if (r->off0 == SIZE_MAX)
 		return 0;
-	e0 = perf_reader__evsel(r->reader, 0);
 	if (r->dir) {
 		char *path = xasprintf("%s/%s", r->dir, PD_OFFCPU_FILE);
 
@@ -746,10 +755,8 @@ static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause
 		    !a->freq && a->sample_period == 1)
 			cs = (int)i;
 	}
-	err = profile_offcpu__new(&r->offcpu, *inner, &e0->attr, r->probes, cs, r->profile,
-				  r->off0, r->po.offcpu_kernel,
-				  r->have_meta ? r->meta.start_ns : 0, r->have_meta ? r->meta.end_ns : 0,
-				  cause);
+	r->cs_evsel = cs;
+	err = offcpu_new(r, &r->offcpu, *inner, r->profile, cause);
 	if (err)
 		return err;
 	*inner = profile_offcpu__tool(r->offcpu);
@@ -882,14 +889,27 @@ void gx_result__delete(struct gx_result *r)
 }
 
 /* The part of the run a view narrowed to, when no sample was kept: the
- * file walked again through tool (a filter in front of p's), p finished
- * into *out, or deleted on an error. */
+ * file walked again through tool (a filter in front of p's; with switch
+ * records an off-CPU analysis in front of it, so that the waits are
+ * values of p as of the whole run's profile), p finished into *out, or
+ * deleted on an error. */
 static int walk_into(struct gx_result *r, struct pd_tool *tool, struct profile *p,
 		     struct profile **out, char **cause)
 {
-	int err = perf_reader__process(r->reader, tool, cause);
+	struct profile_offcpu *oc = NULL;
+	int err = 0;
 
+	if (r->off0 != SIZE_MAX && !r->region) {
+		err = offcpu_new(r, &oc, tool, p, cause);
+		if (!err)
+			tool = profile_offcpu__tool(oc);
+	}
+	if (!err)
+		err = perf_reader__process(r->reader, tool, cause);
+	if (!err && oc)
+		profile_offcpu__finish(oc, 0);
 	profile__finish(p);
+	profile_offcpu__delete(oc);
 	if (err) {
 		profile__delete(p);
 		return err;
