@@ -1028,6 +1028,7 @@ const char *gx_result__status(const struct gx_result *r)
 const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
 
 size_t gx_result__nr_events(const struct gx_result *r) { return r->nr_events; }
+size_t gx_result__nr_recorded(const struct gx_result *r) { return r->nr_evsels; }
 const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
 {
 	return &r->events[i];

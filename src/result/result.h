@@ -212,6 +212,10 @@ struct gx_event {
 };
 
 size_t gx_result__nr_events(const struct gx_result *r);
+/* The recorded events: the first of the table (perf.data's evsels, what
+ * the slice log and meta.json count), the values credited beside them
+ * after. */
+size_t gx_result__nr_recorded(const struct gx_result *r);
 const struct gx_event *gx_result__event(const struct gx_result *r, size_t i);
 /*
  * The event named `name`: its display name (":u" and "/" suffixes

@@ -414,7 +414,7 @@ static void setup_topdown(struct tui_model *m, const struct gx_result *res)
 		m->ev_weight[i] = isfinite(sc) && sc > 0 ? 1.0 / sc : 1.0;
 	}
 	free(c);
-	if (log && m->run_ok && mux_log__nr_events(log) == m->nr_events) {
+	if (log && m->run_ok && mux_log__nr_events(log) == gx_result__nr_recorded(res)) {
 		size_t nn = td_model__nr_nodes(td);
 
 		m->run_lo = xcalloc(nn + 1, sizeof(double));
