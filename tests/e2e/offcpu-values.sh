@@ -101,6 +101,20 @@ check "... naming the value" grep -q 'FAIL  off-cpu:lock of the run' chk
 "$X" check --max off-cpu:lock=2s r1 >chk 2>&1
 is "$?" 0 "check --max off-cpu:lock=2s passes it"
 
+# ---- pprof: the values are its sample types, in nanoseconds
+if "$X" version --build-options 2>/dev/null | grep -q 'pprof=yes' &&
+	command -v protoc >/dev/null && command -v python3 >/dev/null; then
+	PROTO_DIR=/usr/share/gocode/src/github.com/google/pprof/proto
+	[ -f "$PROTO_DIR/profile.proto" ] || PROTO_DIR="$GX_SRCDIR/src/export"
+	"$X" report r1 --format pprof -o r1.pb.gz >/dev/null 2>&1
+	python3 "$GX_SRCDIR/tests/e2e/pprof-decode.py" r1.pb.gz "$PROTO_DIR" >pb.json 2>/dev/null
+	got=$(jq -r '.totals[.types | index("off-cpu:lock/nanoseconds")] / 1e9' pb.json)
+	within "$got" "$(truth locker r1.out)"
+	ok $? "pprof: sample type off-cpu:lock/nanoseconds ($got s)"
+else
+	skip 1 "no pprof export or no protoc and python3 to decode it"
+fi
+
 # ---- --call-graph dwarf: the waits on their functions too
 record r3 --call-graph dwarf
 is "$?" 0 "record --off-cpu --call-graph dwarf"
