@@ -132,6 +132,35 @@ all=$(jq --argjson i "$oi" '[.functions[].estimated[$i]] | add' r3.json)
 awk -v a="$all" -v k="$user" 'BEGIN { exit !(a > 0 && k <= 0.05 * a) }'
 ok $? "dwarf: the waits' self on user frames ($user of $all ns on the kernel's)"
 
+# ---- a switch record's time checked as a period is: a mutated one is
+# dropped and said, never a 146-year life nor over 100% off the CPU
+if command -v python3 >/dev/null; then
+	cp -r r1 rm
+	python3 - rm/perf.data <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], 'rb').read())
+off, size = struct.unpack_from('<QQ', b, 40)	# the data section
+end, n = off + size, 0
+while off < end:
+    t, misc, sz = struct.unpack_from('<IHH', b, off)
+    if sz == 0:
+        break
+    if t == 14 and not misc & 0x2000:	# PERF_RECORD_SWITCH, a switch in
+        n += 1
+        if n == 5:	# its sample_id_all trailer: pid/tid, then the time
+            struct.pack_into('<Q', b, off + 16, (1 << 62) + 12345)
+    off += sz
+open(sys.argv[1], 'wb').write(b)
+PY
+	"$X" report rm --json >rm.json 2>rm.err
+	check "a mutated switch time: dropped and said" grep -q 'record dropped: its time lies outside' rm.err
+	check "... the threads' life and share as recorded" \
+		jq -e --argjson l "$(jq .off_cpu.life_s r1.json)" \
+		'.off_cpu.off_cpu_share <= 1 and (.off_cpu.life_s - $l | fabs) < 0.001' rm.json
+else
+	skip 2 "python3 is absent (Debian package python3)"
+fi
+
 # ---- a shell waiting for its command: child, not other
 "$X" record -q -o r4 --off-cpu -g -- sh -c 'sleep 0.3; true' >/dev/null 2>&1
 got=$("$X" report r4 --json | jq -r '.events[] | select(.name == "off-cpu:child") | .estimated / 1e9')
