@@ -156,6 +156,7 @@ struct profile_offcpu {
 	size_t value0;			/* its first off-CPU value */
 	uint64_t lo_ns, hi_ns;		/* the recording's times (0, 0: unknown) */
 	uint64_t dropped;		/* switch records out of them */
+	uint64_t last_sample;		/* the latest sample's time */
 	const struct pd_offcpu *probes;
 	int cs_evsel;
 	uint64_t sample_type;		/* the records' sample_id_all trailer */
@@ -177,19 +178,22 @@ struct profile_offcpu {
 };
 
 #define RUN_SLACK_NS 10000000000ull	/* records this far outside the run's times stand */
+#define GAP_NS (1ull << 47)	/* about 39 hours past the last sample: not this run's */
 
 /*
  * Whether a switch, fork or exit record's time lies within the
  * recording's (with some slack): a timestamp is checked as a period is
  * (issue 45: a mutated file gave a thread a 584-year life and 3420% off
- * the CPU). Not known (no meta.json): only 0 and the last 2^63 ns fail.
+ * the CPU). Not known (no meta.json, a bare perf.data): a time past the
+ * last sample's by GAP_NS fails (records come in time order: a mutated
+ * one comes after every sample), as do 0 and the last 2^63 ns.
  */
 static bool in_run(const struct profile_offcpu *oc, uint64_t time)
 {
 	if (!time || time >= (1ull << 63))
 		return false;
 	if (!oc->hi_ns)
-		return true;
+		return !oc->last_sample || time <= oc->last_sample + GAP_NS;
 	return time + RUN_SLACK_NS >= oc->lo_ns && time <= oc->hi_ns + RUN_SLACK_NS;
 }
 
@@ -544,6 +548,8 @@ static int oc_sample(struct pd_tool *tool, const struct pd_sample *s)
 
 	if (s->time > oc->last_time)
 		oc->last_time = s->time;
+	if (s->time > oc->last_sample && s->time < (1ull << 63))
+		oc->last_sample = s->time;
 	/* where the thread was: for a preemption that follows, and (the
 	 * switch-out sample) for the wait it starts */
 	keep(oc->cs_evsel >= 0 && s->evsel == (uint32_t)oc->cs_evsel ? &t->sw : &t->last, s);
