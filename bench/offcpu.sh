@@ -27,6 +27,9 @@
 #     offcpu: plain 0.316 s; perf --switch-events 0.532 s (+68%)
 #     offcpu: gexplore --off-cpu 0.367 s (+16%); ratio gexplore/perf 0.69
 #     (a second run: plain 0.231 s, perf +93%, gexplore +35%, ratio 0.70)
+# As nobody (perf_event_paranoid 2: no switch-out sample either way),
+# this build: ratio 1.50 in one run of -n 11, 0.54 in one of -n 15; the
+# build before 0.79 (-n 15): within that machine's noise.
 # Single runs spread over 3x on that machine: read the ratio, not the
 # percentages, and rerun on a quiet one. Every switch is one record in
 # either tool; what gexplore adds is its prober's reads of /proc (a pass
