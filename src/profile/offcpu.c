@@ -494,12 +494,19 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 	t->reason_ns[why] += ns;
 	oc->spans = xgrow(oc->spans, &oc->cap_spans, oc->nr_spans + 1, sizeof(*oc->spans));
 	oc->spans[oc->nr_spans++] = (struct profile_off_span){ t->out_time, in, t->tid, why };
-	if (ns < oc->min_ns) {
-		t->short_ns += ns;
-		return 0;
+	if (ns < oc->min_ns || !stack) {
+		/* no stack (under --off-cpu-min, or no probe nor sample saw
+		 * it): still the thread's time, credited where no function
+		 * is, "[unknown]", so that every row's off-cpu adds up to the
+		 * threads' */
+		if (ns < oc->min_ns)
+			t->short_ns += ns;
+		s = (struct pd_sample){ .misc = PERF_RECORD_MISC_USER, .pid = t->pid, .tid = t->tid,
+					.time = t->out_time,
+					.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD };
+		return credit(oc, &s, ns, why);
 	}
-	if (!stack)
-		return 0;
 	if (sw) {
 		t->sw.has = false;
 		t->switch_ns += ns;

@@ -71,8 +71,7 @@ static void spans(void)
 					   .nr_ips = 0, .state = 'S' } };
 	uint64_t ip0[1] = { 0x1000 }, *ips[2] = { ip0, NULL };
 	struct pd_offcpu probes = { .machine = "x86_64", .probes = pr, .ips = ips, .nr = 2 };
-	/* one event, then the off-CPU values */
-	struct profile *inner = profile__new(1 + PROFILE_OFF_VALUES);
+	struct profile *inner;
 	struct profile_offcpu *oc;
 	const struct profile_off_thread *t;
 	struct pd_task fk = { .pid = 1, .ppid = 1, .tid = 2, .ptid = 1, .time = 100 };
@@ -81,6 +80,7 @@ static void spans(void)
 
 	for (int min = 0; min < 2; min++) {
 		probes.min_us = min ? 2 : 0;	/* 2000 ns */
+		inner = profile__new(1 + PROFILE_OFF_VALUES);	/* an event, then the values */
 		is_int(profile_offcpu__new(&oc, profile__tool(inner), &a, &probes, -1, inner, 1, false,
 					   0, 0, &cause), 0, "new (min_us %u)", probes.min_us);
 		tool = profile_offcpu__tool(oc);
@@ -104,11 +104,13 @@ static void spans(void)
 		is_int(t->reason_ns[PROFILE_OFF_LOCK], 0, "the probe after the span is not its");
 		is_int(t->short_ns, min ? 1150 : 0, "under --off-cpu-min: short");
 		is_int(t->probed_ns, min ? 0 : 1000, "the read has a stack unless short");
-		/* one profile for both rounds: the short wait adds nothing */
-		is_int(profile__total_period(inner, 1), 1000,
-		       "the value off-cpu got the stacked wait's ns");
+		/* every wait, with a stack or not (short ones, without) */
+		is_int(profile__total_period(inner, 1), 1150, "the value off-cpu got every wait's ns");
+		is_int(profile__total_samples(inner, 1), 3, "... one sample a wait");
 		is_int(profile__total_period(inner, 2 + PROFILE_OFF_IO), 1000,
-		       "... and the value off-cpu:io");
+		       "... and the value off-cpu:io the read's");
+		is_int(profile__total_period(inner, 2 + PROFILE_OFF_CPU), 150,
+		       "... and off-cpu:cpu the preemptions'");
 		is_int(profile__total_period(inner, 0), 0, "the event none");
 		if (!min) {	/* the tid comes back: a new thread, the old one kept */
 			struct pd_task again = { .pid = 1, .ppid = 1, .tid = 2, .ptid = 1,
@@ -122,8 +124,8 @@ static void spans(void)
 			is_int(profile_offcpu__thread(oc, 1)->off_ns, 100, "the second waited 100 ns");
 		}
 		profile_offcpu__delete(oc);
+		profile__delete(inner);
 	}
-	profile__delete(inner);
 }
 
 /* A switch record whose time lies outside the recording's (a mutated
