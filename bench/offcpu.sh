@@ -12,17 +12,28 @@
 # /proc prober every 2 ms); and with --off-cpu-min 10000 (probes every
 # 5 ms, waits under 10 ms left out of stacks).
 #
-# Measured (2 cores of an AMD EPYC VM shared with other jobs, load
-# average 11, kernel 6.18, -n 7, medians of the workload's own time):
-#   offcpu: 20000 round trips, plain 0.417 s (95923 waits/s); 40129 waits
-#     recorded, 324 probed
-#   offcpu: perf --switch-events 0.594 s (+42%)
-#   offcpu: gexplore --off-cpu 0.735 s (+76%); --off-cpu-min 10000 0.784 s (+88%)
-#   offcpu: ratio gexplore/perf 1.24
-# On that machine single runs of either spread over 3x (0.16-1.9 s): read
-# the ratio, not the percentages, and rerun on a quiet one. Every switch
-# is one record in either tool; what gexplore adds is its prober's reads
-# of /proc (a pass every 2 ms over the workload's threads).
+# The ways take turns run after run (plain, perf, gexplore, gexplore
+# --off-cpu-min), so that a shared machine's load falls on each alike.
+#
+# Measured as root (2 cores of an AMD EPYC VM shared with four other
+# builds, load average 5, kernel 6.18, -n 15, medians of the workload's
+# own time), issue 45:
+#   before (each switch-out also sampled as context-switches, without -g
+#   too: two records a switch where perf writes one):
+#     offcpu: plain 0.186 s; perf --switch-events 0.292 s (+57%)
+#     offcpu: gexplore --off-cpu 0.415 s (+123%); ratio gexplore/perf 1.42
+#   after (the switch-out sample only with -g or --call-graph, whose
+#   stacks it is for):
+#     offcpu: plain 0.316 s; perf --switch-events 0.532 s (+68%)
+#     offcpu: gexplore --off-cpu 0.367 s (+16%); ratio gexplore/perf 0.69
+#     (a second run: plain 0.231 s, perf +93%, gexplore +35%, ratio 0.70)
+# As nobody (perf_event_paranoid 2: no switch-out sample either way),
+# this build: ratio 1.50 in one run of -n 11, 0.54 in one of -n 15; the
+# build before 0.79 (-n 15): within that machine's noise.
+# Single runs spread over 3x on that machine: read the ratio, not the
+# percentages, and rerun on a quiet one. Every switch is one record in
+# either tool; what gexplore adds is its prober's reads of /proc (a pass
+# every 2 ms over the workload's threads).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 GX=${GX_BIN:-$top/gexplore}
@@ -36,22 +47,29 @@ trap 'rm -rf "$tmp"' EXIT
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 secs() { sed -n 's/.* in \([0-9.]*\) s.*/\1/p'; }
-run() {		# run NAME CMD...: the workload's median time over n runs
-	local name=$1 i
+once() {	# once NAME CMD...: one run's workload time, appended to NAME's
+	local name=$1
 	shift
-	for i in $(seq "$n"); do
-		rm -rf "$tmp/r" "$tmp/perf.data"
-		"$@" 2>/dev/null | secs
-	done | median >"$tmp/$name"
+	rm -rf "$tmp/r" "$tmp/perf.data"
+	"$@" 2>/dev/null | secs >>"$tmp/$name.all"
 }
-run plain "$W" "$rounds"
+perf_ok=false
 if command -v "$PERF" >/dev/null && "$PERF" record -q -o "$tmp/probe.data" -e cpu-clock true >/dev/null 2>&1; then
-	run perf "$PERF" record -q -o "$tmp/perf.data" -e cpu-clock --switch-events -- "$W" "$rounds"
-else
-	echo 0 >"$tmp/perf"
+	perf_ok=true
 fi
-run gx "$GX" record -q -o "$tmp/r" --off-cpu -- "$W" "$rounds"
-run gxmin "$GX" record -q -o "$tmp/r" --off-cpu --off-cpu-min 10000 -- "$W" "$rounds"
+# the ways take turns, run after run: a shared machine's load falls on
+# each alike (one way's n runs in a row met another load than the next's)
+for i in $(seq "$n"); do
+	once plain "$W" "$rounds"
+	if $perf_ok; then
+		once perf "$PERF" record -q -o "$tmp/perf.data" -e cpu-clock --switch-events -- "$W" "$rounds"
+	fi
+	once gx "$GX" record -q -o "$tmp/r" --off-cpu -- "$W" "$rounds"
+	once gxmin "$GX" record -q -o "$tmp/r" --off-cpu --off-cpu-min 10000 -- "$W" "$rounds"
+done
+for w in plain perf gx gxmin; do
+	if [ -s "$tmp/$w.all" ]; then median <"$tmp/$w.all" >"$tmp/$w"; else echo 0 >"$tmp/$w"; fi
+done
 "$GX" record -q -o "$tmp/last" --off-cpu -- "$W" "$rounds" >/dev/null 2>&1
 waits=$("$GX" report "$tmp/last" --json 2>/dev/null | jq '[.off_cpu.threads[].waits] | add')
 probes=$(jq '.off_cpu.probes' "$tmp/last/meta.json")

@@ -116,7 +116,7 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 	uint64_t total_p = md ? profile__total_period(gx_result__profile(r),
 						      gx_result__sort_event(r)) : 0;
 	enum profile_by by;
-	size_t n;
+	size_t n, off = gx_result__offcpu_value(r);
 
 	if (scope == CI_SCOPE_RUN) {
 		*rows = xcalloc(1, sizeof(**rows));
@@ -140,7 +140,9 @@ int ci_rows(struct gx_result *r, enum ci_scope scope, struct ci_row **rows,
 	for (size_t i = 0; i < n; i++) {
 		struct ci_row *row = &(*rows)[*nr];
 
-		if (!pr[i]->samples[gx_result__sort_event(r)])
+		/* a row that only waited is a row (off-CPU values) */
+		if (!pr[i]->samples[gx_result__sort_event(r)] &&
+		    (off == SIZE_MAX || !pr[i]->total_samples[off]))
 			continue;
 		row->scope = scope;
 		row->name = pr[i]->name;
@@ -207,12 +209,14 @@ static double evsel_value(const struct gx_result *r, const struct ci_row *row, s
 
 	*samples = 0;
 	if (!row->prow) {
-		*samples = e->counted ? UINT64_MAX : e->samples;
+		*samples = e->counted || e->source == GX_SOURCE_OFFCPU ? UINT64_MAX : e->samples;
 		return e->run_value;
 	}
 	v = gx_result__row_value(r, row->prow, i);
+	/* a wait's time is its whole, measured from two switch records, not
+	 * a sample of it: no minimum of samples */
 	if (!isnan(v))
-		*samples = row->prow->samples[i];
+		*samples = e->source == GX_SOURCE_OFFCPU ? UINT64_MAX : row->prow->samples[i];
 	return v;
 }
 
@@ -244,16 +248,18 @@ static bool name_eq(const char *recorded, const char *want)
 /* Does evsel i count the event called name? */
 static bool evsel_is(const struct gx_result *r, size_t i, const char *name, int model_ev)
 {
-	const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(r), i);
+	const struct gx_event *e = gx_result__event(r, i);
 
+	if (e->source != GX_SOURCE_PERIOD)	/* a value by its whole name */
+		return !strcasecmp(e->name, name);
 	if (name_eq(e->name, name))
 		return true;
 	if (model_ev >= 0 && gx_result__model_map(r)[i] == model_ev)
 		return true;
 	for (size_t k = 0; k < ARRAY_SIZE(hw_names); k++)
 		if (!strcasecmp(hw_names[k].name, name))
-			return e->attr.type == PERF_TYPE_HARDWARE &&
-			       (e->attr.config & 0xffffffff) == hw_names[k].config;
+			return e->attr->type == PERF_TYPE_HARDWARE &&
+			       (e->attr->config & 0xffffffff) == hw_names[k].config;
 	return false;
 }
 
@@ -274,7 +280,7 @@ static bool known_event_name(const struct gx_result *r, const char *name)
 		if (!strcasecmp(sw_names[k], name))
 			return true;
 	for (size_t i = 0; i < gx_result__nr_events(r); i++)
-		if (name_eq(perf_reader__evsel(gx_result__reader(r), i)->name, name))
+		if (evsel_is(r, i, name, -1))
 			return true;
 	return gx_result__model_loaded(r) && td_model__find_event(gx_result__model_loaded(r), name) >= 0;
 }
@@ -284,7 +290,7 @@ static char *event_list(const struct gx_result *r)
 	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
-		const char *n = perf_reader__evsel(gx_result__reader(r), i)->name;
+		const char *n = gx_result__event(r, i)->name;
 
 		strbuf__addf(&sb, "%s%s", i ? ", " : "", n ? n : "?");
 	}
@@ -303,10 +309,12 @@ static const char *no_pmu_note(const struct gx_result *r)
  * counters of one event (hybrid PMUs) add up. */
 static bool evsel_repeats(const struct gx_result *r, size_t i)
 {
-	const struct perf_event_attr *a = &perf_reader__evsel(gx_result__reader(r), i)->attr;
+	const struct perf_event_attr *a = gx_result__event(r, i)->attr;
 
+	if (gx_result__event(r, i)->source != GX_SOURCE_PERIOD)
+		return false;	/* values share no counter */
 	for (size_t j = 0; j < i; j++) {
-		const struct perf_event_attr *b = &perf_reader__evsel(gx_result__reader(r), j)->attr;
+		const struct perf_event_attr *b = gx_result__event(r, j)->attr;
 
 		if (a->type == b->type && a->config == b->config && a->config1 == b->config1)
 			return true;
@@ -498,13 +506,8 @@ enum ci_unit ci_metric_unit(const struct gx_result *r, const char *metric)
 									   CI_UNIT_RATIO;
 	if (strchr(metric, '/') || !strcasecmp(metric, "cpi") || !strcasecmp(metric, "ipc"))
 		return CI_UNIT_RATIO;
-	if (gx_result__find_event(r, metric, &i) == 0) {
-		const struct perf_event_attr *a = gx_result__event(r, i)->attr;
-
-		if (a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
-						      a->config == PERF_COUNT_SW_TASK_CLOCK))
-			return CI_UNIT_NS;
-	}
+	if (gx_result__find_event(r, metric, &i) == 0 && !strcmp(gx_result__event(r, i)->unit, "ns"))
+		return CI_UNIT_NS;
 	return CI_UNIT_COUNT;
 }
 
@@ -718,6 +721,9 @@ const char **ci_default_metrics(const struct gx_result *r)
 	for (size_t i = 0; i < gx_result__nr_events(r); i++) {
 		const char *name = gx_result__event(r, i)->name;
 
+		if (gx_result__event(r, i)->source != GX_SOURCE_PERIOD &&
+		    !gx_result__event(r, i)->samples)
+			continue;	/* a value nothing credited: off-cpu:child of no child */
 		if (*name && !strchr(name, '/') && !strchr(name, '=') && !evsel_repeats(r, i))
 			out[n++] = name;
 		else if (strchr(name, '/'))

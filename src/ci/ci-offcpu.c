@@ -71,15 +71,8 @@ int ci_offcpu_metric(struct gx_result *r, const struct ci_row *row, const char *
 		}
 	}
 	if (row->scope == CI_SCOPE_FUNCTION) {
-		const struct profile_row *const *rows;
-		size_t nr;
-
-		off = 0;
-		rows = profile__rows(profile_offcpu__profile(oc), PROFILE_BY_FUNCTION, 0, &nr);
-		for (size_t i = 0; i < nr; i++)
-			if (!strcmp(rows[i]->name, row->name) &&
-			    (!row->prow || !strcmp(rows[i]->module, row->prow->module)))
-				off = rows[i]->total_period[0];
+		/* the function row's own off-CPU value, with its callees */
+		off = row->prow ? row->prow->total_period[gx_result__offcpu_value(r)] : 0;
 		life = all;
 	} else if (row->scope == CI_SCOPE_MODULE) {
 		return gx_fail(cause, CI_CANNOT_MEASURE, "%s: not measured per module (run, "

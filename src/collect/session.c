@@ -351,10 +351,14 @@ static void apply_delay(struct collect_session *s)
 /* --off-cpu where the kernel allows a sample at each switch-out (root,
  * CAP_PERFMON, perf_event_paranoid <= 1; the sample is taken in the
  * kernel): context-switches, period 1, with the stacks asked for. Not
- * with groups: outside them it would become rotation's reference. */
+ * with groups: outside them it would become rotation's reference. Not
+ * without stacks (-g, --call-graph): a switch-out's ip alone is
+ * schedule()'s, and its record doubled the cost of every switch
+ * (bench/offcpu.sh, issue 45). */
 static char *offcpu_spec(const struct collect_session *s, const char *spec)
 {
-	if (!s->o.off_cpu || strchr(spec, '{') || s->o.system_wide ||
+	if (!s->o.off_cpu || s->o.callgraph == COLLECT_CG_NONE || strchr(spec, '{') ||
+	    s->o.system_wide ||
 	    (collect_paranoid() > 1 && !collect_privileged()))
 		return NULL;
 	return xasprintf("%s,context-switches", spec);

@@ -49,9 +49,16 @@ int export_folded(struct strbuf *sb, struct gx_result *in, size_t sort_event)
 	size_t nr, e = sort_event, n = 0;
 	const struct profile_row *const *rows;
 	struct folded *lines;
+	const struct gx_event *ge;
+	bool weigh;
 
 	if (!profile__nr_events(gx_result__profile(in)))
 		return 0;
+	/* an exact or modelled event (one sample an address) and a value
+	 * that is not an event's periods (off-CPU ns) weigh a stack by its
+	 * value; a sampled event by its samples, as flamegraph.pl expects */
+	ge = gx_result__event(in, e);
+	weigh = gx_kind_fixed(ge->kind) || ge->source != GX_SOURCE_PERIOD;
 	rows = profile__sort(gx_result__profile(in), PROFILE_BY_CALLPATH, e, PROFILE_SORT_NAME, &nr);
 	lines = xcalloc(nr + 1, sizeof(*lines));
 	for (size_t i = 0; i < nr; i++) {
@@ -70,7 +77,7 @@ int export_folded(struct strbuf *sb, struct gx_result *in, size_t sort_event)
 			add_frame(&l, f ? f->name : "?");
 		}
 		fl = &lines[n++];
-		fl->count = gx_result__modelled(in) ? r->period[e] : r->samples[e];
+		fl->count = weigh ? r->period[e] : r->samples[e];
 		fl->stack = strbuf__detach(&l);
 	}
 	gx_qsort(lines, n, sizeof(*lines), cmp_line);

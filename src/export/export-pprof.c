@@ -314,12 +314,6 @@ static uint64_t function_of(struct exporter *x, const char *name, const char *fi
 
 /* ---- encoding ------------------------------------------------------------ */
 
-static bool time_event(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 /* The protobuf-c messages of one profile, allocated by the encode_*
  * helpers below and freed by pb__exit; strings point into the exporter. */
 struct pb {
@@ -365,7 +359,7 @@ static void encode_sample_types(struct exporter *x, struct pb *pb)
 
 		perftools__profiles__value_type__init(&pb->vt[i]);
 		pb->vt[i].type = strtab__intern(&x->strs, e->name);
-		pb->vt[i].unit = time_event(e->attr) ? pb->s_ns : pb->s_count;
+		pb->vt[i].unit = !strcmp(e->unit, "ns") ? pb->s_ns : pb->s_count;
 		pb->vtp[i] = &pb->vt[i];
 	}
 	prof->n_sample_type = e_count;
@@ -537,7 +531,7 @@ static void on_begin(void *ctx, const struct gx_result *r)
 	struct exporter *x = ctx;
 
 	x->env = gx_result__env(r);
-	x->nr_events = perf_reader__nr_evsels(gx_result__reader(r));
+	x->nr_events = gx_result__nr_events(r);	/* the value table: events, off-CPU values */
 }
 
 struct export_pprof *export_pprof__new(void)

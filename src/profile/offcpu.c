@@ -16,12 +16,21 @@
 #define MAX_CHAIN 256		/* a kernel part, a context marker and PD_OFFCPU_MAX_IPS */
 #define SW_SLACK_NS 1000000	/* a switch-out sample this near the switch is its */
 
-static const char *const reason_names[PROFILE_OFF_NR_] = { "sleep", "io", "lock", "cpu",
-							   "other" };
+static const char *const reason_names[PROFILE_OFF_NR_] = { "sleep", "io",   "lock", "cpu",
+							   "join",  "child", "other" };
+static const char *const value_names[PROFILE_OFF_VALUES] = {
+	"off-cpu",	 "off-cpu:sleep", "off-cpu:io",	  "off-cpu:lock",
+	"off-cpu:cpu",	 "off-cpu:join",  "off-cpu:child", "off-cpu:other",
+};
 
 const char *profile_off_reason__name(enum profile_off_reason r)
 {
 	return (unsigned)r < PROFILE_OFF_NR_ ? reason_names[r] : "other";
+}
+
+const char *profile_off_value__name(size_t k)
+{
+	return k < PROFILE_OFF_VALUES ? value_names[k] : "off-cpu:other";
 }
 
 /* Syscall numbers by name, for the machines gexplore records on. */
@@ -72,6 +81,8 @@ static const struct sysno sysnos[] = {
 	{ "flock", 73, 32, PROFILE_OFF_LOCK },
 	{ "semop", 65, 193, PROFILE_OFF_LOCK },
 	{ "semtimedop", 220, 192, PROFILE_OFF_LOCK },
+	{ "wait4", 61, 260, PROFILE_OFF_CHILD },
+	{ "waitid", 247, 95, PROFILE_OFF_CHILD },
 };
 
 enum profile_off_reason profile_off_reason__classify(const char *machine, int32_t nr,
@@ -86,6 +97,8 @@ enum profile_off_reason profile_off_reason__classify(const char *machine, int32_
 				return sysnos[i].reason;
 	/* not in a syscall known here: the kernel function it sleeps in */
 	if (wchan && *wchan) {
+		if (!strcmp(wchan, "do_wait") || strstr(wchan, "wait4") || strstr(wchan, "waitid"))
+			return PROFILE_OFF_CHILD;
 		if (strstr(wchan, "futex") || strstr(wchan, "rwsem") || strstr(wchan, "mutex"))
 			return PROFILE_OFF_LOCK;
 		if (strstr(wchan, "sleep"))
@@ -116,6 +129,9 @@ enum profile_off_reason profile_off_reason__classify_kernel(const char *fn)
 		{ "folio_wait", PROFILE_OFF_IO }, { "vfs_read", PROFILE_OFF_IO },
 		{ "vfs_write", PROFILE_OFF_IO }, { "sys_read", PROFILE_OFF_IO },
 		{ "sys_write", PROFILE_OFF_IO }, { "fsync", PROFILE_OFF_IO },
+		/* after futex: futex_do_wait is a lock's */
+		{ "do_wait", PROFILE_OFF_CHILD }, { "wait4", PROFILE_OFF_CHILD },
+		{ "waitid", PROFILE_OFF_CHILD },
 	};
 
 	if (!fn)
@@ -136,8 +152,11 @@ struct tid_probes {
 struct profile_offcpu {
 	struct pd_tool tool;		/* first */
 	struct pd_tool *inner;
-	struct profile *prof;
-	struct pd_tool *ptool;
+	struct profile *prof;		/* the profile inner credits: its maps and symbols */
+	size_t value0;			/* its first off-CPU value */
+	uint64_t lo_ns, hi_ns;		/* the recording's times (0, 0: unknown) */
+	uint64_t dropped;		/* switch records out of them */
+	uint64_t last_sample;		/* the latest sample's time */
 	const struct pd_offcpu *probes;
 	int cs_evsel;
 	uint64_t sample_type;		/* the records' sample_id_all trailer */
@@ -157,6 +176,26 @@ struct profile_offcpu {
 	size_t nr_spans, cap_spans;
 	uint64_t chain[MAX_CHAIN];
 };
+
+#define RUN_SLACK_NS 10000000000ull	/* records this far outside the run's times stand */
+#define GAP_NS (1ull << 47)	/* about 39 hours past the last sample: not this run's */
+
+/*
+ * Whether a switch, fork or exit record's time lies within the
+ * recording's (with some slack): a timestamp is checked as a period is
+ * (issue 45: a mutated file gave a thread a 584-year life and 3420% off
+ * the CPU). Not known (no meta.json, a bare perf.data): a time past the
+ * last sample's by GAP_NS fails (records come in time order: a mutated
+ * one comes after every sample), as do 0 and the last 2^63 ns.
+ */
+static bool in_run(const struct profile_offcpu *oc, uint64_t time)
+{
+	if (!time || time >= (1ull << 63))
+		return false;
+	if (!oc->hi_ns)
+		return !oc->last_sample || time <= oc->last_sample + GAP_NS;
+	return time + RUN_SLACK_NS >= oc->lo_ns && time <= oc->hi_ns + RUN_SLACK_NS;
+}
 
 static struct profile_off_thread *thread_findnew(struct profile_offcpu *oc, uint32_t pid,
 						 uint32_t tid, uint64_t time)
@@ -242,7 +281,6 @@ static const struct pd_offcpu_probe *probe_in(struct profile_offcpu *oc,
 	return NULL;
 }
 
-/* Credit a span's time to the off-CPU profile through a sample. */
 /*
  * A wait's stack from its user part alone, where it has one: the self
  * time goes to the innermost user function, the one that waited, not to
@@ -258,6 +296,18 @@ static void user_leaf(struct profile_offcpu *oc, struct pd_sample *s)
 		return;
 	for (i = 0; i < s->nr_callchain && s->callchain[i] != PERF_CONTEXT_USER; i++)
 		;
+	if ((i + 1 >= s->nr_callchain || s->callchain[i + 1] >= PERF_CONTEXT_MAX) &&
+	    s->user_regs && s->user_regs_mask && s->stack && s->stack_dyn_size) {
+		/* --call-graph dwarf: the user stack is the unwinder's, from
+		 * the user registers; a user-mode sample takes its leaf from
+		 * there (issue 45: as root every dwarf wait's self was
+		 * schedule's) */
+		s->misc = (uint16_t)((s->misc & ~PERF_RECORD_MISC_CPUMODE_MASK) |
+				     PERF_RECORD_MISC_USER);
+		s->callchain = NULL;
+		s->nr_callchain = 0;
+		return;
+	}
 	if (i + 1 >= s->nr_callchain || s->callchain[i + 1] >= PERF_CONTEXT_MAX)
 		return;		/* no user frame: the kernel's stays */
 	for (; i < s->nr_callchain && n < MAX_CHAIN; i++)
@@ -268,15 +318,67 @@ static void user_leaf(struct profile_offcpu *oc, struct pd_sample *s)
 	s->nr_callchain = n;
 }
 
-static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint64_t ns)
+/*
+ * Credit a wait through the profile's one sample path: a sample like the
+ * wait's, of value off-cpu with the wait's ns as its period, then the
+ * same of its reason's value.
+ */
+static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint64_t ns,
+		  enum profile_off_reason why)
 {
 	struct pd_sample s = *like;
+	int err;
 
+	if (!oc->inner->sample)
+		return 0;
 	s.period = ns;
-	s.evsel = 0;
 	s.read = NULL;
 	user_leaf(oc, &s);
-	return oc->ptool->sample(oc->ptool, &s);
+	s.evsel = (uint32_t)oc->value0;
+	err = oc->inner->sample(oc->inner, &s);
+	if (err)
+		return err;
+	s.evsel = (uint32_t)(oc->value0 + 1 + why);
+	return oc->inner->sample(oc->inner, &s);
+}
+
+#define USER_REASON_FRAMES 16	/* the user frames looked at for a join or a child */
+
+/*
+ * A wait's reason from its user frames (s's callchain after its user
+ * marker) where they tell more than the kernel's: a futex wait under
+ * pthread_join is a join, not a lock; a wait under waitpid or wait4 a
+ * child's (issue 45: 3.3 s of joins read as lock, a shell's waits as
+ * other). why otherwise.
+ */
+static enum profile_off_reason user_reason(struct profile_offcpu *oc, const struct pd_sample *s,
+					   enum profile_off_reason why)
+{
+	uint64_t i = 0, seen = 0;
+	bool user = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_USER;
+
+	if (why != PROFILE_OFF_LOCK && why != PROFILE_OFF_OTHER)
+		return why;
+	for (; i < s->nr_callchain && seen < USER_REASON_FRAMES; i++) {
+		uint64_t ip = s->callchain[i];
+		const char *fn;
+
+		if (ip >= PERF_CONTEXT_MAX) {
+			user = ip == PERF_CONTEXT_USER;
+			continue;
+		}
+		if (!user)
+			continue;
+		fn = profile__user_function(oc->prof, s->pid, seen++ && ip ? ip - 1 : ip);
+		if (!fn)
+			continue;
+		if (strstr(fn, "pthread_join") || strstr(fn, "pthread_clockjoin") ||
+		    strstr(fn, "pthread_timedjoin") || strstr(fn, "thrd_join"))
+			return PROFILE_OFF_JOIN;
+		if (strstr(fn, "waitpid") || strstr(fn, "wait4") || strstr(fn, "waitid"))
+			return PROFILE_OFF_CHILD;
+	}
+	return why;
 }
 
 /* A wait's reason from the kernel part of its switch-out sample: the
@@ -324,15 +426,49 @@ static void merge_user(struct profile_offcpu *oc, struct pd_sample *s, const uin
 	s->stack_size = s->stack_dyn_size = 0;
 }
 
+/*
+ * The sample a wait is credited through, in *s (its callchain may be
+ * oc->chain), or false when it has no stack: the switch-out sample (sw),
+ * with the probe's user part when there is one (frame pointers stop in
+ * the libc wrapper of the syscall; the scan goes past it); else the
+ * probe's stack alone; else for a preemption the thread's last sample.
+ */
+static bool wait_sample(struct profile_offcpu *oc, struct profile_off_thread *t, bool sw,
+			const struct pd_offcpu_probe *pr, const uint64_t *ips, struct pd_sample *s)
+{
+	if (sw) {
+		*s = t->sw.s;
+		if (pr && pr->nr_ips)
+			merge_user(oc, s, ips, pr->nr_ips);
+		return true;
+	}
+	if (pr && pr->nr_ips) {
+		*s = (struct pd_sample){ .misc = PERF_RECORD_MISC_USER, .pid = t->pid, .tid = t->tid,
+					 .time = t->out_time, .ip = ips[0],
+					 .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+							PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
+							PERF_SAMPLE_CALLCHAIN };
+		oc->chain[0] = PERF_CONTEXT_USER;
+		memcpy(oc->chain + 1, ips, pr->nr_ips * sizeof(*ips));
+		s->callchain = oc->chain;
+		s->nr_callchain = pr->nr_ips + 1u;
+		return true;
+	}
+	if (t->preempt && t->last.has) {
+		*s = t->last.s;
+		return true;
+	}
+	return false;
+}
+
 static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uint64_t in)
 {
 	uint64_t ns = in > t->out_time ? in - t->out_time : 0;
 	enum profile_off_reason why = PROFILE_OFF_OTHER;
 	const struct pd_offcpu_probe *pr = NULL;
 	const uint64_t *ips = NULL;
-	int err = 0;
-
-	bool sw;
+	struct pd_sample s;
+	bool sw, stack;
 
 	t->out = false;
 	if (!ns) {
@@ -352,43 +488,31 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 	else if (sw)
 		why = kernel_reason(oc, &t->sw.s);
 	t->before = false;
+	stack = wait_sample(oc, t, sw, pr, ips, &s);
+	if (stack)
+		why = user_reason(oc, &s, why);
 	t->reason_ns[why] += ns;
 	oc->spans = xgrow(oc->spans, &oc->cap_spans, oc->nr_spans + 1, sizeof(*oc->spans));
 	oc->spans[oc->nr_spans++] = (struct profile_off_span){ t->out_time, in, t->tid, why };
-	if (ns < oc->min_ns) {
-		t->short_ns += ns;
-		return 0;
+	if (ns < oc->min_ns || !stack) {
+		/* no stack (under --off-cpu-min, or no probe nor sample saw
+		 * it): still the thread's time, credited where no function
+		 * is, "[unknown]", so that every row's off-cpu adds up to the
+		 * threads' */
+		if (ns < oc->min_ns)
+			t->short_ns += ns;
+		s = (struct pd_sample){ .misc = PERF_RECORD_MISC_USER, .pid = t->pid, .tid = t->tid,
+					.time = t->out_time,
+					.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+						       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD };
+		return credit(oc, &s, ns, why);
 	}
 	if (sw) {
-		/* sampled at this switch-out: the kernel's own stack, and the
-		 * probe's user part when there is one (frame pointers stop in
-		 * the libc wrapper of the syscall; the scan goes past it) */
-		struct pd_sample s = t->sw.s;
-
-		if (pr && pr->nr_ips)
-			merge_user(oc, &s, ips, pr->nr_ips);
-		err = credit(oc, &s, ns);
 		t->sw.has = false;
-		t->probed_ns += ns;
 		t->switch_ns += ns;
-	} else if (pr && pr->nr_ips) {
-		struct pd_sample s = { .misc = PERF_RECORD_MISC_USER, .pid = t->pid, .tid = t->tid,
-				       .time = t->out_time, .ip = ips[0],
-				       .sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
-						      PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD |
-						      PERF_SAMPLE_CALLCHAIN };
-
-		oc->chain[0] = PERF_CONTEXT_USER;
-		memcpy(oc->chain + 1, ips, pr->nr_ips * sizeof(*ips));
-		s.callchain = oc->chain;
-		s.nr_callchain = pr->nr_ips + 1u;
-		err = credit(oc, &s, ns);
-		t->probed_ns += ns;
-	} else if (t->preempt && t->last.has) {
-		err = credit(oc, &t->last.s, ns);
-		t->probed_ns += ns;
 	}
-	return err;
+	t->probed_ns += ns;
+	return credit(oc, &s, ns, why);
 }
 
 /* A copy of sample s that outlives its record. */
@@ -431,6 +555,8 @@ static int oc_sample(struct pd_tool *tool, const struct pd_sample *s)
 
 	if (s->time > oc->last_time)
 		oc->last_time = s->time;
+	if (s->time > oc->last_sample && s->time < (1ull << 63))
+		oc->last_sample = s->time;
 	/* where the thread was: for a preemption that follows, and (the
 	 * switch-out sample) for the wait it starts */
 	keep(oc->cs_evsel >= 0 && s->evsel == (uint32_t)oc->cs_evsel ? &t->sw : &t->last, s);
@@ -440,19 +566,17 @@ static int oc_sample(struct pd_tool *tool, const struct pd_sample *s)
 static int oc_mmap(struct pd_tool *tool, const struct pd_mmap *m)
 {
 	struct profile_offcpu *oc = (struct profile_offcpu *)tool;
-	int err = oc->ptool->mmap(oc->ptool, m);
 
-	return err || !oc->inner->mmap ? err : oc->inner->mmap(oc->inner, m);
+	return oc->inner->mmap ? oc->inner->mmap(oc->inner, m) : 0;
 }
 
 static int oc_comm(struct pd_tool *tool, const struct pd_comm *c)
 {
 	struct profile_offcpu *oc = (struct profile_offcpu *)tool;
 	struct profile_off_thread *t = thread_findnew(oc, c->pid, c->tid, c->time);
-	int err = oc->ptool->comm(oc->ptool, c);
 
 	set_comm(t, c->comm);
-	return err || !oc->inner->comm ? err : oc->inner->comm(oc->inner, c);
+	return oc->inner->comm ? oc->inner->comm(oc->inner, c) : 0;
 }
 
 static int oc_fork(struct pd_tool *tool, const struct pd_task *e)
@@ -461,13 +585,16 @@ static int oc_fork(struct pd_tool *tool, const struct pd_task *e)
 	uint64_t *old = u64map__find(&oc->thread_idx, e->tid);
 	struct profile_off_thread *t, *parent;
 	uint64_t *pi;
-	int err;
 
 	if (old && *old != UINT64_MAX && oc->threads[*old].exited)
 		*old = UINT64_MAX;	/* the tid of a thread gone, reused: a new row */
 	t = thread_findnew(oc, e->pid, e->tid, e->time);
 
 	/* a new thread waits for a CPU until its first switch in */
+	if (!in_run(oc, e->time)) {
+		oc->dropped++;
+		return oc->inner->fork ? oc->inner->fork(oc->inner, e) : 0;
+	}
 	t->out = true;
 	t->preempt = true;
 	t->out_time = e->time;
@@ -476,25 +603,22 @@ static int oc_fork(struct pd_tool *tool, const struct pd_task *e)
 	t = &oc->threads[*u64map__find(&oc->thread_idx, e->tid)];
 	if (parent && parent->comm && !t->comm)
 		set_comm(t, parent->comm);
-	err = oc->ptool->fork ? oc->ptool->fork(oc->ptool, e) : 0;
-	return err || !oc->inner->fork ? err : oc->inner->fork(oc->inner, e);
+	return oc->inner->fork ? oc->inner->fork(oc->inner, e) : 0;
 }
 
 static int oc_exit(struct pd_tool *tool, const struct pd_task *e)
 {
 	struct profile_offcpu *oc = (struct profile_offcpu *)tool;
 	uint64_t *i = u64map__find(&oc->thread_idx, e->tid);
-	int err;
 
-	if (i && e->time) {
+	if (i && e->time && in_run(oc, e->time)) {
 		struct profile_off_thread *t = &oc->threads[*i];
 
 		if (e->time > t->end)
 			t->end = e->time;
 		t->exited = true;
 	}
-	err = oc->ptool->exit ? oc->ptool->exit(oc->ptool, e) : 0;
-	return err || !oc->inner->exit ? err : oc->inner->exit(oc->inner, e);
+	return oc->inner->exit ? oc->inner->exit(oc->inner, e) : 0;
 }
 
 static int oc_lost(struct pd_tool *tool, const struct pd_lost *l)
@@ -511,7 +635,10 @@ static int oc_other(struct pd_tool *tool, const struct perf_event_header *h, uin
 	uint64_t time;
 	int err = 0;
 
-	if (h->type == PERF_RECORD_SWITCH && trailer(oc, h, &pid, &tid, &time)) {
+	if (h->type == PERF_RECORD_SWITCH && trailer(oc, h, &pid, &tid, &time) &&
+	    !in_run(oc, time)) {
+		oc->dropped++;	/* a time no record of this run has: damaged */
+	} else if (h->type == PERF_RECORD_SWITCH && trailer(oc, h, &pid, &tid, &time)) {
 		struct profile_off_thread *t = thread_findnew(oc, pid, tid, time);
 
 		oc->switches = true;
@@ -562,31 +689,28 @@ static void index_probes(struct profile_offcpu *oc)
 
 int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 			const struct perf_event_attr *attr0, const struct pd_offcpu *probes,
-			int cs_evsel, const struct profile_opts *po, char **cause)
+			int cs_evsel, struct profile *into, size_t value0, bool kernel_self,
+			uint64_t lo_ns, uint64_t hi_ns, char **cause)
 {
-	struct profile_offcpu *oc = xzalloc(sizeof(*oc));
-	struct profile_opts o = *po;
-	int err;
+	struct profile_offcpu *oc;
 
 	*out = NULL;
-	o.keep_samples = false;
-	o.slot_of = NULL;
-	o.nr_slots = 0;
-	o.on_stack = NULL;
-	err = profile__new_opts(&oc->prof, 1, &o, cause);
-	if (err) {
-		free(oc);
-		return err;
-	}
+	if (value0 + PROFILE_OFF_VALUES > profile__nr_events(into))
+		return gx_fail(cause, -EINVAL, "off-CPU: the profile has %zu values, not %zu",
+			       profile__nr_events(into), value0 + PROFILE_OFF_VALUES);
+	oc = xzalloc(sizeof(*oc));
 	oc->tool = (struct pd_tool){ .sample = oc_sample, .mmap = oc_mmap, .comm = oc_comm,
 				     .fork = oc_fork, .exit = oc_exit, .lost = oc_lost,
 				     .other = oc_other };
 	oc->inner = inner;
-	oc->ptool = profile__tool(oc->prof);
+	oc->prof = into;
+	oc->value0 = value0;
+	oc->lo_ns = hi_ns ? lo_ns : 0;
+	oc->hi_ns = hi_ns;
 	oc->probes = probes;
 	oc->cs_evsel = cs_evsel;
 	oc->min_ns = probes ? (uint64_t)probes->min_us * 1000 : 0;
-	oc->kernel_self = po && po->offcpu_kernel;
+	oc->kernel_self = kernel_self;
 	oc->sample_type = attr0 && attr0->sample_id_all ? attr0->sample_type : 0;
 	u64map__init(&oc->thread_idx);
 	u64map__init(&oc->probe_idx);
@@ -611,7 +735,6 @@ void profile_offcpu__delete(struct profile_offcpu *oc)
 	free(oc->threads);
 	u64map__exit(&oc->thread_idx);
 	u64map__exit(&oc->probe_idx);
-	profile__delete(oc->prof);
 	free(oc);
 }
 
@@ -663,7 +786,7 @@ const struct profile_off_span *profile_offcpu__spans(const struct profile_offcpu
 	return oc->spans;
 }
 
-struct profile *profile_offcpu__profile(struct profile_offcpu *oc)
+uint64_t profile_offcpu__dropped(const struct profile_offcpu *oc)
 {
-	return oc->prof;
+	return oc->dropped;
 }

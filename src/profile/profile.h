@@ -273,20 +273,30 @@ uint64_t profile__stacks_cut(const struct profile *p, uint64_t *total, uint64_t 
  * sample before it; else the prober's read of that wait (offcpu.bin: its
  * syscall and kernel wait function give the reason, its scanned user
  * stack the functions), or `other` without a stack when no probe saw it.
- * The spans' time goes, as the period of one event in ns, into a profile
- * of its own (profile_offcpu__profile): its function and line rows' self
- * and total are the off-CPU time entered there and below.
+ * The spans' time is credited to the profile it stands in front of, as
+ * values after the recording's events (the value table, issue 45): the
+ * value "off-cpu" (ns) and "off-cpu:REASON" beside it, each through the
+ * profile's one sample path (a sample whose evsel is the value and whose
+ * period is the wait), so that every row, range, region, call path and
+ * export carries them as it carries an event's periods.
  */
 enum profile_off_reason {
 	PROFILE_OFF_SLEEP,	/* nanosleep, poll/select/epoll, pause, sigwait */
 	PROFILE_OFF_IO,		/* read/write on files, pipes, sockets; disk waits */
-	PROFILE_OFF_LOCK,	/* futex: mutexes, condition variables, joins */
+	PROFILE_OFF_LOCK,	/* futex: mutexes, condition variables */
 	PROFILE_OFF_CPU,	/* preempted while runnable */
+	PROFILE_OFF_JOIN,	/* a thread's join (pthread_join, from its user stack) */
+	PROFILE_OFF_CHILD,	/* a child process waited for (wait4, waitpid, waitid) */
 	PROFILE_OFF_OTHER,	/* anything else, or not seen by a probe */
 	PROFILE_OFF_NR_,
 };
 
-/* "sleep", "io", "lock", "cpu", "other". */
+/* The off-CPU values: "off-cpu", then "off-cpu:<reason>" per reason. */
+#define PROFILE_OFF_VALUES (1 + PROFILE_OFF_NR_)
+/* The name of off-CPU value k (0: "off-cpu", 1 + r: reason r's); static. */
+const char *profile_off_value__name(size_t k);
+
+/* "sleep", "io", "lock", "cpu", "join", "child", "other". */
 const char *profile_off_reason__name(enum profile_off_reason r);
 /* The reason of a wait in syscall number nr (-1: none) of the machine
  * named ("x86_64", "aarch64"; uname -m), sleeping in kernel function wchan
@@ -328,18 +338,24 @@ struct profile_off_thread {
 struct profile_offcpu;
 
 /*
- * An off-CPU analysis in front of inner (the run's profile tool, which
- * gets every record as before). probes may be NULL (switch records
- * only); borrowed, as is the attr of the recording's first event (its
- * sample_id_all layout). cs_evsel: the event sampled at every switch-out
- * (context-switches, period 1: where the kernel allowed it), whose
- * sample gives a wait its stack before a probe does; -1 none. po: the
- * options of the off-CPU profile (one event). 0, or a negative code with
- * *cause.
+ * An off-CPU analysis in front of inner (the run's profile tool, or a
+ * filter in front of it, which gets every record as before, and every
+ * wait as two samples: value0's, the off-CPU time, and value0 + 1 +
+ * reason's; values the profile must have). into: that profile, whose
+ * symbolizer and maps name a wait's kernel and user functions. probes may
+ * be NULL (switch records only); borrowed, as is the attr of the
+ * recording's first event (its sample_id_all layout). cs_evsel: the event
+ * sampled at every switch-out (context-switches, period 1: where the
+ * kernel allowed it), whose sample gives a wait its stack before a probe
+ * does; -1 none. kernel_self: a wait's self on its kernel leaf
+ * (--off-cpu-kernel). lo_ns..hi_ns: the recording's times (0, 0: not
+ * known): a switch record outside them is dropped and counted. 0, or a
+ * negative code with *cause.
  */
 int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 			const struct perf_event_attr *attr0, const struct pd_offcpu *probes,
-			int cs_evsel, const struct profile_opts *po, char **cause);
+			int cs_evsel, struct profile *into, size_t value0, bool kernel_self,
+			uint64_t lo_ns, uint64_t hi_ns, char **cause);
 void profile_offcpu__delete(struct profile_offcpu *oc);
 /* The tool to pass to perf_reader__process() instead of inner. */
 struct pd_tool *profile_offcpu__tool(struct profile_offcpu *oc);
@@ -360,7 +376,15 @@ struct profile_off_span {
 };
 const struct profile_off_span *profile_offcpu__spans(const struct profile_offcpu *oc,
 						     size_t *nr);
-/* The profile of the off-CPU time (one event, period in ns); borrowed. */
-struct profile *profile_offcpu__profile(struct profile_offcpu *oc);
+/* Switch records dropped: their time lay outside the recording (a damaged
+ * or mutated file), or before the thread's previous switch. */
+uint64_t profile_offcpu__dropped(const struct profile_offcpu *oc);
+
+/*
+ * The function at user address addr of process pid as p's maps and
+ * symbolizer name it (borrowed, valid as long as p), or NULL when none
+ * maps it. For the off-CPU reasons read from user frames.
+ */
+const char *profile__user_function(struct profile *p, uint32_t pid, uint64_t addr);
 
 #endif /* GX_PROFILE_H */

@@ -682,3 +682,18 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 			     p->credits[0].ev, p->credits[0].period);
 	return 0;
 }
+
+const char *profile__user_function(struct profile *p, uint32_t pid, uint64_t addr)
+{
+	uint64_t *pi = u64map__find(&p->machine.proc_idx, pid);
+	const struct mmap_ent *e;
+	const struct sym_result *r;
+
+	if (!pi || !p->sym)
+		return NULL;
+	e = mproc__find_map(&p->machine.procs[*pi], addr);
+	if (!e || !e->dso)
+		return NULL;
+	r = sym_session__lookup(p->sym, e->dso, sym_map_offset(addr, e->start, e->pgoff));
+	return r && !(r->flags & SYM_F_UNKNOWN) ? sym_session__str(p->sym, r->symbol) : NULL;
+}

@@ -109,51 +109,10 @@ static void csv_off(struct strbuf *sb, struct gx_result *in, enum profile_by by,
 		else
 			strbuf__addstr(sb, ",,");
 	} else if (by == PROFILE_BY_FUNCTION || by == PROFILE_BY_LINE) {
-		const struct profile_row *f = report__off_row(in, by, r);
+		size_t ev = gx_result__offcpu_value(in);
 
-		strbuf__addf(sb, ",%.6f,%.6f", f ? (double)f->period[0] / 1e9 : 0.0,
-			     f ? (double)f->total_period[0] / 1e9 : 0.0);
-	}
-}
-
-/* Functions and lines with off-CPU time and no sample on the CPU: a row
- * each after the others, their counts 0. */
-static void csv_off_only(struct strbuf *sb, struct gx_result *in, const struct report_opts *o,
-			 enum profile_by by, const struct profile_row *const *shown, size_t nshown)
-{
-	struct profile_offcpu *oc = report__offcpu(in);
-	const struct profile_row *const *rows;
-	size_t nr;
-
-	if (!oc || (by != PROFILE_BY_FUNCTION && by != PROFILE_BY_LINE))
-		return;
-	rows = profile__sort(profile_offcpu__profile(oc), by, 0, PROFILE_SORT_TOTAL, &nr);
-	for (size_t i = 0; i < nr && (!o->limit || i < o->limit); i++) {
-		const struct profile_row *f = rows[i];
-		bool seen = false;
-
-		for (size_t j = 0; j < nshown && !seen; j++)
-			seen = !strcmp(shown[j]->name, f->name) &&
-			       !strcmp(shown[j]->module, f->module) &&
-			       (by != PROFILE_BY_LINE ||
-				(shown[j]->line == f->line && !strcmp(shown[j]->file, f->file)));
-		if (seen)
-			continue;
-		if (by == PROFILE_BY_FUNCTION) {
-			csv_str(sb, f->name);
-			csv_str(sb, f->module);
-			strbuf__addstr(sb, "0.0000,0.0000,0,0,0,0,,,");
-		} else {
-			csv_str(sb, f->file);
-			if (f->line)
-				strbuf__addf(sb, "%u", f->line);
-			strbuf__addstr(sb, ",");
-			csv_str(sb, f->name);
-			csv_str(sb, f->module);
-			strbuf__addstr(sb, "0.0000,0.0000,0,0,0,0,");
-		}
-		strbuf__addf(sb, ",%.6f,%.6f\n", (double)f->period[0] / 1e9,
-			     (double)f->total_period[0] / 1e9);
+		strbuf__addf(sb, ",%.6f,%.6f", (double)r->period[ev] / 1e9,
+			     (double)r->total_period[ev] / 1e9);
 	}
 }
 
@@ -237,7 +196,6 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 		csv_off(sb, in, by, r);
 		strbuf__addstr(sb, "\n");
 	}
-	csv_off_only(sb, in, o, by, rows, nr);
 	strbuf__exit(&path);
 	free((void *)rows);
 	return 0;

@@ -83,8 +83,6 @@ const char *report__offcpu_method(struct gx_result *in);
 /* Thread-time, off-CPU time and per reason, summed over the threads. */
 void report__offcpu_totals(struct profile_offcpu *oc, uint64_t *life, uint64_t *off,
 			   uint64_t *reason_ns);
-const struct profile_row *report__off_row(struct gx_result *in, enum profile_by by,
-					  const struct profile_row *r);
 const struct profile_off_thread *report__off_thread(struct gx_result *in, uint32_t tid);
 /* Off-CPU seconds inside region name_idx's instances; NAN without. */
 double report__offcpu_region_s(struct gx_result *in, size_t name_idx);

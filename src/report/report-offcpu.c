@@ -116,30 +116,6 @@ static const char *method_words(const char *method)
 	return methods[ARRAY_SIZE(methods) - 1][1];
 }
 
-/* The row of the off-CPU profile matching row r of the run's profile (by
- * name and module, file and line), or NULL. */
-const struct profile_row *report__off_row(struct gx_result *in, enum profile_by by,
-					  const struct profile_row *r)
-{
-	struct profile_offcpu *oc = report__offcpu(in);
-	const struct profile_row *const *rows;
-	size_t nr;
-
-	if (!oc)
-		return NULL;
-	rows = profile__rows(profile_offcpu__profile(oc), by, 0, &nr);
-	for (size_t i = 0; i < nr; i++) {
-		const struct profile_row *o = rows[i];
-
-		if (strcmp(o->name, r->name) || strcmp(o->module, r->module))
-			continue;
-		if (by == PROFILE_BY_LINE && (o->line != r->line || strcmp(o->file, r->file)))
-			continue;
-		return o;
-	}
-	return NULL;
-}
-
 /* The thread's or process's off-CPU figures for CSV, or NULL. */
 const struct profile_off_thread *report__off_thread(struct gx_result *in, uint32_t tid)
 {
@@ -194,6 +170,14 @@ static void text_regions(struct strbuf *sb, struct gx_result *in)
 	}
 }
 
+/* The reasons' column heads, each 9 wide. */
+static void text_reason_heads(struct strbuf *sb)
+{
+	for (int r = 0; r < PROFILE_OFF_NR_; r++)
+		strbuf__addf(sb, " %8s", profile_off_reason__name(r));
+	strbuf__addstr(sb, "\n");
+}
+
 static void text_reasons(struct strbuf *sb, const uint64_t *reason_ns)
 {
 	for (int r = 0; r < PROFILE_OFF_NR_; r++)
@@ -207,7 +191,7 @@ void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct r
 	uint64_t life, off, reason_ns[PROFILE_OFF_NR_];
 	const struct profile_row *const *rows;
 	struct off_proc *procs;
-	size_t np, nr, shown;
+	size_t np, nr, shown, ev;
 	int dom;
 
 	if (!oc)
@@ -238,8 +222,8 @@ void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct r
 			     "syscall and kernel function name no reason" :
 			     "without a switch-out sample or a probe (record --off-cpu reads them "
 			     "from /proc)");
-	strbuf__addstr(sb, "  process          pid  threads   life_s  on_cpu_s off_cpu_s    sleep"
-			   "       io     lock      cpu    other\n");
+	strbuf__addstr(sb, "  process          pid  threads   life_s  on_cpu_s off_cpu_s");
+	text_reason_heads(sb);
 	procs = off_procs(oc, &np);
 	for (size_t i = 0; i < np; i++) {
 		strbuf__addf(sb, "  %-14.14s %5u %8zu %8.3f %9.3f %9.3f", gx_esc(procs[i].comm),
@@ -250,8 +234,8 @@ void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct r
 		strbuf__addstr(sb, "\n");
 	}
 	free(procs);
-	strbuf__addstr(sb, "  thread           tid   waits   life_s  on_cpu_s off_cpu_s    sleep"
-			   "       io     lock      cpu    other\n");
+	strbuf__addstr(sb, "  thread           tid   waits   life_s  on_cpu_s off_cpu_s");
+	text_reason_heads(sb);
 	shown = 0;
 	for (size_t i = 0; i < profile_offcpu__nr_threads(oc); i++) {
 		const struct profile_off_thread *t = profile_offcpu__thread(oc, i);
@@ -266,15 +250,17 @@ void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct r
 		strbuf__addstr(sb, "\n");
 	}
 	text_regions(sb, in);
-	rows = profile__sort(profile_offcpu__profile(oc), PROFILE_BY_FUNCTION, 0,
-			     PROFILE_SORT_TOTAL, &nr);
-	if (!nr)
+	ev = gx_result__offcpu_value(in);
+	rows = profile__sort(gx_result__profile(in), PROFILE_BY_FUNCTION, ev, PROFILE_SORT_TOTAL,
+			     &nr);
+	if (!nr || !rows[0]->total_samples[ev])
 		return;
 	strbuf__addstr(sb, "\nOff-CPU functions (self: waits entered there; total: with its "
-			   "callees)\n     off_cpu_s  off_cpu_total_s  function\n");
-	for (size_t i = 0; i < nr && (!o->limit || i < o->limit); i++)
-		strbuf__addf(sb, "  %12.3f %16.3f  %s (%s)\n", (double)rows[i]->period[0] / 1e9,
-			     (double)rows[i]->total_period[0] / 1e9, gx_esc(rows[i]->name),
+			   "callees; report --event off-cpu for every table)\n"
+			   "     off_cpu_s  off_cpu_total_s  function\n");
+	for (size_t i = 0; i < nr && rows[i]->total_samples[ev] && (!o->limit || i < o->limit); i++)
+		strbuf__addf(sb, "  %12.3f %16.3f  %s (%s)\n", (double)rows[i]->period[ev] / 1e9,
+			     (double)rows[i]->total_period[ev] / 1e9, gx_esc(rows[i]->name),
 			     gx_esc(report__base(rows[i]->module)));
 }
 
@@ -287,15 +273,16 @@ static json_t *json_reasons(const uint64_t *reason_ns)
 	return o;
 }
 
-static json_t *json_off_rows(struct profile_offcpu *oc, enum profile_by by,
+static json_t *json_off_rows(struct gx_result *in, enum profile_by by,
 			     const struct report_opts *o)
 {
-	size_t nr;
-	const struct profile_row *const *rows = profile__sort(profile_offcpu__profile(oc), by, 0,
+	size_t nr, ev = gx_result__offcpu_value(in);
+	const struct profile_row *const *rows = profile__sort(gx_result__profile(in), by, ev,
 							     PROFILE_SORT_TOTAL, &nr);
 	json_t *a = json_array();
 
-	for (size_t i = 0; i < nr && (!o->limit || i < o->limit); i++) {
+	for (size_t i = 0; i < nr && rows[i]->total_samples[ev] && (!o->limit || i < o->limit);
+	     i++) {
 		const struct profile_row *r = rows[i];
 		json_t *e = json_object();
 
@@ -305,9 +292,9 @@ static json_t *json_off_rows(struct profile_offcpu *oc, enum profile_by by,
 			json_object_set_new(e, "file", json_string(gx_utf8(r->file)));
 			json_object_set_new(e, "line", json_integer(r->line));
 		}
-		json_object_set_new(e, "off_cpu_s", json_real((double)r->period[0] / 1e9));
-		json_object_set_new(e, "off_cpu_total_s", json_real((double)r->total_period[0] / 1e9));
-		json_object_set_new(e, "waits", report__json_u64(r->samples[0]));
+		json_object_set_new(e, "off_cpu_s", json_real((double)r->period[ev] / 1e9));
+		json_object_set_new(e, "off_cpu_total_s", json_real((double)r->total_period[ev] / 1e9));
+		json_object_set_new(e, "waits", report__json_u64(r->samples[ev]));
 		json_array_append_new(a, e);
 	}
 	return a;
@@ -379,7 +366,7 @@ json_t *report__json_offcpu(struct gx_result *in, const struct report_opts *o)
 	}
 	json_object_set_new(root, "processes", pr);
 	json_object_set_new(root, "threads", th);
-	json_object_set_new(root, "functions", json_off_rows(oc, PROFILE_BY_FUNCTION, o));
-	json_object_set_new(root, "lines", json_off_rows(oc, PROFILE_BY_LINE, o));
+	json_object_set_new(root, "functions", json_off_rows(in, PROFILE_BY_FUNCTION, o));
+	json_object_set_new(root, "lines", json_off_rows(in, PROFILE_BY_LINE, o));
 	return root;
 }

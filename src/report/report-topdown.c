@@ -255,7 +255,8 @@ static bool run_intervals(struct td_view *v, struct gx_result *in, double **lo,
 	size_t n = td_model__nr_nodes(v->model);
 
 	*lo = *hi = NULL;
-	if (!gx_result__mux(in) || mux_log__nr_events(gx_result__mux(in)) != v->nr_evsels)
+	if (!gx_result__mux(in) ||
+	    mux_log__nr_events(gx_result__mux(in)) != gx_result__nr_recorded(in))
 		return false;
 	*lo = xcalloc(n + 1, sizeof(double));
 	*hi = xcalloc(n + 1, sizeof(double));

@@ -27,13 +27,6 @@ const char *report_signame(int sig)
 	return buf;
 }
 
-/* Software clock events count nanoseconds: show their estimates as time. */
-static bool event_is_time(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_SOFTWARE &&
-	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK);
-}
-
 const char *report__event_name(struct gx_result *in, size_t i)
 {
 	return gx_result__event(in, i)->name;
@@ -115,11 +108,11 @@ static void overhead_line(struct strbuf *sb, const struct gx_meta *m)
 		     report__thousands(m->sample_records, cb, sizeof(cb)), m->sample_cost_ns / 1e3);
 }
 
-static void add_estimate(struct strbuf *sb, const struct perf_event_attr *a, uint64_t v)
+static void add_estimate(struct strbuf *sb, const char *unit, uint64_t v)
 {
 	char b[40];
 
-	if (event_is_time(a))
+	if (!strcmp(unit, "ns"))
 		strbuf__addf(sb, "%13.3f s", (double)v / 1e9);
 	else
 		strbuf__addf(sb, "%15s", report__thousands(v, b, sizeof(b)));
@@ -362,7 +355,6 @@ static void text_events(struct strbuf *sb, struct gx_result *in)
 	}
 	strbuf__addf(sb, "\nEvents\n  %-*s     samples      estimated        counted\n", w, "event");
 	for (size_t i = 0; i < nev; i++) {
-		const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
 		const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 
 		strbuf__addf(sb, "  %-*s %11s  ", w, gx_esc(report__event_name(in, i)),
@@ -371,10 +363,10 @@ static void text_events(struct strbuf *sb, struct gx_result *in)
 
 		/* multiplexed: both scaled by its running share, which follows
 		 * as perf stat prints it */
-		add_estimate(sb, &e->attr, scaled_u64((double)profile__total_period(gx_result__profile(in), i),
+		add_estimate(sb, ge->unit, scaled_u64((double)profile__total_period(gx_result__profile(in), i),
 						      ge->scale));
 		if (me && me->has_count)
-			add_estimate(sb, &e->attr, isfinite(ge->run_value) && ge->counted &&
+			add_estimate(sb, ge->unit, isfinite(ge->run_value) && ge->counted &&
 				     !gx_result__narrowed(in) ? scaled_u64(ge->run_value, 1.0) : me->count);
 		else if (ge->multiplexed)
 			strbuf__addf(sb, "%15s", "");
@@ -584,18 +576,21 @@ static json_t *json_machine(const struct pd_env *env)
 static json_t *json_event(struct gx_result *in, size_t i)
 {
 	const struct gx_meta *m = gx_result__meta(in);
-	const struct pd_evsel *e = perf_reader__evsel(gx_result__reader(in), i);
-	const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 	const struct gx_event *ge = gx_result__event(in, i);
+	const struct perf_event_attr *a = ge->attr;
+	const struct gx_meta_event *me = m && i < m->nr_events ? &m->events[i] : NULL;
 	uint64_t per = profile__total_period(gx_result__profile(in), i);
 	json_t *eo = json_object();
 
 	json_object_set_new(eo, "name", json_string(gx_utf8(report__event_name(in, i))));
 	json_object_set_new(eo, "pmu", json_string(gx_utf8(ge->pmu)));
-	json_object_set_new(eo, "type", json_integer(e->attr.type));
-	json_object_set_new(eo, "config", report__json_u64(e->attr.config));
-	json_object_set_new(eo, "unit", json_string(event_is_time(&e->attr) ? "ns" : "events"));
+	json_object_set_new(eo, "type", json_integer(a->type));
+	json_object_set_new(eo, "config", report__json_u64(a->config));
+	json_object_set_new(eo, "unit", json_string(ge->unit));
 	json_object_set_new(eo, "kind", json_string(gx_kind_name(ge->kind)));
+	json_object_set_new(eo, "source", json_string(ge->source == GX_SOURCE_OFFCPU ? "off-cpu" :
+						      ge->source == GX_SOURCE_WEIGHT ? "weight" :
+						      "period"));
 	json_object_set_new(eo, "samples", report__json_u64(profile__total_samples(gx_result__profile(in), i)));
 	/* estimated and counted scaled by mux's rule when it was
 	 * multiplexed; the raw figures and the share beside them */

@@ -35,7 +35,9 @@ struct gx_result {
 	/* the event table */
 	struct gx_event *events;
 	char **own;			/* owned strings the table points to, 2 per event */
-	size_t nr_events;
+	size_t nr_events;		/* the value table: the recorded events, then... */
+	size_t nr_evsels;		/* ...after these, the off-CPU values */
+	size_t off0;			/* the first off-CPU value; SIZE_MAX: none */
 	size_t sort_event;
 	bool sort_is_cycles;
 	enum gx_kind model_kind;	/* of the model's values */
@@ -59,6 +61,7 @@ struct gx_result {
 	/* off-CPU time: the first event records context switches */
 	struct pd_offcpu *probes;	/* offcpu.bin, or NULL */
 	struct profile_offcpu *offcpu;
+	int cs_evsel;			/* the context-switches event sampled at each switch-out */
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -434,6 +437,47 @@ static enum gx_kind model_kind(const struct gx_result *r)
 	return k;
 }
 
+/* Software clock events count nanoseconds, others events. */
+static const char *event_unit(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_SOFTWARE &&
+	       (a->config == PERF_COUNT_SW_CPU_CLOCK || a->config == PERF_COUNT_SW_TASK_CLOCK) ?
+	       "ns" : "events";
+}
+
+/* What an off-CPU value's attr says to a view that asks one: a software
+ * event of no kind perf has (config ~0), never sampled by the PMU. */
+static const struct perf_event_attr offcpu_attr = {
+	.type = PERF_TYPE_SOFTWARE,
+	.size = sizeof(struct perf_event_attr),
+	.config = ~0ull,
+};
+
+/* Value i of the table, an off-CPU value: "off-cpu" or "off-cpu:REASON",
+ * in ns, measured from the kernel's switch records (sampled: it varies
+ * from run to run as any measurement does), its per-row values the
+ * waits' time, scale 1. */
+static void offcpu_value(struct gx_result *r, size_t i)
+{
+	struct gx_event *e = &r->events[i];
+	size_t k = i - r->off0;
+
+	e->name = profile_off_value__name(k);
+	e->pmu = "software";
+	e->attr = &offcpu_attr;
+	e->unit = "ns";
+	e->source = GX_SOURCE_OFFCPU;
+	e->reason = k ? (int)k - 1 : -1;
+	e->kind = GX_KIND_SAMPLED;
+	e->group = -1;
+	e->model_event = r->ev[i] = -1;
+	e->samples = profile__total_samples(r->profile, i);
+	e->sampled = true;
+	e->scale = 1.0;
+	e->running = 1.0;
+	e->run_value = (double)profile__total_period(r->profile, i);
+}
+
 static void build_events(struct gx_result *r)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
@@ -446,7 +490,9 @@ static void build_events(struct gx_result *r)
 	r->events = xcalloc(n + 1, sizeof(*r->events));
 	r->own = xcalloc(2 * n + 1, sizeof(char *));
 	r->ev = xcalloc(n + 1, sizeof(*r->ev));
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = r->nr_evsels; i < n; i++)
+		offcpu_value(r, i);
+	for (size_t i = 0; i < r->nr_evsels; i++) {
 		const struct pd_evsel *pe = perf_reader__evsel(r->reader, i);
 		struct gx_event *e = &r->events[i];
 		char buf[64];
@@ -461,6 +507,9 @@ static void build_events(struct gx_result *r)
 								(unsigned long long)pe->attr.config);
 		e->attr = &pe->attr;
 		e->pmu = pmu;
+		e->unit = event_unit(&pe->attr);
+		e->source = GX_SOURCE_PERIOD;
+		e->reason = -1;
 		e->kind = event_kind(r, e->name);
 		e->group = meta && i < meta->nr_events ? meta->events[i].group : -1;
 		e->samples = profile__total_samples(r->profile, i);
@@ -472,7 +521,7 @@ static void build_events(struct gx_result *r)
 		if (r->ev[i] >= 0)
 			r->nr_matched++;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < r->nr_evsels; i++) {
 		struct gx_event *e = &r->events[i];
 
 		struct gx_scaled sc;
@@ -660,13 +709,35 @@ static void stale_notes(struct gx_result *r)
 /* With context-switch records (the first event's attr.context_switch:
  * record --off-cpu, perf record --switch-events), an off-CPU analysis in
  * front of *inner, with the prober's offcpu.bin when there is one. */
+/* Whether the recording has context-switch records (the first event's
+ * attr.context_switch: record --off-cpu, perf's --switch-events), whose
+ * waits become the off-CPU values; not in a result narrowed to a region. */
+static bool has_switches(const struct gx_result *r)
+{
+	const struct pd_evsel *e0 = r->nr_evsels ? perf_reader__evsel(r->reader, 0) : NULL;
+
+	return e0 && e0->attr.context_switch && !r->region;
+}
+
+/* An off-CPU analysis in front of inner, crediting p's off-CPU values. */
+static int offcpu_new(struct gx_result *r, struct profile_offcpu **out, struct pd_tool *inner,
+		      struct profile *p, char **cause)
+{
+	return profile_offcpu__new(out, inner, &perf_reader__evsel(r->reader, 0)->attr, r->probes,
+				   r->cs_evsel, p, r->off0, r->po.offcpu_kernel,
+				   r->have_meta ? r->meta.start_ns : 0,
+				   r->have_meta ? r->meta.end_ns : 0, cause);
+}
+
+/* With context-switch records, an off-CPU analysis in front of *inner,
+ * with the prober's offcpu.bin when there is one, crediting the profile's
+ * off-CPU values. */
 static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause)
 {
-	const struct pd_evsel *e0 = r->nr_events ? perf_reader__evsel(r->reader, 0) : NULL;
 	char *why = NULL;
 	int err, cs = -1;
 
-	if (!e0 || !e0->attr.context_switch || r->region)
+	if (r->off0 == SIZE_MAX)
 		return 0;
 	if (r->dir) {
 		char *path = xasprintf("%s/%s", r->dir, PD_OFFCPU_FILE);
@@ -677,14 +748,15 @@ static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause
 			add_note(r, xasprintf("off-CPU: %s; waits have no reasons nor stacks", why));
 		free(why);
 	}
-	for (size_t i = 0; i < r->nr_events; i++) {
+	for (size_t i = 0; i < r->nr_evsels; i++) {
 		const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
 
 		if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CONTEXT_SWITCHES &&
 		    !a->freq && a->sample_period == 1)
 			cs = (int)i;
 	}
-	err = profile_offcpu__new(&r->offcpu, *inner, &e0->attr, r->probes, cs, &r->po, cause);
+	r->cs_evsel = cs;
+	err = offcpu_new(r, &r->offcpu, *inner, r->profile, cause);
 	if (err)
 		return err;
 	*inner = profile_offcpu__tool(r->offcpu);
@@ -694,6 +766,11 @@ static int offcpu_open(struct gx_result *r, struct pd_tool **inner, char **cause
 struct profile_offcpu *gx_result__offcpu(const struct gx_result *r)
 {
 	return r->offcpu;
+}
+
+size_t gx_result__offcpu_value(const struct gx_result *r)
+{
+	return r->off0;
 }
 
 int gx_result__open(struct gx_result **out, const char *arg, const struct gx_result_opts *o,
@@ -714,7 +791,12 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	err = open_files(r, arg, o, cause);
 	if (err)
 		goto fail;
-	r->nr_events = perf_reader__nr_evsels(r->reader);
+	r->nr_events = r->nr_evsels = perf_reader__nr_evsels(r->reader);
+	r->off0 = SIZE_MAX;
+	if (has_switches(r)) {
+		r->off0 = r->nr_evsels;
+		r->nr_events += PROFILE_OFF_VALUES;
+	}
 	profile_options(r, o);
 	if (o->on_begin)
 		o->on_begin(o->stack_ctx, r);
@@ -730,7 +812,7 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		region_tool__init(&rt, r->regions, r->region_idx, inner);
 		r->run_samples = xcalloc(r->nr_events + 1, sizeof(*r->run_samples));
 		rt.seen = r->run_samples;
-		rt.nr_seen = r->nr_events;
+		rt.nr_seen = r->nr_evsels;
 		inner = &rt.tee.tool;
 	}
 	err = offcpu_open(r, &inner, cause);
@@ -742,11 +824,19 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	} else {
 		err = perf_reader__process(r->reader, inner, cause);
 	}
+	/* the waits still open end with the run, then what is queued for
+	 * unwinding is credited */
+	if (!err && r->offcpu)
+		profile_offcpu__finish(r->offcpu, 0);
 	profile__finish(r->profile);
 	if (err)
 		goto fail;
-	if (r->offcpu)
-		profile_offcpu__finish(r->offcpu, 0);
+	if (r->offcpu && profile_offcpu__dropped(r->offcpu))
+		add_note(r, xasprintf("off-CPU: %" PRIu64 " switch, fork or exit record%s dropped: "
+				      "%s time lies outside the recording's (a damaged perf.data?)",
+				      profile_offcpu__dropped(r->offcpu),
+				      profile_offcpu__dropped(r->offcpu) == 1 ? "" : "s",
+				      profile_offcpu__dropped(r->offcpu) == 1 ? "its" : "their"));
 	if (profile__nr_overflowed(r->profile))
 		add_note(r, xasprintf("%" PRIu64 " sample%s left out: adding %s period would "
 				      "overflow the 64-bit total (a damaged perf.data?)",
@@ -777,7 +867,7 @@ void gx_result__delete(struct gx_result *r)
 	free(r->region);
 	free(r->run_samples);
 	free(r->incomplete);
-	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);
+	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);	/* NULL past the evsels */
 	free(r->ev);
 	free(r->model_why);
 	free(r->model_note);
@@ -799,14 +889,27 @@ void gx_result__delete(struct gx_result *r)
 }
 
 /* The part of the run a view narrowed to, when no sample was kept: the
- * file walked again through tool (a filter in front of p's), p finished
- * into *out, or deleted on an error. */
+ * file walked again through tool (a filter in front of p's; with switch
+ * records an off-CPU analysis in front of it, so that the waits are
+ * values of p as of the whole run's profile), p finished into *out, or
+ * deleted on an error. */
 static int walk_into(struct gx_result *r, struct pd_tool *tool, struct profile *p,
 		     struct profile **out, char **cause)
 {
-	int err = perf_reader__process(r->reader, tool, cause);
+	struct profile_offcpu *oc = NULL;
+	int err = 0;
 
+	if (r->off0 != SIZE_MAX && !r->region) {
+		err = offcpu_new(r, &oc, tool, p, cause);
+		if (!err)
+			tool = profile_offcpu__tool(oc);
+	}
+	if (!err)
+		err = perf_reader__process(r->reader, tool, cause);
+	if (!err && oc)
+		profile_offcpu__finish(oc, 0);
 	profile__finish(p);
+	profile_offcpu__delete(oc);
 	if (err) {
 		profile__delete(p);
 		return err;
@@ -925,6 +1028,7 @@ const char *gx_result__status(const struct gx_result *r)
 const char *gx_result__note(const struct gx_result *r, size_t i) { return r->notes[i]; }
 
 size_t gx_result__nr_events(const struct gx_result *r) { return r->nr_events; }
+size_t gx_result__nr_recorded(const struct gx_result *r) { return r->nr_evsels; }
 const struct gx_event *gx_result__event(const struct gx_result *r, size_t i)
 {
 	return &r->events[i];
@@ -970,6 +1074,11 @@ int gx_result__find_event(const struct gx_result *r, const char *name, size_t *i
 	const char *slash = strchr(name, '/');
 	ssize_t best = -1;
 
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (r->events[i].source != GX_SOURCE_PERIOD && !strcmp(r->events[i].name, name)) {
+			*idx = i;	/* a value by its whole name: "off-cpu", not its reasons */
+			return 0;
+		}
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const struct gx_event *e = &r->events[i];
 		bool hit = !strcmp(e->name, name) || event_is(e, name, strlen(name));

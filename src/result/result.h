@@ -99,8 +99,12 @@ const struct pd_env *gx_result__env(const struct gx_result *r);
 struct profile *gx_result__profile(const struct gx_result *r);
 struct sym_session *gx_result__symbolizer(const struct gx_result *r);
 /* The off-CPU analysis of a recording with context-switch records (record
- * --off-cpu, perf's --switch-events), else NULL. */
+ * --off-cpu, perf's --switch-events), else NULL: its threads and spans.
+ * Its time per row is the value table's (gx_result__offcpu_value). */
 struct profile_offcpu *gx_result__offcpu(const struct gx_result *r);
+/* The event index of the value "off-cpu" (its reasons' follow it, in
+ * enum profile_off_reason's order), SIZE_MAX without switch records. */
+size_t gx_result__offcpu_value(const struct gx_result *r);
 /* The slice log of a recording gexplore multiplexed itself, else NULL. */
 const struct mux_log *gx_result__mux(const struct gx_result *r);
 /* NULL when the result is whole, else why not, for a first line: meta.json
@@ -157,8 +161,22 @@ static inline bool gx_kind_fixed(enum gx_kind k)
 	return k != GX_KIND_SAMPLED;
 }
 
+/*
+ * Where a value of the table comes from. The table is the recorded events
+ * (each its samples' periods), then the values credited beside them
+ * through the profile's one sample path, each a value index of the
+ * profile's rows: a view reads value i of a row as it reads event i's and
+ * need not know which it is.
+ */
+enum gx_source {
+	GX_SOURCE_PERIOD,	/* a recorded event's sample periods */
+	GX_SOURCE_WEIGHT,	/* a recorded event's sample weights (memory latency) */
+	GX_SOURCE_OFFCPU,	/* the waits of context-switch records, in ns */
+};
+
 struct gx_event {
-	const char *name;	/* display name: EVENT_DESC, else from the attr */
+	const char *name;	/* display name: EVENT_DESC, else from the attr;
+				   a value's: "off-cpu", "off-cpu:lock" */
 	/* its PMU: "cpu", "cpu_core", "cpu_atom", "armv8_pmuv3_0",
 	 * "software", "tracepoint", "breakpoint", or the dynamic type's
 	 * name from the file's PMU mappings ("type 42" when unknown) */
@@ -186,9 +204,18 @@ struct gx_event {
 	/* what its values are: from its name's ":exact" or ":modelled"
 	 * together with meta.json's "modelled" (record --model) */
 	enum gx_kind kind;
+	const char *unit;	/* "ns" (clocks, off-CPU time) or "events"; static */
+	enum gx_source source;
+	/* GX_SOURCE_OFFCPU: the reason (enum profile_off_reason) of an
+	 * "off-cpu:REASON" value, -1 for "off-cpu" itself; else -1 */
+	int reason;
 };
 
 size_t gx_result__nr_events(const struct gx_result *r);
+/* The recorded events: the first of the table (perf.data's evsels, what
+ * the slice log and meta.json count), the values credited beside them
+ * after. */
+size_t gx_result__nr_recorded(const struct gx_result *r);
 const struct gx_event *gx_result__event(const struct gx_result *r, size_t i);
 /*
  * The event named `name`: its display name (":u" and "/" suffixes

@@ -166,9 +166,9 @@ struct tui_row {
 				   stack (self + callees); = period[clk] without
 				   call stacks */
 	struct tui_row *base;	/* the same row in the baseline model, or NULL */
-	double off_s;		/* --off-cpu: function rows the inclusive off-CPU
-				   time of the whole run, thread rows their off-CPU
-				   time; NAN: none, or not for a time range */
+	double off_s;		/* --off-cpu: the value "off-cpu" with the row
+				   anywhere on the stack (threads: theirs), in s,
+				   for the run, a time range or a region; NAN: none */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
 	bool td_done, td_ok;
@@ -365,6 +365,7 @@ struct tui_model {
 	} *offspans;
 	size_t nr_offspans;
 	bool has_offcpu;
+	int off_ev;			/* the event (value) "off-cpu", -1: none */
 	uint64_t t_first, t_last;
 	uint64_t range_lo, range_hi;	/* time filter; 0/0 = whole run */
 	/* regions: instances by (tid, begin); the views narrowed to one name

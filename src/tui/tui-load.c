@@ -84,6 +84,10 @@ static void copy_counts(const struct tui_real *real, struct tui_model *m, struct
 			row->period[e] = (double)pr->period[e];
 		row->samples[e] = pr->samples[e];
 	}
+	/* --off-cpu: the off-CPU value with the row anywhere on the stack
+	 * (threads: theirs), as every value of the table is carried */
+	if (m->off_ev >= 0)
+		row->off_s = (double)pr->total_period[m->off_ev] / 1e9;
 	/* total: scaled as the row's own period was */
 	row->total = (double)pr->total_period[m->clk];
 	if (pr->period[m->clk])
@@ -410,7 +414,7 @@ static void setup_topdown(struct tui_model *m, const struct gx_result *res)
 		m->ev_weight[i] = isfinite(sc) && sc > 0 ? 1.0 / sc : 1.0;
 	}
 	free(c);
-	if (log && m->run_ok && mux_log__nr_events(log) == m->nr_events) {
+	if (log && m->run_ok && mux_log__nr_events(log) == gx_result__nr_recorded(res)) {
 		size_t nn = td_model__nr_nodes(td);
 
 		m->run_lo = xcalloc(nn + 1, sizeof(double));
@@ -576,16 +580,15 @@ static int cmp_offspan(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The spans for the timeline, the whole run's off-CPU time on function and
- * thread rows (the OffCPU column), and a hint when the program mostly waits. */
+/* The spans for the timeline, and a hint when the program mostly waits.
+ * The OffCPU column is the value table's "off-cpu" (copy_counts). */
 static void set_offcpu(struct tui_model *m, struct gx_result *res)
 {
-	static const char letters[PROFILE_OFF_NR_] = { 's', 'i', 'l', 'c', 'o' };
+	static const char letters[PROFILE_OFF_NR_] = { 's', 'i', 'l', 'c', 'j', 'h', 'o' };
 	struct profile_offcpu *oc = gx_result__offcpu(res);
 	const struct profile_off_span *sp;
-	const struct profile_row *const *rows;
 	uint64_t life = 0, off = 0, reason_ns[PROFILE_OFF_NR_] = { 0 };
-	size_t n, nr;
+	size_t n;
 	int dom = PROFILE_OFF_OTHER;
 
 	if (!oc || !profile_offcpu__has_switches(oc))
@@ -599,15 +602,6 @@ static void set_offcpu(struct tui_model *m, struct gx_result *res)
 							       sp[i].reason : PROFILE_OFF_OTHER] };
 	m->nr_offspans = n;
 	qsort(m->offspans, n, sizeof(*m->offspans), cmp_offspan);
-	rows = profile__rows(profile_offcpu__profile(oc), PROFILE_BY_FUNCTION, 0, &nr);
-	for (size_t i = 0; i < m->tab[TK_FUNC].nr; i++) {
-		struct tui_row *r = &m->tab[TK_FUNC].rows[i];
-
-		r->off_s = 0;
-		for (size_t j = 0; j < nr; j++)
-			if (!strcmp(rows[j]->name, r->name) && !strcmp(rows[j]->module, r->module))
-				r->off_s = (double)rows[j]->total_period[0] / 1e9;
-	}
 	for (size_t i = 0; i < profile_offcpu__nr_threads(oc); i++) {
 		const struct profile_off_thread *t = profile_offcpu__thread(oc, i);
 		uint64_t l = t->end > t->start ? t->end - t->start : 0;
@@ -616,9 +610,6 @@ static void set_offcpu(struct tui_model *m, struct gx_result *res)
 		off += t->off_ns;
 		for (int k = 0; k < PROFILE_OFF_NR_; k++)
 			reason_ns[k] += t->reason_ns[k];
-		for (size_t j = 0; j < m->tab[TK_THREAD].nr; j++)
-			if (m->tab[TK_THREAD].rows[j].tid == t->tid)
-				m->tab[TK_THREAD].rows[j].off_s = (double)t->off_ns / 1e9;
 	}
 	for (int k = 0; k < PROFILE_OFF_NR_; k++)
 		if (reason_ns[k] > reason_ns[dom])
@@ -718,6 +709,8 @@ static int open_model(struct tui_model **out, struct tui_loader **ld_out,
 		m->modelled |= gx_result__event(res, i)->kind == GX_KIND_MODELLED;
 	}
 	m->clk = gx_result__sort_event(res);
+	m->off_ev = gx_result__offcpu_value(res) == SIZE_MAX ? -1 :
+		    (int)gx_result__offcpu_value(res);
 	m->clk_is_cycles = gx_result__sort_is_cycles(res);
 	real->ld = real_loader;
 	set_facts(m, res);

@@ -34,6 +34,7 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 		m->event_names[i] = xstrdup(names[i] ? names[i] : "?");
 	m->focus_node = -1;
 	m->region = -1;
+	m->off_ev = -1;
 	return m;
 }
 
@@ -1059,8 +1060,10 @@ void tui_model__order(struct tui_model *m, struct tui_table *t, const struct tui
 	for (size_t i = 0; i < t->nr; i++) {
 		struct tui_row *r = &t->rows[i];
 
-		/* Rows without a sample of the clock event are noise here. */
-		if (!r->samples[m->clk] && r->period[m->clk] == 0)
+		/* Rows without a sample of the clock event are noise here,
+		 * unless they waited (issue 45: a function that only waited
+		 * had no row) */
+		if (!r->samples[m->clk] && r->period[m->clk] == 0 && !(r->off_s > 0))
 			continue;
 		if (!row_matches(r, o->filter))
 			continue;

@@ -74,10 +74,10 @@ static const struct legend_piece {
 
 /* With off-CPU spans the legend says their letters instead of the range's. */
 static const struct legend_piece legend_off[] = {
-	{ ". : + #", ".:+#", TS_NORMAL }, { " samples  ", " ", TS_NORMAL },
-	{ "s i l c o", "silco", TS_DIM },
-	{ " off-CPU: sleep io lock cpu other  ", " off-CPU ", TS_NORMAL },
-	{ "^", "^", TS_SELECTED }, { " cursor  ", " ", TS_NORMAL },
+	{ ".:+#", ".:+#", TS_NORMAL }, { " samples ", " ", TS_NORMAL },
+	{ "silcjho", "silcjho", TS_DIM },
+	{ " off: sleep io lock cpu join child other ", " off-CPU ", TS_NORMAL },
+	{ "^", "^", TS_SELECTED }, { " cursor ", " ", TS_NORMAL },
 	{ "=", "=", TS_BOTTLENECK }, { " range", "", TS_NORMAL },
 };
 
@@ -165,8 +165,8 @@ static void count(struct timeline_view *t, int nb)
 static char off_letter(const struct tui_model *m, uint32_t tid, size_t *i, uint64_t lo,
 		       uint64_t hi)
 {
-	static const char letters[] = "silco";
-	uint64_t by[5] = { 0 }, sum = 0;
+	static const char letters[] = "silcjho";
+	uint64_t by[sizeof(letters) - 1] = { 0 }, sum = 0;
 	int best = 0;
 
 	while (*i < m->nr_offspans && (m->offspans[*i].tid < tid ||
@@ -177,7 +177,7 @@ static char off_letter(const struct tui_model *m, uint32_t tid, size_t *i, uint6
 		const struct tui_offspan *o = &m->offspans[k];
 		uint64_t a = o->start > lo ? o->start : lo, b = o->end < hi ? o->end : hi;
 		const char *p = strchr(letters, o->reason);
-		int r = p && *p ? (int)(p - letters) : 4;
+		int r = p && *p ? (int)(p - letters) : (int)sizeof(letters) - 2;
 
 		if (b > a) {
 			by[r] += b - a;
@@ -186,7 +186,7 @@ static char off_letter(const struct tui_model *m, uint32_t tid, size_t *i, uint6
 	}
 	if (2 * sum < hi - lo)
 		return 0;
-	for (int r = 1; r < 5; r++)
+	for (int r = 1; r < (int)ARRAY_SIZE(by); r++)
 		if (by[r] > by[best])
 			best = r;
 	return letters[best];

@@ -30,7 +30,9 @@ static const struct {
 	{ __LINE__, "x86_64", 202, "futex_wait_queue", PROFILE_OFF_LOCK },
 	{ __LINE__, "x86_64", 230, "hrtimer_nanosleep", PROFILE_OFF_SLEEP },
 	{ __LINE__, "x86_64", 232, "", PROFILE_OFF_SLEEP },
-	{ __LINE__, "x86_64", 61, "do_wait", PROFILE_OFF_OTHER },
+	{ __LINE__, "x86_64", 61, "do_wait", PROFILE_OFF_CHILD },	/* wait4 */
+	{ __LINE__, "aarch64", 95, "", PROFILE_OFF_CHILD },		/* waitid */
+	{ __LINE__, "x86_64", -1, "do_wait", PROFILE_OFF_CHILD },
 	{ __LINE__, "aarch64", 63, "", PROFILE_OFF_IO },
 	{ __LINE__, "aarch64", 98, "", PROFILE_OFF_LOCK },
 	{ __LINE__, "aarch64", 115, "", PROFILE_OFF_SLEEP },
@@ -69,8 +71,7 @@ static void spans(void)
 					   .nr_ips = 0, .state = 'S' } };
 	uint64_t ip0[1] = { 0x1000 }, *ips[2] = { ip0, NULL };
 	struct pd_offcpu probes = { .machine = "x86_64", .probes = pr, .ips = ips, .nr = 2 };
-	struct profile *inner = profile__new(1);
-	struct profile_opts po = { 0 };
+	struct profile *inner;
 	struct profile_offcpu *oc;
 	const struct profile_off_thread *t;
 	struct pd_task fk = { .pid = 1, .ppid = 1, .tid = 2, .ptid = 1, .time = 100 };
@@ -79,8 +80,9 @@ static void spans(void)
 
 	for (int min = 0; min < 2; min++) {
 		probes.min_us = min ? 2 : 0;	/* 2000 ns */
-		is_int(profile_offcpu__new(&oc, profile__tool(inner), &a, &probes, -1, &po, &cause), 0,
-		       "new (min_us %u)", probes.min_us);
+		inner = profile__new(1 + PROFILE_OFF_VALUES);	/* an event, then the values */
+		is_int(profile_offcpu__new(&oc, profile__tool(inner), &a, &probes, -1, inner, 1, false,
+					   0, 0, &cause), 0, "new (min_us %u)", probes.min_us);
 		tool = profile_offcpu__tool(oc);
 		tool->fork(tool, &fk);		/* runnable from 100 */
 		sw(1, 2, 150, false, false);	/* on at 150: 50 ns cpu */
@@ -102,8 +104,14 @@ static void spans(void)
 		is_int(t->reason_ns[PROFILE_OFF_LOCK], 0, "the probe after the span is not its");
 		is_int(t->short_ns, min ? 1150 : 0, "under --off-cpu-min: short");
 		is_int(t->probed_ns, min ? 0 : 1000, "the read has a stack unless short");
-		is_int(profile__total_period(profile_offcpu__profile(oc), 0), min ? 0 : 1000,
-		       "the off-CPU profile got the stacked wait's ns");
+		/* every wait, with a stack or not (short ones, without) */
+		is_int(profile__total_period(inner, 1), 1150, "the value off-cpu got every wait's ns");
+		is_int(profile__total_samples(inner, 1), 3, "... one sample a wait");
+		is_int(profile__total_period(inner, 2 + PROFILE_OFF_IO), 1000,
+		       "... and the value off-cpu:io the read's");
+		is_int(profile__total_period(inner, 2 + PROFILE_OFF_CPU), 150,
+		       "... and off-cpu:cpu the preemptions'");
+		is_int(profile__total_period(inner, 0), 0, "the event none");
 		if (!min) {	/* the tid comes back: a new thread, the old one kept */
 			struct pd_task again = { .pid = 1, .ppid = 1, .tid = 2, .ptid = 1,
 						 .time = 3000 };
@@ -115,6 +123,34 @@ static void spans(void)
 			is_int(profile_offcpu__thread(oc, 0)->off_ns, 1150, "the first keeps its time");
 			is_int(profile_offcpu__thread(oc, 1)->off_ns, 100, "the second waited 100 ns");
 		}
+		profile_offcpu__delete(oc);
+		profile__delete(inner);
+	}
+}
+
+/* A switch record whose time lies outside the recording's (a mutated
+ * file): dropped and counted, never a 584-year wait (issue 45). */
+static void bad_times(void)
+{
+	struct perf_event_attr a = { .sample_id_all = 1,
+				     .sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME };
+	struct profile *inner = profile__new(PROFILE_OFF_VALUES);
+	struct profile_offcpu *oc;
+	char *cause = NULL;
+
+	for (int known = 0; known < 2; known++) {
+		is_int(profile_offcpu__new(&oc, profile__tool(inner), &a, NULL, -1, inner, 0, false,
+					   known ? 1000 : 0, known ? 2000 : 0, &cause), 0,
+		       "new (run's times %s)", known ? "known" : "unknown");
+		tool = profile_offcpu__tool(oc);
+		sw(1, 2, 1100, true, false);
+		sw(1, 2, 1200, false, false);		/* 100 ns off */
+		sw(1, 2, 1300, true, false);
+		sw(1, 2, known ? 30000000000ull : (1ull << 63) + 5, false, false);
+		sw(1, 2, 1400, false, false);		/* 100 ns off */
+		profile_offcpu__finish(oc, 1500);
+		is_int(profile_offcpu__dropped(oc), 1, "the mutated time: dropped and counted");
+		is_int(profile_offcpu__thread(oc, 0)->off_ns, 200, "off 200 ns, not centuries");
 		profile_offcpu__delete(oc);
 	}
 	profile__delete(inner);
@@ -209,7 +245,14 @@ int main(void)
 	is_int(profile_off_reason__classify_kernel("__schedule"), PROFILE_OFF_OTHER,
 	       "kernel: the scheduler says nothing (the next frame is tried)");
 	is_int(profile_off_reason__classify_kernel(NULL), PROFILE_OFF_OTHER, "kernel: no name");
+	is_int(profile_off_reason__classify_kernel("futex_do_wait"), PROFILE_OFF_LOCK,
+	       "kernel: futex_do_wait is a lock's, not a child's");
+	is_int(profile_off_reason__classify_kernel("do_wait"), PROFILE_OFF_CHILD,
+	       "kernel: do_wait is a child's");
+	is_str(profile_off_value__name(0), "off-cpu", "value 0: off-cpu");
+	is_str(profile_off_value__name(1 + PROFILE_OFF_JOIN), "off-cpu:join", "a reason's value");
 	spans();
+	bad_times();
 	file();
 	return done_testing();
 }

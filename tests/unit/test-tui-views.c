@@ -1341,7 +1341,7 @@ static void test_offcpu(void)
 		s = screen(m, "t", 80, 24, false, NULL);
 		ok(has(s, "synth-worker 101 ssssssssss") && has(s, "ssslllllllll"),
 		   "timeline: the worker's waits by reason before its samples");
-		ok(has(s, "s i l c o off-CPU: sleep io lock cpu other"), "timeline: their legend");
+		ok(has(s, "silcjho off: sleep io lock cpu join child other"), "timeline: their legend");
 		free(s);
 		s = screen(m, "g", 80, 24, false, NULL);
 		ok(has(s, "OffCPU") && has(s, "1.240s"), "grid: an OffCPU column");
