@@ -238,6 +238,13 @@ struct model_opts;
 int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
 		       uint64_t t1, struct gx_meta *m, char **cause);
 
+/* dirfd's flow.json: pr's instructions that text (per cg instruction,
+ * NULL: not disassembled) names and that ran, with their kinds,
+ * executions, cycles and conditional mispredicts as priced, and
+ * callgrind's jumps; the files' own addresses (loops.c). */
+int model_loops_write(const struct model_priced *pr, const char *const *text, int dirfd,
+		      char **cause);
+
 /* ---- the programs it runs, and their files (valgrind.c) --------------------- */
 
 /* The Valgrind runs: the first pass, and the second's two ways (second_pass). */
