@@ -249,6 +249,15 @@ static int opt_format(const struct cmd_option *opt, void *base, const char *arg,
 	return 0;
 }
 
+static const struct {
+	const char *name, *plural;
+	enum report_flow_by by;
+} flow_kinds[] = {
+	{ "block", "blocks", REPORT_FLOW_BLOCK },
+	{ "loop", "loops", REPORT_FLOW_LOOP },
+	{ "branch", "branches", REPORT_FLOW_BRANCH },
+};
+
 static int opt_by(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
 	static const char *const by_aliases[] = { "processes", "threads", "modules", "functions",
@@ -258,6 +267,14 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 
 	(void)opt;
 	c->o.r.by_tree = false;
+	c->o.r.by_flow = REPORT_FLOW_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(flow_kinds); i++)	/* issue 42 */
+		if (!strcmp(arg, flow_kinds[i].name) || !strcmp(arg, flow_kinds[i].plural)) {
+			c->o.r.by_flow = flow_kinds[i].by;
+			c->o.r.by_given = false;
+			c->o.r.by_region = false;
+			return 0;
+		}
 	if (!strcmp(arg, "region") || !strcmp(arg, "regions")) {
 		c->o.r.by_region = true;	/* gexplore-regions(3) */
 		c->o.r.by_given = false;
@@ -273,7 +290,7 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 		k = name_index(by_aliases, arg);
 	if (k < 0) {
 		*cause = xasprintf("expected function, line, module, thread, process, callpath, "
-				   "calltree or region, got '%s'", arg);
+				   "calltree, region, block, loop or branch, got '%s'", arg);
 		return -1;
 	}
 	c->o.r.by = (enum profile_by)k;
@@ -327,8 +344,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_DATA(0, "folded", NULL, opt_format, FMT_FOLDED,
 			      "print folded stacks for flame graphs", NULL),
 	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
-			 "the table: function, line, module, thread, process, callpath, calltree or "
-			 "region",
+			 "the table: function, line, module, thread, process, callpath, calltree, "
+			 "region, block, loop or branch",
 			 NULL),
 	CMD_OPT_STRING(0, "region", struct report_cli, o.region, "NAME",
 		       "only the samples inside region NAME (gexplore-regions(3))", "all samples"),
