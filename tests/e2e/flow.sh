@@ -1,0 +1,211 @@
+#!/bin/bash
+# What the branches say (issue 42). Branch stacks synthesised with our
+# writer (tests/gen/gen-brstack) over tests/workloads/wl-loops' loop nest
+# (outer 1000 x inner 37): its two loop branches in the order a core takes
+# them, a 16-entry stack every 97 to 109 branches, and stacks that test
+# AutoFDO's rules (a span backwards, one over 1 MiB, Intel's duplicated
+# first entry, a kernel entry). gexplore's ranges and branches equal those
+# a small independent reading of AutoFDO's rules computes from the stacks,
+# and from what `perf script -F ip,brstack` prints of the same file;
+# wrong-path entries (AMD's spec field) and a hw_idx change nothing; the
+# loops from stacks give the inner loop's trips. Then exactly: record
+# --model of the nest gives each loop's entries exactly and its trips
+# within 1%.
+. "$GX_SRCDIR/tests/e2e/lib.sh"
+
+WLL="$WL/wl-loops"
+BRGEN="$GX_BUILDDIR/tests/gen/gen-brstack"
+[ -x "$WLL" ] || skip_all "no $WLL (make check builds it)"
+[ -x "$BRGEN" ] || skip_all "no $BRGEN (make check builds it)"
+command -v python3 >/dev/null 2>&1 || skip_all "python3 is not installed"
+command -v objdump >/dev/null 2>&1 || skip_all "objdump is not installed (Debian package binutils)"
+
+# the nest's two loop branches, from its disassembly: the inner loop's
+# jne back (the first), the outer's (the second)
+read -r IN_FROM IN_TO OUT_FROM OUT_TO < <(objdump -d --no-show-raw-insn "$WLL" |
+	awk '/<nest>:/ { f = 1 } f && /\tjne / { sub(":", "", $1); printf "0x%s 0x%s ", $1, $3 } f && /\tret/ { exit }')
+[ -n "${OUT_TO:-}" ] || skip_all "nest's two loop branches not found in the disassembly"
+diag "inner $IN_FROM>$IN_TO, outer $OUT_FROM>$OUT_TO"
+
+# spec WP: the stacks; WP=1 puts a wrong-path entry after every 5th entry
+cat >trace.py <<'EOF'
+import random, sys
+wl, inf, int_, outf, outt, wp = sys.argv[1], *[int(a, 16) for a in sys.argv[2:6]], sys.argv[6] == "1"
+tr = []
+for o in range(1000):
+    for i in range(36):
+        tr.append("%#x>%#x:c9" % (inf, int_) + (":m" if i == 35 else ""))
+    if o < 999:
+        tr.append("%#x>%#x:c5" % (outf, outt))
+random.seed(7)
+print("binary", wl)
+at = 40
+while at < len(tr):
+    ent = []
+    for k in range(16):
+        ent.append(tr[at - k])
+        if wp and k % 5 == 4:
+            ent.append("0x1000>0x2000:w")
+    print("stack %#x " % int_ + " ".join(ent))
+    at += 97 + random.randrange(13)
+# AutoFDO's rules: a span backwards, one over 1 MiB, a kernel entry (the
+# addresses where the file's offsets are its addresses: below its data)
+print("stack 0x1100 0x1200>0x1300 0x1400>0x1250 0x1100>0x1150")
+print("stack 0x1100 0x1f0000>0x1000 0x1100>0x1150 0x1000>0x1010:k")
+# Intel's duplicated first entry: a back edge over 4 KiB skipped, a short one kept
+print("stack 0x1100 0x2800>0x1000 0x2800>0x1000 0x0f00>0x0e00")
+print("stack 0x1100 0x1220>0x1210 0x1220>0x1210 0x1100>0x1200")
+EOF
+
+# AutoFDO's range and branch counts (its sample_reader.cc), read
+# independently: from gen-brstack's spec or from perf script's brstack
+cat >autofdo.py <<'EOF'
+import collections, json, sys
+KB, BASE = 0xffffffff81000000, 0x555555554000
+def stacks_spec(path):
+    for line in open(path):
+        w = line.split()
+        if w[0] != "stack":
+            continue
+        st = []
+        for e in w[2:]:
+            a, *opt = e.split(":")
+            f, t = (int(x, 16) for x in a.split(">"))
+            if "w" in opt:
+                continue
+            mod = "k" not in opt
+            st.append((f if mod else None, t if mod else None, "m" in opt))
+        yield st
+def stacks_perf(path):
+    for line in open(path):
+        w = line.split()
+        st = []
+        for e in w[1:]:
+            p = e.split("/")
+            f, t = int(p[0], 16), int(p[1], 16)
+            mod = lambda a: a - BASE if BASE <= a < BASE + 0x200000 else None
+            st.append((mod(f), mod(t), p[2] == "M"))
+        yield st
+ranges, branches, mis = collections.Counter(), collections.Counter(), collections.Counter()
+def branch(e):
+    if e[0] is not None and e[1] is not None:
+        branches[(e[0], e[1])] += 1
+        mis[(e[0], e[1])] += e[2]
+for st in (stacks_spec if sys.argv[1] == "spec" else stacks_perf)(sys.argv[2]):
+    if st:
+        branch(st[0])
+    for i in range(1, len(st)):
+        if st[i][1] is None:
+            continue
+        if i == 1 and st[0][:2] == st[1][:2] and (st[0][0] - st[0][1]) % (1 << 64) > 0x1000:
+            continue
+        b, e = st[i][1], st[i - 1][0]
+        if e is None or e < b or e - b > 1 << 20:
+            continue
+        ranges[(b, e)] += 1
+        branch(st[i])
+rep = json.load(open(sys.argv[3]))
+got = collections.Counter({(int(r["start"], 16), int(r["end"], 16)): r["count"] for r in rep["ranges"]})
+gotb = {(int(r["from"], 16), int(r["to"], 16)): (r["count"], r["mispredicted"]) for r in rep["branches"]}
+wantb = {k: (v, mis[k]) for k, v in branches.items()}
+print("ranges", len(ranges), sum(ranges.values()), "got", len(got), sum(got.values()))
+ok = got == ranges and gotb == wantb
+if not ok:
+    print("ranges only in gexplore:", sorted((hex(a), hex(b), c) for (a, b), c in (got - ranges).items())[:5])
+    print("ranges only in AutoFDO's:", sorted((hex(a), hex(b), c) for (a, b), c in (ranges - got).items())[:5])
+    print("branches", sorted(gotb.items())[:4], sorted(wantb.items())[:4])
+sys.exit(0 if ok else 1)
+EOF
+
+python3 trace.py "$WLL" "$IN_FROM" "$IN_TO" "$OUT_FROM" "$OUT_TO" 0 >spec
+python3 trace.py "$WLL" "$IN_FROM" "$IN_TO" "$OUT_FROM" "$OUT_TO" 1 >spec-wp
+"$BRGEN" -o br.data <spec
+ok $? "gen-brstack: a perf.data with branch stacks"
+"$BRGEN" -o br-wp.data <spec-wp && "$BRGEN" -x -o br-idx.data <spec
+ok $? "gen-brstack: with wrong-path entries, and with hw_idx"
+
+"$GX_BIN" report br.data --json --limit 0 >br.json 2>br.err
+is "$?" 0 "report --json of branch stacks: exit 0"
+python3 autofdo.py spec spec br.json >cmp.out 2>&1
+ok $? "ranges and branches (counts, mispredicts) are AutoFDO's: $(head -1 cmp.out)"
+grep -v '^ranges' cmp.out | sed 's/^/# /'
+python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["flow"]
+sys.exit(0 if (f["bogus_spans"], f["duplicate_entries"]) == (2, 1) else 1)' br.json
+ok $? "the summary counts the bogus spans (2) and the duplicated first entry (1)"
+
+"$GX_BIN" report br-wp.data --json --limit 0 >wp.json 2>/dev/null
+python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["ranges"] == b["ranges"] and b["flow"]["wrong_path_entries"] > 0 and
+         a["flow"]["wrong_path_entries"] == 0 else 1)' br.json wp.json
+ok $? "wrong-path entries (AMD's spec field) are left out: the same ranges, and counted"
+"$GX_BIN" report br-idx.data --json --limit 0 >idx.json 2>/dev/null
+python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["ranges"] == b["ranges"] and a["branches"] == b["branches"] else 1)' br.json idx.json
+ok $? "a stack with hw_idx reads the same"
+
+# the loops from the stacks: the inner one's trips estimated, the nest seen
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+inner = [l for l in r["loops"] if int(l["head"], 16) == int(sys.argv[2], 16)]
+outer = [l for l in r["loops"] if int(l["head"], 16) == int(sys.argv[3], 16)]
+ok = inner and outer and abs(inner[0]["trips"] - 37) < 37 * 0.03 and inner[0]["depth"] == 2 and \
+     inner[0]["function"] == "nest" and r["loops"].index(outer[0]) == inner[0]["parent"] and \
+     inner[0]["cycles_per_iteration"] and 8 < inner[0]["cycles_per_iteration"] < 10
+print("inner trips", inner and inner[0]["trips"], "cycles", inner and inner[0]["cycles_per_iteration"])
+sys.exit(0 if ok else 1)' br.json "$IN_TO" "$OUT_TO" >loops.out
+ok $? "loops from stacks: the inner loop in nest, in the outer, trips ~37 ($(cat loops.out))"
+"$GX_BIN" report br.data --by loop >loop.txt 2>&1
+grep -q "^ *[0-9]* *[0-9]* *3[67]\.[0-9]* .* nest (wl-loops.c:[0-9]*) \[wl-loops\]" loop.txt
+ok $? "report --by loop: the inner loop's trips, in nest, at its source line"
+"$GX_BIN" report br.data --by branch >branch.txt 2>&1 &&
+	grep -q "^ *[0-9]* *2\.[0-9]% *9\.0  $IN_FROM *$IN_TO" branch.txt
+ok $? "report --by branch: the inner branch, its mispredicts (1 in 36) and cycles (9)"
+"$GX_BIN" report br.data --by block >block.txt 2>&1 && grep -q "^ *[0-9]* .*$IN_TO-$IN_FROM" block.txt
+ok $? "report --by block: the inner loop's block"
+
+if [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
+	"$PERF" script -i br.data -F ip,brstack >perf.txt 2>perf.err
+	ok $? "perf script -F ip,brstack reads the synthesised file"
+	python3 autofdo.py perf perf.txt br.json >cmp-perf.out 2>&1
+	ok $? "ranges and branches from what perf script prints are gexplore's: $(head -1 cmp-perf.out)"
+	grep -v '^ranges' cmp-perf.out | sed 's/^/# /'
+else
+	skip 2 "perf is not installed (Debian package linux-perf)"
+fi
+
+# ---- exactly, from the model
+if ! command -v valgrind >/dev/null 2>&1 || ! command -v llvm-mca >/dev/null 2>&1; then
+	skip 4 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
+	done_testing
+	exit
+fi
+"$GX_BIN" record -q --model -o m -- "$WLL" 1000 37 >m.out 2>&1
+is "$?" 0 "record --model of the loop nest: exit 0"
+"$GX_BIN" report m --json --limit 0 >m.json 2>/dev/null
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+inner = [l for l in r["loops"] if int(l["head"], 16) == int(sys.argv[2], 16)]
+outer = [l for l in r["loops"] if int(l["head"], 16) == int(sys.argv[3], 16)]
+print("inner", inner and (inner[0]["entries"], inner[0]["trips"]), "outer", outer and (outer[0]["entries"], outer[0]["trips"]))
+ok = r["flow"]["source"] == "exact" and inner and outer and inner[0]["entries"] == 1000 and \
+     abs(inner[0]["trips"] - 37) <= 0.37 and outer[0]["entries"] == 1 and abs(outer[0]["trips"] - 1000) <= 10 and \
+     inner[0]["depth"] == 2 and inner[0]["function"] == "nest"
+sys.exit(0 if ok else 1)' m.json "$IN_TO" "$OUT_TO" >m-loops.out
+ok $? "modelled: entries exact, trips within 1% ($(cat m-loops.out))"
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = {(int(x["from"], 16), int(x["to"], 16)): x["count"] for x in r["branches"]}
+sys.exit(0 if b.get((int(sys.argv[2], 16), int(sys.argv[3], 16))) == 36000 else 1)' m.json "$IN_FROM" "$IN_TO"
+ok $? "modelled: the inner branch taken 36,000 times (callgrind's jumps)"
+"$GX_BIN" report m --by loop >m-loop.txt 2>&1 && grep -q " 37000 *1000 *37\.00 .* nest " m-loop.txt
+ok $? "modelled: report --by loop shows 37000 iterations over 1000 entries"
+done_testing
