@@ -147,6 +147,44 @@ static int write_pprof(const char *input, const char *output, const struct repor
 	return ret;
 }
 
+/* --format autofdo|bolt [-o FILE]: a binary's branch profile (issue 42). */
+static int write_flow(const char *input, const char *output, const struct report_cmd_opts *o,
+		      int (*fn)(struct strbuf *, struct gx_result *, const char **, char **))
+{
+	struct gx_result_opts oo = open_opts(".", o);
+	struct gx_result *res = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	const char *module = NULL;
+	char *cause = NULL;
+	FILE *f = stdout;
+	int ret = GX_EXIT_FAIL;
+
+	if (gx_result__open(&res, input, &oo, &cause) || fn(&sb, res, &module, &cause)) {
+		cmd_error("%s", cause);
+	} else if (output && strcmp(output, "-") && !(f = fopen(output, "w"))) {
+		cmd_error("%s: %s", output, strerror(errno));
+	} else {
+		fwrite(sb.buf, 1, sb.len, f);
+		ret = (f == stdout ? fflush(f) : fclose(f)) ? GX_EXIT_FAIL : GX_EXIT_OK;
+		if (module)
+			fprintf(stderr, "gexplore report: the branches of %s\n", gx_esc(module));
+	}
+	free(cause);
+	strbuf__exit(&sb);
+	gx_result__delete(res);
+	return ret;
+}
+
+static int write_autofdo(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_flow(input, output, o, export_autofdo);
+}
+
+static int write_bolt(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_flow(input, output, o, export_bolt);
+}
+
 static int name_index(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
@@ -182,6 +220,8 @@ static const struct report_export {
 	{ "csv", FMT_CSV, NULL, false },
 	{ "folded", FMT_FOLDED, NULL, false },
 	{ "pprof", FMT_TEXT, write_pprof, true },
+	{ "autofdo", FMT_TEXT, write_autofdo, false },	/* issue 42 */
+	{ "bolt", FMT_TEXT, write_bolt, false },
 };
 
 static int report_format(const char *input, const char *format, const char *output,
@@ -367,7 +407,7 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
-		       "export as pprof, json, csv, folded or text", "text"),
+		       "export as pprof, json, csv, folded, text, autofdo or bolt", "text"),
 	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
 		       "write the --format export to FILE", "standard output"),
 	CMD_OPT_END(),

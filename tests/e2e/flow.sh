@@ -170,6 +170,33 @@ ok $? "report --by branch: the inner branch, its mispredicts (1 in 36) and cycle
 "$GX_BIN" report br.data --by block >block.txt 2>&1 && grep -q "^ *[0-9]* .*$IN_TO-$IN_FROM" block.txt
 ok $? "report --by block: the inner loop's block"
 
+# the optimisers' formats: BOLT's pre-aggregated lines, AutoFDO's text
+"$GX_BIN" report br.data --format bolt -o bolt.txt 2>bolt.err
+is "$?" 0 "report --format bolt: exit 0"
+python3 -c '
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+lines = open(sys.argv[2]).read().splitlines()
+ok = all(re.fullmatch(r"B [0-9a-f]+ [0-9a-f]+ [0-9]+ [0-9]+|F [0-9a-f]+ [0-9a-f]+ [0-9]+", l) for l in lines)
+b = {(int(x["from"], 16), int(x["to"], 16)): (x["count"], x["mispredicted"]) for x in r["branches"]}
+f = {(int(x["start"], 16), int(x["end"], 16)): x["count"] for x in r["ranges"]}
+gb = {(int(l.split()[1], 16), int(l.split()[2], 16)): (int(l.split()[3]), int(l.split()[4])) for l in lines if l[0] == "B"}
+gf = {(int(l.split()[1], 16), int(l.split()[2], 16)): int(l.split()[3]) for l in lines if l[0] == "F"}
+sys.exit(0 if ok and gb == b and gf == f else 1)' br.json bolt.txt
+ok $? "BOLT's B (from, to, count, mispredicts) and F (start, end, count) lines are the branches and ranges"
+grep -q "the branches of .*wl-loops" bolt.err
+ok $? "... of the binary with the most branches, named on standard error"
+"$GX_BIN" report br.data --format autofdo >afdo.txt 2>/dev/null
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = open(sys.argv[2]).read().split()
+n = int(l[0]); rng = dict((x.split(":")[0], int(x.split(":")[1])) for x in l[1:1 + n])
+na = int(l[1 + n]); nb = int(l[2 + n + na]); br = l[3 + n + na:]
+want = {"%x-%x" % (int(x["start"], 16), int(x["end"], 16)): x["count"] for x in r["ranges"]}
+sys.exit(0 if rng == want and na == 0 and nb == len(br) == len(r["branches"]) else 1)' br.json afdo.txt
+ok $? "AutoFDO's text profile: its range section is the ranges, its branch section counted"
+
 if [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
 	"$PERF" script -i br.data -F ip,brstack >perf.txt 2>perf.err
 	ok $? "perf script -F ip,brstack reads the synthesised file"
