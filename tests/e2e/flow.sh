@@ -169,6 +169,9 @@ ok $? "report --by loop: the inner loop's trips, in nest, at its source line"
 ok $? "report --by branch: the inner branch, its mispredicts (1 in 36) and cycles (9)"
 "$GX_BIN" report br.data --by block >block.txt 2>&1 && grep -q "^ *[0-9]* .*$IN_TO-$IN_FROM" block.txt
 ok $? "report --by block: the inner loop's block"
+"$GX_BIN" tui --keys "g d" --dump 100x40 br.data >tui.txt 2>&1
+grep -q "${IN_TO#0x} .* [0-9][0-9]* |\[ " tui.txt
+ok $? "the TUI's disassembly of nest: the inner block's executions, in two loops' brackets"
 
 # the optimisers' formats: BOLT's pre-aggregated lines, AutoFDO's text
 "$GX_BIN" report br.data --format bolt -o bolt.txt 2>bolt.err
@@ -209,7 +212,7 @@ fi
 
 # ---- exactly, from the model
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v llvm-mca >/dev/null 2>&1; then
-	skip 4 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
+	skip 5 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
 	done_testing
 	exit
 fi
@@ -235,4 +238,7 @@ sys.exit(0 if b.get((int(sys.argv[2], 16), int(sys.argv[3], 16))) == 36000 else 
 ok $? "modelled: the inner branch taken 36,000 times (callgrind's jumps)"
 "$GX_BIN" report m --by loop >m-loop.txt 2>&1 && grep -q " 37000 *1000 *37\.00 .* nest " m-loop.txt
 ok $? "modelled: report --by loop shows 37000 iterations over 1000 entries"
+"$GX_BIN" tui --keys "g d" --dump 100x40 m >m-tui.txt 2>&1
+grep -q "${IN_TO#0x} .* 37000 |\[ " m-tui.txt && grep -q "${OUT_TO#0x} .* 1000 \[ " m-tui.txt
+ok $? "modelled: the TUI's disassembly shows each loop head's executions exactly (37000, 1000)"
 done_testing
