@@ -25,6 +25,7 @@
 
 #include "perfdata/perfdata.h"
 #include "util/util.h"
+#include "gen-records.h"
 
 #define BASE 0x555555554000ULL
 #define KBASE 0xffffffff81000000ULL
@@ -46,28 +47,10 @@ static void put_maps(struct perf_writer *w, const char *binary)
 		uint32_t pid, tid;
 		char comm[16];
 	} comm = { { PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC, sizeof(comm) }, PID, PID, "brstack" };
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_gen;
-		uint32_t prot, flags;
-		char name[256];
-	} mm;
-	size_t nl = strlen(binary) + 1;
+	struct gen_mmap2 mm;
 
 	put(w, &comm, sizeof(comm));
-	memset(&mm, 0, sizeof(mm));
-	mm.h.type = PERF_RECORD_MMAP2;
-	mm.h.misc = PERF_RECORD_MISC_USER;
-	mm.pid = mm.tid = PID;
-	mm.addr = BASE;
-	mm.len = 0x200000;
-	mm.prot = 5;
-	mm.flags = 2;
-	memcpy(mm.name, binary, nl < sizeof(mm.name) ? nl : sizeof(mm.name) - 1);
-	mm.h.size = (uint16_t)(offsetof(__typeof__(mm), name) + ((nl + 7) & ~(size_t)7));
+	gen_mmap2(&mm, PID, BASE, 0x200000, binary);
 	put(w, &mm, mm.h.size);
 }
 
