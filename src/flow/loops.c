@@ -24,6 +24,7 @@ struct lgraph {
 	uint32_t *succ, *pred;		/* edge indices */
 	uint32_t *rpo, *order;		/* rpo[i]: node; order[node]: its number, UINT32_MAX: unreached */
 	uint32_t *idom;
+	uint32_t *pre, *post;		/* the dominator tree's numbering (dom_tree) */
 	uint32_t *roots;
 	bool *is_root;
 	uint32_t *cand;			/* blocks that ran, likeliest entries first */
@@ -208,17 +209,50 @@ static void dominators(const struct flow_graph *g, struct lgraph *lg)
 	}
 }
 
+/* The dominator tree numbered in preorder and postorder: h dominates t
+ * when t's interval lies in h's (a question in constant time). */
+static void dom_tree(struct lgraph *lg)
+{
+	size_t n = lg->n, *off = xcalloc(n + 3, sizeof(*off)), *fill, sp = 0;
+	uint32_t *kids, *stack = xcalloc(n + 2, sizeof(*stack)), clock = 0;
+	size_t *next = xcalloc(n + 2, sizeof(*next));
+
+	for (size_t v = 0; v < n; v++)
+		if (lg->idom[v] != UINT32_MAX)
+			off[lg->idom[v] + 1]++;
+	for (size_t v = 0; v <= n; v++)
+		off[v + 1] += off[v];
+	kids = xcalloc(off[n + 1] + 1, sizeof(*kids));
+	fill = xcalloc(n + 2, sizeof(*fill));
+	memcpy(fill, off, (n + 1) * sizeof(*fill));
+	for (size_t v = 0; v < n; v++)
+		if (lg->idom[v] != UINT32_MAX)
+			kids[fill[lg->idom[v]]++] = (uint32_t)v;
+	lg->pre = xcalloc(n + 2, sizeof(*lg->pre));
+	lg->post = xcalloc(n + 2, sizeof(*lg->post));
+	stack[sp++] = (uint32_t)n;
+	lg->pre[n] = clock++;
+	while (sp) {
+		uint32_t v = stack[sp - 1];
+
+		if (off[v] + next[v] < off[v + 1]) {
+			uint32_t w = kids[off[v] + next[v]++];
+
+			lg->pre[w] = clock++;
+			stack[sp++] = w;
+		} else {
+			lg->post[v] = clock++;
+			sp--;
+		}
+	}
+	free(off), free(fill), free(kids), free(stack), free(next);
+}
+
 static bool dominates(const struct lgraph *lg, uint32_t h, uint32_t t)
 {
 	if (lg->order[t] == UINT32_MAX || lg->order[h] == UINT32_MAX)
 		return false;
-	for (;;) {
-		if (t == h)
-			return true;
-		if (t == lg->n || lg->idom[t] == t)
-			return false;
-		t = lg->idom[t];
-	}
+	return lg->pre[h] <= lg->pre[t] && lg->post[t] <= lg->post[h];
 }
 
 struct body {
@@ -261,10 +295,40 @@ static void loop_body(const struct flow_graph *g, const struct lgraph *lg, uint3
 	}
 }
 
+/* Every edge by its source and by its target (edges are sorted by
+ * source): a loop's counts read its own edges only. */
+struct eidx {
+	size_t *out;		/* [n + 1]: edges[out[b] .. out[b + 1]) leave b */
+	size_t *in_off;		/* [n + 1]: in_e[in_off[b] .. in_off[b + 1]) enter b */
+	uint32_t *in_e;
+};
+
+static void eidx_build(const struct flow_graph *g, struct eidx *x)
+{
+	size_t n = g->nr_blocks, *fill = xcalloc(n + 2, sizeof(*fill));
+
+	x->out = xcalloc(n + 2, sizeof(*x->out));
+	x->in_off = xcalloc(n + 2, sizeof(*x->in_off));
+	x->in_e = xcalloc(g->nr_edges + 1, sizeof(*x->in_e));
+	for (size_t i = 0; i < g->nr_edges; i++)
+		x->out[g->edges[i].src + 1]++, x->in_off[g->edges[i].dst + 1]++;
+	for (size_t b = 0; b < n; b++)
+		x->out[b + 1] += x->out[b], x->in_off[b + 1] += x->in_off[b];
+	memcpy(fill, x->in_off, (n + 1) * sizeof(*fill));
+	for (size_t i = 0; i < g->nr_edges; i++)
+		x->in_e[fill[g->edges[i].dst]++] = (uint32_t)i;
+	free(fill);
+}
+
+static void eidx_free(struct eidx *x)
+{
+	free(x->out), free(x->in_off), free(x->in_e);
+}
+
 /* Entries, iterations, exits and cycles of the loop whose blocks are
  * marked in. */
-static void loop_counts(const struct flow_graph *g, const struct body *b, const bool *in,
-			struct flow_loop *l)
+static void loop_counts(const struct flow_graph *g, const struct eidx *x, const struct body *b,
+			const bool *in, struct flow_loop *l)
 {
 	const struct flow_priv *p = g->priv;
 	uint64_t back = 0, into = 0, all_in = 0;
@@ -273,22 +337,25 @@ static void loop_counts(const struct flow_graph *g, const struct body *b, const 
 	l->head = b->head;
 	l->nr_blocks = (uint32_t)b->n;
 	l->parent = -1;
-	for (size_t i = 0; i < g->nr_edges; i++) {
-		const struct flow_edge *e = &g->edges[i];
+	for (size_t k = x->in_off[b->head]; k < x->in_off[b->head + 1]; k++) {
+		const struct flow_edge *e = &g->edges[x->in_e[k]];
 
-		if (e->dst == b->head) {
-			all_in += e->count;
-			if (in[e->src] && intra(g, e))
-				back += e->count;
-			else if (!in[e->src] && (intra(g, e) || p->last[e->src].kind == FLOW_CALL))
-				into += e->count;
-		}
-		if (in[e->src] && !in[e->dst] && intra(g, e)) {
+		all_in += e->count;
+		if (in[e->src] && intra(g, e))
+			back += e->count;
+		else if (!in[e->src] && (intra(g, e) || p->last[e->src].kind == FLOW_CALL))
+			into += e->count;
+	}
+	for (size_t v = 0; v < b->n; v++)
+		for (size_t k = x->out[b->v[v]]; k < x->out[b->v[v] + 1]; k++) {
+			const struct flow_edge *e = &g->edges[k];
+
+			if (in[e->dst] || !intra(g, e))
+				continue;
 			l->exits += e->count;
 			l->exit_mispred += e->taken ? e->mispred :
 				p->exact && p->last[e->src].kind == FLOW_COND ? p->last[e->src].mispred : 0;
 		}
-	}
 	if (p->exact && g->blocks[b->head].execs > all_in)
 		into += g->blocks[b->head].execs - all_in;	/* called: no edge added */
 	l->entries = into;
@@ -324,8 +391,10 @@ static void place_loops(struct flow_graph *g, struct body *bs, size_t nb)
 	bool *in = xcalloc(g->nr_blocks + 1, sizeof(*in));
 	int32_t *head_of = xcalloc(g->nr_blocks + 1, sizeof(*head_of));
 	uint32_t *perm;
+	struct eidx x;
 
 	gx_qsort(bs, nb, sizeof(*bs), cmp_body_size);
+	eidx_build(g, &x);
 	g->loops = xcalloc(nb + 1, sizeof(*g->loops));
 	g->nr_loops = nb;
 	for (size_t b = 0; b < g->nr_blocks; b++)
@@ -335,7 +404,7 @@ static void place_loops(struct flow_graph *g, struct body *bs, size_t nb)
 	for (size_t i = 0; i < nb; i++) {
 		for (size_t k = 0; k < bs[i].n; k++)
 			in[bs[i].v[k]] = true;
-		loop_counts(g, &bs[i], in, &g->loops[i]);
+		loop_counts(g, &x, &bs[i], in, &g->loops[i]);
 		for (size_t k = 0; k < bs[i].n; k++) {
 			uint32_t v = bs[i].v[k];
 			int32_t l = head_of[v];
@@ -368,6 +437,7 @@ static void place_loops(struct flow_graph *g, struct body *bs, size_t nb)
 		g->loops[i].depth = d;
 	}
 	free(perm), free(in), free(head_of);
+	eidx_free(&x);
 }
 
 void flow_loops(struct flow_graph *g)
@@ -383,6 +453,7 @@ void flow_loops(struct flow_graph *g)
 	find_roots(g, &lg);
 	number(g, &lg);
 	dominators(g, &lg);
+	dom_tree(&lg);
 	mark = xcalloc(lg.n + 2, sizeof(*mark));
 	for (size_t k = 0; k < lg.nr_rpo; k++) {
 		uint32_t h = lg.rpo[k];
@@ -404,5 +475,5 @@ void flow_loops(struct flow_graph *g)
 		free(bs[i].v);
 	free(bs), free(mark);
 	free(lg.so), free(lg.po), free(lg.succ), free(lg.pred), free(lg.rpo), free(lg.order);
-	free(lg.idom), free(lg.roots), free(lg.is_root), free(lg.cand), free(lg.excess);
+	free(lg.idom), free(lg.pre), free(lg.post), free(lg.roots), free(lg.is_root), free(lg.cand), free(lg.excess);
 }
