@@ -330,6 +330,19 @@ static void text_loops(struct strbuf *sb, const struct gx_flow *f, const struct 
 	text_more(sb, n, g->nr_loops);
 }
 
+void report__text_flow_hint(struct strbuf *sb, struct gx_result *in)
+{
+	uint64_t wrong, stacks, entries, bogus, dups;
+	const struct flow_stacks *fs = profile__branch_stacks(gx_result__profile(in), &wrong);
+
+	if (!fs)
+		return;
+	flow_stacks__stats(fs, &stacks, &entries, &bogus, &dups);
+	strbuf__addf(sb, "\nBranch stacks: %" PRIu64 " samples carry %" PRIu64 " branch records; "
+		     "report --by loop, --by block or --by branch shows what they say\n",
+		     stacks, entries);
+}
+
 int report__text_flow(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	char *why = NULL;

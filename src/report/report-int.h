@@ -95,6 +95,8 @@ json_t *report__json_offcpu(struct gx_result *in, const struct report_opts *o);
  * the JSON tables ranges, branches, blocks and loops with their summary
  * "flow" (none where the result has no flow). */
 int report__text_flow(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+/* A line under the default text report where samples carry branch stacks. */
+void report__text_flow_hint(struct strbuf *sb, struct gx_result *in);
 void report__json_flow(json_t *root, struct gx_result *in, const struct report_opts *o);
 
 #endif

@@ -471,6 +471,7 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	if (o->by_flow)
 		return report__text_flow(sb, in, o);
 	text_tables(sb, in, o);
+	report__text_flow_hint(sb, in);
 	text_warnings(sb, in, o);
 	return 0;
 }

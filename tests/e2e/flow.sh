@@ -167,6 +167,9 @@ ok $? "report --by loop: the inner loop's trips, in nest, at its source line"
 "$GX_BIN" report br.data --by branch >branch.txt 2>&1 &&
 	grep -q "^ *[0-9]* *2\.[0-9]% *9\.0  $IN_FROM *$IN_TO" branch.txt
 ok $? "report --by branch: the inner branch, its mispredicts (1 in 36) and cycles (9)"
+"$GX_BIN" report br.data >default.txt 2>&1 &&
+	grep -q "^Branch stacks: [0-9]* samples carry [0-9]* branch records; report --by loop" default.txt
+ok $? "the default report says the samples carry branch stacks, and where to look"
 "$GX_BIN" report br.data --by block >block.txt 2>&1 && grep -q "^ *[0-9]* .*$IN_TO-$IN_FROM" block.txt
 ok $? "report --by block: the inner loop's block"
 "$GX_BIN" tui --keys "g d" --dump 100x40 br.data >tui.txt 2>&1
@@ -209,6 +212,22 @@ if [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
 else
 	skip 2 "perf is not installed (Debian package linux-perf)"
 fi
+
+# record -b: where the PMU has no branch stacks (or there is no PMU) it
+# says so; where it has them, the result carries them
+"$GX_BIN" record -q -b -o rb -- "$WLL" 100 37 >rb.out 2>&1
+if [ "$?" = 0 ]; then
+	"$GX_BIN" report rb --json >rb.json 2>/dev/null
+	python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["flow"]["stacks"] > 0 else 1)' rb.json
+	ok $? "record -b on a PMU with branch stacks: the result carries them"
+else
+	grep -q "branch stacks" rb.out && grep -qi "PMU" rb.out
+	ok $? "record -b where there are no branch stacks: it says so ($(head -c 160 rb.out))"
+fi
+"$GX_BIN" record -q -j cond,jcc -o rj -- true >rj.out 2>&1
+is "$?" 2 "record -j with a mode perf does not know: a usage error"
+grep -q "'jcc' is no branch filter" rj.out
+ok $? "... naming it"
 
 # ---- exactly, from the model
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v llvm-mca >/dev/null 2>&1; then
