@@ -231,7 +231,7 @@ ok $? "... naming it"
 
 # ---- exactly, from the model
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v llvm-mca >/dev/null 2>&1; then
-	skip 5 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
+	skip 8 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
 	done_testing
 	exit
 fi
@@ -260,4 +260,12 @@ ok $? "modelled: report --by loop shows 37000 iterations over 1000 entries"
 "$GX_BIN" tui --keys "g d" --dump 100x40 m >m-tui.txt 2>&1
 grep -q "${IN_TO#0x} .* 37000 |\[ " m-tui.txt && grep -q "${OUT_TO#0x} .* 1000 \[ " m-tui.txt
 ok $? "modelled: the TUI's disassembly shows each loop head's executions exactly (37000, 1000)"
+# a damaged flow.json: the report goes on and says why there is no flow
+cp -r m m2 && printf '{"version": 1, "modules": ["x"], "insns": [[0, 4096, 99, 0, 1, 1.0, 0]], "jumps": []}' >m2/flow.json
+"$GX_BIN" report m2 --json >m2.json 2>/dev/null
+is "$?" 0 "a damaged flow.json: report --json still exits 0"
+grep -q '"flow_unavailable": "flow.json: instruction 0 is not' m2.json
+ok $? "... and says why there are no loops"
+"$GX_BIN" report m2 --by loop >m2.txt 2>&1 && grep -q "flow.json: instruction 0" m2.txt
+ok $? "... as does report --by loop"
 done_testing

@@ -267,6 +267,59 @@ static void test_from_stacks(void)
 	free(t);
 }
 
+/* A loop that calls f, which another place calls too: 0x104 calls f
+ * (0x400, ret at 0x410), which returns to 0x109; 0x10c jne 0x100; after
+ * the loop 0x300 calls f, which returns to 0x305, and 0x306 jumps back to
+ * 0xf0, which runs into 0x100: the loop is entered 100 times, 10 turns
+ * each, inside an outer one. The call's block
+ * goes on to the one after it, so the loop holds f's return point and is
+ * found; f's return is no edge of the loop. */
+static size_t call_len(void *ctx, uint32_t module, uint64_t addr, enum flow_kind *kind)
+{
+	(void)ctx, (void)module;
+	*kind = addr == 0x104 || addr == 0x300 ? FLOW_CALL : addr == 0x410 ? FLOW_RET :
+		addr == 0x306 ? FLOW_JUMP : FLOW_COND;
+	return addr == 0x104 || addr == 0x300 ? 5 : addr == 0x410 ? 1 : 2;
+}
+
+static void test_calls_in_loop(void)
+{
+	struct flow_entry t[4000], st[8];
+	struct flow_stacks *fs = flow_stacks__new();
+	struct flow_graph g;
+	const struct flow_loop *l;
+	size_t n = 0;
+
+	for (int e = 0; e < 100; e++) {
+		t[n++] = (struct flow_entry){ 0, 0, 0x306, 0xf0, false, 0 };
+		for (int i = 0; i < 10; i++) {
+			t[n++] = (struct flow_entry){ 0, 0, 0x104, 0x400, false, 0 };
+			t[n++] = (struct flow_entry){ 0, 0, 0x410, 0x109, false, 0 };
+			if (i < 9)
+				t[n++] = (struct flow_entry){ 0, 0, 0x10c, 0x100, false, 0 };
+		}
+		t[n++] = (struct flow_entry){ 0, 0, 0x300, 0x400, false, 0 };
+		t[n++] = (struct flow_entry){ 0, 0, 0x410, 0x305, false, 0 };
+	}
+	for (size_t at = 8; at < n; at += 3) {
+		for (size_t k = 0; k < 8; k++)
+			st[k] = t[at - k];
+		flow_stacks__add(fs, st, 8);
+	}
+	flow_graph__init(&g);
+	flow_graph__from_stacks(&g, fs, call_len, NULL);
+	flow_graph__finish(&g);
+	l = loop_at(&g, 0x100);
+	ok(l && flow_loop__trips(l) > 9 && flow_loop__trips(l) < 11,
+	   "a loop that calls a function called elsewhere too: found, trips %.2f (10)",
+	   l ? flow_loop__trips(l) : 0);
+	ok(!loop_at(&g, 0x400), "the function it calls is no loop of its own");
+	ok(l && loop_at(&g, 0xf0) && l->parent == loop_at(&g, 0xf0) - g.loops,
+	   "the loop nests in the one around it, through the second call");
+	flow_graph__exit(&g);
+	flow_stacks__delete(fs);
+}
+
 int main(void)
 {
 	test_kinds();
@@ -274,5 +327,6 @@ int main(void)
 	test_stacks();
 	test_exact();
 	test_from_stacks();
+	test_calls_in_loop();
 	return done_testing();
 }
