@@ -209,8 +209,16 @@ if [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
 	python3 autofdo.py perf perf.txt br.json >cmp-perf.out 2>&1
 	ok $? "ranges and branches from what perf script prints are gexplore's: $(head -1 cmp-perf.out)"
 	grep -v '^ranges' cmp-perf.out | sed 's/^/# /'
+	# the same stacks in a file perf wrote (perf inject rewrites it)
+	"$PERF" inject -i br.data -o br-perf.data >/dev/null 2>&1 &&
+		"$GX_BIN" report br-perf.data --json --limit 0 >bp.json 2>/dev/null &&
+		python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+sys.exit(0 if a["ranges"] == b["ranges"] and a["branches"] == b["branches"] and a["loops"] == b["loops"] else 1)' br.json bp.json
+	ok $? "a perf-written copy (perf inject) gives the same ranges, branches and loops"
 else
-	skip 2 "perf is not installed (Debian package linux-perf)"
+	skip 3 "perf is not installed (Debian package linux-perf)"
 fi
 
 # record -b: where the PMU has no branch stacks (or there is no PMU) it
