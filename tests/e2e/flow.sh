@@ -209,6 +209,12 @@ if [ -n "${PERF:-}" ] && [ -x "$PERF" ]; then
 	python3 autofdo.py perf perf.txt br.json >cmp-perf.out 2>&1
 	ok $? "ranges and branches from what perf script prints are gexplore's: $(head -1 cmp-perf.out)"
 	grep -v '^ranges' cmp-perf.out | sed 's/^/# /'
+	# the hottest block lies in the function perf says is hottest
+	top=$("$PERF" report -i br.data --stdio --no-branch-stack --sort sym 2>/dev/null |
+		awk '$1 ~ /%$/ { print $3; exit }')
+	python3 -c 'import json, sys; sys.exit(0 if json.load(open(sys.argv[1]))["blocks"][0]["function"] == sys.argv[2] else 1)' \
+		br.json "$top"
+	ok $? "the hottest block is in the function perf report puts first ($top)"
 	# the same stacks in a file perf wrote (perf inject rewrites it)
 	"$PERF" inject -i br.data -o br-perf.data >/dev/null 2>&1 &&
 		"$GX_BIN" report br-perf.data --json --limit 0 >bp.json 2>/dev/null &&
@@ -218,7 +224,7 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 sys.exit(0 if a["ranges"] == b["ranges"] and a["branches"] == b["branches"] and a["loops"] == b["loops"] else 1)' br.json bp.json
 	ok $? "a perf-written copy (perf inject) gives the same ranges, branches and loops"
 else
-	skip 3 "perf is not installed (Debian package linux-perf)"
+	skip 4 "perf is not installed (Debian package linux-perf)"
 fi
 
 # record -b: where the PMU has no branch stacks (or there is no PMU) it
