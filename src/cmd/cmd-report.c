@@ -65,6 +65,10 @@ int report_print_result(struct gx_result *res, const struct report_cmd_opts *o)
 		cmd_error("--event: no event '%s' in %s", o->event, gx_result__path(res));
 		return GX_EXIT_USAGE;
 	}
+	if (o->r.by_flow && (o->format == FMT_CSV || o->format == FMT_FOLDED)) {
+		cmd_error("--by block, loop and branch are text tables; --json has them all");
+		return GX_EXIT_USAGE;
+	}
 	switch (o->format) {
 	case FMT_JSON:
 		err = report_json(&out, res, &ropts);

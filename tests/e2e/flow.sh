@@ -170,6 +170,8 @@ ok $? "report --by branch: the inner branch, its mispredicts (1 in 36) and cycle
 "$GX_BIN" report br.data >default.txt 2>&1 &&
 	grep -q "^Branch stacks: [0-9]* samples carry [0-9]* branch records; report --by loop" default.txt
 ok $? "the default report says the samples carry branch stacks, and where to look"
+"$GX_BIN" report br.data --by loop --csv >/dev/null 2>csv.err
+is "$?" 2 "report --by loop --csv: a usage error (text tables; --json has them)"
 "$GX_BIN" report br.data --by block >block.txt 2>&1 && grep -q "^ *[0-9]* .*$IN_TO-$IN_FROM" block.txt
 ok $? "report --by block: the inner loop's block"
 "$GX_BIN" tui --keys "g d" --dump 100x40 br.data >tui.txt 2>&1
