@@ -466,8 +466,10 @@ static void annotate_flow(struct gx_result *res, const char *module, struct tui_
 
 		if (!blk)
 			continue;
-		if (blk->start == x->addr)
+		if (blk->start == x->addr) {
 			x->block_execs = blk->execs;
+			x->block_cycles = blk->timed ? blk->cycles / (double)blk->timed : 0;
+		}
 		if (blk->loop >= 0) {
 			const struct flow_loop *l = &g->loops[blk->loop];
 

@@ -280,6 +280,7 @@ struct tui_insn {
 	 * instruction begins (0: none begins here), the depth of the
 	 * innermost loop it is in (0: none), whether it is that loop's head */
 	uint64_t block_execs;
+	double block_cycles;	/* its cycles an execution (0: not timed) */
 	uint8_t loop_depth;
 	bool loop_head;
 };
