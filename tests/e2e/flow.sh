@@ -175,8 +175,8 @@ is "$?" 2 "report --by loop --csv: a usage error (text tables; --json has them)"
 "$GX_BIN" report br.data --by block >block.txt 2>&1 && grep -q "^ *[0-9]* .*$IN_TO-$IN_FROM" block.txt
 ok $? "report --by block: the inner loop's block"
 "$GX_BIN" tui --keys "g d" --dump 100x40 br.data >tui.txt 2>&1
-grep -q "${IN_TO#0x} .* [0-9][0-9]* |\[ " tui.txt
-ok $? "the TUI's disassembly of nest: the inner block's executions, in two loops' brackets"
+grep -q "${IN_TO#0x} .* [0-9][0-9]*  *[0-9.]*c |\[ " tui.txt
+ok $? "the TUI's disassembly of nest: the inner block's executions and cycles, in two loops' brackets"
 
 # the optimisers' formats: BOLT's pre-aggregated lines, AutoFDO's text
 "$GX_BIN" report br.data --format bolt -o bolt.txt 2>bolt.err
@@ -274,7 +274,8 @@ ok $? "modelled: the inner branch taken 36,000 times (callgrind's jumps)"
 "$GX_BIN" report m --by loop >m-loop.txt 2>&1 && grep -q " 37000 *1000 *37\.00 .* nest " m-loop.txt
 ok $? "modelled: report --by loop shows 37000 iterations over 1000 entries"
 "$GX_BIN" tui --keys "g d" --dump 100x40 m >m-tui.txt 2>&1
-grep -q "${IN_TO#0x} .* 37000 |\[ " m-tui.txt && grep -q "${OUT_TO#0x} .* 1000 \[ " m-tui.txt
+grep -q "${IN_TO#0x} .* 37000  *[0-9.]*c |\[ " m-tui.txt &&
+	grep -q "${OUT_TO#0x} .* 1000  *[0-9.]*c \[ " m-tui.txt
 ok $? "modelled: the TUI's disassembly shows each loop head's executions exactly (37000, 1000)"
 # a damaged flow.json: the report goes on and says why there is no flow
 cp -r m m2 && printf '{"version": 1, "modules": ["x"], "insns": [[0, 4096, 99, 0, 1, 1.0, 0]], "jumps": []}' >m2/flow.json
