@@ -29,6 +29,10 @@ struct collect_opts {
 	uint32_t freq;		/* -F: frequency mode in Hz; 0 = off */
 	double rate;		/* --rate: multiplies every SAV; 1.0 = as is */
 	enum collect_callgraph callgraph;
+	/* -b / --branch-filter: every sampling event on a hardware PMU
+	 * records branch stacks (PERF_SAMPLE_BRANCH_STACK) with this
+	 * attr.branch_sample_type (PERF_SAMPLE_BRANCH_*); 0: none */
+	uint64_t branch_sample_type;
 	uint32_t stack_size;	/* dwarf: bytes of user stack to copy (default 8192) */
 	pid_t pid;		/* -p: attach; 0 = start argv */
 	bool system_wide;	/* -a: every CPU */
@@ -369,5 +373,14 @@ size_t collect_child__signal(struct collect_child *c, int sig);
  * ended: the keeper told so and reaped (what it left running is left, as
  * after a native record). NULL: nothing. */
 void collect_child__delete(struct collect_child *c);
+
+/*
+ * perf's -j/--branch-filter: MODE[,MODE...] of any, any_call, any_ret,
+ * ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type,
+ * stack, hw_index, no_flags, no_cycles and the levels u, k, hv, as
+ * PERF_SAMPLE_BRANCH_* bits into *bits; levels alone mean any of them
+ * (perf's rule). 0, or GX_E_USAGE with *cause naming the bad word.
+ */
+int collect_branch_filter(const char *spec, uint64_t *bits, char **cause);
 
 #endif /* GX_COLLECT_H */

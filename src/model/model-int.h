@@ -268,6 +268,12 @@ struct model_faults {
 int model_faults__native(char *const *argv, struct model_faults *f, int *stop_sig,
 			 char **cause);
 void model_faults__exit(struct model_faults *f);
+/* dirfd's flow.json: pr's instructions that text (per cg instruction,
+ * NULL: not disassembled) names and that ran, with their kinds,
+ * executions, cycles and conditional mispredicts as priced, and
+ * callgrind's jumps; the files' own addresses (loops.c). */
+int model_loops_write(const struct model_priced *pr, const char *const *text, int dirfd,
+		      char **cause);
 
 /* ---- the programs it runs, and their files (valgrind.c) --------------------- */
 

@@ -136,8 +136,15 @@ struct keep {
 	size_t buf_cap;
 };
 
+struct flow_stacks;
+
 struct profile {
 	struct pd_tool tool;		/* first: the callbacks get a pd_tool * */
+	/* branch stacks (branches.c): their counts, module id -> its sym_dso,
+	 * wrong-path entries left out */
+	struct flow_stacks *flow;
+	struct u64map flow_dso;
+	uint64_t flow_wrong_path;
 	struct machine machine;
 	size_t nr_events;
 	uint64_t *tot_samples, *tot_period;
@@ -292,6 +299,9 @@ void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t modu
 /* The previous value of a counter in a thread (0 the first time); the
  * caller stores the new one. Allocates only for a new pair. */
 uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid);
+
+/* branches.c: a sample's branch stack into p->flow. */
+void profile__branches(struct profile *p, const struct pd_sample *s);
 
 /* stack.c: the map of a process that holds an address, for the DWARF
  * unwinder (sym_find_map_fn; ctx a struct profile_map_find), and the

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "flow/flow.h"
 #include "profile-int.h"
 
 #include <stdlib.h>
@@ -268,6 +269,10 @@ void profile__delete(struct profile *p)
 	free(p->hot);
 	free(p->hot_nr);
 	profile__batch_delete(p);
+	if (p->flow) {
+		flow_stacks__delete(p->flow);
+		u64map__exit(&p->flow_dso);
+	}
 	free(p->pre_cause);
 	sym_session__delete(p->sym);
 	machine__exit(&p->machine);

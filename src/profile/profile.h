@@ -387,4 +387,20 @@ uint64_t profile_offcpu__dropped(const struct profile_offcpu *oc);
  */
 const char *profile__user_function(struct profile *p, uint32_t pid, uint64_t addr);
 
+/* ---- branch stacks (branches.c; issue 42) --------------------------------
+ *
+ * Every sample's branch stack (PERF_SAMPLE_BRANCH_STACK) goes into
+ * src/flow's range and branch counts, addresses the modules' own, a
+ * module named by a string id (profile__string). NULL when no sample had
+ * one; *wrong_path: entries left out as speculative (AMD's spec field).
+ */
+struct flow_stacks;
+enum flow_kind;
+const struct flow_stacks *profile__branch_stacks(const struct profile *p, uint64_t *wrong_path);
+/* A string id's string (a module's path as recorded). */
+const char *profile__string(const struct profile *p, uint32_t id);
+/* For flow_graph__from_stacks (ctx: the profile): the length and kind of
+ * the x86 branch at a module's address, from its file; 0 elsewhere. */
+size_t profile__branch_insn(void *ctx, uint32_t module, uint64_t addr, enum flow_kind *kind);
+
 #endif /* GX_PROFILE_H */

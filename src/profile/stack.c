@@ -637,6 +637,8 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 
 	if (!p->nr_events)
 		return 0;
+	if (s->nr_branches && p->sym)
+		profile__branches(p, s);
 	if (profile__batch_sample(p, s))
 		return 0;	/* unwound with others, then back here in order */
 	if (s->read && p->keep.on)

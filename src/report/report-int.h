@@ -89,4 +89,12 @@ double report__offcpu_region_s(struct gx_result *in, size_t name_idx);
 void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 json_t *report__json_offcpu(struct gx_result *in, const struct report_opts *o);
 
+/* report-flow.c: the blocks, loops or branches table (o->by_flow), and
+ * the JSON tables ranges, branches, blocks and loops with their summary
+ * "flow" (none where the result has no flow). */
+int report__text_flow(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+/* A line under the default text report where samples carry branch stacks. */
+void report__text_flow_hint(struct strbuf *sb, struct gx_result *in);
+void report__json_flow(json_t *root, struct gx_result *in, const struct report_opts *o);
+
 #endif

@@ -460,7 +460,10 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		report__text_calltree(sb, in, o);
 		return 0;
 	}
+	if (o->by_flow)
+		return report__text_flow(sb, in, o);
 	text_tables(sb, in, o);
+	report__text_flow_hint(sb, in);
 	text_warnings(sb, in, o);
 	return 0;
 }
@@ -705,6 +708,7 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 	json_profile(root, in, o);
 	if (report__offcpu(in))
 		json_object_set_new(root, "off_cpu", report__json_offcpu(in, o));
+	report__json_flow(root, in, o);
 	if (!any_hardware(in))
 		json_object_set_new(root, "topdown_unavailable",
 				    json_string("needs hardware counters; software events only"));

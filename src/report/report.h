@@ -36,6 +36,10 @@ struct report_opts {
 	bool by_region;
 	/* --by calltree: the call tree alone (text); by_given is false then */
 	bool by_tree;
+	/* --by block|loop|branch: what the branches say (text); by_given is
+	 * false then */
+	enum report_flow_by { REPORT_FLOW_NONE, REPORT_FLOW_BLOCK, REPORT_FLOW_LOOP,
+			      REPORT_FLOW_BRANCH } by_flow;
 	/* the recording's own warnings (meta.json's) were said while it ran,
 	 * just before this report (`gexplore -- CMD`): counted, not repeated */
 	bool warnings_said;

@@ -62,6 +62,8 @@ struct gx_result {
 	struct pd_offcpu *probes;	/* offcpu.bin, or NULL */
 	struct profile_offcpu *offcpu;
 	int cs_evsel;			/* the context-switches event sampled at each switch-out */
+	struct gx_flow *flow;		/* gx_result__flow's, once asked */
+	bool flow_tried;
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -858,11 +860,25 @@ fail:
 	return err;
 }
 
+const struct gx_flow *gx_result__flow(struct gx_result *r, char **cause)
+{
+	char *why = NULL;
+
+	if (!r->flow_tried) {
+		r->flow_tried = true;
+		if (gx_flow__load(&r->flow, r->dir, r->profile, &why) && cause)
+			*cause = why, why = NULL;
+		free(why);
+	}
+	return r->flow;
+}
+
 void gx_result__delete(struct gx_result *r)
 {
 	if (!r)
 		return;
 	gx_free_strv(r->notes, r->nr_notes);
+	gx_flow__delete(r->flow);
 	gx_regions__delete(r->regions);
 	free(r->region);
 	free(r->run_samples);

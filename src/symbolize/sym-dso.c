@@ -522,6 +522,23 @@ bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_
 	return false;
 }
 
+bool sym_dso__addr_to_offset(const struct sym_dso *dso, uint64_t addr, uint64_t *offset)
+{
+	for (size_t i = 0; i < dso->nr_loads; i++) {
+		const struct sym_load *l = &dso->loads[i];
+
+		if (addr >= l->vaddr && addr - l->vaddr < l->filesz) {
+			*offset = l->offset + (addr - l->vaddr);
+			return true;
+		}
+	}
+	if (!dso->nr_loads && dso->elf) {
+		*offset = addr;
+		return true;
+	}
+	return false;
+}
+
 bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len)
 {
 	size_t i;

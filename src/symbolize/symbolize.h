@@ -235,6 +235,16 @@ bool sym_dso__stale(const struct sym_dso *dso);
 /* Why the module gives no symbols (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__problem(const struct sym_dso *dso);
 
+/* ELF vaddr for a file offset (after an open); false when outside every
+ * PT_LOAD. */
+bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr);
+/* The file offset of an ELF vaddr (after an open); false when outside
+ * every PT_LOAD's file bytes. */
+bool sym_dso__addr_to_offset(const struct sym_dso *dso, uint64_t addr, uint64_t *offset);
+/* Copy len bytes at ELF vaddr from the file image (after an open); false
+ * when not in the file. */
+bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len);
+
 /* The file actually read (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__found_path(const struct sym_dso *dso);
 

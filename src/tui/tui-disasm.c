@@ -446,6 +446,40 @@ static void count_hits(struct tui_disasm *out, struct sym_session *sym, struct f
 	}
 }
 
+/* The blocks and loops of the result's flow over d's instructions of
+ * module (issue 42): branch stacks' estimates or the model's exact. */
+static void annotate_flow(struct gx_result *res, const char *module, struct tui_disasm *d)
+{
+	const struct gx_flow *f = gx_result__flow(res, NULL);
+	const struct flow_graph *g = f ? &f->graph : NULL;
+	uint32_t mod = FLOW_NO_MODULE;
+
+	for (size_t b = 0; g && b < g->nr_blocks && mod == FLOW_NO_MODULE; b++)
+		if (!strcmp(gx_flow__module(f, g->blocks[b].module), module))
+			mod = g->blocks[b].module;
+	if (mod == FLOW_NO_MODULE)
+		return;
+	for (size_t i = 0; i < d->nr; i++) {
+		struct tui_insn *x = &d->insns[i];
+		long b = flow_graph__block_at(g, mod, x->addr);
+		const struct flow_block *blk = b >= 0 ? &g->blocks[b] : NULL;
+
+		if (!blk)
+			continue;
+		if (blk->start == x->addr) {
+			x->block_execs = blk->execs;
+			x->block_cycles = blk->timed ? blk->cycles / (double)blk->timed : 0;
+		}
+		if (blk->loop >= 0) {
+			const struct flow_loop *l = &g->loops[blk->loop];
+
+			x->loop_depth = (uint8_t)(l->depth < 9 ? l->depth : 9);
+			x->loop_head = l->head == (uint32_t)b && blk->start == x->addr;
+		}
+		d->flow |= blk->execs > 0;
+	}
+}
+
 int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		    struct tui_disasm *out)
 {
@@ -499,6 +533,7 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		goto out;
 	}
 	count_hits(out, sym, &h, off);
+	annotate_flow(real->res, f->module, out);
 	if (!out->nr)
 		out->why = "capstone decoded no instruction here";
 out:

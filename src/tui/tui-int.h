@@ -276,11 +276,19 @@ struct tui_insn {
 	uint64_t period;	/* their periods: an exact or modelled clock's weight */
 	bool is_branch, is_load;
 	uint64_t target;	/* branch target, 0 when none / indirect */
+	/* the result's flow (issue 42): the executions of the block this
+	 * instruction begins (0: none begins here), the depth of the
+	 * innermost loop it is in (0: none), whether it is that loop's head */
+	uint64_t block_execs;
+	double block_cycles;	/* its cycles an execution (0: not timed) */
+	uint8_t loop_depth;
+	bool loop_head;
 };
 
 struct tui_disasm {
 	struct tui_insn *insns;
 	size_t nr;
+	bool flow;		/* blocks and loops annotated (tui_insn.block_execs...) */
 	const char *why;	/* message when nr == 0 (static or owned below) */
 	char *why_owned;
 };

@@ -653,6 +653,7 @@ static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)
 {
 	memset(to, 0, sizeof(*to));
 	to->nr = from->nr;
+	to->flow = from->flow;
 	to->insns = xcalloc(from->nr + 1, sizeof(*to->insns));
 	if (from->nr)
 		memcpy(to->insns, from->insns, from->nr * sizeof(*from->insns));

@@ -137,6 +137,20 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			if (x->line)
 				canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", x->line);
 			xx += 6;
+			if (d->d.flow) {	/* the block's executions, loop brackets */
+				if (x->block_execs)
+					canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_NORMAL,
+						       "%9llu", (unsigned long long)x->block_execs);
+				if (x->block_cycles > 0)
+					canvas__printf(c, xx + 10, y + i, sel ? TS_SELECTED : TS_DIM,
+						       "%6.1fc", x->block_cycles);
+				xx += 18;
+				for (int q = 0; q < x->loop_depth && q < 3; q++)
+					canvas__put(c, xx + q, y + i, sel ? TS_SELECTED : TS_DIM,
+						    x->loop_head && q + 1 == x->loop_depth ? "[" : "|",
+						    1);
+				xx += 4;
+			}
 		} else {
 			canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%4" PRIx64,
 				       x->addr & 0xffff);

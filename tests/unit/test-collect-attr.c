@@ -40,6 +40,7 @@ struct attr_case {
 	bool system_wide;
 	bool no_inherit;
 	bool hybrid;		/* a fake sysfs: cpu_core on CPUs 0-3, cpu_atom on 4-7 */
+	const char *branch;	/* -j/--branch-filter (issue 42), NULL: none */
 };
 
 /* sysfs trees for the children: one hybrid, one without core PMUs, so no
@@ -96,6 +97,11 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "skl-inst-retired", "INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-stalls-total", "skl::CYCLE_ACTIVITY:STALLS_TOTAL", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-mixed", "cycles,INST_RETIRED:ANY_P:pp,L1D_PEND_MISS:FB_FULL:c=1:u,UOPS_RETIRED:RETIRE_SLOTS", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false },
+	/* branch stacks: -b on the hardware events only; -j cond,u on a
+	 * forced Skylake's (LBR) */
+	{ __LINE__, "branch-any", "cycles,cpu-clock,instructions", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, false, "any" },
+	{ __LINE__, "branch-skl-cond-u", "cycles,INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false, false, "cond,u" },
+	{ __LINE__, "branch-zen4-calls", "cycles:u", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, false, "any_call,any_ret" },
 	{ __LINE__, "zen4-retired-ops", "RETIRED_OPS", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "zen4-dispatch-stalls", "amd64_fam19h_zen4::DISPATCH_STALLS_1:FE_NO_OPS:c=6,amd64_fam19h_zen4::CYCLES_NOT_IN_HALT", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 };
@@ -124,6 +130,8 @@ static void dump_attr(struct strbuf *sb, const struct collect_event *e, size_t i
 	else
 		F(sample_period);
 	X(sample_type);
+	if (a->branch_sample_type)
+		X(branch_sample_type);
 	X(read_format);
 	F(disabled);
 	F(inherit);
@@ -180,6 +188,8 @@ static char *run_case(const struct attr_case *c)
 		struct strbuf d = STRBUF_INIT;
 		int err;
 
+		if (c->branch && collect_branch_filter(c->branch, &o.branch_sample_type, &cause))
+			_exit(3);
 		close(p[0]);
 		setenv("GX_SYSFS", c->hybrid ? sysfs_hybrid : sysfs_plain, 1);
 		if (c->force_pmu)
@@ -324,6 +334,31 @@ static void test_errors(void)
 	}
 }
 
+/* -j's words as perf spells them; a software event has no branch stack */
+static void test_branch_filter(void)
+{
+	struct collect_opts o = { .rate = 1.0 };
+	struct collect_event *ev = NULL;
+	size_t nr = 0;
+	uint64_t v = 0;
+	char *cause = NULL;
+
+	ok(!collect_branch_filter("any_call,any_ret,u", &v, &cause) &&
+	   v == (PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_USER),
+	   "-j any_call,any_ret,u: its bits");
+	ok(!collect_branch_filter("u,k", &v, &cause) &&
+	   v == (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_ANY),
+	   "-j u,k: levels alone mean any branch (perf's rule)");
+	ok(collect_branch_filter("cond,jcc", &v, &cause) == GX_E_USAGE && cause &&
+	   strstr(cause, "'jcc'"), "-j cond,jcc: refused, naming jcc");
+	free(cause);
+	cause = NULL;
+	o.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+	ok(collect_parse_events("cpu-clock,page-faults", &o, &ev, &nr, &cause) == GX_E_NOPMU &&
+	   cause && strstr(cause, "hardware event"), "-b with software events only: refused, saying why");
+	free(cause);
+}
+
 static void make_sysfs(void)
 {
 	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain))
@@ -355,6 +390,7 @@ int main(void)
 	make_sysfs();
 	test_goldens(dir, regen && *regen == '1');
 	test_errors();
+	test_branch_filter();
 	remove_sysfs();
 	free(dir);
 	return done_testing();
