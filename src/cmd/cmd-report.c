@@ -258,6 +258,9 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 
 	(void)opt;
 	c->o.r.by_tree = false;
+	c->o.r.mem_by = REPORT_MEM_NONE;
+	if (report_mem_by_name(arg, &c->o.r)) /* issue 43: memory tables */
+		return 0;
 	if (!strcmp(arg, "region") || !strcmp(arg, "regions")) {
 		c->o.r.by_region = true;	/* gexplore-regions(3) */
 		c->o.r.by_given = false;
@@ -273,7 +276,8 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 		k = name_index(by_aliases, arg);
 	if (k < 0) {
 		*cause = xasprintf("expected function, line, module, thread, process, callpath, "
-				   "calltree or region, got '%s'", arg);
+				   "calltree, region, data-source, data-object or cacheline, "
+				   "got '%s'", arg);
 		return -1;
 	}
 	c->o.r.by = (enum profile_by)k;
@@ -327,8 +331,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_DATA(0, "folded", NULL, opt_format, FMT_FOLDED,
 			      "print folded stacks for flame graphs", NULL),
 	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
-			 "the table: function, line, module, thread, process, callpath, calltree or "
-			 "region",
+			 "the table: function, line, module, thread, process, callpath, calltree, "
+			 "region, data-source, data-object or cacheline",
 			 NULL),
 	CMD_OPT_STRING(0, "region", struct report_cli, o.region, "NAME",
 		       "only the samples inside region NAME (gexplore-regions(3))", "all samples"),
