@@ -716,6 +716,8 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		goto fail;
 	r->nr_events = perf_reader__nr_evsels(r->reader);
 	profile_options(r, o);
+	/* a modelled load sample is its period's loads (issue 43) */
+	r->po.mem_periods = r->have_meta && r->meta.modelled;
 	if (o->on_begin)
 		o->on_begin(o->stack_ctx, r);
 	po = r->po;
