@@ -53,6 +53,15 @@ static int out_bits(struct out *o, uint64_t bits, uint64_t skip, const char *con
 	return printed;
 }
 
+/* perf's " hit" and " miss" after a level or a TLB: both when both bits are */
+static void out_hit_miss(struct out *o, bool hit, bool miss)
+{
+	if (hit)
+		out_add(o, " hit");
+	if (miss)
+		out_add(o, " miss");
+}
+
 static uint64_t field(uint64_t ds, unsigned shift, unsigned width)
 {
 	return ds >> shift & ((1ull << width) - 1);
@@ -115,10 +124,7 @@ static void mem_lvl(struct out *o, uint64_t ds)
 	}
 	if (o->len == 0)
 		out_add(o, "N/A");
-	if (lvl & PERF_MEM_LVL_HIT)
-		out_add(o, " hit");
-	if (lvl & PERF_MEM_LVL_MISS)
-		out_add(o, " miss");
+	out_hit_miss(o, lvl & PERF_MEM_LVL_HIT, lvl & PERF_MEM_LVL_MISS);
 }
 
 static void mem_op(struct out *o, uint64_t ds)
@@ -148,10 +154,7 @@ static void mem_tlb(struct out *o, uint64_t ds)
 
 	if (!out_bits(o, m, PERF_MEM_TLB_HIT | PERF_MEM_TLB_MISS, tlb, NR(tlb), 0))
 		out_add(o, "N/A");
-	if (m & PERF_MEM_TLB_HIT)
-		out_add(o, " hit");
-	if (m & PERF_MEM_TLB_MISS)
-		out_add(o, " miss");
+	out_hit_miss(o, m & PERF_MEM_TLB_HIT, m & PERF_MEM_TLB_MISS);
 }
 
 static void mem_lock(struct out *o, uint64_t ds)

@@ -34,6 +34,9 @@ struct profile_mem {
 	struct profile_mem_line *lines;
 	size_t nr_lines, lines_cap;
 	struct u64map line_idx;		/* hash of pid and line -> lines index */
+	/* what profile__mem_objects and __lines hand out: sorted copies */
+	struct profile_mem_object *objs_sorted;
+	struct profile_mem_line *lines_sorted;
 };
 
 /* The bits of a data_src that perf mem's "Memory access" text reads. */
@@ -271,7 +274,7 @@ void profile_mem__delete(struct profile_mem *pm)
 	u64map__exit(&pm->cell_idx);
 	u64map__exit(&pm->obj_idx);
 	u64map__exit(&pm->line_idx);
-	GX_FREE(pm->srcs, pm->cells, pm->objs, pm->lines, pm);
+	GX_FREE(pm->srcs, pm->cells, pm->objs, pm->lines, pm->objs_sorted, pm->lines_sorted, pm);
 }
 
 /* ---- reading ------------------------------------------------------------- */
@@ -350,19 +353,12 @@ const struct profile_mem_object *profile__mem_objects(struct profile *p, size_t 
 	*nr = 0;
 	if (!pm || !pm->nr_objs)
 		return NULL;
-	/* sorting moves them: the index maps them again */
-	gx_qsort(pm->objs, pm->nr_objs, sizeof(*pm->objs), obj_cmp);
-	u64map__exit(&pm->obj_idx);
-	u64map__init(&pm->obj_idx);
-	for (size_t i = 0; i < pm->nr_objs; i++) {
-		uint64_t key = hash_str2(pm->objs[i].name, pm->objs[i].module, pm->objs[i].start);
-
-		while (wide_key__first(&pm->obj_idx, &key))
-			key++;
-		*u64map__findnew(&pm->obj_idx, key, 0) = i;
-	}
+	/* a sorted copy: the table and its index stay as they are */
+	pm->objs_sorted = xrealloc(pm->objs_sorted, pm->nr_objs * sizeof(*pm->objs));
+	memcpy(pm->objs_sorted, pm->objs, pm->nr_objs * sizeof(*pm->objs));
+	gx_qsort(pm->objs_sorted, pm->nr_objs, sizeof(*pm->objs), obj_cmp);
 	*nr = pm->nr_objs;
-	return pm->objs;
+	return pm->objs_sorted;
 }
 
 /* Shared lines first: the most threads with HITM loads, then the most
@@ -388,18 +384,11 @@ struct profile_mem_line *profile__mem_lines(struct profile *p, size_t *nr)
 	*nr = 0;
 	if (!pm || !pm->nr_lines)
 		return NULL;
-	gx_qsort(pm->lines, pm->nr_lines, sizeof(*pm->lines), line_cmp);
-	u64map__exit(&pm->line_idx);
-	u64map__init(&pm->line_idx);
-	for (size_t i = 0; i < pm->nr_lines; i++) {
-		uint64_t key = (pm->lines[i].addr * 0x9e3779b97f4a7c15ull) ^ pm->lines[i].pid;
-
-		while (wide_key__first(&pm->line_idx, &key))
-			key++;
-		*u64map__findnew(&pm->line_idx, key, 0) = i;
-	}
+	pm->lines_sorted = xrealloc(pm->lines_sorted, pm->nr_lines * sizeof(*pm->lines));
+	memcpy(pm->lines_sorted, pm->lines, pm->nr_lines * sizeof(*pm->lines));
+	gx_qsort(pm->lines_sorted, pm->nr_lines, sizeof(*pm->lines), line_cmp);
 	*nr = pm->nr_lines;
-	return pm->lines;
+	return pm->lines_sorted;
 }
 
 const char *profile_mem_kind__name(enum profile_mem_kind k)

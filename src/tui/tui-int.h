@@ -171,6 +171,11 @@ struct tui_row {
 				   time; NAN: none, or not for a time range */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
+	/* memory-access samples (issue 43), whole run: the mean latency of
+	 * the row's loads in cycles (NAN: none) and the data source with the
+	 * most of their latency (NULL: none); owned by the model */
+	double mem_lat;
+	const char *mem_src;
 	bool td_done, td_ok;
 	struct td_result td;	/* evaluated on first use */
 };
@@ -301,6 +306,7 @@ struct tui_model {
 	uint64_t nr_samples, lost;
 	bool pmu;
 	bool modelled;		/* an event is modelled (record --model): cycles and the tree */
+	bool has_mem;		/* a row has memory-access samples (tui_row.mem_lat) */
 	char **hints;		/* our own and the top-down ones */
 	size_t nr_hints;
 	char **confidence;	/* "EVENT estimate [lo-hi] xscale" under multiplexing */

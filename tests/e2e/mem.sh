@@ -99,6 +99,19 @@ check "text: the line is SHARED, named by its object" grep -q 'mo_pair  SHARED$'
 "$GX_BIN" report mem.data --by data-object >o.txt 2>&1
 check "text: data objects with their kind" grep -Eq 'static +mo_static +\(wl-memobj\)' o.txt
 
+# ---- the TUI's source view: each line's mean latency and data source
+cat >spec3 <<SPEC
+process 4242 wl-memobj
+sample mo_sum &mo_table 12 $L1 x40
+sample mo_sum+8 &mo_static+64 55 $L3 x5
+SPEC
+"$GENM" -o tui.data -b "$BIN" <spec3
+"$GX_BIN" tui --keys "g Enter" --dump 110x24 tui.data >scr 2>/dev/null
+check "tui source: the hottest line's loads, 12 cycles from L1" grep -Eq '^>.* 12c L1 hit +[0-9]+ ' scr
+check "tui source: another line's, 55 cycles from L3" grep -Eq ' 55c L3 hit +[0-9]+ ' scr
+"$GX_BIN" tui --keys "g Enter" --dump 80x24 tui.data >scr2 2>/dev/null
+check "tui source: no room under 100 columns, no column" sh -c '! grep -q "c L1 hit" scr2'
+
 # ---- weight_struct: the latency is var1; var2 and var3 are summed apart
 cat >spec2 <<SPEC
 process 4300 wl-memobj
