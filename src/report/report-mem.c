@@ -120,14 +120,14 @@ static void text_lines(struct strbuf *sb, struct gx_result *in, const struct rep
 		strbuf__addstr(sb, "  (no data addresses: record with --mem or -d)\n");
 		return;
 	}
-	strbuf__addstr(sb, "        line      pid  threads  hitm(lcl/rmt)    loads   stores  "
+	strbuf__addstr(sb, "            line      pid  threads  hitm(lcl/rmt)    loads   stores  "
 			   "offsets          object\n");
 	for (size_t i = 0; i < shown(o, nr); i++) {
 		char h[32];
 
 		words_str(w, sizeof(w), l[i].words);
 		snprintf(h, sizeof(h), "%" PRIu64 "/%" PRIu64, l[i].hitm_local, l[i].hitm_remote);
-		strbuf__addf(sb, "  %#10" PRIx64 "  %7u  %7u  %13s  %7s  %7" PRIu64 "  %-15s  %s%s\n",
+		strbuf__addf(sb, "  %#14" PRIx64 "  %7u  %7u  %13s  %7s  %7" PRIu64 "  %-15s  %s%s\n",
 			     l[i].addr, l[i].pid, l[i].nr_tids, h,
 			     report__thousands(l[i].loads, a, sizeof(a)), l[i].stores, w,
 			     gx_esc(l[i].object ? l[i].object : "?"),
