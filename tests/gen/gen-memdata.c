@@ -123,39 +123,37 @@ static void put(struct perf_writer *w, const void *rec, size_t len)
 static uint64_t now = 1000000;
 
 /* An MMAP2 record with its sample_id_all trailer (TID, TIME, CPU,
- * IDENTIFIER). */
+ * IDENTIFIER), laid out as the kernel writes it: pid, tid, addr, len,
+ * pgoff, maj, min, ino, ino_generation, prot, flags, the name padded to 8
+ * bytes. */
 static void put_map(struct perf_writer *w, uint32_t pid, uint64_t start, uint64_t len,
 		    uint64_t pgoff, uint32_t prot, const char *name)
 {
-	struct {
-		struct perf_event_header h;
-		uint32_t pid, tid;
-		uint64_t addr, len, pgoff;
-		uint32_t maj, min;
-		uint64_t ino, ino_gen;
-		uint32_t prot, flags;
-		char name[288];
-	} mm;
-	size_t nl = strlen(name) + 1, size;
-	uint64_t tr[4] = { (uint64_t)pid << 32 | pid, now++, 0, ID };
+	uint64_t rec[64] = { 0 }, *q = rec + 1;
+	size_t nl = strlen(name) + 1, n;
+	struct perf_event_header h = { PERF_RECORD_MMAP2,
+		(uint16_t)(PERF_RECORD_MISC_USER | (prot & 4 ? 0 : PERF_RECORD_MISC_MMAP_DATA)), 0 };
 
 	if (nl > 256)
 		die("map name too long", name);
-	memset(&mm, 0, sizeof(mm));
-	mm.h.type = PERF_RECORD_MMAP2;
-	mm.h.misc = PERF_RECORD_MISC_USER | (prot & 4 ? 0 : PERF_RECORD_MISC_MMAP_DATA);
-	mm.pid = mm.tid = pid;
-	mm.addr = start;
-	mm.len = len;
-	mm.pgoff = pgoff;
-	mm.prot = prot;
-	mm.flags = 2;	/* MAP_PRIVATE */
-	mm.ino = name[0] == '/' && name[1] != '/' ? 1 : 0;
-	memcpy(mm.name, name, nl);
-	size = offsetof(__typeof__(mm), name) + ((nl + 7) & ~(size_t)7);
-	memcpy((char *)&mm + size, tr, sizeof(tr));
-	mm.h.size = (uint16_t)(size + sizeof(tr));
-	put(w, &mm, mm.h.size);
+	*q++ = (uint64_t)pid << 32 | pid;
+	*q++ = start;
+	*q++ = len;
+	*q++ = pgoff;
+	*q++ = 0;						/* maj, min */
+	*q++ = name[0] == '/' && name[1] != '/';		/* ino */
+	*q++ = 0;						/* ino_generation */
+	*q++ = (uint64_t)2 << 32 | prot;			/* flags MAP_PRIVATE, prot */
+	memcpy(q, name, nl);
+	q += (nl + 7) / 8;
+	*q++ = (uint64_t)pid << 32 | pid;			/* the trailer */
+	*q++ = now++;
+	*q++ = 0;
+	*q++ = ID;
+	n = (size_t)(q - rec) * sizeof(*rec);
+	h.size = (uint16_t)n;
+	memcpy(rec, &h, sizeof(h));
+	put(w, rec, n);
 }
 
 static void put_process(struct perf_writer *w, uint32_t pid, const char *comm, const char *path)
