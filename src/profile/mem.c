@@ -34,6 +34,13 @@ struct profile_mem {
 	struct profile_mem_line *lines;
 	size_t nr_lines, lines_cap;
 	struct u64map line_idx;		/* hash of pid and line -> lines index */
+	/* per (pid, ip): the samples and weight of each instruction */
+	struct pm_ip {
+		uint32_t pid;
+		uint64_t ip, samples, weight;
+	} *ips;
+	size_t nr_ips, ips_cap;
+	struct u64map ip_idx;		/* hash of pid and ip -> ips index */
 	/* what profile__mem_objects and __lines hand out: sorted copies */
 	struct profile_mem_object *objs_sorted;
 	struct profile_mem_line *lines_sorted;
@@ -184,6 +191,49 @@ static struct profile_mem_line *line_findnew(struct profile_mem *pm, uint32_t pi
 	return &pm->lines[pm->nr_lines++];
 }
 
+static uint64_t ip_key(uint32_t pid, uint64_t ip)
+{
+	return (ip * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)pid << 1) ^ 0x5bd1e995;
+}
+
+static struct pm_ip *ip_find(const struct profile_mem *pm, uint32_t pid, uint64_t ip,
+			     uint64_t *key)
+{
+	uint64_t *slot;
+
+	*key = ip_key(pid, ip);
+	for (slot = wide_key__first(&pm->ip_idx, key); slot; slot = wide_key__next(&pm->ip_idx, key))
+		if (pm->ips[*slot].pid == pid && pm->ips[*slot].ip == ip)
+			return &pm->ips[*slot];
+	return NULL;
+}
+
+static void ip_add(struct profile_mem *pm, uint32_t pid, uint64_t ip, uint64_t n, uint64_t weight)
+{
+	uint64_t key;
+	struct pm_ip *x = ip_find(pm, pid, ip, &key);
+
+	if (!x) {
+		*u64map__findnew(&pm->ip_idx, key, 0) = pm->nr_ips;
+		pm->ips = xgrow(pm->ips, &pm->ips_cap, pm->nr_ips + 1, sizeof(*pm->ips));
+		x = &pm->ips[pm->nr_ips++];
+		*x = (struct pm_ip){ pid, ip, 0, 0 };
+	}
+	x->samples += n;
+	x->weight += weight;
+}
+
+bool profile__mem_at(const struct profile *p, uint32_t pid, uint64_t ip, uint64_t *samples,
+		     uint64_t *weight)
+{
+	uint64_t key;
+	const struct pm_ip *x = p->mem ? ip_find(p->mem, pid, ip, &key) : NULL;
+
+	*samples = x ? x->samples : 0;
+	*weight = x ? x->weight : 0;
+	return x != NULL;
+}
+
 static void line_add(struct profile_mem *pm, const struct pd_sample *s,
 		     const struct profile_mem_object *obj, uint64_t n, uint64_t weight)
 {
@@ -246,6 +296,7 @@ void profile_mem__add(struct profile *p, const struct pd_sample *s, const struct
 		pm->srcs[src].weight += weight;
 		cell_add(pm, PROFILE_BY_FUNCTION, function, src, n, weight);
 		cell_add(pm, PROFILE_BY_LINE, line, src, n, weight);
+		ip_add(pm, s->pid, s->ip, n, weight);
 		if (pd_mem_is_load(s->data_src))
 			pm->tot.loads += n;
 		else if (pd_mem_is_store(s->data_src))
@@ -274,7 +325,8 @@ void profile_mem__delete(struct profile_mem *pm)
 	u64map__exit(&pm->cell_idx);
 	u64map__exit(&pm->obj_idx);
 	u64map__exit(&pm->line_idx);
-	GX_FREE(pm->srcs, pm->cells, pm->objs, pm->lines, pm->objs_sorted, pm->lines_sorted, pm);
+	u64map__exit(&pm->ip_idx);
+	GX_FREE(pm->ips, pm->srcs, pm->cells, pm->objs, pm->lines, pm->objs_sorted, pm->lines_sorted, pm);
 }
 
 /* ---- reading ------------------------------------------------------------- */

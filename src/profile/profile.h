@@ -322,6 +322,11 @@ struct profile_mem_object {
  * call or profile__delete. */
 const struct profile_mem_object *profile__mem_objects(struct profile *p, size_t *nr);
 
+/* The memory-access samples (with a data source) at address ip of process
+ * pid, and their weight; false (both 0) when none. */
+bool profile__mem_at(const struct profile *p, uint32_t pid, uint64_t ip, uint64_t *samples,
+		     uint64_t *weight);
+
 #define PROFILE_MEM_TIDS 8
 struct profile_mem_line {
 	uint32_t pid;

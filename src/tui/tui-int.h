@@ -281,6 +281,9 @@ struct tui_insn {
 	uint64_t period;	/* their periods: an exact or modelled clock's weight */
 	bool is_branch, is_load;
 	uint64_t target;	/* branch target, 0 when none / indirect */
+	/* memory-access samples there, whole run (issue 43): how many and
+	 * their summed latency (0/0: none) */
+	uint64_t mem_samples, mem_weight;
 };
 
 struct tui_disasm {

@@ -109,6 +109,8 @@ SPEC
 "$GX_BIN" tui --keys "g Enter" --dump 110x24 tui.data >scr 2>/dev/null
 check "tui source: the hottest line's loads, 12 cycles from L1" grep -Eq '^>.* 12c L1 hit +[0-9]+ ' scr
 check "tui source: another line's, 55 cycles from L3" grep -Eq ' 55c L3 hit +[0-9]+ ' scr
+"$GX_BIN" tui --keys "g Enter Enter" --dump 110x24 tui.data >scr3 2>/dev/null
+check "tui disassembly: the sampled instruction's mean latency" grep -Eq '^>.* 12c [a-z]' scr3
 "$GX_BIN" tui --keys "g Enter" --dump 80x24 tui.data >scr2 2>/dev/null
 check "tui source: no room under 100 columns, no column" sh -c '! grep -q "c L1 hit" scr2'
 
