@@ -282,6 +282,10 @@ int record_opts__check(const struct record_opts *ro, char **cause)
 		*cause = xstrdup("--off-cpu-min goes with --off-cpu");
 		return -1;
 	}
+	if (ro->ldlat && !o->mem) {
+		*cause = xstrdup("--ldlat goes with --mem");
+		return -1;
+	}
 	if ((ro->keep_valgrind || ro->duration_s > 0) && !ro->model) {
 		*cause = xasprintf("%s goes with --model", ro->keep_valgrind ? "--keep-valgrind" :
 				   "--duration");

@@ -37,4 +37,7 @@ else
 		grep -q 'no memory-access sampling here.*record --model' me
 fi
 check "and leaves no result behind" test ! -e mem
+"$GX_BIN" record --ldlat 50 -o ld -- true >/dev/null 2>le
+is "$?" 2 "--ldlat without --mem: a usage error"
+check "that says so" grep -q -- '--ldlat goes with --mem' le
 done_testing
