@@ -136,6 +136,63 @@ static void text_lines(struct strbuf *sb, struct gx_result *in, const struct rep
 	text_more(sb, o, nr);
 }
 
+struct row_lat {
+	const struct profile_row *r;
+	uint64_t samples, weight;
+	const char *top;
+};
+
+static int row_lat_cmp(const void *a, const void *b)
+{
+	const struct row_lat *x = a, *y = b;
+
+	if (x->weight != y->weight)
+		return x->weight > y->weight ? -1 : 1;
+	return x->r->index < y->r->index ? -1 : x->r->index > y->r->index;
+}
+
+/* The function or line rows by their loads' latency: samples, weight, mean
+ * and the source with most of it. */
+static void text_rows(struct strbuf *sb, struct gx_result *in, const struct report_opts *o,
+		      enum profile_by by)
+{
+	struct profile *p = gx_result__profile(in);
+	size_t nr, n = 0;
+	const struct profile_row *const *rows = profile__rows(p, by, o->sort_event, &nr);
+	struct row_lat *v = xcalloc(nr + 1, sizeof(*v));
+	char a[32], b[32];
+
+	for (size_t i = 0; i < nr; i++) {
+		struct profile_mem_source *src;
+		size_t k = profile__mem_sources(p, by, rows[i]->index, &src);
+
+		if (k) {
+			v[n] = (struct row_lat){ rows[i], 0, 0, src[0].name };
+			for (size_t j = 0; j < k; j++) {
+				v[n].samples += src[j].samples;
+				v[n].weight += src[j].weight;
+			}
+			n++;
+		}
+		free(src);
+	}
+	gx_qsort(v, n, sizeof(*v), row_lat_cmp);
+	strbuf__addf(sb, "\n%s by the latency of their loads\n", by == PROFILE_BY_LINE ? "Lines" :
+		     "Functions");
+	strbuf__addstr(sb, "   samples        weight      mean  most from                  where\n");
+	for (size_t i = 0; i < shown(o, n); i++) {
+		strbuf__addf(sb, "  %8s  %12s  %8.1f  %-25s  %s",
+			     report__thousands(v[i].samples, a, sizeof(a)),
+			     report__thousands(v[i].weight, b, sizeof(b)),
+			     mean(v[i].weight, v[i].samples), gx_esc(v[i].top), gx_esc(v[i].r->name));
+		if (by == PROFILE_BY_LINE && v[i].r->line)
+			strbuf__addf(sb, " (%s:%u)", gx_esc(report__base(v[i].r->file)), v[i].r->line);
+		strbuf__addstr(sb, "\n");
+	}
+	text_more(sb, o, n);
+	free(v);
+}
+
 int report__text_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
 {
 	struct profile_mem_totals t;
@@ -145,8 +202,13 @@ int report__text_mem(struct strbuf *sb, struct gx_result *in, const struct repor
 				   "--mem` (or perf mem record), or model them with `--model`.\n");
 		return 0;
 	}
-	if (o->mem_by == REPORT_MEM_SOURCE)
+	if (o->mem_by == REPORT_MEM_SOURCE) {
 		text_sources(sb, in, o, &t);
+		if (t.has_source) {
+			text_rows(sb, in, o, PROFILE_BY_FUNCTION);
+			text_rows(sb, in, o, PROFILE_BY_LINE);
+		}
+	}
 	else if (o->mem_by == REPORT_MEM_OBJECT)
 		text_objects(sb, in, o, &t);
 	else

@@ -67,6 +67,9 @@ ok $? "report --by data-source"
 check "the text names perf's Memory access, with mean latency" \
 	grep -Eq '^ +36\.9% +17 +1,380 +81\.2  L3 hit$' t.txt
 grep 'L3 hit' t.txt | sed 's/^/# /'
+check "text: functions by their loads' latency, with where most was served" \
+	grep -Eq '^ +7 +955 +136\.4  Remote Cache \(1 hop\) hit +mo_bump_b$' t.txt
+sed -n '/^Functions by/,/^$/p' t.txt | sed 's/^/# /'
 
 # ---- per function: its own sources
 is "$(jq -c '[.functions[] | select(.function == "mo_bump_b") | .data_sources[] |
