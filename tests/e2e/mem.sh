@@ -59,8 +59,22 @@ if command -v perf >/dev/null && perf script -i mem.data -F weight,data_src >ps 
 		'.data_sources[] | "\(.source)|\(.samples)|\(.weight * 10000 / $t | round / 100)"' \
 		r.json | awk -F'|' '{ printf "%s|%s|%.2f\n", $1, $2, $3 }' | sort >gx.rows
 	is "$(cat gx.rows)" "$(cat pm.rows)" "perf mem report's rows: samples and weight share"
+	# the variables perf names (it leaves .bss past the file's pages
+	# unnamed, 0x...): the samples of each, summed over its offsets
+	perf report -i mem.data --stdio --mem-mode --sort symbol_daddr -F sample,symbol_daddr \
+		2>/dev/null | awk '$2 == "[.]" && $3 ~ /\+0x/ { sub(/\+0x.*/, "", $3); n[$3] += $1 }
+		END { for (s in n) print s "|" n[s] }' | sort >perf.obj
+	jq -r --slurpfile p <(cut -d'|' -f1 perf.obj | jq -R . | jq -s .) \
+		'.memory.data_objects[] | select(.object as $o | $p[0] | index($o)) |
+		"\(.object)|\(.samples)"' r.json | sort >gx.obj
+	is "$(grep -v mo_static gx.obj)" "$(grep -v mo_static perf.obj)" \
+		"mo_table and mo_pair: perf's samples"
+	# mo_static: perf names the 9 in the file's last page, not the 5 in
+	# the anonymous map past it (0x...); gexplore names all 14
+	is "$(grep mo_static perf.obj)" "mo_static|9" "perf names 9 of mo_static's"
+	is "$(grep mo_static gx.obj)" "mo_static|14" "gexplore all 14, the .bss past the file too"
 else
-	skip 3 "perf (linux-perf) cannot read perf.data here"
+	skip 6 "perf (linux-perf) cannot read perf.data here"
 fi
 "$GX_BIN" report mem.data --by data-source >t.txt 2>&1
 ok $? "report --by data-source"
