@@ -82,6 +82,7 @@ int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct re
 int report__text_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 void report__text_mem_summary(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 void report__json_mem(json_t *root, struct gx_result *in, const struct report_opts *o);
+int report__csv_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 void report__json_mem_row(json_t *row, struct gx_result *in, enum profile_by by, uint32_t index);
 
 /* report-offcpu.c: off-CPU time (record --off-cpu) */

@@ -329,6 +329,71 @@ void report__json_mem(json_t *root, struct gx_result *in, const struct report_op
 	json_object_set_new(root, "memory", m);
 }
 
+/* ---- CSV ------------------------------------------------------------------ */
+
+static void csv_sources(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	struct profile_mem_source *src;
+	size_t nr = profile__mem_sources(gx_result__profile(in), PROFILE_BY_FUNCTION, UINT32_MAX,
+					 &src);
+
+	strbuf__addstr(sb, "source,samples,weight,mean\n");
+	for (size_t i = 0; i < shown(o, nr); i++) {
+		report__csv_field(sb, src[i].name);
+		strbuf__addf(sb, ",%" PRIu64 ",%" PRIu64 ",%.4f\n", src[i].samples, src[i].weight,
+			     mean(src[i].weight, src[i].samples));
+	}
+	free(src);
+}
+
+static void csv_objects(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	size_t nr;
+	const struct profile_mem_object *ob = profile__mem_objects(gx_result__profile(in), &nr);
+
+	strbuf__addstr(sb, "object,kind,module,address,size,samples,weight,mean\n");
+	for (size_t i = 0; i < shown(o, nr); i++) {
+		bool var = ob[i].kind == PROFILE_MEM_GLOBAL || ob[i].kind == PROFILE_MEM_STATIC;
+
+		report__csv_field(sb, ob[i].name);
+		strbuf__addf(sb, ",%s,", profile_mem_kind__name(ob[i].kind));
+		report__csv_field(sb, ob[i].module);
+		if (var)
+			strbuf__addf(sb, ",%#" PRIx64 ",%" PRIu64, ob[i].start, ob[i].size);
+		else
+			strbuf__addstr(sb, ",,");
+		strbuf__addf(sb, ",%" PRIu64 ",%" PRIu64 ",%.4f\n", ob[i].samples, ob[i].weight,
+			     mean(ob[i].weight, ob[i].samples));
+	}
+}
+
+static void csv_lines(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	size_t nr;
+	const struct profile_mem_line *l = profile__mem_lines(gx_result__profile(in), &nr);
+
+	strbuf__addstr(sb, "address,pid,object,samples,weight,loads,stores,hitm_local,hitm_remote,"
+			   "hitm_threads,shared\n");
+	for (size_t i = 0; i < shown(o, nr); i++) {
+		strbuf__addf(sb, "%#" PRIx64 ",%u,", l[i].addr, l[i].pid);
+		report__csv_field(sb, l[i].object ? l[i].object : "?");
+		strbuf__addf(sb, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%"
+			     PRIu64 ",%u,%d\n", l[i].samples, l[i].weight, l[i].loads, l[i].stores,
+			     l[i].hitm_local, l[i].hitm_remote, l[i].nr_tids, l[i].nr_tids > 1);
+	}
+}
+
+int report__csv_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o)
+{
+	if (o->mem_by == REPORT_MEM_SOURCE)
+		csv_sources(sb, in, o);
+	else if (o->mem_by == REPORT_MEM_OBJECT)
+		csv_objects(sb, in, o);
+	else
+		csv_lines(sb, in, o);
+	return 0;
+}
+
 bool report_mem_by_name(const char *arg, struct report_opts *o)
 {
 	static const struct {

@@ -116,6 +116,14 @@ check "text: the line is SHARED, named by its object" grep -q 'mo_pair  SHARED$'
 "$GX_BIN" report mem.data --by data-object >o.txt 2>&1
 check "text: data objects with their kind" grep -Eq 'static +mo_static +\(wl-memobj\)' o.txt
 
+# ---- CSV
+"$GX_BIN" report --csv --by data-source mem.data >s.csv 2>/dev/null
+is "$(sed -n '1p;/^L3 hit,/p' s.csv | tr '\n' ' ')" \
+	"source,samples,weight,mean L3 hit,17,1380,81.1765 " "CSV: the data sources"
+"$GX_BIN" report --csv --by cacheline mem.data >l.csv 2>/dev/null
+is "$(sed -n 2p l.csv | cut -d, -f3,8-)" "mo_pair,12,2,2,1" \
+	"CSV: the shared line first (object, HITMs local and remote, threads, shared)"
+
 # ---- the TUI's source view: each line's mean latency and data source
 cat >spec3 <<SPEC
 process 4242 wl-memobj
