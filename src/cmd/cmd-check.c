@@ -18,6 +18,7 @@
 
 #include "cmd-int.h"
 #include "ci/ci.h"
+#include "export/export.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 #include "record/record.h"
@@ -32,6 +33,8 @@ struct check_cmd_opts {
 	struct profile_opts prof;	/* open.sym: points into sym */
 	const char *baseline;
 	const char *junit;
+	const char *html;		/* --html FILE */
+	struct export_samples *samples;	/* --html: the first run's, for its timeline */
 	struct record_opts rec;		/* --record 'OPTS' for --repeat */
 	struct cmd_words rec_words;	/* what rec points into */
 	struct cmd_words spec_words;	/* record --check 'SPEC': what this points into */
@@ -53,6 +56,7 @@ static void check_cmd_opts__init(struct check_cmd_opts *c)
 static void check_cmd_opts__exit(struct check_cmd_opts *c)
 {
 	ci_spec__exit(&c->spec);
+	export_samples__delete(c->samples);
 	cmd_words__exit(&c->rec_words);
 	cmd_words__exit(&c->spec_words);
 }
@@ -168,6 +172,9 @@ static const struct cmd_option check_options[] = {
 	CMD_OPT_BOOL(0, "json", struct check_cmd_opts, json, "print the verdict as JSON"),
 	CMD_OPT_STRING(0, "junit", struct check_cmd_opts, junit, "FILE",
 		       "also write a JUnit XML report to FILE", NULL),
+	CMD_OPT_STRING(0, "html", struct check_cmd_opts, html, "FILE",
+		       "also write one self-contained HTML page: the verdicts and the report",
+		       NULL),
 	CMD_OPT_BOOL(0, "github", struct check_cmd_opts, github,
 		     "also print GitHub Actions annotations"),
 	CMD_OPT_BOOL(0, "allow-incomplete", struct check_cmd_opts, spec.allow_incomplete,
@@ -217,6 +224,23 @@ static int write_file(const char *path, const struct strbuf *sb)
 		return -1;
 	}
 	return 0;
+}
+
+/* --html FILE: the first run's report with the verdicts; 0 or -1 (said). */
+static int write_html(struct check_cmd_opts *c, struct gx_result *res, const struct ci_report *rep)
+{
+	struct strbuf js = STRBUF_INIT;
+	char *cause = NULL;
+	int err;
+
+	ci_report__json(rep, &js);
+	err = report_html_write(res, c->samples, gx_result__sort_event(res), NULL, js.buf, c->html,
+				&cause);
+	if (err)
+		cmd_error("--html: %s", cause);
+	free(cause);
+	strbuf__exit(&js);
+	return err ? -1 : 0;
 }
 
 /* Evaluate c on the opened runs[0..n) (n >= 1) and print; the exit status. */
@@ -280,6 +304,8 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 		if (write_file(c->junit, &x))
 			ret = GX_EXIT_USAGE;
 	}
+	if (c->html && write_html(c, runs[0], &rep))
+		ret = GX_EXIT_USAGE;
 	ci_report__exit(&rep);
 out:
 	gx_result__delete(base);
@@ -298,11 +324,19 @@ static int check_results(struct check_cmd_opts *c, char **results, size_t n)
 	char *cause = NULL;
 	int ret = GX_EXIT_USAGE;
 
-	for (size_t i = 0; i < nr; i++)
-		if (gx_result__open(&runs[i], n ? results[i] : NULL, &c->open, &cause)) {
+	for (size_t i = 0; i < nr; i++) {
+		struct gx_result_opts oo = c->open;
+
+		if (c->html && !i) {	/* the page's timeline: the first run's samples */
+			export_samples__delete(c->samples);
+			c->samples = export_samples__new();
+			export_samples__hook(c->samples, &oo);
+		}
+		if (gx_result__open(&runs[i], n ? results[i] : NULL, &oo, &cause)) {
 			cmd_error("%s", cause);
 			goto out;
 		}
+	}
 	ret = check_opened(c, runs, nr);
 out:
 	for (size_t i = 0; i < nr; i++)

@@ -19,6 +19,7 @@
 #include "cmd-int.h"
 #include "ci/ci.h"
 #include "diff/diff.h"
+#include "export/export.h"
 #include "profile/profile.h"
 #include "result/result.h"
 #include "util/util.h"
@@ -74,6 +75,8 @@ struct diff_cli {
 	size_t text_limit;
 	unsigned runs;		/* results a side */
 	bool json, csv;
+	bool html;		/* --format html */
+	const char *format, *output;	/* --format FMT, -o FILE */
 };
 
 static int opt_scope(const struct cmd_option *opt, void *base, const char *arg, char **cause)
@@ -96,6 +99,10 @@ static int opt_scope(const struct cmd_option *opt, void *base, const char *arg, 
 static const struct cmd_option diff_options[] = {
 	CMD_OPT_BOOL(0, "json", struct diff_cli, json, "print JSON"),
 	CMD_OPT_BOOL(0, "csv", struct diff_cli, csv, "print CSV"),
+	CMD_OPT_STRING(0, "format", struct diff_cli, format, "FMT",
+		       "text, json, csv or html (one self-contained page; needs -o)", "text"),
+	CMD_OPT_STRING('o', "output", struct diff_cli, output, "FILE",
+		       "write the --format output to FILE", "standard output"),
 	CMD_OPT_LIST('m', "metric", struct diff_cli, metrics, "METRIC",
 		     "only this metric (repeatable)"),
 	CMD_OPT_LIST(0, "match-module", struct diff_cli, match, "A=B",
@@ -120,6 +127,33 @@ static const struct cmd_option diff_options[] = {
 	CMD_OPT_INCLUDE(struct diff_cli, sym, cmd_symopts_options),
 	CMD_OPT_END(),
 };
+
+/* --format FMT [-o FILE]: the flag it stands for, and where it goes; 0,
+ * or -1 after saying why. */
+static int diff_format(struct diff_cli *c)
+{
+	const char *f = c->format ? c->format : "text";
+
+	if (!strcmp(f, "json"))
+		c->json = true;
+	else if (!strcmp(f, "csv"))
+		c->csv = true;
+	else if (!strcmp(f, "html"))
+		c->html = true;
+	else if (strcmp(f, "text")) {
+		cmd_error("--format: '%s' is not one of text, json, csv, html", gx_esc(f));
+		return -1;
+	}
+	if (c->html && (!c->output || !strcmp(c->output, "-"))) {
+		cmd_error("--format html writes a page: name it with -o FILE");
+		return -1;
+	}
+	if (!c->html && c->output && strcmp(c->output, "-") && !freopen(c->output, "w", stdout)) {
+		cmd_error("%s: %s", gx_esc(c->output), strerror(errno));
+		return -1;
+	}
+	return 0;
+}
 
 /* The results to compare, 2 * runs of them, from the arguments (or the
  * newest results here): 0, or -1 after saying why. */
@@ -172,8 +206,10 @@ static int cmd_diff_exec(int argc, char **argv)
 	o = cli.o;
 	oo.cpu = cli.cpu;
 	oo.region = cli.region;
-	if (cli.json && cli.csv) {
-		cmd_error("--json and --csv exclude each other");
+	if (diff_format(&cli))
+		goto out;
+	if (cli.json + cli.csv + cli.html > 1) {
+		cmd_error("--json, --csv and --format html exclude each other");
 		goto out;
 	}
 	nr = 2 * (size_t)cli.runs;
@@ -197,6 +233,16 @@ static int cmd_diff_exec(int argc, char **argv)
 	}
 	if (diff_run(res, cli.runs, cli.runs, &o, &d, &cause)) {
 		cmd_error("%s", cause);
+		goto out;
+	}
+	if (cli.html) {
+		diff__json(&d, &out);
+		if (export_html_diff__write(out.buf, res[0], res[cli.runs], cli.output, &cause)) {
+			cmd_error("%s", cause);
+			ret = GX_EXIT_FAIL;
+		} else {
+			ret = GX_EXIT_OK;
+		}
 		goto out;
 	}
 	if (cli.json)

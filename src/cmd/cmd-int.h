@@ -194,6 +194,17 @@ int report_print_result(struct gx_result *res, const struct report_cmd_opts *o);
 int report_print_recorded(struct gx_result *res, bool said);
 /* The same with the default options but sym's (NULL: none). */
 int report_print_sym(const char *result, const char *parent, const struct cmd_symopts *sym);
+/*
+ * The HTML page of res (export_html__write) to path: report's JSON with
+ * r's options (NULL: the defaults) and event e, the timeline from x (NULL:
+ * none), check's verdicts from check_json (NULL: none). 0 or a negative
+ * code with *cause (the caller frees it).
+ */
+struct export_samples;
+struct report_opts;
+int report_html_write(struct gx_result *res, struct export_samples *x, size_t e,
+		      const struct report_opts *r, const char *check_json, const char *path,
+		      char **cause);
 /* report --roofline (cmd-roofline.c): this machine's roofline with the
  * points of a result, as text, and as SVG or HTML into file (NULL: none);
  * exit code. */

@@ -147,6 +147,88 @@ static int write_pprof(const char *input, const char *output, const struct repor
 	return ret;
 }
 
+/*
+ * The exports that take every sample in time order (speedscope, firefox,
+ * html): a collector watches the walk, then the writer of the format
+ * turns it and the result into FILE (write NULL: the HTML page, which
+ * draws report's JSON too). --event picks the event.
+ */
+typedef int (*samples_writer_fn)(struct export_samples *x, struct gx_result *r, size_t event,
+				 const char *path, char **cause);
+
+static int write_samples(const char *input, const char *output, const struct report_cmd_opts *o,
+			 samples_writer_fn write)
+{
+	struct export_samples *x = export_samples__new();
+	struct gx_result_opts oo = open_opts(".", o);
+	struct gx_result *res = NULL;
+	char *cause = NULL;
+	size_t e;
+	int ret = GX_EXIT_USAGE;
+
+	export_samples__hook(x, &oo);
+	if (gx_result__open(&res, input, &oo, &cause) != 0) {
+		cmd_error("%s", cause);
+		goto out;
+	}
+	warn_notes(res);
+	e = gx_result__sort_event(res);
+	if (o->event && gx_result__find_event(res, o->event, &e) != 0) {
+		cmd_error("--event: no event '%s' in %s", gx_esc(o->event),
+			  gx_esc(gx_result__path(res)));
+		goto out;
+	}
+	if ((write ? write(x, res, e, output, &cause) :
+		     report_html_write(res, x, e, &o->r, NULL, output, &cause)) != 0) {
+		cmd_error("%s", cause);
+		ret = GX_EXIT_FAIL;
+		goto out;
+	}
+	ret = GX_EXIT_OK;
+out:
+	free(cause);
+	gx_result__delete(res);
+	export_samples__delete(x);
+	return ret;
+}
+
+static int write_speedscope(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_samples(input, output, o, export_speedscope__write);
+}
+
+static int write_firefox(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_samples(input, output, o, export_firefox__write);
+}
+
+static int write_html(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_samples(input, output, o, NULL);
+}
+
+int report_html_write(struct gx_result *res, struct export_samples *x, size_t e,
+		      const struct report_opts *r, const char *check_json, const char *path,
+		      char **cause)
+{
+	struct report_opts ro = r ? *r : (struct report_opts){ .limit = 10 };
+	struct strbuf js = STRBUF_INIT;
+	struct export_html_in in = { .res = res, .event = e, .samples = x,
+				     .check_json = check_json };
+	int err;
+
+	ro.sort_event = e;
+	err = report_json(&js, res, &ro);
+	if (err) {
+		strbuf__exit(&js);
+		return gx_fail(cause, err, "report: %s", gx_strerror(err));
+	}
+	in.report_json = js.buf;
+	err = export_html__write(&in, path, cause);
+	strbuf__exit(&js);
+	return err;
+}
+
 static int name_index(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
@@ -182,6 +264,9 @@ static const struct report_export {
 	{ "csv", FMT_CSV, NULL, false },
 	{ "folded", FMT_FOLDED, NULL, false },
 	{ "pprof", FMT_TEXT, write_pprof, true },
+	{ "speedscope", FMT_TEXT, write_speedscope, true },
+	{ "firefox", FMT_TEXT, write_firefox, true },
+	{ "html", FMT_TEXT, write_html, true },
 };
 
 static int report_format(const char *input, const char *format, const char *output,
@@ -354,7 +439,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
-		       "export as pprof, json, csv, folded or text", "text"),
+		       "export as pprof, speedscope, firefox, html, json, csv, folded or text",
+		       "text"),
 	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
 		       "write the --format export to FILE", "standard output"),
 	CMD_OPT_END(),

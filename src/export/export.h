@@ -46,4 +46,62 @@ int export_pprof__write(struct export_pprof *p, const struct gx_result *r, const
 			char **cause);
 void export_pprof__delete(struct export_pprof *p);
 
+/*
+ * The viewers that draw time (speedscope, the Firefox Profiler, the HTML
+ * report's timeline) take every sample in its order, which the profile's
+ * rows do not keep: a collector watches the walk of the result, as the
+ * pprof exporter does, and a writer turns what it kept into a file:
+ *
+ *	struct export_samples *x = export_samples__new();
+ *	export_samples__hook(x, &opts);		// before gx_result__open(.., &opts, ..)
+ *	export_speedscope__write(x, result, event, path, &cause);
+ *	export_samples__delete(x);
+ *
+ * One writer per collector. Each returns 0 or a negative code with a
+ * message in *cause (the caller frees it); event is an index into the
+ * result's events (the sort event unless the user named one).
+ */
+struct export_samples;
+struct export_samples *export_samples__new(void);
+void export_samples__hook(struct export_samples *x, struct gx_result_opts *o);
+void export_samples__delete(struct export_samples *x);
+
+/* speedscope's file format: one sampled profile per thread, in time order,
+ * weights the event's periods (nanoseconds for the clocks). */
+int export_speedscope__write(struct export_samples *x, struct gx_result *r, size_t event,
+			     const char *path, char **cause);
+
+/* The Firefox Profiler's processed profile format (gecko version 24,
+ * processed version 49), symbolicated: every thread with samples of the
+ * event, its stacks, its waits off the CPU and regions as markers, the
+ * other events as counter tracks, the libraries with their build-ids. */
+int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t event,
+			  const char *path, char **cause);
+
+/*
+ * One self-contained HTML page of a result (no external script, style,
+ * font or image): the summary, check's verdicts when check_json is given,
+ * the top-down tree with its intervals and each hot function's MUX
+ * reliability, the hottest functions and lines, a per-thread timeline
+ * (when samples is given, after the walk it watched) and a flame graph of
+ * the event, all readable without JavaScript; a small inline script zooms
+ * the flame graph and searches it. It draws the documents the other views
+ * make: report_json's and ci_report__json's (src/cmd makes them), never
+ * walking the result itself.
+ */
+struct export_html_in {
+	struct gx_result *res;
+	size_t event;				/* the event of the flame graph and timeline */
+	struct export_samples *samples;		/* NULL: no timeline */
+	const char *report_json;		/* report_json's document */
+	const char *check_json;			/* ci_report__json's, or NULL */
+};
+int export_html__write(const struct export_html_in *in, const char *path, char **cause);
+
+/* The HTML page of a diff (diff__json's document, src/cmd makes it): A and
+ * B, what changed with its interval, what stayed within noise, and the
+ * flame graphs of results a and b (each side's first run). */
+int export_html_diff__write(const char *diff_json, struct gx_result *a, struct gx_result *b,
+			    const char *path, char **cause);
+
 #endif /* GX_EXPORT_H */

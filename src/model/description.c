@@ -50,6 +50,15 @@ static const struct {
 	[MP_FAULT] = { "page_fault", 0, 1e8 },
 	[MP_FMA] = { "fma_throughput", 0, 100 },
 	[MP_ADD] = { "add_throughput", 0, 100 },
+	[MP_L1I_SIZE] = { "l1i_size", 1024, 1e9 },
+	[MP_L1I_WAYS] = { "l1i_ways", 1, 1024 },
+	[MP_L1D_SIZE] = { "l1d_size", 1024, 1e9 },
+	[MP_L1D_WAYS] = { "l1d_ways", 1, 1024 },
+	[MP_L2_SIZE] = { "l2_size", 1024, 1e10 },
+	[MP_L2_WAYS] = { "l2_ways", 1, 1024 },
+	[MP_L3_SIZE] = { "l3_size", 0, 1e11 },
+	[MP_L3_WAYS] = { "l3_ways", 1, 1024 },
+	[MP_LINE] = { "line_size", 16, 1024 },
 };
 
 const char *model_price_key(enum model_price p)
@@ -139,7 +148,9 @@ static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, 
 	for (p = 0; p < MP_NR; p++)
 		if (!mm->source[p])
 			return gx_fail(cause, GX_E_FORMAT, "%s: prices.%s is missing (a description "
-				       "gives every price)", gx_esc(name), prices[p].key);
+				       "gives every price%s)", gx_esc(name), prices[p].key,
+				       p >= MP_L1I_SIZE ? "; one saved before the caches were "
+				       "a description's: `gexplore peak --save` it again" : "");
 	return 0;
 }
 

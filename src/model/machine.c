@@ -34,6 +34,27 @@ uint64_t model_l3_plausible(const char *vendor, uint64_t l3, bool from_sysfs, ch
 	return 32 * MIB;
 }
 
+/* A level as callgrind's simulator takes it: a line (64 where none is
+ * known), ways (8 for L1, 16 beyond), and sets a power of two, rounded
+ * down (a 30 MiB 15-way L3 is simulated as 15 MiB). A size of 0: no level. */
+static void geo_round(struct cache_geo *g, int k)
+{
+	uint64_t sets;
+
+	if (!g->size)
+		return;
+	if (!g->line)
+		g->line = 64;
+	if (!g->assoc)
+		g->assoc = k < GEO_L2 ? 8 : 16;
+	sets = g->size / ((uint64_t)g->assoc * g->line);
+	while (sets & (sets - 1))
+		sets &= sets - 1;
+	if (!sets)
+		sets = 1;
+	g->size = sets * g->assoc * g->line;
+}
+
 void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
 			  const char *vendor, char **note)
 {
@@ -71,8 +92,6 @@ void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
 		}
 	}
 	for (int k = 0; k < GEO_NR; k++) {
-		uint64_t sets;
-
 		if (!g[k].size) {
 			long s = sysconf(sc[k][0]), a = sysconf(sc[k][1]), l = sysconf(sc[k][2]);
 
@@ -82,18 +101,17 @@ void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
 		}
 		if (k == GEO_L3 && g[k].size)
 			g[k].size = model_l3_plausible(vendor, g[k].size, from_sysfs[k], note);
-		if (!g[k].size)
-			continue;
-		if (!g[k].line)
-			g[k].line = 64;
-		if (!g[k].assoc)
-			g[k].assoc = k < GEO_L2 ? 8 : 16;
-		sets = g[k].size / ((uint64_t)g[k].assoc * g[k].line);
-		while (sets & (sets - 1))
-			sets &= sets - 1;
-		if (!sets)
-			sets = 1;
-		g[k].size = sets * g[k].assoc * g[k].line;
+		geo_round(&g[k], k);
+	}
+}
+
+void model_machine_geometry(struct cache_geo g[GEO_NR], const struct model_machine *mm)
+{
+	for (int k = 0; k < GEO_NR; k++) {
+		g[k].size = (uint64_t)mm->price[MP_L1I_SIZE + 2 * k];
+		g[k].assoc = (unsigned)mm->price[MP_L1I_WAYS + 2 * k];
+		g[k].line = (unsigned)mm->price[MP_LINE];
+		geo_round(&g[k], k);
 	}
 }
 
@@ -290,6 +308,39 @@ static void test_vary(double f[MP_NR], size_t r)
 			f[p] = p == MP_INDIRECT ? (r % 2 ? 1.0 : 0.0) : f[p] * (1 + 0.5 * (double)r);
 }
 
+/* This machine's caches (g, as sysfs or CPUID give them) into mm, each
+ * level said read where; the base's where neither gave one. */
+static void peak_geometry(struct model_machine *mm, const struct cache_geo g[GEO_NR],
+			  const bool from_sysfs[GEO_NR])
+{
+	char host[256] = "this machine";
+
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		snprintf(host, sizeof(host), "this machine");
+	for (int k = 0; k < GEO_NR; k++) {
+		int ps = MP_L1I_SIZE + 2 * k;
+
+		if (!g[k].size)
+			continue;
+		mm->price[ps] = (double)g[k].size;
+		mm->price[ps + 1] = g[k].assoc;
+		for (int p = ps; p <= ps + 1; p++) {
+			free(mm->source[p]);
+			mm->source[p] = xasprintf("read by gexplore peak --save on %s from %s (sets "
+						  "rounded down to a power of two, as callgrind "
+						  "simulates)", gx_esc(host), from_sysfs[k] ?
+						  "sysfs" : "CPUID");
+		}
+		if (k == GEO_D1 && g[k].line) {
+			mm->price[MP_LINE] = g[k].line;
+			free(mm->source[MP_LINE]);
+			mm->source[MP_LINE] = xasprintf("read by gexplore peak --save on %s from %s",
+							gx_esc(host), from_sysfs[k] ? "sysfs" :
+							"CPUID");
+		}
+	}
+}
+
 void model_machine__from_peak(struct model_machine *mm, const struct model_machine *base,
 			      json_t *const *docs, size_t nr, double bound, const char *name,
 			      char ***notes, size_t *nr_notes)
@@ -340,6 +391,7 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 				     base->price[p]);
 		}
 	}
+	peak_geometry(mm, g, from_sysfs);
 	for (int p = 0; p < MP_NR; p++)
 		if (!mm->source[p])
 			mm->source[p] = xstrdup(base->source[p]);

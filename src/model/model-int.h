@@ -38,6 +38,10 @@ enum { GEO_I1, GEO_D1, GEO_L2, GEO_L3, GEO_NR };
  * callgrind's simulator wants. from_sysfs[k]: level k came from sysfs. */
 void model_cache_geometry(struct cache_geo g[GEO_NR], bool from_sysfs[GEO_NR],
 			  const char *vendor, char **note);
+/* The caches description mm gives, as callgrind simulates them (sets
+ * rounded down to a power of two; an L3 of size 0: none). What record
+ * --model simulates: never this machine's. */
+void model_machine_geometry(struct cache_geo g[GEO_NR], const struct model_machine *mm);
 
 struct machine_costs {
 	double ghz;
@@ -264,6 +268,32 @@ struct model_opts;
  * o->callgraph, per stack too), and m's events, times and warnings. */
 int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
 		       uint64_t t1, struct gx_meta *m, char **cause);
+
+/* ---- first touches, counted natively (faults.c) ----------------------------- */
+
+/* The page faults a native run took in user space at one instruction: its
+ * file (an index into paths) and offset in that file. */
+struct model_fault {
+	uint32_t path;
+	uint64_t off, n;
+};
+
+struct model_faults {
+	struct model_fault *v;
+	size_t nr;
+	char **paths;
+	size_t nr_paths;
+	uint64_t total;		/* faults sampled */
+	uint64_t unmapped;	/* of them at no file's instruction (JIT code, none known) */
+};
+
+/* Run argv natively once under the page-faults software event (user
+ * space, a sample a fault) and count each fault at its instruction's
+ * file and offset: 0, or a negative code with *cause (-EINTR where a
+ * signal stopped it: *stop_sig, which collect passed on to the workload). */
+int model_faults__native(char *const *argv, struct model_faults *f, int *stop_sig,
+			 char **cause);
+void model_faults__exit(struct model_faults *f);
 
 /* ---- the programs it runs, and their files (valgrind.c) --------------------- */
 

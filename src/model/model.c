@@ -106,6 +106,12 @@ struct model_state {
 	enum model_pass pass2_how;	/* how it ran */
 	bool pass2_forced;		/* by GX_MODEL_SECOND */
 	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from the second pass */
+	/* first touches counted natively (faults.c): a native run's page
+	 * faults, as run (have_native_run) and at each cg insn (native_pages,
+	 * after model_code); they win over the second pass's */
+	struct model_faults nf;
+	bool have_native_run, have_native;
+	uint64_t *native_pages;
 	/* the workload's stdin, for the second pass to read again: a file's
 	 * offset at the start (-1: no file); why it may not (NULL: it can) */
 	off_t stdin_at;
@@ -886,7 +892,8 @@ static double price(struct model_state *st, enum l2_split how)
 			if (m3 > m2)
 				m3 = m2;
 			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
-			st->pages[k] = st->have_pages ? st->pass_pages[k] : 0;
+			st->pages[k] = st->have_native ? st->native_pages[k] :
+				       st->have_pages ? st->pass_pages[k] : 0;
 			if (st->ins[i].text && is_rep(st->ins[i].text))
 				st->base[k] = ir * REP_CYCLES;
 			else
@@ -1004,6 +1011,8 @@ static void model_state__exit(struct model_state *st)
 	cg_lines__exit(&st->cl2);
 	free(st->pass_l2);
 	free(st->pass_pages);
+	free(st->native_pages);
+	model_faults__exit(&st->nf);
 	for (size_t i = 0; i < st->nr_ins; i++)
 		free(st->ins[i].text);
 	free(st->ins);
@@ -1160,6 +1169,48 @@ static size_t ins_next(const struct model_state *st, size_t i)
 	    st->ins[i + 1].addr - st->ins[i].addr > 15)
 		return SIZE_MAX;
 	return i + 1;
+}
+
+/* The native run's faults at callgrind's instructions: a fault's file
+ * offset to the vaddr of the load segment that maps it, plus where
+ * callgrind put the object. One at no instruction callgrind ran (code
+ * that took another path natively) is counted apart, and said. */
+static void native_pages(struct model_state *st)
+{
+	uint64_t missed = 0, n = 0;
+
+	if (!st->have_native_run)
+		return;
+	st->native_pages = xcalloc(st->cg.nr_insns + 1, sizeof(uint64_t));
+	for (size_t i = 0; i < st->nf.nr; i++) {
+		const struct model_fault *f = &st->nf.v[i];
+		size_t at = SIZE_MAX;
+
+		for (uint32_t k = 0; k < st->cg.nr_objs && at == SIZE_MAX; k++) {
+			const struct model_obj *o = &st->objs[k];
+
+			if (!o->file || strcmp(o->path, st->nf.paths[f->path]))
+				continue;
+			for (int l = 0; l < o->nr_load; l++)
+				if (f->off >= o->load[l].offset &&
+				    f->off - o->load[l].offset < o->load[l].memsz)
+					at = ins_at(st, k, f->off - o->load[l].offset +
+						    o->load[l].vaddr + o->bias);
+		}
+		if (at == SIZE_MAX) {
+			missed += f->n;
+			continue;
+		}
+		st->native_pages[st->ins[at].cg] += f->n;
+		n += f->n;
+	}
+	st->have_native = true;
+	note(st, "model: the workload touched %" PRIu64 " pages first in a native run (the "
+	     "page-faults software event in user space, a sample a fault)", n);
+	if (missed + st->nf.unmapped)
+		note(st, "model: %" PRIu64 " of the native run's %" PRIu64 " page faults were at "
+		     "no instruction callgrind ran (%" PRIu64 " in no file's code): not priced",
+		     missed + st->nf.unmapped, st->nf.total, st->nf.unmapped);
 }
 
 struct succ {
@@ -1467,6 +1518,8 @@ static void stdin_state(struct model_state *st)
  * level, so at most one a last-level data miss, at peak's price. */
 static double faults_bound(const struct model_state *st)
 {
+	if (st->have_native_run)
+		return 0;	/* counted natively: priced at every split alike */
 	return (double)(st->cg.totals[CG_DLMR] + st->cg.totals[CG_DLMW]) * st->mc.fault;
 }
 
@@ -1546,7 +1599,7 @@ static double second_pass(struct model_state *st, const char *valgrind,
 			  const struct model_opts *o, int passes)
 {
 	bool split = st->geo[GEO_L3].size && st->geo[GEO_L2].size;
-	double hi, lo, bound, faults, total, lost, slack;
+	double hi, lo, bound, faults, lost, slack;
 	uint64_t ran, ir2;
 	char *why = NULL;
 	bool started = st->pass2.c != NULL;
@@ -1579,7 +1632,8 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	if (err) {
 		model_vg__exit(&st->pass2);
 		note(st, "model: the second pass was not run (%s): the D1 misses L2 or L3 "
-		     "served are priced as L2 hits, and no first touch of a page is priced", why);
+		     "served are priced as L2 hits%s", why, st->have_native_run ? "" :
+		     ", and no first touch of a page is priced");
 		free(why);
 		return price(st, SPLIT_L2);
 	}
@@ -1603,18 +1657,21 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	if (s2 >= 0 && ran && fabs((double)ir2 - (double)st->cg.totals[CG_IR]) > slack) {
 		note(st, "model: the second pass ran %" PRIu64 " instructions where the first "
 		     "ran %" PRIu64 " (the workload took another path: %s); its counts are not used: "
-		     "the D1 misses L2 or L3 served are priced as L2 hits, and no first touch of a page "
-		     "is priced", ir2, st->cg.totals[CG_IR], st->stdin_why ?
-		     st->stdin_why : "its input, the clock or a random seed");
+		     "the D1 misses L2 or L3 served are priced as L2 hits%s", ir2,
+		     st->cg.totals[CG_IR], st->stdin_why ? st->stdin_why :
+		     "its input, the clock or a random seed", st->have_native_run ? "" :
+		     ", and no first touch of a page is priced");
 		free(why);
 		return price(st, SPLIT_L2);
 	}
 	st->have_pages = s2 >= 0 && ran;
 	st->have_l2 = st->have_pages && st->geo[GEO_L2].size;
 	if (!st->have_pages) {
-		note(st, "model: the second pass failed (%s): %sno first touch of a page "
-		     "is priced", why ? why : "no output",
-		     split ? "L2 and L3 hits are priced as L3's, and " : "");
+		note(st, "model: the second pass failed (%s): %s", why ? why : "no output",
+		     split && !st->have_native_run ? "L2 and L3 hits are priced as L3's, and no "
+		     "first touch of a page is priced" : split ? "L2 and L3 hits are priced as L3's" :
+		     st->have_native_run ? "nothing of it is used" :
+		     "no first touch of a page is priced");
 		free(why);
 		return split ? price(st, SPLIT_L3) : price(st, SPLIT_L2);
 	}
@@ -1633,26 +1690,70 @@ static double second_pass(struct model_state *st, const char *valgrind,
 	} else {
 		pass_take(st);
 	}
-	total = price(st, SPLIT_PASS);
-	{
-		uint64_t n = 0;
+	return price(st, SPLIT_PASS);
+}
 
-		for (size_t i = 0; i < st->cg.nr_insns; i++)
-			n += st->pages[i];
-		if (st->mc.fault_measured)
-			note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
-			     "natively), each priced at %.0f cycles of its own time, as `gexplore peak` "
-			     "measured a first touch to cost here: %.1f%% of the modelled cycles (Backend "
-			     "Bound, Memory); a page touched after the workload's first 1 GiB may be "
-			     "counted again", n, st->mc.fault,
-			     total > 0 ? 100 * st->fault_cycles / total : 0.0);
-		else if (n)
-			note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
-			     "natively), priced at nothing: machine description '%s' says what a first "
-			     "touch costs (`gexplore peak --save` measures it here)", n,
-			     st->machine.name);
+/* What the first touches as priced cost (the native run's, or the second
+ * pass's), said once the cycles are known. */
+static void pages_note(struct model_state *st, double total)
+{
+	uint64_t n = 0;
+
+	if (!st->pages)
+		return;
+	for (size_t i = 0; i < st->cg.nr_insns; i++)
+		n += st->pages[i];
+	if (st->mc.fault_measured && (st->have_native || st->have_pages))
+		note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
+		     "natively, %s), each priced at %.0f cycles of its own time, as `gexplore peak` "
+		     "measured a first touch to cost here: %.1f%% of the modelled cycles (Backend "
+		     "Bound, Memory)%s", n, st->have_native ? "as counted in a native run" :
+		     "as the second pass estimated them", st->mc.fault,
+		     total > 0 ? 100 * st->fault_cycles / total : 0.0, st->have_native ? "" :
+		     "; a page touched after the workload's first 1 GiB may be counted again");
+	else if (n)
+		note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
+		     "natively), priced at nothing: machine description '%s' says what a first "
+		     "touch costs (`gexplore peak --save` measures it here)", n,
+		     st->machine.name);
+}
+
+/*
+ * First touches counted natively (faults.c), where a first touch has a
+ * price (a measured description's page_fault: the shipped ones price
+ * none, and the run is skipped) and the workload's input can be given
+ * again; the second pass then runs only where L2's hits matter.
+ * GX_MODEL_FAULTS=valgrind leaves them to the second pass, as before.
+ * A run bounded by --duration is not run again: the native one would run
+ * to its end.
+ */
+static void native_run(struct model_state *st, const struct model_opts *o)
+{
+	const char *e = getenv("GX_MODEL_FAULTS");
+	char *why = NULL;
+	int sig = 0;
+
+	if (st->stopped || st->mc.fault <= 0 || (e && !strcmp(e, "valgrind")))
+		return;
+	if (o->duration_s > 0 || st->stdin_why) {
+		note(st, "model: first touches were not counted natively (%s): the second pass "
+		     "counts them", o->duration_s > 0 ? "--duration bounds the run" :
+		     st->stdin_why);
+		return;
 	}
-	return total;
+	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0) {
+		note(st, "model: first touches were not counted natively (its standard input "
+		     "could not be read again: %s): the second pass counts them", strerror(errno));
+		return;
+	}
+	if (model_faults__native(o->argv, &st->nf, &sig, &why) == 0)
+		st->have_native_run = true;
+	else if (sig)
+		st->stopped = sig;
+	else
+		note(st, "model: the native run that counts first touches failed (%s): the "
+		     "second pass counts them", why ? why : "no reason given");
+	free(why);
 }
 
 /* What stopped a run: "SIGINT", "--duration". */
@@ -1710,12 +1811,9 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	struct model_scratch scratch = { .fd = -1, .parent = -1 };
 	struct gx_meta m;
 	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca");
-	struct model_cpu cpu;
 	uint64_t t0, t1;
 	int status, err = 0, passes;
 	double cycles = 0;
-	bool from_sysfs[GEO_NR];
-	char *l3_note = NULL;
 	double full;
 
 	memset(run, 0, sizeof(*run));
@@ -1748,11 +1846,11 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	st.scratch = &scratch;
 	model_stop__catch();
 	st.mcpu = st.machine.mcpu;
-	model_cpu_detect(&cpu);
-	model_cache_geometry(st.geo, from_sysfs, cpu.vendor[0] ? cpu.vendor : NULL, &l3_note);
+	model_machine_geometry(st.geo, &st.machine);
 	model_machine_costs(&st.mc, &st.machine);
-	say(o, false, "--model: running under valgrind (callgrind, I1 %" PRIu64 " KiB, D1 %"
-	    PRIu64 " KiB, LL %" PRIu64 " KiB); expect it 20 to 100 times slower",
+	say(o, false, "--model: running under valgrind (callgrind, the caches of machine "
+	    "description '%s': I1 %" PRIu64 " KiB, D1 %" PRIu64 " KiB, LL %" PRIu64 " KiB); "
+	    "expect it 100 to 300 times slower", st.machine.name,
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
 	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10);
 	stdin_state(&st);
@@ -1764,8 +1862,6 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		goto out;
 	}
 	run->status = status;
-	if (l3_note)
-		note(&st, "%s", l3_note);
 	note(&st, "model: priced with machine description '%s'%s%s%s (llvm-mca -mcpu=%s: %s)",
 	     st.machine.name, st.machine.file ? " (" : "", st.machine.file ? st.machine.file : "",
 	     st.machine.file ? ")" : "", st.mcpu, st.machine.mcpu_source);
@@ -1778,12 +1874,15 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		note(&st, "model: memory priced by description '%s''s documented latencies, not "
 		     "measured ones (`gexplore peak --save FILE`, then --model=FILE, prices by this "
 		     "machine's)", st.machine.name);
+	native_run(&st, o);
 	second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);
 	model_code(&st);
+	native_pages(&st);
 	if (!st.stopped)
 		st.stopped = model_stop__signal();	/* came while the code was modelled */
 	cycles = second_pass(&st, valgrind, o, passes);
+	pages_note(&st, cycles);
 	if (model_stop__count() >= 3) {
 		err = gx_fail(cause, -EINTR, "--model: a third signal: no result");
 		goto out;
@@ -1876,7 +1975,6 @@ out:
 	model_stop__restore();
 	gx_meta__exit(&m);
 	model_state__exit(&st);
-	free(l3_note);
 	free(valgrind);
 	free(mca);
 	return err;

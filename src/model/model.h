@@ -185,12 +185,18 @@ const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_
  * documented), the TLB's reach (bytes) and a walk (cycles), a
  * mispredict, the share of callgrind's indirect mispredicts priced, an
  * I-cache miss, a page's first touch (cycles), and the throughputs that
- * calibrate llvm-mca (cycles a vfmadd231pd ymm, an add r64; 0: none).
+ * calibrate llvm-mca (cycles a vfmadd231pd ymm, an add r64; 0: none),
+ * and the caches callgrind simulates: each level's size (bytes; an L3 of
+ * 0: none) and ways, and the line. The caches are the description's, not
+ * this machine's sysfs: two runners with one description simulate the
+ * same caches.
  */
 enum model_price {
 	MP_GHZ, MP_L1_LAT, MP_L2_LAT, MP_L3_LAT, MP_DRAM_LAT, MP_DRAM_BYTES,
 	MP_L1_BW, MP_L2_BW, MP_L3_BW, MP_DRAM_BW, MP_TLB_REACH, MP_TLB_WALK,
-	MP_MISPREDICT, MP_INDIRECT, MP_IMISS, MP_FAULT, MP_FMA, MP_ADD, MP_NR
+	MP_MISPREDICT, MP_INDIRECT, MP_IMISS, MP_FAULT, MP_FMA, MP_ADD,
+	MP_L1I_SIZE, MP_L1I_WAYS, MP_L1D_SIZE, MP_L1D_WAYS, MP_L2_SIZE, MP_L2_WAYS,
+	MP_L3_SIZE, MP_L3_WAYS, MP_LINE, MP_NR
 };
 
 #define MODEL_MACHINE_SCHEMA "gexplore-machine 1"

@@ -281,19 +281,6 @@ void roofline__text(const struct roofline *rl, struct strbuf *sb, int width, int
 }
 
 /* ---- SVG ---------------------------------------------------------------- */
-static void xml_escape(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': strbuf__addstr(sb, "&lt;"); break;
-		case '>': strbuf__addstr(sb, "&gt;"); break;
-		case '&': strbuf__addstr(sb, "&amp;"); break;
-		case '"': strbuf__addstr(sb, "&quot;"); break;
-		default: strbuf__add(sb, s, 1);
-		}
-	}
-}
-
 enum { SVG_W = 760, SVG_H = 480, ML = 70, MR = 170, MT = 40, MB = 50 };
 
 static double sx(const struct axes *a, double ai)
@@ -319,7 +306,7 @@ void roofline__svg(const struct roofline *rl, struct strbuf *sb)
 		     SVG_W, SVG_H, SVG_W, SVG_H);
 	strbuf__addf(sb, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", SVG_W, SVG_H);
 	strbuf__addstr(sb, "<text x=\"10\" y=\"20\" font-size=\"14\">Roofline: ");
-	xml_escape(sb, rl->machine ? rl->machine : "");
+	strbuf__addxml(sb, rl->machine ? rl->machine : "");
 	strbuf__addstr(sb, "</text>\n");
 	/* Grid: decades on both axes. */
 	for (double d = ceil(a.y0); d <= a.y1; d++)
@@ -348,7 +335,7 @@ void roofline__svg(const struct roofline *rl, struct strbuf *sb)
 			     sx(&a, fmin(ridge, pow(10, a.x1))), sy(&a, fmin(top, bw * pow(10, a.x1))));
 		strbuf__addf(sb, "<text x=\"%d\" y=\"%.1f\" fill=\"%s\">", SVG_W - MR + 6,
 			     (double)(MT + 60 + 16 * (int)i), col);
-		xml_escape(sb, rl->memory[i].name);
+		strbuf__addxml(sb, rl->memory[i].name);
 		strbuf__addf(sb, " %.1f GB/s</text>\n", bw);
 	}
 	for (size_t i = 0; i < rl->nr_compute; i++) {
@@ -359,7 +346,7 @@ void roofline__svg(const struct roofline *rl, struct strbuf *sb)
 			     sy(&a, g), SVG_W - MR, sy(&a, g), i ? "#777" : "#d62728", i ? 1 : 2,
 			     i ? " stroke-dasharray=\"6,4\"" : "");
 		strbuf__addf(sb, "<text x=\"%d\" y=\"%.1f\">", SVG_W - MR + 6, sy(&a, g) + 4);
-		xml_escape(sb, rl->compute[i].name);
+		strbuf__addxml(sb, rl->compute[i].name);
 		strbuf__addf(sb, "</text>\n<text x=\"%d\" y=\"%.1f\" font-size=\"10\">%.1f GFLOP/s"
 			     "</text>\n", SVG_W - MR + 6, sy(&a, g) + 16, g);
 	}
@@ -368,7 +355,7 @@ void roofline__svg(const struct roofline *rl, struct strbuf *sb)
 
 		strbuf__addf(sb, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"black\"><title>",
 			     sx(&a, p->ai), sy(&a, p->gflops));
-		xml_escape(sb, p->name);
+		strbuf__addxml(sb, p->name);
 		strbuf__addf(sb, ": %.3g FLOP/byte, %.3g GFLOP/s</title></circle>\n<text x=\"%.1f\" "
 			     "y=\"%.1f\" font-size=\"11\">%c</text>\n", p->ai, p->gflops,
 			     sx(&a, p->ai) + 7, sy(&a, p->gflops) - 5,
@@ -387,18 +374,18 @@ void roofline__html(const struct roofline *rl, struct strbuf *sb)
 		       "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:"
 		       "1px solid #ddd;text-align:right}td:first-child,th:first-child{text-align:"
 		       "left}</style></head><body>\n<h1>Roofline</h1>\n<p>");
-	xml_escape(sb, rl->machine ? rl->machine : "");
+	strbuf__addxml(sb, rl->machine ? rl->machine : "");
 	strbuf__addstr(sb, "</p>\n");
 	roofline__svg(rl, sb);
 	strbuf__addstr(sb, "<h2>Roofs</h2>\n<table><tr><th>roof</th><th>value</th></tr>\n");
 	for (size_t i = 0; i < rl->nr_compute; i++) {
 		strbuf__addstr(sb, "<tr><td>");
-		xml_escape(sb, rl->compute[i].name);
+		strbuf__addxml(sb, rl->compute[i].name);
 		strbuf__addf(sb, "</td><td>%.1f GFLOP/s</td></tr>\n", rl->compute[i].value);
 	}
 	for (size_t i = 0; i < rl->nr_memory; i++) {
 		strbuf__addstr(sb, "<tr><td>");
-		xml_escape(sb, rl->memory[i].name);
+		strbuf__addxml(sb, rl->memory[i].name);
 		strbuf__addf(sb, "</td><td>%.1f GB/s</td></tr>\n", rl->memory[i].value);
 	}
 	strbuf__addstr(sb, "</table>\n");
@@ -410,7 +397,7 @@ void roofline__html(const struct roofline *rl, struct strbuf *sb)
 			double att = roofline__attainable(rl, p->ai);
 
 			strbuf__addf(sb, "<tr><td>%c ", i < 26 ? (char)('A' + i) : '*');
-			xml_escape(sb, p->name);
+			strbuf__addxml(sb, p->name);
 			strbuf__addf(sb, "</td><td>%.3g</td><td>%.3g</td><td>%.1f%%</td></tr>\n",
 				     p->ai, p->gflops, att > 0 ? 100 * p->gflops / att : 0);
 		}
@@ -418,7 +405,7 @@ void roofline__html(const struct roofline *rl, struct strbuf *sb)
 	}
 	for (size_t i = 0; i < rl->nr_notes; i++) {
 		strbuf__addstr(sb, "<p><b>Note:</b> ");
-		xml_escape(sb, rl->notes[i]);
+		strbuf__addxml(sb, rl->notes[i]);
 		strbuf__addstr(sb, "</p>\n");
 	}
 	strbuf__addstr(sb, "</body></html>\n");

@@ -258,3 +258,17 @@ size_t gx_edit_distance(const char *a, const char *b, size_t cap)
 	free(mem);
 	return best > cap ? cap + 1 : best;
 }
+
+void strbuf__addxml(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': strbuf__addstr(sb, "&lt;"); break;
+		case '>': strbuf__addstr(sb, "&gt;"); break;
+		case '&': strbuf__addstr(sb, "&amp;"); break;
+		case '"': strbuf__addstr(sb, "&quot;"); break;
+		case '\'': strbuf__addstr(sb, "&#39;"); break;
+		default: strbuf__add(sb, s, 1);
+		}
+	}
+}

@@ -250,6 +250,9 @@ size_t gx_edit_distance(const char *a, const char *b, size_t cap);
 void gx_escape(struct strbuf *sb, const char *s, size_t len);
 /* Append the NUL-terminated s (NULL: nothing) to sb, escaped. */
 void strbuf__addesc(struct strbuf *sb, const char *s);
+/* Append s to sb as XML/HTML text or attribute value: <, >, &, " and '
+ * as entities (the roofline's SVG, the HTML report). */
+void strbuf__addxml(struct strbuf *sb, const char *s);
 /*
  * s escaped, for a printf argument: s itself when nothing needs escaping
  * (NULL stays NULL), else a copy owned by a ring of GX_ESC_RING buffers,

@@ -71,6 +71,42 @@ else
 fi
 name=$(python3 -c 'import json; print(json.load(open("rempty/meta.json"))["model_machine"]["name"])')
 
+# the caches callgrind simulates are the description's: a machine whose
+# sysfs says other caches (64 KiB of L2, 128 KiB of L3, where chase_l2's
+# 256 KiB ring would miss both) models the same cycles; meta.json gives
+# the geometry among the prices
+mkdir -p tiny/index0 tiny/index1 tiny/index2 tiny/index3
+for i in 0 1 2 3; do
+	echo 64 >tiny/index$i/coherency_line_size
+	echo 4 >tiny/index$i/ways_of_associativity
+done
+echo 1 >tiny/index0/level; echo Data >tiny/index0/type; echo 16K >tiny/index0/size
+echo 1 >tiny/index1/level; echo Instruction >tiny/index1/type; echo 16K >tiny/index1/size
+echo 2 >tiny/index2/level; echo Unified >tiny/index2/type; echo 64K >tiny/index2/size
+echo 3 >tiny/index3/level; echo Unified >tiny/index3/type; echo 128K >tiny/index3/size
+# (the variable in both runs, of one length: the environment's size
+# changes the loader's instructions; none/ does not exist: CPUID's caches)
+GX_TEST_MODEL_SYSFS=$TMP/none GX_MODEL_PASSES=1 "$GX_BIN" record -q --model -o rgeo0 \
+	-- "$WLM" chase_l2 >/dev/null 2>&1 &&
+	GX_TEST_MODEL_SYSFS=$TMP/tiny GX_MODEL_PASSES=1 "$GX_BIN" record -q --model -o rgeo1 \
+		-- "$WLM" chase_l2 >/dev/null 2>&1
+ok $? "chase_l2 recorded with this machine's sysfs and with a fake one"
+g0=$(count rgeo0 cycles:modelled) g1=$(count rgeo1 cycles:modelled)
+m0=$(count rgeo0 LLC-load-misses:modelled) m1=$(count rgeo1 LLC-load-misses:modelled)
+[ "${g0:-0}" -gt 0 ] && [ "$g0" = "$g1" ] && [ "$m0" = "$m1" ]
+ok $? "another machine's caches change no cycle: $g0 and $g1 cycles, $m0 and $m1 LL misses"
+python3 - rgeo1/meta.json "$GX_SRCDIR/machines/$name.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["model_machine"]["prices"]
+d = json.load(open(sys.argv[2]))["prices"]
+keys = ["l1i_size", "l1i_ways", "l1d_size", "l1d_ways", "l2_size", "l2_ways", "l3_size",
+        "l3_ways", "line_size"]
+ok = all(m[k]["value"] == d[k]["value"] and m[k]["source"] for k in keys)
+print("# geometry: " + ", ".join("%s %s" % (k, m[k]["value"]) for k in keys))
+sys.exit(0 if ok else 1)
+PY
+ok $? "meta.json gives the description's caches, each with its source"
+
 # --model=FILE: the description with a mispredict ten times dearer
 python3 - "$GX_SRCDIR/machines/$name.json" dear.json <<'PY'
 import json, sys
@@ -142,6 +178,16 @@ print("# measured:", " ".join(meas))
 sys.exit(0 if d["schema"] == "gexplore-machine 1" and "ghz" in meas and len(p) >= 19 else 1)
 PY
 ok $? "... a description, its clock measured here"
+python3 - saved.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))["prices"]
+# this machine's caches, read where peak --save ran (the VM's CPUID where
+# it has no sysfs), or the base description's where neither gave a level
+read = [k for k in ("l1d_size", "l2_size") if p[k]["source"].startswith("read by gexplore peak")]
+print("# caches read here:", " ".join(read), p["l1d_size"]["value"], p["l2_size"]["value"])
+sys.exit(0 if read and all(p[k]["value"] > 0 for k in ("l1d_size", "l2_size", "line_size")) else 1)
+PY
+ok $? "... with this machine's caches, said where they were read"
 rec h0 rsaved --model=saved.json
 ok $? "record --model=saved.json reads it"
 # a figure that varies between runs beyond the bound is not saved
