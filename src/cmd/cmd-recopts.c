@@ -195,6 +195,14 @@ const struct cmd_option cmd_recopts_options[] = {
 	CMD_OPT_DOUBLE(0, "duration", struct record_opts, duration_s, "SECONDS",
 		       "with --model: stop the workload after SECONDS (SIGTERM), model what ran",
 		       "until it exits", 0.001, 1e9, "seconds"),
+	CMD_OPT_BOOL(0, "mem", struct record_opts, collect.mem,
+		     "sample loads and stores: latency, data source and address (Intel "
+		     "load latency, AMD IBS op)"),
+	CMD_OPT_BOOL('d', "data", struct record_opts, collect.data_addr,
+		     "every sample carries the data address it touched"),
+	CMD_OPT_UINT(0, "ldlat", struct record_opts, ldlat, "CYCLES",
+		     "with --mem, sample the loads slower than CYCLES", "30", 1, 65535,
+		     "a number of cycles"),
 	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_END(),
 };

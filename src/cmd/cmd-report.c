@@ -397,6 +397,7 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 	(void)opt;
 	c->o.r.by_tree = false;
 	c->o.r.by_flow = REPORT_FLOW_NONE;
+	c->o.r.mem_by = REPORT_MEM_NONE;
 	for (size_t i = 0; i < ARRAY_SIZE(flow_kinds); i++)	/* issue 42 */
 		if (!strcmp(arg, flow_kinds[i].name) || !strcmp(arg, flow_kinds[i].plural)) {
 			c->o.r.by_flow = flow_kinds[i].by;
@@ -404,6 +405,8 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 			c->o.r.by_region = false;
 			return 0;
 		}
+	if (report_mem_by_name(arg, &c->o.r)) /* issue 43: memory tables */
+		return 0;
 	if (!strcmp(arg, "region") || !strcmp(arg, "regions")) {
 		c->o.r.by_region = true;	/* gexplore-regions(3) */
 		c->o.r.by_given = false;
@@ -419,7 +422,8 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 		k = name_index(by_aliases, arg);
 	if (k < 0) {
 		*cause = xasprintf("expected function, line, module, thread, process, callpath, "
-				   "calltree, region, block, loop or branch, got '%s'", arg);
+				   "calltree, region, block, loop, branch, data-source, data-object "
+				   "or cacheline, got '%s'", arg);
 		return -1;
 	}
 	c->o.r.by = (enum profile_by)k;
@@ -474,7 +478,7 @@ static const struct cmd_option report_options[] = {
 			      "print folded stacks for flame graphs", NULL),
 	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
 			 "the table: function, line, module, thread, process, callpath, calltree, "
-			 "region, block, loop or branch",
+			 "region, block, loop, branch, data-source, data-object or cacheline",
 			 NULL),
 	CMD_OPT_STRING(0, "region", struct report_cli, o.region, "NAME",
 		       "only the samples inside region NAME (gexplore-regions(3))", "all samples"),

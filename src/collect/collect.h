@@ -83,6 +83,12 @@ struct collect_opts {
 	bool off_cpu;
 	uint32_t offcpu_probe_us;
 	struct collect_offcpu_sink *offcpu_sink;
+	/* -d/--data: every event's samples carry the data address (ADDR)
+	 * and the data mappings are recorded (mmap_data), as perf record
+	 * -d; --mem (collect_mem_events) also the latency (WEIGHT) and the
+	 * data source (DATA_SRC), as perf record -W -d */
+	bool data_addr;
+	bool mem;
 };
 
 #define COLLECT_OFFCPU_FRAMES 64	/* most ips of a probe */
@@ -342,6 +348,17 @@ void collect_events__free(struct collect_event *ev, size_t nr);
  * /sys for tests.
  */
 bool collect_pmu_lacks_event(const struct perf_event_attr *a);
+
+/*
+ * This CPU's memory-access sampling (mem.c), as an event list for
+ * collect_opts.events (*spec, the caller's), loads above ldlat cycles:
+ * Intel's load-latency and store events, AMD's IBS op. An error with a
+ * *cause that says what there is and what to do: GX_E_PERM (with check:
+ * IBS, unprivileged under a perf_event_paranoid above 1), GX_E_NOTSUP
+ * (Arm SPE), GX_E_NOPMU (none: `--model`). GX_SYSFS replaces /sys.
+ */
+#define COLLECT_MEM_LDLAT 30
+int collect_mem_events(unsigned ldlat, bool check, char **spec, char **cause);
 
 /* ---- a command under the keeper, counted by nothing (child.c) -------------
  * For a program that counts the workload itself (record --model's

@@ -580,8 +580,12 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 		 * script/report finds a module's .eh_frame_hdr through the
 		 * mapping of its read-only segment, which the kernel reports
 		 * only with mmap_data; without it perf shows the leaf alone */
-		a->mmap_data = o->callgraph == COLLECT_CG_DWARF;
+		a->mmap_data = o->callgraph == COLLECT_CG_DWARF || o->data_addr || o->mem;
 	}
+	if (o->data_addr || o->mem)
+		a->sample_type |= PERF_SAMPLE_ADDR;
+	if (o->mem)
+		a->sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
 }
 
 /*

@@ -652,6 +652,7 @@ static int write_priced(const struct model_state *st, const struct model_opts *o
 	struct model_priced pr = {
 		.cg = &st->cg, .objs = st->objs, .base = st->base, .fe = st->fe, .bad = st->bad,
 		.mem = st->mem, .core = st->core, .bcm = st->bcm, .l2miss = st->l2miss,
+		.lat = st->mc.lat,
 		.pages = st->pages, .ind_missed = st->mc.ind_missed, .pid = (uint32_t)st->pid,
 		.log_prefix = logs,
 	};

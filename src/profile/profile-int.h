@@ -227,6 +227,10 @@ struct profile {
 	bool pre_cut;
 	char *pre_cause;
 	uint32_t frame_rinfo[PROFILE_MAX_STACK + 1];	/* rinfo of each ip */
+
+	/* memory-access samples (mem.c): NULL until one came */
+	struct profile_mem *mem;
+	bool mem_periods;
 };
 
 /*
@@ -315,5 +319,13 @@ int profile__find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *
 		      uint64_t *len, uint64_t *pgoff);
 void profile__unwind_input(struct sym_unwind_input *in, const struct pd_sample *s,
 			   struct profile_map_find *f, bool *cut);
+
+/* mem.c: whether sample s carries a memory access's fields, and its
+ * share of the run's and of its function and line rows' (UINT32_MAX:
+ * none) data sources, data object and cache line. */
+bool profile_mem__wants(const struct pd_sample *s);
+void profile_mem__add(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
+		      uint32_t function, uint32_t line);
+void profile_mem__delete(struct profile_mem *pm);
 
 #endif

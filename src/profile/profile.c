@@ -176,6 +176,7 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->on_stack = o->on_stack;
 	p->stack_ctx = o->stack_ctx;
 	p->jobs = o->jobs ? o->jobs : 1;
+	p->mem_periods = o->mem_periods;
 	keep__init(&p->keep, o->keep_samples);
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
@@ -244,6 +245,7 @@ void profile__delete(struct profile *p)
 		free(p->sets[i].stamp);
 		u64map__exit(&p->sets[i].idx);
 	}
+	profile_mem__delete(p->mem);
 	for (size_t i = 0; i < p->nr_slabs; i++)
 		free(p->slabs[i]);
 	free(p->slabs);

@@ -75,6 +75,16 @@ void report__text_region_line(struct strbuf *sb, struct gx_result *in);
 json_t *report__json_regions(struct gx_result *in, const struct report_opts *o);
 int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 
+/* report-mem.c: memory-access samples (issue 43): the --by data-source,
+ * data-object or cacheline table (text), the default report's data
+ * sources (top 5; nothing without data sources), the JSON `data_sources`
+ * and `memory` of the run, and a function or line row's `data_sources` */
+int report__text_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__text_mem_summary(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__json_mem(json_t *root, struct gx_result *in, const struct report_opts *o);
+int report__csv_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__json_mem_row(json_t *row, struct gx_result *in, enum profile_by by, uint32_t index);
+
 /* report-offcpu.c: off-CPU time (record --off-cpu) */
 /* The result's off-CPU analysis when it has context switches, else NULL. */
 struct profile_offcpu *report__offcpu(struct gx_result *in);

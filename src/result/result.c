@@ -800,6 +800,8 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		r->nr_events += PROFILE_OFF_VALUES;
 	}
 	profile_options(r, o);
+	/* a modelled load sample is its period's loads (issue 43) */
+	r->po.mem_periods = r->have_meta && r->meta.modelled;
 	if (o->on_begin)
 		o->on_begin(o->stack_ctx, r);
 	po = r->po;

@@ -91,7 +91,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	close_file(dso);
 	u64map__exit(&dso->cache);
 	GX_FREE(dso->loads, dso->problem, dso->found_path, dso->dwfl_path, dso->fsyms,
-		dso->fdes, dso->franges, dso->eh_synth, dso);
+		dso->osyms, dso->fdes, dso->franges, dso->eh_synth, dso);
 }
 
 const char *sym_dso__name(const struct sym_dso *dso)

@@ -68,6 +68,10 @@ struct sym_dso {
 	bool fsyms_loaded;
 	struct sym_fsym *fsyms;
 	size_t nr_fsyms;
+	/* variables (STT_OBJECT) by address, for data addresses (sym-data.c) */
+	bool osyms_loaded;
+	struct sym_fsym *osyms;
+	size_t nr_osyms;
 	/* function boundaries from .eh_frame and .debug_frame (sym-fde.c) */
 	bool fdes_loaded;
 	struct sym_fde *fdes;

@@ -248,6 +248,23 @@ bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, s
 /* The file actually read (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__found_path(const struct sym_dso *dso);
 
+/*
+ * Data addresses (sym-data.c). The ELF address of file offset `offset`
+ * in a data segment of dso (not an executable one), the segment's memory
+ * size included: the offset a mapping of the file would give an address
+ * of its .bss. false when no data segment holds it or the file cannot be
+ * read.
+ */
+bool sym_dso__data_vaddr(struct sym_dso *dso, uint64_t offset, uint64_t *vaddr);
+/*
+ * The variable of dso at ELF address vaddr: the STT_OBJECT symbol whose
+ * [start, start + size) holds it (a global's name before a static's at
+ * one address), its start and size, and whether it is static (local
+ * binding). NULL when none does. The name is owned by dso.
+ */
+const char *sym_dso__data_symbol(struct sym_dso *dso, uint64_t vaddr, uint64_t *start,
+				 uint64_t *size, bool *local);
+
 /* Counters, for tests and `--stats`-like output. */
 struct sym_stats {
 	uint64_t lookups;	/* sym_session__lookup* calls */

@@ -346,10 +346,12 @@ struct fn_hits {
 	struct fn_hit {
 		uint64_t addr;	/* first: cmp_hit sorts by it */
 		uint64_t n, period;
+		uint64_t mem_n, mem_w;	/* memory-access samples (whole run) */
 	} *v;
 	size_t n;
 	uint64_t start, maxaddr;
 	struct sym_dso *dso;
+	const struct profile *prof;	/* the run's memory-access samples, or NULL */
 };
 
 /* The maps of f's module, each with its dso in the result's own session:
@@ -395,6 +397,9 @@ static bool hit_of(struct sym_session *sym, const struct tui_row *f, struct tui_
 		h->dso = dsos[k];
 		h->v[h->n].addr = res->addr;
 		h->v[h->n].period = ip->period;
+		if (h->prof)
+			profile__mem_at(h->prof, ip->pid, ip->ip, &h->v[h->n].mem_n,
+					&h->v[h->n].mem_w);
 		h->v[h->n++].n = ip->count;
 		if (res->addr > h->maxaddr)
 			h->maxaddr = res->addr;
@@ -440,6 +445,8 @@ static void count_hits(struct tui_disasm *out, struct sym_session *sym, struct f
 		while (j < h->n && h->v[j].addr < x->addr)
 			j++;
 		while (j < h->n && h->v[j].addr == x->addr) {
+			x->mem_samples += h->v[j].mem_n;
+			x->mem_weight += h->v[j].mem_w;
 			x->period += h->v[j].period;
 			x->samples += h->v[j++].n;
 		}
@@ -514,6 +521,9 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 	 * a time range from a histogram of its samples (a few thousand
 	 * lookups, not one per sample). */
 	ips = kept_ips(m, &nsrc, &range_ips);
+	/* the loads' latency is the whole run's: none in a time range */
+	if (m->has_mem && !range_ips)
+		h.prof = gx_result__profile(real->res);
 	fn_hits(sym, f, maps, dsos, nmaps, ips, nsrc, &h);
 	if (!h.n) {
 		out->why = "no sample of this function maps into its binary: no disassembly";

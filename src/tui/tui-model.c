@@ -81,6 +81,7 @@ struct tui_row *tui_table__add_row(struct tui_model *m, struct tui_table *t, con
 	r->reliability = NAN;
 	r->total = NAN;
 	r->off_s = NAN;
+	r->mem_lat = NAN;
 	r->period = xcalloc(m->nr_events + 1, sizeof(double));
 	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
 	return r;

@@ -47,6 +47,12 @@ struct attr_case {
  * golden depends on the machine running the test */
 static char sysfs_hybrid[] = "/tmp/gx-attr-hybrid-XXXXXX";
 static char sysfs_plain[] = "/tmp/gx-attr-plain-XXXXXX";
+/* memory sampling (record --mem, "mem:NAME" cases): Intel's mem-loads on
+ * cpu (intel), with Sapphire Rapids' mem-loads-aux (spr), AMD's ibs_op
+ * (amd), on a hybrid part's cpu_core (hybrid), none (a VM) */
+static char sysfs_intel[] = "/tmp/gx-attr-intel-XXXXXX";
+static char sysfs_spr[] = "/tmp/gx-attr-spr-XXXXXX";
+static char sysfs_amd[] = "/tmp/gx-attr-amd-XXXXXX";
 
 static const struct attr_case cases[] = {
 	{ __LINE__, "cpu-clock", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
@@ -102,6 +108,14 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "branch-any", "cycles,cpu-clock,instructions", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, false, "any" },
 	{ __LINE__, "branch-skl-cond-u", "cycles,INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false, false, "cond,u" },
 	{ __LINE__, "branch-zen4-calls", "cycles:u", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, false, "any_call,any_ret" },
+	/* record --mem: what collect_mem_events picks, with the samples'
+	 * address, weight and data source; -d: the address on any event */
+	{ __LINE__, "mem-intel", "mem:intel", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "mem-spr", "mem:spr", "spr", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "mem-amd", "mem:amd", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "mem-hybrid", "mem:hybrid", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, true },
+	{ __LINE__, "mem-none", "mem:plain", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "data-page-faults", "data:page-faults", NULL, 1, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "zen4-retired-ops", "RETIRED_OPS", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "zen4-dispatch-stalls", "amd64_fam19h_zen4::DISPATCH_STALLS_1:FE_NO_OPS:c=6,amd64_fam19h_zen4::CYCLES_NOT_IN_HALT", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 };
@@ -194,7 +208,23 @@ static char *run_case(const struct attr_case *c)
 		setenv("GX_SYSFS", c->hybrid ? sysfs_hybrid : sysfs_plain, 1);
 		if (c->force_pmu)
 			setenv("LIBPFM_FORCE_PMU", c->force_pmu, 1);
-		if (!strncmp(c->events, "model:", 6)) {
+		if (!strncmp(c->events, "mem:", 4)) {
+			const char *t = c->events + 4;
+			char *spec = NULL;
+
+			setenv("GX_SYSFS", !strcmp(t, "intel") ? sysfs_intel : !strcmp(t, "spr") ?
+			       sysfs_spr : !strcmp(t, "amd") ? sysfs_amd : !strcmp(t, "hybrid") ?
+			       sysfs_hybrid : sysfs_plain, 1);
+			o.mem = true;
+			err = collect_mem_events(COLLECT_MEM_LDLAT, false, &spec, &cause);
+			err = err ? err : collect_parse_events(spec, &o, &ev, &nr, &cause);
+			if (!err)
+				strbuf__addf(&d, "# mem spec: %s\n", spec);
+			free(spec);
+		} else if (!strncmp(c->events, "data:", 5)) {
+			o.data_addr = true;
+			err = collect_parse_events(c->events + 5, &o, &ev, &nr, &cause);
+		} else if (!strncmp(c->events, "model:", 6)) {
 			/* what record opens without -e: the planner's groups */
 			struct td_ctx ctx = { .smt = TD_SMT_OFF };
 			struct mux_counters mc;
@@ -289,7 +319,12 @@ static void test_goldens(const char *dir, bool regen)
 			}
 			free(want);
 		}
-		ok_at(strncmp(got, "error", 5) != 0, __FILE__, c->line, "%s parses", c->name);
+		/* no memory sampling (a VM): its golden is the message */
+		if (!strcmp(c->events, "mem:plain"))
+			ok_at(strstr(got, "--model") != NULL, __FILE__, c->line,
+			      "%s: the error points to --model", c->name);
+		else
+			ok_at(strncmp(got, "error", 5) != 0, __FILE__, c->line, "%s parses", c->name);
 		free(got);
 		free(path);
 	}
@@ -361,8 +396,16 @@ static void test_branch_filter(void)
 
 static void make_sysfs(void)
 {
-	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain))
+	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain) || !mkdtemp(sysfs_intel) ||
+	    !mkdtemp(sysfs_spr) || !mkdtemp(sysfs_amd))
 		diag("mkdtemp failed");
+	fake_sysfs_pmu_file(sysfs_intel, "cpu", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n");
+	fake_sysfs_pmu_file(sysfs_intel, "cpu", "events/mem-stores", "event=0xd0,umask=0x82\n");
+	fake_sysfs_pmu_file(sysfs_spr, "cpu", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n");
+	fake_sysfs_pmu_file(sysfs_spr, "cpu", "events/mem-loads-aux", "event=0x03,umask=0x82\n");
+	fake_sysfs_pmu_file(sysfs_amd, "ibs_op", "type", "11\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "cpu_core", "events/mem-loads",
+			    "event=0xcd,umask=0x1,ldlat=3\n");
 	fake_sysfs_pmu_file(sysfs_plain, "software", "type", "1\n");
 	fake_sysfs_pmu_file(sysfs_hybrid, "software", "type", "1\n");
 	/* Alder Lake's numbers: cpu_core is type 4, cpu_atom a dynamic 10 */
@@ -374,7 +417,8 @@ static void make_sysfs(void)
 
 static void remove_sysfs(void)
 {
-	char *cmd = xasprintf("rm -rf %s %s", sysfs_hybrid, sysfs_plain);
+	char *cmd = xasprintf("rm -rf %s %s %s %s %s", sysfs_hybrid, sysfs_plain, sysfs_intel,
+			      sysfs_spr, sysfs_amd);
 
 	if (system(cmd) != 0)
 		diag("%s failed", cmd);
