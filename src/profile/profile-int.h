@@ -183,7 +183,7 @@ struct profile {
 	uint32_t chain_line[PROFILE_MAX_CHAIN];
 	uint32_t path_tmp[PROFILE_MAX_CHAIN];
 	uint32_t frame_module[PROFILE_MAX_STACK + 1];	/* module row of each ip */
-	struct credit credits[PD_MAX_READ_VALUES];
+	struct credit credits[PD_MAX_READ_VALUES + 1];	/* + a weight's */
 
 	/* group reads: previous values per counter and thread */
 	struct u64map read_idx;		/* hash(counter, tid) -> reads index */
@@ -231,6 +231,9 @@ struct profile {
 	/* memory-access samples (mem.c): NULL until one came */
 	struct profile_mem *mem;
 	bool mem_periods;
+	/* profile_opts.weight_of: each event's weight value, UINT32_MAX */
+	uint32_t *weight_of;
+	size_t nr_weight_of;
 };
 
 /*

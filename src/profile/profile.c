@@ -177,6 +177,11 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->stack_ctx = o->stack_ctx;
 	p->jobs = o->jobs ? o->jobs : 1;
 	p->mem_periods = o->mem_periods;
+	if (o->weight_of && o->nr_weight_of) {
+		p->weight_of = xmalloc(o->nr_weight_of * sizeof(*p->weight_of));
+		memcpy(p->weight_of, o->weight_of, o->nr_weight_of * sizeof(*p->weight_of));
+		p->nr_weight_of = o->nr_weight_of;
+	}
 	keep__init(&p->keep, o->keep_samples);
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
@@ -246,6 +251,7 @@ void profile__delete(struct profile *p)
 		u64map__exit(&p->sets[i].idx);
 	}
 	profile_mem__delete(p->mem);
+	free(p->weight_of);
 	for (size_t i = 0; i < p->nr_slabs; i++)
 		free(p->slabs[i]);
 	free(p->slabs);

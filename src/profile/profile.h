@@ -151,6 +151,15 @@ struct profile_opts {
 	/* memory-access samples: each stands for its period's accesses (a
 	 * modelled result's), not one */
 	bool mem_periods;
+	/*
+	 * Weight values (GX_SOURCE_WEIGHT): weight_of[e], for a recorded
+	 * event e < nr_weight_of, is the value index its samples' weights
+	 * (PERF_SAMPLE_WEIGHT or WEIGHT_STRUCT's latency, times the period
+	 * with mem_periods) are credited to, as a second credit of the same
+	 * sample; UINT32_MAX: none. Copied.
+	 */
+	const uint32_t *weight_of;
+	size_t nr_weight_of;
 };
 
 /* A profile for nr_events events (the reader's evsels, in order), with

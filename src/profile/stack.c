@@ -587,6 +587,32 @@ static size_t sample_credits(struct profile *p, const struct pd_sample *s)
 }
 
 /*
+ * A weighted sample's second credit, after those of sample_credits (n of
+ * them): its weight (a load's latency; in a modelled result times the
+ * loads its period stands for, as the data-source table counts them) to
+ * its event's weight value. A zero weight credits nothing. Returns the
+ * credits now.
+ */
+static size_t weight_credit(struct profile *p, const struct pd_sample *s, size_t n)
+{
+	uint64_t loads = p->mem_periods && s->period ? s->period : 1, amount;
+	struct pd_weight w;
+	uint32_t v;
+
+	if (!n || s->evsel >= p->nr_weight_of || !(s->sample_type & PERF_SAMPLE_WEIGHT_TYPE))
+		return n;
+	v = p->weight_of[s->evsel];
+	if (v >= p->nr_events)
+		return n;
+	pd_weight__split(s, &w);
+	if (!w.latency || __builtin_mul_overflow(w.latency, loads, &amount))
+		return n;
+	p->credits[n].ev = v;
+	p->credits[n].period = amount;
+	return n + 1;
+}
+
+/*
  * The rows of thread t (thread, process, command) in t->row, made again
  * when its name, its process or its process's name changed since they
  * were made, and its process (*proc, NULL when unknown). A thread no COMM
@@ -645,7 +671,7 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 		keep__stop(&p->keep);	/* its credits depend on the samples before */
 	p->cur_flags = 0;
 	t = machine__findnew_thread(m, s->pid, s->tid);
-	nr = sample_credits(p, s);
+	nr = weight_credit(p, s, sample_credits(p, s));
 	if (!nr)
 		return 0;
 	/* A sum past 64 bits (hostile or damaged periods) would make every
@@ -682,9 +708,10 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 	if (profile_mem__wants(s))
 		profile_mem__add(p, s, proc, p->sym && nc ? p->chain[0] : UINT32_MAX,
 				 p->sym && nc ? p->chain_line[0] : UINT32_MAX);
-	if (p->keep.on)	/* without group reads: one credit */
+	/* without group reads: one credit, and a weight's */
+	for (size_t c = 0; p->keep.on && c < nr; c++)
 		keep__sample(p, s->time, t->task, ri, nf, p->sym ? path_row : UINT32_MAX,
-			     p->credits[0].ev, p->credits[0].period);
+			     p->credits[c].ev, p->credits[c].period);
 	return 0;
 }
 

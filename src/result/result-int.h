@@ -31,4 +31,10 @@ bool gx_regions__contains(const struct gx_regions *g, size_t name_idx, uint32_t 
 int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p, char **cause);
 void gx_flow__delete(struct gx_flow *f);
 
+/* ---- weight.c: the weight values' names ---------------------------------- */
+
+/* The name of event's weight value: "mem-loads:weight" for
+ * "cpu/mem-loads,ldlat=30/P" or "mem-loads:modelled". Allocated. */
+char *gx_weight_name(const char *event);
+
 #endif /* GX_RESULT_INT_H */

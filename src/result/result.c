@@ -64,6 +64,10 @@ struct gx_result {
 	int cs_evsel;			/* the context-switches event sampled at each switch-out */
 	struct gx_flow *flow;		/* gx_result__flow's, once asked */
 	bool flow_tried;
+	/* weight values (GX_SOURCE_WEIGHT), after the off-CPU values: the
+	 * first, and per recorded event its value index (UINT32_MAX) */
+	size_t w0;
+	uint32_t *weight_of;
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -480,6 +484,47 @@ static void offcpu_value(struct gx_result *r, size_t i)
 	e->run_value = (double)profile__total_period(r->profile, i);
 }
 
+/* Value i of the table, the weight value of recorded event ev: its
+ * samples' weights (cycles of latency) summed, of the event's kind, its
+ * per-row values the weights, scale 1 (as perf mem sums them). */
+static void weight_value(struct gx_result *r, size_t i, size_t ev)
+{
+	struct gx_event *e = &r->events[i];
+
+	e->name = r->own[2 * i + 1] = gx_weight_name(r->events[ev].name);
+	e->pmu = r->events[ev].pmu;
+	e->attr = &offcpu_attr;		/* no counter of its own either */
+	e->unit = "cycles";
+	e->source = GX_SOURCE_WEIGHT;
+	e->reason = -1;
+	e->kind = r->events[ev].kind;
+	e->group = -1;
+	e->model_event = r->ev[i] = -1;
+	e->samples = profile__total_samples(r->profile, i);
+	e->sampled = true;
+	e->scale = 1.0;
+	e->running = 1.0;
+	e->run_value = (double)profile__total_period(r->profile, i);
+}
+
+/* The weight values: one per recorded event whose samples carry a weight
+ * (perf mem's, record --mem's, a modelled run's mem-loads:modelled),
+ * after the off-CPU values; r->po credits them. */
+static void weight_values(struct gx_result *r)
+{
+	r->w0 = r->nr_events;
+	r->weight_of = xcalloc(r->nr_evsels + 1, sizeof(*r->weight_of));
+	for (size_t i = 0; i < r->nr_evsels; i++) {
+		const struct perf_event_attr *a = &perf_reader__evsel(r->reader, i)->attr;
+
+		r->weight_of[i] = UINT32_MAX;
+		if (a->sample_type & PERF_SAMPLE_WEIGHT_TYPE)
+			r->weight_of[i] = (uint32_t)r->nr_events++;
+	}
+	r->po.weight_of = r->weight_of;
+	r->po.nr_weight_of = r->nr_evsels;
+}
+
 static void build_events(struct gx_result *r)
 {
 	const struct gx_meta *meta = gx_result__meta(r);
@@ -492,7 +537,7 @@ static void build_events(struct gx_result *r)
 	r->events = xcalloc(n + 1, sizeof(*r->events));
 	r->own = xcalloc(2 * n + 1, sizeof(char *));
 	r->ev = xcalloc(n + 1, sizeof(*r->ev));
-	for (size_t i = r->nr_evsels; i < n; i++)
+	for (size_t i = r->nr_evsels; i < r->w0; i++)
 		offcpu_value(r, i);
 	for (size_t i = 0; i < r->nr_evsels; i++) {
 		const struct pd_evsel *pe = perf_reader__evsel(r->reader, i);
@@ -542,6 +587,9 @@ static void build_events(struct gx_result *r)
 		if (first < 0)
 			first = (ssize_t)i;
 	}
+	for (size_t i = 0; i < r->nr_evsels; i++)
+		if (r->weight_of[i] != UINT32_MAX)
+			weight_value(r, r->weight_of[i], i);
 	r->model_kind = model_kind(r);
 	r->sort_is_cycles = model_clk >= 0;
 	r->sort_event = model_clk >= 0 ? (size_t)model_clk : hw_clk >= 0 ? (size_t)hw_clk :
@@ -800,6 +848,7 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		r->nr_events += PROFILE_OFF_VALUES;
 	}
 	profile_options(r, o);
+	weight_values(r);
 	/* a modelled load sample is its period's loads (issue 43) */
 	r->po.mem_periods = r->have_meta && r->meta.modelled;
 	if (o->on_begin)
@@ -884,6 +933,7 @@ void gx_result__delete(struct gx_result *r)
 	gx_regions__delete(r->regions);
 	free(r->region);
 	free(r->run_samples);
+	free(r->weight_of);
 	free(r->incomplete);
 	gx_free_strv(r->own, r->own ? 2 * r->nr_events : 0);	/* NULL past the evsels */
 	free(r->ev);
@@ -1099,7 +1149,8 @@ int gx_result__find_event(const struct gx_result *r, const char *name, size_t *i
 		}
 	for (size_t i = 0; i < r->nr_events; i++) {
 		const struct gx_event *e = &r->events[i];
-		bool hit = !strcmp(e->name, name) || event_is(e, name, strlen(name));
+		bool hit = e->source == GX_SOURCE_PERIOD &&	/* values: by their whole name */
+			   (!strcmp(e->name, name) || event_is(e, name, strlen(name)));
 
 		/* "cpu_core/cycles" or "cpu_core/cycles/": one PMU's copy */
 		if (!hit && slash && strlen(e->pmu) == (size_t)(slash - name) &&
