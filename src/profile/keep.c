@@ -276,7 +276,7 @@ int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 		    bool (*keep)(void *ctx, uint32_t tid, uint64_t time), void *ctx,
 		    struct profile **out)
 {
-	static const struct profile_opts none;
+	struct profile_opts wo = { 0 };
 	const struct keep *k = &p->keep;
 	size_t ncls = k->classes.nr, from = 0, to = k->nr;
 	struct subset ss = { .p = p };
@@ -305,7 +305,9 @@ int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 	ss.order = xcalloc(ncls + 1, sizeof(*ss.order));
 	subset_tally(&ss, from, to, lo, hi, keep, ctx, tid);
 
-	ss.q = profile__alloc(p->nr_events, &none);
+	wo.weight_of = p->weight_of;	/* profile__row_weight of the part */
+	wo.nr_weight_of = p->nr_weight_of;
+	ss.q = profile__alloc(p->nr_events, &wo);
 	ss.q->nr_slots = p->nr_slots;
 	ss.q->slot_event = p->slot_event;
 	for (int by = 0; by < PROFILE_BY_NR_; by++) {

@@ -331,6 +331,16 @@ void profile_mem__delete(struct profile_mem *pm)
 
 /* ---- reading ------------------------------------------------------------- */
 
+uint64_t profile__row_weight(const struct profile *p, const struct profile_row *row)
+{
+	uint64_t w = 0;
+
+	for (size_t e = 0; e < p->nr_weight_of; e++)
+		if (p->weight_of[e] < p->nr_events)
+			w += row->period[p->weight_of[e]];
+	return w;
+}
+
 bool profile__mem(const struct profile *p, struct profile_mem_totals *t)
 {
 	memset(t, 0, sizeof(*t));

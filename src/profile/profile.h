@@ -331,6 +331,11 @@ struct profile_mem_object {
  * call or profile__delete. */
 const struct profile_mem_object *profile__mem_objects(struct profile *p, size_t *nr);
 
+/* A row's weight values summed (its loads' latency: the value table's
+ * GX_SOURCE_WEIGHT values, profile_opts.weight_of), self; 0 without. The
+ * data sources above split the same weight by a second dimension. */
+uint64_t profile__row_weight(const struct profile *p, const struct profile_row *row);
+
 /* The memory-access samples (with a data source) at address ip of process
  * pid, and their weight; false (both 0) when none. */
 bool profile__mem_at(const struct profile *p, uint32_t pid, uint64_t ip, uint64_t *samples,

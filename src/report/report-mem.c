@@ -167,11 +167,12 @@ static void text_rows(struct strbuf *sb, struct gx_result *in, const struct repo
 		size_t k = profile__mem_sources(p, by, rows[i]->index, &src);
 
 		if (k) {
-			v[n] = (struct row_lat){ rows[i], 0, 0, src[0].name };
-			for (size_t j = 0; j < k; j++) {
+			/* the weight is the row's value; the loads (a
+			 * modelled sample's are its period) the sources' */
+			v[n] = (struct row_lat){ rows[i], 0, profile__row_weight(p, rows[i]),
+						 src[0].name };
+			for (size_t j = 0; j < k; j++)
 				v[n].samples += src[j].samples;
-				v[n].weight += src[j].weight;
-			}
 			n++;
 		}
 		free(src);

@@ -125,12 +125,12 @@ static void mem_of(struct tui_model *m, struct tui_row *r, struct profile *p, en
 {
 	struct profile_mem_source *src;
 	size_t n = profile__mem_sources(p, by, i, &src);
-	uint64_t w = 0, s = 0;
+	const struct profile_row *pr = profile__row(p, by, i);
+	uint64_t w = pr ? profile__row_weight(p, pr) : 0, s = 0;
 
-	for (size_t k = 0; k < n; k++) {
-		w += src[k].weight;
+	/* the weight is the row's value, the loads the sources' */
+	for (size_t k = 0; k < n; k++)
 		s += src[k].samples;
-	}
 	if (s) {
 		r->mem_lat = (double)w / (double)s;
 		r->mem_src = tui_model__str(m, src[0].name);
