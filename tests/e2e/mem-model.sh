@@ -35,6 +35,19 @@ is "$(jq '[.data_sources[].samples] | add' c.json)" \
 is "$(jq '.data_sources[] | select(.source == "L3 hit") | .weight / .samples' c.json)" \
 	"$(jq '.model_machine.prices.l3_latency.value | round' chase/meta.json)" \
 	"an L3 hit weighs the machine description's L3 latency"
+# the weight is a value of the profile (issue 45): mem-loads:weight,
+# modelled, each sample's priced latency times the loads it stands for
+is "$(jq -c '.events[] | select(.name == "mem-loads:weight") | [.unit, .source, .kind]' c.json)" \
+	'["cycles","weight","modelled"]' "the value mem-loads:weight, modelled"
+is "$(jq '.events[] | select(.name == "mem-loads:weight") | .estimated' c.json)" \
+	"$(jq '[.data_sources[].weight] | add' c.json)" "its total: the data sources' weight"
+wi=$(jq '[.events[].name] | index("mem-loads:weight")' c.json)
+is "$(jq --argjson i "$wi" '.functions[] | select(.function == "chase") | .estimated[$i]' c.json)" \
+	"$(jq '[.functions[] | select(.function == "chase") | .data_sources[].weight] | add' c.json)" \
+	"the chase's weight value: its loads' priced latency"
+"$GX_BIN" report --folded --event mem-loads:weight chase >f.txt 2>/dev/null
+is "$(awk '{ s += $NF } END { print s }' f.txt)" \
+	"$(jq '[.data_sources[].weight] | add' c.json)" "--folded --event mem-loads:weight: the total"
 
 GX_TEST_MODEL_SYSFS=$PWD/c "$GX_BIN" record -q --model -o sum -- "$WLM" stream_l1 >/dev/null 2>&1
 ok $? "stream_l1 modelled"

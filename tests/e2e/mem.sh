@@ -92,6 +92,43 @@ is "$(jq -c '[.functions[] | select(.function == "mo_bump_b") | .data_sources[] 
 is "$(jq -c '[.functions[] | select(.function == "mo_sum") | .data_sources[].samples] | add' \
 	r.json)" 63 "mo_sum's loads"
 
+# ---- the weight is a value of the profile (issue 45): EVENT:weight, in
+# the same arrays as the event's, each function's its sources' weights
+is "$(jq -c '.events[] | select(.name == "mem-loads:weight") | [.unit, .source, .kind, .estimated]' \
+	r.json)" "[\"cycles\",\"weight\",\"sampled\",$total]" \
+	"the value mem-loads:weight: cycles, the total weight (perf mem report's)"
+wi=$(jq '[.events[].name] | index("mem-loads:weight")' r.json)
+jq -r --argjson i "$wi" '.functions[] |
+	"\(.function) \(.estimated[$i]) \([.data_sources[].weight] | add)"' r.json >fw
+is "$(wc -l <fw)" 4 "four functions with weights"
+is "$(awk '$2 != $3' fw)" "" "each function's weight value: its data sources' weights summed"
+is "$(awk '{ s += $2 } END { print s }' fw)" "$total" "the functions' weights add up to the total"
+"$GX_BIN" report --folded --event mem-loads:weight mem.data >f.txt 2>/dev/null
+is "$(awk '{ s += $NF } END { print s }' f.txt)" "$total" \
+	"--folded --event mem-loads:weight: the stacks weigh the total weight"
+check "folded: mo_bump_b's stack weighs its 955 cycles" grep -qx 'wl-memobj;mo_bump_b 955' f.txt
+"$GX_BIN" check --max "mem-loads:weight=$((total + 1))" mem.data >ck1 2>&1
+ok $? "check --max mem-loads:weight just above the total: passes"
+"$GX_BIN" check --max "mem-loads:weight=$((total - 1))" mem.data >ck2 2>&1
+is $? 1 "check --max mem-loads:weight just below it: fails"
+check "check names the value and its total" grep -q "FAIL  mem-loads:weight of the run = 3.737 k" ck2
+# a second recording: mo_sum's RAM loads doubled, the threads gone
+cat >spec4 <<SPEC
+process 4242 wl-memobj
+sample mo_sum &mo_table 12 $L1 x40
+sample mo_sum+12 &mo_table+20000 310 $RAM x6
+sample main 0x555555a00100 14 $L1 x4
+SPEC
+"$GENM" -o mem2.data -b "$BIN" <spec4
+"$GX_BIN" diff --json mem.data mem2.data >d.json 2>/dev/null
+ok $? "diff of two memory recordings"
+dw() { jq -c --arg s "$1" --arg r "$2" '.entries[] | select(.scope == $s and .row == $r and
+	.metric == "mem-loads:weight") | [.a, .b]' d.json; }
+is "$(dw run '')" "[$total,2396]" "diff: the run's weight value, a and b"
+is "$(dw function mo_sum)" "[2078,2340]" "diff: mo_sum's weight value"
+"$GX_BIN" report --format pprof -o p.pb.gz mem.data 2>/dev/null
+check "pprof: a sample type mem-loads:weight" sh -c 'gzip -dc p.pb.gz | grep -aq "mem-loads:weight"'
+
 # ---- data objects: the variables the addresses fall in
 obj() { jq -r --arg o "$1" '.memory.data_objects[] | select(.object == $o) |
 	"\(.kind) \(.samples) \(.weight)"' r.json; }
@@ -149,6 +186,8 @@ SPEC
 "$GX_BIN" report --json ws.data >ws.json 2>/dev/null
 is "$(jq -c '.memory | [.weight, .ins_lat, .retire_lat]' ws.json)" '[490,515,43]' \
 	"WEIGHT_STRUCT: latency, ins_lat and retire_lat summed apart"
+is "$(jq '.events[] | select(.name == "mem-loads:weight") | .estimated' ws.json)" 490 \
+	"WEIGHT_STRUCT: the weight value is the latency (var1) alone"
 if command -v perf >/dev/null && perf script -i ws.data -F weight >pw 2>/dev/null && [ -s pw ]; then
 	is "$(awk '{ s += $1 } END { print s }' pw)" 490 "perf script's weight: var1 alone"
 else
