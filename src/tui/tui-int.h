@@ -383,6 +383,9 @@ struct tui_model {
 	size_t nr_offspans;
 	bool has_offcpu;
 	int off_ev;			/* the event (value) "off-cpu", -1: none */
+	/* the first weight value (GX_SOURCE_WEIGHT, "mem-loads:weight"):
+	 * the grid's Weight column, the loads' latency in cycles; -1: none */
+	int weight_ev;
 	uint64_t t_first, t_last;
 	uint64_t range_lo, range_hi;	/* time filter; 0/0 = whole run */
 	/* regions: instances by (tid, begin); the views narrowed to one name
@@ -570,7 +573,7 @@ bool tui_model__imprecise(const struct tui_model *m);
  * the module, and last the name (width 0: the rest of the line). prio:
  * lower survives narrower screens. Every column sorts (< >). */
 enum tui_col_kind { TC_SHARE, TC_SAMPLES, TC_NODE, TC_MUX, TC_TOTAL, TC_MODULE, TC_NAME,
-		    TC_OFFCPU };
+		    TC_OFFCPU, TC_WEIGHT };
 struct tui_col {
 	enum tui_col_kind kind;
 	int node;		/* TC_NODE: node index */

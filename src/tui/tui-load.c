@@ -733,6 +733,9 @@ static int open_model(struct tui_model **out, struct tui_loader **ld_out,
 	m->clk = gx_result__sort_event(res);
 	m->off_ev = gx_result__offcpu_value(res) == SIZE_MAX ? -1 :
 		    (int)gx_result__offcpu_value(res);
+	for (size_t i = n; i-- > 0;)
+		if (gx_result__event(res, i)->source == GX_SOURCE_WEIGHT)
+			m->weight_ev = (int)i;
 	m->clk_is_cycles = gx_result__sort_is_cycles(res);
 	real->ld = real_loader;
 	set_facts(m, res);

@@ -35,6 +35,7 @@ struct tui_model *tui_model__new(size_t nr_events, const char *const *names)
 	m->focus_node = -1;
 	m->region = -1;
 	m->off_ev = -1;
+	m->weight_ev = -1;
 	return m;
 }
 
@@ -823,6 +824,12 @@ static size_t number_cols(struct tui_model *m, enum tui_kind k, struct tui_col *
 		cols[n].width = 8;
 		cols[n++].prio = 2;
 	}
+	if (m->weight_ev >= 0 && (k == TK_FUNC || k == TK_LINE) && n < max) {
+		cols[n].kind = TC_WEIGHT;	/* a value: a time range narrows it */
+		snprintf(cols[n].name, sizeof(cols[n].name), "Weight");
+		cols[n].width = 9;
+		cols[n++].prio = 2;
+	}
 	if (m->has_mux_rows && n < max) {
 		cols[n].kind = TC_MUX;
 		snprintf(cols[n].name, sizeof(cols[n].name), "MUX");
@@ -892,6 +899,9 @@ double tui_model__cell(struct tui_model *m, struct tui_row *r, const struct tui_
 	case TC_OFFCPU:
 		*dim = isnan(r->off_s);
 		return r->off_s;
+	case TC_WEIGHT:
+		*dim = !r->samples[m->weight_ev];
+		return r->period[m->weight_ev];
 	case TC_NODE:
 		res = tui_row__td(m, r);
 		if (!res) {
@@ -943,6 +953,9 @@ void tui_model__cell_text(const struct tui_model *m, const struct tui_col *c, do
 		break;
 	case TC_OFFCPU:
 		snprintf(buf, n, "%.3fs", v);
+		break;
+	case TC_WEIGHT:
+		snprintf(buf, n, "%.0fc", v);
 		break;
 	case TC_NODE:
 		if (td_model__node(m->td, (size_t)c->node)->unit == TD_UNIT_FRACTION)

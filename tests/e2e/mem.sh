@@ -176,6 +176,16 @@ check "tui disassembly: the sampled instruction's mean latency" grep -Eq '^>.* 1
 "$GX_BIN" tui --keys "g Enter" --dump 80x24 tui.data >scr2 2>/dev/null
 check "tui source: no room under 100 columns, no column" sh -c '! grep -q "c L1 hit" scr2'
 
+# ---- the TUI grid's Weight column is the value: a time range narrows it
+# (the run's first samples are mo_sum's 12-cycle loads from L1)
+"$GX_BIN" tui --keys "g" --dump 100x8 mem.data >g1 2>/dev/null
+check "tui grid: mo_sum's Weight, its loads' latency" grep -Eq '^> .* 63 +2078c +wl-memobj +mo_sum$' g1
+L20=$(printf 'l %.0s' $(seq 20))
+"$GX_BIN" tui --keys "t $L20 Space $L20 Space Left g" --dump 100x8 mem.data >g2 2>/dev/null
+check "tui grid after a time range: the Weight of its samples alone, 12 cycles each" \
+	sh -c "awk '/ mo_sum\$/ && \$3 > 0 && \$3 < 63 && \$4 == 12 * \$3 \"c\"' g2 | grep -q ."
+sed -n 3p g2 | sed 's/^/# /'
+
 # ---- weight_struct: the latency is var1; var2 and var3 are summed apart
 cat >spec2 <<SPEC
 process 4300 wl-memobj
