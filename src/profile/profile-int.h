@@ -234,6 +234,7 @@ struct profile {
 	/* profile_opts.weight_of: each event's weight value, UINT32_MAX */
 	uint32_t *weight_of;
 	size_t nr_weight_of;
+	size_t cur_weight;		/* the current sample's weight credit, SIZE_MAX */
 };
 
 /*

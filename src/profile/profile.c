@@ -173,6 +173,7 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 		p->slot_event = o->slot_event;
 	}
 	p->cur_slot = -1;
+	p->cur_weight = SIZE_MAX;
 	p->on_stack = o->on_stack;
 	p->stack_ctx = o->stack_ctx;
 	p->jobs = o->jobs ? o->jobs : 1;

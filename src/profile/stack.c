@@ -206,6 +206,15 @@ static void stack_hook(struct profile *p, const struct pd_sample *s, const struc
 	const char *comm = proc ? strtab__str(&p->machine.strs, proc->comm) : "[unknown]";
 
 	p->on_stack(p->stack_ctx, s, pid, comm, p->frames, n);
+	/* its weight, a value of its own, as a sample of that value (an
+	 * off-CPU wait's is one too): pprof's sample types carry it */
+	if (p->cur_weight != SIZE_MAX) {
+		struct pd_sample w = *s;
+
+		w.evsel = p->credits[p->cur_weight].ev;
+		w.period = p->credits[p->cur_weight].period;
+		p->on_stack(p->stack_ctx, &w, pid, comm, p->frames, n);
+	}
 }
 
 /* ---- the sample's stack --------------------------------------------------- */
@@ -599,6 +608,7 @@ static size_t weight_credit(struct profile *p, const struct pd_sample *s, size_t
 	struct pd_weight w;
 	uint32_t v;
 
+	p->cur_weight = SIZE_MAX;
 	if (!n || s->evsel >= p->nr_weight_of || !(s->sample_type & PERF_SAMPLE_WEIGHT_TYPE))
 		return n;
 	v = p->weight_of[s->evsel];
@@ -609,6 +619,7 @@ static size_t weight_credit(struct profile *p, const struct pd_sample *s, size_t
 		return n;
 	p->credits[n].ev = v;
 	p->credits[n].period = amount;
+	p->cur_weight = n;
 	return n + 1;
 }
 

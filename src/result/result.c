@@ -459,6 +459,22 @@ static const struct perf_event_attr offcpu_attr = {
 	.config = ~0ull,
 };
 
+/* What every value credited beside the events has: no counter, group nor
+ * model event, every row's values sampled and unscaled, its totals the
+ * profile's. */
+static void value_totals(struct gx_result *r, size_t i)
+{
+	struct gx_event *e = &r->events[i];
+
+	e->group = -1;
+	e->model_event = r->ev[i] = -1;
+	e->samples = profile__total_samples(r->profile, i);
+	e->sampled = true;
+	e->scale = 1.0;
+	e->running = 1.0;
+	e->run_value = (double)profile__total_period(r->profile, i);
+}
+
 /* Value i of the table, an off-CPU value: "off-cpu" or "off-cpu:REASON",
  * in ns, measured from the kernel's switch records (sampled: it varies
  * from run to run as any measurement does), its per-row values the
@@ -475,13 +491,7 @@ static void offcpu_value(struct gx_result *r, size_t i)
 	e->source = GX_SOURCE_OFFCPU;
 	e->reason = k ? (int)k - 1 : -1;
 	e->kind = GX_KIND_SAMPLED;
-	e->group = -1;
-	e->model_event = r->ev[i] = -1;
-	e->samples = profile__total_samples(r->profile, i);
-	e->sampled = true;
-	e->scale = 1.0;
-	e->running = 1.0;
-	e->run_value = (double)profile__total_period(r->profile, i);
+	value_totals(r, i);
 }
 
 /* Value i of the table, the weight value of recorded event ev: its
@@ -498,13 +508,7 @@ static void weight_value(struct gx_result *r, size_t i, size_t ev)
 	e->source = GX_SOURCE_WEIGHT;
 	e->reason = -1;
 	e->kind = r->events[ev].kind;
-	e->group = -1;
-	e->model_event = r->ev[i] = -1;
-	e->samples = profile__total_samples(r->profile, i);
-	e->sampled = true;
-	e->scale = 1.0;
-	e->running = 1.0;
-	e->run_value = (double)profile__total_period(r->profile, i);
+	value_totals(r, i);
 }
 
 /* The weight values: one per recorded event whose samples carry a weight

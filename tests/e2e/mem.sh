@@ -126,8 +126,17 @@ dw() { jq -c --arg s "$1" --arg r "$2" '.entries[] | select(.scope == $s and .ro
 	.metric == "mem-loads:weight") | [.a, .b]' d.json; }
 is "$(dw run '')" "[$total,2396]" "diff: the run's weight value, a and b"
 is "$(dw function mo_sum)" "[2078,2340]" "diff: mo_sum's weight value"
-"$GX_BIN" report --format pprof -o p.pb.gz mem.data 2>/dev/null
-check "pprof: a sample type mem-loads:weight" sh -c 'gzip -dc p.pb.gz | grep -aq "mem-loads:weight"'
+if "$GX_BIN" version --build-options 2>/dev/null | grep -q 'pprof=yes' &&
+	command -v protoc >/dev/null && command -v python3 >/dev/null; then
+	PROTO_DIR=/usr/share/gocode/src/github.com/google/pprof/proto
+	[ -f "$PROTO_DIR/profile.proto" ] || PROTO_DIR="$GX_SRCDIR/src/export"
+	"$GX_BIN" report --format pprof -o p.pb.gz mem.data 2>/dev/null
+	python3 "$GX_SRCDIR/tests/e2e/pprof-decode.py" p.pb.gz "$PROTO_DIR" >pb.json 2>/dev/null
+	is "$(jq -r '.totals[.types | index("mem-loads:weight/count")]' pb.json)" "$total" \
+		"pprof: the sample type mem-loads:weight sums to the total weight"
+else
+	skip 1 "no pprof export or no protoc and python3 to decode it"
+fi
 
 # ---- data objects: the variables the addresses fall in
 obj() { jq -r --arg o "$1" '.memory.data_objects[] | select(.object == $o) |
