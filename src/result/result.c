@@ -503,6 +503,16 @@ static void weight_value(struct gx_result *r, size_t i, size_t ev)
 
 	e->name = r->own[2 * i + 1] = gx_weight_name(r->events[ev].name);
 	e->pmu = r->events[ev].pmu;
+	/* a second of one name (hybrid: cpu_atom's after cpu_core's) says
+	 * its PMU: a value is found by its whole name */
+	for (size_t j = r->w0; j < i; j++)
+		if (!strcmp(r->events[j].name, e->name)) {
+			char *two = xasprintf("%s/%s", e->pmu, e->name);
+
+			free(r->own[2 * i + 1]);
+			e->name = r->own[2 * i + 1] = two;
+			break;
+		}
 	e->attr = &offcpu_attr;		/* no counter of its own either */
 	e->unit = "cycles";
 	e->source = GX_SOURCE_WEIGHT;

@@ -23,6 +23,7 @@
 #include "ci/ci.h"
 #include "report/report.h"
 #include "result/result.h"
+#include "result/result-int.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
 
@@ -720,6 +721,28 @@ static void test_pmu_mappings(void)
 	free(root);
 }
 
+/* A weight value's name: the event without PMU, terms or modifiers. */
+static void test_weight_names(void)
+{
+	static const char *const cases[][2] = {
+		{ "cpu/mem-loads,ldlat=30/P", "mem-loads:weight" },
+		{ "cpu_core/mem-loads,ldlat=3/", "mem-loads:weight" },
+		{ "mem-loads:modelled", "mem-loads:weight" },
+		{ "cpu/mem-stores/P", "mem-stores:weight" },
+		{ "ibs_op//", "ibs_op:weight" },
+		{ "arm_spe_0/ts_enable=1/", "arm_spe_0:weight" },
+		{ "cycles:u", "cycles:weight" },
+		{ "", "weight" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *n = gx_weight_name(cases[i][0]);
+
+		is_str(n, cases[i][1], "weight value of '%s'", cases[i][0]);
+		free(n);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -734,6 +757,7 @@ int main(void)
 	test_many_processes();
 	test_errors();
 	test_pmu_mappings();
+	test_weight_names();
 	rmdir(tmpdir);
 	return done_testing();
 }
