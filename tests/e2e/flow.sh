@@ -161,6 +161,23 @@ ok = inner and outer and abs(inner[0]["trips"] - 37) < 37 * 0.03 and inner[0]["d
 print("inner trips", inner and inner[0]["trips"], "cycles", inner and inner[0]["cycles_per_iteration"])
 sys.exit(0 if ok else 1)' br.json "$IN_TO" "$OUT_TO" >loops.out
 ok $? "loops from stacks: the inner loop in nest, in the outer, trips ~37 ($(cat loops.out))"
+# the inner loop's block: its instructions as objdump counts them (from
+# its head to its branch back), its IPC those over its cycles
+n_in=$(objdump -d --no-show-raw-insn --start-address="$IN_TO" --stop-address="$((IN_FROM + 1))" "$WLL" |
+	grep -c '^ *[0-9a-f]*:')
+if ! grep -q "define HAVE_CAPSTONE 1" "$GX_BUILDDIR/config.h"; then
+	skip 1 "gexplore was built without capstone (Debian package libcapstone-dev): no x86 block lengths"
+else
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = [x for x in r["blocks"] if int(x["start"], 16) == int(sys.argv[2], 16)]
+print(b and (b[0]["instructions"], b[0]["ipc"], b[0]["cycles"]))
+ok = b and b[0]["instructions"] == int(sys.argv[3]) and b[0]["cycles"] and \
+     abs(b[0]["ipc"] - b[0]["instructions"] / b[0]["cycles"]) < 1e-9
+sys.exit(0 if ok else 1)' br.json "$IN_TO" "$n_in" >blk.out
+ok $? "blocks from stacks: the inner block's instructions are objdump's ($n_in), its IPC theirs over its cycles ($(cat blk.out))"
+fi
 "$GX_BIN" report br.data --by loop >loop.txt 2>&1
 grep -q "^ *[0-9]* *[0-9]* *3[67]\.[0-9]* .* nest (wl-loops.c:[0-9]*) \[wl-loops\]" loop.txt
 ok $? "report --by loop: the inner loop's trips, in nest, at its source line"

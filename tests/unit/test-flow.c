@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,8 +321,41 @@ static void test_calls_in_loop(void)
 	flow_stacks__delete(fs);
 }
 
+/* A block's instructions from its bytes: x86-64 through capstone, aarch64
+ * by its fixed length; a block that ends at its last instruction's
+ * address or at the byte before the next block's start counts the same. */
+static void test_count(void)
+{
+	/* mov rax,[rdi]; add rcx,rax; add rdi,8; cmp rdi,rsi; jne -15; ret */
+	static const uint8_t x86[] = {
+		0x48, 0x8b, 0x07, 0x48, 0x01, 0xc1, 0x48, 0x83, 0xc7, 0x08,
+		0x48, 0x39, 0xf7, 0x75, 0xf1, 0xc3,
+	};
+	static const uint8_t a64[12] = { 0 };
+
+	is_int((long)flow_count_insns(EM_AARCH64, a64, sizeof(a64), 0x400, 0x408), 3,
+	       "aarch64: 4 bytes an instruction");
+	is_int((long)flow_count_insns(EM_AARCH64, a64, sizeof(a64), 0x400, 0x40c), 0,
+	       "a block past its bytes: unknown");
+	is_int((long)flow_count_insns(EM_RISCV, x86, sizeof(x86), 0x1000, 0x100d), 0,
+	       "another machine: unknown");
+#ifdef HAVE_CAPSTONE
+	is_int((long)flow_count_insns(EM_X86_64, x86, sizeof(x86), 0x1000, 0x100d), 5,
+	       "x86-64: the loop's block to its jne, five instructions (capstone)");
+	is_int((long)flow_count_insns(EM_X86_64, x86, sizeof(x86), 0x1000, 0x100e), 5,
+	       "... the same when it ends on the jne's last byte");
+	is_int((long)flow_count_insns(EM_X86_64, x86, sizeof(x86), 0x1003, 0x1003), 1,
+	       "one instruction");
+	is_int((long)flow_count_insns(EM_X86_64, x86, 14, 0x1000, 0x100d), 0,
+	       "its last instruction cut short: unknown");
+#else
+	skip(4, "built without capstone: no x86 block lengths");
+#endif
+}
+
 int main(void)
 {
+	test_count();
 	test_kinds();
 	test_x86();
 	test_stacks();
