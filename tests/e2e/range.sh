@@ -5,7 +5,8 @@
 # on synthetic results (call stacks from bench/tui-gen, regions from
 # tests/gen/gen-perfdata) and, where this machine can sample, on
 # recordings with frame-pointer and DWARF call stacks, gexplore's own
-# multiplexing (time slots) and a program's regions.
+# multiplexing (time slots), a program's regions and, as root, off-CPU
+# waits (a range credits each by its overlap with it).
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 CMP="$GX_BUILDDIR/tests/unit/test-result-range"
 [ -x "$CMP" ] || skip_all "tests/unit/test-result-range is not built"
@@ -38,7 +39,7 @@ ok $? "gen-perfdata: two processes, a region each"
 same genr "synthetic regions and hardware events"
 
 if ! can_sample; then
-	skip 10 "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
+	skip 12 "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
 	done_testing
 	exit
 fi
@@ -60,4 +61,13 @@ same reg "regions on threads and a forked child"
 "$GX_BIN" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 100000000 >/dev/null 2>&1
 ok $? "record wl-sym-inline"
 same inl "samples in inlined code (hot_inner, inlined into outer)"
+# off-CPU waits, a sample at each switch-out (as root): a range credits a
+# wait by its overlap with it, in memory as walked
+if [ "$(id -u)" != 0 ]; then
+	skip 2 "not root: an --off-cpu recording with stacks of its waits needs it"
+else
+	"$GX_BIN" record -q -g --off-cpu -o off -- "$WL/wl-offcpu" 200 >/dev/null 2>&1
+	ok $? "record --off-cpu wl-offcpu"
+	same off "off-CPU waits, each credited by its overlap with a range"
+fi
 done_testing
