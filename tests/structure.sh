@@ -83,5 +83,10 @@ check "TUI views call nothing of the app; the model holds no function pointer" \
 		grep -nE '\(\*[a-z_]+\)|struct tui_(loader|view|app)[[:space:]]*\*|void[[:space:]]*\*' |
 		sed 's|^|struct tui_model, line |')"
 
+# src/flow is the graph under the model and the branch-stack views: it
+# stands on util alone (HACKING.md's order).
+check "src/flow includes no module but util" \
+	"$(grep -n '#include "[a-z_]*/' flow/*.[ch] 2>/dev/null | grep -v '#include "util/util\.h"')"
+
 echo "1..$n"
 [ "$failed" = 0 ]

@@ -47,6 +47,24 @@ static int opt_callgraph_fp(const struct cmd_option *opt, void *base, const char
 	return 0;
 }
 
+/* -b: every taken branch; -j/--branch-filter: perf's modes (issue 42) */
+static int opt_branch_any(const struct cmd_option *opt, void *base, const char *arg,
+			  char **cause)
+{
+	(void)opt;
+	(void)arg;
+	return collect_branch_filter("any", &((struct record_opts *)base)->collect.branch_sample_type,
+				     cause);
+}
+
+static int opt_branch_filter(const struct cmd_option *opt, void *base, const char *arg,
+			     char **cause)
+{
+	(void)opt;
+	return collect_branch_filter(arg, &((struct record_opts *)base)->collect.branch_sample_type,
+				     cause);
+}
+
 static int opt_callgraph(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
 	struct record_opts *ro = base;
@@ -138,6 +156,11 @@ const struct cmd_option cmd_recopts_options[] = {
 			 "record call stacks by frame pointers (--call-graph fp)", NULL),
 	CMD_OPT_CALLBACK(0, "call-graph", "fp|dwarf[,SIZE]", opt_callgraph,
 			 "record call stacks; dwarf copies SIZE bytes of stack", "no stacks; SIZE 8192"),
+	CMD_OPT_CALLBACK('b', "branch-any", NULL, opt_branch_any,
+			 "record branch stacks of every taken branch (--branch-filter any)", NULL),
+	CMD_OPT_CALLBACK('j', "branch-filter", "MODE[,MODE]", opt_branch_filter,
+			 "record branch stacks of these branches: any, any_call, any_ret, cond, "
+			 "ind_call, call, u, k, ...", "none"),
 	CMD_OPT_UINT('p', "pid", struct record_opts, collect.pid, "PID",
 		     "attach to the running process PID", NULL, 1, INT_MAX, "a process id"),
 	CMD_OPT_BOOL('a', "all-cpus", struct record_opts, collect.system_wide,
@@ -172,6 +195,14 @@ const struct cmd_option cmd_recopts_options[] = {
 	CMD_OPT_DOUBLE(0, "duration", struct record_opts, duration_s, "SECONDS",
 		       "with --model: stop the workload after SECONDS (SIGTERM), model what ran",
 		       "until it exits", 0.001, 1e9, "seconds"),
+	CMD_OPT_BOOL(0, "mem", struct record_opts, collect.mem,
+		     "sample loads and stores: latency, data source and address (Intel "
+		     "load latency, AMD IBS op)"),
+	CMD_OPT_BOOL('d', "data", struct record_opts, collect.data_addr,
+		     "every sample carries the data address it touched"),
+	CMD_OPT_UINT(0, "ldlat", struct record_opts, ldlat, "CYCLES",
+		     "with --mem, sample the loads slower than CYCLES", "30", 1, 65535,
+		     "a number of cycles"),
 	CMD_OPT_BOOL('q', "quiet", struct record_opts, quiet, "no warnings and summary line"),
 	CMD_OPT_END(),
 };

@@ -65,6 +65,10 @@ int report_print_result(struct gx_result *res, const struct report_cmd_opts *o)
 		cmd_error("--event: no event '%s' in %s", o->event, gx_result__path(res));
 		return GX_EXIT_USAGE;
 	}
+	if (o->r.by_flow && (o->format == FMT_CSV || o->format == FMT_FOLDED)) {
+		cmd_error("--by block, loop and branch are text tables; --json has them all");
+		return GX_EXIT_USAGE;
+	}
 	switch (o->format) {
 	case FMT_JSON:
 		err = report_json(&out, res, &ropts);
@@ -245,6 +249,44 @@ int report_html_write(struct gx_result *res, struct export_samples *x, size_t e,
 	return err;
 }
 
+/* --format autofdo|bolt [-o FILE]: a binary's branch profile (issue 42). */
+static int write_flow(const char *input, const char *output, const struct report_cmd_opts *o,
+		      int (*fn)(struct strbuf *, struct gx_result *, const char **, char **))
+{
+	struct gx_result_opts oo = open_opts(".", o);
+	struct gx_result *res = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	const char *module = NULL;
+	char *cause = NULL;
+	FILE *f = stdout;
+	int ret = GX_EXIT_FAIL;
+
+	if (gx_result__open(&res, input, &oo, &cause) || fn(&sb, res, &module, &cause)) {
+		cmd_error("%s", cause);
+	} else if (output && strcmp(output, "-") && !(f = fopen(output, "w"))) {
+		cmd_error("%s: %s", output, strerror(errno));
+	} else {
+		fwrite(sb.buf, 1, sb.len, f);
+		ret = (f == stdout ? fflush(f) : fclose(f)) ? GX_EXIT_FAIL : GX_EXIT_OK;
+		if (module)
+			fprintf(stderr, "gexplore report: the branches of %s\n", gx_esc(module));
+	}
+	free(cause);
+	strbuf__exit(&sb);
+	gx_result__delete(res);
+	return ret;
+}
+
+static int write_autofdo(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_flow(input, output, o, export_autofdo);
+}
+
+static int write_bolt(const char *input, const char *output, const struct report_cmd_opts *o)
+{
+	return write_flow(input, output, o, export_bolt);
+}
+
 static int name_index(const char *const *names, const char *s)
 {
 	for (int i = 0; names[i]; i++)
@@ -283,6 +325,8 @@ static const struct report_export {
 	{ "speedscope", FMT_TEXT, write_speedscope, true },
 	{ "firefox", FMT_TEXT, write_firefox, true },
 	{ "html", FMT_TEXT, write_html, true },
+	{ "autofdo", FMT_TEXT, write_autofdo, false },	/* issue 42 */
+	{ "bolt", FMT_TEXT, write_bolt, false },
 };
 
 static int report_format(const char *input, const char *format, const char *output,
@@ -350,6 +394,15 @@ static int opt_format(const struct cmd_option *opt, void *base, const char *arg,
 	return 0;
 }
 
+static const struct {
+	const char *name, *plural;
+	enum report_flow_by by;
+} flow_kinds[] = {
+	{ "block", "blocks", REPORT_FLOW_BLOCK },
+	{ "loop", "loops", REPORT_FLOW_LOOP },
+	{ "branch", "branches", REPORT_FLOW_BRANCH },
+};
+
 static int opt_by(const struct cmd_option *opt, void *base, const char *arg, char **cause)
 {
 	static const char *const by_aliases[] = { "processes", "threads", "modules", "functions",
@@ -359,6 +412,17 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 
 	(void)opt;
 	c->o.r.by_tree = false;
+	c->o.r.by_flow = REPORT_FLOW_NONE;
+	c->o.r.mem_by = REPORT_MEM_NONE;
+	for (size_t i = 0; i < ARRAY_SIZE(flow_kinds); i++)	/* issue 42 */
+		if (!strcmp(arg, flow_kinds[i].name) || !strcmp(arg, flow_kinds[i].plural)) {
+			c->o.r.by_flow = flow_kinds[i].by;
+			c->o.r.by_given = false;
+			c->o.r.by_region = false;
+			return 0;
+		}
+	if (report_mem_by_name(arg, &c->o.r)) /* issue 43: memory tables */
+		return 0;
 	if (!strcmp(arg, "region") || !strcmp(arg, "regions")) {
 		c->o.r.by_region = true;	/* gexplore-regions(3) */
 		c->o.r.by_given = false;
@@ -374,7 +438,8 @@ static int opt_by(const struct cmd_option *opt, void *base, const char *arg, cha
 		k = name_index(by_aliases, arg);
 	if (k < 0) {
 		*cause = xasprintf("expected function, line, module, thread, process, callpath, "
-				   "calltree or region, got '%s'", arg);
+				   "calltree, region, block, loop, branch, data-source, data-object "
+				   "or cacheline, got '%s'", arg);
 		return -1;
 	}
 	c->o.r.by = (enum profile_by)k;
@@ -428,8 +493,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_DATA(0, "folded", NULL, opt_format, FMT_FOLDED,
 			      "print folded stacks for flame graphs", NULL),
 	CMD_OPT_CALLBACK(0, "by", "KIND", opt_by,
-			 "the table: function, line, module, thread, process, callpath, calltree or "
-			 "region",
+			 "the table: function, line, module, thread, process, callpath, calltree, "
+			 "region, block, loop, branch, data-source, data-object or cacheline",
 			 NULL),
 	CMD_OPT_STRING(0, "region", struct report_cli, o.region, "NAME",
 		       "only the samples inside region NAME (gexplore-regions(3))", "all samples"),
@@ -451,8 +516,8 @@ static const struct cmd_option report_options[] = {
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
-		       "export as pprof, speedscope, firefox, html, json, csv, folded or text",
-		       "text"),
+		       "export as pprof, speedscope, firefox, html, json, csv, folded, text, autofdo "
+		       "or bolt", "text"),
 	CMD_OPT_STRING('o', "output", struct report_cli, output, "FILE",
 		       "write the --format export to FILE", "standard output"),
 	CMD_OPT_END(),

@@ -29,6 +29,10 @@ struct collect_opts {
 	uint32_t freq;		/* -F: frequency mode in Hz; 0 = off */
 	double rate;		/* --rate: multiplies every SAV; 1.0 = as is */
 	enum collect_callgraph callgraph;
+	/* -b / --branch-filter: every sampling event on a hardware PMU
+	 * records branch stacks (PERF_SAMPLE_BRANCH_STACK) with this
+	 * attr.branch_sample_type (PERF_SAMPLE_BRANCH_*); 0: none */
+	uint64_t branch_sample_type;
 	uint32_t stack_size;	/* dwarf: bytes of user stack to copy (default 8192) */
 	pid_t pid;		/* -p: attach; 0 = start argv */
 	bool system_wide;	/* -a: every CPU */
@@ -79,6 +83,12 @@ struct collect_opts {
 	bool off_cpu;
 	uint32_t offcpu_probe_us;
 	struct collect_offcpu_sink *offcpu_sink;
+	/* -d/--data: every event's samples carry the data address (ADDR)
+	 * and the data mappings are recorded (mmap_data), as perf record
+	 * -d; --mem (collect_mem_events) also the latency (WEIGHT) and the
+	 * data source (DATA_SRC), as perf record -W -d */
+	bool data_addr;
+	bool mem;
 };
 
 #define COLLECT_OFFCPU_FRAMES 64	/* most ips of a probe */
@@ -339,6 +349,17 @@ void collect_events__free(struct collect_event *ev, size_t nr);
  */
 bool collect_pmu_lacks_event(const struct perf_event_attr *a);
 
+/*
+ * This CPU's memory-access sampling (mem.c), as an event list for
+ * collect_opts.events (*spec, the caller's), loads above ldlat cycles:
+ * Intel's load-latency and store events, AMD's IBS op. An error with a
+ * *cause that says what there is and what to do: GX_E_PERM (with check:
+ * IBS, unprivileged under a perf_event_paranoid above 1), GX_E_NOTSUP
+ * (Arm SPE), GX_E_NOPMU (none: `--model`). GX_SYSFS replaces /sys.
+ */
+#define COLLECT_MEM_LDLAT 30
+int collect_mem_events(unsigned ldlat, bool check, char **spec, char **cause);
+
 /* ---- a command under the keeper, counted by nothing (child.c) -------------
  * For a program that counts the workload itself (record --model's
  * Valgrind): started as record starts a workload, under the keeper, so
@@ -369,5 +390,14 @@ size_t collect_child__signal(struct collect_child *c, int sig);
  * ended: the keeper told so and reaped (what it left running is left, as
  * after a native record). NULL: nothing. */
 void collect_child__delete(struct collect_child *c);
+
+/*
+ * perf's -j/--branch-filter: MODE[,MODE...] of any, any_call, any_ret,
+ * ind_call, ind_jmp, call, cond, abort_tx, in_tx, no_tx, save_type,
+ * stack, hw_index, no_flags, no_cycles and the levels u, k, hv, as
+ * PERF_SAMPLE_BRANCH_* bits into *bits; levels alone mean any of them
+ * (perf's rule). 0, or GX_E_USAGE with *cause naming the bad word.
+ */
+int collect_branch_filter(const char *spec, uint64_t *bits, char **cause);
 
 #endif /* GX_COLLECT_H */

@@ -483,6 +483,15 @@ out_free:
 
 /* ---- attr defaults ---------------------------------------------------------- */
 
+/* Whether any of ev[0 .. n) records branch stacks. */
+static bool branch_stacks_in(const struct collect_event *ev, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].attr.sample_type & PERF_SAMPLE_BRANCH_STACK)
+			return true;
+	return false;
+}
+
 static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 			const struct collect_opts *o)
 {
@@ -510,6 +519,12 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 		if (st > 65528)
 			st = 65528;
 		a->sample_stack_user = st;
+	}
+	/* branch stacks (issue 42): a software event has none to give */
+	if (o->branch_sample_type && a->type != PERF_TYPE_SOFTWARE &&
+	    a->type != PERF_TYPE_TRACEPOINT) {
+		a->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		a->branch_sample_type = o->branch_sample_type;
 	}
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED |
 			 PERF_FORMAT_TOTAL_TIME_RUNNING;
@@ -565,8 +580,12 @@ static void config_attr(struct collect_event *e, uint64_t dflt_sav, bool first,
 		 * script/report finds a module's .eh_frame_hdr through the
 		 * mapping of its read-only segment, which the kernel reports
 		 * only with mmap_data; without it perf shows the leaf alone */
-		a->mmap_data = o->callgraph == COLLECT_CG_DWARF;
+		a->mmap_data = o->callgraph == COLLECT_CG_DWARF || o->data_addr || o->mem;
 	}
+	if (o->data_addr || o->mem)
+		a->sample_type |= PERF_SAMPLE_ADDR;
+	if (o->mem)
+		a->sample_type |= PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC;
 }
 
 /*
@@ -717,6 +736,12 @@ int collect_parse_events(const char *spec, const struct collect_opts *o,
 		err = gx_fail(cause, GX_E_EVENT, "missing '}' in the event list '%s'", spec);
 		goto out_free;
 	}
+	if (o->branch_sample_type && !branch_stacks_in(ev, n)) {
+		err = gx_fail(cause, GX_E_NOPMU, "branch stacks (-b, --branch-filter) come with a "
+			      "hardware event's samples (cycles, instructions): '%s' has none (without "
+			      "-e: this machine has no PMU to sample)", spec);
+		goto out_free;
+	}
 	collect_events__hybrid(&ev, &n);
 	*out = ev;
 	*nr = n;
@@ -803,4 +828,60 @@ out:
 		closedir(d);
 	free(devs);
 	return lacks;
+}
+
+/* ---- branch stacks (issue 42) ------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	uint64_t bit;
+} branch_modes[] = {
+	{ "u", PERF_SAMPLE_BRANCH_USER },
+	{ "k", PERF_SAMPLE_BRANCH_KERNEL },
+	{ "hv", PERF_SAMPLE_BRANCH_HV },
+	{ "any", PERF_SAMPLE_BRANCH_ANY },
+	{ "any_call", PERF_SAMPLE_BRANCH_ANY_CALL },
+	{ "any_ret", PERF_SAMPLE_BRANCH_ANY_RETURN },
+	{ "ind_call", PERF_SAMPLE_BRANCH_IND_CALL },
+	{ "ind_jmp", PERF_SAMPLE_BRANCH_IND_JUMP },
+	{ "call", PERF_SAMPLE_BRANCH_CALL },
+	{ "cond", PERF_SAMPLE_BRANCH_COND },
+	{ "abort_tx", PERF_SAMPLE_BRANCH_ABORT_TX },
+	{ "in_tx", PERF_SAMPLE_BRANCH_IN_TX },
+	{ "no_tx", PERF_SAMPLE_BRANCH_NO_TX },
+	{ "save_type", PERF_SAMPLE_BRANCH_TYPE_SAVE },
+	{ "stack", PERF_SAMPLE_BRANCH_CALL_STACK },
+	{ "hw_index", PERF_SAMPLE_BRANCH_HW_INDEX },
+	{ "no_flags", PERF_SAMPLE_BRANCH_NO_FLAGS },
+	{ "no_cycles", PERF_SAMPLE_BRANCH_NO_CYCLES },
+};
+
+int collect_branch_filter(const char *spec, uint64_t *bits, char **cause)
+{
+	const uint64_t levels = PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL |
+				PERF_SAMPLE_BRANCH_HV;
+	char *copy = xstrdup(spec ? spec : ""), *save = NULL;
+	uint64_t v = 0;
+	int err = 0;
+
+	for (char *w = strtok_r(copy, ",", &save); w && !err; w = strtok_r(NULL, ",", &save)) {
+		size_t i = 0;
+
+		while (i < ARRAY_SIZE(branch_modes) && strcmp(branch_modes[i].name, w))
+			i++;
+		if (i == ARRAY_SIZE(branch_modes))
+			err = gx_fail(cause, GX_E_USAGE, "'%s' is no branch filter (any, any_call, "
+				      "any_ret, ind_call, ind_jmp, call, cond, u, k, hv, ...)", w);
+		else
+			v |= branch_modes[i].bit;
+	}
+	free(copy);
+	if (err)
+		return err;
+	if (!v)
+		return gx_fail(cause, GX_E_USAGE, "an empty branch filter");
+	if (!(v & ~levels))
+		v |= PERF_SAMPLE_BRANCH_ANY;
+	*bits = v;
+	return 0;
 }

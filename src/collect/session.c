@@ -138,6 +138,14 @@ static int open_error(const struct collect_session *s, const struct collect_even
 	if (err == -EMFILE || err == -ENFILE)
 		return gx_fail(cause, err, "cannot open %s on CPU %d: too many open files (raise `ulimit -n`)",
 			       e->name, cpu);
+	if ((no_such_event(err) || err == -EINVAL) &&
+	    e->attr.sample_type & PERF_SAMPLE_BRANCH_STACK)	/* issue 42 */
+		return gx_fail(cause, GX_E_NOPMU,
+			       "cannot open %s with branch stacks (-b, --branch-filter): %s: this "
+			       "PMU records none, or not with this filter (Intel's LBR, AMD's "
+			       "LbrExtV2 and BRS and Arm's BRBE do; a VM seldom passes them "
+			       "through); record without -b",
+			       e->name, strerror(-err));
 	if (no_such_event(err) && collect_attr__is_pmu(&e->attr))
 		return gx_fail(cause, GX_E_NOPMU,
 			       "cannot open %s: %s: hardware counters are unavailable on this machine (a VM without a virtual PMU?), or this CPU has no such event; sample `-e cpu-clock` here, `gexplore list` shows this CPU's events",

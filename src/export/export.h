@@ -123,4 +123,15 @@ bool export_html__own_value(const struct gx_result *r, size_t e, size_t v);
 int export_html_diff__write(const char *diff_json, struct gx_result *a, struct gx_result *b,
 			    const char *path, char **cause);
 
+/*
+ * A recording's branch stacks as the optimisers read them (export-flow.c):
+ * AutoFDO's text profile (range, address and branch counts) or BOLT's
+ * pre-aggregated profile (perf2bolt --pa: B and F lines), of the module
+ * with the most branches (*module: its path, NULL when none). GX_E_NODATA
+ * with *cause when the result has no branch stacks; AutoFDO's needs
+ * ranges: GX_E_NOTSUP for a modelled result.
+ */
+int export_autofdo(struct strbuf *out, struct gx_result *in, const char **module, char **cause);
+int export_bolt(struct strbuf *out, struct gx_result *in, const char **module, char **cause);
+
 #endif /* GX_EXPORT_H */

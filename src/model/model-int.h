@@ -231,10 +231,37 @@ struct model_priced {
 	const struct model_obj *objs;
 	const double *base, *fe, *bad, *mem, *core, *bcm;
 	const uint64_t *l2miss, *pages;
+	const double *lat;	/* a load's cycles from L1, L2, L3, DRAM (machine_costs) */
 	double ind_missed;
 	uint32_t pid;		/* the workload's */
 	const char *log_prefix;	/* Valgrind's log files: this and a pid (NULL: none) */
 };
+
+/* Where an instruction's samples go: its object's base plus its file vaddr. */
+static inline uint64_t model_sample_ip(const struct model_priced *pr, uint32_t obj, uint64_t addr)
+{
+	return pr->objs[obj].base + (addr - pr->objs[obj].bias);
+}
+
+/* ---- the loads as memory-access samples (datasrc.c) ----------------------- */
+
+#define MODEL_MEM_EVENT "mem-loads:modelled"
+#define MODEL_MEM_LEVELS 4	/* L1, L2, L3, DRAM */
+/* The loads of a pin (its counts c) served by each level: L1's misses
+ * (D1mr), the loads' share of its instruction's priced L2 misses (l2miss,
+ * of insn_d1m L1 misses of loads and stores) and the last level's (DLmr).
+ * They sum to c[CG_DR]. */
+void model_mem_levels(const uint64_t c[CG_NR], uint64_t l2miss, uint64_t insn_d1m,
+		      uint64_t n[MODEL_MEM_LEVELS]);
+/* The event of those samples (its attr; id the caller's). */
+struct pd_evsel;
+struct perf_writer;
+void model_mem_evsel(struct pd_evsel *ev, uint64_t *id);
+/* Each pin's loads, a sample per level (period: the loads; weight: the
+ * level's latency; data_src: the level), with sample id id at times from
+ * *time on (advanced). The loads written. */
+uint64_t model_mem_put(struct perf_writer *w, uint64_t id, const struct model_priced *pr,
+		       const struct model_tasks *tk, uint64_t *time);
 
 struct gx_meta;
 struct model_opts;
@@ -268,6 +295,12 @@ struct model_faults {
 int model_faults__native(char *const *argv, struct model_faults *f, int *stop_sig,
 			 char **cause);
 void model_faults__exit(struct model_faults *f);
+/* dirfd's flow.json: pr's instructions that text (per cg instruction,
+ * NULL: not disassembled) names and that ran, with their kinds,
+ * executions, cycles and conditional mispredicts as priced, and
+ * callgrind's jumps; the files' own addresses (loops.c). */
+int model_loops_write(const struct model_priced *pr, const char *const *text, int dirfd,
+		      char **cause);
 
 /* ---- the programs it runs, and their files (valgrind.c) --------------------- */
 
@@ -304,6 +337,13 @@ void model_scratch__exit(struct model_scratch *s);
  * allocated (NULL when empty or unreadable). It dies with gexplore. Its exit status
  * (128+N for signal N), or a negative errno when it could not be started. */
 int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text);
+/* The same in two steps, so that several run at once: started with its
+ * output to NAME.out and NAME.err in the scratch directory (its pid, or a
+ * negative code), then waited for (its status, or the start's negative
+ * code) and its output taken. */
+pid_t model_tool__start(const struct model_scratch *s, char *const *argv, const char *name);
+int model_tool__finish(const struct model_scratch *s, pid_t pid, const char *name, char **out,
+		       char **err_text);
 
 /* SIGINT, SIGTERM and SIGHUP caught from __catch to __restore (one
  * ignored at the start stays so): model_vg__wait passes them on. */

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "flow/flow.h"
 #include "model-int.h"
 #include "perfdata/perfdata.h"
 #include "util/util.h"
@@ -246,12 +247,6 @@ static void mark_dependent(struct model_state *st, const struct model_block *b)
 	}
 }
 
-static bool ends_block(const char *t)
-{
-	return t && (!strncmp(t, "call", 4) || !strncmp(t, "ret", 3) || !strncmp(t, "jmp", 3) ||
-		     !strncmp(t, "bl ", 3) || !strncmp(t, "b ", 2));
-}
-
 static int cmp_block_weight(const void *a, const void *b)
 {
 	const struct model_block *x = a, *y = b;
@@ -279,7 +274,7 @@ static void find_blocks(struct model_state *st)
 			const struct cg_insn *c = &st->cg.insns[m->cg];
 
 			if (!prev->text || !m->text || c->obj != c0->obj || c->c[CG_IR] != b.execs ||
-			    c->addr - st->cg.insns[prev->cg].addr > 16 || ends_block(prev->text))
+			    c->addr - st->cg.insns[prev->cg].addr > 16 || flow_insn_ends_run(prev->text))
 				break;
 			b.n++;
 		}
@@ -362,17 +357,11 @@ static bool is_loop(const struct model_state *st, const struct model_block *b)
 {
 	const struct model_insn *last = &st->ins[b->first + b->n - 1];
 	const struct cg_insn *first = &st->cg.insns[st->ins[b->first].cg];
-	const char *t = last->text, *sp;
 	uint64_t target;
+	enum flow_kind k = flow_insn_kind(last->text, &target);
 
-	if (!t || t[0] != 'j' || !(sp = strchr(t, ' ')))
-		return false;
-	while (*sp == ' ')
-		sp++;
-	if (strncmp(sp, "0x", 2))
-		return false;
-	target = strtoull(sp, NULL, 16);
-	return target + st->objs[first->obj].bias == first->addr;
+	return (k == FLOW_COND || k == FLOW_JUMP) && last->text[0] == 'j' &&
+	       target + st->objs[first->obj].bias == first->addr;
 }
 
 /* The hot blocks through llvm-mca in one run; cpi_rest from what it said. */
@@ -663,11 +652,18 @@ static int write_priced(const struct model_state *st, const struct model_opts *o
 	struct model_priced pr = {
 		.cg = &st->cg, .objs = st->objs, .base = st->base, .fe = st->fe, .bad = st->bad,
 		.mem = st->mem, .core = st->core, .bcm = st->bcm, .l2miss = st->l2miss,
+		.lat = st->mc.lat,
 		.pages = st->pages, .ind_missed = st->mc.ind_missed, .pid = (uint32_t)st->pid,
 		.log_prefix = logs,
 	};
+	const char **text = xcalloc(st->cg.nr_insns + 1, sizeof(*text));
 	int err = model_write_result(&pr, o, t0, t1, m, cause);
 
+	for (size_t i = 0; i < st->nr_ins; i++)	/* the loops table (loops.c) */
+		text[st->ins[i].cg] = st->ins[i].text;
+	if (!err)
+		err = model_loops_write(&pr, text, o->dirfd, cause);
+	free(text);
 	for (uint32_t k = 0; !err && k < m->nr_events; k++)
 		if (!strcmp(m->events[k].name, "instructions:exact"))
 			run->instructions = m->events[k].count;

@@ -110,14 +110,6 @@ static int put_sample(struct perf_writer *w, int ev, uint64_t ip, uint32_t pid, 
 	return perf_writer__write(w, buf, k * sizeof(*buf));
 }
 
-/* Where an instruction's samples go: its object's base plus its file vaddr. */
-static uint64_t sample_ip(const struct model_priced *pr, uint32_t obj, uint64_t addr)
-{
-	const struct model_obj *o = &pr->objs[obj];
-
-	return o->base + (addr - o->bias);
-}
-
 /* Each process's name, once, and the executable parts of the objects it
  * ran; a thread's name is its process's, said in a COMM of its own (perf
  * script showed a thread without one nameless). A process that ran
@@ -222,7 +214,7 @@ static void put_one(struct writing *x, size_t j, int ev, uint64_t value,
 	const struct cg_pinsn *pin = &x->pr->cg->pins[j];
 	const struct cg_insn *c = &x->pr->cg->insns[pin->insn];
 	uint32_t pid = x->tk->pid[pin->part], tid = x->tk->tid[pin->part];
-	uint64_t ip = sample_ip(x->pr, c->obj, c->addr), chain[MODEL_STACK_DEPTH + 2];
+	uint64_t ip = model_sample_ip(x->pr, c->obj, c->addr), chain[MODEL_STACK_DEPTH + 2];
 	size_t d = 2;
 
 	x->totals[ev] += value;
@@ -236,7 +228,7 @@ static void put_one(struct writing *x, size_t j, int ev, uint64_t value,
 		const struct model_edge *e = &x->g->edges[x->g->frames[st->first + f]];
 
 		/* a return address: the profile takes 1 off, the call's */
-		chain[d++] = sample_ip(x->pr, e->obj, e->site) + 1;
+		chain[d++] = model_sample_ip(x->pr, e->obj, e->site) + 1;
 	}
 	put_sample(x->w, ev, ip, pid, tid, x->time++, value, chain, d);
 }
@@ -398,10 +390,11 @@ static void put_samples(struct writing *x)
 }
 
 /* meta.json's events: each one's count the samples' sum, over [t0, t1]. */
-static void meta_events(struct gx_meta *m, const uint64_t totals[EV_NR], uint64_t t0, uint64_t t1)
+static void meta_events(struct gx_meta *m, const uint64_t totals[EV_NR], uint64_t loads,
+			uint64_t t0, uint64_t t1)
 {
-	m->nr_events = EV_NR;
-	m->events = xcalloc(EV_NR + 1, sizeof(*m->events));
+	m->nr_events = EV_NR + 1;	/* and the loads (datasrc.c) */
+	m->events = xcalloc(EV_NR + 2, sizeof(*m->events));
 	for (int k = 0; k < EV_NR; k++) {
 		m->events[k].name = xstrdup(model_events[k].name);
 		m->events[k].encoding = xasprintf("type=%u config=0x%" PRIx64, model_events[k].type,
@@ -412,6 +405,13 @@ static void meta_events(struct gx_meta *m, const uint64_t totals[EV_NR], uint64_
 		m->events[k].count = totals[k];
 		m->events[k].time_enabled = m->events[k].time_running = t1 - t0;
 	}
+	m->events[EV_NR].name = xstrdup(MODEL_MEM_EVENT);
+	m->events[EV_NR].encoding = xstrdup("type=4 config=0x4758000005");
+	m->events[EV_NR].sav = 1;
+	m->events[EV_NR].group = -1;
+	m->events[EV_NR].has_count = true;
+	m->events[EV_NR].count = loads;
+	m->events[EV_NR].time_enabled = m->events[EV_NR].time_running = t1 - t0;
 	m->start_ns = t0;
 	m->end_ns = t1;
 }
@@ -419,8 +419,8 @@ static void meta_events(struct gx_meta *m, const uint64_t totals[EV_NR], uint64_
 int model_write_result(const struct model_priced *pr, const struct model_opts *o, uint64_t t0,
 		       uint64_t t1, struct gx_meta *m, char **cause)
 {
-	struct pd_evsel ev[EV_NR];
-	uint64_t ids[EV_NR];
+	struct pd_evsel ev[EV_NR + 1];	/* and the loads' (datasrc.c) */
+	uint64_t ids[EV_NR + 1], loads;
 	struct perf_writer *w = NULL;
 	struct model_tasks tk;
 	struct model_graph g;
@@ -446,8 +446,10 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 		ev[k].ids = &ids[k];
 		ev[k].nr_ids = 1;
 	}
+	ids[EV_NR] = MODEL_ID0 + EV_NR;
+	model_mem_evsel(&ev[EV_NR], &ids[EV_NR]);
 	model_tasks__build(&tk, pr->cg, pr->pid, argv0, pr->log_prefix);
-	err = perf_writer__new_at(&w, o->dirfd, "perf.data", ev, EV_NR, &why);
+	err = perf_writer__new_at(&w, o->dirfd, "perf.data", ev, EV_NR + 1, &why);
 	if (err) {
 		err = gx_fail(cause, err, "%s: %s", o->dir, why);
 		goto out;
@@ -468,6 +470,7 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 		x.g = &g;
 	}
 	put_samples(&x);
+	loads = model_mem_put(w, ids[EV_NR], pr, &tk, &x.time);
 	if (x.g)
 		model_graph__exit(&g);
 	free(x.v);
@@ -505,7 +508,7 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 	}
 	m->cpu_desc = env.cpudesc ? xstrdup(env.cpudesc) : NULL;
 	pd_env__exit(&env);
-	meta_events(m, x.totals, t0, t1);
+	meta_events(m, x.totals, loads, t0, t1);
 out:
 	free(why);
 	perf_writer__delete(w);

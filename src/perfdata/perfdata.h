@@ -329,6 +329,58 @@ int pd_archive(const char *dir, const struct pd_env *env, const struct pd_archiv
 int pd_archive_file(const char *data, const char *dir, const struct pd_archive_opts *o,
 		    struct pd_archive_stats *st, char **cause);
 
+/* ---- memory-access samples: data_src and weight (mem.c) ------------------
+ *
+ * A load or store sampled by the CPU's memory sampling (Intel's load
+ * latency, AMD IBS op, Arm SPE) carries its data address (ADDR,
+ * PHYS_ADDR), its latency (WEIGHT, or WEIGHT_STRUCT's three parts) and
+ * where it was served (DATA_SRC: union perf_mem_data_src). The texts are
+ * Linux perf's (6.1): a row named here is the row perf mem report shows.
+ */
+enum pd_mem_field {
+	PD_MEM_OP,		/* "LOAD", "STORE", "PFETCH", "EXEC", "N/A", "No" */
+	PD_MEM_LVL,		/* perf mem's "Memory access": "L1 hit", "LFB/MAB hit",
+				   "Local RAM or RAM hit", "Remote Cache (1 hop) hit" */
+	PD_MEM_SNOOP,		/* "None", "Hit", "Miss", "HitM", "Fwd", "Peer", "N/A" */
+	PD_MEM_TLB,		/* "L1 or L2 hit", "Walker miss", "N/A" */
+	PD_MEM_LOCK,		/* "Yes", "No", "N/A" */
+	PD_MEM_BLK,		/* " Data", " Addr", " N/A" (perf's leading space) */
+};
+
+/* Field f of data_src as perf prints it, into buf (size bytes, always
+ * terminated; 128 hold any); returns buf. */
+const char *pd_mem_str(uint64_t data_src, enum pd_mem_field f, char *buf, size_t size);
+/* perf script's data_src text: "|OP LOAD|LVL L1 hit|SNP None|TLB L1 or L2
+ * hit|LCK No|BLK  N/A" (512 bytes hold any); returns buf. */
+const char *pd_mem_script(uint64_t data_src, char *buf, size_t size);
+
+enum pd_mem_hitm {
+	PD_HITM_NONE,
+	PD_HITM_LOCAL,		/* a load served by a modified line in another core's
+				   cache of this socket (L2/L3 hit, snoop HitM) */
+	PD_HITM_REMOTE,		/* ... of another socket's cache */
+};
+/* Whether the load of data_src hit a line another core had modified, as
+ * perf c2c counts its HITMs: the sign of sharing a cache line. */
+enum pd_mem_hitm pd_mem_hitm(uint64_t data_src);
+bool pd_mem_is_load(uint64_t data_src);
+bool pd_mem_is_store(uint64_t data_src);
+
+/* A sample's weight: with PERF_SAMPLE_WEIGHT_STRUCT, var1 is the latency
+ * (Intel: the load's cache latency, AMD IBS: the data cache miss latency),
+ * var2 and var3 the vendor's other two (pd_weight_names); with
+ * PERF_SAMPLE_WEIGHT the whole u64 is the latency. All 0 without either. */
+struct pd_weight {
+	uint64_t latency;
+	uint16_t var2, var3;
+	bool is_struct;
+};
+void pd_weight__split(const struct pd_sample *s, struct pd_weight *w);
+/* What var2 and var3 mean on the recording's architecture (pd_env.arch,
+ * may be NULL): "ins_lat" (the instruction's latency), and "retire_lat"
+ * (Intel) or "p_stage_cyc" (Power's pipeline stage cycles). Static. */
+void pd_weight_names(const char *arch, const char **var2, const char **var3);
+
 /* ======================================================================
  * The result directory and meta.json
  * ==================================================================== */

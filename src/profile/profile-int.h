@@ -137,8 +137,15 @@ struct keep {
 	size_t buf_cap;
 };
 
+struct flow_stacks;
+
 struct profile {
 	struct pd_tool tool;		/* first: the callbacks get a pd_tool * */
+	/* branch stacks (branches.c): their counts, module id -> its sym_dso,
+	 * wrong-path entries left out */
+	struct flow_stacks *flow;
+	struct u64map flow_dso;
+	uint64_t flow_wrong_path;
 	struct machine machine;
 	size_t nr_events;
 	uint64_t *tot_samples, *tot_period;
@@ -222,6 +229,10 @@ struct profile {
 	bool pre_cut;
 	char *pre_cause;
 	uint32_t frame_rinfo[PROFILE_MAX_STACK + 1];	/* rinfo of each ip */
+
+	/* memory-access samples (mem.c): NULL until one came */
+	struct profile_mem *mem;
+	bool mem_periods;
 };
 
 /*
@@ -295,6 +306,9 @@ void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t modu
  * caller stores the new one. Allocates only for a new pair. */
 uint64_t *read_prev__findnew(struct profile *p, uint64_t counter, uint32_t tid);
 
+/* branches.c: a sample's branch stack into p->flow. */
+void profile__branches(struct profile *p, const struct pd_sample *s);
+
 /* stack.c: the map of a process that holds an address, for the DWARF
  * unwinder (sym_find_map_fn; ctx a struct profile_map_find), and the
  * unwinder's input for sample s of f's process (the walking thread's and
@@ -307,5 +321,13 @@ int profile__find_map(void *ctx, uint64_t addr, struct sym_dso **dso, uint64_t *
 		      uint64_t *len, uint64_t *pgoff);
 void profile__unwind_input(struct sym_unwind_input *in, const struct pd_sample *s,
 			   struct profile_map_find *f, bool *cut);
+
+/* mem.c: whether sample s carries a memory access's fields, and its
+ * share of the run's and of its function and line rows' (UINT32_MAX:
+ * none) data sources, data object and cache line. */
+bool profile_mem__wants(const struct pd_sample *s);
+void profile_mem__add(struct profile *p, const struct pd_sample *s, const struct mproc *proc,
+		      uint32_t function, uint32_t line);
+void profile_mem__delete(struct profile_mem *pm);
 
 #endif

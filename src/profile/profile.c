@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "flow/flow.h"
 #include "profile-int.h"
 
 #include <stdlib.h>
@@ -176,6 +177,7 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->on_stack = o->on_stack;
 	p->stack_ctx = o->stack_ctx;
 	p->jobs = o->jobs ? o->jobs : 1;
+	p->mem_periods = o->mem_periods;
 	keep__init(&p->keep, o->keep_samples);
 	for (size_t i = 0; p->env && i < p->env->nr_build_ids; i++) {
 		const struct pd_build_id *b = &p->env->build_ids[i];
@@ -244,6 +246,7 @@ void profile__delete(struct profile *p)
 		free(p->sets[i].stamp);
 		u64map__exit(&p->sets[i].idx);
 	}
+	profile_mem__delete(p->mem);
 	for (size_t i = 0; i < p->nr_slabs; i++)
 		free(p->slabs[i]);
 	free(p->slabs);
@@ -270,6 +273,10 @@ void profile__delete(struct profile *p)
 	free(p->hot);
 	free(p->hot_nr);
 	profile__batch_delete(p);
+	if (p->flow) {
+		flow_stacks__delete(p->flow);
+		u64map__exit(&p->flow_dso);
+	}
 	free(p->pre_cause);
 	sym_session__delete(p->sym);
 	machine__exit(&p->machine);

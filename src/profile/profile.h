@@ -148,6 +148,9 @@ struct profile_opts {
 	 * thread, once profile__finish has run.
 	 */
 	unsigned jobs;
+	/* memory-access samples: each stands for its period's accesses (a
+	 * modelled result's), not one */
+	bool mem_periods;
 };
 
 /* A profile for nr_events events (the reader's evsels, in order), with
@@ -282,6 +285,81 @@ uint64_t profile__unwind_failures(const struct profile *p, const char **why);
  * size, *copy bytes, cut them short). */
 uint64_t profile__stacks_cut(const struct profile *p, uint64_t *total, uint64_t *copy);
 
+/* ---- memory-access samples (mem.c) -----------------------------------------
+ *
+ * Samples that carry a data source, a weight or a data address (perf mem,
+ * perf c2c, record --mem; a modelled result's loads) are also kept, beside
+ * the rows: per data source (perf mem's "Memory access" text) the
+ * samples and their summed weight (latency, in cycles), for the whole run
+ * and per function and line row; the data object each address fell in;
+ * and each cache line (64 bytes) touched. A measured sample is one
+ * access; with profile_opts.mem_periods (a modelled result) a sample is
+ * its period's accesses, each of its weight. Whole-run only: a
+ * profile__subset has none.
+ */
+struct profile_mem_totals {
+	uint64_t samples, weight;	/* accesses and their summed latency */
+	uint64_t loads, stores;		/* by the data source's op */
+	uint64_t hitm;			/* loads that hit a modified line elsewhere */
+	uint64_t var2, var3;		/* WEIGHT_STRUCT's other two, summed */
+	bool has_source, has_addr, has_struct;
+};
+/* false (t zeroed) when no sample had any of these fields. */
+bool profile__mem(const struct profile *p, struct profile_mem_totals *t);
+
+struct profile_mem_source {
+	const char *name;		/* "L1 hit", "Local RAM or RAM hit": perf's */
+	uint64_t samples, weight;
+};
+/* The data sources of the run (row UINT32_MAX) or of row `row` of kind by
+ * (PROFILE_BY_FUNCTION or PROFILE_BY_LINE), most weight first, in *out
+ * (the caller frees; NULL when none); how many. */
+size_t profile__mem_sources(const struct profile *p, enum profile_by by, uint32_t row,
+			    struct profile_mem_source **out);
+
+enum profile_mem_kind {
+	PROFILE_MEM_UNKNOWN,	/* in no mapping the recording saw */
+	PROFILE_MEM_GLOBAL,	/* a global variable of its module */
+	PROFILE_MEM_STATIC,	/* a static one (local binding) */
+	PROFILE_MEM_FILE,	/* a mapped file, no variable there */
+	PROFILE_MEM_STACK,	/* the main thread's [stack] */
+	PROFILE_MEM_HEAP,	/* [heap] or anonymous memory (thread stacks too) */
+};
+/* "unknown", "global", "static", "file", "stack", "heap". */
+const char *profile_mem_kind__name(enum profile_mem_kind k);
+
+struct profile_mem_object {
+	const char *name;		/* the variable, or "[heap]", "[stack]", "[data]", "[unknown]" */
+	const char *module;		/* its module's path, "" for none */
+	enum profile_mem_kind kind;
+	uint64_t start, size;		/* a variable's address in the process and size */
+	uint64_t samples, weight;
+};
+/* The data objects, most weight first; owned by p, valid until the next
+ * call or profile__delete. */
+const struct profile_mem_object *profile__mem_objects(struct profile *p, size_t *nr);
+
+/* The memory-access samples (with a data source) at address ip of process
+ * pid, and their weight; false (both 0) when none. */
+bool profile__mem_at(const struct profile *p, uint32_t pid, uint64_t ip, uint64_t *samples,
+		     uint64_t *weight);
+
+#define PROFILE_MEM_TIDS 8
+struct profile_mem_line {
+	uint32_t pid;
+	uint64_t addr;			/* the line's first byte */
+	const char *object;		/* the data object of its first sample */
+	uint64_t samples, weight, loads, stores;
+	uint64_t hitm_local, hitm_remote;	/* HITM loads (pd_mem_hitm) */
+	uint8_t words;			/* bit i: bytes [8i, 8i+8) were touched */
+	uint32_t nr_tids;		/* threads with HITM loads on it */
+	uint32_t tids[PROFILE_MEM_TIDS];	/* the first of them */
+};
+/* The cache lines: those with HITM loads from most threads first (false
+ * or true sharing: perf c2c's), then most HITMs, then weight. Owned by p,
+ * valid until the next call or profile__delete. */
+struct profile_mem_line *profile__mem_lines(struct profile *p, size_t *nr);
+
 /* ---- off-CPU time (record --off-cpu; offcpu.c) ---------------------------
  *
  * The context-switch records give every thread's spans off the CPU; each
@@ -403,5 +481,21 @@ uint64_t profile_offcpu__dropped(const struct profile_offcpu *oc);
  * maps it. For the off-CPU reasons read from user frames.
  */
 const char *profile__user_function(struct profile *p, uint32_t pid, uint64_t addr);
+
+/* ---- branch stacks (branches.c; issue 42) --------------------------------
+ *
+ * Every sample's branch stack (PERF_SAMPLE_BRANCH_STACK) goes into
+ * src/flow's range and branch counts, addresses the modules' own, a
+ * module named by a string id (profile__string). NULL when no sample had
+ * one; *wrong_path: entries left out as speculative (AMD's spec field).
+ */
+struct flow_stacks;
+enum flow_kind;
+const struct flow_stacks *profile__branch_stacks(const struct profile *p, uint64_t *wrong_path);
+/* A string id's string (a module's path as recorded). */
+const char *profile__string(const struct profile *p, uint32_t id);
+/* For flow_graph__from_stacks (ctx: the profile): the length and kind of
+ * the x86 branch at a module's address, from its file; 0 elsewhere. */
+size_t profile__branch_insn(void *ctx, uint32_t module, uint64_t addr, enum flow_kind *kind);
 
 #endif /* GX_PROFILE_H */

@@ -637,6 +637,8 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 
 	if (!p->nr_events)
 		return 0;
+	if (s->nr_branches && p->sym)
+		profile__branches(p, s);
 	if (profile__batch_sample(p, s))
 		return 0;	/* unwound with others, then back here in order */
 	if (s->read && p->keep.on)
@@ -677,6 +679,9 @@ int profile__sample(struct pd_tool *tool, const struct pd_sample *s)
 	for (size_t c = 0; c < nr; c++)
 		credit(p, t->row, ri, p->sym != NULL, nc, nf, path_row, p->credits[c].ev, 1,
 		       p->credits[c].period);
+	if (profile_mem__wants(s))
+		profile_mem__add(p, s, proc, p->sym && nc ? p->chain[0] : UINT32_MAX,
+				 p->sym && nc ? p->chain_line[0] : UINT32_MAX);
 	if (p->keep.on)	/* without group reads: one credit */
 		keep__sample(p, s->time, t->task, ri, nf, p->sym ? path_row : UINT32_MAX,
 			     p->credits[0].ev, p->credits[0].period);

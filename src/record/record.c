@@ -282,6 +282,10 @@ int record_opts__check(const struct record_opts *ro, char **cause)
 		*cause = xstrdup("--off-cpu-min goes with --off-cpu");
 		return -1;
 	}
+	if (ro->ldlat && !o->mem) {
+		*cause = xstrdup("--ldlat goes with --mem");
+		return -1;
+	}
 	if ((ro->keep_valgrind || ro->duration_s > 0) && !ro->model) {
 		*cause = xasprintf("%s goes with --model", ro->keep_valgrind ? "--keep-valgrind" :
 				   "--duration");
@@ -508,6 +512,7 @@ struct record_state {
 	struct record_offcpu oc;
 	struct pd_evsel *evsels;
 	char *dir, *data, *model_spec;
+	char *mem_spec;		/* --mem: this CPU's memory sampling */
 	int dfd;
 	size_t nw;			/* meta's warnings before the model's */
 	double cpu0;			/* gexplore's CPU time at the start */
@@ -556,6 +561,7 @@ static void record_state__exit(struct record_state *r)
 	gx_meta__exit(&r->meta);
 	free(r->evsels);
 	free(r->model_spec);
+	free(r->mem_spec);
 	if (r->dfd >= 0)
 		close(r->dfd);	/* lets go of the result directory's lock */
 	free(r->dir);
@@ -583,6 +589,15 @@ static int record_prepare(struct record_state *r, char **cause)
 	if (err)
 		return failed(err);
 	r->data = xasprintf("%s/perf.data", r->dir);
+	if (!ro->collect.events && ro->collect.mem) {	/* issue 43 */
+		err = collect_mem_events(ro->ldlat ? ro->ldlat : COLLECT_MEM_LDLAT, true,
+					 &r->mem_spec, cause);
+		if (err) {
+			pd_result_dir__discard(r->dfd, r->dir);
+			return err;
+		}
+		ro->collect.events = r->mem_spec;
+	}
 	if (!ro->collect.events) {
 		r->nw = r->meta.nr_warnings;
 		model_events(ro, &r->meta, &r->model_spec);

@@ -48,7 +48,10 @@ struct record_opts {
 	 * (gexplore-record(1) MODELLED RESULTS); NULL: this CPU's */
 	const char *model_machine;
 	bool keep_valgrind;	/* --keep-valgrind: Valgrind's raw files stay in the result */
-	double duration_s;	/* --duration: stop a --model workload after this long; 0: none */
+	double duration_s;
+	/* --ldlat: with --mem, the loads sampled take more cycles than
+	 * this; 0: COLLECT_MEM_LDLAT (perf mem's 30) */
+	uint32_t ldlat;	/* --duration: stop a --model workload after this long; 0: none */
 };
 
 /* The defaults (rate 1, 8 KiB dwarf stacks). */

@@ -129,6 +129,8 @@ int report_csv(struct strbuf *sb, struct gx_result *in, const struct report_opts
 
 	if (o->by_region)
 		return report__csv_regions(sb, in, o);
+	if (o->mem_by != REPORT_MEM_NONE)	/* issue 43 */
+		return report__csv_mem(sb, in, o);
 	if (md && (gx_result__find_event(in, "instructions", &ei) ||
 		   gx_result__find_event(in, "cycles", &ec)))
 		md = false;

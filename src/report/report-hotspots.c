@@ -303,6 +303,7 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			json_add_cpi(o2, in, r);
 			json_object_set_new(o2, "file", l ? json_string(gx_utf8(l->file)) : json_null());
 			json_object_set_new(o2, "line", l ? json_integer(l->line) : json_null());
+			report__json_mem_row(o2, in, by, r->index);
 		} else if (by == PROFILE_BY_LINE) {
 			json_object_set_new(o2, "file", *r->file ? json_string(gx_utf8(r->file)) : json_null());
 			json_object_set_new(o2, "line", r->line ? json_integer(r->line) : json_null());
@@ -310,6 +311,7 @@ json_t *report__json_hotspots(struct gx_result *in, const struct report_opts *o,
 			json_object_set_new(o2, "module", json_string(gx_utf8(r->module)));
 			json_add_counts(o2, in, o, r, true);
 			json_add_cpi(o2, in, r);
+			report__json_mem_row(o2, in, by, r->index);
 		} else {
 			json_t *st = json_array();
 

@@ -75,6 +75,16 @@ void report__text_region_line(struct strbuf *sb, struct gx_result *in);
 json_t *report__json_regions(struct gx_result *in, const struct report_opts *o);
 int report__csv_regions(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 
+/* report-mem.c: memory-access samples (issue 43): the --by data-source,
+ * data-object or cacheline table (text), the default report's data
+ * sources (top 5; nothing without data sources), the JSON `data_sources`
+ * and `memory` of the run, and a function or line row's `data_sources` */
+int report__text_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__text_mem_summary(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__json_mem(json_t *root, struct gx_result *in, const struct report_opts *o);
+int report__csv_mem(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+void report__json_mem_row(json_t *row, struct gx_result *in, enum profile_by by, uint32_t index);
+
 /* report-offcpu.c: off-CPU time (record --off-cpu) */
 /* The result's off-CPU analysis when it has context switches, else NULL. */
 struct profile_offcpu *report__offcpu(struct gx_result *in);
@@ -88,5 +98,13 @@ const struct profile_off_thread *report__off_thread(struct gx_result *in, uint32
 double report__offcpu_region_s(struct gx_result *in, size_t name_idx);
 void report__text_offcpu(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
 json_t *report__json_offcpu(struct gx_result *in, const struct report_opts *o);
+
+/* report-flow.c: the blocks, loops or branches table (o->by_flow), and
+ * the JSON tables ranges, branches, blocks and loops with their summary
+ * "flow" (none where the result has no flow). */
+int report__text_flow(struct strbuf *sb, struct gx_result *in, const struct report_opts *o);
+/* A line under the default text report where samples carry branch stacks. */
+void report__text_flow_hint(struct strbuf *sb, struct gx_result *in);
+void report__json_flow(json_t *root, struct gx_result *in, const struct report_opts *o);
 
 #endif

@@ -393,6 +393,7 @@ static void text_tables(struct strbuf *sb, struct gx_result *in, const struct re
 			text_table(sb, in, o, PROFILE_BY_THREAD);
 			text_table(sb, in, o, PROFILE_BY_MODULE);
 			text_table(sb, in, o, PROFILE_BY_FUNCTION);
+			report__text_mem_summary(sb, in, o);
 		}
 	} else {
 		strbuf__addstr(sb, "\nNo samples: the workload may have ended before the first sample;\n"
@@ -460,7 +461,12 @@ int report_text(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		report__text_calltree(sb, in, o);
 		return 0;
 	}
+	if (o->by_flow)
+		return report__text_flow(sb, in, o);
+	if (o->mem_by != REPORT_MEM_NONE)
+		return report__text_mem(sb, in, o);
 	text_tables(sb, in, o);
+	report__text_flow_hint(sb, in);
 	text_warnings(sb, in, o);
 	return 0;
 }
@@ -703,8 +709,10 @@ int report_json(struct strbuf *sb, struct gx_result *in, const struct report_opt
 		json_object_set_new(root, "regions", report__json_regions(in, o));
 	}
 	json_profile(root, in, o);
+	report__json_mem(root, in, o);
 	if (report__offcpu(in))
 		json_object_set_new(root, "off_cpu", report__json_offcpu(in, o));
+	report__json_flow(root, in, o);
 	if (!any_hardware(in))
 		json_object_set_new(root, "topdown_unavailable",
 				    json_string("needs hardware counters; software events only"));

@@ -36,6 +36,14 @@ struct report_opts {
 	bool by_region;
 	/* --by calltree: the call tree alone (text); by_given is false then */
 	bool by_tree;
+	/* --by block|loop|branch: what the branches say (text); by_given is
+	 * false then */
+	enum report_flow_by { REPORT_FLOW_NONE, REPORT_FLOW_BLOCK, REPORT_FLOW_LOOP,
+			      REPORT_FLOW_BRANCH } by_flow;
+	/* --by data-source, data-object or cacheline: that memory table
+	 * alone (text; by_given is false then); REPORT_MEM_NONE: none */
+	enum report_mem_by { REPORT_MEM_NONE, REPORT_MEM_SOURCE, REPORT_MEM_OBJECT,
+			     REPORT_MEM_LINE } mem_by;
 	/* the recording's own warnings (meta.json's) were said while it ran,
 	 * just before this report (`gexplore -- CMD`): counted, not repeated */
 	bool warnings_said;
@@ -66,6 +74,11 @@ int report_csv(struct strbuf *out, struct gx_result *in, const struct report_opt
  * spell them ("self", "function"), NULL-terminated. */
 extern const char *const report_sort_names[];
 extern const char *const report_by_names[];
+
+/* Whether arg names a memory table (--by data-source, data-sources,
+ * source; data-object, data-objects, object; cacheline, cachelines, c2c):
+ * then o->mem_by is set and by_given, by_region, by_tree cleared. */
+bool report_mem_by_name(const char *arg, struct report_opts *o);
 
 /* Human name of a signal ("SIGINT"), or "signal N". Static storage. */
 const char *report_signame(int sig);

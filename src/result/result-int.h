@@ -24,4 +24,11 @@ uint64_t gx_regions__lost(const struct gx_regions *g);
 int gx_regions__find(const struct gx_regions *g, const char *name, size_t *idx);
 bool gx_regions__contains(const struct gx_regions *g, size_t name_idx, uint32_t tid, uint64_t t);
 
+/* ---- flow.c: the control flow (gx_result__flow) -------------------------- */
+
+/* From DIR/flow.json (a modelled run; dir NULL: none), else p's branch
+ * stacks: 0 with *out NULL when there is neither. */
+int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p, char **cause);
+void gx_flow__delete(struct gx_flow *f);
+
 #endif /* GX_RESULT_INT_H */

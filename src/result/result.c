@@ -62,6 +62,8 @@ struct gx_result {
 	struct pd_offcpu *probes;	/* offcpu.bin, or NULL */
 	struct profile_offcpu *offcpu;
 	int cs_evsel;			/* the context-switches event sampled at each switch-out */
+	struct gx_flow *flow;		/* gx_result__flow's, once asked */
+	bool flow_tried;
 };
 
 static void add_note(struct gx_result *r, char *msg)
@@ -807,6 +809,8 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		r->nr_events += PROFILE_OFF_VALUES;
 	}
 	profile_options(r, o);
+	/* a modelled load sample is its period's loads (issue 43) */
+	r->po.mem_periods = r->have_meta && r->meta.modelled;
 	if (o->on_begin)
 		o->on_begin(o->stack_ctx, r);
 	po = r->po;
@@ -867,11 +871,25 @@ fail:
 	return err;
 }
 
+const struct gx_flow *gx_result__flow(struct gx_result *r, char **cause)
+{
+	char *why = NULL;
+
+	if (!r->flow_tried) {
+		r->flow_tried = true;
+		if (gx_flow__load(&r->flow, r->dir, r->profile, &why) && cause)
+			*cause = why, why = NULL;
+		free(why);
+	}
+	return r->flow;
+}
+
 void gx_result__delete(struct gx_result *r)
 {
 	if (!r)
 		return;
 	gx_free_strv(r->notes, r->nr_notes);
+	gx_flow__delete(r->flow);
 	gx_regions__delete(r->regions);
 	free(r->region);
 	free(r->run_samples);

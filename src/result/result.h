@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "flow/flow.h"
 #include "perfdata/perfdata.h"
 #include "profile/profile.h"
 
@@ -95,6 +96,41 @@ const struct gx_meta *gx_result__meta(const struct gx_result *r);
 bool gx_result__modelled(const struct gx_result *r);
 struct perf_reader *gx_result__reader(const struct gx_result *r);
 const struct pd_env *gx_result__env(const struct gx_result *r);
+/* ---- control flow (issue 42; result/flow.c) ------------------------------ */
+
+/* What the branches say: exact (a modelled run's flow.json: every
+ * instruction's executions, callgrind's jumps) or from the samples'
+ * branch stacks (AutoFDO's range and branch counts). Addresses are the
+ * modules' own (what objdump prints); a module is a number for
+ * gx_flow__module. */
+struct gx_flow {
+	bool exact;
+	const struct flow_range *ranges;	/* none when exact */
+	size_t nr_ranges;
+	const struct flow_branch *branches;
+	size_t nr_branches;
+	struct flow_graph graph;		/* blocks, edges, loops */
+	/* branch stacks: read, entries, spans dropped as bogus, duplicated
+	 * first entries skipped, wrong-path entries left out */
+	uint64_t stacks, entries, bogus, dups, wrong_path;
+	/* private */
+	char **modules;
+	size_t nr_modules;
+	struct flow_branch *own_branches;
+	struct profile *prof;
+};
+
+/* The result's flow, loaded on the first call; NULL when it has none (no
+ * branch stacks, not modelled) or flow.json is unreadable (*cause then,
+ * when cause is not NULL). */
+const struct gx_flow *gx_result__flow(struct gx_result *r, char **cause);
+/* A module number's path as recorded. */
+const char *gx_flow__module(const struct gx_flow *f, uint32_t module);
+/* The function, source file ("" unknown) and line (0) at a module's
+ * address; false when its file could not be read. */
+bool gx_flow__where(const struct gx_flow *f, uint32_t module, uint64_t addr, const char **fn,
+		    const char **file, uint32_t *line);
+
 /* The symbolized profile of every sample. Not const: it sorts on demand. */
 struct profile *gx_result__profile(const struct gx_result *r);
 struct sym_session *gx_result__symbolizer(const struct gx_result *r);

@@ -91,7 +91,7 @@ void sym_dso__delete(struct sym_dso *dso)
 	close_file(dso);
 	u64map__exit(&dso->cache);
 	GX_FREE(dso->loads, dso->problem, dso->found_path, dso->dwfl_path, dso->fsyms,
-		dso->fdes, dso->franges, dso->eh_synth, dso);
+		dso->osyms, dso->fdes, dso->franges, dso->eh_synth, dso);
 }
 
 const char *sym_dso__name(const struct sym_dso *dso)
@@ -517,6 +517,23 @@ bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_
 	}
 	if (!dso->nr_loads && dso->elf) {	/* relocatable: offsets are addresses */
 		*addr = offset;
+		return true;
+	}
+	return false;
+}
+
+bool sym_dso__addr_to_offset(const struct sym_dso *dso, uint64_t addr, uint64_t *offset)
+{
+	for (size_t i = 0; i < dso->nr_loads; i++) {
+		const struct sym_load *l = &dso->loads[i];
+
+		if (addr >= l->vaddr && addr - l->vaddr < l->filesz) {
+			*offset = l->offset + (addr - l->vaddr);
+			return true;
+		}
+	}
+	if (!dso->nr_loads && dso->elf) {
+		*offset = addr;
 		return true;
 	}
 	return false;

@@ -68,6 +68,10 @@ struct sym_dso {
 	bool fsyms_loaded;
 	struct sym_fsym *fsyms;
 	size_t nr_fsyms;
+	/* variables (STT_OBJECT) by address, for data addresses (sym-data.c) */
+	bool osyms_loaded;
+	struct sym_fsym *osyms;
+	size_t nr_osyms;
 	/* function boundaries from .eh_frame and .debug_frame (sym-fde.c) */
 	bool fdes_loaded;
 	struct sym_fde *fdes;
@@ -159,10 +163,6 @@ struct sym_dso *sym_dso__new(struct sym_session *s, const char *path,
 			     const uint8_t *build_id, size_t build_id_size);
 void sym_dso__delete(struct sym_dso *dso);
 const struct sym_result *sym_dso__resolve(struct sym_dso *dso, uint64_t offset);
-/* ELF vaddr for a file offset; false when outside every PT_LOAD. */
-bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr);
-/* Copy len bytes at ELF vaddr from the file image; false when not in the file. */
-bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len);
 /* libdwfl's find_debuginfo: the result's archived debug file (by the
  * module's build-id) first, then dwfl_standard_find_debuginfo. */
 int sym_dso__find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,

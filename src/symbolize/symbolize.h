@@ -235,8 +235,35 @@ bool sym_dso__stale(const struct sym_dso *dso);
 /* Why the module gives no symbols (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__problem(const struct sym_dso *dso);
 
+/* ELF vaddr for a file offset (after an open); false when outside every
+ * PT_LOAD. */
+bool sym_dso__offset_to_addr(const struct sym_dso *dso, uint64_t offset, uint64_t *addr);
+/* The file offset of an ELF vaddr (after an open); false when outside
+ * every PT_LOAD's file bytes. */
+bool sym_dso__addr_to_offset(const struct sym_dso *dso, uint64_t addr, uint64_t *offset);
+/* Copy len bytes at ELF vaddr from the file image (after an open); false
+ * when not in the file. */
+bool sym_dso__read_vaddr(const struct sym_dso *dso, uint64_t vaddr, void *buf, size_t len);
+
 /* The file actually read (after an open), or NULL. Owned by the dso. */
 const char *sym_dso__found_path(const struct sym_dso *dso);
+
+/*
+ * Data addresses (sym-data.c). The ELF address of file offset `offset`
+ * in a data segment of dso (not an executable one), the segment's memory
+ * size included: the offset a mapping of the file would give an address
+ * of its .bss. false when no data segment holds it or the file cannot be
+ * read.
+ */
+bool sym_dso__data_vaddr(struct sym_dso *dso, uint64_t offset, uint64_t *vaddr);
+/*
+ * The variable of dso at ELF address vaddr: the STT_OBJECT symbol whose
+ * [start, start + size) holds it (a global's name before a static's at
+ * one address), its start and size, and whether it is static (local
+ * binding). NULL when none does. The name is owned by dso.
+ */
+const char *sym_dso__data_symbol(struct sym_dso *dso, uint64_t vaddr, uint64_t *start,
+				 uint64_t *size, bool *local);
 
 /* Counters, for tests and `--stats`-like output. */
 struct sym_stats {

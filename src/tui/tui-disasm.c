@@ -346,10 +346,12 @@ struct fn_hits {
 	struct fn_hit {
 		uint64_t addr;	/* first: cmp_hit sorts by it */
 		uint64_t n, period;
+		uint64_t mem_n, mem_w;	/* memory-access samples (whole run) */
 	} *v;
 	size_t n;
 	uint64_t start, maxaddr;
 	struct sym_dso *dso;
+	const struct profile *prof;	/* the run's memory-access samples, or NULL */
 };
 
 /* The maps of f's module, each with its dso in the result's own session:
@@ -395,6 +397,9 @@ static bool hit_of(struct sym_session *sym, const struct tui_row *f, struct tui_
 		h->dso = dsos[k];
 		h->v[h->n].addr = res->addr;
 		h->v[h->n].period = ip->period;
+		if (h->prof)
+			profile__mem_at(h->prof, ip->pid, ip->ip, &h->v[h->n].mem_n,
+					&h->v[h->n].mem_w);
 		h->v[h->n++].n = ip->count;
 		if (res->addr > h->maxaddr)
 			h->maxaddr = res->addr;
@@ -440,9 +445,45 @@ static void count_hits(struct tui_disasm *out, struct sym_session *sym, struct f
 		while (j < h->n && h->v[j].addr < x->addr)
 			j++;
 		while (j < h->n && h->v[j].addr == x->addr) {
+			x->mem_samples += h->v[j].mem_n;
+			x->mem_weight += h->v[j].mem_w;
 			x->period += h->v[j].period;
 			x->samples += h->v[j++].n;
 		}
+	}
+}
+
+/* The blocks and loops of the result's flow over d's instructions of
+ * module (issue 42): branch stacks' estimates or the model's exact. */
+static void annotate_flow(struct gx_result *res, const char *module, struct tui_disasm *d)
+{
+	const struct gx_flow *f = gx_result__flow(res, NULL);
+	const struct flow_graph *g = f ? &f->graph : NULL;
+	uint32_t mod = FLOW_NO_MODULE;
+
+	for (size_t b = 0; g && b < g->nr_blocks && mod == FLOW_NO_MODULE; b++)
+		if (!strcmp(gx_flow__module(f, g->blocks[b].module), module))
+			mod = g->blocks[b].module;
+	if (mod == FLOW_NO_MODULE)
+		return;
+	for (size_t i = 0; i < d->nr; i++) {
+		struct tui_insn *x = &d->insns[i];
+		long b = flow_graph__block_at(g, mod, x->addr);
+		const struct flow_block *blk = b >= 0 ? &g->blocks[b] : NULL;
+
+		if (!blk)
+			continue;
+		if (blk->start == x->addr) {
+			x->block_execs = blk->execs;
+			x->block_cycles = blk->timed ? blk->cycles / (double)blk->timed : 0;
+		}
+		if (blk->loop >= 0) {
+			const struct flow_loop *l = &g->loops[blk->loop];
+
+			x->loop_depth = (uint8_t)(l->depth < 9 ? l->depth : 9);
+			x->loop_head = l->head == (uint32_t)b && blk->start == x->addr;
+		}
+		d->flow |= blk->execs > 0;
 	}
 }
 
@@ -480,6 +521,9 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 	 * a time range from a histogram of its samples (a few thousand
 	 * lookups, not one per sample). */
 	ips = kept_ips(m, &nsrc, &range_ips);
+	/* the loads' latency is the whole run's: none in a time range */
+	if (m->has_mem && !range_ips)
+		h.prof = gx_result__profile(real->res);
 	fn_hits(sym, f, maps, dsos, nmaps, ips, nsrc, &h);
 	if (!h.n) {
 		out->why = "no sample of this function maps into its binary: no disassembly";
@@ -499,6 +543,7 @@ int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		goto out;
 	}
 	count_hits(out, sym, &h, off);
+	annotate_flow(real->res, f->module, out);
 	if (!out->nr)
 		out->why = "capstone decoded no instruction here";
 out:

@@ -171,6 +171,11 @@ struct tui_row {
 				   for the run, a time range or a region; NAN: none */
 	double *period;		/* [nr_events] */
 	uint64_t *samples;	/* [nr_events] */
+	/* memory-access samples (issue 43), whole run: the mean latency of
+	 * the row's loads in cycles (NAN: none) and the data source with the
+	 * most of their latency (NULL: none); owned by the model */
+	double mem_lat;
+	const char *mem_src;
 	bool td_done, td_ok;
 	struct td_result td;	/* evaluated on first use */
 };
@@ -276,11 +281,22 @@ struct tui_insn {
 	uint64_t period;	/* their periods: an exact or modelled clock's weight */
 	bool is_branch, is_load;
 	uint64_t target;	/* branch target, 0 when none / indirect */
+	/* the result's flow (issue 42): the executions of the block this
+	 * instruction begins (0: none begins here), the depth of the
+	 * innermost loop it is in (0: none), whether it is that loop's head */
+	uint64_t block_execs;
+	double block_cycles;	/* its cycles an execution (0: not timed) */
+	uint8_t loop_depth;
+	bool loop_head;
+	/* memory-access samples there, whole run (issue 43): how many and
+	 * their summed latency (0/0: none) */
+	uint64_t mem_samples, mem_weight;
 };
 
 struct tui_disasm {
 	struct tui_insn *insns;
 	size_t nr;
+	bool flow;		/* blocks and loops annotated (tui_insn.block_execs...) */
 	const char *why;	/* message when nr == 0 (static or owned below) */
 	char *why_owned;
 };
@@ -301,6 +317,7 @@ struct tui_model {
 	uint64_t nr_samples, lost;
 	bool pmu;
 	bool modelled;		/* an event is modelled (record --model): cycles and the tree */
+	bool has_mem;		/* a row has memory-access samples (tui_row.mem_lat) */
 	char **hints;		/* our own and the top-down ones */
 	size_t nr_hints;
 	char **confidence;	/* "EVENT estimate [lo-hi] xscale" under multiplexing */

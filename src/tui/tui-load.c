@@ -118,6 +118,27 @@ static void fill_simple(const struct tui_real *real, struct tui_model *m, struct
 	}
 }
 
+/* Row i's memory-access samples (issue 43): its loads' mean latency and
+ * the data source with most of it. */
+static void mem_of(struct tui_model *m, struct tui_row *r, struct profile *p, enum profile_by by,
+		   uint32_t i)
+{
+	struct profile_mem_source *src;
+	size_t n = profile__mem_sources(p, by, i, &src);
+	uint64_t w = 0, s = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		w += src[k].weight;
+		s += src[k].samples;
+	}
+	if (s) {
+		r->mem_lat = (double)w / (double)s;
+		r->mem_src = tui_model__str(m, src[0].name);
+		m->has_mem = true;
+	}
+	free(src);
+}
+
 /* Row i of a function or line table, with its module and counts; NULL
  * (the row named "?") when the profile has no row i. */
 static struct tui_row *add_code_row(const struct tui_real *real, struct tui_model *m,
@@ -131,6 +152,7 @@ static struct tui_row *add_code_row(const struct tui_real *real, struct tui_mode
 		return NULL;
 	r->module = tui_model__str(m, pr->module);
 	copy_counts(real, m, r, pr);
+	mem_of(m, r, p, by, i);
 	return r;
 }
 

@@ -81,6 +81,7 @@ struct tui_row *tui_table__add_row(struct tui_model *m, struct tui_table *t, con
 	r->reliability = NAN;
 	r->total = NAN;
 	r->off_s = NAN;
+	r->mem_lat = NAN;
 	r->period = xcalloc(m->nr_events + 1, sizeof(double));
 	r->samples = xcalloc(m->nr_events + 1, sizeof(uint64_t));
 	return r;
@@ -653,6 +654,7 @@ static void disasm_copy(struct tui_disasm *to, const struct tui_disasm *from)
 {
 	memset(to, 0, sizeof(*to));
 	to->nr = from->nr;
+	to->flow = from->flow;
 	to->insns = xcalloc(from->nr + 1, sizeof(*to->insns));
 	if (from->nr)
 		memcpy(to->insns, from->insns, from->nr * sizeof(*from->insns));

@@ -4,6 +4,7 @@
  * not precise (precise_ip 0) a sample lands after the instruction that
  * caused it, so the likely culprit is named — the load just before a
  * sampled instruction, or the branch whose target the sample sits on.
+ * With memory-access samples, each instruction's loads' mean latency.
  */
 #include "config.h"
 
@@ -82,6 +83,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	struct tui_model *m = v->m;
 	int y = y0, rows;
 	bool wide = c->w >= 70;
+	/* with memory-access samples and room: each instruction's loads'
+	 * mean latency */
+	bool mem = v->m->has_mem && c->w >= 100;
 	char buf[512], e[512], note[96];
 
 	canvas__fill(c, 0, y, c->w, TS_HEADER);
@@ -137,10 +141,30 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 			if (x->line)
 				canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", x->line);
 			xx += 6;
+			if (d->d.flow) {	/* the block's executions, loop brackets */
+				if (x->block_execs)
+					canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_NORMAL,
+						       "%9llu", (unsigned long long)x->block_execs);
+				if (x->block_cycles > 0)
+					canvas__printf(c, xx + 10, y + i, sel ? TS_SELECTED : TS_DIM,
+						       "%6.1fc", x->block_cycles);
+				xx += 18;
+				for (int q = 0; q < x->loop_depth && q < 3; q++)
+					canvas__put(c, xx + q, y + i, sel ? TS_SELECTED : TS_DIM,
+						    x->loop_head && q + 1 == x->loop_depth ? "[" : "|",
+						    1);
+				xx += 4;
+			}
 		} else {
 			canvas__printf(c, xx, y + i, sel ? TS_SELECTED : TS_DIM, "%4" PRIx64,
 				       x->addr & 0xffff);
 			xx += 5;
+		}
+		if (mem) {	/* the loads' mean latency there (issue 43) */
+			if (x->mem_samples)
+				canvas__printf(c, xx, y + i, st, "%6.0fc",
+					       (double)x->mem_weight / (double)x->mem_samples);
+			xx += 8;
 		}
 		canvas__put(c, xx, y + i, sel ? TS_SELECTED : TS_NORMAL, x->text, c->w - xx);
 		sn = skid_note(d, k, note, sizeof(note));

@@ -1,6 +1,7 @@
 /*
  * view-source.c: a function's source, annotated per line with its share of
- * the function, samples and (with a PMU) CPI; the cursor starts on the
+ * the function, samples, (with a PMU) CPI and (with memory-access samples)
+ * its loads' mean latency and data source; the cursor starts on the
  * hottest line, Tab/Shift-Tab walk the lines by heat. Enter opens the
  * disassembly at the line. A missing source file, or no line information,
  * is said in the view; the sampled lines are still listed.
@@ -247,6 +248,10 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	int y = y0, rows, textx, linex;
 	/* With a PMU and room, each line's CPI too. */
 	bool cpi = s->cpi >= 0 && m->run_ok && c->w >= 90;
+	/* with memory-access samples and room, each line's mean load
+	 * latency and where most of it was served (issue 43) */
+	bool mem = m->has_mem && c->w >= 100;
+	int memx = wide ? (cpi ? 24 : 17) : 8;
 	char buf[512], e[512];
 
 	canvas__fill(c, 0, y, c->w, TS_HEADER);
@@ -276,7 +281,7 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 	if (v->sel < v->top - 1 || v->sel > v->top + rows)
 		v->top = v->sel - rows / 3;
 	tui_view__scroll(v, rows);
-	linex = wide ? (cpi ? 24 : 17) : 8;
+	linex = memx + (mem ? 22 : 0);
 	textx = linex + 6;
 	for (int i = 0; i < rows && v->top + i < (int)s->nr; i++) {
 		const struct src_line *l = &s->lines[v->top + i];
@@ -302,6 +307,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 				else
 					canvas__printf(c, 17, y + i, st, "%6s", "n/a");
 			}
+			if (mem && !isnan(l->row->mem_lat))
+				canvas__printf(c, memx, y + i, st, "%6.0fc %-13.13s", l->row->mem_lat,
+					       l->row->mem_src);
 		}
 		canvas__printf(c, linex, y + i, sel ? TS_SELECTED : TS_DIM, "%5u", l->line);
 		if (l->culprit)	/* skid: these samples may belong to another line */

@@ -44,6 +44,7 @@
 #include "perfdata/perfdata.h"
 #include "topdown/topdown.h"
 #include "util/util.h"
+#include "gen-records.h"
 
 #define NR_SAMPLES 100
 #define MAP_START 0x400000ULL
@@ -296,16 +297,7 @@ int main(int argc, char **argv)
 			char comm[16];
 			uint64_t trailer[4];	/* id, tid, time, cpu... per sample_type */
 		} comm;
-		struct {
-			struct perf_event_header h;
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_gen;
-			uint32_t prot, flags;
-			char name[256];
-		} mm;
-		size_t nl = strlen(binary) + 1;
+		struct gen_mmap2 mm;
 
 		/* No sample_id_all trailer needed: the generator's attrs keep
 		 * sample_id_all, so write the IDENTIFIER-led trailer fields. */
@@ -326,16 +318,7 @@ int main(int argc, char **argv)
 		comm.h.size = sizeof(comm);
 		put(w, &comm, sizeof(comm));
 
-		memset(&mm, 0, sizeof(mm));
-		mm.h.type = PERF_RECORD_MMAP2;
-		mm.h.misc = PERF_RECORD_MISC_USER;
-		mm.pid = mm.tid = procs[p].pid;
-		mm.addr = MAP_START;
-		mm.len = 0x100000;
-		mm.prot = 5;
-		mm.flags = 2;
-		memcpy(mm.name, binary, nl < sizeof(mm.name) ? nl : sizeof(mm.name) - 1);
-		mm.h.size = (uint16_t)(offsetof(__typeof__(mm), name) + ((nl + 7) & ~(size_t)7));
+		gen_mmap2(&mm, procs[p].pid, MAP_START, 0x100000, binary);
 		{
 			char buf[512];
 			uint64_t tr[4] = { (uint64_t)procs[p].pid << 32 | procs[p].pid, t++, 0, id_base };

@@ -40,12 +40,19 @@ struct attr_case {
 	bool system_wide;
 	bool no_inherit;
 	bool hybrid;		/* a fake sysfs: cpu_core on CPUs 0-3, cpu_atom on 4-7 */
+	const char *branch;	/* -j/--branch-filter (issue 42), NULL: none */
 };
 
 /* sysfs trees for the children: one hybrid, one without core PMUs, so no
  * golden depends on the machine running the test */
 static char sysfs_hybrid[] = "/tmp/gx-attr-hybrid-XXXXXX";
 static char sysfs_plain[] = "/tmp/gx-attr-plain-XXXXXX";
+/* memory sampling (record --mem, "mem:NAME" cases): Intel's mem-loads on
+ * cpu (intel), with Sapphire Rapids' mem-loads-aux (spr), AMD's ibs_op
+ * (amd), on a hybrid part's cpu_core (hybrid), none (a VM) */
+static char sysfs_intel[] = "/tmp/gx-attr-intel-XXXXXX";
+static char sysfs_spr[] = "/tmp/gx-attr-spr-XXXXXX";
+static char sysfs_amd[] = "/tmp/gx-attr-amd-XXXXXX";
 
 static const struct attr_case cases[] = {
 	{ __LINE__, "cpu-clock", "cpu-clock", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
@@ -96,6 +103,19 @@ static const struct attr_case cases[] = {
 	{ __LINE__, "skl-inst-retired", "INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-stalls-total", "skl::CYCLE_ACTIVITY:STALLS_TOTAL", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "skl-mixed", "cycles,INST_RETIRED:ANY_P:pp,L1D_PEND_MISS:FB_FULL:c=1:u,UOPS_RETIRED:RETIRE_SLOTS", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false },
+	/* branch stacks: -b on the hardware events only; -j cond,u on a
+	 * forced Skylake's (LBR) */
+	{ __LINE__, "branch-any", "cycles,cpu-clock,instructions", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, false, "any" },
+	{ __LINE__, "branch-skl-cond-u", "cycles,INST_RETIRED:ANY_P", "skl", 0, 0, 1.0, COLLECT_CG_FP, 0, 0, false, false, false, "cond,u" },
+	{ __LINE__, "branch-zen4-calls", "cycles:u", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, false, "any_call,any_ret" },
+	/* record --mem: what collect_mem_events picks, with the samples'
+	 * address, weight and data source; -d: the address on any event */
+	{ __LINE__, "mem-intel", "mem:intel", "skl", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "mem-spr", "mem:spr", "spr", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "mem-amd", "mem:amd", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "mem-hybrid", "mem:hybrid", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false, true },
+	{ __LINE__, "mem-none", "mem:plain", NULL, 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
+	{ __LINE__, "data-page-faults", "data:page-faults", NULL, 1, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "zen4-retired-ops", "RETIRED_OPS", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 	{ __LINE__, "zen4-dispatch-stalls", "amd64_fam19h_zen4::DISPATCH_STALLS_1:FE_NO_OPS:c=6,amd64_fam19h_zen4::CYCLES_NOT_IN_HALT", "amd64_fam19h_zen4", 0, 0, 1.0, COLLECT_CG_NONE, 0, 0, false, false },
 };
@@ -124,6 +144,8 @@ static void dump_attr(struct strbuf *sb, const struct collect_event *e, size_t i
 	else
 		F(sample_period);
 	X(sample_type);
+	if (a->branch_sample_type)
+		X(branch_sample_type);
 	X(read_format);
 	F(disabled);
 	F(inherit);
@@ -180,11 +202,29 @@ static char *run_case(const struct attr_case *c)
 		struct strbuf d = STRBUF_INIT;
 		int err;
 
+		if (c->branch && collect_branch_filter(c->branch, &o.branch_sample_type, &cause))
+			_exit(3);
 		close(p[0]);
 		setenv("GX_SYSFS", c->hybrid ? sysfs_hybrid : sysfs_plain, 1);
 		if (c->force_pmu)
 			setenv("LIBPFM_FORCE_PMU", c->force_pmu, 1);
-		if (!strncmp(c->events, "model:", 6)) {
+		if (!strncmp(c->events, "mem:", 4)) {
+			const char *t = c->events + 4;
+			char *spec = NULL;
+
+			setenv("GX_SYSFS", !strcmp(t, "intel") ? sysfs_intel : !strcmp(t, "spr") ?
+			       sysfs_spr : !strcmp(t, "amd") ? sysfs_amd : !strcmp(t, "hybrid") ?
+			       sysfs_hybrid : sysfs_plain, 1);
+			o.mem = true;
+			err = collect_mem_events(COLLECT_MEM_LDLAT, false, &spec, &cause);
+			err = err ? err : collect_parse_events(spec, &o, &ev, &nr, &cause);
+			if (!err)
+				strbuf__addf(&d, "# mem spec: %s\n", spec);
+			free(spec);
+		} else if (!strncmp(c->events, "data:", 5)) {
+			o.data_addr = true;
+			err = collect_parse_events(c->events + 5, &o, &ev, &nr, &cause);
+		} else if (!strncmp(c->events, "model:", 6)) {
 			/* what record opens without -e: the planner's groups */
 			struct td_ctx ctx = { .smt = TD_SMT_OFF };
 			struct mux_counters mc;
@@ -279,7 +319,12 @@ static void test_goldens(const char *dir, bool regen)
 			}
 			free(want);
 		}
-		ok_at(strncmp(got, "error", 5) != 0, __FILE__, c->line, "%s parses", c->name);
+		/* no memory sampling (a VM): its golden is the message */
+		if (!strcmp(c->events, "mem:plain"))
+			ok_at(strstr(got, "--model") != NULL, __FILE__, c->line,
+			      "%s: the error points to --model", c->name);
+		else
+			ok_at(strncmp(got, "error", 5) != 0, __FILE__, c->line, "%s parses", c->name);
 		free(got);
 		free(path);
 	}
@@ -324,10 +369,43 @@ static void test_errors(void)
 	}
 }
 
+/* -j's words as perf spells them; a software event has no branch stack */
+static void test_branch_filter(void)
+{
+	struct collect_opts o = { .rate = 1.0 };
+	struct collect_event *ev = NULL;
+	size_t nr = 0;
+	uint64_t v = 0;
+	char *cause = NULL;
+
+	ok(!collect_branch_filter("any_call,any_ret,u", &v, &cause) &&
+	   v == (PERF_SAMPLE_BRANCH_ANY_CALL | PERF_SAMPLE_BRANCH_ANY_RETURN | PERF_SAMPLE_BRANCH_USER),
+	   "-j any_call,any_ret,u: its bits");
+	ok(!collect_branch_filter("u,k", &v, &cause) &&
+	   v == (PERF_SAMPLE_BRANCH_USER | PERF_SAMPLE_BRANCH_KERNEL | PERF_SAMPLE_BRANCH_ANY),
+	   "-j u,k: levels alone mean any branch (perf's rule)");
+	ok(collect_branch_filter("cond,jcc", &v, &cause) == GX_E_USAGE && cause &&
+	   strstr(cause, "'jcc'"), "-j cond,jcc: refused, naming jcc");
+	free(cause);
+	cause = NULL;
+	o.branch_sample_type = PERF_SAMPLE_BRANCH_ANY;
+	ok(collect_parse_events("cpu-clock,page-faults", &o, &ev, &nr, &cause) == GX_E_NOPMU &&
+	   cause && strstr(cause, "hardware event"), "-b with software events only: refused, saying why");
+	free(cause);
+}
+
 static void make_sysfs(void)
 {
-	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain))
+	if (!mkdtemp(sysfs_hybrid) || !mkdtemp(sysfs_plain) || !mkdtemp(sysfs_intel) ||
+	    !mkdtemp(sysfs_spr) || !mkdtemp(sysfs_amd))
 		diag("mkdtemp failed");
+	fake_sysfs_pmu_file(sysfs_intel, "cpu", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n");
+	fake_sysfs_pmu_file(sysfs_intel, "cpu", "events/mem-stores", "event=0xd0,umask=0x82\n");
+	fake_sysfs_pmu_file(sysfs_spr, "cpu", "events/mem-loads", "event=0xcd,umask=0x1,ldlat=3\n");
+	fake_sysfs_pmu_file(sysfs_spr, "cpu", "events/mem-loads-aux", "event=0x03,umask=0x82\n");
+	fake_sysfs_pmu_file(sysfs_amd, "ibs_op", "type", "11\n");
+	fake_sysfs_pmu_file(sysfs_hybrid, "cpu_core", "events/mem-loads",
+			    "event=0xcd,umask=0x1,ldlat=3\n");
 	fake_sysfs_pmu_file(sysfs_plain, "software", "type", "1\n");
 	fake_sysfs_pmu_file(sysfs_hybrid, "software", "type", "1\n");
 	/* Alder Lake's numbers: cpu_core is type 4, cpu_atom a dynamic 10 */
@@ -339,7 +417,8 @@ static void make_sysfs(void)
 
 static void remove_sysfs(void)
 {
-	char *cmd = xasprintf("rm -rf %s %s", sysfs_hybrid, sysfs_plain);
+	char *cmd = xasprintf("rm -rf %s %s %s %s %s", sysfs_hybrid, sysfs_plain, sysfs_intel,
+			      sysfs_spr, sysfs_amd);
 
 	if (system(cmd) != 0)
 		diag("%s failed", cmd);
@@ -355,6 +434,7 @@ int main(void)
 	make_sysfs();
 	test_goldens(dir, regen && *regen == '1');
 	test_errors();
+	test_branch_filter();
 	remove_sysfs();
 	free(dir);
 	return done_testing();
