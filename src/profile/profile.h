@@ -497,5 +497,9 @@ const char *profile__string(const struct profile *p, uint32_t id);
 /* For flow_graph__from_stacks (ctx: the profile): the length and kind of
  * the x86 branch at a module's address, from its file; 0 elsewhere. */
 size_t profile__branch_insn(void *ctx, uint32_t module, uint64_t addr, enum flow_kind *kind);
+/* The instructions of the block [start, end] of a module the branch
+ * stacks named, from its file's bytes (flow_count_insns); 0: unknown. */
+uint64_t profile__block_insns(const struct profile *p, uint32_t module, uint64_t start,
+			      uint64_t end);
 
 #endif /* GX_PROFILE_H */

@@ -406,6 +406,7 @@ static const struct tui_loader real_loader = {
 	.refilter = refilter,
 	.renarrow = renarrow,
 	.thread_rows = thread_rows,
+	.loops = tui_loops_real,
 	.free = real_free,
 };
 

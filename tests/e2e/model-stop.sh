@@ -133,8 +133,10 @@ done
 
 # --duration: a program that never exits, modelled for that long
 "$GX_BIN" record -q --model --duration 2 -o rdur -- "$SPIN" 3600000 >/dev/null 2>&1
-[ "$(status_of rdur)" = interrupted ] && [ "$(insns rdur)" -gt 1000000 ]
-ok $? "--duration 2: an interrupted result of what ran ($(status_of rdur))"
+# (a loaded machine spends most of the 2 s starting Valgrind: 658184
+# instructions ran in one such run, billions on a quiet one)
+[ "$(status_of rdur)" = interrupted ] && [ "$(insns rdur)" -gt 10000 ]
+ok $? "--duration 2: an interrupted result of what ran ($(status_of rdur), $(insns rdur) instructions)"
 
 # SIGKILL: the keeper kills Valgrind and its children
 "$GX_BIN" record -q --model -o rkill -- sh -c "'$SPIN' 3600000 & exec '$SPIN' 3600000" \
