@@ -190,6 +190,23 @@ struct sym_session *profile__symbolizer(const struct profile *p);
 struct pd_tool *profile__tool(struct profile *p);
 
 size_t profile__nr_events(const struct profile *p);
+/*
+ * Value e's periods are time spans, each from its sample's time on
+ * (record --off-cpu's waits: a wait's ns from its start): a time range
+ * credits each span by its overlap with the range (profile_span_overlap),
+ * not by where it starts. Set before the samples come.
+ */
+void profile__set_span(struct profile *p, size_t e);
+bool profile__is_span(const struct profile *p, size_t e);
+/* The ns of the span [t, t + len) within the time range [lo, hi]: of a
+ * span that covers the range, hi - lo. */
+static inline uint64_t profile_span_overlap(uint64_t t, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	uint64_t end = t + len < t ? UINT64_MAX : t + len;
+	uint64_t a = t > lo ? t : lo, b = end < hi ? end : hi;
+
+	return b > a ? b - a : 0;
+}
 /* Totals over every sample of event e. */
 uint64_t profile__total_samples(const struct profile *p, size_t e);
 uint64_t profile__total_period(const struct profile *p, size_t e);
