@@ -211,24 +211,40 @@ static int write_html(const char *input, const char *output, const struct report
 	return write_samples(input, output, o, NULL);
 }
 
+#define HTML_VALUES 4	/* values with sections of their own, at most */
+
 int report_html_write(struct gx_result *res, struct export_samples *x, size_t e,
 		      const struct report_opts *r, const char *check_json, const char *path,
 		      char **cause)
 {
 	struct report_opts ro = r ? *r : (struct report_opts){ .limit = 10 };
-	struct strbuf js = STRBUF_INIT;
+	struct strbuf js = STRBUF_INIT, vjs[HTML_VALUES];
+	struct export_html_value vals[HTML_VALUES];
 	struct export_html_in in = { .res = res, .event = e, .samples = x,
-				     .check_json = check_json };
+				     .check_json = check_json, .values = vals };
 	int err;
 
 	ro.sort_event = e;
 	err = report_json(&js, res, &ro);
-	if (err) {
-		strbuf__exit(&js);
-		return gx_fail(cause, err, "report: %s", gx_strerror(err));
+	/* the values beside the events (off-cpu): report's rows by each */
+	for (size_t v = 0; !err && v < gx_result__nr_events(res) && in.nr_values < HTML_VALUES;
+	     v++) {
+		if (!export_html__own_value(res, e, v))
+			continue;
+		vjs[in.nr_values] = (struct strbuf)STRBUF_INIT;
+		ro.sort_event = v;
+		err = report_json(&vjs[in.nr_values], res, &ro);
+		vals[in.nr_values] = (struct export_html_value){ v, vjs[in.nr_values].buf };
+		in.nr_values++;
 	}
-	in.report_json = js.buf;
-	err = export_html__write(&in, path, cause);
+	if (!err) {
+		in.report_json = js.buf;
+		err = export_html__write(&in, path, cause);
+	} else {
+		err = gx_fail(cause, err, "report: %s", gx_strerror(err));
+	}
+	for (size_t i = 0; i < in.nr_values; i++)
+		strbuf__exit(&vjs[i]);
 	strbuf__exit(&js);
 	return err;
 }

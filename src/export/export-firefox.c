@@ -270,7 +270,23 @@ static json_t *table(size_t len, const char *const *names, json_t *const *cols, 
 	return o;
 }
 
-static json_t *thread_tables(struct ff_thread *t, json_t *stack, json_t *time)
+/*
+ * How a sample of value e weighs in the viewer: a sampled event's sample
+ * counts one (no weight column: "samples", from which the profiler also
+ * draws its traced time); a value whose samples carry their own amount
+ * (off-CPU waits: a wait's ns) weighs that amount, a time in ms
+ * ("tracing-ms", the profiler's weight of traced time), a count as
+ * "samples" with weights. NULL: no weights.
+ */
+static const char *weight_type(const struct gx_result *r, size_t e)
+{
+	if (gx_result__event(r, e)->source == GX_SOURCE_PERIOD)
+		return NULL;
+	return !strcmp(export_unit(r, e), "nanoseconds") ? "tracing-ms" : "samples";
+}
+
+static json_t *thread_tables(struct ff_thread *t, json_t *stack, json_t *time, json_t *weight,
+			     const char *wtype)
 {
 	size_t nf = json_array_size(t->fr_func), ns = json_array_size(t->st_frame);
 	size_t nfn = json_array_size(t->fn_name), nm = json_array_size(t->mk_name);
@@ -279,7 +295,8 @@ static json_t *thread_tables(struct ff_thread *t, json_t *stack, json_t *time)
 
 	json_object_set_new(o, "samples",
 			    table(nsa, (const char *[]){ "stack", "time", "weight", "weightType" },
-				  (json_t *[]){ stack, time, json_null(), json_string("samples") },
+				  (json_t *[]){ stack, time, weight ? weight : json_null(),
+						json_string(wtype ? wtype : "samples") },
 				  4));
 	json_object_set_new(o, "stackTable",
 			    table(ns,
@@ -345,12 +362,14 @@ static const char *process_name(struct gx_result *r, const struct xs_thread *th)
 	return th->name;
 }
 
-static json_t *thread_json(struct export_samples *x, struct gx_result *r,
+static json_t *thread_json(struct export_samples *x, struct gx_result *r, size_t e,
 			   const struct xs_thread *th)
 {
 	struct sym_session *sym = gx_result__symbolizer(r);
+	const char *wtype = weight_type(r, e);
 	struct ff_thread t;
 	json_t *stack = json_array(), *time = json_array(), *o;
+	json_t *weight = wtype ? json_array() : NULL;
 	char pid[16], tid[16];
 
 	ff_thread__init(&t);
@@ -360,9 +379,13 @@ static json_t *thread_json(struct export_samples *x, struct gx_result *r,
 
 		json_array_append_new(stack, st < 0 ? json_null() : json_integer(st));
 		json_array_append_new(time, json_real(ms_since(s->time, x->first)));
+		if (weight)
+			json_array_append_new(weight, !strcmp(wtype, "tracing-ms")
+							      ? json_real((double)s->period / 1e6)
+							      : json_integer((json_int_t)s->period));
 	}
 	thread_markers(&t, r, th, x->first);
-	o = thread_tables(&t, stack, time);
+	o = thread_tables(&t, stack, time, weight, wtype);
 	snprintf(pid, sizeof(pid), "%u", th->pid);
 	snprintf(tid, sizeof(tid), "%u", th->tid);
 	json_object_update_new(
@@ -428,8 +451,9 @@ static json_t *meta_json(struct gx_result *r, size_t e)
 	json_t *o;
 
 	if (!strcmp(export_unit(r, e), "nanoseconds"))
-		interval = a->freq ? (a->sample_freq ? 1000.0 / (double)a->sample_freq : 1)
-				   : (double)a->sample_period / 1e6;
+		interval = a->freq	   ? (a->sample_freq ? 1000.0 / (double)a->sample_freq : 1)
+			   : a->sample_period ? (double)a->sample_period / 1e6
+					      : 1; /* a value of no period (off-CPU) */
 	o = json_pack("{s:i, s:i, s:f, s:i, s:s, s:i, s:b, s:b, s:i, s:[], s:b, s:b, s:b, s:b,"
 		      " s:{s:i, s:[], s:[], s:[]}, s:s}",
 		      "version", FF_GECKO_VERSION, "preprocessedProfileVersion",
@@ -504,7 +528,8 @@ static json_t *counters_json(struct export_samples *x, struct gx_result *r, size
 
 /* The threads that only waited (off the CPU, no sample of the event): a
  * thread each with its markers and no samples, so no wait goes missing. */
-static void waiting_threads(struct export_samples *x, struct gx_result *r, json_t *threads)
+static void waiting_threads(struct export_samples *x, struct gx_result *r, size_t e,
+			    json_t *threads)
 {
 	struct profile_offcpu *oc = gx_result__offcpu(r);
 	size_t n = oc ? profile_offcpu__nr_threads(oc) : 0;
@@ -519,7 +544,7 @@ static void waiting_threads(struct export_samples *x, struct gx_result *r, json_
 		while (t < x->nr_threads && x->threads[t].tid != ot->tid)
 			t++;
 		if (t == x->nr_threads && ot->waits)
-			json_array_append_new(threads, thread_json(x, r, &th));
+			json_array_append_new(threads, thread_json(x, r, e, &th));
 	}
 }
 
@@ -534,8 +559,8 @@ int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t 
 	for (size_t i = 0; i < x->nr_libs; i++)
 		json_array_append_new(libs, lib_json(&x->libs[i]));
 	for (size_t t = 0; t < x->nr_threads; t++)
-		json_array_append_new(threads, thread_json(x, r, &x->threads[t]));
-	waiting_threads(x, r, threads);
+		json_array_append_new(threads, thread_json(x, r, e, &x->threads[t]));
+	waiting_threads(x, r, e, threads);
 	root = json_pack("{s:o, s:o, s:o, s:o, s:[], s:[]}", "meta", meta_json(r, e), "libs", libs,
 			 "threads", threads, "counters", counters_json(x, r, e), "pages",
 			 "profilerOverhead");

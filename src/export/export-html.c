@@ -8,7 +8,10 @@
  * come from report's JSON document (report_json, gexplore-report(1)'s
  * schema), check's verdicts from check's (ci_report__json), the flame
  * graph from the folded stacks (export_folded), and the per-thread
- * timeline from the samples in time order (export-samples.c). Everything
+ * timeline from the samples in time order (export-samples.c). A value
+ * beside the events (off-cpu) has its hottest functions (report's document
+ * sorted by it) and its flame graph too, and a diff its changes and the
+ * flame graphs of both results. Everything
  * is in the HTML itself and readable without JavaScript (tables, an SVG
  * flame graph and timeline with a <title> per box); a small inline script
  * adds zooming into a flame graph box and a search that marks matches.
@@ -295,17 +298,21 @@ static void html_topdown(struct strbuf *sb, const json_t *rep)
 
 /* ---- hotspots ------------------------------------------------------------ */
 
-static void html_rows(struct strbuf *sb, const json_t *rep, const char *key, const char *title,
-		      size_t e)
+/* The rows of rep's key (functions, lines) under a heading id and title
+ * (escaped here), with their values of event e. */
+static void html_rows(struct strbuf *sb, const json_t *rep, const char *key, const char *id,
+		      const char *title, size_t e)
 {
 	const json_t *r;
 	size_t i;
 
-	strbuf__addf(sb,
-		     "<h2 id=%s>%s</h2><table class=rows><tr><th>self</th><th>total</th>"
-		     "<th>samples</th><th>estimated</th><th>function</th><th>where</th>"
-		     "<th>module</th></tr>",
-		     key, title);
+	strbuf__addstr(sb, "<h2 id=");
+	esc(sb, id);
+	strbuf__addstr(sb, ">");
+	esc(sb, title);
+	strbuf__addstr(sb, "</h2><table class=rows><tr><th>self</th><th>total</th>"
+			   "<th>samples</th><th>estimated</th><th>function</th><th>where</th>"
+			   "<th>module</th></tr>");
 	json_array_foreach(json_object_get(rep, key), i, r)
 	{
 		strbuf__addstr(sb, "<tr>");
@@ -488,8 +495,10 @@ static void flame_node(struct strbuf *sb, const struct flame *f, uint32_t i, dou
 	}
 }
 
-/* A flame graph of folded stacks under a heading (title, escaped here). */
-static void html_flame(struct strbuf *sb, const char *folded, const char *title, const char *event)
+/* A flame graph of folded stacks under a heading (title, escaped here),
+ * its counts in unit ("samples", "ns"). */
+static void html_flame(struct strbuf *sb, const char *folded, const char *title, const char *event,
+		       const char *unit)
 {
 	struct flame f = { 0 };
 
@@ -500,10 +509,10 @@ static void html_flame(struct strbuf *sb, const char *folded, const char *title,
 	esc(sb, event);
 	strbuf__addf(
 		sb,
-		", %llu samples in all (a modelled result: its counts); the root on top, callees below it, each box as wide as "
+		", %llu %s in all (a modelled result: its counts); the root on top, callees below it, each box as wide as "
 		"its share (with JavaScript: click to zoom, click the root to return)</p>"
 		"<input class=search placeholder=\"search functions\">",
-		(unsigned long long)f.n[0].value);
+		(unsigned long long)f.n[0].value, unit);
 	strbuf__addf(sb,
 		     "<svg class=flame width=\"%.0f\" height=\"%u\" "
 		     "viewBox=\"0 0 %.0f %u\">\n",
@@ -561,15 +570,52 @@ static int html_finish(struct strbuf *sb, int err, const char *path, char **caus
 	return err;
 }
 
-/* The flame graph of result r's event e under title. */
+/* The flame graph of result r's event e under title: a sampled event's
+ * samples, a value's amounts (export_folded weighs them so). */
 static int result_flame(struct strbuf *sb, struct gx_result *r, size_t e, const char *title)
 {
 	struct strbuf folded = STRBUF_INIT;
+	const struct gx_event *ev = gx_result__event(r, e);
 	int err = export_folded(&folded, r, e);
 
 	if (!err)
-		html_flame(sb, folded.buf ? folded.buf : "", title, gx_result__event(r, e)->name);
+		html_flame(sb, folded.buf ? folded.buf : "", title, ev->name,
+			   ev->source == GX_SOURCE_PERIOD ? "samples" : ev->unit);
 	strbuf__exit(&folded);
+	return err;
+}
+
+bool export_html__own_value(const struct gx_result *r, size_t e, size_t v)
+{
+	const struct gx_event *ev = gx_result__event(r, v);
+
+	return v != e && ev->source != GX_SOURCE_PERIOD && ev->reason < 0 && ev->run_value > 0;
+}
+
+/* Value v's sections (the page of event e): its hottest functions, from
+ * report's document sorted by it, and its flame graph. */
+static int html_value(struct strbuf *sb, struct gx_result *r, const struct export_html_value *v)
+{
+	json_error_t jerr;
+	json_t *rep = json_loads(v->report_json, 0, &jerr);
+	const char *name = gx_result__event(r, v->event)->name;
+	char *id = xasprintf("value-%s", name);
+	char *title = xasprintf("Hottest functions by %s (%s)", name,
+				gx_result__event(r, v->event)->unit);
+	int err = 0;
+
+	if (!rep)
+		err = -EINVAL;
+	else
+		html_rows(sb, rep, "functions", id, title, v->event);
+	free(title);
+	if (!err) {
+		title = xasprintf("Flame graph of %s", name);
+		err = result_flame(sb, r, v->event, title);
+		free(title);
+	}
+	json_decref(rep);
+	free(id);
 	return err;
 }
 
@@ -595,14 +641,17 @@ int export_html__write(const struct export_html_in *in, const char *path, char *
 		html_check(&sb, chk);
 	html_summary(&sb, rep);
 	html_topdown(&sb, rep);
-	html_rows(&sb, rep, "functions", "Hottest functions", in->event);
-	html_rows(&sb, rep, "lines", "Hottest lines", in->event);
+	html_rows(&sb, rep, "functions", "functions", "Hottest functions", in->event);
+	html_rows(&sb, rep, "lines", "lines", "Hottest lines", in->event);
 	if (in->samples) {
 		export_samples__threads(in->samples, in->res, in->event);
 		if (in->samples->nr_threads)
 			html_timeline(&sb, in->samples);
 	}
-	err = html_finish(&sb, result_flame(&sb, in->res, in->event, "Flame graph"), path, cause);
+	err = result_flame(&sb, in->res, in->event, "Flame graph");
+	for (size_t i = 0; !err && i < in->nr_values; i++)
+		err = html_value(&sb, in->res, &in->values[i]);
+	err = html_finish(&sb, err, path, cause);
 	json_decref(rep);
 	json_decref(chk);
 	free(title);
@@ -611,8 +660,19 @@ int export_html__write(const struct export_html_in *in, const char *path, char *
 
 /* ---- diff ----------------------------------------------------------------- */
 
-/* The changes of a diff's JSON, those beyond noise (noise false) or within. */
-static void html_changes(struct strbuf *sb, const json_t *d, bool noise)
+/* Whether a diff entry's metric is value's or one of its split
+ * ("off-cpu", "off-cpu:lock" of "off-cpu"). */
+static bool of_value(const json_t *e, const char *value)
+{
+	const char *m = jstr(e, "metric");
+	size_t n = strlen(value);
+
+	return !strncmp(m, value, n) && (!m[n] || m[n] == ':');
+}
+
+/* The changes of a diff's JSON, those beyond noise (noise false) or
+ * within; with value, that value's changes only, beyond noise or not. */
+static void html_changes(struct strbuf *sb, const json_t *d, bool noise, const char *value)
 {
 	const json_t *e;
 	size_t i;
@@ -624,7 +684,7 @@ static void html_changes(struct strbuf *sb, const json_t *d, bool noise)
 	{
 		const json_t *iv;
 
-		if (json_is_true(json_object_get(e, "noise")) != noise)
+		if (value ? !of_value(e, value) : json_is_true(json_object_get(e, "noise")) != noise)
 			continue;
 		iv = json_pack("[f,f]", jnum(e, "delta_lo"), jnum(e, "delta_hi"));
 		strbuf__addstr(sb, "<tr><td>");
@@ -656,6 +716,39 @@ static void html_changes(struct strbuf *sb, const json_t *d, bool noise)
 	strbuf__addstr(sb, "</table>");
 }
 
+/* Value v of a, when b has it too and export_html__own_value names it in
+ * both (off-cpu): its changes, beyond noise or not, and its flame graphs. */
+static int diff_value(struct strbuf *sb, const json_t *d, struct gx_result *a,
+		      struct gx_result *b, size_t v)
+{
+	const char *name = gx_result__event(a, v)->name;
+	size_t bv;
+	char *title;
+	int err;
+
+	if (!export_html__own_value(a, gx_result__sort_event(a), v) ||
+	    gx_result__find_event(b, name, &bv) != 0 ||
+	    !export_html__own_value(b, gx_result__sort_event(b), bv))
+		return 0;
+	strbuf__addstr(sb, "<h2 id=value-");
+	esc(sb, name);
+	strbuf__addstr(sb, ">Changes of ");
+	esc(sb, name);
+	strbuf__addf(sb, " (%s)</h2><p class=dim>biggest first, within noise or not (the "
+			 "interval of a change within noise holds 0)</p>",
+		     gx_result__event(a, v)->unit);
+	html_changes(sb, d, false, name);
+	title = xasprintf("Flame graph of %s in A", name);
+	err = result_flame(sb, a, v, title);
+	free(title);
+	if (!err) {
+		title = xasprintf("Flame graph of %s in B", name);
+		err = result_flame(sb, b, bv, title);
+		free(title);
+	}
+	return err;
+}
+
 int export_html_diff__write(const char *diff_json, struct gx_result *a, struct gx_result *b,
 			    const char *path, char **cause)
 {
@@ -678,13 +771,15 @@ int export_html_diff__write(const char *diff_json, struct gx_result *a, struct g
 			    "<p class=dim>biggest first; the interval of a sampled value's change "
 			    "holds the true change 95% of the time; an exact or modelled value's "
 			    "change is a change</p>");
-	html_changes(&sb, d, false);
+	html_changes(&sb, d, false, NULL);
 	strbuf__addstr(&sb, "<h2 id=noise>Within noise</h2><p class=dim>the interval of the "
 			    "change holds 0</p>");
-	html_changes(&sb, d, true);
+	html_changes(&sb, d, true, NULL);
 	err = result_flame(&sb, a, gx_result__sort_event(a), "Flame graph of A");
 	if (!err)
 		err = result_flame(&sb, b, gx_result__sort_event(b), "Flame graph of B");
+	for (size_t v = 0; !err && v < gx_result__nr_events(a); v++)
+		err = diff_value(&sb, d, a, b, v);
 	err = html_finish(&sb, err, path, cause);
 	json_decref(d);
 	free(title);

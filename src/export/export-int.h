@@ -91,8 +91,9 @@ static inline const uint32_t *export_samples__stack(const struct export_samples 
 }
 
 /*
- * The unit of event e's periods for a viewer: "nanoseconds" for the
- * clocks (cpu-clock, task-clock), "none" for counts.
+ * The unit of value e's periods for a viewer: "nanoseconds" for a value
+ * in ns (the clocks, cpu-clock and task-clock, and off-CPU time), "none"
+ * for counts.
  */
 const char *export_unit(const struct gx_result *r, size_t e);
 

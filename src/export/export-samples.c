@@ -212,12 +212,9 @@ void export_samples__threads(struct export_samples *x, struct gx_result *r, size
 
 const char *export_unit(const struct gx_result *r, size_t e)
 {
-	const struct perf_event_attr *a = gx_result__event(r, e)->attr;
-
-	return a->type == PERF_TYPE_SOFTWARE && (a->config == PERF_COUNT_SW_CPU_CLOCK ||
-						 a->config == PERF_COUNT_SW_TASK_CLOCK)
-		       ? "nanoseconds"
-		       : "none";
+	/* by the value's unit, whatever its source: the clocks' periods and
+	 * off-CPU waits are both ns */
+	return !strcmp(gx_result__event(r, e)->unit, "ns") ? "nanoseconds" : "none";
 }
 
 int export_write_file(const char *path, const char *buf, size_t len, char **cause)

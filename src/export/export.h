@@ -8,6 +8,7 @@
 #ifndef GX_EXPORT_H
 #define GX_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/util.h"
@@ -89,18 +90,36 @@ int export_firefox__write(struct export_samples *x, struct gx_result *r, size_t 
  * make: report_json's and ci_report__json's (src/cmd makes them), never
  * walking the result itself.
  */
+struct export_html_value {		/* a value with sections of its own */
+	size_t event;				/* its index in the result's events */
+	const char *report_json;		/* report_json's document sorted by it */
+};
 struct export_html_in {
 	struct gx_result *res;
 	size_t event;				/* the event of the flame graph and timeline */
 	struct export_samples *samples;		/* NULL: no timeline */
 	const char *report_json;		/* report_json's document */
 	const char *check_json;			/* ci_report__json's, or NULL */
+	/* the values export_html__own_value names: each its hottest
+	 * functions and its flame graph after the event's */
+	const struct export_html_value *values;
+	size_t nr_values;
 };
 int export_html__write(const struct export_html_in *in, const char *path, char **cause);
+/*
+ * Whether the page of event e draws value v of r's table in sections of
+ * its own (its hottest functions, a flame graph): a value whose samples
+ * are not an event's periods (record --off-cpu's off-cpu, not its split
+ * by reason), with some of it, other than e. The same rule in a diff's
+ * page for a value both results have.
+ */
+bool export_html__own_value(const struct gx_result *r, size_t e, size_t v);
 
 /* The HTML page of a diff (diff__json's document, src/cmd makes it): A and
  * B, what changed with its interval, what stayed within noise, and the
- * flame graphs of results a and b (each side's first run). */
+ * flame graphs of results a and b (each side's first run); a value both
+ * have and export_html__own_value names (off-cpu) has a section of its
+ * changes and its flame graphs of a and b. */
 int export_html_diff__write(const char *diff_json, struct gx_result *a, struct gx_result *b,
 			    const char *path, char **cause);
 

@@ -52,6 +52,15 @@ bool flow_insn_ends_run(const char *text);
  * not-taken way (or a call's return) goes. */
 size_t flow_x86_branch_len(const uint8_t *code, size_t n, enum flow_kind *kind);
 
+/* The instructions that start in [addr, last] of code (n bytes from
+ * addr, the last instruction whole within them; last its address or any
+ * byte of it, as a block cut by the next one's start ends) for the ELF
+ * machine: EM_X86_64 decoded by capstone (opened when first needed),
+ * EM_AARCH64 4 bytes each. A block's length in instructions; 0 where it
+ * cannot tell (another machine, no capstone, bytes it cannot decode). */
+uint64_t flow_count_insns(int machine, const uint8_t *code, size_t n, uint64_t addr,
+			  uint64_t last);
+
 /* ---- branch stacks --------------------------------------------------------- */
 
 /* One entry of a stack, its addresses already the modules' own. */

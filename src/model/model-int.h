@@ -337,6 +337,13 @@ void model_scratch__exit(struct model_scratch *s);
  * allocated (NULL when empty or unreadable). It dies with gexplore. Its exit status
  * (128+N for signal N), or a negative errno when it could not be started. */
 int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text);
+/* The same in two steps, so that several run at once: started with its
+ * output to NAME.out and NAME.err in the scratch directory (its pid, or a
+ * negative code), then waited for (its status, or the start's negative
+ * code) and its output taken. */
+pid_t model_tool__start(const struct model_scratch *s, char *const *argv, const char *name);
+int model_tool__finish(const struct model_scratch *s, pid_t pid, const char *name, char **out,
+		       char **err_text);
 
 /* SIGINT, SIGTERM and SIGHUP caught from __catch to __restore (one
  * ignored at the start stays so): model_vg__wait passes them on. */

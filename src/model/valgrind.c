@@ -328,26 +328,24 @@ static char *take_file(const struct model_scratch *s, const char *name, size_t m
 	return text;
 }
 
-int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text)
+pid_t model_tool__start(const struct model_scratch *s, char *const *argv, const char *name)
 {
 	char *exe = model_which(argv[0]);
-	int fo = -1, fe = -1, st;
-	pid_t pid;
+	char *fout = xasprintf("%s.out", name), *ferr = xasprintf("%s.err", name);
+	int fo = -1, fe = -1;
+	pid_t pid = -ENOENT;
 
-	*out = NULL;
-	if (err_text)
-		*err_text = NULL;
 	if (!exe)
-		return -ENOENT;
-	fo = model_scratch__open(s, "tool.out");
-	fe = model_scratch__open(s, "tool.err");
+		goto out;
+	fo = model_scratch__open(s, fout);
+	fe = model_scratch__open(s, ferr);
 	if (fo < 0 || fe < 0) {
-		st = fo < 0 ? fo : fe;
+		pid = fo < 0 ? fo : fe;
 		goto out;
 	}
 	pid = fork();
 	if (pid < 0) {
-		st = -errno;
+		pid = -errno;
 		goto out;
 	}
 	if (!pid) {
@@ -360,19 +358,38 @@ int model_tool(const struct model_scratch *s, char *const *argv, char **out, cha
 		execv(exe, argv);
 		_exit(127);
 	}
-	st = wait_status(pid);
 out:
 	if (fo >= 0)
 		close(fo);
 	if (fe >= 0)
 		close(fe);
-	*out = take_file(s, "tool.out", (size_t)1 << 30);
-	if (err_text)
-		*err_text = take_file(s, "tool.err", 1 << 24);
-	else
-		unlinkat(s->fd, "tool.err", 0);
+	free(fout);
+	free(ferr);
 	free(exe);
+	return pid;
+}
+
+int model_tool__finish(const struct model_scratch *s, pid_t pid, const char *name, char **out,
+		       char **err_text)
+{
+	char *fout = xasprintf("%s.out", name), *ferr = xasprintf("%s.err", name);
+	int st = pid > 0 ? wait_status(pid) : (int)pid;
+
+	*out = take_file(s, fout, (size_t)1 << 30);
+	if (err_text)
+		*err_text = take_file(s, ferr, 1 << 24);
+	else
+		unlinkat(s->fd, ferr, 0);
+	free(fout);
+	free(ferr);
 	return st;
+}
+
+int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text)
+{
+	if (err_text)
+		*err_text = NULL;
+	return model_tool__finish(s, model_tool__start(s, argv, "tool"), "tool", out, err_text);
 }
 
 /* ---- Valgrind --------------------------------------------------------------------- */

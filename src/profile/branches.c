@@ -10,6 +10,7 @@
 
 #include "profile.h"
 
+#include <elf.h>
 #include <string.h>
 #include <sys/utsname.h>
 
@@ -20,6 +21,7 @@
 
 #define MAX_ENTRIES 256
 #define BR_SPEC_WRONG_PATH 1	/* PERF_BR_SPEC_WRONG_PATH */
+#define MAX_BLOCK_BYTES 4096	/* a longer block's instructions are not counted */
 
 /* addr in proc as (module, the module's own address); FLOW_NO_MODULE
  * where no file maps it. */
@@ -92,6 +94,37 @@ static bool x86(const struct profile *p)
 	if (!arch && !uname(&u))
 		return !strcmp(u.machine, "x86_64");
 	return arch && (!strcmp(arch, "x86_64") || !strcmp(arch, "x86") || !strcmp(arch, "i686"));
+}
+
+/* The machine of the recording's code, as an ELF e_machine (0: neither). */
+static int machine(const struct profile *p)
+{
+	const char *arch = p->env ? p->env->arch : NULL;
+
+	if (x86(p))
+		return EM_X86_64;
+	return arch && !strcmp(arch, "aarch64") ? EM_AARCH64 : 0;
+}
+
+uint64_t profile__block_insns(const struct profile *p, uint32_t module, uint64_t start,
+			      uint64_t end)
+{
+	const uint64_t *d = u64map__find(&p->flow_dso, module);
+	uint8_t code[MAX_BLOCK_BYTES + 16];
+	size_t len = end - start + 1;
+	int em = machine(p);
+
+	if (!d || !em || end < start || end - start >= MAX_BLOCK_BYTES)
+		return 0;
+	/* the last instruction whole: up to 15 bytes past its start, fewer
+	 * where the file's bytes end */
+	for (size_t more = 15; ; more = more > 1 ? more / 2 : 0) {
+		if (sym_dso__read_vaddr((const struct sym_dso *)(uintptr_t)*d, start, code,
+					len + more))
+			return flow_count_insns(em, code, len + more, start, end);
+		if (!more)
+			return 0;
+	}
 }
 
 size_t profile__branch_insn(void *ctx, uint32_t module, uint64_t addr, enum flow_kind *kind)

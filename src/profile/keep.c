@@ -13,7 +13,9 @@
  * profile fed only those samples would make them (the order of the
  * classes' first samples, and within a class the order profile__sample
  * follows), so indexes, ties and call paths are the same as a new walk of
- * the records would give, without the records or the symbolizer.
+ * the records would give, without the records or the symbolizer. A
+ * span value's sample (a wait off the CPU: profile__set_span) credits
+ * its overlap with a time range, whenever it started.
  */
 #include "config.h"
 
@@ -107,6 +109,8 @@ void keep__sample(struct profile *p, uint64_t time, uint32_t task, uint32_t modu
 	k->period[c][i] = period >= UINT32_MAX ? UINT32_MAX : (uint32_t)period;
 	if (period >= UINT32_MAX)
 		*u64map__findnew(&k->big, k->nr, 0) = period;
+	if (p->span[ev] && period > k->max_span)
+		k->max_span = period;
 	if (time < k->last_time)
 		k->sorted = false;
 	k->last_time = time;
@@ -147,13 +151,14 @@ struct subset {
 };
 
 /* The classes' samples and periods over samples [from, to) within
- * [lo, hi] that keep accepts. */
+ * [lo, hi] that keep accepts; a class of a span value (span[x], NULL:
+ * none) with its span's overlap with [lo, hi] instead. */
 static void subset_tally(struct subset *ss, size_t from, size_t to, uint64_t lo, uint64_t hi,
 			 bool (*keep)(void *ctx, uint32_t tid, uint64_t time), void *ctx,
-			 const uint32_t *tid)
+			 const uint32_t *tid, const bool *span)
 {
 	const struct keep *k = &ss->p->keep;
-	bool check_time = !k->sorted;
+	bool check_time = !k->sorted || span;	/* spans start before lo too */
 
 	for (size_t i = from; i < to;) {
 		size_t c = i / KEEP_CHUNK, j = i % KEEP_CHUNK;
@@ -163,14 +168,18 @@ static void subset_tally(struct subset *ss, size_t from, size_t to, uint64_t lo,
 
 		for (; j < end; j++, i++) {
 			uint32_t x = cl[j];
+			uint64_t per;
 
-			if (check_time && (tm[j] < lo || tm[j] > hi))
+			if (check_time && !(span && span[x]) && (tm[j] < lo || tm[j] > hi))
 				continue;
 			if (keep && !keep(ctx, tid[x], tm[j]))
 				continue;
+			per = pe[j] != UINT32_MAX ? pe[j] : *u64map__find(&k->big, i);
+			if (span && span[x] && !(per = profile_span_overlap(tm[j], per, lo, hi)))
+				continue;
 			if (!ss->n[x]++)
 				ss->order[ss->nr_order++] = x;
-			ss->period[x] += pe[j] != UINT32_MAX ? pe[j] : *u64map__find(&k->big, i);
+			ss->period[x] += per;
 		}
 	}
 }
@@ -272,6 +281,24 @@ static void subset_credit(struct subset *ss, uint32_t x)
 	profile__credit(q, qt, module, cls[CLS_PATH] != UINT32_MAX, nc, nf, path, ev, cnt, period);
 }
 
+/* Per class whether it is a span value's (profile__set_span), or NULL
+ * when no sample is. */
+static bool *span_classes(const struct profile *p)
+{
+	const struct keep *k = &p->keep;
+	bool *span;
+
+	if (!k->max_span)
+		return NULL;
+	span = xcalloc(k->classes.nr + 1, sizeof(*span));
+	for (uint32_t x = 0; x < k->classes.nr; x++) {
+		size_t n;
+
+		span[x] = p->span[u32seq__get(&k->classes, x, &n)[CLS_EV]];
+	}
+	return span;
+}
+
 int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 		    bool (*keep)(void *ctx, uint32_t tid, uint64_t time), void *ctx,
 		    struct profile **out)
@@ -281,14 +308,18 @@ int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 	size_t ncls = k->classes.nr, from = 0, to = k->nr;
 	struct subset ss = { .p = p };
 	uint32_t *tid = NULL;
+	bool *span;
 
 	*out = NULL;
 	if (!k->on)
 		return -ENOTSUP;
 	if (k->sorted) {	/* the samples in the range are one run of them */
-		from = keep_first_at(k, lo);
+		/* and the spans that started before it, no longer ago than
+		 * the longest */
+		from = keep_first_at(k, lo > k->max_span ? lo - k->max_span : 0);
 		to = hi == UINT64_MAX ? k->nr : keep_first_at(k, hi + 1);
 	}
+	span = span_classes(p);
 	if (keep) {	/* each class's thread, for the filter */
 		tid = xcalloc(ncls + 1, sizeof(*tid));
 		for (uint32_t x = 0; x < ncls; x++) {
@@ -303,11 +334,12 @@ int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 	ss.n = xcalloc(ncls + 1, sizeof(*ss.n));
 	ss.period = xcalloc(ncls + 1, sizeof(*ss.period));
 	ss.order = xcalloc(ncls + 1, sizeof(*ss.order));
-	subset_tally(&ss, from, to, lo, hi, keep, ctx, tid);
+	subset_tally(&ss, from, to, lo, hi, keep, ctx, tid, span);
 
 	wo.weight_of = p->weight_of;	/* profile__row_weight of the part */
 	wo.nr_weight_of = p->nr_weight_of;
 	ss.q = profile__alloc(p->nr_events, &wo);
+	memcpy(ss.q->span, p->span, p->nr_events * sizeof(*p->span));
 	ss.q->nr_slots = p->nr_slots;
 	ss.q->slot_event = p->slot_event;
 	for (int by = 0; by < PROFILE_BY_NR_; by++) {
@@ -325,6 +357,7 @@ int profile__subset(const struct profile *p, uint64_t lo, uint64_t hi,
 	free(ss.period);
 	free(ss.order);
 	free(tid);
+	free(span);
 	*out = ss.q;
 	return 0;
 }

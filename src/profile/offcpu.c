@@ -320,17 +320,19 @@ static void user_leaf(struct profile_offcpu *oc, struct pd_sample *s)
 
 /*
  * Credit a wait through the profile's one sample path: a sample like the
- * wait's, of value off-cpu with the wait's ns as its period, then the
- * same of its reason's value.
+ * wait's at its start, of value off-cpu with the wait's ns as its period
+ * (a span: a time range credits its overlap), then the same of its
+ * reason's value.
  */
-static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint64_t ns,
-		  enum profile_off_reason why)
+static int credit(struct profile_offcpu *oc, const struct pd_sample *like, uint64_t start,
+		  uint64_t ns, enum profile_off_reason why)
 {
 	struct pd_sample s = *like;
 	int err;
 
 	if (!oc->inner->sample)
 		return 0;
+	s.time = start;	/* a preemption's sample may be the thread's last */
 	s.period = ns;
 	s.read = NULL;
 	user_leaf(oc, &s);
@@ -505,14 +507,14 @@ static int span_end(struct profile_offcpu *oc, struct profile_off_thread *t, uin
 					.time = t->out_time,
 					.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID |
 						       PERF_SAMPLE_TIME | PERF_SAMPLE_PERIOD };
-		return credit(oc, &s, ns, why);
+		return credit(oc, &s, t->out_time, ns, why);
 	}
 	if (sw) {
 		t->sw.has = false;
 		t->switch_ns += ns;
 	}
 	t->probed_ns += ns;
-	return credit(oc, &s, ns, why);
+	return credit(oc, &s, t->out_time, ns, why);
 }
 
 /* A copy of sample s that outlives its record. */
@@ -705,6 +707,8 @@ int profile_offcpu__new(struct profile_offcpu **out, struct pd_tool *inner,
 	oc->inner = inner;
 	oc->prof = into;
 	oc->value0 = value0;
+	for (size_t k = 0; k < PROFILE_OFF_VALUES; k++)
+		profile__set_span(into, value0 + k);
 	oc->lo_ns = hi_ns ? lo_ns : 0;
 	oc->hi_ns = hi_ns;
 	oc->probes = probes;

@@ -121,6 +121,7 @@ struct keep {
 	bool on;
 	bool sorted;			/* the times never went back */
 	uint64_t last_time;
+	uint64_t max_span;		/* the longest span of a span value (profile__set_span) */
 	uint64_t **time;		/* chunks of KEEP_CHUNK samples */
 	uint32_t **cls, **period;	/* period UINT32_MAX: the value is in big */
 	size_t nr, nr_chunks, chunks_cap;
@@ -152,6 +153,7 @@ struct profile {
 	 * (profile__inlined) */
 	uint64_t *inl_samples, *inl_period;
 	uint64_t nr_overflowed;		/* samples left out: their period overflowed a sum */
+	bool *span;			/* per value: its periods are spans (profile__set_span) */
 	struct rowset sets[PROFILE_BY_NR_];
 	uint64_t unmapped;
 	/* counters live in fixed-size slabs so row pointers stay valid */

@@ -156,6 +156,7 @@ struct profile *profile__alloc(size_t nr_events, const struct profile_opts *o)
 	p->tot_period = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->inl_samples = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->inl_period = xcalloc(nr_events + 1, sizeof(uint64_t));
+	p->span = xcalloc(nr_events + 1, sizeof(bool));
 	p->read_enabled = xcalloc(nr_events + 1, sizeof(uint64_t));
 	p->read_running = xcalloc(nr_events + 1, sizeof(uint64_t));
 	for (int i = 0; i < PROFILE_BY_NR_; i++)
@@ -260,6 +261,7 @@ void profile__delete(struct profile *p)
 	free(p->tot_period);
 	free(p->inl_samples);
 	free(p->inl_period);
+	free(p->span);
 	u64map__exit(&p->build_id_idx);
 	u64map__exit(&p->rinfo_idx);
 	u64map__exit(&p->read_idx);
@@ -302,6 +304,17 @@ struct pd_tool *profile__tool(struct profile *p)
 size_t profile__nr_events(const struct profile *p)
 {
 	return p->nr_events;
+}
+
+void profile__set_span(struct profile *p, size_t e)
+{
+	if (e < p->nr_events)
+		p->span[e] = true;
+}
+
+bool profile__is_span(const struct profile *p, size_t e)
+{
+	return e < p->nr_events && p->span[e];
 }
 
 uint64_t profile__total_samples(const struct profile *p, size_t e)

@@ -199,6 +199,23 @@ struct sym_session *profile__symbolizer(const struct profile *p);
 struct pd_tool *profile__tool(struct profile *p);
 
 size_t profile__nr_events(const struct profile *p);
+/*
+ * Value e's periods are time spans, each from its sample's time on
+ * (record --off-cpu's waits: a wait's ns from its start): a time range
+ * credits each span by its overlap with the range (profile_span_overlap),
+ * not by where it starts. Set before the samples come.
+ */
+void profile__set_span(struct profile *p, size_t e);
+bool profile__is_span(const struct profile *p, size_t e);
+/* The ns of the span [t, t + len) within the time range [lo, hi]: of a
+ * span that covers the range, hi - lo. */
+static inline uint64_t profile_span_overlap(uint64_t t, uint64_t len, uint64_t lo, uint64_t hi)
+{
+	uint64_t end = t + len < t ? UINT64_MAX : t + len;
+	uint64_t a = t > lo ? t : lo, b = end < hi ? end : hi;
+
+	return b > a ? b - a : 0;
+}
 /* Totals over every sample of event e. */
 uint64_t profile__total_samples(const struct profile *p, size_t e);
 uint64_t profile__total_period(const struct profile *p, size_t e);
@@ -494,5 +511,9 @@ const char *profile__string(const struct profile *p, uint32_t id);
 /* For flow_graph__from_stacks (ctx: the profile): the length and kind of
  * the x86 branch at a module's address, from its file; 0 elsewhere. */
 size_t profile__branch_insn(void *ctx, uint32_t module, uint64_t addr, enum flow_kind *kind);
+/* The instructions of the block [start, end] of a module the branch
+ * stacks named, from its file's bytes (flow_count_insns); 0: unknown. */
+uint64_t profile__block_insns(const struct profile *p, uint32_t module, uint64_t start,
+			      uint64_t end);
 
 #endif /* GX_PROFILE_H */

@@ -154,6 +154,14 @@ int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p, char
 		flow_graph__from_stacks(&f->graph, fs, profile__branch_insn, p);
 	}
 	flow_graph__finish(&f->graph);
+	/* a block from the stacks is two addresses: its instructions from
+	 * its bytes, for report's instructions and IPC */
+	for (size_t i = 0; !f->exact && i < f->graph.nr_blocks; i++) {
+		struct flow_block *b = &f->graph.blocks[i];
+
+		if (b->execs && !b->insns)
+			b->insns = profile__block_insns(p, b->module, b->start, b->end);
+	}
 	*out = f;
 	return 0;
 }

@@ -125,12 +125,21 @@ static void tee_tool__init(struct tee_tool *tt, struct pd_tool *tap, struct pd_t
 struct range_tool {
 	struct tee_tool tee;		/* first */
 	uint64_t lo, hi;
+	const struct profile *p;	/* what it feeds: its span values */
 };
 
 static int range_sample(struct pd_tool *t, const struct pd_sample *s)
 {
 	struct range_tool *rt = (struct range_tool *)t;
 
+	if (!s->read && profile__is_span(rt->p, s->evsel)) {
+		/* a wait: its overlap with the range, as profile__subset */
+		struct pd_sample c = *s;
+
+		c.period = profile_span_overlap(s->time, s->period, rt->lo, rt->hi);
+		return c.period && rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, &c)
+							 : 0;
+	}
 	if (s->time < rt->lo || s->time > rt->hi)
 		return 0;
 	return rt->tee.inner->sample ? rt->tee.inner->sample(rt->tee.inner, s) : 0;
@@ -1017,6 +1026,7 @@ int gx_result__profile_range(struct gx_result *r, uint64_t lo, uint64_t hi,
 	rt.tee.tool.sample = range_sample;
 	rt.lo = lo;
 	rt.hi = hi ? hi : UINT64_MAX;
+	rt.p = p;
 	/* rt.tee.tap points at a compound literal of this scope: only the
 	 * walk below uses it */
 	return walk_into(r, &rt.tee.tool, p, out, cause);

@@ -32,7 +32,7 @@ static const struct {
 	{ ' ', TA_MARK }, { 'x', TA_CLEAR }, { 'r', TA_REGION },
 	{ '+', TA_EXPAND }, { '-', TA_COLLAPSE },
 	{ 'T', TA_CALLTREE }, { 'f', TA_FLAME }, { 'a', TA_TEMPLATES },
-	{ 'Q', TA_QUIT_ALL }, { TK_CTRL_L, TA_REPAINT }, { 'L', TA_PAGE_RIGHT },
+	{ 'o', TA_LOOPS }, { 'Q', TA_QUIT_ALL }, { TK_CTRL_L, TA_REPAINT }, { 'L', TA_PAGE_RIGHT },
 	{ TK_RESIZE, TA_RESIZE },
 };
 

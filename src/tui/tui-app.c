@@ -135,6 +135,9 @@ static void app_key(struct tui_app *a, struct tui_view *v, enum tui_action act, 
 	case TA_FLAME:
 		tui_stack__push(&a->views, tui_flame_view__new(a->m, a->ld));
 		break;
+	case TA_LOOPS:
+		tui_stack__push(&a->views, tui_loops_view__new(a->m, a->ld));
+		break;
 	case TA_TEMPLATES:
 		a->m->template_args = !a->m->template_args;
 		message(a, "C++ template arguments %s (a toggles)",

@@ -130,6 +130,7 @@ enum tui_action {
 	TA_QUIT_ALL,	/* Q: quit from any view */
 	TA_REPAINT,	/* Ctrl-L: redraw the whole terminal */
 	TA_PAGE_RIGHT,	/* L (timeline): the time cursor a page step right */
+	TA_LOOPS,	/* o: the hottest loops (issue 42) */
 	TA_RESIZE,
 	TA_NR_,
 };
@@ -309,6 +310,26 @@ void tui_disasm__exit(struct tui_disasm *d);
  */
 int tui_disasm__culprit(const struct tui_disasm *d, size_t i, const char **why);
 
+/* One loop of the result's flow (issue 42) as the loops view shows it:
+ * the whole run's (branch stacks are not kept per sample, so a time range
+ * or region cannot narrow it). Strings are the model's (tui_model__str). */
+struct tui_loop {
+	const char *func, *module, *file;
+	uint32_t line;		/* the head's source line, 0: unknown */
+	uint64_t head;		/* the head's address, the module's own */
+	uint64_t entries, iterations;
+	double cyc_iter;	/* cycles per iteration, NAN: not timed */
+	double exit_mp;		/* share of its exits mispredicted, NAN: none known */
+	uint32_t depth;		/* 1: outermost */
+};
+
+struct tui_loops {
+	struct tui_loop *v;	/* most iterations first; the caller frees */
+	size_t nr;
+	bool exact;		/* the model's exact counts, else branch stacks' */
+	const char *why;	/* when nr == 0: static or the model's */
+};
+
 struct tui_model {
 	/* run facts; strings owned */
 	char *title, *command, *cpu_desc, *model_id, *smt, *mux;
@@ -459,6 +480,8 @@ struct tui_loader {		/* first in a loader that holds more (tui_real) */
 	 * (tui_table__add_row). */
 	int (*thread_rows)(struct tui_loader *ld, struct tui_model *m, uint32_t tid,
 			   struct tui_table *tab, char **cause);
+	/* The result's loops (the loops view), whole run, into out. */
+	int (*loops)(struct tui_loader *ld, struct tui_model *m, struct tui_loops *out);
 	/* Free the loader (after the models it loaded), or NULL. */
 	void (*free)(struct tui_loader *ld);
 };
@@ -651,6 +674,8 @@ int tui_disasm_bytes(int machine, const uint8_t *code, size_t n, uint64_t addr,
 /* The disassembly of a real result (its loader's disasm). */
 int tui_disasm_real(struct tui_loader *ld, struct tui_model *m, size_t func,
 		    struct tui_disasm *out);
+/* The loops of a real result's flow (its loader's loops; tui-flow.c). */
+int tui_loops_real(struct tui_loader *ld, struct tui_model *m, struct tui_loops *out);
 /* Why there is no disassembly at all (no capstone in this build, or its
  * library cannot be loaded; it is loaded here), or NULL. */
 const char *tui_disasm_missing(void);
@@ -791,6 +816,8 @@ struct tui_view *tui_help_view__new(struct tui_model *m, struct tui_loader *ld,
 				    const struct tui_view *of);
 struct tui_view *tui_calltree_view__new(struct tui_model *m, struct tui_loader *ld);
 struct tui_view *tui_flame_view__new(struct tui_model *m, struct tui_loader *ld);
+/* The result's hottest loops (ld->loops), whole run. */
+struct tui_view *tui_loops_view__new(struct tui_model *m, struct tui_loader *ld);
 /* The rows of a tree as a list view shows them: the descendants of root
  * that are visible under the expanded nodes (view-calltree.c). */
 struct tui_treelist {

@@ -270,7 +270,9 @@ static bool keep_thread(void *ctx, uint32_t tid, uint64_t time)
 {
 	const struct thread_ctx *c = ctx;
 
-	return tid == c->tid && tui_model__keeps(c->m, tid, time);
+	/* the time range is profile__subset's own (a wait that began before
+	 * it counts its part inside it); a region (never with a range) here */
+	return tid == c->tid && (c->m->region < 0 || tui_model__keeps(c->m, tid, time));
 }
 
 /* Thread tid's function, line and module rows in the views' time range
@@ -404,6 +406,7 @@ static const struct tui_loader real_loader = {
 	.refilter = refilter,
 	.renarrow = renarrow,
 	.thread_rows = thread_rows,
+	.loops = tui_loops_real,
 	.free = real_free,
 };
 

@@ -110,6 +110,9 @@ static void draw(struct tui_view *v, struct tui_canvas *c, int y0, int h)
 		canvas__put_wrapped(c, 0, y, 3, TS_WARN, d->d.why ? d->d.why : "no instructions");
 		return;
 	}
+	if (d->d.flow && wide && (m->range_hi || m->region >= 0))	/* issue 42 */
+		canvas__put(c, 0, y++, TS_DIM, "block counts and loops: the whole run's (not kept "
+			    "per sample); samples: the range's", c->w);
 	rows = h - (y - y0);
 	if (rows < 1)
 		return;

@@ -16,6 +16,7 @@ static const struct tui_key_help global_help[] = {
 	{ "t", "per-thread timeline" },
 	{ "T", "top-down call tree (self and total per call path)" },
 	{ "f", "flame graph (icicle: callers above callees)" },
+	{ "o", "the hottest loops (branch stacks or the model)" },
 	{ "a", "C++ template arguments: collapsed <...> or shown" },
 	{ "s", "back to the summary" },
 	{ "Esc", "back (the views form a stack)" },

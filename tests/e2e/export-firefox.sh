@@ -8,7 +8,8 @@
 # range, a stack's prefix before it); the hottest function is a function
 # of the worker's stacks with its file and library (build-id as codeId).
 # A second event is a counter track; an --off-cpu recording carries its
-# waits as markers.
+# waits as markers, and with --event off-cpu as samples of the waiting
+# thread's stacks weighed by their time (as root).
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 . "${GX_SRCDIR}/tests/e2e/browser.sh"
 command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
@@ -27,7 +28,7 @@ is "$(jq '[.threads[].samples.length] | add' r.json)" "$(jq '.events[0].samples'
 is "$(jq '.threads | length' r.json)" 2 "two threads"
 
 # the tables hold together
-python3 - r.json >tables.out 2>&1 <<'PY'
+cat >tables.py <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = []
@@ -69,6 +70,7 @@ for t in d["threads"]:
         need(0 <= ns["libIndex"][i] < nlibs and 0 <= ns["name"][i] < len(strs), "native symbol")
 print("\n".join(sorted(set(bad))) or "ok")
 PY
+python3 tables.py r.json >tables.out 2>&1
 is "$(cat tables.out)" ok "every column as long as its table, every index in range"
 
 hot=$(jq -r '.functions[0].function' rep.json)
@@ -113,6 +115,40 @@ if [ -x "$WL/wl-offcpu" ] && "$X" record -q -o off --off-cpu -g -- "$WL/wl-offcp
 		jq -e '[.threads[] | select(.name == "sleeper" and .samples.length <= 2) | . as $t | .markers.name[] | $t.stringArray[.] | select(. == "off-CPU: sleep")] | length > 0' off.json
 else
 	skip 3 "no off-CPU recording here"
+fi
+
+# --event off-cpu (issue 45's values): each wait a sample of the waiting
+# thread's stack weighed by its time in ms (the profiler's "tracing-ms"),
+# as report counts it (as root: a sample at each switch-out)
+if [ "$(id -u)" != 0 ]; then
+	skip 6 "not root: an --off-cpu recording with stacks of its waits needs it"
+elif [ ! -d off ]; then
+	skip 6 "no off-CPU recording here"
+else
+	"$X" report --format firefox --event off-cpu -o offw.json off
+	ok $? "report --format firefox --event off-cpu"
+	"$X" report --json --limit 0 --event off-cpu off >off-rep.json
+	is "$(jq -r '[.threads[].samples.weightType] | unique | join(",")' offw.json)" tracing-ms \
+		"the samples weigh traced milliseconds"
+	python3 tables.py offw.json >offw.out 2>&1
+	is "$(cat offw.out)" ok "its tables hold together, a weight per sample"
+	is "$(jq '[.threads[].samples.length] | add' offw.json)" \
+		"$(jq '.events[] | select(.name == "off-cpu") | .samples' off-rep.json)" \
+		"a sample per wait, as report's off-cpu samples"
+	tid=$(jq -r '.off_cpu.threads[] | select(.comm == "sleeper") | .tid' off-rep.json)
+	want=$(jq -r --arg t "$tid" '.off_cpu.threads[] | select(.tid == ($t | tonumber)) | .off_cpu_s * 1e3' off-rep.json)
+	got=$(jq --arg t "$tid" '.threads[] | select(.tid == $t) | .samples.weight | add' offw.json)
+	awk -v g="${got:-0}" -v w="${want:-0}" 'BEGIN { d = g - w; exit !(w > 300 && d * d <= 1e-6) }'
+	ok $? "the sleeper ($tid) weighs its time off the CPU: $got ms (report: $want ms)"
+	oi=$(jq '[.events[].name] | index("off-cpu")' off-rep.json)
+	want=$(jq --argjson i "$oi" '[.functions[] | select(.function == "wait_sleep") | .total_estimated[$i]] | add / 1e6' off-rep.json)
+	got=$(jq --arg t "$tid" '.threads[] | select(.tid == $t) | . as $t |
+		[range(.samples.length) as $k | select(.samples.stack[$k] != null) |
+		 [$t.samples.stack[$k] | recurse($t.stackTable.prefix[.]; . != null) |
+		  $t.stringArray[$t.funcTable.name[$t.frameTable.func[$t.stackTable.frame[.]]]]] |
+		 select(index("wait_sleep")) | $t.samples.weight[$k]] | add' offw.json 2>/dev/null)
+	awk -v g="${got:-0}" -v w="${want:-0}" 'BEGIN { d = g - w; exit !(w > 300 && d * d <= 1e-6) }'
+	ok $? "its samples under wait_sleep weigh report's off-cpu total for it: $got ms (report: $want ms)"
 fi
 
 done_testing

@@ -6,7 +6,9 @@
 # renders it offline: the tables hold the hottest function with report's
 # samples, the flame graph and the timeline are there, and chromium's
 # network log shows no request the page made (a page with an outside
-# image, as a control, shows one).
+# image, as a control, shows one). As root, an --off-cpu recording's page
+# has the hottest functions by off-cpu and its flame graph, and a diff of
+# two compares off-cpu.
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 . "${GX_SRCDIR}/tests/e2e/browser.sh"
 command -v python3 >/dev/null || skip_all "python3 is absent (Debian package python3)"
@@ -56,6 +58,41 @@ is "$(grep -o '<svg class=flame' diff.html | wc -l)" 2 "a flame graph of each re
 check "the diff page names nothing outside itself" sh -c "! grep -Eiq '(src|href)[[:space:]]*=|<link|@import|url\\(|https?://' diff.html"
 "$X" diff r r2 --format html 2>/dev/null
 is $? 2 "diff --format html needs -o FILE"
+check "a result without off-CPU values has no section of one" sh -c "! grep -q 'id=value-' r.html diff.html"
+
+# off-CPU time (issue 45's values), as root: the page of a wl-offcpu
+# recording has the hottest functions by off-cpu as report --event
+# off-cpu has them and a flame graph of the waits' ns; a diff of two
+# such recordings has off-cpu's changes and flame graphs
+if [ "$(id -u)" != 0 ]; then
+	skip 6 "not root: an --off-cpu recording with stacks of its waits needs it"
+elif ! "$X" record -q -o off --off-cpu -g -- "$WL/wl-offcpu" 200 >/dev/null 2>&1 ||
+	! "$X" record -q -o off2 --off-cpu -g -- "$WL/wl-offcpu" 100 >/dev/null 2>&1; then
+	skip 6 "cannot record wl-offcpu --off-cpu here"
+else
+	"$X" report --format html -o off.html off
+	ok $? "report --format html of an --off-cpu recording"
+	"$X" report --json --event off-cpu off >off-rep.json
+	oi=$(jq '[.events[].name] | index("off-cpu")' off-rep.json)
+	f=$(jq -r '.functions[0].function' off-rep.json)
+	n=$(jq -r --argjson i "$oi" '.functions[0].samples[$i]' off-rep.json)
+	check "the hottest function by off-cpu ($f) first, with report's $n waits" \
+		grep -Eq "<h2 id=value-off-cpu>[^<]*</h2><table class=rows><tr>(<th>[^<]*</th>)*</tr><tr>(<td class=n>[^<]*</td>){2}<td class=n>$n</td><td class=n>[^<]*</td><td class=fn>$f</td>" off.html
+	ns=$(jq -r '.events[] | select(.name == "off-cpu") | .estimated' off-rep.json)
+	check "a flame graph of off-cpu weighs report's $ns ns" \
+		grep -q "<h2>Flame graph of off-cpu</h2><p class=dim>off-cpu, $ns ns in all" off.html
+	"$X" diff off off2 --format html -o offdiff.html
+	ok $? "diff --format html of two --off-cpu recordings"
+	"$X" diff off off2 --json >offdiff.json
+	ab=$(jq -r '.entries[] | select(.scope == "run" and .metric == "off-cpu") | "\(.a) \(.b)"' offdiff.json)
+	a=$(printf '%.4g' "${ab% *}")
+	b=$(printf '%.4g' "${ab#* }")
+	row=$(sed -n 's/.*<h2 id=value-off-cpu>//p' offdiff.html | grep -o '<tr><td>run</td><td>off-cpu</td><td class=n>[^<]*</td><td class=n>[^<]*</td>')
+	is "$row" "<tr><td>run</td><td>off-cpu</td><td class=n>$a</td><td class=n>$b</td>" \
+		"off-cpu's changes: the run's off-cpu, A $a and B $b"
+	is "$(grep -o '<h2>Flame graph of off-cpu in [AB]</h2>' offdiff.html | wc -l)" 2 \
+		"a flame graph of off-cpu of each result"
+fi
 
 need_chromium
 # the page as chromium draws it, and every request it made (--log-net-log:

@@ -161,6 +161,23 @@ ok = inner and outer and abs(inner[0]["trips"] - 37) < 37 * 0.03 and inner[0]["d
 print("inner trips", inner and inner[0]["trips"], "cycles", inner and inner[0]["cycles_per_iteration"])
 sys.exit(0 if ok else 1)' br.json "$IN_TO" "$OUT_TO" >loops.out
 ok $? "loops from stacks: the inner loop in nest, in the outer, trips ~37 ($(cat loops.out))"
+# the inner loop's block: its instructions as objdump counts them (from
+# its head to its branch back), its IPC those over its cycles
+n_in=$(objdump -d --no-show-raw-insn --start-address="$IN_TO" --stop-address="$((IN_FROM + 1))" "$WLL" |
+	grep -c '^ *[0-9a-f]*:')
+if ! grep -q "define HAVE_CAPSTONE 1" "$GX_BUILDDIR/config.h"; then
+	skip 1 "gexplore was built without capstone (Debian package libcapstone-dev): no x86 block lengths"
+else
+python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = [x for x in r["blocks"] if int(x["start"], 16) == int(sys.argv[2], 16)]
+print(b and (b[0]["instructions"], b[0]["ipc"], b[0]["cycles"]))
+ok = b and b[0]["instructions"] == int(sys.argv[3]) and b[0]["cycles"] and \
+     abs(b[0]["ipc"] - b[0]["instructions"] / b[0]["cycles"]) < 1e-9
+sys.exit(0 if ok else 1)' br.json "$IN_TO" "$n_in" >blk.out
+ok $? "blocks from stacks: the inner block's instructions are objdump's ($n_in), its IPC theirs over its cycles ($(cat blk.out))"
+fi
 "$GX_BIN" report br.data --by loop >loop.txt 2>&1
 grep -q "^ *[0-9]* *[0-9]* *3[67]\.[0-9]* .* nest (wl-loops.c:[0-9]*) \[wl-loops\]" loop.txt
 ok $? "report --by loop: the inner loop's trips, in nest, at its source line"
@@ -177,6 +194,21 @@ ok $? "report --by block: the inner loop's block"
 "$GX_BIN" tui --keys "g d" --dump 100x40 br.data >tui.txt 2>&1
 grep -q "${IN_TO#0x} .* [0-9][0-9]*  *[0-9.]*c |\[ " tui.txt
 ok $? "the TUI's disassembly of nest: the inner block's executions and cycles, in two loops' brackets"
+"$GX_BIN" tui --keys "o" --dump 100x40 br.data >tui-loops.txt 2>&1
+line=$(sed -n 's/^[> ] *[0-9][0-9]* *[0-9][0-9]* *3[67]\.[0-9]* *[89]\.[0-9] *[0-9.]*% *nest (wl-loops.c:\([0-9]*\))$/\1/p' tui-loops.txt)
+[ -n "$line" ] && sed -n 4p tui-loops.txt | grep -q " nest (wl-loops.c:$line)$"
+ok $? "the TUI's loops view (o): the inner loop first, its trips and cycles, in nest at line ${line:-?}"
+"$GX_BIN" tui --keys "o Enter" --dump 100x40 br.data >tui-loop-src.txt 2>&1
+grep -q "^>.* $line^* .*s = s \* 31" tui-loop-src.txt
+ok $? "... Enter opens nest's source on the loop's head line ($line)"
+RANGE="t l l l l l l l l l l Space L L L Space q"
+"$GX_BIN" tui --keys "$RANGE g d" --dump 100x40 br.data >tui-range.txt 2>&1
+grep -q "^block counts and loops: the whole run's (not kept per sample); samples: the range's" tui-range.txt &&
+	grep -q "${IN_TO#0x} .* [0-9][0-9]*  *[0-9.]*c |\[ " tui-range.txt
+ok $? "under a time range the disassembly's block counts are the whole run's, and it says so"
+"$GX_BIN" tui --keys "$RANGE o" --dump 100x40 br.data >tui-range-loops.txt 2>&1
+grep -q "most iterations first; the whole run's, not the range's" tui-range-loops.txt
+ok $? "... as does the loops view"
 
 # the optimisers' formats: BOLT's pre-aggregated lines, AutoFDO's text
 "$GX_BIN" report br.data --format bolt -o bolt.txt 2>bolt.err
@@ -247,7 +279,7 @@ ok $? "... naming it"
 
 # ---- exactly, from the model
 if ! command -v valgrind >/dev/null 2>&1 || ! command -v llvm-mca >/dev/null 2>&1; then
-	skip 8 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
+	skip 9 "valgrind or llvm-mca is not installed (./bootstrap installs them)"
 	done_testing
 	exit
 fi
@@ -277,6 +309,9 @@ ok $? "modelled: report --by loop shows 37000 iterations over 1000 entries"
 grep -q "${IN_TO#0x} .* 37000  *[0-9.]*c |\[ " m-tui.txt &&
 	grep -q "${OUT_TO#0x} .* 1000  *[0-9.]*c \[ " m-tui.txt
 ok $? "modelled: the TUI's disassembly shows each loop head's executions exactly (37000, 1000)"
+"$GX_BIN" tui --keys "o" --dump 100x40 m >m-loops-tui.txt 2>&1
+sed -n 4p m-loops-tui.txt | grep -q "^[> ] *37000  *1000  *37\.00 .* nest (wl-loops.c:[0-9]*)$"
+ok $? "modelled: the TUI's loops view puts the inner loop first, 37000 iterations over 1000 entries exactly"
 # a damaged flow.json: the report goes on and says why there is no flow
 cp -r m m2 && printf '{"version": 1, "modules": ["x"], "insns": [[0, 4096, 99, 0, 1, 1.0, 0]], "jumps": []}' >m2/flow.json
 "$GX_BIN" report m2 --json >m2.json 2>/dev/null

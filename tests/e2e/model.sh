@@ -458,7 +458,7 @@ TMPDIR=$TMP/tmpd PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o rtmp -- \
 	"$WLM" lat_chain >/dev/null 2>&1
 is "$?" 0 "TMPDIR set: recorded"
 grep -q "^$TMP/rtmp/\.gx-model-[0-9a-f]*/tool.out\$" tmpfiles &&
-	grep -q "^$TMP/rtmp/\.gx-model-[0-9a-f]*/mca.s\$" tmpfiles
+	grep -q "^$TMP/rtmp/\.gx-model-[0-9a-f]*/mca-[0-9]*\.s\$" tmpfiles
 ok $? "llvm-objdump's and llvm-mca's files were made in the result's private directory"
 grep -q "^$TMP/tmpd" tmpfiles || [ "$(ls -A tmpd | wc -l)" != 0 ]
 ok $((! $?)) "... none in TMPDIR"

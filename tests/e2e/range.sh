@@ -5,7 +5,8 @@
 # on synthetic results (call stacks from bench/tui-gen, regions from
 # tests/gen/gen-perfdata) and, where this machine can sample, on
 # recordings with frame-pointer and DWARF call stacks, gexplore's own
-# multiplexing (time slots) and a program's regions.
+# multiplexing (time slots), a program's regions and, as root, off-CPU
+# waits (a range credits each by its overlap with it).
 . "${GX_SRCDIR}/tests/e2e/lib.sh"
 CMP="$GX_BUILDDIR/tests/unit/test-result-range"
 [ -x "$CMP" ] || skip_all "tests/unit/test-result-range is not built"
@@ -38,7 +39,7 @@ ok $? "gen-perfdata: two processes, a region each"
 same genr "synthetic regions and hardware events"
 
 if ! can_sample; then
-	skip 10 "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
+	skip 13 "cannot sample cpu-clock here (perf_event_paranoid or seccomp)"
 	done_testing
 	exit
 fi
@@ -60,4 +61,24 @@ same reg "regions on threads and a forked child"
 "$GX_BIN" record -q -o inl -e cpu-clock -- "$WL/wl-sym-inline" 100000000 >/dev/null 2>&1
 ok $? "record wl-sym-inline"
 same inl "samples in inlined code (hot_inner, inlined into outer)"
+# off-CPU waits, a sample at each switch-out (as root): a range credits a
+# wait by its overlap with it, in memory as walked
+if [ "$(id -u)" != 0 ]; then
+	skip 3 "not root: an --off-cpu recording with stacks of its waits needs it"
+else
+	"$GX_BIN" record -q -g --off-cpu -o off -- "$WL/wl-offcpu" 400 >/dev/null 2>&1
+	ok $? "record --off-cpu wl-offcpu"
+	same off "off-CPU waits, each credited by its overlap with a range"
+	# the TUI: a range in the middle of the sleeper's 400 ms sleep
+	# (wl-offcpu's waits start with the run) shows the range's length of
+	# it in wait_sleep's OffCPU, not nothing (3 decimals each end)
+	R=$(printf 'Right %.0s' $(seq 12))
+	rng=$("$GX_BIN" tui --keys "t $R Space $R Space" --dump 200x12 off 2>&1 |
+		sed -n 's/.*views filtered to \([0-9.]*\)-\([0-9.]*\) s.*/\1 \2/p')
+	"$GX_BIN" tui --keys "t $R Space $R Space g" --dump 200x120 off >scr 2>&1
+	got=$(grep -E ' wl-offcpu +wait_sleep *$' scr | grep -Eo '[0-9]+\.[0-9]{3}s' | tr -d s)
+	awk -v r="$rng" -v g="${got:-0}" 'BEGIN { split(r, a, " "); d = g - (a[2] - a[1]);
+		exit !(a[2] > a[1] && a[2] < 0.39 && d * d <= 9e-6) }'
+	ok $? "tui: a range ($rng s) inside a 400 ms sleep shows its part of it: ${got:-none} s"
+fi
 done_testing

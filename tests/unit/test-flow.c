@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,8 +321,50 @@ static void test_calls_in_loop(void)
 	flow_stacks__delete(fs);
 }
 
+/* A block's instructions from its bytes: x86-64 through capstone, aarch64
+ * by its fixed length; a block that ends at its last instruction's
+ * address or at the byte before the next block's start counts the same. */
+static void test_count(void)
+{
+	/* mov rax,[rdi]; add rcx,rax; add rdi,8; cmp rdi,rsi; jne -15; ret */
+	static const uint8_t x86[] = {
+		0x48, 0x8b, 0x07, 0x48, 0x01, 0xc1, 0x48, 0x83, 0xc7, 0x08,
+		0x48, 0x39, 0xf7, 0x75, 0xf1, 0xc3,
+	};
+	static const uint8_t a64[12] = { 0 };
+	static const struct {
+		int line, machine;
+		size_t n;
+		uint64_t addr, last, want;
+		bool capstone;
+		const char *what;
+	} t[] = {
+		{ __LINE__, EM_AARCH64, sizeof(a64), 0x400, 0x408, 3, false, "aarch64: 4 bytes each" },
+		{ __LINE__, EM_AARCH64, sizeof(a64), 0x400, 0x40c, 0, false, "past its bytes" },
+		{ __LINE__, EM_RISCV, sizeof(x86), 0x1000, 0x100d, 0, false, "another machine" },
+		{ __LINE__, EM_X86_64, sizeof(x86), 0x1000, 0x100d, 5, true, "x86-64: to its jne" },
+		{ __LINE__, EM_X86_64, sizeof(x86), 0x1000, 0x100e, 5, true, "to the jne's last byte" },
+		{ __LINE__, EM_X86_64, sizeof(x86), 0x1003, 0x1003, 1, true, "one instruction" },
+		{ __LINE__, EM_X86_64, 14, 0x1000, 0x100d, 0, true, "the jne cut short: unknown" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const uint8_t *code = t[i].machine == EM_AARCH64 ? a64 : x86;
+
+#ifndef HAVE_CAPSTONE
+		if (t[i].capstone) {
+			skip(1, "built without capstone: no x86 block lengths");
+			continue;
+		}
+#endif
+		is_int_at((long)flow_count_insns(t[i].machine, code, t[i].n, t[i].addr, t[i].last),
+			  (long)t[i].want, t[i].line, "instructions of a block: %s", t[i].what);
+	}
+}
+
 int main(void)
 {
+	test_count();
 	test_kinds();
 	test_x86();
 	test_stacks();

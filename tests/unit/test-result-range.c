@@ -9,7 +9,9 @@
  *                                 over this binary's functions and the
  *                                 kernel, unmapped addresses, two events,
  *                                 periods over 32 bits, times out of order,
- *                                 time slots, a filter like a region's
+ *                                 time slots, a filter like a region's;
+ *                                 a span value (off-CPU waits) credited
+ *                                 by its overlap with a range
  *   test-result-range RESULT...   each result opened with keep_samples
  *                                 against one without (which walks
  *                                 perf.data again): ranges over its run and
@@ -364,6 +366,92 @@ static void test_fed(void)
 	profile__delete(plain);
 }
 
+/* ---- spans: a wait credited by its overlap with a range ------------------- */
+
+#define MS 1000000ull
+
+/* A sample of event ev on thread tid at time t (no stack). */
+static void span_sample(struct pd_tool *t, uint32_t tid, uint32_t ev, uint64_t time,
+			uint64_t period)
+{
+	struct pd_sample s = { .pid = 10, .tid = tid, .time = time, .evsel = ev, .period = period,
+			       .ip = 0x1000, .misc = PERF_RECORD_MISC_USER };
+
+	t->sample(t, &s);
+}
+
+/* Thread tid's period of event e in p (0: no row). */
+static uint64_t thread_period(struct profile *p, uint32_t tid, size_t e)
+{
+	size_t nr;
+	const struct profile_row *const *rows = profile__rows(p, PROFILE_BY_THREAD, 0, &nr);
+
+	for (size_t i = 0; i < nr; i++)
+		if (rows[i]->tid == tid)
+			return rows[i]->period[e];
+	return 0;
+}
+
+/*
+ * Event 1 a span value (off-CPU waits): thread 11 sleeps from 100 ms for
+ * 1 s, then 10 ms at 1.5 s, while thread 10 runs (event 0, a sample each
+ * 10 ms). A range credits each wait by its overlap with it, also one in
+ * the middle of the long sleep; with the waits handed over at their end
+ * (as offcpu.c does: the samples out of time order) or at their start.
+ */
+static void test_span(bool at_end)
+{
+	static const struct {
+		uint64_t lo, hi, ns, n;
+	} want[] = {
+		{ 500 * MS, 700 * MS, 200 * MS, 1 },	/* inside the long sleep */
+		{ 0, 150 * MS, 50 * MS, 1 },		/* its first 50 ms */
+		{ 1050 * MS, 1505 * MS, 55 * MS, 2 },	/* the end of one, the start of the other */
+		{ 1105 * MS, 1200 * MS, 0, 0 },		/* between them */
+		{ 0, UINT64_MAX, 1010 * MS, 2 },	/* the whole run */
+	};
+	struct profile *p = new_profile(true);
+	struct pd_tool *t = profile__tool(p);
+	struct pd_comm c = { .pid = 10, .tid = 10, .comm = "app", .exec = true };
+
+	profile__set_span(p, 1);
+	t->comm(t, &c);
+	c.tid = 11;
+	c.comm = "sleeper";
+	c.exec = false;
+	t->comm(t, &c);
+	if (!at_end)
+		span_sample(t, 11, 1, 100 * MS, 1000 * MS);
+	for (uint64_t ms = 0; ms < 2000; ms += 10) {
+		if (at_end && ms == 1100)
+			span_sample(t, 11, 1, 100 * MS, 1000 * MS);
+		if (ms == 1500)
+			span_sample(t, 11, 1, 1500 * MS, 10 * MS);
+		span_sample(t, 10, 0, ms * MS, 10 * MS);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		struct profile *sub = NULL;
+
+		if (profile__subset(p, want[i].lo, want[i].hi, NULL, NULL, &sub) != 0) {
+			ok(0, "a subset of the kept samples");
+			continue;
+		}
+		ok(profile__total_period(sub, 1) == want[i].ns &&
+			   profile__total_samples(sub, 1) == want[i].n &&
+			   thread_period(sub, 11, 1) == want[i].ns && !thread_period(sub, 10, 1),
+		   "%s: [%" PRIu64 ", %" PRIu64 "] ms: the waits' %" PRIu64 " ms (%" PRIu64
+		   " waits) on the sleeper; got %" PRIu64 " ns (%" PRIu64 ")",
+		   at_end ? "waits at their end" : "in time order", want[i].lo / MS,
+		   want[i].hi == UINT64_MAX ? 0 : want[i].hi / MS, want[i].ns / MS, want[i].n,
+		   profile__total_period(sub, 1), profile__total_samples(sub, 1));
+		if (i == 0)
+			is_int((long long)profile__total_samples(sub, 0), 21,
+			       "the range's samples of a plain event: by their time");
+		profile__delete(sub);
+	}
+	profile__delete(p);
+}
+
 /* ---- results given on the command line ------------------------------------ */
 
 static struct gx_result *open_result(const char *path, bool keep)
@@ -450,5 +538,7 @@ int main(int argc, char **argv)
 		return done_testing();
 	}
 	test_fed();
+	test_span(true);
+	test_span(false);
 	return done_testing();
 }

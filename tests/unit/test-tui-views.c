@@ -106,6 +106,27 @@ static int synth_disasm(struct tui_loader *ld, struct tui_model *m, size_t func,
 	return 0;
 }
 
+/* The loops of synth.c, as a branch-stack recording's flow would give
+ * them: hot_inner's while (line 10) nested in hot_outer's for (19), and a
+ * loop in a function without samples. */
+static int synth_loops(struct tui_loader *ld, struct tui_model *m, struct tui_loops *out)
+{
+	static const struct tui_loop v[] = {
+		{ "hot_inner", "/usr/bin/synth", "/src/synth.c", 10, 0x1000, 100, 409600, 9.5,
+		  0.01, 2 },
+		{ "hot_outer", "/usr/bin/synth", "/src/synth.c", 19, 0x1100, 1, 100, NAN, NAN, 1 },
+		{ "cold_helper", "/usr/bin/synth", "", 0, 0x1200, 3, 6, 2.25, 0.5, 1 },
+	};
+
+	(void)ld;
+	(void)m;
+	out->v = xcalloc(ARRAY_SIZE(v), sizeof(*out->v));
+	memcpy(out->v, v, sizeof(v));
+	out->nr = ARRAY_SIZE(v);
+	out->exact = false;
+	return 0;
+}
+
 static double *base;		/* run counts per model event */
 
 static void fill(struct tui_model *m, struct tui_row *r, double w, int salt)
@@ -289,7 +310,8 @@ static struct tui_loader *loader_new(const struct tui_model *m)
 		if (!loaders[i].m) {
 			loaders[i].m = m;
 			loaders[i].ld = (struct tui_loader){ .source = synth_source,
-							     .disasm = synth_disasm };
+							     .disasm = synth_disasm,
+							     .loops = synth_loops };
 			return &loaders[i].ld;
 		}
 	diag("too many synthetic models");
@@ -1176,6 +1198,7 @@ static void test_ranges(void)
 		  "hot_outer", 3 },
 		{ "source from a thread", "t Down Enter Enter", "source: hot_outer",
 		  "hot_outer  /src/synth.c", NULL, 4 },
+		{ "loops", "o Down", "loops", "Loops (from branch stacks)", "hot_outer", 2 },
 		{ "summary", "", "summary: gx001", "", NULL, 1 },
 	};
 	struct tui_model *m = synth_model(false);
@@ -1226,6 +1249,18 @@ static void test_ranges(void)
 			synth_refilter(NULL, m, 0, 0, NULL);	/* the next case from the whole run */
 			tui_model__drop_old(m);
 		}
+	}
+	/* the loops are the whole run's: a range leaves them, and says so */
+	{
+		char *scr = screen(m, "o" RANGE " q", 100, 24, false, NULL);
+
+		ok(has(scr, "; the whole run's, not the range's") &&
+		   has(scr, "409600       100") &&
+		   has(scr, "the whole run's loops (not kept per sample)"),
+		   "loops under a time range: the whole run's counts, said in the header and status");
+		free(scr);
+		synth_refilter(NULL, m, 0, 0, NULL);
+		tui_model__drop_old(m);
 	}
 	/* memcpy_like has no sample in the range: its views close, said */
 	{
@@ -1351,6 +1386,31 @@ static void test_offcpu(void)
 	free(base);
 }
 
+/* The loops view: its rows, Enter on a loop opens the source at the
+ * loop's head line, one without samples says why, a time range says the
+ * loops are the whole run's. */
+static void behaviour_loops(struct tui_model *m)
+{
+	char *s = screen(m, "g o", 80, 24, false, NULL), *c;
+
+	ok(has(s, "409600       100  4096.00     9.5    1.0%   hot_inner (synth.c:10)"),
+	   "loops: the inner loop's iterations, entries, trips, cycles, exit mispredicts, "
+	   "indented under its function");
+	ok(has(s, "100         1   100.00       -       - hot_outer (synth.c:19)"),
+	   "loops: an untimed loop's cycles and exits say -");
+	free(s);
+	s = screen(m, "o Down Enter", 80, 24, false, NULL);
+	c = cursor_line(s);
+	ok(has(s, "source: hot_outer") && c && has(c, "19"),
+	   "loops: Enter opens hot_outer's source on line 19 (%s)", c ? c : "no cursor");
+	free(c);
+	free(s);
+	s = screen(m, "o End Enter", 80, 24, false, NULL);
+	ok(has(s, "cold_helper has no samples of the clock event: no source"),
+	   "loops: Enter on a loop in a function without samples says why");
+	free(s);
+}
+
 int main(void)
 {
 	struct tui_model *m, *empty;
@@ -1396,7 +1456,12 @@ int main(void)
 	golden(m, "timeline", "t l l l l l l l l");
 	golden(m, "timeline-help", "t ?");
 	golden(m, "back-to-grid", "g Enter Left");
+	golden(m, "loops", "g o");
+	golden(m, "loops-help", "g o ?");
+	golden(m, "loops-source", "g o Enter");
+	golden(m, "loops-disasm", "o d");
 	if (!regen) {
+		behaviour_loops(m);
 		behaviour(m);
 		behaviour_trees(m);
 	}
@@ -1407,6 +1472,8 @@ int main(void)
 	golden(empty, "empty-summary", "");
 	golden(empty, "empty-grid", "g");
 	golden(empty, "empty-timeline", "t");
+	loader_of(empty)->loops = NULL;
+	golden(empty, "empty-loops", "o");
 	synth_delete(empty);
 	free(base);
 	return done_testing();
