@@ -234,7 +234,7 @@ d["name"] = "pf"
 d["prices"]["page_fault"] = {"value": 5000, "source": "measured by tests/e2e/model-stop.sh"}
 json.dump(d, open(sys.argv[2], "w"))
 PY
-"$GX_BIN" record -q --model=pf.json -o rnat -- sh -c 'sleep 2.37; echo slept' >rnat.out 2>&1 &
+"$GX_BIN" record -q --model=pf.json -o rnat -- sh -c 'sleep 2.37; echo slept' </dev/null >rnat.out 2>&1 &
 pid=$!
 if wait_for pgrep -x -f "sleep 2.37" >/dev/null || wait_for pgrep -x -f "sleep 2.37" >/dev/null ||
 	wait_for pgrep -x -f "sleep 2.37" >/dev/null; then	# 90 s: Valgrind first, slow when loaded
