@@ -264,11 +264,15 @@ static int write_flow(const char *input, const char *output, const struct report
 	if (gx_result__open(&res, input, &oo, &cause) || fn(&sb, res, &module, &cause)) {
 		cmd_error("%s", cause);
 	} else if (output && strcmp(output, "-") && !(f = fopen(output, "w"))) {
-		cmd_error("%s: %s", output, strerror(errno));
+		cmd_error("%s: %s", gx_esc(output), strerror(errno));
 	} else {
-		fwrite(sb.buf, 1, sb.len, f);
-		ret = (f == stdout ? fflush(f) : fclose(f)) ? GX_EXIT_FAIL : GX_EXIT_OK;
-		if (module)
+		bool short_write = fwrite(sb.buf, 1, sb.len, f) != sb.len;
+
+		ret = (f == stdout ? fflush(f) : fclose(f)) || short_write ? GX_EXIT_FAIL : GX_EXIT_OK;
+		if (ret)
+			cmd_error("%s: %s", output && strcmp(output, "-") ? gx_esc(output) :
+				  "standard output", strerror(errno ? errno : EIO));
+		else if (module)
 			fprintf(stderr, "gexplore report: the branches of %s\n", gx_esc(module));
 	}
 	free(cause);
@@ -356,7 +360,7 @@ static int report_format(const char *input, const char *format, const char *outp
 	if (set_format(o, x->fmt, "--format"))
 		return GX_EXIT_USAGE;
 	if (output && strcmp(output, "-") && !freopen(output, "w", stdout)) {
-		cmd_error("%s: %s", output, strerror(errno));
+		cmd_error("%s: %s", gx_esc(output), strerror(errno));
 		return GX_EXIT_USAGE;
 	}
 	return report_print(input, ".", o);
