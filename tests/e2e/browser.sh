@@ -53,6 +53,10 @@ need_npm_package() {
 	[ -n "${NPM:-}" ] && [ -x "$NPM" ] ||
 		skip_all "npm is absent (Debian package npm): cannot install $1 from npm"
 	mkdir -p "$dir" || skip_all "cannot create $dir"
+	# node trusts its own CA list, not the system's: a machine whose
+	# proxy's CA is in the system's store reaches the registry with it
+	[ -r /etc/ssl/certs/ca-certificates.crt ] &&
+		export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
 	if ! timeout 300 "$NPM" install --prefix "$dir" --no-audit --no-fund --no-save \
 		"$1@$2" >"$TMP/npm.log" 2>&1; then
 		diag "$(tail -3 "$TMP/npm.log")"
