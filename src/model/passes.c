@@ -308,11 +308,11 @@ void model_native_pages(struct model_state *st)
 
 			if (!o->file || strcmp(o->path, st->nf.paths[f->path]))
 				continue;
-			for (int l = 0; l < o->nr_load; l++)
+			for (int l = 0; l < o->nr_load && at == SIZE_MAX; l++)
 				if (f->off >= o->load[l].offset &&
 				    f->off - o->load[l].offset < o->load[l].memsz)
 					at = model_ins_at(st, k, f->off - o->load[l].offset +
-						    o->load[l].vaddr + o->bias);
+								 o->load[l].vaddr + o->bias);
 		}
 		if (at == SIZE_MAX) {
 			missed += f->n;
