@@ -226,7 +226,8 @@ fi
 # prices them): collect passes it to the workload, the native run stops,
 # and the result is the Valgrind pass's, interrupted, its first touches
 # unpriced; no native process left. The native run's sleep is the one
-# whose whole command line is "sleep 2.37" (Valgrind's names Valgrind).
+# whose whole command line is "sleep 2.PID" (Valgrind's names Valgrind;
+# this shell's PID: another test's sleep is not this one's).
 python3 - "$GX_SRCDIR/machines/generic.json" pf.json <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -234,10 +235,10 @@ d["name"] = "pf"
 d["prices"]["page_fault"] = {"value": 5000, "source": "measured by tests/e2e/model-stop.sh"}
 json.dump(d, open(sys.argv[2], "w"))
 PY
-"$GX_BIN" record -q --model=pf.json -o rnat -- sh -c 'sleep 2.37; echo slept' </dev/null >rnat.out 2>&1 &
+"$GX_BIN" record -q --model=pf.json -o rnat -- sh -c "sleep 2.$$; echo slept" </dev/null >rnat.out 2>&1 &
 pid=$!
-if wait_for pgrep -x -f "sleep 2.37" >/dev/null || wait_for pgrep -x -f "sleep 2.37" >/dev/null ||
-	wait_for pgrep -x -f "sleep 2.37" >/dev/null; then	# 90 s: Valgrind first, slow when loaded
+if wait_for pgrep -x -f "sleep 2.$$" >/dev/null || wait_for pgrep -x -f "sleep 2.$$" >/dev/null ||
+	wait_for pgrep -x -f "sleep 2.$$" >/dev/null; then	# 90 s: Valgrind first, slow when loaded
 	kill -INT "$pid"
 	wait "$pid"
 	rc=$?
@@ -248,7 +249,7 @@ if wait_for pgrep -x -f "sleep 2.37" >/dev/null || wait_for pgrep -x -f "sleep 2
 	grep -q 'stopped the run' rnat/meta.json && ! grep -q 'in a native run' rnat/meta.json
 	ok $? "... which says it was stopped, and no first touch from the native run"
 	sleep 0.5
-	[ -z "$(pgrep -x -f "sleep 2.37")" ]
+	[ -z "$(pgrep -x -f "sleep 2.$$")" ]
 	ok $? "... and no native process left"
 else
 	kill -9 "$pid" 2>/dev/null
