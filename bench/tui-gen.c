@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "perfdata/perfdata.h"
+#include "tests/gen/gen-records.h"
 #include "util/util.h"
 
 #define BASE 0x555555554000ull
@@ -119,26 +120,10 @@ int main(int argc, char **argv)
 		put(w, &c, sizeof(c));
 	}
 	{
-		struct {
-			struct perf_event_header h;
-			uint32_t pid, tid;
-			uint64_t addr, len, pgoff;
-			uint32_t maj, min;
-			uint64_t ino, ino_gen;
-			uint32_t prot, flags;
-			char name[4096];
-		} m = { 0 };
-		size_t nl = strlen(argv[2]) + 1, sz = offsetof(__typeof__(m), name) + ((nl + 7) & ~7ul);
+		struct gen_mmap2 m;
 
-		m.h.type = PERF_RECORD_MMAP2;
-		m.h.size = (uint16_t)sz;
-		m.pid = m.tid = 1000;
-		m.addr = BASE;
-		m.len = ((uint64_t)st.st_size + 4095) & ~4095ull;
-		m.prot = 5;
-		m.flags = 2;
-		memcpy(m.name, argv[2], nl);
-		put(w, &m, sz);
+		gen_mmap2(&m, 1000, BASE, ((uint64_t)st.st_size + 4095) & ~4095ull, argv[2]);
+		put(w, &m, m.h.size);
 	}
 	for (uint64_t i = 0; i < n; i++) {
 		struct {
