@@ -9,7 +9,10 @@
  * sleeper: wait_sleep() sleeps in nanosleep (sleep); piper: wait_pipe()
  * reads a pipe the main thread writes late (io); locker: wait_lock()
  * takes a mutex the main thread holds (lock); hog1 and hog2: spin_pinned()
- * on the same CPU, each runnable while the other runs (cpu).
+ * on the same CPU, each runnable while the other runs (cpu). The main
+ * thread joins them all and last a lingerer it starts after the waits end,
+ * which sleeps WAIT_MS/4: a join that blocks however early the others ended
+ * (on a busy machine they can all be done before main joins them).
  *
  * Usage: wl-offcpu [WAIT_MS [SPIN_MS]]   (default 400, 0)
  *
@@ -153,9 +156,19 @@ static void *hog(void *arg)
 	return NULL;
 }
 
+static void *lingerer(void *arg)
+{
+	unsigned ms = wait_ms / 4;
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
-	pthread_t th[5];
+	pthread_t th[6];
 	cpu_set_t set;
 	struct timespec ts;
 
@@ -182,7 +195,8 @@ int main(int argc, char **argv)
 	if (write(pipefd[1], "x", 1) != 1)
 		return 1;
 	pthread_mutex_unlock(&held);
-	for (int i = 0; i < 5; i++)
+	pthread_create(&th[5], NULL, lingerer, NULL);
+	for (int i = 0; i < 6; i++)
 		pthread_join(th[i], NULL);
 	return 0;
 }
