@@ -128,12 +128,23 @@ static int cmp_first(const void *a, const void *b)
 	return p->tid < q->tid ? -1 : p->tid > q->tid;
 }
 
-/* The comm of thread tid as the profile's thread rows name it. */
+/* The comm of thread tid: the last it took where the off-CPU records
+ * followed it (a thread that names itself after it first ran, on a busy
+ * machine, has a row under each name), else as the profile's thread rows
+ * name it. */
 static const char *thread_name(struct gx_result *r, uint32_t tid, uint32_t pid)
 {
-	size_t nr;
-	const struct profile_row *const *rows =
-		profile__rows(gx_result__profile(r), PROFILE_BY_THREAD, 0, &nr);
+	struct profile_offcpu *oc = gx_result__offcpu(r);
+	size_t nr = oc ? profile_offcpu__nr_threads(oc) : 0;
+	const struct profile_row *const *rows;
+
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_off_thread *ot = profile_offcpu__thread(oc, i);
+
+		if (ot->tid == tid && ot->pid == pid && ot->comm && *ot->comm)
+			return ot->comm;
+	}
+	rows = profile__rows(gx_result__profile(r), PROFILE_BY_THREAD, 0, &nr);
 
 	for (size_t i = 0; i < nr; i++)
 		if (rows[i]->tid == tid && rows[i]->pid == pid)

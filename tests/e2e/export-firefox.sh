@@ -113,8 +113,17 @@ if [ -x "$WL/wl-offcpu" ] && "$X" record -q -o off --off-cpu -g -- "$WL/wl-offcp
 	# (on a loaded machine a wake-up may take a sample or two)
 	check "a thread that only waited is there with its sleeps" \
 		jq -e '[.threads[] | select(.name == "sleeper" and .samples.length <= 2) | . as $t | .markers.name[] | $t.stringArray[.] | select(. == "off-CPU: sleep")] | length > 0' off.json
+	# a thread that ran under its birth name, then named itself (the
+	# sleeper spinning 150 ms first): the thread is called by its last name
+	if "$X" record -q -o two-names --off-cpu -- "$WL/wl-offcpu" 200 150 >/dev/null 2>&1 &&
+		"$X" report --format firefox -o two-names.json two-names; then
+		check "a thread renamed after it ran is called by its last name (its samples under it)" \
+			jq -e '[.threads[] | select(.name == "sleeper" and .samples.length >= 50)] | length == 1' two-names.json
+	else
+		skip 1 "cannot record wl-offcpu 200 150 here"
+	fi
 else
-	skip 3 "no off-CPU recording here"
+	skip 4 "no off-CPU recording here"
 fi
 
 # --event off-cpu (issue 45's values): each wait a sample of the waiting
