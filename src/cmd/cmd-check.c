@@ -258,6 +258,19 @@ static int check_opened(struct check_cmd_opts *c, struct gx_result *const *runs,
 		cmd_error("--baseline: %s", cause);
 		goto out;
 	}
+	/* a modelled baseline priced by another description: priced again
+	 * with the run's, or exit 2 saying why it cannot be */
+	if (base) {
+		char *note = NULL;
+
+		if (cmd_reprice_like(&base, c->baseline, &c->open, runs[0], &note, &cause)) {
+			cmd_error("--baseline: %s", cause);
+			goto out;
+		}
+		if (note && !c->quiet)
+			cmd_warn("--baseline: %s", note);
+		free(note);
+	}
 	err = ci_check_run(runs, n, base, &c->spec, &rep, &cause);
 	if (err) {
 		cmd_error("%s", cause);

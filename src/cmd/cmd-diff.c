@@ -231,6 +231,21 @@ static int cmd_diff_exec(int argc, char **argv)
 			cmd_warn("%s is incomplete: %s; its numbers cover only what was recorded",
 				 gx_result__path(res[i]), gx_result__incomplete(res[i]));
 	}
+	/* modelled results priced by other descriptions than B's (the first
+	 * of the new side): priced again with B's, or exit 2 saying why not */
+	for (size_t i = 0; i < nr; i++) {
+		char *note = NULL;
+
+		if (i == (size_t)cli.runs)
+			continue;
+		if (cmd_reprice_like(&res[i], paths[i], &oo, res[cli.runs], &note, &cause)) {
+			cmd_error("%s", cause);
+			goto out;
+		}
+		if (note)
+			cmd_warn("%s", note);
+		free(note);
+	}
 	if (diff_run(res, cli.runs, cli.runs, &o, &d, &cause)) {
 		cmd_error("%s", cause);
 		goto out;

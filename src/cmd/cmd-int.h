@@ -232,4 +232,36 @@ int check_run_result(struct check_cmd_opts *c, struct gx_result *res);
 int tui_open_result(const char *result, const char *parent, const char *cpu,
 		    const struct cmd_symopts *sym, const char *baseline, const char *region);
 
+/*
+ * A modelled result priced again (cmd-reprice.c): rp goes into
+ * gx_result_opts.reprice. init_name: with the description machine names
+ * (a name or a file, as --model takes); init_like: with the one result
+ * dir was priced by (its model.terms), 0 or a negative code with *cause.
+ * from and to: the descriptions' names once a result was opened with it.
+ */
+#include "model/model.h"
+#include "result/result.h"
+
+struct cmd_reprice {
+	struct gx_reprice rp;
+	const char *machine;
+	struct model_machine to;
+	bool have_to;
+	struct model_reprice *m;
+};
+void cmd_reprice__init_name(struct cmd_reprice *c, const char *machine);
+int cmd_reprice__init_like(struct cmd_reprice *c, const char *dir, char **cause);
+const char *cmd_reprice__from(const struct cmd_reprice *c);
+const char *cmd_reprice__to(const struct cmd_reprice *c);
+void cmd_reprice__exit(struct cmd_reprice *c);
+/*
+ * *res (opened from path with oo) priced like `like`: where both are
+ * modelled and priced by different descriptions, *res is opened again,
+ * priced with like's, and *note says so (allocated; NULL: nothing
+ * changed). GX_E_USAGE with *cause naming both descriptions and why it
+ * cannot be priced again (another -mcpu, other caches, no model.terms).
+ */
+int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_result_opts *oo,
+		     const struct gx_result *like, char **note, char **cause);
+
 #endif

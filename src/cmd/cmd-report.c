@@ -31,6 +31,8 @@ struct report_cmd_opts {
 	int smt;		/* --smt: enum td_smt */
 	const char *event;	/* --event: the event ordering the rows */
 	const char *region;	/* --region NAME: only its samples */
+	const char *model_machine;	/* --model-machine: price a modelled result again */
+	const struct gx_reprice *reprice;	/* its re-pricing, while the report runs */
 	struct report_opts r;
 	struct profile_opts prof;
 	struct cmd_symopts sym;	/* what prof's symbol options point into */
@@ -40,7 +42,8 @@ struct report_cmd_opts {
 static struct gx_result_opts open_opts(const char *parent, const struct report_cmd_opts *o)
 {
 	return (struct gx_result_opts){ .parent = parent, .cpu = o->cpu, .smt = o->smt,
-					.sym = &o->prof, .region = o->region };
+					.sym = &o->prof, .region = o->region,
+					.reprice = o->reprice };
 }
 
 /* Warnings met while opening (an unreadable slice log) go to stderr. */
@@ -517,6 +520,9 @@ static const struct cmd_option report_options[] = {
 		       "evaluate the top-down tree with this model", "the recording's"),
 	CMD_OPT_ENUM(0, "smt", struct report_cli, o.smt, smt_names,
 		     "evaluate the SMT forms of the formulas, or not", "as recorded"),
+	CMD_OPT_STRING(0, "model-machine", struct report_cli, o.model_machine, "NAME|FILE",
+		       "price a modelled result again with this machine description",
+		       "the recording's"),
 	CMD_OPT_CALLBACK_OPTARG("roofline", "FILE", opt_roofline, roofline_takes,
 				"draw the roofline instead (to an .svg or .html FILE)"),
 	CMD_OPT_STRING(0, "format", struct report_cli, format, "FMT",
@@ -531,8 +537,10 @@ static int cmd_report_exec(int argc, char **argv)
 {
 	struct report_cli c = { .o = { .r = { .limit = 10 } } };
 	struct report_cmd_opts o;
+	struct cmd_reprice rp;
 	struct cmd_args a;
 	const char *input;
+	int ret;
 
 	if (cmd_parse(&cmd_report_entry, &c, argc, argv, &a))
 		return a.exit;
@@ -541,11 +549,22 @@ static int cmd_report_exec(int argc, char **argv)
 	input = a.argc ? a.argv[0] : c.input;
 	o = c.o;
 	cmd_symopts__apply(&o.sym, &o.prof);
+	if (c.roofline && o.model_machine) {
+		cmd_error("--model-machine prices a report, not a roofline (its points are the "
+			  "recording's)");
+		return GX_EXIT_USAGE;
+	}
 	if (c.roofline)	/* roofline (issue 8) */
 		return report_roofline(input, ".", c.roofline_file);
+	cmd_reprice__init_name(&rp, o.model_machine);
+	if (o.model_machine)
+		o.reprice = &rp.rp;
 	if (c.format || c.output)
-		return report_format(input, c.format ? c.format : "text", c.output, &o);
-	return report_print(input, ".", &o);
+		ret = report_format(input, c.format ? c.format : "text", c.output, &o);
+	else
+		ret = report_print(input, ".", &o);
+	cmd_reprice__exit(&rp);
+	return ret;
 }
 
 GX_COMMAND(report, "[RESULT]", 1,

@@ -396,6 +396,7 @@ struct model_insn {
 	char *text;		/* AT&T assembly, NULL: not disassembled */
 	int block;		/* -1: none */
 	bool dep_load;		/* a load whose address a load in its block gave */
+	bool rep;		/* a rep-prefixed string instruction (priced apart) */
 };
 
 struct model_block {
@@ -403,7 +404,17 @@ struct model_block {
 	uint64_t execs;
 	double cyc;		/* llvm-mca's cycles an execution; NAN: not modelled */
 	int region;		/* -1: not in the batch */
+	/* llvm-mca's, before the description's throughputs scale it (cyc:
+	 * model_block_scale), and which scale: */
+	double cyc_mca;
+	enum { BLOCK_UNSCALED, BLOCK_FMA, BLOCK_INT } scale;
 };
+
+/* How the D1 misses that the last level served are split between L2 and
+ * L3: by the second pass's misses, or all priced as one level's hits
+ * (where that pass did not run). Pricing is monotone in the split, so the
+ * pass's answer lies between SPLIT_L2's and SPLIT_L3's. */
+enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
 
 struct model_state {
 	/* cg2 or cl2: the second pass (D1 = L2, LL = pages: second_pass),
@@ -441,6 +452,11 @@ struct model_state {
 	char **notes;			/* for meta.json's warnings */
 	size_t nr_notes;
 	double cpi_rest;		/* cycles an instruction outside the modelled blocks */
+	/* llvm-mca's cycles a vfmadd231pd ymm and an add r64 (its
+	 * calibration regions; NAN: none), which the description's
+	 * throughputs scale blocks by (model_block_scale) */
+	double fma_mca, add_mca;
+	enum l2_split split;		/* how the cycles were priced (terms.c) */
 	double dram_chase;		/* cycles of chased loads served by memory */
 	double tlb_misses, tlb_cycles;	/* address translation's, as priced (tlb.c) */
 	/* per cg insn: the modelled terms */
@@ -459,11 +475,15 @@ struct model_state {
 	int stopped;			/* the signal that stopped the run, -1: --duration */
 };
 
-/* How the D1 misses that the last level served are split between L2 and
- * L3: by the second pass's misses, or all priced as one level's hits
- * (where that pass did not run). Pricing is monotone in the split, so the
- * pass's answer lies between SPLIT_L2's and SPLIT_L3's. */
-enum l2_split { SPLIT_PASS, SPLIT_L2, SPLIT_L3 };
+
+/* Each modelled block's cycles from llvm-mca's and the description's
+ * throughputs (fma_tput, add_tput against llvm-mca's fma_mca, add_mca),
+ * and cpi_rest; *fma_scale, *add_scale: the scales (NULL: not wanted). */
+void model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
+
+/* The result's model.terms (terms.c): what cycles (as priced) came from. */
+int model_terms_write(const struct model_state *st, const struct model_priced *pr, double cycles,
+		      int dirfd, char **cause);
 
 /* A note for meta.json's warnings (and record's output). */
 void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);

@@ -91,6 +91,14 @@ static int cmp_ins(const void *a, const void *b)
 }
 
 /* AT&T text cleaned for llvm-mca: tabs to spaces, no comment, no <sym>. */
+/* A rep-prefixed string instruction: callgrind counts each of its
+ * iterations as one instruction, llvm-mca prices it as a whole run (100
+ * cycles): it is priced per iteration instead (REP_CYCLES). */
+static bool is_rep(const char *t)
+{
+	return !strncmp(t, "rep", 3);
+}
+
 static char *clean_insn(const char *s, size_t n)
 {
 	char *t = xstrndup(s, n), *c;
@@ -138,8 +146,10 @@ static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1
 
 			while (*t == ' ' || *t == '\t')
 				t++;
-			if (*t && !strstr(t, "<unknown>") && !strstr(t, "(bad)"))
+			if (*t && !strstr(t, "<unknown>") && !strstr(t, "(bad)")) {
 				st->ins[*v - 1].text = clean_insn(t, strlen(t));
+				st->ins[*v - 1].rep = is_rep(st->ins[*v - 1].text);
+			}
 		}
 		s = nl ? nl + 1 : NULL;
 	}
@@ -265,7 +275,7 @@ static void find_blocks(struct model_state *st)
 	size_t cap = 0;
 
 	for (size_t i = 0; i < st->nr_ins;) {
-		struct model_block b = { .first = i, .n = 1, .region = -1, .cyc = NAN };
+		struct model_block b = { .first = i, .n = 1, .region = -1, .cyc = NAN, .cyc_mca = NAN };
 		const struct cg_insn *c0 = &st->cg.insns[st->ins[i].cg];
 
 		b.execs = c0->c[CG_IR];
@@ -293,14 +303,6 @@ void model_note(struct model_state *st, const char *fmt, ...)
 	va_start(ap, fmt);
 	gx_strv_vaddf(&st->notes, &st->nr_notes, fmt, ap);
 	va_end(ap);
-}
-
-/* A rep-prefixed string instruction: callgrind counts each of its
- * iterations as one instruction, llvm-mca prices it as a whole run (100
- * cycles): it is priced per iteration instead (REP_CYCLES). */
-static bool is_rep(const char *t)
-{
-	return !strncmp(t, "rep", 3);
 }
 
 /* Cycles of one iteration of a rep string instruction: fast strings move
@@ -365,14 +367,41 @@ static bool is_loop(const struct model_state *st, const struct model_block *b)
 }
 
 /* The hot blocks through llvm-mca in one run; cpi_rest from what it said. */
+/* A throughput's scale: the description's over llvm-mca's, where they
+ * differ by over 10%; else 1. */
+static double tput_scale(double desc, double mca)
+{
+	return desc > 0 && mca > 0 && fabs(desc - mca) > 0.1 * desc ? desc / mca : 1;
+}
+
+void model_block_scale(struct model_state *st, double *fma_scale, double *add_scale)
+{
+	double fs = tput_scale(st->mc.fma_tput, st->fma_mca);
+	double as = tput_scale(st->mc.add_tput, st->add_mca), sum_cyc = 0, sum_ir = 0;
+
+	for (size_t k = 0; k < st->nr_blocks; k++) {
+		struct model_block *b = &st->blocks[k];
+
+		if (isnan(b->cyc_mca))
+			continue;
+		b->cyc = b->cyc_mca * (b->scale == BLOCK_FMA ? fs : b->scale == BLOCK_INT ? as : 1);
+		sum_cyc += b->cyc * (double)b->execs;
+		sum_ir += (double)b->execs * (double)b->n;
+	}
+	st->cpi_rest = sum_ir > 0 ? sum_cyc / sum_ir : 1;
+	if (fma_scale)
+		*fma_scale = fs;
+	if (add_scale)
+		*add_scale = as;
+}
+
 static void model_blocks(struct model_state *st)
 {
 	struct model_block *order = xcalloc(st->nr_blocks + 1, sizeof(*order));
 	char **lines = NULL, *cause = NULL;
 	size_t nl = 0, nr = 0, dropped = 0, nb = st->nr_blocks;
 	uint64_t total = st->cg.totals[CG_IR], covered = 0;
-	double *cyc, *rt = NULL, fma_mca = NAN, sum_cyc = 0, sum_ir = 0, fma_scale = 1;
-	double add_mca, add_scale = 1;
+	double *cyc, *rt = NULL, fma_scale = 1, add_scale = 1;
 	int *region_block;
 
 	memcpy(order, st->blocks, nb * sizeof(*order));
@@ -412,29 +441,8 @@ static void model_blocks(struct model_state *st)
 	if (dropped)
 		model_note(st, "model: llvm-mca could not read %zu of the hot instructions; their "
 		           "blocks are modelled without them", dropped);
-	fma_mca = cyc[nr] / 12;
-	if (st->mc.fma_tput > 0 && fma_mca > 0 &&
-	    fabs(st->mc.fma_tput - fma_mca) > 0.1 * st->mc.fma_tput) {
-		fma_scale = st->mc.fma_tput / fma_mca;
-		model_note(st, "model: llvm-mca's %s gives one vfmadd231pd ymm every %.2f cycles "
-		           "where machine description '%s' gives %.2f: the description wins; "
-		           "blocks with FMAs are scaled by %.2f", st->mcpu, fma_mca,
-		           st->machine.name, st->mc.fma_tput, fma_scale);
-	}
-	/* the same for the integer units, which set the pace of most code:
-	 * llvm 14's znver3 has 4 ALUs where Zen 5 has 6 (peak: 5.2 adds a
-	 * cycle); a block bound by its resources runs at the measured pace,
-	 * a chain of dependencies at its latencies, unscaled */
-	add_mca = cyc[nr + 1] / 12;
-	if (st->mc.add_tput > 0 && add_mca > 0 &&
-	    fabs(st->mc.add_tput - add_mca) > 0.1 * st->mc.add_tput) {
-		add_scale = st->mc.add_tput / add_mca;
-		model_note(st, "model: llvm-mca's %s runs an independent add r64 every %.2f "
-		           "cycles where machine description '%s' gives %.2f: the description "
-		           "wins; integer blocks bound by their resources (not by a chain of "
-		           "dependencies) are scaled by %.2f", st->mcpu, add_mca,
-		           st->machine.name, st->mc.add_tput, add_scale);
-	}
+	st->fma_mca = cyc[nr] / 12;
+	st->add_mca = cyc[nr + 1] / 12;
 	for (size_t r = 0; r < nr; r++) {
 		struct model_block *b = &st->blocks[region_block[r]];
 
@@ -444,15 +452,27 @@ static void model_blocks(struct model_state *st)
 		 * not, a chain through its registers from one run to the next
 		 * is not there, and the out-of-order core overlaps it with
 		 * what follows: its resources' bound, not the chain */
-		b->cyc = is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r];
-		if (has_fma(st, b))
-			b->cyc *= fma_scale;
-		else if (rt[r] > 0 && b->cyc <= 1.05 * rt[r] && !has_vec(st, b))
-			b->cyc *= add_scale;	/* its integer resources' bound */
-		sum_cyc += b->cyc * (double)b->execs;
-		sum_ir += (double)b->execs * (double)b->n;
+		b->cyc_mca = is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r];
+		b->scale = has_fma(st, b) ? BLOCK_FMA :
+			   rt[r] > 0 && b->cyc_mca <= 1.05 * rt[r] && !has_vec(st, b) ?
+			   BLOCK_INT : BLOCK_UNSCALED;	/* its integer resources' bound */
 	}
-	st->cpi_rest = sum_ir > 0 ? sum_cyc / sum_ir : 1;
+	model_block_scale(st, &fma_scale, &add_scale);
+	if (fma_scale != 1)
+		model_note(st, "model: llvm-mca's %s gives one vfmadd231pd ymm every %.2f cycles "
+		           "where machine description '%s' gives %.2f: the description wins; "
+		           "blocks with FMAs are scaled by %.2f", st->mcpu, st->fma_mca,
+		           st->machine.name, st->mc.fma_tput, fma_scale);
+	/* the same for the integer units, which set the pace of most code:
+	 * llvm 14's znver3 has 4 ALUs where Zen 5 has 6 (peak: 5.2 adds a
+	 * cycle); a block bound by its resources runs at the measured pace,
+	 * a chain of dependencies at its latencies, unscaled */
+	if (add_scale != 1)
+		model_note(st, "model: llvm-mca's %s runs an independent add r64 every %.2f "
+		           "cycles where machine description '%s' gives %.2f: the description "
+		           "wins; integer blocks bound by their resources (not by a chain of "
+		           "dependencies) are scaled by %.2f", st->mcpu, st->add_mca,
+		           st->machine.name, st->mc.add_tput, add_scale);
 out:
 	if (!(st->width > 0))
 		st->width = 4;
@@ -561,6 +581,7 @@ double model_price(struct model_state *st, enum l2_split how)
 
 	if (lat2 < mc->lat[1])
 		lat2 = mc->lat[1];
+	st->split = how;
 
 	if (!st->base) {
 		st->base = xcalloc(n + 1, sizeof(double));
@@ -599,7 +620,7 @@ double model_price(struct model_state *st, enum l2_split how)
 			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
 			st->pages[k] = st->have_native ? st->native_pages[k] :
 				       st->have_pages ? st->pass_pages[k] : 0;
-			if (st->ins[i].text && is_rep(st->ins[i].text))
+			if (st->ins[i].rep)
 				st->base[k] = ir * REP_CYCLES;
 			else
 				st->base[k] = !isnan(bl->cyc) ? bl->cyc * ir / (double)bl->n :
@@ -645,7 +666,8 @@ double model_price(struct model_state *st, enum l2_split how)
 /* The priced run's perf.data (write.c); run's instructions and cycles as
  * written (a forked child's copy of its parent's counts not among them). */
 static int write_priced(const struct model_state *st, const struct model_opts *o, uint64_t t0,
-			uint64_t t1, struct gx_meta *m, struct model_run *run, char **cause)
+			uint64_t t1, double cycles, struct gx_meta *m, struct model_run *run,
+			char **cause)
 {
 	/* the first pass's logs: a forked child's names its parent */
 	char *logs = xasprintf("%s/callgrind.log.", st->scratch->path);
@@ -663,6 +685,8 @@ static int write_priced(const struct model_state *st, const struct model_opts *o
 		text[st->ins[i].cg] = st->ins[i].text;
 	if (!err)
 		err = model_loops_write(&pr, text, o->dirfd, cause);
+	if (!err)
+		err = model_terms_write(st, &pr, cycles, o->dirfd, cause);
 	free(text);
 	for (uint32_t k = 0; !err && k < m->nr_events; k++)
 		if (!strcmp(m->events[k].name, "instructions:exact"))
@@ -1316,7 +1340,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	fill_meta(&st, o, &m, status, cycles, t0, t1);
 	for (size_t i = 0; i < st.nr_notes; i++)
 		gx_meta__add_warning(&m, "%s", st.notes[i]);
-	err = write_priced(&st, o, t0, t1, &m, run, cause);
+	err = write_priced(&st, o, t0, t1, cycles, &m, run, cause);
 	if (err)
 		goto out;
 	m.status = xstrdup(stop_status(st.stopped));

@@ -291,6 +291,61 @@ struct model_run {
  */
 int model_record(const struct model_opts *o, struct model_run *run, char **cause);
 
+/* ---- pricing a modelled result again (terms.c) ---------------------------- */
+
+/* What a modelled result was priced from: callgrind's counts, llvm-mca's
+ * cycles per block, the caches simulated and the description. */
+#define MODEL_TERMS_FILE "model.terms"
+
+/* The events a re-pricing touches: the modelled ones, and the exact
+ * instructions and the loads, which carry what the run had none of. */
+enum model_rp_slot {
+	MODEL_RP_CYCLES, MODEL_RP_BRMISS, MODEL_RP_L2, MODEL_RP_FE, MODEL_RP_BAD, MODEL_RP_MEM,
+	MODEL_RP_CORE, MODEL_RP_FAULTS, MODEL_RP_INSNS, MODEL_RP_LOADS, MODEL_RP_NR
+};
+
+struct model_rp_out {
+	int slot;		/* enum model_rp_slot */
+	uint64_t period;
+	uint64_t weight;	/* UINT64_MAX: the sample's own */
+};
+
+struct model_reprice;
+/*
+ * Price result dir's model.terms again with description to (NULL: the one
+ * machine names, as --model does). The terms must give the cycles the
+ * result recorded with its own description (else GX_E_FORMAT); another
+ * -mcpu, other caches, or first touches priced where the run counted none
+ * cannot be priced from the counts: GX_E_USAGE saying which. -ENOENT: no
+ * model.terms. Free with model_reprice__delete.
+ */
+int model_reprice__new(struct model_reprice **out, const char *dir, const char *machine,
+		       const struct model_machine *to, char **cause);
+void model_reprice__delete(struct model_reprice *rp);
+/* The description dir's model.terms was priced with (model_machine__exit). */
+int model_terms_machine(const char *dir, struct model_machine *mm, char **cause);
+const struct model_machine *model_reprice__from(const struct model_reprice *rp);
+const struct model_machine *model_reprice__to(const struct model_reprice *rp);
+/* The modelled cycles, as recorded (anew false) or as priced again. */
+double model_reprice__cycles(const struct model_reprice *rp, bool anew);
+/* The slot of the event named so, -1: none (kept as recorded). */
+int model_reprice__slot(const char *event);
+/*
+ * A sample of slot's event at ip (its period and data source) as priced
+ * again: the samples it becomes, into out (their count returned; 0: it
+ * drops). A modelled event's period scaled by its instruction's new
+ * value over the old (rounded, what rounding leaves carried into the
+ * instruction's next sample); an exact instructions sample also carries its share
+ * of any modelled value its instruction now has and had none of; a load's
+ * weight is its level's new latency.
+ */
+size_t model_reprice__sample(struct model_reprice *rp, int slot, uint64_t ip,
+			     uint64_t period, uint64_t data_src,
+			     struct model_rp_out out[MODEL_RP_NR]);
+/* meta.json as priced again: its description, its modelled duration (from
+ * m's cycles:modelled count, the new samples' sum), and a warning saying so. */
+void model_reprice__meta(const struct model_reprice *rp, struct gx_meta *m);
+
 /* Whether valgrind (or llvm-mca) is on PATH; its full path allocated, or NULL. */
 char *model_which(const char *prog);
 

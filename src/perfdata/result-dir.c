@@ -193,8 +193,10 @@ int pd_result_dir__create(const char *dir, const char *parent, unsigned flags,
 
 void pd_result_dir__discard(int dirfd, const char *path)
 {
+	/* flow.json and model.terms: a modelled run's (src/model) */
 	static const char *const names[] = { "perf.data", "meta.json", ".meta.json.tmp",
-					     "slices.bin", PD_REGIONS_FILE, PD_OFFCPU_FILE };
+					     "slices.bin", PD_REGIONS_FILE, PD_OFFCPU_FILE,
+					     "flow.json", "model.terms" };
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		unlinkat(dirfd, names[i], 0);

@@ -588,6 +588,10 @@ static int record_prepare(struct record_state *r, char **cause)
 				    &r->dfd, cause);
 	if (err)
 		return failed(err);
+	if (ro->force) {	/* an earlier modelled run's: not this one's */
+		unlinkat(r->dfd, "flow.json", 0);
+		unlinkat(r->dfd, "model.terms", 0);
+	}
 	r->data = xasprintf("%s/perf.data", r->dir);
 	if (!ro->collect.events && ro->collect.mem) {	/* issue 43 */
 		err = collect_mem_events(ro->ldlat ? ro->ldlat : COLLECT_MEM_LDLAT, true,

@@ -31,6 +31,34 @@ struct sym_session;
 struct td_model;
 struct td_ctx;
 
+/*
+ * A modelled result priced again with another machine description (report
+ * --model-machine; check and diff of results priced by two): the model
+ * says, per sample of the events it prices, the samples it becomes
+ * (src/model's model_reprice__sample); the result feeds those to the
+ * profile, sets each such event's meta.json count to their sum, then lets
+ * meta() say the rest (the description, the duration, a warning).
+ */
+struct gx_reprice_out {
+	int slot;
+	uint64_t period;
+	uint64_t weight;	/* UINT64_MAX: the sample's own */
+};
+#define GX_REPRICE_MAX 16
+
+struct gx_reprice {
+	void *ctx;
+	/* before the walk: the result directory to price again (0, or a
+	 * negative code with *cause: the open fails with it) */
+	int (*begin)(void *ctx, const char *dir, char **cause);
+	/* the event's slot, -1: kept as recorded */
+	int (*slot)(void *ctx, const char *event);
+	/* what a sample of slot's event becomes (at most GX_REPRICE_MAX) */
+	size_t (*sample)(void *ctx, int slot, const struct pd_sample *s,
+			 struct gx_reprice_out *out);
+	void (*meta)(void *ctx, struct gx_meta *m);
+};
+
 struct gx_result_opts {
 	const char *parent;	/* where the newest gxNNN is looked up; NULL: "." */
 	const char *cpu;	/* --cpu: top-down model instead of the recorded one */
@@ -70,6 +98,9 @@ struct gx_result_opts {
 	 * and regions). Not with region, whose profile has only its samples.
 	 */
 	bool keep_samples;
+	/* Optional: price a modelled result again (struct gx_reprice); only
+	 * for a result directory with meta.json */
+	const struct gx_reprice *reprice;
 };
 
 /*

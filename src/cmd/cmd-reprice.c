@@ -1,0 +1,144 @@
+/*
+ * cmd-reprice.c: a modelled result priced again with another machine
+ * description, for report --model-machine and for check and diff of
+ * results priced by two (issue 40): src/model's re-pricing behind
+ * src/result's gx_reprice.
+ */
+#include "config.h"
+
+#include "cmd-int.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "result/result.h"
+#include "util/util.h"
+
+static int rp_begin(void *ctx, const char *dir, char **cause)
+{
+	struct cmd_reprice *c = ctx;
+
+	if (!dir)
+		return gx_fail(cause, GX_E_USAGE, "a bare perf.data has no model terms to price again");
+	model_reprice__delete(c->m);
+	c->m = NULL;
+	return model_reprice__new(&c->m, dir, c->machine, c->have_to ? &c->to : NULL, cause);
+}
+
+static int rp_slot(void *ctx, const char *event)
+{
+	(void)ctx;
+	return model_reprice__slot(event);
+}
+
+static size_t rp_sample(void *ctx, int slot, const struct pd_sample *s,
+			struct gx_reprice_out *out)
+{
+	struct cmd_reprice *c = ctx;
+	struct model_rp_out o[MODEL_RP_NR];
+	size_t n = model_reprice__sample(c->m, slot, s->ip, s->period, s->data_src, o);
+
+	for (size_t i = 0; i < n && i < GX_REPRICE_MAX; i++)
+		out[i] = (struct gx_reprice_out){ .slot = o[i].slot, .period = o[i].period,
+						  .weight = o[i].weight };
+	return n;
+}
+
+static void rp_meta(void *ctx, struct gx_meta *m)
+{
+	model_reprice__meta(((struct cmd_reprice *)ctx)->m, m);
+}
+
+static void init(struct cmd_reprice *c)
+{
+	c->rp = (struct gx_reprice){ .ctx = c, .begin = rp_begin, .slot = rp_slot,
+				     .sample = rp_sample, .meta = rp_meta };
+}
+
+void cmd_reprice__init_name(struct cmd_reprice *c, const char *machine)
+{
+	memset(c, 0, sizeof(*c));
+	c->machine = machine;
+	init(c);
+}
+
+int cmd_reprice__init_like(struct cmd_reprice *c, const char *dir, char **cause)
+{
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	init(c);
+	if (!dir)
+		return gx_fail(cause, GX_E_USAGE, "a bare perf.data has no model terms");
+	err = model_terms_machine(dir, &c->to, cause);
+	c->have_to = !err;
+	return err;
+}
+
+const char *cmd_reprice__from(const struct cmd_reprice *c)
+{
+	return c->m ? model_reprice__from(c->m)->name : "?";
+}
+
+const char *cmd_reprice__to(const struct cmd_reprice *c)
+{
+	return c->m ? model_reprice__to(c->m)->name : c->have_to ? c->to.name : c->machine;
+}
+
+void cmd_reprice__exit(struct cmd_reprice *c)
+{
+	model_reprice__delete(c->m);
+	if (c->have_to)
+		model_machine__exit(&c->to);
+	memset(c, 0, sizeof(*c));
+}
+
+/* meta.json's modelled cycles */
+static uint64_t cycles_of(const struct gx_result *r)
+{
+	const struct gx_meta *m = gx_result__meta(r);
+
+	for (uint32_t k = 0; m && k < m->nr_events; k++)
+		if (m->events[k].name && !strcmp(m->events[k].name, "cycles:modelled"))
+			return m->events[k].count;
+	return 0;
+}
+
+int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_result_opts *oo,
+		     const struct gx_result *like, char **note, char **cause)
+{
+	struct gx_result_opts o = *oo;
+	struct gx_result *again = NULL;
+	struct cmd_reprice rp;
+	char *why, *whynot = NULL;
+	int err;
+
+	*note = NULL;
+	if (!gx_result__modelled(*res) || !gx_result__modelled(like))
+		return 0;
+	why = gx_meta_machine__differs(&gx_result__meta(*res)->machine, gx_result__path(*res),
+				       &gx_result__meta(like)->machine, gx_result__path(like));
+	if (!why)
+		return 0;
+	err = cmd_reprice__init_like(&rp, gx_result__dir(like), &whynot);
+	if (!err) {
+		o.reprice = &rp.rp;
+		err = gx_result__open(&again, path, &o, &whynot);
+	}
+	if (err) {
+		err = gx_fail(cause, GX_E_USAGE, "%s; priced again, %s", why, whynot);
+	} else {
+		*note = xasprintf("%s priced again with machine description '%s', as %s is (it was "
+				  "recorded with '%s'): %" PRIu64 " cycles where it had %" PRIu64,
+				  gx_esc(gx_result__path(again)), cmd_reprice__to(&rp),
+				  gx_esc(gx_result__path(like)), cmd_reprice__from(&rp),
+				  cycles_of(again), cycles_of(*res));
+		gx_result__delete(*res);
+		*res = again;
+	}
+	free(why);
+	free(whynot);
+	cmd_reprice__exit(&rp);
+	return err;
+}

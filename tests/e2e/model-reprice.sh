@@ -1,0 +1,204 @@
+#!/bin/bash
+# A modelled result priced again with another machine description (issue
+# 40): its counts are in the result (model.terms), so `report
+# --model-machine NAME|FILE` prices them anew, and `check --baseline` and
+# `diff` of results priced by two descriptions price one with the other's.
+# The truth: the same workload recorded with that description. wl-model's
+# interp (indirect jumps, mispredicts) recorded with a base description
+# (zen3's, no indirect jump missed) and with a dear one (mispredicts ten
+# times, L2 and L3 twice, every indirect jump of a sequence missed: values
+# where the base had none); chase_l2 with the second pass, which tells L2's
+# hits from L3's. Where the counts cannot be priced anew (other caches,
+# another llvm-mca model, no model.terms) it is exit 2 and one line saying
+# which; a damaged model.terms is one line, never a crash.
+. "$GX_SRCDIR/tests/e2e/lib.sh"
+
+WLM="$WL/wl-model"
+need_model
+[ -x "$WLM" ] || skip_all "no $WLM (make check builds it)"
+command -v python3 >/dev/null || skip_all "python3 is absent"
+X=$GX_BIN
+
+mkdesc() {	# mkdesc FILE NAME KEY=VALUE...: zen3's description with those prices
+	python3 - "$GX_SRCDIR/machines/zen3.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = sys.argv[3]
+for kv in sys.argv[4:]:
+    k, v = kv.split("=")
+    if k == "mcpu":
+        d["prices"][k] = {"value": v, "source": "tests/e2e/model-reprice.sh"}
+        continue
+    if v.startswith("x"):
+        v = d["prices"][k]["value"] * float(v[1:])
+    d["prices"][k] = {"value": float(v), "source": "tests/e2e/model-reprice.sh"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+mkdesc base.json base indirect_missed=0
+mkdesc dear.json dear indirect_missed=1 mispredict=x10 l2_latency=x2 l3_latency=x2 \
+	icache_miss=x3 dram_latency=x1.5
+mkdesc caches.json caches indirect_missed=0 l2_size=x0.5
+mkdesc mcpu.json mcpu indirect_missed=0 mcpu=skylake
+
+rec() {	# rec DESC OUT KERNEL [PASSES]
+	GX_MODEL_PASSES=${4:-1} "$X" record -q --model="$1" -o "$2" -- "$WLM" "$3" >/dev/null 2>&1
+}
+# cmp_json A B EVENT...: every event's run total and every function's
+# value in report A's JSON within 0.2% (or 2) of report B's
+cmp_json() {
+	python3 - "$@" <<'PY'
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+bad = []
+def near(x, y):
+    return abs(x - y) <= max(2, 0.002 * max(abs(x), abs(y)))
+for ev in sys.argv[3:]:
+    ia = [e["name"] for e in a["events"]].index(ev)
+    ib = [e["name"] for e in b["events"]].index(ev)
+    ta, tb = a["events"][ia]["estimated"], b["events"][ib]["estimated"]
+    if not near(ta, tb):
+        bad.append("%s: run %s against %s" % (ev, ta, tb))
+    fa = {f["function"]: f["estimated"][ia] for f in a["functions"]}
+    fb = {f["function"]: f["estimated"][ib] for f in b["functions"]}
+    for fn in set(fa) | set(fb):
+        if not near(fa.get(fn, 0), fb.get(fn, 0)):
+            bad.append("%s: %s %s against %s" % (ev, fn, fa.get(fn, 0), fb.get(fn, 0)))
+print("# " + ("; ".join(bad[:4]) if bad else "all alike"))
+sys.exit(1 if bad else 0)
+PY
+}
+EVS="cycles:modelled model-frontend-cycles:modelled model-bad-spec-cycles:modelled
+model-memory-cycles:modelled model-core-cycles:modelled branch-misses:modelled l2-misses:modelled"
+
+rec base.json rbase interp && rec dear.json rdear interp
+ok $? "interp recorded with the base description and with the dear one"
+check "the result keeps what it was priced from (model.terms, 0600)" \
+	sh -c '[ "$(stat -c %a rbase/model.terms)" = 600 ]'
+
+# ---- report --model-machine: the dear recording's numbers from the base one
+"$X" report rbase --model-machine dear.json --json --limit 0 >again.json 2>again.err
+is "$?" 0 "report rbase --model-machine dear.json"
+"$X" report rdear --json --limit 0 >dear-rep.json 2>/dev/null
+# shellcheck disable=SC2086
+cmp_json again.json dear-rep.json $EVS
+ok $? "... every modelled event, run and function, as recorded with dear.json"
+python3 - again.json rbase/meta.json <<'PY'
+import json, sys
+r, m = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+i = [e["name"] for e in r["events"]].index("model-bad-spec-cycles:modelled")
+got = {f["function"]: f["estimated"][i] for f in r["functions"]}
+print("# interp's bad speculation: %s" % got.get("interp"))
+sys.exit(0 if got.get("interp", 0) > 1000000 else 1)
+PY
+ok $? "... the indirect mispredicts the base priced at nothing now priced (their samples made anew)"
+"$X" report rbase --model-machine dear.json 2>/dev/null >again.txt
+grep -q "priced again with machine description 'dear' (recorded with 'base')" again.txt
+ok $? "... and the report says it was priced again, with both names"
+"$X" report rbase --model-machine base.json --json --limit 0 >same.json 2>/dev/null
+"$X" report rbase --json --limit 0 >base-rep.json 2>/dev/null
+# shellcheck disable=SC2086
+cmp_json same.json base-rep.json $EVS
+ok $? "priced again with its own description: as recorded"
+
+# ---- the second pass's L2 misses (L2 hits told from L3's) priced anew
+if rec base.json cbase chase_l2 2 && rec dear.json cdear chase_l2 2; then
+	"$X" report cbase --model-machine dear.json --json --limit 0 >c-again.json 2>/dev/null
+	"$X" report cdear --json --limit 0 >c-dear.json 2>/dev/null
+	# shellcheck disable=SC2086
+	cmp_json c-again.json c-dear.json $EVS
+	ok $? "chase_l2 with its second pass: priced again as recorded with dear.json"
+else
+	skip 1 "record --model of chase_l2 with two passes failed"
+fi
+
+# ---- check --baseline and diff across descriptions: priced again
+"$X" check rdear --baseline rbase --max-regress cpi=1% >chk.out 2>chk.err
+is "$?" 0 "check --baseline priced by another description: the baseline priced again, checked"
+grep -q "rbase priced again with machine description 'dear', as rdear is (it was recorded with 'base')" chk.err
+ok $? "... saying so on stderr ($(head -1 chk.err))"
+"$X" check rbase --baseline rdear --max-regress cpi=1% >/dev/null 2>&1
+is "$?" 0 "... and the other way round"
+"$X" diff --json rbase rdear >d.json 2>d.err
+is "$?" 0 "diff across descriptions: A priced again with B's"
+check "... every entry alike" python3 -c 'import json, sys
+d = json.load(open("d.json"))
+bad = [e for e in d["entries"] if abs(e["a"] - e["b"]) > max(2, 0.002 * max(abs(e["a"]), abs(e["b"])))]
+sys.exit(1 if bad or not d["entries"] else 0)'
+check "... and says so" grep -q "rbase priced again with machine description 'dear'" d.err
+
+# ---- what cannot be priced anew: exit 2, one line saying why
+rec caches.json rcaches interp
+ok $? "interp recorded with a description of half the L2"
+out=$("$X" check rcaches --baseline rbase --max-regress cpi=5% 2>&1 >/dev/null)
+is "$?" 2 "check --baseline with other caches: exit 2"
+[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "'base'" &&
+	printf '%s\n' "$out" | grep -q "'caches'" &&
+	printf '%s\n' "$out" | grep -q "callgrind simulated L2 as 512 KiB, 8-way, where description 'caches' has 256 KiB"
+ok $? "... one line naming both and the cache ($out)"
+"$X" diff rbase rcaches >/dev/null 2>&1
+is "$?" 2 "diff with other caches: exit 2"
+out=$("$X" report rbase --model-machine mcpu.json 2>&1 >/dev/null)
+is "$?" 2 "report --model-machine with another llvm-mca model: exit 2"
+printf '%s\n' "$out" | grep -q "llvm-mca -mcpu=znver3, description 'mcpu' uses -mcpu=skylake"
+ok $? "... saying which ($out)"
+"$X" report rbase --model-machine nosuch >/dev/null 2>&1
+is "$?" 2 "an unknown description: exit 2"
+if can_sample; then
+	"$X" record -q -o native -- "$WLM" lat_chain >/dev/null 2>&1
+	out=$("$X" report native --model-machine base.json 2>&1 >/dev/null)
+	is "$?" 2 "a measured result: exit 2"
+	printf '%s\n' "$out" | grep -q "not a modelled result"
+	ok $? "... it has no prices to change ($out)"
+	cp -r rbase rforce
+	"$X" record -q -f -o rforce -- "$WLM" lat_chain >/dev/null 2>&1 &&
+		[ ! -e rforce/model.terms ] && [ ! -e rforce/flow.json ]
+	ok $? "record -f over a modelled result: its model.terms and flow.json are gone"
+else
+	skip 3 "cannot sample cpu-clock here"
+fi
+cp -r rbase rold
+rm rold/model.terms
+out=$("$X" report rold --model-machine dear.json 2>&1 >/dev/null)
+is "$?" 2 "a modelled result without model.terms: exit 2"
+printf '%s\n' "$out" | grep -q "has no model.terms"
+ok $? "... naming it ($out)"
+out=$("$X" check rdear --baseline rold --max-regress cpi=5% 2>&1 >/dev/null)
+is "$?" 2 "... and check --baseline against it: exit 2"
+
+# ---- hostile: a link, a mutated or truncated model.terms
+cp -r rbase rlink
+rm rlink/model.terms
+ln -s "$TMP/rbase/model.terms" rlink/model.terms
+"$X" report rlink --model-machine dear.json >/dev/null 2>link.err
+[ "$?" -ne 0 ] && grep -q "model.terms" link.err
+ok $? "a model.terms that is a link: refused, not followed ($(head -1 link.err))"
+python3 - rbase/model.terms <<'PY' >mut.list
+import os, random, sys
+data = open(sys.argv[1], "rb").read()
+rnd = random.Random(40)
+os.makedirs("mut", exist_ok=True)
+cases = [data[:n] for n in (0, 7, 8, 100, len(data) // 2, len(data) - 1)]
+for _ in range(40):
+    b = bytearray(data)
+    for _ in range(rnd.randint(1, 4)):
+        b[rnd.randrange(len(b))] = rnd.randrange(256)
+    cases.append(bytes(b))
+cases.append(data + b"\0" * 8)
+for i, c in enumerate(cases):
+    open("mut/%d" % i, "wb").write(c)
+    print(i)
+PY
+crash=0 lines=0 n=0
+while read -r i; do
+	rm -rf rm$i && cp -r rbase rm$i && cp "mut/$i" rm$i/model.terms
+	"$X" report rm$i --model-machine dear.json >/dev/null 2>m.err
+	rc=$?
+	n=$((n + 1))
+	[ "$rc" -ge 128 ] && crash=$((crash + 1)) && diag "mutation $i: exit $rc"
+	[ "$rc" -ne 0 ] && [ "$(wc -l <m.err)" != 1 ] && lines=$((lines + 1)) &&
+		diag "mutation $i: $(head -3 m.err)"
+	rm -rf rm$i
+done <mut.list
+is "$crash/$lines" 0/0 "$n mutated or truncated model.terms: no crash, each refusal one line"
+done_testing
