@@ -3,9 +3,11 @@
  * gexplore reads and no other target covers (issue 41): regions.bin
  * (pd_regions__read), offcpu.bin (pd_offcpu__read), and the Valgrind
  * outputs record --model reads, callgrind's (cg_profile__parse) and
- * cachegrind's (cg_lines__parse).
+ * cachegrind's (cg_lines__parse), and a modelled result's model.terms
+ * (model_terms_machine, then priced again with its own description:
+ * model_reprice__new).
  *
- * An input's first byte picks the reader (its value modulo 4, in that
+ * An input's first byte picks the reader (its value modulo 5, in that
  * order); the rest is the file. Seeds: a file of each kind written by the
  * suite (make fuzz-smoke), each behind its byte.
  */
@@ -21,7 +23,7 @@
 #include "perfdata/perfdata.h"
 #include "util/util.h"
 
-static char path[256];
+static char path[256], dir[256], terms_path[300];
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -36,6 +38,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (fd < 0)
 		abort();
 	close(fd);
+	snprintf(dir, sizeof(dir), "%s/gx-fuzz-terms.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(terms_path, sizeof(terms_path), "%s/%s", dir, MODEL_TERMS_FILE);
 	return 0;
 }
 
@@ -121,16 +127,41 @@ static void cachegrind(const uint8_t *p, size_t n)
 	free(text);
 }
 
+static void terms(const uint8_t *p, size_t n)
+{
+	int fd = open(terms_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	struct model_reprice *rp = NULL;
+	struct model_machine mm;
+	char *cause = NULL;
+
+	if (fd < 0 || gx_write_all(fd, p, n) != 0)
+		abort();
+	close(fd);
+	if (model_terms_machine(dir, &mm, &cause) == 0) {
+		free(cause);
+		cause = NULL;
+		if (model_reprice__new(&rp, dir, NULL, &mm, &cause) == 0) {
+			struct model_rp_out out[MODEL_RP_NR];
+
+			model_reprice__sample(rp, MODEL_RP_INSNS, 0, 1, 0, out);
+			model_reprice__delete(rp);
+		}
+		model_machine__exit(&mm);
+	}
+	free(cause);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (!size)
 		return 0;
-	switch (data[0] % 4) {
+	switch (data[0] % 5) {
 	case 0: regions(data + 1, size - 1); break;
 	case 1: offcpu(data + 1, size - 1); break;
 	case 2: callgrind(data + 1, size - 1); break;
-	default: cachegrind(data + 1, size - 1); break;
+	case 3: cachegrind(data + 1, size - 1); break;
+	default: terms(data + 1, size - 1); break;
 	}
 	return 0;
 }
