@@ -41,6 +41,15 @@ none_left() {	# none_left: no Valgrind of this test after 5 s
 	return 1
 }
 running() { [ "$(valgrinds)" -ge "$1" ]; }
+# spun: this test's Valgrinds have used 1.5 s of CPU between them, past
+# their start (a second of wall time is not, on a machine busy elsewhere)
+spun() {
+	local t=0 p
+	for p in $(pgrep -f "valgrind.*$TMP/" 2>/dev/null); do
+		t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+	done
+	[ "$t" -ge $(($(getconf CLK_TCK) * 3 / 2)) ]
+}
 
 # a workload that changes directory: all its instructions (within 1% of
 # the same run without the cd; the shell's own differ a little)
@@ -116,7 +125,7 @@ for sig in $sigs; do
 		>/dev/null 2>"r$sig.err" &
 	pid=$!
 	wait_for running 2 || diag "SIG$sig: Valgrind did not start"
-	sleep 1
+	wait_for spun || diag "SIG$sig: Valgrind used under 1.5 s of CPU in 30 s"
 	kill -$sig $pid
 	none_left
 	ok $? "SIG$sig: no Valgrind left after 5 s"
