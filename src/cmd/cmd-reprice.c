@@ -50,10 +50,15 @@ static void rp_meta(void *ctx, struct gx_meta *m)
 	model_reprice__meta(((struct cmd_reprice *)ctx)->m, m);
 }
 
+static double rp_flow(void *ctx, uint32_t module, uint64_t addr, double cycles)
+{
+	return model_reprice__flow_cycles(((struct cmd_reprice *)ctx)->m, module, addr, cycles);
+}
+
 static void init(struct cmd_reprice *c)
 {
 	c->rp = (struct gx_reprice){ .ctx = c, .begin = rp_begin, .slot = rp_slot,
-				     .sample = rp_sample, .meta = rp_meta };
+				     .sample = rp_sample, .meta = rp_meta, .flow_cycles = rp_flow };
 }
 
 void cmd_reprice__init_name(struct cmd_reprice *c, const char *machine)

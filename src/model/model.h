@@ -342,6 +342,10 @@ int model_reprice__slot(const char *event);
 size_t model_reprice__sample(struct model_reprice *rp, int slot, uint64_t ip,
 			     uint64_t period, uint64_t data_src,
 			     struct model_rp_out out[MODEL_RP_NR]);
+/* The cycles, priced again, of object obj's instruction at file address
+ * addr (flow.json's, loops.c); cycles (as recorded) where there is none. */
+double model_reprice__flow_cycles(const struct model_reprice *rp, uint32_t obj, uint64_t addr,
+				  double cycles);
 /* meta.json as priced again: its description, its modelled duration (from
  * m's cycles:modelled count, the new samples' sum), and a warning saying so. */
 void model_reprice__meta(const struct model_reprice *rp, struct gx_meta *m);

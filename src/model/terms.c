@@ -36,7 +36,7 @@
 #include "model-int.h"
 #include "util/util.h"
 
-#define TERMS_MAGIC "GXTERMS1"
+#define TERMS_MAGIC "GXTERMS2"
 #define TERMS_MAX (1ULL << 31)		/* bytes: far beyond any program's */
 #define TERMS_TEXT_MAX (1U << 20)	/* a description, -mcpu */
 
@@ -113,6 +113,8 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 		const struct cg_insn *c = &st->cg.insns[k];
 
 		tb_u64(&b, model_sample_ip(pr, c->obj, c->addr));
+		tb_u64(&b, c->obj);
+		tb_u64(&b, c->addr - pr->objs[c->obj].bias);	/* flow.json's address */
 		for (int j = 0; j < CG_NR; j++)
 			tb_u64(&b, c->c[j]);
 		tb_f64(&b, st->bcm ? st->bcm[k] : 0);
@@ -209,9 +211,10 @@ static bool good_f64(double d, bool nan_ok)
 }
 
 /* The state model_price needs, from a terms file's text; the recorded
- * description into *mm, the cycles it gave into *cycles. */
+ * description into *mm, the cycles it gave into *cycles, each
+ * instruction's address in its file into *faddr (allocated). */
 static int terms_parse(struct model_state *st, struct model_machine *mm, double *cycles,
-		       const char *p, size_t len, char **cause)
+		       uint64_t **faddr, const char *p, size_t len, char **cause)
 {
 	struct tread r = { .p = p, .n = len };
 	uint64_t flags, nc, ni, nb, nm, split;
@@ -251,7 +254,7 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 	st->split = (enum l2_split)split;
 	st->have_l2 = flags & TF_HAVE_L2;
 	st->have_native = flags & TF_HAVE_PAGES;
-	if (!fits(&r, nc, 8 * (CG_NR + 4)))
+	if (!fits(&r, nc, 8 * (CG_NR + 6)))
 		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
 			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
 	st->cg.nr_insns = nc;
@@ -259,10 +262,15 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 	st->bcm = xcalloc(nc + 1, sizeof(*st->bcm));
 	st->pass_l2 = xcalloc(nc + 1, sizeof(*st->pass_l2));
 	st->native_pages = xcalloc(nc + 1, sizeof(*st->native_pages));
+	*faddr = xcalloc(nc + 1, sizeof(**faddr));
 	for (size_t k = 0; k < nc; k++) {
 		struct cg_insn *c = &st->cg.insns[k];
+		uint64_t obj;
 
 		c->addr = rd_u64(&r);	/* the sample address (terms' own use) */
+		obj = rd_u64(&r);
+		c->obj = obj > UINT32_MAX ? UINT32_MAX : (uint32_t)obj;
+		(*faddr)[k] = rd_u64(&r);
 		for (int j = 0; j < CG_NR; j++)
 			c->c[j] = rd_u64(&r);
 		st->bcm[k] = rd_f64(&r);
@@ -338,6 +346,8 @@ struct model_reprice {
 	double (*carry)[MODEL_RP_NR];
 	double lat_new[4];
 	struct u64map at;			/* sample address -> cg index + 1 */
+	uint64_t *faddr;		/* per cg insn: its address in its file */
+	struct u64map fat;		/* (object, file address) -> cg index + 1 */
 	double totals[2];		/* cycles: as recorded (priced again), anew */
 };
 
@@ -420,9 +430,18 @@ static int terms_load(struct model_reprice *rp, const char *dir, char **cause)
 	}
 	if (!text)
 		return err;
-	err = terms_parse(&rp->st, &rp->from, &rp->from_cycles, text, len, cause);
+	err = terms_parse(&rp->st, &rp->from, &rp->from_cycles, &rp->faddr, text, len, cause);
 	free(text);
 	return err;
+}
+
+/* The key of an object's instruction at a file address (checked on a hit:
+ * two may share one). */
+static uint64_t file_key(uint32_t obj, uint64_t addr)
+{
+	uint64_t k[2] = { obj, addr };
+
+	return gx_hash(k, sizeof(k));
 }
 
 int model_terms_machine(const char *dir, struct model_machine *mm, char **cause)
@@ -449,6 +468,7 @@ int model_reprice__new(struct model_reprice **out, const char *dir, const char *
 
 	*out = NULL;
 	u64map__init(&rp->at);
+	u64map__init(&rp->fat);
 	err = terms_load(rp, dir, cause);
 	if (!err && to) {
 		json_t *j = model_machine__to_json(to);
@@ -484,8 +504,10 @@ int model_reprice__new(struct model_reprice **out, const char *dir, const char *
 	rp->totals[0] = again;
 	rp->totals[1] = price_with(&rp->st, &rp->to, rp->new);
 	memcpy(rp->lat_new, rp->st.mc.lat, sizeof(rp->lat_new));
-	for (size_t k = 0; k < n; k++)
+	for (size_t k = 0; k < n; k++) {
 		u64map__findnew(&rp->at, rp->st.cg.insns[k].addr, k + 1);
+		u64map__findnew(&rp->fat, file_key(rp->st.cg.insns[k].obj, rp->faddr[k]), k + 1);
+	}
 	*out = rp;
 	return 0;
 fail:
@@ -510,6 +532,8 @@ void model_reprice__delete(struct model_reprice *rp)
 	free(rp->new);
 	free(rp->carry);
 	u64map__exit(&rp->at);
+	u64map__exit(&rp->fat);
+	free(rp->faddr);
 	free(rp);
 }
 
@@ -610,6 +634,20 @@ size_t model_reprice__sample(struct model_reprice *rp, int slot, uint64_t ip,
 	return out[0].period ? 1 : 0;
 }
 
+double model_reprice__flow_cycles(const struct model_reprice *rp, uint32_t obj, uint64_t addr,
+				  double cycles)
+{
+	const uint64_t *at = u64map__find(&rp->fat, file_key(obj, addr));
+	size_t k;
+
+	if (!at)
+		return cycles;
+	k = *at - 1;
+	if (rp->st.cg.insns[k].obj != obj || rp->faddr[k] != addr)
+		return cycles;	/* another instruction under its key */
+	return rp->new[k][MODEL_RP_CYCLES];
+}
+
 void model_reprice__meta(const struct model_reprice *rp, struct gx_meta *m)
 {
 	uint64_t cycles = 0;
@@ -622,7 +660,6 @@ void model_reprice__meta(const struct model_reprice *rp, struct gx_meta *m)
 	if (rp->to.price[MP_GHZ] > 0)
 		m->duration_s = (double)cycles / (rp->to.price[MP_GHZ] * 1e9);
 	gx_meta__add_warning(m, "model: priced again with machine description '%s' (recorded "
-			     "with '%s'): %.0f cycles where the recording had %.0f; the control "
-			     "flow's cycles (loops, blocks) are the recording's",
+			     "with '%s'): %.0f cycles where the recording had %.0f",
 			     rp->to.name, rp->from.name, rp->totals[1], rp->totals[0]);
 }

@@ -60,7 +60,8 @@ static void exact_branches(struct gx_flow *f, json_t *jumps)
 	f->branches = b;
 }
 
-static int load_exact(struct gx_flow *f, json_t *root, char **cause)
+static int load_exact(struct gx_flow *f, json_t *root, const struct gx_reprice *rp,
+		      char **cause)
 {
 	json_t *mods = json_object_get(root, "modules"), *ins = json_object_get(root, "insns");
 	json_t *jumps = json_object_get(root, "jumps");
@@ -86,6 +87,8 @@ static int load_exact(struct gx_flow *f, json_t *root, char **cause)
 			return gx_fail(cause, GX_E_FORMAT, "flow.json: instruction %zu is not "
 					   "[module, address, length, kind, executions, cycles, "
 					   "mispredicts]", i);
+		if (rp && rp->flow_cycles)
+			cyc = rp->flow_cycles(rp->ctx, (uint32_t)m, (uint64_t)addr, cyc);
 		flow_graph__add_insn(&f->graph, (uint32_t)m, (uint64_t)addr, (uint32_t)len,
 				     (enum flow_kind)kind, (uint64_t)execs, cyc, (uint64_t)mis);
 	}
@@ -97,7 +100,8 @@ static int load_exact(struct gx_flow *f, json_t *root, char **cause)
 	return 0;
 }
 
-static int load_json(struct gx_flow *f, const char *dir, char **cause)
+static int load_json(struct gx_flow *f, const char *dir, const struct gx_reprice *rp,
+		     char **cause)
 {
 	char *path = xasprintf("%s/flow.json", dir), *text;
 	size_t len;
@@ -118,7 +122,7 @@ static int load_json(struct gx_flow *f, const char *dir, char **cause)
 	free(text);
 	if (!root)
 		return gx_fail(cause, GX_E_FORMAT, "flow.json: %s (line %d)", je.text, je.line);
-	err = load_exact(f, root, cause);
+	err = load_exact(f, root, rp, cause);
 	json_decref(root);
 	return err;
 }
@@ -133,7 +137,8 @@ void gx_flow__delete(struct gx_flow *f)
 	free(f);
 }
 
-int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p, char **cause)
+int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p,
+		  const struct gx_reprice *rp, char **cause)
 {
 	struct gx_flow *f = xcalloc(1, sizeof(*f));
 	const struct flow_stacks *fs = p ? profile__branch_stacks(p, &f->wrong_path) : NULL;
@@ -142,7 +147,7 @@ int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p, char
 	*out = NULL;
 	f->prof = p;
 	flow_graph__init(&f->graph);
-	err = dir ? load_json(f, dir, cause) : 1;
+	err = dir ? load_json(f, dir, rp, cause) : 1;
 	if (err < 0 || (err > 0 && !fs)) {
 		gx_flow__delete(f);
 		return err < 0 ? err : 0;

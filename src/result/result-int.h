@@ -27,8 +27,12 @@ bool gx_regions__contains(const struct gx_regions *g, size_t name_idx, uint32_t 
 /* ---- flow.c: the control flow (gx_result__flow) -------------------------- */
 
 /* From DIR/flow.json (a modelled run; dir NULL: none), else p's branch
- * stacks: 0 with *out NULL when there is neither. */
-int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p, char **cause);
+ * stacks: 0 with *out NULL when there is neither. rp (NULL: none): the
+ * modelled result priced again, its instructions' cycles through
+ * rp->flow_cycles. */
+struct gx_reprice;
+int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p,
+		  const struct gx_reprice *rp, char **cause);
 void gx_flow__delete(struct gx_flow *f);
 
 /* ---- weight.c: the weight values' names ---------------------------------- */

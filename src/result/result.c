@@ -64,6 +64,7 @@ struct gx_result {
 	int cs_evsel;			/* the context-switches event sampled at each switch-out */
 	struct gx_flow *flow;		/* gx_result__flow's, once asked */
 	bool flow_tried;
+	char *flow_why;			/* why it could not be loaded, or NULL */
 	/* weight values (GX_SOURCE_WEIGHT), after the off-CPU values: the
 	 * first, and per recorded event its value index (UINT32_MAX) */
 	size_t w0;
@@ -1034,8 +1035,18 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	if (!err && r->offcpu)
 		profile_offcpu__finish(r->offcpu, 0);
 	profile__finish(r->profile);
-	if (o->reprice && !err)
+	if (o->reprice && !err) {
+		char *why = NULL;
+
 		reprice_tool__finish(&rpt);
+		/* the control flow's cycles priced again too, while the
+		 * re-pricing is at hand */
+		r->flow_tried = true;
+		if (gx_flow__load(&r->flow, r->dir, r->profile, o->reprice, &why))
+			r->flow_why = why;
+		else
+			free(why);
+	}
 	reprice_tool__exit(&rpt);
 	if (err)
 		goto fail;
@@ -1073,10 +1084,13 @@ const struct gx_flow *gx_result__flow(struct gx_result *r, char **cause)
 
 	if (!r->flow_tried) {
 		r->flow_tried = true;
-		if (gx_flow__load(&r->flow, r->dir, r->profile, &why) && cause)
-			*cause = why, why = NULL;
-		free(why);
+		if (gx_flow__load(&r->flow, r->dir, r->profile, NULL, &why))
+			r->flow_why = why;
+		else
+			free(why);
 	}
+	if (!r->flow && r->flow_why && cause)
+		*cause = xstrdup(r->flow_why);
 	return r->flow;
 }
 
@@ -1086,6 +1100,7 @@ void gx_result__delete(struct gx_result *r)
 		return;
 	gx_free_strv(r->notes, r->nr_notes);
 	gx_flow__delete(r->flow);
+	free(r->flow_why);
 	gx_regions__delete(r->regions);
 	free(r->region);
 	free(r->run_samples);

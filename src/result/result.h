@@ -57,6 +57,9 @@ struct gx_reprice {
 	size_t (*sample)(void *ctx, int slot, const struct pd_sample *s,
 			 struct gx_reprice_out *out);
 	void (*meta)(void *ctx, struct gx_meta *m);
+	/* flow.json's instruction of module (its index there) at a file
+	 * address: its cycles priced again (NULL: as recorded) */
+	double (*flow_cycles)(void *ctx, uint32_t module, uint64_t addr, double cycles);
 };
 
 struct gx_result_opts {

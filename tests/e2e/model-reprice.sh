@@ -95,6 +95,20 @@ ok $? "... the indirect mispredicts the base priced at nothing now priced (their
 "$X" report rbase --model-machine dear.json 2>/dev/null >again.txt
 grep -q "priced again with machine description 'dear' (recorded with 'base')" again.txt
 ok $? "... and the report says it was priced again, with both names"
+"$X" report rbase --model-machine dear.json --by loop --json --limit 0 >loops-again.json 2>/dev/null
+"$X" report rdear --by loop --json --limit 0 >loops-dear.json 2>/dev/null
+python3 - loops-again.json loops-dear.json <<'PY'
+import json, sys
+a, b = (json.load(open(f))["loops"] for f in sys.argv[1:3])
+key = lambda l: (l["module"], l["head"])
+ca = {key(l): l["cycles_per_iteration"] for l in a}
+cb = {key(l): l["cycles_per_iteration"] for l in b}
+bad = [k for k in cb if abs(ca.get(k, -1) - cb[k]) > 0.002 * cb[k] + 0.01]
+print("# interp's loop: %s cycles an iteration, %s as recorded with dear.json" %
+      ([v for k, v in ca.items() if "wl-model" in k[0]][:1], [v for k, v in cb.items() if "wl-model" in k[0]][:1]))
+sys.exit(0 if cb and not bad and set(ca) == set(cb) else 1)
+PY
+ok $? "... and the loops' cycles an iteration (flow.json) too"
 "$X" report rbase --model-machine base.json --json --limit 0 >same.json 2>/dev/null
 "$X" report rbase --json --limit 0 >base-rep.json 2>/dev/null
 # shellcheck disable=SC2086
