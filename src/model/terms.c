@@ -210,53 +210,51 @@ static bool good_f64(double d, bool nan_ok)
 	return (nan_ok && isnan(d)) || (isfinite(d) && d >= 0);
 }
 
-/* The state model_price needs, from a terms file's text; the recorded
- * description into *mm, the cycles it gave into *cycles, each
- * instruction's address in its file into *faddr (allocated). */
-static int terms_parse(struct model_state *st, struct model_machine *mm, double *cycles,
-		       uint64_t **faddr, const char *p, size_t len, char **cause)
+/* The header: the pricing's figures and the description into st and
+ * *mm, the recorded cycles into *cycles, the tables' sizes into n[4]
+ * (instructions, sorted instructions, blocks, moves). */
+static int terms_header(struct tread *r, struct model_state *st, struct model_machine *mm,
+			double *cycles, uint64_t n[4], char **cause)
 {
-	struct tread r = { .p = p, .n = len };
-	uint64_t flags, nc, ni, nb, nm, split;
+	uint64_t flags, split;
 	char *desc;
 	int err;
 
-	if (len < 8 || memcmp(p, TERMS_MAGIC, 8))
+	if (r->n < 8 || memcmp(r->p, TERMS_MAGIC, 8))
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);
-	r.at = 8;
-	split = rd_u64(&r);
-	flags = rd_u64(&r);
-	st->width = rd_f64(&r);
-	st->fma_mca = rd_f64(&r);
-	st->add_mca = rd_f64(&r);
-	*cycles = rd_f64(&r);
+	r->at = 8;
+	split = rd_u64(r);
+	flags = rd_u64(r);
+	st->width = rd_f64(r);
+	st->fma_mca = rd_f64(r);
+	st->add_mca = rd_f64(r);
+	*cycles = rd_f64(r);
 	for (int g = 0; g < GEO_NR; g++) {
-		st->geo[g].size = rd_u64(&r);
-		st->geo[g].assoc = (unsigned)rd_u64(&r);
-		st->geo[g].line = (unsigned)rd_u64(&r);
+		st->geo[g].size = rd_u64(r);
+		st->geo[g].assoc = (unsigned)rd_u64(r);
+		st->geo[g].line = (unsigned)rd_u64(r);
 	}
-	st->mcpu = rd_text(&r);
-	desc = rd_text(&r);
-	nc = rd_u64(&r);
-	ni = rd_u64(&r);
-	nb = rd_u64(&r);
-	nm = rd_u64(&r);
-	if (r.bad || split > SPLIT_L3 || !(st->width > 0 && isfinite(st->width)) ||
+	st->mcpu = rd_text(r);
+	desc = rd_text(r);
+	for (int k = 0; k < 4; k++)
+		n[k] = rd_u64(r);
+	if (r->bad || split > SPLIT_L3 || !(st->width > 0 && isfinite(st->width)) ||
 	    !good_f64(st->fma_mca, true) || !good_f64(st->add_mca, true) || !good_f64(*cycles, false)) {
 		free(desc);
 		return gx_fail(cause, GX_E_FORMAT, "%s: its header is damaged", MODEL_TERMS_FILE);
 	}
 	err = model_machine__parse(mm, desc, strlen(desc), MODEL_TERMS_FILE, cause);
 	free(desc);
-	if (err)
-		return err;
 	st->split = (enum l2_split)split;
 	st->have_l2 = flags & TF_HAVE_L2;
 	st->have_native = flags & TF_HAVE_PAGES;
-	if (!fits(&r, nc, 8 * (CG_NR + 6)))
-		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
-			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
+	return err;
+}
+
+/* nc instructions' records (their size checked) */
+static void terms_insns(struct tread *r, struct model_state *st, uint64_t **faddr, uint64_t nc)
+{
 	st->cg.nr_insns = nc;
 	st->cg.insns = xcalloc(nc + 1, sizeof(*st->cg.insns));
 	st->bcm = xcalloc(nc + 1, sizeof(*st->bcm));
@@ -267,18 +265,37 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 		struct cg_insn *c = &st->cg.insns[k];
 		uint64_t obj;
 
-		c->addr = rd_u64(&r);	/* the sample address (terms' own use) */
-		obj = rd_u64(&r);
+		c->addr = rd_u64(r);	/* the sample address (terms' own use) */
+		obj = rd_u64(r);
 		c->obj = obj > UINT32_MAX ? UINT32_MAX : (uint32_t)obj;
-		(*faddr)[k] = rd_u64(&r);
+		(*faddr)[k] = rd_u64(r);
 		for (int j = 0; j < CG_NR; j++)
-			c->c[j] = rd_u64(&r);
-		st->bcm[k] = rd_f64(&r);
-		st->pass_l2[k] = rd_u64(&r);
-		st->native_pages[k] = rd_u64(&r);
+			c->c[j] = rd_u64(r);
+		st->bcm[k] = rd_f64(r);
+		st->pass_l2[k] = rd_u64(r);
+		st->native_pages[k] = rd_u64(r);
 		if (!good_f64(st->bcm[k], false))
-			r.bad = true;
+			r->bad = true;
 	}
+}
+
+/* The state model_price needs, from a terms file's text; the recorded
+ * description into *mm, the cycles it gave into *cycles, each
+ * instruction's address in its file into *faddr (allocated). */
+static int terms_parse(struct model_state *st, struct model_machine *mm, double *cycles,
+		       uint64_t **faddr, const char *p, size_t len, char **cause)
+{
+	struct tread r = { .p = p, .n = len };
+	uint64_t n[4], nc, ni, nb, nm;
+	int err = terms_header(&r, st, mm, cycles, n, cause);
+
+	if (err)
+		return err;
+	nc = n[0], ni = n[1], nb = n[2], nm = n[3];
+	if (!fits(&r, nc, 8 * (CG_NR + 6)))
+		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
+			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
+	terms_insns(&r, st, faddr, nc);
 	if (!fits(&r, ni, 16))
 		return gx_fail(cause, GX_E_FORMAT, "%s: damaged at its instructions", MODEL_TERMS_FILE);
 	st->nr_ins = ni;

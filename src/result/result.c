@@ -167,11 +167,32 @@ static void reprice_tool__init(struct reprice_tool *rt, struct gx_result *r,
 			rt->evsel_of[rt->slot[i]] = i;
 }
 
+/* A modelled result priced again: rp begun on its directory, and its
+ * tool in front of *inner. */
+static int reprice_tool__open(struct reprice_tool *rt, struct gx_result *r,
+			      const struct gx_reprice *rp, struct pd_tool **inner, char **cause)
+{
+	int err;
+
+	if (!r->have_meta || !r->meta.modelled)
+		return gx_fail(cause, GX_E_USAGE, "%s is not a modelled result: it has no prices "
+			       "to change", r->path);
+	err = rp->begin(rp->ctx, r->dir, cause);
+	if (err)
+		return err;
+	reprice_tool__init(rt, r, rp, *inner);
+	*inner = &rt->tool;
+	return 0;
+}
+
 /* The re-priced events' counts are their new samples' sums; then the
- * rest of meta.json as the model says. */
+ * rest of meta.json as the model says, and the control flow's cycles
+ * priced again too, while the re-pricing is at hand. */
 static void reprice_tool__finish(struct reprice_tool *rt)
 {
-	struct gx_meta *m = &rt->r->meta;
+	struct gx_result *r = rt->r;
+	struct gx_meta *m = &r->meta;
+	char *why = NULL;
 
 	for (size_t i = 0; i < rt->r->nr_evsels; i++) {
 		const char *name = perf_reader__evsel(rt->r->reader, i)->name;
@@ -183,6 +204,11 @@ static void reprice_tool__finish(struct reprice_tool *rt)
 				m->events[k].count = rt->sum[i];
 	}
 	rt->rp->meta(rt->rp->ctx, m);
+	r->flow_tried = true;
+	if (gx_flow__load(&r->flow, r->dir, r->profile, rt->rp, &why))
+		r->flow_why = why;
+	else
+		free(why);
 }
 
 static void reprice_tool__exit(struct reprice_tool *rt)
@@ -1003,16 +1029,9 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		goto fail;
 	inner = profile__tool(r->profile);
 	if (o->reprice) {
-		if (!r->have_meta || !r->meta.modelled) {
-			err = gx_fail(cause, GX_E_USAGE, "%s is not a modelled result: it has no "
-				      "prices to change", r->path);
-			goto fail;
-		}
-		err = o->reprice->begin(o->reprice->ctx, r->dir, cause);
+		err = reprice_tool__open(&rpt, r, o->reprice, &inner, cause);
 		if (err)
 			goto fail;
-		reprice_tool__init(&rpt, r, o->reprice, inner);
-		inner = &rpt.tool;
 	}
 	if (r->region) {
 		region_tool__init(&rt, r->regions, r->region_idx, inner);
@@ -1035,18 +1054,8 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 	if (!err && r->offcpu)
 		profile_offcpu__finish(r->offcpu, 0);
 	profile__finish(r->profile);
-	if (o->reprice && !err) {
-		char *why = NULL;
-
+	if (o->reprice && !err)
 		reprice_tool__finish(&rpt);
-		/* the control flow's cycles priced again too, while the
-		 * re-pricing is at hand */
-		r->flow_tried = true;
-		if (gx_flow__load(&r->flow, r->dir, r->profile, o->reprice, &why))
-			r->flow_why = why;
-		else
-			free(why);
-	}
 	reprice_tool__exit(&rpt);
 	if (err)
 		goto fail;
