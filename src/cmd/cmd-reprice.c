@@ -39,7 +39,8 @@ static size_t rp_sample(void *ctx, int slot, const struct pd_sample *s,
 	struct model_rp_out o[MODEL_RP_NR];
 	size_t n = model_reprice__sample(c->m, slot, s->ip, s->period, s->data_src, o);
 
-	for (size_t i = 0; i < n && i < GX_REPRICE_MAX; i++)
+	_Static_assert(MODEL_RP_NR <= GX_REPRICE_MAX, "a sample's outputs fit in the result's");
+	for (size_t i = 0; i < n && i < MODEL_RP_NR; i++)
 		out[i] = (struct gx_reprice_out){ .slot = o[i].slot, .period = o[i].period,
 						  .weight = o[i].weight };
 	return n;
