@@ -11,6 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "ci/ci.h"
 #include "model/model.h"
 #include "result/result.h"
 #include "util/util.h"
@@ -117,15 +118,11 @@ int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_r
 	struct gx_result_opts o = *oo;
 	struct gx_result *again = NULL;
 	struct cmd_reprice rp;
-	char *why, *whynot = NULL;
+	char *why = NULL, *whynot = NULL;
 	int err;
 
 	*note = NULL;
-	if (!gx_result__modelled(*res) || !gx_result__modelled(like))
-		return 0;
-	why = gx_meta_machine__differs(&gx_result__meta(*res)->machine, gx_result__path(*res),
-				       &gx_result__meta(like)->machine, gx_result__path(like));
-	if (!why)
+	if (!ci_same_pricing(*res, like, &why))	/* not both modelled, or priced alike */
 		return 0;
 	err = cmd_reprice__init_like(&rp, gx_result__dir(like), &whynot);
 	if (!err) {

@@ -35,6 +35,27 @@ int gx_flow__load(struct gx_flow **out, const char *dir, struct profile *p,
 		  const struct gx_reprice *rp, char **cause);
 void gx_flow__delete(struct gx_flow *f);
 
+/* ---- reprice.c: a modelled result priced again (gx_reprice) ---------------- */
+
+/* The tool: each sample of an event rp prices (its slot) becomes what
+ * rp->sample says, fed to inner; the rest passes as it is. */
+struct reprice_tool {
+	struct pd_tool tool;		/* first: the reader passes &tool */
+	struct pd_tool *inner;
+	const struct gx_reprice *rp;
+	struct perf_reader *reader;
+	size_t nr_evsels;
+	int *slot;			/* per evsel, -1: as recorded */
+	size_t *evsel_of;		/* per slot: its evsel, SIZE_MAX: none */
+	size_t nr_slots;
+	uint64_t *sum;			/* per evsel: the periods fed on */
+};
+void reprice_tool__init(struct reprice_tool *rt, struct perf_reader *reader, size_t nr_evsels,
+			const struct gx_reprice *rp, struct pd_tool *inner);
+/* m's counts of the re-priced events: their new samples' sums */
+void reprice_tool__counts(const struct reprice_tool *rt, struct gx_meta *m);
+void reprice_tool__exit(struct reprice_tool *rt);
+
 /* ---- weight.c: the weight values' names ---------------------------------- */
 
 /* The name of event's weight value: "mem-loads:weight" for

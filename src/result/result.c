@@ -79,94 +79,6 @@ static void add_note(struct gx_result *r, char *msg)
 
 /* ---- a modelled result priced again (gx_reprice) ------------------------- */
 
-struct reprice_tool {
-	struct pd_tool tool;		/* first: the reader passes &tool */
-	struct pd_tool *inner;
-	const struct gx_reprice *rp;
-	struct gx_result *r;
-	int *slot;			/* per evsel, -1: as recorded */
-	size_t *evsel_of;		/* per slot: its evsel, SIZE_MAX: none */
-	size_t nr_slots;
-	uint64_t *sum;			/* per evsel: the periods fed on */
-};
-
-static int reprice_sample(struct pd_tool *t, const struct pd_sample *s)
-{
-	struct reprice_tool *rt = (struct reprice_tool *)t;
-	struct gx_reprice_out out[GX_REPRICE_MAX];
-	int slot = s->evsel < rt->r->nr_evsels ? rt->slot[s->evsel] : -1;
-	size_t n;
-
-	if (slot < 0)
-		return rt->inner->sample(rt->inner, s);
-	n = rt->rp->sample(rt->rp->ctx, slot, s, out);
-	for (size_t i = 0; i < n && i < GX_REPRICE_MAX; i++) {
-		struct pd_sample c = *s;
-		size_t e = out[i].slot >= 0 && (size_t)out[i].slot < rt->nr_slots ?
-			   rt->evsel_of[out[i].slot] : SIZE_MAX;
-		const struct pd_evsel *ev;
-		int err;
-
-		if (e == SIZE_MAX)
-			continue;
-		ev = perf_reader__evsel(rt->r->reader, e);
-		c.evsel = (uint32_t)e;
-		c.id = ev->nr_ids ? ev->ids[0] : s->id;
-		c.period = out[i].period;
-		if (out[i].weight != UINT64_MAX)
-			c.weight = out[i].weight;
-		if (rt->sum[e] + c.period < rt->sum[e])
-			continue;	/* would overflow: the profile leaves it out too */
-		rt->sum[e] += c.period;
-		err = rt->inner->sample(rt->inner, &c);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-#define FWD(name, type)                                                            \
-	static int fwd_##name(struct pd_tool *t, const type *e)                    \
-	{                                                                          \
-		struct reprice_tool *rt = (struct reprice_tool *)t;                \
-		return rt->inner->name ? rt->inner->name(rt->inner, e) : 0;        \
-	}
-FWD(mmap, struct pd_mmap)
-FWD(comm, struct pd_comm)
-FWD(fork, struct pd_task)
-FWD(exit, struct pd_task)
-FWD(lost, struct pd_lost)
-
-static int fwd_other(struct pd_tool *t, const struct perf_event_header *h, uint64_t off)
-{
-	struct reprice_tool *rt = (struct reprice_tool *)t;
-
-	return rt->inner->other ? rt->inner->other(rt->inner, h, off) : 0;
-}
-
-static void reprice_tool__init(struct reprice_tool *rt, struct gx_result *r,
-			       const struct gx_reprice *rp, struct pd_tool *inner)
-{
-	*rt = (struct reprice_tool){
-		.tool = { reprice_sample, fwd_mmap, fwd_comm, fwd_fork, fwd_exit, fwd_lost,
-			  fwd_other },
-		.inner = inner, .rp = rp, .r = r,
-		.slot = xcalloc(r->nr_evsels + 1, sizeof(int)),
-		.sum = xcalloc(r->nr_evsels + 1, sizeof(uint64_t)),
-	};
-	for (size_t i = 0; i < r->nr_evsels; i++) {
-		rt->slot[i] = rp->slot(rp->ctx, perf_reader__evsel(r->reader, i)->name);
-		if (rt->slot[i] >= 0 && (size_t)rt->slot[i] + 1 > rt->nr_slots)
-			rt->nr_slots = (size_t)rt->slot[i] + 1;
-	}
-	rt->evsel_of = xcalloc(rt->nr_slots + 1, sizeof(size_t));
-	for (size_t k = 0; k < rt->nr_slots; k++)
-		rt->evsel_of[k] = SIZE_MAX;
-	for (size_t i = r->nr_evsels; i-- > 0;)
-		if (rt->slot[i] >= 0)
-			rt->evsel_of[rt->slot[i]] = i;
-}
-
 /* A modelled result priced again: rp begun on its directory, and its
  * tool in front of *inner. */
 static int reprice_tool__open(struct reprice_tool *rt, struct gx_result *r,
@@ -180,7 +92,7 @@ static int reprice_tool__open(struct reprice_tool *rt, struct gx_result *r,
 	err = rp->begin(rp->ctx, r->dir, cause);
 	if (err)
 		return err;
-	reprice_tool__init(rt, r, rp, *inner);
+	reprice_tool__init(rt, r->reader, r->nr_evsels, rp, *inner);
 	*inner = &rt->tool;
 	return 0;
 }
@@ -188,35 +100,17 @@ static int reprice_tool__open(struct reprice_tool *rt, struct gx_result *r,
 /* The re-priced events' counts are their new samples' sums; then the
  * rest of meta.json as the model says, and the control flow's cycles
  * priced again too, while the re-pricing is at hand. */
-static void reprice_tool__finish(struct reprice_tool *rt)
+static void reprice_tool__finish(struct reprice_tool *rt, struct gx_result *r)
 {
-	struct gx_result *r = rt->r;
-	struct gx_meta *m = &r->meta;
 	char *why = NULL;
 
-	for (size_t i = 0; i < rt->r->nr_evsels; i++) {
-		const char *name = perf_reader__evsel(rt->r->reader, i)->name;
-
-		if (rt->slot[i] < 0 || !name)
-			continue;
-		for (uint32_t k = 0; k < m->nr_events; k++)
-			if (m->events[k].name && !strcmp(m->events[k].name, name))
-				m->events[k].count = rt->sum[i];
-	}
-	rt->rp->meta(rt->rp->ctx, m);
+	reprice_tool__counts(rt, &r->meta);
+	rt->rp->meta(rt->rp->ctx, &r->meta);
 	r->flow_tried = true;
 	if (gx_flow__load(&r->flow, r->dir, r->profile, rt->rp, &why))
 		r->flow_why = why;
 	else
 		free(why);
-}
-
-static void reprice_tool__exit(struct reprice_tool *rt)
-{
-	GX_FREE(rt->slot, rt->sum, rt->evsel_of);
-	rt->slot = NULL;
-	rt->sum = NULL;
-	rt->evsel_of = NULL;
 }
 
 /* ---- a tool that shows every record to a tap, then to the profile ------- */
@@ -1055,7 +949,7 @@ int gx_result__open(struct gx_result **out, const char *arg, const struct gx_res
 		profile_offcpu__finish(r->offcpu, 0);
 	profile__finish(r->profile);
 	if (o->reprice && !err)
-		reprice_tool__finish(&rpt);
+		reprice_tool__finish(&rpt, r);
 	reprice_tool__exit(&rpt);
 	if (err)
 		goto fail;
