@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/model.h"
+#include "result/result.h"
+
 struct cmd_entry;
 
 /*
@@ -239,9 +242,6 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
  * dir was priced by (its model.terms), 0 or a negative code with *cause.
  * from and to: the descriptions' names once a result was opened with it.
  */
-#include "model/model.h"
-#include "result/result.h"
-
 struct cmd_reprice {
 	struct gx_reprice rp;
 	const char *machine;

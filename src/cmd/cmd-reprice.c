@@ -131,11 +131,11 @@ int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_r
 	}
 	if (err) {
 		err = gx_fail(cause, GX_E_USAGE, "%s; priced again, %s", why, whynot);
-	} else {
+	} else {	/* a line for cmd_warn, which escapes it */
 		*note = xasprintf("%s priced again with machine description '%s', as %s is (it was "
 				  "recorded with '%s'): %" PRIu64 " cycles where it had %" PRIu64,
-				  gx_esc(gx_result__path(again)), cmd_reprice__to(&rp),
-				  gx_esc(gx_result__path(like)), cmd_reprice__from(&rp),
+				  gx_result__path(again), cmd_reprice__to(&rp),
+				  gx_result__path(like), cmd_reprice__from(&rp),
 				  cycles_of(again), cycles_of(*res));
 		gx_result__delete(*res);
 		*res = again;

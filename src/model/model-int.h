@@ -475,7 +475,6 @@ struct model_state {
 	int stopped;			/* the signal that stopped the run, -1: --duration */
 };
 
-
 /* Each modelled block's cycles from llvm-mca's and the description's
  * throughputs (fma_tput, add_tput against llvm-mca's fma_mca, add_mca),
  * and cpi_rest; *fma_scale, *add_scale: the scales (NULL: not wanted). */

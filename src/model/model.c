@@ -90,7 +90,6 @@ static int cmp_ins(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* AT&T text cleaned for llvm-mca: tabs to spaces, no comment, no <sym>. */
 /* A rep-prefixed string instruction: callgrind counts each of its
  * iterations as one instruction, llvm-mca prices it as a whole run (100
  * cycles): it is priced per iteration instead (REP_CYCLES). */
@@ -99,6 +98,7 @@ static bool is_rep(const char *t)
 	return !strncmp(t, "rep", 3);
 }
 
+/* AT&T text cleaned for llvm-mca: tabs to spaces, no comment, no <sym>. */
 static char *clean_insn(const char *s, size_t n)
 {
 	char *t = xstrndup(s, n), *c;
@@ -366,7 +366,6 @@ static bool is_loop(const struct model_state *st, const struct model_block *b)
 	       target + st->objs[first->obj].bias == first->addr;
 }
 
-/* The hot blocks through llvm-mca in one run; cpi_rest from what it said. */
 /* A throughput's scale: the description's over llvm-mca's, where they
  * differ by over 10%; else 1. */
 static double tput_scale(double desc, double mca)
@@ -395,6 +394,7 @@ void model_block_scale(struct model_state *st, double *fma_scale, double *add_sc
 		*add_scale = as;
 }
 
+/* The hot blocks through llvm-mca in one run; cpi_rest from what it said. */
 static void model_blocks(struct model_state *st)
 {
 	struct model_block *order = xcalloc(st->nr_blocks + 1, sizeof(*order));

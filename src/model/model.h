@@ -326,8 +326,6 @@ void model_reprice__delete(struct model_reprice *rp);
 int model_terms_machine(const char *dir, struct model_machine *mm, char **cause);
 const struct model_machine *model_reprice__from(const struct model_reprice *rp);
 const struct model_machine *model_reprice__to(const struct model_reprice *rp);
-/* The modelled cycles, as recorded (anew false) or as priced again. */
-double model_reprice__cycles(const struct model_reprice *rp, bool anew);
 /* The slot of the event named so, -1: none (kept as recorded). */
 int model_reprice__slot(const char *event);
 /*

@@ -564,11 +564,6 @@ const struct model_machine *model_reprice__to(const struct model_reprice *rp)
 	return &rp->to;
 }
 
-double model_reprice__cycles(const struct model_reprice *rp, bool anew)
-{
-	return rp->totals[anew];
-}
-
 static const char *const rp_names[MODEL_RP_NR] = {
 	[MODEL_RP_CYCLES] = "cycles:modelled",
 	[MODEL_RP_BRMISS] = "branch-misses:modelled",
