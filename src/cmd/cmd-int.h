@@ -239,18 +239,17 @@ int tui_open_result(const char *result, const char *parent, const char *cpu,
  * A modelled result priced again (cmd-reprice.c): rp goes into
  * gx_result_opts.reprice. init_name: with the description machine names
  * (a name or a file, as --model takes); init_like: with the one result
- * dir was priced by (its model.terms), 0 or a negative code with *cause.
- * from and to: the descriptions' names once a result was opened with it.
+ * dir was priced by (its model.terms). from and to: the descriptions'
+ * names once a result was opened with it.
  */
 struct cmd_reprice {
 	struct gx_reprice rp;
-	const char *machine;
-	struct model_machine to;
-	bool have_to;
+	const char *machine;	/* borrowed */
+	const char *like;	/* borrowed */
 	struct model_reprice *m;
 };
 void cmd_reprice__init_name(struct cmd_reprice *c, const char *machine);
-int cmd_reprice__init_like(struct cmd_reprice *c, const char *dir, char **cause);
+void cmd_reprice__init_like(struct cmd_reprice *c, const char *dir);
 const char *cmd_reprice__from(const struct cmd_reprice *c);
 const char *cmd_reprice__to(const struct cmd_reprice *c);
 void cmd_reprice__exit(struct cmd_reprice *c);

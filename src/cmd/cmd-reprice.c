@@ -24,7 +24,7 @@ static int rp_begin(void *ctx, const char *dir, char **cause)
 		return gx_fail(cause, GX_E_USAGE, "a bare perf.data has no model terms to price again");
 	model_reprice__delete(c->m);
 	c->m = NULL;
-	return model_reprice__new(&c->m, dir, c->machine, c->have_to ? &c->to : NULL, cause);
+	return model_reprice__new(&c->m, dir, c->machine, c->like, cause);
 }
 
 static int rp_slot(void *ctx, const char *event)
@@ -70,17 +70,11 @@ void cmd_reprice__init_name(struct cmd_reprice *c, const char *machine)
 	init(c);
 }
 
-int cmd_reprice__init_like(struct cmd_reprice *c, const char *dir, char **cause)
+void cmd_reprice__init_like(struct cmd_reprice *c, const char *dir)
 {
-	int err;
-
 	memset(c, 0, sizeof(*c));
+	c->like = dir;
 	init(c);
-	if (!dir)
-		return gx_fail(cause, GX_E_USAGE, "a bare perf.data has no model terms");
-	err = model_terms_machine(dir, &c->to, cause);
-	c->have_to = !err;
-	return err;
 }
 
 const char *cmd_reprice__from(const struct cmd_reprice *c)
@@ -90,14 +84,12 @@ const char *cmd_reprice__from(const struct cmd_reprice *c)
 
 const char *cmd_reprice__to(const struct cmd_reprice *c)
 {
-	return c->m ? model_reprice__to(c->m)->name : c->have_to ? c->to.name : c->machine;
+	return c->m ? model_reprice__to(c->m)->name : c->machine ? c->machine : "?";
 }
 
 void cmd_reprice__exit(struct cmd_reprice *c)
 {
 	model_reprice__delete(c->m);
-	if (c->have_to)
-		model_machine__exit(&c->to);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -124,11 +116,14 @@ int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_r
 	*note = NULL;
 	if (!ci_same_pricing(*res, like, &why))	/* not both modelled, or priced alike */
 		return 0;
-	err = cmd_reprice__init_like(&rp, gx_result__dir(like), &whynot);
-	if (!err) {
-		o.reprice = &rp.rp;
-		err = gx_result__open(&again, path, &o, &whynot);
+	if (!gx_result__dir(like)) {	/* a modelled result is a directory */
+		err = gx_fail(cause, GX_E_USAGE, "%s", why);
+		free(why);
+		return err;
 	}
+	cmd_reprice__init_like(&rp, gx_result__dir(like));
+	o.reprice = &rp.rp;
+	err = gx_result__open(&again, path, &o, &whynot);
 	if (err) {
 		err = gx_fail(cause, GX_E_USAGE, "%s; priced again, %s", why, whynot);
 	} else {	/* a line for cmd_warn, which escapes it */

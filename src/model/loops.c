@@ -46,13 +46,15 @@ static json_t *insns_json(const struct model_priced *pr, const char *const *text
 		const struct model_obj *o = &pr->objs[c->obj];
 		uint64_t target, len = 0;
 		enum flow_kind kind = flow_insn_kind(text[i], &target);
-		double cyc = pr->base[i] + pr->fe[i] + pr->bad[i] + pr->mem[i];
+		double val[MODEL_RP_NR];
 
+		model_insn_values(pr, i, val);
 		if (k + 1 < n && v[k + 1].obj == v[k].obj && v[k + 1].addr - v[k].addr <= 15)
 			len = v[k + 1].addr - v[k].addr;
 		json_array_append_new(a, json_pack("[I,I,I,i,I,f,I]", (json_int_t)c->obj,
 						   (json_int_t)(c->addr - o->bias), (json_int_t)len,
-						   (int)kind, (json_int_t)c->c[CG_IR], cyc,
+						   (int)kind, (json_int_t)c->c[CG_IR],
+						   val[MODEL_RP_CYCLES],
 						   (json_int_t)(kind == FLOW_COND ?
 								pr->bcm[i] + 0.5 : 0)));
 	}

@@ -237,6 +237,11 @@ struct model_priced {
 	const char *log_prefix;	/* Valgrind's log files: this and a pid (NULL: none) */
 };
 
+/* Instruction i's modelled values, unrounded, by enum model_rp_slot
+ * (MODEL_RP_CYCLES to MODEL_RP_FAULTS): what write.c writes, rounded, what
+ * loops.c gives flow.json and terms.c prices again. */
+void model_insn_values(const struct model_priced *pr, size_t i, double v[MODEL_RP_NR]);
+
 /* Where an instruction's samples go: its object's base plus its file vaddr. */
 static inline uint64_t model_sample_ip(const struct model_priced *pr, uint32_t obj, uint64_t addr)
 {
@@ -479,6 +484,9 @@ struct model_state {
  * throughputs (fma_tput, add_tput against llvm-mca's fma_mca, add_mca),
  * and cpi_rest; *fma_scale, *add_scale: the scales (NULL: not wanted). */
 void model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
+
+/* Everything st holds freed (a zeroed state's parts too). */
+void model_state__exit(struct model_state *st);
 
 /* The result's model.terms (terms.c): what cycles (as priced) came from. */
 int model_terms_write(const struct model_state *st, const struct model_priced *pr, double cycles,

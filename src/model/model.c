@@ -697,7 +697,7 @@ static int write_priced(const struct model_state *st, const struct model_opts *o
 	return err;
 }
 
-static void model_state__exit(struct model_state *st)
+void model_state__exit(struct model_state *st)
 {
 	cg_profile__exit(&st->cg);
 	cg_profile__exit(&st->cg2);

@@ -312,17 +312,19 @@ struct model_rp_out {
 
 struct model_reprice;
 /*
- * Price result dir's model.terms again with description to (NULL: the one
- * machine names, as --model does). The terms must give the cycles the
+ * Price result dir's model.terms again with the description result like
+ * was priced with (its model.terms), or, like NULL, the one machine names
+ * (as --model takes it). The terms must give the cycles the
  * result recorded with its own description (else GX_E_FORMAT); another
  * -mcpu, other caches, or first touches priced where the run counted none
  * cannot be priced from the counts: GX_E_USAGE saying which. -ENOENT: no
  * model.terms. Free with model_reprice__delete.
  */
 int model_reprice__new(struct model_reprice **out, const char *dir, const char *machine,
-		       const struct model_machine *to, char **cause);
+		       const char *like, char **cause);
 void model_reprice__delete(struct model_reprice *rp);
-/* The description dir's model.terms was priced with (model_machine__exit). */
+/* The description dir's model.terms was priced with, from its header
+ * (model_machine__exit). */
 int model_terms_machine(const char *dir, struct model_machine *mm, char **cause);
 const struct model_machine *model_reprice__from(const struct model_reprice *rp);
 const struct model_machine *model_reprice__to(const struct model_reprice *rp);

@@ -368,22 +368,8 @@ struct model_reprice {
 	double totals[2];		/* cycles: as recorded (priced again), anew */
 };
 
-/* Instruction k's modelled events as the current pricing gives them
- * (write.c's insn_values, unrounded). */
-static void values(const struct model_state *st, size_t k, double v[MODEL_RP_NR])
-{
-	const struct cg_insn *c = &st->cg.insns[k];
-
-	v[MODEL_RP_CYCLES] = st->base[k] + st->fe[k] + st->bad[k] + st->mem[k];
-	v[MODEL_RP_BRMISS] = st->bcm[k] + (double)c->c[CG_BIM] * st->mc.ind_missed;
-	v[MODEL_RP_L2] = (double)st->l2miss[k];
-	v[MODEL_RP_FE] = st->fe[k];
-	v[MODEL_RP_BAD] = st->bad[k];
-	v[MODEL_RP_MEM] = st->mem[k];
-	v[MODEL_RP_CORE] = st->core[k];
-	v[MODEL_RP_FAULTS] = (double)st->pages[k];
-}
-
+/* st priced with mm: the total cycles, and each instruction's modelled
+ * values into out (model_insn_values, as write.c writes them). */
 static double price_with(struct model_state *st, const struct model_machine *mm,
 			 double (*out)[MODEL_RP_NR])
 {
@@ -391,9 +377,17 @@ static double price_with(struct model_state *st, const struct model_machine *mm,
 
 	model_machine_costs(&st->mc, mm);
 	model_block_scale(st, NULL, NULL);
-	total = model_price(st, st->split);
-	for (size_t k = 0; k < st->cg.nr_insns; k++)
-		values(st, k, out[k]);
+	total = model_price(st, st->split);	/* which makes st's arrays */
+	{
+		const struct model_priced pr = {
+			.cg = &st->cg, .base = st->base, .fe = st->fe, .bad = st->bad,
+			.mem = st->mem, .core = st->core, .bcm = st->bcm, .l2miss = st->l2miss,
+			.pages = st->pages, .ind_missed = st->mc.ind_missed,
+		};
+
+		for (size_t k = 0; k < st->cg.nr_insns; k++)
+			model_insn_values(&pr, k, out[k]);
+	}
 	return total;
 }
 
@@ -425,26 +419,37 @@ static char *cannot(const struct model_reprice *rp)
 	return NULL;
 }
 
-static int terms_load(struct model_reprice *rp, const char *dir, char **cause)
+/* dir's model.terms, whole (allocated, *len its length), or NULL with
+ * *err and *cause. */
+static char *terms_read(const char *dir, size_t *len, int *err, char **cause)
 {
 	char *path = xasprintf("%s/%s", dir, MODEL_TERMS_FILE), *text = NULL;
 	uint64_t size;
-	size_t len;
 	/* a file of the result: a link there is refused, not followed */
-	int err = 0, fd = gx_open_regular_nofollow(path, &size, cause);
+	int fd = gx_open_regular_nofollow(path, &size, cause);
 
+	*err = 0;
 	if (fd >= 0)
-		text = gx_read_fd(fd, path, size, TERMS_MAX, &len, &err, cause);
+		text = gx_read_fd(fd, path, size, TERMS_MAX, len, err, cause);
 	else
-		err = fd;
+		*err = fd;
 	free(path);
-	if (!text && err == -ENOENT) {
+	if (!text && *err == -ENOENT) {
 		free(*cause);
 		*cause = NULL;
-		return gx_fail(cause, -ENOENT, "%s has no %s (not recorded by record --model, or by "
-			       "a gexplore that did not keep it): it cannot be priced again", dir,
+		*err = gx_fail(cause, -ENOENT, "%s has no %s (not recorded by record --model, or "
+			       "by a gexplore that did not keep it): it cannot be priced again", dir,
 			       MODEL_TERMS_FILE);
 	}
+	return text;
+}
+
+static int terms_load(struct model_reprice *rp, const char *dir, char **cause)
+{
+	size_t len;
+	int err;
+	char *text = terms_read(dir, &len, &err, cause);
+
 	if (!text)
 		return err;
 	err = terms_parse(&rp->st, &rp->from, &rp->from_cycles, &rp->faddr, text, len, cause);
@@ -463,19 +468,26 @@ static uint64_t file_key(uint32_t obj, uint64_t addr)
 
 int model_terms_machine(const char *dir, struct model_machine *mm, char **cause)
 {
-	struct model_reprice *rp = xzalloc(sizeof(*rp));
-	int err = terms_load(rp, dir, cause);
+	struct model_state st = { 0 };
+	struct tread r = { 0 };
+	uint64_t n[4];
+	double cycles;
+	int err;
 
-	if (!err) {
-		*mm = rp->from;
-		memset(&rp->from, 0, sizeof(rp->from));
-	}
-	model_reprice__delete(rp);
+	memset(mm, 0, sizeof(*mm));
+	r.p = terms_read(dir, &r.n, &err, cause);
+	if (!r.p)
+		return err;
+	err = terms_header(&r, &st, mm, &cycles, n, cause);	/* the header only */
+	free((char *)r.p);
+	free((char *)st.mcpu);
+	if (err)
+		model_machine__exit(mm);
 	return err;
 }
 
 int model_reprice__new(struct model_reprice **out, const char *dir, const char *machine,
-		       const struct model_machine *to, char **cause)
+		       const char *like, char **cause)
 {
 	struct model_reprice *rp = xzalloc(sizeof(*rp));
 	size_t n;
@@ -487,16 +499,9 @@ int model_reprice__new(struct model_reprice **out, const char *dir, const char *
 	u64map__init(&rp->at);
 	u64map__init(&rp->fat);
 	err = terms_load(rp, dir, cause);
-	if (!err && to) {
-		json_t *j = model_machine__to_json(to);
-		char *t = json_dumps(j, JSON_COMPACT);
-
-		err = model_machine__parse(&rp->to, t, strlen(t), to->name, cause);
-		free(t);
-		json_decref(j);
-	} else if (!err) {
-		err = model_machine__load(&rp->to, machine, cause);
-	}
+	if (!err)
+		err = like ? model_terms_machine(like, &rp->to, cause) :
+			     model_machine__load(&rp->to, machine, cause);
 	if (err)
 		goto fail;
 	why = cannot(rp);
@@ -539,10 +544,8 @@ void model_reprice__delete(struct model_reprice *rp)
 	if (!rp)
 		return;
 	st = &rp->st;
-	free((char *)st->mcpu);
-	free(st->cg.insns);
-	GX_FREE(st->bcm, st->pass_l2, st->native_pages, st->ins, st->blocks, st->moves);
-	GX_FREE(st->base, st->fe, st->bad, st->mem, st->core, st->l2miss, st->pages);
+	free((char *)st->mcpu);	/* the terms' own (a run's is its description's) */
+	model_state__exit(st);
 	model_machine__exit(&rp->from);
 	model_machine__exit(&rp->to);
 	free(rp->old);

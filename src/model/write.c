@@ -161,20 +161,35 @@ static void put_tasks(struct perf_writer *w, const struct model_priced *pr,
 	free(ran);
 }
 
+void model_insn_values(const struct model_priced *pr, size_t i, double v[MODEL_RP_NR])
+{
+	const struct cg_insn *c = &pr->cg->insns[i];
+
+	memset(v, 0, MODEL_RP_NR * sizeof(*v));
+	v[MODEL_RP_CYCLES] = pr->base[i] + pr->fe[i] + pr->bad[i] + pr->mem[i];
+	v[MODEL_RP_BRMISS] = pr->bcm[i] + (double)c->c[CG_BIM] * pr->ind_missed;
+	v[MODEL_RP_L2] = (double)pr->l2miss[i];
+	v[MODEL_RP_FE] = pr->fe[i];
+	v[MODEL_RP_BAD] = pr->bad[i];
+	v[MODEL_RP_MEM] = pr->mem[i];
+	v[MODEL_RP_CORE] = pr->core[i];
+	v[MODEL_RP_FAULTS] = (double)pr->pages[i];
+}
+
 /* Instruction i's events as priced, for all its threads together. */
 static void insn_values(const struct model_priced *pr, size_t i, uint64_t v[EV_NR])
 {
-	const struct cg_insn *c = &pr->cg->insns[i];
-	double cyc = pr->base[i] + pr->fe[i] + pr->bad[i] + pr->mem[i];
+	double d[MODEL_RP_NR];
 
+	model_insn_values(pr, i, d);
 	memset(v, 0, EV_NR * sizeof(*v));
-	v[EV_CYCLES] = (uint64_t)llround(cyc);
-	v[EV_BRMISS] = (uint64_t)llround(pr->bcm[i] + (double)c->c[CG_BIM] * pr->ind_missed);
+	v[EV_CYCLES] = (uint64_t)llround(d[MODEL_RP_CYCLES]);
+	v[EV_BRMISS] = (uint64_t)llround(d[MODEL_RP_BRMISS]);
 	v[EV_L2] = pr->l2miss[i];
-	v[EV_FE] = (uint64_t)llround(pr->fe[i]);
-	v[EV_BAD] = (uint64_t)llround(pr->bad[i]);
-	v[EV_MEM] = (uint64_t)llround(pr->mem[i]);
-	v[EV_CORE] = (uint64_t)llround(pr->core[i]);
+	v[EV_FE] = (uint64_t)llround(d[MODEL_RP_FE]);
+	v[EV_BAD] = (uint64_t)llround(d[MODEL_RP_BAD]);
+	v[EV_MEM] = (uint64_t)llround(d[MODEL_RP_MEM]);
+	v[EV_CORE] = (uint64_t)llround(d[MODEL_RP_CORE]);
 	v[EV_FAULTS] = pr->pages[i];
 }
 

@@ -4,8 +4,8 @@
  * (pd_regions__read), offcpu.bin (pd_offcpu__read), and the Valgrind
  * outputs record --model reads, callgrind's (cg_profile__parse) and
  * cachegrind's (cg_lines__parse), and a modelled result's model.terms
- * (model_terms_machine, then priced again with its own description:
- * model_reprice__new).
+ * (its header, model_terms_machine, then the whole priced again with its
+ * own description: model_reprice__new).
  *
  * An input's first byte picks the reader (its value modulo 5, in that
  * order); the rest is the file. Seeds: a file of each kind written by the
@@ -137,16 +137,15 @@ static void terms(const uint8_t *p, size_t n)
 	if (fd < 0 || gx_write_all(fd, p, n) != 0)
 		abort();
 	close(fd);
-	if (model_terms_machine(dir, &mm, &cause) == 0) {
-		free(cause);
-		cause = NULL;
-		if (model_reprice__new(&rp, dir, NULL, &mm, &cause) == 0) {
+	if (model_terms_machine(dir, &mm, &cause) == 0) {	/* the header alone */
+		model_machine__exit(&mm);
+		/* the whole, priced again with its own description */
+		if (model_reprice__new(&rp, dir, NULL, dir, &cause) == 0) {
 			struct model_rp_out out[MODEL_RP_NR];
 
 			model_reprice__sample(rp, MODEL_RP_INSNS, 0, 1, 0, out);
 			model_reprice__delete(rp);
 		}
-		model_machine__exit(&mm);
 	}
 	free(cause);
 }
