@@ -101,6 +101,10 @@ double model_tlb_misses(double acc, double miss, double cache, double reach);
  * walk times the share of its loads beyond the reach. */
 double model_tlb_in_latency(double bytes, double reach, double walk);
 
+/* The cache of pages the second pass simulates as the TLB: reach / page
+ * entries, its sets a power of two (size 0: none). */
+void model_tlb_geometry(struct cache_geo *g, double reach, unsigned page);
+
 /* ---- where a mispredict's cycles show (model.c) ---------------------------- */
 
 /* The share of a conditional branch's mispredicts made on its taken way,
@@ -432,6 +436,12 @@ struct model_state {
 	enum model_pass pass2_how;	/* how it ran */
 	bool pass2_forced;		/* by GX_MODEL_SECOND */
 	bool have_l2, have_pages;	/* L2's misses, pages' first touches: from the second pass */
+	/* the second pass's last level the TLB (tlb_geo) where no first
+	 * touch is counted by it (pass2_tlb); its misses then the walks at
+	 * each of cg's instructions (pass_tlb, have_tlb) */
+	bool pass2_tlb, have_tlb;
+	struct cache_geo tlb_geo;
+	uint64_t *pass_tlb;
 	/* first touches counted natively (faults.c): a native run's page
 	 * faults, as run (have_native_run) and at each cg insn (native_pages,
 	 * after model_code); they win over the second pass's */
@@ -496,6 +506,10 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
 /* The modelled cycles, every instruction priced, with L2's hits as how says. */
 double model_price(struct model_state *st, enum l2_split how);
+/* The most the walks of D1 misses the last level served can cost, as
+ * priced where the second pass counts them (0: a TLB that reaches past
+ * the last level, whose walks are estimated from its misses alone). */
+double model_tlb_bound(const struct model_state *st);
 /* Index into st->ins of obj's instruction at addr, or SIZE_MAX. */
 size_t model_ins_at(const struct model_state *st, uint32_t obj, uint64_t addr);
 /* The last level callgrind simulated (bytes). */

@@ -568,11 +568,38 @@ static void roofline(struct model_state *st, const struct model_block *bl, doubl
 	}
 }
 
+double model_tlb_bound(const struct model_state *st)
+{
+	double ll = (double)model_ll_size(st), bound = 0;
+
+	if (!(st->mc.walk > 0) || !(st->mc.reach > 0) || ll <= st->mc.reach)
+		return 0;
+	for (size_t b = 0; b < st->nr_blocks; b++) {
+		const struct model_block *bl = &st->blocks[b];
+
+		for (size_t i = bl->first; i < bl->first + bl->n; i++) {
+			const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+			double m1 = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
+			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]);
+			double acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
+
+			/* as price_data prices a walk: a chain's whole, a
+			 * miss nearly every access's over the misses in flight */
+			if (m1 > m3 && st->ins[i].dep_load)
+				bound += (m1 - m3) * st->mc.walk;
+			else if (m1 > m3 && acc > 0 && m1 >= 0.5 * acc)
+				bound += (m1 - m3) * st->mc.walk / MODEL_MLP;
+		}
+	}
+	return bound;
+}
+
 double model_price(struct model_state *st, enum l2_split how)
 {
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
+	bool tlb_pass = how == SPLIT_PASS && st->have_tlb && st->pass_tlb;
 	/* L3's latency, measured by peak at half its size, less the walks
 	 * that chase paid past the TLB's reach (priced apart) */
 	double lat2 = mc->lat[2] - (mc->l3_measured ? model_tlb_in_latency(
@@ -637,9 +664,11 @@ double model_price(struct model_state *st, enum l2_split how)
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 			/* accesses at random past the TLB's reach walk its page
 			 * tables: a chain's or a miss nearly every access's
-			 * (a stream's walk is one a page, hidden by its lines) */
-			tlb = st->ins[i].dep_load || (acc > 0 && m1 >= 0.5 * acc) ?
-			      tlb_of(st, acc, m3) * mc->walk : 0;
+			 * (a stream's walk is one a page, hidden by its lines);
+			 * the walks the second pass counted, else estimated */
+			tlb = !(st->ins[i].dep_load || (acc > 0 && m1 >= 0.5 * acc)) ? 0 :
+			      tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
+			      tlb_of(st, acc, m3) * mc->walk;
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
 			stream += price_data(st, i, m1, m2, m3, acc, tlb, lat2);
 			/* a first touch waits for its page: the user time a
@@ -704,6 +733,7 @@ void model_state__exit(struct model_state *st)
 	cg_lines__exit(&st->cl2);
 	free(st->pass_l2);
 	free(st->pass_pages);
+	free(st->pass_tlb);
 	free(st->native_pages);
 	model_faults__exit(&st->nf);
 	for (size_t i = 0; i < st->nr_ins; i++)
@@ -1128,7 +1158,15 @@ static void cost_notes(struct model_state *st, double cycles)
 		           "misses): their %.0f%% of the modelled cycles is a lower bound",
 		           model_ll_size(st) >> 10, st->mc.lat_bytes / 1024, st->mc.lat[3],
 		           100 * st->dram_chase / cycles);
-	if (st->tlb_cycles > 0.005 * cycles)
+	if (st->tlb_cycles > 0.005 * cycles && st->have_tlb && st->split == SPLIT_PASS)
+		model_note(st, "model: %.0f TLB misses counted (the second pass's last level a "
+		           "cache of %" PRIu64 " pages, %u-way: the TLB's reach of %.0f KiB, "
+		           "seen by L2's misses), each priced at a walk of %.0f cycles: %.1f%% "
+		           "of the modelled cycles", st->tlb_misses,
+		           st->tlb_geo.line ? st->tlb_geo.size / st->tlb_geo.line : 0,
+		           st->tlb_geo.assoc, st->mc.reach / 1024, st->mc.walk,
+		           100 * st->tlb_cycles / cycles);
+	else if (st->tlb_cycles > 0.005 * cycles)
 		model_note(st, "model: %.0f TLB misses estimated (callgrind simulates no TLB: "
 		           "accesses that miss the last level, as at random over a set past it "
 		           "and past the TLB's reach of %.0f KiB), each priced at a walk of %.0f "

@@ -1,7 +1,9 @@
 /*
  * passes.c: what the first pass cannot tell. A second Valgrind pass (L2
  * as its first data cache, pages as its last level) tells L2's hits from
- * L3's and counts first touches, run only where that can matter; a
+ * L3's and counts first touches, or, where they are not wanted of it, the
+ * TLB's misses (its last level then as large as the TLB's reach), run
+ * only where that can matter; a
  * native run under the page-faults software event counts first touches
  * where a description prices them (faults.c), so that the second pass
  * runs for L2's hits only. Both are given to the first pass's
@@ -132,7 +134,8 @@ static bool share_out(uint64_t x, const uint32_t *ks, size_t m, const uint64_t *
  * are its instructions' last-level misses (each an L2 miss too) and the
  * rest of them, its L2-or-L3 hits told apart, shared by those hits (D1
  * misses the last level served); its first touches by last-level misses
- * (a page's first touch misses every level). Where the function's name
+ * (a page's first touch misses every level), or its walks where that
+ * level is the TLB, by D1 misses. Where the function's name
  * differs (an alias: memcpy and mempcpy at one address), by file and line
  * alone. Without debug information a line is the whole function (line 0
  * of "???"). An instruction at no line the pass counted a miss at keeps
@@ -151,6 +154,10 @@ static void pass_spread(struct model_state *st, double *lost)
 	uint64_t *hits = xcalloc(n + 1, sizeof(*hits)), *ir = xcalloc(n + 1, sizeof(*ir));
 	uint32_t *ks = xcalloc(n + 1, sizeof(*ks));
 	bool *covered = xcalloc(n + 1, sizeof(*covered));
+	/* a line's last-level misses: first touches by the first pass's
+	 * last-level misses (a first touch misses every level), walks (the
+	 * TLB's misses) by its D1 misses */
+	const uint64_t *pw = st->pass2_tlb ? m1 : m3, *pw2 = st->pass2_tlb ? ir : m1;
 	uint64_t miss = 0, all = 0;
 
 	free(st->pass_l2), free(st->pass_pages);
@@ -213,7 +220,7 @@ static void pass_spread(struct model_state *st, double *lost)
 		} else if (!share_out(x2[g], ks, m, m3, ir, st->pass_l2)) {
 			miss += x2[g];
 		}
-		if (!share_out(xp[g], ks, m, m3, m1, st->pass_pages) &&
+		if (!share_out(xp[g], ks, m, pw, pw2, st->pass_pages) &&
 		    !share_out(xp[g], ks, m, ir, NULL, st->pass_pages))
 			miss += xp[g];
 	}
@@ -229,7 +236,7 @@ static void pass_spread(struct model_state *st, double *lost)
 				ks[m++] = v2[i].k, covered[v2[i].k] = true;
 		if (!share_out(y2[g], ks, m, m1, ir, st->pass_l2))
 			miss += y2[g];
-		if (!share_out(yp[g], ks, m, m3, m1, st->pass_pages) &&
+		if (!share_out(yp[g], ks, m, pw, pw2, st->pass_pages) &&
 		    !share_out(yp[g], ks, m, ir, NULL, st->pass_pages))
 			miss += yp[g];
 	}
@@ -369,7 +376,9 @@ void model_stdin_state(struct model_state *st)
  * kept on the whole stream, as by a cache inclusive of L1), and its last
  * level is a cache of pages (a line a page, 1 GiB of them): each line it
  * misses is a page touched for the first time, a page fault natively,
- * given to the instruction that touched it.
+ * given to the instruction that touched it. Where first touches are
+ * counted natively or priced at nothing, that level is the TLB instead
+ * (tlb_mode): its misses are walks.
  *
  * A D1 miss the first pass's last level served is an L2 or an L3 hit;
  * Valgrind's two levels tell them apart only by this pass. A page touched
@@ -427,20 +436,49 @@ static enum model_pass second_how(const struct model_state *st, bool *forced)
 	       (double)u3 > MODEL_LINES_UNKNOWN * (double)m3 ? PASS_INSNS : PASS_LINES;
 }
 
+/* This machine's page: the second pass's line for pages */
+static unsigned page_size(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	return pg >= 4096 && pg <= 65536 ? (unsigned)pg : 4096;
+}
+
+/*
+ * Whether the second pass's last level is the TLB (st->tlb_geo, set
+ * here): where that pass is not wanted for first touches (counted in a
+ * native run, or priced at nothing) and the TLB reaches less than the
+ * last level (a set past the last level is past the reach too: its walks
+ * are estimated from the first pass's misses alone, as before).
+ * GX_MODEL_TLB=estimate keeps the estimate (the ninth round's pricing).
+ */
+static bool tlb_mode(struct model_state *st, unsigned page)
+{
+	const char *e = getenv("GX_MODEL_TLB");
+
+	model_tlb_geometry(&st->tlb_geo, st->mc.reach, page);
+	if ((e && !strcmp(e, "estimate")) || !st->tlb_geo.size ||
+	    (!st->have_native_run && st->mc.fault > 0))
+		return false;
+	return st->tlb_geo.size < model_ll_size(st) && st->mc.walk > 0;
+}
+
 /* Starts the second pass into st->pass2, its standard input a file again
  * from where the first began: 0, or a negative code with *cause set. */
 static int spawn_second(struct model_state *st, const char *valgrind,
 			const struct model_opts *o, char **cause)
 {
-	long pg = sysconf(_SC_PAGESIZE);
 	struct cache_geo geo[3] = {
 		st->geo[GEO_I1], st->geo[GEO_L2].size ? st->geo[GEO_L2] : st->geo[GEO_D1],
-		{ MODEL_PAGE_CACHE, 16, pg >= 4096 && pg <= 65536 ? (unsigned)pg : 4096 } };
+		{ MODEL_PAGE_CACHE, 16, page_size() } };
 
 	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0)
 		return gx_fail(cause, -errno, "its standard input could not be read again: %s",
 			       strerror(errno));
 	st->pass2_how = second_how(st, &st->pass2_forced);
+	st->pass2_tlb = tlb_mode(st, page_size());
+	if (st->pass2_tlb)
+		geo[2] = st->tlb_geo;
 	return model_vg__start(&st->pass2, valgrind, o, st->scratch, st->pass2_how, geo, cause);
 }
 
@@ -469,7 +507,7 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 			  const struct model_opts *o, int passes)
 {
 	bool split = st->geo[GEO_L3].size && st->geo[GEO_L2].size;
-	double hi, lo, bound, faults, lost, slack;
+	double hi, lo, bound, faults, tlb, lost, slack;
 	uint64_t ran, ir2;
 	char *why = NULL;
 	bool started = st->pass2.c != NULL;
@@ -480,21 +518,29 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	if (!split)
 		hi = lo;
 	faults = faults_bound(st);
-	bound = hi - lo + faults;
+	/* and the walks it would count, where its last level is the TLB */
+	tlb = tlb_mode(st, page_size()) ? model_tlb_bound(st) : 0;
+	bound = hi - lo + faults + tlb;
 	/* a stopped run is modelled as far as it went, at once */
 	if (!started && (passes == 1 || st->stopped ||
 			 (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
 		if (split || faults > 0)
 			model_note(st, "model: the second pass (L2 as its first data cache, which "
 			           "tells L2 hits from L3 hits, and pages as its last level, "
-			           "which counts their first touches) was skipped (%s): %s%s; "
+			           "which counts %s) was skipped (%s): %s%s%s; "
 			           "modelled cycles are low by at most %.0f (%.2f%%)",
+			           tlb_mode(st, page_size()) ? "the TLB's misses" :
+			           "their first touches",
 			           st->stopped ? "the run was stopped" :
 			           passes == 1 ? "GX_MODEL_PASSES=1" :
 			           "it could change them by less than 2%",
 			           split ? "the D1 misses L2 or L3 served are priced as L2 hits" : "",
 			           faults > 0 ? (split ? ", and no first touch of a page is priced" :
 			                         "no first touch of a page is priced") : "",
+			           tlb > 0 ? (split || faults > 0 ?
+			                      ", and no walk of theirs (TLB misses within the last "
+			                      "level) is priced" :
+			                      "no walk of a set within the last level is priced") : "",
 			           bound, lo > 0 ? 100 * bound / lo : 0.0);
 		return lo;
 	}
@@ -538,9 +584,10 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 		free(why);
 		return model_price(st, SPLIT_L2);
 	}
-	st->have_pages = s2 >= 0 && ran;
-	st->have_l2 = st->have_pages && st->geo[GEO_L2].size;
-	if (!st->have_pages) {
+	st->have_pages = s2 >= 0 && ran && !st->pass2_tlb;
+	st->have_tlb = s2 >= 0 && ran && st->pass2_tlb;
+	st->have_l2 = (st->have_pages || st->have_tlb) && st->geo[GEO_L2].size;
+	if (!st->have_pages && !st->have_tlb) {
 		model_note(st, "model: the second pass failed (%s): %s", why ? why : "no output",
 		           split && !st->have_native_run ?
 		           "L2 and L3 hits are priced as L3's, and no first touch of a page is priced" :
@@ -566,6 +613,11 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 			           "priced", 100 * lost);
 	} else {
 		pass_take(st);
+	}
+	if (st->have_tlb) {	/* its last level's misses are the TLB's */
+		free(st->pass_tlb);
+		st->pass_tlb = st->pass_pages;
+		st->pass_pages = NULL;
 	}
 	return model_price(st, SPLIT_PASS);
 }

@@ -36,11 +36,14 @@
 #include "model-int.h"
 #include "util/util.h"
 
-#define TERMS_MAGIC "GXTERMS2"
+/* GXTERMS3 adds the walks the second pass counted (the TLB as its last
+ * level); a GXTERMS2 file, without them, is read too */
+#define TERMS_MAGIC "GXTERMS3"
+#define TERMS_MAGIC2 "GXTERMS2"
 #define TERMS_MAX (1ULL << 31)		/* bytes: far beyond any program's */
 #define TERMS_TEXT_MAX (1U << 20)	/* a description, -mcpu */
 
-enum { TF_HAVE_L2 = 1, TF_HAVE_PAGES = 2 };
+enum { TF_HAVE_L2 = 1, TF_HAVE_PAGES = 2, TF_HAVE_TLB = 4 };
 
 /* ---- writing -------------------------------------------------------------- */
 
@@ -93,7 +96,8 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 	tb_put(&b, TERMS_MAGIC, 8);
 	tb_u64(&b, (uint64_t)st->split);
 	tb_u64(&b, (st->have_l2 ? TF_HAVE_L2 : 0) |
-		   (st->have_native || st->have_pages ? TF_HAVE_PAGES : 0));
+		   (st->have_native || st->have_pages ? TF_HAVE_PAGES : 0) |
+		   (st->have_tlb && st->pass_tlb ? TF_HAVE_TLB : 0));
 	tb_f64(&b, st->width);
 	tb_f64(&b, st->fma_mca);
 	tb_f64(&b, st->add_mca);
@@ -103,6 +107,9 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 		tb_u64(&b, st->geo[g].assoc);
 		tb_u64(&b, st->geo[g].line);
 	}
+	tb_u64(&b, st->tlb_geo.size);
+	tb_u64(&b, st->tlb_geo.assoc);
+	tb_u64(&b, st->tlb_geo.line);
 	tb_text(&b, st->mcpu);
 	tb_text(&b, text);
 	tb_u64(&b, n);
@@ -120,6 +127,7 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 		tb_f64(&b, st->bcm ? st->bcm[k] : 0);
 		tb_u64(&b, st->have_l2 && st->pass_l2 ? st->pass_l2[k] : 0);
 		tb_u64(&b, st->pages ? st->pages[k] : 0);
+		tb_u64(&b, st->have_tlb && st->pass_tlb ? st->pass_tlb[k] : 0);
 	}
 	for (size_t i = 0; i < st->nr_ins; i++) {
 		tb_u64(&b, st->ins[i].cg);
@@ -157,6 +165,7 @@ struct tread {
 	const char *p;
 	size_t n, at;
 	bool bad;
+	bool v2;	/* a GXTERMS2 file: no walks counted */
 };
 
 static uint64_t rd_u64(struct tread *r)
@@ -220,7 +229,8 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	char *desc;
 	int err;
 
-	if (r->n < 8 || memcmp(r->p, TERMS_MAGIC, 8))
+	r->v2 = r->n >= 8 && !memcmp(r->p, TERMS_MAGIC2, 8);
+	if (r->n < 8 || (memcmp(r->p, TERMS_MAGIC, 8) && !r->v2))
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);
 	r->at = 8;
@@ -234,6 +244,11 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 		st->geo[g].size = rd_u64(r);
 		st->geo[g].assoc = (unsigned)rd_u64(r);
 		st->geo[g].line = (unsigned)rd_u64(r);
+	}
+	if (!r->v2) {
+		st->tlb_geo.size = rd_u64(r);
+		st->tlb_geo.assoc = (unsigned)rd_u64(r);
+		st->tlb_geo.line = (unsigned)rd_u64(r);
 	}
 	st->mcpu = rd_text(r);
 	desc = rd_text(r);
@@ -249,6 +264,10 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	st->split = (enum l2_split)split;
 	st->have_l2 = flags & TF_HAVE_L2;
 	st->have_native = flags & TF_HAVE_PAGES;
+	st->have_tlb = flags & TF_HAVE_TLB && !r->v2;
+	if (st->have_tlb && (!st->tlb_geo.size || !st->tlb_geo.line) && !err)
+		err = gx_fail(cause, GX_E_FORMAT, "%s: its header is damaged (walks counted "
+			      "by no TLB)", MODEL_TERMS_FILE);
 	return err;
 }
 
@@ -260,6 +279,7 @@ static void terms_insns(struct tread *r, struct model_state *st, uint64_t **fadd
 	st->bcm = xcalloc(nc + 1, sizeof(*st->bcm));
 	st->pass_l2 = xcalloc(nc + 1, sizeof(*st->pass_l2));
 	st->native_pages = xcalloc(nc + 1, sizeof(*st->native_pages));
+	st->pass_tlb = xcalloc(nc + 1, sizeof(*st->pass_tlb));
 	*faddr = xcalloc(nc + 1, sizeof(**faddr));
 	for (size_t k = 0; k < nc; k++) {
 		struct cg_insn *c = &st->cg.insns[k];
@@ -274,6 +294,7 @@ static void terms_insns(struct tread *r, struct model_state *st, uint64_t **fadd
 		st->bcm[k] = rd_f64(r);
 		st->pass_l2[k] = rd_u64(r);
 		st->native_pages[k] = rd_u64(r);
+		st->pass_tlb[k] = r->v2 ? 0 : rd_u64(r);
 		if (!good_f64(st->bcm[k], false))
 			r->bad = true;
 	}
@@ -292,7 +313,7 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 	if (err)
 		return err;
 	nc = n[0], ni = n[1], nb = n[2], nm = n[3];
-	if (!fits(&r, nc, 8 * (CG_NR + 6)))
+	if (!fits(&r, nc, 8 * (CG_NR + (r.v2 ? 6 : 7))))
 		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
 			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
 	terms_insns(&r, st, faddr, nc);
@@ -412,6 +433,18 @@ static char *cannot(const struct model_reprice *rp)
 					 geo_names[k], rp->st.geo[k].size >> 10,
 					 rp->st.geo[k].assoc, rp->to.name, g[k].size >> 10,
 					 g[k].assoc, rp->to.name);
+	if (rp->st.have_tlb) {	/* the walks counted are a TLB of the recorded reach's */
+		struct cache_geo t;
+
+		model_tlb_geometry(&t, rp->to.price[MP_TLB_REACH], rp->st.tlb_geo.line);
+		if (t.size != rp->st.tlb_geo.size || t.assoc != rp->st.tlb_geo.assoc)
+			return xasprintf("the second pass counted the walks of a TLB of %" PRIu64
+					 " KiB's reach, %u-way, where description '%s' has %"
+					 PRIu64 " KiB, %u-way: its misses would differ (record "
+					 "again with --model=%s)", rp->st.tlb_geo.size >> 10,
+					 rp->st.tlb_geo.assoc, rp->to.name, t.size >> 10, t.assoc,
+					 rp->to.name);
+	}
 	if (!rp->st.have_native && rp->to.price[MP_FAULT] > 0 && rp->from.price[MP_FAULT] <= 0)
 		return xasprintf("description '%s' prices a page's first touch, which the run did "
 				 "not count (its description '%s' priced none; record again with "

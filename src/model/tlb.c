@@ -4,6 +4,8 @@
  * does count, as a random access pattern would have them, and prices
  * each at the machine description's walk.
  */
+#include <string.h>
+
 #include "model-int.h"
 
 /*
@@ -39,4 +41,36 @@ double model_tlb_in_latency(double bytes, double reach, double walk)
 	if (!(bytes > reach) || !(reach > 0) || !(walk > 0))
 		return 0;
 	return walk * (1 - reach / bytes);
+}
+
+/*
+ * The TLB as the second pass simulates it (issue 40): a cache of pages,
+ * reach / page entries, each a line of a page, standing for the last
+ * level of that pass (whose first level is L2: it sees L2's misses, and
+ * an access that hits L2 is to a page used lately, whose translation a
+ * TLB of more entries than L2 has pages' lines keeps). Callgrind wants a
+ * power of two of sets: the most ways of 16, 12, 8, 6, 4, 2, 1 that give
+ * one (Zen's 2048 entries are 16-way, Intel's STLB's 1536 12-way), else
+ * the entries rounded down to a power of two, 8-way. Size 0: no TLB to
+ * simulate (a reach under two pages, or no page size).
+ */
+void model_tlb_geometry(struct cache_geo *g, double reach, unsigned page)
+{
+	static const unsigned ways[] = { 16, 12, 8, 6, 4, 2, 1 };
+	uint64_t entries = page && reach > 0 && reach < 1e15 ? (uint64_t)(reach / page) : 0;
+
+	memset(g, 0, sizeof(*g));
+	if (entries < 2)
+		return;
+	for (size_t i = 0; i < sizeof(ways) / sizeof(ways[0]); i++) {
+		uint64_t sets = entries / ways[i];
+
+		if (entries % ways[i] == 0 && sets && !(sets & (sets - 1))) {
+			*g = (struct cache_geo){ entries * page, ways[i], page };
+			return;
+		}
+	}
+	while (entries & (entries - 1))
+		entries &= entries - 1;
+	*g = (struct cache_geo){ entries * page, entries >= 8 ? 8 : (unsigned)entries, page };
 }

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <ftw.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,6 +218,31 @@ static void test_tlb(void)
 	is_double(model_tlb_in_latency(256 << 20, reach, 30), 30 * (1 - 1.0 / 32), 1e-9,
 		  "a chase over 256 MiB paid a walk on 31 loads in 32");
 	is_double(model_tlb_in_latency(4 << 20, reach, 30), 0, 0, "over 4 MiB, none");
+
+	/* the cache of pages the second pass simulates as the TLB */
+	{
+		struct cache_geo g;
+
+		model_tlb_geometry(&g, 8 << 20, 4096);
+		ok(g.size == 8 << 20 && g.assoc == 16 && g.line == 4096,
+		   "Zen's 2048 entries: 8 MiB, 16-way (%" PRIu64 ", %u)", g.size, g.assoc);
+		model_tlb_geometry(&g, 1536.0 * 4096, 4096);
+		ok(g.size == 1536 * 4096 && g.assoc == 12,
+		   "Intel's 1536 entries: 12-way, 128 sets (%" PRIu64 ", %u)", g.size, g.assoc);
+		model_tlb_geometry(&g, 3000.0 * 4096, 4096);
+		ok(g.size == 2048 * 4096 && g.assoc == 8,
+		   "3000 entries: 2048, 8-way, sets a power of two (%" PRIu64 ", %u)", g.size,
+		   g.assoc);
+		model_tlb_geometry(&g, 3 * 4096, 4096);
+		ok(g.size == 2 * 4096 && g.assoc == 2,
+		   "3 entries: 2, 2-way (%" PRIu64 ", %u)", g.size, g.assoc);
+		model_tlb_geometry(&g, 4096, 4096);
+		ok(g.size == 0, "one entry: none");
+		model_tlb_geometry(&g, 0, 4096);
+		ok(g.size == 0, "no reach: none");
+		model_tlb_geometry(&g, 1e300, 4096);
+		ok(g.size == 0, "an absurd reach: none");
+	}
 }
 
 /* A conditional branch's mispredicts as priced: at most its rarer way's
