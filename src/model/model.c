@@ -571,8 +571,9 @@ static void roofline(struct model_state *st, const struct model_block *bl, doubl
 double model_tlb_bound(const struct model_state *st)
 {
 	double ll = (double)model_ll_size(st), bound = 0;
+	double d1 = (double)st->geo[GEO_D1].size;
 
-	if (!(st->mc.walk > 0) || !(st->mc.reach > 0) || ll <= st->mc.reach)
+	if (!(st->mc.walk > 0) || !(st->mc.reach > 0) || ll <= st->mc.reach || !(d1 > 0))
 		return 0;
 	for (size_t b = 0; b < st->nr_blocks; b++) {
 		const struct model_block *bl = &st->blocks[b];
@@ -583,12 +584,20 @@ double model_tlb_bound(const struct model_state *st)
 			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]);
 			double acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 
-			/* as price_data prices a walk: a chain's whole, a
-			 * miss nearly every access's over the misses in flight */
-			if (m1 > m3 && st->ins[i].dep_load)
-				bound += (m1 - m3) * st->mc.walk;
-			else if (m1 > m3 && acc > 0 && m1 >= 0.5 * acc)
-				bound += (m1 - m3) * st->mc.walk / MODEL_MLP;
+			/* the walks of D1 misses the last level served: at most
+			 * those of accesses at random over the set L1's misses
+			 * say (a ring's, missed every time, all of them; a set
+			 * that L1's hits say is within the reach, none), as
+			 * price_data prices a walk: a chain's whole, a miss
+			 * nearly every access's over the misses in flight */
+			double t = model_tlb_misses(acc, m1, d1, st->mc.reach) - m3;
+
+			if (!(t > 0))
+				continue;
+			if (st->ins[i].dep_load)
+				bound += t * st->mc.walk;
+			else if (acc > 0 && m1 >= 0.5 * acc)
+				bound += t * st->mc.walk / MODEL_MLP;
 		}
 	}
 	return bound;

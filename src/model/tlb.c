@@ -66,11 +66,15 @@ void model_tlb_geometry(struct cache_geo *g, double reach, unsigned page)
 		uint64_t sets = entries / ways[i];
 
 		if (entries % ways[i] == 0 && sets && !(sets & (sets - 1))) {
-			*g = (struct cache_geo){ entries * page, ways[i], page };
-			return;
+			g->assoc = ways[i];
+			break;
 		}
 	}
-	while (entries & (entries - 1))
-		entries &= entries - 1;
-	*g = (struct cache_geo){ entries * page, entries >= 8 ? 8 : (unsigned)entries, page };
+	if (!g->assoc) {
+		while (entries & (entries - 1))
+			entries &= entries - 1;
+		g->assoc = entries >= 8 ? 8 : (unsigned)entries;
+	}
+	g->size = entries * page;
+	g->line = page;
 }
