@@ -549,9 +549,10 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	if (err) {
 		model_vg__exit(&st->pass2);
 		model_note(st, "model: the second pass was not run (%s): the D1 misses L2 or L3 "
-		           "served are priced as L2 hits%s", why,
+		           "served are priced as L2 hits%s%s", why,
 		           st->have_native_run ? "" :
-		           ", and no first touch of a page is priced");
+		           ", and no first touch of a page is priced",
+		           st->pass2_tlb ? ", and the TLB's misses are estimated from last-level misses" : "");
 		free(why);
 		return model_price(st, SPLIT_L2);
 	}
@@ -576,11 +577,12 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 		model_note(st, "model: the second pass ran %" PRIu64 " instructions where the "
 		           "first ran %" PRIu64 " (the workload took another path: %s); its "
 		           "counts are not used: the D1 misses L2 or L3 served are priced as L2 "
-		           "hits%s", ir2, st->cg.totals[CG_IR],
+		           "hits%s%s", ir2, st->cg.totals[CG_IR],
 		           st->stdin_why ? st->stdin_why :
 		           "its input, the clock or a random seed",
 		           st->have_native_run ? "" :
-		           ", and no first touch of a page is priced");
+		           ", and no first touch of a page is priced",
+		           st->pass2_tlb ? ", and the TLB's misses are estimated from last-level misses" : "");
 		free(why);
 		return model_price(st, SPLIT_L2);
 	}
@@ -588,12 +590,13 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	st->have_tlb = s2 >= 0 && ran && st->pass2_tlb;
 	st->have_l2 = (st->have_pages || st->have_tlb) && st->geo[GEO_L2].size;
 	if (!st->have_pages && !st->have_tlb) {
-		model_note(st, "model: the second pass failed (%s): %s", why ? why : "no output",
+		model_note(st, "model: the second pass failed (%s): %s%s", why ? why : "no output",
 		           split && !st->have_native_run ?
 		           "L2 and L3 hits are priced as L3's, and no first touch of a page is priced" :
 		           split ? "L2 and L3 hits are priced as L3's" :
 		           st->have_native_run ? "nothing of it is used" :
-		           "no first touch of a page is priced");
+		           "no first touch of a page is priced",
+		           st->pass2_tlb ? ", and the TLB's misses are estimated from last-level misses" : "");
 		free(why);
 		return split ? model_price(st, SPLIT_L3) : model_price(st, SPLIT_L2);
 	}

@@ -157,4 +157,36 @@ want = [x['estimated'] for x in e['events'] if x['name'] == 'cycles:modelled'][0
 print('# %d, want %d' % (c, want))
 sys.exit(0 if abs(c - want) <= max(2, 0.002 * want) else 1)"
 
+# ---- SIGTERM in the second pass (its last level the TLB): the result is
+# the first pass's, its walks estimated and the pass said stopped; no
+# Valgrind left. The workload's second run waits (a marker the first
+# made), so the signal lands in that pass.
+mkdir -p stop
+"$X" record -q --model=r1m.json -o rstop -- sh -c \
+	"cd '$TMP/stop' && if [ -e m ]; then exec sleep 3600; fi; touch m; exec '$WLM' chase_l3 1" \
+	>/dev/null 2>rstop.err &
+pid=$!
+in_pass2() { pgrep -f "valgrind.*cachegrind.*sleep 3600" >/dev/null ||
+	pgrep -f "valgrind.*callgrind-l2.*sleep 3600" >/dev/null; }
+for _ in $(seq 600); do in_pass2 && break; sleep 0.1; done
+in_pass2
+ok $? "the second pass runs the workload's waiting run"
+sleep 0.5
+kill -TERM $pid
+wait $pid
+is "$?" 0 "SIGTERM in the second pass: record exits 0 ($(head -1 rstop.err))"
+left=1
+for _ in $(seq 50); do in_pass2 || { left=0; break; }; sleep 0.1; done
+is "$left" 0 "... no Valgrind left"
+check "... a result of the first pass, which report reads" \
+	sh -c "'$X' report rstop --limit 3 >/dev/null 2>&1"
+check "... the second pass said stopped, its walks not counted" python3 -c "
+import json, sys
+m = json.load(open('rstop/meta.json'))
+w = ' '.join(m.get('warnings', []))
+print('# ' + m['status'])
+sys.exit(0 if 'TLB misses counted' not in w and 'SIGTERM' in w and
+         \"second pass failed (stopped by\" in w and
+         \"the TLB's misses are estimated from last-level misses\" in w else 1)"
+
 done_testing
