@@ -635,14 +635,17 @@ void model_pages_note(struct model_state *st, double total)
 		return;
 	for (size_t i = 0; i < st->cg.nr_insns; i++)
 		n += st->pages[i];
-	if (st->mc.fault_measured && (st->have_native || st->have_pages))
+	if (st->mc.fault > 0 && (st->have_native || st->have_pages))
 		model_note(st, "model: the workload touched %" PRIu64 " pages first (page faults "
 		           "natively, %s), each priced at %.0f cycles of its own time, as "
-		           "`gexplore peak` measured a first touch to cost here: %.1f%% of the "
-		           "modelled cycles (Backend Bound, Memory)%s", n,
+		           "%s%s%s: %.1f%% of the modelled cycles (Backend Bound, Memory)%s", n,
 		           st->have_native ? "as counted in a native run" :
 		           "as the second pass estimated them",
-		           st->mc.fault, total > 0 ? 100 * st->fault_cycles / total : 0.0,
+		           st->mc.fault, st->mc.fault_measured ?
+		           "`gexplore peak` measured a first touch to cost here" :
+		           "machine description '", st->mc.fault_measured ? "" : st->machine.name,
+		           st->mc.fault_measured ? "" : "' prices a first touch",
+		           total > 0 ? 100 * st->fault_cycles / total : 0.0,
 		           st->have_native ? "" :
 		           "; a page touched after the workload's first 1 GiB may be counted again");
 	else if (n)
