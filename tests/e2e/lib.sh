@@ -130,6 +130,24 @@ SPEC
 }
 
 # record --model's tools, or the whole test skips naming their packages
+zen3_desc() {	# zen3_desc FILE NAME KEY=VALUE...: zen3's description with those prices
+		# (a VALUE xF: zen3's times F; mcpu=NAME)
+	python3 - "$GX_SRCDIR/machines/zen3.json" "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = sys.argv[3]
+for kv in sys.argv[4:]:
+    k, v = kv.split("=")
+    if k == "mcpu":
+        d["prices"][k] = {"value": v, "source": "tests/e2e (zen3_desc)"}
+        continue
+    if v.startswith("x"):
+        v = d["prices"][k]["value"] * float(v[1:])
+    d["prices"][k] = {"value": float(v), "source": "tests/e2e (zen3_desc)"}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
 need_model() {
 	command -v valgrind >/dev/null 2>&1 ||
 		skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"

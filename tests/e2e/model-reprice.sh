@@ -19,27 +19,11 @@ need_model
 command -v python3 >/dev/null || skip_all "python3 is absent"
 X=$GX_BIN
 
-mkdesc() {	# mkdesc FILE NAME KEY=VALUE...: zen3's description with those prices
-	python3 - "$GX_SRCDIR/machines/zen3.json" "$@" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["name"] = sys.argv[3]
-for kv in sys.argv[4:]:
-    k, v = kv.split("=")
-    if k == "mcpu":
-        d["prices"][k] = {"value": v, "source": "tests/e2e/model-reprice.sh"}
-        continue
-    if v.startswith("x"):
-        v = d["prices"][k]["value"] * float(v[1:])
-    d["prices"][k] = {"value": float(v), "source": "tests/e2e/model-reprice.sh"}
-json.dump(d, open(sys.argv[2], "w"))
-PY
-}
-mkdesc base.json base indirect_missed=0
-mkdesc dear.json dear indirect_missed=1 mispredict=x10 l2_latency=x2 l3_latency=x2 \
+zen3_desc base.json base indirect_missed=0
+zen3_desc dear.json dear indirect_missed=1 mispredict=x10 l2_latency=x2 l3_latency=x2 \
 	icache_miss=x3 dram_latency=x1.5
-mkdesc caches.json caches indirect_missed=0 l2_size=x0.5
-mkdesc mcpu.json mcpu indirect_missed=0 mcpu=skylake
+zen3_desc caches.json caches indirect_missed=0 l2_size=x0.5
+zen3_desc mcpu.json mcpu indirect_missed=0 mcpu=skylake
 
 rec() {	# rec DESC OUT KERNEL [PASSES]
 	GX_MODEL_PASSES=${4:-1} "$X" record -q --model="$1" -o "$2" -- "$WLM" "$3" >/dev/null 2>&1

@@ -19,21 +19,10 @@ need_model
 command -v python3 >/dev/null || skip_all "python3 is absent"
 X=$GX_BIN
 
-mkdesc() {	# mkdesc FILE NAME KEY=VALUE...: zen3's description with those prices
-	python3 - "$GX_SRCDIR/machines/zen3.json" "$@" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["name"] = sys.argv[3]
-for kv in sys.argv[4:]:
-    k, v = kv.split("=")
-    d["prices"][k] = {"value": float(v), "source": "tests/e2e/model-tlb.sh"}
-json.dump(d, open(sys.argv[2], "w"))
-PY
-}
-mkdesc r1m.json r1m tlb_reach=1048576
-mkdesc r16m.json r16m tlb_reach=16777216
-mkdesc walk90.json walk90 tlb_reach=1048576 tlb_walk=90
-mkdesc fault.json fault tlb_reach=1048576 page_fault=500
+zen3_desc r1m.json r1m tlb_reach=1048576
+zen3_desc r16m.json r16m tlb_reach=16777216
+zen3_desc walk90.json walk90 tlb_reach=1048576 tlb_walk=90
+zen3_desc fault.json fault tlb_reach=1048576 page_fault=500
 
 rec() {	# rec DESC OUT SCALE [ENV=VALUE...]
 	local d=$1 o=$2 s=$3
