@@ -133,8 +133,9 @@ struct model_obj {
 	bool file;		/* an ELF file we could read */
 	uint64_t bias;		/* callgrind's address - the file's vaddr */
 	uint64_t base;		/* where the samples put it: its own 1 TiB */
-	struct { uint64_t vaddr, memsz, offset; uint32_t flags; } load[8];
+	struct { uint64_t vaddr, memsz, offset, filesz; uint32_t flags; } load[8];
 	int nr_load;
+	uint16_t machine;	/* its ELF e_machine */
 	uint64_t lo, hi;	/* callgrind addresses of its instructions */
 	bool hot;
 };
@@ -345,6 +346,19 @@ void model_scratch__exit(struct model_scratch *s);
  * and errors through files of s into *out and *err_text (NULL: not wanted),
  * allocated (NULL when empty or unreadable). It dies with gexplore. Its exit status
  * (128+N for signal N), or a negative errno when it could not be started. */
+/* ---- LLVM's disassembler, in process (disasm.c) ----------------------------- */
+
+/* A disassembler for ELF machine e_machine from libLLVM, or NULL (not
+ * x86-64, no libLLVM found, or GX_MODEL_DISASM=objdump): llvm-objdump then. */
+void *model_disasm__open(uint16_t e_machine);
+void model_disasm__close(void *dc);
+/* The instruction at pc, bytes[0 .. n) its bytes and those after it: its
+ * text into out as llvm-objdump prints it (tabs as spaces, a relative
+ * branch's target as an address) and its length, or 0 where it does not
+ * decode. */
+size_t model_disasm__insn(void *dc, const uint8_t *bytes, size_t n, uint64_t pc, char *out,
+			  size_t outsz);
+
 int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text);
 /* The same in two steps, so that several run at once: started with its
  * output to NAME.out and NAME.err in the scratch directory (its pid, or a

@@ -47,6 +47,7 @@ static void obj_read_elf(struct model_obj *o)
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n))
 		goto out;
+	o->machine = eh.e_machine;
 	for (size_t i = 0; i < n && o->nr_load < 8; i++) {
 		GElf_Phdr ph;
 
@@ -55,6 +56,7 @@ static void obj_read_elf(struct model_obj *o)
 		o->load[o->nr_load].vaddr = ph.p_vaddr;
 		o->load[o->nr_load].memsz = ph.p_memsz;
 		o->load[o->nr_load].offset = ph.p_offset;
+		o->load[o->nr_load].filesz = ph.p_filesz;
 		o->load[o->nr_load].flags = ph.p_flags;
 		o->nr_load++;
 	}
@@ -115,8 +117,74 @@ static char *clean_insn(const char *s, size_t n)
 	return t;
 }
 
-/* Disassemble object k's range and attach the text to its instructions. */
+/* The text of object k's executed instructions ins[i0 .. i1), sorted by
+ * address, by LLVM's disassembler in process (disasm.c), from the file's
+ * bytes read a window at a time; false where it cannot be used (then
+ * llvm-objdump). */
+static bool disassemble_here(struct model_state *st, uint32_t k, size_t i0, size_t i1)
+{
+	const struct model_obj *o = &st->objs[k];
+	enum { WIN = 1 << 16, MAXLEN = 15 };
+	uint8_t *win;
+	uint64_t wlo = 0, whi = 0;	/* file offsets the window holds */
+	void *dc;
+	int fd;
+
+	if (o->path[0] != '/' || !(dc = model_disasm__open(o->machine)))
+		return false;
+	fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		model_disasm__close(dc);
+		return false;
+	}
+	win = xmalloc(WIN);
+	for (size_t i = i0; i < i1; i++) {
+		uint64_t addr = st->cg.insns[st->ins[i].cg].addr - o->bias, off = 0, n = 0;
+		char text[160];
+
+		for (int s = 0; s < o->nr_load; s++) {
+			if ((o->load[s].flags & PF_X) && addr >= o->load[s].vaddr &&
+			    addr - o->load[s].vaddr < o->load[s].filesz) {
+				off = o->load[s].offset + (addr - o->load[s].vaddr);
+				n = o->load[s].filesz - (addr - o->load[s].vaddr);
+				break;
+			}
+		}
+		if (!n)
+			continue;
+		if (n > MAXLEN)
+			n = MAXLEN;
+		if (off < wlo || off + n > whi) {
+			ssize_t got = pread(fd, win, WIN, (off_t)off);
+
+			wlo = off;
+			whi = got > 0 ? off + (uint64_t)got : off;
+		}
+		if (off + n > whi)
+			n = whi > off ? whi - off : 0;
+		if (n && model_disasm__insn(dc, win + (off - wlo), n, addr, text, sizeof(text))) {
+			st->ins[i].text = xstrdup(text);
+			st->ins[i].rep = is_rep(text);
+		}
+	}
+	free(win);
+	close(fd);
+	model_disasm__close(dc);
+	return true;
+}
+
+static void disassemble_tool(struct model_state *st, uint32_t k, size_t i0, size_t i1);
+
+/* Disassemble object k's executed instructions and attach the text to them. */
 static void disassemble(struct model_state *st, uint32_t k, size_t i0, size_t i1)
+{
+	if (!disassemble_here(st, k, i0, i1))
+		disassemble_tool(st, k, i0, i1);
+}
+
+/* The same by llvm-objdump, over the range from the lowest executed address
+ * to the highest. */
+static void disassemble_tool(struct model_state *st, uint32_t k, size_t i0, size_t i1)
 {
 	const struct model_obj *o = &st->objs[k];
 	char *start = xasprintf("--start-address=0x%" PRIx64, o->lo - o->bias);

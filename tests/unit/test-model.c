@@ -991,6 +991,48 @@ static void test_graph(void)
 	cg_profile__exit(&p);
 }
 
+/* LLVM's disassembler in process (disasm.c): llvm-objdump's text for the
+ * bytes, a relative branch's target made an address as it prints it */
+static void test_disasm(void)
+{
+	static const struct {
+		uint8_t b[16];
+		size_t n, len;
+		uint64_t pc;
+		const char *text;
+	} c[] = {
+		{ { 0x48, 0x89, 0xe5 }, 3, 3, 0x1000, "movq %rsp, %rbp" },
+		{ { 0x75, 0xf4 }, 2, 2, 0x1000, "jne 0xff6" },
+		{ { 0xe8, 0x00, 0x01, 0x00, 0x00 }, 5, 5, 0x401000, "callq 0x401105" },
+		{ { 0xff, 0xd0 }, 2, 2, 0x1000, "callq *%rax" },
+		/* llvm-objdump: "rep\t\tstosq\t...", its tabs made spaces */
+		{ { 0xf3, 0x48, 0xab }, 3, 3, 0x1000, "rep  stosq %rax, %es:(%rdi)" },
+		{ { 0x83, 0xc0, 0x01 }, 3, 3, 0x1000, "addl $1, %eax" },
+		{ { 0x48, 0x8b, 0x05, 0x10, 0x00, 0x00, 0x00 }, 7, 7, 0x1000,
+		  "movq 16(%rip), %rax" },
+		{ { 0x06 }, 1, 0, 0x1000, NULL },		/* push %es: none in 64-bit mode */
+		{ { 0x48, 0x89 }, 2, 0, 0x1000, NULL },	/* cut short */
+	};
+	void *dc = model_disasm__open(62);
+
+	if (!dc) {
+		skip(1 + 2 * (int)(sizeof(c) / sizeof(c[0])), "no libLLVM loads here");
+		return;
+	}
+	ok(model_disasm__open(40) == NULL, "an ARM (32-bit) object: llvm-objdump's, not here");
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		char out[160] = "";
+		size_t len = model_disasm__insn(dc, c[i].b, c[i].n, c[i].pc, out, sizeof(out));
+
+		is_int((long long)len, (long long)c[i].len, "disasm %zu: length", i);
+		if (c[i].text)
+			is_str(out, c[i].text, "disasm %zu: the text llvm-objdump prints", i);
+		else
+			ok(len == 0, "disasm %zu: no instruction", i);
+	}
+	model_disasm__close(dc);
+}
+
 int main(void)
 {
 	test_golden();
@@ -1012,5 +1054,6 @@ int main(void)
 	test_split();
 	test_tasks();
 	test_graph();
+	test_disasm();
 	return done_testing();
 }
