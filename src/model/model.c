@@ -33,9 +33,24 @@
 
 /* ---- objects: where callgrind's addresses lie in the files ---------------- */
 
+/* A regular file by its absolute path, opened to read, or -1: what is
+ * there now may have been swapped since the program ran it (a FIFO would
+ * block the open, a device read forever). */
+static int open_regular(const char *path)
+{
+	struct stat sb;
+	int fd = path[0] == '/' ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+
+	if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 static void obj_read_elf(struct model_obj *o)
 {
-	int fd = o->path[0] == '/' ? open(o->path, O_RDONLY | O_CLOEXEC) : -1;
+	int fd = open_regular(o->path);
 	Elf *e = NULL;
 	GElf_Ehdr eh;
 	size_t n;
@@ -132,7 +147,7 @@ static bool disassemble_here(struct model_state *st, uint32_t k, size_t i0, size
 
 	if (o->path[0] != '/' || !(dc = model_disasm__open(o->machine)))
 		return false;
-	fd = open(o->path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(o->path);
 	if (fd < 0) {
 		model_disasm__close(dc);
 		return false;

@@ -59,4 +59,11 @@ env GX_MODEL_PASSES=1 GX_MODEL_DISASM=library "$X" record -q --model -o gone -- 
 	sh -c './wlm-copy sort 1; rm -f ./wlm-copy' </dev/null >/dev/null 2>&1
 ok $? "a program deleted before its code is read: recorded"
 check "... its report reads" sh -c "'$X' report gone >/dev/null 2>&1"
+
+# swapped for a FIFO after it ran (another user's directory): opening it
+# would wait for a writer forever; it is not read, and the record ends
+cp "$WLM" ./wlm-fifo
+timeout -k 10 300 env GX_MODEL_PASSES=1 "$X" record -q --model -o fifo -- \
+	sh -c './wlm-fifo sort 1; rm -f ./wlm-fifo; mkfifo ./wlm-fifo' </dev/null >/dev/null 2>&1
+ok $? "a program swapped for a FIFO before its code is read: recorded, no wait"
 done_testing
