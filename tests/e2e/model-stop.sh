@@ -159,7 +159,8 @@ wait $pid 2>/dev/null
 
 # SIGKILL and SIGTERM while llvm-objdump runs (a wrapper that waits): it
 # dies with gexplore; after SIGTERM the result is written and the private
-# directory removed
+# directory removed. x86-64 code is read in process (disasm.c):
+# GX_MODEL_DISASM=objdump runs the tool, as other machines' code does
 mkdir -p wrap
 cat >wrap/llvm-objdump <<EOF
 #!/bin/sh
@@ -170,7 +171,8 @@ EOF
 chmod +x wrap/llvm-objdump
 for sig in KILL TERM; do
 	rm -f objdump.pid
-	PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o "rmodel$sig" -- "$WLM" lat_chain \
+	PATH="$TMP/wrap:$PATH" GX_MODEL_DISASM=objdump "$GX_BIN" record -q --model \
+		-o "rmodel$sig" -- "$WLM" lat_chain \
 		>/dev/null 2>&1 &
 	pid=$!
 	wait_for test -s objdump.pid || diag "SIG$sig: llvm-objdump did not start"
@@ -186,7 +188,8 @@ ok $((! $?)) "... and its private directory removed"
 
 # a third signal (in the run, or in the model phase after it: llvm-objdump
 # waits): no result, nothing left running
-PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o rthird -- "$SPIN" 3600000 \
+PATH="$TMP/wrap:$PATH" GX_MODEL_DISASM=objdump "$GX_BIN" record -q --model -o rthird -- \
+	"$SPIN" 3600000 \
 	>/dev/null 2>rthird.err &
 pid=$!
 wait_for running 1 || diag "third: Valgrind did not start"

@@ -447,6 +447,7 @@ fi
 # llvm-objdump's output and llvm-mca's input, output and errors go to the
 # result's private directory (.gx-model-XXXXXX, by its absolute path),
 # never to $TMPDIR, and are removed with it: wrappers log the paths they get
+# (GX_MODEL_DISASM=objdump: x86-64 code is otherwise read in process)
 mkdir -p wrap tmpd
 for t in llvm-mca llvm-objdump; do
 	cat >wrap/$t <<EOF
@@ -458,7 +459,7 @@ exec "$(command -v $t)" "\$@"
 EOF
 	chmod +x wrap/$t
 done
-TMPDIR=$TMP/tmpd PATH="$TMP/wrap:$PATH" "$GX_BIN" record -q --model -o rtmp -- \
+TMPDIR=$TMP/tmpd PATH="$TMP/wrap:$PATH" GX_MODEL_DISASM=objdump "$GX_BIN" record -q --model -o rtmp -- \
 	"$WLM" lat_chain >/dev/null 2>&1
 is "$?" 0 "TMPDIR set: recorded"
 grep -q "^$TMP/rtmp/\.gx-model-[0-9a-f]*/tool.out\$" tmpfiles &&
