@@ -69,11 +69,16 @@ void *model_disasm__open(uint16_t e_machine)
 {
 	const char *e = getenv("GX_MODEL_DISASM");	/* "objdump": the tool, always */
 
+	static bool ready;
+
 	if (e_machine != 62 /* EM_X86_64 */ || (e && !strcmp(e, "objdump")) || !open_llvm())
 		return NULL;
-	CALL(void, LLVMInitializeX86TargetInfo, (void))();
-	CALL(void, LLVMInitializeX86TargetMC, (void))();
-	CALL(void, LLVMInitializeX86Disassembler, (void))();
+	if (!ready) {
+		CALL(void, LLVMInitializeX86TargetInfo, (void))();
+		CALL(void, LLVMInitializeX86TargetMC, (void))();
+		CALL(void, LLVMInitializeX86Disassembler, (void))();
+		ready = true;
+	}
 	return CALL(void *, LLVMCreateDisasm, (const char *, void *, int, void *, void *))(
 		"x86_64-pc-linux-gnu", NULL, 0, NULL, NULL);
 }

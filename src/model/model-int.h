@@ -342,10 +342,6 @@ char *model_scratch__put(const struct model_scratch *s, const char *name, const 
  * result directory first, 0600). s zeroed; a zeroed s: nothing. */
 void model_scratch__exit(struct model_scratch *s);
 
-/* Run argv (llvm's tools, found on PATH) with stdin /dev/null, its output
- * and errors through files of s into *out and *err_text (NULL: not wanted),
- * allocated (NULL when empty or unreadable). It dies with gexplore. Its exit status
- * (128+N for signal N), or a negative errno when it could not be started. */
 /* ---- LLVM's disassembler, in process (disasm.c) ----------------------------- */
 
 /* A disassembler for ELF machine e_machine from libLLVM, or NULL (not
@@ -359,6 +355,10 @@ void model_disasm__close(void *dc);
 size_t model_disasm__insn(void *dc, const uint8_t *bytes, size_t n, uint64_t pc, char *out,
 			  size_t outsz);
 
+/* Run argv (llvm's tools, found on PATH) with stdin /dev/null, its output
+ * and errors through files of s into *out and *err_text (NULL: not wanted),
+ * allocated (NULL when empty or unreadable). It dies with gexplore. Its exit status
+ * (128+N for signal N), or a negative errno when it could not be started. */
 int model_tool(const struct model_scratch *s, char *const *argv, char **out, char **err_text);
 /* The same in two steps, so that several run at once: started with its
  * output to NAME.out and NAME.err in the scratch directory (its pid, or a
