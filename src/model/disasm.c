@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "model-int.h"
+#include "model.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -43,25 +44,58 @@ static struct gx_lazylib llvm_lib = { .package = "libllvm14", .names = llvm_name
 
 #define CALL(ret, name, params) ((ret (*) params)llvm_fns[GX_LZ_##name])
 
-/* The newest libLLVM the loader finds: Debian's names ("libLLVM-14.so.1";
- * "libLLVM.so.18.1" from LLVM 18), by the loader's own paths only. */
-static bool open_llvm(void)
+/* The LLVM version of the llvm-mca on PATH, which reads the text
+ * ("/usr/lib/llvm-14/bin/llvm-mca", or "llvm-mca-14"), or 0. Another
+ * version's printer writes other text: LLVM 15's "addr32 shrq" for a
+ * doubled 0x67 prefix where LLVM 14's llvm-objdump writes "shrq", and
+ * llvm-mca 14 counts the prefix as an instruction. */
+static int mca_version(void)
+{
+	char *exe = model_which("llvm-mca"), *real = exe ? realpath(exe, NULL) : NULL, *p;
+	int v = 0;
+
+	for (p = real; p && (p = strstr(p, "llvm-")) != NULL; p += 5) {
+		if (!strncmp(p + 5, "mca-", 4))
+			p += 4;
+		if (isdigit((unsigned char)p[5]))
+			v = atoi(p + 5);
+	}
+	free(real);
+	free(exe);
+	return v;
+}
+
+static bool try_llvm(int v)
 {
 	static char name[32];
 
+	for (int form = 0; form < 2; form++) {
+		char *cause = NULL;
+
+		snprintf(name, sizeof(name), form ? "libLLVM.so.%d.1" : "libLLVM-%d.so.1", v);
+		llvm_lib.soname = name;
+		if (gx_lazylib__open(&llvm_lib, &cause) == 0)
+			return true;
+		free(cause);
+	}
+	return false;
+}
+
+/* libLLVM of llvm-mca's version, else the newest the loader finds (Debian's
+ * names: "libLLVM-14.so.1"; "libLLVM.so.18.1" from LLVM 18), by the
+ * loader's own paths only. */
+static bool open_llvm(void)
+{
+	int mine;
+
 	if (llvm_lib.handle)
 		return true;
-	for (int v = 30; v >= 11; v--) {
-		for (int form = 0; form < 2; form++) {
-			char *cause = NULL;
-
-			snprintf(name, sizeof(name), form ? "libLLVM.so.%d.1" : "libLLVM-%d.so.1", v);
-			llvm_lib.soname = name;
-			if (gx_lazylib__open(&llvm_lib, &cause) == 0)
-				return true;
-			free(cause);
-		}
-	}
+	mine = mca_version();
+	if (mine > 0 && try_llvm(mine))
+		return true;
+	for (int v = 30; v >= 11; v--)
+		if (v != mine && try_llvm(v))
+			return true;
 	return false;
 }
 
@@ -118,16 +152,20 @@ size_t model_disasm__insn(void *dc, const uint8_t *bytes, size_t n, uint64_t pc,
 		*--end = 0;
 	if (!*s)
 		return 0;
-	sp = strchr(s, ' ');
-	if (pcrel_branch(s) && sp && (isdigit((unsigned char)sp[1]) || sp[1] == '-')) {
-		char *e;
+	/* the operand is the last word, the mnemonic the one before it (a
+	 * prefix may come first: "bnd jmp -12") */
+	sp = strrchr(s, ' ');
+	if (sp && (isdigit((unsigned char)sp[1]) || sp[1] == '-')) {
+		char *e, *m;
 		long long d = strtoll(sp + 1, &e, 10);
 
-		if (!*e) {
-			*sp = 0;
+		*sp = 0;
+		m = strrchr(s, ' ');
+		if (!*e && pcrel_branch(m ? m + 1 : s)) {
 			snprintf(out, outsz, "%s 0x%" PRIx64, s, pc + len + (uint64_t)d);
 			return len;
 		}
+		*sp = ' ';
 	}
 	snprintf(out, outsz, "%s", s);
 	return len;
