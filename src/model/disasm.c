@@ -86,10 +86,12 @@ static bool try_llvm(int v)
  * loader's own paths only. */
 static bool open_llvm(void)
 {
+	static bool tried;
 	int mine;
 
-	if (llvm_lib.handle)
-		return true;
+	if (llvm_lib.handle || tried)	/* once a process: each object asks */
+		return llvm_lib.handle != NULL;
+	tried = true;
 	mine = mca_version();
 	if (mine > 0 && try_llvm(mine))
 		return true;
@@ -101,9 +103,8 @@ static bool open_llvm(void)
 
 void *model_disasm__open(uint16_t e_machine)
 {
-	const char *e = getenv("GX_MODEL_DISASM");	/* "objdump": the tool, always */
-
 	static bool ready;
+	const char *e = getenv("GX_MODEL_DISASM");	/* "objdump": the tool, always */
 
 	if (e_machine != 62 /* EM_X86_64 */ || (e && !strcmp(e, "objdump")) || !open_llvm())
 		return NULL;
