@@ -132,10 +132,27 @@ static bool pcrel_branch(const char *t)
 	       !strncmp(t, "xbegin", 6);
 }
 
+/* AT&T text cleaned for llvm-mca: tabs to spaces, no comment, no <sym>. */
+char *model_insn_clean(const char *s, size_t n)
+{
+	char *t = xstrndup(s, n), *c;
+
+	for (c = t; *c; c++)
+		if (*c == '\t')
+			*c = ' ';
+	if ((c = strchr(t, '#')))
+		*c = 0;
+	if ((c = strstr(t, " <")))
+		*c = 0;
+	for (c = t + strlen(t); c > t && c[-1] == ' '; c--)
+		c[-1] = 0;
+	return t;
+}
+
 size_t model_disasm__insn(void *dc, const uint8_t *bytes, size_t n, uint64_t pc, char *out,
 			  size_t outsz)
 {
-	char raw[160], *s, *sp, *end;
+	char raw[160], *t, *s, *sp;
 	size_t len;
 
 	raw[0] = 0;
@@ -144,15 +161,13 @@ size_t model_disasm__insn(void *dc, const uint8_t *bytes, size_t n, uint64_t pc,
 							    sizeof(raw));
 	if (!len || len > n)
 		return 0;
-	for (s = raw; *s; s++)
-		if (*s == '\t')
-			*s = ' ';
-	for (s = raw; *s == ' '; s++)
+	t = model_insn_clean(raw, strlen(raw));
+	for (s = t; *s == ' '; s++)
 		;
-	for (end = s + strlen(s); end > s && end[-1] == ' '; end--)
-		*--end = 0;
-	if (!*s)
+	if (!*s) {
+		free(t);
 		return 0;
+	}
 	/* the operand is the last word, the mnemonic the one before it (a
 	 * prefix may come first: "bnd jmp -12") */
 	sp = strrchr(s, ' ');
@@ -164,10 +179,12 @@ size_t model_disasm__insn(void *dc, const uint8_t *bytes, size_t n, uint64_t pc,
 		m = strrchr(s, ' ');
 		if (!*e && pcrel_branch(m ? m + 1 : s)) {
 			snprintf(out, outsz, "%s 0x%" PRIx64, s, pc + len + (uint64_t)d);
+			free(t);
 			return len;
 		}
 		*sp = ' ';
 	}
 	snprintf(out, outsz, "%s", s);
+	free(t);
 	return len;
 }

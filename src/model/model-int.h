@@ -344,6 +344,10 @@ void model_scratch__exit(struct model_scratch *s);
 
 /* ---- LLVM's disassembler, in process (disasm.c) ----------------------------- */
 
+/* An instruction's AT&T text as llvm-objdump prints it (s[0 .. n)) cleaned
+ * for llvm-mca: tabs to spaces, no comment, no <sym>, no trailing space.
+ * Allocated. */
+char *model_insn_clean(const char *s, size_t n);
 /* A disassembler for ELF machine e_machine from libLLVM, or NULL (not
  * x86-64, no libLLVM found, or GX_MODEL_DISASM=objdump): llvm-objdump then. */
 void *model_disasm__open(uint16_t e_machine);

@@ -33,19 +33,12 @@
 
 /* ---- objects: where callgrind's addresses lie in the files ---------------- */
 
-/* A regular file by its absolute path, opened to read, or -1: what is
- * there now may have been swapped since the program ran it (a FIFO would
- * block the open, a device read forever). */
+/* An object's file by its absolute path, or a negative code: what is there
+ * now may have been swapped since the program ran it (a FIFO would block
+ * the open, a device read forever): util's open of a regular file. */
 static int open_regular(const char *path)
 {
-	struct stat sb;
-	int fd = path[0] == '/' ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
-
-	if (fd >= 0 && (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
+	return path[0] == '/' ? gx_open_regular(path, NULL, NULL) : -ENOENT;
 }
 
 static void obj_read_elf(struct model_obj *o)
@@ -113,23 +106,6 @@ static int cmp_ins(const void *a, const void *b)
 static bool is_rep(const char *t)
 {
 	return !strncmp(t, "rep", 3);
-}
-
-/* AT&T text cleaned for llvm-mca: tabs to spaces, no comment, no <sym>. */
-static char *clean_insn(const char *s, size_t n)
-{
-	char *t = xstrndup(s, n), *c;
-
-	for (c = t; *c; c++)
-		if (*c == '\t')
-			*c = ' ';
-	if ((c = strchr(t, '#')))
-		*c = 0;
-	if ((c = strstr(t, " <")))
-		*c = 0;
-	for (c = t + strlen(t); c > t && c[-1] == ' '; c--)
-		c[-1] = 0;
-	return t;
 }
 
 /* The text of object k's executed instructions ins[i0 .. i1), sorted by
@@ -230,7 +206,7 @@ static void disassemble_tool(struct model_state *st, uint32_t k, size_t i0, size
 			while (*t == ' ' || *t == '\t')
 				t++;
 			if (*t && !strstr(t, "<unknown>") && !strstr(t, "(bad)")) {
-				st->ins[*v - 1].text = clean_insn(t, strlen(t));
+				st->ins[*v - 1].text = model_insn_clean(t, strlen(t));
 				st->ins[*v - 1].rep = is_rep(st->ins[*v - 1].text);
 			}
 		}

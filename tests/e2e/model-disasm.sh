@@ -51,8 +51,9 @@ rec library lib2 "$WLM" branchy 2 && rec objdump obj2 "$WLM" branchy 2
 ok $? "wl-model branchy recorded both ways"
 check "... model.terms the same" cmp lib2/model.terms obj2/model.terms
 
-# a file that changes under the record is read as it is now; one that is
-# gone leaves its instructions without text, as llvm-objdump's failure did
+# a program deleted before its code is read: its instructions have no
+# text (priced by the rest's CPI, as when llvm-objdump failed), and the
+# record still ends in a result
 cp "$WLM" ./wlm-copy
 rm -f objdump.calls
 env GX_MODEL_PASSES=1 GX_MODEL_DISASM=library "$X" record -q --model -o gone -- \
