@@ -38,8 +38,8 @@ static void swap_output(int fd, int keep[2])
 	}
 }
 
-int collect_child__start(struct collect_child **out, char *const *argv, bool quiet,
-			 char **cause)
+int collect_child__start(struct collect_child **out, char *const *argv, const char *env,
+			 bool quiet, char **cause)
 {
 	struct collect_child *c;
 	int keep[2] = { -1, -1 }, null = -1, err;
@@ -55,7 +55,7 @@ int collect_child__start(struct collect_child **out, char *const *argv, bool qui
 		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (null >= 0)
 		swap_output(null, keep);
-	err = workload__start(&c->wl, argv, NULL, NULL, 0, cause);
+	err = workload__start(&c->wl, argv, env, NULL, 0, cause);
 	if (null >= 0) {
 		swap_output(-1, keep);
 		close(null);

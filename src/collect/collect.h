@@ -369,12 +369,13 @@ int collect_mem_events(unsigned ldlat, bool check, char **spec, char **cause);
 struct collect_child;
 
 /*
- * Start argv now (execvp's PATH search), its standard output and error
- * /dev/null when quiet, else gexplore's. GX_E_CHILD with a cause when it
- * cannot be run. *out is freed by collect_child__delete().
+ * Start argv now (execvp's PATH search), env ("NAME=value", NULL: none)
+ * added to its environment, its standard output and error /dev/null when
+ * quiet, else gexplore's. GX_E_CHILD with a cause when it cannot be run.
+ * *out is freed by collect_child__delete().
  */
-int collect_child__start(struct collect_child **out, char *const *argv, bool quiet,
-			 char **cause);
+int collect_child__start(struct collect_child **out, char *const *argv, const char *env,
+			 bool quiet, char **cause);
 /* The command's pid; 0 once collect_child__wait() said it ended. */
 pid_t collect_child__pid(const struct collect_child *c);
 /* A descriptor that polls readable when the command ends; -1 once it did. */

@@ -319,6 +319,7 @@ enum model_pass {
 	PASS_FULL,		/* callgrind, jumps and branches: callgrind.out.PID-NN */
 	PASS_INSNS,		/* callgrind, caches only: callgrind-l2.out.PID-NN */
 	PASS_LINES,		/* cachegrind: cachegrind-l2.out.PID */
+	PASS_GRIND,		/* gxgrind, caches only: gxgrind-l2.out.PID */
 };
 
 /* The private directory every tool writes in: DIR/.gx-model-XXXXXX, 0700,
@@ -389,11 +390,21 @@ struct model_vg {
 };
 
 /* Start a run of o->argv, its files in s, geo[] its I1, D1 and LL (size 0:
- * Valgrind's default); only the first pass shows the workload's output.
- * 0, or a negative code with *cause. */
+ * Valgrind's default), env ("VALGRIND_LIB=...": model_grind_env; NULL:
+ * none) in its environment; only the first pass shows the workload's
+ * output. 0, or a negative code with *cause. */
 int model_vg__start(struct model_vg *v, const char *valgrind, const struct model_opts *o,
 		    const struct model_scratch *s, enum model_pass how,
-		    const struct cache_geo geo[3], char **cause);
+		    const struct cache_geo geo[3], const char *env, char **cause);
+/*
+ * gxgrind (src/grind/gx-grind.c), where it was built and its directory
+ * holds it and Valgrind's files, and the valgrind on PATH is the version
+ * it was built with: "VALGRIND_LIB=DIR" (allocated), what every Valgrind
+ * run of the record is given, so that each pass's workload has the same
+ * environment; else NULL, with *why (static) unless it was not built or
+ * GX_MODEL_GRIND=no.
+ */
+char *model_grind_env(const char *valgrind, const struct model_scratch *s, const char **why);
 /* Wait for it to end: a stop signal caught meanwhile goes to it and every
  * process under its keeper (again every half second; the third: SIGKILL),
  * and at deadline (gx_now_ns()'s clock; 0: none) SIGTERM does; once it
@@ -472,6 +483,7 @@ struct model_state {
 	const char *stdin_why;
 	struct model_vg pass2;		/* the second pass, started early (.c NULL: not) */
 	const struct model_scratch *scratch;	/* where the tools write */
+	char *vg_env;		/* model_grind_env's: every Valgrind run's, NULL: none */
 	struct model_obj *objs;
 	struct model_insn *ins;		/* sorted by (obj, addr) */
 	size_t nr_ins;

@@ -803,6 +803,7 @@ void model_state__exit(struct model_state *st)
 	free(st->pass_pages);
 	free(st->pass_tlb);
 	free(st->native_pages);
+	free(st->vg_env);
 	model_faults__exit(&st->nf);
 	for (size_t i = 0; i < st->nr_ins; i++)
 		free(st->ins[i].text);
@@ -1361,7 +1362,7 @@ static int first_pass(struct model_state *st, const char *valgrind, const struct
 	struct model_vg v;
 	int status, err;
 
-	err = model_vg__start(&v, valgrind, o, st->scratch, PASS_FULL, geo, cause);
+	err = model_vg__start(&v, valgrind, o, st->scratch, PASS_FULL, geo, st->vg_env, cause);
 	if (err)
 		return err;
 	st->pid = v.pid;
@@ -1388,6 +1389,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	struct model_scratch scratch = { .fd = -1, .parent = -1 };
 	struct gx_meta m;
 	char *valgrind = model_which("valgrind"), *mca = model_which("llvm-mca");
+	const char *why = NULL;
 	uint64_t t0, t1;
 	int status, err = 0, passes = 0;
 	double cycles = 0;
@@ -1407,6 +1409,10 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	if (err)
 		goto out;
 	st.scratch = &scratch;
+	st.vg_env = model_grind_env(valgrind, &scratch, &why);
+	if (why)
+		model_note(&st, "model: gxgrind, gexplore's Valgrind tool, cannot run (%s): the "
+		           "second pass, where it runs, is callgrind's or cachegrind's", why);
 	model_stop__catch();
 	st.mcpu = st.machine.mcpu;
 	model_machine_geometry(st.geo, &st.machine);

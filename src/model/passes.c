@@ -249,9 +249,9 @@ static void pass_spread(struct model_state *st, double *lost)
 	free(m1), free(m3), free(hits), free(ir), free(ks), free(covered);
 }
 
-/* The second pass's L2 misses and first touches where callgrind ran it:
- * at the same instructions (its objects named in its own order: by
- * name). */
+/* The second pass's L2 misses and first touches where callgrind or
+ * gxgrind ran it: at the same instructions (its objects named in its own
+ * order: by name). */
 static void pass_take(struct model_state *st)
 {
 	const struct cg_profile *p = &st->cg, *p2 = &st->cg2;
@@ -409,7 +409,9 @@ static double faults_bound(const struct model_state *st)
  * cachegrind, all such functions one line: where they hold more than
  * MODEL_LINES_UNKNOWN of the first pass's data misses (a stripped
  * program's static functions), or of its last-level misses, the pass runs
- * under callgrind, whose counts are the instructions'. GX_MODEL_SECOND:
+ * under callgrind, whose counts are the instructions'. Where gexplore's
+ * own tool can run (st->vg_env), neither: gxgrind counts by instruction
+ * what callgrind does, faster than cachegrind. GX_MODEL_SECOND: gxgrind,
  * callgrind or cachegrind, else auto.
  */
 #define MODEL_LINES_UNKNOWN 0.05
@@ -421,9 +423,13 @@ static enum model_pass second_how(const struct model_state *st, bool *forced)
 	const char *e = getenv("GX_MODEL_SECOND");
 	uint64_t m1 = 0, m3 = 0, u1 = 0, u3 = 0;
 
-	*forced = e && (!strcmp(e, "callgrind") || !strcmp(e, "cachegrind"));
+	*forced = e && (!strcmp(e, "callgrind") || !strcmp(e, "cachegrind") ||
+			(!strcmp(e, "gxgrind") && st->vg_env));
 	if (*forced)
-		return !strcmp(e, "callgrind") ? PASS_INSNS : PASS_LINES;
+		return !strcmp(e, "callgrind") ? PASS_INSNS : !strcmp(e, "gxgrind") ? PASS_GRIND :
+		       PASS_LINES;
+	if (st->vg_env)
+		return PASS_GRIND;
 	for (size_t k = 0; k < st->cg.nr_insns; k++) {
 		const struct cg_insn *c = &st->cg.insns[k];
 		uint64_t a = c->c[CG_D1MR] + c->c[CG_D1MW], b = c->c[CG_DLMR] + c->c[CG_DLMW];
@@ -479,7 +485,8 @@ static int spawn_second(struct model_state *st, const char *valgrind,
 	st->pass2_tlb = tlb_mode(st, page_size());
 	if (st->pass2_tlb)
 		geo[2] = st->tlb_geo;
-	return model_vg__start(&st->pass2, valgrind, o, st->scratch, st->pass2_how, geo, cause);
+	return model_vg__start(&st->pass2, valgrind, o, st->scratch, st->pass2_how, geo, st->vg_env,
+			       cause);
 }
 
 /* The second pass at once, where it will be wanted: it runs while the
@@ -602,6 +609,9 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	}
 	free(why);
 	model_note(st, "model: the second pass ran under %s",
+	           st->pass2_how == PASS_GRIND ?
+	           "gxgrind, gexplore's Valgrind tool (callgrind's cache simulation, "
+	           "counted by instruction)" :
 	           st->pass2_how == PASS_LINES ?
 	           "cachegrind (half callgrind's time): its counts by source line are shared "
 	           "among each line's instructions by the first pass's misses" :

@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -148,7 +149,8 @@ static size_t stop_take(int *sig, size_t max)
 /* Valgrind's files: what --keep-valgrind keeps. */
 static bool valgrind_file(const char *name)
 {
-	return !strncmp(name, "callgrind", 9) || !strncmp(name, "cachegrind", 10);
+	return !strncmp(name, "callgrind", 9) || !strncmp(name, "cachegrind", 10) ||
+	       !strncmp(name, "gxgrind", 7);
 }
 
 /* An old result's Valgrind files (record --force) are not this run's. */
@@ -394,7 +396,8 @@ int model_tool(const struct model_scratch *s, char *const *argv, char **out, cha
 
 /* ---- Valgrind --------------------------------------------------------------------- */
 
-static const char *const pass_prefix[] = { "callgrind", "callgrind-l2", "cachegrind-l2" };
+static const char *const pass_prefix[] = { "callgrind", "callgrind-l2", "cachegrind-l2",
+					   "gxgrind-l2" };
 
 static void add_geo_arg(char ***av, size_t *n, const char *opt, const struct cache_geo *g)
 {
@@ -413,9 +416,10 @@ static char *vg_path(const char *path)
 
 int model_vg__start(struct model_vg *v, const char *valgrind, const struct model_opts *o,
 		    const struct model_scratch *s, enum model_pass how,
-		    const struct cache_geo geo[3], char **cause)
+		    const struct cache_geo geo[3], const char *env, char **cause)
 {
-	bool full = how == PASS_FULL, lines = how == PASS_LINES;
+	bool full = how == PASS_FULL, lines = how == PASS_LINES, grind = how == PASS_GRIND;
+	const char *tool = lines ? "cachegrind" : grind ? "gxgrind" : "callgrind";
 	char *at = vg_path(s->path), **av = NULL;
 	size_t n = 0;
 	int err;
@@ -423,8 +427,8 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 	memset(v, 0, sizeof(*v));
 	v->how = how;
 	gx_strv_addf(&av, &n, "%s", valgrind);
-	gx_strv_addf(&av, &n, "--tool=%s", lines ? "cachegrind" : "callgrind");
-	if (!lines) {
+	gx_strv_addf(&av, &n, "--tool=%s", tool);
+	if (!lines && !grind) {
 		gx_strv_addf(&av, &n, "--dump-instr=yes");
 		gx_strv_addf(&av, &n, "--collect-jumps=%s", full ? "yes" : "no");
 		gx_strv_addf(&av, &n, "--separate-threads=yes");
@@ -432,16 +436,18 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 		 * a dump as fork returns sets it apart (tasks.c) */
 		gx_strv_addf(&av, &n, "--dump-after=_Fork");
 	}
-	gx_strv_addf(&av, &n, "--cache-sim=yes");
-	gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
+	if (!grind) {	/* gxgrind simulates the caches, by instruction, always */
+		gx_strv_addf(&av, &n, "--cache-sim=yes");
+		gx_strv_addf(&av, &n, "--branch-sim=%s", full ? "yes" : "no");
+	}
 	/* a script's exec of the program, and children, are followed: each
 	 * process its own files, in the private directory by its absolute
 	 * path (a child that changes directory writes there too) */
 	gx_strv_addf(&av, &n, "--trace-children=yes");
 	/* no gdb server: its pipes would be made in TMPDIR, and left by a SIGKILL */
 	gx_strv_addf(&av, &n, "--vgdb=no");
-	gx_strv_addf(&av, &n, "--%s-out-file=%s/%s.out.%%p", lines ? "cachegrind" : "callgrind",
-		     at, pass_prefix[how]);
+	gx_strv_addf(&av, &n, "--%s-out-file=%s/%s.out.%%p", grind ? "gx" : tool, at,
+		     pass_prefix[how]);
 	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", at, pass_prefix[how]);
 	if (geo[0].size)
 		add_geo_arg(&av, &n, "I1", &geo[0]);
@@ -454,7 +460,7 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 	av = xrealloc(av, (n + 1) * sizeof(*av));
 	av[n] = NULL;
 	/* the second pass's output is the first's again: not shown twice */
-	err = collect_child__start(&v->c, av, !full, cause);
+	err = collect_child__start(&v->c, av, env, !full, cause);
 	if (!err)
 		v->pid = collect_child__pid(v->c);
 	gx_free_strv(av, n);
@@ -549,7 +555,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* PREFIX.out.PID-NN (callgrind's, a thread a file), else PREFIX.out.PID
- * (cachegrind's, a process a file), sorted (the order the profile is read
+ * (cachegrind's and gxgrind's, a process a file), sorted (the order the profile is read
  * in, so that two runs write the same samples); the empty PREFIX.out.PID
  * that --separate-threads leaves are removed. */
 static void list_outputs(const struct model_scratch *s, const char *prefix, bool threads,
@@ -583,7 +589,8 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
 	size_t nn = 0;
 	int err = 0;
 
-	list_outputs(s, pass_prefix[v->how], v->how != PASS_LINES, &names, &nn);
+	list_outputs(s, pass_prefix[v->how], v->how == PASS_FULL || v->how == PASS_INSNS,
+		     &names, &nn);
 	if (!nn)
 		err = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s'",
 			      gx_esc(o->argv[0]));
@@ -598,6 +605,76 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
 	}
 	gx_free_strv(names, nn);
 	return err;
+}
+
+/* ---- gxgrind --------------------------------------------------------------------- */
+
+#ifdef HAVE_GXGRIND
+/* Its directory: grind/ beside gexplore's executable (a build tree), else
+ * where make install put it; NULL where neither is there. */
+static char *grind_dir(void)
+{
+	char self[PATH_MAX], *slash, *dir;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n > 0) {
+		self[n] = 0;
+		slash = strrchr(self, '/');
+		if (slash) {
+			dir = xasprintf("%.*s/grind", (int)(slash - self), self);
+			if (access(dir, F_OK) == 0)
+				return dir;
+			free(dir);
+		}
+	}
+	return access(GX_GRIND_DIR, F_OK) == 0 ? xstrdup(GX_GRIND_DIR) : NULL;
+}
+#endif
+
+char *model_grind_env(const char *valgrind, const struct model_scratch *s, const char **why)
+{
+#ifdef HAVE_GXGRIND
+	const char *e = getenv("GX_MODEL_GRIND");
+	/* the launcher's version: the one on PATH (model_tool's search), as
+	 * valgrind is the first of PATH's */
+	char *argv[] = { "valgrind", "--version", NULL }, *out = NULL, *dir, *tool, *core;
+	char *env = NULL;
+	bool ok;
+
+	*why = NULL;
+	if (!valgrind || (e && !strcmp(e, "no")))
+		return NULL;
+	dir = grind_dir();
+	if (!dir) {
+		*why = "its directory (" GX_GRIND_DIR ") is not there";
+		return NULL;
+	}
+	/* the tool, and Valgrind's own file every run loads (a link into
+	 * Valgrind's directory: broken once that Valgrind is gone) */
+	tool = xasprintf("%s/gxgrind-amd64-linux", dir);
+	core = xasprintf("%s/vgpreload_core-amd64-linux.so", dir);
+	ok = access(tool, X_OK) == 0 && access(core, R_OK) == 0;
+	free(tool);
+	free(core);
+	if (!ok) {
+		*why = "its directory does not hold it and Valgrind's files";
+	} else if (model_tool(s, argv, &out, NULL) != 0 || !out ||
+		   strcmp(out, "valgrind-" GX_VALGRIND_VERSION "\n")) {
+		/* Valgrind's core is built into it: another version's
+		 * files are not its own */
+		*why = "the valgrind on PATH is not version " GX_VALGRIND_VERSION ", the one it "
+		       "was built with";
+	} else {
+		env = xasprintf("VALGRIND_LIB=%s", dir);
+	}
+	free(out);
+	free(dir);
+	return env;
+#else
+	(void)valgrind, (void)s;
+	*why = NULL;
+	return NULL;
+#endif
 }
 
 void model_vg__exit(struct model_vg *v)

@@ -97,11 +97,12 @@ else
 	last=$(cat /proc/sys/kernel/ns_last_pid)
 	setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups sh -c '
 		cd "$1" && mkdir -p res && for n in $(seq "$2" "$(($2 + 3000))"); do
-			for f in callgrind.log callgrind-l2.log cachegrind-l2.log; do
+			for f in callgrind.log callgrind-l2.log cachegrind-l2.log gxgrind-l2.log; do
 				ln -s "$3" "res/$f.$n"
 			done
 			ln -s "$3" "res/callgrind.out.$n-01"
 			ln -s "$3" "res/cachegrind-l2.out.$n"
+			ln -s "$3" "res/gxgrind-l2.out.$n"
 		done' sh "$TMP/plant" "$last" "$TMP/sentinel"
 	GX_MODEL_PASSES=2 "$GX_BIN" record -q --model -o res -- \
 		sh -c "cd '$TMP/plant' && exec '$WLM' lat_chain" >/dev/null 2>&1

@@ -161,7 +161,8 @@ mkdir -p stop
 	</dev/null >/dev/null 2>rstop.err &
 pid=$!
 in_pass2() { pgrep -f "valgrind.*cachegrind.*sleep 3600" >/dev/null ||
-	pgrep -f "valgrind.*callgrind-l2.*sleep 3600" >/dev/null; }
+	pgrep -f "valgrind.*callgrind-l2.*sleep 3600" >/dev/null ||
+	pgrep -f "valgrind.*gxgrind-l2.*sleep 3600" >/dev/null; }
 for _ in $(seq 600); do in_pass2 && break; sleep 0.1; done
 in_pass2
 ok $? "the second pass runs the workload's waiting run"

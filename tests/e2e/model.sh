@@ -323,25 +323,27 @@ ok $? "... chase's modelled cycles ($b, $a)"
 a=$(est_of rto-callgrind page-faults:modelled run) b=$(est_of rto-cachegrind page-faults:modelled run)
 [ "$a" -ge "$pages4" ] && near "$b" "$a" 0 2
 ok $? "touch 4: run's first touches by source line as by instruction ($b, $a)"
-# auto: wl-model's functions have symbols: cachegrind; a stripped copy's
-# (all of them "???" to cachegrind): callgrind
+# auto without gxgrind (GX_MODEL_GRIND=no): wl-model's functions have
+# symbols: cachegrind; a stripped copy's (all of them "???" to
+# cachegrind): callgrind. With gxgrind built: gxgrind for both
+# (tests/e2e/model-grind.sh)
 if command -v strip >/dev/null; then
 	strip -o wl-stripped "$WLM" &&
-		GX_MODEL_PASSES=2 "$GX_BIN" record -q --model=c16m.json \
+		GX_MODEL_GRIND=no GX_MODEL_PASSES=2 "$GX_BIN" record -q --model=c16m.json \
 			-o rstrip -- ./wl-stripped chase_l3 >/dev/null 2>&1 &&
 		grep -q 'second pass ran under callgrind: functions without a symbol' rstrip/meta.json
 	ok $? "auto: a stripped program's second pass runs under callgrind"
 else
 	skip 1 "strip is absent (Debian package binutils)"
 fi
-GX_MODEL_PASSES=2 "$GX_BIN" record -q --model=c16m.json -o rch-auto -- \
+GX_MODEL_GRIND=no GX_MODEL_PASSES=2 "$GX_BIN" record -q --model=c16m.json -o rch-auto -- \
 	"$WLM" chase_l3 >/dev/null 2>&1 &&
 	grep -q 'second pass ran under cachegrind' rch-auto/meta.json
 ok $? "auto: wl-model's (symbols, debug information) under cachegrind"
 once=$(est_of rch-auto instructions:exact "")
 # record --force over an old modelled result: its Valgrind files are not
 # this run's (they had been read too: twice the instructions, "2 threads")
-GX_MODEL_PASSES=2 "$GX_BIN" record -q -f --model=c16m.json -o rch-auto -- \
+GX_MODEL_GRIND=no GX_MODEL_PASSES=2 "$GX_BIN" record -q -f --model=c16m.json -o rch-auto -- \
 	"$WLM" chase_l3 >/dev/null 2>&1
 is "$(est_of rch-auto instructions:exact "")" "$once" \
 	"record -f over a modelled result: its instructions once"
