@@ -147,6 +147,49 @@ check "... a file a process ($(ls g4/gxgrind-l2.out.* | wc -l))" \
 	test "$(ls g4/gxgrind-l2.out.* | wc -l)" -ge 2
 compare "the script" "$WLM" g4 c4
 
+# ---- fork without exec: a child starts with no counts of its own (its
+# parent's are the parent's file's). The truth is the program's loops:
+# before() runs its body 1000 times, in the parent alone; child() 3000
+# times in each of two children
+cat > forkw.c <<'EOF'
+#include <sys/wait.h>
+#include <unistd.h>
+static volatile char buf[1 << 22];
+__attribute__((noinline)) void before(void);
+__attribute__((noinline)) void child(void);
+void before(void) { for (int i = 0; i < 1000; i++) buf[(unsigned)i * 4096 % sizeof buf] += 1; }
+void child(void) { for (int i = 0; i < 3000; i++) buf[(unsigned)i * 64 % sizeof buf] += 2; }
+int main(void)
+{
+	before();
+	for (int k = 0; k < 2; k++) {
+		pid_t p = fork();
+		if (p == 0) {
+			child();
+			_exit(0);
+		}
+		waitpid(p, NULL, 0);
+	}
+	return 0;
+}
+EOF
+most() {	# most FN FILES...: the most times one of FN's instructions ran, summed over the files
+	awk -v f="$1" '/^fn=/ { sub(/^fn=\([0-9]+\) /, ""); fn = $0; next }
+		/^0x/ && fn == f { n[$1] += $2 } END { m = 0; for (a in n) if (n[a] > m) m = n[a]; print m }' \
+		"${@:2}"
+}
+if cc -O2 -o forkw forkw.c 2>/dev/null; then
+	GX_MODEL_PASSES=2 "$X" record -q --model --keep-valgrind -o fk -- ./forkw </dev/null >/dev/null 2>&1
+	ok $? "a program that forks twice: recorded"
+	check "... three processes, a file each ($(ls fk/gxgrind-l2.out.* 2>/dev/null | wc -l))" \
+		test "$(ls fk/gxgrind-l2.out.* 2>/dev/null | wc -l)" -eq 3
+	b=$(most before fk/gxgrind-l2.out.*) c=$(most child fk/gxgrind-l2.out.*)
+	check "... before()'s loop counted once, the parent's ($b), child()'s in both children ($c)" \
+		eval '[ "$b" -ge 1000 ] && [ "$b" -le 1001 ] && [ "$c" -ge 6000 ] && [ "$c" -le 6002 ]'
+else
+	skip 3 "no C compiler"
+fi
+
 # ---- the pass's time: gxgrind's against callgrind's on one workload
 t0=$(date +%s%N)
 GX_MODEL_PASSES=2 "$X" record -q --model -o tg -- "$WLM" sort 3 </dev/null >/dev/null 2>&1
