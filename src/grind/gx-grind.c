@@ -6,11 +6,12 @@
  * callgrind counts: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw. It writes them
  * in callgrind's format, a process a file, for the model's one reader
  * (callgrind.c). Callgrind keeps a cost for each instruction in each
- * calling context, and calls a function for every instruction; this tool
- * keeps one counter set an instruction, counts a fetch inline where it
- * cannot miss (within the line its instruction's predecessor was fetched
- * from), and calls its simulator for the rest: the same counts in less
- * time.
+ * calling context and simulates every fetch; this tool keeps one counter
+ * set an instruction, counts a fetch inline where it cannot miss (within
+ * the line its predecessor in the superblock was fetched from, still the
+ * most recent), and calls its simulator for the rest: the same counts in
+ * a third to a half of callgrind's time. A PLT stub's work is counted at
+ * the instruction that reached it, as callgrind's --skip-plt counts it.
  *
  * Built against the installed Valgrind's libraries (its package ships
  * them: configure.ac), statically, as Valgrind's own tools are; run by
