@@ -12,6 +12,10 @@
  * most recent), and calls its simulator for the rest: the same counts in
  * a third to a half of callgrind's time. A PLT stub's work is counted at
  * the instruction that reached it, as callgrind's --skip-plt counts it.
+ * A forked child's file holds a copy of its parent's counts since the
+ * parent's last fork, as callgrind's with --dump-after=_Fork (the first
+ * pass's) do: the files' sum is the first pass's, and the model takes
+ * copies off the same way for every pass (tasks.c).
  *
  * Built against the installed Valgrind's libraries (its package ships
  * them: configure.ac), statically, as Valgrind's own tools are; run by
@@ -145,7 +149,8 @@ enum { C_IR, C_DR, C_DW, C_I1MR, C_D1MR, C_D1MW, C_ILMR, C_DLMR, C_DLMW, C_NR };
 struct insn {
 	struct insn *next;	/* VgHashNode's first two */
 	UWord key;		/* its address */
-	ULong c[C_NR];
+	ULong c[C_NR];		/* since the process's last fork */
+	ULong before[C_NR];	/* until then (the parent's, each fork) */
 	UWord at;		/* its address as callgrind writes it: in its object's file */
 	UInt obj, fn;		/* names[] indices */
 	Bool plt;		/* in a PLT section: counted at its caller's call */
@@ -553,15 +558,26 @@ static void gx_debug_usage(void)
 {
 }
 
-/* A forked child starts with no counts of its own: the parent's are the
- * parent's file's (the caches' state is inherited, as the CPU's is) */
+/* A fork: the parent's counts until now set aside, as callgrind's
+ * --dump-after=_Fork dumps and zeroes them; the child keeps its copy of
+ * those since the last fork only, as callgrind's child does */
+static void gx_atfork_parent(ThreadId tid)
+{
+	struct insn *in;
+
+	VG_(HT_ResetIter)(insns);
+	while ((in = VG_(HT_Next)(insns)) != NULL)
+		for (Int k = 0; k < C_NR; k++)
+			in->before[k] += in->c[k], in->c[k] = 0;
+}
+
 static void gx_atfork_child(ThreadId tid)
 {
 	struct insn *in;
 
 	VG_(HT_ResetIter)(insns);
 	while ((in = VG_(HT_Next)(insns)) != NULL)
-		VG_(memset)(in->c, 0, sizeof(in->c));
+		VG_(memset)(in->before, 0, sizeof(in->before));
 }
 
 static void gx_post_clo_init(void)
@@ -632,9 +648,12 @@ static void gx_fini(Int exitcode)
 	o->fd = (Int)sr_Res(sr), o->failed = False, o->n = 0;
 	v = VG_(malloc)("gx.sort", (nr_insns + 1) * sizeof(*v));
 	VG_(HT_ResetIter)(insns);
-	while ((in = VG_(HT_Next)(insns)) != NULL)
+	while ((in = VG_(HT_Next)(insns)) != NULL) {
+		for (Int j = 0; j < C_NR; j++)
+			in->c[j] += in->before[j], in->before[j] = 0;
 		if (in->c[C_IR])
 			v[k++] = in;
+	}
 	VG_(ssort)(v, k, sizeof(*v), cmp_insn);
 	VG_(sprintf)(line, "# callgrind format\nversion: 1\ncreator: gxgrind\npid: %d\ncmd: ",
 		     VG_(getpid)());
@@ -687,7 +706,7 @@ static void gx_pre_clo_init(void)
 	VG_(details_avg_translation_sizeB)(500);
 	VG_(basic_tool_funcs)(gx_post_clo_init, gx_instrument, gx_fini);
 	VG_(needs_command_line_options)(gx_option, gx_usage, gx_debug_usage);
-	VG_(atfork)(NULL, NULL, gx_atfork_child);
+	VG_(atfork)(NULL, gx_atfork_parent, gx_atfork_child);
 	insns = VG_(HT_construct)("gx.insns");
 }
 

@@ -101,7 +101,7 @@ compare() {	# compare NAME PROGRAM G C: gxgrind's result G against callgrind's C
 	read -r n same g1 c1 g2 c2 gi ci <<<"$(python3 counts.py "$prog" "$g"/gxgrind-l2.out.* \
 		-- "$c"/callgrind-l2.out.*)"
 	check "$name: each of the program's instructions has callgrind's L2 and last-level misses ($same of $n)" \
-		test "${n:-0}" -gt 100 -a "$same" = "$n"
+		test "${n:-0}" -gt 50 -a "$same" = "$n"
 	check "$name: the whole run's L2 misses ($g1, $c1) and last-level misses ($g2, $c2) within 0.1%" \
 		eval 'near "$g1" "$c1" 0.1 && near "$g2" "$c2" 0.1 && [ "$c1" -gt 0 ]'
 	local gc cc
@@ -147,10 +147,14 @@ check "... a file a process ($(ls g4/gxgrind-l2.out.* | wc -l))" \
 	test "$(ls g4/gxgrind-l2.out.* | wc -l)" -ge 2
 compare "the script" "$WLM" g4 c4
 
-# ---- fork without exec: a child starts with no counts of its own (its
-# parent's are the parent's file's). The truth is the program's loops:
-# before() runs its body 1000 times, in the parent alone; child() 3000
-# times in each of two children
+# ---- fork without exec: a child's file holds a copy of its parent's
+# counts since the parent's last fork, as callgrind's with
+# --dump-after=_Fork (the first pass's) do, which the model takes off for
+# every pass alike (tasks.c); the files' sum is the first pass's, so the
+# second pass's counts are used. The truth is the program's loops:
+# before() runs its body 1000 times in the parent, before either fork (a
+# copy in the first child, none in the second); child() 3000 times in
+# each child
 cat > forkw.c <<'EOF'
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,15 +183,19 @@ most() {	# most FN FILES...: the most times one of FN's instructions ran, summed
 		"${@:2}"
 }
 if cc -O2 -o forkw forkw.c 2>/dev/null; then
-	GX_MODEL_PASSES=2 "$X" record -q --model --keep-valgrind -o fk -- ./forkw </dev/null >/dev/null 2>&1
+	rec gxgrind g5 -- ./forkw
 	ok $? "a program that forks twice: recorded"
-	check "... three processes, a file each ($(ls fk/gxgrind-l2.out.* 2>/dev/null | wc -l))" \
-		test "$(ls fk/gxgrind-l2.out.* 2>/dev/null | wc -l)" -eq 3
-	b=$(most before fk/gxgrind-l2.out.*) c=$(most child fk/gxgrind-l2.out.*)
-	check "... before()'s loop counted once, the parent's ($b), child()'s in both children ($c)" \
-		eval '[ "$b" -ge 1000 ] && [ "$b" -le 1001 ] && [ "$c" -ge 6000 ] && [ "$c" -le 6002 ]'
+	check "... three processes, a file each ($(ls g5/gxgrind-l2.out.* 2>/dev/null | wc -l))" \
+		test "$(ls g5/gxgrind-l2.out.* 2>/dev/null | wc -l)" -eq 3
+	b=$(most before g5/gxgrind-l2.out.*) c=$(most child g5/gxgrind-l2.out.*)
+	check "... before()'s loop in the parent and the first child's copy ($b), child()'s in both children ($c)" \
+		eval '[ "$b" -ge 2000 ] && [ "$b" -le 2002 ] && [ "$c" -ge 6000 ] && [ "$c" -le 6002 ]'
+	check "... the second pass's counts used (it ran the first pass's instructions)" \
+		eval '! grep -q "took another path" g5/meta.json'
+	rec callgrind c5 -- ./forkw
+	compare "the forks" "$PWD/forkw" g5 c5
 else
-	skip 3 "no C compiler"
+	skip 8 "no C compiler"
 fi
 
 # ---- 3,000 threads, a few hundred alive at once (Valgrind's table holds
