@@ -6,10 +6,11 @@
 # environments one length, so that the workloads run the same) and kept
 # (--keep-valgrind): every instruction of the workload's own program has
 # the same L2 misses and the same last-level misses (first touches, or the
-# TLB's) in gxgrind's file as in callgrind's. Callgrind counts a PLT
-# stub's work at the call that reached it (--skip-plt) and less of the
-# loader's start than Valgrind's other tools: the whole run's counts are
-# held to 0.1%, the modelled cycles to 0.01%.
+# TLB's) in gxgrind's file as in callgrind's (a PLT stub's work counted,
+# as callgrind's --skip-plt counts it, at the instruction that reached
+# it). Callgrind counts less of the loader's start than Valgrind's other
+# tools: the whole run's counts are held to 0.1%, the modelled cycles to
+# 0.01%.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
@@ -198,7 +199,7 @@ else
 	skip 8 "no C compiler"
 fi
 
-# ---- 3,000 threads, a few hundred alive at once (Valgrind's table holds
+# ---- 3,000 threads, 200 alive at once (Valgrind's table holds
 # 500): the second pass under gxgrind runs and is read
 cat > threads.c <<'EOF'
 #include <pthread.h>
