@@ -110,24 +110,19 @@ static inline Bool block_ref(struct cache *c, UWord block)
 {
 	UWord *t = c->tags + (block & c->set_mask) * c->assoc;
 	UInt i;
+	Bool hit;
 
 	if (t[0] == block)
 		return True;
-	for (i = 1; i < c->assoc; i++)
-		if (t[i] == block)
-			break;
-	if (i == c->assoc)
+	for (i = 1; i < c->assoc && t[i] != block; i++)
+		;
+	hit = i < c->assoc;
+	if (!hit)
 		i--;			/* a miss: the least recent goes */
-	else {
-		for (; i > 0; i--)
-			t[i] = t[i - 1];
-		t[0] = block;
-		return True;
-	}
 	for (; i > 0; i--)
 		t[i] = t[i - 1];
 	t[0] = block;
-	return False;
+	return hit;
 }
 
 /* An access of size bytes at a: a hit when every line it touches hits
@@ -241,10 +236,14 @@ static struct insn *insn_at(Addr a)
 /* ---- the simulator, called from the translations -------------------------- */
 
 /* An access through the first level l1 (I1 or D1), counted in in's
- * columns: the accesses, l1's misses, the last level's */
+ * columns: the accesses, l1's misses, the last level's. A PLT stub's
+ * instruction given here is one reached from another superblock: counted
+ * at caller, the instruction whose jump left that one. */
 static inline void sim(struct cache *l1, struct insn *in, Addr a, UWord size, Int ref,
 		       Int l1m, Int llm)
 {
+	if (in->plt && caller)
+		in = caller;
 	in->c[ref]++;
 	if (cache_ref(l1, a, size))
 		return;
@@ -270,27 +269,11 @@ static VG_REGPARM(3) void sim_write(struct insn *in, Addr a, UWord size)
 	sim(&D1, in, a, size, C_DW, C_D1MW, C_DLMW);
 }
 
-/* a PLT stub's, counted at the call that reached it */
-static VG_REGPARM(3) void plt_fetch(struct insn *in, Addr a, UWord len)
-{
-	sim_fetch(caller ? caller : in, a, len);
-}
-
-static VG_REGPARM(3) void plt_read(struct insn *in, Addr a, UWord size)
-{
-	sim_read(caller ? caller : in, a, size);
-}
-
-static VG_REGPARM(3) void plt_write(struct insn *in, Addr a, UWord size)
-{
-	sim_write(caller ? caller : in, a, size);
-}
-
 /* ---- instrumentation ------------------------------------------------------ */
 
 /* An instruction's data accesses, simulated after its statements (they
  * are flat: the addresses are atoms, defined by then), in their order */
-enum ev_kind { EV_R, EV_W, EV_M };
+enum ev_kind { EV_R, EV_W };
 
 struct ev {
 	enum ev_kind kind;
@@ -304,9 +287,8 @@ struct ev {
 struct instr_state {
 	IRSB *out;
 	struct insn *in;	/* where the instruction's counts go: its own, or
-				 * a PLT stub's the instruction that reached it */
-	Bool dyn;		/* a PLT stub's, reached from another superblock:
-				 * counted at caller, set as that one left */
+				 * a PLT stub's the instruction that reached it
+				 * in this superblock (sim: else caller) */
 	struct insn *own;	/* the last instruction outside a PLT, this superblock */
 	Bool plt;		/* the instruction is a PLT stub's */
 	struct ev ev[MAX_EVS];
@@ -346,12 +328,8 @@ static void flush(struct instr_state *s)
 	for (Int i = 0; i < s->nr_ev; i++) {
 		struct ev *e = &s->ev[i];
 
-		if (e->kind == EV_R && s->dyn)
-			call3(s->out, "plt_read", plt_read, s->in, e->addr, e->size, e->guard);
-		else if (e->kind == EV_R)
+		if (e->kind == EV_R)
 			call3(s->out, "sim_read", sim_read, s->in, e->addr, e->size, e->guard);
-		else if (s->dyn)
-			call3(s->out, "plt_write", plt_write, s->in, e->addr, e->size, e->guard);
 		else
 			call3(s->out, "sim_write", sim_write, s->in, e->addr, e->size, e->guard);
 	}
@@ -370,11 +348,12 @@ static Bool same_atom(IRExpr *x, IRExpr *y)
 static void add_ev(struct instr_state *s, enum ev_kind kind, IRExpr *addr, Int size,
 		   IRExpr *guard)
 {
-	/* a write of what the same instruction just read: one access */
+	/* a write of what the same instruction just read: one access,
+	 * counted a write */
 	if (kind == EV_W && !guard && s->nr_ev && s->ev[s->nr_ev - 1].kind == EV_R &&
 	    !s->ev[s->nr_ev - 1].guard && s->ev[s->nr_ev - 1].size == size &&
 	    same_atom(s->ev[s->nr_ev - 1].addr, addr)) {
-		s->ev[s->nr_ev - 1].kind = EV_M;
+		s->ev[s->nr_ev - 1].kind = EV_W;
 		return;
 	}
 	if (s->nr_ev == MAX_EVS)
@@ -399,8 +378,8 @@ static void fetch(struct instr_state *s, Addr a, UInt len)
 {
 	UWord first = a >> I1.line_bits, last = (a + (len ? len : 1) - 1) >> I1.line_bits;
 
-	if (s->dyn) {
-		call3(s->out, "plt_fetch", plt_fetch, s->in, mkIRExpr_HWord(a), (Int)len, NULL);
+	if (s->in->plt) {	/* counted where only known as it runs (sim) */
+		call3(s->out, "sim_fetch", sim_fetch, s->in, mkIRExpr_HWord(a), (Int)len, NULL);
 		s->have_block = False;
 		return;
 	}
@@ -439,7 +418,6 @@ static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 			 * followed into the stub) or, where the stub begins it,
 			 * the one that left the last */
 			s.plt = s.in->plt;
-			s.dyn = s.in->plt && !s.own;
 			if (!s.in->plt)
 				s.own = s.in;
 			else if (s.own)
