@@ -383,23 +383,14 @@ static char *keeper_program(void)
 {
 #ifdef HAVE_KEEPER_PROGRAM
 	const char *test = getenv("GX_TEST_KEEPER");
-	char self[PATH_MAX], *slash;
-	ssize_t n;
+	char *beside;
 
 	if (test && !strcmp(test, "fork"))
 		return NULL;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			char *beside = xasprintf("%.*s/gx-keeper", (int)(slash - self), self);
-
-			if (executable(beside))
-				return beside;
-			free(beside);
-		}
-	}
+	beside = gx_beside_self("gx-keeper");
+	if (beside && executable(beside))
+		return beside;
+	free(beside);
 	if (executable(GX_KEEPER_PROGRAM))
 		return xstrdup(GX_KEEPER_PROGRAM);
 #endif

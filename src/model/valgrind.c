@@ -27,7 +27,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -614,19 +613,11 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
  * where make install put it; NULL where neither is there. */
 static char *grind_dir(void)
 {
-	char self[PATH_MAX], *slash, *dir;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *dir = gx_beside_self("grind");
 
-	if (n > 0) {
-		self[n] = 0;
-		slash = strrchr(self, '/');
-		if (slash) {
-			dir = xasprintf("%.*s/grind", (int)(slash - self), self);
-			if (access(dir, F_OK) == 0)
-				return dir;
-			free(dir);
-		}
-	}
+	if (dir && access(dir, F_OK) == 0)
+		return dir;
+	free(dir);
 	return access(GX_GRIND_DIR, F_OK) == 0 ? xstrdup(GX_GRIND_DIR) : NULL;
 }
 #endif

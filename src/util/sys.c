@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -400,4 +401,16 @@ const char *gx_data_dir(const char *env, const char *src, const char *installed)
 	if (stat(src, &st) == 0 && S_ISDIR(st.st_mode))
 		return src;
 	return installed;
+}
+
+char *gx_beside_self(const char *name)
+{
+	char self[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n <= 0)
+		return NULL;
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	return slash ? xasprintf("%.*s/%s", (int)(slash - self), self, name) : NULL;
 }

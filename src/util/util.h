@@ -336,6 +336,10 @@ uint64_t gx_hash(const void *data, size_t len);
 uint64_t gx_now_ns(void);
 /* Read a whole small text file (sysfs, /proc) into a new string; NULL on error. */
 char *gx_read_file(const char *path, size_t max);
+/* name beside gexplore's own executable ("DIR/name", allocated: a build
+ * tree's helper, gx-keeper or grind/), whether or not it is there; NULL
+ * where /proc/self/exe cannot be read. */
+char *gx_beside_self(const char *name);
 /*
  * Open path read-only as a file of a result, or any file a user may have
  * replaced: O_NONBLOCK, so a FIFO or a device never blocks the open, then
