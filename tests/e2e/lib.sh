@@ -148,6 +148,16 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
+# est_of RESULT EVENT FUNCTION: the event's estimate over the functions named
+# so or beginning so ("" : the whole run), from report --csv
+est_of() { "$GX_BIN" report "$1" --csv --limit 0 --event "$2" 2>/dev/null |
+	awk -F, -v f="$3" 'NR > 1 && index($1, f) == 1 { s += $6 } END { print s + 0 }'; }
+near() {	# near A B PERCENT [SLACK]: A within PERCENT% of B (or SLACK of it)
+	python3 -c 'import sys
+a, b, p, s = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+sys.exit(0 if abs(a - b) <= max(p / 100 * abs(b), s) else 1)' "$1" "$2" "$3" "${4:-0}"
+}
+
 need_model() {
 	command -v valgrind >/dev/null 2>&1 ||
 		skip_all "valgrind is not installed (Debian package valgrind; ./bootstrap installs it)"

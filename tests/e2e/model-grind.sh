@@ -80,13 +80,6 @@ same = sum(g.get(k, [0] * 3)[1:] == c.get(k, [0] * 3)[1:] for k in mine)
 tot = lambda t, i: sum(v[i] for v in t.values())
 print(len(mine), same, tot(g, 1), tot(c, 1), tot(g, 2), tot(c, 2), tot(g, 0), tot(c, 0))
 EOF
-near() {	# near A B PERCENT: A within PERCENT% of B
-	python3 -c 'import sys
-a, b, p = map(float, sys.argv[1:4])
-sys.exit(0 if abs(a - b) <= p / 100 * abs(b) else 1)' "$1" "$2" "$3"
-}
-cycles() { "$X" report "$1" --csv --limit 0 --event cycles:modelled 2>/dev/null |
-	awk -F, 'NR > 1 { s += $6 } END { printf "%.0f\n", s }'; }
 rec() {	# rec HOW OUT [DESC] -- WORKLOAD...: the second pass under HOW, kept
 	local how=$1 o=$2 desc=--model pad
 	shift 2
@@ -106,8 +99,9 @@ compare() {	# compare NAME PROGRAM G C: gxgrind's result G against callgrind's C
 	check "$name: the whole run's L2 misses ($g1, $c1) and last-level misses ($g2, $c2) within 0.1%" \
 		eval 'near "$g1" "$c1" 0.1 && near "$g2" "$c2" 0.1 && [ "$c1" -gt 0 ]'
 	local gc cc
-	gc=$(cycles "$g") cc=$(cycles "$c")
-	check "$name: the modelled cycles within 0.01% ($gc, $cc)" near "$gc" "$cc" 0.01
+	gc=$(est_of "$g" cycles:modelled "") cc=$(est_of "$c" cycles:modelled "")
+	check "$name: the modelled cycles within 0.01% ($gc, $cc)" \
+		eval 'near "$gc" "$cc" 0.01 && [ "${cc%.*}" -gt 0 ]'
 }
 
 # ---- chase_l3: L2 misses at every step; the pass's last level the TLB

@@ -210,9 +210,8 @@ ok $? "sort: the third sort adds under 5% to the first two's L2 misses ($m3, $m2
 # returns at once when taken, so about half of its go to msort, its
 # caller (they were all cmp_u32's: 68% of sort's modelled cycles against
 # 31-48% of its profile)
-# (the functions named so or beginning so: glibc's msort is msort_with_tmp.part.0 in one build)
-est_of() { "$GX_BIN" report "$1" --csv --limit 0 --event "$2" 2>/dev/null |
-	awk -F, -v f="$3" 'NR > 1 && index($1, f) == 1 { s += $6 } END { print s + 0 }'; }
+# (est_of, lib.sh: the functions named so or beginning so: glibc's msort is
+# msort_with_tmp.part.0 in one build)
 ratios=$(python3 -c 'import sys
 b = [float(x or 0) for x in sys.argv[1:]]
 per = lambda cyc, miss: cyc / miss if miss > 0 else 0
@@ -290,11 +289,6 @@ fi
 # symbol (one line to cachegrind) hold the data misses, under callgrind.
 # The same counts either way where the lines tell the functions apart:
 # chase_l3's L2 misses (8 MiB: each step an L2 miss), touch's pages.
-near() {	# near A B PERCENT [SLACK]: A within PERCENT% of B (or SLACK of it)
-	python3 -c 'import sys
-a, b, p, s = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
-sys.exit(0 if abs(a - b) <= max(p / 100 * abs(b), s) else 1)' "$1" "$2" "$3" "${4:-0}"
-}
 # (touch 4 with GX_MODEL_TLB=estimate: the default description prices no
 # first touch, so its pass would count the TLB's misses instead;
 # tests/e2e/model-tlb.sh)
