@@ -1,273 +1,43 @@
 /*
- * gx-grind.c: gexplore's Valgrind tool (gxgrind), the model's second pass
- * (src/model/passes.c). It simulates the caches as callgrind's --cache-sim
- * does (I1 and D1, each backed by one last level: LRU sets, an access
- * that crosses a line looks up both) and counts, by instruction, what
- * callgrind counts: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw. It writes them
- * in callgrind's format, a process a file, for the model's one reader
- * (callgrind.c). Callgrind keeps a cost for each instruction in each
- * calling context and simulates every fetch; this tool keeps one counter
- * set an instruction, counts a fetch inline where it cannot miss (within
- * the line its predecessor in the superblock was fetched from, still the
- * most recent), and calls its simulator for the rest: the same counts in
- * a third to a half of callgrind's time. A PLT stub's work is counted at
- * the instruction that reached it, as callgrind's --skip-plt counts it.
- * A forked child's file holds a copy of its parent's counts since the
- * parent's last fork, as callgrind's with --dump-after=_Fork (the first
- * pass's) do: the files' sum is the first pass's, and the model takes
- * copies off the same way for every pass (tasks.c).
+ * gx-grind.c: gexplore's Valgrind tool (gxgrind), the model's Valgrind
+ * pass. With --gx-first=yes it counts, by instruction and thread, what
+ * callgrind counts for the model's first pass (--cache-sim=yes
+ * --branch-sim=yes --collect-jumps=yes --dump-instr=yes
+ * --separate-threads=yes): Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm
+ * Bi Bim, each instruction's jumps and calls (a call's inclusive Ir), and
+ * beside them a second hierarchy that was the model's second pass: L2
+ * over every data access, its misses to a cache of pages and to one as
+ * large as the TLB's reach. Without it, that hierarchy alone, as the
+ * second pass (a process a file, copies of a parent's counts in a forked
+ * child as callgrind's --dump-after=_Fork leaves them).
+ *
+ * It simulates the caches as callgrind's --cache-sim does (I1 and D1,
+ * each backed by one last level: LRU sets, an access that crosses a line
+ * looks up both) and the branch predictors as its --branch-sim does, and
+ * reads superblocks as callgrind does (no chasing: a basic block each).
+ * Callgrind keeps a cost for each instruction in each calling context and
+ * calls its simulator for every fetch and access; this tool keeps one
+ * counter set an instruction a thread, and counts inline a fetch within
+ * the line its predecessor in the superblock was fetched from, an access
+ * to the most recent line of its D1 set (where no cache changes), and a
+ * jump whose target is known as it is translated: the counts of both of
+ * callgrind's passes in a third of its time. A PLT stub's work is counted
+ * at the instruction that reached it, as callgrind's --skip-plt counts it.
+ * It writes callgrind's format, for the model's one reader (callgrind.c).
  *
  * Built against the installed Valgrind's libraries (its package ships
  * them: configure.ac), statically, as Valgrind's own tools are; run by
  * Valgrind's launcher from a directory of links to Valgrind's files that
  * holds it too (valgrind.c), so that a traced child's exec finds it.
  *
- * Options: --gx-out-file=TEMPLATE (%p: the pid, as Valgrind expands it),
- * --I1=, --D1=, --LL=SIZE,ASSOC,LINE (callgrind's syntax; each level's
- * sets a power of two, as callgrind requires).
+ * Options: --gx-out-file=TEMPLATE (%p: the pid, as Valgrind expands it;
+ * -NN, the thread, added with --gx-first), --gx-first=yes,
+ * --gx-l2-file= and --gx-tlb-file=TEMPLATE (the second hierarchy's, with
+ * pages or the TLB as its last level), --I1=, --D1=, --LL=, --L2=, --PG=,
+ * --TL=SIZE,ASSOC,LINE (callgrind's syntax; each level's sets a power of
+ * two, as callgrind requires).
  */
-#include "pub_tool_basics.h"
-#include "pub_tool_clientstate.h"
-#include "pub_tool_xarray.h"
-#include "pub_tool_tooliface.h"
-#include "pub_tool_libcassert.h"
-#include "pub_tool_libcbase.h"
-#include "pub_tool_libcfile.h"
-#include "pub_tool_libcprint.h"
-#include "pub_tool_libcproc.h"
-#include "pub_tool_machine.h"
-#include "pub_tool_mallocfree.h"
-#include "pub_tool_options.h"
-#include "pub_tool_debuginfo.h"
-#include "pub_tool_hashtable.h"
-#include "pub_tool_vki.h"
-
-/* ---- the caches ----------------------------------------------------------- */
-
-struct cache {
-	const HChar *name;
-	ULong size;
-	UInt assoc, line;
-	UInt line_bits;
-	UWord set_mask;
-	UWord *tags;		/* a set's blocks, the most recently used first */
-};
-
-static struct cache I1 = { .name = "I1", .size = 32768, .assoc = 8, .line = 64 },
-		    D1 = { .name = "D1", .size = 32768, .assoc = 8, .line = 64 },
-		    LL = { .name = "LL", .size = 8388608, .assoc = 16, .line = 64 };
-
-static Bool pow2(ULong x)
-{
-	return x && !(x & (x - 1));
-}
-
-static UInt log2u(ULong x)
-{
-	UInt n = 0;
-
-	while (x > 1)
-		x >>= 1, n++;
-	return n;
-}
-
-/* "SIZE,ASSOC,LINE" into c: False where it is not that */
-static Bool parse_geo(const HChar *s, struct cache *c)
-{
-	HChar *e;
-	Long v[3];
-
-	for (Int i = 0; i < 3; i++) {
-		v[i] = VG_(strtoll10)(s, &e);
-		if (e == s || v[i] <= 0 || (i < 2 ? *e != ',' : *e != 0))
-			return False;
-		s = e + 1;
-	}
-	c->size = (ULong)v[0], c->assoc = (UInt)v[1], c->line = (UInt)v[2];
-	return True;
-}
-
-static void cache_init(struct cache *c)
-{
-	ULong sets;
-
-	if (c->assoc == 0 || c->line < 16 || !pow2(c->line) || c->size % ((ULong)c->line * c->assoc))
-		VG_(fmsg_bad_option)("--I1, --D1 or --LL", "%s: %llu bytes, %u ways, %u-byte "
-				     "lines is no cache\n", c->name, c->size, c->assoc, c->line);
-	sets = c->size / c->line / c->assoc;
-	if (!pow2(sets))
-		VG_(fmsg_bad_option)("--I1, --D1 or --LL", "%s: %llu sets: not a power of two\n",
-				     c->name, sets);
-	c->line_bits = log2u(c->line);
-	c->set_mask = (UWord)sets - 1;
-	c->tags = VG_(malloc)("gx.cache", (SizeT)sets * c->assoc * sizeof(UWord));
-	for (ULong i = 0; i < sets * c->assoc; i++)
-		c->tags[i] = ~(UWord)0;		/* no block's number */
-}
-
-/* One block looked up in its set, made the most recent: whether it hit. */
-static inline Bool block_ref(struct cache *c, UWord block)
-{
-	UWord *t = c->tags + (block & c->set_mask) * c->assoc;
-	UInt i;
-	Bool hit;
-
-	if (t[0] == block)
-		return True;
-	for (i = 1; i < c->assoc && t[i] != block; i++)
-		;
-	hit = i < c->assoc;
-	if (!hit)
-		i--;			/* a miss: the least recent goes */
-	for (; i > 0; i--)
-		t[i] = t[i - 1];
-	t[0] = block;
-	return hit;
-}
-
-/* An access of size bytes at a: a hit when every line it touches hits
- * (each is looked up) */
-static inline Bool cache_ref(struct cache *c, Addr a, UWord size)
-{
-	UWord b = a >> c->line_bits, last = (a + (size ? size : 1) - 1) >> c->line_bits;
-	Bool hit = block_ref(c, b);
-
-	while (b != last)
-		hit &= block_ref(c, ++b);
-	return hit;
-}
-
-/* ---- what each instruction counted ---------------------------------------- */
-
-enum { C_IR, C_DR, C_DW, C_I1MR, C_D1MR, C_D1MW, C_ILMR, C_DLMR, C_DLMW, C_NR };
-
-struct insn {
-	struct insn *next;	/* VgHashNode's first two */
-	UWord key;		/* its address */
-	ULong c[C_NR];		/* since the process's last fork */
-	ULong before[C_NR];	/* until then (the parent's, each fork) */
-	UWord at;		/* its address as callgrind writes it: in its object's file */
-	UInt obj, fn;		/* names[] indices */
-	Bool plt;		/* in a PLT section: counted at its caller's call */
-};
-
-/* The instruction outside a PLT section whose jump may have reached a
- * PLT stub (a call, a tail call, an indirect jump), set as its superblock
- * leaves: callgrind (--skip-plt, its default) counts a stub's work there,
- * and the first pass is callgrind's */
-static struct insn *caller;
-
-static VgHashTable *insns;
-static ULong nr_insns;
-
-/* Object and function names, each once */
-static HChar **names;
-static UInt nr_names, cap_names;
-static UInt *name_slots;	/* open addressing: names[] index + 1 */
-static UInt nr_slots;
-
-static UInt str_hash(const HChar *s)
-{
-	UInt h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (UChar)*s) * 16777619u;
-	return h;
-}
-
-static UInt intern(const HChar *s)
-{
-	UInt h, k;
-
-	if (nr_names * 2 >= nr_slots) {
-		UInt n = nr_slots ? nr_slots * 2 : 4096;
-		UInt *v = VG_(calloc)("gx.names", n, sizeof(UInt));
-
-		for (UInt i = 0; i < nr_slots; i++)
-			if (name_slots[i]) {
-				for (k = str_hash(names[name_slots[i] - 1]) & (n - 1); v[k];
-				     k = (k + 1) & (n - 1))
-					;
-				v[k] = name_slots[i];
-			}
-		if (name_slots)
-			VG_(free)(name_slots);
-		name_slots = v, nr_slots = n;
-	}
-	h = str_hash(s);
-	for (k = h & (nr_slots - 1); name_slots[k]; k = (k + 1) & (nr_slots - 1))
-		if (!VG_(strcmp)(names[name_slots[k] - 1], s))
-			return name_slots[k] - 1;
-	if (nr_names == cap_names) {
-		cap_names = cap_names ? cap_names * 2 : 1024;
-		names = VG_(realloc)("gx.names", names, cap_names * sizeof(*names));
-	}
-	names[nr_names] = VG_(strdup)("gx.name", s);
-	name_slots[k] = nr_names + 1;
-	return nr_names++;
-}
-
-/* The instruction at a, made when first translated: its object and
- * function are named then (an object unloaded before the exit is named
- * still). */
-static struct insn *insn_at(Addr a)
-{
-	struct insn *in = VG_(HT_lookup)(insns, a);
-	DiEpoch ep;
-	DebugInfo *di;
-	const HChar *fn;
-
-	if (in)
-		return in;
-	in = VG_(calloc)("gx.insn", 1, sizeof(*in));
-	in->key = a;
-	ep = VG_(current_DiEpoch)();
-	di = VG_(find_DebugInfo)(ep, a);
-	in->obj = intern(di && VG_(DebugInfo_get_filename)(di) ?
-			 VG_(DebugInfo_get_filename)(di) : "???");
-	in->at = a - (di ? (Addr)VG_(DebugInfo_get_text_bias)(di) : 0);
-	in->fn = intern(VG_(get_fnname)(ep, a, &fn) ? fn : "???");
-	in->plt = VG_(DebugInfo_sect_kind)(NULL, a) == Vg_SectPLT;
-	VG_(HT_add_node)(insns, in);
-	nr_insns++;
-	return in;
-}
-
-/* ---- the simulator, called from the translations -------------------------- */
-
-/* An access through the first level l1 (I1 or D1), counted in in's
- * columns: the accesses, l1's misses, the last level's. A PLT stub's
- * instruction given here is one reached from another superblock: counted
- * at caller, the instruction whose jump left that one. */
-static inline void sim(struct cache *l1, struct insn *in, Addr a, UWord size, Int ref,
-		       Int l1m, Int llm)
-{
-	if (in->plt && caller)
-		in = caller;
-	in->c[ref]++;
-	if (cache_ref(l1, a, size))
-		return;
-	in->c[l1m]++;
-	if (!cache_ref(&LL, a, size))
-		in->c[llm]++;
-}
-
-static VG_REGPARM(3) void sim_fetch(struct insn *in, Addr a, UWord len)
-{
-	sim(&I1, in, a, len, C_IR, C_I1MR, C_ILMR);
-}
-
-static VG_REGPARM(3) void sim_read(struct insn *in, Addr a, UWord size)
-{
-	sim(&D1, in, a, size, C_DR, C_D1MR, C_DLMR);
-}
-
-/* a write, or a read and a write of the same bytes (the second access
- * hits: one is simulated, counted a write, as cachegrind counts it) */
-static VG_REGPARM(3) void sim_write(struct insn *in, Addr a, UWord size)
-{
-	sim(&D1, in, a, size, C_DW, C_D1MW, C_DLMW);
-}
+#include "gx-grind.h"
 
 /* ---- instrumentation ------------------------------------------------------ */
 
@@ -283,6 +53,7 @@ struct ev {
 };
 
 #define MAX_EVS 16
+#define MAX_SB_CHUNKS 16
 
 struct instr_state {
 	IRSB *out;
@@ -295,12 +66,35 @@ struct instr_state {
 	Int nr_ev;
 	UWord last_block;	/* the I1 block the last fetch ended in, this superblock */
 	Bool have_block;
+	/* the running thread's chunks this superblock counts in inline */
+	UInt chunk_ix[MAX_SB_CHUNKS];
+	IRExpr *chunk[MAX_SB_CHUNKS];
+	Int nr_chunks;
 };
 
-static void call3(IRSB *out, const HChar *name, void *fn, struct insn *in, IRExpr *a,
-		  Int n, IRExpr *guard)
+/* Whether D1's most recent line in its set can be counted inline: a hit
+ * there changes no cache (L2, where simulated, sees the same accesses
+ * with its sets each within one of D1's: that line is its most recent
+ * too) */
+static Bool fast_d;
+
+static IRExpr *tmp(IRSB *out, IRType ty, IRExpr *e)
 {
-	IRExpr **args = mkIRExprVec_3(mkIRExpr_HWord((HWord)in), a, mkIRExpr_HWord((HWord)n));
+	IRTemp t = newIRTemp(out->tyenv, ty);
+
+	addStmtToIRSB(out, IRStmt_WrTmp(t, e));
+	return IRExpr_RdTmp(t);
+}
+
+static IRExpr *word(UWord w)
+{
+	return mkIRExpr_HWord((HWord)w);
+}
+
+static void call3(IRSB *out, const HChar *name, void *fn, struct insn *in, IRExpr *a,
+		  IRExpr *b, IRExpr *guard)
+{
+	IRExpr **args = mkIRExprVec_3(word((UWord)in), a, b);
 	IRDirty *d = unsafeIRDirty_0_N(3, name, VG_(fnptr_to_fnentry)(fn), args);
 
 	if (guard)
@@ -308,10 +102,80 @@ static void call3(IRSB *out, const HChar *name, void *fn, struct insn *in, IRExp
 	addStmtToIRSB(out, IRStmt_Dirty(d));
 }
 
+/* The running thread's counter col of in (not a PLT stub's: counted
+ * where it is, inline), in its chunk made at the superblock's start */
+static IRExpr *counter(struct instr_state *s, struct insn *in, Int col)
+{
+	UInt ci = in->idx >> CHUNK_BITS;
+
+	for (Int i = 0; i < s->nr_chunks; i++)
+		if (s->chunk_ix[i] == ci)
+			return tmp(s->out, Ity_I64,
+				   IRExpr_Binop(Iop_Add64, s->chunk[i],
+						IRExpr_Const(IRConst_U64(
+							((in->idx & (CHUNK - 1)) * C_NR + col) *
+							sizeof(ULong)))));
+	VG_(tool_panic)("gxgrind: an instruction's chunk was not made");
+	return NULL;
+}
+
+/* *counter += by (an I64 atom) */
+static void count_by(struct instr_state *s, struct insn *in, Int col, IRExpr *by)
+{
+	IRExpr *at = counter(s, in, col);
+	IRExpr *v = tmp(s->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+	IRExpr *w = tmp(s->out, Ity_I64, IRExpr_Binop(Iop_Add64, v, by));
+
+	addStmtToIRSB(s->out, IRStmt_Store(Iend_LE, at, w));
+}
+
+static void count_inline(struct instr_state *s, struct insn *in, Int col)
+{
+	count_by(s, in, col, IRExpr_Const(IRConst_U64(1)));
+}
+
+/* At the superblock's start: the running thread's chunk of each
+ * instruction counted inline, made where it has none */
+static void make_chunks(struct instr_state *s, struct insn **v, Int n)
+{
+	IRExpr *tab = NULL;
+
+	for (Int k = 0; k < n; k++) {
+		UInt ci = v[k]->idx >> CHUNK_BITS;
+		IRExpr *at, *c, *none;
+		IRDirty *d;
+		Int i;
+
+		for (i = 0; i < s->nr_chunks && s->chunk_ix[i] != ci; i++)
+			;
+		if (i < s->nr_chunks)
+			continue;
+		if (s->nr_chunks == MAX_SB_CHUNKS)
+			VG_(tool_panic)("gxgrind: a superblock's instructions in too many chunks");
+		if (!tab)
+			tab = tmp(s->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word((UWord)&cur_tab)));
+		at = tmp(s->out, Ity_I64, IRExpr_Binop(Iop_Add64, tab,
+						       IRExpr_Const(IRConst_U64(ci * sizeof(void *)))));
+		c = tmp(s->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+		none = tmp(s->out, Ity_I1, IRExpr_Binop(Iop_CmpEQ64, c, IRExpr_Const(IRConst_U64(0))));
+		d = unsafeIRDirty_0_N(1, "make_chunk", VG_(fnptr_to_fnentry)(make_chunk),
+				      mkIRExprVec_1(word(ci)));
+		d->guard = none;
+		addStmtToIRSB(s->out, IRStmt_Dirty(d));
+		s->chunk_ix[s->nr_chunks] = ci;
+		s->chunk[s->nr_chunks++] = tmp(s->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+	}
+}
+
 /* Whether a jump's constant target lies in a PLT section */
+static Addr const_addr(const IRConst *c)
+{
+	return c->tag == Ico_U64 ? (Addr)c->Ico.U64 : c->tag == Ico_U32 ? (Addr)c->Ico.U32 : 0;
+}
+
 static Bool to_plt(const IRConst *c)
 {
-	Addr a = c->tag == Ico_U64 ? (Addr)c->Ico.U64 : c->tag == Ico_U32 ? (Addr)c->Ico.U32 : 0;
+	Addr a = const_addr(c);
 
 	return a && VG_(DebugInfo_sect_kind)(NULL, a) == Vg_SectPLT;
 }
@@ -319,8 +183,34 @@ static Bool to_plt(const IRConst *c)
 /* caller = in, as the superblock leaves (a store of constants) */
 static void set_caller(IRSB *out, struct insn *in)
 {
-	addStmtToIRSB(out, IRStmt_Store(Iend_LE, mkIRExpr_HWord((HWord)&caller),
-					mkIRExpr_HWord((HWord)in)));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((UWord)&caller), word((UWord)in)));
+}
+
+/* One access, its line looked up inline in D1's set: where it is the
+ * most recent there (and the access within it), the access is counted
+ * and nothing else changes; else the rest of the simulation is called */
+static void access_inline(struct instr_state *s, struct ev *e)
+{
+	IRSB *out = s->out;
+	IRExpr *blk, *last, *set, *at, *tag, *miss;
+
+	count_inline(s, s->in, e->kind == EV_R ? C_DR : C_DW);
+	blk = tmp(out, Ity_I64, IRExpr_Binop(Iop_Shr64, e->addr, IRExpr_Const(IRConst_U8(D1.line_bits))));
+	last = tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, e->addr,
+					      IRExpr_Const(IRConst_U64((ULong)(e->size ? e->size : 1) - 1))));
+	last = tmp(out, Ity_I64, IRExpr_Binop(Iop_Shr64, last, IRExpr_Const(IRConst_U8(D1.line_bits))));
+	set = tmp(out, Ity_I64, IRExpr_Binop(Iop_And64, blk, IRExpr_Const(IRConst_U64(D1.set_mask))));
+	set = tmp(out, Ity_I64, IRExpr_Binop(Iop_Mul64, set,
+					     IRExpr_Const(IRConst_U64((ULong)D1.assoc * sizeof(UWord)))));
+	at = tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, set, IRExpr_Const(IRConst_U64((ULong)(UWord)D1.tags))));
+	tag = tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+	tag = tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tag, blk));
+	last = tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, last, blk));
+	miss = tmp(out, Ity_I1, IRExpr_Binop(Iop_Or1, tag, last));
+	if (e->kind == EV_R)
+		call3(out, "sim_read_rest", sim_read_rest, s->in, e->addr, word((UWord)e->size), miss);
+	else
+		call3(out, "sim_write_rest", sim_write_rest, s->in, e->addr, word((UWord)e->size), miss);
 }
 
 static void flush(struct instr_state *s)
@@ -328,10 +218,12 @@ static void flush(struct instr_state *s)
 	for (Int i = 0; i < s->nr_ev; i++) {
 		struct ev *e = &s->ev[i];
 
-		if (e->kind == EV_R)
-			call3(s->out, "sim_read", sim_read, s->in, e->addr, e->size, e->guard);
+		if (fast_d && !e->guard && !s->in->plt)
+			access_inline(s, e);
+		else if (e->kind == EV_R)
+			call3(s->out, "sim_read", sim_read, s->in, e->addr, word((UWord)e->size), e->guard);
 		else
-			call3(s->out, "sim_write", sim_write, s->in, e->addr, e->size, e->guard);
+			call3(s->out, "sim_write", sim_write, s->in, e->addr, word((UWord)e->size), e->guard);
 	}
 	s->nr_ev = 0;
 }
@@ -361,34 +253,112 @@ static void add_ev(struct instr_state *s, enum ev_kind kind, IRExpr *addr, Int s
 	s->ev[s->nr_ev++] = (struct ev){ kind, addr, size, guard };
 }
 
-/* Ir++ inline: a fetch that cannot miss (its line the last fetch's, in
- * this superblock, with no other fetch between: still the most recent) */
-static void count_inline(IRSB *out, ULong *counter)
-{
-	IRTemp t1 = newIRTemp(out->tyenv, Ity_I64), t2 = newIRTemp(out->tyenv, Ity_I64);
-	IRExpr *at = mkIRExpr_HWord((HWord)counter);
-
-	addStmtToIRSB(out, IRStmt_WrTmp(t1, IRExpr_Load(Iend_LE, Ity_I64, at)));
-	addStmtToIRSB(out, IRStmt_WrTmp(t2, IRExpr_Binop(Iop_Add64, IRExpr_RdTmp(t1),
-							   IRExpr_Const(IRConst_U64(1)))));
-	addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, IRExpr_RdTmp(t2)));
-}
-
 static void fetch(struct instr_state *s, Addr a, UInt len)
 {
-	UWord first = a >> I1.line_bits, last = (a + (len ? len : 1) - 1) >> I1.line_bits;
+	UWord first_b = a >> I1.line_bits, last_b = (a + (len ? len : 1) - 1) >> I1.line_bits;
 
 	if (s->in->plt) {	/* counted where only known as it runs (sim) */
-		call3(s->out, "sim_fetch", sim_fetch, s->in, mkIRExpr_HWord(a), (Int)len, NULL);
+		call3(s->out, "sim_fetch", sim_fetch, s->in, word(a), word(len), NULL);
 		s->have_block = False;
 		return;
 	}
-	if (s->have_block && first == s->last_block && last == s->last_block) {
-		count_inline(s->out, &s->in->c[C_IR]);
+	if (s->have_block && first_b == s->last_block && last_b == s->last_block) {
+		count_inline(s, s->in, C_IR);
 		return;
 	}
-	call3(s->out, "sim_fetch", sim_fetch, s->in, mkIRExpr_HWord(a), (Int)len, NULL);
-	s->last_block = last, s->have_block = True;
+	call3(s->out, "sim_fetch", sim_fetch, s->in, word(a), word(len), NULL);
+	s->last_block = last_b, s->have_block = True;
+}
+
+/*
+ * A conditional branch at a, taken (an I64 atom, 0 or 1), predicted
+ * inline as cond_missed does, counted at s->in (not a PLT stub's)
+ */
+static void cond_inline(struct instr_state *s, Addr a, IRExpr *taken)
+{
+	IRSB *out = s->out;
+	IRExpr *hist, *idx, *at, *c, *pred, *miss, *inc, *dec, *nc;
+
+	hist = tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word((UWord)&history)));
+	idx = tmp(out, Ity_I64, IRExpr_Binop(Iop_And64, hist,
+					     IRExpr_Const(IRConst_U64((1 << HIST_BITS) - 1))));
+	idx = tmp(out, Ity_I64, IRExpr_Binop(Iop_Shl64, idx, IRExpr_Const(IRConst_U8(IADDR_BITS))));
+	at = tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, idx, IRExpr_Const(IRConst_U64(
+		(ULong)(UWord)bc_ctr + (a & ((1 << IADDR_BITS) - 1))))));
+	c = tmp(out, Ity_I8, IRExpr_Load(Iend_LE, Ity_I8, at));
+	c = tmp(out, Ity_I64, IRExpr_Unop(Iop_8Uto64, c));
+	/* predicted taken: the counter 2 or 3 */
+	pred = tmp(out, Ity_I64, IRExpr_Binop(Iop_Shr64, c, IRExpr_Const(IRConst_U8(1))));
+	miss = tmp(out, Ity_I64, IRExpr_Binop(Iop_Xor64, pred, taken));
+	hist = tmp(out, Ity_I64, IRExpr_Binop(Iop_Shl64, hist, IRExpr_Const(IRConst_U8(1))));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, word((UWord)&history),
+					tmp(out, Ity_I64, IRExpr_Binop(Iop_Or64, hist, taken))));
+	/* up where taken and below 3, down where not and above 0 */
+	inc = tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, c, IRExpr_Const(IRConst_U64(3))));
+	inc = tmp(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, inc));
+	inc = tmp(out, Ity_I64, IRExpr_Binop(Iop_And64, inc, taken));
+	dec = tmp(out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, c, IRExpr_Const(IRConst_U64(0))));
+	dec = tmp(out, Ity_I64, IRExpr_Unop(Iop_1Uto64, dec));
+	dec = tmp(out, Ity_I64, IRExpr_Binop(Iop_And64, dec, tmp(out, Ity_I64, IRExpr_Binop(
+		Iop_Xor64, taken, IRExpr_Const(IRConst_U64(1))))));
+	nc = tmp(out, Ity_I64, IRExpr_Binop(Iop_Add64, c, inc));
+	nc = tmp(out, Ity_I64, IRExpr_Binop(Iop_Sub64, nc, dec));
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, tmp(out, Ity_I8, IRExpr_Unop(Iop_64to8, nc))));
+	count_inline(s, s->in, C_BC);
+	count_by(s, s->in, C_BCM, miss);
+}
+
+/* ir_now += by (an I64 atom) */
+static void add_ir(IRSB *out, IRExpr *by)
+{
+	IRExpr *at = word((UWord)&ir_now);
+	IRExpr *v = tmp(out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, at));
+
+	addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, tmp(out, Ity_I64,
+							 IRExpr_Binop(Iop_Add64, v, by))));
+}
+
+static void call_guarded(IRSB *out, const HChar *name, void *fn, struct insn *in, Addr a,
+			 IRExpr *to, IRExpr *sp, IRExpr *guard)
+{
+	call3(out, name, fn, in, to ? to : word(a), sp, guard);
+}
+
+/*
+ * Passing from site to a, known as it is translated (jk the exit's kind;
+ * none: to the instruction after it; cond: a conditional branch's, as
+ * callgrind reads the exits), done where guard holds (NULL: always),
+ * times (an I64 atom, 0 or 1) the count: a call, a return, a call
+ * emulated, or a jump counted inline at site (its first two targets).
+ */
+static void known_exit(struct instr_state *s, struct insn *site, Addr a, IRJumpKind jk,
+		       Bool none, Bool cond, IRExpr *guard, IRExpr *times, IRExpr *sp)
+{
+	if (jk == Ijk_Call) {
+		call_guarded(s->out, "do_call", do_call, site, a, NULL, sp, guard);
+		return;
+	}
+	if (jk == Ijk_Ret) {
+		call_guarded(s->out, "do_ret", do_ret, site, a, NULL, sp, guard);
+		return;
+	}
+	if (enters(site, a)) {
+		call_guarded(s->out, "do_emulated", do_emulated, site, a, NULL, sp, guard);
+		return;
+	}
+	if (none || site->plt)
+		return;
+	for (Int j = 0; j < 2; j++)
+		if (!site->jt[j] || (site->jt[j] == a && site->jcond[j] == cond)) {
+			site->jt[j] = a, site->jcond[j] = cond;
+			count_by(s, site, C_J0 + j, times);
+			return;
+		}
+	if (cond)
+		call_guarded(s->out, "do_jump_known_cond", do_jump_known_cond, site, a, NULL, sp,
+			     guard);
+	else
+		call_guarded(s->out, "do_jump_known", do_jump_known, site, a, NULL, sp, guard);
 }
 
 static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
@@ -397,13 +367,43 @@ static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 {
 	struct instr_state s = { 0 };
 	IRTypeEnv *env = in->tyenv;
-	Int i = 0;
+	struct insn *inl[128], *own = NULL, *cur = NULL;
+	Int i = 0, n_inl = 0, exits = 0, exit_no = 0, n_imarks = 0;
+	Addr at = 0, after = 0;
+	Bool inverted = False;
+	IRExpr *ctx = NULL;	/* cur_ctx, loaded where code without a symbol needs it */
 
 	if (gw != hw)
 		VG_(tool_panic)("gxgrind: the host's word is not the guest's");
 	s.out = deepCopyIRSBExceptStmts(in);
 	for (; i < in->stmts_used && in->stmts[i]->tag != Ist_IMark; i++)
 		addStmtToIRSB(s.out, in->stmts[i]);
+	/* the instructions counted inline, and the last conditional jump:
+	 * VEX inverts one (callgrind's reading, which turns chasing off:
+	 * the last exit, in the last instruction, to the instruction after
+	 * it) */
+	for (Int k = i; k < in->stmts_used; k++) {
+		IRStmt *st = in->stmts[k];
+
+		if (st->tag == Ist_IMark) {
+			struct insn *x = insn_at((Addr)st->Ist.IMark.addr);
+
+			at = (Addr)st->Ist.IMark.addr, after = at + st->Ist.IMark.len;
+			inverted = False;
+			if (!x->plt)
+				own = x;
+			else if (own)
+				x = own;
+			else
+				continue;	/* counted as it runs */
+			if (n_inl < 128 && (!n_inl || inl[n_inl - 1] != x))
+				inl[n_inl++] = x;
+		} else if (st->tag == Ist_Exit) {
+			exits++;
+			inverted = const_addr(st->Ist.Exit.dst) == after;
+		}
+	}
+	make_chunks(&s, inl, n_inl);
 	for (; i < in->stmts_used; i++) {
 		IRStmt *st = in->stmts[i];
 
@@ -412,11 +412,19 @@ static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 		switch (st->tag) {
 		case Ist_IMark:
 			flush(&s);
-			s.in = insn_at((Addr)st->Ist.IMark.addr);
+			cur = insn_at((Addr)st->Ist.IMark.addr);
+			cur->len = st->Ist.IMark.len;
+			n_imarks++;
+			if (first && cur->fn == ~0u) {	/* named by the function it runs in */
+				if (!ctx)
+					ctx = tmp(s.out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64,
+									word((UWord)&cur_ctx)));
+				addStmtToIRSB(s.out, IRStmt_Store(Iend_LE, word((UWord)&cur->ctx), ctx));
+			}
+			s.in = cur;
 			/* a PLT stub's instruction: counted at the instruction
-			 * that reached it, this superblock's (a call Valgrind
-			 * followed into the stub) or, where the stub begins it,
-			 * the one that left the last */
+			 * that reached it, this superblock's or, where the
+			 * stub begins it, the one that left the last */
 			s.plt = s.in->plt;
 			if (!s.in->plt)
 				s.own = s.in;
@@ -479,19 +487,72 @@ static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 				add_ev(&s, EV_W, st->Ist.LLSC.addr,
 				       sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), NULL);
 			break;
-		case Ist_Exit:
+		case Ist_Exit: {
+			IRJumpKind jk = st->Ist.Exit.jk;
+
 			/* what ran before a side exit is simulated before it;
 			 * one into a PLT stub says where it came from */
 			flush(&s);
+			exit_no++;
+			if (first && (jk == Ijk_Boring || jk == Ijk_Call || jk == Ijk_Ret)) {
+				IRExpr *taken = tmp(s.out, Ity_I64,
+						    IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard));
+
+				if (exit_no == exits && inverted)
+					taken = tmp(s.out, Ity_I64,
+						    IRExpr_Binop(Iop_Xor64, taken,
+								 IRExpr_Const(IRConst_U64(1))));
+				if (s.in->plt)	/* counted where only known as it runs */
+					call3(s.out, "sim_cond", sim_cond, s.in, taken, word(cur->key),
+					      NULL);
+				else
+					cond_inline(&s, cur->key, taken);
+			}
+			if (first) {
+				IRExpr *g = tmp(s.out, Ity_I64, IRExpr_Unop(Iop_1Uto64, st->Ist.Exit.guard));
+				IRExpr *sp = tmp(s.out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
+				Addr dst = const_addr(st->Ist.Exit.dst);
+				Bool last_inv = exit_no == exits && inverted;
+
+				/* the instructions run when it is taken */
+				add_ir(s.out, tmp(s.out, Ity_I64, IRExpr_Binop(Iop_Mul64, g,
+						IRExpr_Const(IRConst_U64((ULong)n_imarks)))));
+				/* VEX's inverted branch: this exit is its not taken */
+				known_exit(&s, cur, dst, jk, last_inv || dst == cur->key + cur->len,
+					   !last_inv, st->Ist.Exit.guard, g, sp);
+			}
 			if (s.own && !s.plt && to_plt(st->Ist.Exit.dst))
 				set_caller(s.out, s.own);
 			break;
+		}
 		default:
 			break;
 		}
 		addStmtToIRSB(s.out, st);
 	}
 	flush(&s);
+	if (first && cur) {
+		IRExpr *sp;
+
+		add_ir(s.out, IRExpr_Const(IRConst_U64((ULong)n_imarks)));
+		sp = tmp(s.out, Ity_I64, IRExpr_Get(layout->offset_SP, Ity_I64));
+		/* VEX's inverted branch: the end is its taken, conditional */
+		if (in->next->tag == Iex_Const) {
+			Addr a = const_addr(in->next->Iex.Const.con);
+
+			known_exit(&s, cur, a, in->jumpkind, a == after, inverted && exits > 0, NULL,
+				   IRExpr_Const(IRConst_U64(1)), sp);
+		} else if (in->jumpkind == Ijk_Call) {
+			call3(s.out, "do_call_ind", do_call_ind, cur, in->next, sp, NULL);
+		} else if (in->jumpkind == Ijk_Ret) {
+			call3(s.out, "do_ret", do_ret, cur, in->next, sp, NULL);
+		} else if (in->jumpkind == Ijk_Boring) {
+			if (inverted && exits > 0)
+				call3(s.out, "do_jump_cond", do_jump_cond, cur, in->next, sp, NULL);
+			else
+				call3(s.out, "do_jump", do_jump, cur, in->next, sp, NULL);
+		}
+	}
 	/* where it goes may be a PLT stub: a jump or call there, or one
 	 * whose target is known only as it runs (a return is not); or a
 	 * stub it followed a call into goes on in another superblock */
@@ -504,58 +565,111 @@ static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 
 /* ---- options, fork, output ------------------------------------------------ */
 
-static const HChar *out_template = "gxgrind.out.%p";
+const HChar *out_template = "gxgrind.out.%p";
+const HChar *l2_template = NULL, *tl_template = NULL;
 
 static Bool gx_option(const HChar *arg)
 {
-	const HChar *v;
+	/* the caches' options, and what each turns on */
+	static const struct {
+		const HChar *name;
+		struct cache *c;
+		Bool *on;
+	} geo[] = { { "--I1", &I1, NULL }, { "--D1", &D1, NULL }, { "--LL", &LL, NULL },
+		    { "--L2", &L2, &h2 }, { "--PG", &PG, NULL }, { "--TL", &TL, &tl } };
 
-	if (VG_STR_CLO(arg, "--gx-out-file", out_template)) {
-	} else if (VG_STR_CLO(arg, "--I1", v)) {
-		if (!parse_geo(v, &I1))
-			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE\n");
-	} else if (VG_STR_CLO(arg, "--D1", v)) {
-		if (!parse_geo(v, &D1))
-			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE\n");
-	} else if (VG_STR_CLO(arg, "--LL", v)) {
-		if (!parse_geo(v, &LL))
-			VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE\n");
-	} else {
-		return False;
+	if (VG_STR_CLO(arg, "--gx-out-file", out_template) ||
+	    VG_STR_CLO(arg, "--gx-l2-file", l2_template) ||
+	    VG_STR_CLO(arg, "--gx-tlb-file", tl_template) || VG_BOOL_CLO(arg, "--gx-first", first))
+		return True;
+	for (UInt i = 0; i < sizeof(geo) / sizeof(geo[0]); i++) {
+		SizeT n = VG_(strlen)(geo[i].name);
+
+		if (!VG_(strncmp)(arg, geo[i].name, n) && arg[n] == '=') {
+			if (!parse_geo(arg + n + 1, geo[i].c))
+				VG_(fmsg_bad_option)(arg, "SIZE,ASSOC,LINE\n");
+			if (geo[i].on)
+				*geo[i].on = True;
+			return True;
+		}
 	}
-	return True;
+	return False;
 }
 
 static void gx_usage(void)
 {
 	VG_(printf)("    --gx-out-file=FILE        the counts' file [gxgrind.out.%%p]\n"
-		    "    --I1=, --D1=, --LL=SIZE,ASSOC,LINE   the caches simulated\n");
+		    "    --gx-first=yes            every column, and jumps and calls: a file a\n"
+		    "                              thread (FILE-NN), a child's counts its own [no]\n"
+		    "    --gx-l2-file=FILE         the second hierarchy's counts with PG (--L2)\n"
+		    "    --gx-tlb-file=FILE        the same with TL (--L2, --TL)\n"
+		    "    --I1=, --D1=, --LL=SIZE,ASSOC,LINE   the caches simulated\n"
+		    "    --L2=, --PG=, --TL=SIZE,ASSOC,LINE   the second hierarchy's\n");
 }
 
 static void gx_debug_usage(void)
 {
 }
 
-/* A fork: the parent's counts until now set aside, as callgrind's
- * --dump-after=_Fork dumps and zeroes them; the child keeps its copy of
- * those since the last fork only, as callgrind's child does */
+/* A fork. The second pass's files (not --gx-first): the parent's counts
+ * until now set aside, as callgrind's --dump-after=_Fork dumps and zeroes
+ * them; the child keeps its copy of those since the last fork only, as
+ * callgrind's child does. The first pass's: a child counts its own work
+ * only. */
 static void gx_atfork_parent(ThreadId tid)
 {
-	struct insn *in;
+	if (first)
+		return;
+	for (UInt t = 0; t < VG_N_THREADS; t++) {
+		struct thread *th = &threads[t];
 
-	VG_(HT_ResetIter)(insns);
-	while ((in = VG_(HT_Next)(insns)) != NULL)
-		for (Int k = 0; k < C_NR; k++)
-			in->before[k] += in->c[k], in->c[k] = 0;
+		if (!th->tab)
+			continue;
+		if (!th->before)
+			th->before = new_tab();
+		for (UInt ci = 0; ci < cap_chunks; ci++) {
+			ULong *c = th->tab[ci], *b;
+
+			if (!c)
+				continue;
+			b = chunk_of(th->before, ci << CHUNK_BITS);
+			for (UInt k = 0; k < CHUNK * C_NR; k++)
+				b[k] += c[k], c[k] = 0;
+		}
+	}
+}
+
+static void zero_tab(ULong **tab)
+{
+	for (UInt ci = 0; tab && ci < cap_chunks; ci++)
+		if (tab[ci])
+			VG_(memset)(tab[ci], 0, (SizeT)CHUNK * C_NR * sizeof(ULong));
+}
+
+static void zero_map(struct pair_map *m)
+{
+	for (UInt i = 0; m && i < m->cap; i++)
+		m->v[i].x = m->v[i].y = 0;
 }
 
 static void gx_atfork_child(ThreadId tid)
 {
-	struct insn *in;
+	for (UInt t = 0; t < VG_N_THREADS; t++) {
+		struct thread *th = &threads[t];
 
-	VG_(HT_ResetIter)(insns);
-	while ((in = VG_(HT_Next)(insns)) != NULL)
-		VG_(memset)(in->before, 0, sizeof(in->before));
+		zero_tab(th->before);
+		if (!first)
+			continue;
+		/* its own work only: the calls it is in cost from now on; the
+		 * other threads are not its */
+		zero_tab(th->tab);
+		zero_map(th->calls);
+		zero_map(th->jumps);
+		for (UInt k = 0; k < th->depth; k++)
+			th->st[k].enter = t == tid ? ir_now : th->ir;
+		if (t != tid)
+			th->depth = 0;
+	}
 }
 
 static void gx_post_clo_init(void)
@@ -563,115 +677,22 @@ static void gx_post_clo_init(void)
 	cache_init(&I1);
 	cache_init(&D1);
 	cache_init(&LL);
-}
-
-struct out {
-	Int fd;
-	Bool failed;
-	UInt n;
-	HChar buf[65536];
-};
-
-static void out_flush(struct out *o)
-{
-	if (o->n && !o->failed && VG_(write)(o->fd, o->buf, o->n) != (Int)o->n)
-		o->failed = True;
-	o->n = 0;
-}
-
-/* s, or a name (each one line of the file: a line break in it is '?') */
-static void out_put(struct out *o, const HChar *s, Bool name)
-{
-	for (; *s; s++) {
-		if (o->n == sizeof(o->buf))
-			out_flush(o);
-		o->buf[o->n++] = name && (*s == '\n' || *s == '\r') ? '?' : *s;
+	tl = tl && h2;
+	if (h2) {
+		cache_init(&L2);
+		cache_init(&PG);
 	}
-}
-
-static void out_str(struct out *o, const HChar *s)
-{
-	out_put(o, s, False);
-}
-
-static void out_name(struct out *o, const HChar *s)
-{
-	out_put(o, s, True);
-}
-
-static Int cmp_insn(const void *a, const void *b)
-{
-	const struct insn *x = *(struct insn *const *)a, *y = *(struct insn *const *)b;
-
-	if (x->obj != y->obj)
-		return x->obj < y->obj ? -1 : 1;
-	return x->at < y->at ? -1 : x->at > y->at;
-}
-
-static void gx_fini(Int exitcode)
-{
-	HChar *file = VG_(expand_file_name)("--gx-out-file", out_template);
-	SysRes sr = VG_(open)(file, VKI_O_CREAT | VKI_O_EXCL | VKI_O_WRONLY, VKI_S_IRUSR | VKI_S_IWUSR);
-	struct out *o;
-	struct insn **v, *in;
-	HChar line[256];
-	UInt obj = ~0u, fn = ~0u, k = 0;
-
-	if (sr_isError(sr)) {
-		VG_(umsg)("gxgrind: cannot create %s\n", file);
-		VG_(free)(file);
-		return;
-	}
-	o = VG_(malloc)("gx.out", sizeof(*o));
-	o->fd = (Int)sr_Res(sr), o->failed = False, o->n = 0;
-	v = VG_(malloc)("gx.sort", (nr_insns + 1) * sizeof(*v));
-	VG_(HT_ResetIter)(insns);
-	while ((in = VG_(HT_Next)(insns)) != NULL) {
-		for (Int j = 0; j < C_NR; j++)
-			in->c[j] += in->before[j], in->before[j] = 0;
-		if (in->c[C_IR])
-			v[k++] = in;
-	}
-	VG_(ssort)(v, k, sizeof(*v), cmp_insn);
-	VG_(sprintf)(line, "# callgrind format\nversion: 1\ncreator: gxgrind\npid: %d\ncmd: ",
-		     VG_(getpid)());
-	out_str(o, line);
-	out_name(o, VG_(args_the_exename) ? VG_(args_the_exename) : "???");
-	for (Word i = 0; VG_(args_for_client) && i < VG_(sizeXA)(VG_(args_for_client)); i++) {
-		out_str(o, " ");
-		out_name(o, *(HChar **)VG_(indexXA)(VG_(args_for_client), i));
-	}
-	out_str(o, "\npositions: instr\nevents: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n");
-	for (UInt i = 0; i < k; i++) {
-		in = v[i];
-		/* names compressed as callgrind's are, "(id) name": a name
-		 * that begins with '(' ("(below main)") is read as the name */
-		if (in->obj != obj) {
-			VG_(sprintf)(line, "ob=(%u) ", in->obj + 1);
-			out_str(o, line);
-			out_name(o, names[in->obj]);
-			out_str(o, "\n");
-			obj = in->obj, fn = ~0u;
-		}
-		if (in->fn != fn) {
-			VG_(sprintf)(line, "fn=(%u) ", in->fn + 1);
-			out_str(o, line);
-			out_name(o, names[in->fn]);
-			out_str(o, "\n");
-			fn = in->fn;
-		}
-		VG_(sprintf)(line, "0x%lx %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", in->at,
-			     in->c[C_IR], in->c[C_DR], in->c[C_DW], in->c[C_I1MR], in->c[C_D1MR],
-			     in->c[C_D1MW], in->c[C_ILMR], in->c[C_DLMR], in->c[C_DLMW]);
-		out_str(o, line);
-	}
-	out_flush(o);
-	if (o->failed)
-		VG_(umsg)("gxgrind: cannot write %s\n", file);
-	VG_(close)(o->fd);
-	VG_(free)(v);
-	VG_(free)(o);
-	VG_(free)(file);
+	if (tl)
+		cache_init(&TL);
+	/* D1's most recent line is L2's too where each L2 set lies within
+	 * one of D1's: as many sets or more, lines of one size */
+	fast_d = !h2 || (L2.line == D1.line && L2.set_mask >= D1.set_mask);
+	/* callgrind's superblocks: a basic block each (its jumps and its
+	 * conditional branches are read so) */
+	VG_(clo_vex_control).iropt_unroll_thresh = 0;
+	VG_(clo_vex_control).guest_chase = False;
+	threads = VG_(calloc)("gx.threads", VG_N_THREADS, sizeof(*threads));
+	cap_chunks = 64;
 }
 
 static void gx_pre_clo_init(void)
@@ -685,6 +706,9 @@ static void gx_pre_clo_init(void)
 	VG_(basic_tool_funcs)(gx_post_clo_init, gx_instrument, gx_fini);
 	VG_(needs_command_line_options)(gx_option, gx_usage, gx_debug_usage);
 	VG_(atfork)(NULL, gx_atfork_parent, gx_atfork_child);
+	VG_(track_start_client_code)(gx_start_client);
+	VG_(track_pre_deliver_signal)(gx_pre_signal);
+	VG_(track_post_deliver_signal)(gx_post_signal);
 	insns = VG_(HT_construct)("gx.insns");
 }
 

@@ -1,0 +1,463 @@
+/*
+ * gx-sim.c: gxgrind's simulators, as callgrind's: the caches (--cache-sim:
+ * I1 and D1, each backed by one last level, LRU sets; an access that
+ * crosses a line looks up both) with the second hierarchy beside them,
+ * and cachegrind's branch predictors (--branch-sim); each instruction's
+ * counters in each thread, and its names. The helpers the translations
+ * call (gx-grind.c) count where the translations could not.
+ */
+#include "gx-grind.h"
+
+/* ---- the caches ----------------------------------------------------------- */
+
+struct cache I1 = { .name = "I1", .size = 32768, .assoc = 8, .line = 64 },
+		    D1 = { .name = "D1", .size = 32768, .assoc = 8, .line = 64 },
+		    LL = { .name = "LL", .size = 8388608, .assoc = 16, .line = 64 };
+
+/* The second hierarchy (--L2 given): L2 sees every data access, as a
+ * first level would, and its misses go to two last levels apart: PG, a
+ * cache of pages (its misses first touches), and TL, as large as the
+ * TLB's reach (--TL given: its misses walks); I1's misses go to them as
+ * well. The model's second pass was this hierarchy with one of them. */
+struct cache L2 = { .name = "L2" },
+		    PG = { .name = "PG", .size = 1073741824, .assoc = 16, .line = 4096 },
+		    TL = { .name = "TL" };
+Bool h2, tl;
+
+static Bool pow2(ULong x)
+{
+	return x && !(x & (x - 1));
+}
+
+static UInt log2u(ULong x)
+{
+	UInt n = 0;
+
+	while (x > 1)
+		x >>= 1, n++;
+	return n;
+}
+
+/* "SIZE,ASSOC,LINE" into c: False where it is not that */
+Bool parse_geo(const HChar *s, struct cache *c)
+{
+	HChar *e;
+	Long v[3];
+
+	for (Int i = 0; i < 3; i++) {
+		v[i] = VG_(strtoll10)(s, &e);
+		if (e == s || v[i] <= 0 || (i < 2 ? *e != ',' : *e != 0))
+			return False;
+		s = e + 1;
+	}
+	c->size = (ULong)v[0], c->assoc = (UInt)v[1], c->line = (UInt)v[2];
+	return True;
+}
+
+void cache_init(struct cache *c)
+{
+	ULong sets;
+
+	if (c->assoc == 0 || c->line < 16 || !pow2(c->line) || c->size % ((ULong)c->line * c->assoc))
+		VG_(fmsg_bad_option)("--I1, --D1 or --LL", "%s: %llu bytes, %u ways, %u-byte "
+				     "lines is no cache\n", c->name, c->size, c->assoc, c->line);
+	sets = c->size / c->line / c->assoc;
+	if (!pow2(sets))
+		VG_(fmsg_bad_option)("--I1, --D1 or --LL", "%s: %llu sets: not a power of two\n",
+				     c->name, sets);
+	c->line_bits = log2u(c->line);
+	c->set_mask = (UWord)sets - 1;
+	c->tags = VG_(malloc)("gx.cache", (SizeT)sets * c->assoc * sizeof(UWord));
+	for (ULong i = 0; i < sets * c->assoc; i++)
+		c->tags[i] = ~(UWord)0;		/* no block's number */
+}
+
+/* One block looked up in its set, made the most recent: whether it hit. */
+static inline Bool block_ref(struct cache *c, UWord block)
+{
+	UWord *t = c->tags + (block & c->set_mask) * c->assoc;
+	UInt i;
+	Bool hit;
+
+	if (t[0] == block)
+		return True;
+	for (i = 1; i < c->assoc && t[i] != block; i++)
+		;
+	hit = i < c->assoc;
+	if (!hit)
+		i--;			/* a miss: the least recent goes */
+	for (; i > 0; i--)
+		t[i] = t[i - 1];
+	t[0] = block;
+	return hit;
+}
+
+/* An access of size bytes at a: a hit when every line it touches hits
+ * (each is looked up) */
+static inline Bool cache_ref(struct cache *c, Addr a, UWord size)
+{
+	UWord b = a >> c->line_bits, last = (a + (size ? size : 1) - 1) >> c->line_bits;
+	Bool hit = block_ref(c, b);
+
+	while (b != last)
+		hit &= block_ref(c, ++b);
+	return hit;
+}
+
+/* ---- the branch predictors ------------------------------------------------ */
+
+/*
+ * Cachegrind's, which callgrind's --branch-sim uses: a conditional
+ * branch is predicted by a 2-bit saturating counter, one of 2^14 chosen
+ * by the last 7 outcomes of any conditional branch and the low 7 bits of
+ * the branch's address; an indirect one by the last target of the branch
+ * whose address has the same low 9 bits.
+ */
+
+UWord history;
+UChar bc_ctr[1 << (HIST_BITS + IADDR_BITS)];
+static Addr btac[1 << BTAC_BITS];
+
+static Bool cond_missed(Addr a, Bool taken)
+{
+	UWord i = (history & ((1 << HIST_BITS) - 1)) << IADDR_BITS | (a & ((1 << IADDR_BITS) - 1));
+	Bool predicted = bc_ctr[i] >= 2;
+
+	history = history << 1 | (taken ? 1 : 0);
+	if (taken && bc_ctr[i] < 3)
+		bc_ctr[i]++;
+	else if (!taken && bc_ctr[i] > 0)
+		bc_ctr[i]--;
+	return predicted != taken;
+}
+
+static Bool ind_missed(Addr a, Addr to)
+{
+	UWord i = a & ((1 << BTAC_BITS) - 1);
+	Bool missed = btac[i] != to;
+
+	btac[i] = to;
+	return missed;
+}
+
+static UWord pair_hash(UWord a, UWord b)
+{
+	return (a * 0x9e3779b97f4a7c15ULL) ^ (b * 0xc2b2ae3d27d4eb4fULL) ^ (b >> 29);
+}
+
+struct pair_ent *pair_get(struct pair_map *m, UWord a, UWord b, Bool make)
+{
+	UInt k;
+
+	if (make && (m->n + 1) * 2 > m->cap) {
+		struct pair_map old = *m;
+
+		m->cap = m->cap ? m->cap * 2 : 256;
+		m->v = VG_(calloc)("gx.map", m->cap, sizeof(*m->v));
+		m->n = 0;
+		for (UInt i = 0; i < old.cap; i++)
+			if (old.v[i].used) {
+				struct pair_ent *e = pair_get(m, old.v[i].a, old.v[i].b, True);
+
+				e->x = old.v[i].x, e->y = old.v[i].y, e->z = old.v[i].z;
+			}
+		if (old.v)
+			VG_(free)(old.v);
+	}
+	if (!m->cap)
+		return NULL;
+	for (k = pair_hash(a, b) & (m->cap - 1); m->v[k].used; k = (k + 1) & (m->cap - 1))
+		if (m->v[k].a == a && m->v[k].b == b)
+			return &m->v[k];
+	if (!make)
+		return NULL;
+	m->v[k] = (struct pair_ent){ .a = a, .b = b, .used = True };
+	m->n++;
+	return &m->v[k];
+}
+
+/* ---- what each instruction counted, in each thread ------------------------ */
+
+VgHashTable *insns;
+struct insn **by_idx;
+UInt nr_insns;
+static UInt cap_idx;
+
+struct thread *threads;	/* by Valgrind's thread id, VG_N_THREADS */
+UInt cap_chunks;
+ULong **cur_tab;
+ThreadId cur_tid;
+
+/* The instruction outside a PLT section whose jump may have reached a
+ * PLT stub (a call, a tail call, an indirect jump), set as its superblock
+ * leaves: callgrind (--skip-plt, its default) counts a stub's work there,
+ * and the first pass is callgrind's */
+struct insn *caller;
+
+/* --gx-first=yes: the model's first pass (every column, a file a thread,
+ * a forked child's counts its own) */
+Bool first;
+
+ULong **new_tab(void)
+{
+	return VG_(calloc)("gx.tab", cap_chunks, sizeof(ULong *));
+}
+
+static ULong **grow_tab(ULong **tab, UInt from, UInt to)
+{
+	tab = VG_(realloc)("gx.tab", tab, to * sizeof(ULong *));
+	VG_(memset)(tab + from, 0, (to - from) * sizeof(ULong *));
+	return tab;
+}
+
+/* Room in every table for nr chunks */
+static void grow_chunks(UInt nr)
+{
+	UInt n = cap_chunks;
+
+	if (nr <= n)
+		return;
+	while (n < nr)
+		n *= 2;
+	for (UInt t = 0; t < VG_N_THREADS; t++) {
+		if (threads[t].tab)
+			threads[t].tab = grow_tab(threads[t].tab, cap_chunks, n);
+		if (threads[t].before)
+			threads[t].before = grow_tab(threads[t].before, cap_chunks, n);
+	}
+	cap_chunks = n;
+	if (cur_tid)
+		cur_tab = threads[cur_tid].tab;
+}
+
+/* The running thread's instructions (--gx-first: counted as its
+ * superblocks leave), for the calls' inclusive costs */
+ULong ir_now;
+
+/* The entry of the function the running thread runs in, as callgrind
+ * reads it: the one the last call it is in entered (a PLT stub's not), or
+ * where the thread started. Code without a symbol is named by it. */
+Addr cur_ctx;
+
+/* A thread starts to run: its table the translations' */
+void gx_start_client(ThreadId tid, ULong blocks)
+{
+	if (tid == cur_tid || tid >= VG_N_THREADS)
+		return;
+	if (cur_tid) {
+		threads[cur_tid].caller = caller;
+		threads[cur_tid].ir = ir_now;
+		threads[cur_tid].ctx = cur_ctx;
+	}
+	cur_tid = tid;
+	if (!threads[tid].tab) {
+		threads[tid].tab = new_tab();
+		threads[tid].ctx = VG_(get_IP)(tid);	/* where it starts */
+	}
+	cur_tab = threads[tid].tab;
+	caller = threads[tid].caller;
+	ir_now = threads[tid].ir;
+	cur_ctx = threads[tid].ctx;
+}
+
+/* A superblock's chunk made where the running thread has none */
+VG_REGPARM(1) void make_chunk(UWord ci)
+{
+	chunk_of(cur_tab, (UInt)ci << CHUNK_BITS);
+}
+
+/* Object and function names, each once */
+HChar **names;
+static UInt nr_names, cap_names;
+static UInt *name_slots;	/* open addressing: names[] index + 1 */
+static UInt nr_slots;
+
+static UInt str_hash(const HChar *s)
+{
+	UInt h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (UChar)*s) * 16777619u;
+	return h;
+}
+
+UInt intern(const HChar *s)
+{
+	UInt h, k;
+
+	if (nr_names * 2 >= nr_slots) {
+		UInt n = nr_slots ? nr_slots * 2 : 4096;
+		UInt *v = VG_(calloc)("gx.names", n, sizeof(UInt));
+
+		for (UInt i = 0; i < nr_slots; i++)
+			if (name_slots[i]) {
+				for (k = str_hash(names[name_slots[i] - 1]) & (n - 1); v[k];
+				     k = (k + 1) & (n - 1))
+					;
+				v[k] = name_slots[i];
+			}
+		if (name_slots)
+			VG_(free)(name_slots);
+		name_slots = v, nr_slots = n;
+	}
+	h = str_hash(s);
+	for (k = h & (nr_slots - 1); name_slots[k]; k = (k + 1) & (nr_slots - 1))
+		if (!VG_(strcmp)(names[name_slots[k] - 1], s))
+			return name_slots[k] - 1;
+	if (nr_names == cap_names) {
+		cap_names = cap_names ? cap_names * 2 : 1024;
+		names = VG_(realloc)("gx.names", names, cap_names * sizeof(*names));
+	}
+	names[nr_names] = VG_(strdup)("gx.name", s);
+	name_slots[k] = nr_names + 1;
+	return nr_names++;
+}
+
+/* The instruction at a, made when first translated: its object and
+ * function are named then (an object unloaded before the exit is named
+ * still). */
+struct insn *insn_at(Addr a)
+{
+	struct insn *in = VG_(HT_lookup)(insns, a);
+	DiEpoch ep;
+	DebugInfo *di;
+	const HChar *fn;
+
+	if (in)
+		return in;
+	in = VG_(calloc)("gx.insn", 1, sizeof(*in));
+	in->key = a;
+	ep = VG_(current_DiEpoch)();
+	di = VG_(find_DebugInfo)(ep, a);
+	in->obj = intern(di && VG_(DebugInfo_get_filename)(di) ?
+			 VG_(DebugInfo_get_filename)(di) : "???");
+	in->at = a - (di ? (Addr)VG_(DebugInfo_get_text_bias)(di) : 0);
+	in->fn = VG_(get_fnname)(ep, a, &fn) ? intern(fn) : ~0u;
+	in->pop_on_jump = in->fn != ~0u && !VG_(strncmp)(fn, "_dl_runtime_resolve", 19);
+	in->plt = VG_(DebugInfo_sect_kind)(NULL, a) == Vg_SectPLT;
+	{
+		const HChar *file, *dir;
+		UInt line;
+
+		if (VG_(get_filename_linenum)(ep, a, &file, &dir, &line)) {
+			HChar *path = VG_(malloc)("gx.path", VG_(strlen)(dir) + VG_(strlen)(file) + 2);
+
+			if (*dir && *file != '/')
+				VG_(sprintf)(path, "%s/%s", dir, file);
+			else
+				VG_(strcpy)(path, file);
+			in->file = intern(path);
+			in->line = line;
+			VG_(free)(path);
+		} else {
+			in->file = intern("???");
+		}
+	}
+	VG_(HT_add_node)(insns, in);
+	if (nr_insns == cap_idx) {
+		cap_idx = cap_idx ? cap_idx * 2 : 65536;
+		by_idx = VG_(realloc)("gx.idx", by_idx, cap_idx * sizeof(*by_idx));
+	}
+	in->idx = nr_insns;
+	by_idx[nr_insns++] = in;
+	grow_chunks((nr_insns + CHUNK - 1) >> CHUNK_BITS);
+	return in;
+}
+
+/* ---- the simulator, called from the translations -------------------------- */
+
+/* where in's counts go: a PLT stub's instruction given here is one
+ * reached from another superblock: counted at caller, the instruction
+ * whose jump left that one */
+static inline ULong *cost_of(struct insn *in)
+{
+	if (in->plt && caller)
+		in = caller;
+	return counts(cur_tab, in->idx);
+}
+
+VG_REGPARM(3) void sim_fetch(struct insn *in, Addr a, UWord len)
+{
+	ULong *c = cost_of(in);
+
+	c[C_IR]++;
+	if (cache_ref(&I1, a, len))
+		return;
+	c[C_I1MR]++;
+	if (!cache_ref(&LL, a, len))
+		c[C_ILMR]++;
+	if (h2)
+		cache_ref(&PG, a, len);	/* a fetch I1 missed reaches them too */
+	if (tl)
+		cache_ref(&TL, a, len);
+}
+
+/* A data access: D1 (its misses to LL), and L2 (its misses to PG) */
+static inline void sim_data(ULong *c, Addr a, UWord size, Int m1, Int mll, Int m2, Int mpg,
+			    Int mtl)
+{
+	if (!cache_ref(&D1, a, size)) {
+		c[m1]++;
+		if (!cache_ref(&LL, a, size))
+			c[mll]++;
+	}
+	if (h2 && !cache_ref(&L2, a, size)) {
+		c[m2]++;
+		if (!cache_ref(&PG, a, size))
+			c[mpg]++;
+		if (tl && !cache_ref(&TL, a, size))
+			c[mtl]++;
+	}
+}
+
+VG_REGPARM(3) void sim_read(struct insn *in, Addr a, UWord size)
+{
+	ULong *c = cost_of(in);
+
+	c[C_DR]++;
+	sim_data(c, a, size, C_D1MR, C_DLMR, C_L2MR, C_PGMR, C_TLMR);
+}
+
+/* a write, or a read and a write of the same bytes (the second access
+ * hits: one is simulated, counted a write, as cachegrind counts it) */
+VG_REGPARM(3) void sim_write(struct insn *in, Addr a, UWord size)
+{
+	ULong *c = cost_of(in);
+
+	c[C_DW]++;
+	sim_data(c, a, size, C_D1MW, C_DLMW, C_L2MW, C_PGMW, C_TLMW);
+}
+
+/* The same, the access counted already (inline): called where it is not
+ * the most recent line of its D1 set */
+VG_REGPARM(3) void sim_read_rest(struct insn *in, Addr a, UWord size)
+{
+	sim_data(counts(cur_tab, in->idx), a, size, C_D1MR, C_DLMR, C_L2MR, C_PGMR, C_TLMR);
+}
+
+VG_REGPARM(3) void sim_write_rest(struct insn *in, Addr a, UWord size)
+{
+	sim_data(counts(cur_tab, in->idx), a, size, C_D1MW, C_DLMW, C_L2MW, C_PGMW, C_TLMW);
+}
+
+/* A conditional branch: taken or not; at its own address */
+VG_REGPARM(3) void sim_cond(struct insn *in, UWord taken, UWord at)
+{
+	Bool missed = cond_missed(at, taken != 0);
+	ULong *c = cost_of(in);
+
+	c[C_BC]++;
+	if (missed)
+		c[C_BCM]++;
+}
+
+/* An indirect jump or call to to */
+VG_REGPARM(3) void sim_ind(struct insn *in, Addr to, UWord at)
+{
+	Bool missed = ind_missed(at, to);
+	ULong *c = cost_of(in);
+
+	c[C_BI]++;
+	if (missed)
+		c[C_BIM]++;
+}
