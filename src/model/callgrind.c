@@ -273,6 +273,8 @@ static int parse_header(struct cg_parse *ps, const char *s, const char *end, cha
 		pt->dump = header_u32(s + 5, end);
 	} else if (!strncmp(s, "desc: Trigger: --dump-", 22)) {
 		pt->dumped = true;
+	} else if (!strncmp(s, "creator: gxgrind", 16)) {
+		pt->own = true;
 	} else if (!strncmp(s, "cmd:", 4) && !pt->cmd) {
 		const char *q = s + 4;
 

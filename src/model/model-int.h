@@ -320,6 +320,11 @@ enum model_pass {
 	PASS_INSNS,		/* callgrind, caches only: callgrind-l2.out.PID-NN */
 	PASS_LINES,		/* cachegrind: cachegrind-l2.out.PID */
 	PASS_GRIND,		/* gxgrind, caches only: gxgrind-l2.out.PID */
+	/* gxgrind, the first pass alone: callgrind's counts, jumps and calls
+	 * (callgrind.out.PID-NN) and the second hierarchy's counts, L2 and
+	 * pages (gxgrind-l2.out.PID) or the TLB (gxgrind-tlb.out.PID) */
+	PASS_GFIRST,
+	PASS_GTLB,		/* gxgrind-tlb.out.PID (read only) */
 };
 
 /* The private directory every tool writes in: DIR/.gx-model-XXXXXX, 0700,
@@ -390,14 +395,16 @@ struct model_vg {
 };
 
 /* Start a run of o->argv, its files in s, geo[] its I1, D1 and LL (size 0:
- * Valgrind's default), env ("VALGRIND_LIB=...": model_grind_env; NULL:
- * none) in its environment; only the first pass shows the workload's
- * output. 0, or a negative code with *cause. */
+ * Valgrind's default), and under PASS_GFIRST h2[] the second hierarchy's
+ * L2, pages and TLB (size 0: not simulated), env ("VALGRIND_LIB=...":
+ * model_grind_env; NULL: none) in its environment; only the first pass
+ * shows the workload's output. 0, or a negative code with *cause. */
 int model_vg__start(struct model_vg *v, const char *valgrind, const struct model_opts *o,
 		    const struct model_scratch *s, enum model_pass how,
-		    const struct cache_geo geo[3], const char *env, char **cause);
+		    const struct cache_geo geo[3], const struct cache_geo *h2, const char *env,
+		    char **cause);
 /*
- * gxgrind (src/grind/gx-grind.c), where it was built and its directory
+ * gxgrind (src/grind/), where it was built and its directory
  * holds it and Valgrind's files, and the valgrind on PATH is the version
  * it was built with: "VALGRIND_LIB=DIR" (allocated), what every Valgrind
  * run of the record is given, so that each pass's workload has the same
@@ -484,6 +491,10 @@ struct model_state {
 	struct model_vg pass2;		/* the second pass, started early (.c NULL: not) */
 	const struct model_scratch *scratch;	/* where the tools write */
 	char *vg_env;		/* model_grind_env's: every Valgrind run's, NULL: none */
+	/* the first pass ran under gxgrind (PASS_GFIRST): the second
+	 * pass's counts came with it, no second run */
+	bool first_grind;
+	struct cache_geo first_h2[3];	/* its second hierarchy: L2, pages, TLB */
 	struct model_obj *objs;
 	struct model_insn *ins;		/* sorted by (obj, addr) */
 	size_t nr_ins;
@@ -551,6 +562,9 @@ int model_passes(void);
 void model_stdin_state(struct model_state *st);
 void model_native_run(struct model_state *st, const struct model_opts *o);
 void model_native_pages(struct model_state *st);
+/* Whether the first pass runs under gxgrind alone (sets tlb_geo), and
+ * the second hierarchy it simulates then in h2[] (L2, pages, TLB). */
+bool model_first_grind(struct model_state *st, struct cache_geo h2[3]);
 void model_second_pass_early(struct model_state *st, const char *valgrind,
 			     const struct model_opts *o, int passes);
 double model_second_pass(struct model_state *st, const char *valgrind,

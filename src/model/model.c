@@ -1228,10 +1228,11 @@ static void cost_notes(struct model_state *st, double cycles)
 		           model_ll_size(st) >> 10, st->mc.lat_bytes / 1024, st->mc.lat[3],
 		           100 * st->dram_chase / cycles);
 	if (st->tlb_cycles > 0.005 * cycles && st->have_tlb && st->split == SPLIT_PASS)
-		model_note(st, "model: %.0f TLB misses counted (the second pass's last level a "
+		model_note(st, "model: %.0f TLB misses counted (%s last level a "
 		           "cache of %" PRIu64 " pages, %u-way: the TLB's reach of %.0f KiB, "
 		           "seen by L2's misses), each priced at a walk of %.0f cycles: %.1f%% "
 		           "of the modelled cycles", st->tlb_misses,
+		           st->first_grind ? "gxgrind's second hierarchy's" : "the second pass's",
 		           st->tlb_geo.line ? st->tlb_geo.size / st->tlb_geo.line : 0,
 		           st->tlb_geo.assoc, st->mc.reach / 1024, st->mc.walk,
 		           100 * st->tlb_cycles / cycles);
@@ -1362,7 +1363,9 @@ static int first_pass(struct model_state *st, const char *valgrind, const struct
 	struct model_vg v;
 	int status, err;
 
-	err = model_vg__start(&v, valgrind, o, st->scratch, PASS_FULL, geo, st->vg_env, cause);
+	err = model_vg__start(&v, valgrind, o, st->scratch,
+			      st->first_grind ? PASS_GFIRST : PASS_FULL, geo, st->first_h2, st->vg_env,
+			      cause);
 	if (err)
 		return err;
 	st->pid = v.pid;
@@ -1417,11 +1420,13 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	st.mcpu = st.machine.mcpu;
 	model_machine_geometry(st.geo, &st.machine);
 	model_machine_costs(&st.mc, &st.machine);
-	say(o, false, "--model: running under valgrind (callgrind, the caches of machine "
+	st.first_grind = model_first_grind(&st, st.first_h2);
+	say(o, false, "--model: running under valgrind (%s, the caches of machine "
 	    "description '%s': I1 %" PRIu64 " KiB, D1 %" PRIu64 " KiB, LL %" PRIu64 " KiB); "
-	    "expect it 100 to 300 times slower", st.machine.name,
+	    "expect it %s times slower", st.first_grind ? "gxgrind" : "callgrind", st.machine.name,
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
-	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10);
+	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10,
+	    st.first_grind ? "30 to 150" : "100 to 300");
 	model_stdin_state(&st);
 	t0 = gx_now_ns();
 	status = first_pass(&st, valgrind, o, cause);

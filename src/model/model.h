@@ -68,6 +68,7 @@ struct cg_call {
 struct cg_part {
 	uint32_t pid, thread, dump;
 	bool dumped;
+	bool own;		/* gxgrind's (--gx-first): a forked child's counts its own */
 	char *cmd;
 };
 

@@ -469,6 +469,28 @@ static bool tlb_mode(struct model_state *st, unsigned page)
 	return st->tlb_geo.size < model_ll_size(st) && st->mc.walk > 0;
 }
 
+/*
+ * Whether the first pass runs under gxgrind, alone (PASS_GFIRST): where
+ * it can run (st->vg_env), unless GX_MODEL_FIRST=callgrind. Its second
+ * hierarchy in h2[]: the second pass's L2 and pages, and the TLB where it
+ * can be wanted (tlb_mode, once the native run is known).
+ */
+bool model_first_grind(struct model_state *st, struct cache_geo h2[3])
+{
+	const char *e = getenv("GX_MODEL_FIRST");
+
+	memset(h2, 0, 3 * sizeof(*h2));
+	if (!st->vg_env || (e && !strcmp(e, "callgrind")))
+		return false;
+	if (model_passes() == 1)
+		return true;	/* no second hierarchy */
+	h2[0] = st->geo[GEO_L2].size ? st->geo[GEO_L2] : st->geo[GEO_D1];
+	h2[1] = (struct cache_geo){ MODEL_PAGE_CACHE, 16, page_size() };
+	model_tlb_geometry(&st->tlb_geo, st->mc.reach, page_size());
+	h2[2] = st->tlb_geo;
+	return true;
+}
+
 /* Starts the second pass into st->pass2, its standard input a file again
  * from where the first began: 0, or a negative code with *cause set. */
 static int spawn_second(struct model_state *st, const char *valgrind,
@@ -485,8 +507,8 @@ static int spawn_second(struct model_state *st, const char *valgrind,
 	st->pass2_tlb = tlb_mode(st, page_size());
 	if (st->pass2_tlb)
 		geo[2] = st->tlb_geo;
-	return model_vg__start(&st->pass2, valgrind, o, st->scratch, st->pass2_how, geo, st->vg_env,
-			       cause);
+	return model_vg__start(&st->pass2, valgrind, o, st->scratch, st->pass2_how, geo, NULL,
+			       st->vg_env, cause);
 }
 
 /* The second pass at once, where it will be wanted: it runs while the
@@ -501,7 +523,7 @@ void model_second_pass_early(struct model_state *st, const char *valgrind,
 	double faults = faults_bound(st);
 	char *why = NULL;
 
-	if (passes == 1 || st->stopped ||
+	if (passes == 1 || st->stopped || st->first_grind ||
 	    (passes == 0 && !(faults > 0 && faults >= MODEL_SPLIT_SHARE *
 						(double)st->cg.totals[CG_IR])))
 		return;
@@ -528,9 +550,10 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	/* and the walks it would count, where its last level is the TLB */
 	tlb = tlb_mode(st, page_size()) ? model_tlb_bound(st) : 0;
 	bound = hi - lo + faults + tlb;
-	/* a stopped run is modelled as far as it went, at once */
-	if (!started && (passes == 1 || st->stopped ||
-			 (passes == 0 && bound < MODEL_SPLIT_SHARE * lo))) {
+	/* a stopped run is modelled as far as it went, at once (the first
+	 * pass's under gxgrind: its counts came with it) */
+	if (passes == 1 || (!started && !st->first_grind &&
+			    (st->stopped || (passes == 0 && bound < MODEL_SPLIT_SHARE * lo)))) {
 		if (split || faults > 0)
 			model_note(st, "model: the second pass (L2 as its first data cache, which "
 			           "tells L2 hits from L3 hits, and pages as its last level, "
@@ -550,6 +573,16 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 			                      "no walk of a set within the last level is priced") : "",
 			           bound, lo > 0 ? 100 * bound / lo : 0.0);
 		return lo;
+	}
+	if (st->first_grind) {
+		struct model_vg v = { .how = PASS_GRIND };
+
+		st->pass2_how = PASS_GRIND;
+		st->pass2_tlb = tlb_mode(st, page_size());
+		if (st->pass2_tlb)
+			v.how = PASS_GTLB;
+		s2 = model_vg__read(&v, o, st->scratch, &st->cg2, NULL, &why);
+		goto read;
 	}
 	if (!started)
 		err = spawn_second(st, valgrind, o, &why);
@@ -571,6 +604,7 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	if (s2 >= 0)
 		s2 = model_vg__read(&st->pass2, o, st->scratch, &st->cg2, &st->cl2, &why);
 	model_vg__exit(&st->pass2);
+read:
 	ran = st->pass2_how == PASS_LINES ? st->cl2.n : st->cg2.nr_insns;
 	ir2 = st->pass2_how == PASS_LINES ? st->cl2.totals[CG_IR] : st->cg2.totals[CG_IR];
 	/* a workload that took another path the second time (its input, the
@@ -597,7 +631,9 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 	st->have_tlb = s2 >= 0 && ran && st->pass2_tlb;
 	st->have_l2 = (st->have_pages || st->have_tlb) && st->geo[GEO_L2].size;
 	if (!st->have_pages && !st->have_tlb) {
-		model_note(st, "model: the second pass failed (%s): %s%s", why ? why : "no output",
+		model_note(st, "model: %s failed (%s): %s%s", st->first_grind ?
+		           "reading gxgrind's second hierarchy" : "the second pass",
+		           why ? why : "no output",
 		           split && !st->have_native_run ?
 		           "L2 and L3 hits are priced as L3's, and no first touch of a page is priced" :
 		           split ? "L2 and L3 hits are priced as L3's" :
@@ -608,16 +644,21 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 		return split ? model_price(st, SPLIT_L3) : model_price(st, SPLIT_L2);
 	}
 	free(why);
-	model_note(st, "model: the second pass ran under %s",
-	           st->pass2_how == PASS_GRIND ?
-	           "gxgrind, gexplore's Valgrind tool (callgrind's cache simulation, "
-	           "counted by instruction)" :
-	           st->pass2_how == PASS_LINES ?
-	           "cachegrind (half callgrind's time): its counts by source line are shared "
-	           "among each line's instructions by the first pass's misses" :
-	           st->pass2_forced ? "callgrind (GX_MODEL_SECOND=callgrind)" :
-	           "callgrind: functions without a symbol, one line to cachegrind, hold over 5% "
-	           "of the first pass's data misses");
+	if (st->first_grind)
+		model_note(st, "model: one Valgrind pass, under gxgrind, gexplore's Valgrind tool: "
+		           "callgrind's counts, jumps and calls, with L2 and %s simulated beside "
+		           "its caches", st->pass2_tlb ? "the TLB" : "pages");
+	else
+		model_note(st, "model: the second pass ran under %s",
+		           st->pass2_how == PASS_GRIND ?
+		           "gxgrind, gexplore's Valgrind tool (callgrind's cache simulation, "
+		           "counted by instruction)" :
+		           st->pass2_how == PASS_LINES ?
+		           "cachegrind (half callgrind's time): its counts by source line are "
+		           "shared among each line's instructions by the first pass's misses" :
+		           st->pass2_forced ? "callgrind (GX_MODEL_SECOND=callgrind)" :
+		           "callgrind: functions without a symbol, one line to cachegrind, hold "
+		           "over 5% of the first pass's data misses");
 	if (st->pass2_how == PASS_LINES) {
 		pass_spread(st, &lost);
 		if (lost > 0.01)
@@ -650,6 +691,7 @@ void model_pages_note(struct model_state *st, double total)
 		           "natively, %s), each priced at %.0f cycles of its own time, as "
 		           "%s%s%s: %.1f%% of the modelled cycles (Backend Bound, Memory)%s", n,
 		           st->have_native ? "as counted in a native run" :
+		           st->first_grind ? "as the pass's cache of pages estimated them" :
 		           "as the second pass estimated them",
 		           st->mc.fault, st->mc.fault_measured ?
 		           "`gexplore peak` measured a first touch to cost here" :
@@ -663,6 +705,12 @@ void model_pages_note(struct model_state *st, double total)
 		           "natively), priced at nothing: machine description '%s' says what a "
 		           "first touch costs (`gexplore peak --save` measures it here)", n,
 		           st->machine.name);
+}
+
+/* What counts the first touches where no native run does */
+static const char *counter_of(const struct model_state *st)
+{
+	return st->first_grind ? "gxgrind's cache of pages" : "the second pass";
 }
 
 /*
@@ -683,16 +731,15 @@ void model_native_run(struct model_state *st, const struct model_opts *o)
 	if (st->stopped || st->mc.fault <= 0 || (e && !strcmp(e, "valgrind")))
 		return;
 	if (o->duration_s > 0 || st->stdin_why) {
-		model_note(st, "model: first touches were not counted natively (%s): the second "
-		           "pass counts them",
-		           o->duration_s > 0 ? "--duration bounds the run" :
-		           st->stdin_why);
+		model_note(st, "model: first touches were not counted natively (%s): %s counts "
+		           "them", o->duration_s > 0 ? "--duration bounds the run" : st->stdin_why,
+		           counter_of(st));
 		return;
 	}
 	if (st->stdin_at >= 0 && lseek(STDIN_FILENO, st->stdin_at, SEEK_SET) < 0) {
 		model_note(st, "model: first touches were not counted natively (its standard "
-		           "input could not be read again: %s): the second pass counts them",
-		           strerror(errno));
+		           "input could not be read again: %s): %s counts them",
+		           strerror(errno), counter_of(st));
 		return;
 	}
 	if (model_faults__native(o->argv, &st->nf, &sig, &why) == 0)
@@ -700,7 +747,7 @@ void model_native_run(struct model_state *st, const struct model_opts *o)
 	else if (sig)
 		st->stopped = sig;
 	else
-		model_note(st, "model: the native run that counts first touches failed (%s): the "
-		           "second pass counts them", why ? why : "no reason given");
+		model_note(st, "model: the native run that counts first touches failed (%s): %s "
+		           "counts them", why ? why : "no reason given", counter_of(st));
 	free(why);
 }

@@ -223,7 +223,9 @@ static void take_copies(struct model_tasks *t, const struct cg_profile *cg, cons
 			memset(t->c[j], 0, sizeof(t->c[j]));
 			continue;
 		}
-		v = k < 0 ? NULL : u64map__find(&sum, (uint64_t)k << 32 | pi->insn);
+		/* gxgrind's: a child's counts are its own already */
+		v = k < 0 || cg->parts[pi->part].own ? NULL :
+		    u64map__find(&sum, (uint64_t)k << 32 | pi->insn);
 		for (int c = 0; v && c < CG_NR; c++)
 			t->c[j][c] -= t->c[j][c] < sums[*v - 1][c] ? t->c[j][c] : sums[*v - 1][c];
 	}

@@ -396,7 +396,7 @@ int model_tool(const struct model_scratch *s, char *const *argv, char **out, cha
 /* ---- Valgrind --------------------------------------------------------------------- */
 
 static const char *const pass_prefix[] = { "callgrind", "callgrind-l2", "cachegrind-l2",
-					   "gxgrind-l2" };
+					   "gxgrind-l2", "callgrind", "gxgrind-tlb" };
 
 static void add_geo_arg(char ***av, size_t *n, const char *opt, const struct cache_geo *g)
 {
@@ -415,9 +415,11 @@ static char *vg_path(const char *path)
 
 int model_vg__start(struct model_vg *v, const char *valgrind, const struct model_opts *o,
 		    const struct model_scratch *s, enum model_pass how,
-		    const struct cache_geo geo[3], const char *env, char **cause)
+		    const struct cache_geo geo[3], const struct cache_geo *h2, const char *env,
+		    char **cause)
 {
-	bool full = how == PASS_FULL, lines = how == PASS_LINES, grind = how == PASS_GRIND;
+	bool gfirst = how == PASS_GFIRST, full = how == PASS_FULL || gfirst;
+	bool lines = how == PASS_LINES, grind = how == PASS_GRIND || gfirst;
 	const char *tool = lines ? "cachegrind" : grind ? "gxgrind" : "callgrind";
 	char *at = vg_path(s->path), **av = NULL;
 	size_t n = 0;
@@ -447,6 +449,19 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 	gx_strv_addf(&av, &n, "--vgdb=no");
 	gx_strv_addf(&av, &n, "--%s-out-file=%s/%s.out.%%p", grind ? "gx" : tool, at,
 		     pass_prefix[how]);
+	if (gfirst) {
+		/* a file a thread (%p-NN), jumps and calls, every column;
+		 * the second hierarchy's files beside them */
+		gx_strv_addf(&av, &n, "--gx-first=yes");
+		gx_strv_addf(&av, &n, "--gx-l2-file=%s/%s.out.%%p", at, pass_prefix[PASS_GRIND]);
+		gx_strv_addf(&av, &n, "--gx-tlb-file=%s/%s.out.%%p", at, pass_prefix[PASS_GTLB]);
+		if (h2[0].size)
+			add_geo_arg(&av, &n, "L2", &h2[0]);
+		if (h2[0].size && h2[1].size)
+			add_geo_arg(&av, &n, "PG", &h2[1]);
+		if (h2[0].size && h2[2].size)
+			add_geo_arg(&av, &n, "TL", &h2[2]);
+	}
 	gx_strv_addf(&av, &n, "--log-file=%s/%s.log.%%p", at, pass_prefix[how]);
 	if (geo[0].size)
 		add_geo_arg(&av, &n, "I1", &geo[0]);
@@ -588,7 +603,8 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
 	size_t nn = 0;
 	int err = 0;
 
-	list_outputs(s, pass_prefix[v->how], v->how == PASS_FULL || v->how == PASS_INSNS,
+	list_outputs(s, pass_prefix[v->how],
+		     v->how == PASS_FULL || v->how == PASS_INSNS || v->how == PASS_GFIRST,
 		     &names, &nn);
 	if (!nn)
 		err = gx_fail(cause, GX_E_CHILD, "valgrind could not run '%s'",

@@ -75,7 +75,8 @@ ok $? "--keep-valgrind: its profiles and logs kept, each 0600"
 is "$?" 2 "--keep-valgrind without --model: a usage error ($(cat rkn.err))"
 
 # an argument with a newline: the second pass (cachegrind's cmd: line) reads
-GX_MODEL_PASSES=2 GX_MODEL_SECOND=cachegrind "$GX_BIN" record -q --model -o rnl -- \
+GX_MODEL_FIRST=callgrind GX_MODEL_PASSES=2 GX_MODEL_SECOND=cachegrind "$GX_BIN" record -q \
+	--model -o rnl -- \
 	sh -c 'exec "$1" lat_chain' "a
 12 b" "$WLM" >/dev/null 2>&1
 is "$?" 0 "an argument with a newline: recorded"

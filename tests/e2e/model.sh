@@ -85,13 +85,19 @@ cachedesc() {	# cachedesc FILE L2 L3 KEY=VALUE...
 		l2_ways=8 l3_size="$l3" l3_ways=16 line_size=64 "$@"
 }
 cachedesc c16m.json 262144 16777216
-pass2ran() {	# pass2ran DIR: the second pass ran and was used (meta.json says under which tool)
+pass2ran() {	# pass2ran DIR: the second pass's counts were used (meta.json says from which tool)
+	grep -q 'second pass ran under\|one Valgrind pass, under gxgrind' "$1/meta.json"
+}
+second_run() {	# second_run DIR: Valgrind ran the workload a second time
 	grep -q 'second pass ran under' "$1/meta.json"
 }
-# the second pass (L2 as the first data cache: L2 hits told from L3
-# hits) runs only where that split can change the cycles by 2% or more: a
-# latency chain (no misses) skips it and says so in meta.json and in
-# record's output; a chase through 8 MiB (L3 hits) runs it
+# Where gxgrind cannot run, the first pass is callgrind's
+# (GX_MODEL_FIRST=callgrind here); the second pass (L2 as the first data
+# cache: L2 hits told from L3 hits) runs only where that split can change
+# the cycles by 2% or more: a latency chain (no misses) skips it and says
+# so in meta.json and in record's output; a chase through 8 MiB (L3 hits)
+# runs it
+export GX_MODEL_FIRST=callgrind
 "$GX_BIN" record --model=c16m.json -o rskip -- "$WLM" lat_chain \
 	>/dev/null 2>rskip.err
 is "$?" 0 "lat_chain: recorded"
@@ -153,6 +159,31 @@ is "$?" 2 "GX_MODEL_PASSES=3: a usage error"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "1, 2 or auto" &&
 	[ ! -e rbad ]
 ok $? "... in one line, no result left ($out)"
+unset GX_MODEL_FIRST
+
+# Under gxgrind the first pass is the only one: it simulates L2 and
+# pages (or the TLB) beside callgrind's caches, so every workload gets
+# L2's misses told from L3's, a latency chain as a chase, and one that
+# reads a pipe (which a second run could not read again) too
+"$GX_BIN" record --model=c16m.json -o rg-lat -- "$WLM" lat_chain >/dev/null 2>rg-lat.err &&
+	"$GX_BIN" record -q --model=c16m.json -o rg-chase -- "$WLM" chase_l3 >/dev/null 2>&1
+is "$?" 0 "gxgrind: lat_chain and chase_l3 recorded"
+grep -q 'one Valgrind pass, under gxgrind' rg-lat/meta.json &&
+	grep -q 'one Valgrind pass, under gxgrind' rg-lat.err &&
+	! grep -q 'was skipped\|second pass ran' rg-lat/meta.json
+ok $? "... one Valgrind pass, said in meta.json and record's output, none skipped"
+read -r l2 ll d1 <<<"$(l2count rg-chase/meta.json)"
+[ "$l2" -gt "$ll" ] && [ "$l2" -gt $((d1 / 2)) ]
+ok $? "... chase_l3: l2-misses from the same pass (L2 $l2, last level $ll, D1 loads $d1)"
+cat in.bin | "$GX_BIN" record -q --model=c16m.json -o rg-pipe -- "$WLM" chase_l3 >/dev/null 2>&1
+read -r l2p llp _ <<<"$(l2count rg-pipe/meta.json)"
+[ "$l2p" -gt "$llp" ] && ! jq -r ".warnings[]" rg-pipe/meta.json | grep -q "second pass"
+ok $? "... stdin a pipe: L2's misses counted all the same (L2 $l2p, last level $llp)"
+GX_MODEL_PASSES=1 "$GX_BIN" record -q --model=c16m.json -o rg-one -- \
+	"$WLM" chase_l3 >/dev/null 2>&1
+read -r l2 ll _ <<<"$(l2count rg-one/meta.json)"
+grep -q 'was skipped (GX_MODEL_PASSES=1)' rg-one/meta.json && [ "$l2" = "$ll" ]
+ok $? "... GX_MODEL_PASSES=1: L2 not told from L3, said ($l2, $ll)"
 
 # memory's latency: a chase beyond a last level that holds more than the
 # working set the description's memory latency was measured over is
@@ -294,9 +325,10 @@ fi
 # tests/e2e/model-tlb.sh)
 pages4=$((4194304 / $(getconf PAGESIZE)))
 for how in callgrind cachegrind; do
-	GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 "$GX_BIN" record -q \
+	GX_MODEL_FIRST=callgrind GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 "$GX_BIN" record -q \
 		--model=c16m.json --keep-valgrind -o "rch-$how" -- "$WLM" chase_l3 >/dev/null 2>&1 &&
-		GX_MODEL_TLB=estimate GX_MODEL_SECOND=$how GX_MODEL_PASSES=2 "$GX_BIN" record -q \
+		GX_MODEL_FIRST=callgrind GX_MODEL_TLB=estimate GX_MODEL_SECOND=$how \
+			GX_MODEL_PASSES=2 "$GX_BIN" record -q \
 			--model -o "rto-$how" -- "$WLM" touch 4 >/dev/null 2>&1
 	ok $? "GX_MODEL_SECOND=$how: chase_l3 and touch 4 recorded"
 done
@@ -375,15 +407,15 @@ if setpage 20000 &&
 	ok $? "... each priced at peak's 20000 cycles, in run's memory cycles ($m)"
 	grep -q 'the workload touched [0-9]* pages first (page faults natively, as counted in a native run), each priced at 20000 cycles' rpg/meta.json
 	ok $? "... and the result says so"
-	pass2ran rpg
-	ok $((! $?)) "one Valgrind pass: the pages need no second"
+	second_run rpg
+	ok $((! $?)) "one Valgrind run: the pages need no second"
 	n=$(est_of rpgv page-faults:modelled run)
 	[ "$n" -ge "$pages" ] && [ "$n" -le $((pages + 8)) ]
-	ok $? "GX_MODEL_FAULTS=valgrind: counted by the second pass ($n of $pages)"
-	grep -q 'the workload touched [0-9]* pages first (page faults natively, as the second pass estimated them), each priced at 20000 cycles' rpgv/meta.json
+	ok $? "GX_MODEL_FAULTS=valgrind: counted by the second hierarchy ($n of $pages)"
+	grep -q 'the workload touched [0-9]* pages first (page faults natively, as the pass.s cache of pages estimated them), each priced at 20000 cycles' rpgv/meta.json
 	ok $? "... which the result says"
 	pass2ran rpgv
-	ok $? "... auto: the pass ran for the pages (they can cost more than 2%)"
+	ok $? "... its counts used (they can cost more than 2%)"
 	# skipped, the bound on what it would have changed holds the pages
 	python3 - rpg1/meta.json "$((pages * 20000))" <<'PY'
 import json, re, sys
