@@ -1237,6 +1237,18 @@ static int run_wind_up(struct collect_session *s, struct collect_sink *sink, str
 	return err;
 }
 
+/* Signals caught that the loop did not read (one that came as the
+ * workload ended): they stopped the recording all the same */
+static void signals_unread(int fd, struct collect_session *s)
+{
+	unsigned char sigs[16];
+	ssize_t k;
+
+	while ((k = read(fd, sigs, sizeof(sigs))) > 0)
+		if (!s->stats.stop_signal)
+			s->stats.stop_signal = sigs[0];
+}
+
 int collect_session__run(struct collect_session *s, struct collect_sink *sink, char **cause)
 {
 	struct sigaction old[ARRAY_SIZE(caught_signals)];
@@ -1285,6 +1297,7 @@ int collect_session__run(struct collect_session *s, struct collect_sink *sink, c
 	err = run_wind_up(s, sink, &r, err, cause);
 out_restore:
 	signals_restore(old);
+	signals_unread(sigp[0], s);
 	if (pidfd >= 0)
 		close(pidfd);
 out_close_pipe:
