@@ -11,8 +11,8 @@
 /* ---- the caches ----------------------------------------------------------- */
 
 struct cache I1 = { .name = "I1", .size = 32768, .assoc = 8, .line = 64 },
-		    D1 = { .name = "D1", .size = 32768, .assoc = 8, .line = 64 },
-		    LL = { .name = "LL", .size = 8388608, .assoc = 16, .line = 64 };
+	     D1 = { .name = "D1", .size = 32768, .assoc = 8, .line = 64 },
+	     LL = { .name = "LL", .size = 8388608, .assoc = 16, .line = 64 };
 
 /* The second hierarchy (--L2 given): L2 sees every data access, as a
  * first level would, and its misses go to two last levels apart: PG, a
@@ -20,8 +20,8 @@ struct cache I1 = { .name = "I1", .size = 32768, .assoc = 8, .line = 64 },
  * TLB's reach (--TL given: its misses walks); I1's misses go to them as
  * well. The model's second pass was this hierarchy with one of them. */
 struct cache L2 = { .name = "L2" },
-		    PG = { .name = "PG", .size = 1073741824, .assoc = 16, .line = 4096 },
-		    TL = { .name = "TL" };
+	     PG = { .name = "PG", .size = 1073741824, .assoc = 16, .line = 4096 },
+	     TL = { .name = "TL" };
 Bool h2, tl;
 
 static Bool pow2(ULong x)

@@ -1292,10 +1292,11 @@ static void fill_meta(const struct model_state *st, const struct model_opts *o,
 	m->sampling_s = NAN;
 	m->sample_cost_ns = NAN;
 	gx_meta__add_warning(m, "modelled: no PMU counted this run; it ran under Valgrind "
-			     "(callgrind), instructions and branches are exact counts, misses and "
+			     "(%s), instructions and branches are exact counts, misses and "
 			     "mispredicts simulated, cycles modelled (machine description '%s': "
 			     "llvm-mca -mcpu=%s, memory priced by %s, mispredicts x %.0f cycles, %s)",
-			     st->machine.name, st->mcpu, st->mc.measured ? "measured latencies" :
+			     st->first_grind ? "gxgrind" : "callgrind", st->machine.name, st->mcpu,
+			     st->mc.measured ? "measured latencies" :
 			     "documented latencies", st->mc.penalty,
 			     st->mc.penalty_measured ? "measured" : "documented");
 }
@@ -1415,7 +1416,8 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	st.vg_env = model_grind_env(valgrind, &scratch, &why);
 	if (why)
 		model_note(&st, "model: gxgrind, gexplore's Valgrind tool, cannot run (%s): the "
-		           "second pass, where it runs, is callgrind's or cachegrind's", why);
+		           "workload runs under callgrind, the second pass, where it runs, "
+		           "under cachegrind or callgrind", why);
 	model_stop__catch();
 	st.mcpu = st.machine.mcpu;
 	model_machine_geometry(st.geo, &st.machine);

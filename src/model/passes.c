@@ -333,7 +333,7 @@ void model_native_pages(struct model_state *st)
 	           "page-faults software event in user space, a sample a fault)", n);
 	if (missed + st->nf.unmapped)
 		model_note(st, "model: %" PRIu64 " of the native run's %" PRIu64 " page faults "
-		           "were at no instruction callgrind ran (%" PRIu64 " in no file's code): "
+		           "were at no instruction Valgrind ran (%" PRIu64 " in no file's code): "
 		           "not priced", missed + st->nf.unmapped, st->nf.total, st->nf.unmapped);
 }
 
