@@ -57,10 +57,22 @@ enum form {
 };
 
 /* instruction idx's counts in file form f (thread t for F_THREAD) */
+/* The threads that ran, by id (Valgrind's table is hundreds long) */
+static UInt *ran, nr_ran;
+
+static void find_ran(void)
+{
+	ran = VG_(malloc)("gx.ran", VG_N_THREADS * sizeof(*ran));
+	for (UInt t = 0; t < VG_N_THREADS; t++)
+		if (threads[t].tab || threads[t].before)
+			ran[nr_ran++] = t;
+}
+
 static void get_counts(enum form f, UInt t, UInt idx, ULong *v)
 {
 	VG_(memset)(v, 0, C_NR * sizeof(ULong));
-	for (UInt k = f == F_THREAD ? t : 0; k < (f == F_THREAD ? t + 1 : VG_N_THREADS); k++) {
+	for (UInt i = 0; i < (f == F_THREAD ? 1 : nr_ran); i++) {
+		UInt k = f == F_THREAD ? t : ran[i];
 		ULong **tabs[2] = { threads[k].tab, threads[k].before };
 
 		for (Int j = 0; j < 2; j++) {
@@ -280,6 +292,7 @@ void gx_fini(Int exitcode)
 {
 	HChar *file = VG_(expand_file_name)("--gx-out-file", out_template);
 
+	find_ran();
 	if (!first) {
 		write_file(file, F_PASS, 0);
 	} else {
