@@ -56,7 +56,6 @@ enum form {
 	F_TL,		/* the same with TL */
 };
 
-/* instruction idx's counts in file form f (thread t for F_THREAD) */
 /* The threads that ran, by id (Valgrind's table is hundreds long) */
 static UInt *ran, nr_ran;
 
@@ -68,6 +67,7 @@ static void find_ran(void)
 			ran[nr_ran++] = t;
 }
 
+/* instruction idx's counts in file form f (thread t for F_THREAD) */
 static void get_counts(enum form f, UInt t, UInt idx, ULong *v)
 {
 	VG_(memset)(v, 0, C_NR * sizeof(ULong));
