@@ -101,6 +101,12 @@ double model_tlb_misses(double acc, double miss, double cache, double reach);
  * walk times the share of its loads beyond the reach. */
 double model_tlb_in_latency(double bytes, double reach, double walk);
 
+/* Whether AT&T instruction load reads memory at an address that the load
+ * writer's destination register gives (its base or index): a chain, each
+ * miss waiting for the one before. A store is no load, whatever commas
+ * its address holds ("movq %rax, (%r13,%rsi)"). */
+bool model_load_waits(const char *load, const char *writer);
+
 /* The cache of pages the second pass simulates as the TLB: reach / page
  * entries, its sets a power of two (size 0: none). */
 void model_tlb_geometry(struct cache_geo *g, double reach, unsigned page);

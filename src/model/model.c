@@ -247,10 +247,28 @@ static void mem_regs(const char *t, char base[8], char index[8])
 	index[n] = 0;
 }
 
+/* The comma before an AT&T instruction's last operand, or NULL: not one
+ * within a memory operand's parentheses ("movq %rax, (%r13,%rsi)" stores:
+ * its last comma is the address's). */
+static const char *last_comma(const char *t)
+{
+	const char *comma = NULL;
+	int depth = 0;
+
+	for (; *t; t++)
+		if (*t == '(')
+			depth++;
+		else if (*t == ')' && depth > 0)
+			depth--;
+		else if (*t == ',' && !depth)
+			comma = t;
+	return comma;
+}
+
 /* The destination register of an AT&T instruction ("...,%rax" -> "rax"), or "". */
 static void dest_reg(const char *t, char reg[8])
 {
-	const char *p = strrchr(t, ',');
+	const char *p = last_comma(t);
 	size_t n = 0;
 
 	reg[0] = 0;
@@ -283,11 +301,22 @@ static bool same_reg(const char *a, const char *b)
 
 static bool is_load(const char *t)
 {
-	const char *comma = strrchr(t, ',');
+	const char *comma = last_comma(t);
 	const char *paren = strchr(t, '(');
 
 	/* a memory source operand: the "(" before the last comma */
 	return paren && comma && paren < comma && strncmp(t, "lea", 3) && strncmp(t, "nop", 3);
+}
+
+bool model_load_waits(const char *load, const char *writer)
+{
+	char base[8], index[8], d[8];
+
+	if (!is_load(load) || !is_load(writer))
+		return false;
+	mem_regs(load, base, index);
+	dest_reg(writer, d);
+	return same_reg(d, base) || same_reg(d, index);
 }
 
 /* Loads whose address a load of the same block wrote, through the base
@@ -296,23 +325,12 @@ static bool is_load(const char *t)
 static void mark_dependent(struct model_state *st, const struct model_block *b)
 {
 	for (size_t i = b->first; i < b->first + b->n; i++) {
-		char base[8], index[8];
 		const char *t = st->ins[i].text;
 
-		if (!t || !is_load(t))
-			continue;
-		mem_regs(t, base, index);
 		/* every load of the block, itself included (the loop's next turn) */
-		for (size_t j = b->first; j < b->first + b->n; j++) {
-			char d[8];
-			const char *u = st->ins[j].text;
-
-			if (!u || !is_load(u))
-				continue;
-			dest_reg(u, d);
-			if (same_reg(d, base) || same_reg(d, index))
+		for (size_t j = b->first; t && j < b->first + b->n && !st->ins[i].dep_load; j++)
+			if (st->ins[j].text && model_load_waits(t, st->ins[j].text))
 				st->ins[i].dep_load = true;
-		}
 	}
 }
 

@@ -196,6 +196,30 @@ static void test_miss_split(void)
 
 /* TLB misses as estimated from L2's (tlb.c): a random walk's over its
  * working set F misses a cache of C bytes 1 - C/F of the time */
+/* Which loads wait for another's result (a chain priced at each miss's
+ * whole latency), from llvm's AT&T text. */
+static void test_chain(void)
+{
+	ok(model_load_waits("movq (%rax), %rax", "movq (%rax), %rax"),
+	   "a pointer chase waits for its own last turn");
+	ok(model_load_waits("movl (%rbx,%rdx,4), %eax", "movl (%rax), %edx"),
+	   "a load indexed by a loaded value waits for it (a 32-bit name of its register)");
+	ok(model_load_waits("movzwl (%r8,%rcx,2), %ecx", "movzwl (%r8,%rcx,2), %ecx"),
+	   "a chain through an array (gzip's prev[])");
+	/* wl-model's ring and bench's walk fill their ring so: v[ord[i]].next = ... */
+	ok(!model_load_waits("movq %rax, (%r13,%rsi)", "movl -4(%rbx,%rcx,4), %esi"),
+	   "a store to an indexed address is no load, whatever its address's commas");
+	ok(!model_load_waits("movl (%rbx,%rdx,4), %eax", "movq %rdx, (%rax,%rcx)"),
+	   "a store writes no register a load waits for");
+	ok(!model_load_waits("movl (%rbx,%rdx,4), %eax", "movl (%rax), %ecx"),
+	   "a load another register indexes waits for nothing");
+	ok(!model_load_waits("leaq 8(%rax,%rbx), %rax", "movq (%rax), %rax"),
+	   "lea reads no memory");
+	ok(!model_load_waits("addq (%rsi), %rdi", "movq %rdx, %rsi") &&
+	   model_load_waits("addq (%rsi), %rdi", "movq 8(%rsp), %rsi"),
+	   "an add from memory waits for a load of its address, not for a register move");
+}
+
 static void test_tlb(void)
 {
 	double n = 1e6, l2 = 512 << 10, reach = 8 << 20;
@@ -1043,6 +1067,7 @@ int main(void)
 	test_miss_split();
 	test_miss_bound();
 	test_tlb();
+	test_chain();
 	test_bias_bound();
 	test_mca();
 	test_l3();
