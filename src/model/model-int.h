@@ -459,6 +459,9 @@ struct model_block {
 	 * model_block_scale), and which scale: */
 	double cyc_mca;
 	enum { BLOCK_UNSCALED, BLOCK_FMA, BLOCK_INT } scale;
+	/* a loop's loads that wait for one another's results (dep_load): a
+	 * chain through memory, each paying llvm-mca's load latency */
+	unsigned chain;
 };
 
 /* How the D1 misses that the last level served are split between L2 and
@@ -518,6 +521,9 @@ struct model_state {
 	 * calibration regions; NAN: none), which the description's
 	 * throughputs scale blocks by (model_block_scale) */
 	double fma_mca, add_mca;
+	/* llvm-mca's load-to-use latency, from a chase of 12 loads (NAN:
+	 * none), which the description's L1 latency sets a chain's by */
+	double load_mca;
 	enum l2_split split;		/* how the cycles were priced (terms.c) */
 	double dram_chase;		/* cycles of chased loads served by memory */
 	double tlb_misses, tlb_cycles;	/* address translation's, as priced (tlb.c) */
@@ -538,9 +544,11 @@ struct model_state {
 };
 
 /* Each modelled block's cycles from llvm-mca's and the description's
- * throughputs (fma_tput, add_tput against llvm-mca's fma_mca, add_mca),
- * and cpi_rest; *fma_scale, *add_scale: the scales (NULL: not wanted). */
-void model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
+ * throughputs (fma_tput, add_tput against llvm-mca's fma_mca, add_mca)
+ * and L1 latency (against load_mca, in a loop whose chain runs through
+ * its loads), and cpi_rest; *fma_scale, *add_scale: the scales (NULL:
+ * not wanted). Returns how many blocks the L1 latency set. */
+size_t model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
 
 /* Everything st holds freed (a zeroed state's parts too). */
 void model_state__exit(struct model_state *st);

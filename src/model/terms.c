@@ -10,7 +10,7 @@
  * samples carry, its conditional mispredicts as priced (bias_bound), L2's
  * misses and first touches as counted; each block's instructions,
  * executions and llvm-mca's cycles before the description's throughputs
- * scale them; where mispredicts' cycles were moved (bad_path); the caches
+ * and L1 latency set them (and the loads of a loop's chain); where mispredicts' cycles were moved (bad_path); the caches
  * callgrind simulated and llvm-mca's -mcpu. Another description with the
  * same caches and -mcpu prices the same counts anew (model_price); one
  * with other caches or another -mcpu would need another Valgrind or
@@ -36,9 +36,12 @@
 #include "model-int.h"
 #include "util/util.h"
 
-/* GXTERMS3 adds the walks the second pass counted (the TLB as its last
- * level); a GXTERMS2 file, without them, is read too */
-#define TERMS_MAGIC "GXTERMS3"
+/* GXTERMS4 adds llvm-mca's load latency and each block's chain through
+ * its loads; GXTERMS3 the walks the second pass counted (the TLB as its
+ * last level). The older files are read too: a chain's cycles llvm-mca's
+ * there, as they were priced. */
+#define TERMS_MAGIC "GXTERMS4"
+#define TERMS_MAGIC3 "GXTERMS3"
 #define TERMS_MAGIC2 "GXTERMS2"
 #define TERMS_MAX (1ULL << 31)		/* bytes: far beyond any program's */
 #define TERMS_TEXT_MAX (1U << 20)	/* a description, -mcpu */
@@ -101,6 +104,7 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 	tb_f64(&b, st->width);
 	tb_f64(&b, st->fma_mca);
 	tb_f64(&b, st->add_mca);
+	tb_f64(&b, st->load_mca);
 	tb_f64(&b, cycles);
 	for (int g = 0; g < GEO_NR; g++) {
 		tb_u64(&b, st->geo[g].size);
@@ -141,6 +145,7 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 		tb_u64(&b, bl->execs);
 		tb_f64(&b, bl->cyc_mca);
 		tb_u64(&b, (uint64_t)bl->scale);
+		tb_u64(&b, bl->chain);
 	}
 	for (size_t m = 0; m < st->nr_moves; m++) {
 		tb_u64(&b, st->moves[m].from);
@@ -165,7 +170,7 @@ struct tread {
 	const char *p;
 	size_t n, at;
 	bool bad;
-	bool v2;	/* a GXTERMS2 file: no walks counted */
+	int ver;	/* 2: no walks counted; 3: no chains */
 };
 
 static uint64_t rd_u64(struct tread *r)
@@ -229,8 +234,9 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	char *desc;
 	int err;
 
-	r->v2 = r->n >= 8 && !memcmp(r->p, TERMS_MAGIC2, 8);
-	if (r->n < 8 || (memcmp(r->p, TERMS_MAGIC, 8) && !r->v2))
+	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 4 :
+		 !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 : !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
+	if (!r->ver)
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);
 	r->at = 8;
@@ -239,13 +245,14 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	st->width = rd_f64(r);
 	st->fma_mca = rd_f64(r);
 	st->add_mca = rd_f64(r);
+	st->load_mca = r->ver >= 4 ? rd_f64(r) : NAN;
 	*cycles = rd_f64(r);
 	for (int g = 0; g < GEO_NR; g++) {
 		st->geo[g].size = rd_u64(r);
 		st->geo[g].assoc = (unsigned)rd_u64(r);
 		st->geo[g].line = (unsigned)rd_u64(r);
 	}
-	if (!r->v2) {
+	if (r->ver >= 3) {
 		st->tlb_geo.size = rd_u64(r);
 		st->tlb_geo.assoc = (unsigned)rd_u64(r);
 		st->tlb_geo.line = (unsigned)rd_u64(r);
@@ -255,7 +262,8 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	for (int k = 0; k < 4; k++)
 		n[k] = rd_u64(r);
 	if (r->bad || split > SPLIT_L3 || !(st->width > 0 && isfinite(st->width)) ||
-	    !good_f64(st->fma_mca, true) || !good_f64(st->add_mca, true) || !good_f64(*cycles, false)) {
+	    !good_f64(st->fma_mca, true) || !good_f64(st->add_mca, true) ||
+	    !good_f64(st->load_mca, true) || !good_f64(*cycles, false)) {
 		free(desc);
 		return gx_fail(cause, GX_E_FORMAT, "%s: its header is damaged", MODEL_TERMS_FILE);
 	}
@@ -264,7 +272,7 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	st->split = (enum l2_split)split;
 	st->have_l2 = flags & TF_HAVE_L2;
 	st->have_native = flags & TF_HAVE_PAGES;
-	st->have_tlb = flags & TF_HAVE_TLB && !r->v2;
+	st->have_tlb = flags & TF_HAVE_TLB && r->ver >= 3;
 	if (st->have_tlb && (!st->tlb_geo.size || !st->tlb_geo.line) && !err)
 		err = gx_fail(cause, GX_E_FORMAT, "%s: its header is damaged (walks counted "
 			      "by no TLB)", MODEL_TERMS_FILE);
@@ -294,7 +302,7 @@ static void terms_insns(struct tread *r, struct model_state *st, uint64_t **fadd
 		st->bcm[k] = rd_f64(r);
 		st->pass_l2[k] = rd_u64(r);
 		st->native_pages[k] = rd_u64(r);
-		st->pass_tlb[k] = r->v2 ? 0 : rd_u64(r);
+		st->pass_tlb[k] = r->ver < 3 ? 0 : rd_u64(r);
 		if (!good_f64(st->bcm[k], false))
 			r->bad = true;
 	}
@@ -313,7 +321,7 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 	if (err)
 		return err;
 	nc = n[0], ni = n[1], nb = n[2], nm = n[3];
-	if (!fits(&r, nc, 8 * (CG_NR + (r.v2 ? 6 : 7))))
+	if (!fits(&r, nc, 8 * (CG_NR + (r.ver < 3 ? 6 : 7))))
 		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
 			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
 	terms_insns(&r, st, faddr, nc);
@@ -331,25 +339,27 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 		st->ins[i].dep_load = f & 1;
 		st->ins[i].rep = f & 2;
 	}
-	if (!fits(&r, nb, 40))
+	if (!fits(&r, nb, r.ver < 4 ? 40 : 48))
 		return gx_fail(cause, GX_E_FORMAT, "%s: damaged at its blocks", MODEL_TERMS_FILE);
 	st->nr_blocks = nb;
 	st->blocks = xcalloc(nb + 1, sizeof(*st->blocks));
 	for (size_t k = 0; k < nb; k++) {
 		struct model_block *bl = &st->blocks[k];
-		uint64_t scale;
+		uint64_t scale, chain;
 
 		bl->first = rd_u64(&r);
 		bl->n = rd_u64(&r);
 		bl->execs = rd_u64(&r);
 		bl->cyc_mca = rd_f64(&r);
 		scale = rd_u64(&r);
+		chain = r.ver < 4 ? 0 : rd_u64(&r);
+		bl->chain = (unsigned)chain;
 		bl->cyc = NAN;
 		bl->region = -1;
 		bl->scale = scale == BLOCK_FMA ? BLOCK_FMA : scale == BLOCK_INT ? BLOCK_INT :
 			    BLOCK_UNSCALED;
 		if (bl->first > ni || bl->n > ni - bl->first || scale > BLOCK_INT ||
-		    !good_f64(bl->cyc_mca, true))
+		    chain > bl->n || !good_f64(bl->cyc_mca, true))
 			r.bad = true;
 	}
 	if (!fits(&r, nm, 24))

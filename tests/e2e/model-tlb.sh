@@ -120,28 +120,40 @@ sys.exit(0 if abs(c - $c1) <= max(2, 0.002 * $c1) else 1)"
 
 # a terms file of the earlier format (GXTERMS2: no walks) is read, and
 # priced as the estimate prices it: the estimate's result's terms, written
-# as GXTERMS2
+# as GXTERMS2 (nor a chain's load latency: its blocks' cycles written as
+# the description's L1 latency sets them, so that only the walks differ)
 python3 - e1/model.terms v2.terms <<'PY'
-import struct, sys
+import json, struct, sys
 b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"GXTERMS3"
-at = 8 + 8 * 2 + 8 * 4 + 8 * 12
+assert b[:8] == b"GXTERMS4"
+load = struct.unpack_from("<d", b, 8 + 8 * 2 + 8 * 3)[0]
+at = 8 + 8 * 2 + 8 * 5 + 8 * 12
 head_geo = at
 at += 24			# the TLB's geometry (v3)
 def text(at):
     n = struct.unpack_from("<Q", b, at)[0]
-    return at + 8 + n
-at = text(text(at))
+    return at + 8 + n, b[at + 8:at + 8 + n]
+at, _ = text(at)
+at, desc = text(at)
+lat1 = json.loads(desc)["prices"]["l1_latency"]["value"]
 nc, ni, nb, nm = struct.unpack_from("<4Q", b, at)
 at += 32
-rest = ni * 16 + nb * 40 + nm * 24
+rest = ni * 16 + nb * 48 + nm * 24
 rec = (len(b) - at - rest) // nc
 out = bytearray(b"GXTERMS2" + b[8:16])
 out += struct.pack("<Q", struct.unpack_from("<Q", b, 16)[0] & ~4)
-out += b[24:head_geo] + b[head_geo + 24:at]
+out += b[24:48] + b[56:head_geo] + b[head_geo + 24:at]
 for k in range(nc):
     out += b[at + k * rec: at + k * rec + rec - 8]
-out += b[at + nc * rec:]
+at += nc * rec
+out += b[at:at + ni * 16]
+at += ni * 16
+for k in range(nb):		# src/model/model.c's chain_cycles
+    first, n, execs, cyc, scale, chain = struct.unpack_from("<3QdQQ", b, at + 48 * k)
+    if chain and load > 0 and abs(lat1 - load) > 0.1 * lat1 and chain * load >= 0.5 * cyc:
+        cyc = max(cyc + chain * (lat1 - load), cyc * lat1 / load)
+    out += struct.pack("<3QdQ", first, n, execs, cyc, scale)
+out += b[at + 48 * nb:]
 open(sys.argv[2], "wb").write(out)
 PY
 ok $? "a GXTERMS2 copy of its terms made"

@@ -220,6 +220,33 @@ static void test_chain(void)
 	   "an add from memory waits for a load of its address, not for a register move");
 }
 
+/* A loop whose chain runs through its loads: each at the description's L1
+ * latency where llvm-mca's differs (model_block_scale). */
+static void test_chain_scale(void)
+{
+	struct model_block b[5] = {
+		{ .n = 3, .execs = 1, .cyc_mca = 5.03, .chain = 1 },	/* a chase */
+		{ .n = 20, .execs = 1, .cyc_mca = 20, .chain = 1 },	/* another bound */
+		{ .n = 8, .execs = 1, .cyc_mca = 12, .chain = 2 },
+		{ .n = 3, .execs = 1, .cyc_mca = 5.03, .chain = 0 },	/* no chain */
+		{ .n = 6, .execs = 1, .cyc_mca = 9, .chain = 3 },	/* by at most their share */
+	};
+	struct model_state st = { .blocks = b, .nr_blocks = 5, .load_mca = 5 };
+
+	st.mc.lat[0] = 4;
+	is_int(model_block_scale(&st, NULL, NULL), 3, "three loops' chains set by the L1 latency");
+	is_double(b[0].cyc, 4.03, 1e-9, "a chase of one load: a cycle less a turn (5.03 -> 4.03)");
+	is_double(b[1].cyc, 20, 0, "a loop whose load takes under half its cycles: as llvm-mca says");
+	is_double(b[2].cyc, 10, 1e-9, "two loads of a chain: two cycles less");
+	is_double(b[3].cyc, 5.03, 0, "a loop without a chain through loads: as llvm-mca says");
+	is_double(b[4].cyc, 9 * 4.0 / 5, 1e-9, "at most the loads' share less (9 -> 7.2, not 6)");
+	st.load_mca = 4.3;
+	is_int(model_block_scale(&st, NULL, NULL), 0, "llvm-mca's latency within 10%: none set");
+	is_double(b[0].cyc, 5.03, 0, "... the chase as llvm-mca says");
+	st.load_mca = NAN;
+	is_int(model_block_scale(&st, NULL, NULL), 0, "no calibration (an older result): none set");
+}
+
 static void test_tlb(void)
 {
 	double n = 1e6, l2 = 512 << 10, reach = 8 << 20;
@@ -1068,6 +1095,7 @@ int main(void)
 	test_miss_bound();
 	test_tlb();
 	test_chain();
+	test_chain_scale();
 	test_bias_bound();
 	test_mca();
 	test_l3();
