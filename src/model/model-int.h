@@ -521,8 +521,8 @@ struct model_state {
 	 * calibration regions; NAN: none), which the description's
 	 * throughputs scale blocks by (model_block_scale) */
 	double fma_mca, add_mca;
-	/* llvm-mca's load-to-use latency, from a chase of 12 loads (NAN:
-	 * none), which the description's L1 latency sets a chain's by */
+	/* llvm-mca's load-to-use latency, from a chase of 12 loads (0 or
+	 * NAN: none), by which the description's L1 latency sets a chain's */
 	double load_mca;
 	enum l2_split split;		/* how the cycles were priced (terms.c) */
 	double dram_chase;		/* cycles of chased loads served by memory */

@@ -461,11 +461,12 @@ static double tput_scale(double desc, double mca)
 }
 
 /* A loop's cycles where its chain runs through loads: each of them at the
- * description's L1 latency (lat1) where llvm-mca gives them load (llvm 14's
- * znver3: 5 cycles where AMD documents 4 and peak measures 4.0; wl-model's
- * chase_l1 ran at 3.8 cycles a load measured, 5.03 modelled). Only where
- * the chain's loads take half its cycles or more (else another chain or
- * its resources bound it), and by at most their share. */
+ * description's L1 latency (lat1), where llvm-mca gives a load `load`
+ * (llvm 14's znver3: 5 cycles where AMD documents 4 and peak measures
+ * 4.0; wl-model's chase_l1 ran at 3.8 cycles a load measured, 5.03
+ * modelled). Only where the chain's loads take half its cycles or more
+ * (else another chain or its resources bound it), and by at most their
+ * share. */
 static double chain_cycles(double cyc, unsigned chain, double load, double lat1)
 {
 	double through = chain * load, set;
@@ -568,8 +569,9 @@ static void model_blocks(struct model_state *st)
 		b->scale = has_fma(st, b) ? BLOCK_FMA :
 			   rt[r] > 0 && b->cyc_mca <= 1.05 * rt[r] && !has_vec(st, b) ?
 			   BLOCK_INT : BLOCK_UNSCALED;	/* its integer resources' bound */
-		for (size_t i = b->first; is_loop(st, b) && i < b->first + b->n; i++)
-			b->chain += st->ins[i].dep_load;
+		if (is_loop(st, b))
+			for (size_t i = b->first; i < b->first + b->n; i++)
+				b->chain += st->ins[i].dep_load;
 	}
 	chains = model_block_scale(st, &fma_scale, &add_scale);
 	if (chains)

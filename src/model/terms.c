@@ -9,9 +9,10 @@
  * the description: each instruction's counts, the sample address its
  * samples carry, its conditional mispredicts as priced (bias_bound), L2's
  * misses and first touches as counted; each block's instructions,
- * executions and llvm-mca's cycles before the description's throughputs
- * and L1 latency set them (and the loads of a loop's chain); where mispredicts' cycles were moved (bad_path); the caches
- * callgrind simulated and llvm-mca's -mcpu. Another description with the
+ * executions, llvm-mca's cycles before the description's throughputs and
+ * L1 latency set them, and the loads of a loop's chain; where
+ * mispredicts' cycles were moved (bad_path); the caches callgrind
+ * simulated and llvm-mca's -mcpu. Another description with the
  * same caches and -mcpu prices the same counts anew (model_price); one
  * with other caches or another -mcpu would need another Valgrind or
  * llvm-mca run, and is refused, saying which.
