@@ -10,7 +10,9 @@
 # where the base had none); chase_l2 with the second pass, which tells L2's
 # hits from L3's. Where the counts cannot be priced anew (other caches,
 # another llvm-mca model, no model.terms) it is exit 2 and one line saying
-# which; a damaged model.terms is one line, never a crash.
+# which; a damaged model.terms is one line, never a crash. A chase of
+# loads kept as such: priced again with another L1 latency, as recorded
+# with it.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
@@ -199,4 +201,29 @@ while read -r i; do
 	rm -rf rm$i
 done <mut.list
 is "$crash/$lines" 0/0 "$n mutated or truncated model.terms: no crash, each refusal one line"
+
+# a chase's loads at the description's L1 latency: the loop and llvm-mca's
+# latency are kept, so that priced again with an L1 of 5 cycles (llvm-mca's
+# own) it is as recorded with it, a cycle a step dearer
+zen3_desc l1five.json l1five indirect_missed=0 l1_latency=5
+rec base.json rc4 chase_l1 && rec l1five.json rc5 chase_l1
+ok $? "chase_l1 recorded with an L1 of 4 cycles (zen3's) and of 5"
+check "... the first says the chase's loop is priced at the description's L1 latency" \
+	grep -q "gives a load 5.00 cycles of latency where machine description 'base' gives L1 4.00" \
+	rc4/meta.json
+"$X" report rc4 --model-machine l1five.json --json --limit 0 >rc45.json 2>/dev/null &&
+	"$X" report rc5 --json --limit 0 >rc5.json 2>/dev/null &&
+	"$X" report rc4 --json --limit 0 >rc4.json 2>/dev/null
+ok $? "... priced again with the second's"
+check "... as recorded with it" cmp_json rc45.json rc5.json $EVS
+check "... the chase a cycle a step dearer (a step its four instructions; as sampled, within 1%)" python3 -c "
+import json, sys
+def chase(f, ev):
+    r = json.load(open(f))
+    i = [e['name'] for e in r['events']].index(ev)
+    return [x for x in r['functions'] if x['function'] == 'chase'][0]['estimated'][i]
+steps = chase('rc5.json', 'instructions:exact') / 4
+d = chase('rc45.json', 'cycles:modelled') - chase('rc4.json', 'cycles:modelled')
+print('# %d cycles more, %d steps' % (d, steps))
+sys.exit(0 if steps > 0 and abs(d - steps) <= 0.01 * steps else 1)"
 done_testing
