@@ -18,8 +18,9 @@
  * Callgrind keeps a cost for each instruction in each calling context and
  * calls its simulator for every fetch and access; this tool keeps one
  * counter set an instruction a thread, and counts inline a fetch within
- * the line its predecessor in the superblock was fetched from, an access
- * to the most recent line of its D1 set (where no cache changes), and a
+ * the line its predecessor in the superblock was fetched from or to the
+ * most recent line of its I1 set, an access to the most recent line of
+ * its D1 set (where no cache changes in either), and a
  * jump whose target is known as it is translated: the counts of both of
  * callgrind's passes in a third of its time. A PLT stub's work is counted
  * at the instruction that reached it, as callgrind's --skip-plt counts it.
@@ -266,8 +267,22 @@ static void fetch(struct instr_state *s, Addr a, UInt len)
 		count_inline(s, s->in, C_IR);
 		return;
 	}
-	call3(s->out, "sim_fetch", sim_fetch, s->in, word(a), word(len), NULL);
 	s->last_block = last_b, s->have_block = True;
+	if (first_b != last_b) {
+		call3(s->out, "sim_fetch", sim_fetch, s->in, word(a), word(len), NULL);
+		return;
+	}
+	/* a line of one block: where it is the most recent of its I1 set, a
+	 * hit that changes nothing, counted inline (as a D1 access is) */
+	{
+		UWord *mru = I1.tags + (first_b & I1.set_mask) * I1.assoc;
+		IRExpr *tag = tmp(s->out, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, word((UWord)mru)));
+		IRExpr *miss = tmp(s->out, Ity_I1, IRExpr_Binop(Iop_CmpNE64, tag,
+							       IRExpr_Const(IRConst_U64(first_b))));
+
+		count_inline(s, s->in, C_IR);
+		call3(s->out, "sim_fetch_rest", sim_fetch_rest, s->in, word(a), word(len), miss);
+	}
 }
 
 /*

@@ -175,6 +175,7 @@ struct insn *insn_at(Addr a);
 
 /* the simulator, called from the translations */
 VG_REGPARM(3) void sim_fetch(struct insn *in, Addr a, UWord len);
+VG_REGPARM(3) void sim_fetch_rest(struct insn *in, Addr a, UWord len);
 VG_REGPARM(3) void sim_read(struct insn *in, Addr a, UWord size);
 VG_REGPARM(3) void sim_write(struct insn *in, Addr a, UWord size);
 VG_REGPARM(3) void sim_read_rest(struct insn *in, Addr a, UWord size);

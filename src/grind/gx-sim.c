@@ -376,11 +376,10 @@ static inline ULong *cost_of(struct insn *in)
 	return counts(cur_tab, in->idx);
 }
 
-VG_REGPARM(3) void sim_fetch(struct insn *in, Addr a, UWord len)
+/* A fetch past I1's most recent line of its set (or any, where c[C_IR] is
+ * counted here): I1, its misses to LL and the second hierarchy */
+static inline void fetch_rest(ULong *c, Addr a, UWord len)
 {
-	ULong *c = cost_of(in);
-
-	c[C_IR]++;
 	if (cache_ref(&I1, a, len))
 		return;
 	c[C_I1MR]++;
@@ -390,6 +389,19 @@ VG_REGPARM(3) void sim_fetch(struct insn *in, Addr a, UWord len)
 		cache_ref(&PG, a, len);	/* a fetch I1 missed reaches them too */
 	if (tl)
 		cache_ref(&TL, a, len);
+}
+
+VG_REGPARM(3) void sim_fetch(struct insn *in, Addr a, UWord len)
+{
+	ULong *c = cost_of(in);
+
+	c[C_IR]++;
+	fetch_rest(c, a, len);
+}
+
+VG_REGPARM(3) void sim_fetch_rest(struct insn *in, Addr a, UWord len)
+{
+	fetch_rest(counts(cur_tab, in->idx), a, len);
 }
 
 /* A data access: D1 (its misses to LL), and L2 (its misses to PG) */
