@@ -107,6 +107,14 @@ double model_tlb_in_latency(double bytes, double reach, double walk);
  * its address holds ("movq %rax, (%r13,%rsi)"). */
 bool model_load_waits(const char *load, const char *writer);
 
+/* Whether AT&T instruction t reads memory into a register (a memory
+ * operand before its last). */
+bool model_insn_is_load(const char *t);
+
+/* chains.c: the general registers (bit 0 rax ... 15 r15) AT&T instruction
+ * t reads and writes, and whether it is a load (model_insn_is_load). */
+void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load);
+
 /* The cache of pages the second pass simulates as the TLB: reach / page
  * entries, its sets a power of two (size 0: none). */
 void model_tlb_geometry(struct cache_geo *g, double reach, unsigned page);
@@ -446,7 +454,8 @@ struct model_insn {
 	uint64_t addr;
 	char *text;		/* AT&T assembly, NULL: not disassembled */
 	int block;		/* -1: none */
-	bool dep_load;		/* a load whose address a load in its block gave */
+	bool dep_load;		/* a load whose address a load in its block gave, or
+				 * its own last value round a loop (chains.c) */
 	bool rep;		/* a rep-prefixed string instruction (priced apart) */
 };
 
@@ -549,6 +558,11 @@ struct model_state {
  * its loads), and cpi_rest; *fma_scale, *add_scale: the scales (NULL:
  * not wanted). Returns how many blocks the L1 latency set. */
 size_t model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
+
+/* chains.c: loads that miss L1 and whose address comes from their own last value
+ * along the paths callgrind saw (a chase across a loop's blocks) marked
+ * dep_load; how many. */
+size_t model_mark_chains(struct model_state *st);
 
 /* Everything st holds freed (a zeroed state's parts too). */
 void model_state__exit(struct model_state *st);

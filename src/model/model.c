@@ -299,7 +299,7 @@ static bool same_reg(const char *a, const char *b)
 	       (b[0] == 'r' || b[0] == 'e') && !strcmp(a + 1, b + 1);
 }
 
-static bool is_load(const char *t)
+bool model_insn_is_load(const char *t)
 {
 	const char *comma = last_comma(t);
 	const char *paren = strchr(t, '(');
@@ -312,7 +312,7 @@ bool model_load_waits(const char *load, const char *writer)
 {
 	char base[8], index[8], d[8];
 
-	if (!is_load(load) || !is_load(writer))
+	if (!model_insn_is_load(load) || !model_insn_is_load(writer))
 		return false;
 	mem_regs(load, base, index);
 	dest_reg(writer, d);
@@ -933,6 +933,8 @@ static void bad_path(struct model_state *st);
 
 static void model_code(struct model_state *st)
 {
+	size_t chased;
+
 	st->nr_ins = st->cg.nr_insns;
 	st->ins = xcalloc(st->nr_ins + 1, sizeof(*st->ins));
 	for (size_t i = 0; i < st->nr_ins; i++) {
@@ -957,6 +959,11 @@ static void model_code(struct model_state *st)
 	find_blocks(st);
 	for (size_t b = 0; b < st->nr_blocks; b++)
 		mark_dependent(st, &st->blocks[b]);
+	chased = model_mark_chains(st);
+	if (chased)
+		model_note(st, "model: %zu %s chase across %s loop's blocks (an address from the "
+		           "load's own last value): each miss waits for the one before", chased,
+		           chased == 1 ? "load" : "loads", chased == 1 ? "its" : "their");
 	model_blocks(st);
 	bias_bound(st);
 	bad_path(st);

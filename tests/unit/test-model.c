@@ -247,6 +247,140 @@ static void test_chain_scale(void)
 	is_int(model_block_scale(&st, NULL, NULL), 0, "no calibration (an older result): none set");
 }
 
+/* What an instruction reads and writes (chains.c), as register masks:
+ * bit 0 rax, 1 rcx, 2 rdx, 3 rbx, 4 rsp, 5 rbp, 6 rsi, 7 rdi, 8-15 r8-r15. */
+static void test_insn_rw(void)
+{
+	static const struct {
+		const char *t;
+		unsigned r, w;
+		bool load;
+	} v[] = {
+		{ "movl 4(%rbx), %esi", 1u << 3, 1u << 6, true },
+		{ "leaq (%r9,%rax,4), %rbx", 1u << 9 | 1u, 1u << 3, false },
+		{ "addl %esi, %eax", 1u << 6 | 1u, 1u, false },
+		{ "movl %eax, %eax", 1u, 1u, false },
+		{ "movq %rdx, %rdi", 1u << 2, 1u << 7, false },
+		{ "cmovbl %edi, %eax", 1u << 7 | 1u, 1u, false },
+		{ "movl %esi, (%r15)", 1u << 6 | 1u << 15, 0, false },
+		{ "cmpb %r8b, %r10b", 1u << 8 | 1u << 10, 0, false },
+		{ "setae %dil", 0, 1u << 7, false },
+		{ "xorl %eax, %eax", 0, 1u, false },
+		{ "movzbl (%rdi,%r8), %r10d", 1u << 7 | 1u << 8, 1u << 10, true },
+		{ "imulq %rdi, %rcx", 1u << 7 | 1u << 1, 1u << 1, false },
+		{ "divq %rcx", 1u << 1 | 1u | 1u << 2, 1u | 1u << 2, false },
+		{ "callq 0x1030", 0, 0x0fc7, false },
+		{ "jne 0x15c90", 0, 0, false },
+	};
+
+	for (size_t k = 0; k < sizeof(v) / sizeof(v[0]); k++) {
+		unsigned r, w;
+		bool load;
+
+		model_insn_rw(v[k].t, &r, &w, &load);
+		ok(r == v[k].r && w == v[k].w && load == v[k].load,
+		   "%s: reads %#x, writes %#x%s", v[k].t, v[k].r, v[k].w, v[k].load ? ", a load" : "");
+		if (r != v[k].r || w != v[k].w)
+			diag("  got reads %#x, writes %#x", r, w);
+	}
+	{	/* what a disassembler may print: read, whatever it is */
+		static const char *const odd[] = { "", "(bad)", "nop", "ret", ",,,", "mov ((%",
+						   "rep stosb %al, %es:(%rdi)", "movq %r99, %r8q",
+						   "lock cmpxchgq %rcx, (%rdx)", "movl %r15dx, %eax" };
+		unsigned r, w, all = 0;
+		bool load;
+
+		for (size_t k = 0; k < sizeof(odd) / sizeof(odd[0]); k++) {
+			model_insn_rw(odd[k], &r, &w, &load);
+			all |= w;
+		}
+		ok(!(all & ~0xffffu), "odd texts read: no register beyond the sixteen");
+	}
+}
+
+/* xz's binary tree of matches (liblzma 5.4.1, 0x15b60-0x15be3): the next
+ * node's index loaded in one block (15b73 or 15bde), its address made in
+ * another (15bae), the load in the third: each of the two loads chases
+ * itself round the loop, the bytes compared (15bc4, 15bc9) do not. */
+static void test_chains(void)
+{
+	static const struct {
+		uint64_t a;
+		const char *t;
+	} code[] = {
+		{ 0x15b60, "movq -40(%rsp), %rcx" }, { 0x15b65, "movl %eax, %r13d" },
+		{ 0x15b68, "movl %esi, (%rcx)" }, { 0x15b6a, "leaq 4(%rbx), %rsi" },
+		{ 0x15b6e, "movq %rsi, -40(%rsp)" }, { 0x15b73, "movl 4(%rbx), %esi" },
+		{ 0x15b76, "movl -24(%rsp), %ecx" }, { 0x15b7a, "subl %esi, %ecx" },
+		{ 0x15b7c, "cmpl %r14d, %ecx" }, { 0x15b7f, "setae %dil" },
+		{ 0x15b83, "testl %r11d, %r11d" }, { 0x15b86, "sete %al" },
+		{ 0x15b89, "subl $1, %r11d" }, { 0x15b8d, "orb %dil, %al" },
+		{ 0x15b90, "jne 0x15c90" }, { 0x15b96, "movl -20(%rsp), %eax" },
+		{ 0x15b9a, "addl %esi, %eax" }, { 0x15b9c, "cmpl %ecx, -28(%rsp)" },
+		{ 0x15ba0, "leal (%rax,%r14), %edi" }, { 0x15ba4, "cmovbl %edi, %eax" },
+		{ 0x15ba7, "movq %rdx, %rdi" }, { 0x15baa, "addl %eax, %eax" },
+		{ 0x15bac, "movl %eax, %eax" }, { 0x15bae, "leaq (%r9,%rax,4), %rbx" },
+		{ 0x15bb2, "movl %ecx, %eax" }, { 0x15bb4, "subq %rax, %rdi" },
+		{ 0x15bb7, "cmpl %r12d, %r13d" }, { 0x15bba, "movl %r12d, %eax" },
+		{ 0x15bbd, "cmovbel %r13d, %eax" }, { 0x15bc1, "movl %eax, %r8d" },
+		{ 0x15bc4, "movzbl (%rdi,%r8), %r10d" }, { 0x15bc9, "movzbl (%rdx,%r8), %r8d" },
+		{ 0x15bce, "cmpb %r8b, %r10b" }, { 0x15bd1, "je 0x15be8" },
+		{ 0x15bd3, "cmpb %r8b, %r10b" }, { 0x15bd6, "jb 0x15b60" },
+		{ 0x15bd8, "movl %esi, (%r15)" }, { 0x15bdb, "movl %eax, %r12d" },
+		{ 0x15bde, "movl (%rbx), %esi" }, { 0x15be0, "movq %rbx, %r15" },
+		{ 0x15be3, "jmp 0x15b76" },
+	};
+	size_t n = sizeof(code) / sizeof(code[0]);
+	struct cg_jump jumps[] = {
+		{ .from = 0x15b90, .to = 0x15c90, .count = 1000, .execs = 2161839, .cond = true },
+		{ .from = 0x15bd1, .to = 0x15be8, .count = 1000, .execs = 2161839, .cond = true },
+		{ .from = 0x15bd6, .to = 0x15b60, .count = 1077241, .execs = 2161837, .cond = true },
+		{ .from = 0x15be3, .to = 0x15b76, .count = 1084596, .execs = 1084596 },
+		{ .from = 0x15b5a, .to = 0x15b96, .count = 1000, .execs = 1000 },	/* from elsewhere */
+	};
+	struct model_state st = { 0 };
+	struct model_insn *ins = xcalloc(n, sizeof(*ins));
+	struct cg_insn *cg = xcalloc(n, sizeof(*cg));
+	size_t marked;
+	bool got[4] = { false, false, false, false };
+
+	for (size_t i = 0; i < n; i++) {
+		ins[i] = (struct model_insn){ .cg = i, .addr = code[i].a, .block = -1,
+					      .text = (char *)code[i].t };
+		cg[i].addr = code[i].a;
+		cg[i].c[CG_IR] = 1000000;
+		if (model_insn_is_load(code[i].t) && strstr(code[i].t, "%rsp") == NULL) {
+			cg[i].c[CG_DR] = 1000000;	/* the tree's and the bytes': misses */
+			cg[i].c[CG_D1MR] = 400000;
+		}
+	}
+	st.ins = ins, st.nr_ins = n;
+	st.cg.insns = cg, st.cg.nr_insns = n;
+	st.cg.jumps = jumps, st.cg.nr_jumps = sizeof(jumps) / sizeof(jumps[0]);
+	marked = model_mark_chains(&st);
+	for (size_t i = 0; i < n; i++) {
+		if (code[i].a == 0x15b73)
+			got[0] = ins[i].dep_load;
+		else if (code[i].a == 0x15bde)
+			got[1] = ins[i].dep_load;
+		else if (code[i].a == 0x15bc4)
+			got[2] = ins[i].dep_load;
+		else if (code[i].a == 0x15bc9)
+			got[3] = ins[i].dep_load;
+	}
+	is_int(marked, 2, "xz's tree: two loads chase across the loop's blocks");
+	ok(got[0] && got[1], "... the next node's index, from either block (15b73, 15bde)");
+	ok(!got[2] && !got[3], "... not the bytes compared, whose address is no chain's own");
+	/* without the jump back from the right subtree's block, 15bde's
+	 * value reaches its address no more */
+	for (size_t i = 0; i < n; i++)
+		ins[i].dep_load = false;
+	st.cg.nr_jumps = 3;
+	is_int(model_mark_chains(&st), 1, "... without the jump back from 15be3: one (15b73)");
+	free(cg);
+	free(ins);
+}
+
 static void test_tlb(void)
 {
 	double n = 1e6, l2 = 512 << 10, reach = 8 << 20;
@@ -1096,6 +1230,8 @@ int main(void)
 	test_tlb();
 	test_chain();
 	test_chain_scale();
+	test_insn_rw();
+	test_chains();
 	test_bias_bound();
 	test_mca();
 	test_l3();

@@ -1,0 +1,305 @@
+/*
+ * chains.c: loads that chase across a loop's blocks (issue 40).
+ *
+ * model.c finds a chain within one block: a load whose address another
+ * load of the block wrote, each miss waiting for the one before. A loop
+ * whose body spans blocks hides the same chain: xz's binary tree of
+ * matches loads the next node's index in one block, computes its address
+ * in another (lea (%r9,%rax,4),%rbx) and loads it in a third, each turn's
+ * address from the last turn's load. Such a load is marked dep_load here:
+ * walking back from it along the paths callgrind saw taken (its jumps,
+ * and the fall-through to the next instruction), following the registers
+ * its address is computed from through the instructions that wrote them,
+ * the walk comes back to the load itself. A register another load wrote
+ * ends its trail (that value came from memory, not from the chain), as
+ * does a call (it clobbers the registers the ABI lets it).
+ *
+ * Registers are x86-64's sixteen general ones; an instruction's reads
+ * and writes are read from llvm's AT&T text (the last operand the one
+ * written, but by compares and tests). Only loads that miss L1 are
+ * looked at: a chain of hits costs its latencies, which llvm-mca has.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model-int.h"
+#include "flow/flow.h"
+#include "util/util.h"
+
+#define CHAIN_STEPS 512		/* instructions one walk may visit */
+#define CHAIN_STACK 256		/* paths it keeps to follow */
+#define CHAIN_SEEN 64		/* (meeting point, registers) pairs it remembers */
+#define RSP (1u << 4)		/* the stack pointer: not a chain's */
+
+/* ---- what an instruction reads and writes --------------------------------- */
+
+/* The general register a name after '%' is (0-15, one of its names:
+ * "eax", "al", "r8d"), its length into *len; -1: none (xmm0, rip, fs). */
+static int reg_id(const char *p, size_t *len)
+{
+	static const char *const names[][5] = {
+		{ "rax", "eax", "ax", "al", "ah" }, { "rcx", "ecx", "cx", "cl", "ch" },
+		{ "rdx", "edx", "dx", "dl", "dh" }, { "rbx", "ebx", "bx", "bl", "bh" },
+		{ "rsp", "esp", "sp", "spl", NULL }, { "rbp", "ebp", "bp", "bpl", NULL },
+		{ "rsi", "esi", "si", "sil", NULL }, { "rdi", "edi", "di", "dil", NULL },
+	};
+	size_t n = 0;
+
+	while (p[n] >= 'a' && p[n] <= 'z' ? 1 : p[n] >= '0' && p[n] <= '9')
+		n++;
+	*len = n;
+	if (n >= 2 && p[0] == 'r' && p[1] >= '0' && p[1] <= '9') {	/* r8 .. r15[dwb] */
+		int r = p[1] - '0';
+		size_t k = 2;
+
+		if (p[2] >= '0' && p[2] <= '9')
+			r = r * 10 + p[k++] - '0';
+		if (r < 8 || r > 15 || (n > k && (n != k + 1 || !strchr("dwb", p[k]))))
+			return -1;
+		return r;
+	}
+	for (int r = 0; r < 8; r++)
+		for (int k = 0; k < 5 && names[r][k]; k++)
+			if (strlen(names[r][k]) == n && !strncmp(p, names[r][k], n))
+				return r;
+	return -1;
+}
+
+/* The registers named in text [p, end), as a mask. */
+static unsigned regs_in(const char *p, const char *end)
+{
+	unsigned m = 0;
+
+	for (; p < end; p++)
+		if (*p == '%') {
+			size_t len;
+			int r = reg_id(p + 1, &len);
+
+			if (r >= 0)
+				m |= 1u << r;
+			p += len;
+		}
+	return m;
+}
+
+static bool starts(const char *t, const char *w)
+{
+	return !strncmp(t, w, strlen(w));
+}
+
+#define CALL_CLOBBERS 0x0fc7u	/* rax rcx rdx rsi rdi r8-r11 */
+
+void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
+{
+	const char *ops = strchr(t, ' '), *last = NULL, *p, *end = t + strlen(t);
+	unsigned all, dst = 0;
+	int depth = 0, nops = 1;
+
+	*reads = *writes = 0;
+	*load = false;
+	if (starts(t, "call")) {
+		*writes = CALL_CLOBBERS;
+		return;
+	}
+	if (!ops)
+		return;
+	while (*ops == ' ')
+		ops++;
+	for (p = ops; *p; p++)	/* the last operand: after the last comma outside ( ) */
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && depth > 0)
+			depth--;
+		else if (*p == ',' && !depth)
+			last = p + 1, nops++;
+	if (!last)
+		last = ops;
+	while (*last == ' ')
+		last++;
+	all = regs_in(ops, end);
+	if (*last == '%') {
+		size_t len;
+		int r = reg_id(last + 1, &len);
+
+		if (r >= 0)
+			dst = 1u << r;
+	}
+	*load = model_insn_is_load(t);
+	*reads = all;
+	if (starts(t, "cmp") || starts(t, "test") || starts(t, "bt ") || starts(t, "btl") ||
+	    starts(t, "btq") || starts(t, "ucomis") || starts(t, "comis") || starts(t, "push") ||
+	    starts(t, "j") || starts(t, "vucomis") || starts(t, "vcomis") || starts(t, "ptest"))
+		return;
+	if ((starts(t, "mul") || starts(t, "div") || starts(t, "idiv") ||
+	     (starts(t, "imul") && nops == 1))) {
+		*reads |= 0x5;	/* rax, rdx */
+		*writes = 0x5;
+		return;
+	}
+	if (starts(t, "cqto") || starts(t, "cltd") || starts(t, "cltq") || starts(t, "cwtl")) {
+		*reads = 0x1;
+		*writes = starts(t, "cltq") || starts(t, "cwtl") ? 0x1 : 0x4;
+		return;
+	}
+	if (starts(t, "xchg") || starts(t, "xadd"))
+		*writes = regs_in(ops, last - 1 > ops ? last - 1 : ops) | dst;
+	else
+		*writes = dst;
+	/* a register's own old value is not read by a move, a load of an
+	 * address, a set or a pop; nor by a zero idiom (xor %eax, %eax) */
+	if (starts(t, "mov") || starts(t, "lea") || starts(t, "set") || starts(t, "pop"))
+		*reads &= ~dst | regs_in(ops, last);
+	if ((starts(t, "xor") || starts(t, "sub")) && nops == 2 && dst &&
+	    regs_in(ops, end) == dst && !strchr(ops, '('))
+		*reads = 0;
+}
+
+/* ---- the paths, backwards ------------------------------------------------- */
+
+struct preds {
+	size_t *at, *v;		/* ins i's predecessors: v[at[i] .. at[i + 1]) */
+};
+
+static int cmp_jump_to(const void *a, const void *b)
+{
+	const struct cg_jump *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+/* Each disassembled instruction's predecessors: the instructions whose
+ * jumps callgrind saw go to it, and the one before it where that one can
+ * go on to it (not an unconditional or indirect jump, nor a return). */
+static void build_preds(const struct model_state *st, struct preds *p)
+{
+	size_t n = st->nr_ins, nj = st->cg.nr_jumps, *cnt = xcalloc(n + 1, sizeof(*cnt));
+	struct cg_jump *j = xcalloc(nj + 1, sizeof(*j));
+	size_t *from = xcalloc(nj + 1, sizeof(*from)), *to = xcalloc(nj + 1, sizeof(*to));
+	size_t *fall = xcalloc(n + 1, sizeof(*fall));
+
+	memcpy(j, st->cg.jumps, nj * sizeof(*j));
+	gx_qsort(j, nj, sizeof(*j), cmp_jump_to);
+	for (size_t k = 0; k < nj; k++) {
+		from[k] = j[k].count ? model_ins_at(st, j[k].obj, j[k].from) : SIZE_MAX;
+		to[k] = from[k] != SIZE_MAX ? model_ins_at(st, j[k].obj, j[k].to) : SIZE_MAX;
+		if (to[k] != SIZE_MAX)
+			cnt[to[k]]++;
+	}
+	for (size_t i = 1; i < n; i++) {
+		const struct model_insn *a = &st->ins[i - 1], *b = &st->ins[i];
+		uint64_t target;
+		enum flow_kind k;
+
+		fall[i] = SIZE_MAX;
+		if (!a->text || !b->text || a->obj != b->obj || b->addr - a->addr > 16)
+			continue;
+		k = flow_insn_kind(a->text, &target);
+		if (k == FLOW_JUMP || k == FLOW_RET || k == FLOW_IND)
+			continue;
+		fall[i] = i - 1;
+		cnt[i]++;
+	}
+	p->at = xcalloc(n + 2, sizeof(*p->at));
+	for (size_t i = 0; i < n; i++)
+		p->at[i + 1] = p->at[i] + cnt[i];
+	p->v = xcalloc(p->at[n] + 1, sizeof(*p->v));
+	memset(cnt, 0, (n + 1) * sizeof(*cnt));
+	for (size_t k = 0; k < nj; k++)
+		if (to[k] != SIZE_MAX)
+			p->v[p->at[to[k]] + cnt[to[k]]++] = from[k];
+	for (size_t i = 1; i < n; i++)
+		if (fall[i] != SIZE_MAX)
+			p->v[p->at[i] + cnt[i]++] = fall[i];
+	free(fall);
+	free(to);
+	free(from);
+	free(j);
+	free(cnt);
+}
+
+struct walk {
+	size_t at;
+	unsigned regs;
+};
+
+/* Whether load l's address (registers addr) comes, through registers,
+ * from l's own last value along the paths to it: from l's predecessors
+ * back, each instruction that writes a register followed taking it off
+ * and adding what it read (but a load's: that value came from memory). */
+static bool chases_itself(const struct preds *p, const unsigned *rd, const unsigned *wr,
+			  const bool *ld, const bool *text, size_t l, unsigned addr)
+{
+	struct walk stack[CHAIN_STACK], seen[CHAIN_SEEN];
+	size_t sp = 0, ns = 0, steps = 0;
+
+	for (size_t k = p->at[l]; k < p->at[l + 1] && sp < CHAIN_STACK; k++)
+		stack[sp++] = (struct walk){ p->v[k], addr };
+	while (sp && steps++ < CHAIN_STEPS) {
+		struct walk w = stack[--sp];
+		size_t i = w.at, np = p->at[i + 1] - p->at[i];
+		bool dup = false;
+
+		if (!text[i])
+			continue;
+		if (wr[i] & w.regs) {
+			if (i == l)
+				return true;
+			w.regs &= ~wr[i];
+			if (!ld[i])
+				w.regs |= rd[i] & ~RSP;
+			if (!w.regs)
+				continue;
+		}
+		if (np != 1 || p->v[p->at[i]] != i - 1) {	/* where paths meet */
+			for (size_t k = 0; k < ns && !dup; k++)
+				dup = seen[k].at == i && seen[k].regs == w.regs;
+			if (dup)
+				continue;
+			if (ns < CHAIN_SEEN)
+				seen[ns++] = w;
+		}
+		for (size_t k = p->at[i]; k < p->at[i + 1] && sp < CHAIN_STACK; k++)
+			stack[sp++] = (struct walk){ p->v[k], w.regs };
+	}
+	return false;
+}
+
+size_t model_mark_chains(struct model_state *st)
+{
+	size_t n = st->nr_ins, marked = 0;
+	unsigned *rd = xcalloc(n + 1, sizeof(*rd)), *wr = xcalloc(n + 1, sizeof(*wr));
+	bool *ld = xcalloc(n + 1, sizeof(*ld)), *text = xcalloc(n + 1, sizeof(*text));
+	struct preds p;
+
+	for (size_t i = 0; i < n; i++)
+		if ((text[i] = st->ins[i].text != NULL))
+			model_insn_rw(st->ins[i].text, &rd[i], &wr[i], &ld[i]);
+	build_preds(st, &p);
+	for (size_t i = 0; i < n; i++) {
+		const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+		const char *t = st->ins[i].text, *paren;
+		unsigned addr;
+
+		if (!t || !ld[i] || st->ins[i].dep_load || !c->c[CG_D1MR] ||
+		    c->c[CG_D1MR] * 100 < c->c[CG_DR])
+			continue;
+		paren = strchr(t, '(');
+		addr = regs_in(paren, paren + strcspn(paren, ")")) & ~RSP;
+		if (addr && chases_itself(&p, rd, wr, ld, text, i, addr)) {
+			st->ins[i].dep_load = true;
+			marked++;
+		}
+	}
+	free(p.at);
+	free(p.v);
+	free(text);
+	free(ld);
+	free(wr);
+	free(rd);
+	return marked;
+}
