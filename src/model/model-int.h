@@ -559,6 +559,11 @@ struct model_state {
  * not wanted). Returns how many blocks the L1 latency set. */
 size_t model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
 
+/* chains.c: b's loads whose address a load of the block wrote, through
+ * the base register (a pointer chase) or the index (a chain through an
+ * array: gzip's prev[cur_match & wmask]) marked dep_load: each miss
+ * waits for the one before. */
+void model_mark_dependent(struct model_state *st, const struct model_block *b);
 /* chains.c: loads that miss L1 and whose address comes from their own last value
  * along the paths callgrind saw (a chase across a loop's blocks) marked
  * dep_load; how many. */

@@ -219,121 +219,6 @@ out:
 	free(stop);
 }
 
-/* The base and index registers of text's memory operand ("(%rax" ->
- * "rax", "(%r11,%rdx,2)" -> "r11" and "rdx"), or "". */
-static void mem_regs(const char *t, char base[8], char index[8])
-{
-	const char *p = strchr(t, '(');
-	size_t n = 0;
-
-	base[0] = index[0] = 0;
-	if (!p)
-		return;
-	p++;
-	if (*p == '%') {
-		p++;
-		while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
-			n++;
-		memcpy(base, p, n);
-		base[n] = 0;
-		p += n;
-	}
-	if (p[0] != ',' || p[1] != '%')
-		return;
-	p += 2;
-	for (n = 0; n < 7 && p[n] && p[n] != ',' && p[n] != ')';)
-		n++;
-	memcpy(index, p, n);
-	index[n] = 0;
-}
-
-/* The comma before an AT&T instruction's last operand, or NULL: not one
- * within a memory operand's parentheses ("movq %rax, (%r13,%rsi)" stores:
- * its last comma is the address's). */
-static const char *last_comma(const char *t)
-{
-	const char *comma = NULL;
-	int depth = 0;
-
-	for (; *t; t++)
-		if (*t == '(')
-			depth++;
-		else if (*t == ')' && depth > 0)
-			depth--;
-		else if (*t == ',' && !depth)
-			comma = t;
-	return comma;
-}
-
-/* The destination register of an AT&T instruction ("...,%rax" -> "rax"), or "". */
-static void dest_reg(const char *t, char reg[8])
-{
-	const char *p = last_comma(t);
-	size_t n = 0;
-
-	reg[0] = 0;
-	if (!p) {	/* one operand: "pop %rax" */
-		p = strchr(t, ' ');
-		if (!p)
-			return;
-	}
-	while (*++p == ' ')
-		;
-	if (*p != '%')
-		return;
-	p++;
-	while (n < 7 && p[n] && p[n] != ' ')
-		n++;
-	memcpy(reg, p, n);
-	reg[n] = 0;
-}
-
-/* A 32-bit name of a 64-bit register counts as the same ("eax" in "rax"). */
-static bool same_reg(const char *a, const char *b)
-{
-	if (!*a || !*b)
-		return false;
-	if (!strcmp(a, b))
-		return true;
-	return strlen(a) == 3 && strlen(b) == 3 && (a[0] == 'r' || a[0] == 'e') &&
-	       (b[0] == 'r' || b[0] == 'e') && !strcmp(a + 1, b + 1);
-}
-
-bool model_insn_is_load(const char *t)
-{
-	const char *comma = last_comma(t);
-	const char *paren = strchr(t, '(');
-
-	/* a memory source operand: the "(" before the last comma */
-	return paren && comma && paren < comma && strncmp(t, "lea", 3) && strncmp(t, "nop", 3);
-}
-
-bool model_load_waits(const char *load, const char *writer)
-{
-	char base[8], index[8], d[8];
-
-	if (!model_insn_is_load(load) || !model_insn_is_load(writer))
-		return false;
-	mem_regs(load, base, index);
-	dest_reg(writer, d);
-	return same_reg(d, base) || same_reg(d, index);
-}
-
-/* Loads whose address a load of the same block wrote, through the base
- * register (a pointer chase) or the index (a chain through an array:
- * gzip's prev[cur_match & wmask]): each miss waits for the one before. */
-static void mark_dependent(struct model_state *st, const struct model_block *b)
-{
-	for (size_t i = b->first; i < b->first + b->n; i++) {
-		const char *t = st->ins[i].text;
-
-		/* every load of the block, itself included (the loop's next turn) */
-		for (size_t j = b->first; t && j < b->first + b->n && !st->ins[i].dep_load; j++)
-			if (st->ins[j].text && model_load_waits(t, st->ins[j].text))
-				st->ins[i].dep_load = true;
-	}
-}
-
 static int cmp_block_weight(const void *a, const void *b)
 {
 	const struct model_block *x = a, *y = b;
@@ -958,7 +843,7 @@ static void model_code(struct model_state *st)
 	}
 	find_blocks(st);
 	for (size_t b = 0; b < st->nr_blocks; b++)
-		mark_dependent(st, &st->blocks[b]);
+		model_mark_dependent(st, &st->blocks[b]);
 	chased = model_mark_chains(st);
 	if (chased)
 		model_note(st, "model: %zu %s chase across %s loop's blocks (an address from the "
