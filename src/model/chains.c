@@ -3,8 +3,8 @@
  * prices at each miss's whole latency (dep_load).
  *
  * Within one block: a load whose address another load of the block
- * wrote, each miss waiting for the one before. A loop
- * whose body spans blocks hides the same chain: xz's binary tree of
+ * wrote, each miss waiting for the one before. A loop whose body spans
+ * blocks hides the same chain: xz's binary tree of
  * matches loads the next node's index in one block, computes its address
  * in another (lea (%r9,%rax,4),%rbx) and loads it in a third, each turn's
  * address from the last turn's load. Such a load is marked dep_load here:
@@ -219,6 +219,11 @@ void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 		*writes = CALL_CLOBBERS;
 		return;
 	}
+	if (starts(t, "cqto") || starts(t, "cltd") || starts(t, "cltq") || starts(t, "cwtl")) {
+		*reads = 0x1;	/* rax into rdx's sign, or its own */
+		*writes = starts(t, "cltq") || starts(t, "cwtl") ? 0x1 : 0x4;
+		return;
+	}
 	if (!ops)
 		return;
 	while (*ops == ' ')
@@ -248,15 +253,11 @@ void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 	    starts(t, "btq") || starts(t, "ucomis") || starts(t, "comis") || starts(t, "push") ||
 	    starts(t, "j") || starts(t, "vucomis") || starts(t, "vcomis") || starts(t, "ptest"))
 		return;
-	if ((starts(t, "mul") || starts(t, "div") || starts(t, "idiv") ||
-	     (starts(t, "imul") && nops == 1))) {
+	/* one operand: the integer multiply and divide (mulsd's has two) */
+	if (nops == 1 && (starts(t, "mul") || starts(t, "div") || starts(t, "idiv") ||
+			  starts(t, "imul"))) {
 		*reads |= 0x5;	/* rax, rdx */
 		*writes = 0x5;
-		return;
-	}
-	if (starts(t, "cqto") || starts(t, "cltd") || starts(t, "cltq") || starts(t, "cwtl")) {
-		*reads = 0x1;
-		*writes = starts(t, "cltq") || starts(t, "cwtl") ? 0x1 : 0x4;
 		return;
 	}
 	if (starts(t, "xchg") || starts(t, "xadd"))

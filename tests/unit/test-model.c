@@ -270,6 +270,9 @@ static void test_insn_rw(void)
 		{ "imulq %rdi, %rcx", 1u << 7 | 1u << 1, 1u << 1, false },
 		{ "divq %rcx", 1u << 1 | 1u | 1u << 2, 1u | 1u << 2, false },
 		{ "callq 0x1030", 0, 0x0fc7, false },
+		{ "mulsd %xmm1, %xmm0", 0, 0, false },
+		{ "cltq", 1u, 1u, false },
+		{ "cqto", 1u, 1u << 2, false },
 		{ "jne 0x15c90", 0, 0, false },
 	};
 
