@@ -209,9 +209,9 @@ static bool starts(const char *t, const char *w)
 
 void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 {
-	const char *ops = strchr(t, ' '), *last = NULL, *p, *end = t + strlen(t);
+	const char *ops = strchr(t, ' '), *last, *end = t + strlen(t);
 	unsigned all, dst = 0;
-	int depth = 0, nops = 1;
+	bool one;		/* one operand */
 
 	*reads = *writes = 0;
 	*load = false;
@@ -228,15 +228,9 @@ void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 		return;
 	while (*ops == ' ')
 		ops++;
-	for (p = ops; *p; p++)	/* the last operand: after the last comma outside ( ) */
-		if (*p == '(')
-			depth++;
-		else if (*p == ')' && depth > 0)
-			depth--;
-		else if (*p == ',' && !depth)
-			last = p + 1, nops++;
-	if (!last)
-		last = ops;
+	last = last_comma(ops);
+	one = !last;
+	last = last ? last + 1 : ops;
 	while (*last == ' ')
 		last++;
 	all = regs_in(ops, end);
@@ -254,8 +248,8 @@ void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 	    starts(t, "j") || starts(t, "vucomis") || starts(t, "vcomis") || starts(t, "ptest"))
 		return;
 	/* one operand: the integer multiply and divide (mulsd's has two) */
-	if (nops == 1 && (starts(t, "mul") || starts(t, "div") || starts(t, "idiv") ||
-			  starts(t, "imul"))) {
+	if (one && (starts(t, "mul") || starts(t, "div") || starts(t, "idiv") ||
+		    starts(t, "imul"))) {
 		*reads |= 0x5;	/* rax, rdx */
 		*writes = 0x5;
 		return;
@@ -268,7 +262,7 @@ void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 	 * address, a set or a pop; nor by a zero idiom (xor %eax, %eax) */
 	if (starts(t, "mov") || starts(t, "lea") || starts(t, "set") || starts(t, "pop"))
 		*reads &= ~dst | regs_in(ops, last);
-	if ((starts(t, "xor") || starts(t, "sub")) && nops == 2 && dst &&
+	if ((starts(t, "xor") || starts(t, "sub")) && !one && dst &&
 	    regs_in(ops, end) == dst && !strchr(ops, '('))
 		*reads = 0;
 }
