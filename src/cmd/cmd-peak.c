@@ -137,7 +137,7 @@ static int cmd_peak_exec(int argc, char **argv)
 		for (const char *const *n = peak_test_names(); *n; n++)
 			printf("%s\n", *n);
 		printf("fma+load\nfma+fadd\nfma+store\nload+store\n");
-		printf("bandwidth\ncontention\nlatency\nbranch\nicache\npage\n");
+		printf("bandwidth\ncontention\nlatency\ntlb\nbranch\nicache\npage\n");
 		printf("groups: int fp vec load store mix mem\n");
 		return GX_EXIT_OK;
 	}

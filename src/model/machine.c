@@ -180,35 +180,37 @@ static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double
 }
 
 /*
- * A page walk's cycles from peak's chases: two that the last level serves
- * (over L2's size, within half the last level's), one within the TLB's
- * reach and one past it, differ by the walks of the latter's loads past
- * the reach, a share of 1 - reach / bytes of them (tlb.c). A VM's nested
- * paging makes a walk dearer than the documented figure.
+ * A page walk's cycles from peak's TLB test (src/peak/tlb.c): rings of the
+ * same lines, all in L2, over more and more pages of 4 KiB. Its fewest
+ * pages (within the reach) and its most (past it) differ by the walks of
+ * the latter's loads past the reach, a share of 1 - reach / its span of
+ * them (tlb.c). Not the latency ladder's chases within and past the reach:
+ * they differ in their bytes too, and a shared last level (a VM's, its
+ * neighbours') moved them by 2x between runs, which was read as walks of
+ * 82 to 496 cycles. A VM's nested paging makes a walk dearer than the
+ * documented figure.
  */
-static void peak_walk(json_t *doc, const struct cache_geo g[GEO_NR], double reach,
-		      double f[MP_NR], bool have[MP_NR])
+static void peak_walk(json_t *doc, double reach, double f[MP_NR], bool have[MP_NR])
 {
-	double l2 = (double)g[GEO_L2].size, half = (double)g[GEO_L3].size / 2;
-	double in_b = 0, in_c = 0, out_b = 0, out_c = 0;
+	double rp = reach / 4096, in_p = 0, in_c = 0, out_p = 0, out_c = 0;
 	json_t *e;
 	size_t i;
 
-	if (!(reach > l2) || !(half > reach))
+	if (!(rp > 0))
 		return;
-	json_array_foreach(json_object_get(doc, "latency"), i, e) {
-		double b = json_number_value(json_object_get(e, "bytes"));
+	json_array_foreach(json_object_get(doc, "tlb"), i, e) {
+		double p = json_number_value(json_object_get(e, "pages"));
 		double c = json_number_value(json_object_get(e, "cycles"));
 
-		if (c <= 0 || b <= l2 || b > half)
+		if (!(c > 0) || !(p > 0))
 			continue;
-		if (b <= reach && b > in_b)
-			in_b = b, in_c = c;
-		else if (b > reach && (!out_b || b < out_b))
-			out_b = b, out_c = c;
+		if (p <= rp / 2 && (!in_p || p < in_p))
+			in_p = p, in_c = c;
+		if (p >= rp * 1.25 && p > out_p)
+			out_p = p, out_c = c;
 	}
-	if (in_b > 0 && out_b > 0 && out_c > in_c) {
-		f[MP_TLB_WALK] = (out_c - in_c) / (1 - reach / out_b);
+	if (in_p > 0 && out_p > 0 && out_c > in_c) {
+		f[MP_TLB_WALK] = (out_c - in_c) / (1 - rp / out_p);
 		have[MP_TLB_WALK] = true;
 	}
 }
@@ -227,7 +229,7 @@ static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double r
 	if (!have[MP_GHZ])
 		return;		/* no clock, no cycles */
 	peak_latencies(doc, g, f, have);
-	peak_walk(doc, g, reach, f, have);
+	peak_walk(doc, reach, f, have);
 	json_array_foreach(json_object_get(doc, "bandwidth"), i, e) {
 		const char *lv = json_string_value(json_object_get(e, "level"));
 		const char *kn = json_string_value(json_object_get(e, "kernel"));

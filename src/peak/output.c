@@ -109,6 +109,16 @@ static void print_memory(const struct peak_result *r, struct strbuf *sb)
 			strbuf__addf(sb, "%-10s %8.2f %8.1f\n", ws, r->chase[i].ns, r->chase[i].cycles);
 		}
 	}
+	if (r->nr_tlb) {
+		char ws[24];
+
+		human_size(ws, sizeof(ws), r->tlb[0].lines * 64);
+		strbuf__addf(sb, "\n%-10s %8s %8s   (a ring of %s in L2 over more 4 KiB pages)\n",
+			     "TLB pages", "ns", "cycles", ws);
+		for (size_t i = 0; i < r->nr_tlb; i++)
+			strbuf__addf(sb, "%-10zu %8.2f %8.1f\n", r->tlb[i].pages, r->tlb[i].ns,
+				     r->tlb[i].cycles);
+	}
 }
 
 /* the costs of a mispredicted branch, an instruction-cache miss and a page's
@@ -307,6 +317,13 @@ json_t *peak_result__to_json(const struct peak_result *r)
 						   (json_int_t)r->chase[i].bytes, "ns",
 						   r->chase[i].ns, "cycles", r->chase[i].cycles));
 	json_object_set_new(root, "latency", a);
+	a = json_array();
+	for (size_t i = 0; i < r->nr_tlb; i++)
+		json_array_append_new(a, json_pack("{s:I, s:I, s:f, s:f}", "pages",
+						   (json_int_t)r->tlb[i].pages, "lines",
+						   (json_int_t)r->tlb[i].lines, "ns", r->tlb[i].ns,
+						   "cycles", r->tlb[i].cycles));
+	json_object_set_new(root, "tlb", a);
 	costs_json(root, r);
 	a = json_array();
 	for (size_t i = 0; i < r->nr_skipped; i++)

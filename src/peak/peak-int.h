@@ -129,6 +129,10 @@ void pk_skip(struct peak_result *res, const char *name, const char *why);
 /* The first touch of a page's cost (page.c): fills res->page. */
 int pk_page_run(struct pk_run *run, struct peak_result *res, char **cause);
 
+/* A page walk's cost: rings in L2 over more and more pages (tlb.c);
+ * fills res->tlb. */
+int pk_tlb_run(struct pk_run *run, struct peak_result *res, char **cause);
+
 /* Shared state of one run (peak.c). */
 struct pk_run {
 	const struct peak_opts *o;
@@ -139,7 +143,7 @@ struct pk_run {
 	unsigned clock_samples;
 	double *clocks;		/* every clock measurement, for the summary */
 	size_t nr_clocks, cap_clocks;
-	bool want_bw, want_chase, want_contention, want_branch, want_page, want_icache;
+	bool want_bw, want_chase, want_contention, want_branch, want_page, want_icache, want_tlb;
 };
 /* Measure the clock again (and remember it); GHz. */
 double pk_run__clock(struct pk_run *run);

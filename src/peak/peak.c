@@ -288,8 +288,9 @@ static bool picks_any(struct pk_run *run, const struct peak_opts *o)
 	run->want_branch = wanted(o->tests, "branch", NULL);
 	run->want_page = wanted(o->tests, "page", "mem");
 	run->want_icache = wanted(o->tests, "icache", NULL);
+	run->want_tlb = wanted(o->tests, "tlb", "mem");
 	return any || run->want_bw || run->want_chase || run->want_contention || run->want_branch ||
-	       run->want_page || run->want_icache ||
+	       run->want_page || run->want_icache || run->want_tlb ||
 	       wanted(o->tests, "clock", NULL);
 }
 
@@ -421,6 +422,8 @@ int peak_run(const struct peak_opts *o, struct peak_result *res, char **cause)
 		err = pk_icache_run(&run, res, cause);
 	if (!err && run.want_page)
 		err = pk_page_run(&run, res, cause);
+	if (!err && run.want_tlb)
+		err = pk_tlb_run(&run, res, cause);
 	if (!err)
 		err = pk_mem_run(&run, res, cause);
 	if (err)
@@ -446,6 +449,7 @@ void peak_result__exit(struct peak_result *res)
 	free(res->bw);
 	free(res->contention);
 	free(res->chase);
+	free(res->tlb);
 	free(res->mixes);
 	free(res->skipped);
 	gx_free_strv(res->warnings, res->nr_warnings);

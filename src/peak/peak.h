@@ -87,6 +87,13 @@ struct peak_chase {
 	double ns, cycles;	/* per load (min of samples) */
 };
 
+/* A ring of `lines` cache lines (half of L2) over `pages` pages of 4 KiB:
+ * a load's cost, the median over rings of each one's fastest sample. */
+struct peak_tlb {
+	size_t pages, lines;
+	double ns, cycles;
+};
+
 /* Two instruction kinds alone and together (cycles per round). */
 struct peak_mix {
 	const char *name;	/* "fma+load" */
@@ -171,6 +178,7 @@ struct peak_result {
 	struct peak_bw *bw;		size_t nr_bw;
 	struct peak_bw *contention;	size_t nr_contention;
 	struct peak_chase *chase;	size_t nr_chase;
+	struct peak_tlb *tlb;		size_t nr_tlb;
 	struct peak_mix *mixes;		size_t nr_mixes;
 	bool has_branch;
 	struct peak_branch branch;

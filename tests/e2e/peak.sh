@@ -53,6 +53,16 @@ ok $? "the latency ladder grows from L1 to DRAM"
 # Zen CCD's L3)
 jq -e '.latency[-1].bytes >= 268435456' "$TMP/peak.json" >/dev/null
 ok $? "the ladder ends at 256 MiB or more ($(jq .latency[-1].bytes "$TMP/peak.json") bytes)"
+# the TLB test: one ring of half L2's lines, over 16 lines a page to one a
+# page (record --model prices a walk by it); past any core's TLB the
+# ring's loads cost more than within it
+jq -e '(.tlb | length) == 5 and ([.tlb[].lines] | unique | length) == 1 and
+	.tlb[0].pages * 16 == .tlb[0].lines and .tlb[-1].pages == .tlb[-1].lines and
+	([range(1; 5) as $i | .tlb[$i].pages == 2 * .tlb[$i - 1].pages] | all)' \
+	"$TMP/peak.json" >/dev/null
+ok $? "the TLB test's rings: $(jq -c '[.tlb[].pages]' "$TMP/peak.json") pages of $(jq '.tlb[0].lines' "$TMP/peak.json") lines"
+jq -e '.tlb[-1].cycles > .tlb[0].cycles' "$TMP/peak.json" >/dev/null
+ok $? "... a line a page costs more than 16 lines a page ($(jq -c '[.tlb[].cycles | floor]' "$TMP/peak.json") cycles)"
 # the mispredict's cost record --model prices mispredicts by
 jq -e '.branch.mispredict_cycles > 4 and .branch.random_cycles > .branch.predicted_cycles' \
 	"$TMP/peak.json" >/dev/null
@@ -72,6 +82,9 @@ grep -q '^int.imul ' "$TMP/table" && grep -q '^add.f64.s ' "$TMP/table" &&
 ok $? "--tests picks exactly the named tests"
 grep -q '^Clock: ' "$TMP/table"
 ok $? "the table shows the measured clock"
+"$GX_BIN" peak --quick --tests tlb >"$TMP/tlb" 2>&1 && grep -q '^TLB pages ' "$TMP/tlb" &&
+	[ "$(grep -c '^[0-9][0-9]* ' "$TMP/tlb")" -eq 5 ] && ! grep -q '^latency ' "$TMP/tlb"
+ok $? "--tests tlb: the TLB test's table alone"
 
 "$GX_BIN" peak --tests no-such-test >/dev/null 2>"$TMP/err"
 is "$?" 2 "a --tests list matching nothing is a usage error"

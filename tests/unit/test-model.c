@@ -815,7 +815,7 @@ static void test_from_peak(void)
 	size_t nr_notes = 0;
 
 	if (!mkdtemp(tmp)) {
-		skip(19, "no temporary directory");
+		skip(20, "no temporary directory");
 		free(tmp);
 		return;
 	}
@@ -823,7 +823,7 @@ static void test_from_peak(void)
 	setenv("GX_TEST_MODEL_SYSFS", sys, 1);
 	zen3 = src_path("machines/zen3.json");
 	if (model_machine__load(&base, zen3, &cause) != 0) {
-		skip(19, "machines/zen3.json does not read");
+		skip(20, "machines/zen3.json does not read");
 		goto out;
 	}
 	for (int r = 0; r < 3; r++)
@@ -870,20 +870,41 @@ static void test_from_peak(void)
 	ok(nr_notes == 1 && strstr(notes[0], "mispredict varied 45%") &&
 	   strstr(notes[0], "not saved"), "... and said (%s)", nr_notes ? notes[0] : "nothing");
 	model_machine__exit(&mm);
-	/* L3 serves 4 MiB (within zen3's 8 MiB reach) and 16 MiB (half past
-	 * it): the difference is half a walk */
+	/* the TLB test: its rings over 256 pages (within zen3's 2048-page
+	 * reach) and over 4096 (half past it) differ by half a walk; the
+	 * latency ladder's chases within and past the reach (which differ in
+	 * their bytes too) say nothing of it */
 	for (int r = 0; r < 3; r++) {
 		json_decref(d[r]);
 		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
 			   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
-			   "{\"bytes\": 268435456, \"cycles\": 800}]}");
+			   "{\"bytes\": 268435456, \"cycles\": 800}], \"tlb\": ["
+			   "{\"pages\": 256, \"lines\": 4096, \"cycles\": 20},"
+			   "{\"pages\": 1024, \"lines\": 4096, \"cycles\": 22},"
+			   "{\"pages\": 2048, \"lines\": 4096, \"cycles\": 35},"
+			   "{\"pages\": 4096, \"lines\": 4096, \"cycles\": 80}]}");
 	}
 	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
-	ok(model_machine__measured(&mm, MP_TLB_WALK) && mm.price[MP_TLB_WALK] == 400,
-	   "a walk from L3's chases within and past the reach: %.0f cycles", mm.price[MP_TLB_WALK]);
+	ok(model_machine__measured(&mm, MP_TLB_WALK) && mm.price[MP_TLB_WALK] == 120,
+	   "a walk from the TLB test's fewest pages and its most: %.0f cycles",
+	   mm.price[MP_TLB_WALK]);
 	model_machine_costs(&mc, &mm);
-	is_double(mc.lat[3], 800 - 400 * (1 - 1 / 32.0), 1e-9,
+	is_double(mc.lat[3], 800 - 120 * (1 - 1 / 32.0), 1e-9,
 		  "memory's latency less its walks (%.1f)", mc.lat[3]);
+	model_machine__exit(&mm);
+	for (int r = 0; r < 3; r++) {
+		json_decref(d[r]);
+		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+			   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
+			   "{\"bytes\": 268435456, \"cycles\": 800}], \"tlb\": ["
+			   "{\"pages\": 256, \"lines\": 4096, \"cycles\": 20},"
+			   "{\"pages\": 2048, \"lines\": 4096, \"cycles\": 35}]}");
+	}
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	ok(!model_machine__measured(&mm, MP_TLB_WALK) &&
+	   mm.price[MP_TLB_WALK] == base.price[MP_TLB_WALK],
+	   "no ring past the reach, only the ladder's chases: zen3's walk kept (%.0f)",
+	   mm.price[MP_TLB_WALK]);
 	model_machine__exit(&mm);
 	for (int r = 0; r < 3; r++)
 		json_decref(d[r]);

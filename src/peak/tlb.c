@@ -1,0 +1,147 @@
+/*
+ * tlb.c: what a page walk costs. A ring of N cache lines, N half of L2's
+ * (so that L2 serves every load, whatever the pages), spread over P pages
+ * of 4 KiB, N / P lines a page, for P from N / 16 to N: a load's cycles
+ * grow with P as the TLB's misses do, and with nothing else. The latency
+ * ladder cannot say it: its chases past L2 differ in their bytes too, and
+ * the last level they share with every other core moves under them (a
+ * shared Zen 3 VM's 4 MiB chase took 57 to 102 cycles between runs, its 16
+ * MiB one 147 to 368, where this ring over 4096 pages took 77 to 95).
+ * Where a ring's pages and their page tables lie, and a shared host's
+ * load, move its cost (by up to a quarter between processes on that VM):
+ * each P is timed over several rings, each in memory of its own, the sizes
+ * taking turns, and the fastest sample of the fastest ring kept, as
+ * interference only adds time. The model's description reads a walk off
+ * it (src/model/machine.c).
+ */
+#include "config.h"
+
+#include "peak-int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define TLB_PAGE 4096
+#define TLB_LINE 64
+#define TLB_SLOTS (TLB_PAGE / TLB_LINE)
+#define TLB_STEPS 5		/* P from N / 16 to N, doubling */
+
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Line i of the ring's N over P pages: page i % P, the (i / P)th of its
+ * k lines; page p's lines start at slot p % 64 and lie 64 / k apart, so
+ * that the lines spread over the cache's sets as the pages go on. */
+static char *line_at(char *base, size_t i, size_t pages, size_t k)
+{
+	size_t p = i % pages, j = i / pages;
+
+	return base + p * TLB_PAGE + ((p + j * (TLB_SLOTS / k)) % TLB_SLOTS) * TLB_LINE;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* One ring of lines over pages, in memory of its own: ns a load, the
+ * fastest of the samples. */
+static int one_ring(struct pk_run *run, size_t lines, size_t pages, uint64_t seed, double *ns)
+{
+	size_t k = lines / pages, bytes = pages * TLB_PAGE, *perm;
+	pk_chase_fn fn = (pk_chase_fn)(void (*)(void))pk_chase_kernel();
+	unsigned samples = run->o->quick ? 5 : 9;
+	char *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t iters;
+	void *p;
+
+	if (base == MAP_FAILED)
+		return -errno;
+#ifdef MADV_NOHUGEPAGE
+	/* pages of 4 KiB, as the TLB's reach is counted in */
+	madvise(base, bytes, MADV_NOHUGEPAGE);
+#endif
+	perm = xcalloc(lines, sizeof(*perm));
+	for (size_t i = 0; i < lines; i++)
+		perm[i] = i;
+	for (size_t i = lines - 1; i > 0; i--) {
+		size_t j = rng(&seed) % (i + 1), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (size_t i = 0; i < lines; i++)
+		*(void **)line_at(base, perm[i], pages, k) =
+			line_at(base, perm[(i + 1) % lines], pages, k);
+	free(perm);
+	p = fn(lines / PK_BODY + 1, line_at(base, 0, pages, k));	/* a lap to warm it */
+	iters = pk_calibrate(pk_chase_kernel(), p, run->o->quick ? 100000 : 300000);
+	*ns = 0;
+	for (unsigned s = 0; s < samples; s++) {
+		uint64_t t0 = gx_now_ns();
+		double v;
+
+		p = fn(iters, p);
+		v = (double)(gx_now_ns() - t0) / ((double)iters * PK_BODY);
+		if (!(*ns > 0) || v < *ns)
+			*ns = v;
+	}
+	munmap(base, bytes);
+	return 0;
+}
+
+/* L2's size from the caches sysfs gave (256 KiB, the smallest of any
+ * current core's, where it gave none). */
+static size_t l2_size(const struct peak_machine *m)
+{
+	for (int i = 0; i < m->nr_caches; i++)
+		if (m->caches[i].level == 2 && m->caches[i].size >= 64 * 1024)
+			return m->caches[i].size;
+	return 256 * 1024;
+}
+
+int pk_tlb_run(struct pk_run *run, struct peak_result *res, char **cause)
+{
+	size_t lines = l2_size(&res->machine) / 2 / TLB_LINE, n = 0;
+	unsigned rings = run->o->quick ? 5 : 9;
+	double v[TLB_STEPS][9], ghz;
+
+	if (!pk_chase_kernel()) {
+		pk_skip(res, "tlb", "no chase kernel on this architecture");
+		return 0;
+	}
+	/* N / 16 must be whole pages of whole lines, k a power of two */
+	lines &= ~(size_t)(16 * 16 - 1);
+	pk_pin(run->cpus[0]);
+	pk_progress(run, "tlb");
+	ghz = pk_run__clock(run);
+	/* round after round of one ring a size: each size's rings spread over
+	 * the test, so that a neighbour's load on a shared host falls on every
+	 * size alike */
+	for (unsigned r = 0; r < rings; r++) {
+		n = 0;
+		for (size_t pages = lines / 16; pages <= lines; pages *= 2, n++) {
+			int err = one_ring(run, lines, pages, 0x9E3779B97F4A7C15ull + r, &v[n][r]);
+
+			if (err)
+				return gx_fail(cause, err, "the TLB test's ring over %zu pages: %s",
+					       pages, strerror(-err));
+		}
+	}
+	ghz = (ghz + pk_run__clock(run)) / 2;
+	res->tlb = xcalloc(n, sizeof(*res->tlb));
+	for (size_t i = 0, pages = lines / 16; i < n; i++, pages *= 2) {
+		gx_qsort(v[i], rings, sizeof(*v[i]), cmp_double);
+		res->tlb[res->nr_tlb++] = (struct peak_tlb){ pages, lines, v[i][0], v[i][0] * ghz };
+	}
+	return 0;
+}
