@@ -196,6 +196,17 @@ out:
 
 /* ---- this CPU ------------------------------------------------------------ */
 
+/* Is word one of the space-separated words of list? */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
 void model_cpu_detect(struct model_cpu *c)
 {
 	char *t = gx_read_file("/proc/cpuinfo", 1 << 20);
@@ -220,8 +231,12 @@ void model_cpu_detect(struct model_cpu *c)
 				c->implementer = (unsigned)strtoul(val, NULL, 0);
 			else if (!strncmp(s, "CPU part", 8) && !c->part)
 				c->part = (unsigned)strtoul(val, NULL, 0);
+			else if (!strncmp(s, "flags", 5))
+				c->guest = has_word(val, "hypervisor");
 		}
-		if (!nl || (c->vendor[0] && c->family && c->model) || c->part)
+		/* x86's flags come after its model; the first CPU's are enough */
+		if (!nl || (c->vendor[0] && c->family && c->model && !strncmp(s, "flags", 5)) ||
+		    c->part)
 			break;
 		s = nl + 1;
 	}

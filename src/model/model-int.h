@@ -20,6 +20,7 @@ struct model_cpu {
 	char vendor[16];
 	int family, model;
 	unsigned implementer, part;
+	bool guest;		/* x86's "hypervisor" flag: a virtual machine */
 };
 
 void model_cpu_detect(struct model_cpu *c);

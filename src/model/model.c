@@ -1170,6 +1170,7 @@ uint64_t model_ll_size(const struct model_state *st)
  * mispredicts as priced. */
 static void cost_notes(struct model_state *st, double cycles)
 {
+	struct model_cpu cpu;
 	double full;
 
 	/* a chase that misses a last level at least as large as peak's
@@ -1197,6 +1198,14 @@ static void cost_notes(struct model_state *st, double cycles)
 		           "and past the TLB's reach of %.0f KiB), each priced at a walk of %.0f "
 		           "cycles: %.1f%% of the modelled cycles", st->tlb_misses,
 		           st->mc.reach / 1024, st->mc.walk, 100 * st->tlb_cycles / cycles);
+	model_cpu_detect(&cpu);
+	if (cpu.guest && st->tlb_cycles > 0.005 * cycles &&
+	    !model_machine__measured(&st->machine, MP_TLB_WALK))
+		model_note(st, "model: this is a virtual machine, where a page walk goes through "
+		           "the host's page tables too and costs several times a bare machine's "
+		           "(90-150 cycles on a shared Zen 3 VM): description '%s' prices one at "
+		           "%.0f cycles (`gexplore peak --save FILE` measures one here)",
+		           st->machine.name, st->mc.walk);
 	/* callgrind's indirect mispredicts: a simulator that predicts the
 	 * last target, where this core follows the path */
 	full = (double)st->cg.totals[CG_BIM] * (1 - st->mc.ind_missed) * st->mc.penalty;

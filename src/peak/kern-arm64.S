@@ -348,20 +348,30 @@
 	mov x0, x3
 	PK_END gx_pk_branch
 
-/* ---- an indirect branch each iteration (kern-x86-sse.S) ---------------- */
+/* ---- an indirect branch each iteration (kern-x86-sse.S): each target
+ * branches on the bits of its number before it goes back ---------------- */
 	PK_BEGIN gx_pk_indirect
 	mov x2, #0
 	mov x3, #0
 	adr x5, 3f
 1:	ldrb w4, [x1, x2]
 	and x4, x4, #15
-	add x6, x5, x4, lsl #4
+	add x6, x5, x4, lsl #6
 	br x6
-	.p2align 4
-3:	.rept 16
+	.p2align 6
+3:	.irp k, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+	mov x7, #\k
+	tbz x7, #0, 4f
 	add x3, x3, #1
+4:	tbz x7, #1, 5f
+	add x3, x3, #1
+5:	tbz x7, #2, 6f
+	add x3, x3, #1
+6:	tbz x7, #3, 7f
+	add x3, x3, #1
+7:	add x3, x3, #1
 	b 2f
-	.p2align 4
+	.p2align 6
 	.endr
 2:	add x2, x2, #1
 	cmp x2, x0

@@ -256,11 +256,15 @@ static uint64_t rng(uint64_t *s)
  */
 #define CHASE_DRAM_MIN ((size_t)256 << 20)
 
-/* Load-to-use latency over a random ring of cache lines of `bytes`. */
+/* Load-to-use latency over a random ring of cache lines of `bytes`, in
+ * pages of 4 KiB: past the TLB's reach it pays the walks a program's heap
+ * pays, which record --model prices apart (it takes them off this
+ * latency, src/model/machine.c); huge pages would pay next to none, and
+ * those taken off would be taken twice. */
 static int chase(struct pk_run *run, size_t bytes, struct peak_chase *out)
 {
 	size_t lines = bytes / 64, *perm;
-	char *buf = alloc_big(bytes);
+	char *buf = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	uint64_t seed = 0x9E3779B97F4A7C15ull, iters;
 	unsigned samples = run->o->quick ? 9 : 31;
 	pk_chase_fn fn = (pk_chase_fn)(void (*)(void))pk_chase_kernel();
@@ -268,8 +272,11 @@ static int chase(struct pk_run *run, size_t bytes, struct peak_chase *out)
 	double *v, ghz;
 	struct peak_stat st;
 
-	if (!buf)
+	if (buf == MAP_FAILED)
 		return -ENOMEM;
+#ifdef MADV_NOHUGEPAGE
+	madvise(buf, bytes, MADV_NOHUGEPAGE);
+#endif
 	perm = xcalloc(lines, sizeof(*perm));
 	for (size_t i = 0; i < lines; i++)
 		perm[i] = i;
@@ -295,7 +302,7 @@ static int chase(struct pk_run *run, size_t bytes, struct peak_chase *out)
 	}
 	pk_stat(v, samples, &st);
 	free(v);
-	free(buf);
+	munmap(buf, bytes);
 	*out = (struct peak_chase){ bytes, st.min, st.min * ghz };
 	return 0;
 }
