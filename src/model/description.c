@@ -47,6 +47,7 @@ static const struct {
 	[MP_MISPREDICT] = { "mispredict", 0, 1e3 },
 	[MP_INDIRECT] = { "indirect_missed", 0, 1 },
 	[MP_IMISS] = { "icache_miss", 0, 1e4 },
+	[MP_ISEQ] = { "icache_seq_miss", 0, 1e4 },
 	[MP_FAULT] = { "page_fault", 0, 1e8 },
 	[MP_FMA] = { "fma_throughput", 0, 100 },
 	[MP_ADD] = { "add_throughput", 0, 100 },
@@ -145,6 +146,15 @@ static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, 
 	}
 	if (!mm->mcpu)
 		return gx_fail(cause, GX_E_FORMAT, "%s: prices.mcpu is missing", gx_esc(name));
+	/* a description from before a miss on a sequential path was priced
+	 * apart (a result's, a user's file): every miss at icache_miss, as it
+	 * was priced */
+	if (!mm->source[MP_ISEQ] && mm->source[MP_IMISS]) {
+		mm->price[MP_ISEQ] = mm->price[MP_IMISS];
+		mm->source[MP_ISEQ] = xasprintf("icache_miss's (a description from before a "
+						"miss on a sequential path was priced apart): %s",
+						mm->source[MP_IMISS]);
+	}
 	for (p = 0; p < MP_NR; p++)
 		if (!mm->source[p])
 			return gx_fail(cause, GX_E_FORMAT, "%s: prices.%s is missing (a description "

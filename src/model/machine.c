@@ -261,6 +261,7 @@ static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double r
 	}
 	/* peak's icache and page tests (src/peak/icache.c, page.c) */
 	have[MP_IMISS] = peak_figure(doc, "icache", "l1i_miss_cycles", &f[MP_IMISS]);
+	have[MP_ISEQ] = peak_figure(doc, "icache", "l1i_seq_miss_cycles", &f[MP_ISEQ]);
 	have[MP_FAULT] = peak_figure(doc, "page", "cycles", &f[MP_FAULT]);
 	json_array_foreach(json_object_get(doc, "tests"), i, e) {
 		const char *n = json_string_value(json_object_get(e, "name"));
@@ -282,8 +283,13 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A sequential I1 miss's cycles, near 0, agree within this many cycles:
+ * a fraction of a cycle a line is the measurement's grain there */
+#define ISEQ_BOUND 1.0
+
 /* Runs' figures of price p: the median into *med, and whether they agree
- * within bound (relative; a share, absolute). */
+ * within bound (relative; a share, absolute; a sequential I1 miss, within
+ * ISEQ_BOUND cycles). */
 static bool runs_agree(double *v, size_t nr, enum model_price p, double bound, double *med,
 		       double *spread)
 {
@@ -292,6 +298,8 @@ static bool runs_agree(double *v, size_t nr, enum model_price p, double bound, d
 	*spread = v[nr - 1] - v[0];
 	if (p == MP_INDIRECT)
 		return *spread <= bound;
+	if (p == MP_ISEQ)
+		return *spread <= ISEQ_BOUND;
 	if (*med > 0)
 		*spread /= *med;
 	else if (*spread > 0)
@@ -383,7 +391,14 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 			v[r] = f[r][p];
 		if (runs_agree(v, nr, p, bound, &med, &spread)) {
 			mm->price[p] = med;
-			mm->source[p] = xstrdup(where);
+			mm->source[p] = p == MP_ISEQ ? xasprintf("%s (this one within %g cycle)",
+								  where, ISEQ_BOUND) :
+				xstrdup(where);
+		} else if (p == MP_ISEQ) {
+			gx_strv_addf(notes, nr_notes, "%s varied %.2f cycles between %zu runs (%g to "
+				     "%g), beyond the bound of %g cycle: not saved, %s's figure (%g) "
+				     "kept", model_price_key(p), spread, nr, v[0], v[nr - 1],
+				     ISEQ_BOUND, base->name, base->price[p]);
 		} else {
 			gx_strv_addf(notes, nr_notes, "%s varied %.0f%s between %zu runs (%g to %g), "
 				     "beyond the bound of %.0f%s: not saved, %s's figure (%g) kept",
@@ -421,6 +436,7 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 	mc->ind_measured = model_machine__measured(mm, MP_INDIRECT);
 	mc->imiss = mm->price[MP_IMISS];
 	mc->imiss_measured = model_machine__measured(mm, MP_IMISS);
+	mc->iseq = mm->price[MP_ISEQ];
 	mc->fault = mm->price[MP_FAULT];
 	mc->fault_measured = model_machine__measured(mm, MP_FAULT);
 	mc->reach = mm->price[MP_TLB_REACH];

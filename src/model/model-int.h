@@ -69,7 +69,8 @@ struct machine_costs {
 	/* cycles an L1I miss that L2 serves costs on a predicted path, as
 	 * peak's icache test measured; L2's data latency less L1's where it
 	 * measured none */
-	double imiss;
+	double imiss;		/* an I1 miss at a block's first instruction */
+	double iseq;		/* one inside a block: on a sequential path */
 	bool imiss_measured;
 	/* the bytes the TLB maps, and the cycles a walk costs (0: none
 	 * priced); lat[3] is the measured latency less the walks it had */

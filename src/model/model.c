@@ -675,7 +675,10 @@ double model_price(struct model_state *st, enum l2_split how)
 			 * follows the path misses (machine.c) */
 			st->bad[k] = (st->bcm[k] + (double)c->c[CG_BIM] * mc->ind_missed) *
 				     mc->penalty;
-			st->fe[k] = (double)c->c[CG_I1MR] * mc->imiss +
+			/* an I1 miss where a jump or a branch led (a block's
+			 * first instruction) waits for its line; one on the
+			 * way on into the next line was fetched ahead */
+			st->fe[k] = (double)c->c[CG_I1MR] * (i == bl->first ? mc->imiss : mc->iseq) +
 				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 			/* accesses at random past the TLB's reach walk its page
@@ -1278,6 +1281,12 @@ static void price_notes(struct model_state *st)
 		           "icache test: the front end fetches ahead of the path and overlaps the "
 		           "fill), not at L2's data latency less L1's (%.0f)", st->mc.imiss,
 		           st->mc.lat[1] - st->mc.lat[0]);
+	model_note(st, "model: an instruction-cache miss where a jump or a branch led (a "
+	           "block's first instruction) is priced at %.1f cycles, one on the way on into "
+	           "a block's next line at %.1f (the front end fetches a sequential path "
+	           "ahead; %s)", st->mc.imiss, st->mc.iseq,
+	           model_machine__measured(&st->machine, MP_ISEQ) ?
+	           "`gexplore peak` measured it here" : "the description's figure");
 	if (!st->mc.measured)
 		model_note(st, "model: memory priced by description '%s''s documented latencies, "
 		           "not measured ones (`gexplore peak --save FILE`, then --model=FILE, "

@@ -138,8 +138,11 @@ static void print_costs(const struct peak_result *r, struct strbuf *sb)
 			     "the last target only", r->branch.ind_random);
 	if (r->has_icache)
 		strbuf__addf(sb, "\ninstruction-cache miss %.1f cycles (a predicted jump: %.2f cycles "
-			     "to a line in L1I, %.2f to one in L2 only)\n", r->icache.l1i_miss,
-			     r->icache.hit_cycles, r->icache.miss_cycles);
+			     "to a line in L1I, %.2f to one in L2 only), %.1f on a sequential path "
+			     "(%.2f cycles a line of straight code in L1I, %.2f in L2 only)\n",
+			     r->icache.l1i_miss, r->icache.hit_cycles, r->icache.miss_cycles,
+			     r->icache.l1i_seq_miss, r->icache.seq_hit_cycles,
+			     r->icache.seq_miss_cycles);
 	if (r->has_page)
 		strbuf__addf(sb, "%spage first touch %.2f us of user time (%.0f cycles), %.2f us of "
 			     "system time (%.0f pages)\n", r->has_icache ? "" : "\n",
@@ -267,9 +270,12 @@ static void costs_json(json_t *root, const struct peak_result *r)
 						r->branch.ind_random, "pattern_missed",
 						r->branch.ind_pattern_missed)));
 	json_object_set_new(root, "icache", !r->has_icache ? json_null() :
-			    json_pack("{s:f, s:f, s:f}", "hit_cycles", r->icache.hit_cycles,
-				      "miss_cycles", r->icache.miss_cycles, "l1i_miss_cycles",
-				      r->icache.l1i_miss));
+			    json_pack("{s:f, s:f, s:f, s:f, s:f, s:f}", "hit_cycles",
+				      r->icache.hit_cycles, "miss_cycles", r->icache.miss_cycles,
+				      "l1i_miss_cycles", r->icache.l1i_miss, "seq_hit_cycles",
+				      r->icache.seq_hit_cycles, "seq_miss_cycles",
+				      r->icache.seq_miss_cycles, "l1i_seq_miss_cycles",
+				      r->icache.l1i_seq_miss));
 	json_object_set_new(root, "page", !r->has_page ? json_null() :
 			    json_pack("{s:f, s:f, s:f, s:f}", "pages", r->page.pages, "user_ns",
 				      r->page.user_ns, "cycles", r->page.cycles, "system_ns",

@@ -130,6 +130,9 @@ struct peak_icache {
 	double hit_cycles;	/* cycles a jump, the lines in L1I (min of samples) */
 	double miss_cycles;	/* cycles a jump, each to a line L1I does not hold */
 	double l1i_miss;	/* the difference: cycles an L1I miss costs */
+	/* straight code, a line at a time: in L1I, in L2 only, and the
+	 * difference, what a miss on a sequential path costs */
+	double seq_hit_cycles, seq_miss_cycles, l1i_seq_miss;
 };
 
 /* What the first touch of a page (a page fault) costs the program's own

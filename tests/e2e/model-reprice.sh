@@ -226,4 +226,35 @@ steps = chase('rc5.json', 'instructions:exact') / 4
 d = chase('rc45.json', 'cycles:modelled') - chase('rc4.json', 'cycles:modelled')
 print('# %d cycles more, %d steps' % (d, steps))
 sys.exit(0 if steps > 0 and abs(d - steps) <= 0.01 * steps else 1)"
+
+# an I1 miss inside a block (the run went on into its next line: fetched
+# ahead) at icache_seq_miss, one at a block's first instruction (a jump or
+# a branch led there) at icache_miss: bigcode's 68 KiB of straight code
+# misses nearly all its lines on the way through
+zen3_desc seq0.json seq0 indirect_missed=0 icache_seq_miss=0
+zen3_desc seq8.json seq8 indirect_missed=0 icache_seq_miss=8 icache_miss=8
+python3 - seq8.json old.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"] = "old"
+del d["prices"]["icache_seq_miss"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+rec base.json rbig bigcode
+ok $? "bigcode recorded"
+for d in seq0 seq8 old; do
+	"$X" report rbig --model-machine $d.json --json --limit 0 >big-$d.json 2>/dev/null
+done
+check "... priced again with sequential misses at 0 and at 8 cycles: the frontend's cycles differ by 8 a miss, for 90% of bigcode's I1 misses or more" python3 -c "
+import json, sys
+def ev(f, name, fn='bigcode'):
+    r = json.load(open(f))
+    i = [e['name'] for e in r['events']].index(name)
+    return [x for x in r['functions'] if x['function'] == fn][0]['estimated'][i]
+miss = ev('big-seq8.json', 'L1-icache-load-misses:modelled')
+d = ev('big-seq8.json', 'model-frontend-cycles:modelled') - ev('big-seq0.json', 'model-frontend-cycles:modelled')
+print('# %d I1 misses, the frontend %d cycles apart' % (miss, d))
+sys.exit(0 if miss > 10000 and 0.9 * 8 * miss <= d <= 8 * miss * 1.01 else 1)"
+check "... a description from before the split (no icache_seq_miss): every miss at icache_miss, as then" \
+	cmp_json big-old.json big-seq8.json $EVS
 done_testing

@@ -204,4 +204,10 @@ check "its JSON parses" jq -e . peak.out
 # traps), and a page's first touch in a child of its own
 check "the instruction-cache test ran its arm64 code" jq -e '.icache.hit_cycles > 0' peak.out
 check "the page test measured a first touch" jq -e '.page.pages >= 8192' peak.out
+# the TLB test's rings over 4 KiB pages, and the indirect kernel whose
+# targets branch first
+check "the TLB test ran its five rings" jq -e '(.tlb | length) == 5 and all(.tlb[]; .cycles > 0)' \
+	peak.out
+check "the indirect test ran its targets' branches" jq -e '.branch.indirect.random_cycles > 0' \
+	peak.out
 done_testing

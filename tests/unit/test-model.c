@@ -619,6 +619,29 @@ static void test_shipped(void)
 		free(cause);
 	}
 	free(dir);
+	/* a description from before a sequential I1 miss was priced apart
+	 * (a result's meta.json, a user's file): read, every miss at
+	 * icache_miss, as it was priced */
+	{
+		char *path = src_path("machines/zen3.json"), *text, *cause = NULL;
+		json_t *doc = json_load_file(path, 0, NULL);
+		struct model_machine mm;
+		int err;
+
+		json_object_del(json_object_get(doc, "prices"), "icache_seq_miss");
+		text = json_dumps(doc, 0);
+		err = model_machine__parse(&mm, text, strlen(text), "old.json", &cause);
+		ok(!err && mm.price[MP_ISEQ] == mm.price[MP_IMISS] &&
+		   strstr(mm.source[MP_ISEQ], "icache_miss's (a description from before"),
+		   "a description without icache_seq_miss: icache_miss's %.1f, said (%s)",
+		   err ? -1 : mm.price[MP_ISEQ], err ? cause : mm.source[MP_ISEQ]);
+		if (!err)
+			model_machine__exit(&mm);
+		free(cause);
+		free(text);
+		json_decref(doc);
+		free(path);
+	}
 }
 
 /* The CPU picks its description by the files' match rules. */
@@ -806,7 +829,7 @@ static void test_from_peak(void)
 	static const char br[] =
 		"{\"clock\": {\"ghz\": 2.0}, \"latency\": [{\"bytes\": 16384, \"cycles\": 4}],"
 		" \"branch\": {\"mispredict_cycles\": %g}, \"page\": {\"cycles\": 16000},"
-		" \"icache\": {\"l1i_miss_cycles\": 2.25}}";
+		" \"icache\": {\"l1i_miss_cycles\": 2.25, \"l1i_seq_miss_cycles\": 0.5}}";
 	char *tmp = xasprintf("%s/gx-test-model-XXXXXX", gx_tmpdir()), *sys, *zen3;
 	struct model_machine base, mm;
 	struct machine_costs mc;
@@ -815,7 +838,7 @@ static void test_from_peak(void)
 	size_t nr_notes = 0;
 
 	if (!mkdtemp(tmp)) {
-		skip(20, "no temporary directory");
+		skip(21, "no temporary directory");
 		free(tmp);
 		return;
 	}
@@ -823,7 +846,7 @@ static void test_from_peak(void)
 	setenv("GX_TEST_MODEL_SYSFS", sys, 1);
 	zen3 = src_path("machines/zen3.json");
 	if (model_machine__load(&base, zen3, &cause) != 0) {
-		skip(20, "machines/zen3.json does not read");
+		skip(21, "machines/zen3.json does not read");
 		goto out;
 	}
 	for (int r = 0; r < 3; r++)
@@ -858,6 +881,9 @@ static void test_from_peak(void)
 	   mc.fault);
 	ok(mc.imiss_measured && mc.imiss == 2.25, "peak's icache test: an I1 miss %.2f cycles",
 	   mc.imiss);
+	ok(model_machine__measured(&mm, MP_ISEQ) && mc.iseq == 0.5 &&
+	   strstr(mm.source[MP_ISEQ], "within 1 cycle"),
+	   "... one on a sequential path %.2f cycles (%s)", mc.iseq, mm.source[MP_ISEQ]);
 	model_machine__exit(&mm);
 	/* one run of three 45% off: the mispredict is refused, the rest kept */
 	json_decref(d[2]);

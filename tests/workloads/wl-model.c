@@ -5,7 +5,7 @@
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, branchy, touch (the first touch of SCALE MiB, a byte a page), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
- * program), threads (three of lat_chain), clock (10
+ * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
  */
@@ -300,6 +300,26 @@ static void threads_kernel(long sc)
 		pthread_join(t[i], NULL);
 }
 
+/* straight code past any L1I: 4096 updates of two registers, about 50
+ * KiB with no branch, run again and again; every line of it an I1 miss on
+ * a sequential path, fetched ahead (record --model prices those apart
+ * from a miss a jump leads to) */
+#define BC1 a = a * 3 + b; b ^= a >> 3; __asm__ volatile("" : "+r"(a), "+r"(b));
+#define BC4 BC1 BC1 BC1 BC1
+#define BC16 BC4 BC4 BC4 BC4
+#define BC64 BC16 BC16 BC16 BC16
+#define BC256 BC64 BC64 BC64 BC64
+#define BC1024 BC256 BC256 BC256 BC256
+__attribute__((noinline)) uint64_t bigcode(long n)
+{
+	uint64_t a = 1, b = 2;
+
+	for (long i = 0; i < n; i++) {
+		BC1024 BC1024 BC1024 BC1024
+	}
+	return a + b;
+}
+
 static void run(const char *k, long sc)
 {
 	if (!strcmp(k, "lat_chain"))
@@ -344,6 +364,8 @@ static void run(const char *k, long sc)
 		threads_kernel(sc);
 	} else if (!strcmp(k, "interp")) {
 		wl_sink = interp(200000 * sc);
+	} else if (!strcmp(k, "bigcode")) {
+		wl_sink = bigcode(20 * sc);
 	} else if (!strcmp(k, "clock")) {
 		wl_sink = clock_chain(1000000 * sc);
 	} else if (!strcmp(k, "sort"))
