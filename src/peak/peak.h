@@ -88,7 +88,7 @@ struct peak_chase {
 };
 
 /* A ring of `lines` cache lines (half of L2) over `pages` pages of 4 KiB:
- * a load's cost, the median over rings of each one's fastest sample. */
+ * a load's cost, the fastest sample of the fastest of several rings. */
 struct peak_tlb {
 	size_t pages, lines;
 	double ns, cycles;
