@@ -447,9 +447,11 @@ fi
 
 # an L1 instruction miss at what peak's icache test measured one to cost
 # on a predicted path (2 cycles on Zen 5, where L2's data latency less
-# L1's, which priced them, is 10): each simulated I1 miss adds that
+# L1's, which priced them, is 10): each simulated I1 miss adds that (here
+# both kinds alike: model-reprice.sh tells a block's first instruction's
+# from one further on)
 seticache() {	# seticache CYCLES
-	mkdesc desc.json icache_miss="$1"
+	mkdesc desc.json icache_miss="$1" icache_seq_miss="$1"
 }
 if seticache 1 &&
 	GX_MODEL_PASSES=1 "$GX_BIN" record -q --model=desc.json -o rfe1 -- "$WLM" lat_chain \
