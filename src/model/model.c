@@ -1206,7 +1206,7 @@ static void cost_notes(struct model_state *st, double cycles)
 	    !model_machine__measured(&st->machine, MP_TLB_WALK))
 		model_note(st, "model: this is a virtual machine, where a page walk goes through "
 		           "the host's page tables too and costs several times a bare machine's "
-		           "(90-150 cycles on a shared Zen 3 VM): description '%s' prices one at "
+		           "(90-190 cycles on a shared Zen 3 VM): description '%s' prices one at "
 		           "%.0f cycles (`gexplore peak --save FILE` measures one here)",
 		           st->machine.name, st->mc.walk);
 	/* callgrind's indirect mispredicts: a simulator that predicts the
