@@ -238,12 +238,25 @@ static const char *level_name(const char *s)
 	return "?";
 }
 
-static uint64_t rng(uint64_t *s)
+/* A random order of 0 .. n - 1 (Fisher-Yates, xorshift from seed): the
+ * rings of the chase and of the TLB test. Newly allocated. */
+size_t *pk_shuffle(size_t n, uint64_t seed)
 {
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
+	size_t *perm = xcalloc(n ? n : 1, sizeof(*perm));
+
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	for (size_t i = n ? n - 1 : 0; i > 0; i--) {
+		size_t j, t = perm[i];
+
+		seed ^= seed << 13;
+		seed ^= seed >> 7;
+		seed ^= seed << 17;
+		j = seed % (i + 1);
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	return perm;
 }
 
 /*
@@ -277,15 +290,7 @@ static int chase(struct pk_run *run, size_t bytes, struct peak_chase *out)
 #ifdef MADV_NOHUGEPAGE
 	madvise(buf, bytes, MADV_NOHUGEPAGE);
 #endif
-	perm = xcalloc(lines, sizeof(*perm));
-	for (size_t i = 0; i < lines; i++)
-		perm[i] = i;
-	for (size_t i = lines - 1; i > 0; i--) {
-		size_t j = rng(&seed) % (i + 1), t = perm[i];
-
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
+	perm = pk_shuffle(lines, seed);
 	for (size_t i = 0; i < lines; i++)
 		*(void **)(buf + perm[i] * 64) = buf + perm[(i + 1) % lines] * 64;
 	free(perm);

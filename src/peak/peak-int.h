@@ -111,6 +111,9 @@ uint64_t pk_calibrate(pk_fn fn, void *buf, uint64_t ns);
 /* Sort v[0..n) and fill st (min, median, p90). */
 void pk_stat(double *v, unsigned n, struct peak_stat *st);
 
+/* A random order of 0 .. n - 1 from seed (mem.c); newly allocated. */
+size_t *pk_shuffle(size_t n, uint64_t seed);
+
 /* The memory part: bandwidth, contention, the chase (mem.c). */
 struct pk_run;
 int pk_mem_run(struct pk_run *run, struct peak_result *res, char **cause);

@@ -28,14 +28,6 @@
 #define TLB_SLOTS (TLB_PAGE / TLB_LINE)
 #define TLB_STEPS 5		/* P from N / 16 to N, doubling */
 
-static uint64_t rng(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
 /* Line i of the ring's N over P pages: page i % P, the (i / P)th of its
  * k lines; page p's lines start at slot p % 64 and lie 64 / k apart, so
  * that the lines spread over the cache's sets as the pages go on. */
@@ -44,13 +36,6 @@ static char *line_at(char *base, size_t i, size_t pages, size_t k)
 	size_t p = i % pages, j = i / pages;
 
 	return base + p * TLB_PAGE + ((p + j * (TLB_SLOTS / k)) % TLB_SLOTS) * TLB_LINE;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* One ring of lines over pages, in memory of its own: ns a load, the
@@ -70,15 +55,7 @@ static int one_ring(struct pk_run *run, size_t lines, size_t pages, uint64_t see
 	/* pages of 4 KiB, as the TLB's reach is counted in */
 	madvise(base, bytes, MADV_NOHUGEPAGE);
 #endif
-	perm = xcalloc(lines, sizeof(*perm));
-	for (size_t i = 0; i < lines; i++)
-		perm[i] = i;
-	for (size_t i = lines - 1; i > 0; i--) {
-		size_t j = rng(&seed) % (i + 1), t = perm[i];
-
-		perm[i] = perm[j];
-		perm[j] = t;
-	}
+	perm = pk_shuffle(lines, seed);
 	for (size_t i = 0; i < lines; i++)
 		*(void **)line_at(base, perm[i], pages, k) =
 			line_at(base, perm[(i + 1) % lines], pages, k);
@@ -140,8 +117,12 @@ int pk_tlb_run(struct pk_run *run, struct peak_result *res, char **cause)
 	ghz = (ghz + pk_run__clock(run)) / 2;
 	res->tlb = xcalloc(n, sizeof(*res->tlb));
 	for (size_t i = 0, pages = lines / 16; i < n; i++, pages *= 2) {
-		gx_qsort(v[i], rings, sizeof(*v[i]), cmp_double);
-		res->tlb[res->nr_tlb++] = (struct peak_tlb){ pages, lines, v[i][0], v[i][0] * ghz };
+		double best = v[i][0];
+
+		for (unsigned r = 1; r < rings; r++)
+			if (v[i][r] < best)
+				best = v[i][r];
+		res->tlb[res->nr_tlb++] = (struct peak_tlb){ pages, lines, best, best * ghz };
 	}
 	return 0;
 }
