@@ -145,9 +145,11 @@ static void print_costs(const struct peak_result *r, struct strbuf *sb)
 			     r->icache.seq_miss_cycles);
 	if (r->has_page)
 		strbuf__addf(sb, "%spage first touch %.2f us of user time (%.0f cycles), %.2f us of "
-			     "system time (%.0f pages)\n", r->has_icache ? "" : "\n",
+			     "system time (%.0f pages; %s)\n", r->has_icache ? "" : "\n",
 			     r->page.user_ns / 1e3, r->page.cycles, r->page.system_ns / 1e3,
-			     r->page.pages);
+			     r->page.pages, r->page.by_populate ?
+			     "the user's side: the first touch of pages the kernel filled" :
+			     "split by the tick: this kernel cannot fill pages ahead");
 }
 
 void peak_result__print(const struct peak_result *r, struct strbuf *sb)
@@ -277,9 +279,10 @@ static void costs_json(json_t *root, const struct peak_result *r)
 				      r->icache.seq_miss_cycles, "l1i_seq_miss_cycles",
 				      r->icache.l1i_seq_miss));
 	json_object_set_new(root, "page", !r->has_page ? json_null() :
-			    json_pack("{s:f, s:f, s:f, s:f}", "pages", r->page.pages, "user_ns",
-				      r->page.user_ns, "cycles", r->page.cycles, "system_ns",
-				      r->page.system_ns));
+			    json_pack("{s:f, s:f, s:f, s:f, s:s}", "pages", r->page.pages,
+				      "user_ns", r->page.user_ns, "cycles", r->page.cycles, "system_ns",
+				      r->page.system_ns, "split", r->page.by_populate ? "populate" :
+				      "ticks"));
 }
 
 json_t *peak_result__to_json(const struct peak_result *r)

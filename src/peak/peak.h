@@ -136,13 +136,16 @@ struct peak_icache {
 };
 
 /* What the first touch of a page (a page fault) costs the program's own
- * time: the user CPU time of touching fresh anonymous pages, a byte each,
- * less that of touching them again, a page. */
+ * time: the user time of the first touch of anonymous pages the kernel
+ * has filled, a byte each, less that of touching them again, a page
+ * (page.c). */
 struct peak_page {
 	double pages;		/* touched first, over all rounds */
 	double user_ns;		/* user time a first touch adds */
 	double cycles;		/* the same at the measured clock */
-	double system_ns;	/* the kernel's time a first touch, as accounted */
+	double system_ns;	/* the kernel's time a first touch */
+	bool by_populate;	/* split by a touch of pages the kernel filled
+				 * (page.c), else by the tick */
 };
 
 struct peak_cache {

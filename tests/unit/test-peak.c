@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/utsname.h>
 
 #include "peak/peak-int.h"
 #include "tap.h"
@@ -34,7 +35,7 @@ int main(void)
 	double ghz;
 	int err;
 
-	plan(28);
+	plan(29);
 	ghz = peak_measure_clock(200, &st);
 	ok(ghz > 0.3 && ghz < 8, "clock %.3f GHz is plausible", ghz);
 	ok(st.min >= st.median && st.median >= st.p90, "clock samples: fastest >= median >= p90");
@@ -109,6 +110,17 @@ int main(void)
 	   0.5 * r.page.cycles + 1,
 	   "page: %.0f pages, a first touch %.0f ns of user time, %.0f of system time",
 	   r.page.pages, r.page.user_ns, r.page.system_ns);
+	/* a kernel that fills pages ahead (5.14 and later) splits a fault by
+	 * the clock, not by the tick (page.c) */
+	{
+		struct utsname u;
+		int major = 0, minor = 0;
+		bool can = uname(&u) == 0 && sscanf(u.release, "%d.%d", &major, &minor) == 2 &&
+			   (major > 5 || (major == 5 && minor >= 14));
+
+		ok(!r.has_page || !can || r.page.by_populate,
+		   "page: split by pages the kernel filled on Linux %d.%d", major, minor);
+	}
 	/* a jump to a line in L2 only costs more than one to a line in L1I,
 	 * and less than a trip to memory: the price of a simulated I1 miss
 	 * (10 cycles charged where this measures 2 on Zen 5) */
