@@ -435,6 +435,24 @@ PY
 else
 	skip 11 "record --model of touch failed"
 fi
+# faults at code Valgrind never ran (an ifunc's variant it hides: zstd's
+# AVX-512 memset natively, the AVX2 one under Valgrind): touch_variant
+# touches its pages by touch_native natively and by touch_valgrind under
+# Valgrind; the native run's faults are priced at the instructions
+# Valgrind ran in the same file, by their last-level misses, so at
+# touch_valgrind's store (before: none priced, "not priced")
+if setpage 20000 &&
+	"$GX_BIN" record -q --model=desc.json -o rpgx -- "$WLM" touch_variant 4 </dev/null \
+		>/dev/null 2>&1; then
+	n=$(est_of rpgx page-faults:modelled touch_valgrind)
+	[ "$n" -ge $((pages * 9 / 10)) ] && [ "$n" -le $((pages + 8)) ]
+	ok $? "touch_variant: the native run's faults in touch_native, priced at touch_valgrind ($n of $pages)"
+	grep -q 'page faults were at no instruction Valgrind ran (code that took another way natively.*priced at the instructions Valgrind ran in the same file' rpgx/meta.json
+	ok $? "... and the result says how"
+	is "$(est_of rpgx page-faults:modelled touch_native)" 0 "... none at touch_native, which Valgrind did not run"
+else
+	skip 3 "record --model of touch_variant failed"
+fi
 # a workload that reads its standard input from a pipe cannot be run
 # again: its first touches go to the second pass, and the result says why
 if setpage 20000 && printf 'x\n' | "$GX_BIN" record -q --model=desc.json -o rpgp -- \
