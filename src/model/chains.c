@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -412,4 +413,80 @@ size_t model_mark_chains(struct model_state *st)
 	free(wr);
 	free(rd);
 	return marked;
+}
+
+/* ---- a loop's chain of latencies ------------------------------------------ */
+
+#define FLAGS (1u << 16)	/* the flags, as a register of their own */
+#define REC_TURNS 16		/* turns of the loop followed */
+
+/* Whether AT&T instruction t reads the flags as data (not a branch's). */
+static bool reads_flags(const char *t)
+{
+	return starts(t, "cmov") || starts(t, "set") || starts(t, "adc") || starts(t, "sbb") ||
+	       starts(t, "rcl") || starts(t, "rcr");
+}
+
+/* Whether it leaves the flags alone (moves, address loads, the stack,
+ * jumps, sets and conditional moves); every other one is taken to set
+ * them. */
+static bool keeps_flags(const char *t)
+{
+	return starts(t, "mov") || starts(t, "lea") || starts(t, "push") || starts(t, "pop") ||
+	       starts(t, "j") || starts(t, "call") || starts(t, "nop") || starts(t, "set") ||
+	       starts(t, "cmov") || starts(t, "not") || starts(t, "bswap") || starts(t, "xchg") ||
+	       starts(t, "prefetch");
+}
+
+double model_loop_recurrence(const char *const *text, const double *lat, size_t n)
+{
+	double ready[17] = { 0 }, half = 0, end = 0;
+
+	for (unsigned turn = 1; turn <= REC_TURNS; turn++) {
+		for (size_t i = 0; i < n; i++) {
+			unsigned rd, wr;
+			bool load;
+			double t = 0;
+
+			if (!text[i] || !(lat[i] >= 0))
+				return NAN;
+			model_insn_rw(text[i], &rd, &wr, &load);
+			if (reads_flags(text[i]))
+				rd |= FLAGS;
+			if (!keeps_flags(text[i]))
+				wr |= FLAGS;
+			/* the stack engine keeps rsp: not a chain's */
+			rd &= ~RSP;
+			wr &= ~RSP;
+			for (unsigned r = 0; r < 17; r++)
+				if (rd & (1u << r) && ready[r] > t)
+					t = ready[r];
+			t += lat[i];
+			for (unsigned r = 0; r < 17; r++)
+				if (wr & (1u << r))
+					ready[r] = t;
+		}
+		for (unsigned r = 0; r < 17; r++)
+			if (ready[r] > end)
+				end = ready[r];
+		if (turn == REC_TURNS / 2)
+			half = end;
+	}
+	return (end - half) / (REC_TURNS / 2);
+}
+
+double model_block_recurrence(const struct model_state *st, const struct model_block *b,
+			      const struct mca_lat *lat)
+{
+	const char **text = xcalloc(b->n + 1, sizeof(*text));
+	size_t n = 0;
+	double r;
+
+	/* the instructions model_blocks gave llvm-mca, in its order */
+	for (size_t i = b->first; i < b->first + b->n; i++)
+		if (st->ins[i].text && !st->ins[i].rep)
+			text[n++] = st->ins[i].text;
+	r = n && n == lat->n ? model_loop_recurrence(text, lat->v, n) : NAN;
+	free(text);
+	return r;
 }

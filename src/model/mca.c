@@ -35,13 +35,29 @@ int mca_parse(const char *text, double *cyc, size_t nr, double *width, char **ca
 	return mca_parse_rt(text, cyc, NULL, nr, width, cause);
 }
 
-/* text's regions into cyc[] and rt[] by their names (bN), and the
- * dispatch width where *width is still 0: how many regions it had. */
-static size_t parse_into(const char *text, double *cyc, double *rt, size_t nr, double *width)
+/* An instruction's latency onto region k's list. */
+static void lat_add(struct mca_lat *lat, size_t k, double v)
+{
+	struct mca_lat *l = &lat[k];
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+	}
+	l->v[l->n++] = v;
+}
+
+/* text's regions into cyc[] and rt[] by their names (bN), their
+ * instructions' latencies (the Instruction Info table) into lat[] (NULL:
+ * not wanted), and the dispatch width where *width is still 0: how many
+ * regions it had. */
+static size_t parse_into(const char *text, double *cyc, double *rt, struct mca_lat *lat,
+			 size_t nr, double *width)
 {
 	const char *s = text;
 	double iters = NAN, total;
 	size_t cur = 0, found = 0;
+	bool info = false;	/* in a region's Instruction Info rows */
 
 	while (s && *s) {
 		const char *nl = strchr(s, '\n');
@@ -65,6 +81,19 @@ static size_t parse_into(const char *text, double *cyc, double *rt, size_t nr, d
 				sscanf(name, "Code Region - b%lu", &k);
 			cur = k;
 			iters = NAN;
+			info = false;
+		} else if (lat && strstr(line, "[6]") && strstr(line, "Instructions:")) {
+			info = cur < nr;
+			if (info)
+				lat[cur].n = 0;
+		} else if (info) {
+			unsigned long uops;
+
+			/* "  1      3     1.00    imulq  %rdi, %rcx": uops, latency */
+			if (sscanf(line, " %lu %lf", &uops, &v) == 2)
+				lat_add(lat, cur, v);
+			else
+				info = false;
 		} else if (field(line, "Iterations:", &v)) {
 			iters = v;
 		} else if (field(line, "Total Cycles:", &total)) {
@@ -98,9 +127,20 @@ int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *w
 		 char **cause)
 {
 	parse_reset(cyc, rt, nr, width);
-	if (!parse_into(text, cyc, rt, nr, width))
+	if (!parse_into(text, cyc, rt, NULL, nr, width))
 		return gx_fail(cause, GX_E_FORMAT, "llvm-mca: no code region in its output");
 	return 0;
+}
+
+size_t mca_parse_lat(const char *text, struct mca_lat *lat, size_t nr)
+{
+	double *cyc = xcalloc(nr + 1, sizeof(*cyc));
+	size_t found;
+
+	parse_reset(cyc, NULL, nr, NULL);
+	found = parse_into(text, cyc, NULL, lat, nr, NULL);
+	free(cyc);
+	return found;
 }
 
 const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_part,
@@ -246,8 +286,8 @@ static int chunk_start(const struct model_scratch *scratch, char **lines, struct
  * could not assemble dropped for another round (1), or a negative code with
  * *cause. */
 static int chunk_finish(const struct model_scratch *scratch, char **lines, struct mca_chunk *c,
-			size_t j, double *cyc, double *rt, size_t nr, double *width, size_t *found,
-			size_t *dropped, char **cause)
+			size_t j, double *cyc, double *rt, struct mca_lat *lat, size_t nr,
+			double *width, size_t *found, size_t *dropped, char **cause)
 {
 	char name[32], *text = NULL, *etext = NULL;
 	size_t bad[64], nb;
@@ -267,7 +307,7 @@ static int chunk_finish(const struct model_scratch *scratch, char **lines, struc
 			err = gx_fail(cause, GX_E_FORMAT, "llvm-mca failed (status %d): %.200s", st,
 				      etext ? etext : "");
 		else
-			*found += parse_into(text, cyc, rt, nr, j == 0 ? width : NULL);
+			*found += parse_into(text, cyc, rt, lat, nr, j == 0 ? width : NULL);
 		c->done = true;
 		goto out;
 	}
@@ -285,10 +325,12 @@ out:
 }
 
 int mca_run(const struct model_scratch *scratch, const char *cpu, char **lines, size_t nr_lines,
-	    size_t nr, double *cyc, double *rt, double *width, size_t *dropped, char **cause)
+	    size_t nr, double *cyc, double *rt, struct mca_lat *lat, double *width, size_t *dropped,
+	    char **cause)
 {
 	char *mcpu = xasprintf("-mcpu=%s", cpu);
-	char *argv[] = { "llvm-mca", mcpu, "-iterations=100", "-instruction-info=0",
+	char *argv[] = { "llvm-mca", mcpu, "-iterations=100",
+			 lat ? "-instruction-info=1" : "-instruction-info=0",
 			 "-resource-pressure=0", NULL, NULL };
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	struct mca_chunk c[MCA_CHUNKS] = { 0 };
@@ -307,7 +349,7 @@ int mca_run(const struct model_scratch *scratch, const char *cpu, char **lines, 
 
 			if (c[j].done || !c[j].pid)
 				continue;
-			e = chunk_finish(scratch, lines, &c[j], j, cyc, rt, nr, width, &found,
+			e = chunk_finish(scratch, lines, &c[j], j, cyc, rt, lat, nr, width, &found,
 					 dropped, err ? NULL : cause);
 			if (e < 0 && !err)
 				err = e;

@@ -116,6 +116,14 @@ bool model_insn_is_load(const char *t);
 /* chains.c: the general registers (bit 0 rax ... 15 r15) AT&T instruction
  * t reads and writes, and whether it is a load (model_insn_is_load). */
 void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load);
+/* chains.c: a loop body's cycles a turn by its chain of latencies alone
+ * (no unit busy): its n instructions (AT&T text) each at lat[i] cycles
+ * after the last of the general registers and flags it reads is
+ * written, followed round the loop until each turn adds the same; NAN
+ * where an instruction has no text or latency. Loads are at their
+ * latency from every register they read (an overestimate where a chain
+ * runs through the other operand of a load-op). */
+double model_loop_recurrence(const char *const *text, const double *lat, size_t n);
 
 /* The cache of pages the second pass simulates as the TLB: reach / page
  * entries, its sets a power of two (size 0: none). */
@@ -570,6 +578,11 @@ void model_mark_dependent(struct model_state *st, const struct model_block *b);
  * along the paths callgrind saw (a chase across a loop's blocks) marked
  * dep_load; how many. */
 size_t model_mark_chains(struct model_state *st);
+/* chains.c: model_loop_recurrence for block b's instructions as given to
+ * llvm-mca (not a rep string's), with its latencies; NAN where their
+ * numbers differ (a line llvm-mca dropped). */
+double model_block_recurrence(const struct model_state *st, const struct model_block *b,
+			      const struct mca_lat *lat);
 
 /* Everything st holds freed (a zeroed state's parts too). */
 void model_state__exit(struct model_state *st);

@@ -398,7 +398,9 @@ static void model_blocks(struct model_state *st)
 	uint64_t total = st->cg.totals[CG_IR], covered = 0;
 	double *cyc, *rt = NULL, fma_scale = 1, add_scale = 1;
 	int *region_block;
-	size_t chains;
+	size_t chains, bound = 0;
+	bool x86 = strncmp(st->mcpu, "neoverse", 8) && strncmp(st->mcpu, "cortex", 6);
+	struct mca_lat *lat = NULL;
 
 	memcpy(order, st->blocks, nb * sizeof(*order));
 	for (size_t k = 0; k < nb; k++)
@@ -421,15 +423,16 @@ static void model_blocks(struct model_state *st)
 	}
 	/* the calibrations are x86 code: elsewhere llvm-mca would drop their
 	 * lines, and the result would count them among the hot ones */
-	if (strncmp(st->mcpu, "neoverse", 8) && strncmp(st->mcpu, "cortex", 6)) {
+	if (x86) {
 		add_fma_region(&lines, &nl, nr);
 		add_int_region(&lines, &nl, nr + 1);
 		add_load_region(&lines, &nl, nr + 2);
 	}
 	cyc = xcalloc(nr + 4, sizeof(*cyc));
 	rt = xcalloc(nr + 4, sizeof(*rt));
-	if (mca_run(st->scratch, st->mcpu, lines, nl, nr + 3, cyc, rt, &st->width, &dropped,
-		    &cause) != 0) {
+	lat = xcalloc(nr + 4, sizeof(*lat));
+	if (mca_run(st->scratch, st->mcpu, lines, nl, nr + 3, cyc, rt, x86 ? lat : NULL, &st->width,
+		    &dropped, &cause) != 0) {
 		model_note(st, "model: llvm-mca gave no cycles (%s): every instruction priced at "
 		           "one cycle", cause);
 		st->cpi_rest = 1;
@@ -451,6 +454,18 @@ static void model_blocks(struct model_state *st)
 		 * is not there, and the out-of-order core overlaps it with
 		 * what follows: its resources' bound, not the chain */
 		b->cyc_mca = is_loop(st, b) || !(rt[r] > 0) ? cyc[r] : rt[r];
+		/* a loop slower in llvm-mca's schedule than both its units'
+		 * bound and its chain of latencies: its scheduler's choice of
+		 * a unit (eval-kernels' imul_chain: a shift on the only ALU
+		 * that multiplies, 5 cycles a turn where Zen 3 and 5 take 4);
+		 * the larger of the two */
+		if (is_loop(st, b) && x86 && rt[r] > 0 && !has_vec(st, b)) {
+			double rec = model_block_recurrence(st, b, &lat[r]);
+			double most = rec > rt[r] ? rec : rt[r];
+
+			if (!isnan(rec) && cyc[r] > 1.05 * most)
+				b->cyc_mca = most, bound++;
+		}
 		b->scale = has_fma(st, b) ? BLOCK_FMA :
 			   rt[r] > 0 && b->cyc_mca <= 1.05 * rt[r] && !has_vec(st, b) ?
 			   BLOCK_INT : BLOCK_UNSCALED;	/* its integer resources' bound */
@@ -459,6 +474,11 @@ static void model_blocks(struct model_state *st)
 				b->chain += st->ins[i].dep_load;
 	}
 	chains = model_block_scale(st, &fma_scale, &add_scale);
+	if (bound)
+		model_note(st, "model: %zu %s ran slower in llvm-mca's schedule than both %s "
+		           "units' bound and %s chain of latencies: priced at the larger of the "
+		           "two", bound, bound == 1 ? "loop" : "loops", bound == 1 ? "its" : "their",
+		           bound == 1 ? "its" : "their");
 	if (chains)
 		model_note(st, "model: llvm-mca's %s gives a load %.2f cycles of latency where "
 		           "machine description '%s' gives L1 %.2f: the description wins in "
@@ -486,6 +506,9 @@ out:
 	free(cause);
 	free(cyc);
 	free(rt);
+	for (size_t r = 0; lat && r < nr + 4; r++)
+		free(lat[r].v);
+	free(lat);
 	free(region_block);
 	gx_free_strv(lines, nl);
 	free(order);

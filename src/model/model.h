@@ -162,14 +162,26 @@ int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *w
 /*
  * Run llvm-mca -mcpu=cpu over lines (assembly with nr LLVM-MCA-BEGIN/END
  * regions): each region's cycles per iteration into cyc[], its Block
- * RThroughput into rt[] (NULL: not wanted), the dispatch width into *width,
+ * RThroughput into rt[] (NULL: not wanted), its instructions' latencies
+ * into lat[] (NULL: not wanted), the dispatch width into *width,
  * its files in the private directory scratch (model-int.h). A line llvm-mca cannot assemble is dropped and the
  * run repeated (at most 8 times); *dropped counts them. 0, or a negative
  * code with *cause.
  */
 struct model_scratch;
+/* a region's instructions' latencies, in its order (llvm-mca's
+ * Instruction Info); v allocated */
+struct mca_lat {
+	double *v;
+	size_t n, cap;
+};
+/* The latencies of text's regions' instructions (llvm-mca's Instruction
+ * Info table) into lat[] (zeroed by the caller); how many regions had
+ * cycles. */
+size_t mca_parse_lat(const char *text, struct mca_lat *lat, size_t nr);
 int mca_run(const struct model_scratch *scratch, const char *cpu, char **lines, size_t nr_lines,
-	    size_t nr, double *cyc, double *rt, double *width, size_t *dropped, char **cause);
+	    size_t nr, double *cyc, double *rt, struct mca_lat *lat, double *width,
+	    size_t *dropped, char **cause);
 /* The -mcpu for this CPU (the CPU's model name and vendor/family/model as
  * /proc/cpuinfo says them, or arm64's part number), and a note when the
  * CPU is newer than llvm 14 knows (allocated, or NULL). Static string. */

@@ -301,6 +301,29 @@ static void test_insn_rw(void)
 	}
 }
 
+/* A loop's chain of latencies (model_loop_recurrence): eval-kernels'
+ * imul_chain with llvm 14 znver3's latencies is 4 cycles a turn (the
+ * eliminated move, the multiply, the xor), where llvm-mca's schedule
+ * says 5.03 (its shift on the multiplier's ALU); a compare feeding a
+ * conditional move through the flags is 2; a text without a latency is
+ * NAN. */
+static void test_recurrence(void)
+{
+	static const char *const imul[] = { "movq %rax, %rcx", "addq $1, %rdx", "shrq $31, %rax",
+					     "imulq %rdi, %rcx", "xorq %rcx, %rax",
+					     "cmpq %rdx, %rsi", "jne 0x18" };
+	static const double imul_lat[] = { 0, 1, 1, 3, 1, 1, 1 };
+	static const char *const cmov[] = { "cmpq %rax, %rdx", "cmovlq %rdx, %rax", "decq %rcx",
+					    "jne 0x10" };
+	static const double ones[] = { 1, 1, 1, 1 }, none[] = { 1, NAN, 1, 1 };
+
+	is_double(model_loop_recurrence(imul, imul_lat, 7), 4, 1e-9,
+		  "imul_chain's loop: 4 cycles a turn by its latencies");
+	is_double(model_loop_recurrence(cmov, ones, 4), 2, 1e-9,
+		  "a compare into a conditional move, through the flags: 2 a turn");
+	ok(isnan(model_loop_recurrence(cmov, none, 4)), "an instruction without a latency: NAN");
+}
+
 /* xz's binary tree of matches (liblzma 5.4.1, 0x15b60-0x15be3): the next
  * node's index loaded in one block (15b73 or 15bde), its address made in
  * another (15bae), the load in the third: each of the two loads chases
@@ -537,6 +560,22 @@ static void test_mca(void)
 	is_int(mca_parse("nothing here\n", cyc, 1, NULL, &cause), GX_E_FORMAT,
 	       "output without a region is refused");
 	free(cause);
+	{	/* the Instruction Info table: each instruction's latency */
+		struct mca_lat lat[2] = { { 0 } };
+		size_t n = mca_parse_lat(
+			"[0] Code Region - b1\n\nIterations:        100\nInstructions:      300\n"
+			"Total Cycles:      503\n\nInstruction Info:\n[1]: #uOps\n[2]: Latency\n"
+			"[6]: HasSideEffects (U)\n\n[1]    [2]    [3]    [4]    [5]    [6]    "
+			"Instructions:\n 1      0     0.17                        movq\t%rax, %rcx\n"
+			" 1      3     1.00                        imulq\t%rdi, %rcx\n"
+			" 2      6     0.50    *                   addq\t(%rdi), %rax\n\n"
+			"Timeline view:\n 1 2 3\n", lat, 2);
+
+		ok(n == 1 && lat[0].n == 0 && lat[1].n == 3 && lat[1].v[0] == 0 &&
+		   lat[1].v[1] == 3 && lat[1].v[2] == 6,
+		   "Instruction Info: region b1's three latencies, 0 3 6, and nothing after");
+		free(lat[1].v);
+	}
 	is_str(mca_cpu_for("AuthenticAMD", 0x19, 0x01, 0, &note), "znver3", "Zen 3: znver3");
 	ok(!note, "Zen 3: no note");
 	is_str(mca_cpu_for("AuthenticAMD", 0x19, 0x61, 0, &note), "znver3",
@@ -1282,6 +1321,7 @@ int main(void)
 	test_chain_scale();
 	test_insn_rw();
 	test_chains();
+	test_recurrence();
 	test_bias_bound();
 	test_mca();
 	test_l3();
