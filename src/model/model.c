@@ -1232,6 +1232,12 @@ static void cost_notes(struct model_state *st, double cycles)
 		           "(90-190 cycles on a shared Zen 3 VM): description '%s' prices one at "
 		           "%.0f cycles (`gexplore peak --save FILE` measures one here)",
 		           st->machine.name, st->mc.walk);
+	if (cpu.guest && !(st->mc.fault > 0) && !st->mc.fault_measured)
+		model_note(st, "model: this is a virtual machine, whose hypervisor may charge part "
+		           "of each page fault to the instruction that made it (0 to 22,000 cycles "
+		           "on this project's shared VMs, by host): description '%s' prices a "
+		           "first touch at nothing (`gexplore peak --save FILE` measures one here)",
+		           st->machine.name);
 	/* callgrind's indirect mispredicts: a simulator that predicts the
 	 * last target, where this core follows the path */
 	full = (double)st->cg.totals[CG_BIM] * (1 - st->mc.ind_missed) * st->mc.penalty;
