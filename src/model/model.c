@@ -1234,7 +1234,7 @@ static void cost_notes(struct model_state *st, double cycles)
 		           st->machine.name, st->mc.walk);
 	if (cpu.guest && !(st->mc.fault > 0) && !st->mc.fault_measured)
 		model_note(st, "model: this is a virtual machine, whose hypervisor may charge part "
-		           "of each page fault to the instruction that made it (0 to 22,000 cycles "
+		           "of each page fault to the instruction that made it (0 to 24,000 cycles "
 		           "on this project's shared VMs, by host): description '%s' prices a "
 		           "first touch at nothing (`gexplore peak --save FILE` measures one here)",
 		           st->machine.name);
