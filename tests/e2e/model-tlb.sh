@@ -71,7 +71,7 @@ else
 fi
 is "$(vm_note m1)" 0 "... a walk measured here is not ($(cycles m1) cycles, $(cycles a1) unmeasured)"
 # the same for a first touch: a VM's hypervisor may charge part of each
-# fault to the user instruction (16,000-22,000 cycles on a Zen 5 VM), and
+# fault to the user instruction (16,000-24,000 cycles on a Zen 5 VM), and
 # the description prices it at nothing
 fault_note() { python3 -c 'import json, sys
 m = json.load(open(sys.argv[1] + "/meta.json"))
