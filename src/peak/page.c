@@ -8,7 +8,7 @@
  *
  * How a fault's time splits between user and system cannot be read from
  * the process's accounting: Linux splits CPU time by the tick (4 ms at
- * HZ=250), a few dozen ticks over the quick test, and three runs read 3.6
+ * HZ=250), a few dozen ticks over the quick test, and five runs read 3.6
  * to 5.5 us of user time a page (peak --save refused the figure);
  * sampling the task-clock in user space at 10 kHz doubled the faults'
  * time in a VM. So the test takes the fault apart instead: the kernel
