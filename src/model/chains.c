@@ -441,29 +441,36 @@ static bool keeps_flags(const char *t)
 double model_loop_recurrence(const char *const *text, const double *lat, size_t n)
 {
 	double ready[17] = { 0 }, half = 0, end = 0;
+	unsigned *rd = xcalloc(n + 1, sizeof(*rd)), *wr = xcalloc(n + 1, sizeof(*wr));
 
+	/* what each reads and writes, read once */
+	for (size_t i = 0; i < n; i++) {
+		bool load;
+
+		if (!text[i] || !(lat[i] >= 0)) {
+			free(rd);
+			free(wr);
+			return NAN;
+		}
+		model_insn_rw(text[i], &rd[i], &wr[i], &load);
+		if (reads_flags(text[i]))
+			rd[i] |= FLAGS;
+		if (!keeps_flags(text[i]))
+			wr[i] |= FLAGS;
+		/* the stack engine keeps rsp: not a chain's */
+		rd[i] &= ~RSP;
+		wr[i] &= ~RSP;
+	}
 	for (unsigned turn = 1; turn <= REC_TURNS; turn++) {
 		for (size_t i = 0; i < n; i++) {
-			unsigned rd, wr;
-			bool load;
 			double t = 0;
 
-			if (!text[i] || !(lat[i] >= 0))
-				return NAN;
-			model_insn_rw(text[i], &rd, &wr, &load);
-			if (reads_flags(text[i]))
-				rd |= FLAGS;
-			if (!keeps_flags(text[i]))
-				wr |= FLAGS;
-			/* the stack engine keeps rsp: not a chain's */
-			rd &= ~RSP;
-			wr &= ~RSP;
 			for (unsigned r = 0; r < 17; r++)
-				if (rd & (1u << r) && ready[r] > t)
+				if (rd[i] & (1u << r) && ready[r] > t)
 					t = ready[r];
 			t += lat[i];
 			for (unsigned r = 0; r < 17; r++)
-				if (wr & (1u << r))
+				if (wr[i] & (1u << r))
 					ready[r] = t;
 		}
 		for (unsigned r = 0; r < 17; r++)
@@ -472,6 +479,8 @@ double model_loop_recurrence(const char *const *text, const double *lat, size_t 
 		if (turn == REC_TURNS / 2)
 			half = end;
 	}
+	free(rd);
+	free(wr);
 	return (end - half) / (REC_TURNS / 2);
 }
 

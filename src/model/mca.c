@@ -47,8 +47,8 @@ static void lat_add(struct mca_lat *lat, size_t k, double v)
 	l->v[l->n++] = v;
 }
 
-/* text's regions into cyc[] and rt[] by their names (bN), their
- * instructions' latencies (the Instruction Info table) into lat[] (NULL:
+/* text's regions into cyc[] (NULL: not wanted) and rt[] by their names
+ * (bN), their instructions' latencies (the Instruction Info table) into lat[] (NULL:
  * not wanted), and the dispatch width where *width is still 0: how many
  * regions it had. */
 static size_t parse_into(const char *text, double *cyc, double *rt, struct mca_lat *lat,
@@ -98,7 +98,8 @@ static size_t parse_into(const char *text, double *cyc, double *rt, struct mca_l
 			iters = v;
 		} else if (field(line, "Total Cycles:", &total)) {
 			if (cur < nr && iters > 0 && total >= 0) {
-				cyc[cur] = total / iters;
+				if (cyc)
+					cyc[cur] = total / iters;
 				found++;
 			}
 		} else if (rt && field(line, "Block RThroughput:", &v)) {
@@ -134,13 +135,7 @@ int mca_parse_rt(const char *text, double *cyc, double *rt, size_t nr, double *w
 
 size_t mca_parse_lat(const char *text, struct mca_lat *lat, size_t nr)
 {
-	double *cyc = xcalloc(nr + 1, sizeof(*cyc));
-	size_t found;
-
-	parse_reset(cyc, NULL, nr, NULL);
-	found = parse_into(text, cyc, NULL, lat, nr, NULL);
-	free(cyc);
-	return found;
+	return parse_into(text, NULL, NULL, lat, nr, NULL);
 }
 
 const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_part,

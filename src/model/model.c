@@ -430,9 +430,10 @@ static void model_blocks(struct model_state *st)
 	}
 	cyc = xcalloc(nr + 4, sizeof(*cyc));
 	rt = xcalloc(nr + 4, sizeof(*rt));
-	lat = xcalloc(nr + 4, sizeof(*lat));
-	if (mca_run(st->scratch, st->mcpu, lines, nl, nr + 3, cyc, rt, x86 ? lat : NULL, &st->width,
-		    &dropped, &cause) != 0) {
+	if (x86)	/* the chain of latencies is read in x86 code only */
+		lat = xcalloc(nr + 4, sizeof(*lat));
+	if (mca_run(st->scratch, st->mcpu, lines, nl, nr + 3, cyc, rt, lat, &st->width, &dropped,
+		    &cause) != 0) {
 		model_note(st, "model: llvm-mca gave no cycles (%s): every instruction priced at "
 		           "one cycle", cause);
 		st->cpi_rest = 1;
@@ -459,7 +460,7 @@ static void model_blocks(struct model_state *st)
 		 * a unit (eval-kernels' imul_chain: a shift on the only ALU
 		 * that multiplies, 5 cycles a turn where Zen 3 and 5 take 4);
 		 * the larger of the two */
-		if (is_loop(st, b) && x86 && rt[r] > 0 && !has_vec(st, b)) {
+		if (lat && is_loop(st, b) && rt[r] > 0 && !has_vec(st, b)) {
 			double rec = model_block_recurrence(st, b, &lat[r]);
 			double most = rec > rt[r] ? rec : rt[r];
 
