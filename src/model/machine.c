@@ -149,14 +149,73 @@ static bool peak_figure(json_t *doc, const char *test, const char *key, double *
 	return true;
 }
 
-/* peak's chases: each level's latency at half that level's size in g, and
- * the largest working set (memory's was measured over). */
-static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double f[MP_NR],
-			   bool have[MP_NR])
+/*
+ * The L3 this core gets, as peak's latency ladder says: a chase of a set
+ * past L2 and within half the L3 that sysfs or CPUID gives costs an L3
+ * hit's latency, far under memory's (the ladder's smallest set past the
+ * L3: the largest pays more walks, its page tables' entries missing too).
+ * Where one costs half memory's or more, the L3 held little of it:
+ * its lines went to memory, because other cores (a VM's neighbours on a
+ * shared host: a 16 MiB chase cost 508-515 cycles a load on a Zen 5 VM
+ * whose 32 MiB L3 others share, memory's 370) keep the rest. A random
+ * ring over S bytes misses a cache of C bytes 1 - C/S of the time, so
+ * one under half memory's latency and the next, 4 times larger, at half
+ * or over say C between half the former and twice it: the former is
+ * taken. l3->held is the L3's size where no chase within half of it paid
+ * half memory's latency, the largest that paid less where one did (L2's
+ * size where none did: an L3 that holds nothing of a chase past L2).
+ */
+struct l3_held {
+	double held, over, past;		/* bytes */
+	double over_c, under_c, mem;		/* the chases' cycles */
+};
+
+static void peak_l3_held(json_t *lat, const struct cache_geo g[GEO_NR], struct l3_held *l3)
+{
+	double l2 = (double)g[GEO_L2].size, size = (double)g[GEO_L3].size, under = 0;
+	json_t *e;
+	size_t i;
+
+	memset(l3, 0, sizeof(*l3));
+	l3->held = size;
+	json_array_foreach(lat, i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+		double c = json_number_value(json_object_get(e, "cycles"));
+
+		if (c > 0 && b > size && (!l3->past || b < l3->past))
+			l3->past = b, l3->mem = c;
+	}
+	if (!(size > l2) || !(l2 > 0) || !l3->past)
+		return;		/* no L3, or no chase past it to tell memory's latency */
+	json_array_foreach(lat, i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+		double c = json_number_value(json_object_get(e, "cycles"));
+
+		if (c >= l3->mem / 2 && b > l2 && b <= size / 2 && (!l3->over || b < l3->over))
+			l3->over = b, l3->over_c = c;
+	}
+	if (!l3->over)
+		return;
+	json_array_foreach(lat, i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+		double c = json_number_value(json_object_get(e, "cycles"));
+
+		if (c > 0 && c < l3->mem / 2 && b > l2 && b < l3->over && b > under)
+			under = b, l3->under_c = c;
+	}
+	l3->held = under > 0 ? under : l2;
+}
+
+/* peak's chases: each level's latency at half that level's size in g (L3's
+ * at the size it holds, where that is less: peak_l3_held), and the largest
+ * working set (memory's was measured over). */
+static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double l3_held,
+			   double f[MP_NR], bool have[MP_NR])
 {
 	json_t *a = json_object_get(doc, "latency"), *e;
 	double sz[4] = { (double)g[GEO_D1].size / 2, (double)g[GEO_L2].size / 2,
-			 (double)g[GEO_L3].size / 2, 1e30 };
+			 l3_held < (double)g[GEO_L3].size ? l3_held : (double)g[GEO_L3].size / 2,
+			 1e30 };
 	size_t i;
 
 	if (!json_array_size(a))
@@ -217,7 +276,7 @@ static void peak_walk(json_t *doc, double reach, double f[MP_NR], bool have[MP_N
 
 /* The figures one peak document measured (have[p]: it measured p). */
 static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double reach,
-			 double f[MP_NR], bool have[MP_NR])
+			 double f[MP_NR], bool have[MP_NR], struct l3_held *l3)
 {
 	static const char *const lvl[4] = { "L1", "L2", "L3", "DRAM" };
 	json_t *e, *ind = json_object_get(json_object_get(doc, "branch"), "indirect");
@@ -225,10 +284,11 @@ static void peak_figures(json_t *doc, const struct cache_geo g[GEO_NR], double r
 
 	memset(have, 0, sizeof(*have) * MP_NR);
 	memset(f, 0, sizeof(*f) * MP_NR);
+	peak_l3_held(json_object_get(doc, "latency"), g, l3);
 	have[MP_GHZ] = peak_figure(doc, "clock", "ghz", &f[MP_GHZ]) && f[MP_GHZ] > 0.1;
 	if (!have[MP_GHZ])
 		return;		/* no clock, no cycles */
-	peak_latencies(doc, g, f, have);
+	peak_latencies(doc, g, l3->held, f, have);
 	peak_walk(doc, reach, f, have);
 	json_array_foreach(json_object_get(doc, "bandwidth"), i, e) {
 		const char *lv = json_string_value(json_object_get(e, "level"));
@@ -351,6 +411,67 @@ static void peak_geometry(struct model_machine *mm, const struct cache_geo g[GEO
 	}
 }
 
+/* The runs' figures x[0..nr) as "A" or "A-B" (their least and most, whole). */
+static char *range_of(const double *x, size_t nr)
+{
+	double lo = INFINITY, hi = 0;
+
+	for (size_t r = 0; r < nr; r++) {
+		lo = x[r] < lo ? x[r] : lo;
+		hi = x[r] > hi ? x[r] : hi;
+	}
+	return lround(lo) == lround(hi) ? xasprintf("%.0f", lo) : xasprintf("%.0f-%.0f", lo, hi);
+}
+
+/* The L3's size in mm: the size it holds of a chase (peak_l3_held) where
+ * every run says the same size, less than g's; the runs disagreeing, g's,
+ * and said. */
+static void peak_l3_size(struct model_machine *mm, const struct l3_held *l3, size_t nr,
+			 const struct cache_geo g[GEO_NR], const bool from_sysfs[GEO_NR],
+			 const char *host, const char *cpu, char ***notes, size_t *nr_notes)
+{
+	double size = (double)g[GEO_L3].size, lo = INFINITY, hi = 0, *x[3];
+	const char *from = from_sysfs[GEO_L3] ? "sysfs" : "CPUID";
+	char *c[3], *kept;
+
+	for (size_t r = 0; r < nr; r++) {
+		lo = l3[r].held < lo ? l3[r].held : lo;
+		hi = l3[r].held > hi ? l3[r].held : hi;
+	}
+	if (!nr || lo >= size)
+		return;
+	if (lo != hi) {
+		gx_strv_addf(notes, nr_notes, "l3_size: the L3 this core gets, by the latency "
+			     "ladder's chases, varied between %zu runs (%.0f to %.0f KiB; other cores, "
+			     "a VM's neighbours, share it): not saved, %s's %.0f KiB kept", nr,
+			     lo / 1024, hi / 1024, from, size / 1024);
+		return;
+	}
+	for (int k = 0; k < 3; k++) {
+		x[k] = xcalloc(nr, sizeof(double));
+		for (size_t r = 0; r < nr; r++)
+			x[k][r] = k == 0 ? l3[r].over_c : k == 1 ? l3[r].under_c : l3[r].mem;
+		c[k] = range_of(x[k], nr);
+	}
+	kept = l3[0].under_c > 0 ?
+		xasprintf("one over %.0f KiB %s, the largest under half", lo / 1024, c[1]) :
+		xstrdup("none past L2 under half: L2's size, an L3 that holds none of it");
+	mm->price[MP_L3_SIZE] = lo;
+	free(mm->source[MP_L3_SIZE]);
+	mm->source[MP_L3_SIZE] =
+		xasprintf("measured on %s (%s) by gexplore peak --save, the same in its %zu runs: "
+			  "the L3 this core gets, less than the %.0f KiB %s gives (other cores, a "
+			  "VM's neighbours, keep the rest): a chase over %.0f KiB cost %s cycles a "
+			  "load, at least half of one over %.0f KiB, past the L3 (%s: memory's); %s",
+			  gx_esc(host), gx_esc(cpu), nr, size / 1024, from, l3[0].over / 1024, c[0],
+			  l3[0].past / 1024, c[2], kept);
+	free(kept);
+	for (int k = 0; k < 3; k++) {
+		free(c[k]);
+		free(x[k]);
+	}
+}
+
 void model_machine__from_peak(struct model_machine *mm, const struct model_machine *base,
 			      json_t *const *docs, size_t nr, double bound, const char *name,
 			      char ***notes, size_t *nr_notes)
@@ -359,6 +480,7 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 	bool from_sysfs[GEO_NR], have[MP_NR];
 	char *l3_note = NULL, *where;
 	double (*f)[MP_NR] = xcalloc(nr ? nr : 1, sizeof(*f)), *v = xcalloc(nr + 1, sizeof(*v));
+	struct l3_held *l3 = xcalloc(nr ? nr : 1, sizeof(*l3));
 	unsigned runs_with[MP_NR] = { 0 };
 	json_t *mach = nr ? json_object_get(docs[0], "machine") : NULL;
 	struct model_cpu c;
@@ -367,7 +489,7 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 	model_cache_geometry(g, from_sysfs, c.vendor[0] ? c.vendor : NULL, &l3_note);
 	free(l3_note);
 	for (size_t r = 0; r < nr; r++) {
-		peak_figures(docs[r], g, base->price[MP_TLB_REACH], f[r], have);
+		peak_figures(docs[r], g, base->price[MP_TLB_REACH], f[r], have, &l3[r]);
 		test_vary(f[r], r);
 		for (int p = 0; p < MP_NR; p++)
 			runs_with[p] += have[p];
@@ -409,10 +531,14 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 		}
 	}
 	peak_geometry(mm, g, from_sysfs);
+	peak_l3_size(mm, l3, nr, g, from_sysfs,
+		     json_string_value(json_object_get(mach, "hostname")) ?: "this machine",
+		     json_string_value(json_object_get(mach, "cpu")) ?: "?", notes, nr_notes);
 	for (int p = 0; p < MP_NR; p++)
 		if (!mm->source[p])
 			mm->source[p] = xstrdup(base->source[p]);
 	free(where);
+	free(l3);
 	free(v);
 	free(f);
 }
@@ -442,6 +568,9 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 	mc->reach = mm->price[MP_TLB_REACH];
 	mc->walk = mm->price[MP_TLB_WALK];
 	mc->l3_measured = model_machine__measured(mm, MP_L3_LAT);
+	/* peak measured L3's latency over the size it holds where it measured
+	 * that (peak_l3_held), else over half the size given */
+	mc->l3_held = model_machine__measured(mm, MP_L3_SIZE);
 	mc->fma_tput = mm->price[MP_FMA];
 	mc->add_tput = mm->price[MP_ADD];
 	/* a farther level is no faster than a nearer one (a measurement's

@@ -75,7 +75,8 @@ struct machine_costs {
 	/* the bytes the TLB maps, and the cycles a walk costs (0: none
 	 * priced); lat[3] is the measured latency less the walks it had */
 	double reach, walk;
-	bool l3_measured;	/* by peak, over half the last level */
+	bool l3_measured;	/* by peak, over half the last level... */
+	bool l3_held;		/* ... or over all of it, where peak measured its size */
 };
 
 /* The costs description mm gives; the flags say which figures it says

@@ -640,10 +640,12 @@ double model_price(struct model_state *st, enum l2_split how)
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
 	bool tlb_pass = how == SPLIT_PASS && st->have_tlb && st->pass_tlb;
-	/* L3's latency, measured by peak at half its size, less the walks
-	 * that chase paid past the TLB's reach (priced apart) */
+	/* L3's latency, measured by peak (over half its size, or over the
+	 * size it holds), less the walks that chase paid past the TLB's reach
+	 * (priced apart) */
 	double lat2 = mc->lat[2] - (mc->l3_measured ? model_tlb_in_latency(
-					    (double)model_ll_size(st) / 2, mc->reach, mc->walk) : 0);
+					    (double)model_ll_size(st) / (mc->l3_held ? 1 : 2),
+					    mc->reach, mc->walk) : 0);
 	double total = 0;
 
 	if (lat2 < mc->lat[1])

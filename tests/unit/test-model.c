@@ -874,10 +874,10 @@ static void test_from_peak(void)
 	struct machine_costs mc;
 	json_t *d[3];
 	char **notes = NULL, *cause = NULL, text[512];
-	size_t nr_notes = 0;
+	size_t nr_notes = 0, nr_notes_was;
 
 	if (!mkdtemp(tmp)) {
-		skip(21, "no temporary directory");
+		skip(26, "no temporary directory");
 		free(tmp);
 		return;
 	}
@@ -885,7 +885,7 @@ static void test_from_peak(void)
 	setenv("GX_TEST_MODEL_SYSFS", sys, 1);
 	zen3 = src_path("machines/zen3.json");
 	if (model_machine__load(&base, zen3, &cause) != 0) {
-		skip(21, "machines/zen3.json does not read");
+		skip(26, "machines/zen3.json does not read");
 		goto out;
 	}
 	for (int r = 0; r < 3; r++)
@@ -970,6 +970,55 @@ static void test_from_peak(void)
 	   mm.price[MP_TLB_WALK] == base.price[MP_TLB_WALK],
 	   "no ring past the reach, only the ladder's chases: zen3's walk kept (%.0f)",
 	   mm.price[MP_TLB_WALK]);
+	model_machine__exit(&mm);
+	/* the L3 this core gets: the fake sysfs gives 32 MiB, but a chase over
+	 * 16 MiB costs memory's latency (the 256 MiB chase's) and one over 4
+	 * MiB an L3's (a Zen 5 VM's ladder, whose neighbours share its L3) */
+	for (int r = 0; r < 3; r++) {
+		json_decref(d[r]);
+		snprintf(text, sizeof(text), "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+			 "{\"bytes\": 262144, \"cycles\": 14}, {\"bytes\": 4194304, \"cycles\": %d},"
+			 "{\"bytes\": 16777216, \"cycles\": %d}, {\"bytes\": 67108864, \"cycles\": 379},"
+			 "{\"bytes\": 268435456, \"cycles\": 369}]}", 72 + r, 508 - r);
+		d[r] = doc(text);
+	}
+	nr_notes_was = nr_notes;
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	ok(mm.price[MP_L3_SIZE] == 4194304 && model_machine__measured(&mm, MP_L3_SIZE) &&
+	   strstr(mm.source[MP_L3_SIZE], "over 16384 KiB cost 506-508 cycles") &&
+	   strstr(mm.source[MP_L3_SIZE], "one over 65536 KiB, past the L3 (379: memory's); one over 4096 KiB 72-74, "
+						   "the largest under half"),
+	   "a 16 MiB chase at memory's latency: the L3 this core gets, 4 MiB (%s)",
+	   mm.source[MP_L3_SIZE]);
+	ok(mm.price[MP_L3_LAT] == 73 && model_machine__measured(&mm, MP_L3_LAT),
+	   "... and L3's latency the chase over that (%.0f)", mm.price[MP_L3_LAT]);
+	ok(nr_notes == nr_notes_was, "... nothing refused");
+	model_machine__exit(&mm);
+	/* a bare machine's ladder: 16 MiB, half the L3, an L3 hit and a walk */
+	json_decref(d[1]);
+	d[1] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+		   "{\"bytes\": 4194304, \"cycles\": 50}, {\"bytes\": 16777216, \"cycles\": 90},"
+		   "{\"bytes\": 268435456, \"cycles\": 369}]}");
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	ok(mm.price[MP_L3_SIZE] == 33554432 && !model_machine__measured(&mm, MP_L3_SIZE) &&
+	   nr_notes > nr_notes_was && strstr(notes[nr_notes - 1], "l3_size: the L3 this core gets") &&
+	   strstr(notes[nr_notes - 1], "4096 to 32768 KiB"),
+	   "one run of three whose 16 MiB chase is an L3 hit: sysfs's 32 MiB kept, and said (%s)",
+	   nr_notes > nr_notes_was ? notes[nr_notes - 1] : "nothing");
+	model_machine__exit(&mm);
+	/* no chase past L2 under half memory's latency: an L3 of L2's size */
+	for (int r = 0; r < 3; r++) {
+		json_decref(d[r]);
+		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+			   "{\"bytes\": 262144, \"cycles\": 14}, {\"bytes\": 4194304, \"cycles\": 300},"
+			   "{\"bytes\": 16777216, \"cycles\": 500},"
+			   "{\"bytes\": 268435456, \"cycles\": 369}]}");
+	}
+	nr_notes_was = nr_notes;
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	ok(mm.price[MP_L3_SIZE] == 1048576 && strstr(mm.source[MP_L3_SIZE], "none past L2 under half: L2's size") &&
+	   nr_notes == nr_notes_was, "every chase past L2 at memory's latency: an L3 of L2's "
+	   "size (%s)", mm.source[MP_L3_SIZE]);
 	model_machine__exit(&mm);
 	for (int r = 0; r < 3; r++)
 		json_decref(d[r]);
