@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define TLB_PAGE 4096
 #define TLB_LINE 64
@@ -76,14 +77,18 @@ static int one_ring(struct pk_run *run, size_t lines, size_t pages, uint64_t see
 	return 0;
 }
 
-/* L2's size from the caches sysfs gave (256 KiB, the smallest of any
- * current core's, where it gave none). */
+/* L2's size from the caches sysfs gave, else CPUID's (most VMs have no
+ * sysfs cache directories: a Zen 5 VM's rings, sized by an assumed 256
+ * KiB, spanned at most 2048 pages, within its L2 TLB's 4096, and no walk
+ * was measured), else 256 KiB, the smallest of any current core's. */
 static size_t l2_size(const struct peak_machine *m)
 {
+	long cpuid = sysconf(_SC_LEVEL2_CACHE_SIZE);
+
 	for (int i = 0; i < m->nr_caches; i++)
 		if (m->caches[i].level == 2 && m->caches[i].size >= 64 * 1024)
 			return m->caches[i].size;
-	return 256 * 1024;
+	return cpuid >= 64 * 1024 ? (size_t)cpuid : 256 * 1024;
 }
 
 int pk_tlb_run(struct pk_run *run, struct peak_result *res, char **cause)
