@@ -724,6 +724,10 @@ static void gx_pre_clo_init(void)
 	VG_(track_start_client_code)(gx_start_client);
 	VG_(track_pre_deliver_signal)(gx_pre_signal);
 	VG_(track_post_deliver_signal)(gx_post_signal);
+	VG_(track_new_mem_mmap)(gx_mem_new);
+	VG_(track_new_mem_brk)(gx_mem_brk);
+	VG_(track_copy_mem_remap)(gx_mem_remap);
+	VG_(needs_syscall_wrapper)(gx_syscall_pre, gx_syscall_post);
 	insns = VG_(HT_construct)("gx.insns");
 }
 

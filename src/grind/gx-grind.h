@@ -25,6 +25,7 @@
 #include "pub_tool_hashtable.h"
 #include "pub_tool_threadstate.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 
 /* ---- the caches (gx-sim.c) ------------------------------------------------ */
 
@@ -46,6 +47,14 @@ extern Bool h2, tl;
 /* "SIZE,ASSOC,LINE" into c: False where it is not that */
 Bool parse_geo(const HChar *s, struct cache *c);
 void cache_init(struct cache *c);
+/* [a, a + len)'s lines out of c, as though never touched (no cache: nothing) */
+void cache_forget(struct cache *c, Addr a, SizeT len);
+/* the client's mappings, as the cache of pages follows them (gx-sim.c) */
+void gx_mem_new(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle);
+void gx_mem_brk(Addr a, SizeT len, ThreadId tid);
+void gx_mem_remap(Addr from, Addr to, SizeT len);
+void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr);
+void gx_syscall_post(ThreadId tid, UInt no, UWord *args, UInt nr, SysRes res);
 
 /* ---- the branch predictors (gx-sim.c) ------------------------------------- */
 

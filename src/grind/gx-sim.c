@@ -104,6 +104,121 @@ static inline Bool cache_ref(struct cache *c, Addr a, UWord size)
 	return hit;
 }
 
+/* The lines of [a, a + len) out of c, as though never touched: their
+ * sets' later blocks move up, the last way left empty. A range of more
+ * lines than c holds is done by c's blocks instead. */
+static void block_forget(struct cache *c, UWord block)
+{
+	UWord *t = c->tags + (block & c->set_mask) * c->assoc;
+
+	for (UInt i = 0; i < c->assoc; i++)
+		if (t[i] == block) {
+			for (; i + 1 < c->assoc; i++)
+				t[i] = t[i + 1];
+			t[c->assoc - 1] = ~(UWord)0;
+			return;
+		}
+}
+
+void cache_forget(struct cache *c, Addr a, SizeT len)
+{
+	UWord first = a >> c->line_bits, last, n = ((UWord)c->set_mask + 1) * c->assoc;
+
+	if (!c->tags || !len)
+		return;
+	last = (a + len - 1) >> c->line_bits;
+	if (last - first < n) {
+		for (UWord b = first;; b++) {
+			block_forget(c, b);
+			if (b == last)
+				break;
+		}
+		return;
+	}
+	for (UWord s = 0; s <= c->set_mask; s++) {
+		UWord *t = c->tags + s * c->assoc;
+		UInt k = 0;
+
+		for (UInt i = 0; i < c->assoc; i++)
+			if (t[i] == ~(UWord)0 || t[i] < first || t[i] > last)
+				t[k++] = t[i];
+		for (; k < c->assoc; k++)
+			t[k] = ~(UWord)0;
+	}
+}
+
+/* Whether block is in c (its recency unchanged). */
+static Bool block_in(const struct cache *c, UWord block)
+{
+	const UWord *t = c->tags + (block & c->set_mask) * c->assoc;
+
+	for (UInt i = 0; i < c->assoc; i++)
+		if (t[i] == block)
+			return True;
+	return False;
+}
+
+/*
+ * The cache of pages follows the client's mappings, as a native run's page
+ * faults do: a page mapped afresh (mmap, brk, a range madvise dropped) is
+ * untouched again, and its next touch a first one. It sees L2's misses
+ * only, so the range leaves L2 too (the second hierarchy's, not
+ * callgrind's D1 and LL): a page unmapped and mapped again at once (as a
+ * loop of mmap, touch, munmap does) was still in L2, and a native run's
+ * 2606 faults were 332 first touches here. A range mremap moved keeps its
+ * pages, touched where they were (glibc's realloc of a large block moves
+ * it so, and no page faults natively).
+ */
+static void forget_range(Addr a, SizeT len)
+{
+	if (!h2)
+		return;
+	cache_forget(&PG, a, len);
+	cache_forget(&L2, a, len);
+}
+
+void gx_mem_new(Addr a, SizeT len, Bool rr, Bool ww, Bool xx, ULong di_handle)
+{
+	(void)rr, (void)ww, (void)xx, (void)di_handle;
+	forget_range(a, len);
+}
+
+void gx_mem_brk(Addr a, SizeT len, ThreadId tid)
+{
+	(void)tid;
+	forget_range(a, len);
+}
+
+void gx_mem_remap(Addr from, Addr to, SizeT len)
+{
+	UWord pages, b;
+
+	if (!h2 || !len)
+		return;
+	pages = ((from + len - 1) >> PG.line_bits) - (from >> PG.line_bits) + 1;
+	cache_forget(&PG, to, len);
+	for (UWord i = 0; i < pages; i++) {
+		b = (from >> PG.line_bits) + i;
+		if (block_in(&PG, b))
+			block_ref(&PG, (to >> PG.line_bits) + i);
+	}
+	cache_forget(&PG, from, len);
+}
+
+void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr)
+{
+	(void)tid, (void)no, (void)args, (void)nr;
+}
+
+/* madvise's MADV_DONTNEED (4) and MADV_REMOVE (9), as Linux numbers them
+ * on every architecture gxgrind builds for: the range's next touches fault */
+void gx_syscall_post(ThreadId tid, UInt no, UWord *args, UInt nr, SysRes res)
+{
+	(void)tid;
+	if (no == __NR_madvise && nr >= 3 && !sr_isError(res) && (args[2] == 4 || args[2] == 9))
+		forget_range(args[0], args[1]);
+}
+
 /* ---- the branch predictors ------------------------------------------------ */
 
 /*

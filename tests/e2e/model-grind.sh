@@ -134,8 +134,13 @@ compare() {	# compare NAME PROGRAM G C: gxgrind's result G against callgrind's C
 	grep -q 'with L2 and the TLB simulated' "$g/meta.json" && h2=gxgrind-tlb
 	read -r n same g1 c1 g2 c2 gi ci <<<"$(python3 vgfiles.py misses "$prog" "$g"/$h2.out.* \
 		-- "$c"/callgrind-l2.out.*)"
-	check "$name: each of the program's instructions has the second pass's L2 and last-level misses ($same of $n)" \
-		test "${n:-0}" -gt 50 -a "$same" = "$n"
+	# gxgrind's second hierarchy follows the mappings (a range mapped
+	# afresh leaves its L2 and its cache of pages: its next touch a first
+	# one), which callgrind's second pass does not: where a process maps
+	# anew where another mapping was (the script's second program, the
+	# shell's), an instruction or two differ
+	check "$name: each of the program's instructions has the second pass's L2 and last-level misses, all but 1% ($same of $n)" \
+		test "${n:-0}" -gt 50 -a "$((same * 100))" -ge "$((n * 99))"
 	check "$name: the whole run's L2 misses ($g1, $c1) and last-level misses ($g2, $c2) within 0.1%" \
 		eval 'near "$g1" "$c1" 0.1 && near "$g2" "$c2" 0.1 && [ "$c1" -gt 0 ]'
 	local gc cc
@@ -160,12 +165,15 @@ compare chase_l3 "$WLM" g1 c1
 # left to Valgrind to count (GX_MODEL_FAULTS=valgrind)
 zen3_desc fault.json fault page_fault=400
 export GX_MODEL_FAULTS=valgrind
+# (the walks estimated both ways: gxgrind counts them beside the pages,
+# which callgrind's second pass cannot)
+export GX_MODEL_TLB=estimate
 rec gxgrind g2 fault.json -- "$WLM" touch 4
 ok $? "touch 4, first touches counted by Valgrind: recorded"
 rec callgrind c2 fault.json -- "$WLM" touch 4
 ok $? "... and again under callgrind"
 compare "touch 4" "$WLM" g2 c2
-unset GX_MODEL_FAULTS
+unset GX_MODEL_FAULTS GX_MODEL_TLB
 
 # ---- calls through the PLT (qsort's comparisons), libc's own code
 rec gxgrind g3 -- "$WLM" sort 2
