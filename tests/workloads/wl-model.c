@@ -5,7 +5,8 @@
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, branchy, touch (the first touch of SCALE MiB, a byte a page), touch_variant
- * (the same, by another function under Valgrind), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
+ * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
+ * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
@@ -353,6 +354,52 @@ static void touch_variant(size_t bytes)
 	munmap((void *)p, bytes);
 }
 
+/* A byte a page of p read: the first touches of pages the kernel filled. */
+__attribute__((noinline)) uint64_t touch_scan(const volatile char *p, size_t bytes)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < bytes; i += 4096)
+		s += (unsigned char)p[i];
+	return s;
+}
+
+/* touch_read: SCALE MiB filled by read() from /dev/zero (the kernel faults
+ * its pages in, copying: no fault of the program's), then read a byte a
+ * page by touch_scan; touch_remap: SCALE times, 1 MiB mapped, a byte a
+ * page written by touch_loop, unmapped (the same address again, a fault a
+ * page each time). Both for the model's first touches (model.sh). */
+__attribute__((noinline)) void touch_loop(volatile char *p, size_t bytes)
+{
+	for (size_t i = 0; i < bytes; i += 4096)
+		p[i] = 3;
+}
+
+static void touch_read(size_t bytes)
+{
+	char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	FILE *z = fopen("/dev/zero", "rb");
+
+	if (p == MAP_FAILED || !z || fread(p, 1, bytes, z) != bytes)
+		exit(2);
+	fclose(z);
+	wl_sink += touch_scan(p, bytes);
+	munmap(p, bytes);
+}
+
+static void touch_remap(long times)
+{
+	for (long r = 0; r < times; r++) {
+		volatile char *p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			exit(2);
+		touch_loop(p, 1 << 20);
+		munmap((void *)p, 1 << 20);
+	}
+}
+
 static void run(const char *k, long sc)
 {
 	if (!strcmp(k, "lat_chain"))
@@ -395,6 +442,10 @@ static void run(const char *k, long sc)
 		munmap((void *)p, bytes);
 	} else if (!strcmp(k, "touch_variant")) {
 		touch_variant((size_t)sc << 20);
+	} else if (!strcmp(k, "touch_read")) {
+		touch_read((size_t)sc << 20);
+	} else if (!strcmp(k, "touch_remap")) {
+		touch_remap(sc);
 	} else if (!strcmp(k, "threads")) {
 		threads_kernel(sc);
 	} else if (!strcmp(k, "interp")) {
