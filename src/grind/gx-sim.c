@@ -122,15 +122,15 @@ static void block_forget(struct cache *c, UWord block)
 
 void cache_forget(struct cache *c, Addr a, SizeT len)
 {
-	UWord first = a >> c->line_bits, last, n = ((UWord)c->set_mask + 1) * c->assoc;
+	UWord lo = a >> c->line_bits, hi, n = ((UWord)c->set_mask + 1) * c->assoc;
 
 	if (!c->tags || !len)
 		return;
-	last = (a + len - 1) >> c->line_bits;
-	if (last - first < n) {
-		for (UWord b = first;; b++) {
+	hi = (a + len - 1) >> c->line_bits;
+	if (hi - lo < n) {
+		for (UWord b = lo;; b++) {
 			block_forget(c, b);
-			if (b == last)
+			if (b == hi)
 				break;
 		}
 		return;
@@ -140,7 +140,7 @@ void cache_forget(struct cache *c, Addr a, SizeT len)
 		UInt k = 0;
 
 		for (UInt i = 0; i < c->assoc; i++)
-			if (t[i] == ~(UWord)0 || t[i] < first || t[i] > last)
+			if (t[i] == ~(UWord)0 || t[i] < lo || t[i] > hi)
 				t[k++] = t[i];
 		for (; k < c->assoc; k++)
 			t[k] = ~(UWord)0;

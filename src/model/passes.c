@@ -637,9 +637,10 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 
 		st->pass2_how = PASS_GRIND;
 		st->pass2_tlb = tlb_mode(st, page_size());
-		/* walks and first touches both wanted: the TLB's file first,
-		 * its misses kept aside, then the pages' */
-		if (st->pass2_tlb && st->mc.fault > 0 && !st->have_native_run) {
+		/* the walks wanted: the TLB's file first, its misses kept
+		 * aside, then the pages' (priced where the description prices
+		 * a first touch; kept in the terms for another that does) */
+		if (st->pass2_tlb && st->first_h2[1].size) {
 			s2 = model_vg__read(&v, o, st->scratch, &st->cg2, NULL, &why);
 			if (s2 >= 0 && st->cg2.nr_insns) {
 				pass_take(st);
@@ -721,7 +722,8 @@ read:
 	if (st->first_grind)
 		model_note(st, "model: one Valgrind pass, under gxgrind, gexplore's Valgrind tool: "
 		           "callgrind's counts, jumps and calls, with L2 and %s simulated beside "
-		           "its caches", st->pass2_tlb ? "the TLB" : "pages");
+		           "its caches", walks ? "pages and the TLB" : st->pass2_tlb ? "the TLB" :
+		           "pages");
 	else
 		model_note(st, "model: the second pass ran under %s",
 		           st->pass2_how == PASS_GRIND ?

@@ -131,7 +131,7 @@ compare() {	# compare NAME PROGRAM G C: gxgrind's result G against callgrind's C
 		eval '[ "$sj" = "$nj" ] && [ "$sc" = "$nc" ] && [ "${nj:-0}" -gt 0 ]'
 	check "$name: the whole run's instructions within 0.1% ($gi, $ci)" \
 		eval 'near "$gi" "$ci" 0.1 && [ "${ci:-0}" -gt 0 ]'
-	grep -q 'with L2 and the TLB simulated' "$g/meta.json" && h2=gxgrind-tlb
+	grep -q 'with L2 and \(pages and \)\?the TLB simulated' "$g/meta.json" && h2=gxgrind-tlb
 	read -r n same g1 c1 g2 c2 gi ci <<<"$(python3 vgfiles.py misses "$prog" "$g"/$h2.out.* \
 		-- "$c"/callgrind-l2.out.*)"
 	# gxgrind's second hierarchy follows the mappings (a range mapped

@@ -257,4 +257,33 @@ print('# %d I1 misses, the frontend %d cycles apart' % (miss, d))
 sys.exit(0 if miss > 10000 and 0.9 * 8 * miss <= d <= 8 * miss * 1.01 else 1)"
 check "... a description from before the split (no icache_seq_miss): every miss at icache_miss, as then" \
 	cmp_json big-old.json big-seq8.json $EVS
+# ---- first touches: gxgrind's cache of pages counts them whatever the
+# description prices them at, so a result priced with none (zen3's, bare
+# metal) is priced again with a description that prices them as recorded
+# with it; where callgrind ran and no pass counted them, exit 2
+zen3_desc pf.json pf indirect_missed=0 page_fault=20000
+if GX_MODEL_PASSES=2 "$X" record -q --model=base.json -o tbase -- "$WLM" touch 4 \
+	</dev/null >/dev/null 2>&1 &&
+	GX_MODEL_PASSES=2 "$X" record -q --model=pf.json -o tpf -- "$WLM" touch 4 \
+	</dev/null >/dev/null 2>&1; then
+	"$X" report tbase --model-machine pf.json --json --limit 0 >tre.json 2>/dev/null &&
+		"$X" report tpf --json --limit 0 >tpf.json 2>/dev/null
+	is "$?" 0 "touch 4 recorded with no first touch priced, priced again with page_fault=20000"
+	# shellcheck disable=SC2086
+	check "... every modelled event as recorded with it" cmp_json tre.json tpf.json $EVS \
+		page-faults:modelled
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+i = [e["name"] for e in d["events"]].index("page-faults:modelled")
+sys.exit(0 if d["events"][i]["estimated"] >= 1024 else 1)' tre.json
+	ok $? "... its first touches priced"
+	GX_MODEL_FIRST=callgrind GX_MODEL_PASSES=1 "$X" record -q --model=base.json -o tcg -- \
+		"$WLM" touch 1 </dev/null >/dev/null 2>&1
+	out=$("$X" report tcg --model-machine pf.json 2>&1 >/dev/null)
+	is "$?" 2 "... where no pass counted them (callgrind's, alone): exit 2"
+	grep -q "prices a page's first touch, which the run did not count" <<<"$out"
+	ok $? "... saying why ($out)"
+else
+	skip 5 "record --model of touch failed"
+fi
 done_testing
