@@ -193,7 +193,7 @@ void gx_mem_remap(Addr from, Addr to, SizeT len)
 {
 	UWord pages, b;
 
-	if (!h2 || !len)
+	if (!h2 || !len || from == to)
 		return;
 	pages = ((from + len - 1) >> PG.line_bits) - (from >> PG.line_bits) + 1;
 	cache_forget(&PG, to, len);
