@@ -104,9 +104,7 @@ static inline Bool cache_ref(struct cache *c, Addr a, UWord size)
 	return hit;
 }
 
-/* The lines of [a, a + len) out of c, as though never touched: their
- * sets' later blocks move up, the last way left empty. A range of more
- * lines than c holds is done by c's blocks instead. */
+/* block out of c: its set's later blocks move up, the last way left empty */
 static void block_forget(struct cache *c, UWord block)
 {
 	UWord *t = c->tags + (block & c->set_mask) * c->assoc;
@@ -120,6 +118,8 @@ static void block_forget(struct cache *c, UWord block)
 		}
 }
 
+/* The lines of [a, a + len) out of c, as though never touched, block by
+ * block; a range of more lines than c holds, by c's blocks instead. */
 void cache_forget(struct cache *c, Addr a, SizeT len)
 {
 	UWord lo = a >> c->line_bits, hi, n = ((UWord)c->set_mask + 1) * c->assoc;
@@ -165,7 +165,7 @@ static Bool block_in(const struct cache *c, UWord block)
  * only, so the range leaves L2 too (the second hierarchy's, not
  * callgrind's D1 and LL): a page unmapped and mapped again at once (as a
  * loop of mmap, touch, munmap does) was still in L2, and a native run's
- * 2606 faults were 332 first touches here. A range mremap moved keeps its
+ * 2,603 faults were 332 first touches here. A range mremap moved keeps its
  * pages, touched where they were (glibc's realloc of a large block moves
  * it so, and no page faults natively).
  */
