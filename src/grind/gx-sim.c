@@ -205,6 +205,7 @@ void gx_mem_remap(Addr from, Addr to, SizeT len)
 	cache_forget(&PG, from, len);
 }
 
+/* nothing before a system call (Valgrind takes both or neither) */
 void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr)
 {
 	(void)tid, (void)no, (void)args, (void)nr;

@@ -506,6 +506,13 @@ static unsigned page_size(void)
 	return pg >= 4096 && pg <= 65536 ? (unsigned)pg : 4096;
 }
 
+/* Whether gxgrind's one pass counts first touches: its second hierarchy
+ * has the cache of pages (model_first_grind) */
+static bool grind_pages(const struct model_state *st)
+{
+	return st->first_grind && st->first_h2[1].size;
+}
+
 /*
  * Whether the second pass's last level is the TLB (st->tlb_geo, set
  * here): where that pass is not wanted for first touches (counted in a
@@ -522,7 +529,7 @@ static bool tlb_mode(struct model_state *st, unsigned page)
 	model_tlb_geometry(&st->tlb_geo, st->mc.reach, page);
 	if ((e && !strcmp(e, "estimate")) || !st->tlb_geo.size ||
 	    (!st->have_native_run && st->mc.fault > 0 &&
-	     !(st->first_grind && st->first_h2[1].size && st->first_h2[2].size)))
+	     !(grind_pages(st) && st->first_h2[2].size)))
 		return false;
 	return st->tlb_geo.size < model_ll_size(st) && st->mc.walk > 0;
 }
@@ -640,7 +647,7 @@ double model_second_pass(struct model_state *st, const char *valgrind,
 		/* the walks wanted: the TLB's file first, its misses kept
 		 * aside, then the pages' (priced where the description prices
 		 * a first touch; kept in the terms for another that does) */
-		if (st->pass2_tlb && st->first_h2[1].size) {
+		if (st->pass2_tlb && grind_pages(st)) {
 			s2 = model_vg__read(&v, o, st->scratch, &st->cg2, NULL, &why);
 			if (s2 >= 0 && st->cg2.nr_insns) {
 				pass_take(st);
@@ -821,7 +828,7 @@ void model_native_run(struct model_state *st, const struct model_opts *o)
 
 	if (st->stopped || st->mc.fault <= 0 || (e && !strcmp(e, "valgrind")))
 		return;
-	if (st->first_grind && st->first_h2[1].size && !(e && !strcmp(e, "native")))
+	if (grind_pages(st) && !(e && !strcmp(e, "native")))
 		return;		/* gxgrind's cache of pages counts them */
 	if (o->duration_s > 0 || st->stdin_why) {
 		model_note(st, "model: first touches were not counted natively (%s): %s counts "

@@ -83,11 +83,12 @@ static int one_ring(struct pk_run *run, size_t lines, size_t pages, uint64_t see
  * was measured), else 256 KiB, the smallest of any current core's. */
 static size_t l2_size(const struct peak_machine *m)
 {
-	long cpuid = sysconf(_SC_LEVEL2_CACHE_SIZE);
+	long cpuid;
 
 	for (int i = 0; i < m->nr_caches; i++)
 		if (m->caches[i].level == 2 && m->caches[i].size >= 64 * 1024)
 			return m->caches[i].size;
+	cpuid = sysconf(_SC_LEVEL2_CACHE_SIZE);
 	return cpuid >= 64 * 1024 ? (size_t)cpuid : 256 * 1024;
 }
 

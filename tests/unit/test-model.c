@@ -851,6 +851,15 @@ static json_t *doc(const char *text)
 	return json_loads(text, 0, NULL);
 }
 
+/* three runs' documents, each text's, in place of d's */
+static void docs3(json_t *d[3], const char *text)
+{
+	for (int r = 0; r < 3; r++) {
+		json_decref(d[r]);
+		d[r] = doc(text);
+	}
+}
+
 /* peak's documents with L3 measured faster than L2 and L3's bandwidth
  * above L2's (noise): the costs grow with the level anyway, and memory's
  * latency says the working set it was measured over; what peak did not
@@ -939,16 +948,13 @@ static void test_from_peak(void)
 	 * reach) and over 4096 (half past it) differ by half a walk; the
 	 * latency ladder's chases within and past the reach (which differ in
 	 * their bytes too) say nothing of it */
-	for (int r = 0; r < 3; r++) {
-		json_decref(d[r]);
-		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
-			   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
-			   "{\"bytes\": 268435456, \"cycles\": 800}], \"tlb\": ["
-			   "{\"pages\": 256, \"lines\": 4096, \"cycles\": 20},"
-			   "{\"pages\": 1024, \"lines\": 4096, \"cycles\": 22},"
-			   "{\"pages\": 2048, \"lines\": 4096, \"cycles\": 35},"
-			   "{\"pages\": 4096, \"lines\": 4096, \"cycles\": 80}]}");
-	}
+	docs3(d, "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+		   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
+		   "{\"bytes\": 268435456, \"cycles\": 800}], \"tlb\": ["
+		   "{\"pages\": 256, \"lines\": 4096, \"cycles\": 20},"
+		   "{\"pages\": 1024, \"lines\": 4096, \"cycles\": 22},"
+		   "{\"pages\": 2048, \"lines\": 4096, \"cycles\": 35},"
+		   "{\"pages\": 4096, \"lines\": 4096, \"cycles\": 80}]}");
 	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
 	ok(model_machine__measured(&mm, MP_TLB_WALK) && mm.price[MP_TLB_WALK] == 120,
 	   "a walk from the TLB test's fewest pages and its most: %.0f cycles",
@@ -957,14 +963,11 @@ static void test_from_peak(void)
 	is_double(mc.lat[3], 800 - 120 * (1 - 1 / 32.0), 1e-9,
 		  "memory's latency less its walks (%.1f)", mc.lat[3]);
 	model_machine__exit(&mm);
-	for (int r = 0; r < 3; r++) {
-		json_decref(d[r]);
-		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
-			   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
-			   "{\"bytes\": 268435456, \"cycles\": 800}], \"tlb\": ["
-			   "{\"pages\": 256, \"lines\": 4096, \"cycles\": 20},"
-			   "{\"pages\": 2048, \"lines\": 4096, \"cycles\": 35}]}");
-	}
+	docs3(d, "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+		   "{\"bytes\": 4194304, \"cycles\": 100}, {\"bytes\": 16777216, \"cycles\": 300},"
+		   "{\"bytes\": 268435456, \"cycles\": 800}], \"tlb\": ["
+		   "{\"pages\": 256, \"lines\": 4096, \"cycles\": 20},"
+		   "{\"pages\": 2048, \"lines\": 4096, \"cycles\": 35}]}");
 	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
 	ok(!model_machine__measured(&mm, MP_TLB_WALK) &&
 	   mm.price[MP_TLB_WALK] == base.price[MP_TLB_WALK],
@@ -972,8 +975,9 @@ static void test_from_peak(void)
 	   mm.price[MP_TLB_WALK]);
 	model_machine__exit(&mm);
 	/* the L3 this core gets: the fake sysfs gives 32 MiB, but a chase over
-	 * 16 MiB costs memory's latency (the 256 MiB chase's) and one over 4
-	 * MiB an L3's (a Zen 5 VM's ladder, whose neighbours share its L3) */
+	 * 16 MiB costs memory's latency (the 64 MiB chase's, the nearest past
+	 * the L3) and one over 4 MiB an L3's (a Zen 5 VM's ladder, whose
+	 * neighbours share its L3) */
 	for (int r = 0; r < 3; r++) {
 		json_decref(d[r]);
 		snprintf(text, sizeof(text), "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
@@ -986,8 +990,8 @@ static void test_from_peak(void)
 	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
 	ok(mm.price[MP_L3_SIZE] == 4194304 && model_machine__measured(&mm, MP_L3_SIZE) &&
 	   strstr(mm.source[MP_L3_SIZE], "over 16384 KiB cost 506-508 cycles") &&
-	   strstr(mm.source[MP_L3_SIZE], "one over 65536 KiB, past the L3 (379: memory's); one over 4096 KiB 72-74, "
-						   "the largest under half"),
+	   strstr(mm.source[MP_L3_SIZE], "one over 65536 KiB, past the L3 (379: memory's); "
+			  "one over 4096 KiB 72-74, the largest under half"),
 	   "a 16 MiB chase at memory's latency: the L3 this core gets, 4 MiB (%s)",
 	   mm.source[MP_L3_SIZE]);
 	ok(mm.price[MP_L3_LAT] == 73 && model_machine__measured(&mm, MP_L3_LAT),
@@ -1007,16 +1011,14 @@ static void test_from_peak(void)
 	   nr_notes > nr_notes_was ? notes[nr_notes - 1] : "nothing");
 	model_machine__exit(&mm);
 	/* no chase past L2 under half memory's latency: an L3 of L2's size */
-	for (int r = 0; r < 3; r++) {
-		json_decref(d[r]);
-		d[r] = doc("{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
-			   "{\"bytes\": 262144, \"cycles\": 14}, {\"bytes\": 4194304, \"cycles\": 300},"
-			   "{\"bytes\": 16777216, \"cycles\": 500},"
-			   "{\"bytes\": 268435456, \"cycles\": 369}]}");
-	}
+	docs3(d, "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+		   "{\"bytes\": 262144, \"cycles\": 14}, {\"bytes\": 4194304, \"cycles\": 300},"
+		   "{\"bytes\": 16777216, \"cycles\": 500},"
+		   "{\"bytes\": 268435456, \"cycles\": 369}]}");
 	nr_notes_was = nr_notes;
 	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
-	ok(mm.price[MP_L3_SIZE] == 1048576 && strstr(mm.source[MP_L3_SIZE], "none past L2 under half: L2's size") &&
+	ok(mm.price[MP_L3_SIZE] == 1048576 &&
+	   strstr(mm.source[MP_L3_SIZE], "none past L2 under half: L2's size") &&
 	   nr_notes == nr_notes_was, "every chase past L2 at memory's latency: an L3 of L2's "
 	   "size (%s)", mm.source[MP_L3_SIZE]);
 	model_machine__exit(&mm);
