@@ -280,7 +280,8 @@ void perf_reader__delete(struct perf_reader *r);
  * pd_read_build_id, or taken from MMAP2 build ids). Used by `record` to
  * complete the BUILD_ID feature before perf_writer__finish(). */
 int pd_collect_build_ids(struct perf_reader *r, struct pd_env *env, char **cause);
-/* The same for the perf.data file at path, opened and closed here. */
+/* The same for the perf.data file at path (a result's: a regular file,
+ * not reached through a link), read in time order, opened and closed here. */
 int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause);
 
 /* ---- the archive: a result's copies of its binaries ----------------------

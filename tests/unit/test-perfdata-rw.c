@@ -1373,6 +1373,36 @@ static void test_build_ids(void)
 			skip(1, "open");
 		}
 		pd_env__exit(&env);
+
+		/* a drain of the ring buffers that wrote one CPU's sample
+		 * (time 5) before the other CPU's MMAP2 of its file (time 4),
+		 * in one round: the sample still names the file */
+		memset(&env, 0, sizeof(env));
+		if (perf_writer__new(&w, path, &ev, 1, &cause) == 0) {
+			perf_writer__write(w, rec.w, put_sample(&rec, &ev.attr, &s));
+			rec_start(&rec, PERF_RECORD_MMAP2,
+				  PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+			rec_u32x2(&rec, 3, 3);
+			rec_u64(&rec, 0x7000000);
+			rec_u64(&rec, 0x1000);
+			rec_u64(&rec, 0);
+			rec_bytes(&rec, bid, 24);
+			rec_u32x2(&rec, 5, 2);
+			rec_str(&rec, "/nonexistent/libgone.so");
+			put_id_trailer(&rec, &ev.attr, 3, 4, 7, 0);
+			perf_writer__write(w, rec.w, rec_end(&rec));
+			perf_writer__finished_round(w);
+			perf_writer__flush(w);
+			err = pd_collect_build_ids_file(path, &env, &cause);
+			ok(!err && env.nr_build_ids == 1 &&
+			   strcmp(env.build_ids[0].filename, "/nonexistent/libgone.so") == 0,
+			   "a sample written before the MMAP2 of its file (time order): its build-id");
+			perf_writer__finish(w, NULL, NULL);
+			perf_writer__delete(w);
+		} else {
+			skip(1, "writer");
+		}
+		pd_env__exit(&env);
 	}
 	free(cause);
 	free(path);
