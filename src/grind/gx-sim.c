@@ -520,12 +520,27 @@ VG_REGPARM(3) void sim_fetch_rest(struct insn *in, Addr a, UWord len)
 	fetch_rest(counts(cur_tab, in->idx), a, len);
 }
 
+/* A D1 miss at a's line: whether it is the instruction's stride from its
+ * last miss, the stride that miss had (C_D1MS) */
+static inline void miss_stride(ULong *c, Addr a)
+{
+	ULong line = a >> D1.line_bits;
+	Long d = (Long)(line - c[C_MLINE]);
+	Long most = (Long)(4096 >> D1.line_bits);
+
+	if (d != 0 && d == (Long)c[C_MSTRIDE] && d > -most && d < most)
+		c[C_D1MS]++;
+	c[C_MSTRIDE] = (ULong)d;
+	c[C_MLINE] = line;
+}
+
 /* A data access: D1 (its misses to LL), and L2 (its misses to PG) */
 static inline void sim_data(ULong *c, Addr a, UWord size, Int m1, Int mll, Int m2, Int mpg,
 			    Int mtl)
 {
 	if (!cache_ref(&D1, a, size)) {
 		c[m1]++;
+		miss_stride(c, a);
 		if (!cache_ref(&LL, a, size))
 			c[mll]++;
 	}

@@ -22,6 +22,7 @@
 
 static const char *const col_names[CG_NR] = {
 	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
+	"D1ms",
 };
 
 const char *cg_col_name(enum cg_col c)

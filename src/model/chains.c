@@ -2,8 +2,11 @@
  * chains.c: loads that wait for one another (issue 40), which the model
  * prices at each miss's whole latency (dep_load).
  *
- * Within one block: a load whose address another load of the block
- * wrote, each miss waiting for the one before. A loop whose body spans
+ * Within one block: a load whose address comes from its own last value
+ * round the block (a loop's body), through other loads and spilled
+ * registers too, each miss waiting for the one before; a load fed by
+ * another that waits for nothing of its (a gather: a[order[k]]) is no
+ * chain, its misses overlap from turn to turn. A loop whose body spans
  * blocks hides the same chain: xz's binary tree of
  * matches loads the next node's index in one block, computes its address
  * in another (lea (%r9,%rax,4),%rbx) and loads it in a third, each turn's
@@ -38,34 +41,6 @@
 
 /* ---- a chain within a block ------------------------------------------------ */
 
-/* The base and index registers of text's memory operand ("(%rax" ->
- * "rax", "(%r11,%rdx,2)" -> "r11" and "rdx"), or "". */
-static void mem_regs(const char *t, char base[8], char index[8])
-{
-	const char *p = strchr(t, '(');
-	size_t n = 0;
-
-	base[0] = index[0] = 0;
-	if (!p)
-		return;
-	p++;
-	if (*p == '%') {
-		p++;
-		while (n < 7 && p[n] && p[n] != ',' && p[n] != ')')
-			n++;
-		memcpy(base, p, n);
-		base[n] = 0;
-		p += n;
-	}
-	if (p[0] != ',' || p[1] != '%')
-		return;
-	p += 2;
-	for (n = 0; n < 7 && p[n] && p[n] != ',' && p[n] != ')';)
-		n++;
-	memcpy(index, p, n);
-	index[n] = 0;
-}
-
 /* The comma before an AT&T instruction's last operand, or NULL: not one
  * within a memory operand's parentheses ("movq %rax, (%r13,%rsi)" stores:
  * its last comma is the address's). */
@@ -84,40 +59,6 @@ static const char *last_comma(const char *t)
 	return comma;
 }
 
-/* The destination register of an AT&T instruction ("...,%rax" -> "rax"), or "". */
-static void dest_reg(const char *t, char reg[8])
-{
-	const char *p = last_comma(t);
-	size_t n = 0;
-
-	reg[0] = 0;
-	if (!p) {	/* one operand: "pop %rax" */
-		p = strchr(t, ' ');
-		if (!p)
-			return;
-	}
-	while (*++p == ' ')
-		;
-	if (*p != '%')
-		return;
-	p++;
-	while (n < 7 && p[n] && p[n] != ' ')
-		n++;
-	memcpy(reg, p, n);
-	reg[n] = 0;
-}
-
-/* A 32-bit name of a 64-bit register counts as the same ("eax" in "rax"). */
-static bool same_reg(const char *a, const char *b)
-{
-	if (!*a || !*b)
-		return false;
-	if (!strcmp(a, b))
-		return true;
-	return strlen(a) == 3 && strlen(b) == 3 && (a[0] == 'r' || a[0] == 'e') &&
-	       (b[0] == 'r' || b[0] == 'e') && !strcmp(a + 1, b + 1);
-}
-
 bool model_insn_is_load(const char *t)
 {
 	const char *comma = last_comma(t);
@@ -125,29 +66,6 @@ bool model_insn_is_load(const char *t)
 
 	/* a memory source operand: the "(" before the last comma */
 	return paren && comma && paren < comma && strncmp(t, "lea", 3) && strncmp(t, "nop", 3);
-}
-
-bool model_load_waits(const char *load, const char *writer)
-{
-	char base[8], index[8], d[8];
-
-	if (!model_insn_is_load(load) || !model_insn_is_load(writer))
-		return false;
-	mem_regs(load, base, index);
-	dest_reg(writer, d);
-	return same_reg(d, base) || same_reg(d, index);
-}
-
-void model_mark_dependent(struct model_state *st, const struct model_block *b)
-{
-	for (size_t i = b->first; i < b->first + b->n; i++) {
-		const char *t = st->ins[i].text;
-
-		/* every load of the block, itself included (the loop's next turn) */
-		for (size_t j = b->first; t && j < b->first + b->n && !st->ins[i].dep_load; j++)
-			if (st->ins[j].text && model_load_waits(t, st->ins[j].text))
-				st->ins[i].dep_load = true;
-	}
 }
 
 /* ---- what an instruction reads and writes --------------------------------- */
@@ -266,6 +184,82 @@ void model_insn_rw(const char *t, unsigned *reads, unsigned *writes, bool *load)
 	if ((starts(t, "xor") || starts(t, "sub")) && !one && dst &&
 	    regs_in(ops, end) == dst && !strchr(ops, '('))
 		*reads = 0;
+}
+
+/* ---- a chain within a block, in order ------------------------------------ */
+
+/* t's memory operand ("8(%rsp)" in "movq 8(%rsp), %rax"), its length
+ * into *n; NULL: none */
+static const char *mem_operand(const char *t, size_t *n)
+{
+	const char *paren = strchr(t, '('), *p, *close;
+
+	if (!paren || !(close = strchr(paren, ')')))
+		return NULL;
+	for (p = paren; p > t && p[-1] != ' ' && p[-1] != ','; p--)
+		;
+	*n = (size_t)(close + 1 - p);
+	return p;
+}
+
+/* Whether t loads (or stores, store) the stack slot slot[0..n) (a spilled
+ * register: a chain's value may pass through one between its loads) */
+static bool at_slot(const char *t, bool store, const char *slot, size_t n)
+{
+	size_t m;
+	const char *op = mem_operand(t, &m);
+
+	return op && m == n && !memcmp(op, slot, n) && memmem(slot, n, "(%rsp)", 6) &&
+	       model_insn_is_load(t) != store;
+}
+
+/*
+ * Whether load i of block b waits for its own last value: walking back
+ * from it round the block (to its first instruction, then from its last:
+ * the loop's last turn), each instruction that writes a register its
+ * address comes from followed taking it off and adding what it reads, a
+ * load's address too, and a reload of a stack slot followed to the store
+ * that spilled it, until i itself writes one. A gather fed by a stream of
+ * indices (a[order[k]]) waits for the index's load, but that load not
+ * for it: its misses overlap from turn to turn.
+ */
+static bool waits_for_itself(const struct model_state *st, const struct model_block *b,
+			     size_t i)
+{
+	const char *t = st->ins[i].text, *paren = strchr(t, '('), *slot = NULL;
+	unsigned regs = regs_in(paren, paren + strcspn(paren, ")")) & ~RSP;
+	size_t len = 0;
+
+	for (size_t step = 1; step <= b->n && (regs || slot); step++) {
+		size_t k = b->first + (i - b->first + b->n - step) % b->n;
+		const char *u = st->ins[k].text;
+		unsigned rd, wr;
+		bool ld;
+
+		if (!u)
+			return false;
+		model_insn_rw(u, &rd, &wr, &ld);
+		if (slot && at_slot(u, true, slot, len)) {
+			regs |= rd & ~RSP;	/* the register spilled there */
+			slot = NULL;
+		}
+		if (!(wr & regs))
+			continue;
+		if (k == i)
+			return true;
+		regs = (regs & ~wr) | (rd & ~RSP);
+		if (ld && !slot && (slot = mem_operand(u, &len)) && !at_slot(u, false, slot, len))
+			slot = NULL;
+	}
+	return false;
+}
+
+void model_mark_dependent(struct model_state *st, const struct model_block *b)
+{
+	for (size_t i = b->first; i < b->first + b->n; i++)
+		if (!st->ins[i].dep_load && st->ins[i].text &&
+		    model_insn_is_load(st->ins[i].text) && waits_for_itself(st, b, i))
+			st->ins[i].dep_load = true;
 }
 
 /* ---- the paths, backwards ------------------------------------------------- */

@@ -104,12 +104,6 @@ double model_tlb_misses(double acc, double miss, double cache, double reach);
  * walk times the share of its loads beyond the reach. */
 double model_tlb_in_latency(double bytes, double reach, double walk);
 
-/* Whether AT&T instruction load reads memory at an address that the load
- * writer's destination register gives (its base or index): a chain, each
- * miss waiting for the one before. A store is no load, whatever commas
- * its address holds ("movq %rax, (%r13,%rsi)"). */
-bool model_load_waits(const char *load, const char *writer);
-
 /* Whether AT&T instruction t reads memory into a register (a memory
  * operand before its last). */
 bool model_insn_is_load(const char *t);
@@ -570,10 +564,12 @@ struct model_state {
  * not wanted). Returns how many blocks the L1 latency set. */
 size_t model_block_scale(struct model_state *st, double *fma_scale, double *add_scale);
 
-/* chains.c: b's loads whose address a load of the block wrote, through
- * the base register (a pointer chase) or the index (a chain through an
- * array: gzip's prev[cur_match & wmask]) marked dep_load: each miss
- * waits for the one before. */
+/* chains.c: b's loads whose address comes from their own last value
+ * round the block, through the base register (a pointer chase) or the
+ * index (a chain through an array: gzip's prev[cur_match & wmask]),
+ * through other loads (two that feed each other) and spilled registers,
+ * marked dep_load: each miss waits for the one before. A store is no
+ * load, whatever commas its address holds ("movq %rax, (%r13,%rsi)"). */
 void model_mark_dependent(struct model_state *st, const struct model_block *b);
 /* chains.c: loads that miss L1 and whose address comes from their own last value
  * along the paths callgrind saw (a chase across a loop's blocks) marked
@@ -594,6 +590,9 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 
 /* A note for meta.json's warnings (and record's output). */
 void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
+/* GX_MODEL_STRIDES=none (passes.c): the first pass's misses in a stride
+ * (gxgrind's D1ms) set aside, as callgrind's files count none. */
+void model_strides(struct model_state *st);
 /* The modelled cycles, every instruction priced, with L2's hits as how says. */
 double model_price(struct model_state *st, enum l2_split how);
 /* The most the walks of D1 misses the last level served can cost, as

@@ -541,19 +541,30 @@ static double tlb_of(const struct model_state *st, double acc, double m3)
 	return 0;
 }
 
-/* Every instruction's terms; the modelled cycles, summed. Called again,
- * it prices afresh. */
+/* The share of an instruction's D1 misses at random: none where they are
+ * under half its accesses (a stream the prefetchers follow), else those
+ * not in a stride (gxgrind's D1ms, a sweep a stride prefetcher follows;
+ * callgrind counts none). */
+static double random_share(const struct cg_insn *c, double m1, double acc)
+{
+	double ms = (double)c->c[CG_D1MS];
+
+	if (!(acc > 0 && m1 >= 0.5 * acc))
+		return 0;
+	return ms >= m1 ? 0 : 1 - ms / m1;
+}
+
 /* Instruction i's data misses as priced: a chase's each wait for the
  * one before (its memory cycles and the chase's share); misses that
  * overlap give what their lines take from each level's bandwidth, or,
- * missed nearly every access (no stream the prefetchers follow), their
- * latency over the misses in flight: returned, for the block's roofline. */
+ * the share r at random, their latency over the misses in flight (tlb:
+ * their walks'): returned, for the block's roofline. */
 static double price_data(struct model_state *st, size_t i, double m1, double m2, double m3,
-			 double acc, double tlb, double lat2)
+			 double r, double tlb, double lat2)
 {
 	const struct machine_costs *mc = &st->mc;
 
-	double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64, bw;
+	double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64, bw, rnd;
 	double lat = (m1 - m2) * (mc->lat[1] - mc->lat[0]) + (m2 - m3) * (lat2 - mc->lat[0]) +
 		     m3 * (mc->lat[3] - mc->lat[0]) + tlb;
 
@@ -565,14 +576,11 @@ static double price_data(struct model_state *st, size_t i, double m1, double m2,
 	}
 	/* misses overlap */
 	bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] + m3 / mc->bw[3]);
-	/* a miss nearly every access is no stream the prefetchers follow:
-	 * each costs its level's latency over the misses in flight */
-	if (acc > 0 && m1 >= 0.5 * acc) {
-		if (lat / MODEL_MLP > bw)
-			bw = lat / MODEL_MLP;
-		st->tlb_cycles += tlb / MODEL_MLP;
-	}
-	return bw;
+	if (!(r > 0))
+		return bw;
+	rnd = (r * (lat - tlb) + tlb) / MODEL_MLP;
+	st->tlb_cycles += tlb / MODEL_MLP;
+	return (1 - r) * bw + (rnd > r * bw ? rnd : r * bw);
 }
 
 /* The roofline: a block's streaming misses cost what the memory takes
@@ -627,8 +635,8 @@ double model_tlb_bound(const struct model_state *st)
 				continue;
 			if (st->ins[i].dep_load)
 				bound += t * st->mc.walk;
-			else if (acc > 0 && m1 >= 0.5 * acc)
-				bound += t * st->mc.walk / MODEL_MLP;
+			else
+				bound += random_share(c, m1, acc) * t * st->mc.walk / MODEL_MLP;
 		}
 	}
 	return bound;
@@ -675,7 +683,7 @@ double model_price(struct model_state *st, enum l2_split how)
 			double ir = (double)c->c[CG_IR];
 			double m1 = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
 			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]), m2 = m1;
-			double ret = ir / st->width, acc, tlb;
+			double ret = ir / st->width, acc, tlb, r;
 
 			if (pass) {
 				m2 = (double)st->pass_l2[k];
@@ -707,15 +715,16 @@ double model_price(struct model_state *st, enum l2_split how)
 			st->fe[k] = (double)c->c[CG_I1MR] * (i == bl->first ? mc->imiss : mc->iseq) +
 				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
+			r = st->ins[i].dep_load ? 1 : random_share(c, m1, acc);
 			/* accesses at random past the TLB's reach walk its page
 			 * tables: a chain's or a miss nearly every access's
 			 * (a stream's walk is one a page, hidden by its lines);
 			 * the walks the second pass counted, else estimated */
-			tlb = !(st->ins[i].dep_load || (acc > 0 && m1 >= 0.5 * acc)) ? 0 :
-			      tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
-			      tlb_of(st, acc, m3) * mc->walk;
+			tlb = !(r > 0) ? 0 :
+			      r * (tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
+				   tlb_of(st, acc, m3) * mc->walk);
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
-			stream += price_data(st, i, m1, m2, m3, acc, tlb, lat2);
+			stream += price_data(st, i, m1, m2, m3, r, tlb, lat2);
 			/* a first touch waits for its page: the user time a
 			 * fault costs (peak's page test), beyond the roofline:
 			 * the core does nothing else meanwhile */
@@ -1381,8 +1390,8 @@ static int first_pass(struct model_state *st, const char *valgrind, const struct
 	if (!err && status < 0)
 		err = gx_fail(cause, GX_E_CHILD, "valgrind ended without a status (its keeper "
 			      "died)");
-	if (!err)
-		err = model_vg__read(&v, o, st->scratch, &st->cg, NULL, cause);
+	if (!err && !(err = model_vg__read(&v, o, st->scratch, &st->cg, NULL, cause)))
+		model_strides(st);
 	if (model_stop__count() >= 3)
 		err = gx_fail(cause, -EINTR, "--model: a third signal killed Valgrind: no result");
 	else if (err && st->stopped && status != 128 + SIGILL)

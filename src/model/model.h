@@ -29,7 +29,9 @@
 /* The columns gexplore reads, in callgrind's --cache-sim --branch-sim names. */
 enum cg_col {
 	CG_IR, CG_DR, CG_DW, CG_I1MR, CG_D1MR, CG_D1MW, CG_ILMR, CG_DLMR, CG_DLMW,
-	CG_BC, CG_BCM, CG_BI, CG_BIM, CG_NR
+	CG_BC, CG_BCM, CG_BI, CG_BIM,
+	CG_D1MS,	/* gxgrind's: D1 misses in a stride (callgrind's files: 0) */
+	CG_NR
 };
 
 /* One instruction's self counts (calls' inclusive costs are not added). */

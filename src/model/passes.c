@@ -513,6 +513,27 @@ static bool grind_pages(const struct model_state *st)
 	return st->first_grind && st->first_h2[1].size;
 }
 
+void model_strides(struct model_state *st)
+{
+	const char *e = getenv("GX_MODEL_STRIDES");
+	uint64_t m1 = st->cg.totals[CG_D1MR] + st->cg.totals[CG_D1MW];
+
+	if (!st->cg.totals[CG_D1MS])
+		return;
+	if (!e || strcmp(e, "none")) {
+		model_note(st, "model: %" PRIu64 " of the %" PRIu64 " D1 misses came a constant "
+			   "stride under a page from their instruction's miss before (a sweep "
+			   "a stride prefetcher follows): priced by bandwidth, not latency, "
+			   "where they come nearly every access", st->cg.totals[CG_D1MS], m1);
+		return;
+	}
+	for (size_t k = 0; k < st->cg.nr_insns; k++)
+		st->cg.insns[k].c[CG_D1MS] = 0;
+	model_note(st, "model: %" PRIu64 " D1 misses in a stride priced as any others "
+		   "(GX_MODEL_STRIDES=none)", st->cg.totals[CG_D1MS]);
+	st->cg.totals[CG_D1MS] = 0;
+}
+
 /*
  * Whether the second pass's last level is the TLB (st->tlb_geo, set
  * here): where that pass is not wanted for first touches (counted in a

@@ -37,11 +37,13 @@
 #include "model-int.h"
 #include "util/util.h"
 
-/* GXTERMS4 adds llvm-mca's load latency and each block's chain through
- * its loads; GXTERMS3 the walks the second pass counted (the TLB as its
- * last level). The older files are read too: a chain's cycles llvm-mca's
- * there, as they were priced. */
-#define TERMS_MAGIC "GXTERMS4"
+/* GXTERMS5 adds each instruction's strided misses (gxgrind's D1ms);
+ * GXTERMS4 llvm-mca's load latency and each block's chain through its
+ * loads; GXTERMS3 the walks the second pass counted (the TLB as its last
+ * level). The older files are read too: a chain's cycles llvm-mca's
+ * there, no miss strided, as they were priced. */
+#define TERMS_MAGIC "GXTERMS5"
+#define TERMS_MAGIC4 "GXTERMS4"
 #define TERMS_MAGIC3 "GXTERMS3"
 #define TERMS_MAGIC2 "GXTERMS2"
 #define TERMS_MAX (1ULL << 31)		/* bytes: far beyond any program's */
@@ -171,8 +173,15 @@ struct tread {
 	const char *p;
 	size_t n, at;
 	bool bad;
-	int ver;	/* 2: no walks counted; 3: no chains */
+	int ver;	/* 2: no walks counted; 3: no chains; 4: no strided misses */
 };
+
+/* The counts an instruction has in the file: every column from
+ * GXTERMS5, all but the last (CG_D1MS) before */
+static int terms_cols(const struct tread *r)
+{
+	return r->ver < 5 ? CG_D1MS : CG_NR;
+}
 
 static uint64_t rd_u64(struct tread *r)
 {
@@ -235,8 +244,8 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	char *desc;
 	int err;
 
-	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 4 :
-		 !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 : !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
+	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 5 :
+		 !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 : !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
 	if (!r->ver)
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);
@@ -298,7 +307,7 @@ static void terms_insns(struct tread *r, struct model_state *st, uint64_t **fadd
 		obj = rd_u64(r);
 		c->obj = obj > UINT32_MAX ? UINT32_MAX : (uint32_t)obj;
 		(*faddr)[k] = rd_u64(r);
-		for (int j = 0; j < CG_NR; j++)
+		for (int j = 0; j < terms_cols(r); j++)
 			c->c[j] = rd_u64(r);
 		st->bcm[k] = rd_f64(r);
 		st->pass_l2[k] = rd_u64(r);
@@ -322,7 +331,7 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 	if (err)
 		return err;
 	nc = n[0], ni = n[1], nb = n[2], nm = n[3];
-	if (!fits(&r, nc, 8 * (CG_NR + (r.ver < 3 ? 6 : 7))))
+	if (!fits(&r, nc, 8 * ((size_t)terms_cols(&r) + (r.ver < 3 ? 6 : 7))))
 		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
 			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
 	terms_insns(&r, st, faddr, nc);

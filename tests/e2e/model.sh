@@ -85,6 +85,40 @@ cachedesc() {	# cachedesc FILE L2 L3 KEY=VALUE...
 		l2_ways=8 l3_size="$l3" l3_ways=16 line_size=64 "$@"
 }
 cachedesc c16m.json 262144 16777216
+
+# A sweep of a load a line over 64 MiB misses every access, as loads at
+# random do; a stride prefetcher follows it natively (8-10 cycles a line
+# here, the random order 40). gxgrind counts the misses a constant stride
+# from their instruction's miss before (D1ms): those are priced by
+# bandwidth, the rest by latency over the misses in flight. A gather fed
+# by a stream of indices (scatter_lines: a[order[k]]) is no chain: its
+# misses overlap too, each far under memory's latency.
+mkdesc strides.json
+permiss() {	# permiss RESULT FUNCTION: its modelled cycles an L1 miss
+	local c m
+	c=$(est_of "$1" cycles:modelled "$2") m=$(est_of "$1" L1-dcache-load-misses:modelled "$2")
+	[ "${m:-0}" -gt 0 ] && echo $((c / m))
+}
+if "$GX_BIN" record -q --model=strides.json -o rsw -- "$WLM" sweep_lines </dev/null \
+	>/dev/null 2>&1 &&
+	"$GX_BIN" record -q --model=strides.json -o rsc -- "$WLM" scatter_lines </dev/null \
+		>/dev/null 2>&1 &&
+	GX_MODEL_STRIDES=none "$GX_BIN" record -q --model=strides.json -o rswn -- \
+		"$WLM" sweep_lines </dev/null >/dev/null 2>&1; then
+	read -r s m <<<"$(sed -n 's/.*model: \([0-9]*\) of the \([0-9]*\) D1 misses came a constant stride.*/\1 \2/p' rsw/meta.json)"
+	[ "${m:-0}" -gt 1000000 ] && [ "$((s * 100))" -ge "$((m * 95))" ]
+	ok $? "sweep_lines: its misses in a stride, said ($s of $m)"
+	a=$(permiss rsw sweep_lines) b=$(permiss rsc scatter_lines) c=$(permiss rswn sweep_lines)
+	[ "${a:-0}" -gt 0 ] && [ "${b:-0}" -ge $((2 * a)) ]
+	ok $? "... priced by bandwidth: $a cycles a miss, scatter_lines' at random $b"
+	[ "${b:-0}" -gt 0 ] && [ "$b" -lt 150 ]
+	ok $? "... scatter_lines' overlap, no chain ($b cycles a miss, memory's latency 300)"
+	[ "${c:-0}" -ge $((b * 8 / 10)) ] &&
+		grep -q 'priced as any others (GX_MODEL_STRIDES=none)' rswn/meta.json
+	ok $? "GX_MODEL_STRIDES=none: the sweep's priced as at random ($c cycles a miss), said"
+else
+	skip 4 "record --model of sweep_lines or scatter_lines failed"
+fi
 pass2ran() {	# pass2ran DIR: the second pass's counts were used (meta.json says from which tool)
 	grep -q 'second pass ran under\|one Valgrind pass, under gxgrind' "$1/meta.json"
 }

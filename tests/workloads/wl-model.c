@@ -4,7 +4,8 @@
  * clock read, data from a fixed LCG. KERNEL is one of lat_chain,
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
- * stream_dram, branchy, touch (the first touch of SCALE MiB, a byte a page), touch_variant
+ * stream_dram, sweep_lines and scatter_lines (a load a line over 64 MiB, in order or not,
+ * SCALE times), branchy, touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
  * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
@@ -12,6 +13,7 @@
  * default, small enough for a test under Valgrind).
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,6 +193,52 @@ static void stream_kernel(size_t bytes, int reps)
 	for (size_t i = 0; i < n; i++)
 		a[i] = i;
 	wl_sink = stream_sum(a, n, reps);
+	munmap(a, bytes);
+}
+
+/* A load a line over bytes, in order (a sweep the prefetchers follow,
+ * missed every access) or in a random order (independent loads, no
+ * chain): the model prices the first by bandwidth, the second by latency
+ * over the misses in flight. */
+__attribute__((noinline)) uint64_t sweep_lines(const uint64_t *a, size_t lines, int reps)
+{
+	uint64_t s = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < lines; i++)
+			s += a[i * 8];
+	return s;
+}
+
+__attribute__((noinline)) uint64_t scatter_lines(const uint64_t *a, const uint32_t *order,
+						 size_t lines, int reps)
+{
+	uint64_t s = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < lines; i++)
+			s += a[(size_t)order[i] * 8];
+	return s;
+}
+
+static void lines_kernel(size_t bytes, int reps, bool random)
+{
+	size_t n = bytes / 64;
+	uint64_t *a = big_alloc(bytes), s = 7;
+	uint32_t *order = random ? big_alloc(n * sizeof(uint32_t)) : NULL;
+
+	for (size_t i = 0; order && i < n; i++)
+		order[i] = (uint32_t)i;
+	for (size_t i = n - 1; order && i > 0; i--) {
+		size_t j = lcg(&s) % (i + 1);
+		uint32_t t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	wl_sink = random ? scatter_lines(a, order, n, reps) : sweep_lines(a, n, reps);
+	if (order)
+		munmap(order, n * sizeof(uint32_t));
 	munmap(a, bytes);
 }
 
@@ -422,6 +470,10 @@ static void run(const char *k, long sc)
 		stream_kernel(16 << 10, 100 * (int)sc);
 	else if (!strcmp(k, "stream_dram"))
 		stream_kernel(64 << 20, (int)sc);
+	else if (!strcmp(k, "sweep_lines"))
+		lines_kernel(64 << 20, (int)sc, false);
+	else if (!strcmp(k, "scatter_lines"))
+		lines_kernel(64 << 20, (int)sc, true);
 	else if (!strcmp(k, "branchy")) {
 		uint32_t *v = random_u32(200000);
 
