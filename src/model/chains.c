@@ -4,9 +4,14 @@
  *
  * Within one block: a load whose address comes from its own last value
  * round the block (a loop's body), through other loads and spilled
- * registers too, each miss waiting for the one before; a load fed by
- * another that waits for nothing of its (a gather: a[order[k]]) is no
- * chain, its misses overlap from turn to turn. A loop whose body spans
+ * registers too, each miss waiting for the one before; and a gather (its
+ * address from another load of the block) whose value decides the
+ * block's branch: bzip2's block[ptr[i] + d], each byte compared, cost
+ * its L2 latency a miss natively (perf: 28 M cycles over 1.5 M misses),
+ * as each mispredict waits for the byte. A gather into a sum
+ * (s += a[order[k]]) is no chain: its misses overlap from turn to turn
+ * (wl-model's scatter_lines: 42 cycles a line natively, memory's latency
+ * 380). A loop whose body spans
  * blocks hides the same chain: xz's binary tree of
  * matches loads the next node's index in one block, computes its address
  * in another (lea (%r9,%rax,4),%rbx) and loads it in a third, each turn's
@@ -213,18 +218,20 @@ static bool at_slot(const char *t, bool store, const char *slot, size_t n)
 	       model_insn_is_load(t) != store;
 }
 
+enum { FROM_NONE, FROM_ITSELF, FROM_LOAD };
+
 /*
- * Whether load i of block b waits for its own last value: walking back
- * from it round the block (to its first instruction, then from its last:
- * the loop's last turn), each instruction that writes a register its
- * address comes from followed taking it off and adding what it reads, a
- * load's address too, and a reload of a stack slot followed to the store
- * that spilled it, until i itself writes one. A gather fed by a stream of
- * indices (a[order[k]]) waits for the index's load, but that load not
- * for it: its misses overlap from turn to turn.
+ * Where load i of block b has its address from: walking back from it
+ * round the block (to its first instruction, then from its last: the
+ * loop's last turn), each instruction that writes a register its address
+ * comes from followed taking it off and adding what it reads, a load's
+ * address too, and a reload of a stack slot followed to the store that
+ * spilled it: FROM_ITSELF where i itself writes one (a chain), else
+ * FROM_LOAD, where another load writes one and at_load stops there (a
+ * gather: a[order[k]]).
  */
-static bool waits_for_itself(const struct model_state *st, const struct model_block *b,
-			     size_t i)
+static int address_from(const struct model_state *st, const struct model_block *b, size_t i,
+			bool at_load)
 {
 	const char *t = st->ins[i].text, *paren = strchr(t, '('), *slot = NULL;
 	unsigned regs = regs_in(paren, paren + strcspn(paren, ")")) & ~RSP;
@@ -237,7 +244,7 @@ static bool waits_for_itself(const struct model_state *st, const struct model_bl
 		bool ld;
 
 		if (!u)
-			return false;
+			return FROM_NONE;
 		model_insn_rw(u, &rd, &wr, &ld);
 		if (slot && at_slot(u, true, slot, len)) {
 			regs |= rd & ~RSP;	/* the register spilled there */
@@ -246,10 +253,44 @@ static bool waits_for_itself(const struct model_state *st, const struct model_bl
 		if (!(wr & regs))
 			continue;
 		if (k == i)
-			return true;
+			return FROM_ITSELF;
+		if (ld && at_load)
+			return FROM_LOAD;
 		regs = (regs & ~wr) | (rd & ~RSP);
 		if (ld && !slot && (slot = mem_operand(u, &len)) && !at_slot(u, false, slot, len))
 			slot = NULL;
+	}
+	return FROM_NONE;
+}
+
+static bool reads_flags(const char *t);
+static bool keeps_flags(const char *t);
+
+/* Whether load i's value decides a conditional branch of block b after
+ * it, through the registers and the flags it flows into */
+static bool decides_branch(const struct model_state *st, const struct model_block *b, size_t i)
+{
+	unsigned rd, wr, regs;
+	bool ld, flags = false;
+
+	model_insn_rw(st->ins[i].text, &rd, &wr, &ld);
+	regs = wr & ~RSP;
+	for (size_t k = i + 1; k < b->first + b->n && (regs || flags); k++) {
+		const char *u = st->ins[k].text;
+		bool tainted;
+
+		if (!u)
+			return false;
+		if (starts(u, "j") && !starts(u, "jmp")) {
+			if (flags)
+				return true;
+			continue;
+		}
+		model_insn_rw(u, &rd, &wr, &ld);
+		tainted = (rd & regs) || (flags && reads_flags(u));
+		if (!keeps_flags(u))
+			flags = tainted;
+		regs = tainted ? (regs | wr) & ~RSP : regs & ~wr;
 	}
 	return false;
 }
@@ -258,7 +299,9 @@ void model_mark_dependent(struct model_state *st, const struct model_block *b)
 {
 	for (size_t i = b->first; i < b->first + b->n; i++)
 		if (!st->ins[i].dep_load && st->ins[i].text &&
-		    model_insn_is_load(st->ins[i].text) && waits_for_itself(st, b, i))
+		    model_insn_is_load(st->ins[i].text) &&
+		    (address_from(st, b, i, false) == FROM_ITSELF ||
+		     (address_from(st, b, i, true) == FROM_LOAD && decides_branch(st, b, i))))
 			st->ins[i].dep_load = true;
 }
 

@@ -568,8 +568,9 @@ size_t model_block_scale(struct model_state *st, double *fma_scale, double *add_
  * round the block, through the base register (a pointer chase) or the
  * index (a chain through an array: gzip's prev[cur_match & wmask]),
  * through other loads (two that feed each other) and spilled registers,
- * marked dep_load: each miss waits for the one before. A store is no
- * load, whatever commas its address holds ("movq %rax, (%r13,%rsi)"). */
+ * and its gathers whose value decides its branch, marked dep_load: each
+ * miss waits for the one before. A store is no load, whatever commas its
+ * address holds ("movq %rax, (%r13,%rsi)"). */
 void model_mark_dependent(struct model_state *st, const struct model_block *b);
 /* chains.c: loads that miss L1 and whose address comes from their own last value
  * along the paths callgrind saw (a chase across a loop's blocks) marked

@@ -541,41 +541,40 @@ static double tlb_of(const struct model_state *st, double acc, double m3)
 	return 0;
 }
 
-/* The share of an instruction's D1 misses at random: none where they are
- * under half its accesses (a stream the prefetchers follow), else those
- * not in a stride (gxgrind's D1ms, a sweep a stride prefetcher follows;
- * callgrind counts none). */
-static double random_share(const struct cg_insn *c, double m1, double acc)
+/* The share of an instruction's D1 misses at random: a chain's, or where
+ * they are half its accesses or more (else a stream the prefetchers
+ * follow), those not in a stride (gxgrind's D1ms, a sweep a stride
+ * prefetcher follows, a chain's too; callgrind counts none). */
+static double random_share(const struct cg_insn *c, double m1, double acc, bool chain)
 {
 	double ms = (double)c->c[CG_D1MS];
 
-	if (!(acc > 0 && m1 >= 0.5 * acc))
+	if (!chain && !(acc > 0 && m1 >= 0.5 * acc))
 		return 0;
-	return ms >= m1 ? 0 : 1 - ms / m1;
+	return !(m1 > 0) ? 1 : ms >= m1 ? 0 : 1 - ms / m1;
 }
 
-/* Instruction i's data misses as priced: a chase's each wait for the
- * one before (its memory cycles and the chase's share); misses that
- * overlap give what their lines take from each level's bandwidth, or,
- * the share r at random, their latency over the misses in flight (tlb:
- * their walks'): returned, for the block's roofline. */
+/* Instruction i's data misses as priced: the share r of a chase's each
+ * wait for the one before (its memory cycles and the chase's share);
+ * misses that overlap give what their lines take from each level's
+ * bandwidth, or, the share r at random, their latency over the misses in
+ * flight (tlb: their walks'): returned, for the block's roofline. */
 static double price_data(struct model_state *st, size_t i, double m1, double m2, double m3,
 			 double r, double tlb, double lat2)
 {
 	const struct machine_costs *mc = &st->mc;
 
-	double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64, bw, rnd;
+	double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64, rnd;
 	double lat = (m1 - m2) * (mc->lat[1] - mc->lat[0]) + (m2 - m3) * (lat2 - mc->lat[0]) +
 		     m3 * (mc->lat[3] - mc->lat[0]) + tlb;
+	double bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] + m3 / mc->bw[3]);
 
 	if (st->ins[i].dep_load) {	/* each miss waits for the one before */
-		st->mem[st->ins[i].cg] = lat;
-		st->dram_chase += m3 * (mc->lat[3] - mc->lat[0]);
+		st->mem[st->ins[i].cg] = r * (lat - tlb) + tlb;
+		st->dram_chase += r * m3 * (mc->lat[3] - mc->lat[0]);
 		st->tlb_cycles += tlb;
-		return 0;
+		return (1 - r) * bw;
 	}
-	/* misses overlap */
-	bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] + m3 / mc->bw[3]);
 	if (!(r > 0))
 		return bw;
 	rnd = (r * (lat - tlb) + tlb) / MODEL_MLP;
@@ -588,23 +587,22 @@ static double price_data(struct model_state *st, size_t i, double m1, double m2,
 static void roofline(struct model_state *st, const struct model_block *bl, double stream,
 		     double basesum)
 {
-	double extra = stream - basesum, tot = 0;
+	double extra = stream - basesum, tot = 0, *w;
 
 	if (stream <= basesum)
 		return;
+	/* each instruction's misses that overlap: a chain's in a stride */
+	w = xcalloc(bl->n + 1, sizeof(*w));
 	for (size_t i = bl->first; i < bl->first + bl->n; i++) {
 		const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+		double m = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
 
-		if (!st->ins[i].dep_load)
-			tot += (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
+		w[i - bl->first] = st->ins[i].dep_load ? m * (1 - random_share(c, m, 0, true)) : m;
+		tot += w[i - bl->first];
 	}
-	for (size_t i = bl->first; i < bl->first + bl->n && tot > 0; i++) {
-		const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
-
-		if (!st->ins[i].dep_load)
-			st->mem[st->ins[i].cg] += extra * (double)(c->c[CG_D1MR] + c->c[CG_D1MW]) /
-						  tot;
-	}
+	for (size_t i = bl->first; i < bl->first + bl->n && tot > 0; i++)
+		st->mem[st->ins[i].cg] += extra * w[i - bl->first] / tot;
+	free(w);
 }
 
 double model_tlb_bound(const struct model_state *st)
@@ -633,10 +631,8 @@ double model_tlb_bound(const struct model_state *st)
 
 			if (!(t > 0))
 				continue;
-			if (st->ins[i].dep_load)
-				bound += t * st->mc.walk;
-			else
-				bound += random_share(c, m1, acc) * t * st->mc.walk / MODEL_MLP;
+			bound += random_share(c, m1, acc, st->ins[i].dep_load) * t * st->mc.walk /
+				 (st->ins[i].dep_load ? 1 : MODEL_MLP);
 		}
 	}
 	return bound;
@@ -715,7 +711,7 @@ double model_price(struct model_state *st, enum l2_split how)
 			st->fe[k] = (double)c->c[CG_I1MR] * (i == bl->first ? mc->imiss : mc->iseq) +
 				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
-			r = st->ins[i].dep_load ? 1 : random_share(c, m1, acc);
+			r = random_share(c, m1, acc, st->ins[i].dep_load);
 			/* accesses at random past the TLB's reach walk its page
 			 * tables: a chain's or a miss nearly every access's
 			 * (a stream's walk is one a page, hidden by its lines);

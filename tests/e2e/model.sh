@@ -94,9 +94,13 @@ cachedesc c16m.json 262144 16777216
 # by a stream of indices (scatter_lines: a[order[k]]) is no chain: its
 # misses overlap too, each far under memory's latency.
 mkdesc strides.json
+exact_of() {	# exact_of RESULT EVENT FUNCTION: the event's estimate in FUNCTION alone
+	"$GX_BIN" report "$1" --csv --limit 0 --event "$2" 2>/dev/null |
+		awk -F, -v f="$3" 'NR > 1 && $1 == f { s += $6 } END { print s + 0 }'
+}
 permiss() {	# permiss RESULT FUNCTION: its modelled cycles an L1 miss
 	local c m
-	c=$(est_of "$1" cycles:modelled "$2") m=$(est_of "$1" L1-dcache-load-misses:modelled "$2")
+	c=$(exact_of "$1" cycles:modelled "$2") m=$(exact_of "$1" L1-dcache-load-misses:modelled "$2")
 	[ "${m:-0}" -gt 0 ] && echo $((c / m))
 }
 if "$GX_BIN" record -q --model=strides.json -o rsw -- "$WLM" sweep_lines </dev/null \
@@ -118,6 +122,20 @@ if "$GX_BIN" record -q --model=strides.json -o rsw -- "$WLM" sweep_lines </dev/n
 	ok $? "GX_MODEL_STRIDES=none: the sweep's priced as at random ($c cycles a miss), said"
 else
 	skip 4 "record --model of sweep_lines or scatter_lines failed"
+fi
+# a chase through memory in address order: each load waits for the one
+# before, but the stride prefetcher fetches the next lines ahead (10
+# cycles a line natively here, where memory's latency is 380): its misses
+# in a stride are priced by bandwidth, the rest at the whole latency
+if "$GX_BIN" record -q --model=strides.json -o rcs -- "$WLM" chase_seq </dev/null \
+	>/dev/null 2>&1 &&
+	GX_MODEL_STRIDES=none "$GX_BIN" record -q --model=strides.json -o rcsn -- \
+		"$WLM" chase_seq </dev/null >/dev/null 2>&1; then
+	a=$(permiss rcs chase) b=$(permiss rcsn chase)
+	[ "${a:-0}" -gt 0 ] && [ "$a" -lt 20 ] && [ "${b:-0}" -ge 250 ]
+	ok $? "chase_seq: a chase in a stride at $a cycles a miss, $b with GX_MODEL_STRIDES=none (memory's latency 300)"
+else
+	skip 1 "record --model of chase_seq failed"
 fi
 pass2ran() {	# pass2ran DIR: the second pass's counts were used (meta.json says from which tool)
 	grep -q 'second pass ran under\|one Valgrind pass, under gxgrind' "$1/meta.json"

@@ -196,16 +196,18 @@ static void test_miss_split(void)
 
 /* TLB misses as estimated from L2's (tlb.c): a random walk's over its
  * working set F misses a cache of C bytes 1 - C/F of the time */
-/* A block's loads that wait for their own last value round the loop (a
- * chain priced at each miss's whole latency), from llvm's AT&T text: a
- * load that feeds itself, two that feed each other, one through an lea
- * or a spilled register; not a gather fed by a stream of indices
- * (a[order[k]]), whose misses overlap, nor python3's walk of a list's
- * items (the item's load, then its type's: rax reloaded between). */
+/* A block's loads priced at each miss's whole latency, from llvm's AT&T
+ * text: those that wait for their own last value round the loop (a load
+ * that feeds itself, two that feed each other, one through an lea or a
+ * spilled register), and a gather whose value decides a branch of the
+ * block (bzip2's block[ptr[i] + d], each byte compared); not a gather
+ * fed by a stream of indices into a sum (a[order[k]]), whose misses
+ * overlap, nor a load whose base register was loaded afresh between
+ * (python3's walk of a list's items, without its branch). */
 static void test_block_chains(void)
 {
 	static const struct {
-		const char *t[5];
+		const char *t[6];
 		const char *dep;	/* which are chains: 1 a character each */
 		const char *what;
 	} B[] = {
@@ -226,6 +228,12 @@ static void test_block_chains(void)
 		  "... not where its value goes elsewhere" },
 		{ { "movq 24(%r13), %rax", "movq (%rax,%rbx,8), %rbp", "movq 8(%rbp), %rax",
 		    "subq $1, %rbx" }, "0000", "python3's list walk: rax reloaded between, no chain" },
+		{ { "movl (%r11), %esi", "leal (%rbx,%rsi), %eax", "movzbl (%r13,%rax), %eax",
+		    "subl %r9d, %eax", "testl %eax, %eax", "je 0x3dd0" }, "001000",
+		  "a gather whose byte decides the block's branch (bzip2)" },
+		{ { "movq (%rax,%rbx,8), %rbp", "movq 8(%rbp), %rax", "movq %rax, (%rdi)",
+		    "xorl %eax, %eax", "testl %eax, %eax", "je 0x10" }, "000000",
+		  "... not where the value is stored, and the flags come from a zeroed register" },
 		{ { "movl -4(%rbx,%rcx,4), %esi", "movq %rax, (%r13,%rsi)" }, "00",
 		  "a store to an indexed address is no load, whatever its address's commas" },
 		{ { "leaq 8(%rax,%rbx), %rax" }, "0", "lea reads no memory" },
@@ -233,12 +241,12 @@ static void test_block_chains(void)
 
 	for (size_t k = 0; k < ARRAY_SIZE(B); k++) {
 		struct model_state st = { 0 };
-		struct model_insn ins[5];
+		struct model_insn ins[6];
 		struct model_block b = { .first = 0 };
-		char got[6] = "";
+		char got[7] = "";
 
 		memset(ins, 0, sizeof(ins));
-		while (b.n < 5 && B[k].t[b.n]) {
+		while (b.n < 6 && B[k].t[b.n]) {
 			ins[b.n].text = (char *)B[k].t[b.n];
 			b.n++;
 		}

@@ -5,7 +5,7 @@
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, sweep_lines and scatter_lines (a load a line over 64 MiB, in order or not,
- * SCALE times), branchy, touch (the first touch of SCALE MiB, a byte a page), touch_variant
+ * SCALE times), chase_seq (a chase through 64 MiB in address order), branchy, touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
  * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
@@ -142,6 +142,19 @@ __attribute__((noinline)) void *chase(void **p, long steps)
 	for (long i = 0; i < steps; i++)
 		p = *p;
 	return p;
+}
+
+/* a ring through bytes in address order, one pointer a line: a chase
+ * whose next address a stride prefetcher predicts */
+static void chase_seq_kernel(size_t bytes, long steps)
+{
+	size_t n = bytes / 64;
+	void **mem = big_alloc(n * 64);
+
+	for (size_t i = 0; i < n; i++)
+		mem[i * 8] = &mem[(i + 1) % n * 8];
+	wl_sink = (uint64_t)(uintptr_t)chase(mem, steps);
+	munmap(mem, n * 64);
 }
 
 static void chase_kernel(size_t bytes, long steps)
@@ -470,6 +483,8 @@ static void run(const char *k, long sc)
 		stream_kernel(16 << 10, 100 * (int)sc);
 	else if (!strcmp(k, "stream_dram"))
 		stream_kernel(64 << 20, (int)sc);
+	else if (!strcmp(k, "chase_seq"))
+		chase_seq_kernel(64 << 20, 1000000 * sc);
 	else if (!strcmp(k, "sweep_lines"))
 		lines_kernel(64 << 20, (int)sc, false);
 	else if (!strcmp(k, "scatter_lines"))
