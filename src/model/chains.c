@@ -7,7 +7,7 @@
  * registers too, each miss waiting for the one before; and a gather (its
  * address from another load of the block) whose value decides the
  * block's branch: bzip2's block[ptr[i] + d], each byte compared, cost
- * its L2 latency a miss natively (perf: 28 M cycles over 1.5 M misses),
+ * its L2 latency a miss natively (perf: about 29 M cycles, 1.5 M misses),
  * as each mispredict waits for the byte. A gather into a sum
  * (s += a[order[k]]) is no chain: its misses overlap from turn to turn
  * (wl-model's scatter_lines: 42 cycles a line natively, memory's latency

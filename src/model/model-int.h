@@ -591,8 +591,9 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 
 /* A note for meta.json's warnings (and record's output). */
 void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
-/* GX_MODEL_STRIDES=none (passes.c): the first pass's misses in a stride
- * (gxgrind's D1ms) set aside, as callgrind's files count none. */
+/* passes.c: the first pass's misses in a stride (gxgrind's D1ms) said in
+ * a note, or, with GX_MODEL_STRIDES=none, set aside (callgrind's files
+ * count none). */
 void model_strides(struct model_state *st);
 /* The modelled cycles, every instruction priced, with L2's hits as how says. */
 double model_price(struct model_state *st, enum l2_split how);

@@ -245,7 +245,8 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	int err;
 
 	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 5 :
-		 !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 : !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
+		 !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 :
+		 !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
 	if (!r->ver)
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);

@@ -328,10 +328,11 @@ int pd_collect_build_ids_file(const char *path, struct pd_env *env, char **cause
 {
 	struct perf_reader *r;
 	/* in time order, as a report reads it: a drain of the ring buffers
-	 * may write a CPU's samples of a new program before the CPU's MMAP
-	 * that names it, and in file order those samples hit no map, the
-	 * program got no build-id and no archived copy (a rebuild in place
-	 * then renamed the recording's functions, without a warning) */
+	 * may write one CPU's samples of a new program before the MMAP that
+	 * names it, from another CPU's buffer; in file order those samples
+	 * hit no map, the program got no build-id and no archived copy (a
+	 * rebuild in place then renamed the recording's functions, without a
+	 * warning) */
 	int err = perf_reader__open(&r, path, PD_ORDERED | PD_REGULAR | PD_NOFOLLOW, cause);
 
 	if (err)
