@@ -227,15 +227,15 @@ enum { FROM_NONE, FROM_ITSELF, FROM_LOAD };
  * comes from followed taking it off and adding what it reads, a load's
  * address too, and a reload of a stack slot followed to the store that
  * spilled it: FROM_ITSELF where i itself writes one (a chain), else
- * FROM_LOAD, where another load writes one and at_load stops there (a
- * gather: a[order[k]]).
+ * FROM_LOAD where another load wrote one on the way (a gather:
+ * a[order[k]]).
  */
-static int address_from(const struct model_state *st, const struct model_block *b, size_t i,
-			bool at_load)
+static int address_from(const struct model_state *st, const struct model_block *b, size_t i)
 {
 	const char *t = st->ins[i].text, *paren = strchr(t, '('), *slot = NULL;
 	unsigned regs = regs_in(paren, paren + strcspn(paren, ")")) & ~RSP;
 	size_t len = 0;
+	int from = FROM_NONE;
 
 	for (size_t step = 1; step <= b->n && (regs || slot); step++) {
 		size_t k = b->first + (i - b->first + b->n - step) % b->n;
@@ -244,7 +244,7 @@ static int address_from(const struct model_state *st, const struct model_block *
 		bool ld;
 
 		if (!u)
-			return FROM_NONE;
+			return from;
 		model_insn_rw(u, &rd, &wr, &ld);
 		if (slot && at_slot(u, true, slot, len)) {
 			regs |= rd & ~RSP;	/* the register spilled there */
@@ -254,13 +254,13 @@ static int address_from(const struct model_state *st, const struct model_block *
 			continue;
 		if (k == i)
 			return FROM_ITSELF;
-		if (ld && at_load)
-			return FROM_LOAD;
+		if (ld)
+			from = FROM_LOAD;
 		regs = (regs & ~wr) | (rd & ~RSP);
 		if (ld && !slot && (slot = mem_operand(u, &len)) && !at_slot(u, false, slot, len))
 			slot = NULL;
 	}
-	return FROM_NONE;
+	return from;
 }
 
 static bool reads_flags(const char *t);
@@ -297,12 +297,15 @@ static bool decides_branch(const struct model_state *st, const struct model_bloc
 
 void model_mark_dependent(struct model_state *st, const struct model_block *b)
 {
-	for (size_t i = b->first; i < b->first + b->n; i++)
-		if (!st->ins[i].dep_load && st->ins[i].text &&
-		    model_insn_is_load(st->ins[i].text) &&
-		    (address_from(st, b, i, false) == FROM_ITSELF ||
-		     (address_from(st, b, i, true) == FROM_LOAD && decides_branch(st, b, i))))
-			st->ins[i].dep_load = true;
+	for (size_t i = b->first; i < b->first + b->n; i++) {
+		int from;
+
+		if (st->ins[i].dep_load || !st->ins[i].text || !model_insn_is_load(st->ins[i].text))
+			continue;
+		from = address_from(st, b, i);
+		st->ins[i].dep_load = from == FROM_ITSELF ||
+				      (from == FROM_LOAD && decides_branch(st, b, i));
+	}
 }
 
 /* ---- the paths, backwards ------------------------------------------------- */

@@ -582,27 +582,29 @@ static double price_data(struct model_state *st, size_t i, double m1, double m2,
 	return (1 - r) * bw + (rnd > r * bw ? rnd : r * bw);
 }
 
+/* Instruction i's misses that overlap: a chain's in a stride, all of
+ * another's */
+static double overlapping(const struct model_state *st, size_t i)
+{
+	const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
+	double m = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
+
+	return st->ins[i].dep_load ? m * (1 - random_share(c, m, 0, true)) : m;
+}
+
 /* The roofline: a block's streaming misses cost what the memory takes
  * beyond its own cycles, shared by its instructions' misses. */
 static void roofline(struct model_state *st, const struct model_block *bl, double stream,
 		     double basesum)
 {
-	double extra = stream - basesum, tot = 0, *w;
+	double extra = stream - basesum, tot = 0;
 
 	if (stream <= basesum)
 		return;
-	/* each instruction's misses that overlap: a chain's in a stride */
-	w = xcalloc(bl->n + 1, sizeof(*w));
-	for (size_t i = bl->first; i < bl->first + bl->n; i++) {
-		const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
-		double m = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
-
-		w[i - bl->first] = st->ins[i].dep_load ? m * (1 - random_share(c, m, 0, true)) : m;
-		tot += w[i - bl->first];
-	}
+	for (size_t i = bl->first; i < bl->first + bl->n; i++)
+		tot += overlapping(st, i);
 	for (size_t i = bl->first; i < bl->first + bl->n && tot > 0; i++)
-		st->mem[st->ins[i].cg] += extra * w[i - bl->first] / tot;
-	free(w);
+		st->mem[st->ins[i].cg] += extra * overlapping(st, i) / tot;
 }
 
 double model_tlb_bound(const struct model_state *st)

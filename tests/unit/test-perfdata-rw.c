@@ -1301,6 +1301,25 @@ static void test_build_id_layouts(void)
 	free(path);
 }
 
+/* pid 3's MMAP2 of /nonexistent/libgone.so at 0x7000000 (time 4), its
+ * build-id in the record (bid: the size word, then 20 bytes) */
+static void put_mmap2_bid(struct perf_writer *w, const struct perf_event_attr *a,
+			  const uint8_t bid[24])
+{
+	struct rec rec;
+
+	rec_start(&rec, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
+	rec_u32x2(&rec, 3, 3);
+	rec_u64(&rec, 0x7000000);
+	rec_u64(&rec, 0x1000);
+	rec_u64(&rec, 0);
+	rec_bytes(&rec, bid, 24);
+	rec_u32x2(&rec, 5, 2);
+	rec_str(&rec, "/nonexistent/libgone.so");
+	put_id_trailer(&rec, a, 3, 4, 7, 0);
+	perf_writer__write(w, rec.w, rec_end(&rec));
+}
+
 static void test_build_ids(void)
 {
 	char *path = tmp_path("bid.data"), *cause = NULL;
@@ -1346,17 +1365,7 @@ static void test_build_ids(void)
 		simple_evsel(&ev, &eid);
 		memset(&env, 0, sizeof(env));
 		if (perf_writer__new(&w, path, &ev, 1, &cause) == 0) {
-			rec_start(&rec, PERF_RECORD_MMAP2,
-				  PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
-			rec_u32x2(&rec, 3, 3);
-			rec_u64(&rec, 0x7000000);
-			rec_u64(&rec, 0x1000);
-			rec_u64(&rec, 0);
-			rec_bytes(&rec, bid, 24);
-			rec_u32x2(&rec, 5, 2);
-			rec_str(&rec, "/nonexistent/libgone.so");
-			put_id_trailer(&rec, &ev.attr, 3, 4, 7, 0);
-			perf_writer__write(w, rec.w, rec_end(&rec));
+			put_mmap2_bid(w, &ev.attr, bid);
 			perf_writer__write(w, rec.w, put_sample(&rec, &ev.attr, &s));
 			perf_writer__finish(w, NULL, NULL);
 			perf_writer__delete(w);
@@ -1380,17 +1389,7 @@ static void test_build_ids(void)
 		memset(&env, 0, sizeof(env));
 		if (perf_writer__new(&w, path, &ev, 1, &cause) == 0) {
 			perf_writer__write(w, rec.w, put_sample(&rec, &ev.attr, &s));
-			rec_start(&rec, PERF_RECORD_MMAP2,
-				  PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
-			rec_u32x2(&rec, 3, 3);
-			rec_u64(&rec, 0x7000000);
-			rec_u64(&rec, 0x1000);
-			rec_u64(&rec, 0);
-			rec_bytes(&rec, bid, 24);
-			rec_u32x2(&rec, 5, 2);
-			rec_str(&rec, "/nonexistent/libgone.so");
-			put_id_trailer(&rec, &ev.attr, 3, 4, 7, 0);
-			perf_writer__write(w, rec.w, rec_end(&rec));
+			put_mmap2_bid(w, &ev.attr, bid);
 			perf_writer__finished_round(w);
 			perf_writer__flush(w);
 			err = pd_collect_build_ids_file(path, &env, &cause);
