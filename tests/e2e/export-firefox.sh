@@ -110,9 +110,10 @@ if [ -x "$WL/wl-offcpu" ] && "$X" record -q -o off --off-cpu -g -- "$WL/wl-offcp
 	check "its waits are interval markers on their threads" \
 		jq -e '[.threads[] | . as $t | .markers.name[] | $t.stringArray[.] | select(startswith("off-CPU: "))] | length > 0' off.json
 	# wl-offcpu's sleeper sleeps its whole life: a thread of waits only
-	# (on a loaded machine its start and wake-up may take a few samples:
-	# 5 are 1.25 ms of a 400 ms life)
-	jq -e '[.threads[] | select(.name == "sleeper" and .samples.length <= 5) | . as $t | .markers.name[] | $t.stringArray[.] | select(. == "off-CPU: sleep")] | length > 0' off.json >/dev/null
+	# (on a loaded machine its start and wake-up take a few samples: CI
+	# saw 6; 40 are a twentieth of what the hogs, which run through the
+	# same time, have: about 800)
+	jq -e '[.threads[] | select(.name == "sleeper" and .samples.length <= 40) | . as $t | .markers.name[] | $t.stringArray[.] | select(. == "off-CPU: sleep")] | length > 0' off.json >/dev/null
 	r=$?
 	ok $r "a thread that only waited is there with its sleeps"
 	[ $r = 0 ] || diag "threads: $(jq -c '[.threads[] | {name, tid, samples: .samples.length, markers: ([. as $t | .markers.name[] | $t.stringArray[.]] | unique)}]' off.json)"
