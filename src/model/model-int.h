@@ -574,8 +574,11 @@ size_t model_block_scale(struct model_state *st, double *fma_scale, double *add_
 void model_mark_dependent(struct model_state *st, const struct model_block *b);
 /* chains.c: loads that miss L1 and whose address comes from their own last value
  * along the paths callgrind saw (a chase across a loop's blocks) marked
- * dep_load; how many. */
-size_t model_mark_chains(struct model_state *st);
+ * dep_load, how many returned; and those whose address comes from
+ * another load's value and whose value decides their block's branch (a
+ * gather across blocks), how many into *gathers (NULL: not wanted); a
+ * note says each. */
+size_t model_mark_chains(struct model_state *st, size_t *gathers);
 /* chains.c: model_loop_recurrence for block b's instructions as given to
  * llvm-mca (not a rep string's), with its latencies; NAN where their
  * numbers differ (a line llvm-mca dropped). */

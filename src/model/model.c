@@ -854,8 +854,6 @@ static void bad_path(struct model_state *st);
 
 static void model_code(struct model_state *st)
 {
-	size_t chased;
-
 	st->nr_ins = st->cg.nr_insns;
 	st->ins = xcalloc(st->nr_ins + 1, sizeof(*st->ins));
 	for (size_t i = 0; i < st->nr_ins; i++) {
@@ -880,11 +878,7 @@ static void model_code(struct model_state *st)
 	find_blocks(st);
 	for (size_t b = 0; b < st->nr_blocks; b++)
 		model_mark_dependent(st, &st->blocks[b]);
-	chased = model_mark_chains(st);
-	if (chased)
-		model_note(st, "model: %zu %s chase across %s loop's blocks (an address from the "
-		           "load's own last value): each miss waits for the one before", chased,
-		           chased == 1 ? "load" : "loads", chased == 1 ? "its" : "their");
+	model_mark_chains(st, NULL);
 	model_blocks(st);
 	bias_bound(st);
 	bad_path(st);

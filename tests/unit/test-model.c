@@ -237,6 +237,12 @@ static void test_block_chains(void)
 		{ { "movl -4(%rbx,%rcx,4), %esi", "movq %rax, (%r13,%rsi)" }, "00",
 		  "a store to an indexed address is no load, whatever its address's commas" },
 		{ { "leaq 8(%rax,%rbx), %rax" }, "0", "lea reads no memory" },
+		{ { "movq (%rdi), %rax", "cmpb %r10b, (%rax,%rsi)", "jne 0x10" }, "010",
+		  "a compare of memory is a load: a gather whose flags decide the branch (gzip)" },
+		{ { "movq (%rdi), %rax", "cmpb %r10b, (%rax,%rsi)", "sete %cl", "jmp 0x10" }, "0000",
+		  "... not where no conditional branch reads them" },
+		{ { "movq (%rdi), %rax", "lock cmpxchgq %rcx, (%rax)", "jne 0x10" }, "000",
+		  "cmpxchg writes its memory: not taken for a compare's load" },
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(B); k++) {
@@ -363,7 +369,9 @@ static void test_recurrence(void)
 /* xz's binary tree of matches (liblzma 5.4.1, 0x15b60-0x15be3): the next
  * node's index loaded in one block (15b73 or 15bde), its address made in
  * another (15bae), the load in the third: each of the two loads chases
- * itself round the loop, the bytes compared (15bc4, 15bc9) do not. */
+ * itself round the loop, the bytes compared (15bc4, 15bc9) do not; the
+ * node's byte (15bc4, its address from the index's load) gathers, its
+ * value deciding the block's je, the current string's (15bc9) not. */
 static void test_chains(void)
 {
 	static const struct {
@@ -403,11 +411,15 @@ static void test_chains(void)
 	struct model_state st = { 0 };
 	struct model_insn *ins = xcalloc(n, sizeof(*ins));
 	struct cg_insn *cg = xcalloc(n, sizeof(*cg));
-	size_t marked;
+	/* the block of the bytes compared: 15b96 (a jump's target) to the
+	 * je at 15bd1 */
+	struct model_block blk = { .first = 15, .n = 19 };
+	size_t marked, gathers;
 	bool got[4] = { false, false, false, false };
 
 	for (size_t i = 0; i < n; i++) {
-		ins[i] = (struct model_insn){ .cg = i, .addr = code[i].a, .block = -1,
+		ins[i] = (struct model_insn){ .cg = i, .addr = code[i].a,
+					      .block = i >= 15 && i < 34 ? 0 : -1,
 					      .text = (char *)code[i].t };
 		cg[i].addr = code[i].a;
 		cg[i].c[CG_IR] = 1000000;
@@ -419,7 +431,10 @@ static void test_chains(void)
 	st.ins = ins, st.nr_ins = n;
 	st.cg.insns = cg, st.cg.nr_insns = n;
 	st.cg.jumps = jumps, st.cg.nr_jumps = sizeof(jumps) / sizeof(jumps[0]);
-	marked = model_mark_chains(&st);
+	st.blocks = &blk, st.nr_blocks = 1;
+	is_int(code[15].a, 0x15b96, "(the block's first)");
+	is_int(code[33].a, 0x15bd1, "(its last)");
+	marked = model_mark_chains(&st, &gathers);
 	for (size_t i = 0; i < n; i++) {
 		if (code[i].a == 0x15b73)
 			got[0] = ins[i].dep_load;
@@ -432,13 +447,22 @@ static void test_chains(void)
 	}
 	is_int(marked, 2, "xz's tree: two loads chase across the loop's blocks");
 	ok(got[0] && got[1], "... the next node's index, from either block (15b73, 15bde)");
-	ok(!got[2] && !got[3], "... not the bytes compared, whose address is no chain's own");
+	is_int(gathers, 1, "... and one byte compared gathers: the node's (15bc4), its address "
+	       "from the index's load and its value deciding the block's je");
+	ok(got[2] && !got[3], "... not the current string's (15bc9): its address from no load");
+	for (size_t i = 0; i < n; i++)
+		ins[i].dep_load = false;
+	ins[33].text = (char *)"jmp 0x15be8";
+	model_mark_chains(&st, &gathers);
+	ok(gathers == 0 && !ins[30].dep_load && !ins[31].dep_load,
+	   "... not where the block ends in no conditional branch");
+	ins[33].text = (char *)code[33].t;
 	/* without the jump back from the right subtree's block, 15bde's
 	 * value reaches its address no more */
 	for (size_t i = 0; i < n; i++)
 		ins[i].dep_load = false;
 	st.cg.nr_jumps = 3;
-	is_int(model_mark_chains(&st), 1, "... without the jump back from 15be3: one (15b73)");
+	is_int(model_mark_chains(&st, NULL), 1, "... without the jump back from 15be3: one (15b73)");
 	free(cg);
 	free(ins);
 }
