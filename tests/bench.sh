@@ -24,7 +24,7 @@ done
 # Alone, with no environment: only an in-tree build has gexplore where the
 # scripts look (next to bench/).
 if [ "$(cd "$GX_SRCDIR" && pwd -P)" != "$(cd "$GX_BUILDDIR" && pwd -P)" ]; then
-	skip 4 "a VPATH build: bench/ finds gexplore in the source tree only"
+	skip 6 "a VPATH build: bench/ finds gexplore in the source tree only"
 	done_testing
 	exit
 fi
@@ -45,7 +45,21 @@ if can_sample; then
 else
 	skip 1 "perf_event_open of cpu-clock is not permitted here"
 fi
-for n in tui peak overhead; do
+# the model's predictor against this core's (bench/predictor): gxgrind's
+# tagged predictor learns a pattern of 1 Ki outcomes and not random bits
+if [ -x "$GX_BUILDDIR/grind/gxgrind-amd64-linux" ] && command -v valgrind >/dev/null &&
+	command -v llvm-mca >/dev/null; then
+	alone predictor -n 1
+	ok $? "bench/predictor runs alone"
+	awk '$1 == "pattern" && $5 + 0 <= 2 { a = 1 } $1 == "branchy" && $5 + 0 >= 35 { b = 1 }
+	     END { exit !(a && b) }' predictor.out
+	r=$?
+	ok $r "bench/predictor: the 1 Ki pattern learnt, random bits missed one in two"
+	[ $r = 0 ] || sed 's/^/# /' predictor.out predictor.err
+else
+	skip 2 "no gxgrind, valgrind or llvm-mca here"
+fi
+for n in tui peak overhead predictor; do
 	[ -s "$n.err" ] && grep -i 'set GX\|not found\|no such' "$n.err" | sed 's/^/# /'
 done
 done_testing

@@ -517,7 +517,9 @@ static IRSB *gx_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 					taken = tmp(s.out, Ity_I64,
 						    IRExpr_Binop(Iop_Xor64, taken,
 								 IRExpr_Const(IRConst_U64(1))));
-				if (s.in->plt)	/* counted where only known as it runs */
+				/* counted where only known as it runs; the tagged
+				 * predictor's too */
+				if (s.in->plt || tage)
 					call3(s.out, "sim_cond", sim_cond, s.in, taken, word(cur->key),
 					      NULL);
 				else
@@ -593,6 +595,17 @@ static Bool gx_option(const HChar *arg)
 	} geo[] = { { "--I1", &I1, NULL }, { "--D1", &D1, NULL }, { "--LL", &LL, NULL },
 		    { "--L2", &L2, &h2 }, { "--PG", &PG, NULL }, { "--TL", &TL, &tl } };
 
+	const HChar *pred;
+
+	if (VG_STR_CLO(arg, "--gx-predictor", pred)) {
+		if (!VG_(strcmp)(pred, "tage"))
+			tage = True;
+		else if (!VG_(strcmp)(pred, "2bit"))
+			tage = False;
+		else
+			VG_(fmsg_bad_option)(arg, "tage or 2bit\n");
+		return True;
+	}
 	if (VG_STR_CLO(arg, "--gx-out-file", out_template) ||
 	    VG_STR_CLO(arg, "--gx-l2-file", l2_template) ||
 	    VG_STR_CLO(arg, "--gx-tlb-file", tl_template) || VG_BOOL_CLO(arg, "--gx-first", first))
@@ -618,6 +631,8 @@ static void gx_usage(void)
 		    "                              thread (FILE-NN), a child's counts its own [no]\n"
 		    "    --gx-l2-file=FILE         the second hierarchy's counts with PG (--L2)\n"
 		    "    --gx-tlb-file=FILE        the same with TL (--L2, --TL)\n"
+		    "    --gx-predictor=tage|2bit  conditional branches by a tagged predictor\n"
+		    "                              over long histories, or cachegrind's [2bit]\n"
 		    "    --I1=, --D1=, --LL=SIZE,ASSOC,LINE   the caches simulated\n"
 		    "    --L2=, --PG=, --TL=SIZE,ASSOC,LINE   the second hierarchy's\n");
 }

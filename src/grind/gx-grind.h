@@ -63,6 +63,9 @@ void gx_syscall_post(ThreadId tid, UInt no, UWord *args, UInt nr, SysRes res);
 #define BTAC_BITS 9
 
 extern UWord history;
+/* --gx-predictor=tage: conditional branches by a tagged predictor over
+ * long histories (gx-sim.c), each through sim_cond; else cachegrind's */
+extern Bool tage;
 extern UChar bc_ctr[1 << (HIST_BITS + IADDR_BITS)];
 
 /* A map of two words to three counts, open addressing */

@@ -2,7 +2,8 @@
  * gx-sim.c: gxgrind's simulators, as callgrind's: the caches (--cache-sim:
  * I1 and D1, each backed by one last level, LRU sets; an access that
  * crosses a line looks up both) with the second hierarchy beside them,
- * and cachegrind's branch predictors (--branch-sim); each instruction's
+ * and cachegrind's branch predictors (--branch-sim), or a tagged one for
+ * conditional branches (--gx-predictor=tage); each instruction's
  * counters in each thread, and its names. The helpers the translations
  * call (gx-grind.c) count where the translations could not.
  */
@@ -234,7 +235,7 @@ UWord history;
 UChar bc_ctr[1 << (HIST_BITS + IADDR_BITS)];
 static Addr btac[1 << BTAC_BITS];
 
-static Bool cond_missed(Addr a, Bool taken)
+static Bool bimodal_missed(Addr a, Bool taken)
 {
 	UWord i = (history & ((1 << HIST_BITS) - 1)) << IADDR_BITS | (a & ((1 << IADDR_BITS) - 1));
 	Bool predicted = bc_ctr[i] >= 2;
@@ -245,6 +246,149 @@ static Bool cond_missed(Addr a, Bool taken)
 	else if (!taken && bc_ctr[i] > 0)
 		bc_ctr[i]--;
 	return predicted != taken;
+}
+
+/*
+ * --gx-predictor=tage: a tagged predictor over long histories, as the
+ * cores gexplore models have (Seznec's TAGE, which AMD and Intel describe
+ * their conditional predictors after). A base table of 2-bit counters by
+ * the branch's address; TAGE_TABLES tables of TAGE_SIZE entries, each
+ * indexed and tagged by the address and the last TAGE_LEN[t] outcomes of
+ * conditional branches (a hash of both, tage_hash); the
+ * longest whose tag matches predicts, the next longest (or the base) where
+ * its entry is new and weak. A miss allocates an entry in a longer table
+ * whose entry is not useful; none free, theirs age. What it is measured
+ * against: a branch on a fixed random pattern of P outcomes, repeated,
+ * costs Zen 5 no mispredicts up to P = 16,384 and one in two at 65,536
+ * (natively, by time: bench/model.md); the tables hold 6 x 4,096 entries
+ * and 8,192 base counters.
+ */
+#define TAGE_TABLES 6
+#define TAGE_LOG 12
+#define TAGE_SIZE (1 << TAGE_LOG)
+#define TAGE_TAG 11
+#define TAGE_BASE_LOG 13
+#define TAGE_HIST 256		/* outcomes kept: more than the longest length */
+
+static const UInt TAGE_LEN[TAGE_TABLES] = { 5, 11, 22, 44, 88, 176 };
+
+struct tage_ent {
+	UShort tag;
+	Char ctr;		/* -4 .. 3: taken where >= 0 */
+	UChar u;		/* 0 .. 3: how useful */
+};
+
+static struct {
+	struct tage_ent t[TAGE_TABLES][TAGE_SIZE];
+	UChar base[1 << TAGE_BASE_LOG];
+	ULong hist[TAGE_HIST / 64];	/* outcomes, the newest bit 0 of hist[0] */
+	ULong ticks, seed;
+	Bool ready;
+} tg;
+Bool tage;
+
+static void tage_init(void)
+{
+	for (UInt i = 0; i < (1u << TAGE_BASE_LOG); i++)
+		tg.base[i] = 2;	/* weakly taken, as cachegrind's start */
+	tg.seed = 0x2545f4914f6cdd1dULL;
+	tg.ready = True;
+}
+
+/* Table t's hash of branch a and its last TAGE_LEN[t] outcomes: the index
+ * its top bits, the tag bits below (a multiply's mix, not a fold of the
+ * history's words into the index's width, whose chunks a loop's few
+ * branches a turn line up in: a pattern's outcomes on only a few bits) */
+static ULong tage_hash(Addr a, UInt t)
+{
+	static const ULong K[4] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL,
+				    0x165667b19e3779f9ULL, 0xd6e8feb86659fd93ULL };
+	UInt len = TAGE_LEN[t];
+	ULong x = (ULong)a * 0xff51afd7ed558ccdULL + t;
+
+	for (UInt w = 0; w * 64 < len; w++) {
+		ULong h = tg.hist[w];
+
+		if (len - w * 64 < 64)
+			h &= (1ULL << (len - w * 64)) - 1;
+		x ^= (h + w) * K[w];
+	}
+	x ^= x >> 31;
+	x *= 0x94d049bb133111ebULL;
+	return x ^ (x >> 29);
+}
+
+static Bool tage_missed(Addr a, Bool taken)
+{
+	UInt idx[TAGE_TABLES], b = (UInt)((a ^ (a >> TAGE_BASE_LOG)) & ((1u << TAGE_BASE_LOG) - 1));
+	UShort tag[TAGE_TABLES];
+	Int prov = -1, alt = -1;
+	Bool pred, alt_pred, prov_pred = False;
+
+	if (!tg.ready)
+		tage_init();
+	for (UInt t = 0; t < TAGE_TABLES; t++) {
+		ULong h = tage_hash(a, t);
+
+		idx[t] = (UInt)(h >> (64 - TAGE_LOG));
+		tag[t] = (UShort)(h & ((1u << TAGE_TAG) - 1));
+	}
+	for (Int t = TAGE_TABLES - 1; t >= 0; t--)
+		if (tg.t[t][idx[t]].tag == tag[t]) {
+			if (prov < 0)
+				prov = t;
+			else if (alt < 0)
+				alt = t;
+		}
+	alt_pred = alt >= 0 ? tg.t[alt][idx[alt]].ctr >= 0 : tg.base[b] >= 2;
+	pred = alt_pred;
+	if (prov >= 0) {
+		struct tage_ent *e = &tg.t[prov][idx[prov]];
+
+		prov_pred = e->ctr >= 0;
+		/* a new entry, still weak, is trusted less than the next */
+		if (e->u || (e->ctr != 0 && e->ctr != -1))
+			pred = prov_pred;
+		if (prov_pred != alt_pred)
+			e->u = prov_pred == taken ? (e->u < 3 ? e->u + 1 : 3) : (e->u ? e->u - 1 : 0);
+		e->ctr = taken ? (e->ctr < 3 ? e->ctr + 1 : 3) : (e->ctr > -4 ? e->ctr - 1 : -4);
+	} else {
+		tg.base[b] = taken ? (tg.base[b] < 3 ? tg.base[b] + 1 : 3) :
+				     (tg.base[b] ? tg.base[b] - 1 : 0);
+	}
+	/* a miss: an entry in a longer table, one not useful (from a random
+	 * one of the first two such: no table always wins) */
+	if (pred != taken && prov < TAGE_TABLES - 1) {
+		Int free[TAGE_TABLES], nf = 0;
+
+		for (Int t = prov + 1; t < TAGE_TABLES; t++)
+			if (!tg.t[t][idx[t]].u)
+				free[nf++] = t;
+		tg.seed ^= tg.seed << 13, tg.seed ^= tg.seed >> 7, tg.seed ^= tg.seed << 17;
+		if (nf) {
+			Int t = free[nf > 1 && (tg.seed & 1) ? 1 : 0];
+
+			tg.t[t][idx[t]] = (struct tage_ent){ tag[t], taken ? 0 : -1, 0 };
+		} else {
+			for (Int t = prov + 1; t < TAGE_TABLES; t++)
+				tg.t[t][idx[t]].u--;
+		}
+	}
+	/* usefulness ages: halved every 256 K branches */
+	if (!(++tg.ticks & ((1u << 18) - 1)))
+		for (UInt t = 0; t < TAGE_TABLES; t++)
+			for (UInt i = 0; i < TAGE_SIZE; i++)
+				tg.t[t][i].u >>= 1;
+	/* the outcome into the history */
+	for (UInt w = TAGE_HIST / 64 - 1; w > 0; w--)
+		tg.hist[w] = tg.hist[w] << 1 | tg.hist[w - 1] >> 63;
+	tg.hist[0] = tg.hist[0] << 1 | (taken ? 1 : 0);
+	return pred != taken;
+}
+
+static Bool cond_missed(Addr a, Bool taken)
+{
+	return tage ? tage_missed(a, taken) : bimodal_missed(a, taken);
 }
 
 static Bool ind_missed(Addr a, Addr to)

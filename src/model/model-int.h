@@ -413,6 +413,12 @@ struct model_vg {
 	pid_t pid;		/* Valgrind's (the workload's), 0 once ended */
 };
 
+/* Whether gxgrind's first pass predicts conditional branches by its tagged
+ * predictor (--gx-predictor=tage), as a core of these years does:
+ * GX_MODEL_PREDICTOR=tage; else by cachegrind's 2-bit counters, as
+ * callgrind does (bench/model.md's twentieth round: which prices the
+ * evaluation set better). */
+bool model_vg__tage(void);
 /* Start a run of o->argv, its files in s, geo[] its I1, D1 and LL (size 0:
  * Valgrind's default), and under PASS_GFIRST h2[] the second hierarchy's
  * L2, pages and TLB (size 0: not simulated), env ("VALGRIND_LIB=...":

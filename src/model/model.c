@@ -1255,12 +1255,14 @@ static void cost_notes(struct model_state *st, double cycles)
 		           st->cg.totals[CG_BI], st->machine.name, 100 * st->mc.ind_missed,
 		           100 * st->mc.ind_missed, full, cycles > 0 ? 100 * full / cycles : 0.0);
 	}
-	if (st->bcm_over)
-		model_note(st, "model: callgrind's predictor (16 K two-bit counters, untagged) "
-		           "missed %" PRIu64 " conditional branches, %" PRIu64 " of them beyond "
-		           "what predicting each branch's more frequent way misses (a branch "
-		           "sharing another's counter): a core's tagged predictor is priced at "
-		           "that bound", st->cg.totals[CG_BCM], st->bcm_over);
+	if (st->bcm_over || st->first_grind)
+		model_note(st, "model: %s missed %" PRIu64 " conditional branches, %" PRIu64 " of "
+		           "them beyond what predicting each branch's more frequent way misses: "
+		           "priced at that bound", st->first_grind && model_vg__tage() ?
+		           "gxgrind's tagged predictor (GX_MODEL_PREDICTOR=tage: 6 x 4 K entries "
+		           "over the last 5 to 176 outcomes, as TAGE)" :
+		           "callgrind's predictor (16 K two-bit counters, untagged)",
+		           st->cg.totals[CG_BCM], st->bcm_over);
 }
 
 /* meta.json of the modelled run: its command, status, times (the

@@ -453,6 +453,7 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 		/* a file a thread (%p-NN), jumps and calls, every column;
 		 * the second hierarchy's files beside them */
 		gx_strv_addf(&av, &n, "--gx-first=yes");
+		gx_strv_addf(&av, &n, "--gx-predictor=%s", model_vg__tage() ? "tage" : "2bit");
 		gx_strv_addf(&av, &n, "--gx-l2-file=%s/%s.out.%%p", at, pass_prefix[PASS_GRIND]);
 		gx_strv_addf(&av, &n, "--gx-tlb-file=%s/%s.out.%%p", at, pass_prefix[PASS_GTLB]);
 		if (h2[0].size)
@@ -637,6 +638,13 @@ static char *grind_dir(void)
 	return access(GX_GRIND_DIR, F_OK) == 0 ? xstrdup(GX_GRIND_DIR) : NULL;
 }
 #endif
+
+bool model_vg__tage(void)
+{
+	const char *e = getenv("GX_MODEL_PREDICTOR");
+
+	return e && !strcmp(e, "tage");
+}
 
 char *model_grind_env(const char *valgrind, const struct model_scratch *s, const char **why)
 {

@@ -5,7 +5,9 @@
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, sweep_lines and scatter_lines (a load a line over 64 MiB, in order or not,
- * SCALE times), chase_seq (a chase through 64 MiB in address order), branchy, touch (the first touch of SCALE MiB, a byte a page), touch_variant
+ * SCALE times), chase_seq (a chase through 64 MiB in address order), branchy, pattern,
+ * pattern16k, pattern64k (branchy on a fixed pattern of 1, 16 or 64 Ki random bits,
+ * repeated), touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
  * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
@@ -494,6 +496,17 @@ static void run(const char *k, long sc)
 
 		for (long r = 0; r < sc; r++)
 			wl_sink += branchy(v, 200000);
+		free(v);
+	} else if (!strcmp(k, "pattern") || !strcmp(k, "pattern16k") ||
+		   !strcmp(k, "pattern64k")) {
+		/* branchy's branch on a fixed random pattern of 1, 16 or 64 Ki
+		 * bits, repeated: 200 Ki turns a SCALE (bench/predictor); a
+		 * predictor over long histories learns the shorter ones */
+		size_t n = k[7] == '1' ? 16384 : k[7] == '6' ? 65536 : 1024;
+		uint32_t *v = random_u32(n);
+
+		for (long r = 0; r < (long)(200 * 1024 / n) * sc; r++)
+			wl_sink += branchy(v, n);
 		free(v);
 	} else if (!strcmp(k, "touch")) {
 		/* the first touch of SCALE MiB, a byte a page: what a page
