@@ -414,10 +414,10 @@ struct model_vg {
 };
 
 /* Whether gxgrind's first pass predicts conditional branches by its tagged
- * predictor (--gx-predictor=tage), as a core of these years does:
- * GX_MODEL_PREDICTOR=tage; else by cachegrind's 2-bit counters, as
- * callgrind does (bench/model.md's twentieth round: which prices the
- * evaluation set better). */
+ * predictor (--gx-predictor=tage), as a core of these years does
+ * (bench/predictor); not where GX_MODEL_PREDICTOR=2bit asks for
+ * cachegrind's 2-bit counters (callgrind's counts, to compare with
+ * callgrind's). */
 bool model_vg__tage(void);
 /* Start a run of o->argv, its files in s, geo[] its I1, D1 and LL (size 0:
  * Valgrind's default), and under PASS_GFIRST h2[] the second hierarchy's

@@ -1259,8 +1259,8 @@ static void cost_notes(struct model_state *st, double cycles)
 		model_note(st, "model: %s missed %" PRIu64 " conditional branches, %" PRIu64 " of "
 		           "them beyond what predicting each branch's more frequent way misses: "
 		           "priced at that bound", st->first_grind && model_vg__tage() ?
-		           "gxgrind's tagged predictor (GX_MODEL_PREDICTOR=tage: 6 x 4 K entries "
-		           "over the last 5 to 176 outcomes, as TAGE)" :
+		           "gxgrind's tagged predictor (6 x 4 K entries over the last 5 to 176 "
+		           "outcomes, as TAGE; GX_MODEL_PREDICTOR=2bit: callgrind's)" :
 		           "callgrind's predictor (16 K two-bit counters, untagged)",
 		           st->cg.totals[CG_BCM], st->bcm_over);
 }

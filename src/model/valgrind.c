@@ -643,7 +643,7 @@ bool model_vg__tage(void)
 {
 	const char *e = getenv("GX_MODEL_PREDICTOR");
 
-	return e && !strcmp(e, "tage");
+	return !e || strcmp(e, "2bit");
 }
 
 char *model_grind_env(const char *valgrind, const struct model_scratch *s, const char **why)

@@ -140,15 +140,15 @@ fi
 # A branch on a fixed random pattern of 1,024 outcomes, repeated (wl-model's
 # pattern): Zen 5 mispredicts none of it natively (bench/predictor: none
 # up to 16,384 outcomes, one in two at 65,536), nor does gxgrind's tagged
-# predictor (GX_MODEL_PREDICTOR=tage); cachegrind's 2-bit counters, the
-# default, miss half of it, and random bits (branchy) are missed half the
-# time by both. branchy's branches: its loop's and the pattern's, one each
-# a turn.
-if GX_MODEL_PREDICTOR=tage "$GX_BIN" record -q --model=strides.json -o rpt -- "$WLM" pattern \
-	</dev/null >/dev/null 2>&1 && grep -q "gxgrind's tagged predictor" rpt/meta.json; then
-	"$GX_BIN" record -q --model=strides.json -o rpt2 -- "$WLM" pattern </dev/null >/dev/null 2>&1
-	GX_MODEL_PREDICTOR=tage "$GX_BIN" record -q --model=strides.json -o rbr -- "$WLM" branchy \
-		</dev/null >/dev/null 2>&1
+# predictor, the default; cachegrind's 2-bit counters
+# (GX_MODEL_PREDICTOR=2bit) miss half of it, and random bits (branchy)
+# are missed half the time by both. branchy's branches: its loop's and the
+# pattern's, one each a turn.
+if "$GX_BIN" record -q --model=strides.json -o rpt -- "$WLM" pattern </dev/null >/dev/null 2>&1 &&
+	grep -q "gxgrind's tagged predictor" rpt/meta.json; then
+	GX_MODEL_PREDICTOR=2bit "$GX_BIN" record -q --model=strides.json -o rpt2 -- \
+		"$WLM" pattern </dev/null >/dev/null 2>&1
+	"$GX_BIN" record -q --model=strides.json -o rbr -- "$WLM" branchy </dev/null >/dev/null 2>&1
 	share() {	# share RESULT: branchy's mispredicts, in % of its pattern's branches
 		local m b
 		m=$(exact_of "$1" branch-misses:modelled branchy)
@@ -157,9 +157,9 @@ if GX_MODEL_PREDICTOR=tage "$GX_BIN" record -q --model=strides.json -o rpt -- "$
 	}
 	a=$(share rpt) b=$(share rpt2) c=$(share rbr)
 	[ -n "$a" ] && [ "$a" -le 2 ]
-	ok $? "GX_MODEL_PREDICTOR=tage: a repeated pattern of 1,024 outcomes learnt ($a% missed)"
+	ok $? "pattern: a repeated pattern of 1,024 outcomes learnt by the tagged predictor ($a% missed)"
 	[ -n "$b" ] && [ "$b" -ge 35 ] && grep -q "callgrind's predictor (16 K two-bit" rpt2/meta.json
-	ok $? "... by default cachegrind's counters miss it ($b%), said"
+	ok $? "... GX_MODEL_PREDICTOR=2bit: cachegrind's counters miss it ($b%), said"
 	[ -n "$c" ] && [ "$c" -ge 35 ]
 	ok $? "... random bits (branchy) missed by the tagged predictor too ($c%)"
 else
