@@ -258,10 +258,10 @@ static Bool bimodal_missed(Addr a, Bool taken)
  * longest whose tag matches predicts, the next longest (or the base) where
  * its entry is new and weak. A miss allocates an entry in a longer table
  * whose entry is not useful; none free, theirs age. What it is measured
- * against: a branch on a fixed random pattern of P outcomes, repeated,
- * costs Zen 5 no mispredicts up to P = 16,384 and one in two at 65,536
- * (natively, by time: bench/model.md); the tables hold 6 x 4,096 entries
- * and 8,192 base counters.
+ * against: a branch on a fixed random pattern of 1, 16 or 64 Ki outcomes,
+ * repeated, costs Zen 5 no mispredicts, 3% and 40% natively (by time:
+ * bench/predictor), this predictor 0%, 0.1% and 41%, cachegrind's one in
+ * two each; the tables hold 6 x 4,096 entries and 8,192 base counters.
  */
 #define TAGE_TABLES 6
 #define TAGE_LOG 12
@@ -274,7 +274,7 @@ static const UInt TAGE_LEN[TAGE_TABLES] = { 5, 11, 22, 44, 88, 176 };
 
 struct tage_ent {
 	UShort tag;
-	Char ctr;		/* -4 .. 3: taken where >= 0 */
+	Char ctr;		/* -4 .. 3: taken where >= 0 (VEX's Char is signed) */
 	UChar u;		/* 0 .. 3: how useful */
 };
 

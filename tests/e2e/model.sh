@@ -138,8 +138,8 @@ else
 	skip 1 "record --model of chase_seq failed"
 fi
 # A branch on a fixed random pattern of 1,024 outcomes, repeated (wl-model's
-# pattern): Zen 5 mispredicts none of it natively (bench/predictor: none
-# up to 16,384 outcomes, one in two at 65,536), nor does gxgrind's tagged
+# pattern): Zen 5 mispredicts none of it natively (bench/predictor: 3% of
+# 16,384 outcomes, 40% of 65,536), nor does gxgrind's tagged
 # predictor, the default; cachegrind's 2-bit counters
 # (GX_MODEL_PREDICTOR=2bit) miss half of it, and random bits (branchy)
 # are missed half the time by both. branchy's branches: its loop's and the

@@ -241,7 +241,7 @@ static void test_block_chains(void)
 		  "a compare of memory is a load: a gather whose flags decide the branch (gzip)" },
 		{ { "movq (%rdi), %rax", "cmpb %r10b, (%rax,%rsi)", "sete %cl", "jmp 0x10" }, "0000",
 		  "... not where no conditional branch reads them" },
-		{ { "movq (%rdi), %rax", "lock cmpxchgq %rcx, (%rax)", "jne 0x10" }, "000",
+		{ { "movq (%rdi), %rax", "cmpxchgq %rcx, (%rax)", "jne 0x10" }, "000",
 		  "cmpxchg writes its memory: not taken for a compare's load" },
 	};
 
