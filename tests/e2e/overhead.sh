@@ -31,15 +31,18 @@ sh=$(share high)
 pd=$(samp dflt)
 ph=$(samp high)
 # The sampling part is samples x one figure (the cache's): 25 times the
-# samples make it about 25 times the share. The whole was asked to double
-# once, which gexplore's own CPU decides on a loaded machine (1.99 in an
-# ASan build at a load of 4, its own CPU 0.18 of the default's run).
-awk -v d="$pd" -v h="$ph" 'BEGIN { exit !(d > 0 && h > 5 * d) }'
-ok $? "the high rate's sampling cost ($ph of the run) is many times the default's ($pd)"
+# rate asked would make it about 25 times the share, but a VM delivers
+# far fewer of 100 kHz's timer samples (CI here: 6.3 times the default's
+# share, 4.9 in the ASan build under load), so several times is asked.
+# The whole was asked to double once, which gexplore's own CPU decides on
+# a loaded machine (1.99 in an ASan build at a load of 4, its own CPU
+# 0.18 of the default's run).
+awk -v d="$pd" -v h="$ph" 'BEGIN { exit !(d > 0 && h > 3 * d) }'
+ok $? "the high rate's sampling cost ($ph of the run) is several times the default's ($pd)"
 awk -v d="$sd" -v h="$sh" 'BEGIN { exit !(h > d) }'
 ok $? "... and so its whole overhead ($sh of the run) is larger than the default's ($sd)"
-awk -v d="$(jq .sample_records dflt/meta.json)" -v h="$(jq .sample_records high/meta.json)" 'BEGIN { exit !(h > 5 * d) }'
-ok $? "... with many more samples"
+awk -v d="$(jq .sample_records dflt/meta.json)" -v h="$(jq .sample_records high/meta.json)" 'BEGIN { exit !(h > 3 * d) }'
+ok $? "... with several times the samples"
 
 "$GX_BIN" report high >high.txt 2>&1
 check "report: the line gives the total and its share of the run" \
