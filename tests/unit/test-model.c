@@ -463,6 +463,10 @@ static void test_chains(void)
 		ins[i].dep_load = false;
 	st.cg.nr_jumps = 3;
 	is_int(model_mark_chains(&st, NULL), 1, "... without the jump back from 15be3: one (15b73)");
+	ok(st.nr_notes >= 2 && strstr(st.notes[st.nr_notes - 2], "1 load chase across") &&
+	   strstr(st.notes[st.nr_notes - 1], "1 load has an address from another block's load"),
+	   "... and notes say how many chase and how many gather");
+	gx_free_strv(st.notes, st.nr_notes);
 	free(cg);
 	free(ins);
 }
