@@ -214,6 +214,8 @@ struct collect_session {
 	size_t *rot_leader;	/* event index of each group's leader */
 	size_t nr_rot, rot_cur;
 	uint64_t rot_start, rot_next, rot_ns;
+	size_t *rot_order, rot_pos;	/* this turn's order of the groups, rot_cur's place */
+	uint64_t rot_rng;	/* the orders' draws */
 	uint64_t *rot_prev;	/* last counting read per event */
 	uint64_t *rot_prev_run;	/* last running time per group */
 	uint64_t *rot_delta;	/* one slice's (or the totals') counts per event */
@@ -263,6 +265,8 @@ void rotation__prepare(struct collect_session *s);
 int rotation__setup(struct collect_session *s, char **cause);
 /* The first group enabled (unless paused) and the clock started. */
 int rotation__start(struct collect_session *s);
+/* The current slice starts now; its end set --slice later. */
+void rotation__next(struct collect_session *s);
 /* The end of a slice or of a kernel period; last: the recording's. No
  * allocation (the drain loop calls it). */
 int rotation__period_end(struct collect_session *s, bool last);

@@ -61,11 +61,13 @@ int rotation__setup(struct collect_session *s, char **cause)
 	if (s->nr_rot) {
 		s->rot_prev = xcalloc(s->nr_ev, sizeof(*s->rot_prev));
 		s->rot_prev_run = xcalloc(s->nr_rot, sizeof(*s->rot_prev_run));
+		s->rot_order = xcalloc(s->nr_rot, sizeof(*s->rot_order));
 		s->rot_delta = xcalloc(s->nr_ev, sizeof(*s->rot_delta));
 		/* a group read: nr, enabled, running, then {value, id} per member */
 		s->rot_buf_len = (3 + 2 * s->nr_ev) * sizeof(*s->rot_buf);
 		s->rot_buf = xmalloc(s->rot_buf_len);
 		s->rot_ns = (uint64_t)(s->o.slice_ms ? s->o.slice_ms : 10) * 1000000ULL;
+		s->rot_rng = gx_now_ns() ^ ((uint64_t)getpid() << 32);
 		if (s->o.slice_sink) {
 			err = s->o.slice_sink->begin(s->o.slice_sink, s->nr_ev,
 						     rotation_reference(s), s->rot_ns, cause);
@@ -93,15 +95,47 @@ int rotation__setup(struct collect_session *s, char **cause)
 
 static int rotation_toggle(struct collect_session *s, size_t g, bool enable);
 
+/* The current slice starts now and lasts --slice. */
+void rotation__next(struct collect_session *s)
+{
+	s->rot_start = gx_now_ns();
+	s->rot_next = s->rot_start + s->rot_ns;
+}
+
+/*
+ * The groups' order for the next turn of them all: a permutation drawn
+ * anew each turn (Fisher-Yates). In a fixed order, a workload whose
+ * behaviour repeats at about one turn kept its bursts in one group's
+ * slices run after run: wl-mux-steady's sleeps, every 10 ms under 6 ms
+ * slices, were estimated 10% high on average over 40 runs, from 0.6 to
+ * 1.4 times their count, and the intervals, which resample a group's
+ * slices as if each had fallen anywhere, held the truth in 37 of 40. In a
+ * drawn order each group takes each place of a turn as often, whatever
+ * the workload's period; every group still counts once a turn, so the
+ * slices' lengths, their number and the groups' shares stay as they were.
+ */
+static void rotation_shuffle(struct collect_session *s)
+{
+	for (size_t i = 0; i < s->nr_rot; i++)
+		s->rot_order[i] = i;
+	for (size_t i = s->nr_rot; i > 1; i--) {
+		size_t j = (size_t)(gx_rand_next(&s->rot_rng) % i), t = s->rot_order[i - 1];
+
+		s->rot_order[i - 1] = s->rot_order[j];
+		s->rot_order[j] = t;
+	}
+	s->rot_pos = 0;
+}
+
 int rotation__start(struct collect_session *s)
 {
 	int err;
 
-	s->rot_cur = 0;
+	rotation_shuffle(s);
+	s->rot_cur = s->rot_order[0];
 	s->stats.nr_groups = (uint32_t)s->nr_rot;
-	err = s->paused ? 0 : rotation_toggle(s, 0, true);	/* else control_enable's */
-	s->rot_start = gx_now_ns();
-	s->rot_next = s->rot_start + s->rot_ns;
+	err = s->paused ? 0 : rotation_toggle(s, s->rot_cur, true);	/* else control_enable's */
+	rotation__next(s);
 	return err;
 }
 
@@ -222,10 +256,11 @@ static int rotation_switch(struct collect_session *s, bool last)
 		s->rot_prev_run[cur] = run_ns;
 	}
 	if (!last) {
-		s->rot_cur = (s->rot_cur + 1) % s->nr_rot;
+		if (++s->rot_pos == s->nr_rot)
+			rotation_shuffle(s);
+		s->rot_cur = s->rot_order[s->rot_pos];
 		err = rotation_toggle(s, s->rot_cur, true);
-		s->rot_start = gx_now_ns();
-		s->rot_next = s->rot_start + s->rot_ns;
+		rotation__next(s);
 	}
 	s->stats.slices++;
 	if (s->rot_log) {

@@ -559,7 +559,7 @@ void collect_session__delete(struct collect_session *s)
 	workload__exit(&s->wl);
 	collect_events__free(s->ev, s->nr_ev);
 	gx_free_strv(s->warnings, s->nr_warnings);
-	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run,
+	GX_FREE(s->cpus, s->tids, s->bounce, s->rot_leader, s->rot_prev, s->rot_prev_run, s->rot_order,
 		s->rot_delta, s->rot_buf, s->kper_prev_run, s->kper_run, s->kper_prev_en, s->kper_en);
 	if (s->rot_log)
 		s->rot_log->flush(s->rot_log);
@@ -855,10 +855,8 @@ static void control_enable(struct collect_session *s)
 					err = -errno;
 			}
 	}
-	if (s->nr_rot) {
-		s->rot_start = gx_now_ns();
-		s->rot_next = s->rot_start + s->rot_ns;
-	}
+	if (s->nr_rot)
+		rotation__next(s);
 }
 
 /* One command line of a control channel: perf's "enable" and "disable"

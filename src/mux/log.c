@@ -422,16 +422,6 @@ static double *log__fractions(const struct mux_log *l)
 
 /* ---- estimates and the bootstrap --------------------------------------------- */
 
-static uint64_t rng_next(uint64_t *s)
-{
-	/* splitmix64: small, good enough for resampling */
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* Point estimates of every event from the slices listed per group. */
 static void log__point(const struct mux_log *l, double *est)
 {
@@ -511,7 +501,7 @@ static void boot__replicate(struct boot *b, const struct mux_log *l, double *est
 			continue;
 		memset(b->sum, 0, l->nr_events * sizeof(*b->sum));
 		for (size_t k = 0; k < b->cnt[g]; k++) {
-			const struct mux_slice *s = &l->slices[b->idx[g][rng_next(&b->rng) % b->cnt[g]]];
+			const struct mux_slice *s = &l->slices[b->idx[g][gx_rand_next(&b->rng) % b->cnt[g]]];
 
 			w += slice_weight(l, s, b->by);
 			for (size_t e = 0; e < l->nr_events; e++)
@@ -1009,8 +999,8 @@ double mux_row_rel_sd(uint64_t nsamples, double reliability)
 /* A standard normal deviate (Box-Muller). */
 static double normal(uint64_t *rng)
 {
-	double u1 = ((double)(rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
-	double u2 = ((double)(rng_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	double u1 = ((double)(gx_rand_next(rng) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = ((double)(gx_rand_next(rng) >> 11) + 0.5) / 9007199254740992.0;
 
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }

@@ -19,6 +19,15 @@ uint64_t gx_hash(const void *data, size_t len)
 	return h;
 }
 
+uint64_t gx_rand_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
 static inline size_t mix64(uint64_t k)
 {
 	k ^= k >> 33;

@@ -329,6 +329,9 @@ static inline const uint32_t *u32seq__get(const struct u32seq *t, uint32_t id, s
 
 /* 64-bit FNV-1a over len bytes. */
 uint64_t gx_hash(const void *data, size_t len);
+/* The next number of a splitmix64 sequence whose state is *s: small and
+ * fast, for resampling and jitter, never for secrets. */
+uint64_t gx_rand_next(uint64_t *s);
 
 /* ---- time and files ----------------------------------------------------- */
 /* CLOCK_MONOTONIC in nanoseconds (the clock collect asks the kernel to

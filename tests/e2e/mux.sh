@@ -52,6 +52,14 @@ slices=$(jq -r .mux.slices mux/meta.json)
 size=$(stat -c %s mux/slices.bin)
 is "$size" $((24 + (slices + 1) * (32 + 7 * 8))) "slices.bin holds the header, every slice ($slices) and the totals"
 is "$(head -c 8 mux/slices.bin)" GXSLICE2 "slices.bin: GXSLICE2 magic"
+# the groups' order is drawn each turn: every turn (two slices, the
+# last one perhaps cut short) has both groups, and the turns do not all
+# come in one order (P = 2^-(turns - 1) for a correct draw)
+order=$(od -An -v -t u4 -j 24 -w$((32 + 7 * 8)) mux/slices.bin | awk '{ printf "%s", $1 }' | head -c "$slices")
+check "every turn of the rotation has both groups (${order:0:24}...)" \
+	awk -v o="$order" 'BEGIN { for (i = 1; i + 1 <= length(o); i += 2) if (substr(o, i, 1) == substr(o, i + 1, 1)) exit 1 }'
+check "the turns are not all in one order" \
+	awk -v o="$order" 'BEGIN { a = b = 0; for (i = 1; i + 1 <= length(o); i += 2) { if (substr(o, i, 2) == "01") a++; else b++ } exit !(a && b) }'
 for ev in page-faults minor-faults; do
 	within5 "$(estimate_of mux "$ev")" "$(count_of plain "$ev")" \
 		"$ev: multiplexed estimate within 5% of a counting run without multiplexing"

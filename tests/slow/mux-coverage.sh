@@ -19,6 +19,18 @@
 # (task-clock's zero width); an interval that holds the truth 85% of the
 # time still passes a check with probability 0.86 at N = 40, so a slightly
 # narrow interval is beyond its power.
+# The estimates themselves must not lean: over the N runs, each event's
+# mean ratio of estimate to truth must lie within 3.9 standard errors
+# (a two-sided normal bound, P = 1e-4 a check) plus 3% of 1. The 3%: the
+# run's time is known to 2% either way (gexplore-mux(7); task-clock's
+# mean is 0.997 with a standard error of 1e-4), and the page faults lean
+# with their group's company, measured and not explained: counted beside
+# task-clock about 1.3% low, beside context-switches as much high, over
+# 20 runs each of both placings (alone in their groups, 0.4% either way).
+# With the 12 coverage checks the suite fails correct estimates about
+# once in 350 runs. What it catches: groups taking turns in a fixed
+# order, which a workload repeating at about one turn locks onto (sleeps
+# every 10 ms under 6 ms slices came out 10% high on average over 40 runs).
 # GX_COVERAGE_RUNS changes N (default 40; the bound follows at the same
 # false-failure rate); GX_COVERAGE_MODES picks the workloads, each as
 # MODE[:ITERATIONS] (default steady:14000, the run of issue 26 where the
@@ -50,8 +62,8 @@ for spec in ${GX_COVERAGE_MODES:-steady:14000 bursty:3000 periodic:3000}; do
 	mode=${spec%%:*} ITERS=${GX_COVERAGE_ITERS:-3000}
 	[ "$spec" != "$mode" ] && [ -z "${GX_COVERAGE_ITERS:-}" ] && ITERS=${spec#*:}
 	diag "$mode: $ITERS iterations"
-	declare -A held=() width=() miss=()
-	for ev in $EVENTS; do held[$ev]=0; width[$ev]=0; miss[$ev]=""; done
+	declare -A held=() width=() miss=() ratios=()
+	for ev in $EVENTS; do held[$ev]=0; width[$ev]=0; miss[$ev]=""; ratios[$ev]=""; done
 	runs=0
 	for i in $(seq "$N"); do
 		rm -rf r
@@ -69,6 +81,7 @@ for spec in ${GX_COVERAGE_MODES:-steady:14000 bursty:3000 periodic:3000}; do
 			else
 				miss[$ev]="${miss[$ev]} [$lo $est $hi]<-$t"
 			fi
+			ratios[$ev]="${ratios[$ev]} $(awk -v t="$t" -v e="$est" 'BEGIN { if (t > 0 && e != "null") print e / t }')"
 			width[$ev]=$(awk -v w="${width[$ev]}" -v l="$lo" -v h="$hi" -v e="$est" \
 				'BEGIN { if (e > 0 && l != "null") w += (h - l) / e; print w }')
 		done
@@ -79,7 +92,14 @@ for spec in ${GX_COVERAGE_MODES:-steady:14000 bursty:3000 periodic:3000}; do
 		[ -n "${miss[$ev]}" ] && diag "  missed:$(echo "${miss[$ev]}" | cut -c1-400)"
 		check "$mode: $ev's 95% interval held the truth in >= $need of $N runs (${held[$ev]})" \
 			test "${held[$ev]}" -ge "$need"
+		# mean and standard error of estimate/truth
+		read -r m se <<<"$(echo "${ratios[$ev]}" | awk '{
+			for (i = 1; i <= NF; i++) { s += $i; q += $i * $i }
+			m = s / NF; v = NF > 1 ? (q - NF * m * m) / (NF - 1) : 0
+			printf "%.4f %.4f\n", m, sqrt(v > 0 ? v : 0) / sqrt(NF) }')"
+		check "$mode: $ev's estimates do not lean (mean estimate/truth $m, standard error $se)" \
+			awk -v m="$m" -v se="$se" 'BEGIN { d = m - 1; if (d < 0) d = -d; exit !(d <= 3.9 * se + 0.03) }'
 	done
-	unset held width miss
+	unset held width miss ratios
 done
 done_testing
