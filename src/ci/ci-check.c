@@ -422,12 +422,23 @@ static int pick_rows(struct gx_result *r, const struct ci_spec *spec, struct ci_
 	return err;
 }
 
+char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b)
+{
+	return gx_meta__predictor_differs(gx_result__meta(a), gx_result__path(a),
+					  gx_result__meta(b), gx_result__path(b));
+}
+
 int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char **cause)
 {
 	char *why;
 
 	if (!gx_result__modelled(a) || !gx_result__modelled(b))
 		return 0;
+	why = ci_same_predictor(a, b);
+	if (why) {
+		*cause = why;
+		return -EINVAL;
+	}
 	why = gx_meta_machine__differs(&gx_result__meta(a)->machine, gx_result__path(a),
 				       &gx_result__meta(b)->machine, gx_result__path(b));
 	if (!why)

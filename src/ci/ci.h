@@ -251,9 +251,15 @@ int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result
 		 const struct ci_spec *spec, struct ci_report *rep, char **cause);
 /* Whether a and b, where both are modelled, were priced with the same
  * machine description (gexplore-record(1) MODELLED RESULTS): 0, else
- * -EINVAL with a one-line *cause naming both descriptions; a comparison
- * of the two would be a comparison of prices. Measured results: 0. */
+ * -EINVAL with a one-line *cause naming both descriptions (or, first,
+ * both branch predictors where they differ); a comparison of the two
+ * would be a comparison of prices. Measured results: 0. */
 int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char **cause);
+/* NULL when a and b (both modelled) simulated the same branch predictor,
+ * or either is measured; else one line naming both predictors
+ * (allocated): then no re-pricing makes them comparable. ci_same_pricing
+ * says the same first. */
+char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b);
 void ci_report__exit(struct ci_report *rep);
 
 /* The exit status for a report: 1 when anything failed, else 77 when

@@ -258,7 +258,8 @@ void cmd_reprice__exit(struct cmd_reprice *c);
  * modelled and priced by different descriptions, *res is opened again,
  * priced with like's, and *note says so (allocated; NULL: nothing
  * changed). GX_E_USAGE with *cause naming both descriptions and why it
- * cannot be priced again (another -mcpu, other caches, no model.terms).
+ * cannot be priced again (another -mcpu, other caches, no model.terms),
+ * or both branch predictors where the two simulated different ones.
  */
 int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_result_opts *oo,
 		     const struct gx_result *like, char **note, char **cause);

@@ -114,6 +114,12 @@ int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_r
 	int err;
 
 	*note = NULL;
+	why = ci_same_predictor(*res, like);	/* counts, not prices: no re-pricing */
+	if (why) {
+		err = gx_fail(cause, GX_E_USAGE, "%s", why);
+		free(why);
+		return err;
+	}
 	if (!ci_same_pricing(*res, like, &why))	/* not both modelled, or priced alike */
 		return 0;
 	if (!gx_result__dir(like)) {	/* a modelled result is a directory */

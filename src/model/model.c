@@ -1290,6 +1290,8 @@ static void fill_meta(const struct model_state *st, const struct model_opts *o,
 	m->duration_s = cycles / (st->mc.ghz * 1e9);
 	m->model_run_s = (double)(t1 - t0) / 1e9;
 	model_machine__to_meta(&st->machine, &m->machine);
+	m->model_predictor = xstrdup(st->first_grind && model_vg__tage() ? GX_PREDICTOR_TAGE :
+				     GX_PREDICTOR_2BIT);
 	m->self_cpu_s = NAN;
 	m->sampling_s = NAN;
 	m->sample_cost_ns = NAN;

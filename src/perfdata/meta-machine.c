@@ -140,3 +140,28 @@ char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
 	free(d);
 	return r;
 }
+
+/* what a predictor is called in a message */
+static const char *predictor_words(const char *p)
+{
+	if (!strcmp(p, GX_PREDICTOR_TAGE))
+		return "gxgrind's tagged predictor";
+	if (!strcmp(p, GX_PREDICTOR_2BIT))
+		return "callgrind's two-bit predictor";
+	return "an unknown predictor";
+}
+
+char *gx_meta__predictor_differs(const struct gx_meta *a, const char *an,
+				 const struct gx_meta *b, const char *bn)
+{
+	const char *pa = a->model_predictor ? a->model_predictor : GX_PREDICTOR_2BIT;
+	const char *pb = b->model_predictor ? b->model_predictor : GX_PREDICTOR_2BIT;
+
+	if (!a->modelled || !b->modelled || !strcmp(pa, pb))
+		return NULL;
+	return xasprintf("%s simulated %s ('%s'), %s %s ('%s'): their mispredicts are counts "
+			 "of different predictors, which no description prices alike; model both "
+			 "with one (GX_MODEL_PREDICTOR=2bit gives callgrind's)",
+			 gx_esc(an), predictor_words(pa), gx_esc(pa), gx_esc(bn),
+			 predictor_words(pb), gx_esc(pb));
+}

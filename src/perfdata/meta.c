@@ -39,7 +39,7 @@ void gx_meta__exit(struct gx_meta *m)
 {
 	gx_free_strv(m->argv, m->argc);
 	GX_FREE(m->gexplore_version, m->cpu_desc, m->cpu_model, m->cpu_variant, m->callgraph,
-		m->status, m->sample_cost_from, m->off_cpu);
+		m->status, m->sample_cost_from, m->off_cpu, m->model_predictor);
 	for (size_t i = 0; i < m->nr_events; i++) {
 		free(m->events[i].name);
 		free(m->events[i].encoding);
@@ -186,6 +186,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 		json_object_set_new(root, "model_machine", pd_meta_machine__to_json(&m->machine));
 	if (!isnan(m->model_run_s))
 		json_object_set_new(root, "model_run_s", json_real(m->model_run_s));
+	if (m->model_predictor)
+		json_object_set_new(root, "model_predictor", json_string(gx_utf8(m->model_predictor)));
 	return root;
 }
 
@@ -556,6 +558,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 	if (v)
 		pd_meta_machine__from_json(m, v);
 	m->model_run_s = get_seconds(m, root, "model_run_s");
+	m->model_predictor = get_str(root, "model_predictor");
 out_root:
 	json_decref(root);
 out:

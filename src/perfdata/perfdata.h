@@ -509,7 +509,14 @@ struct gx_meta {
 	 * description's clock */
 	struct gx_meta_machine machine;
 	double model_run_s;
+	/* the conditional branch predictor the model simulated
+	 * (model_predictor: GX_PREDICTOR_*); NULL when not said: results
+	 * before it was recorded ran callgrind's (GX_PREDICTOR_2BIT) */
+	char *model_predictor;
 };
+
+#define GX_PREDICTOR_TAGE "tage"	/* gxgrind's tagged predictor */
+#define GX_PREDICTOR_2BIT "2bit"	/* callgrind's: 16 K two-bit counters */
 
 #define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
 #define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore: the user
@@ -535,6 +542,13 @@ const struct gx_meta_price *gx_meta_machine__price(const struct gx_meta_machine 
  */
 char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
 			       const struct gx_meta_machine *b, const char *bn);
+/*
+ * Whether two modelled results simulated the same branch predictor: NULL
+ * when they did, else one line naming both (allocated). Mispredicts are
+ * counts, not prices: no description can price one like the other.
+ */
+char *gx_meta__predictor_differs(const struct gx_meta *a, const char *an,
+				 const struct gx_meta *b, const char *bn);
 void gx_meta_machine__exit(struct gx_meta_machine *mm);
 
 /* NULL when m says its recording is complete (a run the user stopped with

@@ -12,7 +12,9 @@
 # another llvm-mca model, no model.terms) it is exit 2 and one line saying
 # which; a damaged model.terms is one line, never a crash. A chase of
 # loads kept as such: priced again with another L1 latency, as recorded
-# with it.
+# with it. Results modelled with different branch predictors (the tagged
+# one and callgrind's, GX_MODEL_PREDICTOR=2bit): exit 2, whatever the
+# description, since mispredicts are counts.
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
 WLM="$WL/wl-model"
@@ -165,6 +167,31 @@ printf '%s\n' "$out" | grep -q "has no model.terms"
 ok $? "... naming it ($out)"
 out=$("$X" check rdear --baseline rold --max-regress cpi=5% 2>&1 >/dev/null)
 is "$?" 2 "... and check --baseline against it: exit 2"
+
+# ---- across branch predictors: their mispredicts are counts, exit 2
+if [ "$(jq -r .model_predictor rbase/meta.json)" = tage ]; then
+	GX_MODEL_PREDICTOR=2bit rec base.json r2bit interp
+	ok $? "interp recorded with callgrind's predictor (GX_MODEL_PREDICTOR=2bit)"
+	is "$(jq -r .model_predictor r2bit/meta.json)" 2bit "meta.json: model_predictor 2bit"
+	out=$("$X" check r2bit --baseline rbase --max-regress cpi=50% 2>&1 >/dev/null)
+	is "$?" 2 "check --baseline modelled with the other predictor: exit 2"
+	[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
+		printf '%s\n' "$out" | grep -q "rbase simulated gxgrind's tagged predictor ('tage'), r2bit callgrind's two-bit predictor ('2bit')"
+	ok $? "... one line naming both predictors ($out)"
+	out=$("$X" diff rbase r2bit 2>&1 >/dev/null)
+	is "$?" 2 "diff across predictors: exit 2"
+	printf '%s\n' "$out" | grep -q "rbase simulated gxgrind's tagged predictor"
+	ok $? "... saying so ($out)"
+	# a result from before the field: callgrind's predictor, as then
+	cp -r r2bit rpre
+	jq 'del(.model_predictor)' r2bit/meta.json >rpre/meta.json
+	"$X" check rpre --baseline r2bit --max-regress cpi=1% >/dev/null 2>&1
+	is "$?" 0 "a result without model_predictor against one with callgrind's: compared"
+	"$X" check rpre --baseline rbase --max-regress cpi=50% >/dev/null 2>&1
+	is "$?" 2 "... against one with the tagged predictor: exit 2"
+else
+	skip 8 "the model ran without gxgrind's tagged predictor here"
+fi
 
 # ---- hostile: a link, a mutated or truncated model.terms
 cp -r rbase rlink
