@@ -714,6 +714,8 @@ static void gx_post_clo_init(void)
 	}
 	if (tl)
 		cache_init(&TL);
+	if (tage)
+		tage_init();
 	/* D1's most recent line is L2's too where each L2 set lies within
 	 * one of D1's: as many sets or more, lines of one size */
 	fast_d = !h2 || (L2.line == D1.line && L2.set_mask >= D1.set_mask);

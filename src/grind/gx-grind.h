@@ -66,6 +66,9 @@ extern UWord history;
 /* --gx-predictor=tage: conditional branches by a tagged predictor over
  * long histories (gx-sim.c), each through sim_cond; else cachegrind's */
 extern Bool tage;
+/* The tagged predictor's start (its base counters weakly taken): once,
+ * after the options, where tage is set. */
+void tage_init(void);
 extern UChar bc_ctr[1 << (HIST_BITS + IADDR_BITS)];
 
 /* A map of two words to three counts, open addressing */

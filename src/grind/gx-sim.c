@@ -283,16 +283,14 @@ static struct {
 	UChar base[1 << TAGE_BASE_LOG];
 	ULong hist[TAGE_HIST / 64];	/* outcomes, the newest bit 0 of hist[0] */
 	ULong ticks, seed;
-	Bool ready;
 } tg;
 Bool tage;
 
-static void tage_init(void)
+void tage_init(void)
 {
 	for (UInt i = 0; i < (1u << TAGE_BASE_LOG); i++)
 		tg.base[i] = 2;	/* weakly taken, as cachegrind's start */
 	tg.seed = 0x2545f4914f6cdd1dULL;
-	tg.ready = True;
 }
 
 /* Table t's hash of branch a and its last TAGE_LEN[t] outcomes: the index
@@ -325,8 +323,6 @@ static Bool tage_missed(Addr a, Bool taken)
 	Int prov = -1, alt = -1;
 	Bool pred, alt_pred, prov_pred = False;
 
-	if (!tg.ready)
-		tage_init();
 	for (UInt t = 0; t < TAGE_TABLES; t++) {
 		ULong h = tage_hash(a, t);
 

@@ -396,7 +396,10 @@ struct walk {
  * came from the walk across blocks does not follow) */
 static bool reloads_slot(const char *t)
 {
-	return strstr(t, "(%rsp)") != NULL;
+	size_t m;
+	const char *op = mem_operand(t, &m);
+
+	return op && memmem(op, m, "(%rsp)", 6);
 }
 
 /* Where load l's address (registers addr) comes from along the paths to

@@ -502,7 +502,7 @@ static void run(const char *k, long sc)
 		/* branchy's branch on a fixed random pattern of 1, 16 or 64 Ki
 		 * bits, repeated: 200 Ki turns a SCALE (bench/predictor); a
 		 * predictor over long histories learns the shorter ones */
-		size_t n = k[7] == '1' ? 16384 : k[7] == '6' ? 65536 : 1024;
+		size_t n = !strcmp(k, "pattern16k") ? 16384 : !strcmp(k, "pattern64k") ? 65536 : 1024;
 		uint32_t *v = random_u32(n);
 
 		for (long r = 0; r < (long)(200 * 1024 / n) * sc; r++)
