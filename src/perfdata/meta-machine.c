@@ -151,6 +151,8 @@ static const char *predictor_words(const char *p)
 	return "an unknown predictor";
 }
 
+/* the line is the caller's to escape (as cmd_error does): it names the
+ * predictors as meta.json wrote them */
 char *gx_meta__predictor_differs(const struct gx_meta *a, const char *an,
 				 const struct gx_meta *b, const char *bn)
 {
@@ -162,6 +164,5 @@ char *gx_meta__predictor_differs(const struct gx_meta *a, const char *an,
 	return xasprintf("%s simulated %s ('%s'), %s %s ('%s'): their mispredicts are counts "
 			 "of different predictors, which no description prices alike; model both "
 			 "with one (GX_MODEL_PREDICTOR=2bit gives callgrind's)",
-			 gx_esc(an), predictor_words(pa), gx_esc(pa), gx_esc(bn),
-			 predictor_words(pb), gx_esc(pb));
+			 an, predictor_words(pa), pa, bn, predictor_words(pb), pb);
 }

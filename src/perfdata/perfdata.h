@@ -544,7 +544,8 @@ char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
 			       const struct gx_meta_machine *b, const char *bn);
 /*
  * Whether two modelled results simulated the same branch predictor: NULL
- * when they did, else one line naming both (allocated). Mispredicts are
+ * when they did, else one line naming both (allocated; not escaped: the
+ * names are meta.json's, the printer escapes them). Mispredicts are
  * counts, not prices: no description can price one like the other.
  */
 char *gx_meta__predictor_differs(const struct gx_meta *a, const char *an,

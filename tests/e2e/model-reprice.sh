@@ -189,8 +189,15 @@ if [ "$(jq -r .model_predictor rbase/meta.json)" = tage ]; then
 	is "$?" 0 "a result without model_predictor against one with callgrind's: compared"
 	"$X" check rpre --baseline rbase --max-regress cpi=50% >/dev/null 2>&1
 	is "$?" 2 "... against one with the tagged predictor: exit 2"
+	# a name that is not one of them, with a terminal's escape in it
+	jq '.model_predictor = "\u001b[31mx\ny"' r2bit/meta.json >rpre/meta.json
+	"$X" diff rbase rpre >/dev/null 2>d.err
+	is "$?" 2 "an unknown predictor's name: exit 2"
+	[ "$(wc -l <d.err)" = 1 ] && ! grep -q "$(printf '\033')" d.err &&
+		grep -q "rpre an unknown predictor ('\\\\x1b\[31mx\\\\ny')" d.err
+	ok $? "... one line, the name escaped ($(cat d.err))"
 else
-	skip 8 "the model ran without gxgrind's tagged predictor here"
+	skip 10 "the model ran without gxgrind's tagged predictor here"
 fi
 
 # ---- hostile: a link, a mutated or truncated model.terms
