@@ -424,6 +424,8 @@ static int pick_rows(struct gx_result *r, const struct ci_spec *spec, struct ci_
 
 char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b)
 {
+	if (!gx_result__modelled(a) || !gx_result__modelled(b))	/* a bare perf.data has no meta */
+		return NULL;
 	return gx_meta__predictor_differs(gx_result__meta(a), gx_result__path(a),
 					  gx_result__meta(b), gx_result__path(b));
 }

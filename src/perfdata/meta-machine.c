@@ -94,8 +94,8 @@ static char *machine_name(const struct gx_meta_machine *mm)
 	if (!mm->name)
 		return xstrdup("no machine description (recorded before descriptions)");
 	if (mm->file)
-		return xasprintf("'%s' (%s)", gx_esc(mm->name), gx_esc(mm->file));
-	return xasprintf("'%s'", gx_esc(mm->name));
+		return xasprintf("'%s' (%s)", mm->name, mm->file);
+	return xasprintf("'%s'", mm->name);
 }
 
 /* The first price of a that b prices otherwise (or lacks): allocated, NULL: none. */
@@ -106,14 +106,13 @@ static char *first_difference(const struct gx_meta_machine *a, const struct gx_m
 		const struct gx_meta_price *q = gx_meta_machine__price(b, p->key);
 
 		if (!q)
-			return xasprintf("%s is in one only", gx_esc(p->key));
+			return xasprintf("%s is in one only", p->key);
 		if (p->text || q->text) {
 			if (!p->text || !q->text || strcmp(p->text, q->text))
-				return xasprintf("%s %s against %s", gx_esc(p->key),
-						 p->text ? gx_esc(p->text) : "?",
-						 q->text ? gx_esc(q->text) : "?");
+				return xasprintf("%s %s against %s", p->key, p->text ? p->text : "?",
+						 q->text ? q->text : "?");
 		} else if (p->value != q->value) {
-			return xasprintf("%s %g against %g", gx_esc(p->key), p->value, q->value);
+			return xasprintf("%s %g against %g", p->key, p->value, q->value);
 		}
 	}
 	return b->nr_prices != a->nr_prices ? xstrdup("their price lists differ") : NULL;
@@ -134,7 +133,7 @@ char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
 	na = machine_name(a);
 	nb = machine_name(b);
 	r = xasprintf("%s was priced with machine description %s, %s with %s (%s): a modelled "
-		      "comparison needs one description", gx_esc(an), na, gx_esc(bn), nb, d);
+		      "comparison needs one description", an, na, bn, nb, d);
 	free(na);
 	free(nb);
 	free(d);

@@ -538,7 +538,8 @@ const struct gx_meta_price *gx_meta_machine__price(const struct gx_meta_machine 
  * Whether two modelled results were priced alike: NULL when a and b name
  * the same description with the same prices, else one line saying which
  * descriptions and the first price that differs (or that one has none),
- * allocated. an and bn name the results in it.
+ * allocated; not escaped (the printer escapes it). an and bn name the
+ * results in it.
  */
 char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
 			       const struct gx_meta_machine *b, const char *bn);
