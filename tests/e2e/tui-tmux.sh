@@ -14,11 +14,12 @@ trap 'tmux kill-server >/dev/null 2>&1; rm -rf "$TMP"' EXIT
 "$GX_BIN" record -q -o r1 -e cpu-clock -- "$WL/wl-spin" 400 >/dev/null 2>&1
 ok $? "record the spin workload"
 
-# wait_for TEXT: poll the pane until TEXT shows (10 s at most: machines
-# running other builds are slow). wait_gone TEXT: until it is gone.
+# wait_for TEXT: poll the pane until TEXT shows (30 s at most: machines
+# running other builds are slow, and CI's ASan build on two loaded CPUs
+# missed a source view within 10 s). wait_gone TEXT: until it is gone.
 wait_for() {
 	local i
-	for i in $(seq 100); do
+	for i in $(seq 300); do
 		tmux capture-pane -p -t "$S" >pane 2>/dev/null && grep -q -- "$1" pane && return 0
 		sleep 0.1
 	done
@@ -133,7 +134,8 @@ EOF_S
 	S="$S-ctl"
 	wait_for 'summary: rc'
 	tmux send-keys -t "$S" g
-	wait_for 'bottom-up'
+	# the grid's rows, not only its title, before the keys that move in it
+	wait_for 'hot_inner'
 	tmux send-keys -t "$S" Home
 	sleep 0.2
 	tmux send-keys -t "$S" Enter
