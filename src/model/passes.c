@@ -538,21 +538,26 @@ void model_strides(struct model_state *st)
  * Whether the second pass's last level is the TLB (st->tlb_geo, set
  * here): where that pass is not wanted for first touches (counted in a
  * native run, or priced at nothing; gxgrind's first pass counts both, a
- * file each) and the TLB reaches less than the
- * last level (a set past the last level is past the reach too: its walks
- * are estimated from the first pass's misses alone, as before).
+ * file each) and either gxgrind counted the walks beside the pages, or
+ * the TLB reaches less than the last level (a set past the last level is
+ * past the reach too: its walks are estimated from the first pass's
+ * misses alone, as before). Where the TLB reaches further than the last
+ * level (a shared VM's core gets 4 MiB of L3, where Zen 5's L2 TLB
+ * reaches 16 MiB) that estimate finds no walk at all, and a random walk
+ * over 128 MiB, a walk a load natively, was priced as memory's latency
+ * alone; gxgrind's count has no such bound.
  * GX_MODEL_TLB=estimate keeps the estimate (the ninth round's pricing).
  */
 static bool tlb_mode(struct model_state *st, unsigned page)
 {
 	const char *e = getenv("GX_MODEL_TLB");
+	bool counted = grind_pages(st) && st->first_h2[2].size;
 
 	model_tlb_geometry(&st->tlb_geo, st->mc.reach, page);
 	if ((e && !strcmp(e, "estimate")) || !st->tlb_geo.size ||
-	    (!st->have_native_run && st->mc.fault > 0 &&
-	     !(grind_pages(st) && st->first_h2[2].size)))
+	    (!st->have_native_run && st->mc.fault > 0 && !counted))
 		return false;
-	return st->tlb_geo.size < model_ll_size(st) && st->mc.walk > 0;
+	return (counted || st->tlb_geo.size < model_ll_size(st)) && st->mc.walk > 0;
 }
 
 /*
