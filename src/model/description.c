@@ -27,7 +27,14 @@
 #define GX_MACHINES_DIR "/usr/share/gexplore/machines"
 #endif
 
-/* Each price's key and the range a description may give it. */
+/* Each price's key and the range a description may give it. The caches'
+ * sizes and the TLB's reach are what Valgrind is asked to simulate, a tag
+ * a line or a page: bounded so that its tags fit in memory (a reach of
+ * 1e14 bytes asked gxgrind for 137 GB of them, and Valgrind aborted with
+ * its map of memory, read as "valgrind could not run" the workload). The
+ * bounds are far past any core's: 16 MiB of L1, 256 MiB of L2, 2 GiB of
+ * L3 (a 3D V-Cache CCD holds 96 MiB), 1 GiB of reach (262,144 pages of 4
+ * KiB; Zen 5's L2 TLB has 4,096). */
 static const struct {
 	const char *key;
 	double lo, hi;
@@ -42,7 +49,7 @@ static const struct {
 	[MP_L2_BW] = { "l2_bandwidth", 0.01, 1e4 },
 	[MP_L3_BW] = { "l3_bandwidth", 0.01, 1e4 },
 	[MP_DRAM_BW] = { "dram_bandwidth", 0.01, 1e4 },
-	[MP_TLB_REACH] = { "tlb_reach", 0, 1e15 },
+	[MP_TLB_REACH] = { "tlb_reach", 0, 1 << 30 },
 	[MP_TLB_WALK] = { "tlb_walk", 0, 1e5 },
 	[MP_MISPREDICT] = { "mispredict", 0, 1e3 },
 	[MP_INDIRECT] = { "indirect_missed", 0, 1 },
@@ -51,13 +58,13 @@ static const struct {
 	[MP_FAULT] = { "page_fault", 0, 1e8 },
 	[MP_FMA] = { "fma_throughput", 0, 100 },
 	[MP_ADD] = { "add_throughput", 0, 100 },
-	[MP_L1I_SIZE] = { "l1i_size", 1024, 1e9 },
+	[MP_L1I_SIZE] = { "l1i_size", 1024, 1 << 24 },
 	[MP_L1I_WAYS] = { "l1i_ways", 1, 1024 },
-	[MP_L1D_SIZE] = { "l1d_size", 1024, 1e9 },
+	[MP_L1D_SIZE] = { "l1d_size", 1024, 1 << 24 },
 	[MP_L1D_WAYS] = { "l1d_ways", 1, 1024 },
-	[MP_L2_SIZE] = { "l2_size", 1024, 1e10 },
+	[MP_L2_SIZE] = { "l2_size", 1024, 1 << 28 },
 	[MP_L2_WAYS] = { "l2_ways", 1, 1024 },
-	[MP_L3_SIZE] = { "l3_size", 0, 1e11 },
+	[MP_L3_SIZE] = { "l3_size", 0, 1u << 31 },
 	[MP_L3_WAYS] = { "l3_ways", 1, 1024 },
 	[MP_LINE] = { "line_size", 16, 1024 },
 };
@@ -136,7 +143,8 @@ static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, 
 		if (!json_is_number(v) || json_number_value(v) < prices[p].lo ||
 		    json_number_value(v) > prices[p].hi)
 			return gx_fail(cause, GX_E_FORMAT, "%s: prices.%s's value is not a number "
-				       "from %g to %g", gx_esc(name), key, prices[p].lo, prices[p].hi);
+				       "from %.10g to %.10g", gx_esc(name), key, prices[p].lo,
+				       prices[p].hi);
 		if (!json_is_string(s) || !*json_string_value(s))
 			return gx_fail(cause, GX_E_FORMAT, "%s: prices.%s has no source (a "
 				       "documented value or where it was measured)", gx_esc(name), key);

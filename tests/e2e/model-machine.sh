@@ -200,6 +200,13 @@ out=$("$GX_BIN" record --model=bad.json -o rbad -- "$WLM" lat_chain 2>&1)
 [ "$?" -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ ! -e rbad ] &&
 	printf '%s\n' "$out" | grep -q "bad.json: prices.mcpu is missing"
 ok $? "a malformed description: one line, no result ($out)"
+# a TLB whose tags would not fit in memory (a reach of 1e14 bytes: 137 GB
+# of them asked of gxgrind, which aborted): one line before Valgrind runs
+zen3_desc huge.json huge tlb_reach=1e14
+out=$("$GX_BIN" record --model=huge.json -o rbad -- "$WLM" lat_chain 2>&1)
+[ "$?" -ne 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && [ ! -e rbad ] &&
+	printf '%s\n' "$out" | grep -q "huge.json: prices.tlb_reach's value is not a number from 0 to 1073741824"
+ok $? "a reach past what can be simulated: one line, no result ($out)"
 out=$("$GX_BIN" record --model=nosuch -o rbad -- "$WLM" lat_chain 2>&1)
 is "$?" 2 "an unknown description: exit 2"
 [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "there: .*zen3"

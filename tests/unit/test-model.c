@@ -804,6 +804,19 @@ static void test_desc_bad(void)
 		{ __LINE__, "{\"schema\": \"gexplore-machine 1\", \"name\": \"a\", \"prices\": "
 			    "{\"l2_latncy\": {\"value\": 3, \"source\": \"s\"}}}",
 		  "prices.l2_latncy is no price" },
+		/* what Valgrind would be asked to simulate, past what fits */
+		{ __LINE__, "{\"schema\": \"gexplore-machine 1\", \"name\": \"a\", \"prices\": "
+			    "{\"tlb_reach\": {\"value\": 1e14, \"source\": \"s\"}}}",
+		  "prices.tlb_reach's value is not a number from 0 to 1073741824" },
+		{ __LINE__, "{\"schema\": \"gexplore-machine 1\", \"name\": \"a\", \"prices\": "
+			    "{\"l3_size\": {\"value\": 1e11, \"source\": \"s\"}}}",
+		  "prices.l3_size's value is not a number from 0 to 2147483648" },
+		{ __LINE__, "{\"schema\": \"gexplore-machine 1\", \"name\": \"a\", \"prices\": "
+			    "{\"l2_size\": {\"value\": 1e10, \"source\": \"s\"}}}",
+		  "prices.l2_size's value" },
+		{ __LINE__, "{\"schema\": \"gexplore-machine 1\", \"name\": \"a\", \"prices\": "
+			    "{\"l1d_size\": {\"value\": 1e9, \"source\": \"s\"}}}",
+		  "prices.l1d_size's value" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++) {
