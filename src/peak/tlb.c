@@ -15,9 +15,10 @@
  * was the figure before: on a shared Zen 5 VM one ring in 81 now and then
  * ran past 8,192 pages 25% under the rest, and a busy spell lifted a
  * whole run's, so that gexplore peak --save's three runs gave walks of
- * 227 to 393 cycles; the median of nine rings, spread over the test, is
- * moved by neither. The model's description reads a walk off it
- * (src/model/machine.c).
+ * 227 to 393 cycles. The median of nine rings, spread over the test, is
+ * not moved by one ring's luck; a busy spell over a whole run still moves
+ * it (three runs: 257 to 309 cycles). The model's description reads a
+ * walk off it (src/model/machine.c).
  */
 #include "config.h"
 
