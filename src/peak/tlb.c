@@ -12,8 +12,9 @@
  * each P is timed over several rings, each in memory of its own, the sizes
  * taking turns; each ring's fastest sample is its figure, as interference
  * only adds time, and P's is the median of its rings'. The fastest ring's
- * was the figure before: on a shared Zen 5 VM one ring in 81 now and then
- * ran past 8,192 pages 25% under the rest, and a busy spell lifted a
+ * was the figure before: on a shared Zen 5 VM two runs in five read
+ * 126-132 cycles a load past 8,192 pages where the others read 169-177 (one
+ * fast ring of nine is enough for that), and a busy spell lifted a
  * whole run's, so that gexplore peak --save's three runs gave walks of
  * 227 to 393 cycles. The median of nine rings, spread over the test, is
  * not moved by one ring's luck; a busy spell over a whole run still moves
