@@ -45,6 +45,8 @@ static const struct {
 	[MP_L3_LAT] = { "l3_latency", 0, 1e4 },
 	[MP_DRAM_LAT] = { "dram_latency", 0, 1e5 },
 	[MP_DRAM_BYTES] = { "dram_latency_bytes", 0, 1e15 },
+	[MP_DRAM_NEAR_LAT] = { "dram_near_latency", 0, 1e5 },
+	[MP_DRAM_NEAR_BYTES] = { "dram_near_bytes", 0, 1e15 },
 	[MP_L1_BW] = { "l1_bandwidth", 0.01, 1e4 },
 	[MP_L2_BW] = { "l2_bandwidth", 0.01, 1e4 },
 	[MP_L3_BW] = { "l3_bandwidth", 0.01, 1e4 },
@@ -162,6 +164,17 @@ static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, 
 		mm->source[MP_ISEQ] = xasprintf("icache_miss's (a description from before a "
 						"miss on a sequential path was priced apart): %s",
 						mm->source[MP_IMISS]);
+	}
+	/* one from before memory's latency by the set's size: one latency
+	 * for every set, as it was priced */
+	if (!mm->source[MP_DRAM_NEAR_LAT] && !mm->source[MP_DRAM_NEAR_BYTES] &&
+	    mm->source[MP_DRAM_LAT] && mm->source[MP_DRAM_BYTES]) {
+		mm->price[MP_DRAM_NEAR_LAT] = mm->price[MP_DRAM_LAT];
+		mm->price[MP_DRAM_NEAR_BYTES] = mm->price[MP_DRAM_BYTES];
+		for (p = MP_DRAM_NEAR_LAT; p <= MP_DRAM_NEAR_BYTES; p++)
+			mm->source[p] = xasprintf("%s's (a description from before memory's "
+						  "latency by the set's size: one latency for every "
+						  "set): %s", prices[p - 2].key, mm->source[p - 2]);
 	}
 	for (p = 0; p < MP_NR; p++)
 		if (!mm->source[p])

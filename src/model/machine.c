@@ -216,6 +216,8 @@ static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double
 	double sz[4] = { (double)g[GEO_D1].size / 2, (double)g[GEO_L2].size / 2,
 			 l3_held < (double)g[GEO_L3].size ? l3_held : (double)g[GEO_L3].size / 2,
 			 1e30 };
+	double last = g[GEO_L3].size ? (l3_held < (double)g[GEO_L3].size ? l3_held :
+					 (double)g[GEO_L3].size) : (double)g[GEO_L2].size;
 	size_t i;
 
 	if (!json_array_size(a))
@@ -234,6 +236,21 @@ static void peak_latencies(json_t *doc, const struct cache_geo g[GEO_NR], double
 		if (json_number_value(json_object_get(e, "cycles")) > 0 && b > f[MP_DRAM_BYTES]) {
 			f[MP_DRAM_BYTES] = b;
 			have[MP_DRAM_BYTES] = true;
+		}
+	}
+	/* memory's latency over a smaller set: the smallest chase of at
+	 * least 4 times the last level (a ring that an LRU cache misses at
+	 * every step, as Valgrind's does; real ones hit it at most a
+	 * quarter of the time there), where it is not memory's own */
+	json_array_foreach(a, i, e) {
+		double b = json_number_value(json_object_get(e, "bytes"));
+		double c = json_number_value(json_object_get(e, "cycles"));
+
+		if (c > 0 && last > 0 && b >= 4 * last && b < f[MP_DRAM_BYTES] &&
+		    (!have[MP_DRAM_NEAR_BYTES] || b < f[MP_DRAM_NEAR_BYTES])) {
+			f[MP_DRAM_NEAR_BYTES] = b;
+			f[MP_DRAM_NEAR_LAT] = c;
+			have[MP_DRAM_NEAR_BYTES] = have[MP_DRAM_NEAR_LAT] = true;
 		}
 	}
 }
@@ -530,6 +547,18 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 				     base->price[p]);
 		}
 	}
+	/* memory's latency by the set's size where both of its latencies
+	 * were saved; else one for every set, the one saved or kept */
+	if (!mm->source[MP_DRAM_LAT] || !mm->source[MP_DRAM_NEAR_LAT] ||
+	    !mm->source[MP_DRAM_NEAR_BYTES]) {
+		for (int p = MP_DRAM_NEAR_LAT; p <= MP_DRAM_NEAR_BYTES; p++) {
+			mm->price[p] = mm->price[p - 2];
+			free(mm->source[p]);
+			mm->source[p] = xasprintf("%s's: one latency for every set (memory's "
+						  "latency by the set's size is saved where both "
+						  "of its latencies are)", model_price_key(p - 2));
+		}
+	}
 	peak_geometry(mm, g, from_sysfs);
 	peak_l3_size(mm, l3, nr, g, from_sysfs,
 		     json_string_value(json_object_get(mach, "hostname")) ?: "this machine",
@@ -554,6 +583,8 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 		mc->bw[k] = mm->price[MP_L1_BW + k];
 	}
 	mc->lat_bytes = mm->price[MP_DRAM_BYTES];
+	mc->near_lat = mm->price[MP_DRAM_NEAR_LAT];
+	mc->near_bytes = mm->price[MP_DRAM_NEAR_BYTES];
 	mc->measured = model_machine__measured(mm, MP_DRAM_LAT) ||
 		       model_machine__measured(mm, MP_L2_LAT);
 	mc->penalty = mm->price[MP_MISPREDICT];
@@ -580,10 +611,17 @@ void model_machine_costs(struct machine_costs *mc, const struct model_machine *m
 	 * prices apart (tlb.c) */
 	if (model_machine__measured(mm, MP_DRAM_LAT))
 		mc->lat[3] -= model_tlb_in_latency(mc->lat_bytes, mc->reach, mc->walk);
+	if (model_machine__measured(mm, MP_DRAM_NEAR_LAT))
+		mc->near_lat -= model_tlb_in_latency(mc->near_bytes, mc->reach, mc->walk);
 	for (int k = 1; k < 4; k++) {
 		if (mc->lat[k] < mc->lat[k - 1])
 			mc->lat[k] = mc->lat[k - 1];
 		if (mc->bw[k] > mc->bw[k - 1])
 			mc->bw[k] = mc->bw[k - 1];
 	}
+	/* and a larger set no faster than a smaller one */
+	if (mc->near_lat < mc->lat[2])
+		mc->near_lat = mc->lat[2];
+	if (mc->near_lat > mc->lat[3])
+		mc->near_lat = mc->lat[3];
 }

@@ -49,6 +49,10 @@ struct machine_costs {
 	double ghz;
 	double lat[4];		/* cycles of a dependent load served by L1, L2, L3, DRAM */
 	double lat_bytes;	/* the working set DRAM's was measured over, 0: documented */
+	/* memory's latency over a set of near_bytes, past the last level:
+	 * lat[3] over lat_bytes, the larger (memory's latency by the set's
+	 * size: model_dram_at); near_bytes 0: lat[3] for every set */
+	double near_lat, near_bytes;
 	double bw[4];		/* bytes a cycle, one core reading from that level */
 	double penalty;		/* cycles a mispredict costs */
 	bool penalty_measured;	/* the description says measured (else documented) */
@@ -103,6 +107,16 @@ double model_tlb_misses(double acc, double miss, double cache, double reach);
 /* The cycles of walks in the latency a random chase over bytes measured:
  * walk times the share of its loads beyond the reach. */
 double model_tlb_in_latency(double bytes, double reach, double walk);
+
+/* The bytes an instruction's data accesses span, as far as its counts
+ * tell: acc accesses, m3 of them missing a last level of ll bytes, tlb
+ * of them missing a TLB that maps reach bytes as counted (-1: not
+ * counted), of a program whose first touches came to `touched` bytes. */
+double model_set_bytes(double acc, double m3, double ll, double tlb, double reach,
+		       double touched);
+
+/* Memory's latency (cycles) for a load of a set of `set` bytes. */
+double model_dram_at(const struct machine_costs *mc, double set);
 
 /* Whether AT&T instruction t reads memory into a register (a memory
  * operand before its last). */

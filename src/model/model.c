@@ -522,9 +522,6 @@ out:
  * random loads reach in practice). */
 #define MODEL_MLP 10.0
 
-
-uint64_t model_ll_size(const struct model_state *st);
-
 /* An instruction's TLB misses (tlb.c), from the last level's misses where
  * it missed a quarter of its accesses or more (a set past it, past the
  * reach; fewer are conflicts in a set within it). Not from L2's or L1's:
@@ -560,18 +557,18 @@ static double random_share(const struct cg_insn *c, double m1, double acc, bool 
  * bandwidth, or, the share r at random, their latency over the misses in
  * flight (tlb: their walks'): returned, for the block's roofline. */
 static double price_data(struct model_state *st, size_t i, double m1, double m2, double m3,
-			 double r, double tlb, double lat2)
+			 double r, double tlb, double lat2, double lat3)
 {
 	const struct machine_costs *mc = &st->mc;
 
 	double line = st->geo[GEO_D1].line ? st->geo[GEO_D1].line : 64, rnd;
 	double lat = (m1 - m2) * (mc->lat[1] - mc->lat[0]) + (m2 - m3) * (lat2 - mc->lat[0]) +
-		     m3 * (mc->lat[3] - mc->lat[0]) + tlb;
+		     m3 * (lat3 - mc->lat[0]) + tlb;
 	double bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] + m3 / mc->bw[3]);
 
 	if (st->ins[i].dep_load) {	/* each miss waits for the one before */
 		st->mem[st->ins[i].cg] = r * (lat - tlb) + tlb;
-		st->dram_chase += r * m3 * (mc->lat[3] - mc->lat[0]);
+		st->dram_chase += r * m3 * (lat3 - mc->lat[0]);
 		st->tlb_cycles += tlb;
 		return (1 - r) * bw;
 	}
@@ -646,17 +643,20 @@ double model_price(struct model_state *st, enum l2_split how)
 	size_t n = st->cg.nr_insns;
 	bool pass = how == SPLIT_PASS && st->have_l2;
 	bool tlb_pass = how == SPLIT_PASS && st->have_tlb && st->pass_tlb;
+	double total = 0, touched = 0, ll = (double)model_ll_size(st);
 	/* L3's latency, measured by peak (over half its size, or over the
 	 * size it holds), less the walks that chase paid past the TLB's reach
 	 * (priced apart) */
 	double lat2 = mc->lat[2] - (mc->l3_measured ? model_tlb_in_latency(
-					    (double)model_ll_size(st) / (mc->l3_held ? 1 : 2),
-					    mc->reach, mc->walk) : 0);
-	double total = 0;
+					    ll / (mc->l3_held ? 1 : 2), mc->reach, mc->walk) : 0);
 
 	if (lat2 < mc->lat[1])
 		lat2 = mc->lat[1];
 	st->split = how;
+	/* the bytes first touched bound a set (model_set_bytes) */
+	for (size_t k = 0; k < n && (st->have_native || st->have_pages); k++)
+		touched += (double)(st->have_native ? st->native_pages[k] : st->pass_pages[k]) *
+			   (st->tlb_geo.line ? st->tlb_geo.line : 4096);
 
 	if (!st->base) {
 		st->base = xcalloc(n + 1, sizeof(double));
@@ -711,7 +711,7 @@ double model_price(struct model_state *st, enum l2_split how)
 			 * first instruction) waits for its line; one on the
 			 * way on into the next line was fetched ahead */
 			st->fe[k] = (double)c->c[CG_I1MR] * (i == bl->first ? mc->imiss : mc->iseq) +
-				    (double)c->c[CG_ILMR] * (mc->lat[3] - mc->lat[1]);
+				    (double)c->c[CG_ILMR] * (model_dram_at(mc, ll) - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 			r = random_share(c, m1, acc, st->ins[i].dep_load);
 			/* accesses at random past the TLB's reach walk its page
@@ -722,7 +722,10 @@ double model_price(struct model_state *st, enum l2_split how)
 			      r * (tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
 				   tlb_of(st, acc, m3) * mc->walk);
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
-			stream += price_data(st, i, m1, m2, m3, r, tlb, lat2);
+			stream += price_data(st, i, m1, m2, m3, r, tlb, lat2, !(m3 > 0) ? 0 :
+					     model_dram_at(mc, model_set_bytes(acc, m3, ll,
+						tlb_pass ? (double)st->pass_tlb[k] : -1, mc->reach,
+						touched)));
 			/* a first touch waits for its page: the user time a
 			 * fault costs (peak's page test), beyond the roofline:
 			 * the core does nothing else meanwhile */

@@ -197,10 +197,13 @@ const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_
  * (machines/NAME.json, gexplore-record(1) MODELLED RESULTS): the clock,
  * each level's latency (cycles) and one core's read bandwidth (bytes a
  * cycle), the working set memory's latency was measured over (bytes, 0:
- * documented), the TLB's reach (bytes) and a walk (cycles), a
- * mispredict, the share of callgrind's indirect mispredicts priced, an
- * I-cache miss, a page's first touch (cycles), and the throughputs that
- * calibrate llvm-mca (cycles a vfmadd231pd ymm, an add r64; 0: none),
+ * documented), memory's latency over a smaller set past the last level
+ * and that set (memory's latency by the set's size; the same latency at
+ * the same set, or a set of 0: one latency for every set), the TLB's
+ * reach (bytes) and a walk (cycles), a mispredict, the share of
+ * callgrind's indirect mispredicts priced, an I-cache miss, a page's
+ * first touch (cycles), and the throughputs that calibrate llvm-mca
+ * (cycles a vfmadd231pd ymm, an add r64; 0: none),
  * and the caches callgrind simulates: each level's size (bytes; an L3 of
  * 0: none) and ways, and the line. The caches are the description's, not
  * this machine's sysfs: two runners with one description simulate the
@@ -208,6 +211,7 @@ const char *mca_cpu_for(const char *vendor, int family, int model, unsigned arm_
  */
 enum model_price {
 	MP_GHZ, MP_L1_LAT, MP_L2_LAT, MP_L3_LAT, MP_DRAM_LAT, MP_DRAM_BYTES,
+	MP_DRAM_NEAR_LAT, MP_DRAM_NEAR_BYTES,
 	MP_L1_BW, MP_L2_BW, MP_L3_BW, MP_DRAM_BW, MP_TLB_REACH, MP_TLB_WALK,
 	MP_MISPREDICT, MP_INDIRECT, MP_IMISS, MP_ISEQ, MP_FAULT, MP_FMA, MP_ADD,
 	MP_L1I_SIZE, MP_L1I_WAYS, MP_L1D_SIZE, MP_L1D_WAYS, MP_L2_SIZE, MP_L2_WAYS,

@@ -61,6 +61,57 @@ ok $? "chase_l3 recorded where the TLB reaches further than the last level (scal
 ws1=$(walks s1) ws3=$(walks s3)
 check "... the walks counted differ by 3/4 of the 400000 loads added, within 3% ($ws3 - $ws1)" \
 	python3 -c "import sys; d = $ws3 - $ws1; sys.exit(0 if abs(d - 300000) < 9000 else 1)"
+# memory's latency by the set's size: priced again with 300 cycles over 2
+# MiB and 600 over 32 MiB. The chase misses the 1 MiB last level at every
+# step (an LRU cache smaller than the ring), so its set is told by the
+# bytes the program touched first (meta.json's note: the ring's 8 MiB,
+# make_ring's 1 MiB of indices and the rest, about 9.3 MiB), or by its
+# walks where they say more: w of its 200000 loads walking a TLB of 2 MiB
+# say 2 MiB / (1 - w / 200000), about 8 MiB. Each load then costs 300
+# times log(set / 2 MiB) / log(16) more. The chase's walks w: its cycles
+# priced again with a walk 100 cycles dearer, less its own, over 100 (no
+# miss set aside as strided, GX_MODEL_STRIDES=none: each walk priced
+# whole). A near set of 16 MiB holds the ring: 300, as recorded.
+cyc_of() {	# cyc_of RESULT FUNCTION: its modelled cycles
+	"$X" report "$1" --csv --limit 0 --event cycles:modelled 2>/dev/null |
+		awk -F, -v f="$2" 'NR > 1 && $1 == f { s += $6 } END { print s + 0 }'
+}
+rec small.json s1n 1 GX_MODEL_STRIDES=none
+zen3_desc ladder.json ladder l3_size=1048576 tlb_reach=2097152 dram_latency=600 \
+	dram_latency_bytes=33554432 dram_near_latency=300 dram_near_bytes=2097152
+zen3_desc held.json held l3_size=1048576 tlb_reach=2097152 dram_latency=600 \
+	dram_latency_bytes=33554432 dram_near_latency=300 dram_near_bytes=16777216
+"$X" report s1n --model-machine ladder.json --csv --limit 0 --event cycles:modelled \
+	>ladder.csv 2>/dev/null
+is "$?" 0 "memory's latency by the set's size: priced again, 300 cycles over 2 MiB, 600 over 32 MiB"
+cl=$(awk -F, 'NR > 1 && $1 == "chase" { s += $6 } END { print s + 0 }' ladder.csv)
+cs=$(cyc_of s1n chase)
+zen3_desc small130.json small130 l3_size=1048576 tlb_reach=2097152 tlb_walk=130
+"$X" report s1n --model-machine small130.json --csv --limit 0 --event cycles:modelled \
+	>w130.csv 2>/dev/null
+cw=$(awk -F, 'NR > 1 && $1 == "chase" { s += $6 } END { print s + 0 }' w130.csv)
+check "... chase's cycles up by the latency its set gives, within 1% ($cl - $cs)" \
+	python3 -c "
+import json, math, re, sys
+w = ($cw - $cs) / 100
+t = [re.match(r'model: the workload touched (\d+) pages first', x)
+     for x in json.load(open('s1n/meta.json')).get('warnings', [])]
+t = ([int(x.group(1)) * 4096 for x in t if x] or [0])[0]
+f = max(t, 2 * 2**20 / (1 - w / 200000))
+want = 200000 * 300 * math.log(f / 2**21) / math.log(16)
+print('# %d walks, %.1f MiB touched: a set of %.1f MiB, %.0f cycles a load more'
+      % (w, t / 2**20, f / 2**20, want / 200000))
+sys.exit(0 if 0.6 < w / 200000 < 0.9 and 8 << 20 < f < 12 << 20 and
+         abs($cl - $cs - want) < 0.01 * want else 1)"
+"$X" report s1n --model-machine held.json --csv --limit 0 --event cycles:modelled \
+	>held.csv 2>/dev/null
+ch=$(awk -F, 'NR > 1 && $1 == "chase" { s += $6 } END { print s + 0 }' held.csv)
+check "... a near set of 16 MiB, which holds the ring: chase's cycles as recorded ($ch, $cs)" \
+	python3 -c "import sys; sys.exit(0 if $cs > 0 and abs($ch - $cs) <= 0.001 * $cs else 1)"
+check "... and meta.json names the near latency and its set" python3 -c "
+import json, sys
+p = json.load(open('s1n/meta.json'))['model_machine']['prices']
+sys.exit(0 if p['dram_near_latency']['value'] == 300 and 'dram_near_bytes' in p else 1)"
 # in a VM a walk goes through the host's page tables too: a description
 # whose walk was not measured here is said to price it as a bare
 # machine's, one whose walk `gexplore peak --save` measured is not
@@ -93,10 +144,6 @@ if grep -qw hypervisor /proc/cpuinfo; then
 else
 	is "$(fault_note a1)" 0 "bare metal: no VM's first touch said"
 fi
-cyc_of() {	# cyc_of RESULT FUNCTION: its modelled cycles
-	"$X" report "$1" --csv --limit 0 --event cycles:modelled 2>/dev/null |
-		awk -F, -v f="$2" 'NR > 1 && $1 == f { s += $6 } END { print s + 0 }'
-}
 # the chase's loads wait for one another: each walk at its whole price;
 # the ring's writes (make_ring), a miss each, overlap: theirs over the
 # misses in flight (10)

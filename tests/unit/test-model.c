@@ -494,6 +494,45 @@ static void test_tlb(void)
 		  "a chase over 256 MiB paid a walk on 31 loads in 32");
 	is_double(model_tlb_in_latency(4 << 20, reach, 30), 0, 0, "over 4 MiB, none");
 
+	/* the set an instruction's accesses span (model_set_bytes), a last
+	 * level of 4 MiB, a TLB of 16 MiB */
+	{
+		double ll = 4 << 20, tr = 16 << 20;
+
+		is_double(model_set_bytes(n, n * 3 / 4, ll, -1, tr, 1e12), 16 << 20, 1e-6,
+			  "3 in 4 missing a 4 MiB last level: 16 MiB at random");
+		is_double(model_set_bytes(n, n, ll, -1, tr, 128 << 20), 128 << 20, 0,
+			  "a ring missed at every step: the bytes the program touched first");
+		is_double(model_set_bytes(n, n, ll, 0, tr, 20 << 20), 20 << 20, 0,
+			  "... within the reach, as the TLB counted: those bytes too");
+		ok(isinf(model_set_bytes(n, n, ll, n, tr, 0)),
+		   "... its pages populated by the kernel (no first touch) and every access a "
+		   "walk: past any set");
+		is_double(model_set_bytes(n, n, ll, n / 2, tr, 1 << 20), 32 << 20, 1e-6,
+			  "... half its accesses walking a 16 MiB TLB: 32 MiB");
+		is_double(model_set_bytes(n, n / 8, ll, -1, tr, 1e12), ll * 8 / 7, 1e-6,
+			  "a stream's misses, one in 8: the last level's size and a little");
+		is_double(model_set_bytes(n, 0, ll, -1, tr, 1e12), ll, 0, "no miss: the last level");
+		is_double(model_set_bytes(0, 0, ll, -1, tr, 0), ll, 0, "no access: the last level");
+	}
+	/* memory's latency by the set's size (model_dram_at): 400 cycles
+	 * over 16 MiB, 800 over 256 MiB, between them with the set's log */
+	{
+		struct machine_costs mc = { .lat = { 4, 14, 50, 800 }, .lat_bytes = 256 << 20,
+					    .near_lat = 400, .near_bytes = 16 << 20 };
+
+		is_double(model_dram_at(&mc, 64 << 20), 600, 1e-9, "64 MiB: half way (%.1f)",
+			  model_dram_at(&mc, 64 << 20));
+		is_double(model_dram_at(&mc, 32 << 20), 500, 1e-9, "32 MiB: a quarter way");
+		is_double(model_dram_at(&mc, 8 << 20), 400, 0, "8 MiB: the near latency");
+		is_double(model_dram_at(&mc, 1e12), 800, 0, "1 TB: memory's");
+		is_double(model_dram_at(&mc, INFINITY), 800, 0, "past any set: memory's");
+		mc.near_bytes = 0;
+		is_double(model_dram_at(&mc, 16 << 20), 800, 0, "no near set: one latency");
+		mc.near_bytes = 256 << 20;
+		is_double(model_dram_at(&mc, 16 << 20), 800, 0, "the near set memory's: one latency");
+	}
+
 	/* the cache of pages the second pass simulates as the TLB */
 	{
 		struct cache_geo g;
@@ -742,6 +781,30 @@ static void test_shipped(void)
 			model_machine__exit(&mm);
 		free(cause);
 		free(text);
+		cause = NULL;
+		/* one from before memory's latency by the set's size */
+		json_object_set_new(json_object_get(json_object_get(doc, "prices"), "dram_latency_bytes"),
+				    "value", json_real(268435456));
+		json_object_del(json_object_get(doc, "prices"), "dram_near_latency");
+		json_object_del(json_object_get(doc, "prices"), "dram_near_bytes");
+		text = json_dumps(doc, 0);
+		err = model_machine__parse(&mm, text, strlen(text), "old.json", &cause);
+		ok(!err && mm.price[MP_DRAM_NEAR_LAT] == mm.price[MP_DRAM_LAT] &&
+		   mm.price[MP_DRAM_NEAR_BYTES] == 268435456 &&
+		   strstr(mm.source[MP_DRAM_NEAR_LAT], "dram_latency's (a description from before") &&
+		   strstr(mm.source[MP_DRAM_NEAR_BYTES], "dram_latency_bytes's"),
+		   "a description without dram_near_*: memory's one latency for every set, said (%s)",
+		   err ? cause : mm.source[MP_DRAM_NEAR_LAT]);
+		if (!err) {
+			struct machine_costs mc;
+
+			model_machine_costs(&mc, &mm);
+			is_double(model_dram_at(&mc, 16 << 20), mc.lat[3], 0,
+				  "... and priced so: 16 MiB at memory's latency");
+			model_machine__exit(&mm);
+		}
+		free(cause);
+		free(text);
 		json_decref(doc);
 		free(path);
 	}
@@ -963,7 +1026,7 @@ static void test_from_peak(void)
 	size_t nr_notes = 0, nr_notes_was;
 
 	if (!mkdtemp(tmp)) {
-		skip(26, "no temporary directory");
+		skip(30, "no temporary directory");
 		free(tmp);
 		return;
 	}
@@ -971,7 +1034,7 @@ static void test_from_peak(void)
 	setenv("GX_TEST_MODEL_SYSFS", sys, 1);
 	zen3 = src_path("machines/zen3.json");
 	if (model_machine__load(&base, zen3, &cause) != 0) {
-		skip(26, "machines/zen3.json does not read");
+		skip(30, "machines/zen3.json does not read");
 		goto out;
 	}
 	for (int r = 0; r < 3; r++)
@@ -1086,6 +1149,36 @@ static void test_from_peak(void)
 	   strstr(notes[nr_notes - 1], "4096 to 32768 KiB"),
 	   "one run of three whose 16 MiB chase is an L3 hit: sysfs's 32 MiB kept, and said (%s)",
 	   nr_notes > nr_notes_was ? notes[nr_notes - 1] : "nothing");
+	model_machine__exit(&mm);
+	/* memory's latency by the set's size: the smallest chase of 4 times
+	 * the L3 this core gets (4 MiB) or more, and the largest */
+	docs3(d, "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
+		   "{\"bytes\": 262144, \"cycles\": 14}, {\"bytes\": 4194304, \"cycles\": 72},"
+		   "{\"bytes\": 16777216, \"cycles\": 493}, {\"bytes\": 67108864, \"cycles\": 677},"
+		   "{\"bytes\": 268435456, \"cycles\": 858}]}");
+	nr_notes_was = nr_notes;
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	model_machine_costs(&mc, &mm);
+	ok(mm.price[MP_DRAM_NEAR_LAT] == 493 && mm.price[MP_DRAM_NEAR_BYTES] == 16777216 &&
+	   model_machine__measured(&mm, MP_DRAM_NEAR_LAT) && mm.price[MP_DRAM_LAT] == 858 &&
+	   nr_notes == nr_notes_was, "a chase over 16 MiB (493) and one over 256 MiB (858): "
+	   "memory's latency by the set's size (%.0f over %.0f bytes)",
+	   mm.price[MP_DRAM_NEAR_LAT], mm.price[MP_DRAM_NEAR_BYTES]);
+	is_double(mc.near_lat, 493 - model_tlb_in_latency(16777216, mc.reach, mc.walk), 1e-9,
+		  "... each priced less the walks it paid (%.1f, %.1f)", mc.near_lat, mc.lat[3]);
+	is_double(model_dram_at(&mc, 67108864), (mc.near_lat + mc.lat[3]) / 2, 1e-9,
+		  "... a set of 64 MiB half way between them");
+	model_machine__exit(&mm);
+	setenv("GX_TEST_PEAK_VARY", "dram_near_latency", 1);
+	model_machine__from_peak(&mm, &base, d, 3, 0.1, "here", &notes, &nr_notes);
+	unsetenv("GX_TEST_PEAK_VARY");
+	model_machine_costs(&mc, &mm);
+	ok(mm.price[MP_DRAM_NEAR_LAT] == 858 && mm.price[MP_DRAM_NEAR_BYTES] == 268435456 &&
+	   strstr(mm.source[MP_DRAM_NEAR_LAT], "one latency for every set") &&
+	   model_dram_at(&mc, 16777216) == mc.lat[3] && nr_notes == nr_notes_was + 1 &&
+	   strstr(notes[nr_notes - 1], "dram_near_latency varied"),
+	   "the near chase varying between runs: one latency for every set, memory's (%s)",
+	   mm.source[MP_DRAM_NEAR_LAT]);
 	model_machine__exit(&mm);
 	/* no chase past L2 under half memory's latency: an L3 of L2's size */
 	docs3(d, "{\"clock\": {\"ghz\": 2.0}, \"latency\": ["
