@@ -430,19 +430,20 @@ char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b)
 					  gx_result__meta(b), gx_result__path(b));
 }
 
+char *ci_same_machine(const struct gx_result *a, const struct gx_result *b)
+{
+	if (!gx_result__modelled(a) || !gx_result__modelled(b))
+		return NULL;
+	return gx_meta_machine__differs(&gx_result__meta(a)->machine, gx_result__path(a),
+					&gx_result__meta(b)->machine, gx_result__path(b));
+}
+
 int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char **cause)
 {
-	char *why;
+	char *why = ci_same_predictor(a, b);
 
-	if (!gx_result__modelled(a) || !gx_result__modelled(b))
-		return 0;
-	why = ci_same_predictor(a, b);
-	if (why) {
-		*cause = why;
-		return -EINVAL;
-	}
-	why = gx_meta_machine__differs(&gx_result__meta(a)->machine, gx_result__path(a),
-				       &gx_result__meta(b)->machine, gx_result__path(b));
+	if (!why)
+		why = ci_same_machine(a, b);
 	if (!why)
 		return 0;
 	*cause = why;

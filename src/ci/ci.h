@@ -260,6 +260,11 @@ int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char *
  * (allocated): then no re-pricing makes them comparable. ci_same_pricing
  * says the same first. */
 char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b);
+/* NULL when a and b (both modelled) were priced with the same machine
+ * description, or either is measured; else one line naming both
+ * descriptions (allocated): re-pricing one with the other's makes them
+ * comparable. */
+char *ci_same_machine(const struct gx_result *a, const struct gx_result *b);
 void ci_report__exit(struct ci_report *rep);
 
 /* The exit status for a report: 1 when anything failed, else 77 when

@@ -120,7 +120,8 @@ int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_r
 		free(why);
 		return err;
 	}
-	if (!ci_same_pricing(*res, like, &why))	/* not both modelled, or priced alike */
+	why = ci_same_machine(*res, like);
+	if (!why)	/* not both modelled, or priced alike */
 		return 0;
 	if (!gx_result__dir(like)) {	/* a modelled result is a directory */
 		err = gx_fail(cause, GX_E_USAGE, "%s", why);
