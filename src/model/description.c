@@ -166,7 +166,10 @@ static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, 
 						mm->source[MP_IMISS]);
 	}
 	/* one from before memory's latency by the set's size: one latency
-	 * for every set, as it was priced */
+	 * for every set, as it was priced (each near price two after its
+	 * own: machine.c's --save relies on it too) */
+	_Static_assert(MP_DRAM_NEAR_LAT - 2 == MP_DRAM_LAT && MP_DRAM_NEAR_BYTES - 2 ==
+		       MP_DRAM_BYTES, "a near price two after memory's");
 	if (!mm->source[MP_DRAM_NEAR_LAT] && !mm->source[MP_DRAM_NEAR_BYTES] &&
 	    mm->source[MP_DRAM_LAT] && mm->source[MP_DRAM_BYTES]) {
 		mm->price[MP_DRAM_NEAR_LAT] = mm->price[MP_DRAM_LAT];

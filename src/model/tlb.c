@@ -77,10 +77,10 @@ double model_set_bytes(double acc, double m3, double ll, double tlb, double reac
  * Memory's latency for a load of a set of `set` bytes: the description's
  * near latency up to its set, its memory latency from its set on, and
  * between them as a chase's grows on a VM with the log of its set (peak's
- * ladder on a Zen 5 VM, cycles a load: 16 MiB 493, 32 MiB 593, 64 MiB
- * 677, 128 MiB 735, 256 MiB 858, the same over 2 MiB pages as over 4
- * KiB: the host's translation and memory, not the guest's walks). One
- * latency where the description gives no smaller set.
+ * ladder on a Zen 5 VM, one run, cycles a load: 16 MiB 493, 32 MiB 593,
+ * 64 MiB 677, 128 MiB 735, 256 MiB 858, the same over 2 MiB pages as
+ * over 4 KiB: the host's translation and memory, not the guest's walks).
+ * One latency where the description gives no smaller set.
  */
 double model_dram_at(const struct machine_costs *mc, double set)
 {

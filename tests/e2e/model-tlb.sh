@@ -101,7 +101,7 @@ f = max(t, 2 * 2**20 / (1 - w / 200000))
 want = 200000 * 300 * math.log(f / 2**21) / math.log(16)
 print('# %d walks, %.1f MiB touched: a set of %.1f MiB, %.0f cycles a load more'
       % (w, t / 2**20, f / 2**20, want / 200000))
-sys.exit(0 if 0.6 < w / 200000 < 0.9 and 8 << 20 < f < 12 << 20 and
+sys.exit(0 if 0.6 < w / 200000 < 0.9 and 7 << 20 < f < 12 << 20 and
          abs($cl - $cs - want) < 0.01 * want else 1)"
 "$X" report s1n --model-machine held.json --csv --limit 0 --event cycles:modelled \
 	>held.csv 2>/dev/null
