@@ -53,9 +53,9 @@ double model_tlb_in_latency(double bytes, double reach, double walk)
  * every step by a cache of LRU lines smaller than it (as Valgrind
  * simulates a cache), says only that F is past it: the bytes the program
  * touched first bound it there. A TLB's misses counted (tlb > 0) say
- * more than the touches where a set's pages were not the program's first
- * touches (the kernel populated them: MAP_POPULATE). At least ll: a miss
- * of the last level is one of a set past it.
+ * more than the touches where those fall short (none counted, or fewer
+ * than the set's pages). At least ll: a miss of the last level is one of
+ * a set past it.
  */
 double model_set_bytes(double acc, double m3, double ll, double tlb, double reach,
 		       double touched)
