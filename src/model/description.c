@@ -120,6 +120,16 @@ static int parse_mcpu(struct model_machine *mm, json_t *e, const char *name, cha
 	return 0;
 }
 
+void model_machine__one_dram(struct model_machine *mm, const char *why)
+{
+	for (int p = MP_DRAM_NEAR_LAT; p <= MP_DRAM_NEAR_BYTES; p++) {
+		mm->price[p] = mm->price[p - 2];
+		free(mm->source[p]);
+		mm->source[p] = xasprintf("%s's: one latency for every set (%s): %s",
+					  prices[p - 2].key, why, mm->source[p - 2]);
+	}
+}
+
 /* Every price of pr into mm; one unknown, missing or out of range is the error. */
 static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, char **cause)
 {
@@ -171,14 +181,9 @@ static int parse_prices(struct model_machine *mm, json_t *pr, const char *name, 
 	_Static_assert(MP_DRAM_NEAR_LAT - 2 == MP_DRAM_LAT && MP_DRAM_NEAR_BYTES - 2 ==
 		       MP_DRAM_BYTES, "a near price two after memory's");
 	if (!mm->source[MP_DRAM_NEAR_LAT] && !mm->source[MP_DRAM_NEAR_BYTES] &&
-	    mm->source[MP_DRAM_LAT] && mm->source[MP_DRAM_BYTES]) {
-		mm->price[MP_DRAM_NEAR_LAT] = mm->price[MP_DRAM_LAT];
-		mm->price[MP_DRAM_NEAR_BYTES] = mm->price[MP_DRAM_BYTES];
-		for (p = MP_DRAM_NEAR_LAT; p <= MP_DRAM_NEAR_BYTES; p++)
-			mm->source[p] = xasprintf("%s's (a description from before memory's "
-						  "latency by the set's size: one latency for every "
-						  "set): %s", prices[p - 2].key, mm->source[p - 2]);
-	}
+	    mm->source[MP_DRAM_LAT] && mm->source[MP_DRAM_BYTES])
+		model_machine__one_dram(mm, "a description from before memory's latency by the "
+					"set's size");
 	for (p = 0; p < MP_NR; p++)
 		if (!mm->source[p])
 			return gx_fail(cause, GX_E_FORMAT, "%s: prices.%s is missing (a description "

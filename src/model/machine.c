@@ -499,6 +499,7 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 	double (*f)[MP_NR] = xcalloc(nr ? nr : 1, sizeof(*f)), *v = xcalloc(nr + 1, sizeof(*v));
 	struct l3_held *l3 = xcalloc(nr ? nr : 1, sizeof(*l3));
 	unsigned runs_with[MP_NR] = { 0 };
+	bool one_dram;
 	json_t *mach = nr ? json_object_get(docs[0], "machine") : NULL;
 	struct model_cpu c;
 
@@ -549,16 +550,8 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 	}
 	/* memory's latency by the set's size where both of its latencies
 	 * were saved; else one for every set, the one saved or kept */
-	if (!mm->source[MP_DRAM_LAT] || !mm->source[MP_DRAM_NEAR_LAT] ||
-	    !mm->source[MP_DRAM_NEAR_BYTES]) {
-		for (int p = MP_DRAM_NEAR_LAT; p <= MP_DRAM_NEAR_BYTES; p++) {
-			mm->price[p] = mm->price[p - 2];
-			free(mm->source[p]);
-			mm->source[p] = xasprintf("%s's: one latency for every set (memory's "
-						  "latency by the set's size is saved where both "
-						  "of its latencies are)", model_price_key(p - 2));
-		}
-	}
+	one_dram = !mm->source[MP_DRAM_LAT] || !mm->source[MP_DRAM_NEAR_LAT] ||
+		   !mm->source[MP_DRAM_NEAR_BYTES];
 	peak_geometry(mm, g, from_sysfs);
 	peak_l3_size(mm, l3, nr, g, from_sysfs,
 		     json_string_value(json_object_get(mach, "hostname")) ?: "this machine",
@@ -566,6 +559,9 @@ void model_machine__from_peak(struct model_machine *mm, const struct model_machi
 	for (int p = 0; p < MP_NR; p++)
 		if (!mm->source[p])
 			mm->source[p] = xstrdup(base->source[p]);
+	if (one_dram)
+		model_machine__one_dram(mm, "memory's latency by the set's size is saved where "
+					"both of its latencies are");
 	free(where);
 	free(l3);
 	free(v);

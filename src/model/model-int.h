@@ -87,6 +87,9 @@ struct machine_costs {
  * were measured; a farther level's latency is raised to a nearer one's,
  * its bandwidth lowered to it. */
 void model_machine_costs(struct machine_costs *mc, const struct model_machine *mm);
+/* Memory's one latency for every set in mm: its near prices memory's own,
+ * their sources saying so and why (description.c). */
+void model_machine__one_dram(struct model_machine *mm, const char *why);
 
 /* The L3 size to simulate: l3 itself, unless it came from CPUID (not
  * sysfs: from_sysfs false) on an AMD CPU and is more than one CCD's L3

@@ -644,6 +644,7 @@ double model_price(struct model_state *st, enum l2_split how)
 	bool pass = how == SPLIT_PASS && st->have_l2;
 	bool tlb_pass = how == SPLIT_PASS && st->have_tlb && st->pass_tlb;
 	double total = 0, touched = 0, ll = (double)model_ll_size(st);
+	double code = model_dram_at(mc, ll);	/* a code miss's: a set near the last level */
 	/* L3's latency, measured by peak (over half its size, or over the
 	 * size it holds), less the walks that chase paid past the TLB's reach
 	 * (priced apart) */
@@ -711,7 +712,7 @@ double model_price(struct model_state *st, enum l2_split how)
 			 * first instruction) waits for its line; one on the
 			 * way on into the next line was fetched ahead */
 			st->fe[k] = (double)c->c[CG_I1MR] * (i == bl->first ? mc->imiss : mc->iseq) +
-				    (double)c->c[CG_ILMR] * (model_dram_at(mc, ll) - mc->lat[1]);
+				    (double)c->c[CG_ILMR] * (code - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 			r = random_share(c, m1, acc, st->ins[i].dep_load);
 			/* accesses at random past the TLB's reach walk its page

@@ -791,7 +791,8 @@ static void test_shipped(void)
 		err = model_machine__parse(&mm, text, strlen(text), "old.json", &cause);
 		ok(!err && mm.price[MP_DRAM_NEAR_LAT] == mm.price[MP_DRAM_LAT] &&
 		   mm.price[MP_DRAM_NEAR_BYTES] == 268435456 &&
-		   strstr(mm.source[MP_DRAM_NEAR_LAT], "dram_latency's (a description from before") &&
+		   strstr(mm.source[MP_DRAM_NEAR_LAT], "dram_latency's: one latency for every set (a "
+			  "description from before") &&
 		   strstr(mm.source[MP_DRAM_NEAR_BYTES], "dram_latency_bytes's"),
 		   "a description without dram_near_*: memory's one latency for every set, said (%s)",
 		   err ? cause : mm.source[MP_DRAM_NEAR_LAT]);
