@@ -621,7 +621,11 @@ void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
  * a note, or, with GX_MODEL_STRIDES=none, set aside (callgrind's files
  * count none). */
 void model_strides(struct model_state *st);
-/* The modelled cycles, every instruction priced, with L2's hits as how says. */
+/* Cycles of one iteration of a rep string instruction: fast strings move
+ * 16-32 bytes a cycle, one iteration is 1-8 bytes. */
+#define REP_CYCLES 0.1
+/* price.c: the modelled cycles, every instruction priced, with L2's hits
+ * as how says. */
 double model_price(struct model_state *st, enum l2_split how);
 /* The most the walks of D1 misses the last level served can cost, as
  * priced where the second pass counts them (0: a TLB that reaches past
