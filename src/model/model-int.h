@@ -564,6 +564,14 @@ struct model_state {
 	enum l2_split split;		/* how the cycles were priced (terms.c) */
 	double dram_chase;		/* cycles of chased loads served by memory */
 	double tlb_misses, tlb_cycles;	/* address translation's, as priced (tlb.c) */
+	/* misses at random priced by how many are in flight at once, from
+	 * those between two mispredicts (price.c), and every miss not in a
+	 * stride at random where the run counted strides: a record's, a
+	 * GXTERMS6 file's (false: MODEL_MLP, as results were priced before) */
+	bool window;
+	bool strides;			/* this pricing's: the run counted strides */
+	double in_flight;		/* this pricing's misses in flight */
+	double in_flight_misses, in_flight_bad;	/* what it came from */
 	/* per cg insn: the modelled terms */
 	double *base, *fe, *bad, *mem, *core;
 	/* per cg insn: its conditional mispredicts as priced (bias_bound) */
@@ -627,6 +635,9 @@ void model_strides(struct model_state *st);
 /* price.c: the modelled cycles, every instruction priced, with L2's hits
  * as how says. */
 double model_price(struct model_state *st, enum l2_split how);
+/* price.c: misses at random in flight at once, from those that come
+ * between two mispredicts: MODEL_MLP (10) at most, one at least */
+double model_in_flight(double misses, double mispredicts);
 /* The most the walks of D1 misses the last level served can cost, as
  * priced where the second pass counts them (0: a TLB that reaches past
  * the last level, whose walks are estimated from its misses alone). */

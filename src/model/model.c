@@ -995,6 +995,12 @@ static void cost_notes(struct model_state *st, double cycles)
 		           "and past the TLB's reach of %.0f KiB), each priced at a walk of %.0f "
 		           "cycles: %.1f%% of the modelled cycles", st->tlb_misses,
 		           st->mc.reach / 1024, st->mc.walk, 100 * st->tlb_cycles / cycles);
+	if (st->in_flight_misses > 0)
+		model_note(st, "model: %.0f misses past L2 at random (not a chain's, not in a "
+		           "stride) against %.0f mispredicts: %.1f in flight at once (those "
+		           "between two mispredicts, at most 10: a mispredict empties the window, "
+		           "and a branch that waits for a line overlaps it with nothing)",
+		           st->in_flight_misses, st->in_flight_bad, st->in_flight);
 	model_cpu_detect(&cpu);
 	if (cpu.guest && st->tlb_cycles > 0.005 * cycles &&
 	    !model_machine__measured(&st->machine, MP_TLB_WALK))
@@ -1197,6 +1203,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 		           "under cachegrind or callgrind", why);
 	model_stop__catch();
 	st.mcpu = st.machine.mcpu;
+	st.window = true;	/* misses in flight between two mispredicts (price.c) */
 	model_machine_geometry(st.geo, &st.machine);
 	model_machine_costs(&st.mc, &st.machine);
 	st.first_grind = model_first_grind(&st, st.first_h2);

@@ -11,10 +11,33 @@
 #include "model-int.h"
 #include "util/util.h"
 
-/* Misses in flight at once for independent loads: the line fill buffers
- * (Intel 10-16, AMD's miss address buffers 22-24; 10 is what one core's
- * random loads reach in practice). */
+/* Misses in flight at once for independent loads at most: the line fill
+ * buffers (Intel 10-16, AMD's miss address buffers 22-24; 10 is what one
+ * core's random loads reach in practice). */
 #define MODEL_MLP 10.0
+
+/*
+ * How many of a run's misses at random are in flight at once (issue 40):
+ * those past L2 that come between two mispredicts, MODEL_MLP at most, one
+ * at least. A mispredict empties the window: what the core fetched past
+ * it is thrown away, and where its branch waits for a load's line (a
+ * compare's key, a match's candidate: the result of a call, which no
+ * block's chain shows) that miss overlaps nothing after it. sort -k's
+ * keycompare loads each key's end at random, 0.26 misses past L2 a
+ * mispredict: natively 30-40% of the run, most of it on the two
+ * instructions after those loads, where ten misses in flight priced it
+ * at 15%. A gather that decides no branch (eval-kernels' walks) keeps
+ * MODEL_MLP.
+ */
+double model_in_flight(double misses, double mispredicts)
+{
+	double m;
+
+	if (!(mispredicts > 0))
+		return MODEL_MLP;
+	m = misses / mispredicts;
+	return m > MODEL_MLP ? MODEL_MLP : m < 1 ? 1 : m;
+}
 
 /* An instruction's TLB misses (tlb.c), from the last level's misses where
  * it missed a quarter of its accesses or more (a set past it, past the
@@ -32,17 +55,72 @@ static double tlb_of(const struct model_state *st, double acc, double m3)
 	return 0;
 }
 
-/* The share of an instruction's D1 misses at random: a chain's, or where
- * they are half its accesses or more (else a stream the prefetchers
- * follow), those not in a stride (gxgrind's D1ms, a sweep a stride
- * prefetcher follows, a chain's too; callgrind counts none). */
-static double random_share(const struct cg_insn *c, double m1, double acc, bool chain)
+/* The share of an instruction's D1 misses at random: those not in a
+ * stride (gxgrind's D1ms, a sweep a stride prefetcher follows), of a
+ * chain's; of another's where the run counted strides (strides), else
+ * where they are half its accesses or more (callgrind counts no stride:
+ * fewer are taken as a stream the prefetchers follow; a result priced
+ * before st->window, the same). */
+static double random_share(const struct cg_insn *c, double m1, double acc, bool chain,
+			   bool strides)
 {
 	double ms = (double)c->c[CG_D1MS];
 
-	if (!chain && !(acc > 0 && m1 >= 0.5 * acc))
+	if (!chain && !strides && !(acc > 0 && m1 >= 0.5 * acc))
 		return 0;
 	return !(m1 > 0) ? 1 : ms >= m1 ? 0 : 1 - ms / m1;
+}
+
+/* Instruction k's D1, L2 and last-level misses as priced: L2's the
+ * pass's, or the last level's or L1's as how says */
+static void misses_of(const struct model_state *st, size_t k, enum l2_split how, double m[3])
+{
+	const struct cg_insn *c = &st->cg.insns[k];
+
+	m[0] = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
+	m[2] = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]);
+	m[1] = how == SPLIT_PASS && st->have_l2 ? (double)st->pass_l2[k] :
+	       how == SPLIT_L2 ? m[2] : m[0];
+	if (m[1] > m[0])
+		m[1] = m[0];
+	if (m[2] > m[1])
+		m[2] = m[1];
+}
+
+/* st->strides and st->in_flight for this pricing: the misses past L2 at
+ * random but a chain's (each waits for the one before anyway) against
+ * every mispredict, conditional (as priced) and indirect */
+static void set_in_flight(struct model_state *st, enum l2_split how)
+{
+	size_t n = st->cg.nr_insns;
+	double rnd = 0, bad = 0;
+
+	st->strides = false;
+	st->in_flight = MODEL_MLP;
+	st->in_flight_misses = st->in_flight_bad = 0;
+	if (!st->window)
+		return;
+	for (size_t k = 0; k < n && !st->strides; k++)
+		st->strides = st->cg.insns[k].c[CG_D1MS] > 0;
+	for (size_t b = 0; b < st->nr_blocks; b++) {
+		const struct model_block *bl = &st->blocks[b];
+
+		for (size_t i = bl->first; i < bl->first + bl->n; i++) {
+			size_t k = st->ins[i].cg;
+			const struct cg_insn *c = &st->cg.insns[k];
+			double m[3];
+
+			bad += st->bcm[k] + (double)c->c[CG_BIM] * st->mc.ind_missed;
+			if (st->ins[i].dep_load)
+				continue;
+			misses_of(st, k, how, m);
+			rnd += random_share(c, m[0], (double)(c->c[CG_DR] + c->c[CG_DW]), false,
+					    st->strides) * m[1];
+		}
+	}
+	st->in_flight = model_in_flight(rnd, bad);
+	st->in_flight_misses = rnd;
+	st->in_flight_bad = bad;
 }
 
 /* Instruction i's data misses as priced: the share r of a chase's each
@@ -68,8 +146,8 @@ static double price_data(struct model_state *st, size_t i, double m1, double m2,
 	}
 	if (!(r > 0))
 		return bw;
-	rnd = (r * (lat - tlb) + tlb) / MODEL_MLP;
-	st->tlb_cycles += tlb / MODEL_MLP;
+	rnd = (r * (lat - tlb) + tlb) / st->in_flight;
+	st->tlb_cycles += tlb / st->in_flight;
 	return (1 - r) * bw + (rnd > r * bw ? rnd : r * bw);
 }
 
@@ -80,7 +158,7 @@ static double overlapping(const struct model_state *st, size_t i)
 	const struct cg_insn *c = &st->cg.insns[st->ins[i].cg];
 	double m = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
 
-	return st->ins[i].dep_load ? m * (1 - random_share(c, m, 0, true)) : m;
+	return st->ins[i].dep_load ? m * (1 - random_share(c, m, 0, true, false)) : m;
 }
 
 /* The roofline: a block's streaming misses cost what the memory takes
@@ -124,8 +202,8 @@ double model_tlb_bound(const struct model_state *st)
 
 			if (!(t > 0))
 				continue;
-			bound += random_share(c, m1, acc, st->ins[i].dep_load) * t * st->mc.walk /
-				 (st->ins[i].dep_load ? 1 : MODEL_MLP);
+			bound += random_share(c, m1, acc, st->ins[i].dep_load, st->strides) * t *
+				 st->mc.walk / (st->ins[i].dep_load ? 1 : st->in_flight);
 		}
 	}
 	return bound;
@@ -135,7 +213,6 @@ double model_price(struct model_state *st, enum l2_split how)
 {
 	const struct machine_costs *mc = &st->mc;
 	size_t n = st->cg.nr_insns;
-	bool pass = how == SPLIT_PASS && st->have_l2;
 	bool tlb_pass = how == SPLIT_PASS && st->have_tlb && st->pass_tlb;
 	double total = 0, touched = 0, ll = (double)model_ll_size(st);
 	double code = model_dram_at(mc, ll);	/* a code miss's: a set near the last level */
@@ -163,6 +240,7 @@ double model_price(struct model_state *st, enum l2_split how)
 		st->pages = xcalloc(n + 1, sizeof(uint64_t));
 	}
 	memset(st->mem, 0, (n + 1) * sizeof(double));	/* the roofline adds to it */
+	set_in_flight(st, how);
 	st->dram_chase = 0;
 	st->fault_cycles = 0;
 	st->tlb_misses = st->tlb_cycles = 0;
@@ -174,19 +252,10 @@ double model_price(struct model_state *st, enum l2_split how)
 			size_t k = st->ins[i].cg;
 			const struct cg_insn *c = &st->cg.insns[k];
 			double ir = (double)c->c[CG_IR];
-			double m1 = (double)(c->c[CG_D1MR] + c->c[CG_D1MW]);
-			double m3 = (double)(c->c[CG_DLMR] + c->c[CG_DLMW]), m2 = m1;
-			double ret = ir / st->width, acc, tlb, r;
+			double ret = ir / st->width, acc, tlb, r, m[3], m1, m2, m3;
 
-			if (pass) {
-				m2 = (double)st->pass_l2[k];
-			} else if (how == SPLIT_L2) {
-				m2 = m3;
-			}
-			if (m2 > m1)
-				m2 = m1;
-			if (m3 > m2)
-				m3 = m2;
+			misses_of(st, k, how, m);
+			m1 = m[0], m2 = m[1], m3 = m[2];
 			st->l2miss[k] = (uint64_t)m2;	/* as priced: the pass's, or the choice */
 			st->pages[k] = st->have_native ? st->native_pages[k] :
 				       st->have_pages ? st->pass_pages[k] : 0;
@@ -208,11 +277,11 @@ double model_price(struct model_state *st, enum l2_split how)
 			st->fe[k] = (double)c->c[CG_I1MR] * (i == bl->first ? mc->imiss : mc->iseq) +
 				    (double)c->c[CG_ILMR] * (code - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
-			r = random_share(c, m1, acc, st->ins[i].dep_load);
+			r = random_share(c, m1, acc, st->ins[i].dep_load, st->strides);
 			/* accesses at random past the TLB's reach walk its page
-			 * tables: a chain's or a miss nearly every access's
-			 * (a stream's walk is one a page, hidden by its lines);
-			 * the walks the second pass counted, else estimated */
+			 * tables (a stream's walk is one a page, hidden by its
+			 * lines): the walks the second pass counted, else
+			 * estimated */
 			tlb = !(r > 0) ? 0 :
 			      r * (tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
 				   tlb_of(st, acc, m3) * mc->walk);

@@ -37,12 +37,16 @@
 #include "model-int.h"
 #include "util/util.h"
 
-/* GXTERMS5 adds each instruction's strided misses (gxgrind's D1ms);
+/* GXTERMS6 is GXTERMS5 priced by the misses in flight between two
+ * mispredicts, every miss not in a stride at random where the run counted
+ * strides (st->window); GXTERMS5 adds each instruction's strided misses
+ * (gxgrind's D1ms);
  * GXTERMS4 llvm-mca's load latency and each block's chain through its
  * loads; GXTERMS3 the walks the second pass counted (the TLB as its last
  * level). The older files are read too: a chain's cycles llvm-mca's
  * there, no miss strided, as they were priced. */
-#define TERMS_MAGIC "GXTERMS5"
+#define TERMS_MAGIC "GXTERMS6"
+#define TERMS_MAGIC5 "GXTERMS5"
 #define TERMS_MAGIC4 "GXTERMS4"
 #define TERMS_MAGIC3 "GXTERMS3"
 #define TERMS_MAGIC2 "GXTERMS2"
@@ -173,7 +177,7 @@ struct tread {
 	const char *p;
 	size_t n, at;
 	bool bad;
-	int ver;	/* 2: no walks counted; 3: no chains; 4: no strided misses */
+	int ver;	/* 2: no walks counted; 3: no chains; 4: no strided misses; 5: MODEL_MLP */
 };
 
 /* The counts an instruction has in the file: every column from
@@ -244,13 +248,14 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	char *desc;
 	int err;
 
-	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 5 :
-		 !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 :
+	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 6 :
+		 !memcmp(r->p, TERMS_MAGIC5, 8) ? 5 : !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 :
 		 !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
 	if (!r->ver)
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);
 	r->at = 8;
+	st->window = r->ver >= 6;	/* an older file priced as it was */
 	split = rd_u64(r);
 	flags = rd_u64(r);
 	st->width = rd_f64(r);

@@ -227,7 +227,7 @@ sys.exit(0 if abs(c - $c1) <= max(2, 0.002 * $c1) else 1)"
 python3 - e1/model.terms v2.terms <<'PY'
 import json, struct, sys
 b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"GXTERMS5"
+assert b[:8] == b"GXTERMS6"
 load = struct.unpack_from("<d", b, 8 + 8 * 2 + 8 * 3)[0]
 at = 8 + 8 * 2 + 8 * 5 + 8 * 12
 head_geo = at

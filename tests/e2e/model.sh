@@ -123,6 +123,34 @@ if "$GX_BIN" record -q --model=strides.json -o rsw -- "$WLM" sweep_lines </dev/n
 else
 	skip 4 "record --model of sweep_lines or scatter_lines failed"
 fi
+# Misses at random overlap as many as come between two mispredicts, 10
+# at most: where each load's line decides, in another function, which
+# line is next (decide_lines: sort's keycompare's, whose key decides
+# strcoll's), half the branches are mispredicted and about two lines
+# come between two (natively 90 cycles a line here against
+# scatter_lines' 23); scatter_lines decides no branch, 10 in flight
+in_flight() {	# in_flight RESULT: its note's misses, mispredicts and misses in flight
+	sed -n 's/.*model: \([0-9]*\) misses past L2 at random (not a chain.s, not in a stride) against \([0-9]*\) mispredicts: \([0-9.]*\) in flight.*/\1 \2 \3/p' \
+		"$1/meta.json"
+}
+if [ -d rsc ] && "$GX_BIN" record -q --model=strides.json -o rdl -- "$WLM" decide_lines \
+	</dev/null >/dev/null 2>&1; then
+	read -r sm sb sf <<<"$(in_flight rsc)"
+	read -r dm db df <<<"$(in_flight rdl)"
+	[ "${sf:-}" = 10.0 ] && [ "${sm:-0}" -gt 1000000 ]
+	ok $? "scatter_lines: $sm misses at random, $sb mispredicts: ${sf:-no} in flight, said"
+	[ "${db:-0}" -gt 400000 ] && [ "${dm:-0}" -gt 1000000 ] &&
+		awk -v m="$dm" -v b="$db" -v f="${df:-0}" \
+			'BEGIN { x = m / b; exit !(f >= 1 && f <= 4 && (f - x) ^ 2 < 0.01) }'
+	ok $? "decide_lines: $dm misses at random over $db mispredicts: ${df:-no} in flight"
+	a=$(permiss rsc scatter_lines) b=$(permiss rdl decide_lines)
+	[ "${a:-0}" -gt 0 ] && [ "${b:-0}" -ge $((2 * a)) ]
+	ok $? "... its misses priced over fewer in flight: $b cycles a miss, scatter_lines' $a"
+	"$GX_BIN" report rdl --model-machine strides.json --json >/dev/null 2>rdl.err
+	is "$?" 0 "... its result priced again by its own terms ($(head -c 8 rdl/model.terms))"
+else
+	skip 4 "record --model of decide_lines failed (or scatter_lines' above)"
+fi
 # a chase through memory in address order: each load waits for the one
 # before, but the stride prefetcher fetches the next lines ahead (10
 # cycles a line natively here, where memory's latency is 380): its misses

@@ -289,6 +289,71 @@ static void test_chain_scale(void)
 	is_int(model_block_scale(&st, NULL, NULL), 0, "no calibration (an older result): none set");
 }
 
+/* Misses at random in flight at once (price.c): those between two
+ * mispredicts, 10 at most, one at least; priced so by a record and a
+ * GXTERMS6 file, ten at a time by an older one (st.window false). */
+static void test_in_flight(void)
+{
+	struct cg_insn cg[2];
+	struct model_insn ins[2] = { { .cg = 0 }, { .cg = 1 } };
+	struct model_block bl = { .first = 0, .n = 2, .execs = 1000000, .cyc = 0.002 };
+	double bcm[2] = { 0, 95000 }, total;
+	struct model_state st = { .ins = ins, .nr_ins = 2, .blocks = &bl, .nr_blocks = 1,
+				  .bcm = bcm, .width = 4, .cpi_rest = 1 };
+
+	is_double(model_in_flight(0, 0), 10, 0, "no mispredict: 10 misses in flight");
+	is_double(model_in_flight(300, 100), 3, 1e-12, "3 misses past L2 a mispredict: 3");
+	is_double(model_in_flight(20, 100), 1, 0, "fewer misses than mispredicts: 1, each alone");
+	is_double(model_in_flight(1e9, 10), 10, 0, "... and 10 at most");
+	is_double(model_in_flight(5, NAN), 10, 0, "no count of mispredicts: 10");
+
+	/* a load that misses L1 on a fifth of its million accesses, 5% of
+	 * them a stride from the miss before, all served by L3 (46 cycles
+	 * past L1's), and a branch mispredicted 95,000 times: 190,000 misses
+	 * at random, 2 a mispredict */
+	memset(cg, 0, sizeof(cg));
+	cg[0].c[CG_IR] = cg[0].c[CG_DR] = 1000000;
+	cg[0].c[CG_D1MR] = 200000;
+	cg[0].c[CG_D1MS] = 10000;
+	cg[1].c[CG_IR] = 1000000;
+	st.cg.insns = cg, st.cg.nr_insns = 2;
+	st.geo[GEO_D1].line = 64, st.geo[GEO_L3].size = 1 << 22;
+	st.mc.lat[0] = 4, st.mc.lat[1] = 14, st.mc.lat[2] = 50, st.mc.lat[3] = 400;
+	for (int l = 0; l < 4; l++)
+		st.mc.bw[l] = 64;	/* a line a cycle: 200,000 cycles for them all */
+	st.mc.penalty = 10, st.mc.ind_missed = 1;
+	st.window = true;
+	total = model_price(&st, SPLIT_L3);
+	is_double(st.in_flight, 2, 1e-12, "a record: 190,000 misses at random past L2 over "
+		  "95,000 mispredicts, 2 in flight");
+	ok(st.strides, "... the run counted strides");
+	/* 10,000 in a stride by bandwidth, 190,000 at 46 cycles over 2,
+	 * less the block's own 2 x 0.001 x 10^6 cycles (the roofline) */
+	is_double(st.mem[0], 10000 + 190000 * 46 / 2.0 - 2000, 1e-6,
+		  "... the load's memory cycles: its misses at random at L3's latency over 2");
+	is_double(total, 2000 + 95000 * 10 + st.mem[0], 1e-6, "... the total: base, "
+		  "mispredicts and memory");
+	st.window = false;
+	model_price(&st, SPLIT_L3);
+	is_double(st.in_flight, 10, 0, "an older result's terms: 10 in flight, as priced then");
+	is_double(st.mem[0], 200000 - 2000, 1e-6, "... and a load that misses under half its "
+		  "accesses a stream, by bandwidth");
+	st.window = true;
+	cg[0].c[CG_D1MS] = 0;
+	model_price(&st, SPLIT_L3);
+	ok(!st.strides && fabs(st.mem[0] - 198000) < 1e-6,
+	   "no stride counted anywhere (callgrind's files): the load a stream, as in an older "
+	   "result");
+	cg[0].c[CG_D1MS] = 10000;
+	bcm[1] = 0;
+	model_price(&st, SPLIT_L3);
+	is_double(st.in_flight, 10, 0, "no mispredict: 10 in flight");
+	is_double(st.mem[0], 10000 + 190000 * 46 / 10.0 - 2000, 1e-6,
+		  "... the misses at random at L3's latency over 10");
+	free(st.base), free(st.fe), free(st.bad), free(st.mem), free(st.core);
+	free(st.l2miss), free(st.pages);
+}
+
 /* What an instruction reads and writes (chains.c), as register masks:
  * bit 0 rax, 1 rcx, 2 rdx, 3 rbx, 4 rsp, 5 rbp, 6 rsi, 7 rdi, 8-15 r8-r15. */
 static void test_insn_rw(void)
@@ -1541,6 +1606,7 @@ int main(void)
 	test_tlb();
 	test_block_chains();
 	test_chain_scale();
+	test_in_flight();
 	test_insn_rw();
 	test_chains();
 	test_recurrence();

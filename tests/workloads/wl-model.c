@@ -5,7 +5,7 @@
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, sweep_lines and scatter_lines (a load a line over 64 MiB, in order or not,
- * SCALE times), chase_seq (a chase through 64 MiB in address order), branchy, pattern,
+ * SCALE times), decide_lines (scatter_lines, each load deciding a branch), chase_seq (a chase through 64 MiB in address order), branchy, pattern,
  * pattern16k, pattern64k (branchy on a fixed pattern of 1, 16 or 64 Ki random bits,
  * repeated), touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
@@ -236,7 +236,38 @@ __attribute__((noinline)) uint64_t scatter_lines(const uint64_t *a, const uint32
 	return s;
 }
 
-static void lines_kernel(size_t bytes, int reps, bool random)
+/* Lines at random, each line's random bit deciding, in another function
+ * (as strcoll decides for sort's keycompare), which line is next (a
+ * merge's, a search's): half of them mispredicted, and the wrong path
+ * fetches the line not taken, so each miss waits for the one before */
+__attribute__((noinline)) bool decide(uint64_t v)
+{
+	return v & 1;
+}
+
+__attribute__((noinline)) uint64_t decide_lines(const uint64_t *a, const uint32_t *order,
+						size_t lines, int reps)
+{
+	uint64_t s = 0;
+	size_t j = 0;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < lines; i++) {
+			uint64_t v = a[(size_t)order[j] * 8];
+
+			if (decide(v)) {
+				s += v >> 3;
+				j = i;
+				__asm__ volatile("" ::: "memory");	/* a branch, no cmov */
+			} else {
+				s ^= v * 7;
+				j = lines - 1 - i;
+			}
+		}
+	return s;
+}
+
+static void lines_kernel(size_t bytes, int reps, bool random, bool decide)
 {
 	size_t n = bytes / 64;
 	uint64_t *a = big_alloc(bytes), s = 7;
@@ -251,7 +282,10 @@ static void lines_kernel(size_t bytes, int reps, bool random)
 		order[i] = order[j];
 		order[j] = t;
 	}
-	wl_sink = random ? scatter_lines(a, order, n, reps) : sweep_lines(a, n, reps);
+	for (size_t i = 0; decide && i < n; i++)
+		a[i * 8] = lcg(&s);
+	wl_sink = decide ? decide_lines(a, order, n, reps) :
+		  random ? scatter_lines(a, order, n, reps) : sweep_lines(a, n, reps);
 	if (order)
 		munmap(order, n * sizeof(uint32_t));
 	munmap(a, bytes);
@@ -488,9 +522,11 @@ static void run(const char *k, long sc)
 	else if (!strcmp(k, "chase_seq"))
 		chase_seq_kernel(64 << 20, 1000000 * sc);
 	else if (!strcmp(k, "sweep_lines"))
-		lines_kernel(64 << 20, (int)sc, false);
+		lines_kernel(64 << 20, (int)sc, false, false);
 	else if (!strcmp(k, "scatter_lines"))
-		lines_kernel(64 << 20, (int)sc, true);
+		lines_kernel(64 << 20, (int)sc, true, false);
+	else if (!strcmp(k, "decide_lines"))
+		lines_kernel(64 << 20, (int)sc, true, true);
 	else if (!strcmp(k, "branchy")) {
 		uint32_t *v = random_u32(200000);
 
