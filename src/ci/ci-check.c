@@ -430,6 +430,14 @@ char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b)
 					  gx_result__meta(b), gx_result__path(b));
 }
 
+char *ci_same_rules(const struct gx_result *a, const struct gx_result *b)
+{
+	if (!gx_result__modelled(a) || !gx_result__modelled(b))
+		return NULL;
+	return gx_meta__rules_differ(gx_result__meta(a), gx_result__path(a), gx_result__meta(b),
+				     gx_result__path(b));
+}
+
 char *ci_same_machine(const struct gx_result *a, const struct gx_result *b)
 {
 	if (!gx_result__modelled(a) || !gx_result__modelled(b))
@@ -442,6 +450,8 @@ int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char *
 {
 	char *why = ci_same_predictor(a, b);
 
+	if (!why)
+		why = ci_same_rules(a, b);
 	if (!why)
 		why = ci_same_machine(a, b);
 	if (!why)

@@ -252,14 +252,20 @@ int ci_check_run(struct gx_result *const *runs, size_t nr_runs, struct gx_result
 /* Whether a and b, where both are modelled, were priced with the same
  * machine description (gexplore-record(1) MODELLED RESULTS): 0, else
  * -EINVAL with a one-line *cause naming both descriptions (or, first,
- * both branch predictors where they differ); a comparison of the two
- * would be a comparison of prices. Measured results: 0. */
+ * both branch predictors, or both revisions of the pricing rules, where
+ * they differ); a comparison of the two would be a comparison of prices.
+ * Measured results: 0. */
 int ci_same_pricing(const struct gx_result *a, const struct gx_result *b, char **cause);
 /* NULL when a and b (both modelled) simulated the same branch predictor,
  * or either is measured; else one line naming both predictors
  * (allocated): then no re-pricing makes them comparable. ci_same_pricing
  * says the same first. */
 char *ci_same_predictor(const struct gx_result *a, const struct gx_result *b);
+/* NULL when a and b (both modelled) were priced by the same revision of
+ * the model's rules (meta.json model_rules), or either is measured; else
+ * one line naming both (allocated): no re-pricing makes them comparable
+ * (a result is priced again by the rules it was recorded with). */
+char *ci_same_rules(const struct gx_result *a, const struct gx_result *b);
 /* NULL when a and b (both modelled) were priced with the same machine
  * description, or either is measured; else one line naming both
  * descriptions (allocated): re-pricing one with the other's makes them

@@ -115,6 +115,8 @@ int cmd_reprice_like(struct gx_result **res, const char *path, const struct gx_r
 
 	*note = NULL;
 	why = ci_same_predictor(*res, like);	/* counts, not prices: no re-pricing */
+	if (!why)
+		why = ci_same_rules(*res, like);	/* its own rules, whatever the prices */
 	if (why) {
 		err = gx_fail(cause, GX_E_USAGE, "%s", why);
 		free(why);

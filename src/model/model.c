@@ -1065,6 +1065,7 @@ static void fill_meta(const struct model_state *st, const struct model_opts *o,
 	model_machine__to_meta(&st->machine, &m->machine);
 	m->model_predictor = xstrdup(st->first_grind && model_vg__tage() ? GX_PREDICTOR_TAGE :
 				     GX_PREDICTOR_2BIT);
+	m->model_rules = GX_MODEL_RULES;
 	m->self_cpu_s = NAN;
 	m->sampling_s = NAN;
 	m->sample_cost_ns = NAN;

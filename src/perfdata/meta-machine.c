@@ -140,6 +140,18 @@ char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
 	return r;
 }
 
+char *gx_meta__rules_differ(const struct gx_meta *a, const char *an, const struct gx_meta *b,
+			    const char *bn)
+{
+	if (!a->modelled || !b->modelled || a->model_rules == b->model_rules)
+		return NULL;
+	return xasprintf("%s was priced by the model's rules of revision %d, %s by revision %d "
+			 "(revision 1 prices misses at random by those in flight between two "
+			 "mispredicts): their cycles are not comparable; record %s again with "
+			 "this gexplore", an, a->model_rules, bn, b->model_rules,
+			 a->model_rules < b->model_rules ? an : bn);
+}
+
 /* what a predictor is called in a message */
 static const char *predictor_words(const char *p)
 {

@@ -188,6 +188,8 @@ static json_t *meta_to_json(const struct gx_meta *m)
 		json_object_set_new(root, "model_run_s", json_real(m->model_run_s));
 	if (m->model_predictor)
 		json_object_set_new(root, "model_predictor", json_string(gx_utf8(m->model_predictor)));
+	if (m->model_rules > 0)
+		json_object_set_new(root, "model_rules", json_integer(m->model_rules));
 	return root;
 }
 
@@ -559,6 +561,7 @@ int gx_meta__read(struct gx_meta *m, const char *dir, char **cause)
 		pd_meta_machine__from_json(m, v);
 	m->model_run_s = get_seconds(m, root, "model_run_s");
 	m->model_predictor = get_str(root, "model_predictor");
+	m->model_rules = (int)get_range(m, root, NULL, "model_rules", 0, 1000, 0);
 out_root:
 	json_decref(root);
 out:

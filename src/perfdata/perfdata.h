@@ -513,10 +513,17 @@ struct gx_meta {
 	 * (model_predictor: GX_PREDICTOR_*); NULL when not said: results
 	 * before it was recorded ran callgrind's (GX_PREDICTOR_2BIT) */
 	char *model_predictor;
+	/* the revision of the model's pricing rules (model_rules,
+	 * GX_MODEL_RULES); 0 when not said: results before revision 1 */
+	int model_rules;
 };
 
 #define GX_PREDICTOR_TAGE "tage"	/* gxgrind's tagged predictor */
 #define GX_PREDICTOR_2BIT "2bit"	/* callgrind's: 16 K two-bit counters */
+/* The model's pricing rules: 1, misses at random in flight between two
+ * mispredicts (model.terms GXTERMS6). Results of two revisions price the
+ * same counts differently: they are not compared. */
+#define GX_MODEL_RULES 1
 
 #define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
 #define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore: the user
@@ -551,6 +558,10 @@ char *gx_meta_machine__differs(const struct gx_meta_machine *a, const char *an,
  */
 char *gx_meta__predictor_differs(const struct gx_meta *a, const char *an,
 				 const struct gx_meta *b, const char *bn);
+/* The same for the model's pricing rules (model_rules): NULL when alike
+ * or either is measured. */
+char *gx_meta__rules_differ(const struct gx_meta *a, const char *an, const struct gx_meta *b,
+			    const char *bn);
 void gx_meta_machine__exit(struct gx_meta_machine *mm);
 
 /* NULL when m says its recording is complete (a run the user stopped with

@@ -168,16 +168,25 @@ ok $? "... naming it ($out)"
 out=$("$X" check rdear --baseline rold --max-regress cpi=5% 2>&1 >/dev/null)
 is "$?" 2 "... and check --baseline against it: exit 2"
 
+# refused WHAT PATTERN ARG...: gexplore ARG... exits 2 with one line
+# matching PATTERN
+refused() {
+	local what=$1 pat=$2 out
+	shift 2
+	out=$("$X" "$@" 2>&1 >/dev/null)
+	is "$?" 2 "$what: exit 2"
+	[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s\n' "$out" | grep -q "$pat"
+	ok $? "... one line naming both ($out)"
+}
+
 # ---- across branch predictors: their mispredicts are counts, exit 2
 if [ "$(jq -r .model_predictor rbase/meta.json)" = tage ]; then
 	GX_MODEL_PREDICTOR=2bit rec base.json r2bit interp
 	ok $? "interp recorded with callgrind's predictor (GX_MODEL_PREDICTOR=2bit)"
 	is "$(jq -r .model_predictor r2bit/meta.json)" 2bit "meta.json: model_predictor 2bit"
-	out=$("$X" check r2bit --baseline rbase --max-regress cpi=50% 2>&1 >/dev/null)
-	is "$?" 2 "check --baseline modelled with the other predictor: exit 2"
-	[ "$(printf '%s\n' "$out" | wc -l)" = 1 ] &&
-		printf '%s\n' "$out" | grep -q "rbase simulated gxgrind's tagged predictor ('tage'), r2bit callgrind's two-bit predictor ('2bit')"
-	ok $? "... one line naming both predictors ($out)"
+	refused "check --baseline modelled with the other predictor" \
+		"rbase simulated gxgrind's tagged predictor ('tage'), r2bit callgrind's two-bit predictor ('2bit')" \
+		check r2bit --baseline rbase --max-regress cpi=50%
 	out=$("$X" diff rbase r2bit 2>&1 >/dev/null)
 	is "$?" 2 "diff across predictors: exit 2"
 	printf '%s\n' "$out" | grep -q "rbase simulated gxgrind's tagged predictor"
@@ -199,6 +208,29 @@ if [ "$(jq -r .model_predictor rbase/meta.json)" = tage ]; then
 else
 	skip 10 "the model ran without gxgrind's tagged predictor here"
 fi
+
+# ---- across revisions of the pricing rules: the same counts priced by
+# other rules (a result from before revision 1, which priced misses at
+# random ten in flight whatever the mispredicts): exit 2, whatever the
+# description; two results of one revision are compared
+is "$(jq -r .model_rules rbase/meta.json)" 1 "meta.json: model_rules 1"
+cp -r rbase rrev0
+jq 'del(.model_rules)' rbase/meta.json >rrev0/meta.json
+refused "check --baseline priced by the rules before revision 1" \
+	"rrev0 was priced by the model's rules of revision 0, rbase by revision 1 .*record rrev0 again" \
+	check rbase --baseline rrev0 --max-regress cpi=50%
+out=$("$X" diff rrev0 rdear 2>&1 >/dev/null)
+is "$?" 2 "... diff across revisions, descriptions apart too: exit 2"
+cp -r rrev0 rrev0b
+"$X" check rrev0b --baseline rrev0 --max-regress cpi=1% >/dev/null 2>&1
+is "$?" 0 "two results of one revision: compared"
+cp -r rbase rrevbad
+jq '.model_rules = -3' rbase/meta.json >rrevbad/meta.json
+"$X" report rrevbad >rrevbad.txt 2>&1
+grep -q 'meta.json: model_rules -3 is out of range (0 to 1000): ignored' rrevbad.txt
+ok $? "a damaged model_rules (-3): a warning, read as 0"
+"$X" check rbase --baseline rrevbad --max-regress cpi=50% >/dev/null 2>&1
+is "$?" 2 "... and not compared with revision 1"
 
 # ---- hostile: a link, a mutated or truncated model.terms
 cp -r rbase rlink
