@@ -5,7 +5,8 @@
  * indep_fp, fp_add (independent adds), chase_l1, chase_l2, chase_idx_l2 (chase_l2's ring as array
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, sweep_lines and scatter_lines (a load a line over 64 MiB, in order or not,
- * SCALE times), decide_lines (scatter_lines, each load deciding a branch), chase_seq (a chase through 64 MiB in address order), branchy, pattern,
+ * SCALE times), decide_lines (scatter_lines, each line's bit deciding the next line),
+ * chase_seq (a chase through 64 MiB in address order), branchy, pattern,
  * pattern16k, pattern64k (branchy on a fixed pattern of 1, 16 or 64 Ki random bits,
  * repeated), touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
@@ -267,7 +268,7 @@ __attribute__((noinline)) uint64_t decide_lines(const uint64_t *a, const uint32_
 	return s;
 }
 
-static void lines_kernel(size_t bytes, int reps, bool random, bool decide)
+static void lines_kernel(size_t bytes, int reps, bool random, bool branch)
 {
 	size_t n = bytes / 64;
 	uint64_t *a = big_alloc(bytes), s = 7;
@@ -282,9 +283,9 @@ static void lines_kernel(size_t bytes, int reps, bool random, bool decide)
 		order[i] = order[j];
 		order[j] = t;
 	}
-	for (size_t i = 0; decide && i < n; i++)
+	for (size_t i = 0; branch && i < n; i++)
 		a[i * 8] = lcg(&s);
-	wl_sink = decide ? decide_lines(a, order, n, reps) :
+	wl_sink = branch ? decide_lines(a, order, n, reps) :
 		  random ? scatter_lines(a, order, n, reps) : sweep_lines(a, n, reps);
 	if (order)
 		munmap(order, n * sizeof(uint32_t));
