@@ -217,6 +217,10 @@ struct model_tasks {
 void model_tasks__build(struct model_tasks *t, const struct cg_profile *cg, uint32_t dflt_pid,
 			const char *dflt_comm, const char *log_prefix);
 void model_tasks__exit(struct model_tasks *t);
+/* model.c: st->net from the first pass's parts (model_tasks), argv0 and
+ * log_prefix as model_tasks__build takes them */
+struct model_state;
+void model_net(struct model_state *st, const char *argv0, const char *log_prefix);
 
 /* ---- call stacks from callgrind's calls (callgraph.c) --------------------- */
 
@@ -571,6 +575,10 @@ struct model_state {
 	bool window;
 	bool strides;			/* this pricing's: the run counted strides */
 	double in_flight;		/* this pricing's misses in flight */
+	/* per cg insn: the share of its counts that are the run's own (a
+	 * forked child's copy of its parent's, callgrind's, not: model_net),
+	 * which the misses in flight are counted by; NULL: all */
+	double *net;
 	double in_flight_misses, in_flight_bad;	/* what it came from */
 	/* per cg insn: the modelled terms */
 	double *base, *fe, *bad, *mem, *core;

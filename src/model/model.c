@@ -554,6 +554,7 @@ void model_state__exit(struct model_state *st)
 	free(st->pass_pages);
 	free(st->pass_tlb);
 	free(st->native_pages);
+	free(st->net);
 	free(st->vg_env);
 	model_faults__exit(&st->nf);
 	for (size_t i = 0; i < st->nr_ins; i++)
@@ -590,6 +591,24 @@ static void say(const struct model_opts *o, bool warn, const char *fmt, ...)
 }
 
 /* Objects: their ELF files, where callgrind put them, a base of their own. */
+void model_net(struct model_state *st, const char *argv0, const char *log_prefix)
+{
+	struct model_tasks tk;
+	double *own = xcalloc(st->cg.nr_insns + 1, sizeof(*own));
+
+	model_tasks__build(&tk, &st->cg, (uint32_t)st->pid, argv0, log_prefix);
+	for (size_t j = 0; j < st->cg.nr_pins; j++)
+		own[st->cg.pins[j].insn] += (double)tk.c[j][CG_IR];
+	for (size_t k = 0; k < st->cg.nr_insns; k++) {
+		double ir = (double)st->cg.insns[k].c[CG_IR];
+
+		own[k] = ir > 0 && own[k] < ir ? own[k] / ir : 1;
+	}
+	model_tasks__exit(&tk);
+	free(st->net);
+	st->net = own;
+}
+
 static void place_objects(struct model_state *st)
 {
 	st->objs = xcalloc(st->cg.nr_objs + 1, sizeof(*st->objs));
@@ -1224,6 +1243,14 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	}
 	run->status = status;
 	price_notes(&st);
+	{	/* the first pass's logs: a forked child's names its parent */
+		char *logs = xasprintf("%s/callgrind.log.", scratch.path);
+		const char *argv0 = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 :
+							       o->argv[0];
+
+		model_net(&st, argv0, logs);
+		free(logs);
+	}
 	model_native_run(&st, o);
 	model_second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);

@@ -89,7 +89,10 @@ static void misses_of(const struct model_state *st, size_t k, enum l2_split how,
 
 /* st->strides and st->in_flight for this pricing: the misses past L2 at
  * random but a chain's (each waits for the one before anyway) against
- * every mispredict, conditional (as priced) and indirect */
+ * every mispredict, conditional (as priced) and indirect, each
+ * instruction's by the share of its counts that are the run's own
+ * (st->net: a forked child's copy of its parent's, callgrind's, would
+ * count the parent's code once a child) */
 static void set_in_flight(struct model_state *st, enum l2_split how)
 {
 	size_t n = st->cg.nr_insns;
@@ -110,12 +113,14 @@ static void set_in_flight(struct model_state *st, enum l2_split how)
 			const struct cg_insn *c = &st->cg.insns[k];
 			double m[3];
 
-			bad += st->bcm[k] + (double)c->c[CG_BIM] * st->mc.ind_missed;
+			double w = st->net ? st->net[k] : 1;
+
+			bad += w * (st->bcm[k] + (double)c->c[CG_BIM] * st->mc.ind_missed);
 			if (st->ins[i].dep_load)
 				continue;
 			misses_of(st, k, how, m);
-			rnd += random_share(c, m[0], (double)(c->c[CG_DR] + c->c[CG_DW]), false,
-					    st->strides) * m[1];
+			rnd += w * random_share(c, m[0], (double)(c->c[CG_DR] + c->c[CG_DW]), false,
+						st->strides) * m[1];
 		}
 	}
 	st->in_flight = model_in_flight(rnd, bad);

@@ -39,7 +39,8 @@
 
 /* GXTERMS6 is GXTERMS5 priced by the misses in flight between two
  * mispredicts, every miss not in a stride at random where the run counted
- * strides (st->window); GXTERMS5 adds each instruction's strided misses
+ * strides (st->window), and adds each instruction's share of its counts
+ * that are the run's own (st->net); GXTERMS5 adds each instruction's strided misses
  * (gxgrind's D1ms);
  * GXTERMS4 llvm-mca's load latency and each block's chain through its
  * loads; GXTERMS3 the walks the second pass counted (the TLB as its last
@@ -139,6 +140,7 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 		tb_u64(&b, st->have_l2 && st->pass_l2 ? st->pass_l2[k] : 0);
 		tb_u64(&b, st->pages ? st->pages[k] : 0);
 		tb_u64(&b, st->have_tlb && st->pass_tlb ? st->pass_tlb[k] : 0);
+		tb_f64(&b, st->net ? st->net[k] : 1);
 	}
 	for (size_t i = 0; i < st->nr_ins; i++) {
 		tb_u64(&b, st->ins[i].cg);
@@ -304,6 +306,7 @@ static void terms_insns(struct tread *r, struct model_state *st, uint64_t **fadd
 	st->pass_l2 = xcalloc(nc + 1, sizeof(*st->pass_l2));
 	st->native_pages = xcalloc(nc + 1, sizeof(*st->native_pages));
 	st->pass_tlb = xcalloc(nc + 1, sizeof(*st->pass_tlb));
+	st->net = r->ver < 6 ? NULL : xcalloc(nc + 1, sizeof(*st->net));
 	*faddr = xcalloc(nc + 1, sizeof(**faddr));
 	for (size_t k = 0; k < nc; k++) {
 		struct cg_insn *c = &st->cg.insns[k];
@@ -319,7 +322,9 @@ static void terms_insns(struct tread *r, struct model_state *st, uint64_t **fadd
 		st->pass_l2[k] = rd_u64(r);
 		st->native_pages[k] = rd_u64(r);
 		st->pass_tlb[k] = r->ver < 3 ? 0 : rd_u64(r);
-		if (!good_f64(st->bcm[k], false))
+		if (st->net)
+			st->net[k] = rd_f64(r);
+		if (!good_f64(st->bcm[k], false) || (st->net && !(st->net[k] >= 0 && st->net[k] <= 1)))
 			r->bad = true;
 	}
 }
@@ -337,7 +342,7 @@ static int terms_parse(struct model_state *st, struct model_machine *mm, double 
 	if (err)
 		return err;
 	nc = n[0], ni = n[1], nb = n[2], nm = n[3];
-	if (!fits(&r, nc, 8 * ((size_t)terms_cols(&r) + (r.ver < 3 ? 6 : 7))))
+	if (!fits(&r, nc, 8 * ((size_t)terms_cols(&r) + (r.ver < 3 ? 6 : r.ver < 6 ? 7 : 8))))
 		return gx_fail(cause, GX_E_FORMAT, "%s: %" PRIu64 " instructions do not fit in "
 			       "its %zu bytes", MODEL_TERMS_FILE, nc, len);
 	terms_insns(&r, st, faddr, nc);

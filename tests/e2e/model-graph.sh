@@ -7,7 +7,7 @@
 # and true too, run by a shell);
 # the child's counts its own (not the copy of its parent's Valgrind gives
 # it); `check --per thread` checks each thread. With -g: main's inclusive
-# share above its self share, a's total its own and b's, `--by callpath`
+# share its self share and its callees' totals, a's total its own and b's, `--by callpath`
 # and `--folded` show main;a;b, rec once a stack (its total its self).
 . "$GX_SRCDIR/tests/e2e/lib.sh"
 
@@ -68,14 +68,17 @@ ok $? "meta.json: the call graph callgrind's"
 # function,module,self_pct,total_pct,...
 row() { awk -F, -v f="$1" '$1 == f { print $3, $4; exit }' g.csv; }
 read -r mself mtotal <<<"$(row main)"
-awk -v s="${mself:-0}" -v t="${mtotal:-0}" 'BEGIN { exit !(t > s + 40) }'
-ok $? "main: inclusive $mtotal% above its self $mself%"
 read -r aself atotal <<<"$(row a)"
 read -r bself btotal <<<"$(row b)"
+read -r rself rtotal <<<"$(row rec)"
+# its callees' totals are in its own (the loader's startup, outside main,
+# takes a share that moves with the pricing of its cold misses)
+awk -v s="${mself:-0}" -v t="${mtotal:-0}" -v at="${atotal:-0}" -v rt="${rtotal:-0}" \
+	'BEGIN { exit !(at > 0 && rt > 0 && t >= s + at + rt - 0.01 && t > s + 10) }'
+ok $? "main: inclusive $mtotal% above its self $mself%, a's total $atotal% and rec's $rtotal% in it"
 awk -v a="${aself:-0}" -v at="${atotal:-0}" -v bt="${btotal:-0}" \
 	'BEGIN { d = a + bt - at; exit !(at > a && d < 0.01 && d > -0.01) }'
 ok $? "a's total ($atotal%) its self ($aself%) and b's total ($btotal%)"
-read -r rself rtotal <<<"$(row rec)"
 [ -n "$rself" ] && [ "$rself" = "$rtotal" ]
 ok $? "rec, recursive: counted once a stack (total $rtotal% = self $rself%)"
 [ "$(awk -F, 'NR == 2 { print $1 }' g.csv)" != work ]

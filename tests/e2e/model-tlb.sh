@@ -245,9 +245,9 @@ rec = (len(b) - at - rest) // nc
 out = bytearray(b"GXTERMS2" + b[8:16])
 out += struct.pack("<Q", struct.unpack_from("<Q", b, 16)[0] & ~4)
 out += b[24:48] + b[56:head_geo] + b[head_geo + 24:at]
-for k in range(nc):		# its 14th count (D1ms) and its walks left out
+for k in range(nc):		# its 14th count (D1ms), its walks and its own share left out
     r = b[at + k * rec: at + k * rec + rec]
-    out += r[:8 * 16] + r[8 * 17:rec - 8]
+    out += r[:8 * 16] + r[8 * 17:rec - 16]
 at += nc * rec
 out += b[at:at + ni * 16]
 at += ni * 16

@@ -331,6 +331,16 @@ static void test_in_flight(void)
 	 * less the block's own 2 x 0.001 x 10^6 cycles (the roofline) */
 	is_double(st.mem[0], 10000 + 190000 * 46 / 2.0 - 2000, 1e-6,
 		  "... the load's memory cycles: its misses at random at L3's latency over 2");
+	{	/* half the branch's counts a forked child's copy of its parent's */
+		double net[2] = { 1, 0.5 };
+
+		st.net = net;
+		model_price(&st, SPLIT_L3);
+		is_double(st.in_flight, 4, 1e-12, "... half the branch's counts a forked child's "
+			  "copy: its own 47,500 mispredicts, 4 in flight");
+		st.net = NULL;
+		total = model_price(&st, SPLIT_L3);
+	}
 	is_double(total, 2000 + 95000 * 10 + st.mem[0], 1e-6, "... the total: base, "
 		  "mispredicts and memory");
 	st.window = false;
