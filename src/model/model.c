@@ -590,7 +590,9 @@ static void say(const struct model_opts *o, bool warn, const char *fmt, ...)
 	free(msg);
 }
 
-/* Objects: their ELF files, where callgrind put them, a base of their own. */
+/* A forked child's copy of its parent's counts (callgrind's) is taken off
+ * per part when the result is written (model_tasks); what is left of each
+ * instruction's is its share the run's own. */
 void model_net(struct model_state *st, const char *argv0, const char *log_prefix)
 {
 	struct model_tasks tk;
@@ -609,6 +611,7 @@ void model_net(struct model_state *st, const char *argv0, const char *log_prefix
 	st->net = own;
 }
 
+/* Objects: their ELF files, where callgrind put them, a base of their own. */
 static void place_objects(struct model_state *st)
 {
 	st->objs = xcalloc(st->cg.nr_objs + 1, sizeof(*st->objs));

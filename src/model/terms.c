@@ -40,8 +40,8 @@
 /* GXTERMS6 is GXTERMS5 priced by the misses in flight between two
  * mispredicts, every miss not in a stride at random where the run counted
  * strides (st->window), and adds each instruction's share of its counts
- * that are the run's own (st->net); GXTERMS5 adds each instruction's strided misses
- * (gxgrind's D1ms);
+ * that are the run's own (st->net); GXTERMS5 adds each instruction's
+ * strided misses (gxgrind's D1ms);
  * GXTERMS4 llvm-mca's load latency and each block's chain through its
  * loads; GXTERMS3 the walks the second pass counted (the TLB as its last
  * level). The older files are read too: a chain's cycles llvm-mca's
