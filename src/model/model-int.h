@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "model.h"
@@ -217,10 +218,14 @@ struct model_tasks {
 void model_tasks__build(struct model_tasks *t, const struct cg_profile *cg, uint32_t dflt_pid,
 			const char *dflt_comm, const char *log_prefix);
 void model_tasks__exit(struct model_tasks *t);
-/* model.c: st->net from the first pass's parts (model_tasks), argv0 and
- * log_prefix as model_tasks__build takes them */
-struct model_state;
-void model_net(struct model_state *st, const char *argv0, const char *log_prefix);
+/* The workload's program name for model_tasks__build: its command's first
+ * word's file name. */
+static inline const char *model_argv0(const struct model_opts *o)
+{
+	const char *slash = strrchr(o->argv[0], '/');
+
+	return slash ? slash + 1 : o->argv[0];
+}
 
 /* ---- call stacks from callgrind's calls (callgraph.c) --------------------- */
 

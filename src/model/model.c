@@ -511,14 +511,20 @@ out:
 	free(order);
 }
 
+/* The first pass's logs, each named by this prefix and its pid: a forked
+ * child's names its parent (model_tasks). Allocated. */
+static char *first_logs(const struct model_state *st)
+{
+	return xasprintf("%s/callgrind.log.", st->scratch->path);
+}
+
 /* The priced run's perf.data (write.c); run's instructions and cycles as
  * written (a forked child's copy of its parent's counts not among them). */
 static int write_priced(const struct model_state *st, const struct model_opts *o, uint64_t t0,
 			uint64_t t1, double cycles, struct gx_meta *m, struct model_run *run,
 			char **cause)
 {
-	/* the first pass's logs: a forked child's names its parent */
-	char *logs = xasprintf("%s/callgrind.log.", st->scratch->path);
+	char *logs = first_logs(st);
 	struct model_priced pr = {
 		.cg = &st->cg, .objs = st->objs, .base = st->base, .fe = st->fe, .bad = st->bad,
 		.mem = st->mem, .core = st->core, .bcm = st->bcm, .l2miss = st->l2miss,
@@ -592,13 +598,15 @@ static void say(const struct model_opts *o, bool warn, const char *fmt, ...)
 
 /* A forked child's copy of its parent's counts (callgrind's) is taken off
  * per part when the result is written (model_tasks); what is left of each
- * instruction's is its share the run's own. */
-void model_net(struct model_state *st, const char *argv0, const char *log_prefix)
+ * instruction's is its share the run's own (st->net). */
+static void model_net(struct model_state *st, const struct model_opts *o)
 {
 	struct model_tasks tk;
 	double *own = xcalloc(st->cg.nr_insns + 1, sizeof(*own));
+	char *logs = first_logs(st);
 
-	model_tasks__build(&tk, &st->cg, (uint32_t)st->pid, argv0, log_prefix);
+	model_tasks__build(&tk, &st->cg, (uint32_t)st->pid, model_argv0(o), logs);
+	free(logs);
 	for (size_t j = 0; j < st->cg.nr_pins; j++)
 		own[st->cg.pins[j].insn] += (double)tk.c[j][CG_IR];
 	for (size_t k = 0; k < st->cg.nr_insns; k++) {
@@ -1246,14 +1254,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	}
 	run->status = status;
 	price_notes(&st);
-	{	/* the first pass's logs: a forked child's names its parent */
-		char *logs = xasprintf("%s/callgrind.log.", scratch.path);
-		const char *argv0 = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 :
-							       o->argv[0];
-
-		model_net(&st, argv0, logs);
-		free(logs);
-	}
+	model_net(&st, o);
 	model_native_run(&st, o);
 	model_second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);

@@ -440,7 +440,7 @@ int model_write_result(const struct model_priced *pr, const struct model_opts *o
 	struct model_tasks tk;
 	struct model_graph g;
 	struct writing x = { .pr = pr, .tk = &tk, .time = t0 };
-	const char *argv0 = strrchr(o->argv[0], '/') ? strrchr(o->argv[0], '/') + 1 : o->argv[0];
+	const char *argv0 = model_argv0(o);
 	struct pd_env env;
 	char *why = NULL;
 	int err;
