@@ -96,10 +96,13 @@ enum { C_IR, C_DR, C_DW, C_I1MR, C_D1MR, C_D1MW, C_ILMR, C_DLMR, C_DLMW, C_BC, C
        C_J0, C_J1,	/* times its jumps to jt[0], jt[1] were taken */
        /* D1's misses (read or write) a constant stride of lines, under
         * a page, from the instruction's miss before, as the one before
-        * was from its own (a stream a stride prefetcher follows); and the
-        * state that finds them: the line of its last miss, the stride
-        * to it (the thread's own: not summed into anything written) */
-       C_D1MS, C_MLINE, C_MSTRIDE,
+        * was from its own (a stream a stride prefetcher follows); D1's
+        * misses not so but within NEAR_LINES lines of it, up or down (a
+        * run of lines a streamer follows whatever the stride: a scan of
+        * text lines of any length); and the state that finds them: the
+        * line of its last miss, the stride to it (the thread's own: not
+        * summed into anything written) */
+       C_D1MS, C_D1MN, C_MLINE, C_MSTRIDE,
        C_NR };
 
 struct insn {

@@ -51,7 +51,7 @@ static Int cmp_insn(const void *a, const void *b)
 /* What a file holds */
 enum form {
 	F_PASS,		/* the second pass's: the process's, D1 and LL's (9 columns) */
-	F_THREAD,	/* the first pass's: a thread's, 13 columns and D1ms */
+	F_THREAD,	/* the first pass's: a thread's, 13 columns, D1ms and D1mn */
 	F_L2,		/* the second hierarchy's with PG, the process's, in the second pass's columns */
 	F_TL,		/* the same with TL */
 };
@@ -245,7 +245,7 @@ static void write_file(const HChar *file, enum form f, UInt t)
 	}
 	out_str(o, th ? "\npositions: instr line\n" : "\npositions: instr\n");
 	out_str(o, "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw");
-	out_str(o, ncol == 13 ? " Bc Bcm Bi Bim D1ms\n" : "\n");
+	out_str(o, ncol == 13 ? " Bc Bcm Bi Bim D1ms D1mn\n" : "\n");
 	for (UInt i = 0; i < k; i++) {
 		struct insn *in = v[i];
 		ULong *c = cv[in->idx];
@@ -270,7 +270,7 @@ static void write_file(const HChar *file, enum form f, UInt t)
 		for (Int col = 0; col < ncol; col++)
 			n += VG_(sprintf)(line + n, " %llu", c[col]);
 		if (th)
-			n += VG_(sprintf)(line + n, " %llu", c[C_D1MS]);
+			n += VG_(sprintf)(line + n, " %llu %llu", c[C_D1MS], c[C_D1MN]);
 		VG_(sprintf)(line + n, "\n");
 		out_str(o, line);
 		if (th)

@@ -660,8 +660,13 @@ VG_REGPARM(3) void sim_fetch_rest(struct insn *in, Addr a, UWord len)
 	fetch_rest(counts(cur_tab, in->idx), a, len);
 }
 
+/* A miss this many lines or fewer from its instruction's miss before,
+ * up or down, is near (C_D1MN): AMD's and Intel's L2 streamers follow a
+ * run of lines within a page whatever the stride */
+#define NEAR_LINES 4
+
 /* A D1 miss at a's line: whether it is the instruction's stride from its
- * last miss, the stride that miss had (C_D1MS) */
+ * last miss, the stride that miss had (C_D1MS), or else near it (C_D1MN) */
 static inline void miss_stride(ULong *c, Addr a)
 {
 	ULong line = a >> D1.line_bits;
@@ -670,6 +675,8 @@ static inline void miss_stride(ULong *c, Addr a)
 
 	if (d != 0 && d == (Long)c[C_MSTRIDE] && d > -most && d < most)
 		c[C_D1MS]++;
+	else if (d != 0 && d >= -NEAR_LINES && d <= NEAR_LINES)
+		c[C_D1MN]++;
 	c[C_MSTRIDE] = (ULong)d;
 	c[C_MLINE] = line;
 }

@@ -22,7 +22,7 @@
 
 static const char *const col_names[CG_NR] = {
 	"Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim",
-	"D1ms",
+	"D1ms", "D1mn",
 };
 
 const char *cg_col_name(enum cg_col c)

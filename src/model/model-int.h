@@ -576,7 +576,7 @@ struct model_state {
 	/* misses at random priced by how many are in flight at once, from
 	 * those between two mispredicts (price.c), and every miss not in a
 	 * stride at random where the run counted strides: a record's, a
-	 * GXTERMS6 file's (false: MODEL_MLP, as results were priced before) */
+	 * GXTERMS6 file's or later (false: MODEL_MLP, as priced before) */
 	bool window;
 	bool strides;			/* this pricing's: the run counted strides */
 	double in_flight;		/* this pricing's misses in flight */

@@ -31,6 +31,7 @@ enum cg_col {
 	CG_IR, CG_DR, CG_DW, CG_I1MR, CG_D1MR, CG_D1MW, CG_ILMR, CG_DLMR, CG_DLMW,
 	CG_BC, CG_BCM, CG_BI, CG_BIM,
 	CG_D1MS,	/* gxgrind's: D1 misses in a stride (callgrind's files: 0) */
+	CG_D1MN,	/* gxgrind's: D1 misses not so, but near the one before (0: the same) */
 	CG_NR
 };
 

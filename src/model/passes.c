@@ -517,21 +517,28 @@ void model_strides(struct model_state *st)
 {
 	const char *e = getenv("GX_MODEL_STRIDES");
 	uint64_t m1 = st->cg.totals[CG_D1MR] + st->cg.totals[CG_D1MW];
+	uint64_t ms = st->cg.totals[CG_D1MS], mn = st->cg.totals[CG_D1MN];
 
-	if (!st->cg.totals[CG_D1MS])
+	if (!ms && !mn)
 		return;
 	if (!e || strcmp(e, "none")) {
-		model_note(st, "model: %" PRIu64 " of the %" PRIu64 " D1 misses came a constant "
-			   "stride under a page from their instruction's miss before (a sweep "
-			   "a stride prefetcher follows): priced by bandwidth, not latency, "
-			   "where they come nearly every access", st->cg.totals[CG_D1MS], m1);
+		if (ms)
+			model_note(st, "model: %" PRIu64 " of the %" PRIu64 " D1 misses came a "
+				   "constant stride under a page from their instruction's miss "
+				   "before (a sweep a stride prefetcher follows): priced by "
+				   "bandwidth, not latency", ms, m1);
+		if (mn)
+			model_note(st, "model: %" PRIu64 " of the %" PRIu64 " D1 misses came "
+				   "within four lines of their instruction's miss before, not a "
+				   "stride (a run of lines a streamer follows): priced by "
+				   "bandwidth, a chain's at L2's latency", mn, m1);
 		return;
 	}
 	for (size_t k = 0; k < st->cg.nr_insns; k++)
-		st->cg.insns[k].c[CG_D1MS] = 0;
-	model_note(st, "model: %" PRIu64 " D1 misses in a stride priced as any others "
-		   "(GX_MODEL_STRIDES=none)", st->cg.totals[CG_D1MS]);
-	st->cg.totals[CG_D1MS] = 0;
+		st->cg.insns[k].c[CG_D1MS] = st->cg.insns[k].c[CG_D1MN] = 0;
+	model_note(st, "model: %" PRIu64 " D1 misses in a stride and %" PRIu64 " near the one "
+		   "before priced as any others (GX_MODEL_STRIDES=none)", ms, mn);
+	st->cg.totals[CG_D1MS] = st->cg.totals[CG_D1MN] = 0;
 }
 
 /*

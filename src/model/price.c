@@ -56,15 +56,19 @@ static double tlb_of(const struct model_state *st, double acc, double m3)
 }
 
 /* The share of an instruction's D1 misses at random: those not in a
- * stride (gxgrind's D1ms, a sweep a stride prefetcher follows), of a
- * chain's; of another's where the run counted strides (strides), else
- * where they are half its accesses or more (callgrind counts no stride:
- * fewer are taken as a stream the prefetchers follow; a result priced
- * before st->window, the same). */
+ * stride (gxgrind's D1ms, a sweep a stride prefetcher follows) nor, but
+ * a chain's, near the miss before (D1mn: a run of lines a streamer
+ * follows, as a scan of text lines of any length; a chain's next line
+ * is known only once its load is done, and a chain that jumps a few
+ * lines, as gzip's through prev[], waits for each); of another's where
+ * the run counted strides (strides), else where they are half its
+ * accesses or more (callgrind counts no stride: fewer are taken as a
+ * stream the prefetchers follow; a result priced before st->window, the
+ * same). */
 static double random_share(const struct cg_insn *c, double m1, double acc, bool chain,
 			   bool strides)
 {
-	double ms = (double)c->c[CG_D1MS];
+	double ms = (double)c->c[CG_D1MS] + (chain ? 0 : (double)c->c[CG_D1MN]);
 
 	if (!chain && !strides && !(acc > 0 && m1 >= 0.5 * acc))
 		return 0;
@@ -104,7 +108,7 @@ static void set_in_flight(struct model_state *st, enum l2_split how)
 	if (!st->window)
 		return;
 	for (size_t k = 0; k < n && !st->strides; k++)
-		st->strides = st->cg.insns[k].c[CG_D1MS] > 0;
+		st->strides = st->cg.insns[k].c[CG_D1MS] + st->cg.insns[k].c[CG_D1MN] > 0;
 	for (size_t b = 0; b < st->nr_blocks; b++) {
 		const struct model_block *bl = &st->blocks[b];
 
@@ -128,13 +132,26 @@ static void set_in_flight(struct model_state *st, enum l2_split how)
 	st->in_flight_bad = bad;
 }
 
+/* The share of a chain's D1 misses near its miss before (D1mn): a
+ * streamer has fetched their lines into L2 (wl-model's hop_lines, a chain
+ * over 64 MiB whose every hop is 1 to 4 lines on: 18 cycles a hop on Zen
+ * 5, where memory's latency is about 500), at most the share r not in a
+ * stride */
+static double near_share(const struct cg_insn *c, double m1, double r)
+{
+	double q = m1 > 0 ? (double)c->c[CG_D1MN] / m1 : 0;
+
+	return q < r ? q : r;
+}
+
 /* Instruction i's data misses as priced: the share r of a chase's each
- * wait for the one before (its memory cycles and the chase's share);
- * misses that overlap give what their lines take from each level's
- * bandwidth, or, the share r at random, their latency over the misses in
- * flight (tlb: their walks'): returned, for the block's roofline. */
+ * wait for the one before (its memory cycles and the chase's share), of
+ * which the share q near the one before waits for L2 only; misses that
+ * overlap give what their lines take from each level's bandwidth, or, the
+ * share r at random, their latency over the misses in flight (tlb: their
+ * walks'): returned, for the block's roofline. */
 static double price_data(struct model_state *st, size_t i, double m1, double m2, double m3,
-			 double r, double tlb, double lat2, double lat3)
+			 double r, double q, double tlb, double lat2, double lat3)
 {
 	const struct machine_costs *mc = &st->mc;
 
@@ -144,8 +161,9 @@ static double price_data(struct model_state *st, size_t i, double m1, double m2,
 	double bw = line * ((m1 - m2) / mc->bw[1] + (m2 - m3) / mc->bw[2] + m3 / mc->bw[3]);
 
 	if (st->ins[i].dep_load) {	/* each miss waits for the one before */
-		st->mem[st->ins[i].cg] = r * (lat - tlb) + tlb;
-		st->dram_chase += r * m3 * (lat3 - mc->lat[0]);
+		st->mem[st->ins[i].cg] = (r - q) * (lat - tlb) + q * m1 * (mc->lat[1] - mc->lat[0]) +
+					 tlb;
+		st->dram_chase += (r - q) * m3 * (lat3 - mc->lat[0]);
 		st->tlb_cycles += tlb;
 		return (1 - r) * bw;
 	}
@@ -257,7 +275,7 @@ double model_price(struct model_state *st, enum l2_split how)
 			size_t k = st->ins[i].cg;
 			const struct cg_insn *c = &st->cg.insns[k];
 			double ir = (double)c->c[CG_IR];
-			double ret = ir / st->width, acc, tlb, r, m[3], m1, m2, m3;
+			double ret = ir / st->width, acc, tlb, r, q, m[3], m1, m2, m3;
 
 			misses_of(st, k, how, m);
 			m1 = m[0], m2 = m[1], m3 = m[2];
@@ -283,15 +301,16 @@ double model_price(struct model_state *st, enum l2_split how)
 				    (double)c->c[CG_ILMR] * (code - mc->lat[1]);
 			acc = (double)(c->c[CG_DR] + c->c[CG_DW]);
 			r = random_share(c, m1, acc, st->ins[i].dep_load, st->strides);
+			q = st->ins[i].dep_load ? near_share(c, m1, r) : 0;
 			/* accesses at random past the TLB's reach walk its page
 			 * tables (a stream's walk is one a page, hidden by its
-			 * lines): the walks the second pass counted, else
-			 * estimated */
-			tlb = !(r > 0) ? 0 :
-			      r * (tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
+			 * lines, as a chain's hop to a line near): the walks the
+			 * second pass counted, else estimated */
+			tlb = !(r - q > 0) ? 0 :
+			      (r - q) * (tlb_pass ? (double)st->pass_tlb[k] * mc->walk :
 				   tlb_of(st, acc, m3) * mc->walk);
 			st->tlb_misses += mc->walk > 0 ? tlb / mc->walk : 0;
-			stream += price_data(st, i, m1, m2, m3, r, tlb, lat2, !(m3 > 0) ? 0 :
+			stream += price_data(st, i, m1, m2, m3, r, q, tlb, lat2, !(m3 > 0) ? 0 :
 					     model_dram_at(mc, model_set_bytes(acc, m3, ll,
 						tlb_pass ? (double)st->pass_tlb[k] : -1, mc->reach,
 						touched)));

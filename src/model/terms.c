@@ -37,7 +37,8 @@
 #include "model-int.h"
 #include "util/util.h"
 
-/* GXTERMS6 is GXTERMS5 priced by the misses in flight between two
+/* GXTERMS7 adds each instruction's misses near the one before (gxgrind's
+ * D1mn), priced by bandwidth but a chain's; GXTERMS6 is GXTERMS5 priced by the misses in flight between two
  * mispredicts, every miss not in a stride at random where the run counted
  * strides (st->window), and adds each instruction's share of its counts
  * that are the run's own (st->net); GXTERMS5 adds each instruction's
@@ -46,7 +47,8 @@
  * loads; GXTERMS3 the walks the second pass counted (the TLB as its last
  * level). The older files are read too: a chain's cycles llvm-mca's
  * there, no miss strided, as they were priced. */
-#define TERMS_MAGIC "GXTERMS6"
+#define TERMS_MAGIC "GXTERMS7"
+#define TERMS_MAGIC6 "GXTERMS6"
 #define TERMS_MAGIC5 "GXTERMS5"
 #define TERMS_MAGIC4 "GXTERMS4"
 #define TERMS_MAGIC3 "GXTERMS3"
@@ -179,14 +181,15 @@ struct tread {
 	const char *p;
 	size_t n, at;
 	bool bad;
-	int ver;	/* 2: no walks counted; 3: no chains; 4: no strided misses; 5: MODEL_MLP */
+	int ver;	/* 2: no walks counted; 3: no chains; 4: no strided misses; 5: MODEL_MLP;
+			 * 6: no near misses */
 };
 
 /* The counts an instruction has in the file: every column from
- * GXTERMS5, all but the last (CG_D1MS) before */
+ * GXTERMS7, all but CG_D1MN in GXTERMS5 and 6, all but CG_D1MS too before */
 static int terms_cols(const struct tread *r)
 {
-	return r->ver < 5 ? CG_D1MS : CG_NR;
+	return r->ver < 5 ? CG_D1MS : r->ver < 7 ? CG_D1MN : CG_NR;
 }
 
 static uint64_t rd_u64(struct tread *r)
@@ -250,7 +253,7 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	char *desc;
 	int err;
 
-	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 6 :
+	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 7 : !memcmp(r->p, TERMS_MAGIC6, 8) ? 6 :
 		 !memcmp(r->p, TERMS_MAGIC5, 8) ? 5 : !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 :
 		 !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
 	if (!r->ver)

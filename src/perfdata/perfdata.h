@@ -521,9 +521,11 @@ struct gx_meta {
 #define GX_PREDICTOR_TAGE "tage"	/* gxgrind's tagged predictor */
 #define GX_PREDICTOR_2BIT "2bit"	/* callgrind's: 16 K two-bit counters */
 /* The model's pricing rules: 1, misses at random in flight between two
- * mispredicts (model.terms GXTERMS6). Results of two revisions price the
- * same counts differently: they are not compared. */
-#define GX_MODEL_RULES 1
+ * mispredicts (model.terms GXTERMS6); 2, misses near their instruction's
+ * miss before counted apart and priced by bandwidth, but a chain's
+ * (GXTERMS7). Results of two revisions price the same program
+ * differently: they are not compared. */
+#define GX_MODEL_RULES 2
 
 #define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
 #define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore: the user

@@ -222,12 +222,12 @@ sys.exit(0 if abs(c - $c1) <= max(2, 0.002 * $c1) else 1)"
 # a terms file of the earlier format (GXTERMS2: no walks) is read, and
 # priced as the estimate prices it: the estimate's result's terms, written
 # as GXTERMS2 (nor a chain's load latency: its blocks' cycles written as
-# the description's L1 latency sets them, nor misses in a stride, set
-# aside above, so that only the walks differ)
+# the description's L1 latency sets them, nor misses in a stride or near
+# the one before, set aside above, so that only the walks differ)
 python3 - e1/model.terms v2.terms <<'PY'
 import json, struct, sys
 b = open(sys.argv[1], "rb").read()
-assert b[:8] == b"GXTERMS6"
+assert b[:8] == b"GXTERMS7"
 load = struct.unpack_from("<d", b, 8 + 8 * 2 + 8 * 3)[0]
 at = 8 + 8 * 2 + 8 * 5 + 8 * 12
 head_geo = at
@@ -245,9 +245,9 @@ rec = (len(b) - at - rest) // nc
 out = bytearray(b"GXTERMS2" + b[8:16])
 out += struct.pack("<Q", struct.unpack_from("<Q", b, 16)[0] & ~4)
 out += b[24:48] + b[56:head_geo] + b[head_geo + 24:at]
-for k in range(nc):		# its 14th count (D1ms), its walks and its own share left out
+for k in range(nc):		# its 14th and 15th counts (D1ms, D1mn), its walks and its own share left out
     r = b[at + k * rec: at + k * rec + rec]
-    out += r[:8 * 16] + r[8 * 17:rec - 16]
+    out += r[:8 * 16] + r[8 * 18:rec - 16]
 at += nc * rec
 out += b[at:at + ni * 16]
 at += ni * 16

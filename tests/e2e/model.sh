@@ -151,6 +151,42 @@ if [ -d rsc ] && "$GX_BIN" record -q --model=strides.json -o rdl -- "$WLM" decid
 else
 	skip 4 "record --model of decide_lines failed (or scatter_lines' above)"
 fi
+# Lines of text 64-255 bytes long, their first word each (text_lines, as
+# memchr starts once a line): each miss 1 to 4 lines past the one before,
+# no constant stride; the L2 streamer follows them (natively 11 cycles a
+# line on Zen 5, scatter_lines 25-40). gxgrind counts them near (D1mn;
+# a hop the length of the one before, in a stride; a word across two
+# lines misses twice): priced by bandwidth. The same hops as a chain (hop_lines: each line
+# holds the next's address; natively 18 cycles a hop, memory's latency
+# about 500) wait for L2 each, the streamer having fetched the line there;
+# GX_MODEL_STRIDES=none prices them at memory's latency.
+near_of() {	# near_of RESULT: the D1 misses its note counted near the one before
+	sed -n 's/.*model: \([0-9]*\) of the [0-9]* D1 misses came within four lines.*/\1/p' \
+		"$1/meta.json"
+}
+if [ -d rsc ] && "$GX_BIN" record -q --model=strides.json -o rtx -- "$WLM" text_lines \
+	</dev/null >/dev/null 2>&1 &&
+	"$GX_BIN" record -q --model=strides.json -o rhop -- "$WLM" hop_lines \
+		</dev/null >/dev/null 2>&1 &&
+	GX_MODEL_STRIDES=none "$GX_BIN" record -q --model=strides.json -o rhopn -- \
+		"$WLM" hop_lines </dev/null >/dev/null 2>&1; then
+	tm=$(exact_of rtx L1-dcache-load-misses:modelled text_lines) tn=$(near_of rtx)
+	[ "${tm:-0}" -gt 300000 ] && [ "$((${tn:-0} * 100))" -ge "$((tm * 60))" ]
+	ok $? "text_lines: most of its misses near the one before, said (${tn:-none} near, $tm its own)"
+	a=$(permiss rtx text_lines) b=$(permiss rsc scatter_lines)
+	[ "${a:-0}" -gt 0 ] && [ "$((a * 2))" -le "${b:-0}" ]
+	ok $? "... priced by bandwidth: $a cycles a miss, scatter_lines' at random $b"
+	h=$(permiss rhop hop_lines) hn=$(permiss rhopn hop_lines)
+	[ "${h:-0}" -ge 10 ] && [ "$h" -le 40 ]
+	ok $? "hop_lines: a chain's near misses wait for L2 ($h cycles a hop; L2 14, memory 300)"
+	[ "${hn:-0}" -ge 100 ]
+	ok $? "... GX_MODEL_STRIDES=none: at memory's latency ($hn cycles a hop)"
+	grep -q 'D1 misses in a stride and [0-9]* near the one before priced as any others' \
+		rhopn/meta.json
+	ok $? "... and said"
+else
+	skip 5 "record --model of text_lines or hop_lines failed (or scatter_lines' above)"
+fi
 # a chase through memory in address order: each load waits for the one
 # before, but the stride prefetcher fetches the next lines ahead (10
 # cycles a line natively here, where memory's latency is 380): its misses

@@ -291,7 +291,8 @@ static void test_chain_scale(void)
 
 /* Misses at random in flight at once (price.c): those between two
  * mispredicts, 10 at most, one at least; priced so by a record and a
- * GXTERMS6 file, ten at a time by an older one (st.window false). */
+ * GXTERMS6 file, ten at a time by an older one (st.window false); misses
+ * near the one before, by bandwidth but a chain's (at L2's latency). */
 static void test_in_flight(void)
 {
 	struct cg_insn cg[2];
@@ -360,6 +361,23 @@ static void test_in_flight(void)
 	is_double(st.in_flight, 10, 0, "no mispredict: 10 in flight");
 	is_double(st.mem[0], 10000 + 190000 * 46 / 10.0 - 2000, 1e-6,
 		  "... the misses at random at L3's latency over 10");
+	/* 40,000 of the misses near the one before (gxgrind's D1mn, a run
+	 * of lines the L2 streamer follows): by bandwidth with the strided */
+	cg[0].c[CG_D1MN] = 40000;
+	model_price(&st, SPLIT_L3);
+	is_double(st.mem[0], 50000 + 150000 * 46 / 10.0 - 2000, 1e-6,
+		  "misses near the one before: by bandwidth, the rest at random");
+	/* the load a chain's: its near misses wait for L2 (10 cycles past
+	 * L1's), the rest but the strided for L3; the strided 10,000 by
+	 * bandwidth, beyond the block's 2,000 cycles */
+	ins[0].dep_load = true;
+	model_price(&st, SPLIT_L3);
+	is_double(st.mem[0], 150000 * 46.0 + 40000 * 10.0 + 8000, 1e-6,
+		  "a chain's misses near the one before at L2's latency, the rest at L3's");
+	cg[0].c[CG_D1MN] = 0;
+	model_price(&st, SPLIT_L3);
+	is_double(st.mem[0], 190000 * 46.0 + 8000, 1e-6, "... none near: all but the strided at L3's");
+	ins[0].dep_load = false;
 	free(st.base), free(st.fe), free(st.bad), free(st.mem), free(st.core);
 	free(st.l2miss), free(st.pages);
 }

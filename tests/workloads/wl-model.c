@@ -6,6 +6,8 @@
  * indices), chase_l3, chase_dram, stream_l1,
  * stream_dram, sweep_lines and scatter_lines (a load a line over 64 MiB, in order or not,
  * SCALE times), decide_lines (scatter_lines, each line's bit deciding the next line),
+ * text_lines (the first word of each line of text 64-255 bytes long over 64 MiB, SCALE
+ * times), hop_lines (the same lines as a chain),
  * chase_seq (a chase through 64 MiB in address order), branchy, pattern,
  * pattern16k, pattern64k (branchy on a fixed pattern of 1, 16 or 64 Ki random bits,
  * repeated), touch (the first touch of SCALE MiB, a byte a page), touch_variant
@@ -292,6 +294,60 @@ static void lines_kernel(size_t bytes, int reps, bool random, bool branch)
 	munmap(a, bytes);
 }
 
+/* The first word of each line of text 64 to 255 bytes long, over bytes
+ * (as memchr starts once a line): each miss 1 to 4 lines past the one
+ * before, no constant stride; a stream of offsets, no chain. The L2
+ * streamer follows it natively (11 cycles a line on Zen 5, sweep_lines
+ * 7, scatter_lines 40). hop_lines: the same hops as a chain, each line
+ * holding the next's address: the next line is known only once its load
+ * is done. */
+__attribute__((noinline)) uint64_t text_lines(const unsigned char *t, const uint32_t *start,
+					      size_t n, int reps)
+{
+	uint64_t s = 0, v;
+
+	for (int r = 0; r < reps; r++)
+		for (size_t i = 0; i < n; i++) {
+			memcpy(&v, t + start[i], sizeof(v));
+			s += v;
+		}
+	return s;
+}
+
+__attribute__((noinline)) void *hop_lines(void *const *p, long steps)
+{
+	for (long i = 0; i < steps; i++)
+		p = *p;
+	return (void *)p;
+}
+
+static void text_kernel(size_t bytes, int reps, bool chain)
+{
+	unsigned char *t = big_alloc(bytes);
+	uint32_t *start = big_alloc(bytes / 64 * sizeof(uint32_t));
+	size_t n = 0, at = 0;
+	uint64_t s = 11;
+
+	while (at + 256 + 8 <= bytes) {
+		start[n++] = (uint32_t)at;
+		at += 64 + lcg(&s) % 192;
+	}
+	for (size_t i = 0; i < bytes; i += 64)
+		t[i] = (unsigned char)i;
+	if (!chain) {
+		wl_sink = text_lines(t, start, n, reps);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			void *next = t + start[(i + 1) % n];
+
+			memcpy(t + start[i], &next, sizeof(next));
+		}
+		wl_sink = (uintptr_t)hop_lines((void *const *)t, (long)n * reps);
+	}
+	munmap(start, bytes / 64 * sizeof(uint32_t));
+	munmap(t, bytes);
+}
+
 /* a branch on random bits: half of them mispredicted */
 __attribute__((noinline)) uint64_t branchy(const uint32_t *v, size_t n)
 {
@@ -528,6 +584,10 @@ static void run(const char *k, long sc)
 		lines_kernel(64 << 20, (int)sc, true, false);
 	else if (!strcmp(k, "decide_lines"))
 		lines_kernel(64 << 20, (int)sc, true, true);
+	else if (!strcmp(k, "text_lines"))
+		text_kernel(64 << 20, (int)sc, false);
+	else if (!strcmp(k, "hop_lines"))
+		text_kernel(64 << 20, (int)sc, true);
 	else if (!strcmp(k, "branchy")) {
 		uint32_t *v = random_u32(200000);
 
