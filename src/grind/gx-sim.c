@@ -254,13 +254,16 @@ static Bool bimodal_missed(Addr a, Bool taken)
  * their conditional predictors after). A base table of 2-bit counters by
  * the branch's address; TAGE_TABLES tables of TAGE_SIZE entries, each
  * indexed and tagged by the address and the last TAGE_LEN[t] outcomes of
- * conditional branches (a hash of both, tage_hash); the
+ * conditional branches (a multiply's mix of both, tage_hash; the longer
+ * histories folded as they come, fold_push, so that a branch costs the
+ * same whatever the lengths: a third of gxgrind's run where each was
+ * hashed anew, zstd's 8.2 s then, 6.0 s now); the
  * longest whose tag matches predicts, the next longest (or the base) where
  * its entry is new and weak. A miss allocates an entry in a longer table
  * whose entry is not useful; none free, theirs age. What it is measured
  * against: a branch on a fixed random pattern of 1, 16 or 64 Ki outcomes,
  * repeated, costs Zen 5 no mispredicts, 3% and 40% natively (by time:
- * bench/predictor), this predictor 0%, 0.1% and 41%, cachegrind's one in
+ * bench/predictor), this predictor 0%, 0.2% and 41%, cachegrind's one in
  * two each; the tables hold 6 x 4,096 entries and 8,192 base counters.
  */
 #define TAGE_TABLES 6
@@ -268,7 +271,7 @@ static Bool bimodal_missed(Addr a, Bool taken)
 #define TAGE_SIZE (1 << TAGE_LOG)
 #define TAGE_TAG 11
 #define TAGE_BASE_LOG 13
-#define TAGE_HIST 256		/* outcomes kept: more than the longest length */
+#define TAGE_HIST 256		/* outcomes kept: more than the longest length (UChar's wrap) */
 
 static const UInt TAGE_LEN[TAGE_TABLES] = { 5, 11, 22, 44, 88, 176 };
 
@@ -278,10 +281,23 @@ struct tage_ent {
 	UChar u;		/* 0 .. 3: how useful */
 };
 
+/* The history each table is indexed by: the last 64 outcomes as they
+ * are (recent, the newest at bit 0), of which a table over fewer takes
+ * the low bits; a longer table's folded into FOLD_BITS bits, kept as
+ * each outcome comes (a circular shift register, as Seznec's TAGE keeps
+ * its): the outcome i branches ago at bit i mod FOLD_BITS, XORed. An odd
+ * width, so that a loop's outcomes a turn (a pattern's branch and the
+ * loop's, every other bit) do not fall on every other bit of it. */
+#define FOLD_BITS 63
+#define LONG_FIRST 4		/* the first table over more than 63 outcomes */
+
 static struct {
 	struct tage_ent t[TAGE_TABLES][TAGE_SIZE];
 	UChar base[1 << TAGE_BASE_LOG];
-	ULong hist[TAGE_HIST / 64];	/* outcomes, the newest bit 0 of hist[0] */
+	UChar ring[TAGE_HIST];		/* outcomes, 0 or 1, the newest at ring[at] */
+	UChar at;			/* wraps at TAGE_HIST */
+	ULong recent;			/* the last 64 outcomes, the newest bit 0 */
+	ULong fold[TAGE_TABLES - LONG_FIRST];	/* the longer tables' last TAGE_LEN[t], folded */
 	ULong ticks, seed;
 } tg;
 Bool tage;
@@ -293,53 +309,78 @@ void tage_init(void)
 	tg.seed = 0x2545f4914f6cdd1dULL;
 }
 
-/* Table t's hash of branch a and its last TAGE_LEN[t] outcomes: the index
- * its top bits, the tag bits below (a multiply's mix, not a fold of the
- * history's words into the index's width, whose chunks a loop's few
- * branches a turn line up in: a pattern's outcomes on only a few bits) */
-static ULong tage_hash(Addr a, UInt t)
+/* Table t's history: its last TAGE_LEN[t] outcomes, or their fold */
+static inline ULong table_hist(UInt t)
 {
-	static const ULong K[4] = { 0x9e3779b97f4a7c15ULL, 0xc2b2ae3d27d4eb4fULL,
-				    0x165667b19e3779f9ULL, 0xd6e8feb86659fd93ULL };
-	UInt len = TAGE_LEN[t];
-	ULong x = (ULong)a * 0xff51afd7ed558ccdULL + t;
+	return t < LONG_FIRST ? tg.recent & ((1ULL << TAGE_LEN[t]) - 1) : tg.fold[t - LONG_FIRST];
+}
 
-	for (UInt w = 0; w * 64 < len; w++) {
-		ULong h = tg.hist[w];
+/* Table t's hash of branch a (mixed: am) and its history: a multiply's
+ * top bits, which every bit of both moves; the index the top TAGE_LOG,
+ * the tag the TAGE_TAG below */
+static inline ULong tage_hash(ULong am, UInt t)
+{
+	return ((am + t) ^ table_hist(t)) * 0x94d049bb133111ebULL;
+}
 
-		if (len - w * 64 < 64)
-			h &= (1ULL << (len - w * 64)) - 1;
-		x ^= (h + w) * K[w];
-	}
-	x ^= x >> 31;
-	x *= 0x94d049bb133111ebULL;
-	return x ^ (x >> 29);
+/* A longer table's fold as outcome in comes and out (len - 1 branches
+ * ago) leaves: out at len mod FOLD_BITS once the fold turns */
+static inline void fold_push(UInt t, UInt len, ULong in, ULong out)
+{
+	ULong f = tg.fold[t - LONG_FIRST] << 1 | in;
+
+	f ^= out << (len % FOLD_BITS);
+	tg.fold[t - LONG_FIRST] = (f ^ f >> FOLD_BITS) & ((1ULL << FOLD_BITS) - 1);
+}
+
+/* the outcome i branches ago (0: the newest) */
+static inline ULong hist_bit(UInt i)
+{
+	return tg.ring[(UChar)(tg.at + i)];
+}
+
+/* The outcome into the history and the longer tables' folds: the
+ * outcome TAGE_LEN[t] branches ago leaves table t's */
+static inline void tage_push(Bool taken)
+{
+	ULong in = taken ? 1 : 0;
+
+#pragma GCC unroll 8
+	for (UInt t = LONG_FIRST; t < TAGE_TABLES; t++)
+		fold_push(t, TAGE_LEN[t], in, hist_bit(TAGE_LEN[t] - 1));
+	tg.recent = tg.recent << 1 | in;
+	tg.ring[--tg.at] = (UChar)in;
 }
 
 static Bool tage_missed(Addr a, Bool taken)
 {
-	UInt idx[TAGE_TABLES], b = (UInt)((a ^ (a >> TAGE_BASE_LOG)) & ((1u << TAGE_BASE_LOG) - 1));
+	UInt b = (UInt)((a ^ (a >> TAGE_BASE_LOG)) & ((1u << TAGE_BASE_LOG) - 1));
+	struct tage_ent *ent[TAGE_TABLES];	/* each table's entry for a */
 	UShort tag[TAGE_TABLES];
 	Int prov = -1, alt = -1;
+	UInt hits = 0;
 	Bool pred, alt_pred, prov_pred = False;
+	ULong am = (ULong)a * 0xff51afd7ed558ccdULL;
 
+	/* every table's tag compared, then the longest two that match
+	 * (no branch on each: which match is anyone's guess) */
+#pragma GCC unroll 8
 	for (UInt t = 0; t < TAGE_TABLES; t++) {
-		ULong h = tage_hash(a, t);
+		ULong h = tage_hash(am, t);
 
-		idx[t] = (UInt)(h >> (64 - TAGE_LOG));
-		tag[t] = (UShort)(h & ((1u << TAGE_TAG) - 1));
+		ent[t] = &tg.t[t][h >> (64 - TAGE_LOG)];
+		tag[t] = (UShort)(h >> (64 - TAGE_LOG - TAGE_TAG) & ((1u << TAGE_TAG) - 1));
+		hits |= (UInt)(ent[t]->tag == tag[t]) << t;
 	}
-	for (Int t = TAGE_TABLES - 1; t >= 0; t--)
-		if (tg.t[t][idx[t]].tag == tag[t]) {
-			if (prov < 0)
-				prov = t;
-			else if (alt < 0)
-				alt = t;
-		}
-	alt_pred = alt >= 0 ? tg.t[alt][idx[alt]].ctr >= 0 : tg.base[b] >= 2;
+	if (hits) {
+		prov = 31 - __builtin_clz(hits);
+		hits &= ~(1u << prov);
+		alt = hits ? 31 - __builtin_clz(hits) : -1;
+	}
+	alt_pred = alt >= 0 ? ent[alt]->ctr >= 0 : tg.base[b] >= 2;
 	pred = alt_pred;
 	if (prov >= 0) {
-		struct tage_ent *e = &tg.t[prov][idx[prov]];
+		struct tage_ent *e = ent[prov];
 
 		prov_pred = e->ctr >= 0;
 		/* a new entry, still weak, is trusted less than the next */
@@ -358,16 +399,16 @@ static Bool tage_missed(Addr a, Bool taken)
 		Int free[TAGE_TABLES], nf = 0;
 
 		for (Int t = prov + 1; t < TAGE_TABLES; t++)
-			if (!tg.t[t][idx[t]].u)
+			if (!ent[t]->u)
 				free[nf++] = t;
 		tg.seed ^= tg.seed << 13, tg.seed ^= tg.seed >> 7, tg.seed ^= tg.seed << 17;
 		if (nf) {
 			Int t = free[nf > 1 && (tg.seed & 1) ? 1 : 0];
 
-			tg.t[t][idx[t]] = (struct tage_ent){ tag[t], taken ? 0 : -1, 0 };
+			*ent[t] = (struct tage_ent){ tag[t], taken ? 0 : -1, 0 };
 		} else {
 			for (Int t = prov + 1; t < TAGE_TABLES; t++)
-				tg.t[t][idx[t]].u--;
+				ent[t]->u--;
 		}
 	}
 	/* usefulness ages: halved every 256 K branches */
@@ -375,10 +416,7 @@ static Bool tage_missed(Addr a, Bool taken)
 		for (UInt t = 0; t < TAGE_TABLES; t++)
 			for (UInt i = 0; i < TAGE_SIZE; i++)
 				tg.t[t][i].u >>= 1;
-	/* the outcome into the history */
-	for (UInt w = TAGE_HIST / 64 - 1; w > 0; w--)
-		tg.hist[w] = tg.hist[w] << 1 | tg.hist[w - 1] >> 63;
-	tg.hist[0] = tg.hist[0] << 1 | (taken ? 1 : 0);
+	tage_push(taken);
 	return pred != taken;
 }
 
