@@ -38,7 +38,8 @@
 #include "util/util.h"
 
 /* GXTERMS7 adds each instruction's misses near the one before (gxgrind's
- * D1mn), priced by bandwidth but a chain's; GXTERMS6 is GXTERMS5 priced by the misses in flight between two
+ * D1mn), priced by bandwidth, a chain's at L2's latency; GXTERMS6 is
+ * GXTERMS5 priced by the misses in flight between two
  * mispredicts, every miss not in a stride at random where the run counted
  * strides (st->window), and adds each instruction's share of its counts
  * that are the run's own (st->net); GXTERMS5 adds each instruction's
@@ -47,12 +48,7 @@
  * loads; GXTERMS3 the walks the second pass counted (the TLB as its last
  * level). The older files are read too: a chain's cycles llvm-mca's
  * there, no miss strided, as they were priced. */
-#define TERMS_MAGIC "GXTERMS7"
-#define TERMS_MAGIC6 "GXTERMS6"
-#define TERMS_MAGIC5 "GXTERMS5"
-#define TERMS_MAGIC4 "GXTERMS4"
-#define TERMS_MAGIC3 "GXTERMS3"
-#define TERMS_MAGIC2 "GXTERMS2"
+#define TERMS_MAGIC "GXTERMS7"	/* the older read: GXTERMS2 to GXTERMS6 */
 #define TERMS_MAX (1ULL << 31)		/* bytes: far beyond any program's */
 #define TERMS_TEXT_MAX (1U << 20)	/* a description, -mcpu */
 
@@ -253,9 +249,9 @@ static int terms_header(struct tread *r, struct model_state *st, struct model_ma
 	char *desc;
 	int err;
 
-	r->ver = r->n < 8 ? 0 : !memcmp(r->p, TERMS_MAGIC, 8) ? 7 : !memcmp(r->p, TERMS_MAGIC6, 8) ? 6 :
-		 !memcmp(r->p, TERMS_MAGIC5, 8) ? 5 : !memcmp(r->p, TERMS_MAGIC4, 8) ? 4 : !memcmp(r->p, TERMS_MAGIC3, 8) ? 3 :
-		 !memcmp(r->p, TERMS_MAGIC2, 8) ? 2 : 0;
+	/* GXTERMS2 to GXTERMS7 */
+	r->ver = r->n >= 8 && !memcmp(r->p, TERMS_MAGIC, 7) && r->p[7] >= '2' && r->p[7] <= '7' ?
+		 r->p[7] - '0' : 0;
 	if (!r->ver)
 		return gx_fail(cause, GX_E_FORMAT, "%s: not a terms file of this gexplore",
 			       MODEL_TERMS_FILE);
