@@ -256,8 +256,8 @@ static Bool bimodal_missed(Addr a, Bool taken)
  * indexed and tagged by the address and the last TAGE_LEN[t] outcomes of
  * conditional branches (a multiply's mix of both, tage_hash; the longer
  * histories folded as they come, fold_push, so that a branch costs the
- * same whatever the lengths: a third of gxgrind's run where each was
- * hashed anew, zstd's 8.2 s then, 6.0 s now); the
+ * same whatever the lengths: half of gxgrind's run where each was hashed
+ * anew, zstd -19's 8.0 s then, 6.0 s now); the
  * longest whose tag matches predicts, the next longest (or the base) where
  * its entry is new and weak. A miss allocates an entry in a longer table
  * whose entry is not useful; none free, theirs age. What it is measured
