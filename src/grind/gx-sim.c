@@ -323,20 +323,21 @@ static inline ULong tage_hash(ULong am, UInt t)
 	return ((am + t) ^ table_hist(t)) * 0x94d049bb133111ebULL;
 }
 
-/* A longer table's fold as outcome in comes and out (len - 1 branches
- * ago) leaves: out at len mod FOLD_BITS once the fold turns */
-static inline void fold_push(UInt t, UInt len, ULong in, ULong out)
-{
-	ULong f = tg.fold[t - LONG_FIRST] << 1 | in;
-
-	f ^= out << (len % FOLD_BITS);
-	tg.fold[t - LONG_FIRST] = (f ^ f >> FOLD_BITS) & ((1ULL << FOLD_BITS) - 1);
-}
-
 /* the outcome i branches ago (0: the newest) */
 static inline ULong hist_bit(UInt i)
 {
 	return tg.ring[(UChar)(tg.at + i)];
+}
+
+/* A longer table's fold as outcome in comes and the one TAGE_LEN[t] - 1
+ * branches ago leaves: that one at TAGE_LEN[t] mod FOLD_BITS once the
+ * fold turns */
+static inline void fold_push(UInt t, ULong in)
+{
+	ULong f = tg.fold[t - LONG_FIRST] << 1 | in;
+
+	f ^= hist_bit(TAGE_LEN[t] - 1) << (TAGE_LEN[t] % FOLD_BITS);
+	tg.fold[t - LONG_FIRST] = (f ^ f >> FOLD_BITS) & ((1ULL << FOLD_BITS) - 1);
 }
 
 /* The outcome into the history and the longer tables' folds: the
@@ -347,7 +348,7 @@ static inline void tage_push(Bool taken)
 
 #pragma GCC unroll 8
 	for (UInt t = LONG_FIRST; t < TAGE_TABLES; t++)
-		fold_push(t, TAGE_LEN[t], in, hist_bit(TAGE_LEN[t] - 1));
+		fold_push(t, in);
 	tg.recent = tg.recent << 1 | in;
 	tg.ring[--tg.at] = (UChar)in;
 }
