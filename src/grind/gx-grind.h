@@ -117,6 +117,8 @@ struct insn {
 	Bool jcond[2];		/* each a conditional one's */
 	Bool plt;		/* in a PLT section: counted at its caller's call */
 	Bool pop_on_jump;	/* in _dl_runtime_resolve*: its jump ends its call (below) */
+	UShort run;		/* a conditional one's: its last outcome (bit 15) and how
+				 * many times in a row it went so, to STEADY (gx-sim.c) */
 };
 
 extern VgHashTable *insns;

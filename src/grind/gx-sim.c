@@ -353,6 +353,17 @@ static inline void tage_push(Bool taken)
 	tg.ring[--tg.at] = (UChar)in;
 }
 
+/* A branch passes: usefulness ages (halved every 256 K branches), and
+ * its outcome goes into the histories */
+static inline void tage_tick(Bool taken)
+{
+	if (!(++tg.ticks & ((1u << 18) - 1)))
+		for (UInt t = 0; t < TAGE_TABLES; t++)
+			for (UInt i = 0; i < TAGE_SIZE; i++)
+				tg.t[t][i].u >>= 1;
+	tage_push(taken);
+}
+
 static Bool tage_missed(Addr a, Bool taken)
 {
 	UInt b = (UInt)((a ^ (a >> TAGE_BASE_LOG)) & ((1u << TAGE_BASE_LOG) - 1));
@@ -412,18 +423,47 @@ static Bool tage_missed(Addr a, Bool taken)
 				ent[t]->u--;
 		}
 	}
-	/* usefulness ages: halved every 256 K branches */
-	if (!(++tg.ticks & ((1u << 18) - 1)))
-		for (UInt t = 0; t < TAGE_TABLES; t++)
-			for (UInt i = 0; i < TAGE_SIZE; i++)
-				tg.t[t][i].u >>= 1;
-	tage_push(taken);
+	tage_tick(taken);
 	return pred != taken;
 }
 
-static Bool cond_missed(Addr a, Bool taken)
+/*
+ * A branch that went the same way its last STEADY times, more than the
+ * longest history, and goes so again: predicted so, the tables not
+ * looked at. A branch that never missed has no tagged entries (they are
+ * made by misses): the base counter, saturated, predicts it and nothing
+ * changes but the histories; one with entries left from its misses (a
+ * loop's exit) finds none under a history of one outcome that long.
+ * The tables' lookup is most of the predictor's time, and most branches
+ * are steady: bench/model's sum_stream (100 M turns of a loop) 2.0 -> 1.2
+ * s under gxgrind, zstd -19 76% of its branches, 3.8 -> 3.2 s; the
+ * same mispredicts within 0.2%, bench/predictor's the same.
+ * Run by in: the instruction's (a PLT stub's: its caller's, which
+ * shares the run where it is a branch itself: a run of both, or none).
+ */
+#define STEADY 255
+
+static inline Bool steady(struct insn *in, Bool taken)
 {
-	return tage ? tage_missed(a, taken) : bimodal_missed(a, taken);
+	UShort r = in->run;
+
+	if ((r >> 15) != taken) {
+		in->run = (UShort)(taken << 15 | 1);
+		return False;
+	}
+	if ((r & 0x7fff) >= STEADY) {
+		tage_tick(taken);
+		return True;
+	}
+	in->run = (UShort)(r + 1);
+	return False;
+}
+
+static Bool cond_missed(struct insn *in, Addr a, Bool taken)
+{
+	if (!tage)
+		return bimodal_missed(a, taken);
+	return !steady(in, taken) && tage_missed(a, taken);
 }
 
 static Bool ind_missed(Addr a, Addr to)
@@ -772,7 +812,7 @@ VG_REGPARM(3) void sim_write_rest(struct insn *in, Addr a, UWord size)
 /* A conditional branch: taken or not; at its own address */
 VG_REGPARM(3) void sim_cond(struct insn *in, UWord taken, UWord at)
 {
-	Bool missed = cond_missed(at, taken != 0);
+	Bool missed = cond_missed(in, at, taken != 0);
 	ULong *c = cost_of(in);
 
 	c[C_BC]++;

@@ -229,6 +229,22 @@ if "$GX_BIN" record -q --model=strides.json -o rpt -- "$WLM" pattern </dev/null 
 else
 	skip 3 "record --model of pattern failed, or its first pass was not gxgrind's"
 fi
+# A loop of 1,000 turns, 1,000 times (wl-model's long_loop): its branch
+# went the same way its last 255 times at most turns, and gxgrind
+# predicts it so without its tables (a steady branch); the exit, the
+# other way, goes through them and is missed: one miss a loop, give or
+# take the outer loop's, and none of the turns.
+if "$GX_BIN" record -q --model=strides.json -o rll -- "$WLM" long_loop </dev/null >/dev/null 2>&1 &&
+	grep -q "gxgrind's tagged predictor" rll/meta.json; then
+	m=$(exact_of rll branch-misses:modelled long_loop)
+	b=$(exact_of rll branches:exact long_loop)
+	[ "${b:-0}" -ge 1000000 ] && [ "${b:-0}" -le 1010000 ]
+	ok $? "long_loop: 1,001 branches a loop ($b in all)"
+	[ "${m:-0}" -ge 900 ] && [ "${m:-0}" -le 1100 ]
+	ok $? "... its exits missed, once a loop ($m of 1,000), its steady turns not"
+else
+	skip 2 "record --model of long_loop failed, or its first pass was not gxgrind's"
+fi
 pass2ran() {	# pass2ran DIR: the second pass's counts were used (meta.json says from which tool)
 	grep -q 'second pass ran under\|one Valgrind pass, under gxgrind' "$1/meta.json"
 }

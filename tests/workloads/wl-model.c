@@ -10,7 +10,7 @@
  * times), hop_lines (the same lines as a chain),
  * chase_seq (a chase through 64 MiB in address order), branchy, pattern,
  * pattern16k, pattern64k (branchy on a fixed pattern of 1, 16 or 64 Ki random bits,
- * repeated), touch (the first touch of SCALE MiB, a byte a page), touch_variant
+ * repeated), long_loop (a loop of 1,000 turns, SCALE x 1,000 times), touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
  * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
@@ -362,6 +362,21 @@ __attribute__((noinline)) uint64_t branchy(const uint32_t *v, size_t n)
 	return s;
 }
 
+/* A loop of 1,000 turns, outer times: its branch taken 999 times in a
+ * row, then not; the exit missed by any predictor without a loop's
+ * count, the rest by none */
+__attribute__((noinline)) uint64_t long_loop(long outer)
+{
+	uint64_t s = 0;
+
+	for (long r = 0; r < outer; r++)
+		for (int i = 0; i < 1000; i++) {
+			s += (uint64_t)(i ^ r);
+			__asm__ volatile("" : "+r"(s));	/* one turn an iteration */
+		}
+	return s;
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -605,6 +620,8 @@ static void run(const char *k, long sc)
 		for (long r = 0; r < (long)(200 * 1024 / n) * sc; r++)
 			wl_sink += branchy(v, n);
 		free(v);
+	} else if (!strcmp(k, "long_loop")) {
+		wl_sink += long_loop(1000 * sc);
 	} else if (!strcmp(k, "touch")) {
 		/* the first touch of SCALE MiB, a byte a page: what a page
 		 * fault costs the user time (bench/model) */
