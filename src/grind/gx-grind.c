@@ -608,7 +608,8 @@ static Bool gx_option(const HChar *arg)
 	}
 	if (VG_STR_CLO(arg, "--gx-out-file", out_template) ||
 	    VG_STR_CLO(arg, "--gx-l2-file", l2_template) ||
-	    VG_STR_CLO(arg, "--gx-tlb-file", tl_template) || VG_BOOL_CLO(arg, "--gx-first", first))
+	    VG_STR_CLO(arg, "--gx-tlb-file", tl_template) || VG_BOOL_CLO(arg, "--gx-first", first) ||
+	    VG_BOOL_CLO(arg, "--gx-zero-fill", zero_fill))
 		return True;
 	for (UInt i = 0; i < sizeof(geo) / sizeof(geo[0]); i++) {
 		SizeT n = VG_(strlen)(geo[i].name);
@@ -633,6 +634,8 @@ static void gx_usage(void)
 		    "    --gx-tlb-file=FILE        the same with TL (--L2, --TL)\n"
 		    "    --gx-predictor=tage|2bit  conditional branches by a tagged predictor\n"
 		    "                              over long histories, or cachegrind's [2bit]\n"
+		    "    --gx-zero-fill=yes        a first touch of anonymous memory (PG's miss)\n"
+		    "                              puts its page's lines in each cache, a hit [no]\n"
 		    "    --I1=, --D1=, --LL=SIZE,ASSOC,LINE   the caches simulated\n"
 		    "    --L2=, --PG=, --TL=SIZE,ASSOC,LINE   the second hierarchy's\n");
 }

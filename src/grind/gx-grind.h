@@ -10,6 +10,7 @@
 #define GX_GRIND_H
 
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_clientstate.h"
 #include "pub_tool_xarray.h"
 #include "pub_tool_tooliface.h"
@@ -42,6 +43,10 @@ struct cache {
  * L2 over every data access, its misses to PG (pages) and TL (the TLB's
  * reach, tl: --TL given) */
 extern struct cache I1, D1, LL, L2, PG, TL;
+/* --gx-zero-fill=yes: the first touch of a page of anonymous memory (a
+ * miss of PG) puts the page's lines in each cache, as the kernel's fault
+ * that wrote its zeros does; no, as callgrind, a miss like any (gx-sim.c) */
+extern Bool zero_fill;
 extern Bool h2, tl;
 
 /* "SIZE,ASSOC,LINE" into c: False where it is not that */

@@ -23,7 +23,7 @@ struct cache I1 = { .name = "I1", .size = 32768, .assoc = 8, .line = 64 },
 struct cache L2 = { .name = "L2" },
 	     PG = { .name = "PG", .size = 1073741824, .assoc = 16, .line = 4096 },
 	     TL = { .name = "TL" };
-Bool h2, tl;
+Bool h2, tl, zero_fill;
 
 static Bool pow2(ULong x)
 {
@@ -212,13 +212,41 @@ void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr)
 	(void)tid, (void)no, (void)args, (void)nr;
 }
 
+/* MAP_POPULATE, as Linux numbers it on amd64 (no VKI_ name) */
+#define GX_MAP_POPULATE 0x8000
+
+/*
+ * An anonymous mapping MAP_POPULATE filled: the kernel wrote each page's
+ * zeros in the mmap, in order, and none faults later (where zero_fill:
+ * no first touch, no fill at the first access, as at a fault).
+ */
+static void populated(Addr a, SizeT len)
+{
+	if (!zero_fill)
+		return;
+	for (Addr p = a & ~(Addr)(PG.line - 1); p < a + len; p += PG.line) {
+		if (h2)
+			cache_ref(&PG, p, 1);
+		for (Addr l = p; l < p + PG.line; l += D1.line) {
+			cache_ref(&D1, l, 1);
+			cache_ref(&LL, l, 1);
+			if (h2)
+				cache_ref(&L2, l, 1);
+		}
+	}
+}
+
 /* madvise's MADV_DONTNEED (4) and MADV_REMOVE (9), as Linux numbers them
- * on every architecture gxgrind builds for: the range's next touches fault */
+ * on every architecture gxgrind builds for: the range's next touches
+ * fault; an anonymous mmap with MAP_POPULATE: populated */
 void gx_syscall_post(ThreadId tid, UInt no, UWord *args, UInt nr, SysRes res)
 {
 	(void)tid;
 	if (no == __NR_madvise && nr >= 3 && !sr_isError(res) && (args[2] == 4 || args[2] == 9))
 		forget_range(args[0], args[1]);
+	if (no == __NR_mmap && nr >= 4 && !sr_isError(res) && (args[3] & VKI_MAP_ANONYMOUS) &&
+	    (args[3] & GX_MAP_POPULATE))
+		populated(sr_Res(res), args[1]);
 }
 
 /* ---- the branch predictors ------------------------------------------------ */
@@ -760,22 +788,67 @@ static inline void miss_stride(ULong *c, Addr a)
 	c[C_MLINE] = line;
 }
 
-/* A data access: D1 (its misses to LL), and L2 (its misses to PG) */
+/*
+ * The first touch of a page of anonymous memory (the heap, the stack, a
+ * mapping of no file): the kernel's fault wrote the page's zeros (or
+ * mapped its page of zeros, to be copied at the first write) before the
+ * access ran again, and so every line of it is in each cache, the
+ * accessed one the most recent; the access hits. A page of a file is the
+ * page cache's, not read by the core. Natively a program that fills the
+ * memory it allocates misses none of it: jq's object allocator's stores
+ * into fresh heap, 128 K lines, were priced as misses at memory's
+ * latency, 17% of its cycles where 0.4% of its time was spent there.
+ */
+static Bool zero_filled(Addr a)
+{
+	NSegment const *s = VG_(am_find_nsegment)(a);
+
+	return s && s->kind == SkAnonC;
+}
+
+static void fill_page(Addr a)
+{
+	Addr page = a & ~(Addr)(PG.line - 1), at = a & ~(Addr)(D1.line - 1);
+
+	for (Addr l = page; l < page + PG.line; l += D1.line)
+		if (l != at) {
+			cache_ref(&D1, l, 1);
+			cache_ref(&LL, l, 1);
+			cache_ref(&L2, l, 1);
+		}
+	cache_ref(&D1, at, 1);
+	cache_ref(&LL, at, 1);
+	cache_ref(&L2, at, 1);
+}
+
+/* A data access: D1 (its misses to LL), and L2 (its misses to PG: a
+ * first touch, of anonymous memory a hit in each, fill_page) */
 static inline void sim_data(ULong *c, Addr a, UWord size, Int m1, Int mll, Int m2, Int mpg,
 			    Int mtl)
 {
-	if (!cache_ref(&D1, a, size)) {
+	Bool miss1 = !cache_ref(&D1, a, size), miss3 = miss1 && !cache_ref(&LL, a, size);
+	Bool filled = False;
+
+	if (h2 && !cache_ref(&L2, a, size)) {
+		if (!cache_ref(&PG, a, size)) {
+			c[mpg]++;
+			if (zero_fill && zero_filled(a)) {
+				fill_page(a);
+				filled = True;
+			}
+		}
+		if (!filled)
+			c[m2]++;
+		/* the walk of an access after its fault: the fault's, as the
+		 * page tables it reads were just written */
+		if (tl && !cache_ref(&TL, a, size) && !filled)
+			c[mtl]++;
+	}
+	if (miss1 && !filled) {
 		c[m1]++;
 		miss_stride(c, a);
-		if (!cache_ref(&LL, a, size))
+		if (miss3)
 			c[mll]++;
-	}
-	if (h2 && !cache_ref(&L2, a, size)) {
-		c[m2]++;
-		if (!cache_ref(&PG, a, size))
-			c[mpg]++;
-		if (tl && !cache_ref(&TL, a, size))
-			c[mtl]++;
 	}
 }
 

@@ -445,6 +445,7 @@ struct model_vg {
  * cachegrind's 2-bit counters (callgrind's counts, to compare with
  * callgrind's). */
 bool model_vg__tage(void);
+bool model_vg__zero_fill(void);
 /* Start a run of o->argv, its files in s, geo[] its I1, D1 and LL (size 0:
  * Valgrind's default), and under PASS_GFIRST h2[] the second hierarchy's
  * L2, pages and TLB (size 0: not simulated), env ("VALGRIND_LIB=...":
@@ -475,6 +476,9 @@ int model_vg__wait(struct model_vg *v, uint64_t deadline, int *stopped);
  * once read unless s->keep. GX_E_CHILD when there are none. */
 int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
 		   struct cg_profile *p, struct cg_lines *l, char **cause);
+/* The same, its files left to be read again */
+int model_vg__peek(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
+		   struct cg_profile *p, char **cause);
 /* After a run that ended by SIGILL: GX_E_CHILD with a one-line *cause
  * naming the instruction and its address where a log of it says Valgrind
  * could not run it (and a process died of it), else 0. */
@@ -665,7 +669,7 @@ uint64_t model_ll_size(const struct model_state *st);
 int model_passes(void);
 void model_stdin_state(struct model_state *st);
 void model_native_run(struct model_state *st, const struct model_opts *o);
-void model_native_pages(struct model_state *st);
+void model_native_pages(struct model_state *st, const struct model_opts *opts);
 /* Whether the first pass runs under gxgrind alone (sets tlb_geo), and
  * the second hierarchy it simulates then in h2[] (L2, pages, TLB). */
 bool model_first_grind(struct model_state *st, struct cache_geo h2[3]);

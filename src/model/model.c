@@ -1259,7 +1259,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	model_second_pass_early(&st, valgrind, o, passes);
 	place_objects(&st);
 	model_code(&st);
-	model_native_pages(&st);
+	model_native_pages(&st, o);
 	if (!st.stopped)
 		st.stopped = model_stop__signal();	/* came while the code was modelled */
 	cycles = model_second_pass(&st, valgrind, o, passes);

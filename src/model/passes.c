@@ -297,10 +297,11 @@ static void pass_take(struct model_state *st)
 
 /* total faults over the instructions callgrind ran in object obj (all of
  * them where obj is UINT32_MAX), in proportion to their last-level data
- * misses: a page's first touch is one. Adds to pages; false where none of
- * them missed. */
+ * misses: a page's first touch is one, but where gxgrind took a page of
+ * no file for the kernel's zeros (seen: the first touches it counted,
+ * NULL: none). Adds to pages; false where none of them missed. */
 static bool spread_by_misses(const struct cg_profile *p, uint32_t obj, uint64_t total,
-			     uint64_t *pages)
+			     const uint64_t *seen, uint64_t *pages)
 {
 	uint64_t *w = xcalloc(p->nr_insns + 1, sizeof(*w));
 	uint64_t *out = xcalloc(p->nr_insns + 1, sizeof(*out));
@@ -308,7 +309,8 @@ static bool spread_by_misses(const struct cg_profile *p, uint32_t obj, uint64_t 
 
 	for (size_t i = 0; i < p->nr_insns; i++)
 		if (obj == UINT32_MAX || p->insns[i].obj == obj) {
-			w[i] = p->insns[i].c[CG_DLMR] + p->insns[i].c[CG_DLMW];
+			w[i] = p->insns[i].c[CG_DLMR] + p->insns[i].c[CG_DLMW] +
+			       (seen ? seen[i] : 0);
 			sum += w[i];
 		}
 	if (sum) {
@@ -331,13 +333,43 @@ static bool spread_by_misses(const struct cg_profile *p, uint32_t obj, uint64_t 
  * proportion to their last-level data misses (each first touch is one),
  * and those at no file's code, or in a file callgrind saw miss nothing,
  * to all its instructions alike; said. */
-void model_native_pages(struct model_state *st)
+/* Whether gxgrind's one pass counts first touches: its second hierarchy
+ * has the cache of pages (model_first_grind) */
+static bool grind_pages(const struct model_state *st)
 {
-	uint64_t missed = 0, n = 0, rest = st->nf.unmapped, unpriced = 0, *obj_missed;
+	return st->first_grind && st->first_h2[1].size;
+}
+
+/* The first touches gxgrind's cache of pages counted by instruction (its
+ * second hierarchy's file, read again later for the pass), where a first
+ * touch of anonymous memory is no miss; NULL where it counted none. */
+static uint64_t *grind_first_touches(struct model_state *st, const struct model_opts *opts)
+{
+	struct model_vg v = { .how = PASS_GRIND };
+	uint64_t *seen = NULL;
+	char *why = NULL;
+
+	if (!grind_pages(st) || !model_vg__zero_fill())
+		return NULL;
+	if (model_vg__peek(&v, opts, st->scratch, &st->cg2, &why) >= 0 && st->cg2.nr_insns) {
+		pass_take(st);
+		seen = st->pass_pages;
+		st->pass_pages = NULL;
+	}
+	cg_profile__exit(&st->cg2);
+	cg_profile__init(&st->cg2);
+	free(why);
+	return seen;
+}
+
+void model_native_pages(struct model_state *st, const struct model_opts *opts)
+{
+	uint64_t missed = 0, n = 0, rest = st->nf.unmapped, unpriced = 0, *obj_missed, *seen;
 	uint32_t nobj = st->cg.nr_objs;
 
 	if (!st->have_native_run)
 		return;
+	seen = grind_first_touches(st, opts);
 	st->native_pages = xcalloc(st->cg.nr_insns + 1, sizeof(uint64_t));
 	obj_missed = xcalloc(nobj + 1, sizeof(*obj_missed));
 	for (size_t i = 0; i < st->nf.nr; i++) {
@@ -370,11 +402,12 @@ void model_native_pages(struct model_state *st)
 	}
 	for (uint32_t k = 0; k < nobj; k++)
 		if (obj_missed[k] &&
-		    !spread_by_misses(&st->cg, k, obj_missed[k], st->native_pages))
+		    !spread_by_misses(&st->cg, k, obj_missed[k], seen, st->native_pages))
 			rest += obj_missed[k];
-	if (rest && !spread_by_misses(&st->cg, UINT32_MAX, rest, st->native_pages))
+	if (rest && !spread_by_misses(&st->cg, UINT32_MAX, rest, seen, st->native_pages))
 		unpriced = rest;
 	free(obj_missed);
+	free(seen);
 	st->have_native = true;
 	model_note(st, "model: the workload touched %" PRIu64 " pages first in a native run (the "
 	           "page-faults software event in user space, a sample a fault)",
@@ -388,8 +421,8 @@ void model_native_pages(struct model_state *st)
 		           "were at no instruction Valgrind ran (code that took another way "
 		           "natively, as an ifunc's variant Valgrind hides; %" PRIu64 " in no "
 		           "file's code): priced at the instructions Valgrind ran in the same "
-		           "file, by their last-level data misses (%" PRIu64 " at those of the "
-		           "whole run)", missed + st->nf.unmapped, st->nf.total, st->nf.unmapped,
+		           "file, by their last-level data misses and first touches (%" PRIu64
+		           " at those of the whole run)", missed + st->nf.unmapped, st->nf.total, st->nf.unmapped,
 		           rest);
 }
 
@@ -506,19 +539,19 @@ static unsigned page_size(void)
 	return pg >= 4096 && pg <= 65536 ? (unsigned)pg : 4096;
 }
 
-/* Whether gxgrind's one pass counts first touches: its second hierarchy
- * has the cache of pages (model_first_grind) */
-static bool grind_pages(const struct model_state *st)
-{
-	return st->first_grind && st->first_h2[1].size;
-}
-
 void model_strides(struct model_state *st)
 {
 	const char *e = getenv("GX_MODEL_STRIDES");
 	uint64_t m1 = st->cg.totals[CG_D1MR] + st->cg.totals[CG_D1MW];
 	uint64_t ms = st->cg.totals[CG_D1MS], mn = st->cg.totals[CG_D1MN];
 
+	if (grind_pages(st))
+		model_note(st, model_vg__zero_fill() ?
+			   "model: a first touch of a page of memory of no file is no miss, nor "
+			   "are the page's other lines while they stay in the caches (the "
+			   "kernel's fault wrote them there)" :
+			   "model: a first touch of a page of memory of no file, and its page's "
+			   "other lines, missed as any (GX_MODEL_ZERO_FILL=no)");
 	if (!ms && !mn)
 		return;
 	if (!e || strcmp(e, "none")) {

@@ -454,6 +454,7 @@ int model_vg__start(struct model_vg *v, const char *valgrind, const struct model
 		 * the second hierarchy's files beside them */
 		gx_strv_addf(&av, &n, "--gx-first=yes");
 		gx_strv_addf(&av, &n, "--gx-predictor=%s", model_vg__tage() ? "tage" : "2bit");
+		gx_strv_addf(&av, &n, "--gx-zero-fill=%s", model_vg__zero_fill() ? "yes" : "no");
 		gx_strv_addf(&av, &n, "--gx-l2-file=%s/%s.out.%%p", at, pass_prefix[PASS_GRIND]);
 		gx_strv_addf(&av, &n, "--gx-tlb-file=%s/%s.out.%%p", at, pass_prefix[PASS_GTLB]);
 		if (h2[0].size)
@@ -597,8 +598,8 @@ static void list_outputs(const struct model_scratch *s, const char *prefix, bool
 	gx_qsort(*names, *nn, sizeof(**names), cmp_str);
 }
 
-int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
-		   struct cg_profile *p, struct cg_lines *l, char **cause)
+static int vg_read(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
+		   struct cg_profile *p, struct cg_lines *l, bool keep, char **cause)
 {
 	char **names = NULL;
 	size_t nn = 0;
@@ -616,11 +617,23 @@ int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct 
 		err = v->how == PASS_LINES ? cg_lines__read(l, f, cause) :
 		      cg_profile__read(p, f, cause);
 		free(f);
-		if (!err && !s->keep)
+		if (!err && !s->keep && !keep)
 			unlinkat(s->fd, names[i], 0);	/* read: not kept */
 	}
 	gx_free_strv(names, nn);
 	return err;
+}
+
+int model_vg__read(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
+		   struct cg_profile *p, struct cg_lines *l, char **cause)
+{
+	return vg_read(v, o, s, p, l, false, cause);
+}
+
+int model_vg__peek(struct model_vg *v, const struct model_opts *o, const struct model_scratch *s,
+		   struct cg_profile *p, char **cause)
+{
+	return vg_read(v, o, s, p, NULL, true, cause);
 }
 
 /* ---- gxgrind --------------------------------------------------------------------- */
@@ -644,6 +657,16 @@ bool model_vg__tage(void)
 	const char *e = getenv("GX_MODEL_PREDICTOR");
 
 	return !e || strcmp(e, "2bit");
+}
+
+/* Whether gxgrind takes a first touch of anonymous memory for the
+ * kernel's zeros, its page's lines in each cache (GX_MODEL_ZERO_FILL=no:
+ * a miss, as callgrind counts it) */
+bool model_vg__zero_fill(void)
+{
+	const char *e = getenv("GX_MODEL_ZERO_FILL");
+
+	return !e || strcmp(e, "no");
 }
 
 char *model_grind_env(const char *valgrind, const struct model_scratch *s, const char **why)

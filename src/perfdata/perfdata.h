@@ -523,9 +523,10 @@ struct gx_meta {
 /* The model's pricing rules: 1, misses at random in flight between two
  * mispredicts (model.terms GXTERMS6); 2, misses near their instruction's
  * miss before counted apart and priced by bandwidth, but a chain's
- * (GXTERMS7). Results of two revisions price the same program
- * differently: they are not compared. */
-#define GX_MODEL_RULES 2
+ * (GXTERMS7); 3, a first touch of a page of memory of no file no miss,
+ * its lines in each cache (gxgrind's counts). Results of two revisions
+ * price the same program differently: they are not compared. */
+#define GX_MODEL_RULES 3
 
 #define GX_META_STATUS_COMPLETE "complete"		/* ran to its end */
 #define GX_META_STATUS_INTERRUPTED "interrupted"	/* SIGINT reached gexplore: the user

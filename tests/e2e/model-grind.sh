@@ -118,12 +118,14 @@ rec() {	# rec HOW OUT [DESC] -- WORKLOAD...: recorded under gxgrind, or callgrin
 	shift
 	# GX_MODEL_FIRST's two values, of two lengths, and a pad: one length;
 	# gxgrind's misses in a stride (which callgrind does not count) set
-	# aside, and its branches predicted by callgrind's 2-bit counters (not
-	# its tagged predictor), so that the same counts are priced alike
+	# aside, its branches predicted by callgrind's 2-bit counters (not
+	# its tagged predictor), and a first touch of anonymous memory a miss
+	# as any (not the kernel's zeros in the caches), so that the same
+	# counts are priced alike
 	# (model.sh tests both)
 	case $how in gxgrind) first=auto pad=xxxxx ;; *) first=callgrind pad= ;; esac
 	env GX_MODEL_PASSES=2 GX_MODEL_FIRST="$first" GX_MODEL_SECOND=callgrind GX_PAD="$pad" \
-		GX_MODEL_STRIDES=none GX_MODEL_PREDICTOR=2bit \
+		GX_MODEL_STRIDES=none GX_MODEL_PREDICTOR=2bit GX_MODEL_ZERO_FILL=no \
 		"$X" record -q "$desc" --keep-valgrind -o "$o" -- "$@" </dev/null >/dev/null 2>"$o.err"
 }
 compare() {	# compare NAME PROGRAM G C: gxgrind's result G against callgrind's C

@@ -213,11 +213,11 @@ fi
 # other rules (a result from before revision 1, which priced misses at
 # random ten in flight whatever the mispredicts): exit 2, whatever the
 # description; two results of one revision are compared
-is "$(jq -r .model_rules rbase/meta.json)" 2 "meta.json: model_rules 2"
+is "$(jq -r .model_rules rbase/meta.json)" 3 "meta.json: model_rules 3"
 cp -r rbase rrev0
 jq 'del(.model_rules)' rbase/meta.json >rrev0/meta.json
 refused "check --baseline priced by the rules before revision 1" \
-	"rrev0 was priced by the model's rules of revision 0, rbase by revision 2 .*record rrev0 again" \
+	"rrev0 was priced by the model's rules of revision 0, rbase by revision 3 .*record rrev0 again" \
 	check rbase --baseline rrev0 --max-regress cpi=50%
 out=$("$X" diff rrev0 rdear 2>&1 >/dev/null)
 is "$?" 2 "... diff across revisions, descriptions apart too: exit 2"
@@ -230,7 +230,7 @@ jq '.model_rules = -3' rbase/meta.json >rrevbad/meta.json
 grep -q 'meta.json: model_rules -3 is out of range (0 to 1000): ignored' rrevbad.txt
 ok $? "a damaged model_rules (-3): a warning, read as 0"
 "$X" check rbase --baseline rrevbad --max-regress cpi=50% >/dev/null 2>&1
-is "$?" 2 "... and not compared with revision 2"
+is "$?" 2 "... and not compared with revision 3"
 
 # ---- hostile: a link, a mutated or truncated model.terms
 cp -r rbase rlink

@@ -245,6 +245,47 @@ if "$GX_BIN" record -q --model=strides.json -o rll -- "$WLM" long_loop </dev/nul
 else
 	skip 2 "record --model of long_loop failed, or its first pass was not gxgrind's"
 fi
+# A first touch of memory of no file: the kernel's fault wrote the
+# page's zeros, and so its lines are in each cache, the access a hit
+# (wl-model's fill_lines: every line of 16 MiB mapped afresh written, the
+# pages in a random order, where each line but a page's first was a
+# miss, priced at memory's latency); a file's page is the page cache's,
+# its lines not the core's (scan_file: every line of 1,024 pages read,
+# each a miss).
+if "$GX_BIN" record -q --model=strides.json -o rfl -- "$WLM" fill_lines </dev/null >/dev/null 2>&1 &&
+	grep -q "one Valgrind pass, under gxgrind" rfl/meta.json; then
+	p=$(est_of rfl page-faults:modelled fill_lines)
+	m=$(exact_of rfl L1-dcache-store-misses:modelled fill_lines)
+	[ "${p:-0}" -ge 4096 ] && [ "${p:-0}" -le 4110 ]
+	ok $? "fill_lines: a first touch a page ($p of 4,096)"
+	[ -n "$m" ] && [ "$m" -le 64 ]
+	ok $? "... and no line of a page so touched a miss ($m store misses of 262,144 lines)"
+	"$GX_BIN" record -q --model=strides.json -o rsf -- "$WLM" scan_file </dev/null >/dev/null 2>&1
+	m=$(exact_of rsf L1-dcache-load-misses:modelled scan_file)
+	p=$(est_of rsf page-faults:modelled scan_file)
+	[ "${m:-0}" -ge 65000 ] && [ "${m:-0}" -le 65536 ]
+	ok $? "scan_file: a file's pages, each line a miss ($m of 65,536 lines)"
+	[ "${p:-0}" -ge 1024 ] && [ "${p:-0}" -le 1030 ]
+	ok $? "... and a first touch a page ($p of 1,024)"
+	GX_MODEL_ZERO_FILL=no "$GX_BIN" record -q --model=strides.json -o rfln -- \
+		"$WLM" fill_lines </dev/null >/dev/null 2>&1
+	m=$(exact_of rfln L1-dcache-store-misses:modelled fill_lines)
+	[ "${m:-0}" -ge 262000 ] &&
+		grep -q 'missed as any (GX_MODEL_ZERO_FILL=no)' rfln/meta.json &&
+		grep -q 'first touch of a page of memory of no file is no miss' rfl/meta.json
+	ok $? "GX_MODEL_ZERO_FILL=no: each line of fill_lines a miss again ($m), said; the default said"
+	# MAP_POPULATE (wl-model's big_alloc): the kernel wrote the zeros in
+	# the mmap, in order, and no page faults later: chase_l3's ring of 8
+	# MiB, in an L3 of 16, no first touch, its writes no L3 miss
+	"$GX_BIN" record -q --model=c16m.json -o rpop -- "$WLM" chase_l3 </dev/null >/dev/null 2>&1
+	p=$(est_of rpop page-faults:modelled make_ring)
+	m=$(exact_of rpop LLC-store-misses:modelled make_ring)
+	n=$(exact_of rpop L1-dcache-store-misses:modelled make_ring)
+	[ "${p:-1}" -eq 0 ] && [ "${m:-1}" -eq 0 ] && [ "${n:-0}" -gt 100000 ]
+	ok $? "MAP_POPULATE's ring: no first touch ($p), its writes L1's misses ($n), not L3's ($m)"
+else
+	skip 6 "record --model of fill_lines failed, or its pass was not gxgrind's alone"
+fi
 pass2ran() {	# pass2ran DIR: the second pass's counts were used (meta.json says from which tool)
 	grep -q 'second pass ran under\|one Valgrind pass, under gxgrind' "$1/meta.json"
 }

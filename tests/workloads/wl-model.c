@@ -12,7 +12,10 @@
  * pattern16k, pattern64k (branchy on a fixed pattern of 1, 16 or 64 Ki random bits,
  * repeated), long_loop (a loop of 1,000 turns, SCALE x 1,000 times), touch (the first touch of SCALE MiB, a byte a page), touch_variant
  * (the same, by another function under Valgrind), touch_read (SCALE MiB read() filled, then
- * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
+ * read a byte a page), touch_remap (1 MiB mapped, touched, unmapped, SCALE times),
+ * fill_lines (SCALE x 16 MiB mapped afresh, every line written, the pages in
+ * a random order), scan_file (4 MiB of a file mapped, every line read, the
+ * pages out of order, SCALE times), sort (SCALE sorts of 64 Ki keys), interp (a switch's dispatch over a repeated
  * program), bigcode (straight code past any L1I), threads (three of lat_chain), clock (10
  * cycles an iteration), or "all" (default: each at SCALE, 1 by
  * default, small enough for a test under Valgrind).
@@ -285,8 +288,10 @@ static void lines_kernel(size_t bytes, int reps, bool random, bool branch)
 		order[i] = order[j];
 		order[j] = t;
 	}
-	for (size_t i = 0; branch && i < n; i++)
-		a[i * 8] = lcg(&s);
+	/* written first, outside the kernels: a first touch of a page is no
+	 * miss (the kernel's fault wrote its zeros into the caches) */
+	for (size_t i = 0; i < n; i++)
+		a[i * 8] = branch ? lcg(&s) : i;
 	wl_sink = branch ? decide_lines(a, order, n, reps) :
 		  random ? scatter_lines(a, order, n, reps) : sweep_lines(a, n, reps);
 	if (order)
@@ -569,6 +574,62 @@ static void touch_remap(long times)
 	}
 }
 
+/* fill_lines: a line at a time, each page's in turn, the pages in a
+ * fixed random order (no stride from one page to the next); scan_file
+ * reads so. For the model's first touches of memory of no file, whose
+ * lines the kernel's fault wrote, and of a file's (model.sh). */
+__attribute__((noinline)) void fill_lines(char *p, size_t pages, uint64_t *s)
+{
+	size_t *ord = malloc(pages * sizeof(*ord));
+
+	if (!ord)
+		exit(2);
+	for (size_t i = 0; i < pages; i++)
+		ord[i] = i;
+	for (size_t i = pages - 1; i > 0; i--) {
+		size_t j = lcg(s) % (i + 1), t = ord[i];
+
+		ord[i] = ord[j];
+		ord[j] = t;
+	}
+	for (size_t i = 0; i < pages; i++)
+		for (size_t l = 0; l < 4096; l += 64)
+			*(volatile uint64_t *)(p + ord[i] * 4096 + l) = i + l;
+	free(ord);
+}
+
+__attribute__((noinline)) uint64_t scan_file(const char *p, size_t pages)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < pages; i++) {
+		size_t pg = (i * 40503) % pages;	/* odd, pages a power of 2: each once */
+
+		for (size_t l = 0; l < 4096; l += 64)
+			t += *(const volatile uint64_t *)(p + pg * 4096 + l);
+	}
+	return t;
+}
+
+static void file_scan(long times)
+{
+	size_t pages = 1024, bytes = pages * 4096;
+	FILE *f = tmpfile();
+	char *buf = calloc(1, bytes), *p;
+
+	if (!f || !buf || fwrite(buf, 1, bytes, f) != bytes || fflush(f))
+		exit(2);
+	free(buf);
+	for (long r = 0; r < times; r++) {
+		p = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fileno(f), 0);
+		if (p == MAP_FAILED)
+			exit(2);
+		wl_sink += scan_file(p, pages);
+		munmap(p, bytes);
+	}
+	fclose(f);
+}
+
 static void run(const char *k, long sc)
 {
 	if (!strcmp(k, "lat_chain"))
@@ -638,6 +699,20 @@ static void run(const char *k, long sc)
 		touch_variant((size_t)sc << 20);
 	} else if (!strcmp(k, "touch_read")) {
 		touch_read((size_t)sc << 20);
+	} else if (!strcmp(k, "fill_lines")) {
+		uint64_t seed = 42;
+
+		for (long r = 0; r < sc; r++) {
+			char *p = mmap(NULL, 16 << 20, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+			if (p == MAP_FAILED)
+				exit(2);
+			fill_lines(p, 4096, &seed);
+			munmap(p, 16 << 20);
+		}
+	} else if (!strcmp(k, "scan_file")) {
+		file_scan(sc);
 	} else if (!strcmp(k, "touch_remap")) {
 		touch_remap(sc);
 	} else if (!strcmp(k, "threads")) {
