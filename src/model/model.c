@@ -1243,7 +1243,7 @@ int model_record(const struct model_opts *o, struct model_run *run, char **cause
 	    "expect it %s times slower", st.first_grind ? "gxgrind" : "callgrind", st.machine.name,
 	    st.geo[GEO_I1].size >> 10, st.geo[GEO_D1].size >> 10,
 	    (st.geo[GEO_L3].size ? st.geo[GEO_L3].size : st.geo[GEO_L2].size) >> 10,
-	    st.first_grind ? "20 to 300" : "100 to 300");
+	    st.first_grind ? "5 to 300" : "100 to 300");
 	model_stdin_state(&st);
 	t0 = gx_now_ns();
 	status = first_pass(&st, valgrind, o, cause);
