@@ -218,21 +218,25 @@ void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr)
 /*
  * An anonymous mapping MAP_POPULATE filled: the kernel wrote each page's
  * zeros in the mmap, in order, and none faults later (where zero_fill:
- * no first touch, no fill at the first access, as at a fault).
+ * no first touch, no fill at the first access, as at a fault). Of the
+ * lines, the last LL holds are what the caches keep (consecutive lines
+ * fill the sets alike): those alone are put in, however large the range.
  */
 static void populated(Addr a, SizeT len)
 {
-	if (!zero_fill)
+	Addr first = a & ~(Addr)(PG.line - 1), end = a + len, from = first;
+
+	if (!zero_fill || !len)
 		return;
-	for (Addr p = a & ~(Addr)(PG.line - 1); p < a + len; p += PG.line) {
+	if (end - first > LL.size)
+		from = (end - LL.size) & ~(Addr)(PG.line - 1);
+	for (Addr p = first; h2 && p < end; p += PG.line)
+		cache_ref(&PG, p, 1);
+	for (Addr l = from; l < end; l += D1.line) {
+		cache_ref(&D1, l, 1);
+		cache_ref(&LL, l, 1);
 		if (h2)
-			cache_ref(&PG, p, 1);
-		for (Addr l = p; l < p + PG.line; l += D1.line) {
-			cache_ref(&D1, l, 1);
-			cache_ref(&LL, l, 1);
-			if (h2)
-				cache_ref(&L2, l, 1);
-		}
+			cache_ref(&L2, l, 1);
 	}
 }
 
