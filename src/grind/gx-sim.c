@@ -224,13 +224,13 @@ void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr)
  */
 static void populated(Addr a, SizeT len)
 {
-	Addr first = a & ~(Addr)(PG.line - 1), end = a + len, from = first;
+	Addr start = a & ~(Addr)(PG.line - 1), end = a + len, from = start;
 
 	if (!zero_fill || !len)
 		return;
-	if (end - first > LL.size)
+	if (end - start > LL.size)
 		from = (end - LL.size) & ~(Addr)(PG.line - 1);
-	for (Addr p = first; h2 && p < end; p += PG.line)
+	for (Addr p = start; h2 && p < end; p += PG.line)
 		cache_ref(&PG, p, 1);
 	for (Addr l = from; l < end; l += D1.line) {
 		cache_ref(&D1, l, 1);

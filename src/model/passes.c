@@ -323,16 +323,6 @@ static bool spread_by_misses(const struct cg_profile *p, uint32_t obj, uint64_t 
 	return sum > 0;
 }
 
-/* The native run's faults at callgrind's instructions: a fault's file
- * offset to the vaddr of the load segment that maps it, plus where
- * callgrind put the object. A fault at code Valgrind did not run is
- * code that took another way natively, most of it an ifunc's variant
- * that Valgrind hides (AVX-512: zstd -19's 20,700 faults in
- * __memset_avx512_unaligned_erms, where callgrind ran the AVX2 memset):
- * those are given to the instructions callgrind ran in the same file in
- * proportion to their last-level data misses (each first touch is one),
- * and those at no file's code, or in a file callgrind saw miss nothing,
- * to all its instructions alike; said. */
 /* Whether gxgrind's one pass counts first touches: its second hierarchy
  * has the cache of pages (model_first_grind) */
 static bool grind_pages(const struct model_state *st)
@@ -355,6 +345,8 @@ static uint64_t *grind_first_touches(struct model_state *st, const struct model_
 		pass_take(st);
 		seen = st->pass_pages;
 		st->pass_pages = NULL;
+		free(st->pass_l2);	/* the pass's, once it is read */
+		st->pass_l2 = NULL;
 	}
 	cg_profile__exit(&st->cg2);
 	cg_profile__init(&st->cg2);
@@ -362,6 +354,17 @@ static uint64_t *grind_first_touches(struct model_state *st, const struct model_
 	return seen;
 }
 
+/* The native run's faults at callgrind's instructions: a fault's file
+ * offset to the vaddr of the load segment that maps it, plus where
+ * callgrind put the object. A fault at code Valgrind did not run is
+ * code that took another way natively, most of it an ifunc's variant
+ * that Valgrind hides (AVX-512: zstd -19's 20,700 faults in
+ * __memset_avx512_unaligned_erms, where callgrind ran the AVX2 memset):
+ * those are given to the instructions callgrind ran in the same file in
+ * proportion to their last-level data misses and the first touches
+ * gxgrind counted (a first touch of a file's page is a miss), and those at
+ * no file's code, or in a file callgrind saw miss nothing, to all its
+ * instructions alike; said. */
 void model_native_pages(struct model_state *st, const struct model_opts *opts)
 {
 	uint64_t missed = 0, n = 0, rest = st->nf.unmapped, unpriced = 0, *obj_missed, *seen;
@@ -422,8 +425,8 @@ void model_native_pages(struct model_state *st, const struct model_opts *opts)
 		           "natively, as an ifunc's variant Valgrind hides; %" PRIu64 " in no "
 		           "file's code): priced at the instructions Valgrind ran in the same "
 		           "file, by their last-level data misses and first touches (%" PRIu64
-		           " at those of the whole run)", missed + st->nf.unmapped, st->nf.total, st->nf.unmapped,
-		           rest);
+		           " at those of the whole run)", missed + st->nf.unmapped, st->nf.total,
+		           st->nf.unmapped, rest);
 }
 
 /* GX_MODEL_PASSES: 1, 2, or auto (0, also when unset); GX_MODEL_ONE_PASS=1
