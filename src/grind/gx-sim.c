@@ -212,6 +212,18 @@ void gx_syscall_pre(ThreadId tid, UInt no, UWord *args, UInt nr)
 	(void)tid, (void)no, (void)args, (void)nr;
 }
 
+/* The lines of [from, end) into D1, LL and (the second hierarchy's) L2,
+ * in order: as the kernel writes a page's zeros */
+static void lines_in(Addr from, Addr end)
+{
+	for (Addr l = from & ~(Addr)(D1.line - 1); l < end; l += D1.line) {
+		cache_ref(&D1, l, 1);
+		cache_ref(&LL, l, 1);
+		if (h2)
+			cache_ref(&L2, l, 1);
+	}
+}
+
 /* MAP_POPULATE, as Linux numbers it on amd64 (no VKI_ name) */
 #define GX_MAP_POPULATE 0x8000
 
@@ -232,12 +244,7 @@ static void populated(Addr a, SizeT len)
 		from = (end - LL.size) & ~(Addr)(PG.line - 1);
 	for (Addr p = start; h2 && p < end; p += PG.line)
 		cache_ref(&PG, p, 1);
-	for (Addr l = from; l < end; l += D1.line) {
-		cache_ref(&D1, l, 1);
-		cache_ref(&LL, l, 1);
-		if (h2)
-			cache_ref(&L2, l, 1);
-	}
+	lines_in(from, end);
 }
 
 /* madvise's MADV_DONTNEED (4) and MADV_REMOVE (9), as Linux numbers them
@@ -812,17 +819,10 @@ static Bool zero_filled(Addr a)
 
 static void fill_page(Addr a)
 {
-	Addr page = a & ~(Addr)(PG.line - 1), at = a & ~(Addr)(D1.line - 1);
+	Addr page = a & ~(Addr)(PG.line - 1);
 
-	for (Addr l = page; l < page + PG.line; l += D1.line)
-		if (l != at) {
-			cache_ref(&D1, l, 1);
-			cache_ref(&LL, l, 1);
-			cache_ref(&L2, l, 1);
-		}
-	cache_ref(&D1, at, 1);
-	cache_ref(&LL, at, 1);
-	cache_ref(&L2, at, 1);
+	lines_in(page, page + PG.line);
+	lines_in(a, a + 1);	/* the accessed line the most recent */
 }
 
 /* A data access: D1 (its misses to LL), and L2 (its misses to PG: a

@@ -642,9 +642,13 @@ int model_terms_write(const struct model_state *st, const struct model_priced *p
 
 /* A note for meta.json's warnings (and record's output). */
 void model_note(struct model_state *st, const char *fmt, ...) GX_PRINTF(2, 3);
-/* passes.c: the first pass's misses in a stride (gxgrind's D1ms) said in
- * a note, or, with GX_MODEL_STRIDES=none, set aside (callgrind's files
- * count none). */
+/* passes.c: how gxgrind counted first touches of anonymous memory (the
+ * kernel's zeros in the caches, or GX_MODEL_ZERO_FILL=no's misses), said
+ * in a note */
+void model_zero_fill_note(struct model_state *st);
+/* the first pass's misses in a stride (gxgrind's D1ms) said in a note,
+ * or, with GX_MODEL_STRIDES=none, set aside (callgrind's files count
+ * none). */
 void model_strides(struct model_state *st);
 /* Cycles of one iteration of a rep string instruction: fast strings move
  * 16-32 bytes a cycle, one iteration is 1-8 bytes. */

@@ -1190,8 +1190,10 @@ static int first_pass(struct model_state *st, const char *valgrind, const struct
 	if (!err && status < 0)
 		err = gx_fail(cause, GX_E_CHILD, "valgrind ended without a status (its keeper "
 			      "died)");
-	if (!err && !(err = model_vg__read(&v, o, st->scratch, &st->cg, NULL, cause)))
+	if (!err && !(err = model_vg__read(&v, o, st->scratch, &st->cg, NULL, cause))) {
+		model_zero_fill_note(st);
 		model_strides(st);
+	}
 	if (model_stop__count() >= 3)
 		err = gx_fail(cause, -EINTR, "--model: a third signal killed Valgrind: no result");
 	else if (err && st->stopped && status != 128 + SIGILL)

@@ -542,12 +542,10 @@ static unsigned page_size(void)
 	return pg >= 4096 && pg <= 65536 ? (unsigned)pg : 4096;
 }
 
-void model_strides(struct model_state *st)
+/* Says how gxgrind counted first touches of anonymous memory, where its
+ * cache of pages saw them */
+void model_zero_fill_note(struct model_state *st)
 {
-	const char *e = getenv("GX_MODEL_STRIDES");
-	uint64_t m1 = st->cg.totals[CG_D1MR] + st->cg.totals[CG_D1MW];
-	uint64_t ms = st->cg.totals[CG_D1MS], mn = st->cg.totals[CG_D1MN];
-
 	if (grind_pages(st))
 		model_note(st, model_vg__zero_fill() ?
 			   "model: a first touch of a page of memory of no file is no miss, nor "
@@ -555,6 +553,14 @@ void model_strides(struct model_state *st)
 			   "kernel's fault wrote them there)" :
 			   "model: a first touch of a page of memory of no file, and its page's "
 			   "other lines, missed as any (GX_MODEL_ZERO_FILL=no)");
+}
+
+void model_strides(struct model_state *st)
+{
+	const char *e = getenv("GX_MODEL_STRIDES");
+	uint64_t m1 = st->cg.totals[CG_D1MR] + st->cg.totals[CG_D1MW];
+	uint64_t ms = st->cg.totals[CG_D1MS], mn = st->cg.totals[CG_D1MN];
+
 	if (!ms && !mn)
 		return;
 	if (!e || strcmp(e, "none")) {
